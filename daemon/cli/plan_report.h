@@ -1,0 +1,23 @@
+#pragma once
+// The result of `hnow plan` in the user's terms (node names, seconds),
+// independent of how it is printed: table, JSON or Gantt chart.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/transfer.h"
+
+namespace hnow::cli {
+
+struct PlanReport {
+  std::string op;
+  std::string algo;
+  double makespan = 0.0;
+  std::optional<double> lowerBound;
+  std::vector<std::string> nodeNames;  // Gantt rows; transfers index into it
+  planner::Schedule transfers;         // in the order the algorithm scheduled them
+  planner::SearchStats stats;
+  std::optional<bool> provenOptimal;   // exact searches only
+};
+
+}  // namespace hnow::cli

@@ -1,0 +1,87 @@
+#include "cli/plan_runner.h"
+
+#include <chrono>
+#include <type_traits>
+
+#include "planner/broadcast.h"
+#include "planner/broadcast_search.h"
+#include "planner/reduction.h"
+#include "planner/schedule_check.h"
+
+namespace hnow::cli {
+
+namespace {
+
+using planner::Outcome;
+using planner::Schedule;
+
+struct Timed {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
+  std::vector<double> t;
+  PlanReport report;
+  for (const auto& node : request.nodes) {
+    t.push_back(node.sendTime);
+    report.nodeNames.push_back(node.name);
+  }
+  const bool broadcast = request.op == conf::CollectiveRequest::Op::kBroadcast;
+  report.op = broadcast ? "broadcast" : "reduce";
+  report.algo = request.algo;
+  const int root = request.root;
+  const std::string& algo = request.algo;
+  Timed clock;
+
+  if (broadcast) {
+    if (algo == "fnf") {
+      report.transfers = planner::fastestNodeFirst(t, root);
+    } else if (algo == "optimal") {
+      planner::OptimalBroadcast best = planner::optimalBroadcast(t, root);
+      report.transfers = std::move(best.schedule);
+      report.stats.searchNodes = best.stats.searchNodes;
+      report.provenOptimal = best.provenOptimal;
+    } else if (algo == "binomial") {
+      report.transfers = planner::binomialBroadcast(t, root);
+    } else if (algo == "flat") {
+      report.transfers = planner::flatBroadcast(t, root);
+    } else {
+      report.transfers = planner::chainBroadcast(t, root);
+    }
+    report.lowerBound = planner::broadcastLowerBound(t, root);
+  } else {
+    if (algo == "snf") {
+      auto s = planner::slowestNodeFirst(t, root);
+      if (!s) return s.error();
+      report.transfers = std::move(s).value();
+    } else if (algo == "optimal") {
+      auto best = planner::optimalReduction(t, root);
+      if (!best) return best.error();
+      report.transfers = best->schedule;
+      report.stats.searchNodes = best->stats.searchNodes;
+      report.provenOptimal = best->provenOptimal;
+    } else {
+      report.transfers = planner::binomialReduction(t, root);
+    }
+    report.lowerBound = planner::reductionLowerBound(t, root);
+  }
+  report.stats.seconds = clock.seconds();
+
+  planner::ScheduleCheck check = broadcast ? planner::checkBroadcast(t, root, report.transfers)
+                                           : planner::checkReduction(t, root, report.transfers);
+  if (!check.valid)
+    return planner::PlanError{"internal error: the " + algo + " schedule is invalid: " + check.reason};
+  report.makespan = check.makespan;
+  return report;
+}
+
+}  // namespace
+
+Outcome<PlanReport> runPlan(const conf::PlanRequest& request) {
+  return std::visit([](const auto& r) -> Outcome<PlanReport> { return planCollective(r); }, request);
+}
+
+}  // namespace hnow::cli

@@ -1,0 +1,13 @@
+#pragma once
+// Runs the planner for a loaded request. Every schedule is replayed by the
+// validator before it is reported: a planner bug is an internal error, never
+// a wrong plan printed as if it were right.
+#include "cli/plan_report.h"
+#include "conf/plan_request.h"
+#include "planner/outcome.h"
+
+namespace hnow::cli {
+
+planner::Outcome<PlanReport> runPlan(const conf::PlanRequest& request);
+
+}  // namespace hnow::cli

@@ -1,0 +1,51 @@
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/plan_output.h"
+
+namespace hnow::cli {
+
+namespace {
+
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+}  // namespace
+
+std::string planTable(const PlanReport& report) {
+  std::ostringstream out;
+  out << report.op << " with " << report.algo << " on " << report.nodeNames.size() << " nodes\n";
+  out << "  makespan     " << number(report.makespan) << " s\n";
+  if (report.lowerBound) {
+    out << "  lower bound  " << number(*report.lowerBound) << " s";
+    if (*report.lowerBound > 0) out << "  (ratio " << number(report.makespan / *report.lowerBound) << ")";
+    out << "\n";
+  }
+  if (report.provenOptimal) {
+    out << "  search       " << report.stats.searchNodes << " nodes in " << number(report.stats.seconds)
+        << " s" << (*report.provenOptimal ? ", proven optimal" : ", search limit reached: best found")
+        << "\n";
+  }
+  size_t width = 4;
+  for (const auto& name : report.nodeNames) width = std::max(width, name.size());
+  out << "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %4s  %-*s  %-*s  %10s  %10s\n", "#", static_cast<int>(width),
+                "from", static_cast<int>(width), "to", "start", "end");
+  out << line;
+  int index = 0;
+  for (const auto& x : report.transfers) {
+    std::snprintf(line, sizeof line, "  %4d  %-*s  %-*s  %10s  %10s\n", ++index,
+                  static_cast<int>(width), report.nodeNames[x.from].c_str(),
+                  static_cast<int>(width), report.nodeNames[x.to].c_str(), number(x.start).c_str(),
+                  number(x.end).c_str());
+    out << line;
+  }
+  return out.str();
+}
+
+}  // namespace hnow::cli

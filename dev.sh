@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# hnow's set-up on a fresh Debian 12 machine: installs what is missing,
+# builds, then runs the demo or the tests.
+#   ./dev.sh demo    install, build, run hnow's main job on the embedded default
+#   ./dev.sh test    install, build, run the whole test suite
+#   ./dev.sh build   install and build only
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
+  libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
+  nlohmann-json3-dev libsqlite3-dev)
+BUILD_DIR=${HNOW_BUILD_DIR:-build}
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "dev.sh: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$BUILD_DIR" -j "$(nproc)"
+}
+
+case "${1:-}" in
+  demo)
+    install_missing
+    build
+    # The main job for now: plan a broadcast on the example lab and draw it.
+    "$BUILD_DIR"/daemon/hnow plan examples/broadcast.toml --svg "$BUILD_DIR"/broadcast.svg
+    ;;
+  test)
+    install_missing
+    build
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
+    ;;
+  build)
+    install_missing
+    build
+    ;;
+  *)
+    echo "usage: ./dev.sh demo | test | build" >&2
+    exit 2
+    ;;
+esac

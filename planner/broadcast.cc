@@ -1,0 +1,130 @@
+#include "planner/broadcast.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+namespace hnow::planner {
+
+namespace {
+
+// A ready node's next possible send completion.
+// Ties: the source first (its place in the tree is given), then the faster
+// sender, then the lower index; the ready times do not depend on this.
+struct Slot {
+  double completion;
+  double sendTime;
+  int node;
+  bool source;
+  bool operator>(const Slot& o) const {
+    if (completion != o.completion) return completion > o.completion;
+    if (source != o.source) return o.source;
+    if (sendTime != o.sendTime) return sendTime > o.sendTime;
+    return node > o.node;
+  }
+};
+
+using SlotQueue = std::priority_queue<Slot, std::vector<Slot>, std::greater<>>;
+
+std::vector<int> othersInIndexOrder(int n, int source) {
+  std::vector<int> order;
+  order.reserve(n > 0 ? n - 1 : 0);
+  for (int v = 0; v < n; ++v)
+    if (v != source) order.push_back(v);
+  return order;
+}
+
+// Sends in a fixed per-node child order, each as soon as the sender holds the
+// message and has finished its previous send. `children[v]` in sending order.
+Schedule scheduleFromChildLists(std::span<const double> sendTime, int source,
+                                const std::vector<std::vector<int>>& children) {
+  Schedule out;
+  std::vector<int> stack{source};
+  std::vector<double> ready(sendTime.size(), 0.0);
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    double clock = ready[v];
+    for (int c : children[v]) {
+      out.push_back({v, c, clock, clock + sendTime[v]});
+      clock += sendTime[v];
+      ready[c] = clock;
+      stack.push_back(c);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
+  return out;
+}
+
+}  // namespace
+
+Schedule scheduleFromReadyOrder(std::span<const double> sendTime, int source,
+                                std::span<const int> order) {
+  Schedule out;
+  out.reserve(order.size());
+  SlotQueue slots;
+  slots.push({sendTime[source], sendTime[source], source, true});
+  for (int receiver : order) {
+    Slot s = slots.top();
+    slots.pop();
+    out.push_back({s.node, receiver, s.completion - s.sendTime, s.completion});
+    slots.push({s.completion + s.sendTime, s.sendTime, s.node, s.source});
+    slots.push({s.completion + sendTime[receiver], sendTime[receiver], receiver, false});
+  }
+  return out;
+}
+
+Schedule fastestNodeFirst(std::span<const double> sendTime, int source) {
+  std::vector<int> order = othersInIndexOrder(static_cast<int>(sendTime.size()), source);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return sendTime[a] < sendTime[b]; });
+  return scheduleFromReadyOrder(sendTime, source, order);
+}
+
+Schedule binomialBroadcast(std::span<const double> sendTime, int source) {
+  const int n = static_cast<int>(sendTime.size());
+  auto node = [&](int rank) { return (rank + source) % n; };
+  std::vector<std::vector<int>> children(n);
+  for (int rank = 0; rank < n; ++rank) {
+    // Children are rank + mask for every mask below rank's lowest set bit
+    // (every mask for rank 0); MPICH sends the largest subtree first.
+    const int lowBit = rank == 0 ? n : (rank & -rank);
+    std::vector<int> kids;
+    for (int mask = 1; mask < lowBit && rank + mask < n; mask <<= 1) kids.push_back(node(rank + mask));
+    std::reverse(kids.begin(), kids.end());
+    children[node(rank)] = std::move(kids);
+  }
+  return scheduleFromChildLists(sendTime, source, children);
+}
+
+Schedule flatBroadcast(std::span<const double> sendTime, int source) {
+  std::vector<std::vector<int>> children(sendTime.size());
+  children[source] = othersInIndexOrder(static_cast<int>(sendTime.size()), source);
+  return scheduleFromChildLists(sendTime, source, children);
+}
+
+Schedule chainBroadcast(std::span<const double> sendTime, int source) {
+  std::vector<std::vector<int>> children(sendTime.size());
+  int previous = source;
+  for (int v : othersInIndexOrder(static_cast<int>(sendTime.size()), source)) {
+    children[previous] = {v};
+    previous = v;
+  }
+  return scheduleFromChildLists(sendTime, source, children);
+}
+
+double broadcastLowerBound(std::span<const double> sendTime, int source) {
+  const int n = static_cast<int>(sendTime.size());
+  if (n <= 1) return 0.0;
+  double fastest = sendTime[source == 0 ? 1 : 0];
+  for (int v = 0; v < n; ++v)
+    if (v != source) fastest = std::min(fastest, sendTime[v]);
+  std::vector<double> relaxed(sendTime.begin(), sendTime.end());
+  for (int v = 0; v < n; ++v)
+    if (v != source) relaxed[v] = fastest;
+  Schedule s = scheduleFromReadyOrder(relaxed, source, othersInIndexOrder(n, source));
+  return s.empty() ? 0.0 : s.back().end;
+}
+
+}  // namespace hnow::planner
