@@ -50,6 +50,7 @@ double tickStep(double span) {
 }  // namespace
 
 GanttChart ganttOf(const PlanReport& report) {
+  if (report.chart) return *report.chart;
   GanttChart chart;
   chart.title = report.op + " (" + report.algo + "): makespan " + num(report.makespan) + " s";
   chart.rows = report.nodeNames;

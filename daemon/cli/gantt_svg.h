@@ -5,26 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/gantt_chart.h"
 #include "cli/plan_report.h"
 
 namespace hnow::cli {
 
-struct GanttBar {
-  int row = 0;
-  double start = 0.0;
-  double end = 0.0;
-  std::string kind;   // "send", "receive", ... : picks the colour and legend entry
-  std::string label;  // tooltip text
-};
-
-struct GanttChart {
-  std::string title;
-  std::vector<std::string> rows;
-  std::vector<GanttBar> bars;
-  double makespan = 0.0;
-};
-
-// A send bar on the sender's row and a receive bar on the receiver's row per transfer.
+// The report's own chart when it has one; otherwise a send bar on the
+// sender's row and a receive bar on the receiver's row per transfer.
 GanttChart ganttOf(const PlanReport& report);
 
 std::string renderGanttSvg(const GanttChart& chart);

@@ -3,8 +3,10 @@
 // independent of how it is printed: table, JSON or Gantt chart.
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "cli/gantt_chart.h"
 #include "planner/transfer.h"
 
 namespace hnow::cli {
@@ -18,6 +20,12 @@ struct PlanReport {
   planner::Schedule transfers;         // in the order the algorithm scheduled them
   planner::SearchStats stats;
   std::optional<bool> provenOptimal;   // exact searches only
+
+  // Results beyond the common fields: each op that has some adds its struct
+  // to this variant, and plan_json.cc / plan_table.cc print it.
+  std::variant<std::monostate> details;
+  // An op whose chart is not "one bar per transfer endpoint" sets its own.
+  std::optional<GanttChart> chart;
 };
 
 }  // namespace hnow::cli
