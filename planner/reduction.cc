@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <limits>
+#include <numeric>
 #include <queue>
 
-#include "planner/node_classes.h"
+#include "planner/schedule_check.h"
 
 namespace hnow::planner {
 
@@ -13,95 +15,42 @@ namespace {
 
 using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
 
-// One EP transfer before identities are fixed: which class sends, and when.
-struct Window {
-  int cls;
-  double start;
-  double end;
-};
-
-// Seed 003 counts processors only (Inequality 1: 2A + C <= n). To turn an EP
-// schedule into named transfers we pick, for each window, an idle unsent
-// node of the window's class as sender and an idle unsent node as receiver.
-// Idle unsent nodes of one class are interchangeable for the future, so the
-// search branches over receiver classes only (the sink first, then the class
-// that runs short latest) and backtracks if a later window finds no sender.
-class Realizer {
- public:
-  Realizer(std::span<const double> sendTime, int sink, const NodeClasses& classes,
-           std::vector<Window> windows)
-      : t_(sendTime), sink_(sink), classes_(classes), windows_(std::move(windows)),
-        busyUntil_(sendTime.size(), 0.0), sent_(sendTime.size(), 0) {}
-
-  Outcome<Schedule> run() {
-    if (!assign(0)) return PlanError{"no receiver assignment found for the EP schedule"};
-    return out_;
-  }
-
- private:
-  bool idle(int v, double at) const { return busyUntil_[v] <= at + 1e-12 * std::max(1.0, at); }
-
-  int idleUnsent(int cls, double at, int except) const {
-    for (int v : classes_.members[cls])
-      if (v != except && !sent_[v] && idle(v, at)) return v;
-    return -1;
-  }
-
-  // Start of the first later window of `cls` that could not find a sender if
-  // one more member of the class were busy until `until`.
-  double shortfallTime(int cls, size_t from, double until, int sender) const {
-    int spare = 0;
-    for (int v : classes_.members[cls])
-      if (v != sender && !sent_[v]) ++spare;
-    for (size_t j = from; j < windows_.size(); ++j) {
-      if (windows_[j].cls != cls) continue;
-      if (windows_[j].start >= until) return std::numeric_limits<double>::infinity();
-      if (--spare < 1) return windows_[j].start;
+// Seed 003 counts processors only (Inequality 1: 2A + C <= n). Every node
+// but the sink sends exactly once, so a node *is* its send window, and a
+// valid reduction is a choice, for each window, of a receiver: the sink or a
+// window that starts no earlier than this one ends, with the windows each
+// receiver takes disjoint in time. Seen backwards in time, a receiver
+// becomes usable at its own start and stays usable to time 0, so all idle
+// usable receivers are alike for what remains: sweeping windows by
+// decreasing end and giving each any idle usable receiver is exact (it
+// fails only if no assignment exists, which Inequality 1 rules out).
+std::optional<std::vector<int>> assignReceivers(const std::vector<double>& start,
+                                                const std::vector<double>& end) {
+  const size_t m = start.size();
+  auto deadline = [&](size_t k) {
+    return k == m ? std::numeric_limits<double>::infinity() : start[k];
+  };
+  auto atLeast = [](double a, double b) { return a >= b || sameTime(a, b); };
+  std::vector<size_t> byEnd(m);
+  std::iota(byEnd.begin(), byEnd.end(), 0);
+  std::stable_sort(byEnd.begin(), byEnd.end(), [&](size_t a, size_t b) { return end[a] > end[b]; });
+  // Earliest start among the windows a receiver has taken so far.
+  std::vector<double> busyFrom(m + 1, std::numeric_limits<double>::infinity());
+  std::vector<int> receiver(m, -1);
+  for (size_t w : byEnd) {
+    // Among usable idle receivers take the one usable for the shortest time
+    // (the sink last), so trees stay shallow where they can.
+    size_t chosen = m + 1;
+    for (size_t k = 0; k <= m; ++k) {
+      if (k == w || !atLeast(deadline(k), end[w]) || !atLeast(busyFrom[k], end[w])) continue;
+      if (chosen == m + 1 || deadline(k) < deadline(chosen)) chosen = k;
     }
-    return std::numeric_limits<double>::infinity();
+    if (chosen == m + 1) return std::nullopt;
+    busyFrom[chosen] = start[w];
+    receiver[w] = static_cast<int>(chosen);
   }
-
-  bool assign(size_t j) {
-    if (j == windows_.size()) return true;
-    if (++steps_ > kMaxSteps) return false;
-    const Window& w = windows_[j];
-    int sender = idleUnsent(w.cls, w.start, -1);
-    if (sender < 0) return false;
-    std::vector<int> receivers;
-    if (idle(sink_, w.start)) receivers.push_back(sink_);
-    std::vector<std::pair<double, int>> byClass;
-    for (int c = 0; c < static_cast<int>(classes_.members.size()); ++c) {
-      int r = idleUnsent(c, w.start, sender);
-      if (r >= 0) byClass.push_back({-shortfallTime(c, j + 1, w.end, sender), r});
-    }
-    std::sort(byClass.begin(), byClass.end());
-    for (auto& [_, r] : byClass) receivers.push_back(r);
-
-    const double senderBusy = busyUntil_[sender];
-    for (int r : receivers) {
-      const double receiverBusy = busyUntil_[r];
-      busyUntil_[sender] = busyUntil_[r] = w.end;
-      sent_[sender] = 1;
-      out_.push_back({sender, r, w.start, w.end});
-      if (assign(j + 1)) return true;
-      out_.pop_back();
-      sent_[sender] = 0;
-      busyUntil_[sender] = senderBusy;
-      busyUntil_[r] = receiverBusy;
-    }
-    return false;
-  }
-
-  static constexpr long long kMaxSteps = 5'000'000;
-  std::span<const double> t_;
-  int sink_;
-  const NodeClasses& classes_;
-  std::vector<Window> windows_;
-  std::vector<double> busyUntil_;
-  std::vector<char> sent_;
-  Schedule out_;
-  long long steps_ = 0;
-};
+  return receiver;
+}
 
 }  // namespace
 
@@ -132,7 +81,6 @@ Outcome<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int
   if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return PlanError{"sink out of range"};
   if (senders.size() + 1 != sendTime.size())
     return PlanError{"the sender sequence must list every node but the sink once"};
-  NodeClasses classes = classesOf(sendTime, sink);
   std::vector<char> listed(sendTime.size(), 0);
   for (int p : senders) {
     if (p < 0 || p >= static_cast<int>(sendTime.size()) || p == sink)
@@ -140,10 +88,16 @@ Outcome<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int
     if (listed[p]++) return PlanError{"the sender sequence must list every node but the sink once"};
   }
   std::vector<double> starts = earliestPossibleStarts(sendTime, senders);
-  std::vector<Window> windows;
-  for (size_t i = 0; i < senders.size(); ++i)
-    windows.push_back({classes.classOf[senders[i]], starts[i], starts[i] + sendTime[senders[i]]});
-  return Realizer(sendTime, sink, classes, std::move(windows)).run();
+  std::vector<double> ends;
+  for (size_t i = 0; i < senders.size(); ++i) ends.push_back(starts[i] + sendTime[senders[i]]);
+  auto receivers = assignReceivers(starts, ends);
+  if (!receivers) return PlanError{"no receiver assignment exists for the EP schedule"};
+  Schedule out;
+  for (size_t i = 0; i < senders.size(); ++i) {
+    size_t r = static_cast<size_t>((*receivers)[i]);
+    out.push_back({senders[i], r == senders.size() ? sink : senders[r], starts[i], ends[i]});
+  }
+  return out;
 }
 
 Outcome<Schedule> slowestNodeFirst(std::span<const double> sendTime, int sink) {

@@ -79,22 +79,34 @@ class Search {
   bool exhausted() const { return !stopped_; }
 
  private:
-  // Every remaining sender starts no earlier than `now`; with every
-  // remaining window shortened to the fastest remaining one the EP
-  // continuation is order-free and never later (Inequality 1 only gets slack).
+  // Shortening every remaining window to the fastest remaining one only adds
+  // slack to Inequality 1, so the relaxed EP continuation's sorted start
+  // times are lower bounds on the real ones; the real senders fill those
+  // starts at best slowest-first, which bounds the makespan from below.
   double lowerBound(const EpState& s) const {
-    double fastest = 0.0, slowest = 0.0;
+    double fastest = 0.0;
     int left = 0;
     for (size_t c = 0; c < remaining_.size(); ++c) {
       if (remaining_[c] == 0) continue;
       if (left == 0) fastest = classes_.sendTime[c];
-      slowest = classes_.sendTime[c];
       left += remaining_[c];
     }
     if (left == 0) return s.makespan;
     EpState relaxed = s;
-    for (int i = 0; i < left; ++i) relaxed.begin(relaxed.nextStart(), fastest);
-    return std::max({relaxed.makespan, s.now + slowest});
+    double bound = s.makespan;
+    int c = static_cast<int>(remaining_.size()) - 1;
+    int usedOfClass = 0;
+    for (int i = 0; i < left; ++i) {
+      double start = relaxed.nextStart();
+      relaxed.begin(start, fastest);
+      while (usedOfClass == remaining_[c]) {
+        --c;
+        usedOfClass = 0;
+      }
+      ++usedOfClass;
+      bound = std::max(bound, start + classes_.sendTime[c]);
+    }
+    return bound;
   }
 
   void descend(int placed) {
@@ -105,27 +117,36 @@ class Search {
       }
       return;
     }
+    // The next start does not depend on who sends: compute it once.
+    EpState atStart = state_;
+    const double start = atStart.nextStart();
     // Slowest class first, so the first leaf is SNF (seed 003 §6).
     for (int c = static_cast<int>(remaining_.size()) - 1; c >= 0; --c) {
       if (remaining_[c] == 0 || stopped_) continue;
       // §6: the last sender is a fastest one.
       if (c == 0 && remaining_[0] == 1 && placed < total_ - 1) continue;
+      // Senders starting at one instant form a set: take them slowest first.
+      if (start == lastStart_ && c > lastClass_) continue;
+      const double t = classes_.sendTime[c];
+      if (atStart.waitsForFaster(start, t)) continue;  // Lemma 1
       if (++nodes_ > limits_.maxSearchNodes) {
         stopped_ = true;
         return;
       }
-      const double t = classes_.sendTime[c];
-      EpState saved = state_;
-      double start = state_.nextStart();
-      bool prune = state_.waitsForFaster(start, t);
-      if (!prune) {
-        state_.begin(start, t);
-        --remaining_[c];
-        prefix_.push_back(c);
-        if (lowerBound(state_) < best_) descend(placed + 1);
-        prefix_.pop_back();
-        ++remaining_[c];
-      }
+      EpState saved = std::move(state_);
+      state_ = atStart;
+      state_.begin(start, t);
+      --remaining_[c];
+      prefix_.push_back(c);
+      const double savedStart = lastStart_;
+      const int savedClass = lastClass_;
+      lastStart_ = start;
+      lastClass_ = c;
+      if (lowerBound(state_) < best_) descend(placed + 1);
+      lastStart_ = savedStart;
+      lastClass_ = savedClass;
+      prefix_.pop_back();
+      ++remaining_[c];
       state_ = std::move(saved);
     }
   }
@@ -140,6 +161,8 @@ class Search {
   double best_ = std::numeric_limits<double>::infinity();
   long long nodes_ = 0;
   bool stopped_ = false;
+  double lastStart_ = -1.0;  // start time and class of the previous sender
+  int lastClass_ = -1;
 };
 
 }  // namespace

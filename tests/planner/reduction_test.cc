@@ -97,6 +97,23 @@ TEST_CASE("every EP sender order of a small cluster becomes valid named transfer
   }
 }
 
+TEST_CASE("every EP sender order of larger clusters becomes valid named transfers") {
+  // Inequality 1 is all a reduction needs: a backward sweep always finds receivers.
+  std::mt19937 rng(3004);
+  for (int trial = 0; trial < 400; ++trial) {
+    int n = 8 + trial % 53;
+    auto t = randomCluster(rng, n, 1 + trial % 6);
+    int sink = trial % n;
+    std::vector<int> senders;
+    for (int v = 0; v < n; ++v)
+      if (v != sink) senders.push_back(v);
+    std::shuffle(senders.begin(), senders.end(), rng);
+    auto s = earliestPossibleSchedule(t, sink, senders);
+    REQUIRE(s.ok());
+    validMakespan(t, sink, s.value());
+  }
+}
+
 TEST_CASE("SNF, binomial and the lower bound on random clusters") {
   std::mt19937 rng(3002);
   for (int trial = 0; trial < 300; ++trial) {
