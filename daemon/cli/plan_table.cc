@@ -14,6 +14,19 @@ std::string number(double x) {
   return buffer;
 }
 
+// Wall-clock durations in the unit a person reads best.
+std::string duration(double seconds) {
+  char buffer[32];
+  if (seconds < 1e-3) {
+    std::snprintf(buffer, sizeof buffer, "%.0f µs", seconds * 1e6);
+  } else if (seconds < 1.0) {
+    std::snprintf(buffer, sizeof buffer, "%.1f ms", seconds * 1e3);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.2f s", seconds);
+  }
+  return buffer;
+}
+
 }  // namespace
 
 std::string planTable(const PlanReport& report) {
@@ -26,8 +39,8 @@ std::string planTable(const PlanReport& report) {
     out << "\n";
   }
   if (report.provenOptimal) {
-    out << "  search       " << report.stats.searchNodes << " nodes in " << number(report.stats.seconds)
-        << " s" << (*report.provenOptimal ? ", proven optimal" : ", search limit reached: best found")
+    out << "  search       " << report.stats.searchNodes << " nodes in " << duration(report.stats.seconds)
+        << (*report.provenOptimal ? ", proven optimal" : ", search limit reached: best found")
         << "\n";
   }
   size_t width = 4;
