@@ -1,0 +1,34 @@
+#pragma once
+// Daemon logic reads time only through this interface: main() passes the
+// real clock, tests a ManualClock they advance by hand (as kj's TimerImpl
+// and Envoy's simulated time do; STYLE.md).
+#include <chrono>
+
+namespace hnow::daemon {
+
+using Duration = std::chrono::nanoseconds;
+using TimePoint = std::chrono::time_point<std::chrono::steady_clock, Duration>;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual TimePoint now() const = 0;
+};
+
+class SteadyClock final : public Clock {
+ public:
+  TimePoint now() const override { return std::chrono::steady_clock::now(); }
+};
+
+class ManualClock final : public Clock {
+ public:
+  TimePoint now() const override { return now_; }
+  void advance(Duration d) { now_ += d; }
+
+ private:
+  TimePoint now_{};
+};
+
+inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace hnow::daemon

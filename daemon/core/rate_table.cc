@@ -1,0 +1,101 @@
+#include "core/rate_table.h"
+
+#include <cmath>
+
+namespace hnow::daemon {
+
+RateTable::RateTable(const Clock& clock, RateTableOptions options)
+    : clock_(clock), options_(options) {}
+
+void RateTable::registerAgent(const std::string& name, const std::string& site) {
+  Entry& entry = agents_[name];
+  entry.record.name = name;
+  entry.record.site = site;
+  entry.record.state = AgentState::kAlive;
+  entry.record.lastHeard = clock_.now();
+}
+
+bool RateTable::heartbeat(const std::string& name) {
+  auto it = agents_.find(name);
+  if (it == agents_.end()) return false;
+  it->second.record.lastHeard = clock_.now();
+  return true;
+}
+
+bool RateTable::reportRates(const std::string& name, const planner::NodeRates& measured) {
+  auto it = agents_.find(name);
+  if (it == agents_.end()) return false;
+  AgentRecord& r = it->second.record;
+  r.rates = measured;
+  r.hasRates = true;
+  r.ratesAt = r.lastHeard = clock_.now();
+  return true;
+}
+
+bool RateTable::observeUplink(const std::string& name, double bytesPerSecond) {
+  auto it = agents_.find(name);
+  if (it == agents_.end() || !(bytesPerSecond > 0)) return false;
+  AgentRecord& r = it->second.record;
+  double& uplink = r.rates.uplinkBytesPerSecond;
+  uplink = r.hasRates ? (1 - options_.ewmaWeight) * uplink + options_.ewmaWeight * bytesPerSecond
+                      : bytesPerSecond;
+  r.hasRates = true;
+  r.ratesAt = r.lastHeard = clock_.now();
+  return true;
+}
+
+void RateTable::watch(Entry& entry, const std::string& rate, double value,
+                      std::vector<RateEvent>& events) {
+  if (!(value > 0)) return;
+  Watched& w = entry.watched[rate];
+  const TimePoint now = clock_.now();
+  if (w.baseline <= 0) {
+    w.baseline = value;
+    return;
+  }
+  if (std::fabs(value / w.baseline - 1.0) <= options_.driftThreshold) {
+    w.outsideSince.reset();  // a blip shorter than the dwell time is not drift
+    return;
+  }
+  if (!w.outsideSince) w.outsideSince = now;
+  if (now - *w.outsideSince < options_.driftDwell) return;
+  events.push_back({RateEvent::Kind::kDrift, entry.record.name, rate, w.baseline, value});
+  w.baseline = value;  // plans made from now on use the new value
+  w.outsideSince.reset();
+}
+
+std::vector<RateEvent> RateTable::tick() {
+  std::vector<RateEvent> events;
+  const TimePoint now = clock_.now();
+  for (auto& [name, entry] : agents_) {
+    AgentRecord& r = entry.record;
+    const bool silent = now - r.lastHeard > options_.lostAfter;
+    if (silent && r.state == AgentState::kAlive) {
+      r.state = AgentState::kLost;
+      events.push_back({RateEvent::Kind::kLost, name, "", 0, 0});
+    } else if (!silent && r.state == AgentState::kLost) {
+      r.state = AgentState::kAlive;
+      events.push_back({RateEvent::Kind::kBack, name, "", 0, 0});
+    }
+    if (r.state == AgentState::kLost || !r.hasRates) continue;
+    watch(entry, "uplink", r.rates.uplinkBytesPerSecond, events);
+    watch(entry, "downlink", r.rates.downlinkBytesPerSecond, events);
+    // Slower compute is a larger number of seconds per unit: compare rates.
+    if (r.rates.computeSecondsPerUnit > 0)
+      watch(entry, "compute", 1.0 / r.rates.computeSecondsPerUnit, events);
+  }
+  return events;
+}
+
+std::vector<AgentRecord> RateTable::snapshot() const {
+  std::vector<AgentRecord> out;
+  for (const auto& [_, entry] : agents_) out.push_back(entry.record);
+  return out;
+}
+
+const AgentRecord* RateTable::find(const std::string& name) const {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? nullptr : &it->second.record;
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,83 @@
+#pragma once
+// hnowd's view of the cluster: every registered agent with its latest rates,
+// their age, and whether it is still heard from. The planner plans from a
+// snapshot of this table; replanning (later issues) reacts to its events.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "planner/node_rates.h"
+
+namespace hnow::daemon {
+
+enum class AgentState { kAlive, kLost };
+
+struct AgentRecord {
+  std::string name;
+  std::string site;
+  AgentState state = AgentState::kAlive;
+  planner::NodeRates rates;
+  bool hasRates = false;
+  TimePoint ratesAt{};    // when `rates` last changed
+  TimePoint lastHeard{};  // registration, heartbeat or report
+};
+
+struct RateTableOptions {
+  Duration lostAfter = std::chrono::seconds(3);
+  // A rate that stays more than this fraction away from the one plans were
+  // made with, for longer than `driftDwell`, is a drift event.
+  double driftThreshold = 0.25;
+  Duration driftDwell = std::chrono::seconds(2);
+  // Weight of a new observation of a real transfer in the running average.
+  double ewmaWeight = 0.3;
+};
+
+struct RateEvent {
+  enum class Kind { kLost, kBack, kDrift };
+  Kind kind;
+  std::string agent;
+  std::string rate;        // kDrift: "uplink", "downlink" or "compute"
+  double before = 0.0;     // kDrift: the rate plans were made with
+  double after = 0.0;      // kDrift: the rate now
+};
+
+class RateTable {
+ public:
+  RateTable(const Clock& clock, RateTableOptions options);
+
+  // A (re-)registration keeps known rates: an agent reconnecting after a
+  // coordinator restart need not be probed before it can be planned with.
+  void registerAgent(const std::string& name, const std::string& site);
+  // False for an unknown agent (it must register first).
+  bool heartbeat(const std::string& name);
+  // A probe's result replaces the rates.
+  bool reportRates(const std::string& name, const planner::NodeRates& measured);
+  // What a real transfer achieved is folded into the uplink by EWMA.
+  bool observeUplink(const std::string& name, double bytesPerSecond);
+
+  // Marks agents lost or back and detects drift; call it periodically.
+  std::vector<RateEvent> tick();
+
+  std::vector<AgentRecord> snapshot() const;
+  const AgentRecord* find(const std::string& name) const;
+
+ private:
+  struct Watched {
+    double baseline = 0.0;  // the value plans were made with
+    std::optional<TimePoint> outsideSince;
+  };
+  struct Entry {
+    AgentRecord record;
+    std::map<std::string, Watched> watched;  // by rate name
+  };
+
+  void watch(Entry& entry, const std::string& rate, double value, std::vector<RateEvent>& events);
+
+  const Clock& clock_;
+  RateTableOptions options_;
+  std::map<std::string, Entry> agents_;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,142 @@
+#include <doctest/doctest.h>
+
+#include "core/rate_table.h"
+
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+hnow::planner::NodeRates uplink(double bytesPerSecond) {
+  hnow::planner::NodeRates r;
+  r.uplinkBytesPerSecond = bytesPerSecond;
+  r.downlinkBytesPerSecond = 1e8;
+  r.computeSecondsPerUnit = 0.01;
+  return r;
+}
+
+int count(const std::vector<RateEvent>& events, RateEvent::Kind kind) {
+  int n = 0;
+  for (const auto& e : events) n += e.kind == kind;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("an agent that misses heartbeats for longer than lostAfter is marked lost, then back") {
+  ManualClock clock;
+  RateTable table(clock, RateTableOptions{});
+  table.registerAgent("a", "lab1");
+  clock.advance(2900ms);
+  CHECK(count(table.tick(), RateEvent::Kind::kLost) == 0);
+  CHECK(table.heartbeat("a"));
+  clock.advance(3100ms);
+  auto events = table.tick();
+  REQUIRE(count(events, RateEvent::Kind::kLost) == 1);
+  CHECK(events[0].agent == "a");
+  CHECK(table.find("a")->state == AgentState::kLost);
+  CHECK(count(table.tick(), RateEvent::Kind::kLost) == 0);  // reported once
+  table.heartbeat("a");
+  CHECK(count(table.tick(), RateEvent::Kind::kBack) == 1);
+  CHECK(table.find("a")->state == AgentState::kAlive);
+}
+
+TEST_CASE("heartbeats and reports from an unregistered agent are refused") {
+  ManualClock clock;
+  RateTable table(clock, RateTableOptions{});
+  CHECK_FALSE(table.heartbeat("ghost"));
+  CHECK_FALSE(table.reportRates("ghost", uplink(1e6)));
+  CHECK_FALSE(table.observeUplink("ghost", 1e6));
+  CHECK(table.snapshot().empty());
+}
+
+TEST_CASE("a rate change beyond the threshold is drift only after the dwell time") {
+  ManualClock clock;
+  RateTableOptions options;
+  options.driftThreshold = 0.25;
+  options.driftDwell = 2s;
+  RateTable table(clock, options);
+  table.registerAgent("a", "");
+  table.reportRates("a", uplink(100e6));
+  CHECK(table.tick().empty());  // sets the baseline
+  table.reportRates("a", uplink(60e6));  // 40% down
+  CHECK(table.tick().empty());
+  clock.advance(1500ms);
+  table.heartbeat("a");
+  CHECK(table.tick().empty());  // not yet for 2 s
+  clock.advance(600ms);
+  table.heartbeat("a");
+  auto events = table.tick();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == RateEvent::Kind::kDrift);
+  CHECK(events[0].rate == "uplink");
+  CHECK(events[0].before == doctest::Approx(100e6));
+  CHECK(events[0].after == doctest::Approx(60e6));
+  clock.advance(3s);
+  table.heartbeat("a");
+  CHECK(table.tick().empty());  // the new rate is the new baseline
+}
+
+TEST_CASE("a blip shorter than the dwell time or within the threshold is not drift") {
+  ManualClock clock;
+  RateTable table(clock, RateTableOptions{});
+  table.registerAgent("a", "");
+  table.reportRates("a", uplink(100e6));
+  table.tick();
+  table.reportRates("a", uplink(50e6));
+  table.tick();
+  clock.advance(1s);
+  table.reportRates("a", uplink(100e6));  // recovered before the dwell
+  CHECK(table.tick().empty());
+  clock.advance(5s);
+  table.reportRates("a", uplink(80e6));  // 20% < 25%
+  CHECK(table.tick().empty());
+  clock.advance(5s);
+  table.heartbeat("a");
+  CHECK(table.tick().empty());
+}
+
+TEST_CASE("a slower computation drifts like a slower link") {
+  ManualClock clock;
+  RateTable table(clock, RateTableOptions{});
+  table.registerAgent("a", "");
+  auto r = uplink(100e6);
+  table.reportRates("a", r);
+  table.tick();
+  r.computeSecondsPerUnit = 0.02;  // half the speed
+  table.reportRates("a", r);
+  table.tick();
+  clock.advance(3s);
+  table.heartbeat("a");
+  auto events = table.tick();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].rate == "compute");
+}
+
+TEST_CASE("observed transfers are folded into the uplink by EWMA") {
+  ManualClock clock;
+  RateTableOptions options;
+  options.ewmaWeight = 0.5;
+  RateTable table(clock, options);
+  table.registerAgent("a", "");
+  table.reportRates("a", uplink(100.0));
+  clock.advance(1s);
+  CHECK(table.observeUplink("a", 50.0));
+  CHECK(table.find("a")->rates.uplinkBytesPerSecond == doctest::Approx(75.0));
+  CHECK(table.observeUplink("a", 50.0));
+  CHECK(table.find("a")->rates.uplinkBytesPerSecond == doctest::Approx(62.5));
+  CHECK(table.find("a")->ratesAt == clock.now());
+  CHECK_FALSE(table.observeUplink("a", 0.0));  // nonsense is ignored
+  CHECK(table.find("a")->rates.uplinkBytesPerSecond == doctest::Approx(62.5));
+}
+
+TEST_CASE("re-registration keeps known rates and the site label is updated") {
+  ManualClock clock;
+  RateTable table(clock, RateTableOptions{});
+  table.registerAgent("a", "room1");
+  table.reportRates("a", uplink(10.0));
+  table.registerAgent("a", "room2");
+  REQUIRE(table.find("a") != nullptr);
+  CHECK(table.find("a")->hasRates);
+  CHECK(table.find("a")->site == "room2");
+}
