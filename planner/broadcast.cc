@@ -10,7 +10,7 @@ namespace {
 
 // A ready node's next possible send completion.
 // Ties: the source first (its place in the tree is given), then the faster
-// sender, then the lower index; the ready times do not depend on this.
+// sender, then the node ready first; the ready times do not depend on this.
 struct Slot {
   double completion;
   double sendTime;
@@ -61,16 +61,49 @@ Schedule scheduleFromChildLists(std::span<const double> sendTime, int source,
 
 Schedule scheduleFromReadyOrder(std::span<const double> sendTime, int source,
                                 std::span<const int> order) {
+  // Global time never goes back, so the slots of one send time are created
+  // in non-decreasing completion order: each speed class is a sorted FIFO,
+  // and a heap over the class heads finds the next slot in O(log k) for k
+  // distinct speeds instead of O(log n). The source is a class of its own.
+  std::vector<double> speeds(sendTime.begin(), sendTime.end());
+  std::sort(speeds.begin(), speeds.end());
+  speeds.erase(std::unique(speeds.begin(), speeds.end()), speeds.end());
+  const int sourceClass = static_cast<int>(speeds.size());
+  std::vector<int> classOf(sendTime.size());
+  std::vector<size_t> members(speeds.size() + 1, 0);
+  for (int v = 0; v < static_cast<int>(sendTime.size()); ++v) {
+    classOf[v] = v == source ? sourceClass
+                             : static_cast<int>(std::lower_bound(speeds.begin(), speeds.end(),
+                                                                 sendTime[v]) - speeds.begin());
+    ++members[classOf[v]];
+  }
+  // Every node has one pending slot at most, so a ring of the class's size holds them.
+  struct Ring {
+    std::vector<Slot> slots;
+    size_t head = 0, size = 0;
+  };
+  std::vector<Ring> fifo(speeds.size() + 1);
+  for (size_t c = 0; c < fifo.size(); ++c) fifo[c].slots.resize(members[c]);
+  SlotQueue heads;  // the head slot of every non-empty class
+  auto add = [&](int cls, const Slot& slot) {
+    Ring& r = fifo[cls];
+    r.slots[(r.head + r.size++) % r.slots.size()] = slot;
+    if (r.size == 1) heads.push(slot);
+  };
+
   Schedule out;
   out.reserve(order.size());
-  SlotQueue slots;
-  slots.push({sendTime[source], sendTime[source], source, true});
+  add(sourceClass, {sendTime[source], sendTime[source], source, true});
   for (int receiver : order) {
-    Slot s = slots.top();
-    slots.pop();
+    Slot s = heads.top();
+    heads.pop();
+    const int cls = classOf[s.node];
+    Ring& r = fifo[cls];
+    r.head = (r.head + 1) % r.slots.size();
+    if (--r.size > 0) heads.push(r.slots[r.head]);
     out.push_back({s.node, receiver, s.completion - s.sendTime, s.completion});
-    slots.push({s.completion + s.sendTime, s.sendTime, s.node, s.source});
-    slots.push({s.completion + sendTime[receiver], sendTime[receiver], receiver, false});
+    add(cls, {s.completion + s.sendTime, s.sendTime, s.node, s.source});
+    add(classOf[receiver], {s.completion + sendTime[receiver], sendTime[receiver], receiver, false});
   }
   return out;
 }

@@ -10,8 +10,8 @@ namespace hnow::planner {
 
 // Seed 000 §3 / Theorem 4.1: with no idle senders a schedule is fixed by the
 // order in which nodes become ready; each next node is served by whichever
-// ready node can finish a send earliest (ties: the faster sender, then the
-// lower index). `order` lists every node but the source.
+// ready node can finish a send earliest (ties: the source, then the faster
+// sender, then the node ready first). `order` lists every node but the source.
 Schedule scheduleFromReadyOrder(std::span<const double> sendTime, int source,
                                 std::span<const int> order);
 
