@@ -21,7 +21,8 @@ void addTwoLevel(nlohmann::ordered_json& out, const TwoLevelDetails& d) {
   out["lower_bounds"] = {{"log_n", d.doublingBound},
                          {"p_c", d.freeLocalBound},
                          {"theorem", d.combinedBound},
-                         {"p", d.globalSteps}};
+                         {"p", d.model == "postal" ? nlohmann::ordered_json(nullptr)
+                                                   : nlohmann::ordered_json(d.globalSteps)}};
   auto& clusters = out["clusters"] = nlohmann::ordered_json::array();
   for (const ClusterOutcome& c : d.clusters) {
     clusters.push_back({{"name", c.name},

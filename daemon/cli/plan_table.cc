@@ -21,8 +21,9 @@ void printTwoLevel(std::ostringstream& out, const TwoLevelDetails& d) {
       << " s, global " << number(d.globalTime) << " s";
   if (d.maxGlobal > 0) out << ", max_global " << d.maxGlobal;
   out << "\n  global       " << d.globalTransfers << " transfers\n";
-  out << "  bounds       log N " << number(d.doublingBound) << ", pC " << number(d.freeLocalBound)
-      << " (p = " << d.globalSteps << "), theorem " << number(d.combinedBound) << "\n\n";
+  out << "  bounds       log N " << number(d.doublingBound) << ", pC " << number(d.freeLocalBound);
+  if (d.model != "postal") out << " (p = " << d.globalSteps << ")";
+  out << ", theorem " << number(d.combinedBound) << "\n\n";
   size_t width = 7;
   for (const auto& c : d.clusters) width = std::max(width, c.name.size());
   char line[512];

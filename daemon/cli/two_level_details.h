@@ -26,7 +26,7 @@ struct TwoLevelDetails {
   double doublingBound = 0.0;   // ceil(log2 m) local times
   double freeLocalBound = 0.0;  // pC (postal: pC + c')
   double combinedBound = 0.0;   // Theorem 3.2 / 4.2 / 5.4; 0 where none applies
-  int globalSteps = 0;          // p
+  int globalSteps = 0;          // p (blocking model only)
   std::vector<ClusterOutcome> clusters;
 };
 
