@@ -197,6 +197,9 @@ Schedule lcfMulticast(const TwoLevelInstance& instance) {
 }
 
 Schedule boundedSizeLcf(const TwoLevelInstance& instance, int maxGlobal) {
+  if (maxGlobal <= 0) {  // no bound: the unbounded algorithms
+    return instance.needed == instance.sizes ? largestClusterFirst(instance) : lcfMulticast(instance);
+  }
   const ClusterLayout layout(instance.sizes);
   const int kPrime = clustersNeedingCopy(instance);
   // §5.3: B <= floor(N/2) without loss; §5.4: k' <= B is LCF Multicast.
