@@ -20,7 +20,8 @@ const std::vector<std::string>& reduceAlgorithms() {
 namespace {
 
 const std::vector<std::string>& operations() {
-  static const std::vector<std::string> names{"broadcast", "reduce"};
+  static const std::vector<std::string> names{"broadcast", "reduce", "cluster-broadcast",
+                                              "cluster-multicast"};
   return names;
 }
 
@@ -72,6 +73,9 @@ CollectiveRequest readCollective(TableReader& request, CollectiveRequest::Op op)
 
 PlanRequest readRequest(TableReader& request) {
   std::string op = request.requireChoice("op", operations());
+  if (op.rfind("cluster-", 0) == 0)
+    return readTwoLevelRequest(request, op == "cluster-broadcast" ? TwoLevelRequest::Op::kBroadcast
+                                                                  : TwoLevelRequest::Op::kMulticast);
   return readCollective(
       request, op == "broadcast" ? CollectiveRequest::Op::kBroadcast : CollectiveRequest::Op::kReduce);
 }

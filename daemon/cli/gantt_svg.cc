@@ -33,7 +33,8 @@ std::string num(double x) {
 std::string colourOf(const std::string& kind) {
   static const std::map<std::string, std::string> colours{
       {"send", "#3b7dd8"}, {"receive", "#5fb760"}, {"compute", "#e0a030"},
-      {"return", "#a05fd0"}, {"planned", "#b0b8c8"}, {"actual", "#3b7dd8"}};
+      {"return", "#a05fd0"}, {"planned", "#b0b8c8"}, {"actual", "#3b7dd8"},
+      {"global send", "#1f4e9a"}, {"global receive", "#2e7d32"}};
   auto it = colours.find(kind);
   return it == colours.end() ? "#888888" : it->second;
 }
@@ -122,7 +123,7 @@ std::string renderGanttSvg(const GanttChart& chart) {
     svg << "<rect x=\"" << num(lx) << "\" y=\"" << num(ly - 10) << "\" width=\"12\" height=\"12\" fill=\""
         << colourOf(kind) << "\"/><text x=\"" << num(lx + 16) << "\" y=\"" << num(ly) << "\">"
         << escapeXml(kind) << "</text>\n";
-    lx += 90;
+    lx += std::max(90.0, 30.0 + 7.0 * static_cast<double>(kind.size()));
   }
   svg << "<text x=\"" << num(left + plotWidth) << "\" y=\"" << num(ly)
       << "\" text-anchor=\"end\">time (s)</text>\n";

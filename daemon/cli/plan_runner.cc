@@ -3,6 +3,7 @@
 #include <chrono>
 #include <type_traits>
 
+#include "cli/plan_two_level.h"
 #include "planner/broadcast.h"
 #include "planner/broadcast_search.h"
 #include "planner/reduction.h"
@@ -78,10 +79,14 @@ Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   return report;
 }
 
+// One overload per request type; runPlan dispatches on the variant.
+Outcome<PlanReport> planRequest(const conf::CollectiveRequest& r) { return planCollective(r); }
+Outcome<PlanReport> planRequest(const conf::TwoLevelRequest& r) { return planTwoLevel(r); }
+
 }  // namespace
 
 Outcome<PlanReport> runPlan(const conf::PlanRequest& request) {
-  return std::visit([](const auto& r) -> Outcome<PlanReport> { return planCollective(r); }, request);
+  return std::visit([](const auto& r) -> Outcome<PlanReport> { return planRequest(r); }, request);
 }
 
 }  // namespace hnow::cli

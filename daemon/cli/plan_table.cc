@@ -27,6 +27,32 @@ std::string duration(double seconds) {
   return buffer;
 }
 
+// op = "cluster-broadcast" | "cluster-multicast" (seed 001): the model, the
+// bounds behind the lower bound, and when each cluster got the message.
+void printTwoLevel(std::ostringstream& out, const TwoLevelDetails& d) {
+  out << "  model        " << d.model << " (" << d.variant << "), local " << number(d.localTime)
+      << " s, global " << number(d.globalTime) << " s";
+  if (d.maxGlobal > 0) out << ", max_global " << d.maxGlobal;
+  out << "\n  global       " << d.globalTransfers << " transfers\n";
+  out << "  bounds       log N " << number(d.doublingBound) << ", pC " << number(d.freeLocalBound);
+  if (d.model != "postal") out << " (p = " << d.globalSteps << ")";
+  out << ", theorem " << number(d.combinedBound) << "\n\n";
+  size_t width = 7;
+  for (const auto& c : d.clusters) width = std::max(width, c.name.size());
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-*s  %6s  %7s  %6s  %10s  %10s\n", static_cast<int>(width),
+                "cluster", "size", "members", "degree", "reached", "done");
+  out << line;
+  auto time = [](double t) { return t < 0 ? std::string("-") : number(t); };
+  for (const auto& c : d.clusters) {
+    std::snprintf(line, sizeof line, "  %-*s  %6d  %7d  %6s  %10s  %10s\n", static_cast<int>(width),
+                  c.name.c_str(), c.size, c.members,
+                  c.degree > 0 ? std::to_string(c.degree).c_str() : "-", time(c.reachedAt).c_str(),
+                  time(c.doneAt).c_str());
+    out << line;
+  }
+}
+
 }  // namespace
 
 std::string planTable(const PlanReport& report) {
@@ -43,6 +69,7 @@ std::string planTable(const PlanReport& report) {
         << (*report.provenOptimal ? ", proven optimal" : ", search limit reached: best found")
         << "\n";
   }
+  if (const auto* twoLevel = std::get_if<TwoLevelDetails>(&report.details)) printTwoLevel(out, *twoLevel);
   size_t width = 4;
   for (const auto& name : report.nodeNames) width = std::max(width, name.size());
   out << "\n";
