@@ -115,8 +115,10 @@ std::string renderGanttSvg(const GanttChart& chart) {
   svg << "<line x1=\"" << num(mx) << "\" y1=\"" << num(top - 6) << "\" x2=\"" << num(mx)
       << "\" y2=\"" << num(top + plotHeight) << "\" stroke=\"#d03030\" stroke-width=\"2\" "
       << "stroke-dasharray=\"5,3\"/>\n";
-  svg << "<text x=\"" << num(mx) << "\" y=\"" << num(top - 10) << "\" text-anchor=\"middle\" "
-      << "fill=\"#d03030\">makespan " << num(chart.makespan) << " s</text>\n";
+  // Near the right edge the label ends at the line so it is not clipped.
+  const char* anchor = chart.makespan * scale > plotWidth * 0.85 ? "end" : "middle";
+  svg << "<text x=\"" << num(mx) << "\" y=\"" << num(top - 10) << "\" text-anchor=\"" << anchor
+      << "\" fill=\"#d03030\">makespan " << num(chart.makespan) << " s</text>\n";
   double lx = left;
   const double ly = top + plotHeight + 36;
   for (const auto& [kind, _] : kinds) {
