@@ -120,25 +120,25 @@ MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool pr
 
 // §4.3's scheme shared by WR, EAF, RR and RRS: a rule picks the receiver;
 // message and sender are then chosen by earliest completion among the
-// messages the receiver still needs and their current holders.
+// messages the receiver still needs and their current holders. A direct
+// scan, O(N·M) per step as in the seed: cheaper here than a lazy heap per
+// receiver, whose entries all go stale as the holders' Avail grows.
 class ReceiverFirst {
  public:
   ReceiverFirst(const MulticastInstance& instance, bool preemptive)
-      : instance_(instance), timeline_(instance, preemptive), heaps_(instance.nodeCount()),
-        needs_(instance.nodeCount(), 0), virtualTime_(instance.nodeCount(), 0.0),
+      : instance_(instance), timeline_(instance, preemptive), holders_(instance.messageCount()),
+        needed_(instance.nodeCount()), virtualTime_(instance.nodeCount(), 0.0),
         virtualAfter_(static_cast<size_t>(instance.messageCount()) * instance.nodeCount(), 0.0),
         remaining_(totalDeliveries(instance)) {
     for (int k = 0; k < instance.messageCount(); ++k) {
-      for (int d : instance.messages[k].destinations) {
-        heaps_[d].push(candidate(instance, timeline_, instance.messages[k].source, d, k));
-        ++needs_[d];
-      }
+      holders_[k].push_back(instance.messages[k].source);
+      for (int d : instance.messages[k].destinations) needed_[d].push_back(k);
     }
   }
 
   bool done() const { return remaining_ == 0; }
   int nodeCount() const { return instance_.nodeCount(); }
-  bool needs(int j) const { return needs_[j] > 0; }
+  bool needs(int j) const { return !needed_[j].empty(); }
   double virtualTime(int j) const { return virtualTime_[j]; }
   const MulticastTimeline& timeline() const { return timeline_; }
 
@@ -150,10 +150,20 @@ class ReceiverFirst {
   }
 
   void serve(int j) {
-    Candidate c = *popEarliest(heaps_[j], timeline_);  // j needs something: the heap has it
-    const int i = c.i, k = c.k;
+    Candidate best{0, 0, 0, 0, 0};
+    size_t chosen = needed_[j].size();
+    for (size_t s = 0; s < needed_[j].size(); ++s) {
+      const int k = needed_[j][s];
+      for (int i : holders_[k]) {
+        Candidate c = candidate(instance_, timeline_, i, j, k);
+        if (chosen == needed_[j].size() || laterByCompletion(best, c)) best = c, chosen = s;
+      }
+    }
+    const int i = best.i, k = best.k;
+    needed_[j][chosen] = needed_[j].back();  // the order of needed_ plays no part in the choice
+    needed_[j].pop_back();
     timeline_.commit(i, j, k);
-    --needs_[j];
+    holders_[k].push_back(j);
     --remaining_;
     // Equations 8 and 9: the virtual time of WR, kept for every rule.
     const int n = instance_.nodeCount();
@@ -161,8 +171,6 @@ class ReceiverFirst {
     const double arrival = start + instance_.sendTime(i, k) + instance_.wireTime(i, j, k);
     virtualTime_[j] = std::max(virtualTime_[j], arrival) + instance_.recvTime(j, k);
     virtualAfter_[k * n + j] = virtualTime_[j];
-    for (int d : instance_.messages[k].destinations)
-      if (timeline_.pending(k, d)) heaps_[d].push(candidate(instance_, timeline_, j, d, k));
   }
 
   MulticastPlan plan() const { return timeline_.plan(); }
@@ -170,8 +178,8 @@ class ReceiverFirst {
  private:
   const MulticastInstance& instance_;
   MulticastTimeline timeline_;
-  std::vector<CandidateHeap> heaps_;
-  std::vector<int> needs_;
+  std::vector<std::vector<int>> holders_;  // [k]: A_k, the source and scheduled receivers
+  std::vector<std::vector<int>> needed_;   // [j]: SR_j, the messages j still needs
   std::vector<double> virtualTime_;   // W_i of the last receive
   std::vector<double> virtualAfter_;  // [k * n + i]: W of i right after it received m_k
   int remaining_;
