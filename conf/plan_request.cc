@@ -21,7 +21,7 @@ namespace {
 
 const std::vector<std::string>& operations() {
   static const std::vector<std::string> names{"broadcast", "reduce", "cluster-broadcast",
-                                              "cluster-multicast"};
+                                              "cluster-multicast", "multicast"};
   return names;
 }
 
@@ -76,6 +76,7 @@ PlanRequest readRequest(TableReader& request) {
   if (op.rfind("cluster-", 0) == 0)
     return readTwoLevelRequest(request, op == "cluster-broadcast" ? TwoLevelRequest::Op::kBroadcast
                                                                   : TwoLevelRequest::Op::kMulticast);
+  if (op == "multicast") return readMulticastRequest(request);
   return readCollective(
       request, op == "broadcast" ? CollectiveRequest::Op::kBroadcast : CollectiveRequest::Op::kReduce);
 }

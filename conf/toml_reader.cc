@@ -104,6 +104,29 @@ std::optional<bool> TableReader::optionalBool(std::string_view key) {
   return *node->value<bool>();
 }
 
+std::vector<std::string> TableReader::requireStringArray(std::string_view key, std::string_view hint) {
+  const toml::node* node = lookup(key);
+  if (!node) failHere("missing key '" + std::string(key) + "' in " + where_ + " (" + std::string(hint) + ")");
+  const toml::array* array = node->as_array();
+  if (!array)
+    failAtNode(*node, "'" + std::string(key) + "' in " + where_ + " must be an array of strings, not " +
+                          typeName(*node));
+  std::vector<std::string> out;
+  for (const toml::node& element : *array) {
+    if (!element.is_string())
+      failAtNode(element, "'" + std::string(key) + "' in " + where_ + " must hold strings only, not " +
+                              typeName(element));
+    out.push_back(*element.value<std::string>());
+  }
+  return out;
+}
+
+void TableReader::failAtElement(std::string_view key, size_t index, const std::string& message) const {
+  if (const toml::array* array = table_->get_as<toml::array>(key); array && index < array->size())
+    failAtNode(*array->get(index), message);
+  failAt(key, message);
+}
+
 std::vector<TableReader> TableReader::arrayOfTables(std::string_view key) {
   const toml::node* node = lookup(key);
   std::vector<TableReader> out;

@@ -32,6 +32,8 @@ class TableReader {
   std::optional<double> optionalNumber(std::string_view key);
   std::optional<long long> optionalInteger(std::string_view key);
   std::optional<bool> optionalBool(std::string_view key);
+  // An array of strings, e.g. `destinations = ["a", "b"]`.
+  std::vector<std::string> requireStringArray(std::string_view key, std::string_view hint);
   // `[[key]]` entries; missing means empty.
   std::vector<TableReader> arrayOfTables(std::string_view key);
   std::optional<TableReader> subTable(std::string_view key);
@@ -50,6 +52,8 @@ class TableReader {
   [[noreturn]] void failAt(std::string_view key, const std::string& message) const;
   [[noreturn]] void failHere(const std::string& message) const;
   [[noreturn]] void failAtNode(const toml::node& node, const std::string& message) const;
+  // At element `index` of the array `key` (at the key when there is none).
+  [[noreturn]] void failAtElement(std::string_view key, size_t index, const std::string& message) const;
 
   const std::string& where() const { return where_; }
   const std::string& file() const { return file_; }

@@ -34,6 +34,37 @@ void addTwoLevel(nlohmann::ordered_json& out, const TwoLevelDetails& d) {
   }
 }
 
+// op = "multicast": each transfer's message (0-based [[message]] index) and
+// timing, and each node's task list in execution order (seed 004 §3.1).
+void addMulticast(nlohmann::ordered_json& out, const PlanReport& report, const MulticastDetails& details) {
+  const auto& names = report.nodeNames;
+  const auto& transfers = details.plan.transfers;
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    auto& entry = out["transfers"][i];
+    entry["message"] = transfers[i].message;
+    entry["send_end"] = transfers[i].sendEnd;
+    entry["posted"] = transfers[i].posted;
+    entry["arrival"] = details.arrivals[i];
+    entry["receive_start"] = transfers[i].recvStart;
+  }
+  auto& tasks = out["tasks"] = nlohmann::ordered_json::object();
+  for (size_t v = 0; v < names.size(); ++v) {
+    auto& list = tasks[names[v]] = nlohmann::ordered_json::array();
+    for (const auto& task : details.plan.taskLists[v]) {
+      const auto& x = transfers[task.transfer];
+      if (task.send) {
+        list.push_back({{"op", "send"}, {"message", x.message}, {"to", names[x.to]},
+                        {"start", x.sendStart}, {"end", x.sendEnd}});
+      } else {
+        list.push_back({{"op", "receive"}, {"message", x.message}, {"from", names[x.from]},
+                        {"posted", x.posted}, {"arrival", details.arrivals[task.transfer]},
+                        {"start", x.recvStart}, {"end", x.recvEnd}});
+      }
+    }
+  }
+  out["preemptive"] = details.preemptive;
+}
+
 }  // namespace
 
 std::string planJson(const PlanReport& report) {
@@ -52,6 +83,7 @@ std::string planJson(const PlanReport& report) {
   out["stats"] = {{"search_nodes", report.stats.searchNodes}, {"seconds", report.stats.seconds}};
   if (report.provenOptimal) out["stats"]["proven_optimal"] = *report.provenOptimal;
   if (const auto* twoLevel = std::get_if<TwoLevelDetails>(&report.details)) addTwoLevel(out, *twoLevel);
+  if (const auto* multicast = std::get_if<MulticastDetails>(&report.details)) addMulticast(out, report, *multicast);
   return out.dump(2) + "\n";
 }
 

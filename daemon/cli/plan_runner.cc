@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "cli/plan_two_level.h"
+#include "cli/plan_multicast.h"
 #include "planner/broadcast.h"
 #include "planner/broadcast_search.h"
 #include "planner/reduction.h"
@@ -82,6 +83,7 @@ Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
 // One overload per request type; runPlan dispatches on the variant.
 Outcome<PlanReport> planRequest(const conf::CollectiveRequest& r) { return planCollective(r); }
 Outcome<PlanReport> planRequest(const conf::TwoLevelRequest& r) { return planTwoLevel(r); }
+Outcome<PlanReport> planRequest(const conf::MulticastRequest& r) { return planMulticastRequest(r); }
 
 }  // namespace
 

@@ -53,6 +53,26 @@ void printTwoLevel(std::ostringstream& out, const TwoLevelDetails& d) {
   }
 }
 
+// op = "multicast": what each node does, in order (seed 004 §3.1's task lists).
+void printMulticastTasks(std::ostringstream& out, const PlanReport& report, const MulticastDetails& details) {
+  const auto& names = report.nodeNames;
+  out << "\n  task lists (m<k> = [[message]] #k, 0-based; a receive waits from 'posted' until its message arrives)\n";
+  for (size_t v = 0; v < names.size(); ++v) {
+    out << "  " << names[v] << ":";
+    if (details.plan.taskLists[v].empty()) out << " idle";
+    for (const auto& task : details.plan.taskLists[v]) {
+      const auto& x = details.plan.transfers[task.transfer];
+      if (task.send)
+        out << "\n    send    m" << x.message << " to   " << names[x.to] << "  " << number(x.sendStart) << " - "
+            << number(x.sendEnd);
+      else
+        out << "\n    receive m" << x.message << " from " << names[x.from] << "  posted " << number(x.posted)
+            << ", " << number(x.recvStart) << " - " << number(x.recvEnd);
+    }
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 std::string planTable(const PlanReport& report) {
@@ -85,6 +105,8 @@ std::string planTable(const PlanReport& report) {
                   number(x.end).c_str());
     out << line;
   }
+  if (const auto* multicast = std::get_if<MulticastDetails>(&report.details))
+    printMulticastTasks(out, report, *multicast);
   return out.str();
 }
 

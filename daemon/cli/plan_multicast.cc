@@ -1,0 +1,97 @@
+#include "cli/plan_multicast.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "planner/multicast_bound.h"
+#include "planner/multicast_check.h"
+#include "planner/multicast_heuristics.h"
+
+namespace hnow::cli {
+
+namespace {
+
+using planner::MulticastAlgorithm;
+
+struct AlgorithmChoice {
+  MulticastAlgorithm algorithm;
+  bool preemptive;
+};
+
+// The request's algo names: the §4 heuristics and, with a trailing "p", §5's
+// preemptive forms (FEF has none).
+AlgorithmChoice choiceOf(const std::string& algo) {
+  static const std::map<std::string, AlgorithmChoice> names{
+      {"fef", {MulticastAlgorithm::kFastestEdgeFirst, false}},
+      {"ecf", {MulticastAlgorithm::kEarliestCompletionFirst, false}},
+      {"wr", {MulticastAlgorithm::kWorkRacing, false}},
+      {"eaf", {MulticastAlgorithm::kEarliestAvailableFirst, false}},
+      {"rr", {MulticastAlgorithm::kRoundRobin, false}},
+      {"rrs", {MulticastAlgorithm::kReceiverRandomSelection, false}},
+      {"ecfp", {MulticastAlgorithm::kEarliestCompletionFirst, true}},
+      {"wrp", {MulticastAlgorithm::kWorkRacing, true}},
+      {"eafp", {MulticastAlgorithm::kEarliestAvailableFirst, true}},
+      {"rrp", {MulticastAlgorithm::kRoundRobin, true}},
+      {"rrsp", {MulticastAlgorithm::kReceiverRandomSelection, true}},
+  };
+  return names.at(algo);  // conf/ accepts only these names
+}
+
+std::string num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+// Send, wait (a posted receive whose message is still on the way) and
+// receive bars: the non-blocking model's three states of a node.
+GanttChart chartOf(const PlanReport& report, const MulticastDetails& details) {
+  GanttChart chart;
+  chart.title = "multicast (" + report.algo + "): makespan " + num(report.makespan) + " s";
+  chart.rows = report.nodeNames;
+  chart.makespan = report.makespan;
+  for (const planner::MulticastTransfer& x : details.plan.transfers) {
+    const std::string what = "m" + std::to_string(x.message) + " " + report.nodeNames[x.from] + " → " +
+                             report.nodeNames[x.to] + "  ";
+    chart.bars.push_back({x.from, x.sendStart, x.sendEnd, "send", what + num(x.sendStart) + "–" + num(x.sendEnd) + " s"});
+    if (x.recvStart > x.posted)
+      chart.bars.push_back({x.to, x.posted, x.recvStart, "wait", what + "posted " + num(x.posted) + " s"});
+    chart.bars.push_back({x.to, x.recvStart, x.recvEnd, "receive", what + num(x.recvStart) + "–" + num(x.recvEnd) + " s"});
+  }
+  return chart;
+}
+
+}  // namespace
+
+planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& request) {
+  const AlgorithmChoice choice = choiceOf(request.algo);
+  const planner::MulticastInstance& instance = request.instance;
+  const auto started = std::chrono::steady_clock::now();
+  auto plan = planner::planMulticast(instance, choice.algorithm, {choice.preemptive, request.seed});
+  const auto stopped = std::chrono::steady_clock::now();
+  if (!plan) return plan.error();
+
+  planner::ScheduleCheck check = planner::checkMulticastPlan(instance, *plan);
+  if (!check.valid)
+    return planner::PlanError{"internal error: the " + request.algo + " schedule is invalid: " + check.reason};
+
+  PlanReport report;
+  report.op = "multicast";
+  report.algo = request.algo;
+  report.nodeNames = request.nodeNames;
+  report.transfers = planner::asTransfers(*plan);
+  report.makespan = check.makespan;
+  report.lowerBound = planner::multicastLowerBound(instance);
+  report.stats.seconds = std::chrono::duration<double>(stopped - started).count();
+  MulticastDetails details;
+  details.preemptive = choice.preemptive;
+  for (const planner::MulticastTransfer& x : plan->transfers)
+    details.arrivals.push_back(x.sendEnd + instance.wireTime(x.from, x.to, x.message));
+  details.plan = std::move(plan).value();
+  report.chart = chartOf(report, details);
+  report.details = std::move(details);
+  return report;
+}
+
+}  // namespace hnow::cli

@@ -1,0 +1,14 @@
+#pragma once
+// `hnow plan` for op = "multicast" (seed 004).
+#include "cli/plan_report.h"
+#include "conf/multicast_request.h"
+#include "planner/outcome.h"
+
+namespace hnow::cli {
+
+// Plans with the requested heuristic, replays the plan through the
+// multicast validator and simulator (an internal error if they disagree),
+// and adds the §3.2 lower bound, task lists and a Gantt chart with waits.
+planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& request);
+
+}  // namespace hnow::cli

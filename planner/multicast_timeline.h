@@ -1,0 +1,69 @@
+#pragma once
+// The state every multicast heuristic of seed 004 grows one transfer at a
+// time: each node's task list with completion times.
+// - Without preemption (§4) a new send or receive is appended to the list:
+//   Avail_i is the completion of the last task.
+// - With preemption (§5, Figures 13–16) a new send may be inserted before
+//   a receive that is still waiting for its message, when it fits in the
+//   wait without delaying the receive (Equation 10); sends stay in order
+//   and after the receive of the message they relay.
+#include <vector>
+
+#include "planner/multicast.h"
+
+namespace hnow::planner {
+
+class MulticastTimeline {
+ public:
+  // `instance` must be valid (instanceProblem) and outlive the timeline.
+  MulticastTimeline(const MulticastInstance& instance, bool preemptive);
+
+  // Node v holds message k: it is the source or a receive of k is scheduled.
+  bool holds(int v, int k) const { return holds_[k * n_ + v]; }
+  // Node v is a destination of k whose receive is not scheduled yet.
+  bool pending(int k, int v) const { return pending_[k * n_ + v]; }
+
+  // When i could start sending m_k: Avail_i, or Figure 16's SendAvailable.
+  double sendAvailable(int i, int k) const { return slotFor(i, k).start; }
+  // When j could post a new receive: Avail_j, or Figure 15's ReceiveAvailable.
+  double receiveAvailable(int j) const { return tasks_[tail_[j]].end; }
+  // Equation 6 with the above: when j would finish receiving m_k from i.
+  double completeTime(int i, int j, int k) const;
+
+  // Schedules (send, i, j, k) and (recv, j, i, k): Figures 13 and 14, or the
+  // appends of §4. Requires holds(i, k) and pending(k, j).
+  void commit(int i, int j, int k);
+
+  // The transfers in scheduling order and each node's task list.
+  MulticastPlan plan() const;
+
+ private:
+  struct Task {
+    bool send = false;
+    int message = -1;
+    int peer = -1;
+    int transfer = -1;
+    double end = 0.0;           // completion time
+    double processStart = 0.0;  // receives: when processing starts (message arrived and posted)
+    int next = -1;
+  };
+  struct Slot {
+    int after;  // the task the new send follows
+    double start;
+  };
+
+  Slot slotFor(int i, int k) const;
+  int newTask(const Task& task);
+
+  const MulticastInstance& instance_;
+  bool preemptive_;
+  int n_;
+  std::vector<Task> tasks_;        // pool; tasks_[v] is node v's list head (a sentinel ending at 0)
+  std::vector<int> tail_;          // last task of each list
+  std::vector<int> lastSend_;      // last send of each list, or its head
+  std::vector<int> receiveTask_;   // [k * n + v]: v's receive of m_k, or -1
+  std::vector<char> holds_, pending_;
+  std::vector<MulticastTransfer> transfers_;
+};
+
+}  // namespace hnow::planner
