@@ -104,6 +104,23 @@ std::optional<bool> TableReader::optionalBool(std::string_view key) {
   return *node->value<bool>();
 }
 
+std::optional<std::vector<std::string>> TableReader::optionalStringList(std::string_view key) {
+  const toml::node* node = lookup(key);
+  if (!node) return std::nullopt;
+  const toml::array* array = node->as_array();
+  if (!array)
+    failAtNode(*node, "'" + std::string(key) + "' in " + where_ + " must be an array of strings, not " +
+                          typeName(*node));
+  std::vector<std::string> out;
+  for (const toml::node& element : *array) {
+    if (!element.is_string())
+      failAtNode(element, "'" + std::string(key) + "' in " + where_ +
+                              " must contain only strings, not " + typeName(element));
+    out.push_back(*element.value<std::string>());
+  }
+  return out;
+}
+
 std::vector<TableReader> TableReader::arrayOfTables(std::string_view key) {
   const toml::node* node = lookup(key);
   std::vector<TableReader> out;

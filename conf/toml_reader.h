@@ -32,6 +32,8 @@ class TableReader {
   std::optional<double> optionalNumber(std::string_view key);
   std::optional<long long> optionalInteger(std::string_view key);
   std::optional<bool> optionalBool(std::string_view key);
+  // An array whose elements are all strings.
+  std::optional<std::vector<std::string>> optionalStringList(std::string_view key);
   // `[[key]]` entries; missing means empty.
   std::vector<TableReader> arrayOfTables(std::string_view key);
   std::optional<TableReader> subTable(std::string_view key);
