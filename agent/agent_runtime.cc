@@ -10,6 +10,7 @@
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
+#include "transport/rpc_errors.h"
 
 namespace hnow::agent {
 
@@ -114,7 +115,7 @@ kj::Promise<void> AgentRuntime::run() {
   return connectOnce()
       .then([this]() { spdlog::warn("the connection to hnowd at {} ended", config_.coordinator); },
             [this](kj::Exception&& e) {
-              spdlog::warn("hnowd at {}: {}", config_.coordinator, e.getDescription().cStr());
+              spdlog::warn("hnowd at {}: {}", config_.coordinator, transport::describe(e));
             })
       .then([this]() {
         wakeProbe_.reset();

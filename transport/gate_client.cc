@@ -1,4 +1,5 @@
 #include "transport/gate_client.h"
+#include "transport/rpc_errors.h"
 
 #include <kj/debug.h>
 
@@ -13,7 +14,7 @@ kj::Promise<Bytes> openGate(wire::Gate::Client gate, const Secret& secret) {
   return request.send().then([&secret, ours](auto response) {
     Bytes nonce = bytesOf(response.getNonce());
     if (!checkProof(secret, Role::kCoordinator, "", ours, bytesOf(response.getCoordinatorProof())))
-      KJ_FAIL_REQUIRE("the coordinator does not know our secret (wrong secret file or address)");
+      refuse("hnowd does not know our secret (wrong secret file, or not hnowd at that address)");
     KJ_REQUIRE(nonce.size() == kNonceBytes, "the coordinator sent a malformed nonce");
     return nonce;
   });

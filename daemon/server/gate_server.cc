@@ -5,6 +5,7 @@
 
 #include "server/sessions.h"
 #include "transport/gate_client.h"
+#include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
@@ -13,6 +14,12 @@ using transport::Role;
 GateServer::GateServer(Coordinator& coordinator, const transport::Secret& secret,
                        kj::TaskSet& tasks, std::string peer)
     : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)) {}
+
+GateServer::~GateServer() {
+  if (!loggedIn_ && !shut_)
+    spdlog::warn("connection from {} closed without logging in (a peer with a different secret?)",
+                 peer_);
+}
 
 kj::Promise<void> GateServer::challenge(ChallengeContext context) {
   KJ_REQUIRE(!shut_, "authentication failed earlier on this connection");
@@ -35,8 +42,9 @@ void GateServer::requireProof(Role role, const std::string& name, capnp::Data::R
     shut_ = true;
     spdlog::warn("refused {} login{}{} from {}: wrong secret", role == Role::kAgent ? "agent" : "client",
                  name.empty() ? "" : " as ", name, peer_);
-    KJ_FAIL_REQUIRE("authentication refused: wrong secret");
+    transport::refuse("authentication refused: wrong secret");
   }
+  loggedIn_ = true;
 }
 
 kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {

@@ -19,6 +19,9 @@ class GateServer final : public wire::Gate::Server {
   // `tasks` runs commands sent to agents; it and the others outlive the gate.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
              std::string peer);
+  // A connection that ends without a login is logged: a peer whose secret
+  // differs stops at the coordinator's proof and never sends its own.
+  ~GateServer();
 
  protected:
   kj::Promise<void> challenge(ChallengeContext context) override;
@@ -36,6 +39,7 @@ class GateServer final : public wire::Gate::Server {
   std::string peer_;
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
+  bool loggedIn_ = false;
 };
 
 }  // namespace hnow::daemon

@@ -7,6 +7,7 @@
 
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
+#include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
@@ -20,14 +21,15 @@ AgentSessionServer::~AgentSessionServer() {
 }
 
 kj::Promise<void> AgentSessionServer::heartbeat(HeartbeatContext) {
-  KJ_REQUIRE(coordinator_.heartbeat(session_), "this session was replaced by a newer one");
+  if (!coordinator_.heartbeat(session_)) transport::refuse("this session was replaced by a newer one");
   return kj::READY_NOW;
 }
 
 kj::Promise<void> AgentSessionServer::reportRates(ReportRatesContext context) {
   auto rates = transport::ratesFromWire(context.getParams().getRates());
   KJ_REQUIRE(rates.has_value(), "rates must be finite and not negative");
-  KJ_REQUIRE(coordinator_.reportRates(session_, *rates), "this session was replaced by a newer one");
+  if (!coordinator_.reportRates(session_, *rates))
+    transport::refuse("this session was replaced by a newer one");
   spdlog::debug("agent {} reports uplink {:.0f} B/s, downlink {:.0f} B/s, compute {:.6f} s/unit",
                 name_, rates->uplinkBytesPerSecond, rates->downlinkBytesPerSecond,
                 rates->computeSecondsPerUnit);
@@ -81,7 +83,7 @@ kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext 
     KJ_REQUIRE(std::isfinite(v) && v >= 0, "rates must be finite and not negative");
   std::string name = params.getName();
   std::string problem = coordinator_.setEmulatedRates(name, rates);
-  if (!problem.empty()) KJ_FAIL_REQUIRE(problem);
+  if (!problem.empty()) transport::refuse(problem);
   spdlog::info("emulated rates of {} set: uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = unchanged)",
                name, rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor);
   return kj::READY_NOW;
