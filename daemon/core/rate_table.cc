@@ -11,7 +11,8 @@ void RateTable::registerAgent(const std::string& name, const std::string& site) 
   Entry& entry = agents_[name];
   entry.record.name = name;
   entry.record.site = site;
-  entry.record.state = AgentState::kAlive;
+  // A lost agent that registers again stays lost until the next tick, which
+  // reports it back: later issues replan on that event.
   entry.record.lastHeard = clock_.now();
   entry.disconnected = false;
 }
