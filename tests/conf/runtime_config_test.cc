@@ -123,3 +123,13 @@ TEST_CASE("a missing config file is an error, not a default") {
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().text() == "/nonexistent/hnow-agent.toml: cannot open the file for reading");
 }
+
+TEST_CASE("the example configs in dist/ load as they are") {
+  const std::string dist = std::string(HNOW_SOURCE_DIR) + "/dist/";
+  auto coordinator = loadCoordinatorConfig(dist + "hnowd.toml");
+  CHECK_MESSAGE(coordinator.ok(), (coordinator ? "" : coordinator.error().text()));
+  auto agent = loadAgentConfig(dist + "hnow-agent.toml");
+  CHECK_MESSAGE(agent.ok(), (agent ? "" : agent.error().text()));
+  auto client = loadClientConfig(dist + "client.toml");
+  CHECK_MESSAGE(client.ok(), (client ? "" : client.error().text()));
+}
