@@ -104,9 +104,9 @@ std::optional<bool> TableReader::optionalBool(std::string_view key) {
   return *node->value<bool>();
 }
 
-std::vector<std::string> TableReader::requireStringArray(std::string_view key, std::string_view hint) {
+std::optional<std::vector<std::string>> TableReader::optionalStringList(std::string_view key) {
   const toml::node* node = lookup(key);
-  if (!node) failHere("missing key '" + std::string(key) + "' in " + where_ + " (" + std::string(hint) + ")");
+  if (!node) return std::nullopt;
   const toml::array* array = node->as_array();
   if (!array)
     failAtNode(*node, "'" + std::string(key) + "' in " + where_ + " must be an array of strings, not " +
@@ -114,11 +114,16 @@ std::vector<std::string> TableReader::requireStringArray(std::string_view key, s
   std::vector<std::string> out;
   for (const toml::node& element : *array) {
     if (!element.is_string())
-      failAtNode(element, "'" + std::string(key) + "' in " + where_ + " must hold strings only, not " +
-                              typeName(element));
+      failAtNode(element, "'" + std::string(key) + "' in " + where_ +
+                              " must contain only strings, not " + typeName(element));
     out.push_back(*element.value<std::string>());
   }
   return out;
+}
+
+std::vector<std::string> TableReader::requireStringArray(std::string_view key, std::string_view hint) {
+  if (auto list = optionalStringList(key)) return *list;
+  failHere("missing key '" + std::string(key) + "' in " + where_ + " (" + std::string(hint) + ")");
 }
 
 void TableReader::failAtElement(std::string_view key, size_t index, const std::string& message) const {

@@ -32,7 +32,8 @@ class TableReader {
   std::optional<double> optionalNumber(std::string_view key);
   std::optional<long long> optionalInteger(std::string_view key);
   std::optional<bool> optionalBool(std::string_view key);
-  // An array of strings, e.g. `destinations = ["a", "b"]`.
+  // An array whose elements are all strings, e.g. `destinations = ["a", "b"]`.
+  std::optional<std::vector<std::string>> optionalStringList(std::string_view key);
   std::vector<std::string> requireStringArray(std::string_view key, std::string_view hint);
   // `[[key]]` entries; missing means empty.
   std::vector<TableReader> arrayOfTables(std::string_view key);

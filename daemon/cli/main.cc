@@ -2,7 +2,9 @@
 // (slow to compile); each subcommand's work lives in its own *_command.cc.
 #include <CLI/CLI.hpp>
 
+#include "cli/local_command.h"
 #include "cli/plan_command.h"
+#include "cli/status_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"hnow: plans and moves files and jobs across heterogeneous clusters"};
@@ -17,6 +19,45 @@ int main(int argc, char** argv) {
   planCommand->add_flag("--json", plan.json, "Print JSON for scripts instead of a table");
   planCommand->add_option("--svg", plan.svgPath, "Write a Gantt chart of the plan to this SVG file");
 
+  // hnowd's client commands: `hnow --config DIR/client.toml status` (the
+  // option may also follow the subcommand).
+  std::string clientConfig = hnow::cli::kDefaultClientConfig;
+  app.add_option("--config", clientConfig, "Client config naming hnowd and the secret file")
+      ->envname("HNOW_CONFIG");
+  app.fallthrough();
+
+  hnow::cli::StatusOptions status;
+  CLI::App* statusCommand = app.add_subcommand("status", "Show every agent hnowd knows, with its rates");
+  statusCommand->add_flag("--json", status.json, "Print JSON for scripts");
+
+  hnow::cli::SetRateOptions setRate;
+  CLI::App* agentCommand = app.add_subcommand("agent", "Commands to one agent through hnowd");
+  agentCommand->require_subcommand(1);
+  CLI::App* setRateCommand =
+      agentCommand->add_subcommand("set-rate", "Change an agent's emulated rates live (tests drift)");
+  setRateCommand->add_option("name", setRate.agent, "Agent name")->required();
+  setRateCommand->add_option("--uplink-mbps", setRate.change.uplinkMbps, "Emulated uplink, Mbit/s")
+      ->check(CLI::PositiveNumber);
+  setRateCommand->add_option("--downlink-mbps", setRate.change.downlinkMbps, "Emulated downlink, Mbit/s")
+      ->check(CLI::PositiveNumber);
+  setRateCommand->add_option("--compute-factor", setRate.change.computeFactor,
+                             "Job work takes this many times longer (>= 1)")
+      ->check(CLI::Range(1.0, 1000.0));
+
+  hnow::cli::LocalUpOptions localUp;
+  hnow::cli::LocalDownOptions localDown;
+  CLI::App* localCommand = app.add_subcommand("local", "A whole cluster on this machine (no root)");
+  localCommand->require_subcommand(1);
+  CLI::App* upCommand = localCommand->add_subcommand(
+      "up", "Start hnowd and N agents on 127.0.0.1; returns once all are registered");
+  upCommand->add_option("--dir", localUp.dir, "Directory for configs, pids, logs")->required();
+  upCommand->add_option("--agents", localUp.agents, "Number of agents")->check(CLI::Range(1, 64));
+  upCommand->add_option("--uplink-mbps", localUp.uplinkMbps,
+                        "Emulated uplink per agent, comma-separated (default: a three-class lab)")
+      ->delimiter(',');
+  CLI::App* downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
+  downCommand->add_option("--dir", localDown.dir, "The directory given to local up")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -24,5 +65,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
+  status.configPath = setRate.configPath = clientConfig;
+  if (statusCommand->parsed()) return hnow::cli::runStatusCommand(status);
+  if (setRateCommand->parsed()) return hnow::cli::runSetRateCommand(setRate);
+  if (upCommand->parsed()) return hnow::cli::runLocalUp(localUp);
+  if (downCommand->parsed()) return hnow::cli::runLocalDown(localDown);
   return 2;
 }

@@ -11,8 +11,14 @@ void RateTable::registerAgent(const std::string& name, const std::string& site) 
   Entry& entry = agents_[name];
   entry.record.name = name;
   entry.record.site = site;
-  entry.record.state = AgentState::kAlive;
+  // A lost agent that registers again stays lost until the next tick, which
+  // reports it back: later issues replan on that event.
   entry.record.lastHeard = clock_.now();
+  entry.disconnected = false;
+}
+
+void RateTable::disconnected(const std::string& name) {
+  if (auto it = agents_.find(name); it != agents_.end()) it->second.disconnected = true;
 }
 
 bool RateTable::heartbeat(const std::string& name) {
@@ -69,7 +75,7 @@ std::vector<RateEvent> RateTable::tick() {
   const TimePoint now = clock_.now();
   for (auto& [name, entry] : agents_) {
     AgentRecord& r = entry.record;
-    const bool silent = now - r.lastHeard > options_.lostAfter;
+    const bool silent = entry.disconnected || now - r.lastHeard > options_.lostAfter;
     if (silent && r.state == AgentState::kAlive) {
       r.state = AgentState::kLost;
       events.push_back({RateEvent::Kind::kLost, name, "", 0, 0});

@@ -57,6 +57,10 @@ class RateTable {
   // What a real transfer achieved is folded into the uplink by EWMA.
   bool observeUplink(const std::string& name, double bytesPerSecond);
 
+  // The agent's connection is gone: it is lost at the next tick instead of
+  // after `lostAfter`, until it registers again.
+  void disconnected(const std::string& name);
+
   // Marks agents lost or back and detects drift; call it periodically.
   std::vector<RateEvent> tick();
 
@@ -71,6 +75,7 @@ class RateTable {
   struct Entry {
     AgentRecord record;
     std::map<std::string, Watched> watched;  // by rate name
+    bool disconnected = false;
   };
 
   void watch(Entry& entry, const std::string& rate, double value, std::vector<RateEvent>& events);

@@ -1,0 +1,206 @@
+#include "agent/agent_runtime.h"
+
+#include <kj/debug.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <random>
+
+#include "agent/rate_probe.h"
+#include "transport/gate_client.h"
+#include "transport/rpc_connection.h"
+#include "transport/wire_rates.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::agent {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr daemon::Duration kFirstBackoff = 100ms;
+constexpr daemon::Duration kMaxBackoff = 5s;
+// A heartbeat unanswered this long means hnowd is gone even if TCP says not.
+constexpr daemon::Duration kHeartbeatTimeout = 5s;
+
+kj::Duration toKj(daemon::Duration d) { return d.count() * kj::NANOSECONDS; }
+
+double bytesPerSecond(double mbps) { return mbps * 1e6 / 8; }
+
+// hnowd's commands to this agent.
+class AgentControlServer final : public wire::AgentControl::Server {
+ public:
+  explicit AgentControlServer(AgentRuntime& runtime) : runtime_(runtime) {}
+
+ protected:
+  kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override {
+    auto in = context.getParams().getRates();
+    double up = in.getUplinkMbps(), down = in.getDownlinkMbps(), factor = in.getComputeFactor();
+    for (double v : {up, down, factor})
+      KJ_REQUIRE(std::isfinite(v) && v >= 0, "rates must be finite and not negative");
+    KJ_REQUIRE(factor == 0 || factor >= 1, "a compute factor can only slow work down");
+    runtime_.setEmulation(up, down, factor);
+    return kj::READY_NOW;
+  }
+  kj::Promise<void> probeNow(ProbeNowContext) override {
+    runtime_.requestProbe();
+    return kj::READY_NOW;
+  }
+
+ private:
+  AgentRuntime& runtime_;
+};
+
+class SessionProbePeer final : public ProbePeer {
+ public:
+  explicit SessionProbePeer(wire::AgentSession::Client session) : session_(kj::mv(session)) {}
+  // kj's capability handles may throw from their destructors; ProbePeer's may not.
+  ~SessionProbePeer() noexcept override {}
+  kj::Promise<void> ping() override { return session_.pingRequest().send().ignoreResult(); }
+  kj::Promise<void> upload(std::uint32_t bytes) override {
+    auto request = session_.probeUploadRequest();
+    request.initData(bytes);
+    return request.send().ignoreResult();
+  }
+  kj::Promise<void> download(std::uint32_t bytes) override {
+    auto request = session_.probeDownloadRequest();
+    request.setBytes(bytes);
+    return request.send().then([bytes](auto response) {
+      KJ_REQUIRE(response.getData().size() == bytes, "hnowd sent a probe chunk of the wrong size");
+    });
+  }
+
+ private:
+  wire::AgentSession::Client session_;
+};
+
+}  // namespace
+
+AgentRuntime::AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
+                           kj::Network& network, kj::Timer& timer, const daemon::Clock& clock)
+    : config_(config), secret_(secret), network_(network), timer_(timer), clock_(clock),
+      emulation_{config.emulate.uplinkMbps, config.emulate.downlinkMbps,
+                 config.emulate.computeFactor},
+      backoff_(kFirstBackoff) {}
+
+void AgentRuntime::setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor) {
+  if (uplinkMbps > 0) emulation_.uplinkMbps = uplinkMbps;
+  if (downlinkMbps > 0) emulation_.downlinkMbps = downlinkMbps;
+  if (computeFactor > 0) emulation_.computeFactor = computeFactor;
+  spdlog::info("emulating uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = not limited)",
+               emulation_.uplinkMbps, emulation_.downlinkMbps, emulation_.computeFactor);
+  requestProbe();
+}
+
+void AgentRuntime::requestProbe() {
+  if (wakeProbe_) {
+    (*wakeProbe_)->fulfill();
+    wakeProbe_.reset();
+  } else {
+    probeRequested_ = true;
+  }
+}
+
+kj::Promise<void> AgentRuntime::probeWakeup() {
+  if (probeRequested_) {
+    probeRequested_ = false;
+    return kj::READY_NOW;
+  }
+  auto paf = kj::newPromiseAndFulfiller<void>();
+  wakeProbe_ = kj::mv(paf.fulfiller);
+  return kj::mv(paf.promise);
+}
+
+kj::Promise<void> AgentRuntime::run() {
+  return connectOnce()
+      .then([this]() { spdlog::warn("the connection to hnowd at {} ended", config_.coordinator); },
+            [this](kj::Exception&& e) {
+              spdlog::warn("hnowd at {}: {}", config_.coordinator, transport::describe(e));
+            })
+      .then([this]() {
+        wakeProbe_.reset();
+        // Jitter keeps a lab's agents from reconnecting in lockstep after a restart.
+        static std::minstd_rand random(std::random_device{}());
+        double jitter = 0.8 + 0.4 * (random() % 1000) / 1000.0;
+        auto wait = std::chrono::duration_cast<daemon::Duration>(backoff_ * jitter);
+        backoff_ = std::min(kMaxBackoff, backoff_ * 2);
+        spdlog::debug("reconnecting in {:.2f} s", daemon::seconds(wait));
+        return timer_.afterDelay(toKj(wait)).then([this]() { return run(); });
+      });
+}
+
+kj::Promise<void> AgentRuntime::connectOnce() {
+  return network_.parseAddress(config_.coordinator)
+      .then([](kj::Own<kj::NetworkAddress> address) {
+        return address->connect().attach(kj::mv(address));
+      })
+      .then([this](kj::Own<kj::AsyncIoStream> stream) { return serve(kj::mv(stream)); });
+}
+
+kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
+  auto connection = kj::heap<transport::RpcConnection>(kj::mv(stream));
+  auto gate = connection->peerBootstrap<wire::Gate>();
+  auto ended = connection->onDisconnect();
+  auto work =
+      transport::openGate(gate, secret_)
+          .then([this, gate](transport::Bytes nonce) mutable {
+            auto request = gate.loginAgentRequest();
+            request.setProof(transport::dataOf(
+                transport::makeProof(secret_, transport::Role::kAgent, config_.name, nonce)));
+            auto registration = request.initRegistration();
+            registration.setName(config_.name);
+            registration.setSite(config_.site);
+            auto capabilities = registration.initCapabilities(1);
+            capabilities.set(0, "probe");
+            registration.setDataAddress("");  // the data plane comes with a later issue
+            auto roots = registration.initRoots(config_.roots.size());
+            for (size_t i = 0; i < config_.roots.size(); ++i) roots.set(i, config_.roots[i]);
+            request.setControl(kj::heap<AgentControlServer>(*this));
+            return request.send();
+          })
+          .then([this](auto response) {
+            wire::AgentSession::Client session = response.getSession();
+            backoff_ = kFirstBackoff;
+            spdlog::info("registered with hnowd at {} as {} (site {})", config_.coordinator,
+                         config_.name, config_.site);
+            return heartbeats(session).exclusiveJoin(probes(session));
+          });
+  return work.exclusiveJoin(kj::mv(ended)).attach(kj::mv(connection));
+}
+
+kj::Promise<void> AgentRuntime::heartbeats(wire::AgentSession::Client session) {
+  auto interval = std::chrono::duration<double>(config_.heartbeatIntervalSeconds);
+  return timer_.afterDelay(toKj(std::chrono::duration_cast<daemon::Duration>(interval)))
+      .then([this, session]() mutable {
+        return timer_.timeoutAfter(toKj(kHeartbeatTimeout),
+                                   session.heartbeatRequest().send().ignoreResult());
+      })
+      .then([this, session]() mutable { return heartbeats(session); });
+}
+
+kj::Promise<void> AgentRuntime::probes(wire::AgentSession::Client session) {
+  ProbeSettings settings;
+  settings.uplinkBytesPerSecond = bytesPerSecond(emulation_.uplinkMbps);
+  settings.downlinkBytesPerSecond = bytesPerSecond(emulation_.downlinkMbps);
+  settings.computeFactor = emulation_.computeFactor;
+  auto peer = kj::heap<SessionProbePeer>(session);
+  auto measured = probeRates(*peer, timer_, clock_, settings).attach(kj::mv(peer));
+  return measured
+      .then([session](planner::NodeRates rates) mutable {
+        spdlog::info("measured uplink {:.1f} Mbit/s, downlink {:.1f} Mbit/s, overhead {:.1f} us, "
+                     "compute {:.3f} ms/unit",
+                     rates.uplinkBytesPerSecond * 8 / 1e6, rates.downlinkBytesPerSecond * 8 / 1e6,
+                     rates.sendOverheadSeconds * 1e6, rates.computeSecondsPerUnit * 1e3);
+        auto request = session.reportRatesRequest();
+        transport::ratesToWire(rates, request.initRates());
+        return request.send().ignoreResult();
+      })
+      .then([this]() {
+        auto interval = std::chrono::duration<double>(config_.probeIntervalSeconds);
+        return timer_.afterDelay(toKj(std::chrono::duration_cast<daemon::Duration>(interval)))
+            .exclusiveJoin(probeWakeup());
+      })
+      .then([this, session]() mutable { return probes(session); });
+}
+
+}  // namespace hnow::agent

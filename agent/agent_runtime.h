@@ -1,0 +1,57 @@
+#pragma once
+// hnow-agent's control-plane life on the kj thread: connect to hnowd, check
+// that it knows the secret, log in, then heartbeat and probe until the
+// connection ends; then reconnect with backoff, forever. hnowd restarting is
+// routine: the agent re-registers on its own.
+#include <kj/async-io.h>
+#include <kj/timer.h>
+
+#include <optional>
+
+#include "conf/runtime_config.h"
+#include "daemon/core/clock.h"
+#include "transport/auth.h"
+#include "transport/control.capnp.h"
+
+namespace hnow::agent {
+
+// The rates this agent emulates now; hnowd may change them (set-rate).
+struct Emulation {
+  double uplinkMbps = 0.0;  // 0: not limited
+  double downlinkMbps = 0.0;
+  double computeFactor = 1.0;
+};
+
+class AgentRuntime {
+ public:
+  AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
+               kj::Network& network, kj::Timer& timer, const daemon::Clock& clock);
+
+  // Never resolves; drop it to stop.
+  kj::Promise<void> run();
+
+  // Called by hnowd's commands (AgentControl): a change wakes the probe.
+  void setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor);
+  void requestProbe();
+  const Emulation& emulation() const { return emulation_; }
+
+ private:
+  // One connection's life; resolves or fails when it ends.
+  kj::Promise<void> connectOnce();
+  kj::Promise<void> serve(kj::Own<kj::AsyncIoStream> stream);
+  kj::Promise<void> probeWakeup();
+  kj::Promise<void> heartbeats(wire::AgentSession::Client session);
+  kj::Promise<void> probes(wire::AgentSession::Client session);
+
+  const conf::AgentConfig& config_;
+  const transport::Secret& secret_;
+  kj::Network& network_;
+  kj::Timer& timer_;
+  const daemon::Clock& clock_;
+  Emulation emulation_;
+  daemon::Duration backoff_;
+  std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
+  bool probeRequested_ = false;  // asked for while a probe was running
+};
+
+}  // namespace hnow::agent

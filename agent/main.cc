@@ -1,0 +1,59 @@
+// `hnow-agent --config FILE`: builds the real clock, network and timer and
+// hands them to AgentRuntime (STYLE.md: only main() builds real ones).
+#include <kj/async-io.h>
+#include <kj/async-unix.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "agent/agent_runtime.h"
+#include "conf/runtime_config.h"
+#include "transport/auth.h"
+#include "transport/daemon_main.h"
+#include "transport/log_setup.h"
+
+int main(int argc, char** argv) {
+  using namespace hnow;
+  auto configPath = transport::configPathFromArgs(argc, argv, "hnow-agent");
+  if (!configPath) return 2;
+  auto config = conf::loadAgentConfig(*configPath);
+  if (!config) {
+    std::fprintf(stderr, "hnow-agent: %s\n", config.error().text().c_str());
+    return 2;
+  }
+  auto secret = transport::loadSecretFile(config->secretFile);
+  if (!secret.secret) {
+    std::fprintf(stderr, "hnow-agent: %s\n", secret.error.c_str());
+    return 2;
+  }
+  transport::setupLogging("hnow-agent", config->logLevel);
+  std::error_code error;
+  std::filesystem::create_directories(config->dataDir, error);
+  if (error) {
+    spdlog::error("cannot create the data directory {}: {}", config->dataDir, error.message());
+    return 1;
+  }
+
+  // Signals are captured before any thread exists, so only the kj loop sees them.
+  kj::UnixEventPort::captureSignal(SIGTERM);
+  kj::UnixEventPort::captureSignal(SIGINT);
+  try {
+    auto io = kj::setupAsyncIo();
+    daemon::SteadyClock clock;
+    agent::AgentRuntime runtime(*config, *secret.secret, io.provider->getNetwork(),
+                                io.provider->getTimer(), clock);
+    auto running = runtime.run().eagerlyEvaluate([](kj::Exception&& e) {
+      spdlog::error("agent loop failed: {}", e.getDescription().cStr());
+    });
+    spdlog::info("agent {} starting; hnowd at {}", config->name, config->coordinator);
+    auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
+    siginfo_t signal = stop.wait(io.waitScope);
+    spdlog::info("stopping on signal {}", signal.si_signo);
+  } catch (const kj::Exception& e) {
+    spdlog::error("{}", e.getDescription().cStr());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,99 @@
+#include "agent/rate_probe.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "agent/compute_calibration.h"
+#include "agent/token_bucket.h"
+
+namespace hnow::agent {
+
+namespace {
+
+using daemon::Duration;
+
+kj::Duration toKj(Duration d) { return d.count() * kj::NANOSECONDS; }
+
+// Median round trip of `left` sequential pings, appended to `rtts`.
+kj::Promise<void> pingPong(ProbePeer& peer, const daemon::Clock& clock, int left,
+                           std::vector<double>& rtts) {
+  if (left == 0) return kj::READY_NOW;
+  auto start = clock.now();
+  return peer.ping().then([&peer, &clock, left, &rtts, start]() {
+    rtts.push_back(daemon::seconds(clock.now() - start));
+    return pingPong(peer, clock, left - 1, rtts);
+  });
+}
+
+struct Transfer {
+  bool upload;
+  std::uint64_t total;
+  std::uint32_t chunk;
+  std::uint64_t done = 0;
+  TokenBucket bucket;
+};
+
+// Moves the transfer's bytes chunk by chunk, each after the bucket allows it.
+kj::Promise<void> pump(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock, Transfer& t) {
+  if (t.done >= t.total) return kj::READY_NOW;
+  auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.chunk, t.total - t.done));
+  Duration wait = t.bucket.take(bytes, clock.now());
+  return timer.afterDelay(toKj(wait))
+      .then([&peer, &t, bytes]() { return t.upload ? peer.upload(bytes) : peer.download(bytes); })
+      .then([&peer, &timer, &clock, &t, bytes]() {
+        t.done += bytes;
+        return pump(peer, timer, clock, t);
+      });
+}
+
+// Bytes per second a timed transfer achieved.
+kj::Promise<double> timedTransfer(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock,
+                                  bool upload, double limit, const ProbeSettings& settings) {
+  std::uint64_t total = settings.unlimitedBytes;
+  if (limit > 0)
+    total = std::clamp<std::uint64_t>(
+        static_cast<std::uint64_t>(limit * daemon::seconds(settings.transferTime)), 64u << 10,
+        settings.unlimitedBytes);
+  // Small chunks keep the pacing smooth at low rates; 1 MiB is the most hnowd accepts.
+  std::uint32_t chunk = limit > 0 && limit < 50e6 ? (64u << 10) : (1u << 20);
+  auto start = clock.now();
+  auto transfer = kj::heap<Transfer>(Transfer{upload, total, chunk, 0, TokenBucket(limit, chunk, start)});
+  auto& t = *transfer;
+  return pump(peer, timer, clock, t).then([&clock, start, total]() {
+    double elapsed = std::max(1e-9, daemon::seconds(clock.now() - start));
+    return static_cast<double>(total) / elapsed;
+  }).attach(kj::mv(transfer));
+}
+
+}  // namespace
+
+kj::Promise<planner::NodeRates> probeRates(ProbePeer& peer, kj::Timer& timer,
+                                           const daemon::Clock& clock, ProbeSettings settings) {
+  auto rates = kj::heap<planner::NodeRates>();
+  auto rtts = kj::heap<std::vector<double>>();
+  auto& r = *rates;
+  auto& samples = *rtts;
+  return pingPong(peer, clock, settings.pings, samples)
+      .then([&r, &samples]() {
+        std::sort(samples.begin(), samples.end());
+        double median = samples.empty() ? 0.0 : samples[samples.size() / 2];
+        // A round trip is a send and a receive at each end; one message's
+        // fixed cost is split evenly between its sender and its receiver.
+        r.sendOverheadSeconds = r.receiveOverheadSeconds = median / 4;
+      })
+      .then([&peer, &timer, &clock, settings]() {
+        return timedTransfer(peer, timer, clock, true, settings.uplinkBytesPerSecond, settings);
+      })
+      .then([&peer, &timer, &clock, settings, &r](double uplink) {
+        r.uplinkBytesPerSecond = uplink;
+        return timedTransfer(peer, timer, clock, false, settings.downlinkBytesPerSecond, settings);
+      })
+      .then([&clock, settings, &r](double downlink) {
+        r.downlinkBytesPerSecond = downlink;
+        r.computeSecondsPerUnit = calibrateComputeSecondsPerUnit(clock, settings.computeFactor);
+        return r;
+      })
+      .attach(kj::mv(rates), kj::mv(rtts));
+}
+
+}  // namespace hnow::agent

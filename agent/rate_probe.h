@@ -1,0 +1,40 @@
+#pragma once
+// The agent's probes (DESIGN.md "From measured rates to each model"):
+// small-message ping-pong for the fixed overheads, a timed bulk transfer to
+// and from hnowd for uplink and downlink, paced by token buckets at the
+// emulated rates, and a short compute calibration.
+#include <kj/async.h>
+#include <kj/timer.h>
+
+#include <cstdint>
+
+#include "daemon/core/clock.h"
+#include "planner/node_rates.h"
+
+namespace hnow::agent {
+
+// The far end of the probes; the RPC glue implements it over AgentSession.
+class ProbePeer {
+ public:
+  virtual ~ProbePeer() = default;
+  virtual kj::Promise<void> ping() = 0;
+  virtual kj::Promise<void> upload(std::uint32_t bytes) = 0;
+  virtual kj::Promise<void> download(std::uint32_t bytes) = 0;
+};
+
+struct ProbeSettings {
+  double uplinkBytesPerSecond = 0.0;  // emulated; 0: not limited
+  double downlinkBytesPerSecond = 0.0;
+  double computeFactor = 1.0;
+  // How long each bulk transfer should last at the emulated rate.
+  daemon::Duration transferTime = std::chrono::milliseconds(400);
+  // Bytes of one bulk transfer when the rate is not limited.
+  std::uint64_t unlimitedBytes = 32u << 20;
+  int pings = 16;
+};
+
+// `peer`, `timer` and `clock` must outlive the promise.
+kj::Promise<planner::NodeRates> probeRates(ProbePeer& peer, kj::Timer& timer,
+                                           const daemon::Clock& clock, ProbeSettings settings);
+
+}  // namespace hnow::agent

@@ -1,0 +1,28 @@
+#include "agent/token_bucket.h"
+
+#include <algorithm>
+
+namespace hnow::agent {
+
+TokenBucket::TokenBucket(double bytesPerSecond, double burstBytes, TimePoint now)
+    : rate_(bytesPerSecond), burst_(burstBytes), last_(now) {}
+
+void TokenBucket::refill(TimePoint now) {
+  if (now > last_) tokens_ = std::min(burst_, tokens_ + rate_ * daemon::seconds(now - last_));
+  last_ = std::max(last_, now);
+}
+
+void TokenBucket::setRate(double bytesPerSecond, TimePoint now) {
+  refill(now);
+  rate_ = bytesPerSecond;
+}
+
+Duration TokenBucket::take(double bytes, TimePoint now) {
+  if (rate_ <= 0) return Duration::zero();
+  refill(now);
+  tokens_ -= bytes;
+  if (tokens_ >= 0) return Duration::zero();
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(-tokens_ / rate_));
+}
+
+}  // namespace hnow::agent

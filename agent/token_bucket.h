@@ -1,0 +1,33 @@
+#pragma once
+// Paces bytes at an emulated rate (issue 5: `emulate.uplink_mbps` pace the
+// agent's sockets and the probes must see it). Pure: the caller passes the
+// time and does the waiting, so tests drive it with a ManualClock.
+#include "daemon/core/clock.h"
+
+namespace hnow::agent {
+
+using daemon::Duration;
+using daemon::TimePoint;
+
+class TokenBucket {
+ public:
+  // 0 bytes/s: not limited. The bucket starts empty, so a timed transfer
+  // measures the rate rather than the burst.
+  TokenBucket(double bytesPerSecond, double burstBytes, TimePoint now);
+
+  void setRate(double bytesPerSecond, TimePoint now);
+  double rate() const { return rate_; }
+  // Takes `bytes` now and says how long to wait before they may go; the
+  // wait is the debt the bucket runs into, paid back at the rate.
+  Duration take(double bytes, TimePoint now);
+
+ private:
+  void refill(TimePoint now);
+
+  double rate_;
+  double burst_;
+  double tokens_ = 0.0;  // negative while in debt
+  TimePoint last_;
+};
+
+}  // namespace hnow::agent

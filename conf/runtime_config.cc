@@ -1,0 +1,198 @@
+#include "conf/runtime_config.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "conf/toml_reader.h"
+
+namespace hnow::conf {
+
+const std::vector<std::string>& logLevels() {
+  static const std::vector<std::string> levels{"trace", "debug", "info", "warn", "error"};
+  return levels;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// "host:port" or "[v6]:port"; with `allowPortZero` the OS may choose the port.
+std::string readAddress(TableReader& t, std::string_view key, const std::string& fallback,
+                        bool required, bool allowPortZero) {
+  auto value = t.optionalString(key);
+  if (!value) {
+    if (required)
+      t.failHere("missing key '" + std::string(key) + "' in " + t.where() +
+                 " (hnowd's address, host:port)");
+    return fallback;
+  }
+  auto colon = value->rfind(':');
+  std::string host = colon == std::string::npos ? "" : value->substr(0, colon);
+  std::string port = colon == std::string::npos ? "" : value->substr(colon + 1);
+  bool digits = !port.empty() && port.size() <= 5 &&
+                port.find_first_not_of("0123456789") == std::string::npos;
+  long number = digits ? std::stol(port) : -1;
+  if (host.empty() || !digits || number > 65535 || (number == 0 && !allowPortZero))
+    t.failAt(key, "'" + std::string(key) + "' must be host:port with a port " +
+                      (allowPortZero ? "from 0" : "from 1") + " to 65535, not '" + *value + "'");
+  return *value;
+}
+
+std::string readPath(TableReader& t, std::string_view key, std::string_view hint,
+                     const std::string& baseDir) {
+  std::string path = t.requireString(key, hint);
+  if (path.empty()) t.failAt(key, "'" + std::string(key) + "' cannot be empty");
+  fs::path p(path);
+  return p.is_absolute() || baseDir.empty() ? path : (fs::path(baseDir) / p).lexically_normal().string();
+}
+
+// Seconds or a fraction that must lie in (low, high].
+double readBounded(TableReader& t, std::string_view key, double fallback, double low, double high,
+                   std::string_view what) {
+  auto value = t.optionalNumber(key);
+  if (!value) return fallback;
+  if (!(*value > low && *value <= high))
+    t.failAt(key, "'" + std::string(key) + "' must be " + std::string(what) + ", not " +
+                      std::to_string(*value));
+  return *value;
+}
+
+std::string readLogLevel(TableReader& t) {
+  return t.optionalChoice("log_level", logLevels()).value_or("info");
+}
+
+// Names appear in logs, paths and the status table: keep them plain.
+std::string readAgentName(TableReader& t) {
+  auto name = t.optionalString("name");
+  if (!name) {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+      t.failHere("missing key 'name' and the host name is unknown");
+    return host;
+  }
+  const bool plain = !name->empty() && name->size() <= 64 &&
+                     name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789._-") == std::string::npos;
+  if (!plain)
+    t.failAt("name", "'name' must be 1 to 64 letters, digits, '.', '_' or '-', not '" + *name + "'");
+  return *name;
+}
+
+CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
+  t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
+               "drift_dwell_s", "ewma_weight", "log_level"});
+  CoordinatorConfig c;
+  c.listen = readAddress(t, "listen", c.listen, false, true);
+  c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
+  c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  c.lostTimeoutSeconds = readBounded(t, "lost_timeout_s", c.lostTimeoutSeconds, 0, 3600,
+                                     "seconds > 0 and at most 3600");
+  c.driftThreshold = readBounded(t, "drift_threshold", c.driftThreshold, 0, 10,
+                                 "a fraction > 0 (0.25 = 25%) and at most 10");
+  c.driftDwellSeconds = readBounded(t, "drift_dwell_s", c.driftDwellSeconds, 0, 3600,
+                                    "seconds > 0 and at most 3600");
+  c.ewmaWeight = readBounded(t, "ewma_weight", c.ewmaWeight, 0, 1, "a weight > 0 and at most 1");
+  c.logLevel = readLogLevel(t);
+  return c;
+}
+
+EmulateConfig readEmulate(TableReader& t) {
+  t.allowOnly({"uplink_mbps", "downlink_mbps", "compute_factor"});
+  EmulateConfig e;
+  auto rate = [&](std::string_view key) {
+    double v = t.optionalNumber(key).value_or(0.0);
+    if (v < 0 || v > 100000)
+      t.failAt(key, "'" + std::string(key) + "' must be from 0 (not limited) to 100000 Mbit/s");
+    return v;
+  };
+  e.uplinkMbps = rate("uplink_mbps");
+  e.downlinkMbps = rate("downlink_mbps");
+  e.computeFactor = readBounded(t, "compute_factor", 1.0, 0, 1000, "a factor > 0 and at most 1000");
+  if (e.computeFactor < 1)
+    t.failAt("compute_factor", "'compute_factor' can only slow work down: it must be at least 1");
+  return e;
+}
+
+AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
+  t.allowOnly({"name", "site", "coordinator", "data_dir", "secret_file", "roots",
+               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate"});
+  AgentConfig a;
+  a.name = readAgentName(t);
+  a.site = t.optionalString("site").value_or(a.site);
+  if (a.site.empty()) t.failAt("site", "'site' cannot be empty");
+  a.coordinator = readAddress(t, "coordinator", "", true, false);
+  a.dataDir = readPath(t, "data_dir", "the agent's state directory", baseDir);
+  a.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  for (const std::string& root : t.optionalStringList("roots").value_or(std::vector<std::string>{})) {
+    if (!fs::path(root).is_absolute())
+      t.failAt("roots", "every entry of 'roots' must be an absolute path, not '" + root + "'");
+    a.roots.push_back(fs::path(root).lexically_normal().string());
+  }
+  a.probeIntervalSeconds = readBounded(t, "probe_interval_s", a.probeIntervalSeconds, 0, 86400,
+                                       "seconds > 0 and at most 86400");
+  a.heartbeatIntervalSeconds = readBounded(t, "heartbeat_interval_s", a.heartbeatIntervalSeconds,
+                                           0, 60, "seconds > 0 and at most 60");
+  a.logLevel = readLogLevel(t);
+  if (auto emulate = t.subTable("emulate")) a.emulate = readEmulate(*emulate);
+  return a;
+}
+
+ClientConfig readClient(TableReader& t, const std::string& baseDir) {
+  t.allowOnly({"coordinator", "secret_file"});
+  ClientConfig c;
+  c.coordinator = readAddress(t, "coordinator", "", true, false);
+  c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  return c;
+}
+
+template <class Config, class Reader>
+Loaded<Config> parseWith(Reader read, std::string_view text, const std::string& file,
+                         const std::string& baseDir, const char* where) {
+  try {
+    toml::table root = parseToml(text, file);
+    TableReader t(root, file, where);
+    return read(t, baseDir);
+  } catch (const ConfFailure& failure) {
+    return failure.error;
+  }
+}
+
+template <class Config, class Reader>
+Loaded<Config> loadWith(Reader read, const std::string& path, const char* where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ConfError{"cannot open the file for reading", path, 0, 0};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string baseDir = fs::absolute(fs::path(path)).parent_path().string();
+  return parseWith<Config>(read, buffer.str(), path, baseDir, where);
+}
+
+}  // namespace
+
+Loaded<CoordinatorConfig> parseCoordinatorConfig(std::string_view text, const std::string& file,
+                                                 const std::string& baseDir) {
+  return parseWith<CoordinatorConfig>(readCoordinator, text, file, baseDir, "hnowd's config");
+}
+Loaded<AgentConfig> parseAgentConfig(std::string_view text, const std::string& file,
+                                     const std::string& baseDir) {
+  return parseWith<AgentConfig>(readAgent, text, file, baseDir, "the agent's config");
+}
+Loaded<ClientConfig> parseClientConfig(std::string_view text, const std::string& file,
+                                       const std::string& baseDir) {
+  return parseWith<ClientConfig>(readClient, text, file, baseDir, "the client config");
+}
+
+Loaded<CoordinatorConfig> loadCoordinatorConfig(const std::string& path) {
+  return loadWith<CoordinatorConfig>(readCoordinator, path, "hnowd's config");
+}
+Loaded<AgentConfig> loadAgentConfig(const std::string& path) {
+  return loadWith<AgentConfig>(readAgent, path, "the agent's config");
+}
+Loaded<ClientConfig> loadClientConfig(const std::string& path) {
+  return loadWith<ClientConfig>(readClient, path, "the client config");
+}
+
+}  // namespace hnow::conf

@@ -1,0 +1,64 @@
+#pragma once
+// The configs of hnowd, hnow-agent and the hnow client (dist/*.toml documents
+// every key). Loading either returns a complete config or one error naming
+// file:line:column: a daemon never starts half-configured. Relative paths in
+// a file are taken relative to the file's directory.
+#include <string>
+#include <vector>
+
+#include "conf/conf_error.h"
+
+namespace hnow::conf {
+
+// trace | debug | info | warn | error
+const std::vector<std::string>& logLevels();
+
+struct CoordinatorConfig {
+  std::string listen = "0.0.0.0:7411";  // host:port; port 0: the OS chooses
+  std::string dataDir;                 // hnowd writes `hnowd.address` here
+  std::string secretFile;
+  double lostTimeoutSeconds = 3.0;     // silent this long: lost
+  double driftThreshold = 0.25;        // a relative change in a rate
+  double driftDwellSeconds = 2.0;      // ...that lasts this long is drift
+  double ewmaWeight = 0.3;             // weight of a real transfer's rate
+  std::string logLevel = "info";
+};
+
+struct EmulateConfig {
+  double uplinkMbps = 0.0;  // 0: not limited
+  double downlinkMbps = 0.0;
+  double computeFactor = 1.0;  // job work takes this many times longer
+};
+
+struct AgentConfig {
+  std::string name;  // default: the host name
+  std::string site = "default";
+  std::string coordinator;  // hnowd's host:port
+  std::string dataDir;
+  std::string secretFile;
+  std::vector<std::string> roots;  // where received files may be written
+  double probeIntervalSeconds = 60.0;
+  double heartbeatIntervalSeconds = 0.5;
+  std::string logLevel = "info";
+  EmulateConfig emulate;
+};
+
+// What `hnow` needs to reach hnowd (written by `hnow local up` as client.toml).
+struct ClientConfig {
+  std::string coordinator;
+  std::string secretFile;
+};
+
+Loaded<CoordinatorConfig> loadCoordinatorConfig(const std::string& path);
+Loaded<AgentConfig> loadAgentConfig(const std::string& path);
+Loaded<ClientConfig> loadClientConfig(const std::string& path);
+
+// The same from text; relative paths are taken relative to `baseDir`.
+Loaded<CoordinatorConfig> parseCoordinatorConfig(std::string_view text, const std::string& file,
+                                                 const std::string& baseDir);
+Loaded<AgentConfig> parseAgentConfig(std::string_view text, const std::string& file,
+                                     const std::string& baseDir);
+Loaded<ClientConfig> parseClientConfig(std::string_view text, const std::string& file,
+                                       const std::string& baseDir);
+
+}  // namespace hnow::conf

@@ -1,0 +1,89 @@
+#include "cli/coordinator_client.h"
+
+#include <kj/async-io.h>
+#include <kj/debug.h>
+
+#include "transport/auth.h"
+#include "transport/gate_client.h"
+#include "transport/rpc_connection.h"
+#include "transport/wire_rates.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::cli {
+
+namespace {
+// hnowd answers in milliseconds; anything slower means it is wedged.
+constexpr auto kDeadline = 5 * kj::SECONDS;
+}  // namespace
+
+struct CoordinatorClient::State {
+  kj::AsyncIoContext io = kj::setupAsyncIo();
+  std::optional<transport::Secret> secret;
+  kj::Own<transport::RpcConnection> connection;
+  std::optional<wire::ClientSession::Client> session;
+
+  // Waits for `promise` under the deadline; a kj failure becomes a message.
+  template <class T>
+  Reply<T> wait(kj::Promise<T> promise) {
+    std::optional<T> value;
+    KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() {
+      value.emplace(io.provider->getTimer().timeoutAfter(kDeadline, kj::mv(promise)).wait(io.waitScope));
+    })) {
+      return ClientError{transport::describe(*e)};
+    }
+    return std::move(*value);
+  }
+};
+
+CoordinatorClient::CoordinatorClient(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CoordinatorClient::~CoordinatorClient() = default;
+
+Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
+    const conf::ClientConfig& config) {
+  auto secret = transport::loadSecretFile(config.secretFile);
+  if (!secret.secret) return ClientError{secret.error};
+  auto state = std::make_unique<State>();
+  state->secret.emplace(std::move(*secret.secret));
+  auto& s = *state;
+  auto stream = s.wait(s.io.provider->getNetwork().parseAddress(config.coordinator).then(
+      [](kj::Own<kj::NetworkAddress> address) { return address->connect().attach(kj::mv(address)); }));
+  if (!stream) return ClientError{"cannot reach hnowd at " + config.coordinator + ": " + stream.error().message};
+  s.connection = kj::heap<transport::RpcConnection>(kj::mv(stream.value()));
+  auto session = s.wait(transport::loginAsClient(s.connection->peerBootstrap<wire::Gate>(), *s.secret));
+  if (!session) return ClientError{"hnowd at " + config.coordinator + " refused the login: " + session.error().message};
+  s.session.emplace(kj::mv(session.value()));
+  return std::unique_ptr<CoordinatorClient>(new CoordinatorClient(std::move(state)));
+}
+
+Reply<std::vector<RemoteAgent>> CoordinatorClient::status() {
+  auto& s = *state_;
+  return s.wait(s.session->statusRequest().send().then([](auto response) {
+    std::vector<RemoteAgent> agents;
+    for (auto in : response.getAgents()) {
+      RemoteAgent a;
+      a.name = in.getName();
+      a.site = in.getSite();
+      a.alive = in.getState() == wire::AgentState::ALIVE;
+      if (in.getHasRates()) a.ratesAgeSeconds = in.getAgeS();
+      a.rates = transport::ratesFromWire(in.getRates()).value_or(planner::NodeRates{});
+      for (auto r : in.getRoots()) a.roots.emplace_back(r);
+      for (auto c : in.getCapabilities()) a.capabilities.emplace_back(c);
+      a.dataAddress = in.getDataAddress();
+      agents.push_back(std::move(a));
+    }
+    return agents;
+  }));
+}
+
+Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const RateChange& change) {
+  auto& s = *state_;
+  auto request = s.session->setEmulatedRatesRequest();
+  request.setName(agent);
+  auto rates = request.initRates();
+  rates.setUplinkMbps(change.uplinkMbps);
+  rates.setDownlinkMbps(change.downlinkMbps);
+  rates.setComputeFactor(change.computeFactor);
+  return s.wait(request.send().then([](auto) { return true; }));
+}
+
+}  // namespace hnow::cli

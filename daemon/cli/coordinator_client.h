@@ -1,0 +1,55 @@
+#pragma once
+// `hnow`'s connection to hnowd: connect, authenticate, call, all blocking
+// with a deadline. Returns plain values; capnp stays inside the .cc.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conf/runtime_config.h"
+#include "planner/node_rates.h"
+#include "planner/outcome.h"
+
+namespace hnow::cli {
+
+struct ClientError {
+  std::string message;
+};
+
+template <class T>
+using Reply = planner::Outcome<T, ClientError>;
+
+struct RemoteAgent {
+  std::string name;
+  std::string site;
+  bool alive = false;
+  std::optional<double> ratesAgeSeconds;  // none before the first report
+  planner::NodeRates rates;
+  std::vector<std::string> roots;
+  std::vector<std::string> capabilities;
+  std::string dataAddress;
+};
+
+struct RateChange {
+  double uplinkMbps = 0.0;  // 0: unchanged
+  double downlinkMbps = 0.0;
+  double computeFactor = 0.0;
+};
+
+class CoordinatorClient {
+ public:
+  // Connects to `config.coordinator` and logs in with the secret.
+  static Reply<std::unique_ptr<CoordinatorClient>> connect(const conf::ClientConfig& config);
+  ~CoordinatorClient();
+
+  Reply<std::vector<RemoteAgent>> status();
+  // An empty-struct reply: std::monostate-like success.
+  Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
+
+ private:
+  struct State;
+  explicit CoordinatorClient(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace hnow::cli

@@ -1,0 +1,234 @@
+#include "cli/local_command.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "cli/coordinator_client.h"
+#include "cli/local_processes.h"
+#include "cli/text_file.h"
+#include "transport/auth.h"
+
+namespace hnow::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The default lab: three classes of machines bought years apart, in three rooms.
+struct LabClass {
+  const char* site;
+  double mbps;
+  double computeFactor;
+};
+constexpr LabClass kLab[] = {{"room-a", 400, 1}, {"room-b", 100, 2}, {"room-c", 25, 4}};
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string findBinary(const std::string& name) {
+  const fs::path here = ownDirectory();
+  // Installed side by side, or the build tree (daemon/hnow, agent/hnow-agent).
+  for (const fs::path& candidate : {here / name, here / ".." / "daemon" / name, here / ".." / "agent" / name})
+    if (::access(candidate.c_str(), X_OK) == 0) return fs::weakly_canonical(candidate).string();
+  return "";
+}
+
+std::vector<pid_t> readPids(const fs::path& dir, std::vector<fs::path>* files = nullptr) {
+  std::vector<pid_t> pids;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir / "pids", error)) {
+    if (entry.path().extension() != ".pid") continue;
+    std::ifstream in(entry.path());
+    long pid = 0;
+    if (in >> pid && pid > 0) pids.push_back(static_cast<pid_t>(pid));
+    if (files) files->push_back(entry.path());
+  }
+  return pids;
+}
+
+// The running processes of the cluster in `dir`: pids whose command line
+// still names the directory.
+std::vector<pid_t> livePids(const fs::path& dir, std::vector<fs::path>* files = nullptr) {
+  std::vector<pid_t> live;
+  for (pid_t pid : readPids(dir, files))
+    if (commandLineContains(pid, dir.string())) live.push_back(pid);
+  return live;
+}
+
+class Launcher {
+ public:
+  explicit Launcher(fs::path dir) : dir_(std::move(dir)) {}
+
+  // Starts `binary --config config` and writes its pid file.
+  bool start(const std::string& name, const std::string& binary, const fs::path& config) {
+    pid_t pid = spawnDaemon({binary, "--config", config.string()}, (dir_ / "logs" / (name + ".log")).string());
+    if (pid < 0) return false;
+    started_.push_back(pid);
+    return writeFileAtomically((dir_ / "pids" / (name + ".pid")).string(), std::to_string(pid) + "\n").empty();
+  }
+  // A started process that already exited (a bad config, a taken port).
+  bool anyExited() {
+    for (pid_t pid : started_)
+      if (reapIfExited(pid)) return true;
+    return false;
+  }
+  void stopEverything() { stopAll(started_, std::chrono::milliseconds(3000)); }
+
+ private:
+  fs::path dir_;
+  std::vector<pid_t> started_;
+};
+
+bool writeConfig(const fs::path& path, const std::string& text) {
+  std::string problem = writeFileAtomically(path.string(), text);
+  if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+  return problem.empty();
+}
+
+std::string waitForAddress(const fs::path& file, Launcher& launcher) {
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < deadline && !launcher.anyExited()) {
+    std::ifstream in(file);
+    std::string address;
+    if (in >> address) return address;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+// Polls hnowd until every agent in `names` is alive with rates.
+bool waitForAgents(const conf::ClientConfig& client, const std::set<std::string>& names,
+                   Launcher& launcher) {
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  auto connection = CoordinatorClient::connect(client);
+  if (!connection) {
+    std::fprintf(stderr, "hnow: %s\n", connection.error().message.c_str());
+    return false;
+  }
+  while (Clock::now() < deadline && !launcher.anyExited()) {
+    auto agents = connection.value()->status();
+    if (!agents) break;
+    std::size_t ready = 0;
+    for (const RemoteAgent& a : *agents) ready += names.count(a.name) && a.alive && a.ratesAgeSeconds;
+    if (ready == names.size()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
+  const std::string hnowd = findBinary("hnowd"), agent = findBinary("hnow-agent");
+  if (hnowd.empty() || agent.empty()) {
+    std::fprintf(stderr, "hnow: cannot find hnowd and hnow-agent next to %s\n", ownDirectory().c_str());
+    return 1;
+  }
+  for (const char* sub : {"pids", "logs", "agents", "hnowd"}) fs::create_directories(dir / sub);
+  const fs::path secret = dir / "secret";
+  if (!writeConfig(secret, transport::freshSecretText() + "\n")) return 1;
+  ::chmod(secret.c_str(), 0600);
+
+  // Port 0 first; once hnowd has bound, the config is pinned to that port.
+  const std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
+  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead)) return 1;
+  if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
+  const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);
+  if (address.empty()) {
+    std::fprintf(stderr, "hnow: hnowd did not start; see %s\n", (dir / "logs" / "hnowd.log").c_str());
+    return 1;
+  }
+  if (!writeConfig(dir / "hnowd.toml", "listen = " + quoted(address) + "\n" + hnowdHead)) return 1;
+  if (!writeConfig(dir / "client.toml", "coordinator = " + quoted(address) + "\nsecret_file = \"secret\"\n"))
+    return 1;
+
+  std::set<std::string> names;
+  for (int i = 0; i < options.agents; ++i) {
+    const std::string name = "agent-" + std::to_string(i + 1);
+    const LabClass& lab = kLab[i % 3];
+    const bool given = !options.uplinkMbps.empty();
+    const double mbps = given ? options.uplinkMbps[options.uplinkMbps.size() == 1 ? 0 : i] : lab.mbps;
+    const fs::path data = dir / "agents" / name;
+    fs::create_directories(data / "files");
+    std::string text = "name = " + quoted(name) + "\nsite = " + quoted(given ? "local" : lab.site) +
+                       "\ncoordinator = " + quoted(address) + "\ndata_dir = " + quoted(name) +
+                       "\nsecret_file = \"../secret\"\nroots = [" + quoted((data / "files").string()) +
+                       "]\nheartbeat_interval_s = 0.5\nprobe_interval_s = 30\n\n[emulate]\n" +
+                       "uplink_mbps = " + std::to_string(mbps) + "\ndownlink_mbps = " + std::to_string(mbps) +
+                       "\ncompute_factor = " + std::to_string(given ? 1.0 : lab.computeFactor) + "\n";
+    const fs::path config = dir / "agents" / (name + ".toml");
+    if (!writeConfig(config, text) || !launcher.start(name, agent, config)) return 1;
+    names.insert(name);
+  }
+
+  auto client = conf::loadClientConfig((dir / "client.toml").string());
+  if (!client || !waitForAgents(*client, names, launcher)) {
+    std::fprintf(stderr, "hnow: not every agent registered in time; see %s\n", (dir / "logs").c_str());
+    return 1;
+  }
+  std::printf("hnowd at %s with %d agents registered\n", address.c_str(), options.agents);
+  std::printf("hnow --config %s status\n", (dir / "client.toml").c_str());
+  return 0;
+}
+
+}  // namespace
+
+int runLocalUp(const LocalUpOptions& options) {
+  if (options.agents < 1 || options.agents > 64) {
+    std::fprintf(stderr, "hnow: --agents must be from 1 to 64\n");
+    return 2;
+  }
+  if (!options.uplinkMbps.empty() && options.uplinkMbps.size() != 1 &&
+      options.uplinkMbps.size() != static_cast<std::size_t>(options.agents)) {
+    std::fprintf(stderr, "hnow: give one --uplink-mbps value, or one per agent (%d)\n", options.agents);
+    return 2;
+  }
+  for (double r : options.uplinkMbps)
+    if (!(r > 0 && r <= 100000)) {
+      std::fprintf(stderr, "hnow: --uplink-mbps values must be > 0 and at most 100000\n");
+      return 2;
+    }
+  std::error_code error;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(options.dir), error);
+  if (!livePids(dir).empty()) {
+    std::fprintf(stderr, "hnow: a local cluster is already running in %s (hnow local down --dir %s)\n",
+                 dir.c_str(), dir.c_str());
+    return 1;
+  }
+  fs::remove_all(dir / "pids", error);
+  Launcher launcher(dir);
+  int status = up(options, dir, launcher);
+  if (status != 0) {
+    launcher.stopEverything();
+    fs::remove_all(dir / "pids", error);
+  }
+  return status;
+}
+
+int runLocalDown(const LocalDownOptions& options) {
+  std::error_code error;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(options.dir), error);
+  std::vector<fs::path> files;
+  std::vector<pid_t> live = livePids(dir, &files);
+  int killed = stopAll(live, std::chrono::milliseconds(5000));
+  std::size_t left = 0;
+  for (pid_t pid : live) left += isRunning(pid);
+  for (const fs::path& f : files) fs::remove(f, error);
+  std::printf("stopped %zu processes%s\n", live.size(),
+              killed ? (" (" + std::to_string(killed) + " needed SIGKILL)").c_str() : "");
+  if (left) std::fprintf(stderr, "hnow: %zu processes would not stop\n", left);
+  return left == 0 ? 0 : 1;
+}
+
+}  // namespace hnow::cli

@@ -1,0 +1,34 @@
+#pragma once
+// `hnow local up|down`: a whole cluster on this machine, without root.
+// Layout of DIR (all written by `up`):
+//   secret                 a fresh random secret (mode 0600)
+//   hnowd.toml             listen pinned to the port the OS chose, so a
+//                          restarted hnowd comes back where agents look
+//   hnowd/                 hnowd's data directory (hnowd.address)
+//   agents/<name>.toml     one config per agent; agents/<name>/ its data
+//   client.toml            what `hnow --config DIR/client.toml` needs
+//   pids/<name>.pid        every process started; `down` stops them
+//   logs/<name>.log        each process's stderr
+#include <string>
+#include <vector>
+
+namespace hnow::cli {
+
+struct LocalUpOptions {
+  std::string dir;
+  int agents = 4;
+  // One rate per agent (or one for all); empty: a three-class lab.
+  std::vector<double> uplinkMbps;
+};
+
+struct LocalDownOptions {
+  std::string dir;
+};
+
+// 0 once every agent has registered and reported rates; 1 otherwise (and
+// then nothing it started is left running); 2 for bad options.
+int runLocalUp(const LocalUpOptions& options);
+// 0 when every process of the cluster is gone.
+int runLocalDown(const LocalDownOptions& options);
+
+}  // namespace hnow::cli

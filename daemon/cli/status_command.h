@@ -1,0 +1,32 @@
+#pragma once
+// `hnow status` and `hnow agent set-rate`: the client side of hnowd.
+#include <string>
+#include <vector>
+
+#include "cli/coordinator_client.h"
+
+namespace hnow::cli {
+
+// Where `hnow` looks for client.toml when --config is not given.
+inline constexpr const char* kDefaultClientConfig = "/etc/hnow/client.toml";
+
+struct StatusOptions {
+  std::string configPath = kDefaultClientConfig;
+  bool json = false;
+};
+
+struct SetRateOptions {
+  std::string configPath = kDefaultClientConfig;
+  std::string agent;
+  RateChange change;
+};
+
+// 0 on success, 2 for a bad config, 1 when hnowd cannot be reached or refuses.
+int runStatusCommand(const StatusOptions& options);
+int runSetRateCommand(const SetRateOptions& options);
+
+// {"agents": [{"name", "site", "state", "age_s", "rates": {...}, "roots"}]}
+std::string statusJson(const std::vector<RemoteAgent>& agents);
+std::string statusTable(const std::vector<RemoteAgent>& agents);
+
+}  // namespace hnow::cli

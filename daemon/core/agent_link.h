@@ -1,0 +1,34 @@
+#pragma once
+// What hnowd knows about one agent besides its rates, and the commands it can
+// send it. The RPC glue implements AgentLink over the agent's AgentControl
+// capability; tests implement it with a recorder (no sockets).
+#include <string>
+#include <vector>
+
+namespace hnow::daemon {
+
+struct AgentRegistration {
+  std::string name;
+  std::string site;
+  std::vector<std::string> capabilities;
+  std::string dataAddress;
+  std::vector<std::string> roots;
+};
+
+// Rates an agent emulates; 0 in a field leaves that rate as it is.
+struct EmulatedRates {
+  double uplinkMbps = 0.0;
+  double downlinkMbps = 0.0;
+  double computeFactor = 0.0;
+};
+
+class AgentLink {
+ public:
+  virtual ~AgentLink() = default;
+  // Fire and forget: a failure shows up as a lost connection, and the
+  // agent's next report shows whether the change took.
+  virtual void setEmulatedRates(const EmulatedRates& rates) = 0;
+  virtual void probeNow() = 0;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,124 @@
+// `hnowd --config FILE`: the coordinator. The kj event loop runs on the main
+// thread (the control thread of DESIGN.md "Threads"); the libuv data thread
+// arrives with the data plane.
+#include <kj/async-io.h>
+#include <kj/async-unix.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "conf/runtime_config.h"
+#include "core/coordinator.h"
+#include "server/control_server.h"
+#include "transport/auth.h"
+#include "transport/daemon_main.h"
+#include "transport/log_setup.h"
+
+namespace {
+
+using namespace hnow;
+
+void logEvent(const daemon::RateEvent& e) {
+  switch (e.kind) {
+    case daemon::RateEvent::Kind::kLost: spdlog::warn("agent {} lost", e.agent); break;
+    case daemon::RateEvent::Kind::kBack: spdlog::info("agent {} back", e.agent); break;
+    case daemon::RateEvent::Kind::kDrift:
+      spdlog::info("agent {} drift: {} {:.4g} -> {:.4g}", e.agent, e.rate, e.before, e.after);
+      break;
+  }
+}
+
+kj::Promise<void> tickEvery(kj::Timer& timer, daemon::Coordinator& coordinator) {
+  return timer.afterDelay(250 * kj::MILLISECONDS).then([&timer, &coordinator]() {
+    for (const auto& event : coordinator.tick()) logEvent(event);
+    return tickEvery(timer, coordinator);
+  });
+}
+
+// `hnowd.address` tells launchers (hnow local) the port the OS chose; it is
+// renamed into place so a reader never sees half of it.
+bool writeAddressFile(const std::filesystem::path& path, const std::string& address) {
+  auto temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << address << "\n";
+    if (!out.flush()) return false;
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  return !error;
+}
+
+std::string hostOf(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
+
+daemon::Duration secondsToDuration(double s) {
+  return std::chrono::duration_cast<daemon::Duration>(std::chrono::duration<double>(s));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto configPath = transport::configPathFromArgs(argc, argv, "hnowd");
+  if (!configPath) return 2;
+  auto config = conf::loadCoordinatorConfig(*configPath);
+  if (!config) {
+    std::fprintf(stderr, "hnowd: %s\n", config.error().text().c_str());
+    return 2;
+  }
+  auto secret = transport::loadSecretFile(config->secretFile);
+  if (!secret.secret) {
+    std::fprintf(stderr, "hnowd: %s\n", secret.error.c_str());
+    return 2;
+  }
+  transport::setupLogging("hnowd", config->logLevel);
+  std::error_code error;
+  std::filesystem::create_directories(config->dataDir, error);
+  if (error) {
+    spdlog::error("cannot create the data directory {}: {}", config->dataDir, error.message());
+    return 1;
+  }
+  const auto addressFile = std::filesystem::path(config->dataDir) / "hnowd.address";
+
+  kj::UnixEventPort::captureSignal(SIGTERM);
+  kj::UnixEventPort::captureSignal(SIGINT);
+  try {
+    auto io = kj::setupAsyncIo();
+    daemon::SteadyClock clock;
+    daemon::RateTableOptions options;
+    options.lostAfter = secondsToDuration(config->lostTimeoutSeconds);
+    options.driftThreshold = config->driftThreshold;
+    options.driftDwell = secondsToDuration(config->driftDwellSeconds);
+    options.ewmaWeight = config->ewmaWeight;
+    daemon::Coordinator coordinator(clock, options);
+    daemon::ControlServer server(coordinator, *secret.secret);
+
+    auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
+    auto receiver = address->listen();
+    std::string bound = hostOf(config->listen) + ":" + std::to_string(receiver->getPort());
+    if (!writeAddressFile(addressFile, bound)) {
+      spdlog::error("cannot write {}", addressFile.string());
+      return 1;
+    }
+    spdlog::info("listening on {}", bound);
+
+    auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
+      spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
+    });
+    auto ticking = tickEvery(io.provider->getTimer(), coordinator).eagerlyEvaluate(nullptr);
+    auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
+    siginfo_t signal = stop.wait(io.waitScope);
+    // Draining: no operation can be in flight yet (they arrive with `hnow
+    // send`), so stop accepting and close every connection.
+    spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
+                 coordinator.connectedCount());
+    std::filesystem::remove(addressFile, error);
+  } catch (const kj::Exception& e) {
+    spdlog::error("{}", e.getDescription().cStr());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,124 @@
+#include "server/sessions.h"
+
+#include <kj/debug.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "transport/rpc_connection.h"
+#include "transport/wire_rates.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+AgentSessionServer::AgentSessionServer(Coordinator& coordinator, SessionId session,
+                                       std::string name)
+    : coordinator_(coordinator), session_(session), name_(std::move(name)) {}
+
+AgentSessionServer::~AgentSessionServer() {
+  spdlog::info("agent {} disconnected", name_);
+  coordinator_.detach(session_);
+}
+
+kj::Promise<void> AgentSessionServer::heartbeat(HeartbeatContext) {
+  if (!coordinator_.heartbeat(session_)) transport::refuse("this session was replaced by a newer one");
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> AgentSessionServer::reportRates(ReportRatesContext context) {
+  auto rates = transport::ratesFromWire(context.getParams().getRates());
+  KJ_REQUIRE(rates.has_value(), "rates must be finite and not negative");
+  if (!coordinator_.reportRates(session_, *rates))
+    transport::refuse("this session was replaced by a newer one");
+  spdlog::debug("agent {} reports uplink {:.0f} B/s, downlink {:.0f} B/s, compute {:.6f} s/unit",
+                name_, rates->uplinkBytesPerSecond, rates->downlinkBytesPerSecond,
+                rates->computeSecondsPerUnit);
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> AgentSessionServer::ping(PingContext) { return kj::READY_NOW; }
+
+kj::Promise<void> AgentSessionServer::probeUpload(ProbeUploadContext context) {
+  // The reader limits already bound the message; this states the contract.
+  KJ_REQUIRE(context.getParams().getData().size() <= transport::kMaxProbeChunkBytes,
+             "probe chunks are at most 1 MiB");
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> AgentSessionServer::probeDownload(ProbeDownloadContext context) {
+  uint32_t bytes = context.getParams().getBytes();
+  KJ_REQUIRE(bytes <= transport::kMaxProbeChunkBytes, "probe chunks are at most 1 MiB");
+  context.getResults().initData(bytes);  // zeros: the content does not matter
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::status(StatusContext context) {
+  std::vector<AgentView> agents = coordinator_.status();
+  auto list = context.getResults().initAgents(agents.size());
+  for (size_t i = 0; i < agents.size(); ++i) {
+    const AgentView& a = agents[i];
+    auto out = list[i];
+    out.setName(a.record.name);
+    out.setSite(a.record.site);
+    out.setState(a.record.state == AgentState::kAlive ? wire::AgentState::ALIVE
+                                                      : wire::AgentState::LOST);
+    out.setHasRates(a.ratesAgeSeconds.has_value());
+    out.setAgeS(a.ratesAgeSeconds.value_or(0.0));
+    transport::ratesToWire(a.record.rates, out.initRates());
+    auto roots = out.initRoots(a.registration.roots.size());
+    for (size_t r = 0; r < a.registration.roots.size(); ++r) roots.set(r, a.registration.roots[r]);
+    out.setDataAddress(a.registration.dataAddress);
+    auto caps = out.initCapabilities(a.registration.capabilities.size());
+    for (size_t c = 0; c < a.registration.capabilities.size(); ++c)
+      caps.set(c, a.registration.capabilities[c]);
+  }
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext context) {
+  auto params = context.getParams();
+  auto in = params.getRates();
+  EmulatedRates rates{in.getUplinkMbps(), in.getDownlinkMbps(), in.getComputeFactor()};
+  for (double v : {rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor})
+    KJ_REQUIRE(std::isfinite(v) && v >= 0, "rates must be finite and not negative");
+  std::string name = params.getName();
+  std::string problem = coordinator_.setEmulatedRates(name, rates);
+  if (!problem.empty()) transport::refuse(problem);
+  spdlog::info("emulated rates of {} set: uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = unchanged)",
+               name, rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor);
+  return kj::READY_NOW;
+}
+
+namespace {
+
+class RpcAgentLink final : public AgentLink {
+ public:
+  RpcAgentLink(wire::AgentControl::Client control, kj::TaskSet& tasks, std::string name)
+      : control_(kj::mv(control)), tasks_(tasks), name_(std::move(name)) {}
+  // kj's capability handles may throw from their destructors; AgentLink's may not.
+  ~RpcAgentLink() noexcept override {}
+
+  void setEmulatedRates(const EmulatedRates& rates) override {
+    auto request = control_.setEmulatedRatesRequest();
+    auto out = request.initRates();
+    out.setUplinkMbps(rates.uplinkMbps);
+    out.setDownlinkMbps(rates.downlinkMbps);
+    out.setComputeFactor(rates.computeFactor);
+    tasks_.add(request.send().ignoreResult());
+  }
+  void probeNow() override { tasks_.add(control_.probeNowRequest().send().ignoreResult()); }
+
+ private:
+  wire::AgentControl::Client control_;
+  kj::TaskSet& tasks_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<AgentLink> makeRpcAgentLink(wire::AgentControl::Client control, kj::TaskSet& tasks,
+                                            std::string name) {
+  return std::make_unique<RpcAgentLink>(kj::mv(control), tasks, std::move(name));
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,49 @@
+#pragma once
+// The capabilities GateServer hands out after a correct proof.
+#include <kj/async.h>
+
+#include <memory>
+#include <string>
+
+#include "core/coordinator.h"
+#include "transport/control.capnp.h"
+
+namespace hnow::daemon {
+
+// Held by one registered agent. Its destruction (the agent dropped it or
+// the connection ended) detaches the session from the coordinator.
+class AgentSessionServer final : public wire::AgentSession::Server {
+ public:
+  AgentSessionServer(Coordinator& coordinator, SessionId session, std::string name);
+  ~AgentSessionServer();
+
+ protected:
+  kj::Promise<void> heartbeat(HeartbeatContext context) override;
+  kj::Promise<void> reportRates(ReportRatesContext context) override;
+  kj::Promise<void> ping(PingContext context) override;
+  kj::Promise<void> probeUpload(ProbeUploadContext context) override;
+  kj::Promise<void> probeDownload(ProbeDownloadContext context) override;
+
+ private:
+  Coordinator& coordinator_;
+  SessionId session_;
+  std::string name_;
+};
+
+class ClientSessionServer final : public wire::ClientSession::Server {
+ public:
+  explicit ClientSessionServer(Coordinator& coordinator) : coordinator_(coordinator) {}
+
+ protected:
+  kj::Promise<void> status(StatusContext context) override;
+  kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
+
+ private:
+  Coordinator& coordinator_;
+};
+
+// Commands to an agent over its AgentControl capability; calls run in `tasks`.
+std::unique_ptr<AgentLink> makeRpcAgentLink(wire::AgentControl::Client control, kj::TaskSet& tasks,
+                                            std::string name);
+
+}  // namespace hnow::daemon

@@ -1,0 +1,135 @@
+#include <doctest/doctest.h>
+
+#include "conf/runtime_config.h"
+
+using namespace hnow::conf;
+
+namespace {
+
+const char* kAgent = R"(name = "pc-07"
+site = "room-b"
+coordinator = "10.0.0.1:7411"
+data_dir = "state"
+secret_file = "/etc/hnow/secret"
+roots = ["/srv/hnow"]
+probe_interval_s = 30
+heartbeat_interval_s = 0.5
+log_level = "debug"
+
+[emulate]
+uplink_mbps = 100
+downlink_mbps = 200.5
+compute_factor = 2
+)";
+
+std::string agentError(const std::string& text) {
+  auto loaded = parseAgentConfig(text, "agent.toml", "/etc/hnow");
+  return loaded ? "" : loaded.error().text();
+}
+
+std::string coordinatorError(const std::string& text) {
+  auto loaded = parseCoordinatorConfig(text, "hnowd.toml", "/etc/hnow");
+  return loaded ? "" : loaded.error().text();
+}
+
+const std::string kCoordinatorBase = "data_dir = \"/var/lib/hnow\"\nsecret_file = \"secret\"\n";
+
+}  // namespace
+
+TEST_CASE("an agent config is read with every option, relative paths under the file's directory") {
+  auto loaded = parseAgentConfig(kAgent, "agent.toml", "/etc/hnow");
+  REQUIRE(loaded.ok());
+  const AgentConfig& a = *loaded;
+  CHECK(a.name == "pc-07");
+  CHECK(a.site == "room-b");
+  CHECK(a.coordinator == "10.0.0.1:7411");
+  CHECK(a.dataDir == "/etc/hnow/state");
+  CHECK(a.secretFile == "/etc/hnow/secret");
+  CHECK(a.roots == std::vector<std::string>{"/srv/hnow"});
+  CHECK(a.probeIntervalSeconds == 30);
+  CHECK(a.heartbeatIntervalSeconds == 0.5);
+  CHECK(a.logLevel == "debug");
+  CHECK(a.emulate.uplinkMbps == 100);
+  CHECK(a.emulate.downlinkMbps == 200.5);
+  CHECK(a.emulate.computeFactor == 2);
+}
+
+TEST_CASE("hnowd's config has defaults for everything but its directory and secret") {
+  auto loaded = parseCoordinatorConfig(kCoordinatorBase, "hnowd.toml", "/etc/hnow");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->listen == "0.0.0.0:7411");
+  CHECK(loaded->secretFile == "/etc/hnow/secret");
+  CHECK(loaded->lostTimeoutSeconds == 3.0);
+  CHECK(loaded->driftThreshold == 0.25);
+  CHECK(loaded->logLevel == "info");
+  CHECK(coordinatorError("secret_file = \"s\"\n") ==
+        "hnowd.toml:1:1: missing key 'data_dir' in hnowd's config (hnowd's state directory)");
+}
+
+TEST_CASE("a misspelled key is named with its line and column") {
+  CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
+        "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
+        "data_dir, drift_dwell_s, drift_threshold, ewma_weight, listen, log_level, "
+        "lost_timeout_s, secret_file)");
+  std::string text = kAgent;
+  text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
+  CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);
+}
+
+TEST_CASE("bad values are refused with their position") {
+  CHECK(coordinatorError(kCoordinatorBase + "listen = \"localhost\"\n")
+            .rfind("hnowd.toml:3:10: 'listen' must be host:port", 0) == 0);
+  CHECK(coordinatorError(kCoordinatorBase + "listen = \"127.0.0.1:70000\"\n") != "");
+  CHECK(coordinatorError(kCoordinatorBase + "listen = \"127.0.0.1:0\"\n") == "");
+  CHECK(coordinatorError(kCoordinatorBase + "drift_threshold = 0\n").rfind("hnowd.toml:3:19:", 0) == 0);
+  CHECK(coordinatorError(kCoordinatorBase + "log_level = \"loud\"\n")
+            .find("unknown log_level 'loud'") != std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "lost_timeout_s = \"3\"\n")
+            .find("must be a number, not a string") != std::string::npos);
+
+  auto replaced = [](const std::string& from, const std::string& to) {
+    std::string text = kAgent;
+    text.replace(text.find(from), from.size(), to);
+    return agentError(text);
+  };
+  CHECK(replaced("10.0.0.1:7411", "10.0.0.1:0").find("port from 1") != std::string::npos);
+  CHECK(replaced("\"pc-07\"", "\"pc 07\"").rfind("agent.toml:1:8: 'name' must be", 0) == 0);
+  CHECK(replaced("[\"/srv/hnow\"]", "[\"srv\"]").find("absolute path") != std::string::npos);
+  CHECK(replaced("[\"/srv/hnow\"]", "[1]").find("only strings") != std::string::npos);
+  CHECK(replaced("compute_factor = 2", "compute_factor = 0.5").find("at least 1") != std::string::npos);
+  CHECK(replaced("uplink_mbps = 100", "uplink_mbps = -1").find("from 0") != std::string::npos);
+  CHECK(replaced("heartbeat_interval_s = 0.5", "heartbeat_interval_s = 0").rfind("agent.toml:8:", 0) == 0);
+}
+
+TEST_CASE("a client config needs hnowd's address and the secret file, nothing else") {
+  auto loaded = parseClientConfig("coordinator = \"127.0.0.1:4000\"\nsecret_file = \"secret\"\n",
+                                  "client.toml", "/tmp/lab");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->secretFile == "/tmp/lab/secret");
+  auto typo = parseClientConfig("coordinator = \"127.0.0.1:4000\"\nsecret = \"s\"\n", "client.toml", "");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().line == 2);
+  CHECK(typo.error().message.find("unknown key 'secret'") == 0);
+}
+
+TEST_CASE("a TOML syntax error names its position") {
+  auto broken = parseClientConfig("coordinator = \"127.0.0.1:4000\n", "client.toml", "");
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().line == 1);
+}
+
+TEST_CASE("a missing config file is an error, not a default") {
+  auto missing = loadAgentConfig("/nonexistent/hnow-agent.toml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().text() == "/nonexistent/hnow-agent.toml: cannot open the file for reading");
+}
+
+TEST_CASE("the example configs in dist/ load as they are") {
+  const std::string dist = std::string(HNOW_SOURCE_DIR) + "/dist/";
+  auto coordinator = loadCoordinatorConfig(dist + "hnowd.toml");
+  CHECK_MESSAGE(coordinator.ok(), (coordinator ? "" : coordinator.error().text()));
+  auto agent = loadAgentConfig(dist + "hnow-agent.toml");
+  CHECK_MESSAGE(agent.ok(), (agent ? "" : agent.error().text()));
+  auto client = loadClientConfig(dist + "client.toml");
+  CHECK_MESSAGE(client.ok(), (client ? "" : client.error().text()));
+}

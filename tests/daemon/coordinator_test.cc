@@ -1,0 +1,109 @@
+#include <doctest/doctest.h>
+
+#include "core/coordinator.h"
+
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Records the commands hnowd sends, instead of sending them.
+struct RecordingLink final : AgentLink {
+  std::vector<EmulatedRates>* sent;
+  explicit RecordingLink(std::vector<EmulatedRates>* s) : sent(s) {}
+  void setEmulatedRates(const EmulatedRates& rates) override { sent->push_back(rates); }
+  void probeNow() override {}
+};
+
+AgentRegistration agent(const std::string& name) {
+  return AgentRegistration{name, "room-a", {"probe"}, "", {"/srv/files"}};
+}
+
+const AgentView* viewOf(const std::vector<AgentView>& views, const std::string& name) {
+  for (const auto& v : views)
+    if (v.record.name == name) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a registered agent is alive, and lost at the next tick once its connection ends") {
+  ManualClock clock;
+  Coordinator coordinator(clock, RateTableOptions{});
+  std::vector<EmulatedRates> sent;
+  SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  CHECK(coordinator.heartbeat(s));
+  CHECK(coordinator.tick().empty());
+  coordinator.detach(s);
+  auto events = coordinator.tick();  // no time passed: the disconnect alone is enough
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == RateEvent::Kind::kLost);
+  CHECK(coordinator.status()[0].record.state == AgentState::kLost);
+  CHECK_FALSE(coordinator.heartbeat(s));
+  CHECK(coordinator.connectedCount() == 0);
+}
+
+TEST_CASE("the end of an agent's old connection does not touch the session that replaced it") {
+  ManualClock clock;
+  Coordinator coordinator(clock, RateTableOptions{});
+  std::vector<EmulatedRates> sent;
+  SessionId old = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  SessionId fresh = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  CHECK(old != fresh);
+  coordinator.detach(old);
+  CHECK(coordinator.tick().empty());
+  CHECK(coordinator.status()[0].record.state == AgentState::kAlive);
+  CHECK_FALSE(coordinator.heartbeat(old));
+  CHECK(coordinator.heartbeat(fresh));
+  CHECK(coordinator.connectedCount() == 1);
+}
+
+TEST_CASE("an agent that reconnects after being lost is back, with the rates it had") {
+  ManualClock clock;
+  Coordinator coordinator(clock, RateTableOptions{});
+  std::vector<EmulatedRates> sent;
+  SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  hnow::planner::NodeRates rates;
+  rates.uplinkBytesPerSecond = 1e6;
+  CHECK(coordinator.reportRates(s, rates));
+  clock.advance(3500ms);  // silent past lostAfter
+  REQUIRE(coordinator.tick().size() == 1);
+  coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  auto events = coordinator.tick();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == RateEvent::Kind::kBack);
+  auto view = coordinator.status();
+  CHECK(view[0].record.rates.uplinkBytesPerSecond == 1e6);
+  REQUIRE(view[0].ratesAgeSeconds.has_value());
+  CHECK(*view[0].ratesAgeSeconds == doctest::Approx(3.5));
+}
+
+TEST_CASE("status shows registration details, and no rate age before the first report") {
+  ManualClock clock;
+  Coordinator coordinator(clock, RateTableOptions{});
+  std::vector<EmulatedRates> sent;
+  coordinator.attach(agent("b"), std::make_unique<RecordingLink>(&sent));
+  coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  auto views = coordinator.status();
+  REQUIRE(views.size() == 2);
+  const AgentView* b = viewOf(views, "b");
+  REQUIRE(b);
+  CHECK(b->registration.roots == std::vector<std::string>{"/srv/files"});
+  CHECK(b->registration.site == "room-a");
+  CHECK(b->connected);
+  CHECK_FALSE(b->ratesAgeSeconds.has_value());
+}
+
+TEST_CASE("set-rate reaches a connected agent and explains why not otherwise") {
+  ManualClock clock;
+  Coordinator coordinator(clock, RateTableOptions{});
+  std::vector<EmulatedRates> sent;
+  SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).empty());
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].uplinkMbps == 50);
+  CHECK(coordinator.setEmulatedRates("ghost", {50, 0, 0}).find("no agent named") != std::string::npos);
+  coordinator.detach(s);
+  CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).find("not connected") != std::string::npos);
+  CHECK(sent.size() == 1);
+}

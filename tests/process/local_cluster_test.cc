@@ -1,0 +1,212 @@
+// Real processes on 127.0.0.1 with ports the OS chose: hnowd and agents
+// started by `hnow local up`, stopped by a guard even when a check fails.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/run_process.h"
+
+using hnow::testing::readWhole;
+using hnow::testing::runCommand;
+using hnow::testing::TempDir;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kHnow = HNOW_BINARY;
+const std::string kHnowd = HNOWD_BINARY;
+const std::string kAgent = HNOW_AGENT_BINARY;
+
+pid_t pidOf(const std::filesystem::path& file) {
+  return static_cast<pid_t>(std::stol("0" + readWhole(file)));
+}
+
+bool running(pid_t pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::string stat = readWhole("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  return close == std::string::npos || stat[close + 2] != 'Z';
+}
+
+// Waits for `done` until `deadline`; true if it became true.
+template <class F>
+bool eventually(F done, Clock::duration within) {
+  auto deadline = Clock::now() + within;
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+// `hnow local up` in a fresh directory; `hnow local down` when destroyed,
+// then SIGKILL to anything of ours still running.
+struct LocalCluster {
+  TempDir dir;
+  hnow::testing::ProcessResult up;
+
+  explicit LocalCluster(const std::string& options) {
+    up = runCommand(kHnow + " local up --dir " + dir.path.string() + " " + options);
+  }
+  ~LocalCluster() {
+    auto pids = allPids();
+    runCommand(kHnow + " local down --dir " + dir.path.string());
+    for (pid_t pid : pids)
+      if (running(pid)) ::kill(pid, SIGKILL);
+  }
+  std::vector<pid_t> allPids() const {
+    std::vector<pid_t> pids;
+    std::error_code error;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path / "pids", error))
+      pids.push_back(pidOf(e.path()));
+    return pids;
+  }
+  std::string client() const { return " --config " + (dir.path / "client.toml").string(); }
+  nlohmann::json status() const {
+    auto r = runCommand(kHnow + client() + " status --json");
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json{};
+  }
+  std::string stateOf(const std::string& name) const {
+    auto s = status();
+    if (!s.contains("agents")) return "";
+    for (const auto& a : s["agents"])
+      if (a["name"] == name) return a["state"];
+    return "";
+  }
+  int countAlive() const {
+    auto s = status();
+    int alive = 0;
+    if (s.contains("agents"))
+      for (const auto& a : s["agents"]) alive += a["state"] == "alive";
+    return alive;
+  }
+  // Starts a daemon in the background as `hnow local` would, with a pid file.
+  void startDaemon(const std::string& binary, const std::string& config, const std::string& name) {
+    auto r = runCommand("(setsid " + binary + " --config " + config + " 2>>" +
+                        (dir.path / "logs" / (name + ".log")).string() +
+                        " </dev/null >/dev/null & echo $!)");
+    std::ofstream(dir.path / "pids" / (name + ".pid")) << r.out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("hnowd and 4 agents register and report their emulated uplinks within 20%") {
+  LocalCluster cluster("--agents 4 --uplink-mbps 20,50,100,200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  auto s = cluster.status();
+  REQUIRE(s["agents"].size() == 4);
+  const double mbps[] = {20, 50, 100, 200};
+  for (int i = 0; i < 4; ++i) {
+    const auto& a = s["agents"][i];
+    CHECK(a["name"] == "agent-" + std::to_string(i + 1));
+    CHECK(a["state"] == "alive");
+    CHECK(a["age_s"].is_number());
+    double expected = mbps[i] * 1e6 / 8;
+    CHECK(a["rates"]["uplink_bytes_per_s"].get<double>() == doctest::Approx(expected).epsilon(0.2));
+    CHECK(a["rates"]["downlink_bytes_per_s"].get<double>() == doctest::Approx(expected).epsilon(0.2));
+    CHECK(a["rates"]["send_overhead_s"].get<double>() > 0);
+    CHECK(a["rates"]["compute_s_per_unit"].get<double>() > 0);
+    REQUIRE(a["roots"].size() == 1);
+  }
+  for (pid_t pid : cluster.allPids()) CHECK(running(pid));
+  auto pids = cluster.allPids();
+  CHECK(pids.size() == 5);
+  auto down = runCommand(kHnow + " local down --dir " + cluster.dir.path.string());
+  CHECK(down.status == 0);
+  for (pid_t pid : pids) CHECK_FALSE(running(pid));
+}
+
+TEST_CASE("a killed agent is lost within 3 s; set-rate changes another's reported uplink") {
+  LocalCluster cluster("--agents 3");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  ::kill(pidOf(cluster.dir.path / "pids" / "agent-2.pid"), SIGKILL);
+  auto killedAt = Clock::now();
+  CHECK(eventually([&]() { return cluster.stateOf("agent-2") == "lost"; }, 3s));
+  CHECK(Clock::now() - killedAt < 3s);
+  CHECK(cluster.stateOf("agent-1") == "alive");
+
+  auto r = runCommand(kHnow + cluster.client() + " agent set-rate agent-3 --uplink-mbps 60");
+  CHECK(r.status == 0);
+  auto uplinkOf3 = [&]() {
+    auto s = cluster.status();  // kept: iterating a temporary's member would dangle
+    for (const auto& a : s["agents"])
+      if (a["name"] == "agent-3") return a["rates"]["uplink_bytes_per_s"].get<double>();
+    return 0.0;
+  };
+  CHECK(eventually([&]() { return std::abs(uplinkOf3() / (60e6 / 8) - 1) < 0.2; }, 3s));
+  auto unknown = runCommand(kHnow + cluster.client() + " agent set-rate nobody --uplink-mbps 60");
+  CHECK(unknown.status == 1);
+  CHECK(unknown.err.find("no agent named 'nobody'") != std::string::npos);
+}
+
+TEST_CASE("a wrong secret is refused, for a client and for an agent, and hnowd logs it") {
+  LocalCluster cluster("--agents 1");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  std::ofstream(dir / "wrong-secret") << "not-the-secret-of-this-cluster\n";
+  std::string address = readWhole(dir / "hnowd" / "hnowd.address");
+  address.pop_back();
+  std::ofstream(dir / "wrong-client.toml")
+      << "coordinator = \"" << address << "\"\nsecret_file = \"wrong-secret\"\n";
+  auto r = runCommand(kHnow + " --config " + (dir / "wrong-client.toml").string() + " status");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("does not know our secret") != std::string::npos);
+
+  std::ofstream(dir / "agents" / "intruder.toml")
+      << "name = \"intruder\"\ncoordinator = \"" << address
+      << "\"\ndata_dir = \"intruder\"\nsecret_file = \"../wrong-secret\"\n";
+  cluster.startDaemon(kAgent, (dir / "agents" / "intruder.toml").string(), "intruder");
+  CHECK(eventually([&]() {
+    return readWhole(dir / "logs" / "intruder.log").find("does not know our secret") != std::string::npos;
+  }, 3s));
+  CHECK(cluster.stateOf("intruder") == "");
+  CHECK(readWhole(dir / "logs" / "hnowd.log").find("closed without logging in") != std::string::npos);
+}
+
+TEST_CASE("agents come back on their own when hnowd restarts") {
+  LocalCluster cluster("--agents 3");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  pid_t hnowd = pidOf(dir / "pids" / "hnowd.pid");
+  ::kill(hnowd, SIGTERM);
+  REQUIRE(eventually([&]() { return !running(hnowd); }, 3s));
+  CHECK(readWhole(dir / "logs" / "hnowd.log").find("stopping on signal 15") != std::string::npos);
+  cluster.startDaemon(kHnowd, (dir / "hnowd.toml").string(), "hnowd");
+  CHECK(eventually([&]() { return cluster.countAlive() == 3; }, 5s));
+}
+
+TEST_CASE("hnowd exits 0 on SIGTERM") {
+  TempDir dir;
+  std::ofstream(dir.path / "secret") << "0123456789abcdef0123456789abcdef\n";
+  std::ofstream(dir.path / "hnowd.toml")
+      << "listen = \"127.0.0.1:0\"\ndata_dir = \"data\"\nsecret_file = \"secret\"\n";
+  // The shell is hnowd's parent here, so it can report the exit status.
+  auto r = runCommand("sh -c '" + kHnowd + " --config " + (dir.path / "hnowd.toml").string() +
+                      " & pid=$!; i=0; while [ ! -f " + (dir.path / "data" / "hnowd.address").string() +
+                      " ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; kill -TERM $pid; wait $pid; echo $?'");
+  CHECK(r.out == "0\n");
+}
+
+TEST_CASE("a config with a typo stops either daemon with file:line:column and exit 2") {
+  TempDir dir;
+  std::ofstream(dir.path / "hnowd.toml")
+      << "data_dir = \"data\"\nsecret_file = \"secret\"\nlost_timout_s = 3\n";
+  auto r = runCommand(kHnowd + " --config " + (dir.path / "hnowd.toml").string());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("hnowd.toml:3:17: unknown key 'lost_timout_s'") != std::string::npos);
+
+  std::ofstream(dir.path / "agent.toml") << "coordinator = \"127.0.0.1:7411\"\ndata_dir = \"d\"\n"
+                                         << "secret_file = \"s\"\n[emulate]\nuplink = 10\n";
+  r = runCommand(kAgent + " --config " + (dir.path / "agent.toml").string());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("agent.toml:5:10: unknown key 'uplink' in [emulate]") != std::string::npos);
+
+  r = runCommand(kHnow + " local up --dir " + (dir.path / "x").string() + " --agents 2 --uplink-mbps 1,2,3");
+  CHECK(r.status == 2);
+}

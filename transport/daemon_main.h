@@ -1,0 +1,13 @@
+#pragma once
+// What both daemons' main() share: `--config FILE` parsing, and a plain
+// message and exit status for a bad command line.
+#include <optional>
+#include <string>
+
+namespace hnow::transport {
+
+// The config path from `PROGRAM --config FILE` (or `-c FILE`); prints usage
+// and returns none for anything else.
+std::optional<std::string> configPathFromArgs(int argc, char** argv, const char* program);
+
+}  // namespace hnow::transport

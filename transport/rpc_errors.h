@@ -1,0 +1,23 @@
+#pragma once
+// Errors that cross the wire to a person: a plain sentence, without kj's
+// "expected <condition>;" or "remote exception:" decorations.
+#include <kj/exception.h>
+
+#include <string>
+
+namespace hnow::transport {
+
+// Fails the current RPC call with `message` as the whole description.
+[[noreturn]] inline void refuse(const std::string& message) {
+  throw kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString(message));
+}
+
+// The sentence of an exception, as a client shows it.
+inline std::string describe(const kj::Exception& e) {
+  std::string text = e.getDescription().cStr();
+  const std::string remote = "remote exception: ";
+  if (text.rfind(remote, 0) == 0) text.erase(0, remote.size());
+  return text;
+}
+
+}  // namespace hnow::transport

@@ -1,0 +1,15 @@
+#pragma once
+// Rates cross the wire as wire::Rates and are plain NodeRates everywhere
+// else (STYLE.md: nothing deeper than the RPC glue sees capnp types).
+#include <optional>
+
+#include "planner/node_rates.h"
+#include "transport/control.capnp.h"
+
+namespace hnow::transport {
+
+// None when a field is negative, NaN or infinite: a peer's numbers are checked.
+std::optional<planner::NodeRates> ratesFromWire(wire::Rates::Reader rates);
+void ratesToWire(const planner::NodeRates& rates, wire::Rates::Builder out);
+
+}  // namespace hnow::transport
