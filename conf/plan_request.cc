@@ -20,7 +20,7 @@ const std::vector<std::string>& reduceAlgorithms() {
 namespace {
 
 const std::vector<std::string>& operations() {
-  static const std::vector<std::string> names{"broadcast", "reduce"};
+  static const std::vector<std::string> names{"broadcast", "reduce", "worksharing"};
   return names;
 }
 
@@ -72,6 +72,7 @@ CollectiveRequest readCollective(TableReader& request, CollectiveRequest::Op op)
 
 PlanRequest readRequest(TableReader& request) {
   std::string op = request.requireChoice("op", operations());
+  if (op == "worksharing") return readWorksharing(request);
   return readCollective(
       request, op == "broadcast" ? CollectiveRequest::Op::kBroadcast : CollectiveRequest::Op::kReduce);
 }

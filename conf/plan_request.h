@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conf/conf_error.h"
+#include "conf/worksharing_request.h"
 
 namespace hnow::conf {
 
@@ -25,7 +26,7 @@ struct CollectiveRequest {
   int root = 0;  // broadcast source or reduction sink, an index into nodes
 };
 
-using PlanRequest = std::variant<CollectiveRequest>;
+using PlanRequest = std::variant<CollectiveRequest, WorksharingRequest>;
 
 // `sourceName` is used in error messages only.
 Loaded<PlanRequest> parsePlanRequest(std::string_view text, const std::string& sourceName);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/gantt_chart.h"
+#include "cli/worksharing_details.h"
 #include "planner/transfer.h"
 
 namespace hnow::cli {
@@ -23,7 +24,7 @@ struct PlanReport {
 
   // Results beyond the common fields: each op that has some adds its struct
   // to this variant, and plan_json.cc / plan_table.cc print it.
-  std::variant<std::monostate> details;
+  std::variant<std::monostate, WorksharingDetails> details;
   // An op whose chart is not "one bar per transfer endpoint" sets its own.
   std::optional<GanttChart> chart;
 };

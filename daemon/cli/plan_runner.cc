@@ -3,6 +3,7 @@
 #include <chrono>
 #include <type_traits>
 
+#include "cli/plan_worksharing.h"
 #include "planner/broadcast.h"
 #include "planner/broadcast_search.h"
 #include "planner/reduction.h"
@@ -81,7 +82,14 @@ Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
 }  // namespace
 
 Outcome<PlanReport> runPlan(const conf::PlanRequest& request) {
-  return std::visit([](const auto& r) -> Outcome<PlanReport> { return planCollective(r); }, request);
+  return std::visit(
+      [](const auto& r) -> Outcome<PlanReport> {
+        if constexpr (std::is_same_v<std::decay_t<decltype(r)>, conf::WorksharingRequest>)
+          return runWorksharingPlan(r);
+        else
+          return planCollective(r);
+      },
+      request);
 }
 
 }  // namespace hnow::cli
