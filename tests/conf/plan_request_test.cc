@@ -53,7 +53,7 @@ TEST_CASE("bad requests are rejected with file:line:column and the problem") {
         "req.toml:2:8: unknown algo 'fastest' in the request (expected one of: fnf, optimal, "
         "binomial, flat, chain)");
   CHECK(errorOf("op = \"gather\"\n") ==
-        "req.toml:1:6: unknown op 'gather' in the request (expected one of: broadcast, reduce)");
+        "req.toml:1:6: unknown op 'gather' in the request (expected one of: broadcast, reduce, worksharing)");
   CHECK(errorOf("op = \"broadcast\"\nalgo = \"fnf\"\nroot = \"z\"\n" + std::string(kNodes)) ==
         "req.toml:3:8: root 'z' is not the name of any [[node]]");
   CHECK(errorOf(head + "[[node]]\nname = \"a\"\nt = 1\n[[node]]\nname = \"a\"\nt = 2\n") ==
