@@ -21,7 +21,7 @@ namespace {
 
 const std::vector<std::string>& operations() {
   static const std::vector<std::string> names{"broadcast", "reduce", "cluster-broadcast",
-                                              "cluster-multicast", "multicast"};
+                                              "cluster-multicast", "multicast", "worksharing"};
   return names;
 }
 
@@ -77,6 +77,7 @@ PlanRequest readRequest(TableReader& request) {
     return readTwoLevelRequest(request, op == "cluster-broadcast" ? TwoLevelRequest::Op::kBroadcast
                                                                   : TwoLevelRequest::Op::kMulticast);
   if (op == "multicast") return readMulticastRequest(request);
+  if (op == "worksharing") return readWorksharing(request);
   return readCollective(
       request, op == "broadcast" ? CollectiveRequest::Op::kBroadcast : CollectiveRequest::Op::kReduce);
 }

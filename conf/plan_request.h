@@ -10,6 +10,7 @@
 #include "conf/conf_error.h"
 #include "conf/two_level_request.h"
 #include "conf/multicast_request.h"
+#include "conf/worksharing_request.h"
 
 namespace hnow::conf {
 
@@ -27,7 +28,8 @@ struct CollectiveRequest {
   int root = 0;  // broadcast source or reduction sink, an index into nodes
 };
 
-using PlanRequest = std::variant<CollectiveRequest, TwoLevelRequest, MulticastRequest>;
+using PlanRequest =
+    std::variant<CollectiveRequest, TwoLevelRequest, MulticastRequest, WorksharingRequest>;
 
 // `sourceName` is used in error messages only.
 Loaded<PlanRequest> parsePlanRequest(std::string_view text, const std::string& sourceName);

@@ -65,6 +65,30 @@ void addMulticast(nlohmann::ordered_json& out, const PlanReport& report, const M
   out["preemptive"] = details.preemptive;
 }
 
+// docs/worksharing.md: "work", "allocations" in serve order, and the rest.
+void addWorksharing(nlohmann::ordered_json& out, const PlanReport& report, const WorksharingDetails& ws) {
+  out["work"] = ws.work;
+  out["goal"] = ws.goal;
+  out["result_ratio"] = ws.resultRatio;
+  out["select_workers"] = ws.selectWorkers;
+  auto& shares = out["allocations"] = nlohmann::ordered_json::array();
+  for (const WorksharingShare& s : ws.allocations) {
+    shares.push_back({{"node", report.nodeNames[s.node]},
+                      {"units", s.units},
+                      {"serve", s.serve},
+                      {"return", s.returns},
+                      {"send_start", s.sendStart},
+                      {"send_end", s.sendEnd},
+                      {"compute_end", s.computeEnd},
+                      {"return_start", s.returnStart},
+                      {"return_end", s.returnEnd}});
+  }
+  auto& leftOut = out["left_out"] = nlohmann::ordered_json::array();
+  for (int node : ws.leftOut) leftOut.push_back(report.nodeNames[node]);
+  out["fifo_ratio"] = ws.fifoRatio ? nlohmann::ordered_json(*ws.fifoRatio) : nullptr;
+  out["fifo_guarantee"] = ws.fifoGuarantee;
+}
+
 }  // namespace
 
 std::string planJson(const PlanReport& report) {
@@ -84,6 +108,7 @@ std::string planJson(const PlanReport& report) {
   if (report.provenOptimal) out["stats"]["proven_optimal"] = *report.provenOptimal;
   if (const auto* twoLevel = std::get_if<TwoLevelDetails>(&report.details)) addTwoLevel(out, *twoLevel);
   if (const auto* multicast = std::get_if<MulticastDetails>(&report.details)) addMulticast(out, report, *multicast);
+  if (const auto* ws = std::get_if<WorksharingDetails>(&report.details)) addWorksharing(out, report, *ws);
   return out.dump(2) + "\n";
 }
 

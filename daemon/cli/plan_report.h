@@ -9,6 +9,7 @@
 #include "cli/gantt_chart.h"
 #include "cli/two_level_details.h"
 #include "cli/multicast_details.h"
+#include "cli/worksharing_details.h"
 #include "planner/transfer.h"
 
 namespace hnow::cli {
@@ -25,7 +26,7 @@ struct PlanReport {
 
   // Results beyond the common fields: each op that has some adds its struct
   // to this variant, and plan_json.cc / plan_table.cc print it.
-  std::variant<std::monostate, TwoLevelDetails, MulticastDetails> details;
+  std::variant<std::monostate, TwoLevelDetails, MulticastDetails, WorksharingDetails> details;
   // An op whose chart is not "one bar per transfer endpoint" sets its own.
   std::optional<GanttChart> chart;
 };

@@ -5,6 +5,7 @@
 
 #include "cli/plan_two_level.h"
 #include "cli/plan_multicast.h"
+#include "cli/plan_worksharing.h"
 #include "planner/broadcast.h"
 #include "planner/broadcast_search.h"
 #include "planner/reduction.h"
@@ -84,6 +85,7 @@ Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
 Outcome<PlanReport> planRequest(const conf::CollectiveRequest& r) { return planCollective(r); }
 Outcome<PlanReport> planRequest(const conf::TwoLevelRequest& r) { return planTwoLevel(r); }
 Outcome<PlanReport> planRequest(const conf::MulticastRequest& r) { return planMulticastRequest(r); }
+Outcome<PlanReport> planRequest(const conf::WorksharingRequest& r) { return runWorksharingPlan(r); }
 
 }  // namespace
 

@@ -73,6 +73,36 @@ void printMulticastTasks(std::ostringstream& out, const PlanReport& report, cons
   }
 }
 
+// One row per worker in serve order; the transfers would repeat it.
+std::string worksharingTable(const PlanReport& report, const WorksharingDetails& ws) {
+  std::ostringstream out;
+  out << "  work         " << number(ws.work) << " units (" << ws.goal << " given, result ratio "
+      << number(ws.resultRatio) << ")\n";
+  if (ws.fifoRatio)
+    out << "  fifo / best  " << number(*ws.fifoRatio) << "  (Theorem 5 guarantees >= "
+        << number(ws.fifoGuarantee) << ")\n";
+  if (!ws.leftOut.empty()) {
+    out << "  left out    ";
+    for (int node : ws.leftOut) out << " " << report.nodeNames[node];
+    out << "  (Proposition 1: they would lower the work done)\n";
+  }
+  size_t width = 6;
+  for (const auto& name : report.nodeNames) width = std::max(width, name.size());
+  char line[512];
+  std::snprintf(line, sizeof line, "\n  %-*s  %10s  %5s  %6s  %10s  %10s  %10s  %10s  %10s\n",
+                static_cast<int>(width), "worker", "units", "serve", "return", "send", "received",
+                "computed", "return", "returned");
+  out << line;
+  for (const WorksharingShare& s : ws.allocations) {
+    std::snprintf(line, sizeof line, "  %-*s  %10s  %5d  %6d  %10s  %10s  %10s  %10s  %10s\n",
+                  static_cast<int>(width), report.nodeNames[s.node].c_str(), number(s.units).c_str(),
+                  s.serve, s.returns, number(s.sendStart).c_str(), number(s.sendEnd).c_str(),
+                  number(s.computeEnd).c_str(), number(s.returnStart).c_str(), number(s.returnEnd).c_str());
+    out << line;
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string planTable(const PlanReport& report) {
@@ -90,6 +120,7 @@ std::string planTable(const PlanReport& report) {
         << "\n";
   }
   if (const auto* twoLevel = std::get_if<TwoLevelDetails>(&report.details)) printTwoLevel(out, *twoLevel);
+  if (const auto* ws = std::get_if<WorksharingDetails>(&report.details)) return out.str() + worksharingTable(report, *ws);
   size_t width = 4;
   for (const auto& name : report.nodeNames) width = std::max(width, name.size());
   out << "\n";

@@ -77,3 +77,44 @@ TEST_CASE("hnow plan exits 1 when the chart cannot be written, after printing th
   CHECK(r.status == 1);
   CHECK(r.err.find("cannot write /nonexistent/dir/x.svg") != std::string::npos);
 }
+
+TEST_CASE("hnow plan runs the example worksharing request: JSON, table and Gantt chart") {
+  auto r = runCommand(kHnow + " plan " + kExamples + "worksharing.toml --json");
+  REQUIRE(r.status == 0);
+  auto json = nlohmann::json::parse(r.out);
+  CHECK(json["op"] == "worksharing");
+  CHECK(json["makespan"].get<double>() == doctest::Approx(3600));
+  CHECK(json["work"].get<double>() > 0);
+  CHECK(json["allocations"].size() + json["left_out"].size() == 8u);
+  CHECK(json["fifo_ratio"].get<double>() >= json["fifo_guarantee"].get<double>());
+  CHECK(json["stats"]["proven_optimal"] == true);
+  TempDir dir;
+  auto svg = (dir.path / "ws.svg").string();
+  auto table = runCommand(kHnow + " plan " + kExamples + "worksharing.toml --svg " + svg);
+  CHECK(table.status == 0);
+  CHECK(table.out.find("worksharing with best") != std::string::npos);
+  CHECK(hnow::testing::readWhole(svg).find("srv serve") != std::string::npos);
+}
+
+TEST_CASE("hnow plan rejects a bad worksharing request with file:line:column and exit status 2") {
+  TempDir dir;
+  auto path = writeRequest(dir, "op = \"worksharing\"\nalgo = \"fifo\"\nresult_ratio = 2\nlifespan = 1\n");
+  auto r = runCommand(kHnow + " plan " + path);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("hnow plan: " + path + ":3:16: result_ratio must be between 0 and 1", 0) == 0);
+}
+
+TEST_CASE("hnow plan refuses an infeasible worksharing plan with exit status 2 and prints none") {
+  TempDir dir;
+  auto path = writeRequest(dir,
+                           "op = \"worksharing\"\nalgo = \"small-results\"\nresult_ratio = 1\nlifespan = 10\n"
+                           "compute_time = 1\nselect_workers = false\n"
+                           "[[worker]]\nname = \"a\"\nlink_time = 1.45\n[[worker]]\nname = \"b\"\nlink_time = 1.5\n"
+                           "[[worker]]\nname = \"c\"\nlink_time = 0.95\n[[worker]]\nname = \"d\"\nlink_time = 5.55\n"
+                           "[[worker]]\nname = \"e\"\nlink_time = 5.65\n");
+  auto r = runCommand(kHnow + " plan " + path + " --json");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("negative share") != std::string::npos);
+}

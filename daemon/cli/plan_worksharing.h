@@ -1,0 +1,11 @@
+#pragma once
+// `hnow plan` for op = "worksharing" (seed 002).
+#include "cli/plan_report.h"
+#include "conf/worksharing_request.h"
+#include "planner/outcome.h"
+
+namespace hnow::cli {
+
+planner::Outcome<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& request);
+
+}  // namespace hnow::cli

@@ -1,0 +1,240 @@
+#include "planner/worksharing_search.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+namespace hnow::planner {
+
+namespace {
+
+constexpr int kMax = kMaxBestWorkers;
+constexpr double kNoBound = std::numeric_limits<double>::infinity();
+
+// A serve order (worker indices) with its upper bound on work for L = 1.
+struct Candidate {
+  double bound = 0.0;
+  int size = 0;
+  std::array<std::int8_t, kMax> serve{};
+};
+
+// Upper bound for a serve order over all return orders and sub-sequences:
+// drop every return from the equations except a worker's own. What remains
+// is serving without return contention, worker i occupying R_i + delta tau_i
+// after its serve. A worker served after a prefix that took P of the
+// lifespan 1 gets (1 - P)/G_i and leaves 1 - P' = (1 - P)(1 - tau_i/G_i), so
+// the best sub-sequence of a suffix is a one-pass DP from the back.
+double relaxedBound(const WorksharingProblem& problem, const Candidate& c) {
+  const double delta = problem.resultRatio;
+  double best = 0.0;  // best work of a sub-sequence of the suffix, for P = 0
+  for (int i = c.size - 1; i >= 0; --i) {
+    const Worker& w = problem.workers[c.serve[i]];
+    const double g = w.computeTime + (1.0 + delta) * w.linkTime;
+    best = std::max(best, 1.0 / g + (1.0 - w.linkTime / g) * best);
+  }
+  return best;
+}
+
+class ReturnOrderSearch {
+ public:
+  ReturnOrderSearch(const WorksharingProblem& problem, const SearchLimits& limits, double incumbent)
+      : problem_(problem), limits_(limits), bestWork_(incumbent) {}
+
+  // Searches every return order for serve order `c`; keeps the best feasible.
+  void run(const Candidate& c) {
+    candidate_ = &c;
+    const int k = c.size;
+    Level& root = levels_[0];
+    for (int i = 0; i < k; ++i) {
+      const Worker& wi = problem_.workers[c.serve[i]];
+      for (int j = 0; j < k; ++j) {
+        const Worker& wj = problem_.workers[c.serve[j]];
+        double x = j <= i ? wj.linkTime : 0.0;
+        if (i == j) x += wi.computeTime + problem_.resultRatio * wi.linkTime;
+        root.k[i][j] = x;
+      }
+      root.rhs[i] = 1.0;
+      root.objective[i] = 1.0;
+      deltaTau_[i] = problem_.resultRatio * wi.linkTime;
+    }
+    root.constant = 0.0;
+    std::array<int, kMax> remaining{};
+    std::iota(remaining.begin(), remaining.begin() + k, 0);
+    descend(0, remaining, k);
+  }
+
+  bool limitHit() const { return limitHit_; }
+  long long nodes() const { return nodes_; }
+  double bestWork() const { return bestWork_; }
+  const std::optional<Allocation>& best() const { return best_; }
+
+ private:
+  // The reduced system over the workers whose return position is still open:
+  // rows and columns indexed by serve position; objective = constant +
+  // sum objective[j] w_j.
+  struct Level {
+    double k[kMax][kMax];
+    double rhs[kMax];
+    double objective[kMax];
+    double constant;
+  };
+
+  void descend(int depth, const std::array<int, kMax>& remaining, int count) {
+    if (count == 0) {
+      leaf(levels_[depth].constant);
+      return;
+    }
+    const Level& cur = levels_[depth];
+    Level& next = levels_[depth + 1];
+    for (int pick = 0; pick < count; ++pick) {
+      if (limitHit_) return;
+      if (++nodes_ > limits_.maxSearchNodes) {
+        limitHit_ = true;
+        return;
+      }
+      // x returns after every other open worker: each of their equations
+      // gains delta tau_x w_x (x's return is in their "returns from i on").
+      const int x = remaining[pick];
+      const double pivot = cur.k[x][x];
+      if (std::fabs(pivot) < 1e-14) continue;  // singular here: no protocol to solve
+      std::array<int, kMax> rest{};
+      int r = 0;
+      for (int i = 0; i < count; ++i)
+        if (i != pick) rest[r++] = remaining[i];
+      // Eliminate w_x with x's equation, which is final now.
+      for (int a = 0; a < r; ++a) {
+        const int j = rest[a];
+        const double f = (cur.k[j][x] + deltaTau_[x]) / pivot;
+        for (int b = 0; b < r; ++b) next.k[j][rest[b]] = cur.k[j][rest[b]] - f * cur.k[x][rest[b]];
+        next.rhs[j] = cur.rhs[j] - f * cur.rhs[x];
+      }
+      const double g = cur.objective[x] / pivot;
+      next.constant = cur.constant + g * cur.rhs[x];
+      for (int b = 0; b < r; ++b) next.objective[rest[b]] = cur.objective[rest[b]] - g * cur.k[x][rest[b]];
+      if (r >= 2 && dualBound(next, rest, r) <= bestWork_ * (1.0 + 1e-12)) continue;
+      lastToFirst_[depth] = x;
+      descend(depth + 1, rest, r);
+    }
+  }
+
+  // An upper bound on every completion of this node. Each open worker's
+  // equation lacks only the returns of open workers after it, which are
+  // >= 0 for nonnegative shares, so every completion satisfies K w <= rhs,
+  // w >= 0 with objective constant + objective.w. By weak duality any u >= 0
+  // with K^t u >= objective bounds that LP by constant + rhs.u; we try
+  // u = K^-t objective and give up (+inf) when it has a negative entry.
+  double dualBound(const Level& level, const std::array<int, kMax>& open, int r) const {
+    double a[kMax][kMax + 1];
+    for (int i = 0; i < r; ++i) {
+      for (int j = 0; j < r; ++j) a[i][j] = level.k[open[j]][open[i]];  // transposed
+      a[i][r] = level.objective[open[i]];
+    }
+    for (int col = 0; col < r; ++col) {
+      int p = col;
+      for (int i = col + 1; i < r; ++i)
+        if (std::fabs(a[i][col]) > std::fabs(a[p][col])) p = i;
+      if (std::fabs(a[p][col]) < 1e-14) return kNoBound;
+      if (p != col)
+        for (int j = col; j <= r; ++j) std::swap(a[p][j], a[col][j]);
+      for (int i = col + 1; i < r; ++i) {
+        const double f = a[i][col] / a[col][col];
+        for (int j = col; j <= r; ++j) a[i][j] -= f * a[col][j];
+      }
+    }
+    double u[kMax];
+    double bound = level.constant;
+    for (int i = r - 1; i >= 0; --i) {
+      double s = a[i][r];
+      for (int j = i + 1; j < r; ++j) s -= a[i][j] * u[j];
+      u[i] = s / a[i][i];
+      if (u[i] < 0) return kNoBound;
+      bound += level.rhs[open[i]] * u[i];
+    }
+    return bound;
+  }
+
+  void leaf(double work) {
+    if (!(work > bestWork_ * (1.0 + 1e-12))) return;
+    const Candidate& c = *candidate_;
+    Protocol protocol;
+    for (int i = 0; i < c.size; ++i) protocol.serveOrder.push_back(c.serve[i]);
+    for (int i = c.size - 1; i >= 0; --i) protocol.returnOrder.push_back(c.serve[lastToFirst_[i]]);
+    auto solved = solveProtocol(problem_, protocol, 1.0);
+    if (!solved || smallestShare(*solved) < 0.0) return;
+    if (!(solved->work > bestWork_ * (1.0 + 1e-12))) return;
+    bestWork_ = solved->work;
+    best_ = std::move(solved).value();
+  }
+
+  const WorksharingProblem& problem_;
+  const SearchLimits& limits_;
+  const Candidate* candidate_ = nullptr;
+  double bestWork_;
+  std::optional<Allocation> best_;
+  long long nodes_ = 0;
+  bool limitHit_ = false;
+  std::array<Level, kMax + 1> levels_{};
+  std::array<double, kMax> deltaTau_{};
+  std::array<int, kMax> lastToFirst_{};
+};
+
+// Every serve order of every subset (of the full set only without selection).
+std::vector<Candidate> serveOrders(const WorksharingProblem& problem, bool selectWorkers) {
+  const int n = static_cast<int>(problem.workers.size());
+  std::vector<Candidate> out;
+  const unsigned full = (1u << n) - 1;
+  for (unsigned mask = selectWorkers ? 1 : full; mask <= full; ++mask) {
+    Candidate c;
+    for (int w = 0; w < n; ++w)
+      if (mask & (1u << w)) c.serve[c.size++] = static_cast<std::int8_t>(w);
+    do {
+      c.bound = relaxedBound(problem, c);
+      out.push_back(c);
+    } while (std::next_permutation(c.serve.begin(), c.serve.begin() + c.size));
+  }
+  return out;
+}
+
+}  // namespace
+
+Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
+                                         double lifespan, const SearchLimits& limits) {
+  const int n = static_cast<int>(problem.workers.size());
+  if (n == 0) return Outcome<BestWorksharing>::failure("there are no workers");
+  if (n > kMaxBestWorkers)
+    return Outcome<BestWorksharing>::failure("best is an exhaustive search and takes at most " +
+                                             std::to_string(kMaxBestWorkers) + " workers, not " +
+                                             std::to_string(n));
+  // Incumbent: FIFO and LIFO serving by increasing link time (always feasible).
+  const std::vector<int> order = byIncreasingLinkTime(problem);
+  Allocation incumbent = fifoAllocation(problem, order, 1.0);
+  if (Allocation lifo = lifoAllocation(problem, order, 1.0); lifo.work > incumbent.work)
+    incumbent = lifo;
+  if (selectWorkers) {
+    const int m = fifoSelectedPrefix(problem, order);
+    Allocation fifo = fifoAllocation(problem, std::span(order).first(m), 1.0);
+    if (fifo.work > incumbent.work) incumbent = fifo;
+  }
+
+  std::vector<Candidate> candidates = serveOrders(problem, selectWorkers);
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.bound > b.bound; });
+  ReturnOrderSearch search(problem, limits, incumbent.work);
+  for (const Candidate& c : candidates) {
+    if (c.bound <= search.bestWork() * (1.0 + 1e-12)) break;  // sorted: no later one can win
+    search.run(c);
+    if (search.limitHit()) break;
+  }
+  BestWorksharing out;
+  out.allocation = search.best() ? *search.best() : incumbent;
+  out.allocation = scaledTo(out.allocation, lifespan);
+  out.provenOptimal = !search.limitHit();
+  out.stats.searchNodes = search.nodes();
+  return out;
+}
+
+}  // namespace hnow::planner

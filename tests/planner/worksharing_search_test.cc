@@ -1,0 +1,91 @@
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "planner/worksharing_check.h"
+#include "planner/worksharing_plan.h"
+#include "planner/worksharing_search.h"
+#include "worksharing_brute_force.h"
+
+using namespace hnow::planner;
+using hnow::testing::bruteForceBestWork;
+using hnow::testing::randomWorksharing;
+
+TEST_CASE("best equals the brute force over subsets, serve orders and return orders") {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    WorksharingProblem p = randomWorksharing(rng, 1 + trial % 5, trial % 2 == 0);
+    if (trial % 4 == 3)
+      for (auto& w : p.workers) w.linkTime *= 4;  // communication-bound: subsets matter
+    for (bool select : {true, false}) {
+      auto best = bestWorksharing(p, select, 1.0);
+      REQUIRE(best.ok());
+      CHECK(best->provenOptimal);
+      CHECK(best->allocation.work == doctest::Approx(bruteForceBestWork(p, !select)).epsilon(1e-9));
+      CHECK(smallestShare(best->allocation) >= 0);
+      auto timeline = replayAllocation(p, best->allocation);
+      REQUIRE(timeline.ok());
+      auto check = checkWorksharing(p, *timeline, 1.0);
+      CHECK_MESSAGE(check.valid, check.reason);
+    }
+  }
+}
+
+TEST_CASE("best is at least as good as FIFO, LIFO and small-results") {
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 10; ++trial) {
+    WorksharingProblem p = randomWorksharing(rng, 6, trial % 2 == 0);
+    auto best = planWorksharing(p, WorksharingAlgorithm::kBest, true, {1.0, std::nullopt});
+    REQUIRE(best.ok());
+    for (auto algo : {WorksharingAlgorithm::kFifo, WorksharingAlgorithm::kLifo, WorksharingAlgorithm::kSmallResults}) {
+      auto other = planWorksharing(p, algo, true, {1.0, std::nullopt});
+      REQUIRE(other.ok());
+      CHECK(best->allocation.work >= other->allocation.work * (1 - 1e-12));
+    }
+    REQUIRE(best->fifoRatio.has_value());
+    CHECK(*best->fifoRatio <= 1 + 1e-12);
+  }
+}
+
+TEST_CASE("Theorem 5: FIFO with every worker does at least tau_min/tau_max of the best") {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 60; ++trial) {
+    // Fully heterogeneous clusters (Theorem 5 allows R_i per worker).
+    WorksharingProblem p = randomWorksharing(rng, 2 + trial % 4, trial % 3 == 0);
+    if (trial % 2) for (auto& w : p.workers) w.linkTime *= 5;
+    const double best = bruteForceBestWork(p);
+    const double fifo = fifoAllocation(p, byIncreasingLinkTime(p), 1.0).work;
+    double tmin = p.workers[0].linkTime, tmax = tmin;
+    for (const auto& w : p.workers) tmin = std::min(tmin, w.linkTime), tmax = std::max(tmax, w.linkTime);
+    CHECK(fifo >= tmin / tmax * best * (1 - 1e-12));
+  }
+}
+
+TEST_CASE("best reports FIFO's ratio to it and the Theorem 5 guarantee") {
+  WorksharingProblem p{{{0.05, 1.0}, {0.3, 1.0}, {0.9, 1.0}, {1.0, 1.0}}, 0.8};
+  auto plan = planWorksharing(p, WorksharingAlgorithm::kBest, true, {1.0, std::nullopt});
+  auto fifo = planWorksharing(p, WorksharingAlgorithm::kFifo, true, {1.0, std::nullopt});
+  REQUIRE(plan.ok());
+  REQUIRE(plan->fifoRatio.has_value());
+  CHECK(*plan->fifoRatio == doctest::Approx(fifo->allocation.work / plan->allocation.work));
+  CHECK(plan->theorem5Ratio == doctest::Approx(0.05));
+  CHECK(*plan->fifoRatio >= plan->theorem5Ratio);
+}
+
+TEST_CASE("best stops at the search limit with the best protocol found, not proven optimal") {
+  std::mt19937 rng(14);
+  WorksharingProblem p = randomWorksharing(rng, 7, false);
+  auto best = bestWorksharing(p, true, 1.0, SearchLimits{1000});
+  REQUIRE(best.ok());
+  CHECK_FALSE(best->provenOptimal);
+  CHECK(best->allocation.work > 0);
+  CHECK(smallestShare(best->allocation) >= 0);
+}
+
+TEST_CASE("best refuses more than eight workers") {
+  WorksharingProblem p;
+  p.workers.assign(9, Worker{0.1, 1.0});
+  auto best = bestWorksharing(p, true, 1.0);
+  REQUIRE_FALSE(best.ok());
+  CHECK(best.error().message.find("at most 8 workers") != std::string::npos);
+}
