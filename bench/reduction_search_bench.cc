@@ -59,8 +59,16 @@ struct Cell {
   std::vector<double> seconds;
   int proven = 0;
   int snfOptimal = 0;
-  int failures = 0;  // error values or schedules the validator rejected: must stay 0
+  // Error values or schedules the validator rejected (must stay empty), with
+  // the cluster, so a failure can be replayed.
+  std::vector<std::string> failures;
 };
+
+std::string describe(const ReductionCluster& c) {
+  std::string out = "sink " + std::to_string(c.sink) + ", t = [";
+  for (size_t v = 0; v < c.sendTime.size(); ++v) out += (v ? ", " : "") + fixed(c.sendTime[v], 0);
+  return out + "]";
+}
 
 Cell runCell(const Options& o, int n, int classes) {
   Cell cell;
@@ -84,9 +92,13 @@ Cell runCell(const Options& o, int n, int classes) {
     const pl::SearchLimits limits = n <= kSeedMaxN ? pl::SearchLimits{} : pl::SearchLimits{o.cap};
     const auto result = timed([&] { return pl::optimalReduction(c.sendTime, c.sink, limits); }, seconds);
     cell.seconds.push_back(seconds);
-    if (!result || !pl::checkReduction(c.sendTime, c.sink, result->schedule).valid) {
-      ++cell.failures;
-      cell.nodes.push_back(0);
+    const std::string problem = !result ? result.error().message
+                                        : pl::checkReduction(c.sendTime, c.sink, result->schedule).reason;
+    if (!problem.empty()) {
+      cell.failures.push_back("n = " + std::to_string(n) + ", " + std::to_string(classes) + " classes, cluster " +
+                              std::to_string(i) + " (" + (!result ? "error value" : result->provenOptimal ? "proven" : "capped") +
+                              "): " + problem + "; " + describe(c));
+      cell.nodes.push_back(result ? static_cast<double>(result->stats.searchNodes) : 0.0);
       continue;
     }
     cell.nodes.push_back(static_cast<double>(result->stats.searchNodes));
@@ -240,9 +252,11 @@ void printTargets(const Options& o, const std::vector<Cell>& cells) {
                   c.proven, c.seconds.size(), met ? "met" : "**missed**");
     }
   }
-  int failures = 0;
-  for (const Cell& c : cells) failures += c.failures;
-  std::printf("- Searches that returned an error or a schedule the validator rejected: %d.\n", failures);
+  std::vector<std::string> failures;
+  for (const Cell& c : cells) failures.insert(failures.end(), c.failures.begin(), c.failures.end());
+  std::printf("- Searches that returned an error or a schedule the validator rejected: %zu%s\n",
+              failures.size(), failures.empty() ? "." : " (a planner bug):");
+  for (const std::string& f : failures) std::printf("  - %s\n", f.c_str());
 }
 
 }  // namespace
