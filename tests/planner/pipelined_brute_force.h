@@ -8,11 +8,19 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "planner/node_rates.h"
+#include "planner/outcome.h"
 
 namespace hnow::testing {
+
+// The reason an outcome failed, for REQUIRE_MESSAGE (safe on success too).
+template <class T>
+std::string why(const planner::Outcome<T>& outcome) {
+  return outcome.ok() ? std::string() : outcome.error().message;
+}
 
 struct BruteTree {
   std::vector<int> parent;

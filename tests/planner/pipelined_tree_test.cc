@@ -10,6 +10,7 @@ using namespace hnow::planner;
 using hnow::testing::BruteTree;
 using hnow::testing::forEachTree;
 using hnow::testing::randomRates;
+using hnow::testing::why;
 
 namespace {
 
@@ -71,7 +72,7 @@ TEST_CASE("the max-bottleneck tree matches brute force on the bottleneck, then t
       if (sameRate(b.bottleneck, bestRate)) bestDepth = std::min(bestDepth, b.depth);
 
     auto tree = maxBottleneckTree(t.rates, t.source, t.destinations, {allowRelays});
-    REQUIRE_MESSAGE(tree.ok(), tree.error().message);
+    REQUIRE_MESSAGE(tree.ok(), why(tree));
     CHECK(treeProblem(*tree, t.source, t.destinations) == "");
     INFO("round " << round << " n " << t.rates.size());
     CHECK(sameRate(bottleneckRate(*tree, t.rates), bestRate));
