@@ -4,6 +4,7 @@
 // and forward (seeds 000, 001: relay after full receipt, one child at a time)
 // and pipelined (chunks relayed as they arrive, children served concurrently).
 #include <span>
+#include <string>
 #include <vector>
 
 #include "planner/outcome.h"

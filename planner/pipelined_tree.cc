@@ -53,10 +53,10 @@ class TreeSearch {
         if (v != source_ && !isDestination[v]) relays_.push_back(v);
   }
 
-  // The members at rate b, in placement order: every destination, and each
-  // relay that can receive at b and feed two or more (a relay of capacity 1
-  // only lengthens a path). nullopt-like empty + false when a destination
-  // cannot receive at b.
+  // The members at rate b, each list in placement order: every destination,
+  // and each relay that can receive at b and feed two or more (a relay of
+  // capacity 1 only lengthens a path). False when a destination cannot
+  // receive at b.
   bool membersAt(double b, std::vector<Member>& destinations, std::vector<Member>& relays) const {
     destinations.clear();
     relays.clear();

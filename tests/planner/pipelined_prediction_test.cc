@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "pipelined_brute_force.h"
 #include "planner/broadcast.h"
@@ -102,4 +103,40 @@ TEST_CASE("pipelined predictions agree with the chunk-by-chunk replay on random 
     }
   }
   CHECK(compared > 400);
+}
+
+TEST_CASE("the replay rejects a tree that misses a destination or has an edge without bandwidth") {
+  std::vector<NodeRates> r{rates(10, 10), rates(0, 10), rates(10, 10)};
+  const std::vector<int> everyone{1, 2};
+  PipelinedReplay missing = replayPipelined(tree(0, {-1, 0, -1}), r, everyone, 10, 1);
+  CHECK_FALSE(missing.valid);
+  CHECK(missing.reason == "destination 2 is not reached");
+  PipelinedReplay stuck = replayPipelined(tree(0, {-1, 0, 1}), r, everyone, 10, 1);
+  CHECK_FALSE(stuck.valid);
+  CHECK(stuck.reason == "edge 1 -> 2 has no bandwidth");
+  CHECK(replayPipelined(tree(0, {-1, 0, 0}), r, everyone, 10, 1).valid);
+  // A cycle hand-made in the children lists is caught before any replay.
+  BroadcastTree cyclic = tree(0, {-1, 0, 0});
+  cyclic.children[2].push_back(1);
+  CHECK_FALSE(replayPipelined(cyclic, r, everyone, 10, 1).valid);
+}
+
+TEST_CASE("a cross-site cap and latency apply to edges between sites only") {
+  std::vector<NodeRates> r{rates(100, 100), rates(100, 100), rates(100, 100)};
+  SiteLinks sites;
+  sites.siteOf = siteIndices(std::vector<std::string>{"room-a", "room-a", "room-b"});
+  CHECK(sites.siteOf == std::vector<int>{0, 0, 1});
+  sites.crossSiteBytesPerSecond = 20;
+  sites.crossSiteLatencySeconds = 0.5;
+  const BroadcastTree star = tree(0, {-1, 0, 0});
+  auto e = edgeRates(star, r, sites);
+  CHECK(e[1] == doctest::Approx(50));
+  CHECK(e[2] == doctest::Approx(20));
+  auto p = predictPipelined(star, r, 100, 10, sites);
+  REQUIRE(p.ok());
+  CHECK(p->finishSeconds[1] == doctest::Approx(2));
+  CHECK(p->finishSeconds[2] == doctest::Approx(0.5 + 5));
+  PipelinedReplay replay = replayPipelined(star, r, {}, 100, 10, 4, sites);
+  REQUIRE(replay.valid);
+  CHECK(replay.finish[2] == doctest::Approx(p->finishSeconds[2]));
 }
