@@ -209,7 +209,10 @@ Outcome<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int s
     BroadcastTree better = search.build(b * (1.0 + 1e-9));
     b = bottleneckRate(better, rates);
   }
-  return search.build(b);
+  BroadcastTree best = search.build(b);
+  // b is the bottleneck of a tree built above, so a tree exists at b.
+  if (best.parent.empty()) return Result::failure("internal: no tree at the bottleneck found");
+  return best;
 }
 
 std::vector<double> edgeRates(const BroadcastTree& tree, std::span<const NodeRates> rates, const SiteLinks& sites) {
