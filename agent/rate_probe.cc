@@ -29,21 +29,32 @@ struct Transfer {
   bool upload;
   std::uint64_t total;
   std::uint32_t chunk;
-  std::uint64_t done = 0;
+  std::uint64_t issued = 0;
   TokenBucket bucket;
 };
 
-// Moves the transfer's bytes chunk by chunk, each after the bucket allows it.
-kj::Promise<void> pump(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock, Transfer& t) {
-  if (t.done >= t.total) return kj::READY_NOW;
-  auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.chunk, t.total - t.done));
+// Chunks in flight at once. One lane waiting for each reply before pacing
+// the next chunk would lose a round trip per chunk: at 200 Mbit/s with 1 MiB
+// chunks a 10 ms round trip alone reads 20% slow. The bucket still paces
+// every chunk, so the lanes together never exceed the emulated rate.
+constexpr int kLanes = 4;
+
+// One lane: takes the next chunk, waits until the bucket allows it, moves it,
+// and repeats until every byte has been issued.
+kj::Promise<void> lane(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock, Transfer& t) {
+  if (t.issued >= t.total) return kj::READY_NOW;
+  auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.chunk, t.total - t.issued));
+  t.issued += bytes;
   Duration wait = t.bucket.take(bytes, clock.now());
   return timer.afterDelay(toKj(wait))
       .then([&peer, &t, bytes]() { return t.upload ? peer.upload(bytes) : peer.download(bytes); })
-      .then([&peer, &timer, &clock, &t, bytes]() {
-        t.done += bytes;
-        return pump(peer, timer, clock, t);
-      });
+      .then([&peer, &timer, &clock, &t]() { return lane(peer, timer, clock, t); });
+}
+
+kj::Promise<void> pump(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock, Transfer& t) {
+  auto lanes = kj::heapArrayBuilder<kj::Promise<void>>(kLanes);
+  for (int i = 0; i < kLanes; ++i) lanes.add(lane(peer, timer, clock, t));
+  return kj::joinPromises(lanes.finish());
 }
 
 // Bytes per second a timed transfer achieved.
