@@ -77,17 +77,19 @@ Schedule scheduleFromReadyOrder(std::span<const double> sendTime, int source,
                                                                  sendTime[v]) - speeds.begin());
     ++members[classOf[v]];
   }
-  // Every node has one pending slot at most, so a ring of the class's size holds them.
+  // Every node has one pending slot at most, so a ring of the class's size
+  // holds them; all rings share one array (k may be as large as n).
   struct Ring {
-    std::vector<Slot> slots;
-    size_t head = 0, size = 0;
+    size_t offset = 0, capacity = 0, head = 0, size = 0;
   };
   std::vector<Ring> fifo(speeds.size() + 1);
-  for (size_t c = 0; c < fifo.size(); ++c) fifo[c].slots.resize(members[c]);
+  for (size_t c = 0, offset = 0; c < fifo.size(); offset += members[c], ++c)
+    fifo[c] = {offset, members[c], 0, 0};
+  std::vector<Slot> store(sendTime.size());
   SlotQueue heads;  // the head slot of every non-empty class
   auto add = [&](int cls, const Slot& slot) {
     Ring& r = fifo[cls];
-    r.slots[(r.head + r.size++) % r.slots.size()] = slot;
+    store[r.offset + (r.head + r.size++) % r.capacity] = slot;
     if (r.size == 1) heads.push(slot);
   };
 
@@ -99,8 +101,8 @@ Schedule scheduleFromReadyOrder(std::span<const double> sendTime, int source,
     heads.pop();
     const int cls = classOf[s.node];
     Ring& r = fifo[cls];
-    r.head = (r.head + 1) % r.slots.size();
-    if (--r.size > 0) heads.push(r.slots[r.head]);
+    r.head = (r.head + 1) % r.capacity;
+    if (--r.size > 0) heads.push(store[r.offset + r.head]);
     out.push_back({s.node, receiver, s.completion - s.sendTime, s.completion});
     add(cls, {s.completion + s.sendTime, s.sendTime, s.node, s.source});
     add(classOf[receiver], {s.completion + sendTime[receiver], sendTime[receiver], receiver, false});
