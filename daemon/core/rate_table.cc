@@ -7,6 +7,13 @@ namespace hnow::daemon {
 RateTable::RateTable(const Clock& clock, RateTableOptions options)
     : clock_(clock), options_(options) {}
 
+void RateTable::restore(AgentRecord record) {
+  Entry& entry = agents_[record.name];
+  entry.record = std::move(record);
+  entry.record.state = AgentState::kLost;
+  entry.disconnected = true;
+}
+
 void RateTable::registerAgent(const std::string& name, const std::string& site) {
   Entry& entry = agents_[name];
   entry.record.name = name;

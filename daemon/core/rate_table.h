@@ -25,7 +25,7 @@ struct AgentRecord {
 };
 
 struct RateTableOptions {
-  Duration lostAfter = std::chrono::seconds(3);
+  Duration lostAfter = std::chrono::milliseconds(2500);
   // A rate that stays more than this fraction away from the one plans were
   // made with, for longer than `driftDwell`, is a drift event.
   double driftThreshold = 0.25;
@@ -47,6 +47,8 @@ class RateTable {
  public:
   RateTable(const Clock& clock, RateTableOptions options);
 
+  // An agent a previous run of hnowd knew (state/): lost until it registers.
+  void restore(AgentRecord record);
   // A (re-)registration keeps known rates: an agent reconnecting after a
   // coordinator restart need not be probed before it can be planned with.
   void registerAgent(const std::string& name, const std::string& site);
