@@ -40,9 +40,9 @@ void Coordinator::persist() {
 SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<AgentLink> link) {
   const SessionId session = nextSession_++;
   Agent& agent = agents_[registration.name];
-  if (agent.session != 0) sessionNames_.erase(agent.session);
+  if (agent.session != 0) sessions_.erase(agent.session);
   table_.registerAgent(registration.name, registration.site);
-  sessionNames_[session] = registration.name;
+  sessions_[session] = &agent;
   agent.registration = std::move(registration);
   agent.session = session;
   agent.link = std::move(link);
@@ -51,9 +51,8 @@ SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<Ag
 }
 
 Coordinator::Agent* Coordinator::current(SessionId session) {
-  auto it = sessionNames_.find(session);
-  if (it == sessionNames_.end()) return nullptr;
-  return &agents_.at(it->second);
+  auto it = sessions_.find(session);
+  return it == sessions_.end() ? nullptr : it->second;
 }
 
 bool Coordinator::heartbeat(SessionId session) {
@@ -71,7 +70,7 @@ bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates
 void Coordinator::detach(SessionId session) {
   Agent* agent = current(session);
   if (!agent) return;
-  sessionNames_.erase(session);
+  sessions_.erase(session);
   agent->session = 0;
   agent->link.reset();
   table_.disconnected(agent->registration.name);
@@ -114,6 +113,6 @@ std::string Coordinator::setEmulatedRates(const std::string& name, const Emulate
   return "";
 }
 
-std::size_t Coordinator::connectedCount() const { return sessionNames_.size(); }
+std::size_t Coordinator::connectedCount() const { return sessions_.size(); }
 
 }  // namespace hnow::daemon

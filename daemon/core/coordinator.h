@@ -80,7 +80,7 @@ class Coordinator {
   StateStore& store_;
   OperationLog operations_;
   std::map<std::string, Agent> agents_;
-  std::map<SessionId, std::string> sessionNames_;
+  std::map<SessionId, Agent*> sessions_;  // into agents_ (map nodes do not move)
   SessionId nextSession_ = 1;
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
