@@ -122,7 +122,10 @@ TEST_CASE("an agent is READY=1 only once registered with hnowd") {
   NotifySocket manager(dir.path / "notify");
   ChildProcess agent({kAgent, "--config", (dir.path / "agent.toml").string()},
                      {manager.env(), "WATCHDOG_USEC=400000"}, (dir.path / "agent.log").string());
-  // The watchdog runs while the agent waits; READY=1 must not come yet.
+  // The watchdog runs while the agent waits; READY=1 must not come yet. The
+  // first WATCHDOG=1 is sent at start; the second comes 0.2 s later, when
+  // the agent has long been connected and waiting for hnowd's answer.
+  CHECK(manager.awaitLine("WATCHDOG=1", 1000ms));
   CHECK(manager.awaitLine("WATCHDOG=1", 1000ms));
   for (const auto& m : manager.seen) CHECK_FALSE(NotifySocket::hasLine(m, "READY=1"));
   hnowd.signal(SIGCONT);
