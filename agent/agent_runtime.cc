@@ -77,8 +77,9 @@ class SessionProbePeer final : public ProbePeer {
 }  // namespace
 
 AgentRuntime::AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
-                           kj::Network& network, kj::Timer& timer, const daemon::Clock& clock)
-    : config_(config), secret_(secret), network_(network), timer_(timer), clock_(clock),
+                           kj::Network& network, kj::Timer& timer, const daemon::Clock& clock,
+                           kj::TlsContext* tls)
+    : config_(config), secret_(secret), network_(network), timer_(timer), clock_(clock), tls_(tls),
       emulation_{config.emulate.uplinkMbps, config.emulate.downlinkMbps,
                  config.emulate.computeFactor},
       backoff_(kFirstBackoff) {}
@@ -134,6 +135,10 @@ kj::Promise<void> AgentRuntime::connectOnce() {
       .then([](kj::Own<kj::NetworkAddress> address) {
         return address->connect().attach(kj::mv(address));
       })
+      .then([this](kj::Own<kj::AsyncIoStream> stream) -> kj::Promise<kj::Own<kj::AsyncIoStream>> {
+        if (!tls_) return kj::mv(stream);
+        return tls_->wrapClient(kj::mv(stream), config_.tls.serverName);
+      })
       .then([this](kj::Own<kj::AsyncIoStream> stream) { return serve(kj::mv(stream)); });
 }
 
@@ -163,6 +168,7 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             backoff_ = kFirstBackoff;
             spdlog::info("registered with hnowd at {} as {} (site {})", config_.coordinator,
                          config_.name, config_.site);
+            if (onRegistered_) onRegistered_();
             return heartbeats(session).exclusiveJoin(probes(session));
           });
   return work.exclusiveJoin(kj::mv(ended)).attach(kj::mv(connection));

@@ -4,8 +4,10 @@
 // connection ends; then reconnect with backoff, forever. hnowd restarting is
 // routine: the agent re-registers on its own.
 #include <kj/async-io.h>
+#include <kj/compat/tls.h>
 #include <kj/timer.h>
 
+#include <functional>
 #include <optional>
 
 #include "conf/runtime_config.h"
@@ -24,8 +26,11 @@ struct Emulation {
 
 class AgentRuntime {
  public:
+  // `tls`, when given, wraps the connection to hnowd (config_.tls.serverName
+  // is the name its certificate must carry); it must outlive the runtime.
   AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
-               kj::Network& network, kj::Timer& timer, const daemon::Clock& clock);
+               kj::Network& network, kj::Timer& timer, const daemon::Clock& clock,
+               kj::TlsContext* tls = nullptr);
 
   // Never resolves; drop it to stop.
   kj::Promise<void> run();
@@ -34,6 +39,8 @@ class AgentRuntime {
   void setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor);
   void requestProbe();
   const Emulation& emulation() const { return emulation_; }
+  // Called after every successful login (main tells systemd READY=1).
+  void onRegistered(std::function<void()> callback) { onRegistered_ = std::move(callback); }
 
  private:
   // One connection's life; resolves or fails when it ends.
@@ -48,10 +55,12 @@ class AgentRuntime {
   kj::Network& network_;
   kj::Timer& timer_;
   const daemon::Clock& clock_;
+  kj::TlsContext* tls_;
   Emulation emulation_;
   daemon::Duration backoff_;
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
   bool probeRequested_ = false;  // asked for while a probe was running
+  std::function<void()> onRegistered_;
 };
 
 }  // namespace hnow::agent

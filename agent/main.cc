@@ -13,6 +13,8 @@
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
+#include "transport/service_notify.h"
+#include "transport/tls_config.h"
 
 int main(int argc, char** argv) {
   using namespace hnow;
@@ -42,14 +44,23 @@ int main(int argc, char** argv) {
   try {
     auto io = kj::setupAsyncIo();
     daemon::SteadyClock clock;
+    auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kClient,
+                                              io.provider->getTimer());
+    if (!tls) {
+      spdlog::error("{}", tls.error().message);
+      return 2;
+    }
     agent::AgentRuntime runtime(*config, *secret.secret, io.provider->getNetwork(),
-                                io.provider->getTimer(), clock);
+                                io.provider->getTimer(), clock, tls->get() ? &(*tls)->context() : nullptr);
+    runtime.onRegistered([&config]() { transport::notifyReady("registered with " + config->coordinator); });
+    auto watchdog = transport::feedWatchdog(io.provider->getTimer()).eagerlyEvaluate(nullptr);
     auto running = runtime.run().eagerlyEvaluate([](kj::Exception&& e) {
       spdlog::error("agent loop failed: {}", e.getDescription().cStr());
     });
     spdlog::info("agent {} starting; hnowd at {}", config->name, config->coordinator);
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
+    transport::notifyStopping();
     spdlog::info("stopping on signal {}", signal.si_signo);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());

@@ -81,9 +81,29 @@ std::string readAgentName(TableReader& t) {
   return *name;
 }
 
+// [tls]: cert_file, key_file and ca_file together (hnowd verifies every
+// client's certificate against ca_file; agents and clients verify hnowd's
+// and present their own); `server_name` only on the connecting side.
+TlsConfig readTls(TableReader& t, const std::string& baseDir, bool connecting) {
+  if (connecting)
+    t.allowOnly({"cert_file", "key_file", "ca_file", "server_name"});
+  else
+    t.allowOnly({"cert_file", "key_file", "ca_file"});
+  TlsConfig tls;
+  tls.certFile = readPath(t, "cert_file", "this side's certificate (PEM)", baseDir);
+  tls.keyFile = readPath(t, "key_file", "the certificate's private key (PEM)", baseDir);
+  tls.caFile = readPath(t, "ca_file", "the CA that signs the peers' certificates (PEM)", baseDir);
+  if (connecting) {
+    tls.serverName = t.optionalString("server_name").value_or(tls.serverName);
+    if (tls.serverName.empty()) t.failAt("server_name", "'server_name' cannot be empty");
+  }
+  return tls;
+}
+
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
-               "drift_dwell_s", "ewma_weight", "log_level"});
+               "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
+               "login_timeout_s", "tls"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -96,6 +116,15 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
                                     "seconds > 0 and at most 3600");
   c.ewmaWeight = readBounded(t, "ewma_weight", c.ewmaWeight, 0, 1, "a weight > 0 and at most 1");
   c.logLevel = readLogLevel(t);
+  if (auto n = t.optionalInteger("max_unauthenticated")) {
+    if (*n < 1 || *n > 100000)
+      t.failAt("max_unauthenticated", "'max_unauthenticated' must be from 1 to 100000, not " +
+                                          std::to_string(*n));
+    c.maxUnauthenticated = static_cast<int>(*n);
+  }
+  c.loginTimeoutSeconds = readBounded(t, "login_timeout_s", c.loginTimeoutSeconds, 0, 3600,
+                                      "seconds > 0 and at most 3600");
+  if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, false);
   return c;
 }
 
@@ -118,7 +147,7 @@ EmulateConfig readEmulate(TableReader& t) {
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"name", "site", "coordinator", "data_dir", "secret_file", "roots",
-               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate"});
+               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls"});
   AgentConfig a;
   a.name = readAgentName(t);
   a.site = t.optionalString("site").value_or(a.site);
@@ -137,14 +166,16 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
                                            0, 60, "seconds > 0 and at most 60");
   a.logLevel = readLogLevel(t);
   if (auto emulate = t.subTable("emulate")) a.emulate = readEmulate(*emulate);
+  if (auto tls = t.subTable("tls")) a.tls = readTls(*tls, baseDir, true);
   return a;
 }
 
 ClientConfig readClient(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"coordinator", "secret_file"});
+  t.allowOnly({"coordinator", "secret_file", "tls"});
   ClientConfig c;
   c.coordinator = readAddress(t, "coordinator", "", true, false);
   c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, true);
   return c;
 }
 

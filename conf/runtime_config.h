@@ -13,15 +13,28 @@ namespace hnow::conf {
 // trace | debug | info | warn | error
 const std::vector<std::string>& logLevels();
 
+// Mutual TLS through kj-tls; all empty: plain TCP (the HMAC login still
+// authenticates, but the traffic is readable on the wire).
+struct TlsConfig {
+  std::string certFile;  // this side's certificate chain (PEM)
+  std::string keyFile;   // its private key (PEM)
+  std::string caFile;    // the CA the peer's certificate must be signed by (PEM)
+  std::string serverName = "hnowd";  // agents, clients: the name hnowd's certificate is for
+  bool enabled() const { return !certFile.empty(); }
+};
+
 struct CoordinatorConfig {
   std::string listen = "0.0.0.0:7411";  // host:port; port 0: the OS chooses
   std::string dataDir;                 // hnowd writes `hnowd.address` here
   std::string secretFile;
-  double lostTimeoutSeconds = 3.0;     // silent this long: lost
+  double lostTimeoutSeconds = 2.5;     // silent this long: lost (at the next 0.25 s tick)
   double driftThreshold = 0.25;        // a relative change in a rate
   double driftDwellSeconds = 2.0;      // ...that lasts this long is drift
   double ewmaWeight = 0.3;             // weight of a real transfer's rate
   std::string logLevel = "info";
+  int maxUnauthenticated = 64;         // connections waiting to log in
+  double loginTimeoutSeconds = 10.0;   // ...each for at most this long
+  TlsConfig tls;
 };
 
 struct EmulateConfig {
@@ -41,12 +54,14 @@ struct AgentConfig {
   double heartbeatIntervalSeconds = 0.5;
   std::string logLevel = "info";
   EmulateConfig emulate;
+  TlsConfig tls;
 };
 
 // What `hnow` needs to reach hnowd (written by `hnow local up` as client.toml).
 struct ClientConfig {
   std::string coordinator;
   std::string secretFile;
+  TlsConfig tls;
 };
 
 Loaded<CoordinatorConfig> loadCoordinatorConfig(const std::string& path);

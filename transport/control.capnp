@@ -92,9 +92,21 @@ struct AgentStatus {
   capabilities @8 :List(Text);
 }
 
+struct OperationRecord {
+  # An operation hnowd carried out, as kept in its state database.
+  id @0 :Int64;
+  kind @1 :Text;               # "set-rate"; "send", "run" later
+  startedUnixMs @2 :Int64;
+  finishedUnixMs @3 :Int64;    # 0 while it runs
+  status @4 :Text;             # "running", "done", "failed"
+  summary @5 :Text;            # a JSON object
+}
+
 interface ClientSession {
   # What the hnow command line may do once authenticated.
   status @0 () -> (agents :List(AgentStatus));
   setEmulatedRates @1 (name :Text, rates :EmulatedRates);
   # Fails with a message when the agent is unknown or not connected.
+  operations @2 (limit :UInt32) -> (records :List(OperationRecord));
+  # The newest `limit` (at most 1000) operation records, newest first.
 }

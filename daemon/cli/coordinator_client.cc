@@ -6,6 +6,7 @@
 #include "transport/auth.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
+#include "transport/tls_config.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
 
@@ -19,6 +20,7 @@ constexpr auto kDeadline = 5 * kj::SECONDS;
 struct CoordinatorClient::State {
   kj::AsyncIoContext io = kj::setupAsyncIo();
   std::optional<transport::Secret> secret;
+  std::unique_ptr<transport::TlsSetup> tls;  // outlives the connection it wraps
   kj::Own<transport::RpcConnection> connection;
   std::optional<wire::ClientSession::Client> session;
 
@@ -48,6 +50,14 @@ Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
   auto stream = s.wait(s.io.provider->getNetwork().parseAddress(config.coordinator).then(
       [](kj::Own<kj::NetworkAddress> address) { return address->connect().attach(kj::mv(address)); }));
   if (!stream) return ClientError{"cannot reach hnowd at " + config.coordinator + ": " + stream.error().message};
+  if (config.tls.enabled()) {
+    auto tls = transport::loadTlsIfConfigured(config.tls, transport::TlsSetup::Side::kClient,
+                                              s.io.provider->getTimer());
+    if (!tls) return ClientError{tls.error().message};
+    s.tls = std::move(tls.value());
+    stream = s.wait(s.tls->context().wrapClient(kj::mv(stream.value()), config.tls.serverName));
+    if (!stream) return ClientError{"TLS with hnowd at " + config.coordinator + " failed: " + stream.error().message};
+  }
   s.connection = kj::heap<transport::RpcConnection>(kj::mv(stream.value()));
   auto session = s.wait(transport::loginAsClient(s.connection->peerBootstrap<wire::Gate>(), *s.secret));
   if (!session) return ClientError{"hnowd at " + config.coordinator + " refused the login: " + session.error().message};
@@ -84,6 +94,19 @@ Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const 
   rates.setDownlinkMbps(change.downlinkMbps);
   rates.setComputeFactor(change.computeFactor);
   return s.wait(request.send().then([](auto) { return true; }));
+}
+
+Reply<std::vector<RemoteOperation>> CoordinatorClient::operations(std::uint32_t limit) {
+  auto& s = *state_;
+  auto request = s.session->operationsRequest();
+  request.setLimit(limit);
+  return s.wait(request.send().then([](auto response) {
+    std::vector<RemoteOperation> records;
+    for (auto in : response.getRecords())
+      records.push_back({in.getId(), in.getKind(), in.getStartedUnixMs(), in.getFinishedUnixMs(),
+                         in.getStatus(), in.getSummary()});
+    return records;
+  }));
 }
 
 }  // namespace hnow::cli

@@ -1,6 +1,7 @@
 #pragma once
 // `hnow`'s connection to hnowd: connect, authenticate, call, all blocking
 // with a deadline. Returns plain values; capnp stays inside the .cc.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,16 @@ struct RemoteAgent {
   std::string dataAddress;
 };
 
+// One record of `hnow ops` (transport/control.capnp OperationRecord).
+struct RemoteOperation {
+  std::int64_t id = 0;
+  std::string kind;
+  std::int64_t startedUnixMs = 0;
+  std::int64_t finishedUnixMs = 0;  // 0 while it runs
+  std::string status;
+  std::string summary;  // a JSON object
+};
+
 struct RateChange {
   double uplinkMbps = 0.0;  // 0: unchanged
   double downlinkMbps = 0.0;
@@ -45,6 +56,8 @@ class CoordinatorClient {
   Reply<std::vector<RemoteAgent>> status();
   // An empty-struct reply: std::monostate-like success.
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
+  // The newest `limit` records, newest first.
+  Reply<std::vector<RemoteOperation>> operations(std::uint32_t limit);
 
  private:
   struct State;

@@ -44,6 +44,13 @@ int main(int argc, char** argv) {
                              "Job work takes this many times longer (>= 1)")
       ->check(CLI::Range(1.0, 1000.0));
 
+  hnow::cli::OpsOptions ops;
+  CLI::App* opsCommand =
+      app.add_subcommand("ops", "List the operations hnowd recorded, newest first");
+  opsCommand->add_flag("--json", ops.json, "Print JSON for scripts");
+  opsCommand->add_option("--limit", ops.limit, "How many records (default 20)")
+      ->check(CLI::Range(1, 1000));
+
   hnow::cli::LocalUpOptions localUp;
   hnow::cli::LocalDownOptions localDown;
   CLI::App* localCommand = app.add_subcommand("local", "A whole cluster on this machine (no root)");
@@ -65,9 +72,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
-  status.configPath = setRate.configPath = clientConfig;
+  status.configPath = setRate.configPath = ops.configPath = clientConfig;
   if (statusCommand->parsed()) return hnow::cli::runStatusCommand(status);
   if (setRateCommand->parsed()) return hnow::cli::runSetRateCommand(setRate);
+  if (opsCommand->parsed()) return hnow::cli::runOpsCommand(ops);
   if (upCommand->parsed()) return hnow::cli::runLocalUp(localUp);
   if (downCommand->parsed()) return hnow::cli::runLocalDown(localDown);
   return 2;

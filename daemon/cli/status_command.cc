@@ -1,6 +1,7 @@
 #include "cli/status_command.h"
 
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 
 namespace hnow::cli {
@@ -83,6 +84,50 @@ int runSetRateCommand(const SetRateOptions& options) {
     return 1;
   }
   std::printf("agent %s: new emulated rates sent; it reprobes and reports now\n", options.agent.c_str());
+  return 0;
+}
+
+namespace {
+
+// UTC, to the second: what a person compares with journald's timestamps.
+std::string utc(std::int64_t unixMs) {
+  std::time_t t = static_cast<std::time_t>(unixMs / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+std::string opsTable(const std::vector<RemoteOperation>& records) {
+  std::ostringstream out;
+  char line[192];
+  std::snprintf(line, sizeof line, "%6s %-10s %-8s %-20s %-20s %s\n", "id", "kind", "status",
+                "started", "finished", "summary");
+  out << line;
+  for (const RemoteOperation& r : records) {
+    std::snprintf(line, sizeof line, "%6lld %-10s %-8s %-20s %-20s ", static_cast<long long>(r.id),
+                  r.kind.c_str(), r.status.c_str(), utc(r.startedUnixMs).c_str(),
+                  r.finishedUnixMs ? utc(r.finishedUnixMs).c_str() : "-");
+    out << line << r.summary << "\n";
+  }
+  if (records.empty()) out << "(no operation recorded)\n";
+  return out.str();
+}
+
+int runOpsCommand(const OpsOptions& options) {
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
+  auto records = client->operations(options.limit);
+  if (!records) {
+    std::fprintf(stderr, "hnow: ops failed: %s\n", records.error().message.c_str());
+    return 1;
+  }
+  std::string text = options.json ? opsJson(*records) : opsTable(*records);
+  std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// `hnow status` and `hnow agent set-rate`: the client side of hnowd.
+// `hnow status`, `hnow agent set-rate` and `hnow ops`: the client side of hnowd.
 #include <string>
 #include <vector>
 
@@ -21,9 +21,21 @@ struct SetRateOptions {
   RateChange change;
 };
 
+struct OpsOptions {
+  std::string configPath = kDefaultClientConfig;
+  bool json = false;
+  unsigned limit = 20;
+};
+
 // 0 on success, 2 for a bad config, 1 when hnowd cannot be reached or refuses.
 int runStatusCommand(const StatusOptions& options);
 int runSetRateCommand(const SetRateOptions& options);
+int runOpsCommand(const OpsOptions& options);
+
+// {"operations": [{"id", "kind", "status", "started_unix_s", "finished_unix_s"
+// (null while running), "summary": {...}}]}, newest first.
+std::string opsJson(const std::vector<RemoteOperation>& records);
+std::string opsTable(const std::vector<RemoteOperation>& records);
 
 // {"agents": [{"name", "site", "state", "age_s", "rates": {...}, "roots"}]}
 std::string statusJson(const std::vector<RemoteAgent>& agents);

@@ -1,4 +1,4 @@
-// The one file of the status command that includes nlohmann/json (slow to compile).
+// The one file of hnowd's client commands that includes nlohmann/json (slow to compile).
 #include <nlohmann/json.hpp>
 
 #include "cli/status_command.h"
@@ -26,6 +26,26 @@ std::string statusJson(const std::vector<RemoteAgent>& agents) {
   }
   nlohmann::ordered_json root;
   root["agents"] = std::move(list);
+  return root.dump(2) + "\n";
+}
+
+std::string opsJson(const std::vector<RemoteOperation>& records) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const RemoteOperation& r : records) {
+    nlohmann::ordered_json op;
+    op["id"] = r.id;
+    op["kind"] = r.kind;
+    op["status"] = r.status;
+    op["started_unix_s"] = static_cast<double>(r.startedUnixMs) / 1000;
+    op["finished_unix_s"] =
+        r.finishedUnixMs ? nlohmann::ordered_json(static_cast<double>(r.finishedUnixMs) / 1000) : nullptr;
+    // hnowd's database only holds valid JSON; a damaged one is shown as text.
+    op["summary"] = nlohmann::ordered_json::parse(r.summary, nullptr, false);
+    if (op["summary"].is_discarded()) op["summary"] = r.summary;
+    list.push_back(std::move(op));
+  }
+  nlohmann::ordered_json root;
+  root["operations"] = std::move(list);
   return root.dump(2) + "\n";
 }
 

@@ -2,6 +2,7 @@
 // What hnowd knows about one agent besides its rates, and the commands it can
 // send it. The RPC glue implements AgentLink over the agent's AgentControl
 // capability; tests implement it with a recorder (no sockets).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,10 @@ struct EmulatedRates {
 class AgentLink {
  public:
   virtual ~AgentLink() = default;
-  // Fire and forget: a failure shows up as a lost connection, and the
-  // agent's next report shows whether the change took.
-  virtual void setEmulatedRates(const EmulatedRates& rates) = 0;
+  // Called once with "" when the agent acknowledged, else with the reason.
+  using Done = std::function<void(const std::string& error)>;
+  // Returns at once; `done` runs later on the same thread.
+  virtual void setEmulatedRates(const EmulatedRates& rates, Done done) = 0;
   virtual void probeNow() = 0;
 };
 

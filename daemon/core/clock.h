@@ -8,21 +8,28 @@ namespace hnow::daemon {
 
 using Duration = std::chrono::nanoseconds;
 using TimePoint = std::chrono::time_point<std::chrono::steady_clock, Duration>;
+// Calendar time, for what outlives the process (state/): steady time
+// points mean nothing after a restart.
+using WallTime = std::chrono::time_point<std::chrono::system_clock, Duration>;
 
 class Clock {
  public:
   virtual ~Clock() = default;
   virtual TimePoint now() const = 0;
+  virtual WallTime wallNow() const = 0;
 };
 
 class SteadyClock final : public Clock {
  public:
   TimePoint now() const override { return std::chrono::steady_clock::now(); }
+  WallTime wallNow() const override { return std::chrono::system_clock::now(); }
 };
 
 class ManualClock final : public Clock {
  public:
   TimePoint now() const override { return now_; }
+  // Starts at 2024-01-01T00:00:00Z and moves with now().
+  WallTime wallNow() const override { return WallTime(std::chrono::seconds(1704067200)) + now_.time_since_epoch(); }
   void advance(Duration d) { now_ += d; }
 
  private:

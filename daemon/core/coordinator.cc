@@ -2,25 +2,57 @@
 
 namespace hnow::daemon {
 
-Coordinator::Coordinator(const Clock& clock, RateTableOptions options)
-    : clock_(clock), table_(clock, options) {}
+Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStore& store)
+    : clock_(clock), table_(clock, options), store_(store), operations_(clock, store) {}
+
+WallTime Coordinator::wallOf(TimePoint t) const { return clock_.wallNow() - (clock_.now() - t); }
+TimePoint Coordinator::steadyOf(WallTime t) const { return clock_.now() - (clock_.wallNow() - t); }
+
+void Coordinator::restore() {
+  for (const StoredAgent& stored : store_.loadAgents()) {
+    AgentRecord record;
+    record.name = stored.name;
+    record.site = stored.site;
+    record.hasRates = stored.hasRates;
+    record.rates = stored.rates;
+    record.ratesAt = steadyOf(stored.ratesAt);
+    record.lastHeard = steadyOf(stored.lastSeen);
+    lastSeenSaved_[record.name] = record.lastHeard;
+    table_.restore(std::move(record));
+  }
+}
+
+void Coordinator::persist() {
+  std::vector<StoredAgent> rows;
+  std::map<std::string, TimePoint> saved;
+  for (const AgentRecord& r : table_.snapshot()) {
+    auto last = lastSeenSaved_.find(r.name);
+    const bool stale = last == lastSeenSaved_.end() || r.lastHeard - last->second >= kLastSeenEvery;
+    if (!stale && !changed_.count(r.name)) continue;
+    rows.push_back({r.name, r.site, r.hasRates, r.rates, wallOf(r.ratesAt), wallOf(r.lastHeard)});
+    saved[r.name] = r.lastHeard;
+  }
+  store_.saveAgents(rows);  // throws on failure: everything stays pending
+  changed_.clear();
+  for (auto& [name, at] : saved) lastSeenSaved_[name] = at;
+}
 
 SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<AgentLink> link) {
   const SessionId session = nextSession_++;
   Agent& agent = agents_[registration.name];
-  if (agent.session != 0) sessionNames_.erase(agent.session);
+  if (agent.session != 0) sessions_.erase(agent.session);
   table_.registerAgent(registration.name, registration.site);
-  sessionNames_[session] = registration.name;
+  sessions_[session] = &agent;
   agent.registration = std::move(registration);
   agent.session = session;
   agent.link = std::move(link);
+  changed_.insert(agent.registration.name);
   return session;
 }
 
 Coordinator::Agent* Coordinator::current(SessionId session) {
-  auto it = sessionNames_.find(session);
-  if (it == sessionNames_.end()) return nullptr;
-  return &agents_.at(it->second);
+  auto it = sessions_.find(session);
+  return it == sessions_.end() ? nullptr : it->second;
 }
 
 bool Coordinator::heartbeat(SessionId session) {
@@ -30,16 +62,19 @@ bool Coordinator::heartbeat(SessionId session) {
 
 bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates) {
   Agent* agent = current(session);
-  return agent && table_.reportRates(agent->registration.name, rates);
+  if (!agent || !table_.reportRates(agent->registration.name, rates)) return false;
+  changed_.insert(agent->registration.name);
+  return true;
 }
 
 void Coordinator::detach(SessionId session) {
   Agent* agent = current(session);
   if (!agent) return;
-  sessionNames_.erase(session);
+  sessions_.erase(session);
   agent->session = 0;
   agent->link.reset();
   table_.disconnected(agent->registration.name);
+  changed_.insert(agent->registration.name);
 }
 
 std::vector<RateEvent> Coordinator::tick() { return table_.tick(); }
@@ -64,10 +99,20 @@ std::string Coordinator::setEmulatedRates(const std::string& name, const Emulate
   auto it = agents_.find(name);
   if (it == agents_.end()) return "no agent named '" + name + "' has registered";
   if (!it->second.link) return "agent '" + name + "' is not connected";
-  it->second.link->setEmulatedRates(rates);
+  const std::string summary = "{\"agent\":" + jsonString(name) +
+                              ",\"uplink_mbps\":" + std::to_string(rates.uplinkMbps) +
+                              ",\"downlink_mbps\":" + std::to_string(rates.downlinkMbps) +
+                              ",\"compute_factor\":" + std::to_string(rates.computeFactor);
+  const OperationId id = operations_.begin("set-rate", summary + "}");
+  it->second.link->setEmulatedRates(rates, [this, id, summary](const std::string& error) {
+    if (error.empty())
+      operations_.finish(id, "done", summary + "}");
+    else
+      operations_.finish(id, "failed", summary + ",\"error\":" + jsonString(error) + "}");
+  });
   return "";
 }
 
-std::size_t Coordinator::connectedCount() const { return sessionNames_.size(); }
+std::size_t Coordinator::connectedCount() const { return sessions_.size(); }
 
 }  // namespace hnow::daemon

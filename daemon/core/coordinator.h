@@ -8,12 +8,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/agent_link.h"
 #include "core/clock.h"
+#include "core/operation_log.h"
 #include "core/rate_table.h"
+#include "state/state_store.h"
 
 namespace hnow::daemon {
 
@@ -28,7 +31,17 @@ struct AgentView {
 
 class Coordinator {
  public:
-  Coordinator(const Clock& clock, RateTableOptions options);
+  // `store` keeps agents and operation records across restarts.
+  Coordinator(const Clock& clock, RateTableOptions options, StateStore& store);
+
+  // Loads the agents an earlier run knew, with their last rates and ages,
+  // as lost until they register again. Call once, before serving.
+  void restore();
+  // Writes agents whose registration or rates changed, and the last-seen
+  // time of the others at most every `kLastSeenEvery`, in one transaction.
+  // hnowd calls it every second: a restart forgets at most that much.
+  void persist();
+  static constexpr Duration kLastSeenEvery = std::chrono::seconds(30);
 
   // A registration under a name that is already connected replaces the
   // earlier session (the agent restarted or reconnected).
@@ -43,9 +56,12 @@ class Coordinator {
   std::vector<RateEvent> tick();
 
   std::vector<AgentView> status() const;
-  // Empty on success, else the reason (unknown or disconnected agent).
+  // Empty on success, else the reason (unknown or disconnected agent). A
+  // command sent is an operation record, finished when the agent answers.
   std::string setEmulatedRates(const std::string& name, const EmulatedRates& rates);
   std::size_t connectedCount() const;
+  // The newest `limit` operation records, newest first.
+  std::vector<OperationRecord> operations(std::size_t limit) { return operations_.newest(limit); }
 
  private:
   struct Agent {
@@ -56,11 +72,18 @@ class Coordinator {
   // The agent whose current session is `session`, or null.
   Agent* current(SessionId session);
 
+  WallTime wallOf(TimePoint t) const;
+  TimePoint steadyOf(WallTime t) const;
+
   const Clock& clock_;
   RateTable table_;
+  StateStore& store_;
+  OperationLog operations_;
   std::map<std::string, Agent> agents_;
-  std::map<SessionId, std::string> sessionNames_;
+  std::map<SessionId, Agent*> sessions_;  // into agents_ (map nodes do not move)
   SessionId nextSession_ = 1;
+  std::set<std::string> changed_;                // to write at the next persist()
+  std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
 };
 
 }  // namespace hnow::daemon

@@ -7,6 +7,13 @@ namespace hnow::daemon {
 RateTable::RateTable(const Clock& clock, RateTableOptions options)
     : clock_(clock), options_(options) {}
 
+void RateTable::restore(AgentRecord record) {
+  Entry& entry = agents_[record.name];
+  entry.record = std::move(record);
+  entry.record.state = AgentState::kLost;
+  entry.disconnected = true;
+}
+
 void RateTable::registerAgent(const std::string& name, const std::string& site) {
   Entry& entry = agents_[name];
   entry.record.name = name;
@@ -50,10 +57,14 @@ bool RateTable::observeUplink(const std::string& name, double bytesPerSecond) {
   return true;
 }
 
-void RateTable::watch(Entry& entry, const std::string& rate, double value,
+namespace {
+const char* const kRateNames[] = {"uplink", "downlink", "compute"};
+}  // namespace
+
+void RateTable::watch(Entry& entry, std::size_t rate, double value,
                       std::vector<RateEvent>& events) {
   if (!(value > 0)) return;
-  Watched& w = entry.watched[rate];
+  Watched& w = entry.watched.at(rate);
   const TimePoint now = clock_.now();
   if (w.baseline <= 0) {
     w.baseline = value;
@@ -65,7 +76,7 @@ void RateTable::watch(Entry& entry, const std::string& rate, double value,
   }
   if (!w.outsideSince) w.outsideSince = now;
   if (now - *w.outsideSince < options_.driftDwell) return;
-  events.push_back({RateEvent::Kind::kDrift, entry.record.name, rate, w.baseline, value});
+  events.push_back({RateEvent::Kind::kDrift, entry.record.name, kRateNames[rate], w.baseline, value});
   w.baseline = value;  // plans made from now on use the new value
   w.outsideSince.reset();
 }
@@ -84,11 +95,11 @@ std::vector<RateEvent> RateTable::tick() {
       events.push_back({RateEvent::Kind::kBack, name, "", 0, 0});
     }
     if (r.state == AgentState::kLost || !r.hasRates) continue;
-    watch(entry, "uplink", r.rates.uplinkBytesPerSecond, events);
-    watch(entry, "downlink", r.rates.downlinkBytesPerSecond, events);
+    watch(entry, 0, r.rates.uplinkBytesPerSecond, events);
+    watch(entry, 1, r.rates.downlinkBytesPerSecond, events);
     // Slower compute is a larger number of seconds per unit: compare rates.
     if (r.rates.computeSecondsPerUnit > 0)
-      watch(entry, "compute", 1.0 / r.rates.computeSecondsPerUnit, events);
+      watch(entry, 2, 1.0 / r.rates.computeSecondsPerUnit, events);
   }
   return events;
 }

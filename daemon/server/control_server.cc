@@ -32,8 +32,10 @@ std::string peerName(kj::AsyncIoStream& stream) {
 
 }  // namespace
 
-ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret)
-    : coordinator_(coordinator), secret_(secret), tasks_(*this), connections_(*this) {}
+ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret,
+                             kj::Timer& timer, ConnectionLimits limits, kj::TlsContext* tls)
+    : coordinator_(coordinator), secret_(secret), timer_(timer), limits_(limits), tls_(tls),
+      tasks_(*this), connections_(*this) {}
 
 kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
   return receiver.accept().then([this, &receiver](kj::Own<kj::AsyncIoStream> stream) {
@@ -42,13 +44,75 @@ kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
   });
 }
 
+namespace {
+
+// Counts a connection as unauthenticated for as long as it lives.
+class Unauthenticated {
+ public:
+  explicit Unauthenticated(std::size_t& count) : count_(count) { ++count_; }
+  ~Unauthenticated() { --count_; }
+  KJ_DISALLOW_COPY(Unauthenticated);
+
+ private:
+  std::size_t& count_;
+};
+
+enum class LoginOutcome { kLoggedIn, kDeadline, kEnded };
+
+}  // namespace
+
 void ControlServer::serve(kj::Own<kj::AsyncIoStream> stream) {
   std::string peer = peerName(*stream);
+  if (unauthenticated_ >= limits_.maxUnauthenticated) {
+    // Dropping the stream closes it. A flood is logged, not every connection of it.
+    if (refused_++ % 100 == 0)
+      spdlog::warn("closed a connection from {}: {} connections are waiting to log in ({} refused so far)",
+                   peer, unauthenticated_, refused_);
+    return;
+  }
   spdlog::debug("control connection from {}", peer);
-  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer);
+  kj::Own<void> counted = kj::heap<Unauthenticated>(unauthenticated_);
+  const kj::TimePoint deadline = timer_.now() + limits_.loginTimeout;
+  // The handshake counts against the login deadline: a peer that stalls in
+  // it holds a slot no longer than one that stalls before logging in.
+  kj::Promise<kj::Own<kj::AsyncIoStream>> secured =
+      tls_ ? timer_.timeoutAt(deadline, tls_->wrapServer(kj::mv(stream)))
+           : kj::Promise<kj::Own<kj::AsyncIoStream>>(kj::mv(stream));
+  connections_.add(secured.then(
+      [this, peer, deadline, counted = kj::mv(counted)](kj::Own<kj::AsyncIoStream> s) mutable {
+        return serveSecured(kj::mv(s), peer, deadline, kj::mv(counted));
+      },
+      [peer](kj::Exception&& e) -> kj::Promise<void> {
+        spdlog::warn("refused {}: TLS handshake failed: {}", peer, e.getDescription().cStr());
+        return kj::READY_NOW;
+      }));
+}
+
+kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream, std::string peer,
+                                              kj::TimePoint deadline, kj::Own<void> counted) {
+  auto login = kj::newPromiseAndFulfiller<void>();
+  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, kj::mv(login.fulfiller));
   auto connection = kj::heap<transport::RpcConnection>(kj::mv(stream), kj::mv(gate));
-  auto ended = connection->onDisconnect();
-  connections_.add(ended.attach(kj::mv(connection)));
+  auto ended = connection->onDisconnect().fork();
+  // Until the peer logs in, the deadline passes or the connection ends.
+  auto first = login.promise
+                   .then([]() { return LoginOutcome::kLoggedIn; },
+                         [](kj::Exception&&) { return LoginOutcome::kEnded; })
+                   .exclusiveJoin(timer_.atTime(deadline).then([]() { return LoginOutcome::kDeadline; }))
+                   .exclusiveJoin(ended.addBranch().then([]() { return LoginOutcome::kEnded; }));
+  return first
+      .then([this, peer, ended = kj::mv(ended), counted = kj::mv(counted)](
+                LoginOutcome outcome) mutable -> kj::Promise<void> {
+        counted = nullptr;  // no longer waiting to log in
+        if (outcome == LoginOutcome::kDeadline) {
+          spdlog::warn("closed the connection from {}: no login within {} s", peer,
+                       limits_.loginTimeout / kj::MILLISECONDS / 1000.0);
+          return kj::READY_NOW;  // dropping the connection closes it
+        }
+        if (outcome == LoginOutcome::kEnded) return kj::READY_NOW;
+        return ended.addBranch();
+      })
+      .attach(kj::mv(connection));
 }
 
 void ControlServer::taskFailed(kj::Exception&& exception) {

@@ -12,8 +12,10 @@ namespace hnow::daemon {
 using transport::Role;
 
 GateServer::GateServer(Coordinator& coordinator, const transport::Secret& secret,
-                       kj::TaskSet& tasks, std::string peer)
-    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)) {}
+                       kj::TaskSet& tasks, std::string peer,
+                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn)
+    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)),
+      onLogin_(kj::mv(loggedIn)) {}
 
 GateServer::~GateServer() {
   if (!loggedIn_ && !shut_)
@@ -45,6 +47,10 @@ void GateServer::requireProof(Role role, const std::string& name, capnp::Data::R
     transport::refuse("authentication refused: wrong secret");
   }
   loggedIn_ = true;
+  KJ_IF_MAYBE(fulfiller, onLogin_) {
+    (*fulfiller)->fulfill();
+    onLogin_ = nullptr;
+  }
 }
 
 kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {

@@ -17,8 +17,9 @@ namespace hnow::daemon {
 class GateServer final : public wire::Gate::Server {
  public:
   // `tasks` runs commands sent to agents; it and the others outlive the gate.
+  // `loggedIn`, if given, is fulfilled at the first successful login.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
-             std::string peer);
+             std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr);
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -40,6 +41,7 @@ class GateServer final : public wire::Gate::Server {
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;
+  kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> onLogin_;
 };
 
 }  // namespace hnow::daemon

@@ -13,9 +13,12 @@
 #include "conf/runtime_config.h"
 #include "core/coordinator.h"
 #include "server/control_server.h"
+#include "state/sqlite_state_store.h"
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
+#include "transport/service_notify.h"
+#include "transport/tls_config.h"
 
 namespace {
 
@@ -31,10 +34,24 @@ void logEvent(const daemon::RateEvent& e) {
   }
 }
 
-kj::Promise<void> tickEvery(kj::Timer& timer, daemon::Coordinator& coordinator) {
-  return timer.afterDelay(250 * kj::MILLISECONDS).then([&timer, &coordinator]() {
+// Lost detection happens at a tick: an agent silent for lost_timeout_s is
+// marked within one tick more (2.5 s + 0.25 s < 3 s by default).
+constexpr auto kTick = 250 * kj::MILLISECONDS;
+constexpr int kTicksPerPersist = 4;  // state.db is at most a second behind
+
+void persist(daemon::Coordinator& coordinator) {
+  try {
+    coordinator.persist();
+  } catch (const daemon::StateError& e) {
+    spdlog::error("saving state: {}", e.what());  // kept pending: retried next time
+  }
+}
+
+kj::Promise<void> tickEvery(kj::Timer& timer, daemon::Coordinator& coordinator, int tick = 0) {
+  return timer.afterDelay(kTick).then([&timer, &coordinator, tick]() {
     for (const auto& event : coordinator.tick()) logEvent(event);
-    return tickEvery(timer, coordinator);
+    if ((tick + 1) % kTicksPerPersist == 0) persist(coordinator);
+    return tickEvery(timer, coordinator, tick + 1);
   });
 }
 
@@ -93,8 +110,24 @@ int main(int argc, char** argv) {
     options.driftThreshold = config->driftThreshold;
     options.driftDwell = secondsToDuration(config->driftDwellSeconds);
     options.ewmaWeight = config->ewmaWeight;
-    daemon::Coordinator coordinator(clock, options);
-    daemon::ControlServer server(coordinator, *secret.secret);
+    auto opened = daemon::SqliteStateStore::open(config->dataDir);
+    if (!opened) {
+      spdlog::error("cannot open hnowd's state: {}", opened.error().message);
+      return 1;
+    }
+    auto store = std::move(opened).value();
+    daemon::Coordinator coordinator(clock, options, *store);
+    coordinator.restore();
+    auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kServer,
+                                              io.provider->getTimer());
+    if (!tls) {
+      spdlog::error("{}", tls.error().message);
+      return 2;
+    }
+    daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
+                                    static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
+    daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,
+                                 tls->get() ? &(*tls)->context() : nullptr);
 
     auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
     auto receiver = address->listen();
@@ -104,6 +137,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     spdlog::info("listening on {}", bound);
+    transport::notifyReady("listening on " + bound);
+    auto watchdog = transport::feedWatchdog(io.provider->getTimer()).eagerlyEvaluate(nullptr);
 
     auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
       spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
@@ -111,13 +146,18 @@ int main(int argc, char** argv) {
     auto ticking = tickEvery(io.provider->getTimer(), coordinator).eagerlyEvaluate(nullptr);
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
+    transport::notifyStopping();
     // Draining: no operation can be in flight yet (they arrive with `hnow
     // send`), so stop accepting and close every connection.
     spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
                  coordinator.connectedCount());
     std::filesystem::remove(addressFile, error);
+    persist(coordinator);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());
+    return 1;
+  } catch (const daemon::StateError& e) {
+    spdlog::error("hnowd's state: {}", e.what());
     return 1;
   }
   return 0;

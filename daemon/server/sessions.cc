@@ -3,6 +3,7 @@
 #include <kj/debug.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "transport/rpc_connection.h"
@@ -89,6 +90,26 @@ kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext 
   return kj::READY_NOW;
 }
 
+kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
+  const std::size_t limit = std::min<std::size_t>(context.getParams().getLimit(), 1000);
+  std::vector<OperationRecord> records = coordinator_.operations(limit);
+  auto list = context.getResults().initRecords(records.size());
+  auto ms = [](WallTime t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  };
+  for (size_t i = 0; i < records.size(); ++i) {
+    const OperationRecord& r = records[i];
+    auto out = list[i];
+    out.setId(r.id);
+    out.setKind(r.kind);
+    out.setStartedUnixMs(ms(r.started));
+    out.setFinishedUnixMs(r.finished ? ms(*r.finished) : 0);
+    out.setStatus(r.status);
+    out.setSummary(r.summary);
+  }
+  return kj::READY_NOW;
+}
+
 namespace {
 
 class RpcAgentLink final : public AgentLink {
@@ -98,13 +119,15 @@ class RpcAgentLink final : public AgentLink {
   // kj's capability handles may throw from their destructors; AgentLink's may not.
   ~RpcAgentLink() noexcept override {}
 
-  void setEmulatedRates(const EmulatedRates& rates) override {
+  void setEmulatedRates(const EmulatedRates& rates, Done done) override {
     auto request = control_.setEmulatedRatesRequest();
     auto out = request.initRates();
     out.setUplinkMbps(rates.uplinkMbps);
     out.setDownlinkMbps(rates.downlinkMbps);
     out.setComputeFactor(rates.computeFactor);
-    tasks_.add(request.send().ignoreResult());
+    auto answered = request.send().ignoreResult();
+    tasks_.add(answered.then([done]() { done(""); },
+                             [done](kj::Exception&& e) { done(transport::describe(e)); }));
   }
   void probeNow() override { tasks_.add(control_.probeNowRequest().send().ignoreResult()); }
 

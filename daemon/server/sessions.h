@@ -37,6 +37,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
  protected:
   kj::Promise<void> status(StatusContext context) override;
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
+  kj::Promise<void> operations(OperationsContext context) override;
 
  private:
   Coordinator& coordinator_;

@@ -59,7 +59,10 @@ TEST_CASE("hnowd's config has defaults for everything but its directory and secr
   REQUIRE(loaded.ok());
   CHECK(loaded->listen == "0.0.0.0:7411");
   CHECK(loaded->secretFile == "/etc/hnow/secret");
-  CHECK(loaded->lostTimeoutSeconds == 3.0);
+  CHECK(loaded->lostTimeoutSeconds == 2.5);
+  CHECK(loaded->maxUnauthenticated == 64);
+  CHECK(loaded->loginTimeoutSeconds == 10.0);
+  CHECK_FALSE(loaded->tls.enabled());
   CHECK(loaded->driftThreshold == 0.25);
   CHECK(loaded->logLevel == "info");
   CHECK(coordinatorError("secret_file = \"s\"\n") ==
@@ -70,7 +73,7 @@ TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "data_dir, drift_dwell_s, drift_threshold, ewma_weight, listen, log_level, "
-        "lost_timeout_s, secret_file)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, secret_file, tls)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);
@@ -132,4 +135,45 @@ TEST_CASE("the example configs in dist/ load as they are") {
   CHECK_MESSAGE(agent.ok(), (agent ? "" : agent.error().text()));
   auto client = loadClientConfig(dist + "client.toml");
   CHECK_MESSAGE(client.ok(), (client ? "" : client.error().text()));
+}
+
+TEST_CASE("connection limits are read and bounded") {
+  auto loaded = parseCoordinatorConfig(kCoordinatorBase + "max_unauthenticated = 8\nlogin_timeout_s = 2.5\n",
+                                       "hnowd.toml", "/etc/hnow");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->maxUnauthenticated == 8);
+  CHECK(loaded->loginTimeoutSeconds == 2.5);
+  CHECK(coordinatorError(kCoordinatorBase + "max_unauthenticated = 0\n") ==
+        "hnowd.toml:3:23: 'max_unauthenticated' must be from 1 to 100000, not 0");
+  CHECK(coordinatorError(kCoordinatorBase + "max_unauthenticated = 1.5\n").find("must be an integer") !=
+        std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "login_timeout_s = 0\n").rfind("hnowd.toml:3:19:", 0) == 0);
+}
+
+TEST_CASE("[tls] takes certificate, key and CA together; peers also name hnowd's certificate") {
+  auto hnowd = parseCoordinatorConfig(
+      kCoordinatorBase + "[tls]\ncert_file = \"hnowd.pem\"\nkey_file = \"hnowd.key\"\nca_file = \"/pki/ca.pem\"\n",
+      "hnowd.toml", "/etc/hnow");
+  REQUIRE(hnowd.ok());
+  CHECK(hnowd->tls.enabled());
+  CHECK(hnowd->tls.certFile == "/etc/hnow/hnowd.pem");
+  CHECK(hnowd->tls.keyFile == "/etc/hnow/hnowd.key");
+  CHECK(hnowd->tls.caFile == "/pki/ca.pem");
+  CHECK(coordinatorError(kCoordinatorBase + "[tls]\ncert_file = \"a\"\nkey_file = \"b\"\n") ==
+        "hnowd.toml:3:1: missing key 'ca_file' in [tls] (the CA that signs the peers' certificates (PEM))");
+  CHECK(coordinatorError(kCoordinatorBase + "[tls]\ncert_file = \"a\"\nkey_file = \"b\"\nca_file = \"c\"\n"
+                         "server_name = \"x\"\n").rfind("hnowd.toml:7:15: unknown key 'server_name' in [tls]", 0) == 0);
+
+  auto agent = parseAgentConfig(std::string(kAgent).replace(std::string(kAgent).find("[emulate]"), 9,
+                                    "[tls]\ncert_file = \"a.pem\"\nkey_file = \"a.key\"\nca_file = \"ca.pem\"\n"
+                                    "server_name = \"coordinator.lab\"\n[emulate]"),
+                                "agent.toml", "/etc/hnow");
+  REQUIRE_MESSAGE(agent.ok(), (agent ? "" : agent.error().text()));
+  CHECK(agent->tls.caFile == "/etc/hnow/ca.pem");
+  CHECK(agent->tls.serverName == "coordinator.lab");
+  auto client = parseClientConfig("coordinator = \"h:1\"\nsecret_file = \"s\"\n[tls]\ncert_file = \"c\"\n"
+                                  "key_file = \"k\"\nca_file = \"ca\"\n",
+                                  "client.toml", "/etc/hnow");
+  REQUIRE(client.ok());
+  CHECK(client->tls.serverName == "hnowd");
 }

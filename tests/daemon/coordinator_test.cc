@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "core/coordinator.h"
+#include "daemon/memory_state_store.h"
 
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
@@ -11,7 +12,10 @@ namespace {
 struct RecordingLink final : AgentLink {
   std::vector<EmulatedRates>* sent;
   explicit RecordingLink(std::vector<EmulatedRates>* s) : sent(s) {}
-  void setEmulatedRates(const EmulatedRates& rates) override { sent->push_back(rates); }
+  void setEmulatedRates(const EmulatedRates& rates, Done done) override {
+    sent->push_back(rates);
+    done("");
+  }
   void probeNow() override {}
 };
 
@@ -29,7 +33,8 @@ const AgentView* viewOf(const std::vector<AgentView>& views, const std::string& 
 
 TEST_CASE("a registered agent is alive, and lost at the next tick once its connection ends") {
   ManualClock clock;
-  Coordinator coordinator(clock, RateTableOptions{});
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
   CHECK(coordinator.heartbeat(s));
@@ -45,7 +50,8 @@ TEST_CASE("a registered agent is alive, and lost at the next tick once its conne
 
 TEST_CASE("the end of an agent's old connection does not touch the session that replaced it") {
   ManualClock clock;
-  Coordinator coordinator(clock, RateTableOptions{});
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   SessionId old = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
   SessionId fresh = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
@@ -60,7 +66,8 @@ TEST_CASE("the end of an agent's old connection does not touch the session that 
 
 TEST_CASE("an agent that reconnects after being lost is back, with the rates it had") {
   ManualClock clock;
-  Coordinator coordinator(clock, RateTableOptions{});
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
   hnow::planner::NodeRates rates;
@@ -80,7 +87,8 @@ TEST_CASE("an agent that reconnects after being lost is back, with the rates it 
 
 TEST_CASE("status shows registration details, and no rate age before the first report") {
   ManualClock clock;
-  Coordinator coordinator(clock, RateTableOptions{});
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   coordinator.attach(agent("b"), std::make_unique<RecordingLink>(&sent));
   coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
@@ -96,7 +104,8 @@ TEST_CASE("status shows registration details, and no rate age before the first r
 
 TEST_CASE("set-rate reaches a connected agent and explains why not otherwise") {
   ManualClock clock;
-  Coordinator coordinator(clock, RateTableOptions{});
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
   CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).empty());

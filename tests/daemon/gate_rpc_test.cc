@@ -5,6 +5,7 @@
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
+#include "daemon/memory_state_store.h"
 #include "server/gate_server.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
@@ -46,7 +47,8 @@ struct Harness {
   kj::EventLoop loop;
   kj::WaitScope ws{loop};
   daemon::ManualClock clock;
-  daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}};
+  daemon::MemoryStateStore store;
+  daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{kSecret};
   Failures failures;
   kj::TaskSet tasks{failures};
@@ -148,6 +150,16 @@ TEST_CASE("set-rate from a client reaches the agent's control capability") {
   session.pingRequest().send().wait(h.ws);  // the command has crossed by now
   REQUIRE(received.uplinks.size() == 1);
   CHECK(received.uplinks[0] == 42);
+  h.ws.poll();  // the agent's answer finishes the operation record
+  auto ops = client.operationsRequest();
+  ops.setLimit(10);
+  auto reply = ops.send().wait(h.ws);
+  REQUIRE(reply.getRecords().size() == 1);
+  auto record = reply.getRecords()[0];
+  CHECK(record.getKind() == "set-rate");
+  CHECK(record.getStatus() == "done");
+  CHECK(record.getFinishedUnixMs() >= record.getStartedUnixMs());
+  CHECK(std::string(record.getSummary().cStr()).find("\"agent\":\"a1\"") != std::string::npos);
 
   auto unknown = client.setEmulatedRatesRequest();
   unknown.setName("ghost");

@@ -210,3 +210,49 @@ TEST_CASE("a config with a typo stops either daemon with file:line:column and ex
   r = runCommand(kHnow + " local up --dir " + (dir.path / "x").string() + " --agents 2 --uplink-mbps 1,2,3");
   CHECK(r.status == 2);
 }
+
+TEST_CASE("a hung (SIGSTOPped) agent is lost within 3 s and alive again after SIGCONT") {
+  LocalCluster cluster("--agents 2");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  pid_t agent = pidOf(cluster.dir.path / "pids" / "agent-1.pid");
+  ::kill(agent, SIGSTOP);  // its connection stays open: only silence tells
+  auto stoppedAt = Clock::now();
+  CHECK(eventually([&]() { return cluster.stateOf("agent-1") == "lost"; }, 3s));
+  CHECK(Clock::now() - stoppedAt < 3s);
+  CHECK(cluster.stateOf("agent-2") == "alive");
+  ::kill(agent, SIGCONT);
+  CHECK(eventually([&]() { return cluster.stateOf("agent-1") == "alive"; }, 3s));
+}
+
+TEST_CASE("operation records in hnowd's state.db survive a restart (hnow ops --json)") {
+  LocalCluster cluster("--agents 1");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  REQUIRE(runCommand(kHnow + cluster.client() + " agent set-rate agent-1 --uplink-mbps 60").status == 0);
+  auto ops = [&]() {
+    auto r = runCommand(kHnow + cluster.client() + " ops --json");
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json{};
+  };
+  auto doneSetRate = [&]() {
+    auto o = ops();
+    return o.contains("operations") && o["operations"].size() == 1 &&
+           o["operations"][0]["status"] == "done";
+  };
+  REQUIRE(eventually(doneSetRate, 3s));
+
+  pid_t hnowd = pidOf(dir / "pids" / "hnowd.pid");
+  ::kill(hnowd, SIGTERM);
+  REQUIRE(eventually([&]() { return !running(hnowd); }, 3s));
+  CHECK(std::filesystem::exists(dir / "hnowd" / "state.db"));
+  cluster.startDaemon(kHnowd, (dir / "hnowd.toml").string(), "hnowd");
+  REQUIRE(eventually(doneSetRate, 3s));
+  auto record = ops()["operations"][0];
+  CHECK(record["id"] == 1);
+  CHECK(record["kind"] == "set-rate");
+  CHECK(record["summary"]["agent"] == "agent-1");
+  CHECK(record["summary"]["uplink_mbps"].get<double>() == 60);
+  CHECK(record["finished_unix_s"].get<double>() >= record["started_unix_s"].get<double>());
+  auto table = runCommand(kHnow + cluster.client() + " ops");
+  CHECK(table.out.find("set-rate") != std::string::npos);
+  CHECK(eventually([&]() { return cluster.countAlive() == 1; }, 5s));
+}

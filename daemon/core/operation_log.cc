@@ -1,0 +1,41 @@
+#include "core/operation_log.h"
+
+#include <cstdio>
+
+namespace hnow::daemon {
+
+OperationId OperationLog::begin(const std::string& kind, const std::string& summary) {
+  OperationRecord record;
+  record.kind = kind;
+  record.started = clock_.wallNow();
+  record.status = "running";
+  record.summary = summary;
+  return store_.beginOperation(record);
+}
+
+void OperationLog::finish(OperationId id, const std::string& status, const std::string& summary) {
+  store_.finishOperation(id, clock_.wallNow(), status, summary);
+}
+
+std::string jsonString(const std::string& value) {
+  std::string out = "\"";
+  for (unsigned char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += static_cast<char>(c);  // UTF-8 passes through as it is
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,31 @@
+#pragma once
+// Records of the operations hnowd carries out (set-rate now; send and run
+// in later issues), kept in the StateStore so they survive restarts.
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "state/state_store.h"
+
+namespace hnow::daemon {
+
+class OperationLog {
+ public:
+  OperationLog(const Clock& clock, StateStore& store) : clock_(clock), store_(store) {}
+
+  // A record with status "running"; `summary` is a JSON object.
+  OperationId begin(const std::string& kind, const std::string& summary);
+  // status: "done" or "failed"; `summary` replaces the one given to begin().
+  void finish(OperationId id, const std::string& status, const std::string& summary);
+  std::vector<OperationRecord> newest(std::size_t limit) { return store_.operations(limit); }
+
+ private:
+  const Clock& clock_;
+  StateStore& store_;
+};
+
+// `value` as a JSON string literal, quotes included: summaries are built by
+// hand here to keep nlohmann (slow to compile) out of the daemon's core.
+std::string jsonString(const std::string& value);
+
+}  // namespace hnow::daemon

@@ -1,0 +1,205 @@
+#include "state/sqlite_state_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+namespace hnow::daemon {
+
+namespace {
+
+// Version 1 of the schema; a later version migrates from `user_version`.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS agents (
+  name TEXT PRIMARY KEY,
+  site TEXT NOT NULL,
+  has_rates INTEGER NOT NULL,
+  uplink_bytes_per_s REAL NOT NULL,
+  downlink_bytes_per_s REAL NOT NULL,
+  send_overhead_s REAL NOT NULL,
+  recv_overhead_s REAL NOT NULL,
+  compute_s_per_unit REAL NOT NULL,
+  rates_at_ms INTEGER NOT NULL,
+  last_seen_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS operations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  finished_ms INTEGER,
+  status TEXT NOT NULL,
+  summary TEXT NOT NULL CHECK (json_valid(summary))
+);
+PRAGMA user_version = 1;
+)sql";
+
+std::int64_t toMs(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+WallTime fromMs(std::int64_t ms) { return WallTime(std::chrono::milliseconds(ms)); }
+
+std::string text(sqlite3_stmt* s, int column) {
+  auto p = sqlite3_column_text(s, column);
+  return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
+}
+
+// One prepared statement, finalized on every path out.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
+    check(sqlite3_prepare_v2(db, sql, -1, &s_, nullptr));
+  }
+  ~Statement() { sqlite3_finalize(s_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& v) {
+    check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Statement& bind(int i, double v) { check(sqlite3_bind_double(s_, i, v)); return *this; }
+  Statement& bind(int i, std::int64_t v) { check(sqlite3_bind_int64(s_, i, v)); return *this; }
+  Statement& bindNull(int i) { check(sqlite3_bind_null(s_, i)); return *this; }
+  // True while there is a row to read.
+  bool step() {
+    int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) check(rc);
+    return false;
+  }
+  void reset() { sqlite3_reset(s_); sqlite3_clear_bindings(s_); }
+  sqlite3_stmt* get() { return s_; }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK)
+      throw StateError(path_ + ": " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+}  // namespace
+
+planner::Outcome<std::unique_ptr<SqliteStateStore>, SqliteStateStore::OpenError>
+SqliteStateStore::open(const std::string& dataDir) {
+  std::string path = (std::filesystem::path(dataDir) / "state.db").string();
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = path + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close(db);
+    return OpenError{message};
+  }
+  std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(db, path));
+  try {
+    // WAL: readers never block hnowd. synchronous=NORMAL: a commit is not
+    // fsynced; a power cut may lose the last second, never corrupt the file.
+    store->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;");
+    store->exec(kSchema);
+  } catch (const StateError& e) {
+    return OpenError{e.what()};
+  }
+  return store;
+}
+
+SqliteStateStore::~SqliteStateStore() { sqlite3_close(db_); }
+
+void SqliteStateStore::exec(const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string what = path_ + ": " + (message ? message : sqlite3_errmsg(db_));
+    sqlite3_free(message);
+    throw StateError(what);
+  }
+}
+
+void SqliteStateStore::saveAgents(const std::vector<StoredAgent>& agents) {
+  if (agents.empty()) return;
+  exec("BEGIN");
+  try {
+    Statement insert(db_, path_,
+                     "INSERT OR REPLACE INTO agents (name, site, has_rates, uplink_bytes_per_s, "
+                     "downlink_bytes_per_s, send_overhead_s, recv_overhead_s, compute_s_per_unit, "
+                     "rates_at_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    for (const StoredAgent& a : agents) {
+      insert.bind(1, a.name).bind(2, a.site).bind(3, std::int64_t{a.hasRates});
+      insert.bind(4, a.rates.uplinkBytesPerSecond).bind(5, a.rates.downlinkBytesPerSecond);
+      insert.bind(6, a.rates.sendOverheadSeconds).bind(7, a.rates.receiveOverheadSeconds);
+      insert.bind(8, a.rates.computeSecondsPerUnit);
+      insert.bind(9, toMs(a.ratesAt)).bind(10, toMs(a.lastSeen));
+      insert.step();
+      insert.reset();
+    }
+  } catch (const StateError&) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
+}
+
+std::vector<StoredAgent> SqliteStateStore::loadAgents() {
+  Statement select(db_, path_,
+                   "SELECT name, site, has_rates, uplink_bytes_per_s, downlink_bytes_per_s, "
+                   "send_overhead_s, recv_overhead_s, compute_s_per_unit, rates_at_ms, "
+                   "last_seen_ms FROM agents ORDER BY name");
+  std::vector<StoredAgent> out;
+  while (select.step()) {
+    sqlite3_stmt* s = select.get();
+    StoredAgent a;
+    a.name = text(s, 0);
+    a.site = text(s, 1);
+    a.hasRates = sqlite3_column_int(s, 2) != 0;
+    a.rates.uplinkBytesPerSecond = sqlite3_column_double(s, 3);
+    a.rates.downlinkBytesPerSecond = sqlite3_column_double(s, 4);
+    a.rates.sendOverheadSeconds = sqlite3_column_double(s, 5);
+    a.rates.receiveOverheadSeconds = sqlite3_column_double(s, 6);
+    a.rates.computeSecondsPerUnit = sqlite3_column_double(s, 7);
+    a.ratesAt = fromMs(sqlite3_column_int64(s, 8));
+    a.lastSeen = fromMs(sqlite3_column_int64(s, 9));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+OperationId SqliteStateStore::beginOperation(const OperationRecord& record) {
+  Statement insert(db_, path_,
+                   "INSERT INTO operations (kind, started_ms, finished_ms, status, summary) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5)");
+  insert.bind(1, record.kind).bind(2, toMs(record.started));
+  if (record.finished) insert.bind(3, toMs(*record.finished)); else insert.bindNull(3);
+  insert.bind(4, record.status).bind(5, record.summary);
+  insert.step();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+void SqliteStateStore::finishOperation(OperationId id, WallTime finished, const std::string& status,
+                                       const std::string& summary) {
+  Statement update(db_, path_,
+                   "UPDATE operations SET finished_ms = ?1, status = ?2, summary = ?3 WHERE id = ?4");
+  update.bind(1, toMs(finished)).bind(2, status).bind(3, summary).bind(4, std::int64_t{id});
+  update.step();
+}
+
+std::vector<OperationRecord> SqliteStateStore::operations(std::size_t limit) {
+  Statement select(db_, path_,
+                   "SELECT id, kind, started_ms, finished_ms, status, summary FROM operations "
+                   "ORDER BY id DESC LIMIT ?1");
+  select.bind(1, static_cast<std::int64_t>(limit));
+  std::vector<OperationRecord> out;
+  while (select.step()) {
+    sqlite3_stmt* s = select.get();
+    OperationRecord r;
+    r.id = sqlite3_column_int64(s, 0);
+    r.kind = text(s, 1);
+    r.started = fromMs(sqlite3_column_int64(s, 2));
+    if (sqlite3_column_type(s, 3) != SQLITE_NULL) r.finished = fromMs(sqlite3_column_int64(s, 3));
+    r.status = text(s, 4);
+    r.summary = text(s, 5);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,40 @@
+#pragma once
+// StateStore in SQLite: `state.db` in hnowd's data directory, WAL mode so
+// readers (a backup, sqlite3 on the command line) never block hnowd. The
+// only file that contains SQL.
+#include <memory>
+#include <string>
+
+#include "planner/outcome.h"
+#include "state/state_store.h"
+
+struct sqlite3;
+
+namespace hnow::daemon {
+
+class SqliteStateStore final : public StateStore {
+ public:
+  struct OpenError {
+    std::string message;  // names the file and what SQLite said
+  };
+  // Opens (creating if needed) `<dataDir>/state.db`.
+  static planner::Outcome<std::unique_ptr<SqliteStateStore>, OpenError> open(
+      const std::string& dataDir);
+  ~SqliteStateStore() override;
+
+  void saveAgents(const std::vector<StoredAgent>& agents) override;
+  std::vector<StoredAgent> loadAgents() override;
+  OperationId beginOperation(const OperationRecord& record) override;
+  void finishOperation(OperationId id, WallTime finished, const std::string& status,
+                       const std::string& summary) override;
+  std::vector<OperationRecord> operations(std::size_t limit) override;
+
+ private:
+  explicit SqliteStateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  void exec(const char* sql);
+
+  sqlite3* db_;
+  std::string path_;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,62 @@
+#pragma once
+// What hnowd keeps across restarts: the agents it has known (with their
+// last rates) and the records of operations. The coordinator sees only this
+// interface; sqlite_state_store.h is the real one, tests use an in-memory
+// one (STYLE.md: LevelDB's Env). Times are calendar times: steady clocks
+// restart with the process.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "planner/node_rates.h"
+
+namespace hnow::daemon {
+
+struct StoredAgent {
+  std::string name;
+  std::string site;
+  bool hasRates = false;
+  planner::NodeRates rates;
+  WallTime ratesAt{};   // when the rates were measured
+  WallTime lastSeen{};  // the last registration, heartbeat or report
+};
+
+using OperationId = std::int64_t;
+
+// One send/run/... operation as hnowd records it; `summary` is a JSON object.
+struct OperationRecord {
+  OperationId id = 0;
+  std::string kind;  // "set-rate" now; "send", "run" in later issues
+  WallTime started{};
+  std::optional<WallTime> finished;  // none while it runs
+  std::string status;                // "running", "done", "failed"
+  std::string summary = "{}";
+};
+
+// Failures of the store are exceptions: they are logistics (a full disk, a
+// damaged file), not business logic; hnowd logs them and carries on.
+struct StateError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+
+  // Inserts or replaces agents by name, all in one transaction.
+  virtual void saveAgents(const std::vector<StoredAgent>& agents) = 0;
+  virtual std::vector<StoredAgent> loadAgents() = 0;
+
+  // Assigns the record's id (the given one is ignored) and returns it.
+  virtual OperationId beginOperation(const OperationRecord& record) = 0;
+  // Sets finished, status and summary of a record begun earlier.
+  virtual void finishOperation(OperationId id, WallTime finished, const std::string& status,
+                               const std::string& summary) = 0;
+  // The newest `limit` records, newest first.
+  virtual std::vector<OperationRecord> operations(std::size_t limit) = 0;
+};
+
+}  // namespace hnow::daemon

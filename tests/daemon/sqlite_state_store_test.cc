@@ -1,0 +1,117 @@
+// The SQLite StateStore against a temporary data directory.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/run_process.h"
+#include "state/sqlite_state_store.h"
+
+using namespace hnow::daemon;
+using hnow::testing::TempDir;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::unique_ptr<SqliteStateStore> openIn(const std::filesystem::path& dir) {
+  auto opened = SqliteStateStore::open(dir.string());
+  REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
+  return std::move(opened).value();
+}
+
+StoredAgent storedAgent(const std::string& name, double uplink) {
+  StoredAgent a;
+  a.name = name;
+  a.site = "room-" + name;
+  a.hasRates = uplink > 0;
+  a.rates.uplinkBytesPerSecond = uplink;
+  a.rates.downlinkBytesPerSecond = 2 * uplink;
+  a.rates.sendOverheadSeconds = 1e-5;
+  a.rates.receiveOverheadSeconds = 2e-5;
+  a.rates.computeSecondsPerUnit = 0.003;
+  a.ratesAt = WallTime(1'700'000'000'123ms);
+  a.lastSeen = WallTime(1'700'000'005'456ms);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("agents and operation records written to state.db are read back after reopening") {
+  TempDir dir;
+  {
+    auto store = openIn(dir.path);
+    store->saveAgents({storedAgent("b", 1e6), storedAgent("a", 0)});
+    OperationRecord record;
+    record.kind = "set-rate";
+    record.started = WallTime(1'700'000'010'000ms);
+    record.status = "running";
+    record.summary = R"({"agent":"a"})";
+    OperationId first = store->beginOperation(record);
+    store->finishOperation(first, WallTime(1'700'000'011'500ms), "done", R"({"agent":"a","ok":true})");
+    record.summary = "{}";
+    OperationId second = store->beginOperation(record);
+    CHECK(second > first);
+    CHECK(std::filesystem::exists(dir.path / "state.db-wal"));  // WAL mode
+  }
+  auto store = openIn(dir.path);
+  auto agents = store->loadAgents();
+  REQUIRE(agents.size() == 2);
+  CHECK(agents[0].name == "a");
+  CHECK_FALSE(agents[0].hasRates);
+  const StoredAgent& b = agents[1];
+  CHECK(b.site == "room-b");
+  CHECK(b.hasRates);
+  CHECK(b.rates.uplinkBytesPerSecond == 1e6);
+  CHECK(b.rates.downlinkBytesPerSecond == 2e6);
+  CHECK(b.rates.sendOverheadSeconds == 1e-5);
+  CHECK(b.rates.receiveOverheadSeconds == 2e-5);
+  CHECK(b.rates.computeSecondsPerUnit == 0.003);
+  CHECK(b.ratesAt == WallTime(1'700'000'000'123ms));
+  CHECK(b.lastSeen == WallTime(1'700'000'005'456ms));
+
+  auto records = store->operations(10);
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].status == "running");  // newest first
+  CHECK_FALSE(records[0].finished.has_value());
+  CHECK(records[1].kind == "set-rate");
+  CHECK(records[1].status == "done");
+  CHECK(records[1].started == WallTime(1'700'000'010'000ms));
+  REQUIRE(records[1].finished.has_value());
+  CHECK(*records[1].finished == WallTime(1'700'000'011'500ms));
+  CHECK(records[1].summary == R"({"agent":"a","ok":true})");
+  CHECK(store->operations(1).size() == 1);
+}
+
+TEST_CASE("saving an agent again replaces its row") {
+  TempDir dir;
+  auto store = openIn(dir.path);
+  store->saveAgents({storedAgent("a", 1e6)});
+  store->saveAgents({storedAgent("a", 3e6)});
+  auto agents = store->loadAgents();
+  REQUIRE(agents.size() == 1);
+  CHECK(agents[0].rates.uplinkBytesPerSecond == 3e6);
+}
+
+TEST_CASE("an operation summary that is not JSON is refused with an error naming state.db") {
+  TempDir dir;
+  auto store = openIn(dir.path);
+  OperationRecord record;
+  record.kind = "send";
+  record.status = "running";
+  record.summary = "{not json";
+  try {
+    store->beginOperation(record);
+    FAIL("a summary that is not JSON was stored");
+  } catch (const StateError& e) {
+    CHECK(std::string(e.what()).find("state.db") != std::string::npos);
+  }
+  CHECK(store->operations(10).empty());
+}
+
+TEST_CASE("a data directory that cannot hold state.db is an error value naming the file") {
+  TempDir dir;
+  std::ofstream(dir.path / "not-a-directory") << "x";
+  auto opened = SqliteStateStore::open((dir.path / "not-a-directory").string());
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().message.find("not-a-directory/state.db") != std::string::npos);
+}
