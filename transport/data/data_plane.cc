@@ -60,6 +60,7 @@ struct DataPlane::Impl final : PlaneCore {
   template <class T>
   void retire(std::unique_ptr<T> p) {
     if (!p) return;
+    p->shutdown();
     std::shared_ptr<T> shared(std::move(p));
     dataLoop_.post([shared]() {});
   }

@@ -15,6 +15,11 @@ class PullConnection {
  public:
   PullConnection(PlaneCore& core, Operation& op);
   void connect(const sockaddr* parent);
+  // Stops reading and pacing at once; the plane destroys it later.
+  void shutdown() {
+    stream_.shutdown();
+    pacing_.reset();
+  }
 
  private:
   void onConnected();

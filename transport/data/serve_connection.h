@@ -17,6 +17,11 @@ class ServeConnection {
   // More bytes are available, an ack arrived or the pacing wait is over.
   void pump();
   void close(const std::string& reason) { stream_.close(reason); }
+  // Stops sending and pacing at once; the plane destroys it later.
+  void shutdown() {
+    stream_.shutdown();
+    pacing_.reset();
+  }
   Operation* operation() const { return op_; }
 
  private:

@@ -114,6 +114,13 @@ void TcpStream::close(const std::string& reason) {
   }
 }
 
+void TcpStream::shutdown() {
+  closed_ = true;
+  open_ = false;
+  reading_ = false;
+  tcp_.reset();
+}
+
 std::string TcpStream::peer() const {
   if (!tcp_) return "?";
   sockaddr_storage address{};

@@ -34,6 +34,8 @@ class TcpStream {
   void resumeReading();
   // Closes now; onClosed is called with `reason` unless it was already.
   void close(const std::string& reason);
+  // Closes without calling onClosed: the owner is going away.
+  void shutdown();
   bool open() const { return open_; }
   std::string peer() const;
 
