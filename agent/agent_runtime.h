@@ -6,12 +6,18 @@
 #include <kj/async-io.h>
 #include <kj/timer.h>
 
+#include <memory>
 #include <optional>
 
 #include "conf/runtime_config.h"
 #include "daemon/core/clock.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
+#include "transport/data/data_plane.h"
+
+namespace hnow::agent {
+class Receiver;
+}
 
 namespace hnow::agent {
 
@@ -26,6 +32,7 @@ class AgentRuntime {
  public:
   AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
                kj::Network& network, kj::Timer& timer, const daemon::Clock& clock);
+  ~AgentRuntime();
 
   // Never resolves; drop it to stop.
   kj::Promise<void> run();
@@ -34,6 +41,9 @@ class AgentRuntime {
   void setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor);
   void requestProbe();
   const Emulation& emulation() const { return emulation_; }
+  // The data plane (issue 6); exists once the first connection to hnowd
+  // showed which local address to listen on.
+  Receiver& receiver() { return *receiver_; }
 
  private:
   // One connection's life; resolves or fails when it ends.
@@ -42,6 +52,9 @@ class AgentRuntime {
   kj::Promise<void> probeWakeup();
   kj::Promise<void> heartbeats(wire::AgentSession::Client session);
   kj::Promise<void> probes(wire::AgentSession::Client session);
+  // Starts the data plane on the address this agent reaches hnowd from.
+  void startDataPlane(kj::AsyncIoStream& controlStream);
+  void reportTransfer(const transport::data::TransferEvent& event);
 
   const conf::AgentConfig& config_;
   const transport::Secret& secret_;
@@ -52,6 +65,10 @@ class AgentRuntime {
   daemon::Duration backoff_;
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
   bool probeRequested_ = false;  // asked for while a probe was running
+  std::unique_ptr<Receiver> receiver_;
+  std::string dataAddress_;
+  std::optional<wire::AgentSession::Client> session_;  // while logged in
+  kj::Promise<void> reporting_ = nullptr;
 };
 
 }  // namespace hnow::agent

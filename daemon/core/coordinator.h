@@ -14,6 +14,7 @@
 #include "core/agent_link.h"
 #include "core/clock.h"
 #include "core/rate_table.h"
+#include "core/transfer_observer.h"
 
 namespace hnow::daemon {
 
@@ -47,6 +48,13 @@ class Coordinator {
   std::string setEmulatedRates(const std::string& name, const EmulatedRates& rates);
   std::size_t connectedCount() const;
 
+  // Issue 6: the sends in progress hear of reports and losses; main() sets it.
+  void setTransferObserver(TransferObserver* observer) { observer_ = observer; }
+  // False when `session` is not the agent's current session.
+  bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
+  // The command link of a connected agent, or null.
+  AgentLink* link(const std::string& name);
+
  private:
   struct Agent {
     AgentRegistration registration;
@@ -61,6 +69,7 @@ class Coordinator {
   std::map<std::string, Agent> agents_;
   std::map<SessionId, std::string> sessionNames_;
   SessionId nextSession_ = 1;
+  TransferObserver* observer_ = nullptr;
 };
 
 }  // namespace hnow::daemon

@@ -32,8 +32,9 @@ std::string peerName(kj::AsyncIoStream& stream) {
 
 }  // namespace
 
-ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret)
-    : coordinator_(coordinator), secret_(secret), tasks_(*this), connections_(*this) {}
+ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret,
+                             SendService* sends)
+    : coordinator_(coordinator), secret_(secret), sends_(sends), tasks_(*this), connections_(*this) {}
 
 kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
   return receiver.accept().then([this, &receiver](kj::Own<kj::AsyncIoStream> stream) {
@@ -45,7 +46,7 @@ kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
 void ControlServer::serve(kj::Own<kj::AsyncIoStream> stream) {
   std::string peer = peerName(*stream);
   spdlog::debug("control connection from {}", peer);
-  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer);
+  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, sends_);
   auto connection = kj::heap<transport::RpcConnection>(kj::mv(stream), kj::mv(gate));
   auto ended = connection->onDisconnect();
   connections_.add(ended.attach(kj::mv(connection)));

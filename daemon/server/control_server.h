@@ -8,9 +8,13 @@
 
 namespace hnow::daemon {
 
+class SendService;
+
 class ControlServer final : private kj::TaskSet::ErrorHandler {
  public:
-  ControlServer(Coordinator& coordinator, const transport::Secret& secret);
+  // `sends` (issue 6) serves `hnow send`; without it sends are refused.
+  ControlServer(Coordinator& coordinator, const transport::Secret& secret,
+                SendService* sends = nullptr);
 
   // Never resolves unless accepting fails; drop it to stop listening.
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
@@ -23,6 +27,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
 
   Coordinator& coordinator_;
   const transport::Secret& secret_;
+  SendService* sends_;
   // Declared after what connections borrow, so connections close first.
   kj::TaskSet tasks_;
   kj::TaskSet connections_;

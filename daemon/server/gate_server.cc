@@ -12,8 +12,8 @@ namespace hnow::daemon {
 using transport::Role;
 
 GateServer::GateServer(Coordinator& coordinator, const transport::Secret& secret,
-                       kj::TaskSet& tasks, std::string peer)
-    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)) {}
+                       kj::TaskSet& tasks, std::string peer, SendService* sends)
+    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)), sends_(sends) {}
 
 GateServer::~GateServer() {
   if (!loggedIn_ && !shut_)
@@ -70,7 +70,7 @@ kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
 kj::Promise<void> GateServer::loginClient(LoginClientContext context) {
   requireProof(Role::kClient, "", context.getParams().getProof());
   spdlog::debug("client logged in from {}", peer_);
-  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_));
+  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, sends_));
   return kj::READY_NOW;
 }
 

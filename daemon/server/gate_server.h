@@ -13,12 +13,14 @@
 
 namespace hnow::daemon {
 
+class SendService;
+
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
  public:
   // `tasks` runs commands sent to agents; it and the others outlive the gate.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
-             std::string peer);
+             std::string peer, SendService* sends = nullptr);
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -37,6 +39,7 @@ class GateServer final : public wire::Gate::Server {
   const transport::Secret& secret_;
   kj::TaskSet& tasks_;
   std::string peer_;
+  SendService* sends_;
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;
