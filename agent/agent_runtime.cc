@@ -3,10 +3,15 @@
 #include <kj/debug.h>
 #include <spdlog/spdlog.h>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "agent/rate_probe.h"
+#include "agent/receiver.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
@@ -27,6 +32,12 @@ kj::Duration toKj(daemon::Duration d) { return d.count() * kj::NANOSECONDS; }
 
 double bytesPerSecond(double mbps) { return mbps * 1e6 / 8; }
 
+std::string tokenOf(capnp::Data::Reader data) {
+  return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
+}
+
+std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
+
 // hnowd's commands to this agent.
 class AgentControlServer final : public wire::AgentControl::Server {
  public:
@@ -44,6 +55,26 @@ class AgentControlServer final : public wire::AgentControl::Server {
   }
   kj::Promise<void> probeNow(ProbeNowContext) override {
     runtime_.requestProbe();
+    return kj::READY_NOW;
+  }
+  kj::Promise<void> receive(ReceiveContext context) override {
+    auto order = context.getParams().getOrder();
+    KJ_REQUIRE(order.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
+    KJ_REQUIRE(order.getSha256().size() == 32, "a SHA-256 is 32 bytes");
+    transport::data::Sha256 sha{};
+    std::copy(order.getSha256().begin(), order.getSha256().end(), sha.begin());
+    std::string path = runtime_.receiver().receive(tokenOf(order.getToken()), order.getDest(),
+                                                   order.getSize(), sha);
+    context.getResults().setPath(path);
+    return kj::READY_NOW;
+  }
+  kj::Promise<void> pull(PullContext context) override {
+    auto params = context.getParams();
+    runtime_.receiver().pull(tokenOf(params.getToken()), params.getParentAddress());
+    return kj::READY_NOW;
+  }
+  kj::Promise<void> release(ReleaseContext context) override {
+    runtime_.receiver().release(tokenOf(context.getParams().getToken()));
     return kj::READY_NOW;
   }
 
@@ -84,10 +115,62 @@ AgentRuntime::AgentRuntime(const conf::AgentConfig& config, const transport::Sec
                  config.emulate.computeFactor},
       backoff_(kFirstBackoff) {}
 
+AgentRuntime::~AgentRuntime() = default;
+
+void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
+  if (receiver_) return;
+  sockaddr_storage local{};
+  kj::uint length = sizeof local;
+  controlStream.getsockname(reinterpret_cast<sockaddr*>(&local), &length);
+  char host[INET6_ADDRSTRLEN] = "0.0.0.0";
+  if (local.ss_family == AF_INET)
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&local)->sin_addr, host, sizeof host);
+  else if (local.ss_family == AF_INET6)
+    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr, host, sizeof host);
+  transport::data::DataOptions options;
+  // Test-only fault injection (tests/process): corrupt every Nth chunk sent.
+  if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))
+    options.corruptChunkEvery = std::strtoull(every, nullptr, 10);
+  receiver_ = std::make_unique<Receiver>(config_.roots, clock_, options);
+  receiver_->setCoordinatorHost(hostOf(config_.coordinator));
+  receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
+  // Peers reach this agent where hnowd does: the address of this connection.
+  dataAddress_ = receiver_->listen(host);
+  spdlog::info("data plane listening on {}", dataAddress_);
+  reporting_ = receiver_
+                   ->forwardEvents([this](const transport::data::TransferEvent& e) { reportTransfer(e); })
+                   .eagerlyEvaluate([](kj::Exception&& e) {
+                     spdlog::error("transfer reports stopped: {}", e.getDescription().cStr());
+                   });
+}
+
+void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e) {
+  // Without a session the report is dropped: hnowd counts this agent lost anyway.
+  if (!session_) return;
+  auto request = session_->reportTransferRequest();
+  auto out = request.initReport();
+  out.setToken(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(e.token.data()), e.token.size()));
+  using Kind = transport::data::TransferEvent::Kind;
+  switch (e.kind) {
+    case Kind::kProgress: out.setState(wire::TransferState::PROGRESS); break;
+    case Kind::kDone: out.setState(wire::TransferState::DONE); break;
+    case Kind::kFailed: out.setState(wire::TransferState::FAILED); break;
+    case Kind::kParentLost: out.setState(wire::TransferState::PARENT_LOST); break;
+  }
+  out.setBytes(e.bytes);
+  out.setCorruptChunks(e.corruptChunks);
+  out.setMessage(e.message);
+  out.setPath(e.path);
+  out.setSha256(e.sha256Hex);
+  request.send().ignoreResult().detach([](kj::Exception&&) {});
+}
+
 void AgentRuntime::setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor) {
   if (uplinkMbps > 0) emulation_.uplinkMbps = uplinkMbps;
   if (downlinkMbps > 0) emulation_.downlinkMbps = downlinkMbps;
   if (computeFactor > 0) emulation_.computeFactor = computeFactor;
+  if (receiver_)
+    receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
   spdlog::info("emulating uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = not limited)",
                emulation_.uplinkMbps, emulation_.downlinkMbps, emulation_.computeFactor);
   requestProbe();
@@ -143,6 +226,7 @@ kj::Promise<void> AgentRuntime::connectOnce() {
 }
 
 kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
+  startDataPlane(*stream);
   auto connection = kj::heap<transport::RpcConnection>(kj::mv(stream));
   auto gate = connection->peerBootstrap<wire::Gate>();
   auto ended = connection->onDisconnect();
@@ -155,9 +239,10 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             auto registration = request.initRegistration();
             registration.setName(config_.name);
             registration.setSite(config_.site);
-            auto capabilities = registration.initCapabilities(1);
+            auto capabilities = registration.initCapabilities(2);
             capabilities.set(0, "probe");
-            registration.setDataAddress("");  // the data plane comes with a later issue
+            capabilities.set(1, "relay");
+            registration.setDataAddress(dataAddress_);
             auto roots = registration.initRoots(config_.roots.size());
             for (size_t i = 0; i < config_.roots.size(); ++i) roots.set(i, config_.roots[i]);
             request.setControl(kj::heap<AgentControlServer>(*this));
@@ -165,13 +250,16 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
           })
           .then([this](auto response) {
             wire::AgentSession::Client session = response.getSession();
+            session_ = session;
             backoff_ = kFirstBackoff;
             spdlog::info("registered with hnowd at {} as {} (site {})", config_.coordinator,
                          config_.name, config_.site);
             if (onRegistered_) onRegistered_();
             return heartbeats(session).exclusiveJoin(probes(session));
           });
-  return work.exclusiveJoin(kj::mv(ended)).attach(kj::mv(connection));
+  return work.exclusiveJoin(kj::mv(ended))
+      .attach(kj::defer([this]() { session_.reset(); }))
+      .attach(kj::mv(connection));
 }
 
 kj::Promise<void> AgentRuntime::heartbeats(wire::AgentSession::Client session) {

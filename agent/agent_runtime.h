@@ -8,12 +8,18 @@
 #include <kj/timer.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "conf/runtime_config.h"
 #include "daemon/core/clock.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
+#include "transport/data/data_plane.h"
+
+namespace hnow::agent {
+class Receiver;
+}
 
 namespace hnow::agent {
 
@@ -31,6 +37,7 @@ class AgentRuntime {
   AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
                kj::Network& network, kj::Timer& timer, const daemon::Clock& clock,
                kj::TlsContext* tls = nullptr);
+  ~AgentRuntime();
 
   // Never resolves; drop it to stop.
   kj::Promise<void> run();
@@ -41,6 +48,9 @@ class AgentRuntime {
   const Emulation& emulation() const { return emulation_; }
   // Called after every successful login (main tells systemd READY=1).
   void onRegistered(std::function<void()> callback) { onRegistered_ = std::move(callback); }
+  // The data plane (issue 6); exists once the first connection to hnowd
+  // showed which local address to listen on.
+  Receiver& receiver() { return *receiver_; }
 
  private:
   // One connection's life; resolves or fails when it ends.
@@ -49,6 +59,9 @@ class AgentRuntime {
   kj::Promise<void> probeWakeup();
   kj::Promise<void> heartbeats(wire::AgentSession::Client session);
   kj::Promise<void> probes(wire::AgentSession::Client session);
+  // Starts the data plane on the address this agent reaches hnowd from.
+  void startDataPlane(kj::AsyncIoStream& controlStream);
+  void reportTransfer(const transport::data::TransferEvent& event);
 
   const conf::AgentConfig& config_;
   const transport::Secret& secret_;
@@ -61,6 +74,10 @@ class AgentRuntime {
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
   bool probeRequested_ = false;  // asked for while a probe was running
   std::function<void()> onRegistered_;
+  std::unique_ptr<Receiver> receiver_;
+  std::string dataAddress_;
+  std::optional<wire::AgentSession::Client> session_;  // while logged in
+  kj::Promise<void> reporting_ = nullptr;
 };
 
 }  // namespace hnow::agent

@@ -65,6 +65,36 @@ interface AgentSession {
   # A timed bulk transfer agent → hnowd; hnowd refuses more than 1 MiB per call.
   probeDownload @4 (bytes :UInt32) -> (data :Data);
   # A timed bulk transfer hnowd → agent; at most 1 MiB per call.
+  reportTransfer @5 (report :TransferReport);
+  # Progress of a receive (issue 6): throttled progress, then done or failed.
+}
+
+# Data plane (issue 6). The token names one operation; data connections
+# present it and unknown tokens are dropped (DESIGN.md security defaults).
+const tokenBytes :UInt32 = 32;
+
+struct ReceiveOrder {
+  token @0 :Data;
+  dest @1 :Text;     # relative: under the agent's data root (its first root); absolute: inside a root
+  size @2 :UInt64;
+  sha256 @3 :Data;   # of the whole file, checked before the rename into place
+}
+
+enum TransferState {
+  progress @0;
+  done @1;
+  failed @2;
+  parentLost @3;     # the parent's connection ended; the agent retries until re-parented
+}
+
+struct TransferReport {
+  token @0 :Data;
+  state @1 :TransferState;
+  bytes @2 :UInt64;          # written in order (the resume offset)
+  corruptChunks @3 :UInt64;  # caught by XXH3 and sent again
+  message @4 :Text;
+  path @5 :Text;             # done: the absolute path on the agent
+  sha256 @6 :Text;           # done: hex
 }
 
 interface AgentControl {
@@ -73,6 +103,14 @@ interface AgentControl {
   setEmulatedRates @0 (rates :EmulatedRates);
   probeNow @1 ();
   # Measure now and report, instead of waiting for the probe interval.
+  receive @2 (order :ReceiveOrder) -> (path :Text);
+  # Prepare a receive: the destination is checked against the agent's roots
+  # and a temp file created beside it; fails with the reason when refused.
+  # Returns the absolute final path.
+  pull @3 (token :Data, parentAddress :Text);
+  # (Re)connect to this parent (host:port) and pull from the bytes held.
+  release @4 (token :Data);
+  # The operation is over: close its connections, remove an unfinished temp file.
 }
 
 enum AgentState {
@@ -102,6 +140,42 @@ struct OperationRecord {
   summary @5 :Text;            # a JSON object
 }
 
+struct SendRequest {
+  path @0 :Text;          # on hnowd's machine
+  dest @1 :Text;
+  to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
+  algo @3 :Text;          # auto|fnf|optimal|lcf|binomial|chain|flat
+}
+
+enum CopyState {
+  waiting @0;
+  receiving @1;
+  done @2;
+  failed @3;
+}
+
+struct CopyStatus {
+  node @0 :Text;
+  parent @1 :Text;        # "hnowd" for the source
+  state @2 :CopyState;
+  bytes @3 :UInt64;
+  finishedS @4 :Float64;  # since the start; done only
+  plannedS @5 :Float64;   # predicted finish
+  path @6 :Text;
+  sha256 @7 :Text;
+  message @8 :Text;       # failed: why
+  corruptChunks @9 :UInt64;
+}
+
+struct SendReport {
+  finished @0 :Bool;
+  algo @1 :Text;
+  size @2 :UInt64;
+  predictedS @3 :Float64;
+  elapsedS @4 :Float64;
+  copies @5 :List(CopyStatus);
+}
+
 interface ClientSession {
   # What the hnow command line may do once authenticated.
   status @0 () -> (agents :List(AgentStatus));
@@ -109,4 +183,7 @@ interface ClientSession {
   # Fails with a message when the agent is unknown or not connected.
   operations @2 (limit :UInt32) -> (records :List(OperationRecord));
   # The newest `limit` (at most 1000) operation records, newest first.
+  send @3 (request :SendRequest) -> (operation :UInt64, report :SendReport);
+  # Plans and starts a send; fails with the reason when any destination is refused.
+  sendProgress @4 (operation :UInt64) -> (report :SendReport);
 }

@@ -15,6 +15,36 @@ namespace hnow::cli {
 namespace {
 // hnowd answers in milliseconds; anything slower means it is wedged.
 constexpr auto kDeadline = 5 * kj::SECONDS;
+
+daemon::SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
+  daemon::SendStatus s;
+  s.finished = in.getFinished();
+  s.algo = in.getAlgo();
+  s.size = in.getSize();
+  s.predictedS = in.getPredictedS();
+  s.elapsedS = in.getElapsedS();
+  for (auto c : in.getCopies()) {
+    daemon::CopyStatus copy;
+    copy.node = c.getNode();
+    copy.parent = c.getParent();
+    switch (c.getState()) {
+      case wire::CopyState::WAITING: copy.state = daemon::CopyStatus::State::kWaiting; break;
+      case wire::CopyState::RECEIVING: copy.state = daemon::CopyStatus::State::kReceiving; break;
+      case wire::CopyState::DONE: copy.state = daemon::CopyStatus::State::kDone; break;
+      case wire::CopyState::FAILED: copy.state = daemon::CopyStatus::State::kFailed; break;
+    }
+    copy.bytes = c.getBytes();
+    copy.finishedS = c.getFinishedS();
+    copy.plannedS = c.getPlannedS();
+    copy.path = c.getPath();
+    copy.sha256 = c.getSha256();
+    copy.message = c.getMessage();
+    copy.corruptChunks = c.getCorruptChunks();
+    s.copies.push_back(std::move(copy));
+  }
+  return s;
+}
+
 }  // namespace
 
 struct CoordinatorClient::State {
@@ -107,6 +137,31 @@ Reply<std::vector<RemoteOperation>> CoordinatorClient::operations(std::uint32_t 
                          in.getStatus(), in.getSummary()});
     return records;
   }));
+}
+
+}  // namespace hnow::cli
+
+namespace hnow::cli {
+
+Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend(const SendStart& r) {
+  auto& s = *state_;
+  auto request = s.session->sendRequest();
+  auto out = request.initRequest();
+  out.setPath(r.path);
+  out.setDest(r.dest);
+  auto to = out.initTo(static_cast<unsigned>(r.to.size()));
+  for (std::size_t i = 0; i < r.to.size(); ++i) to.set(static_cast<unsigned>(i), r.to[i]);
+  out.setAlgo(r.algo);
+  return s.wait(request.send().then([](auto response) {
+    return std::make_pair(response.getOperation(), sendStatusFromWire(response.getReport()));
+  }));
+}
+
+Reply<daemon::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operation) {
+  auto& s = *state_;
+  auto request = s.session->sendProgressRequest();
+  request.setOperation(operation);
+  return s.wait(request.send().then([](auto response) { return sendStatusFromWire(response.getReport()); }));
 }
 
 }  // namespace hnow::cli

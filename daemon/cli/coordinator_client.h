@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conf/runtime_config.h"
+#include "core/send_operation.h"
 #include "planner/node_rates.h"
 #include "planner/outcome.h"
 
@@ -58,6 +59,16 @@ class CoordinatorClient {
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
   // The newest `limit` records, newest first.
   Reply<std::vector<RemoteOperation>> operations(std::uint32_t limit);
+
+  // `hnow send` (issue 6): starts a send, then polls it by its id.
+  struct SendStart {
+    std::string path;  // absolute, on hnowd's machine
+    std::string dest;
+    std::vector<std::string> to;
+    std::string algo;
+  };
+  Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
+  Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);
 
  private:
   struct State;

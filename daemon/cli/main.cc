@@ -4,6 +4,7 @@
 
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
+#include "cli/send_command.h"
 #include "cli/status_command.h"
 
 int main(int argc, char** argv) {
@@ -65,6 +66,18 @@ int main(int argc, char** argv) {
   CLI::App* downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
   downCommand->add_option("--dir", localDown.dir, "The directory given to local up")->required();
 
+  hnow::cli::SendOptions send;
+  CLI::App* sendCommand = app.add_subcommand(
+      "send", "Put a file on every agent (or a group) along a planned tree, pipelined and verified");
+  sendCommand->add_option("file", send.file, "The file, read by hnowd (give a path it can read)")->required();
+  sendCommand->add_option("--dest", send.dest, "Destination on each agent; relative: under its data root")
+      ->required();
+  sendCommand->add_option("--to", send.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
+  sendCommand->add_option("--algo", send.algo, "Tree: auto|fnf|optimal|lcf|binomial|chain|flat")
+      ->check(CLI::IsMember({"auto", "fnf", "optimal", "lcf", "binomial", "chain", "flat"}));
+  sendCommand->add_flag("--json", send.json, "Print JSON for scripts");
+  sendCommand->add_option("--gantt", send.ganttPath, "Write planned and actual bars to this SVG file");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -72,7 +85,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
-  status.configPath = setRate.configPath = ops.configPath = clientConfig;
+  status.configPath = setRate.configPath = ops.configPath = send.configPath = clientConfig;
+  if (sendCommand->parsed()) return hnow::cli::runSendCommand(send);
   if (statusCommand->parsed()) return hnow::cli::runStatusCommand(status);
   if (setRateCommand->parsed()) return hnow::cli::runSetRateCommand(setRate);
   if (opsCommand->parsed()) return hnow::cli::runOpsCommand(ops);

@@ -2,6 +2,7 @@
 // What hnowd knows about one agent besides its rates, and the commands it can
 // send it. The RPC glue implements AgentLink over the agent's AgentControl
 // capability; tests implement it with a recorder (no sockets).
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -31,6 +32,20 @@ class AgentLink {
   // Returns at once; `done` runs later on the same thread.
   virtual void setEmulatedRates(const EmulatedRates& rates, Done done) = 0;
   virtual void probeNow() = 0;
+
+  // Issue 6, `hnow send`. Links that cannot receive refuse (the defaults
+  // keep older test links compiling).
+  struct ReceiveOrder {
+    std::string token;   // 32 bytes
+    std::string dest;
+    std::uint64_t size = 0;
+    std::string sha256;  // 32 bytes
+  };
+  // `done(error, path)`: error empty and the absolute path, or the refusal.
+  using ReceiveDone = std::function<void(const std::string& error, const std::string& path)>;
+  virtual void receive(const ReceiveOrder&, ReceiveDone done) { done("this agent cannot receive files", ""); }
+  virtual void pull(const std::string& /*token*/, const std::string& /*parentAddress*/) {}
+  virtual void release(const std::string& /*token*/) {}
 };
 
 }  // namespace hnow::daemon

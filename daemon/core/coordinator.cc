@@ -75,9 +75,29 @@ void Coordinator::detach(SessionId session) {
   agent->link.reset();
   table_.disconnected(agent->registration.name);
   changed_.insert(agent->registration.name);
+  if (observer_) observer_->agentGone(agent->registration.name);
 }
 
-std::vector<RateEvent> Coordinator::tick() { return table_.tick(); }
+std::vector<RateEvent> Coordinator::tick() {
+  std::vector<RateEvent> events = table_.tick();
+  if (observer_)
+    for (const RateEvent& e : events)
+      if (e.kind == RateEvent::Kind::kLost) observer_->agentGone(e.agent);
+  return events;
+}
+
+bool Coordinator::reportTransfer(SessionId session, const std::string& token,
+                                 const TransferReport& report) {
+  Agent* agent = current(session);
+  if (!agent) return false;
+  if (observer_) observer_->transferReport(agent->registration.name, token, report);
+  return true;
+}
+
+AgentLink* Coordinator::link(const std::string& name) {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? nullptr : it->second.link.get();
+}
 
 std::vector<AgentView> Coordinator::status() const {
   std::vector<AgentView> out;

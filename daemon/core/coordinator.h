@@ -17,6 +17,7 @@
 #include "core/operation_log.h"
 #include "core/rate_table.h"
 #include "state/state_store.h"
+#include "core/transfer_observer.h"
 
 namespace hnow::daemon {
 
@@ -63,6 +64,13 @@ class Coordinator {
   // The newest `limit` operation records, newest first.
   std::vector<OperationRecord> operations(std::size_t limit) { return operations_.newest(limit); }
 
+  // Issue 6: the sends in progress hear of reports and losses; main() sets it.
+  void setTransferObserver(TransferObserver* observer) { observer_ = observer; }
+  // False when `session` is not the agent's current session.
+  bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
+  // The command link of a connected agent, or null.
+  AgentLink* link(const std::string& name);
+
  private:
   struct Agent {
     AgentRegistration registration;
@@ -84,6 +92,7 @@ class Coordinator {
   SessionId nextSession_ = 1;
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
+  TransferObserver* observer_ = nullptr;
 };
 
 }  // namespace hnow::daemon

@@ -19,12 +19,16 @@ struct ConnectionLimits {
   kj::Duration loginTimeout = 10 * kj::SECONDS;  // TLS handshake included
 };
 
+class SendService;
+
 class ControlServer final : private kj::TaskSet::ErrorHandler {
  public:
   // `tls`, when given, wraps every accepted connection (mutual TLS: the
   // context verifies client certificates); it must outlive the server.
+  // `sends` (issue 6) serves `hnow send`; without it sends are refused.
   ControlServer(Coordinator& coordinator, const transport::Secret& secret, kj::Timer& timer,
-                ConnectionLimits limits, kj::TlsContext* tls = nullptr);
+                ConnectionLimits limits, kj::TlsContext* tls = nullptr,
+                SendService* sends = nullptr);
 
   // Never resolves unless accepting fails; drop it to stop listening.
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
@@ -45,6 +49,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   kj::TlsContext* tls_;
   std::size_t unauthenticated_ = 0;
   std::size_t refused_ = 0;
+  SendService* sends_;
   // Declared after what connections borrow, so connections close first.
   kj::TaskSet tasks_;
   kj::TaskSet connections_;

@@ -13,13 +13,16 @@
 
 namespace hnow::daemon {
 
+class SendService;
+
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
  public:
   // `tasks` runs commands sent to agents; it and the others outlive the gate.
   // `loggedIn`, if given, is fulfilled at the first successful login.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
-             std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr);
+             std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr,
+             SendService* sends = nullptr);
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -38,6 +41,7 @@ class GateServer final : public wire::Gate::Server {
   const transport::Secret& secret_;
   kj::TaskSet& tasks_;
   std::string peer_;
+  SendService* sends_;
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;

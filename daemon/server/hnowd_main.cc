@@ -1,11 +1,12 @@
 // `hnowd --config FILE`: the coordinator. The kj event loop runs on the main
-// thread (the control thread of DESIGN.md "Threads"); the libuv data thread
-// arrives with the data plane.
+// thread (the control thread of DESIGN.md "Threads"); the data plane runs
+// its libuv loop in its own thread.
 #include <kj/async-io.h>
 #include <kj/async-unix.h>
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "core/coordinator.h"
 #include "server/control_server.h"
 #include "state/sqlite_state_store.h"
+#include "server/send_service.h"
+#include "transport/data/data_plane.h"
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
@@ -124,10 +127,23 @@ int main(int argc, char** argv) {
       spdlog::error("{}", tls.error().message);
       return 2;
     }
+    // The data plane (issue 6): hnowd is the source of every send.
+    transport::data::DataOptions dataOptions;
+    if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
+      dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
+    transport::data::DataPlane dataPlane(clock, [](transport::data::TransferEvent) {}, dataOptions);
+    auto dataPort = dataPlane.listen(hostOf(config->listen));
+    if (auto* problem = std::get_if<std::string>(&dataPort)) {
+      spdlog::error("data plane: {}", *problem);
+      return 1;
+    }
+    const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(std::get<int>(dataPort));
+    spdlog::info("data plane listening on {}", dataAddress);
+    daemon::SendService sends(coordinator, dataPlane, dataAddress, clock);
     daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
                                     static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
     daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,
-                                 tls->get() ? &(*tls)->context() : nullptr);
+                                 tls->get() ? &(*tls)->context() : nullptr, &sends);
 
     auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
     auto receiver = address->listen();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "server/send_service.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
@@ -50,6 +51,51 @@ kj::Promise<void> AgentSessionServer::probeDownload(ProbeDownloadContext context
   uint32_t bytes = context.getParams().getBytes();
   KJ_REQUIRE(bytes <= transport::kMaxProbeChunkBytes, "probe chunks are at most 1 MiB");
   context.getResults().initData(bytes);  // zeros: the content does not matter
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext context) {
+  auto in = context.getParams().getReport();
+  TransferReport report;
+  switch (in.getState()) {
+    case wire::TransferState::PROGRESS: report.state = TransferReport::State::kProgress; break;
+    case wire::TransferState::DONE: report.state = TransferReport::State::kDone; break;
+    case wire::TransferState::FAILED: report.state = TransferReport::State::kFailed; break;
+    case wire::TransferState::PARENT_LOST: report.state = TransferReport::State::kParentLost; break;
+  }
+  report.bytes = in.getBytes();
+  report.corruptChunks = in.getCorruptChunks();
+  report.message = in.getMessage();
+  report.path = in.getPath();
+  report.sha256 = in.getSha256();
+  auto token = in.getToken();
+  if (!coordinator_.reportTransfer(session_, std::string(reinterpret_cast<const char*>(token.begin()), token.size()),
+                                   report))
+    transport::refuse("this session was replaced by a newer one");
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::send(SendContext context) {
+  if (!sends_) transport::refuse("this hnowd cannot send files");
+  auto in = context.getParams().getRequest();
+  SendRequest request;
+  request.path = in.getPath();
+  request.dest = in.getDest();
+  for (auto t : in.getTo()) request.to.emplace_back(t);
+  request.algo = in.getAlgo();
+  if (request.algo.empty()) request.algo = "auto";
+  return sends_->start(std::move(request)).then([context](std::pair<std::uint64_t, SendStatus> started) mutable {
+    auto results = context.getResults();
+    results.setOperation(started.first);
+    sendStatusToWire(started.second, results.initReport());
+  });
+}
+
+kj::Promise<void> ClientSessionServer::sendProgress(SendProgressContext context) {
+  if (!sends_) transport::refuse("this hnowd cannot send files");
+  auto status = sends_->status(context.getParams().getOperation());
+  if (!status) transport::refuse("no such send operation");
+  sendStatusToWire(*status, context.getResults().initReport());
   return kj::READY_NOW;
 }
 
@@ -112,6 +158,10 @@ kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
 
 namespace {
 
+capnp::Data::Reader bytes(const std::string& s) {
+  return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+
 class RpcAgentLink final : public AgentLink {
  public:
   RpcAgentLink(wire::AgentControl::Client control, kj::TaskSet& tasks, std::string name)
@@ -130,6 +180,29 @@ class RpcAgentLink final : public AgentLink {
                              [done](kj::Exception&& e) { done(transport::describe(e)); }));
   }
   void probeNow() override { tasks_.add(control_.probeNowRequest().send().ignoreResult()); }
+
+  void receive(const ReceiveOrder& order, ReceiveDone done) override {
+    auto request = control_.receiveRequest();
+    auto out = request.initOrder();
+    out.setToken(bytes(order.token));
+    out.setDest(order.dest);
+    out.setSize(order.size);
+    out.setSha256(bytes(order.sha256));
+    tasks_.add(request.send().then(
+        [done](auto response) { done("", response.getPath()); },
+        [done](kj::Exception&& e) { done(transport::describe(e), ""); }));
+  }
+  void pull(const std::string& token, const std::string& parentAddress) override {
+    auto request = control_.pullRequest();
+    request.setToken(bytes(token));
+    request.setParentAddress(parentAddress);
+    tasks_.add(request.send().ignoreResult());
+  }
+  void release(const std::string& token) override {
+    auto request = control_.releaseRequest();
+    request.setToken(bytes(token));
+    tasks_.add(request.send().ignoreResult());
+  }
 
  private:
   wire::AgentControl::Client control_;

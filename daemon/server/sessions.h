@@ -23,6 +23,7 @@ class AgentSessionServer final : public wire::AgentSession::Server {
   kj::Promise<void> ping(PingContext context) override;
   kj::Promise<void> probeUpload(ProbeUploadContext context) override;
   kj::Promise<void> probeDownload(ProbeDownloadContext context) override;
+  kj::Promise<void> reportTransfer(ReportTransferContext context) override;
 
  private:
   Coordinator& coordinator_;
@@ -30,17 +31,24 @@ class AgentSessionServer final : public wire::AgentSession::Server {
   std::string name_;
 };
 
+class SendService;
+
 class ClientSessionServer final : public wire::ClientSession::Server {
  public:
-  explicit ClientSessionServer(Coordinator& coordinator) : coordinator_(coordinator) {}
+  // Without `sends`, `hnow send` is refused.
+  explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr)
+      : coordinator_(coordinator), sends_(sends) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
+  kj::Promise<void> send(SendContext context) override;
+  kj::Promise<void> sendProgress(SendProgressContext context) override;
 
  private:
   Coordinator& coordinator_;
+  SendService* sends_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

@@ -1,0 +1,21 @@
+#pragma once
+// Where a received file may go (DESIGN.md "Integrity and security
+// defaults"): a relative destination is under the agent's data root (its
+// first configured root), an absolute one must lie inside a root. `..` is
+// refused outright; every directory on the way is opened with O_NOFOLLOW
+// relative to the one before, so a symlink cannot lead outside the root
+// even if it appears while we walk. Missing directories are created.
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "transport/data/data_plane.h"
+
+namespace hnow::agent {
+
+// The opened directory and a fresh temp file beside the destination, or
+// the reason the destination is refused.
+std::variant<transport::data::ReceiveTarget, std::string> openDestination(
+    const std::vector<std::string>& roots, const std::string& dest);
+
+}  // namespace hnow::agent

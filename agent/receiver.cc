@@ -1,0 +1,53 @@
+#include "agent/receiver.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "agent/dest_path.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::agent {
+
+Receiver::Receiver(std::vector<std::string> roots, const daemon::Clock& clock,
+                   transport::data::DataOptions options)
+    : roots_(std::move(roots)),
+      plane_(clock, [this](transport::data::TransferEvent e) { inbox_.push(std::move(e)); }, options) {}
+
+std::string Receiver::listen(const std::string& host) {
+  auto port = plane_.listen(host);
+  if (auto* error = std::get_if<std::string>(&port)) transport::refuse(*error);
+  const bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(std::get<int>(port));
+}
+
+std::string Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
+                              const transport::data::Sha256& sha256) {
+  auto target = openDestination(roots_, dest);
+  if (auto* refused = std::get_if<std::string>(&target)) {
+    spdlog::warn("refused a receive: {}", *refused);
+    transport::refuse(*refused);
+  }
+  auto& t = std::get<transport::data::ReceiveTarget>(target);
+  std::string path = t.path;
+  spdlog::info("receiving {} bytes into {}", size, path);
+  plane_.receive(token, size, sha256, std::move(t));
+  return path;
+}
+
+void Receiver::pull(const std::string& token, const std::string& parentAddress) {
+  std::string address = parentAddress;
+  for (const char* any : {"0.0.0.0:", "[::]:"})
+    if (address.rfind(any, 0) == 0 && !coordinatorHost_.empty())
+      address = coordinatorHost_ + address.substr(std::string(any).size() - 1);
+  plane_.pull(token, address);
+}
+
+kj::Promise<void> Receiver::forwardEvents(
+    std::function<void(const transport::data::TransferEvent&)> report) {
+  return inbox_.next().then([this, report](std::vector<transport::data::TransferEvent> events) mutable {
+    for (const auto& e : events) report(e);
+    return forwardEvents(kj::mv(report));
+  });
+}
+
+}  // namespace hnow::agent

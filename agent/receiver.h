@@ -1,0 +1,48 @@
+#pragma once
+// An agent's part of `hnow send` (issue 6), on the kj thread: hnowd's
+// receive/pull/release commands go to the data plane (its own libuv thread),
+// and the data plane's events come back through a KjInbox for the runtime to
+// report to hnowd.
+#include <kj/async.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "daemon/core/clock.h"
+#include "transport/data/data_plane.h"
+#include "transport/data/kj_inbox.h"
+
+namespace hnow::agent {
+
+class Receiver {
+ public:
+  Receiver(std::vector<std::string> roots, const daemon::Clock& clock,
+           transport::data::DataOptions options);
+
+  // Binds the data port on `host`; returns "host:port" or throws kj's FAILED.
+  std::string listen(const std::string& host);
+  // Checks `dest` against the roots and prepares the temp file; returns the
+  // absolute final path or refuses the call with the reason.
+  std::string receive(const std::string& token, const std::string& dest, std::uint64_t size,
+                      const transport::data::Sha256& sha256);
+  void pull(const std::string& token, const std::string& parentAddress);
+  void release(const std::string& token) { plane_.release(token); }
+  void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {
+    plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
+  }
+  // Calls `report` on the kj thread for every event, forever.
+  kj::Promise<void> forwardEvents(std::function<void(const transport::data::TransferEvent&)> report);
+
+  // Set before pull(): a parent advertised as 0.0.0.0 or :: (hnowd listening
+  // on every interface) is reached at the host the agent uses for hnowd.
+  void setCoordinatorHost(std::string host) { coordinatorHost_ = std::move(host); }
+
+ private:
+  std::vector<std::string> roots_;
+  transport::data::KjInbox<transport::data::TransferEvent> inbox_;
+  transport::data::DataPlane plane_;
+  std::string coordinatorHost_;
+};
+
+}  // namespace hnow::agent

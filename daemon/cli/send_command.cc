@@ -1,0 +1,179 @@
+#include "cli/send_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "cli/coordinator_client.h"
+#include "cli/gantt_svg.h"
+#include "cli/text_file.h"
+
+namespace hnow::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+// No byte moving anywhere for this long: the send is stuck, stop waiting.
+constexpr auto kStallLimit = 30s;
+
+std::string bytesText(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, "%.1f %s", b, units[u]);
+  return out;
+}
+
+// Progress on stderr, so `--json` output on stdout stays clean.
+class Progress {
+ public:
+  explicit Progress(bool tty) : tty_(tty), last_(Clock::now()), lastLine_(last_) {}
+
+  void show(const daemon::SendStatus& s) {
+    std::uint64_t done = 0, total = 0;
+    std::size_t finished = 0;
+    for (const auto& c : s.copies) {
+      if (c.state == daemon::CopyStatus::State::kFailed) continue;
+      done += c.bytes;
+      total += s.size;
+      finished += c.state == daemon::CopyStatus::State::kDone;
+    }
+    const auto now = Clock::now();
+    const double dt = std::chrono::duration<double>(now - last_).count();
+    if (dt > 0 && done >= lastBytes_) rate_ = 0.6 * rate_ + 0.4 * static_cast<double>(done - lastBytes_) / dt;
+    last_ = now;
+    lastBytes_ = done;
+    const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+    const double eta = rate_ > 0 ? static_cast<double>(total - done) / rate_ : 0.0;
+    char line[160];
+    if (tty_) {
+      std::string bar(30, ' ');
+      for (int i = 0; i < static_cast<int>(fraction * 30); ++i) bar[static_cast<std::size_t>(i)] = '#';
+      std::snprintf(line, sizeof line, "\r[%s] %3.0f%% %10s/s  ETA %5.1f s  %zu/%zu copies ", bar.c_str(),
+                    fraction * 100, bytesText(rate_).c_str(), eta, finished, s.copies.size());
+      std::fputs(line, stderr);
+    } else if (now - lastLine_ >= 1s || s.finished) {
+      lastLine_ = now;
+      std::snprintf(line, sizeof line, "%5.1f s  %3.0f%%  %s/s  ETA %.1f s  %zu/%zu copies\n", s.elapsedS,
+                    fraction * 100, bytesText(rate_).c_str(), eta, finished, s.copies.size());
+      std::fputs(line, stderr);
+    }
+  }
+  void end() {
+    if (tty_) std::fputs("\n", stderr);
+  }
+
+ private:
+  bool tty_;
+  Clock::time_point last_, lastLine_;
+  std::uint64_t lastBytes_ = 0;
+  double rate_ = 0.0;
+};
+
+}  // namespace
+
+std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "sent %s (%s) along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
+                bytesText(static_cast<double>(s.size)).c_str(), s.algo.c_str(), s.predictedS, s.elapsedS);
+  out += line;
+  std::snprintf(line, sizeof line, "%-12s %-12s %10s %10s  %s\n", "node", "parent", "planned_s", "finished_s", "path");
+  out += line;
+  std::string ok, failed;
+  for (const auto& c : s.copies) {
+    const bool done = c.state == daemon::CopyStatus::State::kDone;
+    std::snprintf(line, sizeof line, "%-12s %-12s %10.2f %10s  %s\n", c.node.c_str(), c.parent.c_str(), c.plannedS,
+                  done ? std::to_string(c.finishedS).substr(0, 6).c_str() : "-",
+                  done ? c.path.c_str() : ("FAILED: " + c.message).c_str());
+    out += line;
+    (done ? ok : failed) += (done ? (ok.empty() ? "" : ", ") : (failed.empty() ? "" : ", ")) + c.node;
+  }
+  out += "ok: " + (ok.empty() ? std::string("none") : ok) + "\n";
+  out += "failed: " + (failed.empty() ? std::string("none") : failed) + "\n";
+  return out;
+}
+
+std::string sendGanttSvg(const daemon::SendStatus& s) {
+  GanttChart chart;
+  chart.title = "hnow send along " + s.algo + ": planned and actual";
+  for (const auto& c : s.copies) {
+    const int row = static_cast<int>(chart.rows.size());
+    chart.rows.push_back(c.node + " planned");
+    chart.rows.push_back(c.node + " actual");
+    chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + c.parent});
+    if (c.state == daemon::CopyStatus::State::kDone)
+      chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + c.parent});
+  }
+  chart.makespan = std::max(s.predictedS, s.elapsedS);
+  return renderGanttSvg(chart);
+}
+
+int runSendCommand(const SendOptions& options) {
+  if (options.file.empty() || options.dest.empty()) {
+    std::fprintf(stderr, "hnow: send needs FILE and --dest PATH\n");
+    return 2;
+  }
+  auto config = conf::loadClientConfig(options.configPath);
+  if (!config) {
+    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
+    return 2;
+  }
+  auto client = CoordinatorClient::connect(*config);
+  if (!client) {
+    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
+    return 1;
+  }
+  std::error_code error;
+  CoordinatorClient::SendStart request{std::filesystem::absolute(options.file, error).string(), options.dest,
+                                       options.to, options.algo};
+  auto started = client.value()->startSend(request);
+  if (!started) {
+    std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  const std::uint64_t id = started.value().first;
+  daemon::SendStatus status = started.value().second;
+  Progress progress(::isatty(STDERR_FILENO));
+  auto lastMove = Clock::now();
+  std::uint64_t lastBytes = 0;
+  while (!status.finished) {
+    std::this_thread::sleep_for(100ms);
+    auto polled = client.value()->sendProgress(id);
+    if (!polled) {
+      progress.end();
+      std::fprintf(stderr, "hnow: lost hnowd while sending: %s\n", polled.error().message.c_str());
+      return 1;
+    }
+    status = std::move(polled.value());
+    progress.show(status);
+    std::uint64_t bytes = 0;
+    for (const auto& c : status.copies) bytes += c.bytes;
+    if (bytes != lastBytes) lastMove = Clock::now(), lastBytes = bytes;
+    if (Clock::now() - lastMove > kStallLimit) {
+      progress.end();
+      std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
+                   static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kStallLimit).count()));
+      return 1;
+    }
+  }
+  progress.end();
+  std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
+  if (!options.ganttPath.empty()) {
+    std::string problem = writeFileAtomically(options.ganttPath, sendGanttSvg(status));
+    if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+  }
+  for (const auto& c : status.copies)
+    if (c.state != daemon::CopyStatus::State::kDone) return 1;
+  return 0;
+}
+
+}  // namespace hnow::cli

@@ -1,0 +1,33 @@
+#pragma once
+// `hnow send FILE --dest PATH` (issue 6): hnowd reads FILE (this machine is
+// hnowd's, or FILE is on a path hnowd shares), plans a tree from the live
+// rates and pushes the file along it; this command shows progress and the
+// final report.
+#include <string>
+#include <vector>
+
+#include "core/send_operation.h"
+
+namespace hnow::cli {
+
+struct SendOptions {
+  std::string configPath;
+  std::string file;
+  std::string dest;
+  std::vector<std::string> to;  // empty: all
+  std::string algo = "auto";
+  bool json = false;
+  std::string ganttPath;
+};
+
+// 0 when every copy verified, 1 when any failed or hnowd refused, 2 for bad options.
+int runSendCommand(const SendOptions& options);
+
+// {"predicted_s", "actual_s", "algo", "size", "copies": [{"node", "path",
+// "sha256", "finished_s", "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}
+std::string sendJson(const daemon::SendStatus& status);
+std::string sendTable(const daemon::SendStatus& status, const std::string& file);
+// Planned and actual bars side by side, two rows per node.
+std::string sendGanttSvg(const daemon::SendStatus& status);
+
+}  // namespace hnow::cli

@@ -1,0 +1,33 @@
+// The one file of the send command that includes nlohmann/json (slow to compile).
+#include <nlohmann/json.hpp>
+
+#include "cli/send_command.h"
+
+namespace hnow::cli {
+
+std::string sendJson(const daemon::SendStatus& s) {
+  nlohmann::ordered_json copies = nlohmann::ordered_json::array(), failed = nlohmann::ordered_json::array();
+  for (const auto& c : s.copies) {
+    if (c.state == daemon::CopyStatus::State::kDone) {
+      copies.push_back({{"node", c.node},
+                        {"path", c.path},
+                        {"sha256", c.sha256},
+                        {"finished_s", c.finishedS},
+                        {"planned_s", c.plannedS},
+                        {"parent", c.parent},
+                        {"corrupt_chunks", c.corruptChunks}});
+    } else {
+      failed.push_back({{"node", c.node}, {"reason", c.message.empty() ? "not finished" : c.message}});
+    }
+  }
+  nlohmann::ordered_json root;
+  root["algo"] = s.algo;
+  root["size"] = s.size;
+  root["predicted_s"] = s.predictedS;
+  root["actual_s"] = s.elapsedS;
+  root["copies"] = std::move(copies);
+  root["failed"] = std::move(failed);
+  return root.dump(2) + "\n";
+}
+
+}  // namespace hnow::cli

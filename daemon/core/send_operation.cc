@@ -1,0 +1,105 @@
+#include "core/send_operation.h"
+
+#include <algorithm>
+
+namespace hnow::daemon {
+
+SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std::string> names,
+                             std::vector<std::string> addresses, std::vector<std::string> paths,
+                             std::uint64_t size, std::string sha256Hex, SendCommands& commands)
+    : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
+      size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false) {
+  for (std::size_t i = 1; i < names_.size(); ++i) {
+    copies_[i].node = names_[i];
+    copies_[i].plannedS = tree_.finish[i];
+    copies_[i].path = paths[i];
+  }
+}
+
+int SendOperation::indexOf(const std::string& node) const {
+  for (std::size_t i = 1; i < names_.size(); ++i)
+    if (names_[i] == node) return static_cast<int>(i);
+  return -1;
+}
+
+void SendOperation::start() {
+  started_ = clock_.now();
+  for (std::size_t i = 1; i < names_.size(); ++i) {
+    copies_[i].state = CopyStatus::State::kReceiving;
+    commands_.pull(names_[i], addresses_[static_cast<std::size_t>(tree_.parent[i])]);
+  }
+}
+
+void SendOperation::report(const std::string& node, const TransferReport& r) {
+  const int i = indexOf(node);
+  if (i < 0) return;
+  CopyStatus& copy = copies_[static_cast<std::size_t>(i)];
+  if (copy.state == CopyStatus::State::kDone || copy.state == CopyStatus::State::kFailed) return;
+  copy.bytes = std::max(copy.bytes, r.bytes);
+  copy.corruptChunks = std::max(copy.corruptChunks, r.corruptChunks);
+  switch (r.state) {
+    case TransferReport::State::kProgress:
+    case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
+    case TransferReport::State::kFailed: fail(i, r.message); break;
+    case TransferReport::State::kDone:
+      if (r.sha256 != sha256Hex_) return fail(i, "reported a SHA-256 that differs from the source's");
+      copy.state = CopyStatus::State::kDone;
+      copy.bytes = size_;
+      copy.path = r.path;
+      copy.sha256 = r.sha256;
+      copy.finishedS = seconds(clock_.now() - started_);
+      break;
+  }
+  if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
+}
+
+void SendOperation::lost(const std::string& node) {
+  const int i = indexOf(node);
+  if (i > 0) fail(i, "agent lost");
+}
+
+void SendOperation::fail(int node, const std::string& message) {
+  CopyStatus& copy = copies_[static_cast<std::size_t>(node)];
+  if (cannotServe_[static_cast<std::size_t>(node)]) return;
+  cannotServe_[static_cast<std::size_t>(node)] = true;
+  if (copy.state != CopyStatus::State::kDone) {
+    copy.state = CopyStatus::State::kFailed;
+    copy.message = message;
+  }
+  // Its children pull from the nearest ancestor still standing; the source always is.
+  int ancestor = tree_.parent[static_cast<std::size_t>(node)];
+  while (ancestor > 0 && cannotServe_[static_cast<std::size_t>(ancestor)])
+    ancestor = tree_.parent[static_cast<std::size_t>(ancestor)];
+  // A finished relay that is lost still has children that need a parent.
+  for (std::size_t c = 1; c < names_.size(); ++c) {
+    if (tree_.parent[c] != node) continue;
+    tree_.parent[c] = ancestor;
+    if (copies_[c].state == CopyStatus::State::kReceiving)
+      commands_.pull(names_[c], addresses_[static_cast<std::size_t>(ancestor)]);
+  }
+  if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
+}
+
+bool SendOperation::finished() const {
+  for (std::size_t i = 1; i < copies_.size(); ++i)
+    if (copies_[i].state == CopyStatus::State::kWaiting || copies_[i].state == CopyStatus::State::kReceiving)
+      return false;
+  return true;
+}
+
+SendStatus SendOperation::status() const {
+  SendStatus s;
+  s.finished = finished();
+  s.algo = tree_.algo;
+  s.size = size_;
+  s.predictedS = tree_.predictedSeconds;
+  s.elapsedS = seconds((s.finished ? ended_ : clock_.now()) - started_);
+  for (std::size_t i = 1; i < copies_.size(); ++i) {
+    CopyStatus c = copies_[i];
+    c.parent = names_[static_cast<std::size_t>(tree_.parent[i])];
+    s.copies.push_back(std::move(c));
+  }
+  return s;
+}
+
+}  // namespace hnow::daemon

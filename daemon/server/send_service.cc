@@ -1,0 +1,266 @@
+#include "server/send_service.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "transport/auth.h"
+#include "transport/data/frame.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+// Refuses lexically what no agent would accept, before any file is opened.
+void checkDest(const std::string& dest) {
+  if (dest.empty()) transport::refuse("--dest is empty");
+  std::string part;
+  for (char c : dest + "/") {
+    if (c != '/') {
+      part += c;
+      continue;
+    }
+    if (part == "..") transport::refuse("'..' is not allowed in --dest (" + dest + ")");
+    part.clear();
+  }
+}
+
+std::string sha256OfFile(int fd, std::string& hex) {
+  EVP_MD_CTX* context = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(context, EVP_sha256(), nullptr);
+  std::vector<char> buffer(1 << 20);
+  off_t offset = 0;
+  for (;;) {
+    ssize_t n = ::pread(fd, buffer.data(), buffer.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      EVP_MD_CTX_free(context);
+      transport::refuse(std::string("cannot read the file: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    EVP_DigestUpdate(context, buffer.data(), static_cast<std::size_t>(n));
+    offset += n;
+  }
+  unsigned char digest[32];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context, digest, &length);
+  EVP_MD_CTX_free(context);
+  hex = transport::data::hexOf(digest, 32);
+  return std::string(reinterpret_cast<char*>(digest), 32);
+}
+
+// Commands to the agents of one send, by name through the coordinator.
+struct LinkCommands final : SendCommands {
+  LinkCommands(Coordinator& c, std::string t) : coordinator(c), token(std::move(t)) {}
+  void pull(const std::string& node, const std::string& parentAddress) override {
+    if (AgentLink* link = coordinator.link(node)) link->pull(token, parentAddress);
+  }
+  Coordinator& coordinator;
+  std::string token;
+};
+
+}  // namespace
+
+struct SendService::Running {
+  std::string token;
+  std::vector<std::string> agents;
+  std::unique_ptr<LinkCommands> commands;
+  std::unique_ptr<SendOperation> operation;
+  bool released = false;
+};
+
+SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& plane,
+                         std::string sourceAddress, const Clock& clock)
+    : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock) {
+  coordinator_.setTransferObserver(this);
+}
+
+SendService::~SendService() { coordinator_.setTransferObserver(nullptr); }
+
+kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
+  if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
+  checkDest(request.dest);
+
+  // Who receives: alive agents with a data plane, filtered by --to.
+  std::vector<AgentView> chosen;
+  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
+  std::vector<bool> matched(request.to.size(), false);
+  for (AgentView& a : coordinator_.status()) {
+    if (!a.connected || a.record.state != AgentState::kAlive || a.registration.dataAddress.empty()) continue;
+    bool wanted = all;
+    for (std::size_t i = 0; i < request.to.size(); ++i)
+      if (request.to[i] == a.record.name || request.to[i] == a.record.site) wanted = matched[i] = true;
+    if (wanted) chosen.push_back(std::move(a));
+  }
+  if (!all)
+    for (std::size_t i = 0; i < request.to.size(); ++i)
+      if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "'");
+  if (chosen.empty()) transport::refuse("no alive agent can receive");
+
+  int fd = ::open(request.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) transport::refuse("cannot open " + request.path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    transport::refuse(request.path + " is not a regular file");
+  }
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  std::string shaHex;
+  std::string sha;
+  try {
+    sha = sha256OfFile(fd, shaHex);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+
+  // The source is paced like the fastest agent: its real uplink is not
+  // measured yet (hnowd runs no probe of itself).
+  double sourceUplink = 0;
+  std::vector<TreeNode> nodes{{"hnowd", "", {}}};
+  for (const AgentView& a : chosen) {
+    nodes.push_back({a.record.name, a.record.site, a.record.rates});
+    sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  }
+  nodes[0].rates.uplinkBytesPerSecond = sourceUplink;
+  nodes[0].rates.downlinkBytesPerSecond = sourceUplink;
+  plane_.setRates(sourceUplink, 0);
+  SendTree tree = planSendTree(request.algo, nodes, size, transport::data::kChunkBytes);
+
+  auto nonce = transport::freshNonce();
+  std::string token(nonce.begin(), nonce.end());
+  plane_.addSource(token, fd, size);
+
+  auto running = std::make_unique<Running>();
+  running->token = token;
+  running->commands = std::make_unique<LinkCommands>(coordinator_, token);
+  std::vector<std::string> names{"hnowd"}, addresses{sourceAddress_};
+  for (const AgentView& a : chosen) {
+    names.push_back(a.record.name);
+    addresses.push_back(a.registration.dataAddress);
+    running->agents.push_back(a.record.name);
+  }
+  spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, size,
+               chosen.size(), tree.algo, tree.predictedSeconds);
+
+  // Prepare everywhere; each answer is (error, path). Held by pointer: GCC 12
+  // warns falsely about strings inside kj's ExceptionOr.
+  using Answer = std::shared_ptr<std::pair<std::string, std::string>>;
+  auto answers = kj::heapArrayBuilder<kj::Promise<Answer>>(chosen.size());
+  for (const AgentView& a : chosen) {
+    auto paf = kj::newPromiseAndFulfiller<Answer>();
+    AgentLink* link = coordinator_.link(a.record.name);
+    AgentLink::ReceiveOrder order{token, request.dest, size, sha};
+    using Fulfiller = kj::Own<kj::PromiseFulfiller<Answer>>;
+    auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
+    if (!link) {
+      (*fulfiller)->fulfill(std::make_shared<std::pair<std::string, std::string>>("not connected", ""));
+    } else {
+      link->receive(order, [fulfiller](const std::string& error, const std::string& path) {
+        (*fulfiller)->fulfill(std::make_shared<std::pair<std::string, std::string>>(error, path));
+      });
+    }
+    answers.add(kj::mv(paf.promise));
+  }
+  auto* raw = running.get();
+  return kj::joinPromises(answers.finish())
+      .then([this, running = kj::mv(running), raw, tree = kj::mv(tree), names = kj::mv(names),
+             addresses = kj::mv(addresses), size, shaHex](
+                kj::Array<Answer> results) mutable {
+        std::string refusals;
+        std::vector<std::string> paths{""};
+        for (std::size_t i = 0; i < results.size(); ++i) {
+          if (!results[i]->first.empty())
+            refusals += (refusals.empty() ? "" : "; ") + raw->agents[i] + ": " + results[i]->first;
+          paths.push_back(results[i]->second);
+        }
+        if (!refusals.empty()) {
+          for (const auto& agent : raw->agents)
+            if (AgentLink* link = coordinator_.link(agent)) link->release(raw->token);
+          plane_.release(raw->token);
+          transport::refuse("refused: " + refusals);
+        }
+        raw->operation = std::make_unique<SendOperation>(clock_, kj::mv(tree), kj::mv(names), kj::mv(addresses),
+                                                         kj::mv(paths), size, shaHex, *raw->commands);
+        raw->operation->start();
+        const std::uint64_t id = nextOperation_++;
+        operations_[id] = kj::mv(running);
+        return std::make_pair(id, raw->operation->status());
+      });
+}
+
+std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
+  auto it = operations_.find(operation);
+  if (it == operations_.end()) return std::nullopt;
+  return it->second->operation->status();
+}
+
+void SendService::transferReport(const std::string& agent, const std::string& token,
+                                 const TransferReport& report) {
+  for (auto& [id, running] : operations_) {
+    if (running->token != token) continue;
+    if (report.state == TransferReport::State::kFailed)
+      spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
+    if (report.state == TransferReport::State::kParentLost)
+      spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
+    running->operation->report(agent, report);
+    endIfFinished(*running);
+  }
+}
+
+void SendService::agentGone(const std::string& agent) {
+  for (auto& [id, running] : operations_) {
+    if (running->released || !running->operation->involves(agent)) continue;
+    spdlog::warn("send {}: agent {} lost; its children pull from their nearest ancestor", id, agent);
+    running->operation->lost(agent);
+    endIfFinished(*running);
+  }
+}
+
+void SendService::endIfFinished(Running& running) {
+  if (running.released || !running.operation->finished()) return;
+  running.released = true;
+  for (const auto& agent : running.agents)
+    if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
+  plane_.release(running.token);
+  SendStatus s = running.operation->status();
+  std::size_t ok = 0;
+  for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
+  spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies", s.elapsedS, s.predictedS,
+               ok, s.copies.size());
+}
+
+void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
+  out.setFinished(s.finished);
+  out.setAlgo(s.algo);
+  out.setSize(s.size);
+  out.setPredictedS(s.predictedS);
+  out.setElapsedS(s.elapsedS);
+  auto copies = out.initCopies(static_cast<unsigned>(s.copies.size()));
+  for (std::size_t i = 0; i < s.copies.size(); ++i) {
+    const CopyStatus& c = s.copies[i];
+    auto w = copies[static_cast<unsigned>(i)];
+    w.setNode(c.node);
+    w.setParent(c.parent);
+    switch (c.state) {
+      case CopyStatus::State::kWaiting: w.setState(wire::CopyState::WAITING); break;
+      case CopyStatus::State::kReceiving: w.setState(wire::CopyState::RECEIVING); break;
+      case CopyStatus::State::kDone: w.setState(wire::CopyState::DONE); break;
+      case CopyStatus::State::kFailed: w.setState(wire::CopyState::FAILED); break;
+    }
+    w.setBytes(c.bytes);
+    w.setFinishedS(c.finishedS);
+    w.setPlannedS(c.plannedS);
+    w.setPath(c.path);
+    w.setSha256(c.sha256);
+    w.setMessage(c.message);
+    w.setCorruptChunks(c.corruptChunks);
+  }
+}
+
+}  // namespace hnow::daemon

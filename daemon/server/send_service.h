@@ -1,0 +1,58 @@
+#pragma once
+// hnowd's side of `hnow send` (issue 6), on the kj thread: plans a tree from
+// the rate table, makes hnowd the source on its data plane, asks every
+// agent to prepare (any refusal stops the send before a byte moves), then
+// runs the SendOperation and answers progress queries.
+#include <kj/async.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/coordinator.h"
+#include "core/send_operation.h"
+#include "core/transfer_observer.h"
+#include "transport/control.capnp.h"
+#include "transport/data/data_plane.h"
+
+namespace hnow::daemon {
+
+struct SendRequest {
+  std::string path;  // on this machine
+  std::string dest;
+  std::vector<std::string> to;
+  std::string algo = "auto";
+};
+
+class SendService final : public TransferObserver {
+ public:
+  // `sourceAddress` is hnowd's data plane as agents reach it.
+  SendService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
+              const Clock& clock);
+  ~SendService() override;
+
+  // Resolves once every agent has prepared; fails with the reason otherwise.
+  kj::Promise<std::pair<std::uint64_t, SendStatus>> start(SendRequest request);
+  // None for an unknown operation.
+  std::optional<SendStatus> status(std::uint64_t operation) const;
+
+  void transferReport(const std::string& agent, const std::string& token,
+                      const TransferReport& report) override;
+  void agentGone(const std::string& agent) override;
+
+ private:
+  struct Running;
+  void endIfFinished(Running& running);
+
+  Coordinator& coordinator_;
+  transport::data::DataPlane& plane_;
+  std::string sourceAddress_;
+  const Clock& clock_;
+  std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
+  std::uint64_t nextOperation_ = 1;
+};
+
+void sendStatusToWire(const SendStatus& status, wire::SendReport::Builder out);
+
+}  // namespace hnow::daemon

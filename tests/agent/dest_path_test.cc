@@ -1,0 +1,56 @@
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "agent/dest_path.h"
+#include "cli/run_process.h"
+
+using hnow::agent::openDestination;
+using hnow::testing::TempDir;
+using hnow::transport::data::ReceiveTarget;
+namespace fs = std::filesystem;
+
+namespace {
+void closeTarget(const ReceiveTarget& t) {
+  ::close(t.fileFd);
+  ::close(t.dirFd);
+}
+std::string refusal(const std::vector<std::string>& roots, const std::string& dest) {
+  auto r = openDestination(roots, dest);
+  if (auto* t = std::get_if<ReceiveTarget>(&r)) {
+    closeTarget(*t);
+    return "";
+  }
+  return std::get<std::string>(r);
+}
+}  // namespace
+
+TEST_CASE("a relative destination goes under the data root, directories created, a temp file beside it") {
+  TempDir dir;
+  fs::create_directories(dir.path / "root");
+  auto r = openDestination({(dir.path / "root").string()}, "a/b/file.bin");
+  auto* t = std::get_if<ReceiveTarget>(&r);
+  REQUIRE(t);
+  CHECK(t->path == fs::canonical(dir.path / "root").string() + "/a/b/file.bin");
+  CHECK(t->finalName == "file.bin");
+  CHECK(fs::exists(dir.path / "root" / "a" / "b" / t->tempName));
+  CHECK_FALSE(fs::exists(dir.path / "root" / "a" / "b" / "file.bin"));
+  closeTarget(*t);
+}
+
+TEST_CASE("'..', paths outside every root and symlinked directories are refused") {
+  TempDir dir;
+  fs::create_directories(dir.path / "root");
+  fs::create_directories(dir.path / "other");
+  const std::vector<std::string> roots{(dir.path / "root").string(), (dir.path / "other").string()};
+  CHECK(refusal(roots, "../x").find("'..'") != std::string::npos);
+  CHECK(refusal(roots, "a/../../x").find("'..'") != std::string::npos);
+  CHECK(refusal(roots, "/etc/passwd").find("outside") != std::string::npos);
+  CHECK(refusal(roots, (dir.path / "rootx" / "f").string()).find("outside") != std::string::npos);
+  CHECK(refusal(roots, "dir/").find("must name a file") != std::string::npos);
+  fs::create_directory_symlink(dir.path, dir.path / "root" / "link");
+  CHECK(refusal(roots, "link/f").find("symlink") != std::string::npos);
+  CHECK(refusal(roots, (dir.path / "other" / "f").string()).empty());  // inside the second root
+  CHECK_FALSE(fs::exists(dir.path / "f"));
+}

@@ -1,0 +1,156 @@
+// `hnow send` on a local cluster (issue 6): real hnowd and agents on
+// 127.0.0.1, stopped by a guard even when a check fails.
+#include <doctest/doctest.h>
+#include <openssl/sha.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "cli/run_process.h"
+
+using hnow::testing::readWhole;
+using hnow::testing::runCommand;
+using hnow::testing::TempDir;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHnow = HNOW_BINARY;
+
+struct Cluster {
+  TempDir dir;
+  hnow::testing::ProcessResult up;
+  Cluster(const std::string& env, const std::string& options) {
+    up = runCommand(env + " " + kHnow + " local up --dir " + dir.path.string() + " " + options);
+  }
+  ~Cluster() {
+    std::vector<pid_t> pids;
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(dir.path / "pids", error))
+      pids.push_back(static_cast<pid_t>(std::stol("0" + readWhole(e.path()))));
+    runCommand(kHnow + " local down --dir " + dir.path.string());
+    for (pid_t pid : pids) ::kill(pid, SIGKILL);  // anything that would not stop
+  }
+  std::string send(const std::string& args) const {
+    return kHnow + " --config " + (dir.path / "client.toml").string() + " send " + args;
+  }
+  fs::path root(int agent) const { return dir.path / "agents" / ("agent-" + std::to_string(agent)) / "files"; }
+  pid_t pidOf(int agent) const {
+    return static_cast<pid_t>(std::stol("0" + readWhole(dir.path / "pids" / ("agent-" + std::to_string(agent) + ".pid"))));
+  }
+};
+
+std::string writeRandomFile(const fs::path& path, std::size_t size) {
+  std::mt19937_64 random(size);
+  std::string bytes(size, '\0');
+  for (auto& c : bytes) c = static_cast<char>(random());
+  std::ofstream(path, std::ios::binary) << bytes;
+  return bytes;
+}
+
+std::string shaHex(const std::string& bytes) {
+  unsigned char d[32];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
+  char hex[65];
+  for (int i = 0; i < 32; ++i) std::snprintf(hex + 2 * i, 3, "%02x", d[i]);
+  return hex;
+}
+
+// Temp files of unfinished receives anywhere under `root`.
+int partFiles(const fs::path& root) {
+  int n = 0;
+  std::error_code error;
+  for (const auto& e : fs::recursive_directory_iterator(root, error))
+    n += e.path().filename().string().find(".hnow-") != std::string::npos;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a send reaches every agent byte-identical; corrupt chunks are resent; '..' and paths outside the roots are refused") {
+  // Every 5th chunk each sender puts on the wire is corrupted once.
+  Cluster cluster("HNOW_TEST_CORRUPT_CHUNK_EVERY=5", "--agents 4 --uplink-mbps 200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string bytes = writeRandomFile(cluster.dir.path / "source.bin", 3 << 20);
+
+  auto r = runCommand(cluster.send((cluster.dir.path / "source.bin").string() + " --dest in/copy.bin --json"));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto report = nlohmann::json::parse(r.out);
+  CHECK(report["failed"].empty());
+  REQUIRE(report["copies"].size() == 4);
+  CHECK(report["predicted_s"].get<double>() > 0);
+  CHECK(report["actual_s"].get<double>() > 0);
+  std::uint64_t corrupt = 0;
+  for (const auto& copy : report["copies"]) {
+    const fs::path path = copy["path"].get<std::string>();
+    CHECK(path.is_absolute());
+    CHECK(readWhole(path) == bytes);
+    CHECK(copy["sha256"] == shaHex(bytes));
+    CHECK(copy["finished_s"].get<double>() > 0);
+    corrupt += copy["corrupt_chunks"].get<std::uint64_t>();
+  }
+  CHECK(corrupt >= 4);  // 24 chunks per copy: every receiver caught at least one
+  for (int a = 1; a <= 4; ++a) {
+    CHECK(fs::exists(cluster.root(a) / "in" / "copy.bin"));
+    CHECK(partFiles(cluster.root(a)) == 0);
+  }
+
+  auto dotdot = runCommand(cluster.send((cluster.dir.path / "source.bin").string() + " --dest ../x"));
+  CHECK(dotdot.status == 1);
+  CHECK(dotdot.err.find("'..' is not allowed") != std::string::npos);
+  auto outside = runCommand(cluster.send((cluster.dir.path / "source.bin").string() + " --dest " +
+                                         (cluster.dir.path / "x").string()));
+  CHECK(outside.status == 1);
+  CHECK(outside.err.find("outside this agent's roots") != std::string::npos);
+  fs::create_directory_symlink(cluster.dir.path, cluster.root(1) / "escape");
+  auto symlink = runCommand(cluster.send((cluster.dir.path / "source.bin").string() + " --dest escape/x --to agent-1"));
+  CHECK(symlink.status == 1);
+  CHECK(symlink.err.find("symlink") != std::string::npos);
+  CHECK_FALSE(fs::exists(cluster.dir.path / "x"));
+  CHECK_FALSE(fs::exists(cluster.dir.path / ".." / "x"));
+  for (int a = 1; a <= 4; ++a) CHECK(partFiles(cluster.root(a)) == 0);
+}
+
+TEST_CASE("a relay killed mid-transfer: its children are re-parented, every other copy completes, it is listed failed") {
+  // 40 Mbit/s everywhere and a chain: agent-2 relays to agent-3, which relays to agent-4.
+  Cluster cluster("", "--agents 4 --uplink-mbps 40");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string bytes = writeRandomFile(cluster.dir.path / "source.bin", 6 << 20);
+
+  hnow::testing::ProcessResult r;
+  std::thread sender([&]() {
+    r = runCommand(cluster.send((cluster.dir.path / "source.bin").string() + " --dest copy.bin --algo chain --json"));
+  });
+  // Kill agent-2 once it has relayed a part of the file but not all.
+  auto deadline = Clock::now() + 10s;
+  bool killed = false;
+  while (Clock::now() < deadline && !killed) {
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(cluster.root(3), error))
+      if (e.path().filename().string().find(".hnow-") != std::string::npos && fs::file_size(e.path(), error) > (1u << 20)) {
+        ::kill(cluster.pidOf(2), SIGKILL);
+        killed = true;
+      }
+    std::this_thread::sleep_for(20ms);
+  }
+  sender.join();
+  REQUIRE(killed);
+  CHECK(r.status == 1);  // one copy failed
+  auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report["failed"].size() == 1);
+  CHECK(report["failed"][0]["node"] == "agent-2");
+  CHECK(report["failed"][0]["reason"] == "agent lost");
+  REQUIRE(report["copies"].size() == 3);
+  for (const auto& copy : report["copies"]) {
+    CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+    if (copy["node"] == "agent-3") CHECK(copy["parent"] == "agent-1");  // re-parented to its grandparent
+  }
+  for (int a : {1, 3, 4}) CHECK(partFiles(cluster.root(a)) == 0);
+  CHECK_FALSE(fs::exists(cluster.root(2) / "copy.bin"));  // the dead relay never got a partial file in place
+}

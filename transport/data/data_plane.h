@@ -1,0 +1,95 @@
+#pragma once
+// One process's data plane (hnowd as a source, every agent as a receiver
+// and relay): a listening socket, the operations it takes part in, and the
+// connections of each. Children connect to their parent and pull from an
+// offset, so re-parenting after a failure is "connect elsewhere and resume
+// from the last acknowledged byte". A relay serves its children from the
+// temp file it is writing, as each chunk lands (pipelined; the page cache
+// makes the read-back cheap), with a bounded window per child.
+//
+// Thread-safe facade: every method posts to the data thread (DataLoop) and
+// returns at once; events come back through `EventSink` on the data thread.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "daemon/core/clock.h"
+
+namespace hnow::transport::data {
+
+using Sha256 = std::array<unsigned char, 32>;
+
+struct DataOptions {
+  std::uint32_t chunkBytes = 128 * 1024;
+  // Unacknowledged bytes per child connection: what a relay holds per child.
+  std::uint64_t windowBytes = 2 * 1024 * 1024;
+  // Test-only fault injection: every Nth DATA frame this process sends has
+  // one payload byte flipped after its checksum was computed, never twice at
+  // the same offset of a connection (0: never).
+  // From HNOW_TEST_CORRUPT_CHUNK_EVERY in the daemons' main().
+  std::uint64_t corruptChunkEvery = 0;
+  daemon::Duration progressInterval = std::chrono::milliseconds(100);
+  daemon::Duration reconnectDelay = std::chrono::milliseconds(300);
+};
+
+// Where a received file goes: a directory opened without following links,
+// a temp file created in it, and the final name it is renamed to once its
+// SHA-256 matches. The data plane takes ownership of both descriptors.
+struct ReceiveTarget {
+  int dirFd = -1;
+  int fileFd = -1;
+  std::string tempName;
+  std::string finalName;
+  std::string path;  // absolute final path, for reports
+};
+
+struct TransferEvent {
+  enum class Kind { kProgress, kDone, kFailed, kParentLost };
+  Kind kind = Kind::kProgress;
+  std::string token;
+  std::uint64_t bytes = 0;          // written in order so far
+  std::uint64_t corruptChunks = 0;  // detected by XXH3 and asked for again
+  std::string message;              // kFailed, kParentLost
+  std::string path;                 // kDone
+  std::string sha256Hex;            // kDone
+};
+
+class DataPlane {
+ public:
+  using EventSink = std::function<void(TransferEvent)>;
+
+  // `clock` (for pacing) and `sink` must outlive the data plane.
+  DataPlane(const daemon::Clock& clock, EventSink sink, DataOptions options = {});
+  // Closes every connection, removes unfinished temp files, joins the thread.
+  ~DataPlane();
+  DataPlane(const DataPlane&) = delete;
+  DataPlane& operator=(const DataPlane&) = delete;
+
+  // Binds `host`:0 and returns the port, or the error (blocks until bound).
+  std::variant<int, std::string> listen(const std::string& host);
+
+  // Emulated rates, bytes/s; 0: not limited. The uplink is shared by every
+  // child this process serves, the downlink by every parent it pulls from.
+  void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond);
+
+  // hnowd: serve `fd` (owned from now) to children presenting `token`.
+  void addSource(std::string token, int fd, std::uint64_t size);
+  // An agent: accept children presenting `token` and wait for pull().
+  void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
+  // (Re)connect to the parent at host:port, resuming after the bytes held.
+  void pull(std::string token, std::string parentAddress);
+  // Forget the operation: close its connections; an unfinished temp file is removed.
+  void release(std::string token);
+
+ private:
+  struct Impl;
+  std::unique_ptr<class DataLoop> loop_;
+  std::unique_ptr<Impl> impl_;  // created and destroyed on the data thread
+};
+
+std::string hexOf(const unsigned char* bytes, std::size_t size);
+
+}  // namespace hnow::transport::data

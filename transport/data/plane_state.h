@@ -1,0 +1,68 @@
+#pragma once
+// Inside the data plane, on the data thread only: one operation's state and
+// what its connections need from the plane. Not part of the API.
+#include <openssl/evp.h>
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "agent/token_bucket.h"
+#include "transport/data/data_plane.h"
+#include "transport/data/uv_handle.h"
+
+namespace hnow::transport::data {
+
+class ServeConnection;
+class PullConnection;
+
+struct ShaDeleter {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+struct Operation {
+  enum class State { kSource, kWaiting, kReceiving, kVerifying, kDone, kFailed };
+  std::string token;
+  std::uint64_t size = 0;
+  int fd = -1;                  // what children are served from
+  std::uint64_t available = 0;  // bytes of `fd` written, in order
+  State state = State::kWaiting;
+  ReceiveTarget target;
+  Sha256 expected{};
+  // The whole file's SHA-256, updated as chunks are written in order.
+  std::unique_ptr<EVP_MD_CTX, ShaDeleter> sha;
+  std::string parentAddress;
+  std::unique_ptr<PullConnection> upstream;
+  std::set<ServeConnection*> children;
+  std::uint64_t corruptChunks = 0;
+  daemon::TimePoint lastProgress{};
+  UvHandle<uv_timer_t> retryTimer;
+  std::function<void()> retry;  // reconnect to parentAddress
+
+  bool receiving() const { return state == State::kWaiting || state == State::kReceiving; }
+};
+
+// What connections ask of the plane.
+class PlaneCore {
+ public:
+  virtual ~PlaneCore() = default;
+  virtual uv_loop_t* loop() = 0;
+  virtual const DataOptions& options() const = 0;
+  virtual daemon::TimePoint now() const = 0;
+  virtual agent::TokenBucket& uplink() = 0;
+  virtual agent::TokenBucket& downlink() = 0;
+  virtual Operation* find(const std::string& token) = 0;
+  // Numbers the DATA frames this process sends (fault injection).
+  virtual std::uint64_t countSentFrame() = 0;
+  // A chunk was written to `op` in order.
+  virtual void chunkWritten(Operation& op) = 0;
+  // The connection to `op`'s parent ended before the file was complete.
+  virtual void upstreamClosed(Operation& op, const std::string& reason) = 0;
+  // The operation cannot complete here (a write failed, the digest differs).
+  virtual void fail(Operation& op, const std::string& message) = 0;
+  // A child's connection ended; the plane destroys it later.
+  virtual void serveClosed(ServeConnection* connection) = 0;
+};
+
+}  // namespace hnow::transport::data

@@ -1,0 +1,75 @@
+#include "transport/data/pull_connection.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hnow::transport::data {
+
+PullConnection::PullConnection(PlaneCore& core, Operation& op)
+    : core_(core), op_(op),
+      stream_(core.loop(), TcpStream::Callbacks{
+                               [this]() { onConnected(); },
+                               [this](Frame f) { onFrame(std::move(f)); },
+                               [this](const std::string& reason) { core_.upstreamClosed(op_, reason); }}),
+      pacing_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }) {
+  if (pacing_) pacing_.get()->data = this;
+}
+
+void PullConnection::connect(const sockaddr* parent) { stream_.connect(parent); }
+
+void PullConnection::onConnected() {
+  expected_ = op_.available;
+  stream_.write(encodeFrame(FrameType::kHello, expected_, op_.token));
+}
+
+void PullConnection::onFrame(Frame frame) {
+  if (frame.type != FrameType::kData) return stream_.close("unexpected frame from the parent");
+  // After a RESEND the frames already in flight are stale: skip until the
+  // asked-for offset comes back.
+  if (frame.offset != expected_) return;
+  if (frame.payload.size() > op_.size - expected_) return stream_.close("data beyond the file's end");
+  if (!checksumOk(frame)) {
+    ++op_.corruptChunks;
+    if (resendAsked_ != expected_) {
+      spdlog::warn("corrupt chunk at offset {} (XXH3 mismatch); asking again", expected_);
+      stream_.write(encodeFrame(FrameType::kResend, expected_, {}));
+      resendAsked_ = expected_;
+    }
+    return;
+  }
+  resendAsked_.reset();
+  if (!writeChunk(frame)) return;
+  const std::uint64_t length = frame.payload.size();
+  expected_ += length;
+  stream_.write(encodeFrame(FrameType::kAck, expected_, {}));
+  daemon::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
+  if (wait > daemon::Duration::zero()) {
+    stream_.pauseReading();
+    uv_timer_start(
+        pacing_.get(), [](uv_timer_t* t) { static_cast<PullConnection*>(t->data)->stream_.resumeReading(); },
+        static_cast<std::uint64_t>((wait.count() + 999'999) / 1'000'000), 0);
+  }
+  op_.available = expected_;
+  core_.chunkWritten(op_);  // may destroy this connection (the file is complete)
+}
+
+bool PullConnection::writeChunk(const Frame& frame) {
+  std::size_t done = 0;
+  while (done < frame.payload.size()) {
+    ssize_t n = ::pwrite(op_.target.fileFd, frame.payload.data() + done, frame.payload.size() - done,
+                         static_cast<off_t>(frame.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      core_.fail(op_, std::string("cannot write the file: ") + std::strerror(errno));
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  EVP_DigestUpdate(op_.sha.get(), frame.payload.data(), frame.payload.size());
+  return true;
+}
+
+}  // namespace hnow::transport::data

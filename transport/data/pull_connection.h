@@ -1,0 +1,37 @@
+#pragma once
+// The child's side: connect to the parent, say HELLO with the token and the
+// offset already held, then write chunks in order. A chunk whose XXH3 does
+// not match is asked for again (go-back-N: frames after it are ignored until
+// it comes back). Reading pauses while the shared downlink bucket is in
+// debt, so TCP pushes back on the parent.
+#include <optional>
+
+#include "transport/data/plane_state.h"
+#include "transport/data/tcp_stream.h"
+
+namespace hnow::transport::data {
+
+class PullConnection {
+ public:
+  PullConnection(PlaneCore& core, Operation& op);
+  void connect(const sockaddr* parent);
+  // Stops reading and pacing at once; the plane destroys it later.
+  void shutdown() {
+    stream_.shutdown();
+    pacing_.reset();
+  }
+
+ private:
+  void onConnected();
+  void onFrame(Frame frame);
+  bool writeChunk(const Frame& frame);
+
+  PlaneCore& core_;
+  Operation& op_;
+  TcpStream stream_;
+  UvHandle<uv_timer_t> pacing_;
+  std::uint64_t expected_ = 0;
+  std::optional<std::uint64_t> resendAsked_;
+};
+
+}  // namespace hnow::transport::data

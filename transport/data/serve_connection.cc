@@ -1,0 +1,104 @@
+#include "transport/data/serve_connection.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hnow::transport::data {
+
+namespace {
+std::uint64_t toMillisCeil(daemon::Duration d) {
+  return static_cast<std::uint64_t>((d.count() + 999'999) / 1'000'000);
+}
+}  // namespace
+
+ServeConnection::ServeConnection(PlaneCore& core)
+    : core_(core),
+      stream_(core.loop(), TcpStream::Callbacks{
+                               {},
+                               [this](Frame f) { onFrame(std::move(f)); },
+                               [this](const std::string& reason) {
+                                 spdlog::debug("data connection from a child ended: {}", reason);
+                                 core_.serveClosed(this);
+                               }}),
+      pacing_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }) {
+  if (pacing_) pacing_.get()->data = this;
+}
+
+bool ServeConnection::accept(uv_stream_t* server) { return stream_.accept(server); }
+
+void ServeConnection::onFrame(Frame frame) {
+  if (!op_) {
+    Operation* op = frame.type == FrameType::kHello ? core_.find(frame.payload) : nullptr;
+    if (!op) {
+      // Unknown tokens are dropped without an answer (DESIGN.md security defaults).
+      spdlog::warn("data connection from {} dropped: {}", stream_.peer(),
+                   frame.type == FrameType::kHello ? "unknown operation token" : "no hello");
+      return stream_.close("unknown token");
+    }
+    op_ = op;
+    op_->children.insert(this);
+    window_.emplace(op->size, core_.options().windowBytes, core_.options().chunkBytes, frame.offset);
+    spdlog::debug("child {} pulls from offset {}", stream_.peer(), frame.offset);
+    return pump();
+  }
+  switch (frame.type) {
+    case FrameType::kAck:
+      if (!window_->ack(frame.offset)) return stream_.close("acknowledged bytes never sent");
+      break;
+    case FrameType::kResend:
+      spdlog::info("child {} asks again from offset {} (corrupt chunk)", stream_.peer(), frame.offset);
+      if (!window_->rewind(frame.offset)) return stream_.close("resend outside the window");
+      break;
+    default: return stream_.close("unexpected frame from a child");
+  }
+  pump();
+}
+
+void ServeConnection::pump() {
+  if (!op_ || !window_ || !stream_.open() || held_) return;
+  while (auto chunk = window_->next(op_->available)) {
+    daemon::Duration wait = core_.uplink().take(chunk->length, core_.now());
+    if (wait > daemon::Duration::zero()) {
+      held_ = chunk;
+      uv_timer_start(
+          pacing_.get(),
+          [](uv_timer_t* t) {
+            auto* self = static_cast<ServeConnection*>(t->data);
+            Chunk chunk = *self->held_;
+            self->held_.reset();
+            self->sendChunk(chunk);
+            self->pump();
+          },
+          toMillisCeil(wait), 0);
+      return;
+    }
+    sendChunk(*chunk);
+    if (!stream_.open()) return;
+  }
+}
+
+void ServeConnection::sendChunk(Chunk chunk) {
+  if (!stream_.open()) return;
+  std::string frame(kHeaderBytes + chunk.length, '\0');
+  std::size_t done = 0;
+  while (done < chunk.length) {
+    ssize_t n = ::pread(op_->fd, frame.data() + kHeaderBytes + done, chunk.length - done,
+                        static_cast<off_t>(chunk.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return stream_.close(std::string("cannot read the file: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  encodeHeaderInPlace(frame.data(), FrameType::kData, chunk.offset, chunk.length);
+  // Never the same offset twice, so every chunk gets through in the end.
+  const std::uint64_t every = core_.options().corruptChunkEvery;
+  if (every > 0 && core_.countSentFrame() % every == 0 && corrupted_.insert(chunk.offset).second) {
+    frame[kHeaderBytes] ^= 0x5a;  // after the checksum: the child must notice
+    spdlog::info("test hook: corrupting the chunk at offset {}", chunk.offset);
+  }
+  stream_.write(std::move(frame));
+}
+
+}  // namespace hnow::transport::data
