@@ -58,6 +58,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
         size = sizes_.end() - 1;
       }
       size->messages[k / 64] |= bit;
+      sizeOf_.push_back(static_cast<int>(size - sizes_.begin()));
     }
     linkTo_.resize(static_cast<size_t>(n_) * n_);
     for (int j = 0; j < n_; ++j)
@@ -78,15 +79,17 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
   }
   if (trackReceivers_) {
     receiverBest_.resize(n_);
+    receivers_ = Tournament<ByBestKey>(n_, ByBestKey{&receiverBest_});
     for (int j = 0; j < n_; ++j) {
       receiverBest_[j].key.receiver = j;
       if (waiting(j)) receiverBest_[j].key = bestFor(j);  // every changes() count is still 0
+      receivers_.update(j, waiting(j));
     }
   }
 }
 
 MulticastTaskKey MulticastCandidates::bestFor(int j) {
-  return timeline_.preemptive() ? bestByPair(j) : bestBySender(j);
+  return timeline_.preemptive() ? bestByPair(j) : bestBySender(j, {kInfinity, 1, INT_MAX, INT_MAX, j});
 }
 
 // Per size and sender: one completion time for all the messages of that
@@ -140,11 +143,11 @@ void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
   *(to - 1) = v;
 }
 
-MulticastTaskKey MulticastCandidates::bestBySender(int j) {
+// `best` starts as a known candidate (or +inf): it lets the scan stop early.
+MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best) {
   const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
   const double available = avail_[j];
   const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
-  MulticastTaskKey best{kInfinity, 1, INT_MAX, INT_MAX, j};
   for (const SizeClass& size : sizes_) {
     bool any = false;
     for (int w = 0; w < words_; ++w) any |= (wanted_[w] = needs[w] & size.messages[w]) != 0;
@@ -154,7 +157,12 @@ MulticastTaskKey MulticastCandidates::bestBySender(int j) {
     // (the usual case when j is the bottleneck), and saves the scan.
     const double floor = MulticastTimeline::completion(available, available, size.receive[j]);
     bool found = false;
-    int tries = 8;
+    // Only worth it if the earliest sender over j's fastest link makes it.
+    const int earliest = size.bySendEnd.front();
+    int tries = MulticastTimeline::completion(MulticastTimeline::arrivalAfter(size.sendEnd[earliest], size.fastestTo[j]),
+                                              available, size.receive[j]) == floor
+                    ? 8
+                    : 0;
     for (int w = 0; w < words_ && !found && tries > 0; ++w) {
       for (std::uint64_t bits = wanted_[w]; bits != 0 && tries > 0; bits &= bits - 1, --tries) {
         const int k = w * 64 + std::countr_zero(bits);
@@ -295,19 +303,22 @@ MulticastTaskKey MulticastCandidates::bestByPair(int j) {
 
 MulticastTaskKey MulticastCandidates::bestTask() {
   for (;;) {
-    int j = 0;
-    for (int v = 1; v < n_; ++v)
-      if (receiverBest_[v].key < receiverBest_[j].key) j = v;
+    const int j = receivers_.least();
     ReceiverBest& r = receiverBest_[j];
     // Exact if the cached task's own key has not moved (every other key of
     // j's only grew): recomputed without preemption, by changes() with it.
-    if (timeline_.preemptive() ? timeline_.changes(j) == r.receiverChanges &&
-                                     timeline_.changes(r.key.sender) == r.senderChanges
-                               : keyBySender(r.key.sender, j) == r.key)
-      return r.key;  // and no other receiver's lower bound is below it
-    r.key = bestFor(j);
+    if (timeline_.preemptive()) {
+      if (timeline_.changes(j) == r.receiverChanges && timeline_.changes(r.key.sender) == r.senderChanges)
+        return r.key;  // and no other receiver's lower bound is below it
+      r.key = bestByPair(j);
+    } else {
+      const MulticastTaskKey again = keyBySender(r.key.sender, j);
+      if (again == r.key) return r.key;
+      r.key = bestBySender(j, again);
+    }
     r.receiverChanges = timeline_.changes(j);
     r.senderChanges = timeline_.changes(r.key.sender);
+    receivers_.update(j, true);
   }
 }
 
@@ -345,9 +356,23 @@ void MulticastCandidates::commit(int i, int j, int k) {
   removePending(j, k);
   holders_[k].push_back(j);
   --remaining_;
-  if (trackReceivers_ && !waiting(j)) receiverBest_[j] = {{kInfinity, 0, 0, 0, j}, 0, 0};
+  if (trackReceivers_ && !waiting(j)) receivers_.update(j, false);
   const bool relays = timeline_.preemptive();  // the per-pair relay caches exist only then
   if (waitingFor_[k].empty() || (!relays && !trackReceivers_)) return;
+  if (!relays) {  // ECF: j's tasks for m_k are new candidates, folded in at once
+    const SizeClass& size = sizes_[sizeOf_[k]];
+    const double sendEnd = size.sendEnd[j];
+    for (int d : waitingFor_[k]) {
+      const double arrival = MulticastTimeline::arrivalAfter(sendEnd, linkTo_[static_cast<size_t>(d) * n_ + j] * size.bytes);
+      const MulticastTaskKey key{MulticastTimeline::completion(arrival, avail_[d], size.receive[d]), 1, k, j, d};
+      ReceiverBest& r = receiverBest_[d];
+      if (key < r.key) {
+        r = {key, timeline_.changes(d), timeline_.changes(j)};
+        receivers_.update(d, true);
+      }
+    }
+    return;
+  }
   // j now relays m_k: its tasks are new candidates, folded in at once.
   const double start = sendAvailable(j, k);
   const double send = instance_.sendTime(j, k);
@@ -369,7 +394,10 @@ void MulticastCandidates::commit(int i, int j, int k) {
       const MulticastTaskKey key{
           MulticastTimeline::completion(arrival, timeline_.receiveAvailable(d), instance_.recvTime(d, k)), 1, k, j, d};
       ReceiverBest& r = receiverBest_[d];
-      if (key < r.key) r = {key, timeline_.changes(d), stamp};
+      if (key < r.key) {
+        r = {key, timeline_.changes(d), stamp};
+        receivers_.update(d, true);
+      }
     }
   }
 }

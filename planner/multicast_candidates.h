@@ -25,6 +25,7 @@
 
 #include "planner/multicast.h"
 #include "planner/multicast_timeline.h"
+#include "planner/multicast_tournament.h"
 
 namespace hnow::planner {
 
@@ -106,7 +107,7 @@ class MulticastCandidates {
     int index;  // into pending_[j]
   };
 
-  MulticastTaskKey bestBySender(int j);
+  MulticastTaskKey bestBySender(int j, MulticastTaskKey best);
   MulticastTaskKey keyBySender(int i, int j) const;
   template <int kWords>
   void scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const;
@@ -130,6 +131,7 @@ class MulticastCandidates {
   int words_;
   std::vector<std::uint64_t> held_, needs_, sourced_;
   std::vector<SizeClass> sizes_;
+  std::vector<int> sizeOf_;               // [k]: index into sizes_
   std::vector<double> linkTo_;            // [j * n + i]: X(i, j), j's column contiguous
   std::vector<std::uint64_t> wanted_;     // scratch: j's needs of one size
   // With preemption, per waiting pair:
@@ -140,6 +142,11 @@ class MulticastCandidates {
   std::vector<int> waitingSlot_;                // [k * n + j]: index into waitingFor_[k]
   std::vector<std::vector<int>> holders_;       // [k]: A_k, the source first
   std::vector<ReceiverBest> receiverBest_;      // [j], when tracking receivers
+  struct ByBestKey {
+    const std::vector<ReceiverBest>* best = nullptr;
+    bool operator()(int a, int b) const { return (*best)[a].key < (*best)[b].key; }
+  };
+  Tournament<ByBestKey> receivers_;             // the waiting receivers by receiverBest_
   // Preemptive SendAvailable walks a task list (Figure 16): memoized per
   // (k, i) with i's changes() count.
   std::vector<double> sendAvailableMemo_;

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "planner/multicast_candidates.h"
+#include "planner/multicast_tournament.h"
 #include "planner/multicast_timeline.h"
 
 // The heuristics choose exactly what the direct versions in
@@ -17,33 +18,6 @@
 namespace hnow::planner {
 
 namespace {
-
-// The least of items 0..count-1 present, under `less`: a tournament tree,
-// O(log count) per changed item.
-template <class Less>
-class Tournament {
- public:
-  Tournament(int count, Less less) : less_(less) {
-    while (size_ < count) size_ *= 2;
-    tree_.assign(2 * static_cast<size_t>(size_), -1);
-  }
-  // Call after the item's key changed, or to add or remove it.
-  void update(int item, bool present) {
-    int at = size_ + item;
-    tree_[at] = present ? item : -1;
-    for (at /= 2; at >= 1; at /= 2) tree_[at] = pick(tree_[2 * at], tree_[2 * at + 1]);
-  }
-  int least() const { return tree_[1]; }  // -1 when empty
-
- private:
-  int pick(int a, int b) const {
-    if (a < 0 || b < 0) return a < 0 ? b : a;
-    return less_(b, a) ? b : a;
-  }
-  Less less_;
-  int size_ = 1;
-  std::vector<int> tree_;
-};
 
 // The waiting receivers as a bit set: RR's next in cyclic index order and
 // RRS's r-th in index order in O(n / 64).
@@ -113,18 +87,21 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
     return a.to != b.to ? a.to < b.to : a.from < b.from;
   };
   std::vector<Edge> messageBest(messages);
-  std::vector<std::vector<int>> waiting(messages);  // B_k
+  std::vector<std::vector<int>> waiting(messages);  // B_k, in any order
+  std::vector<int> slot(cells, -1);                 // [k * n + d]: d's index in waiting[k]
   for (int k = 0; k < messages; ++k) {
     const int source = instance.messages[k].source;
     const double send = instance.sendTime(source, k);
     waiting[k] = instance.messages[k].destinations;
-    for (int d : waiting[k]) {
+    for (size_t at = 0; at < waiting[k].size(); ++at) {
+      const int d = waiting[k][at];
       const size_t c = static_cast<size_t>(k) * n + d;
+      slot[c] = static_cast<int>(at);
       receive[c] = instance.recvTime(d, k);
       weight[c] = send + instance.wireTime(source, d, k) + receive[c];
       from[c] = source;
       const Edge e{weight[c], d, source};
-      if (d == waiting[k].front() || lighter(e, messageBest[k])) messageBest[k] = e;
+      if (at == 0 || lighter(e, messageBest[k])) messageBest[k] = e;
     }
   }
   auto lighterMessage = [&](int a, int b) {
@@ -137,26 +114,28 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
   for (int k; (k = tournament.least()) >= 0;) {
     const int i = messageBest[k].from, j = messageBest[k].to;
     timeline.commit(i, j, k);
-    // One pass over B_k: drop j, offer j's edges, find the new lightest.
+    std::vector<int>& left = waiting[k];
+    int* at = &slot[static_cast<size_t>(k) * n];
+    left[at[j]] = left.back();
+    at[left[at[j]]] = at[j];
+    left.pop_back();
+    // One pass over B_k: offer j's edges and find the new lightest; d is
+    // distinct per entry, so weight then d decides.
     const double send = instance.sendTime(j, k), bytes = instance.messages[k].bytes;
     const double* link = &instance.linkPerByte[static_cast<size_t>(j) * n];
     double* bestWeight = &weight[static_cast<size_t>(k) * n];
     int* bestFrom = &from[static_cast<size_t>(k) * n];
     const double* recv = &receive[static_cast<size_t>(k) * n];
-    std::vector<int>& left = waiting[k];
-    size_t kept = 0;
-    Edge least{0.0, -1, -1};
+    double leastWeight = 0.0;
+    int leastTo = -1;
     for (int d : left) {
-      if (d == j) continue;
-      left[kept++] = d;
       const double w = send + link[d] * bytes + recv[d];
-      if (w < bestWeight[d] || (w == bestWeight[d] && j < bestFrom[d])) bestWeight[d] = w, bestFrom[d] = j;
-      const Edge e{bestWeight[d], d, bestFrom[d]};
-      if (least.to < 0 || lighter(e, least)) least = e;
+      double b = bestWeight[d];
+      if (w < b || (w == b && j < bestFrom[d])) b = bestWeight[d] = w, bestFrom[d] = j;
+      if (leastTo < 0 || b < leastWeight || (b == leastWeight && d < leastTo)) leastWeight = b, leastTo = d;
     }
-    left.resize(kept);
-    messageBest[k] = least;
-    tournament.update(k, kept > 0);
+    if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, bestFrom[leastTo]};
+    tournament.update(k, leastTo >= 0);
   }
   return timeline.plan();
 }
