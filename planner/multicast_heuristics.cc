@@ -1,200 +1,199 @@
 #include "planner/multicast_heuristics.h"
 
 #include <algorithm>
-#include <functional>
-#include <optional>
+#include <bit>
+#include <string>
 #include <tuple>
 
+#include "planner/multicast_candidates.h"
+#include "planner/multicast_tournament.h"
 #include "planner/multicast_timeline.h"
+
+// The heuristics choose exactly what the direct versions in
+// multicast_reference.cc choose (tests/planner/multicast_fast_test.cc), in
+// far less time: seed 004 Table 1 has ECF at 45.6 ms for 80 nodes; the
+// bookkeeping below keeps a step near the size of one receiver's or one
+// message's waiting set (docs/bench-multicast.md).
 
 namespace hnow::planner {
 
 namespace {
 
-// A possible task (send, i, j, k) keyed by its completion time (or FEF's
-// weight) and the tie rules of the header.
-struct Candidate {
-  double time;
-  int notOwnSource;
-  int k;
-  int i;
-  int j;
-};
-
-bool laterByCompletion(const Candidate& a, const Candidate& b) {
-  return std::tie(a.time, a.notOwnSource, a.k, a.i, a.j) > std::tie(b.time, b.notOwnSource, b.k, b.i, b.j);
-}
-
-// FEF's sorted edge list: weight, then receiver, sender, message.
-bool laterByWeight(const Candidate& a, const Candidate& b) {
-  return std::tie(a.time, a.j, a.i, a.k) > std::tie(b.time, b.j, b.i, b.k);
-}
-
-class CandidateHeap {
+// The waiting receivers as a bit set: RR's next in cyclic index order and
+// RRS's r-th in index order in O(n / 64).
+class NodeSet {
  public:
-  using Later = bool (*)(const Candidate&, const Candidate&);
-  explicit CandidateHeap(Later later = laterByCompletion) : later_(later) {}
-  bool empty() const { return items_.empty(); }
-  void push(const Candidate& c) {
-    items_.push_back(c);
-    std::push_heap(items_.begin(), items_.end(), later_);
+  explicit NodeSet(int n) : n_(n), words_((n + 63) / 64, 0) {}
+  void set(int v, bool in) {
+    const std::uint64_t bit = std::uint64_t{1} << (v % 64);
+    if (bool(words_[v / 64] & bit) == in) return;
+    words_[v / 64] ^= bit;
+    count_ += in ? 1 : -1;
   }
-  Candidate pop() {
-    std::pop_heap(items_.begin(), items_.end(), later_);
-    Candidate c = items_.back();
-    items_.pop_back();
-    return c;
+  int count() const { return count_; }
+  // The first member at or after `from` (0 <= from <= n), wrapping around.
+  int nextFrom(int from) const {
+    if (int v = firstIn(from, n_); v >= 0) return v;
+    return firstIn(0, from);
+  }
+  // The member with `rank` members of lower index.
+  int select(int rank) const {
+    for (size_t w = 0;; ++w) {
+      std::uint64_t word = words_[w];
+      const int here = std::popcount(word);
+      if (rank >= here) {
+        rank -= here;
+        continue;
+      }
+      for (; rank > 0; --rank) word &= word - 1;
+      return static_cast<int>(w * 64) + std::countr_zero(word);
+    }
   }
 
  private:
-  Later later_;
-  std::vector<Candidate> items_;
+  int firstIn(int from, int to) const {  // [from, to)
+    for (int w = from / 64; w * 64 < to; ++w) {
+      std::uint64_t word = words_[w];
+      if (w == from / 64) word &= ~std::uint64_t{0} << (from % 64);
+      if (word == 0) continue;
+      const int v = w * 64 + std::countr_zero(word);
+      return v < to ? v : -1;
+    }
+    return -1;
+  }
+  int n_;
+  int count_ = 0;
+  std::vector<std::uint64_t> words_;
 };
 
-Candidate candidate(const MulticastInstance& instance, const MulticastTimeline& timeline, int i, int j, int k) {
-  return {timeline.completeTime(i, j, k), i != instance.messages[k].source ? 1 : 0, k, i, j};
-}
-
-// The candidate with the least key, evaluated lazily: completion times only
-// grow as tasks are added (Avail_i never decreases, nor does Figure 16's
-// SendAvailable: later tasks only use up waits), so a popped entry whose
-// recomputed time is unchanged is the true minimum. Stale entries (receiver
-// already served) are dropped.
-std::optional<Candidate> popEarliest(CandidateHeap& heap, const MulticastTimeline& timeline) {
-  while (!heap.empty()) {
-    Candidate c = heap.pop();
-    if (!timeline.pending(c.k, c.j)) continue;
-    const double now = timeline.completeTime(c.i, c.j, c.k);
-    if (now > c.time) {
-      c.time = now;
-      heap.push(c);
-      continue;
-    }
-    return c;
-  }
-  return std::nullopt;
-}
-
-int totalDeliveries(const MulticastInstance& instance) {
-  int total = 0;
-  for (const MulticastMessage& m : instance.messages) total += static_cast<int>(m.destinations.size());
-  return total;
-}
-
 // §4.1: the edge of least latency S + X·l + R among holders and waiting
-// destinations; the schedule is then laid out with §4's appends.
+// destinations; the schedule is then laid out with §4's appends. This is
+// Prim's algorithm run on every message at once: per waiting (destination,
+// message) the best holder so far, per message its best edge, and a
+// tournament over the messages. Ties: weight, receiver, sender, message.
 MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
   MulticastTimeline timeline(instance, false);
-  CandidateHeap heap(laterByWeight);
-  auto weight = [&](int i, int j, int k) {
-    return instance.sendTime(i, k) + instance.wireTime(i, j, k) + instance.recvTime(j, k);
+  const int n = instance.nodeCount(), messages = instance.messageCount();
+  // Weight (Equation 7) = (S + X·l) + R, with S and R looked up once.
+  const size_t cells = static_cast<size_t>(messages) * n;
+  std::vector<double> receive(cells), weight(cells);  // [k * n + d]: R(d, m_k); d's lightest edge from A_k
+  std::vector<int> from(cells);                        // [k * n + d]: that edge's holder
+  struct Edge {
+    double weight;
+    int to, from;
   };
-  for (int k = 0; k < instance.messageCount(); ++k) {
+  auto lighter = [](const Edge& a, const Edge& b) {
+    if (a.weight != b.weight) return a.weight < b.weight;
+    return a.to != b.to ? a.to < b.to : a.from < b.from;
+  };
+  std::vector<Edge> messageBest(messages);
+  std::vector<std::vector<int>> waiting(messages);  // B_k, in any order
+  std::vector<int> slot(cells, -1);                 // [k * n + d]: d's index in waiting[k]
+  for (int k = 0; k < messages; ++k) {
     const int source = instance.messages[k].source;
-    for (int d : instance.messages[k].destinations) heap.push({weight(source, d, k), 0, k, source, d});
+    const double send = instance.sendTime(source, k);
+    waiting[k] = instance.messages[k].destinations;
+    for (size_t at = 0; at < waiting[k].size(); ++at) {
+      const int d = waiting[k][at];
+      const size_t c = static_cast<size_t>(k) * n + d;
+      slot[c] = static_cast<int>(at);
+      receive[c] = instance.recvTime(d, k);
+      weight[c] = send + instance.wireTime(source, d, k) + receive[c];
+      from[c] = source;
+      const Edge e{weight[c], d, source};
+      if (at == 0 || lighter(e, messageBest[k])) messageBest[k] = e;
+    }
   }
-  while (!heap.empty()) {
-    Candidate c = heap.pop();
-    if (!timeline.pending(c.k, c.j)) continue;
-    timeline.commit(c.i, c.j, c.k);
-    for (int d : instance.messages[c.k].destinations)
-      if (timeline.pending(c.k, d)) heap.push({weight(c.j, d, c.k), 0, c.k, c.j, d});
+  auto lighterMessage = [&](int a, int b) {
+    const Edge& x = messageBest[a];
+    const Edge& y = messageBest[b];
+    return lighter(x, y) || (!lighter(y, x) && a < b);
+  };
+  Tournament tournament(messages, lighterMessage);
+  for (int k = 0; k < messages; ++k) tournament.update(k, !waiting[k].empty());
+  for (int k; (k = tournament.least()) >= 0;) {
+    const int i = messageBest[k].from, j = messageBest[k].to;
+    timeline.commit(i, j, k);
+    std::vector<int>& left = waiting[k];
+    int* at = &slot[static_cast<size_t>(k) * n];
+    left[at[j]] = left.back();
+    at[left[at[j]]] = at[j];
+    left.pop_back();
+    // One pass over B_k: offer j's edges and find the new lightest; d is
+    // distinct per entry, so weight then d decides.
+    const double send = instance.sendTime(j, k), bytes = instance.messages[k].bytes;
+    const double* link = &instance.linkPerByte[static_cast<size_t>(j) * n];
+    double* bestWeight = &weight[static_cast<size_t>(k) * n];
+    int* bestFrom = &from[static_cast<size_t>(k) * n];
+    const double* recv = &receive[static_cast<size_t>(k) * n];
+    double leastWeight = 0.0;
+    int leastTo = -1;
+    for (int d : left) {
+      const double w = send + link[d] * bytes + recv[d];
+      double b = bestWeight[d];
+      if (w < b || (w == b && j < bestFrom[d])) b = bestWeight[d] = w, bestFrom[d] = j;
+      if (leastTo < 0 || b < leastWeight || (b == leastWeight && d < leastTo)) leastWeight = b, leastTo = d;
+    }
+    if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, bestFrom[leastTo]};
+    tournament.update(k, leastTo >= 0);
   }
   return timeline.plan();
 }
 
 // §4.2 (and ECFP, §5): the task of earliest completion over all messages.
 MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool preemptive) {
-  MulticastTimeline timeline(instance, preemptive);
-  CandidateHeap heap;
-  for (int k = 0; k < instance.messageCount(); ++k)
-    for (int d : instance.messages[k].destinations)
-      heap.push(candidate(instance, timeline, instance.messages[k].source, d, k));
-  while (auto c = popEarliest(heap, timeline)) {
-    timeline.commit(c->i, c->j, c->k);
-    for (int d : instance.messages[c->k].destinations)
-      if (timeline.pending(c->k, d)) heap.push(candidate(instance, timeline, c->j, d, c->k));
+  MulticastCandidates candidates(instance, preemptive, true);
+  while (!candidates.done()) {
+    const MulticastTaskKey best = candidates.bestTask();
+    candidates.commit(best.sender, best.receiver, best.message);
   }
-  return timeline.plan();
+  return candidates.plan();
 }
 
 // §4.3's scheme shared by WR, EAF, RR and RRS: a rule picks the receiver;
 // message and sender are then chosen by earliest completion among the
-// messages the receiver still needs and their current holders. A direct
-// scan, O(N·M) per step as in the seed: cheaper here than a lazy heap per
-// receiver, whose entries all go stale as the holders' Avail grows.
+// messages the receiver still needs and their current holders.
 class ReceiverFirst {
  public:
   ReceiverFirst(const MulticastInstance& instance, bool preemptive)
-      : instance_(instance), timeline_(instance, preemptive), holders_(instance.messageCount()),
-        needed_(instance.nodeCount()), virtualTime_(instance.nodeCount(), 0.0),
-        virtualAfter_(static_cast<size_t>(instance.messageCount()) * instance.nodeCount(), 0.0),
-        remaining_(totalDeliveries(instance)) {
-    for (int k = 0; k < instance.messageCount(); ++k) {
-      holders_[k].push_back(instance.messages[k].source);
-      for (int d : instance.messages[k].destinations) needed_[d].push_back(k);
-    }
-  }
+      : instance_(instance), candidates_(instance, preemptive, false), virtualTime_(instance.nodeCount(), 0.0),
+        virtualAfter_(static_cast<size_t>(instance.messageCount()) * instance.nodeCount(), 0.0) {}
 
-  bool done() const { return remaining_ == 0; }
+  bool done() const { return candidates_.done(); }
   int nodeCount() const { return instance_.nodeCount(); }
-  bool needs(int j) const { return !needed_[j].empty(); }
+  bool needs(int j) const { return candidates_.waiting(j); }
   double virtualTime(int j) const { return virtualTime_[j]; }
-  const MulticastTimeline& timeline() const { return timeline_; }
+  const MulticastTimeline& timeline() const { return candidates_.timeline(); }
 
   // WR and EAF's tie rule: the smaller receive overhead, then the lower index.
-  bool fasterReceiver(int a, int b) const {
+  bool faster(int a, int b) const {
     const MulticastNode& x = instance_.nodes[a];
     const MulticastNode& y = instance_.nodes[b];
     return std::tie(x.recvOverhead, x.recvPerByte, a) < std::tie(y.recvOverhead, y.recvPerByte, b);
   }
 
-  void serve(int j) {
-    Candidate best{0, 0, 0, 0, 0};
-    size_t chosen = needed_[j].size();
-    for (size_t s = 0; s < needed_[j].size(); ++s) {
-      const int k = needed_[j][s];
-      for (int i : holders_[k]) {
-        Candidate c = candidate(instance_, timeline_, i, j, k);
-        if (chosen == needed_[j].size() || laterByCompletion(best, c)) best = c, chosen = s;
-      }
-    }
-    const int i = best.i, k = best.k;
-    needed_[j][chosen] = needed_[j].back();  // the order of needed_ plays no part in the choice
-    needed_[j].pop_back();
-    timeline_.commit(i, j, k);
-    holders_[k].push_back(j);
-    --remaining_;
+  // Serves j; returns the sender.
+  int serve(int j) {
+    const MulticastTaskKey best = candidates_.bestFor(j);
+    const int i = best.sender, k = best.message;
+    candidates_.commit(i, j, k);
     // Equations 8 and 9: the virtual time of WR, kept for every rule.
     const int n = instance_.nodeCount();
     const double start = i == instance_.messages[k].source ? 0.0 : virtualAfter_[k * n + i];
     const double arrival = start + instance_.sendTime(i, k) + instance_.wireTime(i, j, k);
     virtualTime_[j] = std::max(virtualTime_[j], arrival) + instance_.recvTime(j, k);
     virtualAfter_[k * n + j] = virtualTime_[j];
+    return i;
   }
 
-  MulticastPlan plan() const { return timeline_.plan(); }
+  MulticastPlan plan() const { return candidates_.plan(); }
 
  private:
   const MulticastInstance& instance_;
-  MulticastTimeline timeline_;
-  std::vector<std::vector<int>> holders_;  // [k]: A_k, the source and scheduled receivers
-  std::vector<std::vector<int>> needed_;   // [j]: SR_j, the messages j still needs
+  MulticastCandidates candidates_;
   std::vector<double> virtualTime_;   // W_i of the last receive
   std::vector<double> virtualAfter_;  // [k * n + i]: W of i right after it received m_k
-  int remaining_;
 };
-
-// The waiting receiver with the least key, ties by fasterReceiver.
-template <class Key>
-int leastReceiver(const ReceiverFirst& state, Key key) {
-  int best = -1;
-  for (int j = 0; j < state.nodeCount(); ++j) {
-    if (!state.needs(j)) continue;
-    if (best < 0 || key(j) < key(best) || (key(j) == key(best) && state.fasterReceiver(j, best))) best = j;
-  }
-  return best;
-}
 
 // splitmix64: a fixed, portable generator, so an RRS plan is reproducible
 // from its seed on any platform.
@@ -213,34 +212,53 @@ class SplitMix {
   std::uint64_t state_;
 };
 
+// The waiting receiver of least key, ties by ReceiverFirst::faster: WR's
+// virtual time (§4.3 step 1) or EAF's available time (§6). Only the served
+// receiver's key moves in a step, and for EAF the sender's.
+template <class Key>
+MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
+  const int n = state.nodeCount();
+  std::vector<int> rank(n);  // position in the order of ReceiverFirst::faster
+  for (int v = 0; v < n; ++v) rank[v] = v;
+  std::sort(rank.begin(), rank.end(), [&](int a, int b) { return state.faster(a, b); });
+  std::vector<int> byNode(n);
+  for (int r = 0; r < n; ++r) byNode[rank[r]] = r;
+  auto less = [&](int a, int b) {
+    const double x = key(a), y = key(b);
+    return x != y ? x < y : byNode[a] < byNode[b];
+  };
+  Tournament receivers(n, less);
+  for (int v = 0; v < n; ++v) receivers.update(v, state.needs(v));
+  while (!state.done()) {
+    const int j = receivers.least();
+    const int i = state.serve(j);
+    receivers.update(j, state.needs(j));
+    if (senderMoves) receivers.update(i, state.needs(i));
+  }
+  return state.plan();
+}
+
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
                             const MulticastOptions& options) {
   ReceiverFirst state(instance, options.preemptive);
+  if (rule == MulticastAlgorithm::kWorkRacing)
+    return leastKeyFirst(state, [&](int v) { return state.virtualTime(v); }, false);
+  if (rule == MulticastAlgorithm::kEarliestAvailableFirst)
+    return leastKeyFirst(state, [&](int v) { return state.timeline().receiveAvailable(v); }, true);
+  NodeSet waiting(state.nodeCount());
+  for (int v = 0; v < state.nodeCount(); ++v) waiting.set(v, state.needs(v));
   SplitMix random(options.seed);
   int turn = 0;
-  std::vector<int> waiting;
   while (!state.done()) {
-    int j = -1;
-    switch (rule) {
-      case MulticastAlgorithm::kWorkRacing:  // §4.3 step 1: least completed work
-        j = leastReceiver(state, [&](int v) { return state.virtualTime(v); });
-        break;
-      case MulticastAlgorithm::kEarliestAvailableFirst:  // §6: least available time
-        j = leastReceiver(state, [&](int v) { return state.timeline().receiveAvailable(v); });
-        break;
-      case MulticastAlgorithm::kRoundRobin:  // §6: destinations take turns
-        for (int step = 0; step < state.nodeCount() && j < 0; ++step)
-          if (int v = (turn + step) % state.nodeCount(); state.needs(v)) j = v;
-        turn = j + 1;
-        break;
-      default:  // RRS: a receiver drawn uniformly among those still waiting
-        waiting.clear();
-        for (int v = 0; v < state.nodeCount(); ++v)
-          if (state.needs(v)) waiting.push_back(v);
-        j = waiting[random.below(static_cast<int>(waiting.size()))];
-        break;
+    int j;
+    if (rule == MulticastAlgorithm::kRoundRobin) {  // §6: destinations take turns in index order
+      j = waiting.nextFrom(turn % state.nodeCount());
+      turn = j + 1;
+    } else {  // RRS: a receiver drawn uniformly among those still waiting, in index order
+      j = waiting.select(random.below(waiting.count()));
     }
     state.serve(j);
+    waiting.set(j, state.needs(j));
   }
   return state.plan();
 }

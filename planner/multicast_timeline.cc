@@ -6,8 +6,14 @@ namespace hnow::planner {
 
 MulticastTimeline::MulticastTimeline(const MulticastInstance& instance, bool preemptive)
     : instance_(instance), preemptive_(preemptive), n_(instance.nodeCount()) {
+  size_t deliveries = 0;
+  for (const MulticastMessage& m : instance.messages) deliveries += m.destinations.size();
+  tasks_.reserve(n_ + 2 * deliveries);
+  transfers_.reserve(deliveries);
   tasks_.resize(n_);  // the heads
   tail_.resize(n_);
+  changes_.assign(n_, 0);
+  listLength_.assign(n_, 0);
   lastSend_.resize(n_);
   for (int v = 0; v < n_; ++v) tail_[v] = lastSend_[v] = v;
   const size_t cells = static_cast<size_t>(instance.messageCount()) * n_;
@@ -42,8 +48,8 @@ MulticastTimeline::Slot MulticastTimeline::slotFor(int i, int k) const {
 }
 
 double MulticastTimeline::completeTime(int i, int j, int k) const {
-  const double arrival = sendAvailable(i, k) + instance_.sendTime(i, k) + instance_.wireTime(i, j, k);
-  return std::max(arrival, receiveAvailable(j)) + instance_.recvTime(j, k);
+  return completion(arrival(sendAvailable(i, k), instance_.sendTime(i, k), instance_.wireTime(i, j, k)),
+                    receiveAvailable(j), instance_.recvTime(j, k));
 }
 
 int MulticastTimeline::newTask(const Task& task) {
@@ -60,7 +66,7 @@ void MulticastTimeline::commit(int i, int j, int k) {
   x.sendStart = slot.start;
   x.sendEnd = slot.start + instance_.sendTime(i, k);
   x.posted = receiveAvailable(j);
-  x.recvStart = std::max(x.sendEnd + instance_.wireTime(i, j, k), x.posted);
+  x.recvStart = std::max(arrivalAfter(x.sendEnd, instance_.wireTime(i, j, k)), x.posted);
   x.recvEnd = x.recvStart + instance_.recvTime(j, k);
   const int transfer = static_cast<int>(transfers_.size());
   transfers_.push_back(x);
@@ -82,15 +88,19 @@ void MulticastTimeline::commit(int i, int j, int k) {
   receiveTask_[k * n_ + j] = receive;
   holds_[k * n_ + j] = 1;
   pending_[k * n_ + j] = 0;
+  ++changes_[i], ++changes_[j];
+  ++listLength_[i], ++listLength_[j];
 }
 
 MulticastPlan MulticastTimeline::plan() const {
   MulticastPlan out;
   out.transfers = transfers_;
   out.taskLists.resize(n_);
-  for (int v = 0; v < n_; ++v)
+  for (int v = 0; v < n_; ++v) {
+    out.taskLists[v].reserve(listLength_[v]);
     for (int t = tasks_[v].next; t != -1; t = tasks_[t].next)
       out.taskLists[v].push_back({tasks_[t].send, tasks_[t].message, tasks_[t].peer, tasks_[t].transfer});
+  }
   for (const MulticastTransfer& x : transfers_) out.makespan = std::max(out.makespan, x.recvEnd);
   return out;
 }

@@ -7,6 +7,8 @@
 //   a receive that is still waiting for its message, when it fits in the
 //   wait without delaying the receive (Equation 10); sends stay in order
 //   and after the receive of the message they relay.
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "planner/multicast.h"
@@ -24,11 +26,31 @@ class MulticastTimeline {
   bool pending(int k, int v) const { return pending_[k * n_ + v]; }
 
   // When i could start sending m_k: Avail_i, or Figure 16's SendAvailable.
-  double sendAvailable(int i, int k) const { return slotFor(i, k).start; }
+  // Without preemption this is the end of the list, O(1).
+  double sendAvailable(int i, int k) const {
+    return preemptive_ ? slotFor(i, k).start : tasks_[tail_[i]].end;
+  }
   // When j could post a new receive: Avail_j, or Figure 15's ReceiveAvailable.
   double receiveAvailable(int j) const { return tasks_[tail_[j]].end; }
   // Equation 6 with the above: when j would finish receiving m_k from i.
   double completeTime(int i, int j, int k) const;
+  // Equations 5 and 6 from their parts, the one place the arithmetic is
+  // written: the fast heuristics cache the parts (S, X·l) and must get the
+  // same bits as the reference. That holds while the compiler does not fuse
+  // a product into an add (x86-64's baseline has no FMA; elsewhere build
+  // with -ffp-contract=off); tests/planner/multicast_fast_test.cc checks it.
+  static double arrival(double sendStart, double send, double wire) { return arrivalAfter(sendStart + send, wire); }
+  static double arrivalAfter(double sendEnd, double wire) { return sendEnd + wire; }
+  static double completion(double arrival, double receiveAvailable, double receive) {
+    return std::max(arrival, receiveAvailable) + receive;
+  }
+
+  // How many commits have changed v's task list. Every time above that
+  // involves v (as sender or receiver) is a function of v's list, so a value
+  // computed when changes(v) was c is still exact while it is c: the
+  // heuristics' caches are validated this way.
+  std::uint32_t changes(int v) const { return changes_[v]; }
+  bool preemptive() const { return preemptive_; }
 
   // Schedules (send, i, j, k) and (recv, j, i, k): Figures 13 and 14, or the
   // appends of §4. Requires holds(i, k) and pending(k, j).
@@ -63,6 +85,8 @@ class MulticastTimeline {
   std::vector<int> lastSend_;      // last send of each list, or its head
   std::vector<int> receiveTask_;   // [k * n + v]: v's receive of m_k, or -1
   std::vector<char> holds_, pending_;
+  std::vector<std::uint32_t> changes_;
+  std::vector<int> listLength_;    // tasks per node, to size the plan's lists
   std::vector<MulticastTransfer> transfers_;
 };
 

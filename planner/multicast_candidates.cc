@@ -1,0 +1,405 @@
+#include "planner/multicast_candidates.h"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+
+namespace hnow::planner {
+
+namespace {
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+}
+
+MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers)
+    : instance_(instance), timeline_(instance, preemptive), n_(instance.nodeCount()),
+      trackReceivers_(trackReceivers), needCount_(n_, 0), avail_(n_, 0.0),
+      words_((instance.messageCount() + 63) / 64), waitingFor_(instance.messageCount()),
+      holders_(instance.messageCount()) {
+  const int messages = instance.messageCount();
+  const size_t cells = static_cast<size_t>(messages) * n_;
+  waitingSlot_.assign(cells, -1);
+  for (int k = 0; k < messages; ++k) {
+    holders_[k].push_back(instance.messages[k].source);
+    for (int d : instance.messages[k].destinations) {
+      waitingSlot_[static_cast<size_t>(k) * n_ + d] = static_cast<int>(waitingFor_[k].size());
+      waitingFor_[k].push_back(d);
+      ++needCount_[d];
+      ++remaining_;
+    }
+  }
+  if (!preemptive) {
+    const size_t sets = static_cast<size_t>(n_) * words_;
+    held_.assign(sets, 0);
+    needs_.assign(sets, 0);
+    sourced_.assign(sets, 0);
+    wanted_.assign(words_, 0);
+    for (int k = 0; k < messages; ++k) {
+      const std::uint64_t bit = std::uint64_t{1} << (k % 64);
+      const int source = instance.messages[k].source;
+      held_[static_cast<size_t>(source) * words_ + k / 64] |= bit;
+      sourced_[static_cast<size_t>(source) * words_ + k / 64] |= bit;
+      for (int d : instance.messages[k].destinations) needs_[static_cast<size_t>(d) * words_ + k / 64] |= bit;
+      auto size = std::find_if(sizes_.begin(), sizes_.end(),
+                               [&](const SizeClass& c) { return c.bytes == instance.messages[k].bytes; });
+      if (size == sizes_.end()) {
+        SizeClass c{instance.messages[k].bytes, std::vector<std::uint64_t>(words_, 0), {}, {}, {}, {}, {}};
+        for (int v = 0; v < n_; ++v) c.send.push_back(instance.sendTime(v, k)), c.receive.push_back(instance.recvTime(v, k));
+        c.sendEnd = c.send;  // every Avail is 0
+        for (int v = 0; v < n_; ++v) c.bySendEnd.push_back(v);
+        std::sort(c.bySendEnd.begin(), c.bySendEnd.end(),
+                  [&](int a, int b) { return c.sendEnd[a] < c.sendEnd[b]; });
+        for (int j = 0; j < n_; ++j) {
+          double fastest = kInfinity;
+          for (int i = 0; i < n_; ++i)
+            if (i != j) fastest = std::min(fastest, instance.link(i, j) * c.bytes);
+          c.fastestTo.push_back(fastest);
+        }
+        sizes_.push_back(std::move(c));
+        size = sizes_.end() - 1;
+      }
+      size->messages[k / 64] |= bit;
+      sizeOf_.push_back(static_cast<int>(size - sizes_.begin()));
+    }
+    linkTo_.resize(static_cast<size_t>(n_) * n_);
+    for (int j = 0; j < n_; ++j)
+      for (int i = 0; i < n_; ++i) linkTo_[static_cast<size_t>(j) * n_ + i] = instance.link(i, j);
+  } else {
+    slot_.assign(cells, -1);
+    pending_.resize(n_);
+    for (int k = 0; k < messages; ++k) {
+      const int source = instance.messages[k].source;
+      for (int d : instance.messages[k].destinations) {
+        slot_[static_cast<size_t>(k) * n_ + d] = static_cast<int>(pending_[d].size());
+        pending_[d].push_back({k, source, instance.recvTime(d, k), instance.sendTime(source, k),
+                               instance.wireTime(source, d, k), kInfinity, kInfinity, -1, 0});
+      }
+    }
+    sendAvailableMemo_.assign(cells, 0.0);
+    sendAvailableStamp_.assign(cells, 0);
+  }
+  if (trackReceivers_) {
+    receiverBest_.resize(n_);
+    receivers_ = Tournament<ByBestKey>(n_, ByBestKey{&receiverBest_});
+    for (int j = 0; j < n_; ++j) {
+      receiverBest_[j].key.receiver = j;
+      if (waiting(j)) receiverBest_[j].key = bestFor(j);  // every changes() count is still 0
+      receivers_.update(j, waiting(j));
+    }
+  }
+}
+
+MulticastTaskKey MulticastCandidates::bestFor(int j) {
+  return timeline_.preemptive() ? bestByPair(j) : bestBySender(j, {kInfinity, 1, INT_MAX, INT_MAX, j});
+}
+
+// Per size and sender: one completion time for all the messages of that
+// size the sender holds and j needs; the sender's best of them is its own
+// message if it is the source of one (the tie rule), else the lowest index.
+// Senders are visited by Avail + S, so the scan stops once even the fastest
+// link into j could not complete by the best time found (equal times still
+// count: the tie rules may prefer a later sender). kWords > 0 fixes the
+// number of set words at compile time (M <= 128, the common case).
+template <int kWords>
+void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const {
+  const int words = kWords > 0 ? kWords : words_;
+  const double available = avail_[j];
+  const double receive = size.receive[j];
+  const double bytes = size.bytes;
+  const double fastest = size.fastestTo[j];
+  const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
+  const double* sendEnd = size.sendEnd.data();
+  const std::uint64_t* wanted = wanted_.data();
+  for (int i : size.bySendEnd) {
+    using T = MulticastTimeline;
+    if (T::completion(T::arrivalAfter(sendEnd[i], fastest), available, receive) > best.time) break;
+    const double time = T::completion(T::arrivalAfter(sendEnd[i], linkTo[i] * bytes), available, receive);
+    if (time > best.time) continue;
+    const std::uint64_t* held = &held_[static_cast<size_t>(i) * words];
+    const std::uint64_t* sourced = &sourced_[static_cast<size_t>(i) * words];
+    int message = -1, own = -1;
+    for (int w = 0; w < words && own < 0; ++w) {
+      const std::uint64_t common = held[w] & wanted[w];
+      if (common == 0) continue;
+      if (message < 0) message = w * 64 + std::countr_zero(common);
+      if (const std::uint64_t mine = common & sourced[w]) own = w * 64 + std::countr_zero(mine);
+    }
+    if (message < 0) continue;  // i holds nothing j needs of this size
+    const MulticastTaskKey key{time, own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
+    if (key < best) best = key;
+  }
+}
+
+// A node's Avail only grows: it moves towards the end of the order, found
+// by binary search; the nodes in between shift by one (a memmove).
+void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
+  std::vector<int>& order = size.bySendEnd;
+  const std::vector<double>& key = size.sendEnd;
+  auto byKey = [&](int node, double x) { return key[node] < x; };
+  auto at = std::lower_bound(order.begin(), order.end(), key[v], byKey);
+  while (*at != v) ++at;  // past nodes of equal key
+  size.sendEnd[v] = value;
+  auto to = std::lower_bound(at + 1, order.end(), value, byKey);
+  std::copy(at + 1, to, at);
+  *(to - 1) = v;
+}
+
+// `best` starts as a known candidate (or +inf): it lets the scan stop early.
+MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best) {
+  const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
+  const double available = avail_[j];
+  const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
+  for (const SizeClass& size : sizes_) {
+    bool any = false;
+    for (int w = 0; w < words_; ++w) any |= (wanted_[w] = needs[w] & size.messages[w]) != 0;
+    if (!any) continue;
+    // No task of this size completes before Avail_j + R. A few own sources
+    // first, in message order: the first that makes it is this size's best
+    // (the usual case when j is the bottleneck), and saves the scan.
+    const double floor = MulticastTimeline::completion(available, available, size.receive[j]);
+    bool found = false;
+    // Only worth it if the earliest sender over j's fastest link makes it.
+    const int earliest = size.bySendEnd.front();
+    int tries = MulticastTimeline::completion(MulticastTimeline::arrivalAfter(size.sendEnd[earliest], size.fastestTo[j]),
+                                              available, size.receive[j]) == floor
+                    ? 8
+                    : 0;
+    for (int w = 0; w < words_ && !found && tries > 0; ++w) {
+      for (std::uint64_t bits = wanted_[w]; bits != 0 && tries > 0; bits &= bits - 1, --tries) {
+        const int k = w * 64 + std::countr_zero(bits);
+        const int i = instance_.messages[k].source;
+        const double time = MulticastTimeline::completion(
+            MulticastTimeline::arrivalAfter(size.sendEnd[i], linkTo[i] * size.bytes), available, size.receive[j]);
+        const MulticastTaskKey key{time, 0, k, i, j};
+        if (key < best) best = key;
+        if (time == floor) {
+          found = true;
+          break;
+        }
+      }
+    }
+    if (found) continue;
+    if (words_ == 1) scanSenders<1>(j, size, best);
+    else if (words_ == 2) scanSenders<2>(j, size, best);
+    else scanSenders<0>(j, size, best);
+  }
+  return best;
+}
+
+// Sender i's best task for j, as bestBySender would find it.
+MulticastTaskKey MulticastCandidates::keyBySender(int i, int j) const {
+  const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
+  const std::uint64_t* held = &held_[static_cast<size_t>(i) * words_];
+  const std::uint64_t* sourced = &sourced_[static_cast<size_t>(i) * words_];
+  MulticastTaskKey best{kInfinity, 1, INT_MAX, INT_MAX, j};
+  for (const SizeClass& size : sizes_) {
+    int message = -1, own = -1;
+    for (int w = 0; w < words_ && own < 0; ++w) {
+      const std::uint64_t common = held[w] & needs[w] & size.messages[w];
+      if (common == 0) continue;
+      if (message < 0) message = w * 64 + std::countr_zero(common);
+      if (const std::uint64_t mine = common & sourced[w]) own = w * 64 + std::countr_zero(mine);
+    }
+    if (message < 0) continue;
+    const double time = MulticastTimeline::completion(
+        MulticastTimeline::arrivalAfter(size.sendEnd[i], linkTo_[static_cast<size_t>(j) * n_ + i] * size.bytes),
+        avail_[j], size.receive[j]);
+    const MulticastTaskKey key{time, own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
+    if (key < best) best = key;
+  }
+  return best;
+}
+
+double MulticastCandidates::sendAvailable(int i, int k) {
+  if (!timeline_.preemptive()) return timeline_.sendAvailable(i, k);
+  const size_t cell = static_cast<size_t>(k) * n_ + i;
+  const std::uint32_t stamp = timeline_.changes(i) + 1;
+  if (sendAvailableStamp_[cell] != stamp) {
+    sendAvailableMemo_[cell] = timeline_.sendAvailable(i, k);
+    sendAvailableStamp_[cell] = stamp;
+  }
+  return sendAvailableMemo_[cell];
+}
+
+double MulticastCandidates::relayArrival(int i, int j, int k) {
+  return MulticastTimeline::arrival(sendAvailable(i, k), instance_.sendTime(i, k), instance_.wireTime(i, j, k));
+}
+
+void MulticastCandidates::rescanRelays(int j, Pair& p) {
+  const std::vector<int>& holders = holders_[p.message];
+  double best = kInfinity, second = kInfinity;
+  int relay = -1;
+  for (size_t h = 1; h < holders.size(); ++h) {  // holders[0] is the source
+    const double a = relayArrival(holders[h], j, p.message);
+    if (a < best) second = best, best = a, relay = holders[h];
+    else if (a < second) second = a;
+  }
+  p.relayArrival = best;
+  p.relaySecond = second;
+  p.relay = relay;
+  p.relayChanges = relay >= 0 ? timeline_.changes(relay) : 0;
+}
+
+// The lowest-index relay completing at `time`: the least arrival's relay
+// unless another one could complete at the same time (tied arrivals, or
+// both receiver-bound: then Equation 6 is Avail_j + R for both).
+int MulticastCandidates::relayAt(int j, const Pair& p, double time) {
+  const double available = timeline_.receiveAvailable(j);
+  if (MulticastTimeline::completion(p.relaySecond, available, p.receive) > time) return p.relay;
+  int best = INT_MAX;
+  const std::vector<int>& holders = holders_[p.message];
+  for (size_t h = 1; h < holders.size(); ++h) {
+    const int i = holders[h];
+    if (i < best &&
+        MulticastTimeline::completion(relayArrival(i, j, p.message), available, p.receive) == time)
+      best = i;
+  }
+  return best;
+}
+
+MulticastTaskKey MulticastCandidates::bestByPair(int j) {
+  const double available = timeline_.receiveAvailable(j);
+  std::vector<Pair>& pairs = pending_[j];
+  // Within one receiver the message breaks every tie left after the time
+  // and the own-source rule, so (time, notOwnSource, message) decides.
+  double bestTime = kInfinity;
+  int bestNotOwn = 1, bestMessage = INT_MAX, bestIndex = -1;
+  auto better = [&](double time, int notOwn, int message) {
+    if (time != bestTime) return time < bestTime;
+    if (notOwn != bestNotOwn) return notOwn < bestNotOwn;
+    return message < bestMessage;
+  };
+  deferred_.clear();
+  for (int index = 0; index < static_cast<int>(pairs.size()); ++index) {
+    const Pair& p = pairs[index];
+    const double arrival =
+        MulticastTimeline::arrival(sendAvailable(p.source, p.message), p.sourceSend, p.sourceWire);
+    const double fromSource = MulticastTimeline::completion(arrival, available, p.receive);
+    if (better(fromSource, 0, p.message)) bestTime = fromSource, bestNotOwn = 0, bestMessage = p.message, bestIndex = index;
+    if (p.relay < 0) continue;
+    // A relay beats the source only by completing strictly earlier.
+    const double fromRelay = MulticastTimeline::completion(p.relayArrival, available, p.receive);
+    if (fromRelay >= fromSource) continue;
+    if (relayFresh(p)) {
+      if (better(fromRelay, 1, p.message)) bestTime = fromRelay, bestNotOwn = 1, bestMessage = p.message, bestIndex = index;
+    } else {
+      deferred_.push_back({fromRelay, p.message, index});  // a lower bound: resolve only if it could win
+    }
+  }
+  if (!deferred_.empty()) {
+    std::sort(deferred_.begin(), deferred_.end(), [](const Deferred& a, const Deferred& b) {
+      return a.time != b.time ? a.time < b.time : a.message < b.message;
+    });
+    for (const Deferred& d : deferred_) {
+      if (!better(d.time, 1, d.message)) break;  // neither can any later one
+      Pair& p = pairs[d.index];
+      rescanRelays(j, p);
+      const double fromRelay = MulticastTimeline::completion(p.relayArrival, available, p.receive);
+      if (better(fromRelay, 1, p.message)) bestTime = fromRelay, bestNotOwn = 1, bestMessage = p.message, bestIndex = d.index;
+    }
+  }
+  const Pair& p = pairs[bestIndex];
+  return {bestTime, bestNotOwn, p.message, bestNotOwn == 0 ? p.source : relayAt(j, p, bestTime), j};
+}
+
+MulticastTaskKey MulticastCandidates::bestTask() {
+  for (;;) {
+    const int j = receivers_.least();
+    ReceiverBest& r = receiverBest_[j];
+    // Exact if the cached task's own key has not moved (every other key of
+    // j's only grew): recomputed without preemption, by changes() with it.
+    if (timeline_.preemptive()) {
+      if (timeline_.changes(j) == r.receiverChanges && timeline_.changes(r.key.sender) == r.senderChanges)
+        return r.key;  // and no other receiver's lower bound is below it
+      r.key = bestByPair(j);
+    } else {
+      const MulticastTaskKey again = keyBySender(r.key.sender, j);
+      if (again == r.key) return r.key;
+      r.key = bestBySender(j, again);
+    }
+    r.receiverChanges = timeline_.changes(j);
+    r.senderChanges = timeline_.changes(r.key.sender);
+    receivers_.update(j, true);
+  }
+}
+
+void MulticastCandidates::removePending(int j, int k) {
+  const size_t cell = static_cast<size_t>(k) * n_ + j;
+  std::vector<int>& waiting = waitingFor_[k];
+  const int at = waitingSlot_[cell];
+  waiting[at] = waiting.back();
+  waitingSlot_[static_cast<size_t>(k) * n_ + waiting[at]] = at;
+  waiting.pop_back();
+  waitingSlot_[cell] = -1;
+  --needCount_[j];
+  if (!timeline_.preemptive()) {
+    const std::uint64_t bit = std::uint64_t{1} << (k % 64);
+    needs_[static_cast<size_t>(j) * words_ + k / 64] &= ~bit;
+    held_[static_cast<size_t>(j) * words_ + k / 64] |= bit;
+    return;
+  }
+  std::vector<Pair>& pairs = pending_[j];
+  const int index = slot_[cell];
+  pairs[index] = pairs.back();
+  slot_[static_cast<size_t>(pairs[index].message) * n_ + j] = index;
+  pairs.pop_back();
+  slot_[cell] = -1;
+}
+
+void MulticastCandidates::commit(int i, int j, int k) {
+  timeline_.commit(i, j, k);
+  avail_[i] = timeline_.receiveAvailable(i);
+  avail_[j] = timeline_.receiveAvailable(j);
+  for (SizeClass& size : sizes_) {
+    raiseSendEnd(size, i, avail_[i] + size.send[i]);
+    raiseSendEnd(size, j, avail_[j] + size.send[j]);
+  }
+  removePending(j, k);
+  holders_[k].push_back(j);
+  --remaining_;
+  if (trackReceivers_ && !waiting(j)) receivers_.update(j, false);
+  const bool relays = timeline_.preemptive();  // the per-pair relay caches exist only then
+  if (waitingFor_[k].empty() || (!relays && !trackReceivers_)) return;
+  if (!relays) {  // ECF: j's tasks for m_k are new candidates, folded in at once
+    const SizeClass& size = sizes_[sizeOf_[k]];
+    const double sendEnd = size.sendEnd[j];
+    for (int d : waitingFor_[k]) {
+      const double arrival = MulticastTimeline::arrivalAfter(sendEnd, linkTo_[static_cast<size_t>(d) * n_ + j] * size.bytes);
+      const MulticastTaskKey key{MulticastTimeline::completion(arrival, avail_[d], size.receive[d]), 1, k, j, d};
+      ReceiverBest& r = receiverBest_[d];
+      if (key < r.key) {
+        r = {key, timeline_.changes(d), timeline_.changes(j)};
+        receivers_.update(d, true);
+      }
+    }
+    return;
+  }
+  // j now relays m_k: its tasks are new candidates, folded in at once.
+  const double start = sendAvailable(j, k);
+  const double send = instance_.sendTime(j, k);
+  const std::uint32_t stamp = timeline_.changes(j);
+  for (int d : waitingFor_[k]) {
+    const double arrival = MulticastTimeline::arrival(start, send, instance_.wireTime(j, d, k));
+    if (relays) {
+      Pair& p = pairOf(d, k);
+      if (arrival <= p.relayArrival) {  // also when p has no relay yet (+inf)
+        p.relaySecond = p.relayArrival;
+        p.relayArrival = arrival;
+        p.relay = j;
+        p.relayChanges = stamp;
+      } else if (arrival < p.relaySecond) {
+        p.relaySecond = arrival;
+      }
+    }
+    if (trackReceivers_) {
+      const MulticastTaskKey key{
+          MulticastTimeline::completion(arrival, timeline_.receiveAvailable(d), instance_.recvTime(d, k)), 1, k, j, d};
+      ReceiverBest& r = receiverBest_[d];
+      if (key < r.key) {
+        r = {key, timeline_.changes(d), stamp};
+        receivers_.update(d, true);
+      }
+    }
+  }
+}
+
+}  // namespace hnow::planner
