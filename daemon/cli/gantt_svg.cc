@@ -1,5 +1,7 @@
 #include "cli/gantt_svg.h"
 
+#include "cli/number_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,12 +24,6 @@ std::string escapeXml(const std::string& text) {
     }
   }
   return out;
-}
-
-std::string num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
 }
 
 std::string colourOf(const std::string& kind) {
@@ -53,12 +49,12 @@ double tickStep(double span) {
 GanttChart ganttOf(const PlanReport& report) {
   if (report.chart) return *report.chart;
   GanttChart chart;
-  chart.title = report.op + " (" + report.algo + "): makespan " + num(report.makespan) + " s";
+  chart.title = report.op + " (" + report.algo + "): makespan " + shortNumber(report.makespan) + " s";
   chart.rows = report.nodeNames;
   chart.makespan = report.makespan;
   for (const auto& x : report.transfers) {
     std::string label = report.nodeNames[x.from] + " → " + report.nodeNames[x.to] + "  " +
-                        num(x.start) + "–" + num(x.end) + " s";
+                        shortNumber(x.start) + "–" + shortNumber(x.end) + " s";
     chart.bars.push_back({x.from, x.start, x.end, "send", label});
     chart.bars.push_back({x.to, x.start, x.end, "receive", label});
   }
@@ -78,25 +74,25 @@ std::string renderGanttSvg(const GanttChart& chart) {
   const double width = left + plotWidth + rightPad, height = top + plotHeight + 60;
 
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
-      << num(height) << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << shortNumber(width) << "\" height=\""
+      << shortNumber(height) << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg << "<text x=\"10\" y=\"22\" font-size=\"15\">" << escapeXml(chart.title) << "</text>\n";
   for (size_t i = 0; i < chart.rows.size(); ++i) {
     double y = top + rowHeight * static_cast<double>(i);
     if (i % 2 == 0)
-      svg << "<rect x=\"" << num(left) << "\" y=\"" << num(y) << "\" width=\"" << num(plotWidth)
-          << "\" height=\"" << num(rowHeight) << "\" fill=\"#f3f4f7\"/>\n";
-    svg << "<text x=\"" << num(left - 8) << "\" y=\"" << num(y + rowHeight * 0.7)
+      svg << "<rect x=\"" << shortNumber(left) << "\" y=\"" << shortNumber(y) << "\" width=\"" << shortNumber(plotWidth)
+          << "\" height=\"" << shortNumber(rowHeight) << "\" fill=\"#f3f4f7\"/>\n";
+    svg << "<text x=\"" << shortNumber(left - 8) << "\" y=\"" << shortNumber(y + rowHeight * 0.7)
         << "\" text-anchor=\"end\">" << escapeXml(chart.rows[i]) << "</text>\n";
   }
   const double step = tickStep(horizon);
   for (double tick = 0; tick <= horizon + step * 1e-9; tick += step) {
     double x = left + tick * scale;
-    svg << "<line x1=\"" << num(x) << "\" y1=\"" << num(top) << "\" x2=\"" << num(x) << "\" y2=\""
-        << num(top + plotHeight) << "\" stroke=\"#dddddd\"/>\n";
-    svg << "<text x=\"" << num(x) << "\" y=\"" << num(top + plotHeight + 16)
-        << "\" text-anchor=\"middle\">" << num(tick) << "</text>\n";
+    svg << "<line x1=\"" << shortNumber(x) << "\" y1=\"" << shortNumber(top) << "\" x2=\"" << shortNumber(x) << "\" y2=\""
+        << shortNumber(top + plotHeight) << "\" stroke=\"#dddddd\"/>\n";
+    svg << "<text x=\"" << shortNumber(x) << "\" y=\"" << shortNumber(top + plotHeight + 16)
+        << "\" text-anchor=\"middle\">" << shortNumber(tick) << "</text>\n";
   }
   std::map<std::string, bool> kinds;
   for (const auto& b : chart.bars) {
@@ -105,29 +101,29 @@ std::string renderGanttSvg(const GanttChart& chart) {
     double y = top + rowHeight * b.row + 3;
     double x = left + b.start * scale;
     double w = std::max(1.0, (b.end - b.start) * scale);
-    svg << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w)
-        << "\" height=\"" << num(rowHeight - 6) << "\" fill=\"" << colourOf(b.kind)
+    svg << "<rect x=\"" << shortNumber(x) << "\" y=\"" << shortNumber(y) << "\" width=\"" << shortNumber(w)
+        << "\" height=\"" << shortNumber(rowHeight - 6) << "\" fill=\"" << colourOf(b.kind)
         << "\" stroke=\"white\" stroke-width=\"0.5\"><title>" << escapeXml(b.kind + ": " + b.label)
         << "</title></rect>\n";
     kinds[b.kind] = true;
   }
   double mx = left + chart.makespan * scale;
-  svg << "<line x1=\"" << num(mx) << "\" y1=\"" << num(top - 6) << "\" x2=\"" << num(mx)
-      << "\" y2=\"" << num(top + plotHeight) << "\" stroke=\"#d03030\" stroke-width=\"2\" "
+  svg << "<line x1=\"" << shortNumber(mx) << "\" y1=\"" << shortNumber(top - 6) << "\" x2=\"" << shortNumber(mx)
+      << "\" y2=\"" << shortNumber(top + plotHeight) << "\" stroke=\"#d03030\" stroke-width=\"2\" "
       << "stroke-dasharray=\"5,3\"/>\n";
   // Near the right edge the label ends at the line so it is not clipped.
   const char* anchor = chart.makespan * scale > plotWidth * 0.85 ? "end" : "middle";
-  svg << "<text x=\"" << num(mx) << "\" y=\"" << num(top - 10) << "\" text-anchor=\"" << anchor
-      << "\" fill=\"#d03030\">makespan " << num(chart.makespan) << " s</text>\n";
+  svg << "<text x=\"" << shortNumber(mx) << "\" y=\"" << shortNumber(top - 10) << "\" text-anchor=\"" << anchor
+      << "\" fill=\"#d03030\">makespan " << shortNumber(chart.makespan) << " s</text>\n";
   double lx = left;
   const double ly = top + plotHeight + 36;
   for (const auto& [kind, _] : kinds) {
-    svg << "<rect x=\"" << num(lx) << "\" y=\"" << num(ly - 10) << "\" width=\"12\" height=\"12\" fill=\""
-        << colourOf(kind) << "\"/><text x=\"" << num(lx + 16) << "\" y=\"" << num(ly) << "\">"
+    svg << "<rect x=\"" << shortNumber(lx) << "\" y=\"" << shortNumber(ly - 10) << "\" width=\"12\" height=\"12\" fill=\""
+        << colourOf(kind) << "\"/><text x=\"" << shortNumber(lx + 16) << "\" y=\"" << shortNumber(ly) << "\">"
         << escapeXml(kind) << "</text>\n";
     lx += std::max(90.0, 30.0 + 7.0 * static_cast<double>(kind.size()));
   }
-  svg << "<text x=\"" << num(left + plotWidth) << "\" y=\"" << num(ly)
+  svg << "<text x=\"" << shortNumber(left + plotWidth) << "\" y=\"" << shortNumber(ly)
       << "\" text-anchor=\"end\">time (s)</text>\n";
   svg << "</svg>\n";
   return svg.str();

@@ -1,5 +1,7 @@
 #include "cli/plan_multicast.h"
 
+#include "cli/number_format.h"
+
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -38,26 +40,20 @@ AlgorithmChoice choiceOf(const std::string& algo) {
   return names.at(algo);  // conf/ accepts only these names
 }
 
-std::string num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
-
 // Send, wait (a posted receive whose message is still on the way) and
 // receive bars: the non-blocking model's three states of a node.
 GanttChart chartOf(const PlanReport& report, const MulticastDetails& details) {
   GanttChart chart;
-  chart.title = "multicast (" + report.algo + "): makespan " + num(report.makespan) + " s";
+  chart.title = "multicast (" + report.algo + "): makespan " + shortNumber(report.makespan) + " s";
   chart.rows = report.nodeNames;
   chart.makespan = report.makespan;
   for (const planner::MulticastTransfer& x : details.plan.transfers) {
     const std::string what = "m" + std::to_string(x.message) + " " + report.nodeNames[x.from] + " → " +
                              report.nodeNames[x.to] + "  ";
-    chart.bars.push_back({x.from, x.sendStart, x.sendEnd, "send", what + num(x.sendStart) + "–" + num(x.sendEnd) + " s"});
+    chart.bars.push_back({x.from, x.sendStart, x.sendEnd, "send", what + shortNumber(x.sendStart) + "–" + shortNumber(x.sendEnd) + " s"});
     if (x.recvStart > x.posted)
-      chart.bars.push_back({x.to, x.posted, x.recvStart, "wait", what + "posted " + num(x.posted) + " s"});
-    chart.bars.push_back({x.to, x.recvStart, x.recvEnd, "receive", what + num(x.recvStart) + "–" + num(x.recvEnd) + " s"});
+      chart.bars.push_back({x.to, x.posted, x.recvStart, "wait", what + "posted " + shortNumber(x.posted) + " s"});
+    chart.bars.push_back({x.to, x.recvStart, x.recvEnd, "receive", what + shortNumber(x.recvStart) + "–" + shortNumber(x.recvEnd) + " s"});
   }
   return chart;
 }
@@ -67,9 +63,9 @@ GanttChart chartOf(const PlanReport& report, const MulticastDetails& details) {
 planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& request) {
   const AlgorithmChoice choice = choiceOf(request.algo);
   const planner::MulticastInstance& instance = request.instance;
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   auto plan = planner::planMulticast(instance, choice.algorithm, {choice.preemptive, request.seed});
-  const auto stopped = std::chrono::steady_clock::now();
+  const double planningSeconds = stopwatch.seconds();
   if (!plan) return plan.error();
 
   planner::ScheduleCheck check = planner::checkMulticastPlan(instance, *plan);
@@ -83,7 +79,7 @@ planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& 
   report.transfers = planner::asTransfers(*plan);
   report.makespan = check.makespan;
   report.lowerBound = planner::multicastLowerBound(instance);
-  report.stats.seconds = std::chrono::duration<double>(stopped - started).count();
+  report.stats.seconds = planningSeconds;
   MulticastDetails details;
   details.preemptive = choice.preemptive;
   for (const planner::MulticastTransfer& x : plan->transfers)

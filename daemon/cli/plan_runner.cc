@@ -1,5 +1,7 @@
 #include "cli/plan_runner.h"
 
+#include "cli/number_format.h"
+
 #include <chrono>
 #include <type_traits>
 
@@ -18,13 +20,6 @@ namespace {
 using planner::Outcome;
 using planner::Schedule;
 
-struct Timed {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-};
-
 Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   std::vector<double> t;
   PlanReport report;
@@ -37,7 +32,7 @@ Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   report.algo = request.algo;
   const int root = request.root;
   const std::string& algo = request.algo;
-  Timed clock;
+  Stopwatch clock;
 
   if (broadcast) {
     if (algo == "fnf") {

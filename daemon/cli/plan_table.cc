@@ -2,17 +2,12 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/number_format.h"
 #include "cli/plan_output.h"
 
 namespace hnow::cli {
 
 namespace {
-
-std::string number(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
 
 // Wall-clock durations in the unit a person reads best.
 std::string duration(double seconds) {
@@ -30,20 +25,20 @@ std::string duration(double seconds) {
 // op = "cluster-broadcast" | "cluster-multicast" (seed 001): the model, the
 // bounds behind the lower bound, and when each cluster got the message.
 void printTwoLevel(std::ostringstream& out, const TwoLevelDetails& d) {
-  out << "  model        " << d.model << " (" << d.variant << "), local " << number(d.localTime)
-      << " s, global " << number(d.globalTime) << " s";
+  out << "  model        " << d.model << " (" << d.variant << "), local " << shortNumber(d.localTime)
+      << " s, global " << shortNumber(d.globalTime) << " s";
   if (d.maxGlobal > 0) out << ", max_global " << d.maxGlobal;
   out << "\n  global       " << d.globalTransfers << " transfers\n";
-  out << "  bounds       log N " << number(d.doublingBound) << ", pC " << number(d.freeLocalBound);
+  out << "  bounds       log N " << shortNumber(d.doublingBound) << ", pC " << shortNumber(d.freeLocalBound);
   if (d.model != "postal") out << " (p = " << d.globalSteps << ")";
-  out << ", theorem " << number(d.combinedBound) << "\n\n";
+  out << ", theorem " << shortNumber(d.combinedBound) << "\n\n";
   size_t width = 7;
   for (const auto& c : d.clusters) width = std::max(width, c.name.size());
   char line[512];
   std::snprintf(line, sizeof line, "  %-*s  %6s  %7s  %6s  %10s  %10s\n", static_cast<int>(width),
                 "cluster", "size", "members", "degree", "reached", "done");
   out << line;
-  auto time = [](double t) { return t < 0 ? std::string("-") : number(t); };
+  auto time = [](double t) { return t < 0 ? std::string("-") : shortNumber(t); };
   for (const auto& c : d.clusters) {
     std::snprintf(line, sizeof line, "  %-*s  %6d  %7d  %6s  %10s  %10s\n", static_cast<int>(width),
                   c.name.c_str(), c.size, c.members,
@@ -63,11 +58,11 @@ void printMulticastTasks(std::ostringstream& out, const PlanReport& report, cons
     for (const auto& task : details.plan.taskLists[v]) {
       const auto& x = details.plan.transfers[task.transfer];
       if (task.send)
-        out << "\n    send    m" << x.message << " to   " << names[x.to] << "  " << number(x.sendStart) << " - "
-            << number(x.sendEnd);
+        out << "\n    send    m" << x.message << " to   " << names[x.to] << "  " << shortNumber(x.sendStart) << " - "
+            << shortNumber(x.sendEnd);
       else
-        out << "\n    receive m" << x.message << " from " << names[x.from] << "  posted " << number(x.posted)
-            << ", " << number(x.recvStart) << " - " << number(x.recvEnd);
+        out << "\n    receive m" << x.message << " from " << names[x.from] << "  posted " << shortNumber(x.posted)
+            << ", " << shortNumber(x.recvStart) << " - " << shortNumber(x.recvEnd);
     }
     out << "\n";
   }
@@ -76,11 +71,11 @@ void printMulticastTasks(std::ostringstream& out, const PlanReport& report, cons
 // One row per worker in serve order; the transfers would repeat it.
 std::string worksharingTable(const PlanReport& report, const WorksharingDetails& ws) {
   std::ostringstream out;
-  out << "  work         " << number(ws.work) << " units (" << ws.goal << " given, result ratio "
-      << number(ws.resultRatio) << ")\n";
+  out << "  work         " << shortNumber(ws.work) << " units (" << ws.goal << " given, result ratio "
+      << shortNumber(ws.resultRatio) << ")\n";
   if (ws.fifoRatio)
-    out << "  fifo / best  " << number(*ws.fifoRatio) << "  (Theorem 5 guarantees >= "
-        << number(ws.fifoGuarantee) << ")\n";
+    out << "  fifo / best  " << shortNumber(*ws.fifoRatio) << "  (Theorem 5 guarantees >= "
+        << shortNumber(ws.fifoGuarantee) << ")\n";
   if (!ws.leftOut.empty()) {
     out << "  left out    ";
     for (int node : ws.leftOut) out << " " << report.nodeNames[node];
@@ -95,9 +90,9 @@ std::string worksharingTable(const PlanReport& report, const WorksharingDetails&
   out << line;
   for (const WorksharingShare& s : ws.allocations) {
     std::snprintf(line, sizeof line, "  %-*s  %10s  %5d  %6d  %10s  %10s  %10s  %10s  %10s\n",
-                  static_cast<int>(width), report.nodeNames[s.node].c_str(), number(s.units).c_str(),
-                  s.serve, s.returns, number(s.sendStart).c_str(), number(s.sendEnd).c_str(),
-                  number(s.computeEnd).c_str(), number(s.returnStart).c_str(), number(s.returnEnd).c_str());
+                  static_cast<int>(width), report.nodeNames[s.node].c_str(), shortNumber(s.units).c_str(),
+                  s.serve, s.returns, shortNumber(s.sendStart).c_str(), shortNumber(s.sendEnd).c_str(),
+                  shortNumber(s.computeEnd).c_str(), shortNumber(s.returnStart).c_str(), shortNumber(s.returnEnd).c_str());
     out << line;
   }
   return out.str();
@@ -108,10 +103,10 @@ std::string worksharingTable(const PlanReport& report, const WorksharingDetails&
 std::string planTable(const PlanReport& report) {
   std::ostringstream out;
   out << report.op << " with " << report.algo << " on " << report.nodeNames.size() << " nodes\n";
-  out << "  makespan     " << number(report.makespan) << " s\n";
+  out << "  makespan     " << shortNumber(report.makespan) << " s\n";
   if (report.lowerBound) {
-    out << "  lower bound  " << number(*report.lowerBound) << " s";
-    if (*report.lowerBound > 0) out << "  (ratio " << number(report.makespan / *report.lowerBound) << ")";
+    out << "  lower bound  " << shortNumber(*report.lowerBound) << " s";
+    if (*report.lowerBound > 0) out << "  (ratio " << shortNumber(report.makespan / *report.lowerBound) << ")";
     out << "\n";
   }
   if (report.provenOptimal) {
@@ -132,8 +127,8 @@ std::string planTable(const PlanReport& report) {
   for (const auto& x : report.transfers) {
     std::snprintf(line, sizeof line, "  %4d  %-*s  %-*s  %10s  %10s\n", ++index,
                   static_cast<int>(width), report.nodeNames[x.from].c_str(),
-                  static_cast<int>(width), report.nodeNames[x.to].c_str(), number(x.start).c_str(),
-                  number(x.end).c_str());
+                  static_cast<int>(width), report.nodeNames[x.to].c_str(), shortNumber(x.start).c_str(),
+                  shortNumber(x.end).c_str());
     out << line;
   }
   if (const auto* multicast = std::get_if<MulticastDetails>(&report.details))

@@ -1,5 +1,7 @@
 #include "cli/plan_two_level.h"
 
+#include "cli/number_format.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,12 +20,6 @@ using planner::ClusterLayout;
 using planner::Schedule;
 using planner::TwoLevelInstance;
 
-std::string seconds(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
-
 // Rows are nodes; a blocking transfer occupies both ends for its whole
 // length, a postal one the sender for the first local time and the receiver
 // for the last (seed 001 §6). Global transfers get their own colours.
@@ -32,13 +28,13 @@ GanttChart chartOf(const PlanReport& report, const TwoLevelInstance& instance) {
   const bool postal = instance.model == planner::TwoLevelModel::kPostal;
   GanttChart chart;
   chart.title = report.op + " (" + report.algo + (postal ? ", postal" : "") + "): makespan " +
-                seconds(report.makespan) + " s";
+                shortNumber(report.makespan) + " s";
   chart.rows = report.nodeNames;
   chart.makespan = report.makespan;
   for (const planner::Transfer& x : report.transfers) {
     const bool global = layout.clusterOf(x.from) != layout.clusterOf(x.to);
     const std::string label = report.nodeNames[x.from] + " → " + report.nodeNames[x.to] + "  " +
-                              seconds(x.start) + "–" + seconds(x.end) + " s" +
+                              shortNumber(x.start) + "–" + shortNumber(x.end) + " s" +
                               (global ? " (global)" : " (local)");
     const double sendEnd = postal ? x.start + instance.localTime : x.end;
     const double receiveStart = postal ? x.end - instance.localTime : x.start;
@@ -96,7 +92,7 @@ planner::Outcome<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request) 
     for (int i = 0; i < c.size; ++i) report.nodeNames.push_back(c.name + "." + std::to_string(i));
 
   TwoLevelDetails details;
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   if (request.algo == "interleaved-lcf") {
     details.variant = "interleaved-lcf";
     report.transfers = planner::interleavedLcf(instance);
@@ -111,7 +107,7 @@ planner::Outcome<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request) 
     report.transfers = multicast ? planner::lcfMulticast(instance) : planner::largestClusterFirst(instance);
   }
   report.stats.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      stopwatch.seconds();
 
   const planner::ScheduleCheck check = planner::checkTwoLevel(instance, limits, report.transfers);
   if (!check.valid)

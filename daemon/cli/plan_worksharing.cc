@@ -1,5 +1,7 @@
 #include "cli/plan_worksharing.h"
 
+#include "cli/number_format.h"
+
 #include <chrono>
 #include <cstdio>
 
@@ -19,26 +21,20 @@ WorksharingAlgorithm algorithmNamed(const std::string& algo) {
   return WorksharingAlgorithm::kFifo;
 }
 
-std::string num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
-
 // Rows: the master's serve port, its return port, then the workers in serve
 // order (those left out last, with no bars).
 GanttChart chartOf(const PlanReport& report, const WorksharingDetails& details) {
   const std::string& master = report.nodeNames[0];
   GanttChart chart;
-  chart.title = "worksharing (" + report.algo + "): " + num(details.work) + " units in " +
-                num(report.makespan) + " s";
+  chart.title = "worksharing (" + report.algo + "): " + shortNumber(details.work) + " units in " +
+                shortNumber(report.makespan) + " s";
   chart.makespan = report.makespan;
   chart.rows = {master + " serve", master + " return"};
   for (const WorksharingShare& s : details.allocations) {
     const int row = static_cast<int>(chart.rows.size());
     const std::string& name = report.nodeNames[s.node];
     chart.rows.push_back(name);
-    const std::string units = num(s.units) + " units";
+    const std::string units = shortNumber(s.units) + " units";
     chart.bars.push_back({0, s.sendStart, s.sendEnd, "send", "serve " + name + ": " + units});
     chart.bars.push_back({1, s.returnStart, s.returnEnd, "return", "results of " + name + ": " + units});
     chart.bars.push_back({row, s.sendStart, s.sendEnd, "receive", name + " receives " + units});
@@ -62,16 +58,16 @@ planner::Outcome<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& 
     problem.workers.push_back({w.linkTime, w.computeTime});
     report.nodeNames.push_back(w.name);
   }
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   auto plan = planner::planWorksharing(problem, algorithmNamed(request.algo), request.selectWorkers,
                                        {request.lifespan, request.work});
-  report.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.stats.seconds = stopwatch.seconds();
   if (!plan) return plan.error();
   if (plan->negativeShare)
     return planner::PlanError{
         "with select_workers = false every worker is kept, and " + request.algo + " then gives worker '" +
         request.workers[plan->negativeShare->worker].name + "' a negative share (" +
-        num(plan->negativeShare->units) +
+        shortNumber(plan->negativeShare->units) +
         " units): the plan is infeasible. Remove select_workers (or set it to true) so that "
         "Proposition 1 leaves out the workers that do not pay off"};
 
