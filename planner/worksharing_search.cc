@@ -1,5 +1,7 @@
 #include "planner/worksharing_search.h"
 
+#include "planner/worksharing_local_search.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,7 +15,6 @@ namespace hnow::planner {
 namespace {
 
 constexpr int kMax = kMaxBestWorkers;
-constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
 // A serve order (worker indices) with its upper bound on work for L = 1.
 struct Candidate {
@@ -60,6 +61,7 @@ class ReturnOrderSearch {
       root.rhs[i] = 1.0;
       root.objective[i] = 1.0;
       deltaTau_[i] = problem_.resultRatio * wi.linkTime;
+      maxShare_[i] = 1.0 / (wi.computeTime + (1.0 + problem_.resultRatio) * wi.linkTime);
     }
     root.constant = 0.0;
     std::array<int, kMax> remaining{};
@@ -123,21 +125,30 @@ class ReturnOrderSearch {
 
   // An upper bound on every completion of this node. Each open worker's
   // equation lacks only the returns of open workers after it, which are
-  // >= 0 for nonnegative shares, so every completion satisfies K w <= rhs,
-  // w >= 0 with objective constant + objective.w. By weak duality any u >= 0
-  // with K^t u >= objective bounds that LP by constant + rhs.u; we try
-  // u = K^-t objective and give up (+inf) when it has a negative entry.
+  // >= 0 for nonnegative shares, so every completion satisfies K w <= rhs
+  // and 0 <= w_j <= wmax_j (its own serve, compute and return fit in L = 1)
+  // with objective constant + objective.w. Weak duality for that LP: for
+  // ANY u >= 0, constant + rhs.u + sum_j wmax_j max(0, objective_j -
+  // (K^t u)_j) bounds it. We take u = K^-t objective clamped at 0: when it
+  // is already nonnegative the last sum vanishes (the LP value of the
+  // vertex with every open equation tight); when it is not, the box still
+  // gives a finite bound (without it a negative entry meant no bound).
   double dualBound(const Level& level, const std::array<int, kMax>& open, int r) const {
     double a[kMax][kMax + 1];
     for (int i = 0; i < r; ++i) {
       for (int j = 0; j < r; ++j) a[i][j] = level.k[open[j]][open[i]];  // transposed
       a[i][r] = level.objective[open[i]];
     }
-    for (int col = 0; col < r; ++col) {
+    double u[kMax] = {};
+    bool singular = false;
+    for (int col = 0; col < r && !singular; ++col) {
       int p = col;
       for (int i = col + 1; i < r; ++i)
         if (std::fabs(a[i][col]) > std::fabs(a[p][col])) p = i;
-      if (std::fabs(a[p][col]) < 1e-14) return kNoBound;
+      if (std::fabs(a[p][col]) < 1e-14) {
+        singular = true;  // u = 0 is still a valid multiplier
+        break;
+      }
       if (p != col)
         for (int j = col; j <= r; ++j) std::swap(a[p][j], a[col][j]);
       for (int i = col + 1; i < r; ++i) {
@@ -145,14 +156,18 @@ class ReturnOrderSearch {
         for (int j = col; j <= r; ++j) a[i][j] -= f * a[col][j];
       }
     }
-    double u[kMax];
+    if (!singular)
+      for (int i = r - 1; i >= 0; --i) {
+        double s = a[i][r];
+        for (int j = i + 1; j < r; ++j) s -= a[i][j] * u[j];
+        u[i] = std::max(0.0, s / a[i][i]);
+      }
     double bound = level.constant;
-    for (int i = r - 1; i >= 0; --i) {
-      double s = a[i][r];
-      for (int j = i + 1; j < r; ++j) s -= a[i][j] * u[j];
-      u[i] = s / a[i][i];
-      if (u[i] < 0) return kNoBound;
-      bound += level.rhs[open[i]] * u[i];
+    for (int i = 0; i < r; ++i) bound += level.rhs[open[i]] * u[i];
+    for (int j = 0; j < r; ++j) {
+      double reduced = level.objective[open[j]];
+      for (int i = 0; i < r; ++i) reduced -= level.k[open[i]][open[j]] * u[i];
+      if (reduced > 0) bound += reduced * maxShare_[open[j]];
     }
     return bound;
   }
@@ -179,6 +194,7 @@ class ReturnOrderSearch {
   bool limitHit_ = false;
   std::array<Level, kMax + 1> levels_{};
   std::array<double, kMax> deltaTau_{};
+  std::array<double, kMax> maxShare_{};  // wmax: a share can never exceed this (L = 1)
   std::array<int, kMax> lastToFirst_{};
 };
 
@@ -209,16 +225,17 @@ Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool
     return Outcome<BestWorksharing>::failure("best is an exhaustive search and takes at most " +
                                              std::to_string(kMaxBestWorkers) + " workers, not " +
                                              std::to_string(n));
-  // Incumbent: FIFO and LIFO serving by increasing link time (always feasible).
+  // Incumbent: FIFO and LIFO serving by increasing link time (always
+  // feasible), and FIFO on Proposition 1's prefix, each improved by local
+  // moves; the better the incumbent, the more the bounds below cut.
   const std::vector<int> order = byIncreasingLinkTime(problem);
-  Allocation incumbent = fifoAllocation(problem, order, 1.0);
-  if (Allocation lifo = lifoAllocation(problem, order, 1.0); lifo.work > incumbent.work)
-    incumbent = lifo;
-  if (selectWorkers) {
-    const int m = fifoSelectedPrefix(problem, order);
-    Allocation fifo = fifoAllocation(problem, std::span(order).first(m), 1.0);
-    if (fifo.work > incumbent.work) incumbent = fifo;
-  }
+  std::vector<Allocation> starts = {fifoAllocation(problem, order, 1.0), lifoAllocation(problem, order, 1.0)};
+  if (selectWorkers)
+    starts.push_back(fifoAllocation(problem, std::span(order).first(fifoSelectedPrefix(problem, order)), 1.0));
+  Allocation incumbent = starts.front();
+  for (const Allocation& start : starts)
+    if (Allocation improved = improveByLocalSearch(problem, start, selectWorkers); improved.work > incumbent.work)
+      incumbent = std::move(improved);
 
   std::vector<Candidate> candidates = serveOrders(problem, selectWorkers);
   std::stable_sort(candidates.begin(), candidates.end(),
