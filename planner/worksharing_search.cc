@@ -43,7 +43,7 @@ double relaxedBound(const WorksharingProblem& problem, const Candidate& c) {
 class ReturnOrderSearch {
  public:
   ReturnOrderSearch(const WorksharingProblem& problem, const SearchLimits& limits, double incumbent)
-      : problem_(problem), limits_(limits), bestWork_(incumbent) {}
+      : problem_(problem), limits_(limits), bestWork_(incumbent), mirrorSymmetric_(problem.resultRatio == 1.0) {}
 
   // Searches every return order for serve order `c`; keeps the best feasible.
   void run(const Candidate& c) {
@@ -66,7 +66,7 @@ class ReturnOrderSearch {
     root.constant = 0.0;
     std::array<int, kMax> remaining{};
     std::iota(remaining.begin(), remaining.begin() + k, 0);
-    descend(0, remaining, k);
+    descend(0, remaining, k, mirrorSymmetric_);
   }
 
   bool limitHit() const { return limitHit_; }
@@ -85,7 +85,14 @@ class ReturnOrderSearch {
     double constant;
   };
 
-  void descend(int depth, const std::array<int, kMax>& remaining, int count) {
+  // With delta = 1 the equations are symmetric in time (seed 002 §I: swap
+  // the serve and return orders): protocol (S, F) and (reverse F, reverse
+  // S) have the same shares. So we search only the pairs whose reversed
+  // return order is lexicographically >= the serve order (as worker
+  // indices); the mirror of a skipped pair is one we search, or one whose
+  // serve order's bound already ruled it out. `tied`: the reversed return
+  // order built so far (lastToFirst_) equals the serve order's prefix.
+  void descend(int depth, const std::array<int, kMax>& remaining, int count, bool tied) {
     if (count == 0) {
       leaf(levels_[depth].constant);
       return;
@@ -101,6 +108,7 @@ class ReturnOrderSearch {
       // x returns after every other open worker: each of their equations
       // gains delta tau_x w_x (x's return is in their "returns from i on").
       const int x = remaining[pick];
+      if (tied && candidate_->serve[x] < candidate_->serve[depth]) continue;  // its mirror is searched
       const double pivot = cur.k[x][x];
       if (std::fabs(pivot) < 1e-14) continue;  // singular here: no protocol to solve
       std::array<int, kMax> rest{};
@@ -119,7 +127,7 @@ class ReturnOrderSearch {
       for (int b = 0; b < r; ++b) next.objective[rest[b]] = cur.objective[rest[b]] - g * cur.k[x][rest[b]];
       if (r >= 2 && dualBound(next, rest, r) <= bestWork_ * (1.0 + 1e-12)) continue;
       lastToFirst_[depth] = x;
-      descend(depth + 1, rest, r);
+      descend(depth + 1, rest, r, tied && candidate_->serve[x] == candidate_->serve[depth]);
     }
   }
 
@@ -196,6 +204,7 @@ class ReturnOrderSearch {
   std::array<double, kMax> deltaTau_{};
   std::array<double, kMax> maxShare_{};  // wmax: a share can never exceed this (L = 1)
   std::array<int, kMax> lastToFirst_{};
+  bool mirrorSymmetric_;
 };
 
 // Every serve order of every subset (of the full set only without selection).

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "planner/worksharing_check.h"
@@ -53,6 +55,31 @@ TEST_CASE("best equals the brute force for every result ratio, including delta =
         if (!select) CHECK(best->allocation.protocol.serveOrder.size() == p.workers.size());
       }
     }
+  }
+}
+
+TEST_CASE("with delta = 1, reversing time (serve in reverse return order) keeps every share") {
+  // The symmetry best uses to search only one of each mirrored pair of orders.
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 20; ++trial) {
+    WorksharingProblem p = randomWorksharing(rng, 2 + trial % 5, trial % 2 == 0);
+    p.resultRatio = 1.0;
+    Protocol protocol;
+    for (int w = 0; w < static_cast<int>(p.workers.size()); ++w) protocol.serveOrder.push_back(w);
+    std::shuffle(protocol.serveOrder.begin(), protocol.serveOrder.end(), rng);
+    protocol.returnOrder = protocol.serveOrder;
+    std::shuffle(protocol.returnOrder.begin(), protocol.returnOrder.end(), rng);
+    const Protocol mirror{{protocol.returnOrder.rbegin(), protocol.returnOrder.rend()},
+                          {protocol.serveOrder.rbegin(), protocol.serveOrder.rend()}};
+    auto a = solveProtocol(p, protocol, 1.0), b = solveProtocol(p, mirror, 1.0);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    for (size_t w = 0; w < p.workers.size(); ++w) CHECK(a->units[w] == doctest::Approx(b->units[w]).epsilon(1e-9));
+    // Not a symmetry for delta < 1: the return messages are shorter.
+    p.resultRatio = 0.5;
+    auto c = solveProtocol(p, protocol, 1.0), d = solveProtocol(p, mirror, 1.0);
+    if (p.workers.size() >= 2 && protocol.serveOrder != mirror.serveOrder)
+      CHECK(std::fabs(c->work - d->work) > 1e-12 * c->work);
   }
 }
 
