@@ -1,5 +1,7 @@
 #include "planner/worksharing_search.h"
 
+#include "planner/worksharing_local_search.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,7 +15,6 @@ namespace hnow::planner {
 namespace {
 
 constexpr int kMax = kMaxBestWorkers;
-constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
 // A serve order (worker indices) with its upper bound on work for L = 1.
 struct Candidate {
@@ -42,7 +43,7 @@ double relaxedBound(const WorksharingProblem& problem, const Candidate& c) {
 class ReturnOrderSearch {
  public:
   ReturnOrderSearch(const WorksharingProblem& problem, const SearchLimits& limits, double incumbent)
-      : problem_(problem), limits_(limits), bestWork_(incumbent) {}
+      : problem_(problem), limits_(limits), bestWork_(incumbent), mirrorSymmetric_(problem.resultRatio == 1.0) {}
 
   // Searches every return order for serve order `c`; keeps the best feasible.
   void run(const Candidate& c) {
@@ -60,11 +61,12 @@ class ReturnOrderSearch {
       root.rhs[i] = 1.0;
       root.objective[i] = 1.0;
       deltaTau_[i] = problem_.resultRatio * wi.linkTime;
+      maxShare_[i] = 1.0 / (wi.computeTime + (1.0 + problem_.resultRatio) * wi.linkTime);
     }
     root.constant = 0.0;
     std::array<int, kMax> remaining{};
     std::iota(remaining.begin(), remaining.begin() + k, 0);
-    descend(0, remaining, k);
+    descend(0, remaining, k, mirrorSymmetric_);
   }
 
   bool limitHit() const { return limitHit_; }
@@ -83,7 +85,14 @@ class ReturnOrderSearch {
     double constant;
   };
 
-  void descend(int depth, const std::array<int, kMax>& remaining, int count) {
+  // With delta = 1 the equations are symmetric in time (seed 002 §I: swap
+  // the serve and return orders): protocol (S, F) and (reverse F, reverse
+  // S) have the same shares. So we search only the pairs whose reversed
+  // return order is lexicographically >= the serve order (as worker
+  // indices); the mirror of a skipped pair is one we search, or one whose
+  // serve order's bound already ruled it out. `tied`: the reversed return
+  // order built so far (lastToFirst_) equals the serve order's prefix.
+  void descend(int depth, const std::array<int, kMax>& remaining, int count, bool tied) {
     if (count == 0) {
       leaf(levels_[depth].constant);
       return;
@@ -99,6 +108,7 @@ class ReturnOrderSearch {
       // x returns after every other open worker: each of their equations
       // gains delta tau_x w_x (x's return is in their "returns from i on").
       const int x = remaining[pick];
+      if (tied && candidate_->serve[x] < candidate_->serve[depth]) continue;  // its mirror is searched
       const double pivot = cur.k[x][x];
       if (std::fabs(pivot) < 1e-14) continue;  // singular here: no protocol to solve
       std::array<int, kMax> rest{};
@@ -117,27 +127,36 @@ class ReturnOrderSearch {
       for (int b = 0; b < r; ++b) next.objective[rest[b]] = cur.objective[rest[b]] - g * cur.k[x][rest[b]];
       if (r >= 2 && dualBound(next, rest, r) <= bestWork_ * (1.0 + 1e-12)) continue;
       lastToFirst_[depth] = x;
-      descend(depth + 1, rest, r);
+      descend(depth + 1, rest, r, tied && candidate_->serve[x] == candidate_->serve[depth]);
     }
   }
 
   // An upper bound on every completion of this node. Each open worker's
   // equation lacks only the returns of open workers after it, which are
-  // >= 0 for nonnegative shares, so every completion satisfies K w <= rhs,
-  // w >= 0 with objective constant + objective.w. By weak duality any u >= 0
-  // with K^t u >= objective bounds that LP by constant + rhs.u; we try
-  // u = K^-t objective and give up (+inf) when it has a negative entry.
+  // >= 0 for nonnegative shares, so every completion satisfies K w <= rhs
+  // and 0 <= w_j <= wmax_j (its own serve, compute and return fit in L = 1)
+  // with objective constant + objective.w. Weak duality for that LP: for
+  // ANY u >= 0, constant + rhs.u + sum_j wmax_j max(0, objective_j -
+  // (K^t u)_j) bounds it. We take u = K^-t objective clamped at 0: when it
+  // is already nonnegative the last sum vanishes (the LP value of the
+  // vertex with every open equation tight); when it is not, the box still
+  // gives a finite bound (without it a negative entry meant no bound).
   double dualBound(const Level& level, const std::array<int, kMax>& open, int r) const {
     double a[kMax][kMax + 1];
     for (int i = 0; i < r; ++i) {
       for (int j = 0; j < r; ++j) a[i][j] = level.k[open[j]][open[i]];  // transposed
       a[i][r] = level.objective[open[i]];
     }
-    for (int col = 0; col < r; ++col) {
+    double u[kMax] = {};
+    bool singular = false;
+    for (int col = 0; col < r && !singular; ++col) {
       int p = col;
       for (int i = col + 1; i < r; ++i)
         if (std::fabs(a[i][col]) > std::fabs(a[p][col])) p = i;
-      if (std::fabs(a[p][col]) < 1e-14) return kNoBound;
+      if (std::fabs(a[p][col]) < 1e-14) {
+        singular = true;  // u = 0 is still a valid multiplier
+        break;
+      }
       if (p != col)
         for (int j = col; j <= r; ++j) std::swap(a[p][j], a[col][j]);
       for (int i = col + 1; i < r; ++i) {
@@ -145,14 +164,18 @@ class ReturnOrderSearch {
         for (int j = col; j <= r; ++j) a[i][j] -= f * a[col][j];
       }
     }
-    double u[kMax];
+    if (!singular)
+      for (int i = r - 1; i >= 0; --i) {
+        double s = a[i][r];
+        for (int j = i + 1; j < r; ++j) s -= a[i][j] * u[j];
+        u[i] = std::max(0.0, s / a[i][i]);
+      }
     double bound = level.constant;
-    for (int i = r - 1; i >= 0; --i) {
-      double s = a[i][r];
-      for (int j = i + 1; j < r; ++j) s -= a[i][j] * u[j];
-      u[i] = s / a[i][i];
-      if (u[i] < 0) return kNoBound;
-      bound += level.rhs[open[i]] * u[i];
+    for (int i = 0; i < r; ++i) bound += level.rhs[open[i]] * u[i];
+    for (int j = 0; j < r; ++j) {
+      double reduced = level.objective[open[j]];
+      for (int i = 0; i < r; ++i) reduced -= level.k[open[i]][open[j]] * u[i];
+      if (reduced > 0) bound += reduced * maxShare_[open[j]];
     }
     return bound;
   }
@@ -179,7 +202,9 @@ class ReturnOrderSearch {
   bool limitHit_ = false;
   std::array<Level, kMax + 1> levels_{};
   std::array<double, kMax> deltaTau_{};
+  std::array<double, kMax> maxShare_{};  // wmax: a share can never exceed this (L = 1)
   std::array<int, kMax> lastToFirst_{};
+  bool mirrorSymmetric_;
 };
 
 // Every serve order of every subset (of the full set only without selection).
@@ -209,16 +234,17 @@ Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool
     return Outcome<BestWorksharing>::failure("best is an exhaustive search and takes at most " +
                                              std::to_string(kMaxBestWorkers) + " workers, not " +
                                              std::to_string(n));
-  // Incumbent: FIFO and LIFO serving by increasing link time (always feasible).
+  // Incumbent: FIFO and LIFO serving by increasing link time (always
+  // feasible), and FIFO on Proposition 1's prefix, each improved by local
+  // moves; the better the incumbent, the more the bounds below cut.
   const std::vector<int> order = byIncreasingLinkTime(problem);
-  Allocation incumbent = fifoAllocation(problem, order, 1.0);
-  if (Allocation lifo = lifoAllocation(problem, order, 1.0); lifo.work > incumbent.work)
-    incumbent = lifo;
-  if (selectWorkers) {
-    const int m = fifoSelectedPrefix(problem, order);
-    Allocation fifo = fifoAllocation(problem, std::span(order).first(m), 1.0);
-    if (fifo.work > incumbent.work) incumbent = fifo;
-  }
+  std::vector<Allocation> starts = {fifoAllocation(problem, order, 1.0), lifoAllocation(problem, order, 1.0)};
+  if (selectWorkers)
+    starts.push_back(fifoAllocation(problem, std::span(order).first(fifoSelectedPrefix(problem, order)), 1.0));
+  Allocation incumbent = starts.front();
+  for (const Allocation& start : starts)
+    if (Allocation improved = improveByLocalSearch(problem, start, selectWorkers); improved.work > incumbent.work)
+      incumbent = std::move(improved);
 
   std::vector<Candidate> candidates = serveOrders(problem, selectWorkers);
   std::stable_sort(candidates.begin(), candidates.end(),

@@ -24,11 +24,15 @@ struct BestWorksharing {
 // return order. Allowing idle time gains nothing: the best protocol with
 // idle time is a linear program whose optimal vertex is a no-gap protocol on
 // the workers with positive shares.
-// Pruning, all exact: serve orders are visited by decreasing upper bound
-// (the relaxation in which returns never wait for each other) and cut when
-// the bound cannot beat the incumbent; return orders are built from the last
-// return backwards, eliminating one equation per step (a Schur complement),
-// so a leaf costs O(1) and only improving leaves are re-solved in full.
+// Pruning, all exact: the incumbent is FIFO/LIFO improved by local moves
+// (worksharing_local_search.h); serve orders are visited by decreasing
+// upper bound (the relaxation in which returns never wait for each other)
+// and cut when the bound cannot beat the incumbent; return orders are built
+// from the last return backwards, eliminating one equation per step (a
+// Schur complement), so a leaf costs O(1), each subtree is bounded by LP
+// weak duality with the share caps w_i <= 1/(R_i + (1+delta) tau_i), and
+// only improving leaves are re-solved in full. With delta = 1, one of each
+// pair of time-mirrored protocols is searched.
 Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
                                          double lifespan, const SearchLimits& limits = {});
 

@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "planner/worksharing_check.h"
+#include "planner/worksharing_local_search.h"
 #include "planner/worksharing_plan.h"
 #include "planner/worksharing_search.h"
 #include "worksharing_brute_force.h"
@@ -27,6 +30,76 @@ TEST_CASE("best equals the brute force over subsets, serve orders and return ord
       REQUIRE(timeline.ok());
       auto check = checkWorksharing(p, *timeline, 1.0);
       CHECK_MESSAGE(check.valid, check.reason);
+    }
+  }
+}
+
+TEST_CASE("best equals the brute force for every result ratio, including delta = 1") {
+  // The bounds that cut the search weaken as delta grows (return contention),
+  // so check exactness per delta, up to six workers, with and without selection.
+  std::mt19937 rng(21);
+  for (double delta : {0.05, 0.25, 0.5, 1.0}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      const int n = trial == 0 && (delta == 0.25 || delta == 1.0) ? 6 : 4 + trial % 2;
+      WorksharingProblem p = randomWorksharing(rng, n, trial % 2 == 0);
+      p.resultRatio = delta;
+      if (trial % 3 == 2)
+        for (auto& w : p.workers) w.linkTime *= 4;  // communication-bound: subsets matter
+      for (bool select : {true, false}) {
+        if (n == 6 && !select) continue;  // the six-worker brute force is slow: twice in all
+        auto best = bestWorksharing(p, select, 1.0);
+        REQUIRE(best.ok());
+        CHECK(best->provenOptimal);
+        CHECK(best->allocation.work == doctest::Approx(bruteForceBestWork(p, !select)).epsilon(1e-9));
+        CHECK(smallestShare(best->allocation) >= 0);
+        if (!select) CHECK(best->allocation.protocol.serveOrder.size() == p.workers.size());
+      }
+    }
+  }
+}
+
+TEST_CASE("with delta = 1, reversing time (serve in reverse return order) keeps every share") {
+  // The symmetry best uses to search only one of each mirrored pair of orders.
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 20; ++trial) {
+    WorksharingProblem p = randomWorksharing(rng, 2 + trial % 5, trial % 2 == 0);
+    p.resultRatio = 1.0;
+    Protocol protocol;
+    for (int w = 0; w < static_cast<int>(p.workers.size()); ++w) protocol.serveOrder.push_back(w);
+    std::shuffle(protocol.serveOrder.begin(), protocol.serveOrder.end(), rng);
+    protocol.returnOrder = protocol.serveOrder;
+    std::shuffle(protocol.returnOrder.begin(), protocol.returnOrder.end(), rng);
+    const Protocol mirror{{protocol.returnOrder.rbegin(), protocol.returnOrder.rend()},
+                          {protocol.serveOrder.rbegin(), protocol.serveOrder.rend()}};
+    auto a = solveProtocol(p, protocol, 1.0), b = solveProtocol(p, mirror, 1.0);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    for (size_t w = 0; w < p.workers.size(); ++w) CHECK(a->units[w] == doctest::Approx(b->units[w]).epsilon(1e-9));
+    // Not a symmetry for delta < 1: the return messages are shorter.
+    p.resultRatio = 0.5;
+    auto c = solveProtocol(p, protocol, 1.0), d = solveProtocol(p, mirror, 1.0);
+    if (p.workers.size() >= 2 && protocol.serveOrder != mirror.serveOrder)
+      CHECK(std::fabs(c->work - d->work) > 1e-12 * c->work);
+  }
+}
+
+TEST_CASE("local search keeps a feasible protocol and never loses work") {
+  std::mt19937 rng(22);
+  for (int trial = 0; trial < 20; ++trial) {
+    WorksharingProblem p = randomWorksharing(rng, 3 + trial % 4, trial % 2 == 0);
+    const auto order = byIncreasingLinkTime(p);
+    for (const Allocation& start : {fifoAllocation(p, order, 2.0), lifoAllocation(p, order, 2.0)}) {
+      for (bool select : {true, false}) {
+        const Allocation improved = improveByLocalSearch(p, start, select);
+        CHECK(improved.lifespan == 2.0);
+        CHECK(improved.work >= start.work * (1 - 1e-12));
+        CHECK(smallestShare(improved) >= 0);
+        if (!select) CHECK(improved.protocol.serveOrder.size() == p.workers.size());
+        // The shares are the protocol's own no-gap solution, not made up.
+        auto direct = solveProtocol(p, improved.protocol, 2.0);
+        REQUIRE(direct.ok());
+        CHECK(direct->work == doctest::Approx(improved.work).epsilon(1e-12));
+      }
     }
   }
 }
