@@ -73,6 +73,7 @@ class MulticastCandidates {
   void commit(int i, int j, int k);
 
   MulticastPlan plan() const { return timeline_.plan(); }
+  MulticastPlan takePlan() { return timeline_.takePlan(); }  // leaves this object spent
 
  private:
   // The messages of one size, and per node the parts of Equation 5 for it.

@@ -137,7 +137,7 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
     if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, bestFrom[leastTo]};
     tournament.update(k, leastTo >= 0);
   }
-  return timeline.plan();
+  return timeline.takePlan();
 }
 
 // §4.2 (and ECFP, §5): the task of earliest completion over all messages.
@@ -147,7 +147,7 @@ MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool pr
     const MulticastTaskKey best = candidates.bestTask();
     candidates.commit(best.sender, best.receiver, best.message);
   }
-  return candidates.plan();
+  return candidates.takePlan();
 }
 
 // §4.3's scheme shared by WR, EAF, RR and RRS: a rule picks the receiver;
@@ -186,7 +186,7 @@ class ReceiverFirst {
     return i;
   }
 
-  MulticastPlan plan() const { return candidates_.plan(); }
+  MulticastPlan takePlan() { return candidates_.takePlan(); }
 
  private:
   const MulticastInstance& instance_;
@@ -235,7 +235,7 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
     receivers.update(j, state.needs(j));
     if (senderMoves) receivers.update(i, state.needs(i));
   }
-  return state.plan();
+  return state.takePlan();
 }
 
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
@@ -260,7 +260,7 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
     state.serve(j);
     waiting.set(j, state.needs(j));
   }
-  return state.plan();
+  return state.takePlan();
 }
 
 }  // namespace
@@ -294,7 +294,7 @@ Outcome<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
     if (!timeline.pending(c.message, c.to)) return PlanError{which + ": the receiver does not need the message"};
     timeline.commit(c.from, c.to, c.message);
   }
-  return timeline.plan();
+  return timeline.takePlan();
 }
 
 Outcome<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
@@ -307,7 +307,7 @@ Outcome<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
     state.serve(j);
   }
   if (!state.done()) return PlanError{"the receiver order ends before every destination is served"};
-  return state.plan();
+  return state.takePlan();
 }
 
 }  // namespace hnow::planner
