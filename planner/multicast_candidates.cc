@@ -13,19 +13,26 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers)
     : instance_(instance), timeline_(instance, preemptive), n_(instance.nodeCount()),
       trackReceivers_(trackReceivers), needCount_(n_, 0), avail_(n_, 0.0),
-      words_((instance.messageCount() + 63) / 64), waitingFor_(instance.messageCount()),
-      holders_(instance.messageCount()) {
+      words_((instance.messageCount() + 63) / 64) {
   const int messages = instance.messageCount();
   const size_t cells = static_cast<size_t>(messages) * n_;
-  waitingSlot_.assign(cells, -1);
+  // The receiver-first rules without preemption need neither B_k nor A_k.
+  const bool waitingSets = preemptive || trackReceivers;
+  if (waitingSets) {
+    waitingSlot_.assign(cells, -1);
+    waitingFor_.resize(messages);
+  }
+  if (preemptive) holders_.resize(messages);
   for (int k = 0; k < messages; ++k) {
-    holders_[k].push_back(instance.messages[k].source);
-    for (int d : instance.messages[k].destinations) {
-      waitingSlot_[static_cast<size_t>(k) * n_ + d] = static_cast<int>(waitingFor_[k].size());
-      waitingFor_[k].push_back(d);
-      ++needCount_[d];
-      ++remaining_;
+    const std::vector<int>& destinations = instance.messages[k].destinations;
+    if (preemptive) holders_[k].reserve(destinations.size() + 1), holders_[k].push_back(instance.messages[k].source);
+    if (waitingSets) {
+      waitingFor_[k] = destinations;
+      for (size_t at = 0; at < destinations.size(); ++at)
+        waitingSlot_[static_cast<size_t>(k) * n_ + destinations[at]] = static_cast<int>(at);
     }
+    for (int d : destinations) ++needCount_[d];
+    remaining_ += static_cast<int>(destinations.size());
   }
   if (!preemptive) {
     const size_t sets = static_cast<size_t>(n_) * words_;
@@ -158,8 +165,7 @@ MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best)
     const double floor = MulticastTimeline::completion(available, available, size.receive[j]);
     bool found = false;
     // Only worth it if the earliest sender over j's fastest link makes it.
-    const int earliest = size.bySendEnd.front();
-    int tries = MulticastTimeline::completion(MulticastTimeline::arrivalAfter(size.sendEnd[earliest], size.fastestTo[j]),
+    int tries = MulticastTimeline::completion(MulticastTimeline::arrivalAfter(size.sendEnd[size.bySendEnd.front()], size.fastestTo[j]),
                                               available, size.receive[j]) == floor
                     ? 8
                     : 0;
@@ -324,12 +330,14 @@ MulticastTaskKey MulticastCandidates::bestTask() {
 
 void MulticastCandidates::removePending(int j, int k) {
   const size_t cell = static_cast<size_t>(k) * n_ + j;
-  std::vector<int>& waiting = waitingFor_[k];
-  const int at = waitingSlot_[cell];
-  waiting[at] = waiting.back();
-  waitingSlot_[static_cast<size_t>(k) * n_ + waiting[at]] = at;
-  waiting.pop_back();
-  waitingSlot_[cell] = -1;
+  if (!waitingFor_.empty()) {
+    std::vector<int>& waiting = waitingFor_[k];
+    const int at = waitingSlot_[cell];
+    waiting[at] = waiting.back();
+    waitingSlot_[static_cast<size_t>(k) * n_ + waiting[at]] = at;
+    waiting.pop_back();
+    waitingSlot_[cell] = -1;
+  }
   --needCount_[j];
   if (!timeline_.preemptive()) {
     const std::uint64_t bit = std::uint64_t{1} << (k % 64);
@@ -354,11 +362,12 @@ void MulticastCandidates::commit(int i, int j, int k) {
     raiseSendEnd(size, j, avail_[j] + size.send[j]);
   }
   removePending(j, k);
-  holders_[k].push_back(j);
   --remaining_;
   if (trackReceivers_ && !waiting(j)) receivers_.update(j, false);
   const bool relays = timeline_.preemptive();  // the per-pair relay caches exist only then
-  if (waitingFor_[k].empty() || (!relays && !trackReceivers_)) return;
+  if (!relays && !trackReceivers_) return;
+  if (relays) holders_[k].push_back(j);
+  if (waitingFor_[k].empty()) return;
   if (!relays) {  // ECF: j's tasks for m_k are new candidates, folded in at once
     const SizeClass& size = sizes_[sizeOf_[k]];
     const double sendEnd = size.sendEnd[j];
