@@ -113,6 +113,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   const double receive = size.receive[j];
   const double bytes = size.bytes;
   const double fastest = size.fastestTo[j];
+  const double floor = MulticastTimeline::completion(available, available, receive);
   const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   const double* sendEnd = size.sendEnd.data();
   const std::uint64_t* wanted = wanted_.data();
@@ -133,6 +134,24 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
     if (message < 0) continue;  // i holds nothing j needs of this size
     const MulticastTaskKey key{time, own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
     if (key < best) best = key;
+    // No time is below Avail_j + R: once an own source makes it, only the
+    // own sources of lower messages can still win, and there are fewer of
+    // them than senders left to scan when j is the bottleneck.
+    if (best.notOwnSource == 0 && best.time == floor) {
+      for (int w = 0; w < words && w * 64 < best.message; ++w) {
+        std::uint64_t bits = wanted[w];
+        if (w == best.message / 64) bits &= (std::uint64_t{1} << (best.message % 64)) - 1;
+        for (; bits != 0; bits &= bits - 1) {
+          const int k = w * 64 + std::countr_zero(bits);
+          const int s = instance_.messages[k].source;
+          if (T::completion(T::arrivalAfter(sendEnd[s], linkTo[s] * bytes), available, receive) == floor) {
+            best = {floor, 0, k, s, j};
+            return;
+          }
+        }
+      }
+      return;
+    }
   }
 }
 
