@@ -172,37 +172,10 @@ void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
 // `best` starts as a known candidate (or +inf): it lets the scan stop early.
 MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best) {
   const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
-  const double available = avail_[j];
-  const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   for (const SizeClass& size : sizes_) {
     bool any = false;
     for (int w = 0; w < words_; ++w) any |= (wanted_[w] = needs[w] & size.messages[w]) != 0;
     if (!any) continue;
-    // No task of this size completes before Avail_j + R. A few own sources
-    // first, in message order: the first that makes it is this size's best
-    // (the usual case when j is the bottleneck), and saves the scan.
-    const double floor = MulticastTimeline::completion(available, available, size.receive[j]);
-    bool found = false;
-    // Only worth it if the earliest sender over j's fastest link makes it.
-    int tries = MulticastTimeline::completion(MulticastTimeline::arrivalAfter(size.sendEnd[size.bySendEnd.front()], size.fastestTo[j]),
-                                              available, size.receive[j]) == floor
-                    ? 8
-                    : 0;
-    for (int w = 0; w < words_ && !found && tries > 0; ++w) {
-      for (std::uint64_t bits = wanted_[w]; bits != 0 && tries > 0; bits &= bits - 1, --tries) {
-        const int k = w * 64 + std::countr_zero(bits);
-        const int i = instance_.messages[k].source;
-        const double time = MulticastTimeline::completion(
-            MulticastTimeline::arrivalAfter(size.sendEnd[i], linkTo[i] * size.bytes), available, size.receive[j]);
-        const MulticastTaskKey key{time, 0, k, i, j};
-        if (key < best) best = key;
-        if (time == floor) {
-          found = true;
-          break;
-        }
-      }
-    }
-    if (found) continue;
     if (words_ == 1) scanSenders<1>(j, size, best);
     else if (words_ == 2) scanSenders<2>(j, size, best);
     else scanSenders<0>(j, size, best);
