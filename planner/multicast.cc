@@ -23,16 +23,19 @@ std::optional<std::string> instanceProblem(const MulticastInstance& instance) {
     return "the link table must have one entry per ordered pair of nodes";
   for (double x : instance.linkPerByte)
     if (!finiteAtLeast(x, 0)) return "link times per byte must be 0 or more";
+  // listed[d] == k + 1: d is already a destination of message k (one
+  // allocation for all messages; the planners call this on every plan).
+  std::vector<int> listed(n, 0);
   for (int k = 0; k < instance.messageCount(); ++k) {
     const MulticastMessage& m = instance.messages[k];
-    const std::string which = "message " + std::to_string(k);
-    if (m.source < 0 || m.source >= n) return which + ": source index out of range";
-    if (!finiteAtLeast(m.bytes, 0)) return which + ": size must be 0 or more bytes";
-    std::vector<char> listed(n, 0);
+    auto which = [k] { return "message " + std::to_string(k); };
+    if (m.source < 0 || m.source >= n) return which() + ": source index out of range";
+    if (!finiteAtLeast(m.bytes, 0)) return which() + ": size must be 0 or more bytes";
     for (int d : m.destinations) {
-      if (d < 0 || d >= n) return which + ": destination index out of range";
-      if (d == m.source) return which + ": the source cannot be one of its destinations";
-      if (listed[d]++) return which + ": destination " + std::to_string(d) + " listed twice";
+      if (d < 0 || d >= n) return which() + ": destination index out of range";
+      if (d == m.source) return which() + ": the source cannot be one of its destinations";
+      if (listed[d] == k + 1) return which() + ": destination " + std::to_string(d) + " listed twice";
+      listed[d] = k + 1;
     }
   }
   return std::nullopt;

@@ -13,19 +13,26 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers)
     : instance_(instance), timeline_(instance, preemptive), n_(instance.nodeCount()),
       trackReceivers_(trackReceivers), needCount_(n_, 0), avail_(n_, 0.0),
-      words_((instance.messageCount() + 63) / 64), waitingFor_(instance.messageCount()),
-      holders_(instance.messageCount()) {
+      words_((instance.messageCount() + 63) / 64) {
   const int messages = instance.messageCount();
   const size_t cells = static_cast<size_t>(messages) * n_;
-  waitingSlot_.assign(cells, -1);
+  // The receiver-first rules without preemption need neither B_k nor A_k.
+  const bool waitingSets = preemptive || trackReceivers;
+  if (waitingSets) {
+    waitingSlot_.assign(cells, -1);
+    waitingFor_.resize(messages);
+  }
+  if (preemptive) holders_.resize(messages);
   for (int k = 0; k < messages; ++k) {
-    holders_[k].push_back(instance.messages[k].source);
-    for (int d : instance.messages[k].destinations) {
-      waitingSlot_[static_cast<size_t>(k) * n_ + d] = static_cast<int>(waitingFor_[k].size());
-      waitingFor_[k].push_back(d);
-      ++needCount_[d];
-      ++remaining_;
+    const std::vector<int>& destinations = instance.messages[k].destinations;
+    if (preemptive) holders_[k].reserve(destinations.size() + 1), holders_[k].push_back(instance.messages[k].source);
+    if (waitingSets) {
+      waitingFor_[k] = destinations;
+      for (size_t at = 0; at < destinations.size(); ++at)
+        waitingSlot_[static_cast<size_t>(k) * n_ + destinations[at]] = static_cast<int>(at);
     }
+    for (int d : destinations) ++needCount_[d];
+    remaining_ += static_cast<int>(destinations.size());
   }
   if (!preemptive) {
     const size_t sets = static_cast<size_t>(n_) * words_;
@@ -106,6 +113,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   const double receive = size.receive[j];
   const double bytes = size.bytes;
   const double fastest = size.fastestTo[j];
+  const double floor = MulticastTimeline::completion(available, available, receive);
   const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   const double* sendEnd = size.sendEnd.data();
   const std::uint64_t* wanted = wanted_.data();
@@ -126,6 +134,24 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
     if (message < 0) continue;  // i holds nothing j needs of this size
     const MulticastTaskKey key{time, own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
     if (key < best) best = key;
+    // No time is below Avail_j + R: once an own source makes it, only the
+    // own sources of lower messages can still win, and there are fewer of
+    // them than senders left to scan when j is the bottleneck.
+    if (best.notOwnSource == 0 && best.time == floor) {
+      for (int w = 0; w < words && w * 64 < best.message; ++w) {
+        std::uint64_t bits = wanted[w];
+        if (w == best.message / 64) bits &= (std::uint64_t{1} << (best.message % 64)) - 1;
+        for (; bits != 0; bits &= bits - 1) {
+          const int k = w * 64 + std::countr_zero(bits);
+          const int s = instance_.messages[k].source;
+          if (T::completion(T::arrivalAfter(sendEnd[s], linkTo[s] * bytes), available, receive) == floor) {
+            best = {floor, 0, k, s, j};
+            return;
+          }
+        }
+      }
+      return;
+    }
   }
 }
 
@@ -146,38 +172,10 @@ void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
 // `best` starts as a known candidate (or +inf): it lets the scan stop early.
 MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best) {
   const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
-  const double available = avail_[j];
-  const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   for (const SizeClass& size : sizes_) {
     bool any = false;
     for (int w = 0; w < words_; ++w) any |= (wanted_[w] = needs[w] & size.messages[w]) != 0;
     if (!any) continue;
-    // No task of this size completes before Avail_j + R. A few own sources
-    // first, in message order: the first that makes it is this size's best
-    // (the usual case when j is the bottleneck), and saves the scan.
-    const double floor = MulticastTimeline::completion(available, available, size.receive[j]);
-    bool found = false;
-    // Only worth it if the earliest sender over j's fastest link makes it.
-    const int earliest = size.bySendEnd.front();
-    int tries = MulticastTimeline::completion(MulticastTimeline::arrivalAfter(size.sendEnd[earliest], size.fastestTo[j]),
-                                              available, size.receive[j]) == floor
-                    ? 8
-                    : 0;
-    for (int w = 0; w < words_ && !found && tries > 0; ++w) {
-      for (std::uint64_t bits = wanted_[w]; bits != 0 && tries > 0; bits &= bits - 1, --tries) {
-        const int k = w * 64 + std::countr_zero(bits);
-        const int i = instance_.messages[k].source;
-        const double time = MulticastTimeline::completion(
-            MulticastTimeline::arrivalAfter(size.sendEnd[i], linkTo[i] * size.bytes), available, size.receive[j]);
-        const MulticastTaskKey key{time, 0, k, i, j};
-        if (key < best) best = key;
-        if (time == floor) {
-          found = true;
-          break;
-        }
-      }
-    }
-    if (found) continue;
     if (words_ == 1) scanSenders<1>(j, size, best);
     else if (words_ == 2) scanSenders<2>(j, size, best);
     else scanSenders<0>(j, size, best);
@@ -324,12 +322,14 @@ MulticastTaskKey MulticastCandidates::bestTask() {
 
 void MulticastCandidates::removePending(int j, int k) {
   const size_t cell = static_cast<size_t>(k) * n_ + j;
-  std::vector<int>& waiting = waitingFor_[k];
-  const int at = waitingSlot_[cell];
-  waiting[at] = waiting.back();
-  waitingSlot_[static_cast<size_t>(k) * n_ + waiting[at]] = at;
-  waiting.pop_back();
-  waitingSlot_[cell] = -1;
+  if (!waitingFor_.empty()) {
+    std::vector<int>& waiting = waitingFor_[k];
+    const int at = waitingSlot_[cell];
+    waiting[at] = waiting.back();
+    waitingSlot_[static_cast<size_t>(k) * n_ + waiting[at]] = at;
+    waiting.pop_back();
+    waitingSlot_[cell] = -1;
+  }
   --needCount_[j];
   if (!timeline_.preemptive()) {
     const std::uint64_t bit = std::uint64_t{1} << (k % 64);
@@ -354,11 +354,12 @@ void MulticastCandidates::commit(int i, int j, int k) {
     raiseSendEnd(size, j, avail_[j] + size.send[j]);
   }
   removePending(j, k);
-  holders_[k].push_back(j);
   --remaining_;
   if (trackReceivers_ && !waiting(j)) receivers_.update(j, false);
   const bool relays = timeline_.preemptive();  // the per-pair relay caches exist only then
-  if (waitingFor_[k].empty() || (!relays && !trackReceivers_)) return;
+  if (!relays && !trackReceivers_) return;
+  if (relays) holders_[k].push_back(j);
+  if (waitingFor_[k].empty()) return;
   if (!relays) {  // ECF: j's tasks for m_k are new candidates, folded in at once
     const SizeClass& size = sizes_[sizeOf_[k]];
     const double sendEnd = size.sendEnd[j];

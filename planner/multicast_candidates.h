@@ -73,6 +73,7 @@ class MulticastCandidates {
   void commit(int i, int j, int k);
 
   MulticastPlan plan() const { return timeline_.plan(); }
+  MulticastPlan takePlan() { return timeline_.takePlan(); }  // leaves this object spent
 
  private:
   // The messages of one size, and per node the parts of Equation 5 for it.
@@ -137,9 +138,10 @@ class MulticastCandidates {
   // With preemption, per waiting pair:
   std::vector<std::vector<Pair>> pending_;      // [j]: SR_j with the cached parts
   std::vector<int> slot_;                       // [k * n + j]: index into pending_[j]
-  // Both:
+  // With preemption or for ECF (the new relay's tasks are folded in):
   std::vector<std::vector<int>> waitingFor_;    // [k]: B_k, the receivers still waiting for m_k
   std::vector<int> waitingSlot_;                // [k * n + j]: index into waitingFor_[k]
+  // With preemption:
   std::vector<std::vector<int>> holders_;       // [k]: A_k, the source first
   std::vector<ReceiverBest> receiverBest_;      // [j], when tracking receivers
   struct ByBestKey {

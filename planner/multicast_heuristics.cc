@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <string>
 #include <tuple>
 
@@ -87,21 +88,23 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
     return a.to != b.to ? a.to < b.to : a.from < b.from;
   };
   std::vector<Edge> messageBest(messages);
-  std::vector<std::vector<int>> waiting(messages);  // B_k, in any order
-  std::vector<int> slot(cells, -1);                 // [k * n + d]: d's index in waiting[k]
+  // B_k as a bit set, [k * words + w]: visited in index order, so among
+  // equally light edges the first one met has the lower receiver.
+  const int words = (n + 63) / 64;
+  std::vector<std::uint64_t> waiting(static_cast<size_t>(messages) * words, 0);
   for (int k = 0; k < messages; ++k) {
     const int source = instance.messages[k].source;
     const double send = instance.sendTime(source, k);
-    waiting[k] = instance.messages[k].destinations;
-    for (size_t at = 0; at < waiting[k].size(); ++at) {
-      const int d = waiting[k][at];
+    bool first = true;
+    for (int d : instance.messages[k].destinations) {
       const size_t c = static_cast<size_t>(k) * n + d;
-      slot[c] = static_cast<int>(at);
+      waiting[static_cast<size_t>(k) * words + d / 64] |= std::uint64_t{1} << (d % 64);
       receive[c] = instance.recvTime(d, k);
       weight[c] = send + instance.wireTime(source, d, k) + receive[c];
       from[c] = source;
       const Edge e{weight[c], d, source};
-      if (at == 0 || lighter(e, messageBest[k])) messageBest[k] = e;
+      if (first || lighter(e, messageBest[k])) messageBest[k] = e;
+      first = false;
     }
   }
   auto lighterMessage = [&](int a, int b) {
@@ -110,34 +113,40 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
     return lighter(x, y) || (!lighter(y, x) && a < b);
   };
   Tournament tournament(messages, lighterMessage);
-  for (int k = 0; k < messages; ++k) tournament.update(k, !waiting[k].empty());
+  for (int k = 0; k < messages; ++k) tournament.update(k, !instance.messages[k].destinations.empty());
   for (int k; (k = tournament.least()) >= 0;) {
     const int i = messageBest[k].from, j = messageBest[k].to;
     timeline.commit(i, j, k);
-    std::vector<int>& left = waiting[k];
-    int* at = &slot[static_cast<size_t>(k) * n];
-    left[at[j]] = left.back();
-    at[left[at[j]]] = at[j];
-    left.pop_back();
-    // One pass over B_k: offer j's edges and find the new lightest; d is
-    // distinct per entry, so weight then d decides.
+    std::uint64_t* left = &waiting[static_cast<size_t>(k) * words];
+    left[j / 64] &= ~(std::uint64_t{1} << (j % 64));
+    // One pass over B_k, the hot loop of FEF (O(N) per step, O(N^3) for
+    // all-to-all): offer j's edges and find the new lightest, the lower
+    // receiver on equal weight (the index order does that with a strict
+    // comparison). Equal weights are rare with real costs: tested last.
     const double send = instance.sendTime(j, k), bytes = instance.messages[k].bytes;
     const double* link = &instance.linkPerByte[static_cast<size_t>(j) * n];
     double* bestWeight = &weight[static_cast<size_t>(k) * n];
     int* bestFrom = &from[static_cast<size_t>(k) * n];
     const double* recv = &receive[static_cast<size_t>(k) * n];
-    double leastWeight = 0.0;
+    double leastWeight = std::numeric_limits<double>::infinity();
     int leastTo = -1;
-    for (int d : left) {
-      const double w = send + link[d] * bytes + recv[d];
-      double b = bestWeight[d];
-      if (w < b || (w == b && j < bestFrom[d])) b = bestWeight[d] = w, bestFrom[d] = j;
-      if (leastTo < 0 || b < leastWeight || (b == leastWeight && d < leastTo)) leastWeight = b, leastTo = d;
+    for (int w = 0; w < words; ++w) {
+      for (std::uint64_t bits = left[w]; bits != 0; bits &= bits - 1) {
+        const int d = w * 64 + std::countr_zero(bits);
+        const double x = send + link[d] * bytes + recv[d];
+        double b = bestWeight[d];
+        if (x < b) [[unlikely]] {
+          b = bestWeight[d] = x, bestFrom[d] = j;
+        } else if (x == b && j < bestFrom[d]) [[unlikely]] {
+          bestFrom[d] = j;
+        }
+        if (b < leastWeight) leastWeight = b, leastTo = d;  // weights are finite
+      }
     }
     if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, bestFrom[leastTo]};
     tournament.update(k, leastTo >= 0);
   }
-  return timeline.plan();
+  return timeline.takePlan();
 }
 
 // §4.2 (and ECFP, §5): the task of earliest completion over all messages.
@@ -147,7 +156,7 @@ MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool pr
     const MulticastTaskKey best = candidates.bestTask();
     candidates.commit(best.sender, best.receiver, best.message);
   }
-  return candidates.plan();
+  return candidates.takePlan();
 }
 
 // §4.3's scheme shared by WR, EAF, RR and RRS: a rule picks the receiver;
@@ -186,7 +195,7 @@ class ReceiverFirst {
     return i;
   }
 
-  MulticastPlan plan() const { return candidates_.plan(); }
+  MulticastPlan takePlan() { return candidates_.takePlan(); }
 
  private:
   const MulticastInstance& instance_;
@@ -235,7 +244,7 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
     receivers.update(j, state.needs(j));
     if (senderMoves) receivers.update(i, state.needs(i));
   }
-  return state.plan();
+  return state.takePlan();
 }
 
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
@@ -260,7 +269,7 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
     state.serve(j);
     waiting.set(j, state.needs(j));
   }
-  return state.plan();
+  return state.takePlan();
 }
 
 }  // namespace
@@ -294,7 +303,7 @@ Outcome<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
     if (!timeline.pending(c.message, c.to)) return PlanError{which + ": the receiver does not need the message"};
     timeline.commit(c.from, c.to, c.message);
   }
-  return timeline.plan();
+  return timeline.takePlan();
 }
 
 Outcome<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
@@ -307,7 +316,7 @@ Outcome<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
     state.serve(j);
   }
   if (!state.done()) return PlanError{"the receiver order ends before every destination is served"};
-  return state.plan();
+  return state.takePlan();
 }
 
 }  // namespace hnow::planner

@@ -8,16 +8,19 @@ MulticastTimeline::MulticastTimeline(const MulticastInstance& instance, bool pre
     : instance_(instance), preemptive_(preemptive), n_(instance.nodeCount()) {
   size_t deliveries = 0;
   for (const MulticastMessage& m : instance.messages) deliveries += m.destinations.size();
-  tasks_.reserve(n_ + 2 * deliveries);
   transfers_.reserve(deliveries);
-  tasks_.resize(n_);  // the heads
-  tail_.resize(n_);
+  tailEnd_.assign(n_, 0.0);
   changes_.assign(n_, 0);
   listLength_.assign(n_, 0);
-  lastSend_.resize(n_);
-  for (int v = 0; v < n_; ++v) tail_[v] = lastSend_[v] = v;
   const size_t cells = static_cast<size_t>(instance.messageCount()) * n_;
-  receiveTask_.assign(cells, -1);
+  if (preemptive_) {
+    tasks_.reserve(n_ + 2 * deliveries);
+    tasks_.resize(n_);  // the heads
+    tail_.resize(n_);
+    lastSend_.resize(n_);
+    for (int v = 0; v < n_; ++v) tail_[v] = lastSend_[v] = v;
+    receiveTask_.assign(cells, -1);
+  }
   holds_.assign(cells, 0);
   pending_.assign(cells, 0);
   for (int k = 0; k < instance.messageCount(); ++k) {
@@ -27,7 +30,6 @@ MulticastTimeline::MulticastTimeline(const MulticastInstance& instance, bool pre
 }
 
 MulticastTimeline::Slot MulticastTimeline::slotFor(int i, int k) const {
-  if (!preemptive_) return {tail_[i], tasks_[tail_[i]].end};
   // Figure 16: after the last send (sends keep their order) and after the
   // receive of m_k (a node relays only what it holds)...
   int target = lastSend_[i];
@@ -58,18 +60,31 @@ int MulticastTimeline::newTask(const Task& task) {
 }
 
 void MulticastTimeline::commit(int i, int j, int k) {
-  const Slot slot = slotFor(i, k);
   MulticastTransfer x;
   x.message = k;
   x.from = i;
   x.to = j;
+  const Slot slot = preemptive_ ? slotFor(i, k) : Slot{-1, tailEnd_[i]};
   x.sendStart = slot.start;
-  x.sendEnd = slot.start + instance_.sendTime(i, k);
+  x.sendEnd = x.sendStart + instance_.sendTime(i, k);
   x.posted = receiveAvailable(j);
   x.recvStart = std::max(arrivalAfter(x.sendEnd, instance_.wireTime(i, j, k)), x.posted);
   x.recvEnd = x.recvStart + instance_.recvTime(j, k);
-  const int transfer = static_cast<int>(transfers_.size());
+  if (preemptive_) {
+    commitPreemptive(i, j, k, slot, x);
+  } else {  // §4: both tasks are appended
+    tailEnd_[i] = x.sendEnd;
+    tailEnd_[j] = x.recvEnd;
+  }
   transfers_.push_back(x);
+  holds_[k * n_ + j] = 1;
+  pending_[k * n_ + j] = 0;
+  ++changes_[i], ++changes_[j];
+  ++listLength_[i], ++listLength_[j];
+}
+
+void MulticastTimeline::commitPreemptive(int i, int j, int k, const Slot& slot, const MulticastTransfer& x) {
+  const int transfer = static_cast<int>(transfers_.size());
 
   // Figure 13: the send goes right after `slot.after`. A receive that now
   // follows it is posted when the send ends; its processing is unchanged
@@ -80,28 +95,45 @@ void MulticastTimeline::commit(int i, int j, int k) {
   lastSend_[i] = send;
   if (int following = tasks_[send].next; following != -1)
     transfers_[tasks_[following].transfer].posted = x.sendEnd;
+  tailEnd_[i] = tasks_[tail_[i]].end;
 
   // Figure 14: the receive is appended.
   const int receive = newTask({false, k, i, transfer, x.recvEnd, x.recvStart, -1});
   tasks_[tail_[j]].next = receive;
   tail_[j] = receive;
+  tailEnd_[j] = x.recvEnd;
   receiveTask_[k * n_ + j] = receive;
-  holds_[k * n_ + j] = 1;
-  pending_[k * n_ + j] = 0;
-  ++changes_[i], ++changes_[j];
-  ++listLength_[i], ++listLength_[j];
+}
+
+void MulticastTimeline::fillTaskLists(MulticastPlan& out) const {
+  out.taskLists.resize(n_);
+  for (int v = 0; v < n_; ++v) out.taskLists[v].reserve(listLength_[v]);
+  if (!preemptive_) {  // appended in scheduling order
+    for (int t = 0; t < static_cast<int>(transfers_.size()); ++t) {
+      const MulticastTransfer& x = transfers_[t];
+      out.taskLists[x.from].push_back({true, x.message, x.to, t});
+      out.taskLists[x.to].push_back({false, x.message, x.from, t});
+    }
+  } else {
+    for (int v = 0; v < n_; ++v)
+      for (int t = tasks_[v].next; t != -1; t = tasks_[t].next)
+        out.taskLists[v].push_back({tasks_[t].send, tasks_[t].message, tasks_[t].peer, tasks_[t].transfer});
+  }
+  for (const MulticastTransfer& x : transfers_) out.makespan = std::max(out.makespan, x.recvEnd);
 }
 
 MulticastPlan MulticastTimeline::plan() const {
   MulticastPlan out;
+  fillTaskLists(out);
   out.transfers = transfers_;
-  out.taskLists.resize(n_);
-  for (int v = 0; v < n_; ++v) {
-    out.taskLists[v].reserve(listLength_[v]);
-    for (int t = tasks_[v].next; t != -1; t = tasks_[t].next)
-      out.taskLists[v].push_back({tasks_[t].send, tasks_[t].message, tasks_[t].peer, tasks_[t].transfer});
-  }
-  for (const MulticastTransfer& x : transfers_) out.makespan = std::max(out.makespan, x.recvEnd);
+  return out;
+}
+
+MulticastPlan MulticastTimeline::takePlan() {
+  MulticastPlan out;
+  fillTaskLists(out);
+  out.transfers = std::move(transfers_);
+  transfers_.clear();
   return out;
 }
 

@@ -27,11 +27,9 @@ class MulticastTimeline {
 
   // When i could start sending m_k: Avail_i, or Figure 16's SendAvailable.
   // Without preemption this is the end of the list, O(1).
-  double sendAvailable(int i, int k) const {
-    return preemptive_ ? slotFor(i, k).start : tasks_[tail_[i]].end;
-  }
+  double sendAvailable(int i, int k) const { return preemptive_ ? slotFor(i, k).start : tailEnd_[i]; }
   // When j could post a new receive: Avail_j, or Figure 15's ReceiveAvailable.
-  double receiveAvailable(int j) const { return tasks_[tail_[j]].end; }
+  double receiveAvailable(int j) const { return tailEnd_[j]; }
   // Equation 6 with the above: when j would finish receiving m_k from i.
   double completeTime(int i, int j, int k) const;
   // Equations 5 and 6 from their parts, the one place the arithmetic is
@@ -58,6 +56,8 @@ class MulticastTimeline {
 
   // The transfers in scheduling order and each node's task list.
   MulticastPlan plan() const;
+  // The same, moving the transfers out: the timeline is left empty.
+  MulticastPlan takePlan();
 
  private:
   struct Task {
@@ -76,10 +76,16 @@ class MulticastTimeline {
 
   Slot slotFor(int i, int k) const;
   int newTask(const Task& task);
+  void commitPreemptive(int i, int j, int k, const Slot& slot, const MulticastTransfer& x);
+  void fillTaskLists(MulticastPlan& out) const;
 
   const MulticastInstance& instance_;
   bool preemptive_;
   int n_;
+  // Without preemption every task is appended, so the lists are the
+  // transfers in order and only each list's end is kept (tailEnd_). With
+  // preemption the lists are linked in a pool of tasks.
+  std::vector<double> tailEnd_;    // [v]: completion of v's last task (0 if none)
   std::vector<Task> tasks_;        // pool; tasks_[v] is node v's list head (a sentinel ending at 0)
   std::vector<int> tail_;          // last task of each list
   std::vector<int> lastSend_;      // last send of each list, or its head
