@@ -11,9 +11,14 @@ namespace hnow::planner {
 // Seed 000 §3 / Theorem 4.1: with no idle senders a schedule is fixed by the
 // order in which nodes become ready; each next node is served by whichever
 // ready node can finish a send earliest (ties: the source, then the faster
-// sender, then the node ready first). `order` lists every node but the source.
+// sender, then the slot created first). `order` lists every node but the source.
 Schedule scheduleFromReadyOrder(std::span<const double> sendTime, int source,
                                 std::span<const int> order);
+
+// The two decoders behind scheduleFromReadyOrder (per speed class, or one
+// queue for all); they must agree exactly. For tests only.
+Schedule scheduleFromReadyOrderForTesting(std::span<const double> sendTime, int source,
+                                          std::span<const int> order, bool byClass);
 
 // Seed 000 §3: fastest-node-first. Receivers in non-decreasing t (ties by
 // index), each served by the sender that can finish earliest. O(n log n).

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -118,6 +119,32 @@ TEST_CASE("the broadcast lower bound never exceeds the optimum") {
   }
   std::vector<double> equal(8, 1.0);
   CHECK(broadcastLowerBound(equal, 0) == doctest::Approx(3));  // tight when homogeneous
+}
+
+TEST_CASE("the per-class and the single-queue decoders agree transfer for transfer") {
+  std::mt19937 rng(50);
+  for (int trial = 0; trial < 200; ++trial) {
+    int n = 2 + trial % 60;
+    // Few classes with integer times (many ties), or every node its own time.
+    std::vector<double> t = trial % 2 ? randomCluster(rng, n, 1 + trial % 4) : std::vector<double>{};
+    std::uniform_real_distribution<double> any(0.5, 4.0);
+    if (t.empty())
+      for (int i = 0; i < n; ++i) t.push_back(any(rng));
+    int source = trial % n;
+    std::vector<int> order;
+    for (int v = 0; v < n; ++v)
+      if (v != source) order.push_back(v);
+    std::shuffle(order.begin(), order.end(), rng);
+    Schedule a = scheduleFromReadyOrderForTesting(t, source, order, true);
+    Schedule b = scheduleFromReadyOrderForTesting(t, source, order, false);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].from == b[i].from);
+      CHECK(a[i].to == b[i].to);
+      CHECK(a[i].start == b[i].start);
+    }
+    validMakespan(t, source, a);
+  }
 }
 
 TEST_CASE("FNF plans a million nodes") {
