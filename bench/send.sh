@@ -4,6 +4,9 @@
 # predicted; against the fluid lower bound; peak resident memory per agent.
 #   bench/send.sh                   1 GiB to 8 agents (about 12-14 minutes)
 #   bench/send.sh --size 268435456  a smaller file
+#   bench/send.sh --lab open        every downlink 400, slow uplinks 25 (the
+#                                   lab of docs/pipelined-broadcast.md, where
+#                                   the bound is the sum of the uplinks)
 #   HNOW_BUILD_DIR=dir bench/send.sh
 # The lab is `hnow demo`'s (daemon/cli/demo_command.h): hnowd 400 Mbit/s up;
 # agents round-robin fast 400/400, medium 100/400 (new-wing), slow 50/200
@@ -15,11 +18,13 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 SIZE=$((1 << 30))
 AGENTS=8
+LAB=demo
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) SIZE=$2; shift 2 ;;
     --agents) AGENTS=$2; shift 2 ;;
-    *) echo "usage: bench/send.sh [--size BYTES] [--agents N]" >&2; exit 2 ;;
+    --lab) LAB=$2; shift 2 ;;
+    *) echo "usage: bench/send.sh [--size BYTES] [--agents N] [--lab demo|open]" >&2; exit 2 ;;
   esac
 done
 HNOW=$(realpath "$BUILD_DIR/daemon/hnow")
@@ -33,17 +38,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+case "$LAB" in
+  demo) SLOW_UP=50 SLOW_DOWN=200 ;;
+  open) SLOW_UP=25 SLOW_DOWN=400 ;;
+  *) echo "bench/send.sh: --lab demo|open" >&2; exit 2 ;;
+esac
 ups=() downs=() sites=()
 for ((i = 0; i < AGENTS; i++)); do
   case $((i % 3)) in
     0) ups+=(400) downs+=(400) sites+=(new-wing) ;;
     1) ups+=(100) downs+=(400) sites+=(new-wing) ;;
-    2) ups+=(50) downs+=(200) sites+=(old-wing) ;;
+    2) ups+=("$SLOW_UP") downs+=("$SLOW_DOWN") sites+=(old-wing) ;;
   esac
 done
 join() { local IFS=,; echo "$*"; }
 
-echo "# hnow send: $SIZE bytes to $AGENTS agents"
+echo "# hnow send: $SIZE bytes to $AGENTS agents, lab '$LAB' (slow class $SLOW_UP up / $SLOW_DOWN down Mbit/s)"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
 echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -57,7 +67,7 @@ peakMiB() {
   local max=0 pid kb
   for f in "$DIR"/cluster/pids/agent-*.pid; do
     pid=$(cat "$f")
-    kb=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' "/proc/$pid/status")
+    kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
     [ "${kb:-0}" -gt "$max" ] && max=$kb
   done
   echo $((max / 1024))
