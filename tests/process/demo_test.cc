@@ -60,3 +60,12 @@ TEST_CASE("hnow demo sends with auto and the three baselines, every copy verifie
   CHECK(left == 0);  // the cluster's directory, the file and every copy are gone
   CHECK(processesNaming(dir.path.string()) == 0);
 }
+
+TEST_CASE("hnow local up refuses per-agent lists of the wrong length before starting anything") {
+  TempDir dir;
+  for (const char* option : {"--sites a,b", "--downlink-mbps 10,20", "--uplink-mbps 0"}) {
+    auto r = runCommand(kHnow + " local up --dir " + (dir.path / "c").string() + " --agents 3 " + std::string(option));
+    CHECK_MESSAGE(r.status == 2, option);
+    CHECK_FALSE(fs::exists(dir.path / "c" / "pids"));
+  }
+}
