@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hnow's set-up on a fresh Debian 12 machine: installs what is missing,
 # builds, then runs the demo or the tests.
-#   ./dev.sh demo    install, build, run hnow's main job on the embedded default
+#   ./dev.sh demo    install, build, run `hnow demo` (a local lab, a 64 MiB file)
 #   ./dev.sh test    install, build, run the whole test suite
 #   ./dev.sh build   install and build only
 set -euo pipefail
@@ -34,8 +34,10 @@ case "${1:-}" in
   demo)
     install_missing
     build
-    # The main job for now: plan a broadcast on the example lab and draw it.
-    "$BUILD_DIR"/daemon/hnow plan examples/broadcast.toml --svg "$BUILD_DIR"/broadcast.svg
+    # hnow's main job: a file onto every PC of a local emulated lab, along the
+    # planned tree and along the baselines. 64 MiB takes about a minute on 2
+    # cores (hnow demo alone sends 256 MiB).
+    "$BUILD_DIR"/daemon/hnow demo --size $((64 << 20)) --gantt "$BUILD_DIR"/demo.svg
     ;;
   test)
     install_missing

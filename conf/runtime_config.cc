@@ -103,7 +103,7 @@ TlsConfig readTls(TableReader& t, const std::string& baseDir, bool connecting) {
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
                "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
-               "login_timeout_s", "tls"});
+               "login_timeout_s", "uplink_mbps", "tls"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -124,6 +124,9 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   }
   c.loginTimeoutSeconds = readBounded(t, "login_timeout_s", c.loginTimeoutSeconds, 0, 3600,
                                       "seconds > 0 and at most 3600");
+  c.uplinkMbps = t.optionalNumber("uplink_mbps").value_or(0.0);
+  if (!(c.uplinkMbps >= 0 && c.uplinkMbps <= 100000))
+    t.failAt("uplink_mbps", "'uplink_mbps' must be from 0 (not known) to 100000 Mbit/s");
   if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, false);
   return c;
 }

@@ -34,6 +34,9 @@ struct CoordinatorConfig {
   std::string logLevel = "info";
   int maxUnauthenticated = 64;         // connections waiting to log in
   double loginTimeoutSeconds = 10.0;   // ...each for at most this long
+  // hnowd's uplink as a send's source, Mbit/s; it is also paced to it.
+  // 0: not known, taken as fast as the fastest agent's.
+  double uplinkMbps = 0.0;
   TlsConfig tls;
 };
 

@@ -174,6 +174,15 @@ struct SendReport {
   predictedS @3 :Float64;
   elapsedS @4 :Float64;
   copies @5 :List(CopyStatus);
+  considered @6 :List(PlanOption);
+  # what `auto` weighed (or the one algorithm's two predictions)
+  fluidBoundS @7 :Float64;
+}
+
+struct PlanOption {
+  algo @0 :Text;
+  mode @1 :Text;
+  predictedS @2 :Float64;
 }
 
 interface ClientSession {

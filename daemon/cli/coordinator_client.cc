@@ -23,6 +23,8 @@ daemon::SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   s.size = in.getSize();
   s.predictedS = in.getPredictedS();
   s.elapsedS = in.getElapsedS();
+  s.fluidBoundS = in.getFluidBoundS();
+  for (auto o : in.getConsidered()) s.considered.push_back({o.getAlgo(), o.getMode(), o.getPredictedS()});
   for (auto c : in.getCopies()) {
     daemon::CopyStatus copy;
     copy.node = c.getNode();

@@ -141,7 +141,8 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   ::chmod(secret.c_str(), 0600);
 
   // Port 0 first; once hnowd has bound, the config is pinned to that port.
-  const std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
+  std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
+  if (options.sourceUplinkMbps > 0) hnowdHead += "uplink_mbps = " + std::to_string(options.sourceUplinkMbps) + "\n";
   if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead)) return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
   const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);
@@ -158,14 +159,18 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
     const std::string name = "agent-" + std::to_string(i + 1);
     const LabClass& lab = kLab[i % 3];
     const bool given = !options.uplinkMbps.empty();
-    const double mbps = given ? options.uplinkMbps[options.uplinkMbps.size() == 1 ? 0 : i] : lab.mbps;
+    // A list of one applies to every agent.
+    auto pick = [i](const auto& list) { return list[list.size() == 1 ? 0 : static_cast<std::size_t>(i)]; };
+    const double mbps = given ? pick(options.uplinkMbps) : lab.mbps;
+    const double down = options.downlinkMbps.empty() ? mbps : pick(options.downlinkMbps);
+    const std::string site = !options.sites.empty() ? pick(options.sites) : given ? "local" : lab.site;
     const fs::path data = dir / "agents" / name;
     fs::create_directories(data / "files");
-    std::string text = "name = " + quoted(name) + "\nsite = " + quoted(given ? "local" : lab.site) +
+    std::string text = "name = " + quoted(name) + "\nsite = " + quoted(site) +
                        "\ncoordinator = " + quoted(address) + "\ndata_dir = " + quoted(name) +
                        "\nsecret_file = \"../secret\"\nroots = [" + quoted((data / "files").string()) +
                        "]\nheartbeat_interval_s = 0.5\nprobe_interval_s = 30\n\n[emulate]\n" +
-                       "uplink_mbps = " + std::to_string(mbps) + "\ndownlink_mbps = " + std::to_string(mbps) +
+                       "uplink_mbps = " + std::to_string(mbps) + "\ndownlink_mbps = " + std::to_string(down) +
                        "\ncompute_factor = " + std::to_string(given ? 1.0 : lab.computeFactor) + "\n";
     const fs::path config = dir / "agents" / (name + ".toml");
     if (!writeConfig(config, text) || !launcher.start(name, agent, config)) return 1;
@@ -184,21 +189,29 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
 
 }  // namespace
 
+std::string localUpProblem(const LocalUpOptions& options) {
+  if (options.agents < 1 || options.agents > 64) return "--agents must be from 1 to 64";
+  const auto n = static_cast<std::size_t>(options.agents);
+  auto badCount = [n](std::size_t size) { return size != 0 && size != 1 && size != n; };
+  const std::string each = ", or one per agent (" + std::to_string(n) + ")";
+  if (badCount(options.uplinkMbps.size())) return "give one --uplink-mbps value" + each;
+  if (badCount(options.downlinkMbps.size())) return "give one --downlink-mbps value" + each;
+  if (badCount(options.sites.size())) return "give one --sites label" + each;
+  for (const auto* list : {&options.uplinkMbps, &options.downlinkMbps})
+    for (double r : *list)
+      if (!(r > 0 && r <= 100000)) return "rates must be > 0 and at most 100000 Mbit/s";
+  if (!(options.sourceUplinkMbps >= 0 && options.sourceUplinkMbps <= 100000))
+    return "--source-uplink-mbps must be from 0 to 100000";
+  for (const auto& site : options.sites)
+    if (site.empty()) return "a site label cannot be empty";
+  return "";
+}
+
 int runLocalUp(const LocalUpOptions& options) {
-  if (options.agents < 1 || options.agents > 64) {
-    std::fprintf(stderr, "hnow: --agents must be from 1 to 64\n");
+  if (std::string problem = localUpProblem(options); !problem.empty()) {
+    std::fprintf(stderr, "hnow: %s\n", problem.c_str());
     return 2;
   }
-  if (!options.uplinkMbps.empty() && options.uplinkMbps.size() != 1 &&
-      options.uplinkMbps.size() != static_cast<std::size_t>(options.agents)) {
-    std::fprintf(stderr, "hnow: give one --uplink-mbps value, or one per agent (%d)\n", options.agents);
-    return 2;
-  }
-  for (double r : options.uplinkMbps)
-    if (!(r > 0 && r <= 100000)) {
-      std::fprintf(stderr, "hnow: --uplink-mbps values must be > 0 and at most 100000\n");
-      return 2;
-    }
   std::error_code error;
   const fs::path dir = fs::weakly_canonical(fs::absolute(options.dir), error);
   if (!livePids(dir).empty()) {

@@ -19,7 +19,17 @@ struct LocalUpOptions {
   int agents = 4;
   // One rate per agent (or one for all); empty: a three-class lab.
   std::vector<double> uplinkMbps;
+  // One per agent (or one for all); empty: equal to the uplink.
+  std::vector<double> downlinkMbps;
+  // One site label per agent (or one for all); empty: the lab's rooms, or
+  // "local" when rates are given.
+  std::vector<std::string> sites;
+  // hnowd's uplink as a send's source (its `uplink_mbps`); 0: not set.
+  double sourceUplinkMbps = 0;
 };
+
+// Checks the per-agent lists; empty when fine, else the message.
+std::string localUpProblem(const LocalUpOptions& options);
 
 struct LocalDownOptions {
   std::string dir;

@@ -2,6 +2,7 @@
 // (slow to compile); each subcommand's work lives in its own *_command.cc.
 #include <CLI/CLI.hpp>
 
+#include "cli/demo_command.h"
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
 #include "cli/send_command.h"
@@ -63,6 +64,12 @@ int main(int argc, char** argv) {
   upCommand->add_option("--uplink-mbps", localUp.uplinkMbps,
                         "Emulated uplink per agent, comma-separated (default: a three-class lab)")
       ->delimiter(',');
+  upCommand->add_option("--downlink-mbps", localUp.downlinkMbps,
+                        "Emulated downlink per agent, comma-separated (default: the uplink)")
+      ->delimiter(',');
+  upCommand->add_option("--sites", localUp.sites, "Site label per agent, comma-separated")->delimiter(',');
+  upCommand->add_option("--source-uplink-mbps", localUp.sourceUplinkMbps,
+                        "hnowd's uplink as the source of sends (its uplink_mbps)");
   CLI::App* downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
   downCommand->add_option("--dir", localDown.dir, "The directory given to local up")->required();
 
@@ -78,6 +85,15 @@ int main(int argc, char** argv) {
   sendCommand->add_flag("--json", send.json, "Print JSON for scripts");
   sendCommand->add_option("--gantt", send.ganttPath, "Write planned and actual bars to this SVG file");
 
+  hnow::cli::DemoOptions demo;
+  CLI::App* demoCommand = app.add_subcommand(
+      "demo", "Start a local 8-agent lab, send a file with auto and the baselines, compare, stop");
+  demoCommand->add_option("--agents", demo.agents, "Number of agents (default 8)")->check(CLI::Range(1, 64));
+  demoCommand->add_option("--size", demo.size, "Bytes to send (default 256 MiB)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  demoCommand->add_flag("--json", demo.json, "Print {\"runs\": [...]} for scripts");
+  demoCommand->add_option("--gantt", demo.ganttPath, "Where to write the auto run's Gantt chart (hnow-demo.svg)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -85,6 +101,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
+  if (demoCommand->parsed()) return hnow::cli::runDemo(demo);
   status.configPath = setRate.configPath = ops.configPath = send.configPath = clientConfig;
   if (sendCommand->parsed()) return hnow::cli::runSendCommand(send);
   if (statusCommand->parsed()) return hnow::cli::runStatusCommand(status);

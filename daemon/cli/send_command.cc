@@ -86,6 +86,16 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   std::snprintf(line, sizeof line, "sent %s (%s) along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
                 bytesText(static_cast<double>(s.size)).c_str(), s.algo.c_str(), s.predictedS, s.elapsedS);
   out += line;
+  // What the plan was chosen over: auto's two candidates, or one tree's two modes.
+  for (const auto& o : s.considered) {
+    std::snprintf(line, sizeof line, "  weighed %-10s %-18s predicted %8.2f s\n", o.algo.c_str(), o.mode.c_str(),
+                  o.predictedSeconds);
+    out += line;
+  }
+  if (s.fluidBoundS > 0) {
+    std::snprintf(line, sizeof line, "  fluid lower bound %.2f s\n", s.fluidBoundS);
+    out += line;
+  }
   std::snprintf(line, sizeof line, "%-12s %-12s %10s %10s  %s\n", "node", "parent", "planned_s", "finished_s", "path");
   out += line;
   std::string ok, failed;

@@ -23,7 +23,8 @@ struct SendOptions {
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for bad options.
 int runSendCommand(const SendOptions& options);
 
-// {"predicted_s", "actual_s", "algo", "size", "copies": [{"node", "path",
+// {"algo", "size", "predicted_s", "actual_s", "considered": [{"algo", "mode",
+// "predicted_s"}], "fluid_bound_s", "copies": [{"node", "path",
 // "sha256", "finished_s", "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);

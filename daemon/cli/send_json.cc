@@ -25,6 +25,11 @@ std::string sendJson(const daemon::SendStatus& s) {
   root["size"] = s.size;
   root["predicted_s"] = s.predictedS;
   root["actual_s"] = s.elapsedS;
+  nlohmann::ordered_json considered = nlohmann::ordered_json::array();
+  for (const auto& o : s.considered)
+    considered.push_back({{"algo", o.algo}, {"mode", o.mode}, {"predicted_s", o.predictedSeconds}});
+  root["considered"] = std::move(considered);
+  root["fluid_bound_s"] = s.fluidBoundS;
   root["copies"] = std::move(copies);
   root["failed"] = std::move(failed);
   return root.dump(2) + "\n";

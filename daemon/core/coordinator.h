@@ -63,6 +63,8 @@ class Coordinator {
   std::size_t connectedCount() const;
   // The newest `limit` operation records, newest first.
   std::vector<OperationRecord> operations(std::size_t limit) { return operations_.newest(limit); }
+  // Where other services (sends) record their operations.
+  OperationLog& operationLog() { return operations_; }
 
   // Issue 6: the sends in progress hear of reports and losses; main() sets it.
   void setTransferObserver(TransferObserver* observer) { observer_ = observer; }

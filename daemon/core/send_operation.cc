@@ -93,6 +93,8 @@ SendStatus SendOperation::status() const {
   s.algo = tree_.algo;
   s.size = size_;
   s.predictedS = tree_.predictedSeconds;
+  s.considered = tree_.considered;
+  s.fluidBoundS = tree_.fluidBoundSeconds;
   s.elapsedS = seconds((s.finished ? ended_ : clock_.now()) - started_);
   for (std::size_t i = 1; i < copies_.size(); ++i) {
     CopyStatus c = copies_[i];

@@ -50,6 +50,8 @@ struct SendStatus {
   double predictedS = 0.0;
   double elapsedS = 0.0;  // until the last copy finished, once finished
   std::vector<CopyStatus> copies;
+  std::vector<PlanOption> considered;  // SendTree::considered
+  double fluidBoundS = 0.0;
 };
 
 class SendOperation {

@@ -1,12 +1,11 @@
 #pragma once
 // The tree a file is pushed along, from the rate table: the adapter between
-// planner/ and the data plane. Node 0 is the source (hnowd), 1..n the
-// agents. Today the tree comes from the store-and-forward schedules of seed
-// 000/001 (each transfer from -> to becomes parent[to] = from) and its time
-// is predicted for pipelined chunks; the size-aware pipelined planner
-// (branch `pipeline`, planner/) replaces planSendTree's body, nothing else.
+// planner/ (broadcast_choice.h) and the data plane. Node 0 is the source
+// (hnowd), 1..n the agents. The data plane always relays chunks as they
+// arrive (it has no store-and-forward mode), so every plan, the seeds' FNF
+// and LCF included, runs as its tree pipelined and is predicted that way;
+// `considered` keeps the predictions `auto` chose by.
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,27 +19,33 @@ struct TreeNode {
   planner::NodeRates rates;
 };
 
+// One plan `auto` weighed, for the report.
+struct PlanOption {
+  std::string algo;  // fnf, lcf, pipelined, ...
+  std::string mode;  // "pipelined" or "store-and-forward"
+  double predictedSeconds = 0.0;
+};
+
 struct SendTree {
-  std::string algo;            // the algorithm used ("auto" resolved to one)
+  std::string algo;            // the algorithm used ("auto" resolved: "pipelined", "fnf", "lcf")
   std::vector<int> parent;     // parent[0] = -1
   std::vector<double> finish;  // predicted finish per node, seconds
-  double predictedSeconds = 0.0;
+  double predictedSeconds = 0.0;  // the tree run pipelined
+  // auto: the store-and-forward candidate and the pipelined tree, in that
+  // order; another algo: its own plan only.
+  std::vector<PlanOption> considered;
+  double fluidBoundSeconds = 0.0;  // issue 6's fluid lower bound for this send
+  std::string error;               // non-empty: nothing could be planned
 };
 
 // auto|fnf|optimal|lcf|binomial|chain|flat
 bool knownSendAlgo(const std::string& algo);
 
-// `nodes[0]` is the source; its uplink is what it will be paced at.
-// `auto` takes the tree with the smallest predicted pipelined time among
-// fnf, binomial, chain, flat (and lcf when the agents span several sites).
+// `nodes[0]` is the source; its uplink is what it will be paced at. `auto`:
+// planner::chooseBroadcastPlan, the faster of store-and-forward (FNF, or LCF
+// when the agents carry two or more site labels) and the max-bottleneck
+// pipelined tree. Another algo: its tree, with both predictions in `considered`.
 SendTree planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes,
                       std::uint64_t size, std::uint32_t chunkBytes);
-
-// Pipelined time of a tree: a node receives at the smallest of its parent's
-// incoming rate, its parent's uplink shared by the parent's children, and
-// its own downlink; its first chunk waits one chunk time per hop.
-std::vector<double> predictPipelined(const std::vector<int>& parent,
-                                     const std::vector<TreeNode>& nodes, std::uint64_t size,
-                                     std::uint32_t chunkBytes);
 
 }  // namespace hnow::daemon

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "transport/auth.h"
@@ -54,6 +56,14 @@ std::string sha256OfFile(int fd, std::string& hex) {
   return std::string(reinterpret_cast<char*>(digest), 32);
 }
 
+// A JSON number; an infinite prediction (a rate of 0) as null.
+std::string jsonNumber(double x) {
+  if (!std::isfinite(x)) return "null";
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3f", x);
+  return out;
+}
+
 // Commands to the agents of one send, by name through the coordinator.
 struct LinkCommands final : SendCommands {
   LinkCommands(Coordinator& c, std::string t) : coordinator(c), token(std::move(t)) {}
@@ -72,11 +82,14 @@ struct SendService::Running {
   std::unique_ptr<LinkCommands> commands;
   std::unique_ptr<SendOperation> operation;
   bool released = false;
+  OperationId record = 0;
+  std::string summary;  // the record's JSON object, without its closing brace
 };
 
 SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& plane,
-                         std::string sourceAddress, const Clock& clock)
-    : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock) {
+                         std::string sourceAddress, const Clock& clock, double sourceUplinkBytesPerSecond)
+    : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
+      sourceUplink_(sourceUplinkBytesPerSecond) {
   coordinator_.setTransferObserver(this);
 }
 
@@ -119,18 +132,22 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     throw;
   }
 
-  // The source is paced like the fastest agent: its real uplink is not
-  // measured yet (hnowd runs no probe of itself).
-  double sourceUplink = 0;
+  // The source's uplink: configured (hnowd's `uplink_mbps`), else assumed
+  // as fast as the fastest agent's, since hnowd runs no probe of itself.
+  double sourceUplink = sourceUplink_;
   std::vector<TreeNode> nodes{{"hnowd", "", {}}};
   for (const AgentView& a : chosen) {
     nodes.push_back({a.record.name, a.record.site, a.record.rates});
-    sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+    if (sourceUplink_ <= 0) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
   }
   nodes[0].rates.uplinkBytesPerSecond = sourceUplink;
   nodes[0].rates.downlinkBytesPerSecond = sourceUplink;
-  plane_.setRates(sourceUplink, 0);
   SendTree tree = planSendTree(request.algo, nodes, size, transport::data::kChunkBytes);
+  if (!tree.error.empty()) {
+    ::close(fd);
+    transport::refuse("cannot plan the send: " + tree.error);
+  }
+  plane_.setRates(sourceUplink, 0);
 
   auto nonce = transport::freshNonce();
   std::string token(nonce.begin(), nonce.end());
@@ -147,6 +164,17 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   }
   spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, size,
                chosen.size(), tree.algo, tree.predictedSeconds);
+  for (const PlanOption& o : tree.considered)
+    spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
+  running->summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
+                     ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
+                     ",\"size\":" + std::to_string(size) + ",\"agents\":" + std::to_string(chosen.size()) +
+                     ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds);
+  try {
+    running->record = coordinator_.operationLog().begin("send", running->summary + "}");
+  } catch (const StateError& e) {
+    spdlog::error("recording a send: {}", e.what());  // the send goes ahead unrecorded
+  }
 
   // Prepare everywhere; each answer is (error, path). Held by pointer: GCC 12
   // warns falsely about strings inside kj's ExceptionOr.
@@ -183,6 +211,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
           for (const auto& agent : raw->agents)
             if (AgentLink* link = coordinator_.link(agent)) link->release(raw->token);
           plane_.release(raw->token);
+          finishRecord(raw->record, "failed", raw->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
           transport::refuse("refused: " + refusals);
         }
         raw->operation = std::make_unique<SendOperation>(clock_, kj::mv(tree), kj::mv(names), kj::mv(addresses),
@@ -192,6 +221,15 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         operations_[id] = kj::mv(running);
         return std::make_pair(id, raw->operation->status());
       });
+}
+
+void SendService::finishRecord(OperationId id, const std::string& status, const std::string& summary) {
+  if (id == 0) return;
+  try {
+    coordinator_.operationLog().finish(id, status, summary);
+  } catch (const StateError& e) {
+    spdlog::error("recording send {}: {}", id, e.what());  // the send itself is not affected
+  }
 }
 
 std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
@@ -233,6 +271,10 @@ void SendService::endIfFinished(Running& running) {
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
   spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies", s.elapsedS, s.predictedS,
                ok, s.copies.size());
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu}", s.elapsedS, ok,
+                s.copies.size() - ok);
+  finishRecord(running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers);
 }
 
 void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
@@ -261,6 +303,14 @@ void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
     w.setMessage(c.message);
     w.setCorruptChunks(c.corruptChunks);
   }
+  auto considered = out.initConsidered(static_cast<unsigned>(s.considered.size()));
+  for (std::size_t i = 0; i < s.considered.size(); ++i) {
+    auto w = considered[static_cast<unsigned>(i)];
+    w.setAlgo(s.considered[i].algo);
+    w.setMode(s.considered[i].mode);
+    w.setPredictedS(s.considered[i].predictedSeconds);
+  }
+  out.setFluidBoundS(s.fluidBoundS);
 }
 
 }  // namespace hnow::daemon

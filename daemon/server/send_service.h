@@ -27,9 +27,11 @@ struct SendRequest {
 
 class SendService final : public TransferObserver {
  public:
-  // `sourceAddress` is hnowd's data plane as agents reach it.
+  // `sourceAddress` is hnowd's data plane as agents reach it; hnowd sends
+  // at `sourceUplinkBytesPerSecond` (0: as fast as the fastest agent sends,
+  // an assumption, since hnowd runs no probe of itself).
   SendService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
-              const Clock& clock);
+              const Clock& clock, double sourceUplinkBytesPerSecond = 0);
   ~SendService() override;
 
   // Resolves once every agent has prepared; fails with the reason otherwise.
@@ -44,11 +46,13 @@ class SendService final : public TransferObserver {
  private:
   struct Running;
   void endIfFinished(Running& running);
+  void finishRecord(OperationId id, const std::string& status, const std::string& summary);
 
   Coordinator& coordinator_;
   transport::data::DataPlane& plane_;
   std::string sourceAddress_;
   const Clock& clock_;
+  double sourceUplink_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
   std::uint64_t nextOperation_ = 1;
 };

@@ -65,6 +65,11 @@ TEST_CASE("hnowd's config has defaults for everything but its directory and secr
   CHECK_FALSE(loaded->tls.enabled());
   CHECK(loaded->driftThreshold == 0.25);
   CHECK(loaded->logLevel == "info");
+  CHECK(loaded->uplinkMbps == 0);  // not known: sends assume the fastest agent's
+  auto paced = parseCoordinatorConfig(kCoordinatorBase + "uplink_mbps = 400\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(paced.ok());
+  CHECK(paced->uplinkMbps == 400);
+  CHECK(coordinatorError(kCoordinatorBase + "uplink_mbps = -1\n").find("'uplink_mbps' must be") != std::string::npos);
   CHECK(coordinatorError("secret_file = \"s\"\n") ==
         "hnowd.toml:1:1: missing key 'data_dir' in hnowd's config (hnowd's state directory)");
 }
@@ -73,7 +78,7 @@ TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "data_dir, drift_dwell_s, drift_threshold, ewma_weight, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, secret_file, tls)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, secret_file, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);

@@ -37,6 +37,11 @@ struct Cluster {
     runCommand(kHnow + " local down --dir " + dir.path.string());
     for (pid_t pid : pids) ::kill(pid, SIGKILL);  // anything that would not stop
   }
+  // hnowd's operation records, newest first.
+  nlohmann::json ops() const {
+    auto r = runCommand(kHnow + " --config " + (dir.path / "client.toml").string() + " ops --json");
+    return r.status == 0 ? nlohmann::json::parse(r.out)["operations"] : nlohmann::json::array();
+  }
   std::string send(const std::string& args) const {
     return kHnow + " --config " + (dir.path / "client.toml").string() + " send " + args;
   }
@@ -96,6 +101,18 @@ TEST_CASE("a send reaches every agent byte-identical; corrupt chunks are resent;
     corrupt += copy["corrupt_chunks"].get<std::uint64_t>();
   }
   CHECK(corrupt >= 4);  // 24 chunks per copy: every receiver caught at least one
+  auto ops = cluster.ops();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0]["kind"] == "send");
+  CHECK(ops[0]["status"] == "done");
+  CHECK(ops[0]["summary"]["algo"] == "auto");
+  CHECK(ops[0]["summary"]["plan"] == report["algo"]);
+  CHECK(ops[0]["summary"]["size"] == 3 << 20);
+  CHECK(ops[0]["summary"]["ok"] == 4);
+  CHECK(ops[0]["summary"]["failed"] == 0);
+  CHECK(ops[0]["summary"]["predicted_s"].get<double>() == doctest::Approx(report["predicted_s"].get<double>()).epsilon(0.01));
+  CHECK(ops[0]["summary"]["actual_s"].get<double>() == doctest::Approx(report["actual_s"].get<double>()).epsilon(0.01));
+  CHECK(report["considered"].size() == 2);  // auto's two candidates
   for (int a = 1; a <= 4; ++a) {
     CHECK(fs::exists(cluster.root(a) / "in" / "copy.bin"));
     CHECK(partFiles(cluster.root(a)) == 0);
@@ -115,6 +132,12 @@ TEST_CASE("a send reaches every agent byte-identical; corrupt chunks are resent;
   CHECK_FALSE(fs::exists(cluster.dir.path / "x"));
   CHECK_FALSE(fs::exists(cluster.dir.path / ".." / "x"));
   for (int a = 1; a <= 4; ++a) CHECK(partFiles(cluster.root(a)) == 0);
+  // A send refused by an agent is recorded as failed, with the reason.
+  auto records = cluster.ops();
+  REQUIRE(records.size() >= 2);
+  CHECK(records[0]["kind"] == "send");
+  CHECK(records[0]["status"] == "failed");
+  CHECK(records[0]["summary"]["error"].get<std::string>().find("symlink") != std::string::npos);
 }
 
 TEST_CASE("a relay killed mid-transfer: its children are re-parented, every other copy completes, it is listed failed") {
@@ -153,4 +176,9 @@ TEST_CASE("a relay killed mid-transfer: its children are re-parented, every othe
   }
   for (int a : {1, 3, 4}) CHECK(partFiles(cluster.root(a)) == 0);
   CHECK_FALSE(fs::exists(cluster.root(2) / "copy.bin"));  // the dead relay never got a partial file in place
+  auto ops = cluster.ops();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0]["status"] == "failed");
+  CHECK(ops[0]["summary"]["ok"] == 3);
+  CHECK(ops[0]["summary"]["failed"] == 1);
 }
