@@ -84,6 +84,17 @@ inline void forEachTree(const std::vector<planner::NodeRates>& rates, int source
 
 // Rates from a few classes so that ties (equal shares, equal capacities) are
 // common, with the odd node that cannot send.
+// One node's rates, overheads optional.
+inline planner::NodeRates rates(double up, double down, double sendOverhead = 0,
+                                double receiveOverhead = 0) {
+  planner::NodeRates r;
+  r.uplinkBytesPerSecond = up;
+  r.downlinkBytesPerSecond = down;
+  r.sendOverheadSeconds = sendOverhead;
+  r.receiveOverheadSeconds = receiveOverhead;
+  return r;
+}
+
 inline std::vector<planner::NodeRates> randomRates(std::mt19937& rng, int n) {
   static const double kUplinks[] = {0, 10, 25, 40, 100, 120};
   static const double kDownlinks[] = {10, 30, 50, 100};

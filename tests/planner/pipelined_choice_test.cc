@@ -13,18 +13,10 @@
 
 using namespace hnow::planner;
 using hnow::testing::randomRates;
+using hnow::testing::rates;
 using hnow::testing::why;
 
 namespace {
-
-NodeRates rates(double up, double down, double sendOverhead = 0, double receiveOverhead = 0) {
-  NodeRates r;
-  r.uplinkBytesPerSecond = up;
-  r.downlinkBytesPerSecond = down;
-  r.sendOverheadSeconds = sendOverhead;
-  r.receiveOverheadSeconds = receiveOverhead;
-  return r;
-}
 
 // The demo's lab (issue 6): a source and 8 agents of three classes, uplinks
 // of 400, 100 and 25 Mbit/s, the classes in different rooms; downlinks not

@@ -14,18 +14,10 @@
 
 using namespace hnow::planner;
 using hnow::testing::randomRates;
+using hnow::testing::rates;
 using hnow::testing::why;
 
 namespace {
-
-NodeRates rates(double up, double down, double sendOverhead = 0, double receiveOverhead = 0) {
-  NodeRates r;
-  r.uplinkBytesPerSecond = up;
-  r.downlinkBytesPerSecond = down;
-  r.sendOverheadSeconds = sendOverhead;
-  r.receiveOverheadSeconds = receiveOverhead;
-  return r;
-}
 
 BroadcastTree tree(int source, std::vector<int> parent) {
   auto t = treeFromParents(source, std::move(parent));

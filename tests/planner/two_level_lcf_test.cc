@@ -14,16 +14,9 @@ using namespace hnow::planner;
 using hnow::testing::bruteForceTwoLevel;
 using hnow::testing::randomTwoLevel;
 using hnow::testing::tinyOf;
+using hnow::testing::validMakespan;
 
 namespace {
-
-// The validated makespan of `s`; fails the test if `s` is invalid.
-double validMakespan(const TwoLevelInstance& in, const Schedule& s, const GlobalLimits& limits = {}) {
-  ScheduleCheck check = checkTwoLevel(in, limits, s);
-  INFO(check.reason);
-  REQUIRE(check.valid);
-  return check.makespan;
-}
 
 // How many global transfers go into each cluster.
 std::vector<int> copiesInto(const TwoLevelInstance& in, const Schedule& s) {

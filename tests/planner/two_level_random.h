@@ -4,7 +4,10 @@
 #include <random>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include "planner/two_level.h"
+#include "planner/two_level_check.h"
 #include "two_level_brute_force.h"
 
 namespace hnow::testing {
@@ -40,6 +43,15 @@ inline TinyTwoLevel tinyOf(const planner::TwoLevelInstance& in) {
   t.C = static_cast<int>(in.globalTime);
   t.postal = in.model == planner::TwoLevelModel::kPostal;
   return t;
+}
+
+// The validated makespan of `s`; fails the test if `s` is invalid.
+inline double validMakespan(const planner::TwoLevelInstance& in, const planner::Schedule& s,
+                            const planner::GlobalLimits& limits = {}) {
+  planner::ScheduleCheck check = planner::checkTwoLevel(in, limits, s);
+  INFO(check.reason);
+  REQUIRE(check.valid);
+  return check.makespan;
 }
 
 }  // namespace hnow::testing

@@ -12,15 +12,9 @@ using namespace hnow::planner;
 using hnow::testing::bruteForceTwoLevel;
 using hnow::testing::randomTwoLevel;
 using hnow::testing::tinyOf;
+using hnow::testing::validMakespan;
 
 namespace {
-
-double validMakespan(const TwoLevelInstance& in, const Schedule& s, const GlobalLimits& limits = {}) {
-  ScheduleCheck check = checkTwoLevel(in, limits, s);
-  INFO(check.reason);
-  REQUIRE(check.valid);
-  return check.makespan;
-}
 
 // Random limits: each cluster a degree in [1, size] or none; B in [1, 3].
 std::vector<int> randomDegrees(std::mt19937& rng, const TwoLevelInstance& in) {
