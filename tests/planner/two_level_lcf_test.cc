@@ -14,6 +14,7 @@ using namespace hnow::planner;
 using hnow::testing::bruteForceTwoLevel;
 using hnow::testing::randomTwoLevel;
 using hnow::testing::tinyOf;
+using hnow::testing::checkAgainstOptimum;
 using hnow::testing::validMakespan;
 
 namespace {
@@ -128,16 +129,9 @@ TEST_CASE("LCF stays within Theorem 3.1's 2 log N + pC + 3 rounds on random clus
 
 TEST_CASE("LCF is never better than the exhaustive optimum and within 2 OPT + 7 rounds of it (Theorem 3.3)") {
   std::mt19937 rng(31);
-  int strictlyWorse = 0;
-  for (int trial = 0; trial < 120; ++trial) {
-    TwoLevelInstance in = randomTwoLevel(rng, 4, 4, 7, 4, false);
-    const int opt = bruteForceTwoLevel(tinyOf(in));
-    REQUIRE(opt >= 0);
-    const double lcf = validMakespan(in, largestClusterFirst(in));
-    CHECK(lcf >= opt - 1e-9);
-    CHECK(lcf <= 2 * opt + 7 + 1e-9);
-    if (lcf > opt + 1e-9) ++strictlyWorse;
-  }
+  const int strictlyWorse = checkAgainstOptimum(
+      rng, 120, [](std::mt19937& r) { return randomTwoLevel(r, 4, 4, 7, 4, false); },
+      [](const TwoLevelInstance& in) { return largestClusterFirst(in); }, 2, 7);
   MESSAGE("LCF above the optimum on " << strictlyWorse << " of 120 tiny instances");
 }
 
@@ -153,14 +147,10 @@ TEST_CASE("postal LCF uses the sender's freedom: it is faster than blocking LCF 
 
 TEST_CASE("postal LCF is within 3 OPT + 4 rounds of the exhaustive optimum (Theorem 6.3)") {
   std::mt19937 rng(41);
-  for (int trial = 0; trial < 120; ++trial) {
-    TwoLevelInstance in = randomTwoLevel(rng, 4, 4, 7, 4, false, TwoLevelModel::kPostal);
-    const int opt = bruteForceTwoLevel(tinyOf(in));
-    REQUIRE(opt >= 0);
-    const double lcf = validMakespan(in, largestClusterFirst(in));
-    CHECK(lcf >= opt - 1e-9);
-    CHECK(lcf <= 3 * opt + 4 + 1e-9);
-  }
+  checkAgainstOptimum(
+      rng, 120,
+      [](std::mt19937& r) { return randomTwoLevel(r, 4, 4, 7, 4, false, TwoLevelModel::kPostal); },
+      [](const TwoLevelInstance& in) { return largestClusterFirst(in); }, 3, 4);
 }
 
 TEST_CASE("Interleaved LCF alternates local and global sends and uses k - 1 global transfers (§6.2)") {

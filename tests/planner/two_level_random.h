@@ -54,4 +54,23 @@ inline double validMakespan(const planner::TwoLevelInstance& in, const planner::
   return check.makespan;
 }
 
+// Runs `plan` on `trials` random tiny instances drawn by `draw(rng)`:
+// each schedule valid, never below the exhaustive optimum, and within
+// factor·OPT + rounds. Returns how many were strictly worse than optimal.
+template <class Draw, class Plan>
+int checkAgainstOptimum(std::mt19937& rng, int trials, Draw draw, Plan plan, double factor,
+                        double rounds) {
+  int strictlyWorse = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    planner::TwoLevelInstance in = draw(rng);
+    const int opt = bruteForceTwoLevel(tinyOf(in));
+    REQUIRE(opt >= 0);
+    const double makespan = validMakespan(in, plan(in));
+    CHECK(makespan >= opt - 1e-9);
+    CHECK(makespan <= factor * opt + rounds + 1e-9);
+    if (makespan > opt + 1e-9) ++strictlyWorse;
+  }
+  return strictlyWorse;
+}
+
 }  // namespace hnow::testing

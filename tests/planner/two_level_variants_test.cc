@@ -12,6 +12,7 @@ using namespace hnow::planner;
 using hnow::testing::bruteForceTwoLevel;
 using hnow::testing::randomTwoLevel;
 using hnow::testing::tinyOf;
+using hnow::testing::checkAgainstOptimum;
 using hnow::testing::validMakespan;
 
 namespace {
@@ -50,14 +51,9 @@ TEST_CASE("LCF multicast sends no copy to clusters without members once LCF(k') 
 
 TEST_CASE("LCF multicast is within 2 OPT + 10 rounds of the exhaustive optimum (Theorem 4.3)") {
   std::mt19937 rng(71);
-  for (int trial = 0; trial < 120; ++trial) {
-    TwoLevelInstance in = randomTwoLevel(rng, 4, 4, 7, 4, true);
-    const int opt = bruteForceTwoLevel(tinyOf(in));
-    REQUIRE(opt >= 0);
-    const double makespan = validMakespan(in, lcfMulticast(in));
-    CHECK(makespan >= opt - 1e-9);
-    CHECK(makespan <= 2 * opt + 10 + 1e-9);
-  }
+  checkAgainstOptimum(
+      rng, 120, [](std::mt19937& r) { return randomTwoLevel(r, 4, 4, 7, 4, true); },
+      [](const TwoLevelInstance& in) { return lcfMulticast(in); }, 2, 10);
 }
 
 TEST_CASE("LCF multicast stays valid on random groups with fractional times") {
