@@ -9,7 +9,8 @@ cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
   libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
-  nlohmann-json3-dev libsqlite3-dev libsystemd-dev)
+  nlohmann-json3-dev libsqlite3-dev libsystemd-dev
+  jq iproute2)  # the namespace tests (tests/netns/) and bench scripts
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 
 install_missing() {

@@ -1,6 +1,7 @@
 #include "agent/rate_probe.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "agent/compute_calibration.h"
@@ -29,8 +30,13 @@ struct Transfer {
   bool upload;
   std::uint64_t total;
   std::uint32_t chunk;
-  std::uint64_t issued = 0;
   TokenBucket bucket;
+  // Unpaced (a real link): no chunk is issued after this, so a probe of a
+  // slow link lasts about as long as one of a fast link.
+  std::optional<daemon::TimePoint> stopIssuingAt;
+  std::uint64_t issued = 0;
+  std::uint64_t completed = 0;
+  daemon::TimePoint lastCompletion{};
 };
 
 // Chunks in flight at once. One lane waiting for each reply before pacing
@@ -43,12 +49,17 @@ constexpr int kLanes = 4;
 // and repeats until every byte has been issued.
 kj::Promise<void> lane(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock, Transfer& t) {
   if (t.issued >= t.total) return kj::READY_NOW;
+  if (t.stopIssuingAt && clock.now() >= *t.stopIssuingAt) return kj::READY_NOW;
   auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.chunk, t.total - t.issued));
   t.issued += bytes;
   Duration wait = t.bucket.take(bytes, clock.now());
   return timer.afterDelay(toKj(wait))
       .then([&peer, &t, bytes]() { return t.upload ? peer.upload(bytes) : peer.download(bytes); })
-      .then([&peer, &timer, &clock, &t]() { return lane(peer, timer, clock, t); });
+      .then([&peer, &timer, &clock, &t, bytes]() {
+        t.completed += bytes;
+        t.lastCompletion = clock.now();
+        return lane(peer, timer, clock, t);
+      });
 }
 
 kj::Promise<void> pump(ProbePeer& peer, kj::Timer& timer, const daemon::Clock& clock, Transfer& t) {
@@ -65,14 +76,19 @@ kj::Promise<double> timedTransfer(ProbePeer& peer, kj::Timer& timer, const daemo
     total = std::clamp<std::uint64_t>(
         static_cast<std::uint64_t>(limit * daemon::seconds(settings.transferTime)), 64u << 10,
         settings.unlimitedBytes);
-  // Small chunks keep the pacing smooth at low rates; 1 MiB is the most hnowd accepts.
-  std::uint32_t chunk = limit > 0 && limit < 50e6 ? (64u << 10) : (1u << 20);
+  // Small chunks keep the pacing smooth at low rates and let a time-bounded
+  // probe of a slow real link end close to its deadline; 1 MiB is the most
+  // hnowd accepts.
+  std::uint32_t chunk = limit > 0 && limit < 50e6 ? (64u << 10) : limit > 0 ? (1u << 20) : (256u << 10);
   auto start = clock.now();
-  auto transfer = kj::heap<Transfer>(Transfer{upload, total, chunk, 0, TokenBucket(limit, chunk, start)});
+  auto transfer = kj::heap<Transfer>(Transfer{upload, total, chunk, TokenBucket(limit, chunk, start), {}});
   auto& t = *transfer;
-  return pump(peer, timer, clock, t).then([&clock, start, total]() {
-    double elapsed = std::max(1e-9, daemon::seconds(clock.now() - start));
-    return static_cast<double>(total) / elapsed;
+  // Paced probes move a fixed number of bytes; a real link is measured for
+  // `transferTime` (a 32 MiB probe of a 50 Mbit/s uplink would take 5 s).
+  if (limit <= 0) t.stopIssuingAt = start + settings.transferTime;
+  return pump(peer, timer, clock, t).then([&t, start]() {
+    double elapsed = std::max(1e-9, daemon::seconds(t.lastCompletion - start));
+    return static_cast<double>(t.completed) / elapsed;
   }).attach(kj::mv(transfer));
 }
 

@@ -26,9 +26,10 @@ struct ProbeSettings {
   double uplinkBytesPerSecond = 0.0;  // emulated; 0: not limited
   double downlinkBytesPerSecond = 0.0;
   double computeFactor = 1.0;
-  // How long each bulk transfer should last at the emulated rate.
+  // How long each bulk transfer should last at the emulated rate; when not
+  // limited (a real link), how long chunks are issued for.
   daemon::Duration transferTime = std::chrono::milliseconds(400);
-  // Bytes of one bulk transfer when the rate is not limited.
+  // At most this many bytes in one bulk transfer when the rate is not limited.
   std::uint64_t unlimitedBytes = 32u << 20;
   int pings = 16;
 };
