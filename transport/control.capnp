@@ -136,7 +136,7 @@ struct OperationRecord {
   kind @1 :Text;               # "set-rate"; "send", "run" later
   startedUnixMs @2 :Int64;
   finishedUnixMs @3 :Int64;    # 0 while it runs
-  status @4 :Text;             # "running", "done", "failed"
+  status @4 :Text;             # "running", "done", "failed", "interrupted" (hnowd stopped first)
   summary @5 :Text;            # a JSON object
 }
 

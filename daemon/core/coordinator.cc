@@ -20,6 +20,9 @@ void Coordinator::restore() {
     lastSeenSaved_[record.name] = record.lastHeard;
     table_.restore(std::move(record));
   }
+  // What the previous hnowd was doing when it stopped did not finish here:
+  // say so rather than show it running forever (`hnow ops`).
+  interruptedAtStart_ = store_.interruptRunning(clock_.wallNow());
 }
 
 void Coordinator::persist() {

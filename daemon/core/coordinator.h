@@ -38,6 +38,8 @@ class Coordinator {
   // Loads the agents an earlier run knew, with their last rates and ages,
   // as lost until they register again. Call once, before serving.
   void restore();
+  // Operations restore() found still "running" and marked "interrupted".
+  int interruptedAtStart() const { return interruptedAtStart_; }
   // Writes agents whose registration or rates changed, and the last-seen
   // time of the others at most every `kLastSeenEvery`, in one transaction.
   // hnowd calls it every second: a restart forgets at most that much.
@@ -95,6 +97,7 @@ class Coordinator {
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
   TransferObserver* observer_ = nullptr;
+  int interruptedAtStart_ = 0;
 };
 
 }  // namespace hnow::daemon

@@ -121,6 +121,8 @@ int main(int argc, char** argv) {
     auto store = std::move(opened).value();
     daemon::Coordinator coordinator(clock, options, *store);
     coordinator.restore();
+    if (int n = coordinator.interruptedAtStart())
+      spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
     auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kServer,
                                               io.provider->getTimer());
     if (!tls) {

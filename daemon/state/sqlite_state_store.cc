@@ -182,6 +182,14 @@ void SqliteStateStore::finishOperation(OperationId id, WallTime finished, const 
   update.step();
 }
 
+int SqliteStateStore::interruptRunning(WallTime at) {
+  Statement update(db_, path_,
+                   "UPDATE operations SET finished_ms = ?1, status = 'interrupted' WHERE status = 'running'");
+  update.bind(1, toMs(at));
+  update.step();
+  return sqlite3_changes(db_);
+}
+
 std::vector<OperationRecord> SqliteStateStore::operations(std::size_t limit) {
   Statement select(db_, path_,
                    "SELECT id, kind, started_ms, finished_ms, status, summary FROM operations "

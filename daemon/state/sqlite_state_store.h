@@ -28,6 +28,7 @@ class SqliteStateStore final : public StateStore {
   void finishOperation(OperationId id, WallTime finished, const std::string& status,
                        const std::string& summary) override;
   std::vector<OperationRecord> operations(std::size_t limit) override;
+  int interruptRunning(WallTime at) override;
 
  private:
   explicit SqliteStateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

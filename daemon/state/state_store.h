@@ -32,7 +32,7 @@ struct OperationRecord {
   std::string kind;  // "set-rate" now; "send", "run" in later issues
   WallTime started{};
   std::optional<WallTime> finished;  // none while it runs
-  std::string status;                // "running", "done", "failed"
+  std::string status;                // "running", "done", "failed", "interrupted"
   std::string summary = "{}";
 };
 
@@ -57,6 +57,9 @@ class StateStore {
                                const std::string& summary) = 0;
   // The newest `limit` records, newest first.
   virtual std::vector<OperationRecord> operations(std::size_t limit) = 0;
+  // Records still "running" belong to an hnowd that stopped before they
+  // ended: marks them "interrupted", finished at `at`. Returns how many.
+  virtual int interruptRunning(WallTime at) = 0;
 };
 
 }  // namespace hnow::daemon

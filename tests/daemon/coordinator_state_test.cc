@@ -127,3 +127,23 @@ TEST_CASE("JSON strings in summaries escape quotes, backslashes and control char
   CHECK(jsonString("plain-name_1.x") == "\"plain-name_1.x\"");
   CHECK(jsonString("a\"b\\c\nd\x01") == "\"a\\\"b\\\\c\\nd\\u0001\"");
 }
+
+TEST_CASE("a restarted coordinator marks the operations its predecessor left running as interrupted") {
+  ManualClock clock;
+  MemoryStateStore store;
+  {
+    Coordinator first(clock, {}, store);
+    first.restore();
+    first.operationLog().begin("send", "{}");
+    OperationId finished = first.operationLog().begin("send", "{}");
+    first.operationLog().finish(finished, "done", "{}");
+  }
+  Coordinator second(clock, {}, store);
+  second.restore();
+  CHECK(second.interruptedAtStart() == 1);
+  auto records = second.operations(10);
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].status == "done");
+  CHECK(records[1].status == "interrupted");
+  CHECK(records[1].finished.has_value());
+}

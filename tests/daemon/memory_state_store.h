@@ -38,6 +38,13 @@ class MemoryStateStore final : public StateStore {
     return out;
   }
 
+  int interruptRunning(WallTime at) override {
+    int n = 0;
+    for (OperationRecord& r : records_)
+      if (r.status == "running") r.status = "interrupted", r.finished = at, ++n;
+    return n;
+  }
+
   const std::map<std::string, StoredAgent>& agents() const { return agents_; }
   int saves = 0;  // saveAgents() calls
 

@@ -115,3 +115,26 @@ TEST_CASE("a data directory that cannot hold state.db is an error value naming t
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().message.find("not-a-directory/state.db") != std::string::npos);
 }
+
+TEST_CASE("records left running by a stopped hnowd are marked interrupted, finished ones kept") {
+  TempDir dir;
+  auto store = openIn(dir.path);
+  OperationRecord record;
+  record.kind = "send";
+  record.started = WallTime(1'700'000'010'000ms);
+  record.status = "running";
+  OperationId done = store->beginOperation(record);
+  store->finishOperation(done, WallTime(1'700'000'011'000ms), "done", "{}");
+  store->beginOperation(record);
+  store->beginOperation(record);
+  CHECK(store->interruptRunning(WallTime(1'700'000'020'000ms)) == 2);
+  auto records = store->operations(10);
+  REQUIRE(records.size() == 3);
+  CHECK(records[0].status == "interrupted");
+  REQUIRE(records[0].finished.has_value());
+  CHECK(*records[0].finished == WallTime(1'700'000'020'000ms));
+  CHECK(records[1].status == "interrupted");
+  CHECK(records[2].status == "done");
+  CHECK(*records[2].finished == WallTime(1'700'000'011'000ms));
+  CHECK(store->interruptRunning(WallTime(1'700'000'030'000ms)) == 0);
+}
