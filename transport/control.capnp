@@ -217,7 +217,7 @@ struct ManifestItem {
 
 struct ManifestRequest {
   items @0 :List(ManifestItem);
-  algo @1 :Text;          # auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent
+  algo @1 :Text;          # auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual
 }
 
 struct ManifestItemReport {

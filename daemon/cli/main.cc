@@ -87,9 +87,9 @@ int main(int argc, char** argv) {
   sendCommand->add_option("--to", send.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
   sendCommand->add_option("--algo", send.algo,
                           "Tree: auto|fnf|optimal|lcf|binomial|chain|flat; with --manifest: "
-                          "auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent")
+                          "auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual")
       ->check(CLI::IsMember({"auto", "fnf", "optimal", "lcf", "binomial", "chain", "flat", "fef", "ecf", "wr", "eaf",
-                             "rr", "rrs", "ecfp", "wrp", "eafp", "rrp", "rrsp", "independent"}));
+                             "rr", "rrs", "ecfp", "wrp", "eafp", "rrp", "rrsp", "independent", "residual"}));
   sendCommand->add_flag("--json", send.json, "Print JSON for scripts");
   sendCommand->add_option("--gantt", send.ganttPath, "Write planned and actual bars to this SVG file");
 

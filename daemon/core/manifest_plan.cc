@@ -8,6 +8,7 @@
 #include "planner/multicast_bound.h"
 #include "planner/multicast_heuristics.h"
 #include "planner/multicast_rates.h"
+#include "planner/pipelined_tree.h"
 
 namespace hnow::daemon {
 
@@ -80,10 +81,42 @@ AloneTrees plannedAlone(const std::vector<TreeNode>& nodes, const std::vector<Ma
   return out;
 }
 
+// Seed 004's heuristics plan store-and-forward: a relay waits for the whole
+// item, so they favour wide, shallow trees, and with the manifest's items run
+// pipelined a sender's children share its uplink. This candidate plans for
+// pipelining: the items, largest first, each along its max-bottleneck tree
+// (issue 6's pipelined tree, pipelined_tree.h) over the capacity the items
+// before it left: every edge of an earlier item's tree at its bottleneck rate
+// b takes b from its sender's uplink and its receiver's downlink. Only an
+// item's destinations relay it. Empty when some item cannot be planned so.
+std::vector<planner::BroadcastTree> residualTrees(std::vector<planner::NodeRates> left,
+                                                  const std::vector<ManifestItemNodes>& items) {
+  std::vector<std::size_t> order(items.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a].size > items[b].size; });
+  const std::vector<planner::NodeRates> full = left;
+  std::vector<planner::BroadcastTree> trees(items.size());
+  for (std::size_t k : order) {
+    auto tree = planner::maxBottleneckTree(left, items[k].source, items[k].destinations, {false});
+    if (!tree) return {};
+    const double b = planner::bottleneckRate(*tree, left);
+    for (int v = 0; v < tree->nodeCount(); ++v) {
+      const int p = tree->parent[v];
+      if (p < 0) continue;
+      // A little capacity stays, so later items can still be planned (and are predicted slow).
+      left[p].uplinkBytesPerSecond = std::max(left[p].uplinkBytesPerSecond - b, 1e-3 * full[p].uplinkBytesPerSecond);
+      left[v].downlinkBytesPerSecond =
+          std::max(left[v].downlinkBytesPerSecond - b, 1e-3 * full[v].downlinkBytesPerSecond);
+    }
+    trees[k] = std::move(*tree);
+  }
+  return trees;
+}
+
 }  // namespace
 
 bool knownManifestAlgo(const std::string& algo) {
-  if (algo == "auto" || algo == "independent") return true;
+  if (algo == "auto" || algo == "independent" || algo == "residual") return true;
   for (const auto& [name, h] : heuristics())
     if (name == algo) return true;
   return false;
@@ -150,6 +183,17 @@ ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& 
     Candidate c{"independent", alone.trees, together(alone.trees)};
     plan.considered.push_back({"independent", kTogether, c.prediction.seconds});
     candidates.push_back(std::move(c));
+  }
+  if (algo == "auto" || algo == "residual") {
+    auto trees = residualTrees(rates, items);
+    if (!trees.empty()) {
+      Candidate c{"residual", trees, together(trees)};
+      plan.considered.push_back({"residual", kTogether, c.prediction.seconds});
+      candidates.push_back(std::move(c));
+    } else if (algo == "residual") {
+      plan.error = "an item has no max-bottleneck tree over its destinations";
+      return plan;
+    }
   }
   // The least predicted time; ties keep the earlier candidate (the seed's order).
   const Candidate* best = &candidates.front();

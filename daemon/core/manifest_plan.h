@@ -14,7 +14,9 @@
 // for every send, which keeps fan-out down where uplinks are shared), and
 // the time is predicted for what runs: the trees pipelined together, with
 // uplinks and downlinks shared across items (planner/concurrent_pipelines.h).
-// `auto` takes the candidate with the least such prediction. Logic only.
+// `auto` takes the candidate with the least such prediction; besides seed
+// 004's heuristics it weighs two pipelined candidates (knownManifestAlgo).
+// Logic only.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,9 +52,11 @@ struct ManifestPlan {
   std::string error;  // non-empty: nothing could be planned
 };
 
-// auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent
+// auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual
 // (the trailing p: seed 004 §5's preemptive form; independent: each item's
-// best single-send tree, planned alone, run together).
+// best single-send tree, planned alone, run together; residual: the items,
+// largest first, each along its max-bottleneck tree over the uplink and
+// downlink capacity the items before it left).
 bool knownManifestAlgo(const std::string& algo);
 
 ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& nodes,

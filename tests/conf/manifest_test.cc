@@ -60,7 +60,7 @@ TEST_CASE("a manifest's wrong types, empty values and unknown keys point at the 
   CHECK(errorOf(item("source = \"n1\"\nfile = \"a\"\ndest = \"b\"\nto = []\n")) ==
         "m.toml:5:6: 'to' in [[item]] #1 is empty; name at least one agent or site, or \"all\"");
   CHECK(errorOf(item("source = \"n1\"\nfile = \"a\"\ndest = \"b\"\nto = [\"n2\", \"n2\"]\n")) ==
-        "m.toml:5:14: 'n2' is listed twice in 'to'");
+        "m.toml:5:13: 'n2' is listed twice in 'to'");
   CHECK(errorOf(item("source = \"\"\nfile = \"a\"\ndest = \"b\"\nto = \"all\"\n")) ==
         "m.toml:2:10: 'source' in [[item]] #1 cannot be empty");
   CHECK(errorOf(item("source = \"n1\"\nfile = \"a\"\ndest = \"b\"\nto = \"all\"\nmode = \"fast\"\n"))

@@ -51,7 +51,7 @@ TEST_CASE("auto takes the candidate with the least predicted time of the trees r
   int together = 0;
   for (const PlanOption& o : plan.considered)
     if (o.mode == "pipelined, together") least = std::min(least, o.predictedSeconds), ++together;
-  CHECK(together == 12);  // the eleven heuristics and independent
+  CHECK(together == 13);  // the eleven heuristics, independent and residual
   CHECK(plan.predictedSeconds == least);
   REQUIRE(plan.items.size() == 2);
   for (std::size_t k = 0; k < kItems.size(); ++k) checkSpans(plan.items[k], kItems[k]);
@@ -77,6 +77,22 @@ TEST_CASE("independent runs each item's own best tree, all at once") {
   CHECK(plan.algo == "independent");
   CHECK(plan.considered.size() == 1);
   for (std::size_t k = 0; k < kItems.size(); ++k) checkSpans(plan.items[k], kItems[k]);
+}
+
+TEST_CASE("residual plans each item over the capacity the larger items left") {
+  // Relays n1..n4 (25 MB/s up) can each feed two at the sources' 10 MB/s:
+  // what item 0's relays have left decides where item 1 branches.
+  ManifestPlan plan = planManifest("residual", lab(), kItems, kChunk);
+  REQUIRE_MESSAGE(plan.error.empty(), plan.error);
+  CHECK(plan.algo == "residual");
+  for (std::size_t k = 0; k < kItems.size(); ++k) checkSpans(plan.items[k], kItems[k]);
+  int sourceChildren[2] = {0, 0};
+  for (std::size_t k = 0; k < 2; ++k)
+    for (int d : kItems[k].destinations) sourceChildren[k] += plan.items[k].parent[static_cast<std::size_t>(d)] == kItems[k].source;
+  CHECK(sourceChildren[0] == 1);  // a source at 10 MB/s feeds one child at the bottleneck rate
+  CHECK(sourceChildren[1] == 1);
+  // Both items at about their sources' rate, together: about one item's time.
+  CHECK(plan.predictedSeconds == doctest::Approx(plan.sequentialSeconds / 2).epsilon(0.05));
 }
 
 TEST_CASE("a manifest plan refuses unknown algorithms, no items and nodes without rates") {

@@ -128,6 +128,10 @@ TEST_CASE("a manifest of two items from two source agents lands byte-identical c
                                          cluster.manifest(item("agent-9", "a", "b", "\"all\"")).string()));
   CHECK(unknown.status == 1);
   CHECK(unknown.err.find(":1:1: no alive agent named 'agent-9'") != std::string::npos);
+  auto site = runCommand(cluster.hnow("send --manifest " +
+                                      cluster.manifest(item("agent-1", "a", "b", "[\"nowhere\"]")).string()));
+  CHECK(site.status == 1);
+  CHECK(site.err.find(":1:1: no alive agent or site named 'nowhere'") != std::string::npos);
   auto escape = runCommand(cluster.hnow("send --manifest " +
                                         cluster.manifest(item("agent-1", "../../x", "b", "\"all\"")).string()));
   CHECK(escape.status == 1);
