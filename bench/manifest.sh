@@ -8,6 +8,7 @@
 #   bench/manifest.sh                       2 items of 96 MiB, 6 agents, 3 repetitions
 #   bench/manifest.sh --size 33554432 --reps 5
 #   HNOW_BUILD_DIR=dir bench/manifest.sh
+#   HNOW_BENCH_KEEP=dir bench/manifest.sh   keep every run's JSON reports in dir
 # The lab: agent-1 and agent-2 hold one item each and send at 100 Mbit/s
 # (old PCs with a slow uplink); agents 3..N are 400/400 Mbit/s. Every item
 # goes to every other agent. Rates are paced by the agents' token buckets on
@@ -64,6 +65,7 @@ for ((r = 1; r <= REPS; r++)); do
   { item 1 a.bin "bench/joint-a.bin"; echo; item 2 b.bin "bench/joint-b.bin"; } >"$DIR/joint.toml"
   send "$DIR/joint.toml" >"$DIR/joint.json" 2>"$DIR/joint.err" || true
   ok "$DIR/joint.json" || { echo "| $r | failed: $(tail -1 "$DIR/joint.err") |"; continue; }
+  [ -n "${HNOW_BENCH_KEEP:-}" ] && mkdir -p "$HNOW_BENCH_KEEP" && cp "$DIR/joint.json" "$HNOW_BENCH_KEEP/joint-$r.json"
   read -r plan jp ja sp <<<"$(jq -r '[.algo, .predicted_s, .actual_s, .sequential_predicted_s] | @tsv' "$DIR/joint.json")"
   clean "$DIR/joint.json"
   sa=0

@@ -135,6 +135,13 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
     it.commands = std::make_unique<ItemCommands>(coordinator_, it.token);
     running->items.push_back(std::move(it));
   }
+  // Two items writing the same path on one agent would race for it.
+  std::map<std::pair<int, std::string>, std::string> writer;
+  for (const Item& it : running->items)
+    for (int d : it.nodes.destinations)
+      if (auto [at, fresh] = writer.emplace(std::make_pair(d, it.request.dest), it.request.where); !fresh)
+        transport::refuse("items at " + at->second + " and " + it.request.where + " both write " + it.request.dest +
+                          " on " + running->agents[static_cast<std::size_t>(d)].record.name);
   for (Item& it : running->items) {
     const AgentView& source = running->agents[static_cast<std::size_t>(it.nodes.source)];
     it.names.push_back(source.record.name);

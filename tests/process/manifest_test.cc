@@ -76,7 +76,7 @@ std::string item(const std::string& source, const std::string& file, const std::
 
 }  // namespace
 
-TEST_CASE("a manifest of two items from two source agents lands byte-identical copies everywhere; bad items refuse it whole") {
+TEST_CASE("a manifest of two items from two source agents lands byte-identical copies everywhere and bad items refuse it whole") {
   LocalCluster cluster("--agents 4 --uplink-mbps 200");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const std::string a = writeRandomFile(cluster.root(1) / "data" / "a.bin", 2 << 20);
@@ -132,6 +132,12 @@ TEST_CASE("a manifest of two items from two source agents lands byte-identical c
                                       cluster.manifest(item("agent-1", "a", "b", "[\"nowhere\"]")).string()));
   CHECK(site.status == 1);
   CHECK(site.err.find(":1:1: no alive agent or site named 'nowhere'") != std::string::npos);
+  auto twice = runCommand(cluster.hnow("send --manifest " +
+                                       cluster.manifest(item("agent-1", "data/a.bin", "in/same.bin", "\"all\"") +
+                                                        item("agent-2", "b.bin", "in/same.bin", "[\"agent-3\"]"))
+                                           .string()));
+  CHECK(twice.status == 1);
+  CHECK(twice.err.find(":6:1 both write in/same.bin on agent-3") != std::string::npos);
   auto escape = runCommand(cluster.hnow("send --manifest " +
                                         cluster.manifest(item("agent-1", "../../x", "b", "\"all\"")).string()));
   CHECK(escape.status == 1);
