@@ -12,6 +12,7 @@
 
 #include "agent/rate_probe.h"
 #include "agent/receiver.h"
+#include "agent/source_file.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
@@ -75,6 +76,23 @@ class AgentControlServer final : public wire::AgentControl::Server {
   }
   kj::Promise<void> release(ReleaseContext context) override {
     runtime_.receiver().release(tokenOf(context.getParams().getToken()));
+    return kj::READY_NOW;
+  }
+  // Issue 7: this agent is the source of a manifest item.
+  kj::Promise<void> serveFile(ServeFileContext context) override {
+    auto params = context.getParams();
+    KJ_REQUIRE(params.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
+    auto opened = openSourceFile(runtime_.receiver().roots(), params.getFile());
+    if (auto* refused = std::get_if<std::string>(&opened)) {
+      spdlog::warn("refused to serve a file: {}", *refused);
+      transport::refuse(*refused);
+    }
+    auto& source = std::get<SourceFile>(opened);
+    spdlog::info("serving {} ({} bytes)", params.getFile().cStr(), source.size);
+    runtime_.receiver().serve(tokenOf(params.getToken()), source.fd, source.size);
+    auto results = context.getResults();
+    results.setSize(source.size);
+    results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
     return kj::READY_NOW;
   }
 

@@ -111,6 +111,11 @@ interface AgentControl {
   # (Re)connect to this parent (host:port) and pull from the bytes held.
   release @4 (token :Data);
   # The operation is over: close its connections, remove an unfinished temp file.
+  serveFile @5 (token :Data, file :Text) -> (size :UInt64, sha256 :Data);
+  # Issue 7, manifests: be the source of one item. `file` is resolved like a
+  # receive's dest (relative: under the data root; absolute: inside a root;
+  # no '..', no symlink on the way); fails with the reason when refused.
+  # Served to children presenting `token` until release(token).
 }
 
 enum AgentState {
@@ -195,4 +200,41 @@ interface ClientSession {
   send @3 (request :SendRequest) -> (operation :UInt64, report :SendReport);
   # Plans and starts a send; fails with the reason when any destination is refused.
   sendProgress @4 (operation :UInt64) -> (report :SendReport);
+  sendManifest @5 (request :ManifestRequest) -> (operation :UInt64, report :ManifestReport);
+  # Issue 7: plans the items jointly and starts them; fails before any byte
+  # moves when a source file or a destination is refused, naming the item.
+  manifestProgress @6 (operation :UInt64) -> (report :ManifestReport);
+}
+
+# Issue 7: several files from several source agents at once.
+struct ManifestItem {
+  source @0 :Text;        # agent name; the file lives under its data root
+  file @1 :Text;
+  dest @2 :Text;
+  to @3 :List(Text);      # empty or ["all"]: every other alive agent; else site or agent names
+  where @4 :Text;         # "M.toml:3:1", for messages
+}
+
+struct ManifestRequest {
+  items @0 :List(ManifestItem);
+  algo @1 :Text;          # auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual
+}
+
+struct ManifestItemReport {
+  source @0 :Text;
+  file @1 :Text;
+  dest @2 :Text;
+  report @3 :SendReport;
+}
+
+struct ManifestReport {
+  finished @0 :Bool;
+  algo @1 :Text;
+  predictedS @2 :Float64;
+  elapsedS @3 :Float64;
+  replans @4 :UInt32;
+  sequentialS @5 :Float64;   # predicted: the items one after another, each alone
+  lowerBoundS @6 :Float64;   # seed 004 §3.2 on the store-and-forward instance
+  items @7 :List(ManifestItemReport);
+  considered @8 :List(PlanOption);
 }

@@ -47,6 +47,21 @@ daemon::SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   return s;
 }
 
+daemon::ManifestStatus manifestStatusFromWire(wire::ManifestReport::Reader in) {
+  daemon::ManifestStatus s;
+  s.finished = in.getFinished();
+  s.algo = in.getAlgo();
+  s.predictedS = in.getPredictedS();
+  s.elapsedS = in.getElapsedS();
+  s.replans = in.getReplans();
+  s.sequentialS = in.getSequentialS();
+  s.lowerBoundS = in.getLowerBoundS();
+  for (auto item : in.getItems())
+    s.items.push_back({item.getSource(), item.getFile(), item.getDest(), sendStatusFromWire(item.getReport())});
+  for (auto o : in.getConsidered()) s.considered.push_back({o.getAlgo(), o.getMode(), o.getPredictedS()});
+  return s;
+}
+
 }  // namespace
 
 struct CoordinatorClient::State {
@@ -164,6 +179,35 @@ Reply<daemon::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operatio
   auto request = s.session->sendProgressRequest();
   request.setOperation(operation);
   return s.wait(request.send().then([](auto response) { return sendStatusFromWire(response.getReport()); }));
+}
+
+// Issue 7, `hnow send --manifest`.
+Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> CoordinatorClient::startManifest(
+    const daemon::ManifestRequest& r) {
+  auto& s = *state_;
+  auto request = s.session->sendManifestRequest();
+  auto out = request.initRequest();
+  out.setAlgo(r.algo);
+  auto items = out.initItems(static_cast<unsigned>(r.items.size()));
+  for (std::size_t i = 0; i < r.items.size(); ++i) {
+    auto w = items[static_cast<unsigned>(i)];
+    w.setSource(r.items[i].source);
+    w.setFile(r.items[i].file);
+    w.setDest(r.items[i].dest);
+    auto to = w.initTo(static_cast<unsigned>(r.items[i].to.size()));
+    for (std::size_t t = 0; t < r.items[i].to.size(); ++t) to.set(static_cast<unsigned>(t), r.items[i].to[t]);
+    w.setWhere(r.items[i].where);
+  }
+  return s.wait(request.send().then([](auto response) {
+    return std::make_pair(response.getOperation(), manifestStatusFromWire(response.getReport()));
+  }));
+}
+
+Reply<daemon::ManifestStatus> CoordinatorClient::manifestProgress(std::uint64_t operation) {
+  auto& s = *state_;
+  auto request = s.session->manifestProgressRequest();
+  request.setOperation(operation);
+  return s.wait(request.send().then([](auto response) { return manifestStatusFromWire(response.getReport()); }));
 }
 
 }  // namespace hnow::cli

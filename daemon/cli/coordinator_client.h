@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conf/runtime_config.h"
+#include "core/manifest_status.h"
 #include "core/send_operation.h"
 #include "planner/node_rates.h"
 #include "planner/outcome.h"
@@ -69,6 +70,9 @@ class CoordinatorClient {
   };
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);
+  // Issue 7, `hnow send --manifest`: starts the items together, then polls.
+  Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> startManifest(const daemon::ManifestRequest& request);
+  Reply<daemon::ManifestStatus> manifestProgress(std::uint64_t operation);
 
  private:
   struct State;

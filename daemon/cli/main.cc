@@ -2,9 +2,12 @@
 // (slow to compile); each subcommand's work lives in its own *_command.cc.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "cli/demo_command.h"
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
+#include "cli/manifest_command.h"
 #include "cli/send_command.h"
 #include "cli/status_command.h"
 
@@ -76,12 +79,17 @@ int main(int argc, char** argv) {
   hnow::cli::SendOptions send;
   CLI::App* sendCommand = app.add_subcommand(
       "send", "Put a file on every agent (or a group) along a planned tree, pipelined and verified");
-  sendCommand->add_option("file", send.file, "The file, read by hnowd (give a path it can read)")->required();
-  sendCommand->add_option("--dest", send.dest, "Destination on each agent; relative: under its data root")
-      ->required();
+  sendCommand->add_option("file", send.file, "The file, read by hnowd (give a path it can read)");
+  sendCommand->add_option("--dest", send.dest, "Destination on each agent; relative: under its data root");
+  hnow::cli::ManifestOptions manifest;  // issue 7: several files from several agents, planned jointly
+  sendCommand->add_option("--manifest", manifest.manifestPath,
+                          "Send the [[item]]s of this TOML file together instead of FILE (see docs/manifest.md)");
   sendCommand->add_option("--to", send.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
-  sendCommand->add_option("--algo", send.algo, "Tree: auto|fnf|optimal|lcf|binomial|chain|flat")
-      ->check(CLI::IsMember({"auto", "fnf", "optimal", "lcf", "binomial", "chain", "flat"}));
+  sendCommand->add_option("--algo", send.algo,
+                          "Tree: auto|fnf|optimal|lcf|binomial|chain|flat; with --manifest: "
+                          "auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual")
+      ->check(CLI::IsMember({"auto", "fnf", "optimal", "lcf", "binomial", "chain", "flat", "fef", "ecf", "wr", "eaf",
+                             "rr", "rrs", "ecfp", "wrp", "eafp", "rrp", "rrsp", "independent", "residual"}));
   sendCommand->add_flag("--json", send.json, "Print JSON for scripts");
   sendCommand->add_option("--gantt", send.ganttPath, "Write planned and actual bars to this SVG file");
 
@@ -103,6 +111,17 @@ int main(int argc, char** argv) {
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
   if (demoCommand->parsed()) return hnow::cli::runDemo(demo);
   status.configPath = setRate.configPath = ops.configPath = send.configPath = clientConfig;
+  if (sendCommand->parsed() && !manifest.manifestPath.empty()) {
+    if (!send.file.empty() || !send.dest.empty() || !send.to.empty()) {
+      std::fprintf(stderr, "hnow: --manifest names its files, destinations and targets; drop FILE, --dest and --to\n");
+      return 2;
+    }
+    manifest.configPath = clientConfig;
+    manifest.algo = send.algo;
+    manifest.json = send.json;
+    manifest.ganttPath = send.ganttPath;
+    return hnow::cli::runManifestCommand(manifest);
+  }
   if (sendCommand->parsed()) return hnow::cli::runSendCommand(send);
   if (statusCommand->parsed()) return hnow::cli::runStatusCommand(status);
   if (setRateCommand->parsed()) return hnow::cli::runSetRateCommand(setRate);

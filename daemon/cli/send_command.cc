@@ -129,7 +129,7 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
 
 int runSendCommand(const SendOptions& options) {
   if (options.file.empty() || options.dest.empty()) {
-    std::fprintf(stderr, "hnow: send needs FILE and --dest PATH\n");
+    std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
     return 2;
   }
   auto config = conf::loadClientConfig(options.configPath);

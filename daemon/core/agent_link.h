@@ -46,6 +46,14 @@ class AgentLink {
   virtual void receive(const ReceiveOrder&, ReceiveDone done) { done("this agent cannot receive files", ""); }
   virtual void pull(const std::string& /*token*/, const std::string& /*parentAddress*/) {}
   virtual void release(const std::string& /*token*/) {}
+
+  // Issue 7, manifests: the agent serves a file of its own under `token`.
+  // `done(error, size, sha256)`: error empty with the size and the 32-byte
+  // digest, or the refusal.
+  using ServeDone = std::function<void(const std::string& error, std::uint64_t size, const std::string& sha256)>;
+  virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/, ServeDone done) {
+    done("this agent cannot serve files", 0, "");
+  }
 };
 
 }  // namespace hnow::daemon

@@ -15,6 +15,7 @@
 #include "core/coordinator.h"
 #include "server/control_server.h"
 #include "state/sqlite_state_store.h"
+#include "server/manifest_service.h"
 #include "server/send_service.h"
 #include "transport/data/data_plane.h"
 #include "transport/auth.h"
@@ -142,10 +143,12 @@ int main(int argc, char** argv) {
     const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(std::get<int>(dataPort));
     spdlog::info("data plane listening on {}", dataAddress);
     daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, config->uplinkMbps * 1e6 / 8);
+    daemon::ManifestService manifests(coordinator, clock, &sends);  // issue 7; passes sends' reports on
     daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
                                     static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
     daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,
-                                 tls->get() ? &(*tls)->context() : nullptr, &sends);
+                                 tls->get() ? &(*tls)->context() : nullptr, &sends,
+                                 &manifests);
 
     auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
     auto receiver = address->listen();

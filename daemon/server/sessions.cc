@@ -203,6 +203,17 @@ class RpcAgentLink final : public AgentLink {
     request.setToken(bytes(token));
     tasks_.add(request.send().ignoreResult());
   }
+  void serveFile(const std::string& token, const std::string& file, ServeDone done) override {
+    auto request = control_.serveFileRequest();
+    request.setToken(bytes(token));
+    request.setFile(file);
+    tasks_.add(request.send().then(
+        [done](auto response) {
+          auto sha = response.getSha256();
+          done("", response.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()));
+        },
+        [done](kj::Exception&& e) { done(transport::describe(e), 0, ""); }));
+  }
 
  private:
   wire::AgentControl::Client control_;

@@ -32,12 +32,15 @@ class AgentSessionServer final : public wire::AgentSession::Server {
 };
 
 class SendService;
+class ManifestService;
 
 class ClientSessionServer final : public wire::ClientSession::Server {
  public:
   // Without `sends`, `hnow send` is refused.
-  explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr)
-      : coordinator_(coordinator), sends_(sends) {}
+  // Without `manifests`, `hnow send --manifest` is refused.
+  explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr,
+                               ManifestService* manifests = nullptr)
+      : coordinator_(coordinator), sends_(sends), manifests_(manifests) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
@@ -45,10 +48,14 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
   kj::Promise<void> sendProgress(SendProgressContext context) override;
+  // Issue 7: server/manifest_session.cc.
+  kj::Promise<void> sendManifest(SendManifestContext context) override;
+  kj::Promise<void> manifestProgress(ManifestProgressContext context) override;
 
  private:
   Coordinator& coordinator_;
   SendService* sends_;
+  ManifestService* manifests_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

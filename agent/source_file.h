@@ -1,0 +1,26 @@
+#pragma once
+// Where an item of a manifest is read from (issue 7): an agent serves a file
+// of its own. The confinement rules are the receive's (agent/dest_path.h,
+// DESIGN.md "Integrity and security defaults"): a relative path is under the
+// data root, an absolute one must lie inside a root, `..` is refused, and
+// every directory and the file itself are opened with O_NOFOLLOW, so no
+// symlink leads outside the root.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace hnow::agent {
+
+struct SourceFile {
+  int fd = -1;  // owned by the caller
+  std::uint64_t size = 0;
+  std::array<unsigned char, 32> sha256{};
+};
+
+// The opened, hashed file, or the reason it is refused.
+std::variant<SourceFile, std::string> openSourceFile(const std::vector<std::string>& roots,
+                                                     const std::string& file);
+
+}  // namespace hnow::agent

@@ -1,0 +1,30 @@
+#pragma once
+// `hnow send --manifest M.toml` (issue 7): several files, each from its own
+// source agent, planned jointly by seed 004's multiple multicast heuristics
+// and sent together; shows progress and the final report.
+#include <string>
+
+#include "core/manifest_status.h"
+
+namespace hnow::cli {
+
+struct ManifestOptions {
+  std::string configPath;
+  std::string manifestPath;
+  std::string algo = "auto";
+  bool json = false;
+  std::string ganttPath;
+};
+
+// 0 when every copy verified, 1 when any failed or hnowd refused, 2 for a bad manifest or options.
+int runManifestCommand(const ManifestOptions& options);
+
+// {"algo", "predicted_s", "actual_s", "replans", "sequential_predicted_s",
+// "lower_bound_s", "considered": [...], "items": [{"source", "file", "dest",
+// "size", "copies": [...], "failed": [...]}]}, copies and failures as in sendJson.
+std::string manifestJson(const daemon::ManifestStatus& status);
+std::string manifestTable(const daemon::ManifestStatus& status);
+// Planned and actual bars, two rows per item and node.
+std::string manifestGanttSvg(const daemon::ManifestStatus& status);
+
+}  // namespace hnow::cli

@@ -1,0 +1,71 @@
+// ClientSession's manifest methods (issue 7): capnp readers to plain values
+// and back; the work is ManifestService's.
+#include "server/manifest_service.h"
+#include "server/send_service.h"
+#include "server/sessions.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+void manifestStatusToWire(const ManifestStatus& s, wire::ManifestReport::Builder out) {
+  out.setFinished(s.finished);
+  out.setAlgo(s.algo);
+  out.setPredictedS(s.predictedS);
+  out.setElapsedS(s.elapsedS);
+  out.setReplans(s.replans);
+  out.setSequentialS(s.sequentialS);
+  out.setLowerBoundS(s.lowerBoundS);
+  auto items = out.initItems(static_cast<unsigned>(s.items.size()));
+  for (std::size_t i = 0; i < s.items.size(); ++i) {
+    auto w = items[static_cast<unsigned>(i)];
+    w.setSource(s.items[i].source);
+    w.setFile(s.items[i].file);
+    w.setDest(s.items[i].dest);
+    sendStatusToWire(s.items[i].send, w.initReport());
+  }
+  auto considered = out.initConsidered(static_cast<unsigned>(s.considered.size()));
+  for (std::size_t i = 0; i < s.considered.size(); ++i) {
+    auto w = considered[static_cast<unsigned>(i)];
+    w.setAlgo(s.considered[i].algo);
+    w.setMode(s.considered[i].mode);
+    w.setPredictedS(s.considered[i].predictedSeconds);
+  }
+}
+
+}  // namespace
+
+kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context) {
+  if (!manifests_) transport::refuse("this hnowd cannot send manifests");
+  auto in = context.getParams().getRequest();
+  ManifestRequest request;
+  request.algo = in.getAlgo();
+  if (request.algo.empty()) request.algo = "auto";
+  for (auto item : in.getItems()) {
+    ManifestItemRequest r;
+    r.source = item.getSource();
+    r.file = item.getFile();
+    r.dest = item.getDest();
+    for (auto t : item.getTo()) r.to.emplace_back(t);
+    r.where = item.getWhere();
+    if (r.where.empty()) r.where = "#" + std::to_string(request.items.size() + 1);
+    request.items.push_back(std::move(r));
+  }
+  return manifests_->start(std::move(request))
+      .then([context](std::pair<std::uint64_t, ManifestStatus> started) mutable {
+        auto results = context.getResults();
+        results.setOperation(started.first);
+        manifestStatusToWire(started.second, results.initReport());
+      });
+}
+
+kj::Promise<void> ClientSessionServer::manifestProgress(ManifestProgressContext context) {
+  if (!manifests_) transport::refuse("this hnowd cannot send manifests");
+  auto status = manifests_->status(context.getParams().getOperation());
+  if (!status) transport::refuse("no such manifest operation");
+  manifestStatusToWire(*status, context.getResults().initReport());
+  return kj::READY_NOW;
+}
+
+}  // namespace hnow::daemon

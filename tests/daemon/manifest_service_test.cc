@@ -1,0 +1,185 @@
+// ManifestService in memory (issue 7): a manual clock, agents whose links
+// answer at once and record the commands; no sockets.
+#include <doctest/doctest.h>
+#include <kj/async.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/coordinator.h"
+#include "daemon/memory_state_store.h"
+#include "server/manifest_service.h"
+
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Commands {
+  std::map<std::string, std::string> files;  // "agent:file" -> size as text; others are missing
+  std::vector<std::string> pulls;            // "agent<-address"
+  std::vector<std::pair<std::string, std::string>> receives;  // (agent, token)
+  std::vector<std::string> releases;         // agent names
+};
+
+struct FakeAgent final : AgentLink {
+  FakeAgent(std::string n, Commands* c) : name(std::move(n)), commands(c) {}
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done(""); }
+  void probeNow() override {}
+  void serveFile(const std::string&, const std::string& file, ServeDone done) override {
+    auto it = commands->files.find(name + ":" + file);
+    if (it == commands->files.end()) return done("cannot open " + file + ": No such file or directory", 0, "");
+    done("", std::stoull(it->second), std::string(32, 'h'));
+  }
+  void receive(const ReceiveOrder& order, ReceiveDone done) override {
+    commands->receives.emplace_back(name, order.token);
+    done("", "/srv/" + name + "/" + order.dest);
+  }
+  void pull(const std::string&, const std::string& parent) override { commands->pulls.push_back(name + "<-" + parent); }
+  void release(const std::string&) override { commands->releases.push_back(name); }
+  std::string name;
+  Commands* commands;
+};
+
+struct RecordingObserver final : TransferObserver {
+  void transferReport(const std::string& agent, const std::string&, const TransferReport&) override {
+    reports.push_back(agent);
+  }
+  void agentGone(const std::string& agent) override { gone.push_back(agent); }
+  std::vector<std::string> reports, gone;
+};
+
+struct Lab {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator{clock, RateTableOptions{}, store};
+  Commands commands;
+  RecordingObserver sends;  // stands for the SendService
+  kj::EventLoop loop;
+  kj::WaitScope wait{loop};
+  std::map<std::string, SessionId> sessions;
+
+  Lab() {
+    for (const char* name : {"a1", "a2", "a3", "a4"}) {
+      AgentRegistration r{name, "room", {"relay"}, std::string(name) + ":9000", {"/srv"}};
+      SessionId s = coordinator.attach(r, std::make_unique<FakeAgent>(name, &commands));
+      hnow::planner::NodeRates rates;
+      rates.uplinkBytesPerSecond = rates.downlinkBytesPerSecond = 1e7;
+      rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+      coordinator.reportRates(s, rates);
+      sessions[name] = s;
+    }
+    commands.files["a1:x.bin"] = "1000000";
+    commands.files["a2:y.bin"] = "2000000";
+  }
+  ManifestRequest twoItems() const {
+    return {{{"a1", "x.bin", "in/x.bin", {"all"}, "m.toml:1:1"}, {"a2", "y.bin", "in/y.bin", {"a3", "a4"}, "m.toml:6:1"}},
+            "auto"};
+  }
+  // Done, with the SHA-256 the fake sources report (32 bytes 'h').
+  TransferReport done() const {
+    TransferReport r;
+    r.state = TransferReport::State::kDone;
+    for (int i = 0; i < 32; ++i) r.sha256 += "68";
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a manifest starts every item along its plan and finishes when every copy is verified") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  REQUIRE(started.items.size() == 2);
+  CHECK(started.items[0].send.copies.size() == 3);  // "all" but the source
+  CHECK(started.items[1].send.copies.size() == 2);
+  // Every copy pulls from its parent's data address, once.
+  std::vector<std::string> expected;
+  for (const auto& item : started.items)
+    for (const auto& c : item.send.copies) expected.push_back(c.node + "<-" + c.parent + ":9000");
+  std::sort(expected.begin(), expected.end());
+  std::sort(lab.commands.pulls.begin(), lab.commands.pulls.end());
+  CHECK(lab.commands.pulls == expected);
+  CHECK(started.predictedS > 0);
+  CHECK(started.replans == 0);
+
+  // Reports for other tokens go on to the next observer (the SendService).
+  TransferReport ok = lab.done();
+  lab.coordinator.reportTransfer(lab.sessions["a3"], "not a manifest token", ok);
+  CHECK(lab.sends.reports == std::vector<std::string>{"a3"});
+  lab.clock.advance(2s);
+  REQUIRE(lab.commands.receives.size() == 5);
+  for (std::size_t i = 0; i + 1 < lab.commands.receives.size(); ++i) {
+    const auto& [agent, token] = lab.commands.receives[i];
+    lab.coordinator.reportTransfer(lab.sessions[agent], token, ok);
+  }
+  CHECK_FALSE(service.status(id)->finished);
+  lab.clock.advance(1s);
+  const auto& [agent, token] = lab.commands.receives.back();
+  lab.coordinator.reportTransfer(lab.sessions[agent], token, ok);
+  auto status = *service.status(id);
+  CHECK(status.finished);
+  CHECK(status.elapsedS == doctest::Approx(3.0));
+  for (const auto& item : status.items)
+    for (const auto& c : item.send.copies) CHECK(c.state == CopyStatus::State::kDone);
+  CHECK(lab.commands.releases.size() == 7);  // each item's source and destinations
+  auto ops = lab.coordinator.operations(1);
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].kind == "manifest");
+  CHECK(ops[0].status == "done");
+}
+
+TEST_CASE("a lost destination fails its copies, and the SendService hears of the loss too") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  lab.coordinator.detach(lab.sessions["a4"]);
+  CHECK(std::count(lab.sends.gone.begin(), lab.sends.gone.end(), "a4") >= 1);
+  auto status = *service.status(id);
+  int failed = 0;
+  for (const auto& item : status.items)
+    for (const auto& c : item.send.copies)
+      if (c.node == "a4") failed += c.state == CopyStatus::State::kFailed;
+  CHECK(failed == 2);
+}
+
+TEST_CASE("a missing source file refuses the manifest before any receive, naming the item and the agent") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  ManifestRequest request = lab.twoItems();
+  request.items[1].file = "nope.bin";
+  try {
+    service.start(request).wait(lab.wait);
+    FAIL("the manifest was not refused");
+  } catch (const kj::Exception& e) {
+    CHECK(std::string(e.getDescription().cStr()) ==
+          "refused: item at m.toml:6:1: a2 cannot serve nope.bin: cannot open nope.bin: No such file or directory");
+  }
+  CHECK(lab.commands.pulls.empty());
+  CHECK(std::count(lab.commands.releases.begin(), lab.commands.releases.end(), "a1") >= 1);  // a1 served x.bin
+  request = lab.twoItems();
+  request.items[0].to = {"nowhere"};
+  std::string refusal;
+  try {
+    service.start(request).wait(lab.wait);
+  } catch (const kj::Exception& e) {
+    refusal = e.getDescription().cStr();
+  }
+  CHECK(refusal == "item at m.toml:1:1: no alive agent or site named 'nowhere'");
+}
+
+TEST_CASE("a lost source agent fails what its item had not delivered") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  lab.coordinator.detach(lab.sessions["a2"]);
+  auto status = *service.status(id);
+  REQUIRE(status.items.size() == 2);
+  for (const auto& c : status.items[1].send.copies) {
+    CHECK(c.state == CopyStatus::State::kFailed);
+    CHECK(c.message == "the source agent a2 was lost");
+  }
+  CHECK(status.items[1].send.finished);
+  CHECK_FALSE(status.finished);  // item 1 still runs, without a2's copy
+}
