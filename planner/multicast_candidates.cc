@@ -109,19 +109,22 @@ MulticastTaskKey MulticastCandidates::bestFor(int j) {
 template <int kWords>
 void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const {
   const int words = kWords > 0 ? kWords : words_;
-  const double available = avail_[j];
   const double receive = size.receive[j];
   const double bytes = size.bytes;
   const double fastest = size.fastestTo[j];
-  const double floor = MulticastTimeline::completion(available, available, receive);
+  // Equation 6 is max(arrival, Avail_j) + R. Rounding is monotonic, so that
+  // is max(arrival + R, Avail_j + R) bit for bit, and arrival + R > t rules
+  // a candidate out (exactly when its completion is > t, for t at least
+  // Avail_j + R): the tests below need no max, which the compiler emits as
+  // a branch the data make unpredictable (receiver- or sender-bound).
+  const double floor = MulticastTimeline::completion(avail_[j], avail_[j], receive);
   const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   const double* sendEnd = size.sendEnd.data();
   const std::uint64_t* wanted = wanted_.data();
   for (int i : size.bySendEnd) {
-    using T = MulticastTimeline;
-    if (T::completion(T::arrivalAfter(sendEnd[i], fastest), available, receive) > best.time) break;
-    const double time = T::completion(T::arrivalAfter(sendEnd[i], linkTo[i] * bytes), available, receive);
-    if (time > best.time) continue;
+    if (MulticastTimeline::arrivalAfter(sendEnd[i], fastest) + receive > best.time) break;
+    const double late = MulticastTimeline::arrivalAfter(sendEnd[i], linkTo[i] * bytes) + receive;
+    if (late > best.time) continue;
     const std::uint64_t* held = &held_[static_cast<size_t>(i) * words];
     const std::uint64_t* sourced = &sourced_[static_cast<size_t>(i) * words];
     int message = -1, own = -1;
@@ -132,7 +135,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
       if (const std::uint64_t mine = common & sourced[w]) own = w * 64 + std::countr_zero(mine);
     }
     if (message < 0) continue;  // i holds nothing j needs of this size
-    const MulticastTaskKey key{time, own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
+    const MulticastTaskKey key{std::max(late, floor), own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
     if (key < best) best = key;
     // No time is below Avail_j + R: once an own source makes it, only the
     // own sources of lower messages can still win, and there are fewer of
@@ -144,7 +147,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
         for (; bits != 0; bits &= bits - 1) {
           const int k = w * 64 + std::countr_zero(bits);
           const int s = instance_.messages[k].source;
-          if (T::completion(T::arrivalAfter(sendEnd[s], linkTo[s] * bytes), available, receive) == floor) {
+          if (MulticastTimeline::arrivalAfter(sendEnd[s], linkTo[s] * bytes) + receive <= floor) {
             best = {floor, 0, k, s, j};
             return;
           }
@@ -362,11 +365,16 @@ void MulticastCandidates::commit(int i, int j, int k) {
   if (waitingFor_[k].empty()) return;
   if (!relays) {  // ECF: j's tasks for m_k are new candidates, folded in at once
     const SizeClass& size = sizes_[sizeOf_[k]];
-    const double sendEnd = size.sendEnd[j];
+    const double sendEnd = size.sendEnd[j], bytes = size.bytes;
+    const double* linkFrom = &instance_.linkPerByte[static_cast<size_t>(j) * n_];  // X(j, d), by d
+    const double* receive = size.receive.data();
     for (int d : waitingFor_[k]) {
-      const double arrival = MulticastTimeline::arrivalAfter(sendEnd, linkTo_[static_cast<size_t>(d) * n_ + j] * size.bytes);
-      const MulticastTaskKey key{MulticastTimeline::completion(arrival, avail_[d], size.receive[d]), 1, k, j, d};
+      // As in scanSenders: arrival + R above d's best time rules it out.
+      const double late = MulticastTimeline::arrivalAfter(sendEnd, linkFrom[d] * bytes) + receive[d];
       ReceiverBest& r = receiverBest_[d];
+      if (late > r.key.time) continue;
+      const MulticastTaskKey key{std::max(late, MulticastTimeline::completion(avail_[d], avail_[d], receive[d])), 1,
+                                 k, j, d};
       if (key < r.key) {
         r = {key, timeline_.changes(d), timeline_.changes(j)};
         receivers_.update(d, true);
