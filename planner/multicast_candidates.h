@@ -83,6 +83,7 @@ class MulticastCandidates {
     std::vector<double> send, receive;    // [v]: S(v, bytes), R(v, bytes)
     std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes)
     std::vector<int> bySendEnd;           // the nodes by sendEnd
+    std::vector<int> positionOf;          // [v]: v's index in bySendEnd
     std::vector<double> fastestTo;        // [j]: the least X(i, j)·bytes, i != j
   };
   void raiseSendEnd(SizeClass& size, int v, double value);
