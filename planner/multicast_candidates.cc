@@ -123,6 +123,24 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   const double* sendEnd = size.sendEnd.data();
   const std::uint64_t* wanted = wanted_.data();
+  // Under the receiver-first rules j is often the bottleneck (Avail_j + R
+  // is then the least time): if the first sender could make it, try the own
+  // sources first, lowest message first; the first one arriving in time is
+  // the best task of this size. (ECF's receivers rarely have one: there the
+  // check costs more than it saves.)
+  if (!trackReceivers_ && floor <= best.time &&
+      MulticastTimeline::arrivalAfter(sendEnd[size.bySendEnd[0]], fastest) + receive <= floor) {
+    for (int w = 0; w < words; ++w)
+      for (std::uint64_t bits = wanted[w]; bits != 0; bits &= bits - 1) {
+        const int k = w * 64 + std::countr_zero(bits);
+        const int s = instance_.messages[k].source;
+        if (MulticastTimeline::arrivalAfter(sendEnd[s], linkTo[s] * bytes) + receive <= floor) {
+          const MulticastTaskKey key{floor, 0, k, s, j};
+          if (key < best) best = key;
+          return;
+        }
+      }
+  }
   for (int i : size.bySendEnd) {
     if (MulticastTimeline::arrivalAfter(sendEnd[i], fastest) + receive > best.time) break;
     const double late = MulticastTimeline::arrivalAfter(sendEnd[i], linkTo[i] * bytes) + receive;
@@ -317,10 +335,12 @@ MulticastTaskKey MulticastCandidates::bestTask() {
     const int j = receivers_.least();
     ReceiverBest& r = receiverBest_[j];
     // Exact if the cached task's own key has not moved (every other key of
-    // j's only grew): recomputed without preemption, by changes() with it.
+    // j's only grew): certainly not while neither its sender's nor its
+    // receiver's list changed; without preemption it is recomputed then.
+    const bool unchanged =
+        timeline_.changes(j) == r.receiverChanges && timeline_.changes(r.key.sender) == r.senderChanges;
+    if (unchanged) return r.key;  // and no other receiver's lower bound is below it
     if (timeline_.preemptive()) {
-      if (timeline_.changes(j) == r.receiverChanges && timeline_.changes(r.key.sender) == r.senderChanges)
-        return r.key;  // and no other receiver's lower bound is below it
       r.key = bestByPair(j);
     } else {
       const MulticastTaskKey again = keyBySender(r.key.sender, j);
