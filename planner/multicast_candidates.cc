@@ -88,32 +88,12 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
   }
   if (trackReceivers_) {
     receiverBest_.resize(n_);
-    receivers_ = ReceiverTournament(n_, &receiverBest_);
+    receivers_ = TimedTournament<BestTime, ByBestKey>(n_, BestTime{&receiverBest_}, ByBestKey{&receiverBest_});
     for (int j = 0; j < n_; ++j) {
       receiverBest_[j].key.receiver = j;
       if (waiting(j)) receiverBest_[j].key = bestFor(j);  // every changes() count is still 0
       receivers_.update(j, waiting(j));
     }
-  }
-}
-
-MulticastCandidates::ReceiverTournament::ReceiverTournament(int count, const std::vector<ReceiverBest>* best)
-    : best_(best) {
-  while (size_ < count) size_ *= 2;
-  tree_.assign(2 * static_cast<size_t>(size_), Node{~std::uint64_t{0}, -1});
-}
-
-void MulticastCandidates::ReceiverTournament::update(int item, bool present) {
-  int at = size_ + item;
-  tree_[at] = present ? Node{std::bit_cast<std::uint64_t>((*best_)[item].key.time), item}
-                      : Node{~std::uint64_t{0}, -1};
-  for (at /= 2; at >= 1; at /= 2) {
-    const Node& left = tree_[2 * at];
-    const Node& right = tree_[2 * at + 1];
-    bool takeRight = right.time < left.time;
-    if (right.time == left.time && right.item >= 0) [[unlikely]]
-      takeRight = (*best_)[right.item].key < (*best_)[left.item].key;
-    tree_[at] = takeRight ? right : left;
   }
 }
 

@@ -25,6 +25,7 @@
 
 #include "planner/multicast.h"
 #include "planner/multicast_timeline.h"
+#include "planner/multicast_tournament.h"
 
 namespace hnow::planner {
 
@@ -144,28 +145,15 @@ class MulticastCandidates {
   // With preemption:
   std::vector<std::vector<int>> holders_;       // [k]: A_k, the source first
   std::vector<ReceiverBest> receiverBest_;      // [j], when tracking receivers
-  // The waiting receivers by receiverBest_: a tournament tree whose nodes
-  // carry the winner's time (a non-negative double's bits order as an
-  // unsigned integer), so a level costs one integer comparison; equal times
-  // fall back to the whole key. ECF updates it ~30,000 times on the 80-node
-  // all-to-all.
-  class ReceiverTournament {
-   public:
-    ReceiverTournament() = default;
-    ReceiverTournament(int count, const std::vector<ReceiverBest>* best);
-    void update(int item, bool present);
-    int least() const { return tree_[1].item; }
-
-   private:
-    struct Node {
-      std::uint64_t time;  // the time's bits; all ones if absent
-      int item;            // -1 if absent
-    };
-    const std::vector<ReceiverBest>* best_ = nullptr;
-    int size_ = 1;
-    std::vector<Node> tree_;
+  struct BestTime {
+    const std::vector<ReceiverBest>* best = nullptr;
+    double operator()(int j) const { return (*best)[j].key.time; }
   };
-  ReceiverTournament receivers_;
+  struct ByBestKey {
+    const std::vector<ReceiverBest>* best = nullptr;
+    bool operator()(int a, int b) const { return (*best)[a].key < (*best)[b].key; }
+  };
+  TimedTournament<BestTime, ByBestKey> receivers_;  // the waiting receivers by receiverBest_
   // Preemptive SendAvailable walks a task list (Figure 16): memoized per
   // (k, i) with i's changes() count.
   std::vector<double> sendAvailableMemo_;
