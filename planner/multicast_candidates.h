@@ -83,6 +83,7 @@ class MulticastCandidates {
     std::vector<double> send, receive;    // [v]: S(v, bytes), R(v, bytes)
     std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes)
     std::vector<int> bySendEnd;           // the nodes by sendEnd
+    std::vector<int> positionOf;          // [v]: v's index in bySendEnd
     std::vector<double> fastestTo;        // [j]: the least X(i, j)·bytes, i != j
   };
   void raiseSendEnd(SizeClass& size, int v, double value);
@@ -144,11 +145,15 @@ class MulticastCandidates {
   // With preemption:
   std::vector<std::vector<int>> holders_;       // [k]: A_k, the source first
   std::vector<ReceiverBest> receiverBest_;      // [j], when tracking receivers
+  struct BestTime {
+    const std::vector<ReceiverBest>* best = nullptr;
+    double operator()(int j) const { return (*best)[j].key.time; }
+  };
   struct ByBestKey {
     const std::vector<ReceiverBest>* best = nullptr;
     bool operator()(int a, int b) const { return (*best)[a].key < (*best)[b].key; }
   };
-  Tournament<ByBestKey> receivers_;             // the waiting receivers by receiverBest_
+  TimedTournament<BestTime, ByBestKey> receivers_;  // the waiting receivers by receiverBest_
   // Preemptive SendAvailable walks a task list (Figure 16): memoized per
   // (k, i) with i's changes() count.
   std::vector<double> sendAvailableMemo_;

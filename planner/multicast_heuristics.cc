@@ -112,7 +112,7 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
     const Edge& y = messageBest[b];
     return lighter(x, y) || (!lighter(y, x) && a < b);
   };
-  Tournament tournament(messages, lighterMessage);
+  TimedTournament tournament(messages, [&](int k) { return messageBest[k].weight; }, lighterMessage);
   for (int k = 0; k < messages; ++k) tournament.update(k, !instance.messages[k].destinations.empty());
   for (int k; (k = tournament.least()) >= 0;) {
     const int i = messageBest[k].from, j = messageBest[k].to;
@@ -232,11 +232,7 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
   std::sort(rank.begin(), rank.end(), [&](int a, int b) { return state.faster(a, b); });
   std::vector<int> byNode(n);
   for (int r = 0; r < n; ++r) byNode[rank[r]] = r;
-  auto less = [&](int a, int b) {
-    const double x = key(a), y = key(b);
-    return x != y ? x < y : byNode[a] < byNode[b];
-  };
-  Tournament receivers(n, less);
+  TimedTournament receivers(n, key, [&](int a, int b) { return byNode[a] < byNode[b]; });
   for (int v = 0; v < n; ++v) receivers.update(v, state.needs(v));
   while (!state.done()) {
     const int j = receivers.least();

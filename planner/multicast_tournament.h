@@ -2,7 +2,10 @@
 // A tournament tree: the least of items 0..count-1 that are present, under
 // a comparison given as a function of the items' indices. Changing one item
 // costs O(log count); the multicast heuristics use it to pick the next
-// receiver (WR, EAF), message (FEF) or receiver's best task (ECF).
+// receiver (WR, EAF), message (FEF) or receiver's best task (ECF), in the
+// timed form below.
+#include <bit>
+#include <cstdint>
 #include <vector>
 
 namespace hnow::planner {
@@ -31,6 +34,48 @@ class Tournament {
   Less less_;
   int size_ = 1;
   std::vector<int> tree_;
+};
+
+// The same for items ordered by a time (a non-negative double), then by
+// tieLess(a, b) among equal times. Each node carries its winner's time, as
+// bits: non-negative doubles order as unsigned integers, so a level costs
+// one integer comparison and a select instead of two calls through the
+// items' keys and their branches. The heuristics update these ~6,000 to
+// ~30,000 times per 80-node all-to-all.
+template <class Time, class TieLess>
+class TimedTournament {
+ public:
+  TimedTournament() = default;
+  TimedTournament(int count, Time time, TieLess tieLess) : time_(time), tieLess_(tieLess) {
+    while (size_ < count) size_ *= 2;
+    tree_.assign(2 * static_cast<size_t>(size_), kAbsent);
+  }
+  // Call after the item's time or tie order changed, or to add or remove it.
+  void update(int item, bool present) {
+    int at = size_ + item;
+    // + 0.0 turns a -0.0 into +0.0, which orders as the least bits.
+    tree_[at] = present ? Node{std::bit_cast<std::uint64_t>(time_(item) + 0.0), item} : kAbsent;
+    for (at /= 2; at >= 1; at /= 2) {
+      const Node& left = tree_[2 * at];
+      const Node& right = tree_[2 * at + 1];
+      bool takeRight = right.time < left.time;
+      if (right.time == left.time && right.item >= 0) [[unlikely]]
+        takeRight = tieLess_(right.item, left.item);
+      tree_[at] = takeRight ? right : left;
+    }
+  }
+  int least() const { return tree_[1].item; }  // -1 when empty
+
+ private:
+  struct Node {
+    std::uint64_t time;  // the time's bits; all ones if absent (above +inf)
+    int item;            // -1 if absent
+  };
+  static constexpr Node kAbsent{~std::uint64_t{0}, -1};
+  Time time_;
+  TieLess tieLess_;
+  int size_ = 1;
+  std::vector<Node> tree_;
 };
 
 }  // namespace hnow::planner
