@@ -188,8 +188,12 @@ namespace {
 // agent-1's uplink as hnowd's rate table holds it, Mbit/s.
 double reportedUplinkMbps(const Cluster& cluster, const std::string& agent) {
   auto r = runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() + " status --json");
-  if (r.status != 0) return 0;
-  for (const auto& a : nlohmann::json::parse(r.out)["agents"])
+  if (r.status != 0) {
+    MESSAGE("hnow status: " << r.err);
+    return 0;
+  }
+  const auto status = nlohmann::json::parse(r.out);  // held: a range over a temporary's member dangles
+  for (const auto& a : status["agents"])
     if (a["name"] == agent) return a["rates"]["uplink_bytes_per_s"].get<double>() * 8 / 1e6;
   return 0;
 }
@@ -234,7 +238,7 @@ TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes soon
   const std::string bytes = writeRandomFile(cluster.dir.path / "source.bin", 2 << 20);
   const std::string file = (cluster.dir.path / "source.bin").string();
 
-  auto kept = sendAndCut(cluster, file, "kept.bin", "--no-replan", 512 << 10, 6);
+  auto kept = sendAndCut(cluster, file, "kept.bin", "--no-replan", 1 << 20, 6);
   REQUIRE(kept.is_object());
   CHECK(kept["replanning"] == false);
   CHECK(kept["replans"] == 0);
@@ -253,7 +257,7 @@ TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes soon
   REQUIRE(reportedUplinkMbps(cluster, "agent-1") >= 100);
   std::this_thread::sleep_for(600ms);
 
-  auto replanned = sendAndCut(cluster, file, "replanned.bin", "", 512 << 10, 6);
+  auto replanned = sendAndCut(cluster, file, "replanned.bin", "", 1 << 20, 6);
   REQUIRE(replanned.is_object());
   CHECK(replanned["replanning"] == true);
   CHECK(replanned["replans"].get<int>() >= 1);
