@@ -59,13 +59,32 @@ echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   --sites "$(join "${sites[@]}")" >/dev/null
 head -c "$SIZE" /dev/urandom >"$DIR/file"
 
-uplinkOf() { "$HNOW" "${CLIENT[@]}" status --json | jq -r --arg n "$1" '.agents[] | select(.name == $n) | .rates.uplink_bytes_per_s * 8 / 1e6'; }
+# Every agent re-probes (set-rate to its lab rates) until hnowd's table holds
+# the lab's rates again, then past the drift dwell: both modes plan from the
+# same table. Probes taken while a send runs can read low on a loaded machine
+# (docs/bench-replan.md), so the table is not trusted between runs.
+settle() {
+  for ((i = 0; i < AGENTS; i++)); do
+    "$HNOW" "${CLIENT[@]}" agent set-rate "agent-$((i + 1))" --uplink-mbps "${ups[$i]}" --downlink-mbps "${downs[$i]}" >/dev/null
+  done
+  for _ in $(seq 150); do
+    "$HNOW" "${CLIENT[@]}" status --json | jq -e --arg u "$(join "${ups[@]}")" --arg d "$(join "${downs[@]}")" '
+      ($u | split(",") | map(tonumber)) as $ups | ($d | split(",") | map(tonumber)) as $downs |
+      [.agents[] | (.name | ltrimstr("agent-") | tonumber - 1) as $i |
+        (.rates.uplink_bytes_per_s * 8 / 1e6) / $ups[$i], (.rates.downlink_bytes_per_s * 8 / 1e6) / $downs[$i]] |
+      all(. > 0.9 and . < 1.1)' >/dev/null && break
+    sleep 0.2
+  done
+  sleep 2.5
+}
+
 
 # One send; prints "mode node cut_s predicted replanned actual replans first_change_s".
 run() {
   local mode=$1 rep=$2 flags=""
   [ "$mode" = kept ] && flags=--no-replan
   local out="$DIR/$mode-$rep.json" err="$DIR/$mode-$rep.err"
+  settle
   "$HNOW" "${CLIENT[@]}" send "$DIR/file" --dest "bench-$mode-$rep.bin" --json $flags >"$out" 2>"$err" &
   local pid=$!
   local node="" cut=""
@@ -96,16 +115,6 @@ run() {
         ((.copies | length) == '"$AGENTS"')] | @tsv' "$out"
     jq -r '.copies[].path' "$out" | xargs -r rm -f
   fi
-  # Restore the rate and let its drift event pass before the next send.
-  if [ -n "$node" ]; then
-    local i=${node#agent-} want=${ups[$((${node#agent-} - 1))]}
-    "$HNOW" "${CLIENT[@]}" agent set-rate "$node" --uplink-mbps "$want" >/dev/null
-    for _ in $(seq 100); do
-      awk -v u="$(uplinkOf "$node")" -v w="$want" 'BEGIN { exit !(u > 0.9 * w) }' && break
-      sleep 0.1
-    done
-    sleep 3
-  fi
 }
 
 printf '| rep | mode | cut node | cut at s | predicted s | replanned prediction s | actual s | replans | first parent change s | all copies verified |\n'
@@ -115,11 +124,13 @@ for ((r = 1; r <= REPS; r++)); do
   for mode in replan kept; do
     row=$(run "$mode" "$r")
     echo "$r $row" | tr '\t' ' ' >>"$DIR/rows"
-    echo "$row" | awk -v r="$r" -F'\t| ' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r, $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
+    echo "$row" | awk -v r="$r" -F'\t| ' '
+      function f(x) { return x ~ /^[0-9.]+$/ ? sprintf("%.1f", x) : x }
+      { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r, $1, $2, f($3), f($4), f($5), f($6), $7, f($8), $9 }'
   done
 done
 echo
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 rp=$(awk '$2 == "replan" && $7 != "-" { print $7 }' "$DIR/rows" | median)
 kp=$(awk '$2 == "kept" && $7 != "-" { print $7 }' "$DIR/rows" | median)
 pp=$(awk '$2 == "replan" && $5 != "-" { print $5 }' "$DIR/rows" | median)
