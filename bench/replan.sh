@@ -140,4 +140,10 @@ echo "- Median actual: replanning $rp s, --no-replan $kp s"
 awk -v r="$rp" -v k="$kp" 'BEGIN { if (r > 0) printf "- Replanning finished %.2fx sooner (target >= 1.5x)\n", k / r }'
 echo "- Median predicted at the start $pp s (for the uncut lab); median replanned prediction $rpp s; actual $rp s"
 echo "- Median time from the cut to the first parent change: $detect s (probe, then the 2 s drift dwell, then a tick)"
+# At each replan hnowd logs its prediction of the remaining time of the tree
+# it replaced: with the time of the replan, what --no-replan should take.
+grep -oE 'drift: [a-z0-9-]+ uplink [^:]*: kept [0-9.]+ s, new [0-9.]+ s \(1 replans' "$DIR/cluster/logs/hnowd.log" |
+  sed -E 's/.*kept ([0-9.]+) s, new ([0-9.]+) s.*/\1 \2/' >"$DIR/kept" || true
+awk '$2 == "replan" && $9 != "-" { print $9 }' "$DIR/rows" | paste - "$DIR/kept" |
+  awk 'NF == 3 { printf "%.1f\n", $1 + $2 }' | median | xargs -I{} echo "- Median prediction, at the replan, of the replaced tree's end (what --no-replan should take): {} s; --no-replan actual $kp s"
 echo "- Load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

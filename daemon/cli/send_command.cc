@@ -112,8 +112,8 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
     out += line;
   }
   if (s.replans > 0) {
-    std::snprintf(line, sizeof line, "  replanned %d time%s: predicted end %.2f s after the last\n", s.replans,
-                  s.replans == 1 ? "" : "s", s.replannedPredictedS);
+    std::snprintf(line, sizeof line, "  replanned %d time%s; the last replan predicted the end at %.2f s\n",
+                  s.replans, s.replans == 1 ? "" : "s", s.replannedPredictedS);
     out += line;
   } else if (!s.replanning) {
     out += "  replanning off (--no-replan)\n";
