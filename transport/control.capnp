@@ -150,6 +150,7 @@ struct SendRequest {
   dest @1 :Text;
   to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
   algo @3 :Text;          # auto|fnf|optimal|lcf|binomial|chain|flat
+  noReplan @4 :Bool;      # issue 7: keep the first tree on drift (losses still re-parent)
 }
 
 enum CopyState {
@@ -182,6 +183,19 @@ struct SendReport {
   considered @6 :List(PlanOption);
   # what `auto` weighed (or the one algorithm's two predictions)
   fluidBoundS @7 :Float64;
+  # issue 7: replanning mid-transfer
+  replanning @8 :Bool;             # false: --no-replan
+  replans @9 :UInt32;              # new trees adopted
+  replannedPredictedS @10 :Float64;  # the latest replan's predicted end, since the start; 0: none
+  parentChanges @11 :List(ParentChange);
+}
+
+struct ParentChange {
+  node @0 :Text;
+  oldParent @1 :Text;
+  newParent @2 :Text;
+  atS @3 :Float64;        # since the start
+  reason @4 :Text;
 }
 
 struct PlanOption {

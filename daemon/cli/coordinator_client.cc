@@ -44,6 +44,11 @@ daemon::SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
     copy.corruptChunks = c.getCorruptChunks();
     s.copies.push_back(std::move(copy));
   }
+  s.replanning = in.getReplanning();
+  s.replans = static_cast<int>(in.getReplans());
+  s.replannedPredictedS = in.getReplannedPredictedS();
+  for (auto c : in.getParentChanges())
+    s.parentChanges.push_back({c.getNode(), c.getOldParent(), c.getNewParent(), c.getAtS(), c.getReason()});
   return s;
 }
 
@@ -169,6 +174,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   auto to = out.initTo(static_cast<unsigned>(r.to.size()));
   for (std::size_t i = 0; i < r.to.size(); ++i) to.set(static_cast<unsigned>(i), r.to[i]);
   out.setAlgo(r.algo);
+  out.setNoReplan(!r.replan);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), sendStatusFromWire(response.getReport()));
   }));

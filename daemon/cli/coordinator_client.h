@@ -67,6 +67,7 @@ class CoordinatorClient {
     std::string dest;
     std::vector<std::string> to;
     std::string algo;
+    bool replan = true;  // issue 7: false for --no-replan
   };
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);

@@ -107,6 +107,16 @@ std::string renderGanttSvg(const GanttChart& chart) {
         << "</title></rect>\n";
     kinds[b.kind] = true;
   }
+  for (const auto& m : chart.marks) {
+    const double x = left + m.at * scale, y = top + rowHeight * m.row;
+    svg << "<g class=\"mark\"><title>" << escapeXml(m.tooltip) << "</title><line x1=\"" << shortNumber(x) << "\" y1=\""
+        << shortNumber(y) << "\" x2=\"" << shortNumber(x) << "\" y2=\"" << shortNumber(y + rowHeight)
+        << "\" stroke=\"#e07000\" stroke-width=\"3\"/><rect x=\"" << shortNumber(x + 2) << "\" y=\"" << shortNumber(y + 5)
+        << "\" width=\"" << shortNumber(6.0 * static_cast<double>(m.label.size()) + 4) << "\" height=\"" << shortNumber(rowHeight - 10)
+        << "\" fill=\"white\" opacity=\"0.85\"/><text x=\"" << shortNumber(x + 4) << "\" y=\""
+        << shortNumber(y + rowHeight * 0.7) << "\" font-size=\"10\" fill=\"#a04000\">" << escapeXml(m.label)
+        << "</text></g>\n";
+  }
   double mx = left + chart.makespan * scale;
   svg << "<line x1=\"" << shortNumber(mx) << "\" y1=\"" << shortNumber(top - 6) << "\" x2=\"" << shortNumber(mx)
       << "\" y2=\"" << shortNumber(top + plotHeight) << "\" stroke=\"#d03030\" stroke-width=\"2\" "

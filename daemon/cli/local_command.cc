@@ -143,6 +143,7 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   // Port 0 first; once hnowd has bound, the config is pinned to that port.
   std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
   if (options.sourceUplinkMbps > 0) hnowdHead += "uplink_mbps = " + std::to_string(options.sourceUplinkMbps) + "\n";
+  if (options.driftDwellSeconds >= 0) hnowdHead += "drift_dwell_s = " + std::to_string(options.driftDwellSeconds) + "\n";
   if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead)) return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
   const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);
@@ -202,6 +203,8 @@ std::string localUpProblem(const LocalUpOptions& options) {
       if (!(r > 0 && r <= 100000)) return "rates must be > 0 and at most 100000 Mbit/s";
   if (!(options.sourceUplinkMbps >= 0 && options.sourceUplinkMbps <= 100000))
     return "--source-uplink-mbps must be from 0 to 100000";
+  if (!(options.driftDwellSeconds < 0 || options.driftDwellSeconds <= 3600))
+    return "--drift-dwell-s must be from 0 to 3600";
   for (const auto& site : options.sites)
     if (site.empty()) return "a site label cannot be empty";
   return "";

@@ -26,6 +26,8 @@ struct LocalUpOptions {
   std::vector<std::string> sites;
   // hnowd's uplink as a send's source (its `uplink_mbps`); 0: not set.
   double sourceUplinkMbps = 0;
+  // hnowd's `drift_dwell_s` (issue 7: tests and benches of replanning); < 0: its default.
+  double driftDwellSeconds = -1;
 };
 
 // Checks the per-agent lists; empty when fine, else the message.

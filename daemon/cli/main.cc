@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   upCommand->add_option("--sites", localUp.sites, "Site label per agent, comma-separated")->delimiter(',');
   upCommand->add_option("--source-uplink-mbps", localUp.sourceUplinkMbps,
                         "hnowd's uplink as the source of sends (its uplink_mbps)");
+  upCommand->add_option("--drift-dwell-s", localUp.driftDwellSeconds,
+                        "How long a rate must stay changed before hnowd calls it drift (its drift_dwell_s)");
   CLI::App* downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
   downCommand->add_option("--dir", localDown.dir, "The directory given to local up")->required();
 
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "fnf", "optimal", "lcf", "binomial", "chain", "flat", "fef", "ecf", "wr", "eaf",
                              "rr", "rrs", "ecfp", "wrp", "eafp", "rrp", "rrsp", "independent", "residual"}));
   sendCommand->add_flag("--json", send.json, "Print JSON for scripts");
+  sendCommand->add_flag("--no-replan", send.noReplan, "Keep the first tree when rates drift (for comparison)");
   sendCommand->add_option("--gantt", send.ganttPath, "Write planned and actual bars to this SVG file");
 
   hnow::cli::DemoOptions demo;

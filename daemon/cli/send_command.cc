@@ -78,6 +78,21 @@ class Progress {
   double rate_ = 0.0;
 };
 
+// The tree at the start, then every parent change as it happens, on stderr
+// (bench/replan.sh reads the tree from here to pick the busiest relay).
+std::string treeLine(const daemon::SendStatus& s) {
+  std::string line = "tree (parent>node):";
+  for (const auto& c : s.copies) line += " " + c.parent + ">" + c.node;
+  return line + "\n";
+}
+
+std::string changeLine(const daemon::ParentChange& c) {
+  char line[400];
+  std::snprintf(line, sizeof line, "%.1f s: %s now pulls from %s, not %s (%s)\n", c.atS, c.node.c_str(),
+                c.newParent.c_str(), c.oldParent.c_str(), c.reason.c_str());
+  return line;
+}
+
 }  // namespace
 
 std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
@@ -94,6 +109,18 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   }
   if (s.fluidBoundS > 0) {
     std::snprintf(line, sizeof line, "  fluid lower bound %.2f s\n", s.fluidBoundS);
+    out += line;
+  }
+  if (s.replans > 0) {
+    std::snprintf(line, sizeof line, "  replanned %d time%s; the last replan predicted the end at %.2f s\n",
+                  s.replans, s.replans == 1 ? "" : "s", s.replannedPredictedS);
+    out += line;
+  } else if (!s.replanning) {
+    out += "  replanning off (--no-replan)\n";
+  }
+  for (const auto& c : s.parentChanges) {
+    std::snprintf(line, sizeof line, "  %7.2f s  %-12s %s -> %s  (%s)\n", c.atS, c.node.c_str(), c.oldParent.c_str(),
+                  c.newParent.c_str(), c.reason.c_str());
     out += line;
   }
   std::snprintf(line, sizeof line, "%-12s %-12s %10s %10s  %s\n", "node", "parent", "planned_s", "finished_s", "path");
@@ -122,7 +149,12 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
     chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + c.parent});
     if (c.state == daemon::CopyStatus::State::kDone)
       chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + c.parent});
+    for (const auto& change : s.parentChanges)
+      if (change.node == c.node)
+        chart.marks.push_back({row + 1, change.atS, change.oldParent + " → " + change.newParent,
+                               change.reason});
   }
+  if (s.replannedPredictedS > 0) chart.title += " (replanned, predicted " + std::to_string(s.replannedPredictedS).substr(0, 5) + " s)";
   chart.makespan = std::max(s.predictedS, s.elapsedS);
   return renderGanttSvg(chart);
 }
@@ -144,7 +176,7 @@ int runSendCommand(const SendOptions& options) {
   }
   std::error_code error;
   CoordinatorClient::SendStart request{std::filesystem::absolute(options.file, error).string(), options.dest,
-                                       options.to, options.algo};
+                                       options.to, options.algo, !options.noReplan};
   auto started = client.value()->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
@@ -153,6 +185,8 @@ int runSendCommand(const SendOptions& options) {
   const std::uint64_t id = started.value().first;
   daemon::SendStatus status = started.value().second;
   Progress progress(::isatty(STDERR_FILENO));
+  std::fputs(treeLine(status).c_str(), stderr);
+  std::size_t changesShown = 0;
   auto lastMove = Clock::now();
   std::uint64_t lastBytes = 0;
   while (!status.finished) {
@@ -164,6 +198,10 @@ int runSendCommand(const SendOptions& options) {
       return 1;
     }
     status = std::move(polled.value());
+    for (; changesShown < status.parentChanges.size(); ++changesShown) {
+      progress.end();
+      std::fputs(changeLine(status.parentChanges[changesShown]).c_str(), stderr);
+    }
     progress.show(status);
     std::uint64_t bytes = 0;
     for (const auto& c : status.copies) bytes += c.bytes;

@@ -17,6 +17,7 @@ struct SendOptions {
   std::vector<std::string> to;  // empty: all
   std::string algo = "auto";
   bool json = false;
+  bool noReplan = false;  // issue 7
   std::string ganttPath;
 };
 
@@ -24,11 +25,14 @@ struct SendOptions {
 int runSendCommand(const SendOptions& options);
 
 // {"algo", "size", "predicted_s", "actual_s", "considered": [{"algo", "mode",
-// "predicted_s"}], "fluid_bound_s", "copies": [{"node", "path",
-// "sha256", "finished_s", "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}
+// "predicted_s"}], "fluid_bound_s", "replanning", "replans", "replanned_predicted_s"
+// (null without a replan), "parent_changes": [{"node", "old_parent", "new_parent",
+// "at_s", "reason"}], "copies": [{"node", "path", "sha256", "finished_s",
+// "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
-// Planned and actual bars side by side, two rows per node.
+// Planned and actual bars side by side, two rows per node; a replan's parent
+// changes are ticks on the moved node's actual row.
 std::string sendGanttSvg(const daemon::SendStatus& status);
 
 }  // namespace hnow::cli

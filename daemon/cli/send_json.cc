@@ -30,6 +30,18 @@ std::string sendJson(const daemon::SendStatus& s) {
     considered.push_back({{"algo", o.algo}, {"mode", o.mode}, {"predicted_s", o.predictedSeconds}});
   root["considered"] = std::move(considered);
   root["fluid_bound_s"] = s.fluidBoundS;
+  root["replanning"] = s.replanning;
+  root["replans"] = s.replans;
+  root["replanned_predicted_s"] = s.replannedPredictedS > 0 ? nlohmann::ordered_json(s.replannedPredictedS)
+                                                            : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json changes = nlohmann::ordered_json::array();
+  for (const auto& c : s.parentChanges)
+    changes.push_back({{"node", c.node},
+                       {"old_parent", c.oldParent},
+                       {"new_parent", c.newParent},
+                       {"at_s", c.atS},
+                       {"reason", c.reason}});
+  root["parent_changes"] = std::move(changes);
   root["copies"] = std::move(copies);
   root["failed"] = std::move(failed);
   return root.dump(2) + "\n";

@@ -84,8 +84,11 @@ void Coordinator::detach(SessionId session) {
 std::vector<RateEvent> Coordinator::tick() {
   std::vector<RateEvent> events = table_.tick();
   if (observer_)
-    for (const RateEvent& e : events)
+    for (const RateEvent& e : events) {
       if (e.kind == RateEvent::Kind::kLost) observer_->agentGone(e.agent);
+      if (e.kind == RateEvent::Kind::kDrift)
+        if (const AgentRecord* r = table_.find(e.agent)) observer_->ratesDrifted(e, r->rates);
+    }
   return events;
 }
 

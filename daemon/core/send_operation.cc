@@ -2,13 +2,16 @@
 
 #include <algorithm>
 
+#include "core/send_replan.h"
+
 namespace hnow::daemon {
 
 SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std::string> names,
                              std::vector<std::string> addresses, std::vector<std::string> paths,
                              std::uint64_t size, std::string sha256Hex, SendCommands& commands)
     : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
-      size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false) {
+      size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false),
+      receivedFrom_(names_.size(), -1) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].node = names_[i];
     copies_[i].plannedS = tree_.finish[i];
@@ -24,6 +27,7 @@ int SendOperation::indexOf(const std::string& node) const {
 
 void SendOperation::start() {
   started_ = clock_.now();
+  running_ = true;
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].state = CopyStatus::State::kReceiving;
     commands_.pull(names_[i], addresses_[static_cast<std::size_t>(tree_.parent[i])]);
@@ -47,6 +51,7 @@ void SendOperation::report(const std::string& node, const TransferReport& r) {
       copy.bytes = size_;
       copy.path = r.path;
       copy.sha256 = r.sha256;
+      receivedFrom_[static_cast<std::size_t>(i)] = tree_.parent[static_cast<std::size_t>(i)];
       copy.finishedS = seconds(clock_.now() - started_);
       break;
   }
@@ -66,18 +71,77 @@ void SendOperation::fail(int node, const std::string& message) {
     copy.state = CopyStatus::State::kFailed;
     copy.message = message;
   }
-  // Its children pull from the nearest ancestor still standing; the source always is.
-  int ancestor = tree_.parent[static_cast<std::size_t>(node)];
-  while (ancestor > 0 && cannotServe_[static_cast<std::size_t>(ancestor)])
-    ancestor = tree_.parent[static_cast<std::size_t>(ancestor)];
-  // A finished relay that is lost still has children that need a parent.
-  for (std::size_t c = 1; c < names_.size(); ++c) {
-    if (tree_.parent[c] != node) continue;
-    tree_.parent[c] = ancestor;
-    if (copies_[c].state == CopyStatus::State::kReceiving)
-      commands_.pull(names_[c], addresses_[static_cast<std::size_t>(ancestor)]);
+  const std::string reason = names_[static_cast<std::size_t>(node)] + " failed (" + message + ")";
+  // Issue 7: re-plan the rest without it; its children move only once.
+  if (!replan("replan: " + reason)) {
+    // Its children pull from the nearest ancestor still standing; the source always is.
+    int ancestor = tree_.parent[static_cast<std::size_t>(node)];
+    while (ancestor > 0 && cannotServe_[static_cast<std::size_t>(ancestor)])
+      ancestor = tree_.parent[static_cast<std::size_t>(ancestor)];
+    // A finished relay that is lost still has children that need a parent.
+    for (std::size_t c = 1; c < names_.size(); ++c) {
+      if (tree_.parent[c] != node) continue;
+      if (copies_[c].state == CopyStatus::State::kReceiving)
+        moveTo(c, ancestor, "nearest ancestor: " + reason);
+      else
+        tree_.parent[c] = ancestor;
+    }
   }
   if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
+}
+
+void SendOperation::setReplanning(ReplanSettings settings) {
+  replanning_ = std::move(settings);
+  canReplan_ = replanning_.enabled && replanning_.nodes.size() == names_.size();
+}
+
+bool SendOperation::ratesChanged(const std::string& node, const planner::NodeRates& rates,
+                                 const std::string& reason) {
+  const int i = indexOf(node);
+  if (i < 0 || replanning_.nodes.size() != names_.size()) return false;
+  replanning_.nodes[static_cast<std::size_t>(i)].rates = rates;
+  return replan(reason);
+}
+
+bool SendOperation::replan(const std::string& reason) {
+  if (!canReplan_ || !running_ || finished()) return false;
+  ReplanInput in;
+  in.algo = replanning_.algo;
+  in.nodes = replanning_.nodes;
+  in.parent = tree_.parent;
+  in.size = size_;
+  in.chunkBytes = replanning_.chunkBytes;
+  in.minGain = replanning_.minGain;
+  in.progress.resize(names_.size());
+  for (std::size_t i = 1; i < names_.size(); ++i) {
+    ReplanNode& p = in.progress[i];
+    p.bytes = copies_[i].bytes;
+    p.state = cannotServe_[i] || copies_[i].state == CopyStatus::State::kFailed ? ReplanNode::State::kFailed
+              : copies_[i].state == CopyStatus::State::kDone                     ? ReplanNode::State::kDone
+                                                                                  : ReplanNode::State::kReceiving;
+  }
+  ReplanAnswer answer = replanSend(in);
+  const double now = seconds(clock_.now() - started_);
+  note_ = reason + ": kept " + std::to_string(answer.keptSeconds) + " s, new " +
+          std::to_string(answer.replannedSeconds) + " s" + (answer.adopt ? "" : " (" + answer.why + ")");
+  if (!answer.adopt) return false;
+  ++replans_;
+  replannedPredictedS_ = now + answer.replannedSeconds;
+  for (std::size_t i = 1; i < names_.size(); ++i) {
+    if (answer.parent[i] < 0) continue;  // failed: nobody pulls from it, it pulls from nobody
+    // A finished node pulls nothing: its new parent only keeps the relation a tree.
+    if (copies_[i].state != CopyStatus::State::kReceiving) tree_.parent[i] = answer.parent[i];
+    else if (answer.parent[i] != tree_.parent[i]) moveTo(i, answer.parent[i], reason);
+  }
+  return true;
+}
+
+void SendOperation::moveTo(std::size_t node, int parent, const std::string& reason) {
+  const int old = tree_.parent[node];
+  changes_.push_back({names_[node], names_[static_cast<std::size_t>(old)], names_[static_cast<std::size_t>(parent)],
+                      seconds(clock_.now() - started_), reason});
+  tree_.parent[node] = parent;
+  commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);
 }
 
 bool SendOperation::finished() const {
@@ -96,9 +160,15 @@ SendStatus SendOperation::status() const {
   s.considered = tree_.considered;
   s.fluidBoundS = tree_.fluidBoundSeconds;
   s.elapsedS = seconds((s.finished ? ended_ : clock_.now()) - started_);
+  s.replanning = canReplan_;
+  s.replans = replans_;
+  s.replannedPredictedS = replannedPredictedS_;
+  s.parentChanges = changes_;
   for (std::size_t i = 1; i < copies_.size(); ++i) {
     CopyStatus c = copies_[i];
-    c.parent = names_[static_cast<std::size_t>(tree_.parent[i])];
+    // A finished copy shows where it came from, not its place in a later plan.
+    const int parent = c.state == CopyStatus::State::kDone && receivedFrom_[i] >= 0 ? receivedFrom_[i] : tree_.parent[i];
+    c.parent = names_[static_cast<std::size_t>(parent)];
     s.copies.push_back(std::move(c));
   }
   return s;

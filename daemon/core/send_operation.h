@@ -2,6 +2,8 @@
 // One `hnow send` in hnowd (issue 6): who pulls from whom, what each agent
 // reported, and the re-parenting when a node is lost or fails: its children
 // pull from its nearest living ancestor, resuming from the bytes they hold.
+// Issue 7: on a drift event or a loss it re-plans what is not yet delivered
+// (send_replan.h) and moves only the nodes whose parent changes.
 // Logic only: time through Clock, commands through SendCommands.
 #include <cstdint>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/send_tree.h"
+#include "planner/node_rates.h"
 
 namespace hnow::daemon {
 
@@ -43,6 +46,15 @@ struct CopyStatus {
   std::uint64_t corruptChunks = 0;
 };
 
+// One node moved to another parent while the send ran (issue 7).
+struct ParentChange {
+  std::string node;
+  std::string oldParent;
+  std::string newParent;
+  double atS = 0.0;    // since the start
+  std::string reason;  // "drift: ...", "lost: ...", ...
+};
+
 struct SendStatus {
   bool finished = false;
   std::string algo;
@@ -52,6 +64,19 @@ struct SendStatus {
   std::vector<CopyStatus> copies;
   std::vector<PlanOption> considered;  // SendTree::considered
   double fluidBoundS = 0.0;
+  bool replanning = false;          // off: --no-replan (losses still re-parent)
+  int replans = 0;                  // new trees adopted
+  double replannedPredictedS = 0.0; // the latest replan's predicted end, since the start; 0: none
+  std::vector<ParentChange> parentChanges;
+};
+
+// What replanning needs besides the tree: the rates it was planned from.
+struct ReplanSettings {
+  bool enabled = true;
+  std::string algo = "auto";
+  std::vector<TreeNode> nodes;  // as planned, [0] the source, aligned with the names
+  std::uint32_t chunkBytes = 1 << 20;
+  double minGain = 0.1;         // send_replan.h
 };
 
 class SendOperation {
@@ -67,13 +92,23 @@ class SendOperation {
   // The agent is gone (connection ended or heartbeats stopped).
   void lost(const std::string& node);
 
+  // Without settings (or with enabled = false) the send never re-plans.
+  void setReplanning(ReplanSettings settings);
+  // A drift event: `node` now measures `rates`. Re-plans when enabled and
+  // the node takes part; true when a new tree was adopted.
+  bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason);
+
   bool finished() const;
   SendStatus status() const;
   bool involves(const std::string& node) const { return indexOf(node) > 0; }
+  // The last replan considered: both predictions and why it was (not) adopted.
+  const std::string& replanNote() const { return note_; }
 
  private:
   int indexOf(const std::string& node) const;
   void fail(int node, const std::string& message);
+  bool replan(const std::string& reason);
+  void moveTo(std::size_t node, int parent, const std::string& reason);
 
   const Clock& clock_;
   SendTree tree_;
@@ -85,6 +120,14 @@ class SendOperation {
   std::vector<CopyStatus> copies_;  // index 0 unused (the source)
   // Failed or lost: children must not pull from it (a lost node may have finished).
   std::vector<bool> cannotServe_;
+  std::vector<int> receivedFrom_;    // the parent when the copy finished
+  ReplanSettings replanning_;
+  bool canReplan_ = false;
+  bool running_ = false;
+  std::string note_;
+  int replans_ = 0;
+  double replannedPredictedS_ = 0.0;
+  std::vector<ParentChange> changes_;
   TimePoint started_{};
   TimePoint ended_{};
 };

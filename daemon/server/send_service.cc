@@ -169,7 +169,8 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   running->summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
                      ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
                      ",\"size\":" + std::to_string(size) + ",\"agents\":" + std::to_string(chosen.size()) +
-                     ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds);
+                     ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) +
+                     ",\"replan\":" + (request.replan ? "true" : "false");
   try {
     running->record = coordinator_.operationLog().begin("send", running->summary + "}");
   } catch (const StateError& e) {
@@ -198,7 +199,8 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   auto* raw = running.get();
   return kj::joinPromises(answers.finish())
       .then([this, running = kj::mv(running), raw, tree = kj::mv(tree), names = kj::mv(names),
-             addresses = kj::mv(addresses), size, shaHex](
+             addresses = kj::mv(addresses), size, shaHex, nodes = kj::mv(nodes), algo = request.algo,
+             replan = request.replan](
                 kj::Array<Answer> results) mutable {
         std::string refusals;
         std::vector<std::string> paths{""};
@@ -216,6 +218,12 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         }
         raw->operation = std::make_unique<SendOperation>(clock_, kj::mv(tree), kj::mv(names), kj::mv(addresses),
                                                          kj::mv(paths), size, shaHex, *raw->commands);
+        ReplanSettings settings;
+        settings.enabled = replan;
+        settings.algo = algo;
+        settings.nodes = kj::mv(nodes);
+        settings.chunkBytes = transport::data::kChunkBytes;
+        raw->operation->setReplanning(kj::mv(settings));
         raw->operation->start();
         const std::uint64_t id = nextOperation_++;
         operations_[id] = kj::mv(running);
@@ -254,10 +262,30 @@ void SendService::transferReport(const std::string& agent, const std::string& to
 void SendService::agentGone(const std::string& agent) {
   for (auto& [id, running] : operations_) {
     if (running->released || !running->operation->involves(agent)) continue;
-    spdlog::warn("send {}: agent {} lost; its children pull from their nearest ancestor", id, agent);
+    spdlog::warn("send {}: agent {} lost; its children move", id, agent);
     running->operation->lost(agent);
+    logReplan(id, *running->operation);
     endIfFinished(*running);
   }
+}
+
+void SendService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rates) {
+  if (e.rate != "uplink" && e.rate != "downlink") return;  // compute does not move bytes
+  char reason[160];
+  std::snprintf(reason, sizeof reason, "drift: %s %s %.1f -> %.1f Mbit/s", e.agent.c_str(), e.rate.c_str(),
+                e.before * 8 / 1e6, e.after * 8 / 1e6);
+  for (auto& [id, running] : operations_) {
+    if (running->released || !running->operation->involves(e.agent)) continue;
+    running->operation->ratesChanged(e.agent, rates, reason);
+    logReplan(id, *running->operation);
+  }
+}
+
+void SendService::logReplan(std::uint64_t id, const SendOperation& operation) {
+  if (operation.replanNote().empty()) return;
+  const SendStatus s = operation.status();
+  spdlog::info("send {}: {} ({} replans, {} parent changes)", id, operation.replanNote(), s.replans,
+               s.parentChanges.size());
 }
 
 void SendService::endIfFinished(Running& running) {
@@ -271,10 +299,19 @@ void SendService::endIfFinished(Running& running) {
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
   spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies", s.elapsedS, s.predictedS,
                ok, s.copies.size());
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu}", s.elapsedS, ok,
-                s.copies.size() - ok);
-  finishRecord(running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers);
+  char numbers[200];
+  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"replans\":%d", s.elapsedS,
+                ok, s.copies.size() - ok, s.replans);
+  std::string changes = ",\"parent_changes\":[";
+  for (std::size_t i = 0; i < s.parentChanges.size(); ++i) {
+    const ParentChange& c = s.parentChanges[i];
+    changes += std::string(i ? "," : "") + "{\"node\":" + jsonString(c.node) + ",\"old_parent\":" +
+               jsonString(c.oldParent) + ",\"new_parent\":" + jsonString(c.newParent) +
+               ",\"at_s\":" + jsonNumber(c.atS) + ",\"reason\":" + jsonString(c.reason) + "}";
+  }
+  changes += "]";
+  if (s.replannedPredictedS > 0) changes += ",\"replanned_predicted_s\":" + jsonNumber(s.replannedPredictedS);
+  finishRecord(running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
 }
 
 void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
@@ -311,6 +348,19 @@ void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
     w.setPredictedS(s.considered[i].predictedSeconds);
   }
   out.setFluidBoundS(s.fluidBoundS);
+  out.setReplanning(s.replanning);
+  out.setReplans(static_cast<std::uint32_t>(s.replans));
+  out.setReplannedPredictedS(s.replannedPredictedS);
+  auto changes = out.initParentChanges(static_cast<unsigned>(s.parentChanges.size()));
+  for (std::size_t i = 0; i < s.parentChanges.size(); ++i) {
+    const ParentChange& c = s.parentChanges[i];
+    auto w = changes[static_cast<unsigned>(i)];
+    w.setNode(c.node);
+    w.setOldParent(c.oldParent);
+    w.setNewParent(c.newParent);
+    w.setAtS(c.atS);
+    w.setReason(c.reason);
+  }
 }
 
 }  // namespace hnow::daemon

@@ -23,6 +23,7 @@ struct SendRequest {
   std::string dest;
   std::vector<std::string> to;
   std::string algo = "auto";
+  bool replan = true;  // issue 7: re-plan on drift events and losses
 };
 
 class SendService final : public TransferObserver {
@@ -42,10 +43,12 @@ class SendService final : public TransferObserver {
   void transferReport(const std::string& agent, const std::string& token,
                       const TransferReport& report) override;
   void agentGone(const std::string& agent) override;
+  void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
 
  private:
   struct Running;
   void endIfFinished(Running& running);
+  void logReplan(std::uint64_t id, const SendOperation& operation);
   void finishRecord(OperationId id, const std::string& status, const std::string& summary);
 
   Coordinator& coordinator_;

@@ -84,6 +84,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   for (auto t : in.getTo()) request.to.emplace_back(t);
   request.algo = in.getAlgo();
   if (request.algo.empty()) request.algo = "auto";
+  request.replan = !in.getNoReplan();
   return sends_->start(std::move(request)).then([context](std::pair<std::uint64_t, SendStatus> started) mutable {
     auto results = context.getResults();
     results.setOperation(started.first);

@@ -116,3 +116,50 @@ TEST_CASE("set-rate reaches a connected agent and explains why not otherwise") {
   CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).find("not connected") != std::string::npos);
   CHECK(sent.size() == 1);
 }
+
+namespace {
+
+// What reaches the sends (issue 7): drift events with the agent's rates now.
+struct RecordingObserver final : TransferObserver {
+  std::vector<std::pair<RateEvent, hnow::planner::NodeRates>> drifts;
+  std::vector<std::string> gone;
+  void transferReport(const std::string&, const std::string&, const TransferReport&) override {}
+  void agentGone(const std::string& agent) override { gone.push_back(agent); }
+  void ratesDrifted(const RateEvent& event, const hnow::planner::NodeRates& rates) override {
+    drifts.emplace_back(event, rates);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a drift event reaches the running sends with the agent's rates now; a blip shorter than the dwell does not") {
+  ManualClock clock;
+  MemoryStateStore store;
+  RateTableOptions options;
+  options.driftDwell = 1s;
+  Coordinator coordinator(clock, options, store);
+  RecordingObserver observer;
+  coordinator.setTransferObserver(&observer);
+  std::vector<EmulatedRates> sent;
+  SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  REQUIRE(coordinator.reportRates(s, {100e6, 100e6}));
+  coordinator.tick();  // the baseline
+  REQUIRE(coordinator.reportRates(s, {10e6, 100e6}));
+  coordinator.tick();
+  clock.advance(500ms);
+  REQUIRE(coordinator.reportRates(s, {100e6, 100e6}));  // back within the dwell: a blip
+  coordinator.tick();
+  clock.advance(2s);
+  coordinator.tick();
+  CHECK(observer.drifts.empty());
+  REQUIRE(coordinator.reportRates(s, {10e6, 100e6}));
+  coordinator.tick();
+  clock.advance(1s);
+  coordinator.tick();
+  REQUIRE(observer.drifts.size() == 1);
+  CHECK(observer.drifts[0].first.agent == "a");
+  CHECK(observer.drifts[0].first.rate == "uplink");
+  CHECK(observer.drifts[0].second.uplinkBytesPerSecond == doctest::Approx(10e6));
+  CHECK(observer.gone.empty());
+  coordinator.setTransferObserver(nullptr);
+}

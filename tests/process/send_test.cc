@@ -182,3 +182,107 @@ TEST_CASE("a relay killed mid-transfer: its children are re-parented, every othe
   CHECK(ops[0]["summary"]["ok"] == 3);
   CHECK(ops[0]["summary"]["failed"] == 1);
 }
+
+namespace {
+
+// agent-1's uplink as hnowd's rate table holds it, Mbit/s.
+double reportedUplinkMbps(const Cluster& cluster, const std::string& agent) {
+  auto r = runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() + " status --json");
+  if (r.status != 0) {
+    MESSAGE("hnow status: " << r.err);
+    return 0;
+  }
+  const auto status = nlohmann::json::parse(r.out);  // held: a range over a temporary's member dangles
+  for (const auto& a : status["agents"])
+    if (a["name"] == agent) return a["rates"]["uplink_bytes_per_s"].get<double>() * 8 / 1e6;
+  return 0;
+}
+
+// Sends `file`, and once agent-2 holds `cutAt` bytes cuts agent-1's uplink to
+// `cutMbps`. The report, or null when the send did not run.
+nlohmann::json sendAndCut(const Cluster& cluster, const std::string& file, const std::string& dest,
+                          const std::string& flags, std::uintmax_t cutAt, double cutMbps) {
+  hnow::testing::ProcessResult r;
+  std::thread sender([&]() { r = runCommand(cluster.send(file + " --dest " + dest + " --json " + flags)); });
+  auto deadline = Clock::now() + 10s;
+  bool cut = false;
+  while (Clock::now() < deadline && !cut) {
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(cluster.root(2), error))
+      if (e.path().filename().string().find(".hnow-") != std::string::npos && fs::file_size(e.path(), error) >= cutAt) {
+        cut = runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() +
+                         " agent set-rate agent-1 --uplink-mbps " + std::to_string(cutMbps))
+                  .status == 0;
+        break;
+      }
+    std::this_thread::sleep_for(10ms);
+  }
+  sender.join();
+  if (!cut || r.status != 0) {
+    MESSAGE("send " << flags << ": status " << r.status << ", cut " << cut << ": " << r.err);
+    return nullptr;
+  }
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes sooner than with --no-replan") {
+  // hnowd sends at 40 Mbit/s, agent-1 relays at 120, the others send at 8:
+  // the tree is hnowd -> agent-1 -> {agent-2, agent-3, agent-4} at 40 Mbit/s.
+  // Cut to 6 Mbit/s, agent-1 feeds its three children 2 Mbit/s each; a new
+  // tree from hnowd feeds all four at 10 Mbit/s. A drift is an event after
+  // 0.2 s here (2 s by default).
+  Cluster cluster("", "--agents 4 --uplink-mbps 120,8,8,8 --downlink-mbps 200 --source-uplink-mbps 40 --drift-dwell-s 0.2");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string bytes = writeRandomFile(cluster.dir.path / "source.bin", 2 << 20);
+  const std::string file = (cluster.dir.path / "source.bin").string();
+
+  auto kept = sendAndCut(cluster, file, "kept.bin", "--no-replan", 1 << 20, 6);
+  REQUIRE(kept.is_object());
+  CHECK(kept["replanning"] == false);
+  CHECK(kept["replans"] == 0);
+  CHECK(kept["parent_changes"].empty());
+  for (const auto& copy : kept["copies"]) {
+    CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+    if (copy["node"] != "agent-1") CHECK(copy["parent"] == "agent-1");
+  }
+
+  // Back to 120 Mbit/s, measured, and past the dwell (its drift event fires
+  // before the next send starts).
+  REQUIRE(runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() +
+                     " agent set-rate agent-1 --uplink-mbps 120").status == 0);
+  auto deadline = Clock::now() + 5s;
+  while (Clock::now() < deadline && reportedUplinkMbps(cluster, "agent-1") < 100) std::this_thread::sleep_for(50ms);
+  REQUIRE(reportedUplinkMbps(cluster, "agent-1") >= 100);
+  std::this_thread::sleep_for(600ms);
+
+  auto replanned = sendAndCut(cluster, file, "replanned.bin", "", 1 << 20, 6);
+  REQUIRE(replanned.is_object());
+  CHECK(replanned["replanning"] == true);
+  CHECK(replanned["replans"].get<int>() >= 1);
+  CHECK(replanned["failed"].empty());
+  int movedOffAgent1 = 0;
+  for (const auto& change : replanned["parent_changes"]) {
+    CHECK(change["reason"].get<std::string>().rfind("drift: agent-1 uplink", 0) == 0);
+    CHECK(change["at_s"].get<double>() > 0);
+    movedOffAgent1 += change["old_parent"] == "agent-1";
+  }
+  CHECK(movedOffAgent1 >= 2);
+  CHECK(replanned["replanned_predicted_s"].get<double>() > 0);
+  for (const auto& copy : replanned["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+  MESSAGE("--no-replan " << kept["actual_s"] << " s, replanned " << replanned["actual_s"] << " s (predicted "
+                         << replanned["predicted_s"] << " s, after the replan " << replanned["replanned_predicted_s"] << " s)");
+  CHECK(replanned["actual_s"].get<double>() < kept["actual_s"].get<double>());
+  // The operation record carries the same story.
+  nlohmann::json record;
+  for (const auto& op : cluster.ops())  // newest first; set-rate commands are records too
+    if (op["kind"] == "send") {
+      record = op;
+      break;
+    }
+  REQUIRE(record.is_object());
+  CHECK(record["summary"]["replan"] == true);
+  CHECK(record["summary"]["replans"] == replanned["replans"]);
+  CHECK(record["summary"]["parent_changes"].size() == replanned["parent_changes"].size());
+}

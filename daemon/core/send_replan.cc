@@ -1,0 +1,113 @@
+#include "core/send_replan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "planner/pipelined_tree.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+// A finished node receives nothing: its downlink never limits a tree.
+constexpr double kNoLimit = 1e15;
+
+double predicted(const std::vector<int>& parent, const std::vector<planner::NodeRates>& rates, double bytes,
+                 double chunk) {
+  auto tree = planner::treeFromParents(0, parent);
+  if (!tree) return std::numeric_limits<double>::infinity();
+  auto p = planner::predictPipelined(*tree, rates, bytes, chunk);
+  return p ? p->seconds : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+ReplanAnswer replanSend(const ReplanInput& in) {
+  ReplanAnswer answer;
+  const std::size_t n = in.nodes.size();
+  // The sub-problem: the source and every node that can still serve.
+  std::vector<int> full{0}, subOf(n, -1);
+  subOf[0] = 0;
+  std::uint64_t leastHeld = in.size;
+  bool receiving = false;
+  for (std::size_t i = 1; i < n; ++i) {
+    const ReplanNode& p = in.progress[i];
+    if (p.state == ReplanNode::State::kFailed) continue;
+    subOf[i] = static_cast<int>(full.size());
+    full.push_back(static_cast<int>(i));
+    if (p.state == ReplanNode::State::kReceiving) {
+      receiving = true;
+      leastHeld = std::min(leastHeld, p.bytes);
+    }
+  }
+  if (!receiving) {
+    answer.why = "no node is still receiving";
+    return answer;
+  }
+  // Both trees are predicted for what the slowest receiver still lacks: the
+  // same yardstick for both, and an upper bound for the others.
+  const double remaining = static_cast<double>(in.size - std::min(leastHeld, in.size));
+  if (remaining <= 0) {
+    answer.why = "every receiving node holds all bytes";
+    return answer;
+  }
+
+  std::vector<TreeNode> sub;
+  std::vector<planner::NodeRates> rates;
+  std::vector<int> kept(full.size(), -1);
+  for (std::size_t k = 0; k < full.size(); ++k) {
+    const auto i = static_cast<std::size_t>(full[k]);
+    TreeNode node = in.nodes[i];
+    if (k > 0 && in.progress[i].state == ReplanNode::State::kDone) node.rates.downlinkBytesPerSecond = kNoLimit;
+    rates.push_back(node.rates);
+    sub.push_back(std::move(node));
+    if (k == 0) continue;
+    // The nearest ancestor still in the sub-problem (a failed parent's
+    // children were already moved; this only guards the relation).
+    int up = in.parent[i];
+    while (up > 0 && subOf[static_cast<std::size_t>(up)] < 0) up = in.parent[static_cast<std::size_t>(up)];
+    kept[k] = up < 0 ? 0 : subOf[static_cast<std::size_t>(up)];
+  }
+  answer.keptSeconds = predicted(kept, rates, remaining, in.chunkBytes);
+
+  SendTree best = planSendTree(in.algo, sub, static_cast<std::uint64_t>(remaining), in.chunkBytes);
+  if (!best.error.empty()) best.predictedSeconds = std::numeric_limits<double>::infinity();
+  // The data plane pipelines every tree: under auto the max-bottleneck tree
+  // is a candidate even when the store-and-forward plan won on its own terms.
+  if (in.algo == "auto") {
+    if (auto tree = planner::maxBottleneckTree(rates, 0, {})) {
+      if (auto p = planner::predictPipelined(*tree, rates, remaining, in.chunkBytes);
+          p && p->seconds < best.predictedSeconds) {
+        best.algo = "pipelined";
+        best.parent = tree->parent;
+        best.parent[0] = -1;
+        best.finish = p->finishSeconds;
+        best.predictedSeconds = p->seconds;
+      }
+    }
+  }
+  answer.replannedSeconds = best.predictedSeconds;
+  if (!std::isfinite(best.predictedSeconds)) {
+    answer.why = "no tree could be planned" + (best.error.empty() ? "" : ": " + best.error);
+    return answer;
+  }
+  const bool better = !std::isfinite(answer.keptSeconds) ||
+                      best.predictedSeconds < answer.keptSeconds * (1.0 - in.minGain);
+  if (!better) {
+    answer.why = "the tree in use is within the minimum gain of the best new one";
+    return answer;
+  }
+  answer.adopt = true;
+  answer.algo = best.algo;
+  answer.parent.assign(n, -1);
+  answer.finish.assign(n, 0.0);
+  for (std::size_t k = 1; k < full.size(); ++k) {
+    const auto i = static_cast<std::size_t>(full[k]);
+    answer.parent[i] = full[static_cast<std::size_t>(best.parent[k])];
+    answer.finish[i] = best.finish[k];
+  }
+  return answer;
+}
+
+}  // namespace hnow::daemon
