@@ -51,19 +51,51 @@ double nodeDualBound(const ReturnNode& node, const OpenList& open, int r, const 
 
 bool ChildBounds::prepare(const ReturnNode& node, const OpenList& open, int m, const double* deltaTau,
                           const double* maxShare) {
-  node_ = &node;
-  deltaTau_ = deltaTau;
-  maxShare_ = maxShare;
-  open_ = open;
+  if (m < 3 || m > kMaxNodeWorkers) return false;
   m_ = m;
-  // LU factors of k^t with partial pivoting (row swaps recorded in perm_).
-  for (int i = 0; i < m; ++i) {
-    perm_[i] = i;
-    for (int j = 0; j < m; ++j) lu_[i][j] = node.k[open[j]][open[i]];
+  constant_ = node.constant;
+  // Local copies in open-list order: no index indirection in the loops.
+  for (int a = 0; a < m; ++a) {
+    const int oa = open[a];
+    for (int b = 0; b < m; ++b) k_[a][b] = node.k[oa][open[b]];
+    rhs_[a] = node.rhs[oa];
+    objective_[a] = node.objective[oa];
+    deltaTau_[a] = deltaTau[oa];
+    maxShare_[a] = maxShare[oa];
   }
-  for (int col = 0; col < m; ++col) {
+  // Dispatch on the open count so that every loop below has a compile-time
+  // length: these short loops are the innermost work of the search.
+  switch (m) {
+    case 3: return factor<3>();
+    case 4: return factor<4>();
+    case 5: return factor<5>();
+    case 6: return factor<6>();
+    case 7: return factor<7>();
+    default: return factor<8>();
+  }
+}
+
+double ChildBounds::bound(int pick, double cutoff) const {
+  switch (m_) {
+    case 3: return childBound<3>(pick, cutoff);
+    case 4: return childBound<4>(pick, cutoff);
+    case 5: return childBound<5>(pick, cutoff);
+    case 6: return childBound<6>(pick, cutoff);
+    case 7: return childBound<7>(pick, cutoff);
+    default: return childBound<8>(pick, cutoff);
+  }
+}
+
+template <int M>
+bool ChildBounds::factor() {
+  // LU factors of k^t with partial pivoting (row swaps recorded in perm_).
+  for (int i = 0; i < M; ++i) {
+    perm_[i] = i;
+    for (int j = 0; j < M; ++j) lu_[i][j] = k_[j][i];
+  }
+  for (int col = 0; col < M; ++col) {
     int p = col;
-    for (int i = col + 1; i < m; ++i)
+    for (int i = col + 1; i < M; ++i)
       if (std::fabs(lu_[i][col]) > std::fabs(lu_[p][col])) p = i;
     if (std::fabs(lu_[p][col]) < kSingular) return false;
     if (p != col) {
@@ -71,57 +103,53 @@ bool ChildBounds::prepare(const ReturnNode& node, const OpenList& open, int m, c
       std::swap(perm_[p], perm_[col]);
     }
     inverseDiagonal_[col] = 1.0 / lu_[col][col];
-    for (int i = col + 1; i < m; ++i) {
+    for (int i = col + 1; i < M; ++i) {
       const double f = lu_[i][col] *= inverseDiagonal_[col];
-      for (int j = col + 1; j < m; ++j) lu_[i][j] -= f * lu_[col][j];
+      for (int j = col + 1; j < M; ++j) lu_[i][j] -= f * lu_[col][j];
     }
   }
-  double objective[kMaxNodeWorkers] = {};
-  for (int i = 0; i < m; ++i) objective[i] = node.objective[open[i]];
-  solve(objective, u_, 0);
+  solve<M>(objective_, u_, 0);
   sumU_ = sumV_ = vRhs_ = 0.0;
-  for (int i = 0; i < m; ++i) {
+  for (int i = 0; i < M; ++i) {
     v_[i] = std::max(0.0, u_[i]);
     sumU_ += u_[i];
     sumV_ += v_[i];
-    vRhs_ += v_[i] * node.rhs[open[i]];
+    vRhs_ += v_[i] * rhs_[i];
   }
-  for (int l = 0; l < m; ++l) {
+  for (int l = 0; l < M; ++l) {
     double s = 0.0;
-    for (int i = 0; i < m; ++i) s += v_[i] * node.k[open[i]][open[l]];
+    for (int i = 0; i < M; ++i) s += v_[i] * k_[i][l];
     vk_[l] = s;
-    reduced_[l] = node.objective[open[l]] - s;
+    reduced_[l] = objective_[l] - s;
   }
   return true;
 }
 
+template <int M>
 void ChildBounds::solve(const double* b, double* y, int first) const {
   double t[kMaxNodeWorkers];
-  for (int i = 0; i < first; ++i) t[i] = 0.0;
-  for (int i = first; i < m_; ++i) {
-    double s = b[perm_[i]];
+  for (int i = 0; i < M; ++i) {
+    double s = i < first ? 0.0 : b[perm_[i]];
     for (int j = first; j < i; ++j) s -= lu_[i][j] * t[j];
     t[i] = s;
   }
-  for (int i = m_ - 1; i >= 0; --i) {
+  for (int i = M - 1; i >= 0; --i) {
     double s = t[i];
-    for (int j = i + 1; j < m_; ++j) s -= lu_[i][j] * y[j];
+    for (int j = i + 1; j < M; ++j) s -= lu_[i][j] * y[j];
     y[i] = s * inverseDiagonal_[i];
   }
 }
 
-double ChildBounds::bound(int x, double cutoff) const {
-  const ReturnNode& n = *node_;
-  const int ox = open_[x];
-  const double kxx = n.k[ox][ox];
-  const double dt = deltaTau_[ox];
+template <int M>
+double ChildBounds::childBound(int x, double cutoff) const {
+  const double kxx = k_[x][x];
+  const double dt = deltaTau_[x];
   // The node's multipliers v restricted to the child: O(m) from the sums.
-  const double mu = (n.objective[ox] - (vk_[x] - v_[x] * kxx + dt * (sumV_ - v_[x]))) / kxx;
-  double quick = n.constant + vRhs_ + (mu - v_[x]) * n.rhs[ox];
-  for (int l = 0; l < m_; ++l) {
-    if (l == x) continue;
-    const double reduced = reduced_[l] + (v_[x] - mu) * n.k[ox][open_[l]];
-    if (reduced > 0) quick += reduced * maxShare_[open_[l]];
+  const double mu = (objective_[x] - (vk_[x] - v_[x] * kxx + dt * (sumV_ - v_[x]))) / kxx;
+  double quick = constant_ + vRhs_ + (mu - v_[x]) * rhs_[x];
+  for (int l = 0; l < M; ++l) {
+    const double reduced = reduced_[l] + (v_[x] - mu) * k_[x][l];
+    if (l != x && reduced > 0) quick += reduced * maxShare_[l];
   }
   if (quick <= cutoff) return quick;
   // The child's exact multipliers by Sherman-Morrison: the rank-one update
@@ -130,53 +158,47 @@ double ChildBounds::bound(int x, double cutoff) const {
   e[x] = 1.0;
   int first = 0;  // the permuted right-hand side is zero before e_x's row
   while (perm_[first] != x) ++first;
-  solve(e, z, first);
+  solve<M>(e, z, first);
   double sumZ = 0.0;
-  for (int a = 0; a < m_; ++a) sumZ += z[a];
+  for (int a = 0; a < M; ++a) sumZ += z[a];
   const double denominator = 1.0 + dt * (sumZ - z[x]);
   if (std::fabs(denominator) < 1e-12) return quick;
   const double step = dt * (sumU_ - u_[x]) / denominator;
   double u[kMaxNodeWorkers];
   bool clamped = false;
-  for (int a = 0; a < m_; ++a) {
+  for (int a = 0; a < M; ++a) {
     u[a] = a == x ? 0.0 : u_[a] - z[a] * step;
     if (u[a] < 0.0) {
       u[a] = 0.0;
       clamped = true;
     }
   }
-  if (clamped) return std::min(quick, clampedBound(x, u));
+  if (clamped) return std::min(quick, clampedBound<M>(x, u));
   // Unclamped: every reduced cost of the child is 0, so the bound is the
   // value of its vertex, constant + sum_j u_j rhs_j + mu rhs_x.
-  double s = 0.0, exact = n.constant;
-  for (int a = 0; a < m_; ++a) {
-    if (a == x) continue;
-    s += u[a] * (n.k[open_[a]][ox] + dt);
-    exact += u[a] * n.rhs[open_[a]];
+  double s = 0.0, exact = constant_;
+  for (int a = 0; a < M; ++a) {
+    s += u[a] * (k_[a][x] + dt);  // u[x] = 0
+    exact += u[a] * rhs_[a];
   }
-  exact += (n.objective[ox] - s) / kxx * n.rhs[ox];
+  exact += (objective_[x] - s) / kxx * rhs_[x];
   return std::min(quick, exact);
 }
 
-double ChildBounds::clampedBound(int x, const double* v) const {
-  const ReturnNode& n = *node_;
-  const int ox = open_[x];
-  const double dt = deltaTau_[ox];
-  double s = 0.0, bound = n.constant;
-  for (int a = 0; a < m_; ++a) {
-    if (a == x) continue;
-    s += v[a] * (n.k[open_[a]][ox] + dt);
-    bound += v[a] * n.rhs[open_[a]];
+template <int M>
+double ChildBounds::clampedBound(int x, const double* v) const {  // v[x] = 0
+  const double dt = deltaTau_[x];
+  double s = 0.0, bound = constant_;
+  for (int a = 0; a < M; ++a) {
+    s += v[a] * (k_[a][x] + dt);
+    bound += v[a] * rhs_[a];
   }
-  const double mu = (n.objective[ox] - s) / n.k[ox][ox];
-  bound += mu * n.rhs[ox];
-  for (int l = 0; l < m_; ++l) {
-    if (l == x) continue;
-    const int ol = open_[l];
-    double reduced = n.objective[ol] - mu * n.k[ox][ol];
-    for (int a = 0; a < m_; ++a)
-      if (a != x) reduced -= v[a] * n.k[open_[a]][ol];
-    if (reduced > 0) bound += reduced * maxShare_[ol];
+  const double mu = (objective_[x] - s) / k_[x][x];
+  bound += mu * rhs_[x];
+  for (int l = 0; l < M; ++l) {
+    double reduced = objective_[l] - mu * k_[x][l];
+    for (int a = 0; a < M; ++a) reduced -= v[a] * k_[a][l];
+    if (l != x && reduced > 0) bound += reduced * maxShare_[l];
   }
   return bound;
 }

@@ -47,7 +47,8 @@ double nodeDualBound(const ReturnNode& node, const OpenList& open, int r, const 
 // sum_{l != x} maxShare_l max(0, objective_l - sum_j v_j k_jl - mu k_xl).
 class ChildBounds {
  public:
-  // False if k^t is singular over the open rows (then bound each child with
+  // For 3 <= m <= 8 open workers (children with at least two). False if k^t
+  // is singular over the open rows (then bound each child with
   // nodeDualBound after elimination).
   bool prepare(const ReturnNode& node, const OpenList& open, int m, const double* deltaTau,
                const double* maxShare);
@@ -56,22 +57,28 @@ class ChildBounds {
   double bound(int pick, double cutoff) const;
 
  private:
+  template <int M>
+  bool factor();
+  template <int M>
+  double childBound(int pick, double cutoff) const;
+  template <int M>
   double clampedBound(int pick, const double* v) const;
   // y = (k^t)^-1 b, for b zero in permuted rows before `first`.
+  template <int M>
   void solve(const double* b, double* y, int first) const;
 
-  const ReturnNode* node_ = nullptr;
-  const double* deltaTau_ = nullptr;
-  const double* maxShare_ = nullptr;
-  OpenList open_{};
+  // The node's data in open-list order (local index a is open[a]).
   int m_ = 0;
-  double lu_[kMaxNodeWorkers][kMaxNodeWorkers];  // LU factors of k^t over the open rows, local indices
+  double k_[kMaxNodeWorkers][kMaxNodeWorkers];
+  double rhs_[kMaxNodeWorkers], objective_[kMaxNodeWorkers], constant_ = 0;
+  double deltaTau_[kMaxNodeWorkers], maxShare_[kMaxNodeWorkers];
+  double lu_[kMaxNodeWorkers][kMaxNodeWorkers];  // LU factors of k^t
   int perm_[kMaxNodeWorkers];
   double inverseDiagonal_[kMaxNodeWorkers];
-  double u_[kMaxNodeWorkers];                          // (k^t)^-1 objective
-  double v_[kMaxNodeWorkers];                          // max(0, u)
-  double reduced_[kMaxNodeWorkers];                    // objective - k^t v
-  double vk_[kMaxNodeWorkers];                         // (k^t v)
+  double u_[kMaxNodeWorkers];        // (k^t)^-1 objective
+  double v_[kMaxNodeWorkers];        // max(0, u)
+  double reduced_[kMaxNodeWorkers];  // objective - k^t v
+  double vk_[kMaxNodeWorkers];       // k^t v
   double sumU_ = 0, sumV_ = 0, vRhs_ = 0;
 };
 
