@@ -1,6 +1,7 @@
 #include "planner/worksharing_search.h"
 
 #include "planner/worksharing_local_search.h"
+#include "planner/worksharing_node_bound.h"
 
 #include <algorithm>
 #include <array>
@@ -15,6 +16,7 @@ namespace hnow::planner {
 namespace {
 
 constexpr int kMax = kMaxBestWorkers;
+static_assert(kMax == kMaxNodeWorkers);
 
 // A serve order (worker indices) with its upper bound on work for L = 1.
 struct Candidate {
@@ -75,15 +77,7 @@ class ReturnOrderSearch {
   const std::optional<Allocation>& best() const { return best_; }
 
  private:
-  // The reduced system over the workers whose return position is still open:
-  // rows and columns indexed by serve position; objective = constant +
-  // sum objective[j] w_j.
-  struct Level {
-    double k[kMax][kMax];
-    double rhs[kMax];
-    double objective[kMax];
-    double constant;
-  };
+  using Level = ReturnNode;
 
   // With delta = 1 the equations are symmetric in time (seed 002 §I: swap
   // the serve and return orders): protocol (S, F) and (reverse F, reverse
@@ -99,6 +93,12 @@ class ReturnOrderSearch {
     }
     const Level& cur = levels_[depth];
     Level& next = levels_[depth + 1];
+    // Children with two or more open workers are bounded before they are
+    // formed (worksharing_node_bound.h); if this node's system is singular,
+    // after elimination instead.
+    ChildBounds& bounds = childBounds_[depth];
+    const bool boundFirst =
+        count >= 3 && bounds.prepare(cur, remaining, count, deltaTau_.data(), maxShare_.data());
     for (int pick = 0; pick < count; ++pick) {
       if (limitHit_) return;
       if (++nodes_ > limits_.maxSearchNodes) {
@@ -111,6 +111,8 @@ class ReturnOrderSearch {
       if (tied && candidate_->serve[x] < candidate_->serve[depth]) continue;  // its mirror is searched
       const double pivot = cur.k[x][x];
       if (std::fabs(pivot) < 1e-14) continue;  // singular here: no protocol to solve
+      const double cutoff = bestWork_ * (1.0 + 1e-12);  // the incumbent rises as leaves improve it
+      if (boundFirst && bounds.bound(pick, cutoff) <= cutoff) continue;
       std::array<int, kMax> rest{};
       int r = 0;
       for (int i = 0; i < count; ++i)
@@ -125,59 +127,10 @@ class ReturnOrderSearch {
       const double g = cur.objective[x] / pivot;
       next.constant = cur.constant + g * cur.rhs[x];
       for (int b = 0; b < r; ++b) next.objective[rest[b]] = cur.objective[rest[b]] - g * cur.k[x][rest[b]];
-      if (r >= 2 && dualBound(next, rest, r) <= bestWork_ * (1.0 + 1e-12)) continue;
+      if (!boundFirst && r >= 2 && nodeDualBound(next, rest, r, maxShare_.data()) <= cutoff) continue;
       lastToFirst_[depth] = x;
       descend(depth + 1, rest, r, tied && candidate_->serve[x] == candidate_->serve[depth]);
     }
-  }
-
-  // An upper bound on every completion of this node. Each open worker's
-  // equation lacks only the returns of open workers after it, which are
-  // >= 0 for nonnegative shares, so every completion satisfies K w <= rhs
-  // and 0 <= w_j <= wmax_j (its own serve, compute and return fit in L = 1)
-  // with objective constant + objective.w. Weak duality for that LP: for
-  // ANY u >= 0, constant + rhs.u + sum_j wmax_j max(0, objective_j -
-  // (K^t u)_j) bounds it. We take u = K^-t objective clamped at 0: when it
-  // is already nonnegative the last sum vanishes (the LP value of the
-  // vertex with every open equation tight); when it is not, the box still
-  // gives a finite bound (without it a negative entry meant no bound).
-  double dualBound(const Level& level, const std::array<int, kMax>& open, int r) const {
-    double a[kMax][kMax + 1];
-    for (int i = 0; i < r; ++i) {
-      for (int j = 0; j < r; ++j) a[i][j] = level.k[open[j]][open[i]];  // transposed
-      a[i][r] = level.objective[open[i]];
-    }
-    double u[kMax] = {};
-    bool singular = false;
-    for (int col = 0; col < r && !singular; ++col) {
-      int p = col;
-      for (int i = col + 1; i < r; ++i)
-        if (std::fabs(a[i][col]) > std::fabs(a[p][col])) p = i;
-      if (std::fabs(a[p][col]) < 1e-14) {
-        singular = true;  // u = 0 is still a valid multiplier
-        break;
-      }
-      if (p != col)
-        for (int j = col; j <= r; ++j) std::swap(a[p][j], a[col][j]);
-      for (int i = col + 1; i < r; ++i) {
-        const double f = a[i][col] / a[col][col];
-        for (int j = col; j <= r; ++j) a[i][j] -= f * a[col][j];
-      }
-    }
-    if (!singular)
-      for (int i = r - 1; i >= 0; --i) {
-        double s = a[i][r];
-        for (int j = i + 1; j < r; ++j) s -= a[i][j] * u[j];
-        u[i] = std::max(0.0, s / a[i][i]);
-      }
-    double bound = level.constant;
-    for (int i = 0; i < r; ++i) bound += level.rhs[open[i]] * u[i];
-    for (int j = 0; j < r; ++j) {
-      double reduced = level.objective[open[j]];
-      for (int i = 0; i < r; ++i) reduced -= level.k[open[i]][open[j]] * u[i];
-      if (reduced > 0) bound += reduced * maxShare_[open[j]];
-    }
-    return bound;
   }
 
   void leaf(double work) {
@@ -201,6 +154,7 @@ class ReturnOrderSearch {
   long long nodes_ = 0;
   bool limitHit_ = false;
   std::array<Level, kMax + 1> levels_{};
+  std::array<ChildBounds, kMax + 1> childBounds_{};
   std::array<double, kMax> deltaTau_{};
   std::array<double, kMax> maxShare_{};  // wmax: a share can never exceed this (L = 1)
   std::array<int, kMax> lastToFirst_{};

@@ -30,8 +30,9 @@ struct BestWorksharing {
 // and cut when the bound cannot beat the incumbent; return orders are built
 // from the last return backwards, eliminating one equation per step (a
 // Schur complement), so a leaf costs O(1), each subtree is bounded by LP
-// weak duality with the share caps w_i <= 1/(R_i + (1+delta) tau_i), and
-// only improving leaves are re-solved in full. With delta = 1, one of each
+// weak duality with the share caps w_i <= 1/(R_i + (1+delta) tau_i) before
+// it is formed (worksharing_node_bound.h: O(r) or O(r^2) per child from one
+// LU factorization per node), and only improving leaves are re-solved in full. With delta = 1, one of each
 // pair of time-mirrored protocols is searched.
 Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
                                          double lifespan, const SearchLimits& limits = {});

@@ -162,3 +162,21 @@ TEST_CASE("best refuses more than eight workers") {
   REQUIRE_FALSE(best.ok());
   CHECK(best.error().message.find("at most 8 workers") != std::string::npos);
 }
+
+TEST_CASE("best equals the brute force on more five-worker clusters with large results") {
+  // delta = 0.5 and 1 are where return contention makes the node bounds
+  // (worksharing_node_bound.h) do most of the pruning.
+  std::mt19937 rng(24);
+  for (double delta : {0.5, 1.0}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      WorksharingProblem p = randomWorksharing(rng, 5, trial % 2 == 0);
+      p.resultRatio = delta;
+      if (trial % 4 >= 2)
+        for (auto& w : p.workers) w.linkTime *= 3;  // communication-bound
+      auto best = bestWorksharing(p, true, 1.0);
+      REQUIRE(best.ok());
+      CHECK(best->provenOptimal);
+      CHECK(best->allocation.work == doctest::Approx(bruteForceBestWork(p)).epsilon(1e-9));
+    }
+  }
+}
