@@ -232,6 +232,7 @@ struct ManifestItem {
 struct ManifestRequest {
   items @0 :List(ManifestItem);
   algo @1 :Text;          # auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual
+  noReplan @2 :Bool;      # as SendRequest.noReplan, for every item
 }
 
 struct ManifestItemReport {

@@ -194,6 +194,7 @@ Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> CoordinatorClient::start
   auto request = s.session->sendManifestRequest();
   auto out = request.initRequest();
   out.setAlgo(r.algo);
+  out.setNoReplan(!r.replan);
   auto items = out.initItems(static_cast<unsigned>(r.items.size()));
   for (std::size_t i = 0; i < r.items.size(); ++i) {
     auto w = items[static_cast<unsigned>(i)];

@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
     manifest.algo = send.algo;
     manifest.json = send.json;
     manifest.ganttPath = send.ganttPath;
+    manifest.noReplan = send.noReplan;
     return hnow::cli::runManifestCommand(manifest);
   }
   if (sendCommand->parsed()) return hnow::cli::runSendCommand(send);

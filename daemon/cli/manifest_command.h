@@ -14,6 +14,7 @@ struct ManifestOptions {
   std::string algo = "auto";
   bool json = false;
   std::string ganttPath;
+  bool noReplan = false;
 };
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for a bad manifest or options.

@@ -78,16 +78,16 @@ void Coordinator::detach(SessionId session) {
   agent->link.reset();
   table_.disconnected(agent->registration.name);
   changed_.insert(agent->registration.name);
-  if (observer_) observer_->agentGone(agent->registration.name);
+  for (TransferObserver* o : observers_) o->agentGone(agent->registration.name);
 }
 
 std::vector<RateEvent> Coordinator::tick() {
   std::vector<RateEvent> events = table_.tick();
-  if (observer_)
+  for (TransferObserver* o : observers_)
     for (const RateEvent& e : events) {
-      if (e.kind == RateEvent::Kind::kLost) observer_->agentGone(e.agent);
+      if (e.kind == RateEvent::Kind::kLost) o->agentGone(e.agent);
       if (e.kind == RateEvent::Kind::kDrift)
-        if (const AgentRecord* r = table_.find(e.agent)) observer_->ratesDrifted(e, r->rates);
+        if (const AgentRecord* r = table_.find(e.agent)) o->ratesDrifted(e, r->rates);
     }
   return events;
 }
@@ -96,7 +96,7 @@ bool Coordinator::reportTransfer(SessionId session, const std::string& token,
                                  const TransferReport& report) {
   Agent* agent = current(session);
   if (!agent) return false;
-  if (observer_) observer_->transferReport(agent->registration.name, token, report);
+  for (TransferObserver* o : observers_) o->transferReport(agent->registration.name, token, report);
   return true;
 }
 

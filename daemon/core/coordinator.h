@@ -69,7 +69,10 @@ class Coordinator {
   OperationLog& operationLog() { return operations_; }
 
   // Issue 6: the sends in progress hear of reports and losses; main() sets it.
-  void setTransferObserver(TransferObserver* observer) { observer_ = observer; }
+  // Every observer hears every report, loss and drift, and ignores what is
+  // not its own (sends and manifests tell theirs apart by token). Not owned.
+  void addTransferObserver(TransferObserver* observer) { observers_.push_back(observer); }
+  void removeTransferObserver(TransferObserver* observer) { std::erase(observers_, observer); }
   // False when `session` is not the agent's current session.
   bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
   // The command link of a connected agent, or null.
@@ -96,7 +99,7 @@ class Coordinator {
   SessionId nextSession_ = 1;
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
-  TransferObserver* observer_ = nullptr;
+  std::vector<TransferObserver*> observers_;
   int interruptedAtStart_ = 0;
 };
 

@@ -21,6 +21,7 @@ struct ManifestItemRequest {
 struct ManifestRequest {
   std::vector<ManifestItemRequest> items;
   std::string algo = "auto";
+  bool replan = true;  // off: --no-replan (losses still re-parent)
 };
 
 struct ManifestItemStatus {
@@ -35,8 +36,8 @@ struct ManifestStatus {
   std::string algo;
   double predictedS = 0.0;
   double elapsedS = 0.0;
-  // Re-plans during the run: 0 until replanning (issue 7 part 1) is wired
-  // to the items' SendOperations.
+  // New trees adopted during the run, summed over the items (each item
+  // re-plans on its own: send_replan.h).
   std::uint32_t replans = 0;
   double sequentialS = 0.0;  // predicted, the items one after another
   double lowerBoundS = 0.0;  // seed 004 §3.2

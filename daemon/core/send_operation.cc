@@ -97,7 +97,8 @@ void SendOperation::setReplanning(ReplanSettings settings) {
 
 bool SendOperation::ratesChanged(const std::string& node, const planner::NodeRates& rates,
                                  const std::string& reason) {
-  const int i = indexOf(node);
+  // The source too: a manifest item's source is an agent whose uplink may drift.
+  const int i = node == names_[0] ? 0 : indexOf(node);
   if (i < 0 || replanning_.nodes.size() != names_.size()) return false;
   replanning_.nodes[static_cast<std::size_t>(i)].rates = rates;
   return replan(reason);

@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(std::get<int>(dataPort));
     spdlog::info("data plane listening on {}", dataAddress);
     daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, config->uplinkMbps * 1e6 / 8);
-    daemon::ManifestService manifests(coordinator, clock, &sends);  // issue 7; passes sends' reports on
+    daemon::ManifestService manifests(coordinator, clock);  // issue 7
     daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
                                     static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
     daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,

@@ -79,17 +79,18 @@ struct ManifestService::Running {
   std::vector<Item> items;
   ManifestPlan plan;
   std::string algo;
+  bool replan = true;
   OperationId record = 0;
   std::string summary;
   bool recorded = false;
 };
 
-ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock, TransferObserver* next)
-    : coordinator_(coordinator), clock_(clock), next_(next) {
-  coordinator_.setTransferObserver(this);
+ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock)
+    : coordinator_(coordinator), clock_(clock) {
+  coordinator_.addTransferObserver(this);
 }
 
-ManifestService::~ManifestService() { coordinator_.setTransferObserver(next_); }
+ManifestService::~ManifestService() { coordinator_.removeTransferObserver(this); }
 
 kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(ManifestRequest request) {
   if (!knownManifestAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
@@ -102,6 +103,7 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
       alive.push_back(std::move(a));
   auto running = std::make_unique<Running>();
   running->algo = request.algo;
+  running->replan = request.replan;
   std::map<std::string, int> indexOf;
   auto nodeOf = [&](const AgentView& a) {
     auto [it, fresh] = indexOf.emplace(a.record.name, static_cast<int>(running->agents.size()));
@@ -181,6 +183,20 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
           it.operation = std::make_unique<SendOperation>(
               clock_, itemSendTree(raw->plan, it.nodes, k), it.names, it.addresses, it.paths, it.nodes.size,
               it.sha256Hex, *it.commands);
+          // Each item re-plans alone, as a single send from its source agent
+          // (the other items' shares of the links are not modelled there;
+          // send_replan.h adopts a tree only when it saves 10%).
+          ReplanSettings settings;
+          settings.enabled = raw->replan;
+          settings.algo = "auto";
+          settings.chunkBytes = transport::data::kChunkBytes;
+          auto node = [&](int a) {
+            const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
+            return TreeNode{v.record.name, v.record.site, v.record.rates};
+          };
+          settings.nodes.push_back(node(it.nodes.source));
+          for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
+          it.operation->setReplanning(std::move(settings));
         }
         for (Item& it : raw->items) it.operation->start();
         const std::uint64_t id = nextOperation_++;
@@ -295,6 +311,7 @@ std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) c
   for (const Item& it : r.items) {
     ManifestItemStatus item{it.request.source, it.request.file, it.request.dest, it.operation->status()};
     s.finished = s.finished && item.send.finished;
+    s.replans += static_cast<std::uint32_t>(item.send.replans);
     // The items start together: the manifest lasts as long as its longest item.
     s.elapsedS = std::max(s.elapsedS, item.send.elapsedS);
     s.items.push_back(std::move(item));
@@ -313,7 +330,6 @@ void ManifestService::transferReport(const std::string& agent, const std::string
       endIfFinished(*running);
       return;
     }
-  if (next_) next_->transferReport(agent, token, report);
 }
 
 void ManifestService::agentGone(const std::string& agent) {
@@ -336,7 +352,19 @@ void ManifestService::agentGone(const std::string& agent) {
     }
     if (touched) endIfFinished(*running);
   }
-  if (next_) next_->agentGone(agent);
+}
+
+void ManifestService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rates) {
+  if (e.rate != "uplink" && e.rate != "downlink") return;  // compute does not move bytes
+  char reason[160];
+  std::snprintf(reason, sizeof reason, "drift: %s %s %.1f -> %.1f Mbit/s", e.agent.c_str(), e.rate.c_str(),
+                e.before * 8 / 1e6, e.after * 8 / 1e6);
+  for (auto& [id, running] : operations_)
+    for (Item& it : running->items) {
+      if (it.released || (it.names[0] != e.agent && !it.operation->involves(e.agent))) continue;
+      if (it.operation->ratesChanged(e.agent, rates, reason))
+        spdlog::info("manifest {}: {} re-planned: {}", id, it.request.file, it.operation->replanNote());
+    }
 }
 
 void ManifestService::endIfFinished(Running& running) {
@@ -352,9 +380,11 @@ void ManifestService::endIfFinished(Running& running) {
   running.recorded = true;
   std::size_t ok = 0, copies = 0;
   double elapsed = 0.0;
+  int replans = 0;
   for (const Item& it : running.items) {
     SendStatus s = it.operation->status();
     elapsed = std::max(elapsed, s.elapsedS);
+    replans += s.replans;
     for (const auto& c : s.copies) {
       ok += c.state == CopyStatus::State::kDone;
       ++copies;
@@ -364,7 +394,8 @@ void ManifestService::endIfFinished(Running& running) {
                running.plan.predictedSeconds, ok, copies);
   if (running.record == 0) return;
   char numbers[160];
-  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu}", elapsed, ok, copies - ok);
+  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"replans\":%d}", elapsed, ok,
+                copies - ok, replans);
   try {
     coordinator_.operationLog().finish(running.record, ok == copies ? "done" : "failed", running.summary + numbers);
   } catch (const StateError& e) {

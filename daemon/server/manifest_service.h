@@ -22,9 +22,9 @@ namespace hnow::daemon {
 
 class ManifestService final : public TransferObserver {
  public:
-  // Takes over the coordinator's transfer reports and passes those of
-  // other operations on to `next` (the SendService), restored at destruction.
-  ManifestService(Coordinator& coordinator, const Clock& clock, TransferObserver* next);
+  // Hears the coordinator's transfer reports, losses and drifts (of every
+  // operation: it acts on its own tokens and agents only).
+  ManifestService(Coordinator& coordinator, const Clock& clock);
   ~ManifestService() override;
 
   // Resolves once every item is prepared and started; fails with the reason otherwise.
@@ -35,6 +35,8 @@ class ManifestService final : public TransferObserver {
   void transferReport(const std::string& agent, const std::string& token,
                       const TransferReport& report) override;
   void agentGone(const std::string& agent) override;
+  // Each item re-plans on its own, as a single send does (send_replan.h).
+  void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
 
  private:
   struct Item;
@@ -47,7 +49,6 @@ class ManifestService final : public TransferObserver {
 
   Coordinator& coordinator_;
   const Clock& clock_;
-  TransferObserver* next_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
   std::uint64_t nextOperation_ = 1;
 };

@@ -42,6 +42,7 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
   ManifestRequest request;
   request.algo = in.getAlgo();
   if (request.algo.empty()) request.algo = "auto";
+  request.replan = !in.getNoReplan();
   for (auto item : in.getItems()) {
     ManifestItemRequest r;
     r.source = item.getSource();

@@ -90,10 +90,10 @@ SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& p
                          std::string sourceAddress, const Clock& clock, double sourceUplinkBytesPerSecond)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
       sourceUplink_(sourceUplinkBytesPerSecond) {
-  coordinator_.setTransferObserver(this);
+  coordinator_.addTransferObserver(this);
 }
 
-SendService::~SendService() { coordinator_.setTransferObserver(nullptr); }
+SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
 kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
   if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);

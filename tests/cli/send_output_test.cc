@@ -34,7 +34,7 @@ daemon::SendStatus replannedSend() {
 
 }  // namespace
 
-TEST_CASE("send report: --json counts replans and lists parent changes; without replans they are empty") {
+TEST_CASE("send report: --json counts replans and lists parent changes, without replans they are empty") {
   auto json = nlohmann::json::parse(cli::sendJson(replannedSend()));
   CHECK(json["replanning"] == true);
   CHECK(json["replans"] == 1);
@@ -58,7 +58,7 @@ TEST_CASE("send report: --json counts replans and lists parent changes; without 
   CHECK(cli::sendTable(plain, "f").find("replanning off (--no-replan)") != std::string::npos);
 }
 
-TEST_CASE("send report: the table lists each parent change; the Gantt chart marks it on the moved node's row") {
+TEST_CASE("send report: the table lists each parent change, the Gantt chart marks it on the moved node's row") {
   const std::string table = cli::sendTable(replannedSend(), "f");
   CHECK(table.find("replanned 1 time; the last replan predicted the end at 4.25 s") != std::string::npos);
   CHECK(table.find("b            a -> hnowd  (drift: a uplink 100.0 -> 10.0 Mbit/s)") != std::string::npos);

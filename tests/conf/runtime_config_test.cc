@@ -155,7 +155,7 @@ TEST_CASE("connection limits are read and bounded") {
   CHECK(coordinatorError(kCoordinatorBase + "login_timeout_s = 0\n").rfind("hnowd.toml:3:19:", 0) == 0);
 }
 
-TEST_CASE("[tls] takes certificate, key and CA together; peers also name hnowd's certificate") {
+TEST_CASE("[tls] takes certificate, key and CA together, peers also name hnowd's certificate") {
   auto hnowd = parseCoordinatorConfig(
       kCoordinatorBase + "[tls]\ncert_file = \"hnowd.pem\"\nkey_file = \"hnowd.key\"\nca_file = \"/pki/ca.pem\"\n",
       "hnowd.toml", "/etc/hnow");

@@ -7,7 +7,7 @@
 using namespace hnow;
 using testing::ControlServerHarness;
 
-TEST_CASE("connections beyond max_unauthenticated are closed at once; a login frees a slot") {
+TEST_CASE("connections beyond max_unauthenticated are closed at once, a login frees a slot") {
   ControlServerHarness h(daemon::ConnectionLimits{2, 10 * kj::SECONDS});
   auto a = h.connect();
   auto b = h.connect();
@@ -27,7 +27,7 @@ TEST_CASE("connections beyond max_unauthenticated are closed at once; a login fr
   CHECK(h.server->unauthenticatedCount() == 0);
 }
 
-TEST_CASE("a connection that has not logged in by the login deadline is closed; a logged-in one stays") {
+TEST_CASE("a connection that has not logged in by the login deadline is closed, a logged-in one stays") {
   ControlServerHarness h(daemon::ConnectionLimits{64, 10 * kj::SECONDS});
   auto idle = h.connect();
   auto early = h.connect();

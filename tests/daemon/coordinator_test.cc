@@ -132,14 +132,14 @@ struct RecordingObserver final : TransferObserver {
 
 }  // namespace
 
-TEST_CASE("a drift event reaches the running sends with the agent's rates now; a blip shorter than the dwell does not") {
+TEST_CASE("a drift event reaches the running sends with the agent's rates now, a blip shorter than the dwell does not") {
   ManualClock clock;
   MemoryStateStore store;
   RateTableOptions options;
   options.driftDwell = 1s;
   Coordinator coordinator(clock, options, store);
   RecordingObserver observer;
-  coordinator.setTransferObserver(&observer);
+  coordinator.addTransferObserver(&observer);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
   REQUIRE(coordinator.reportRates(s, {100e6, 100e6}));
@@ -161,5 +161,5 @@ TEST_CASE("a drift event reaches the running sends with the agent's rates now; a
   CHECK(observer.drifts[0].first.rate == "uplink");
   CHECK(observer.drifts[0].second.uplinkBytesPerSecond == doctest::Approx(10e6));
   CHECK(observer.gone.empty());
-  coordinator.setTransferObserver(nullptr);
+  coordinator.removeTransferObserver(&observer);
 }

@@ -60,6 +60,7 @@ struct Lab {
   std::map<std::string, SessionId> sessions;
 
   Lab() {
+    coordinator.addTransferObserver(&sends);
     for (const char* name : {"a1", "a2", "a3", "a4"}) {
       AgentRegistration r{name, "room", {"relay"}, std::string(name) + ":9000", {"/srv"}};
       SessionId s = coordinator.attach(r, std::make_unique<FakeAgent>(name, &commands));
@@ -89,7 +90,7 @@ struct Lab {
 
 TEST_CASE("a manifest starts every item along its plan and finishes when every copy is verified") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  ManifestService service(lab.coordinator, lab.clock);
   auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
   REQUIRE(started.items.size() == 2);
   CHECK(started.items[0].send.copies.size() == 3);  // "all" but the source
@@ -104,7 +105,7 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
   CHECK(started.predictedS > 0);
   CHECK(started.replans == 0);
 
-  // Reports for other tokens go on to the next observer (the SendService).
+  // Every observer hears every report; the manifest ignores tokens not its own.
   TransferReport ok = lab.done();
   lab.coordinator.reportTransfer(lab.sessions["a3"], "not a manifest token", ok);
   CHECK(lab.sends.reports == std::vector<std::string>{"a3"});
@@ -132,7 +133,7 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
 
 TEST_CASE("a lost destination fails its copies, and the SendService hears of the loss too") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  ManifestService service(lab.coordinator, lab.clock);
   auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
   lab.coordinator.detach(lab.sessions["a4"]);
   CHECK(std::count(lab.sends.gone.begin(), lab.sends.gone.end(), "a4") >= 1);
@@ -146,7 +147,7 @@ TEST_CASE("a lost destination fails its copies, and the SendService hears of the
 
 TEST_CASE("a missing source file refuses the manifest before any receive, naming the item and the agent") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  ManifestService service(lab.coordinator, lab.clock);
   ManifestRequest request = lab.twoItems();
   request.items[1].file = "nope.bin";
   try {
@@ -171,7 +172,7 @@ TEST_CASE("a missing source file refuses the manifest before any receive, naming
 
 TEST_CASE("a lost source agent fails what its item had not delivered") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock, &lab.sends);
+  ManifestService service(lab.coordinator, lab.clock);
   auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
   lab.coordinator.detach(lab.sessions["a2"]);
   auto status = *service.status(id);
@@ -182,4 +183,59 @@ TEST_CASE("a lost source agent fails what its item had not delivered") {
   }
   CHECK(status.items[1].send.finished);
   CHECK_FALSE(status.finished);  // item 1 still runs, without a2's copy
+}
+
+namespace {
+
+// The first copy (item, node) that relays to another copy of its item.
+std::pair<std::size_t, std::string> firstRelay(const ManifestStatus& s) {
+  for (std::size_t i = 0; i < s.items.size(); ++i)
+    for (const auto& c : s.items[i].send.copies)
+      for (const auto& other : s.items[i].send.copies)
+        if (other.parent == c.node) return {i, c.node};
+  return {0, ""};
+}
+
+RateEvent uplinkCut(const std::string& agent) {
+  return RateEvent{RateEvent::Kind::kDrift, agent, "uplink", 1e7, 1e6};
+}
+
+}  // namespace
+
+TEST_CASE("a relay of a manifest item slowing 10x re-plans that item around it, counted in the manifest") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock);
+  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  auto [item, relay] = firstRelay(started);
+  REQUIRE_FALSE(relay.empty());
+  lab.commands.pulls.clear();
+  lab.clock.advance(100ms);
+  hnow::planner::NodeRates slow;
+  slow.uplinkBytesPerSecond = 1e6;
+  slow.downlinkBytesPerSecond = 1e7;
+  slow.sendOverheadSeconds = slow.receiveOverheadSeconds = 1e-4;
+  service.ratesDrifted(uplinkCut(relay), slow);
+  auto status = *service.status(id);
+  CHECK(status.replans >= 1);
+  CHECK(status.items[item].send.replans >= 1);
+  CHECK_FALSE(lab.commands.pulls.empty());  // the moved copies pull from their new parents
+  for (const auto& c : status.items[item].send.copies) CHECK(c.parent != relay);
+}
+
+TEST_CASE("with --no-replan a manifest keeps its trees when a relay slows") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock);
+  ManifestRequest request = lab.twoItems();
+  request.replan = false;
+  auto [id, started] = service.start(request).wait(lab.wait);
+  auto [item, relay] = firstRelay(started);
+  REQUIRE_FALSE(relay.empty());
+  lab.commands.pulls.clear();
+  hnow::planner::NodeRates slow;
+  slow.uplinkBytesPerSecond = 1e6;
+  slow.downlinkBytesPerSecond = 1e7;
+  service.ratesDrifted(uplinkCut(relay), slow);
+  auto status = *service.status(id);
+  CHECK(status.replans == 0);
+  CHECK(lab.commands.pulls.empty());
 }

@@ -74,7 +74,7 @@ TEST_CASE("a copy reported with another SHA-256 is failed, and a finished node's
   CHECK(op.status().copies[0].state == CopyStatus::State::kDone);
 }
 
-TEST_CASE("tree adapter: each algorithm gives a tree rooted at the source; auto is no slower than any baseline") {
+TEST_CASE("tree adapter: each algorithm gives a tree rooted at the source, auto is no slower than any baseline") {
   std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
   for (int i = 0; i < 6; ++i)
     nodes.push_back({"n" + std::to_string(i), i < 3 ? "s1" : "s2", {i % 2 ? 3e6 : 50e6, i % 2 ? 3e6 : 50e6}});

@@ -81,7 +81,7 @@ TEST_CASE("replan: the premise: the planned tree is hnowd -> a -> {b, c, d}") {
   CHECK(send.commands.pulls["b"] == std::vector<std::string>{"A"});
 }
 
-TEST_CASE("replan: a drift event on the relay re-parents its subtree; unchanged parents get no pull") {
+TEST_CASE("replan: a drift event on the relay re-parents its subtree, unchanged parents get no pull") {
   Send send;
   for (const char* n : {"a", "b", "c", "d"}) send.progress(n, 20'000'000);
   send.clock.advance(std::chrono::seconds(3));

@@ -40,7 +40,7 @@ TEST_CASE("a chain of equal links takes (depth + chunks - 1) chunk times, predic
   CHECK(replay.makespan == doctest::Approx(p->seconds));
 }
 
-TEST_CASE("children share their parent's uplink; a slow downlink caps its own edge") {
+TEST_CASE("children share their parent's uplink, a slow downlink caps its own edge") {
   // Source 90 up feeds three: each gets 30, but node 3 takes only 10.
   std::vector<NodeRates> r{rates(90, 0), rates(0, 100), rates(0, 100), rates(0, 10)};
   const BroadcastTree star = tree(0, {-1, 0, 0, 0});

@@ -42,7 +42,7 @@ TEST_CASE("EP starts a transfer whenever two processors are free (seed 003 Figur
   validMakespan(t, 0, s.value());
 }
 
-TEST_CASE("SNF takes x + 3 on seed 003's counterexample; the optimum is 4 or 2x + 1") {
+TEST_CASE("SNF takes x + 3 on seed 003's counterexample, the optimum is 4 or 2x + 1") {
   for (double x : {1.2, 1.3, 1.45, 1.5, 1.7, 1.9}) {
     auto t = figure6(x);
     auto snf = slowestNodeFirst(t, 0);

@@ -122,7 +122,7 @@ TEST_CASE("hnowd and 4 agents register and report their emulated uplinks within 
   for (pid_t pid : pids) CHECK_FALSE(running(pid));
 }
 
-TEST_CASE("a killed agent is lost within 3 s; set-rate changes another's reported uplink") {
+TEST_CASE("a killed agent is lost within 3 s, set-rate changes another's reported uplink") {
   LocalCluster cluster("--agents 3");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   ::kill(pidOf(cluster.dir.path / "pids" / "agent-2.pid"), SIGKILL);

@@ -78,7 +78,7 @@ int partFiles(const fs::path& root) {
 
 }  // namespace
 
-TEST_CASE("a send reaches every agent byte-identical; corrupt chunks are resent; '..' and paths outside the roots are refused") {
+TEST_CASE("a send reaches every agent byte-identical, corrupt chunks are resent, '..' and paths outside the roots are refused") {
   // Every 5th chunk each sender puts on the wire is corrupted once.
   Cluster cluster("HNOW_TEST_CORRUPT_CHUNK_EVERY=5", "--agents 4 --uplink-mbps 200");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);

@@ -37,7 +37,7 @@ TEST_CASE("proofs and nonces of the wrong size are refused") {
 
 TEST_CASE("nonces are fresh") { CHECK(freshNonce() != freshNonce()); }
 
-TEST_CASE("a secret file is read without its trailing newline; short or missing ones are refused") {
+TEST_CASE("a secret file is read without its trailing newline, short or missing ones are refused") {
   auto dir = std::filesystem::temp_directory_path() / ("hnow-auth-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "good") << freshSecretText() << "\n";

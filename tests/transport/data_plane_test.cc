@@ -144,7 +144,7 @@ TEST_CASE("corrupt chunks are caught by XXH3, sent again, and the copies still v
   CHECK(readWhole(dir.path / "b" / "f") == file.bytes);
 }
 
-TEST_CASE("a child with an unknown token is dropped and gets nothing; release removes its temp file") {
+TEST_CASE("a child with an unknown token is dropped and gets nothing, release removes its temp file") {
   TempDir dir;
   Node source, b;
   Source file(dir, 1 << 20, source.plane);

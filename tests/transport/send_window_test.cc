@@ -39,7 +39,7 @@ TEST_CASE("a relay's sender only sends what it already holds, and the last chunk
   CHECK(w.complete());
 }
 
-TEST_CASE("a resend rewinds to the corrupt chunk; a resumed child starts at its offset") {
+TEST_CASE("a resend rewinds to the corrupt chunk, a resumed child starts at its offset") {
   SendWindow w(1000, 1000, 100, 0);
   for (int i = 0; i < 5; ++i) w.next(1000);
   CHECK(w.ack(200));
