@@ -35,7 +35,7 @@ echo "# hnow send over shaped network namespaces: $SIZE bytes to $AGENTS agents"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
 echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "- Links: tc tbf per uplink (node side) and downlink (bridge side), burst max(32 kbit, rate/250), 10 ms queue"
+echo "- Links: tc tbf per uplink (node side) and downlink (bridge side), burst max(640 kbit, rate/250), 10 ms queue"
 echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$LAB" up --dir "$DIR" --agents "$AGENTS" --uplink-mbps 400,100,50 --downlink-mbps 400,400,200 \
   --sites new-wing,new-wing,old-wing --source-uplink-mbps 400 >&2

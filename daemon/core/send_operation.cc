@@ -11,7 +11,7 @@ SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std:
                              std::uint64_t size, std::string sha256Hex, SendCommands& commands)
     : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
       size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false),
-      receivedFrom_(names_.size(), -1) {
+      receivedFrom_(names_.size(), -1), watch_(names_.size()) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].node = names_[i];
     copies_[i].plannedS = tree_.finish[i];
@@ -32,6 +32,18 @@ void SendOperation::start() {
     copies_[i].state = CopyStatus::State::kReceiving;
     commands_.pull(names_[i], addresses_[static_cast<std::size_t>(tree_.parent[i])]);
   }
+  std::vector<double> expected(names_.size(), 0.0);
+  for (std::size_t i = 1; i < names_.size(); ++i)
+    if (tree_.finish[i] > 0) expected[i] = static_cast<double>(size_) / tree_.finish[i];
+  watch_.expect(started_, std::move(expected));
+}
+
+void SendOperation::expectProgress(double remainingSeconds) {
+  std::vector<double> expected(names_.size(), 0.0);
+  if (remainingSeconds > 0)
+    for (std::size_t i = 1; i < names_.size(); ++i)
+      expected[i] = static_cast<double>(size_ - std::min(size_, copies_[i].bytes)) / remainingSeconds;
+  watch_.expect(clock_.now(), std::move(expected));
 }
 
 void SendOperation::report(const std::string& node, const TransferReport& r) {
@@ -43,6 +55,18 @@ void SendOperation::report(const std::string& node, const TransferReport& r) {
   copy.corruptChunks = std::max(copy.corruptChunks, r.corruptChunks);
   switch (r.state) {
     case TransferReport::State::kProgress:
+      // Only a send that can re-plan watches: a probe costs bandwidth.
+      if (canReplan_ && running_) {
+        const int p = tree_.parent[static_cast<std::size_t>(i)];
+        const std::uint64_t held = p == 0 ? size_ : copies_[static_cast<std::size_t>(p)].bytes;
+        for (int n : watch_.observe(clock_.now(), i, copy.bytes, p, held)) {
+          note_ = "progress: " + names_[static_cast<std::size_t>(i)] + " lags its plan; asking " +
+                  names_[static_cast<std::size_t>(n)] + " to probe";
+          ++probesAsked_;
+          commands_.probe(names_[static_cast<std::size_t>(n)]);
+        }
+      }
+      break;
     case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
     case TransferReport::State::kFailed: fail(i, r.message); break;
     case TransferReport::State::kDone:
@@ -128,6 +152,7 @@ bool SendOperation::replan(const std::string& reason) {
   if (!answer.adopt) return false;
   ++replans_;
   replannedPredictedS_ = now + answer.replannedSeconds;
+  expectProgress(answer.replannedSeconds);
   for (std::size_t i = 1; i < names_.size(); ++i) {
     if (answer.parent[i] < 0) continue;  // failed: nobody pulls from it, it pulls from nobody
     // A finished node pulls nothing: its new parent only keeps the relation a tree.
@@ -157,6 +182,7 @@ SendStatus SendOperation::status() const {
   s.finished = finished();
   s.algo = tree_.algo;
   s.size = size_;
+  s.probesAsked = probesAsked_;
   s.predictedS = tree_.predictedSeconds;
   s.considered = tree_.considered;
   s.fluidBoundS = tree_.fluidBoundSeconds;

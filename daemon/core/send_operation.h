@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/progress_watch.h"
 #include "core/send_tree.h"
 #include "planner/node_rates.h"
 
@@ -20,6 +21,8 @@ class SendCommands {
   virtual ~SendCommands() = default;
   // Tell agent `node` to (re)connect to `parentAddress` and pull.
   virtual void pull(const std::string& node, const std::string& parentAddress) = 0;
+  // Ask agent `node` to measure its rates now (progress_watch.h).
+  virtual void probe(const std::string& /*node*/) {}
 };
 
 struct TransferReport {
@@ -66,6 +69,7 @@ struct SendStatus {
   double fluidBoundS = 0.0;
   bool replanning = false;          // off: --no-replan (losses still re-parent)
   int replans = 0;                  // new trees adopted
+  int probesAsked = 0;              // by the progress watch (progress_watch.h)
   double replannedPredictedS = 0.0; // the latest replan's predicted end, since the start; 0: none
   std::vector<ParentChange> parentChanges;
 };
@@ -109,6 +113,8 @@ class SendOperation {
   void fail(int node, const std::string& message);
   bool replan(const std::string& reason);
   void moveTo(std::size_t node, int parent, const std::string& reason);
+  // What the watch expects of each node: `remaining` bytes in `seconds`.
+  void expectProgress(double seconds);
 
   const Clock& clock_;
   SendTree tree_;
@@ -126,8 +132,10 @@ class SendOperation {
   bool running_ = false;
   std::string note_;
   int replans_ = 0;
+  int probesAsked_ = 0;  // by the progress watch
   double replannedPredictedS_ = 0.0;
   std::vector<ParentChange> changes_;
+  ProgressWatch watch_;
   TimePoint started_{};
   TimePoint ended_{};
 };
