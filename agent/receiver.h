@@ -28,6 +28,8 @@ class Receiver {
                       const transport::data::Sha256& sha256);
   void pull(const std::string& token, const std::string& parentAddress);
   void release(const std::string& token) { plane_.release(token); }
+  // Issue 8: serve a job result (fd owned from now) to peers presenting `token`.
+  void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {
     plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
   }

@@ -111,6 +111,12 @@ interface AgentControl {
   # (Re)connect to this parent (host:port) and pull from the bytes held.
   release @4 (token :Data);
   # The operation is over: close its connections, remove an unfinished temp file.
+  fetchJobFile @5 (input :JobInput);
+  # Issue 8: pull a file into this agent's job area; resolves once verified.
+  runJobTask @6 (task :JobTask) -> (result :JobResult);
+  # Issue 8: run a command on held files; resolves when it ended.
+  dropJobFiles @7 (tokens :List(Data));
+  # Issue 8: stop serving these files and delete them.
 }
 
 enum AgentState {
@@ -195,4 +201,81 @@ interface ClientSession {
   send @3 (request :SendRequest) -> (operation :UInt64, report :SendReport);
   # Plans and starts a send; fails with the reason when any destination is refused.
   sendProgress @4 (operation :UInt64) -> (report :SendReport);
+  run @5 (request :RunRequest) -> (operation :UInt64);
+  # Issue 8: checks the request and starts the job; fails with the reason.
+  runProgress @6 (operation :UInt64) -> (report :RunReport);
+  runOutput @7 (operation :UInt64, offset :UInt64) -> (data :Data);
+  # The job's result from `offset`, at most 1 MiB per call; empty at the end.
+}
+
+# ---- Jobs (issue 8): `hnow run`. Shares and results travel on the data
+# plane under per-file tokens; these calls only say what to fetch and run.
+
+struct JobInput {
+  token @0 :Data;       # 32 bytes: names the file on the data plane
+  size @1 :UInt64;
+  sha256 @2 :Data;      # 32 bytes, checked before the file is used
+  source @3 :Text;      # host:port of the data plane serving it (hnowd or another agent)
+}
+
+struct JobTask {
+  inputs @0 :List(Data);  # tokens of files this agent holds (fetched, or its earlier results),
+                          # concatenated in this order on the command's stdin
+  argv @1 :List(Text);    # run without a shell (argv[0] looked up in PATH)
+  resultToken @2 :Data;   # stdout is kept and served under this token
+}
+
+struct JobResult {
+  exitCode @0 :Int32;     # -1: the command could not start
+  error @1 :Text;         # "" on success; else why, with the end of its stderr
+  size @2 :UInt64;        # of the result
+  sha256 @3 :Data;
+  computeS @4 :Float64;   # wall time including the emulated slow-down (compute factor)
+  runS @5 :Float64;       # the command's own wall time
+}
+
+struct RunRequest {
+  input @0 :Text;               # on hnowd's machine
+  split @1 :Text;               # lines | bytes:N | records:SEP
+  argv @2 :List(Text);
+  command @3 :Text;             # as typed, for reports and the calibration cache
+  to @4 :List(Text);            # empty or ["all"]: every alive agent; else sites or names
+  order @5 :Text;               # fifo | lifo | auto
+  reduceArgv @6 :List(Text);    # empty: --concat
+  output @7 :Text;              # on hnowd's machine; "": kept for runOutput
+  slack @8 :Float64;            # deadline = slack x predicted (+ grace); 0: default
+  strategy @9 :Text;            # plan (default) | equal | self: the bench's baselines
+  blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB
+}
+
+struct RunAgentReport {
+  name @0 :Text;
+  units @1 :UInt64;        # of accepted results
+  computeS @2 :Float64;
+  idleS @3 :Float64;       # the job's time not spent receiving, computing or returning
+  plannedUnits @4 :UInt64;
+  secondsPerUnit @5 :Float64;  # calibrated
+}
+
+struct RunBar {
+  row @0 :Text;
+  kind @1 :Text;           # serve | compute | return | reduce | planned
+  start @2 :Float64;
+  end @3 :Float64;
+}
+
+struct RunReport {
+  finished @0 :Bool;
+  error @1 :Text;           # "" unless the job failed
+  algorithm @2 :Text;       # the worksharing protocol used
+  predictedS @3 :Float64;
+  elapsedS @4 :Float64;
+  agents @5 :List(RunAgentReport);
+  reissued @6 :UInt32;
+  units @7 :UInt64;
+  outputSize @8 :UInt64;
+  output @9 :Text;          # where the result is on hnowd's machine
+  phase @10 :Text;          # calibrating | running | reducing | done | failed
+  bars @11 :List(RunBar);
+  reduction @12 :Text;      # the reduction schedule's name, "" for --concat
 }

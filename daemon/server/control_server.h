@@ -20,6 +20,7 @@ struct ConnectionLimits {
 };
 
 class SendService;
+class JobService;
 
 class ControlServer final : private kj::TaskSet::ErrorHandler {
  public:
@@ -28,7 +29,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   // `sends` (issue 6) serves `hnow send`; without it sends are refused.
   ControlServer(Coordinator& coordinator, const transport::Secret& secret, kj::Timer& timer,
                 ConnectionLimits limits, kj::TlsContext* tls = nullptr,
-                SendService* sends = nullptr);
+                SendService* sends = nullptr, JobService* jobs = nullptr);
 
   // Never resolves unless accepting fails; drop it to stop listening.
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
@@ -50,6 +51,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   std::size_t unauthenticated_ = 0;
   std::size_t refused_ = 0;
   SendService* sends_;
+  JobService* jobs_;  // issue 8: `hnow run`; null refuses it
   // Declared after what connections borrow, so connections close first.
   kj::TaskSet tasks_;
   kj::TaskSet connections_;

@@ -14,6 +14,7 @@
 namespace hnow::daemon {
 
 class SendService;
+class JobService;
 
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
@@ -22,7 +23,7 @@ class GateServer final : public wire::Gate::Server {
   // `loggedIn`, if given, is fulfilled at the first successful login.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
              std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr,
-             SendService* sends = nullptr);
+             SendService* sends = nullptr, JobService* jobs = nullptr);
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -42,6 +43,7 @@ class GateServer final : public wire::Gate::Server {
   kj::TaskSet& tasks_;
   std::string peer_;
   SendService* sends_;
+  JobService* jobs_;
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;

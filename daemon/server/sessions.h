@@ -32,12 +32,14 @@ class AgentSessionServer final : public wire::AgentSession::Server {
 };
 
 class SendService;
+class JobService;
 
 class ClientSessionServer final : public wire::ClientSession::Server {
  public:
   // Without `sends`, `hnow send` is refused.
-  explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr)
-      : coordinator_(coordinator), sends_(sends) {}
+  explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr,
+                               JobService* jobs = nullptr)
+      : coordinator_(coordinator), sends_(sends), jobs_(jobs) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
@@ -45,10 +47,15 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
   kj::Promise<void> sendProgress(SendProgressContext context) override;
+  // Issue 8, in server/job_service.cc.
+  kj::Promise<void> run(RunContext context) override;
+  kj::Promise<void> runProgress(RunProgressContext context) override;
+  kj::Promise<void> runOutput(RunOutputContext context) override;
 
  private:
   Coordinator& coordinator_;
   SendService* sends_;
+  JobService* jobs_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

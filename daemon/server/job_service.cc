@@ -1,0 +1,536 @@
+#include "server/job_service.h"
+#include "server/job_state.h"
+
+#include <fcntl.h>
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "conf/run_request.h"
+#include "core/job_plan.h"
+#include "core/job_run.h"
+#include "planner/reduction.h"
+#include "transport/auth.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+constexpr double kDefaultSlack = 2.0;
+// The calibration sample: enough bytes that process start-up is small
+// against the work, few enough that calibrating is quick.
+constexpr std::uint64_t kSampleMinBytes = 16 * 1024, kSampleMaxBytes = 256 * 1024;
+constexpr double kUnknownRate = 1e9;
+
+
+std::string sha256Of(std::string_view bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  return std::string(reinterpret_cast<char*>(digest), sizeof digest);
+}
+
+// Writes `bytes` to `path` and opens it for the data plane to serve.
+int writeServable(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return -1;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+std::string jsonText(const std::string& s) { return jsonString(s); }
+
+}  // namespace
+
+std::string freshJobToken() {
+  auto nonce = transport::freshNonce();
+  return std::string(nonce.begin(), nonce.end());
+}
+
+struct JobService::Actions final : JobActions {
+  Actions(JobService& s, Job& j) : service(s), job(j) {}
+  void serve(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(a.share);
+    AgentLink* link = service.coordinator_.link(a.agent);
+    auto answer = [this, id](const std::string& error) {
+      if (job.finished) return;
+      job.run->served(id, error);
+      service.advance(job);
+    };
+    job.agentTokens[a.agent].push_back(job.shareTokens[k]);
+    if (!link) return later([answer]() { answer("not connected"); });
+    link->fetchJobFile({job.shareTokens[k], job.shareSizes[k], job.shareShas[k], service.sourceAddress_}, answer);
+  }
+  void compute(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(a.share);
+    auto& data = job.attempts[id];
+    data.resultToken = freshJobToken();
+    job.agentTokens[a.agent].push_back(data.resultToken);
+    AgentLink* link = service.coordinator_.link(a.agent);
+    auto answer = [this, id](const std::string& error, const AgentLink::JobTaskResult& result) {
+      if (job.finished) return;
+      job.attempts[id].result = result;
+      job.run->computed(id, error, result.computeS);
+      service.advance(job);
+    };
+    if (!link) return later([answer]() { answer("not connected", {}); });
+    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken}, answer);
+  }
+  void collect(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    auto& data = job.attempts[id];
+    service.receiveFile(job, data.resultToken, data.result.size, data.result.sha256, service.addressOf(a.agent),
+                        "result-" + std::to_string(id), [this, id](const std::string& error, const std::string& path) {
+                          if (job.finished) return;
+                          job.attempts[id].path = path;
+                          job.run->collected(id, error);
+                          service.advance(job);
+                        });
+  }
+  void drop(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    auto& data = job.attempts[id];
+    if (!data.resultToken.empty()) {
+      service.receiving_.erase(data.resultToken);
+      service.plane_.release(data.resultToken);
+    }
+    if (AgentLink* link = service.coordinator_.link(a.agent))
+      link->dropJobFiles({job.shareTokens[static_cast<std::size_t>(a.share)], data.resultToken});
+  }
+  // A failure found at once is answered on the next turn, never from inside the run's own call.
+  template <class F>
+  void later(F f) {
+    kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {});
+  }
+  JobService& service;
+  Job& job;
+};
+
+JobService::JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
+                       const Clock& clock, kj::Timer& timer, std::string workDir, double sourceUplinkBytesPerSecond)
+    : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
+      timer_(timer), workDir_(std::move(workDir)), sourceUplink_(sourceUplinkBytesPerSecond) {
+  ticking_ = ticks().eagerlyEvaluate([](kj::Exception&& e) {
+    spdlog::error("job ticks stopped: {}", e.getDescription().cStr());
+  });
+}
+
+JobService::~JobService() {
+  for (auto& [id, job] : jobs_)
+    if (!job->finished) cleanUp(*job);
+}
+
+std::uint64_t JobService::start(RunRequest request) {
+  if (request.argv.empty()) transport::refuse("--cmd is empty");
+  auto split = conf::parseSplitSpec(request.split);
+  if (!split) transport::refuse(split.error().message);
+  if (request.order != "fifo" && request.order != "lifo" && request.order != "auto")
+    transport::refuse("unknown --order '" + request.order + "'; use fifo, lifo or auto");
+  if (!std::isfinite(request.slack) || request.slack < 0) transport::refuse("--slack must be a positive number");
+  if (request.strategy.empty()) request.strategy = "plan";
+  if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
+    transport::refuse("unknown --strategy '" + request.strategy + "'; use plan, equal or self");
+  if (request.strategy == "self" && request.blockBytes == 0) transport::refuse("--block must be positive");
+  if (!request.output.empty()) {
+    std::error_code error;
+    fs::path parent = fs::path(request.output).parent_path();
+    if (!fs::is_directory(parent.empty() ? fs::path(".") : parent, error))
+      transport::refuse("cannot write --output " + request.output + ": its directory does not exist");
+  }
+
+  auto job = std::make_unique<Job>();
+  job->id = nextJob_;
+  job->reduce = !request.reduceArgv.empty();
+  {
+    int fd = ::open(request.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) transport::refuse("cannot open --input " + request.input + ": " + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+      ::close(fd);
+      transport::refuse("--input " + request.input + " is not a regular file");
+    }
+    job->content.resize(static_cast<std::size_t>(info.st_size));
+    std::size_t done = 0;
+    while (done < job->content.size()) {
+      ssize_t n = ::read(fd, job->content.data() + done, job->content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    if (done != job->content.size()) transport::refuse("cannot read --input " + request.input);
+  }
+  job->offsets = conf::unitOffsets(job->content, split.value());
+  if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
+
+  // Who works: alive agents that run jobs, filtered by --to.
+  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
+  std::vector<bool> matched(request.to.size(), false);
+  for (const AgentView& a : coordinator_.status()) {
+    if (!a.connected || a.record.state != AgentState::kAlive || a.registration.dataAddress.empty()) continue;
+    const auto& caps = a.registration.capabilities;
+    if (std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
+    bool wanted = all;
+    for (std::size_t i = 0; i < request.to.size(); ++i)
+      if (request.to[i] == a.record.name || request.to[i] == a.record.site) wanted = matched[i] = true;
+    if (wanted) job->agents.push_back(a.record.name);
+  }
+  for (std::size_t i = 0; i < request.to.size() && !all; ++i)
+    if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "' that runs jobs");
+  if (job->agents.empty()) transport::refuse("no alive agent can run jobs");
+
+  job->dir = workDir_ + "/job-" + std::to_string(job->id) + "-" + std::to_string(::getpid());
+  std::error_code error;
+  fs::remove_all(job->dir, error);
+  fs::create_directories(job->dir, error);
+  if (error) transport::refuse("cannot create " + job->dir + ": " + error.message());
+
+  ++nextJob_;
+  job->request = std::move(request);
+  job->created = clock_.now();
+  try {
+    job->record = coordinator_.operationLog().begin(
+        "run", "{\"input\":" + jsonText(job->request.input) + ",\"command\":" + jsonText(job->request.command) +
+                   ",\"agents\":" + std::to_string(job->agents.size()) + "}");
+  } catch (const StateError& e) {
+    spdlog::error("recording a run: {}", e.what());
+  }
+  spdlog::info("run {}: '{}' on {} ({} units, {} bytes) over {} agents", job->id, job->request.command,
+               job->request.input, job->offsets.size() - 1, job->content.size(), job->agents.size());
+  Job& raw = *job;
+  jobs_[raw.id] = std::move(job);
+  calibrate(raw);
+  return raw.id;
+}
+
+void JobService::calibrate(Job& job) {
+  const std::string key = job.request.command + "\x1f" + job.request.split + (job.reduce ? "\x1fr" : "");
+  const std::uint64_t units = job.offsets.size() - 1;
+  const std::uint64_t target = std::clamp<std::uint64_t>(job.content.size() / (8 * job.agents.size()),
+                                                         kSampleMinBytes, kSampleMaxBytes);
+  std::uint64_t k = 1;
+  while (k < units && job.offsets[k] < target) ++k;
+  const std::string_view sample(job.content.data(), job.offsets[k]);
+
+  std::vector<std::string> needed;
+  for (const auto& agent : job.agents) {
+    auto it = calibrations_.find({agent, key});
+    if (it != calibrations_.end() && clock_.now() - it->second.at < kCalibrationLifetime) {
+      job.secondsPerUnit[agent] = it->second.secondsPerUnit;
+      job.resultRatio[agent] = it->second.resultRatio;
+    } else {
+      needed.push_back(agent);
+    }
+  }
+  if (needed.empty()) return plan(job);
+
+  const std::string token = freshJobToken(), sha = sha256Of(sample);
+  int fd = writeServable(job.dir + "/sample", sample);
+  if (fd < 0) return finish(job, "cannot write the calibration sample: " + std::string(std::strerror(errno)));
+  plane_.addSource(token, fd, sample.size());
+  job.planeTokens.push_back(token);
+  job.calibrating = static_cast<int>(needed.size());
+  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
+  for (const auto& agent : needed) {
+    AgentLink* link = coordinator_.link(agent);
+    if (!link) return finish(job, "agent " + agent + " is not connected");
+    const std::string resultToken = freshJobToken();
+    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, resultToken});
+    auto failed = [this, &job, agent](const std::string& what) {
+      if (job.finished || job.excluded.count(agent)) return;
+      finish(job, "calibrating on " + agent + ": " + what);
+    };
+    link->fetchJobFile({token, sample.size(), sha, sourceAddress_}, [=, this, &job](const std::string& error) {
+      if (job.finished || job.excluded.count(agent)) return;
+      if (!error.empty()) return failed(error);
+      AgentLink* link = coordinator_.link(agent);
+      if (!link) return failed("not connected");
+      link->runJobTask({{token}, job.request.argv, resultToken},
+                       [=, this, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
+                         if (job.finished || job.excluded.count(agent)) return;
+                         if (!error.empty()) return failed(error);
+                         Calibration c{r.computeS / static_cast<double>(k),
+                                       static_cast<double>(r.size) / static_cast<double>(std::max<std::size_t>(sample.size(), 1)),
+                                       clock_.now()};
+                         calibrations_[{agent, key}] = c;
+                         job.secondsPerUnit[agent] = c.secondsPerUnit;
+                         job.resultRatio[agent] = c.resultRatio;
+                         if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, resultToken});
+                         spdlog::info("run {}: {} takes {:.3g} s per unit (result ratio {:.3f})", job.id, agent,
+                                      c.secondsPerUnit, c.resultRatio);
+                         if (--job.calibrating == 0) plan(job);
+                       });
+    });
+  }
+}
+
+void JobService::plan(Job& job) {
+  if (job.finished) return;
+  for (const auto& agent : job.excluded) job.agents.erase(std::remove(job.agents.begin(), job.agents.end(), agent), job.agents.end());
+  if (job.agents.empty()) return finish(job, "every agent was lost");
+  std::map<std::string, planner::NodeRates> rates;
+  double sourceUplink = sourceUplink_;
+  for (const AgentView& a : coordinator_.status()) {
+    rates[a.record.name] = a.record.rates;
+    if (sourceUplink_ <= 0) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  }
+  JobPlanInput input;
+  input.units = job.offsets.size() - 1;
+  input.bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(input.units);
+  input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
+  double ratio = 0;
+  for (const auto& agent : job.agents) {
+    double down = rates[agent].downlinkBytesPerSecond > 0 ? rates[agent].downlinkBytesPerSecond : kUnknownRate;
+    double up = sourceUplink > 0 ? sourceUplink : kUnknownRate;
+    input.workers.push_back({agent, std::min(up, down), job.secondsPerUnit[agent]});
+    ratio += job.resultRatio[agent] / static_cast<double>(job.agents.size());
+  }
+  // --reduce returns nothing per share: the partials meet in the reduction.
+  input.resultRatio = job.reduce ? 0.0 : ratio;
+  auto planned = planJob(input);
+  if (!planned) return finish(job, "cannot plan the job: " + planned.error().message);
+  job.plan = std::move(planned).value();
+  plane_.setRates(sourceUplink, 0);
+
+  if (job.request.strategy == "self") {
+    // Blocks of about blockBytes each, in input order, for whoever is idle.
+    double slowest = 0, slowestLink = kUnknownRate;
+    for (const auto& w : input.workers) slowest = std::max(slowest, w.secondsPerUnit), slowestLink = std::min(slowestLink, w.linkBytesPerSecond);
+    const auto perBlock = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(job.request.blockBytes) / input.bytesPerUnit));
+    JobPlan blocks;
+    blocks.algorithm = "self-scheduling";
+    blocks.predictedSeconds = job.plan->predictedSeconds;
+    for (std::uint64_t first = 0; first < input.units; first += perBlock) {
+      PlannedShare p;
+      p.worker = -1;
+      p.firstUnit = first;
+      p.units = std::min(perBlock, input.units - first);
+      p.computeEnd = static_cast<double>(p.units) * (input.bytesPerUnit / slowestLink + slowest);
+      blocks.returnOrder.push_back(static_cast<int>(blocks.shares.size()));
+      blocks.shares.push_back(p);
+    }
+    job.plan = std::move(blocks);
+  }
+  std::vector<JobShare> shares;
+  for (std::size_t k = 0; k < job.plan->shares.size(); ++k) {
+    const PlannedShare& p = job.plan->shares[k];
+    const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
+    std::string_view bytes(job.content.data() + from, to - from);
+    int fd = writeServable(job.dir + "/share-" + std::to_string(k), bytes);
+    if (fd < 0) return finish(job, "cannot write share files in " + job.dir + ": " + std::strerror(errno));
+    job.shareTokens.push_back(freshJobToken());
+    job.shareShas.push_back(sha256Of(bytes));
+    job.shareSizes.push_back(bytes.size());
+    plane_.addSource(job.shareTokens.back(), fd, bytes.size());
+    job.planeTokens.push_back(job.shareTokens.back());
+    JobShare share;
+    share.firstUnit = p.firstUnit;
+    share.units = p.units;
+    share.agent = p.worker < 0 ? "" : job.agents[static_cast<std::size_t>(p.worker)];
+    share.plannedServeStart = p.serveStart;
+    share.plannedComputeEnd = p.computeEnd;
+    shares.push_back(share);
+  }
+  std::vector<std::string> pool = job.agents;  // reissues go to the fastest idle agent first
+  std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
+    return job.secondsPerUnit[a] < job.secondsPerUnit[b];
+  });
+  JobRunOptions options;
+  options.slack = job.request.slack > 0 ? job.request.slack : kDefaultSlack;
+  options.collectResults = !job.reduce;
+  options.selfScheduling = job.request.strategy == "self";
+  job.actions = std::make_unique<Actions>(*this, job);
+  job.run = std::make_unique<JobRun>(clock_, *job.actions, std::move(shares), job.plan->returnOrder, pool, options);
+  job.phase = "running";
+  job.started = clock_.now();
+  spdlog::info("run {}: {} shares by {}, predicted {:.2f} s", job.id, job.plan->shares.size(), job.plan->algorithm,
+               job.plan->predictedSeconds);
+  job.run->start();
+  advance(job);
+}
+
+void JobService::advance(Job& job) {
+  if (job.finished || !job.run || !job.run->finished() || job.phase != "running") return;
+  if (job.run->failure()) return finish(job, *job.run->failure());
+  if (job.reduce) return startReduction(job);
+  writeConcat(job);
+}
+
+void JobService::writeConcat(Job& job) {
+  job.phase = "writing";
+  const std::string final = job.request.output.empty() ? workDir_ + "/run-" + std::to_string(job.id) + ".out"
+                                                       : job.request.output;
+  const std::string temp = final + ".hnow-" + std::to_string(job.id) + ".part";
+  int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) return finish(job, "cannot write " + temp + ": " + std::strerror(errno));
+  std::uint64_t total = 0;
+  std::vector<char> buffer(1 << 20);
+  for (const JobShare& share : job.run->shares()) {  // input order: shares tile it in serve order
+    int in = ::open(job.attempts[*share.accepted].path.c_str(), O_RDONLY | O_CLOEXEC);
+    bool ok = in >= 0;
+    for (ssize_t n; ok && (n = ::read(in, buffer.data(), buffer.size())) != 0;) {
+      if (n < 0) ok = errno == EINTR;
+      for (ssize_t done = 0; ok && n > 0 && done < n;) {
+        ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+        ok = w >= 0 || errno == EINTR;
+        done += std::max<ssize_t>(w, 0);
+        total += static_cast<std::uint64_t>(std::max<ssize_t>(w, 0));
+      }
+    }
+    if (in >= 0) ::close(in);
+    if (!ok) {
+      ::close(out);
+      ::unlink(temp.c_str());
+      return finish(job, "cannot write " + temp + ": " + std::strerror(errno));
+    }
+  }
+  if (::fsync(out) != 0 || ::close(out) != 0 || ::rename(temp.c_str(), final.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return finish(job, "cannot write " + final + ": " + std::strerror(errno));
+  }
+  job.outputPath = final;
+  job.outputSize = total;
+  finish(job, "");
+}
+
+std::string JobService::addressOf(const std::string& agent) const {
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == agent) return a.registration.dataAddress;
+  return "";
+}
+
+void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
+                             const std::string& from, const std::string& name,
+                             std::function<void(const std::string&, const std::string&)> done) {
+  transport::data::ReceiveTarget target;
+  target.dirFd = ::open(job.dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  target.tempName = "." + name + ".part";
+  target.finalName = name;
+  target.path = job.dir + "/" + name;
+  target.fileFd = target.dirFd < 0 ? -1
+                                   : ::openat(target.dirFd, target.tempName.c_str(),
+                                              O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (target.fileFd < 0 || sha.size() != 32) {
+    if (target.dirFd >= 0) ::close(target.dirFd);
+    kj::evalLater([done, name]() { done("cannot receive " + name + " at hnowd", ""); }).detach([](kj::Exception&&) {});
+    return;
+  }
+  transport::data::Sha256 expected{};
+  std::copy(sha.begin(), sha.end(), expected.begin());
+  const std::string path = target.path;
+  receiving_[token] = [done, path](const transport::data::TransferEvent& e) {
+    using Kind = transport::data::TransferEvent::Kind;
+    if (e.kind == Kind::kDone) done("", path);
+    if (e.kind == Kind::kFailed) done(e.message, "");
+  };
+  job.planeTokens.push_back(token);
+  plane_.receive(token, size, expected, std::move(target));
+  plane_.pull(token, from);
+}
+
+void JobService::onTransfer(const transport::data::TransferEvent& e) {
+  auto it = receiving_.find(e.token);
+  if (it == receiving_.end()) return;
+  using Kind = transport::data::TransferEvent::Kind;
+  if (e.kind != Kind::kDone && e.kind != Kind::kFailed) return;
+  auto handler = std::move(it->second);
+  receiving_.erase(it);
+  handler(e);
+}
+
+void JobService::finish(Job& job, std::string error) {
+  if (job.finished) return;
+  job.finished = true;
+  job.error = std::move(error);
+  job.phase = job.error.empty() ? "done" : "failed";
+  job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
+  if (job.error.empty())
+    spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.id, job.elapsedS,
+                 job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.outputSize,
+                 job.outputPath);
+  else
+    spdlog::warn("run {} failed: {}", job.id, job.error);
+  cleanUp(job);
+  if (job.record != 0) {
+    char numbers[200];
+    std::snprintf(numbers, sizeof numbers, ",\"predicted_s\":%.3f,\"actual_s\":%.3f,\"reissued\":%d,\"units\":%zu",
+                  job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.elapsedS,
+                  job.run ? job.run->reissued() : 0, job.offsets.size() - 1);
+    std::string summary = "{\"input\":" + jsonText(job.request.input) + ",\"command\":" +
+                          jsonText(job.request.command) + ",\"plan\":" +
+                          jsonText(job.plan ? job.plan->algorithm : "") + numbers +
+                          (job.error.empty() ? "" : ",\"error\":" + jsonText(job.error)) + "}";
+    try {
+      coordinator_.operationLog().finish(job.record, job.error.empty() ? "done" : "failed", summary);
+    } catch (const StateError& e) {
+      spdlog::error("recording run {}: {}", job.id, e.what());
+    }
+  }
+}
+
+void JobService::cleanUp(Job& job) {
+  for (const auto& [agent, tokens] : job.agentTokens)
+    if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
+  for (const auto& token : job.planeTokens) {
+    receiving_.erase(token);
+    plane_.release(token);
+  }
+  job.planeTokens.clear();
+  std::error_code error;
+  fs::remove_all(job.dir, error);
+  job.content.clear();
+  job.content.shrink_to_fit();
+}
+
+kj::Promise<void> JobService::ticks() {
+  return timer_.afterDelay(250 * kj::MILLISECONDS).then([this]() {
+    tick();
+    return ticks();
+  });
+}
+
+void JobService::tick() {
+  std::map<std::string, bool> up;
+  for (const AgentView& a : coordinator_.status())
+    up[a.record.name] = a.connected && a.record.state == AgentState::kAlive;
+  for (auto& [id, owned] : jobs_) {
+    Job& job = *owned;
+    if (job.finished) continue;
+    for (const auto& agent : job.agents) {
+      if (up[agent] || job.lost.count(agent)) continue;
+      job.lost.insert(agent);
+      spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
+      if (job.phase == "calibrating") {
+        job.excluded.insert(agent);
+        if (!job.secondsPerUnit.count(agent) && --job.calibrating == 0) plan(job);
+      } else if (job.phase == "running") {
+        job.run->agentLost(agent);
+      } else if (job.phase == "reducing" && job.partials.count(agent)) {
+        finish(job, "agent " + agent + " was lost during the reduction; run the job again");
+      }
+    }
+    if (!job.finished && job.run && job.phase == "running") job.run->tick();
+    advance(job);
+  }
+}
+
+}  // namespace hnow::daemon
