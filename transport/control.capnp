@@ -246,6 +246,7 @@ struct RunRequest {
   slack @8 :Float64;            # deadline = slack x predicted (+ grace); 0: default
   strategy @9 :Text;            # plan (default) | equal | self: the bench's baselines
   blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB
+  replicas @11 :UInt8;          # each share on this many agents, results compared; 0: 1
 }
 
 struct RunAgentReport {

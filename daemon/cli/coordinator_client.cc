@@ -192,6 +192,7 @@ Reply<std::uint64_t> CoordinatorClient::startRun(const RunStart& r) {
   out.setSlack(r.slack);
   out.setStrategy(r.strategy);
   out.setBlockBytes(r.blockBytes);
+  out.setReplicas(static_cast<std::uint8_t>(r.replicas));
   return s.wait(request.send().then([](auto response) { return response.getOperation(); }));
 }
 

@@ -84,6 +84,7 @@ class CoordinatorClient {
     double slack = 0.0;
     std::string strategy;
     std::uint64_t blockBytes = 0;
+    int replicas = 1;
   };
   Reply<std::uint64_t> startRun(const RunStart& request);
   Reply<RunReportView> runProgress(std::uint64_t operation);

@@ -116,6 +116,9 @@ int main(int argc, char** argv) {
   runCommand->add_option("--strategy", run.strategy,
                          "plan (default); the baselines equal (same units each) or self (blocks to idle agents)")
       ->check(CLI::IsMember({"plan", "equal", "self"}));
+  runCommand->add_option("--replicas", run.replicas,
+                         "Run each share on this many agents and compare the results (untrusted volunteers)")
+      ->check(CLI::Range(1, 3));
   runCommand->add_option("--block", run.blockBytes, "Block size in bytes for --strategy self (default 1 MiB)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 34));
 

@@ -153,6 +153,7 @@ int runRunCommand(const RunOptions& options) {
   request.slack = options.slack;
   request.strategy = options.strategy;
   request.blockBytes = options.blockBytes;
+  request.replicas = options.replicas;
   auto started = client.value()->startRun(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

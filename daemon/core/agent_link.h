@@ -66,6 +66,7 @@ class AgentLink {
     std::string sha256;
     double computeS = 0.0;
     double runS = 0.0;
+    bool answered = false;  // false: the agent never answered (the connection failed)
   };
   using TaskDone = std::function<void(const std::string& error, const JobTaskResult& result)>;
   virtual void fetchJobFile(const JobFile&, Done done) { done("this agent cannot run jobs"); }

@@ -32,6 +32,15 @@ void JobRun::start() {
     }
     serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
   }
+  // Replicas go out after the plan's shares, each on the next agents of the
+  // pool after the planned one (so a share's replicas are on distinct agents).
+  for (int r = 1; r < options_.replicas && agents_.size() > 1; ++r)
+    for (std::size_t k = 0; k < shares_.size() && !options_.selfScheduling; ++k) {
+      const JobShare& s = shares_[k];
+      auto at = std::find(agents_.begin(), agents_.end(), s.agent) - agents_.begin();
+      const std::string& agent = agents_[(static_cast<std::size_t>(at) + static_cast<std::size_t>(r)) % agents_.size()];
+      serveQueue_.push_back(newAttempt(static_cast<int>(k), agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
+    }
   pumpServes();
 }
 
@@ -90,12 +99,13 @@ void JobRun::served(int id, const std::string& error) {
   pumpServes();
 }
 
-void JobRun::computed(int id, const std::string& error, double computeS) {
+void JobRun::computed(int id, const std::string& error, double computeS, const std::string& digest) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if (a.state != State::kComputing || finished()) return;
   JobShare& share = shares_[static_cast<std::size_t>(a.share)];
   a.computeEnd = clock_.now();
   a.computeS = computeS;
+  a.digest = digest;
   if (!error.empty()) {
     a.state = State::kFailed;
     a.error = error;
@@ -109,11 +119,23 @@ void JobRun::computed(int id, const std::string& error, double computeS) {
     actions_.drop(id);
     return;
   }
+  if (options_.replicas > 1) {
+    int agreeing = 1;
+    for (const auto& b : attempts_) agreeing += b.share == a.share && b.state == State::kHeld && b.digest == digest;
+    if (agreeing < options_.replicas) {
+      a.state = State::kHeld;
+      bool another = false;
+      for (const auto& b : attempts_) another |= b.share == a.share && live(b);
+      if (!another) reissue(a.share, "the replicas' results differ");
+      return;
+    }
+  }
   share.accepted = id;
   a.state = State::kComputed;
   // Others still working on this share are no longer needed.
   for (std::size_t b = 0; b < attempts_.size(); ++b)
-    if (static_cast<int>(b) != id && attempts_[b].share == a.share && live(attempts_[b])) {
+    if (static_cast<int>(b) != id && attempts_[b].share == a.share &&
+        (live(attempts_[b]) || attempts_[b].state == State::kHeld)) {
       attempts_[b].state = State::kDropped;
       actions_.drop(static_cast<int>(b));
     }

@@ -19,11 +19,13 @@ namespace hnow::daemon {
 struct JobAttempt {
   int share = 0;
   std::string agent;
-  enum class State { kQueued, kServing, kComputing, kComputed, kCollecting, kDone, kFailed, kDropped };
+  // kHeld: computed, waiting for another replica to agree (--replicas).
+  enum class State { kQueued, kServing, kComputing, kComputed, kCollecting, kDone, kFailed, kDropped, kHeld };
   State state = State::kQueued;
   std::optional<TimePoint> serveStart, serveEnd, computeEnd, collectStart, collectEnd;
   TimePoint deadline{};    // compute must have ended by then, else reissue
   double computeS = 0.0;   // as the agent measured it (emulation included)
+  std::string digest;      // of the result, compared between replicas
   std::string error;       // kFailed: why (the command's stderr, or the transport's reason)
   double predictedS = 0.0; // serve start to compute end, from the plan
   bool overdue = false;    // its deadline passed and the share was reissued
@@ -60,6 +62,9 @@ struct JobRunOptions {
   // The baseline of GNU parallel --pipe: shares have no agent; each goes to
   // the next idle agent, and results come back as they are ready.
   bool selfScheduling = false;
+  // Untrusted volunteers: each share runs on this many agents and counts
+  // once that many results agree (equal digests); disagreement runs it again.
+  int replicas = 1;
 };
 
 class JobRun {
@@ -72,7 +77,7 @@ class JobRun {
   void start();
   // error empty: success.
   void served(int attempt, const std::string& error);
-  void computed(int attempt, const std::string& error, double computeS);
+  void computed(int attempt, const std::string& error, double computeS, const std::string& digest = "");
   void collected(int attempt, const std::string& error);
   void agentLost(const std::string& agent);
   // Reissues shares whose attempts missed their deadline; call periodically.

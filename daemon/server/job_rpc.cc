@@ -38,7 +38,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   for (const auto& agent : job.agents) {
     RunAgentStatus a;
     a.name = agent;
-    if (auto c = job.secondsPerUnit.find(agent); c != job.secondsPerUnit.end()) a.secondsPerUnit = c->second;
+    if (auto c = job.calibrated.find(agent); c != job.calibrated.end()) a.secondsPerUnit = c->second.secondsPerUnit;
     double busy = 0;
     if (job.plan)
       for (const auto& p : job.plan->shares)
@@ -105,6 +105,7 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   request.output = in.getOutput();
   request.slack = in.getSlack();
   request.strategy = in.getStrategy();
+  request.replicas = std::max<int>(1, in.getReplicas());
   if (in.getBlockBytes() > 0) request.blockBytes = in.getBlockBytes();
   context.getResults().setOperation(jobs_->start(std::move(request)));
   return kj::READY_NOW;

@@ -89,7 +89,7 @@ struct JobService::Actions final : JobActions {
     auto answer = [this, id](const std::string& error, const AgentLink::JobTaskResult& result) {
       if (job.finished) return;
       job.attempts[id].result = result;
-      job.run->computed(id, error, result.computeS);
+      job.run->computed(id, error, result.computeS, result.sha256);
       service.advance(job);
     };
     if (!link) return later([answer]() { answer("not connected", {}); });
@@ -197,6 +197,9 @@ std::uint64_t JobService::start(RunRequest request) {
   for (std::size_t i = 0; i < request.to.size() && !all; ++i)
     if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "' that runs jobs");
   if (job->agents.empty()) transport::refuse("no alive agent can run jobs");
+  if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
+    transport::refuse("--replicas " + std::to_string(request.replicas) + " needs as many agents; " +
+                      std::to_string(job->agents.size()) + " can run jobs");
 
   job->dir = workDir_ + "/job-" + std::to_string(job->id) + "-" + std::to_string(::getpid());
   std::error_code error;
@@ -235,8 +238,7 @@ void JobService::calibrate(Job& job) {
   for (const auto& agent : job.agents) {
     auto it = calibrations_.find({agent, key});
     if (it != calibrations_.end() && clock_.now() - it->second.at < kCalibrationLifetime) {
-      job.secondsPerUnit[agent] = it->second.secondsPerUnit;
-      job.resultRatio[agent] = it->second.resultRatio;
+      job.calibrated[agent] = it->second;
     } else {
       needed.push_back(agent);
     }
@@ -253,34 +255,57 @@ void JobService::calibrate(Job& job) {
   for (const auto& agent : needed) {
     AgentLink* link = coordinator_.link(agent);
     if (!link) return finish(job, "agent " + agent + " is not connected");
-    const std::string resultToken = freshJobToken();
-    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, resultToken});
-    auto failed = [this, &job, agent](const std::string& what) {
+    const std::string resultToken = freshJobToken(), emptyToken = freshJobToken();
+    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, resultToken, emptyToken});
+    // The command failing fails the job (it would fail on every share);
+    // the agent failing (not answering) only leaves it out.
+    auto failed = [this, &job, agent](const std::string& what, bool commandFailed = true) {
       if (job.finished || job.excluded.count(agent)) return;
+      if (!commandFailed) return excludeFromCalibration(job, agent);
       finish(job, "calibrating on " + agent + ": " + what);
+    };
+    // Two runs: on no input (the command's fixed cost: start-up, and its
+    // compute-factor stretch) and on the sample; the difference over the
+    // sample's units is R_i (seed 002's model is linear, without fixed costs).
+    auto measured = [=, this, &job](double fixedS, const AgentLink::JobTaskResult& r) {
+      Calibration c;
+      c.fixedS = fixedS;
+      c.secondsPerUnit = std::max(r.computeS - fixedS, 0.1 * r.computeS) / static_cast<double>(k);
+      c.resultRatio = static_cast<double>(r.size) / static_cast<double>(std::max<std::size_t>(sample.size(), 1));
+      c.at = clock_.now();
+      calibrations_[{agent, key}] = c;
+      job.calibrated[agent] = c;
+      if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, resultToken, emptyToken});
+      spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.id, agent,
+                   c.secondsPerUnit, c.fixedS, c.resultRatio);
+      if (--job.calibrating == 0) plan(job);
     };
     link->fetchJobFile({token, sample.size(), sha, sourceAddress_}, [=, this, &job](const std::string& error) {
       if (job.finished || job.excluded.count(agent)) return;
-      if (!error.empty()) return failed(error);
+      if (!error.empty()) return failed(error, false);
       AgentLink* link = coordinator_.link(agent);
-      if (!link) return failed("not connected");
-      link->runJobTask({{token}, job.request.argv, resultToken},
-                       [=, this, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
-                         if (job.finished || job.excluded.count(agent)) return;
-                         if (!error.empty()) return failed(error);
-                         Calibration c{r.computeS / static_cast<double>(k),
-                                       static_cast<double>(r.size) / static_cast<double>(std::max<std::size_t>(sample.size(), 1)),
-                                       clock_.now()};
-                         calibrations_[{agent, key}] = c;
-                         job.secondsPerUnit[agent] = c.secondsPerUnit;
-                         job.resultRatio[agent] = c.resultRatio;
-                         if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, resultToken});
-                         spdlog::info("run {}: {} takes {:.3g} s per unit (result ratio {:.3f})", job.id, agent,
-                                      c.secondsPerUnit, c.resultRatio);
-                         if (--job.calibrating == 0) plan(job);
-                       });
+      if (!link) return failed("not connected", false);
+      link->runJobTask({{}, job.request.argv, emptyToken}, [=, this, &job](const std::string& error,
+                                                                          const AgentLink::JobTaskResult& empty) {
+        if (job.finished || job.excluded.count(agent)) return;
+        if (!error.empty()) return failed(error, empty.answered);
+        AgentLink* link = coordinator_.link(agent);
+        if (!link) return failed("not connected", false);
+        link->runJobTask({{token}, job.request.argv, resultToken},
+                         [=, this, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
+                           if (job.finished || job.excluded.count(agent)) return;
+                           if (!error.empty()) return failed(error, r.answered);
+                           measured(empty.computeS, r);
+                         });
+      });
     });
   }
+}
+
+void JobService::excludeFromCalibration(Job& job, const std::string& agent) {
+  if (job.finished || !job.excluded.insert(agent).second) return;
+  spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
+  if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
 }
 
 void JobService::plan(Job& job) {
@@ -297,18 +322,21 @@ void JobService::plan(Job& job) {
   input.units = job.offsets.size() - 1;
   input.bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(input.units);
   input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
-  double ratio = 0;
+  double ratio = 0, fixedS = 0;
   for (const auto& agent : job.agents) {
     double down = rates[agent].downlinkBytesPerSecond > 0 ? rates[agent].downlinkBytesPerSecond : kUnknownRate;
     double up = sourceUplink > 0 ? sourceUplink : kUnknownRate;
-    input.workers.push_back({agent, std::min(up, down), job.secondsPerUnit[agent]});
-    ratio += job.resultRatio[agent] / static_cast<double>(job.agents.size());
+    input.workers.push_back({agent, std::min(up, down), job.calibrated[agent].secondsPerUnit});
+    ratio += job.calibrated[agent].resultRatio / static_cast<double>(job.agents.size());
+    fixedS = std::max(fixedS, job.calibrated[agent].fixedS);
   }
   // --reduce returns nothing per share: the partials meet in the reduction.
   input.resultRatio = job.reduce ? 0.0 : ratio;
   auto planned = planJob(input);
   if (!planned) return finish(job, "cannot plan the job: " + planned.error().message);
   job.plan = std::move(planned).value();
+  // Shares run side by side, so the prediction pays the slowest fixed cost once.
+  job.plan->predictedSeconds += fixedS;
   plane_.setRates(sourceUplink, 0);
 
   if (job.request.strategy == "self") {
@@ -352,12 +380,14 @@ void JobService::plan(Job& job) {
   }
   std::vector<std::string> pool = job.agents;  // reissues go to the fastest idle agent first
   std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
-    return job.secondsPerUnit[a] < job.secondsPerUnit[b];
+    return job.calibrated[a].secondsPerUnit < job.calibrated[b].secondsPerUnit;
   });
   JobRunOptions options;
   options.slack = job.request.slack > 0 ? job.request.slack : kDefaultSlack;
   options.collectResults = !job.reduce;
   options.selfScheduling = job.request.strategy == "self";
+  options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
+  options.maxAttempts = options.replicas + 2;
   job.actions = std::make_unique<Actions>(*this, job);
   job.run = std::make_unique<JobRun>(clock_, *job.actions, std::move(shares), job.plan->returnOrder, pool, options);
   job.phase = "running";
@@ -520,8 +550,7 @@ void JobService::tick() {
       job.lost.insert(agent);
       spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
       if (job.phase == "calibrating") {
-        job.excluded.insert(agent);
-        if (!job.secondsPerUnit.count(agent) && --job.calibrating == 0) plan(job);
+        excludeFromCalibration(job, agent);
       } else if (job.phase == "running") {
         job.run->agentLost(agent);
       } else if (job.phase == "reducing" && job.partials.count(agent)) {

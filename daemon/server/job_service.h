@@ -38,6 +38,7 @@ struct RunRequest {
   // `blockBytes`, as GNU parallel --pipe does).
   std::string strategy = "plan";
   std::uint64_t blockBytes = 1 << 20;
+  int replicas = 1;  // each share on this many agents, results compared
 };
 
 struct RunAgentStatus {
@@ -72,6 +73,14 @@ struct RunStatus {
   std::vector<RunBar> bars;
 };
 
+// One agent's measured cost of one command (agent's compute factor included).
+struct JobCalibration {
+  double secondsPerUnit = 0.0;
+  double fixedS = 0.0;       // a run on no input: start-up
+  double resultRatio = 0.0;  // result bytes per input byte
+  TimePoint at{};
+};
+
 class JobService {
  public:
   // `workDir` holds shares and results while a job runs. hnowd serves at
@@ -97,13 +106,10 @@ class JobService {
  private:
   struct Job;
   struct Actions;
-  struct Calibration {
-    double secondsPerUnit = 0.0;
-    double resultRatio = 0.0;
-    TimePoint at{};
-  };
-
+  using Calibration = JobCalibration;
   void calibrate(Job& job);
+  // An agent that cannot finish its calibration (lost) is left out of the job.
+  void excludeFromCalibration(Job& job, const std::string& agent);
   void plan(Job& job);
   void advance(Job& job);
   void startReduction(Job& job);
@@ -128,7 +134,7 @@ class JobService {
   std::string workDir_;
   double sourceUplink_;
   std::map<std::uint64_t, std::unique_ptr<Job>> jobs_;
-  std::map<std::pair<std::string, std::string>, Calibration> calibrations_;  // (agent, command|split)
+  std::map<std::pair<std::string, std::string>, JobCalibration> calibrations_;  // (agent, command|split)
   std::map<std::string, std::function<void(const transport::data::TransferEvent&)>> receiving_;
   std::uint64_t nextJob_ = 1;
   kj::Promise<void> ticking_ = nullptr;

@@ -29,7 +29,7 @@ struct JobService::Job {
   std::string error;
   TimePoint created{}, started{};
   double elapsedS = 0.0;
-  std::map<std::string, double> secondsPerUnit, resultRatio;
+  std::map<std::string, JobCalibration> calibrated;
   std::optional<JobPlan> plan;
   std::vector<std::string> shareTokens, shareShas;
   std::vector<std::uint64_t> shareSizes;

@@ -232,6 +232,7 @@ class RpcAgentLink final : public AgentLink {
           result.sha256 = std::string(reinterpret_cast<const char*>(in.getSha256().begin()), in.getSha256().size());
           result.computeS = in.getComputeS();
           result.runS = in.getRunS();
+          result.answered = true;
           done(result.error, result);
         },
         [done](kj::Exception&& e) { done(transport::describe(e), {}); }));

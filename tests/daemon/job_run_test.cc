@@ -3,6 +3,7 @@
 // the first result accepted and duplicates dropped, lost agents.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -254,6 +255,42 @@ TEST_CASE("self-scheduling (the GNU parallel --pipe baseline): each block goes t
   run.computed(2, "", 1);
   run.computed(3, "", 1);
   for (int id : {0, 2, 3}) run.collected(id, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+}
+
+TEST_CASE("--replicas 2: a share counts once two agents agree; a disagreement runs it on a third") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> one(1);
+  one[0].units = 5;
+  one[0].agent = "a";
+  one[0].plannedComputeEnd = 1;
+  JobRunOptions options;
+  options.replicas = 2;
+  options.maxAttempts = 4;
+  JobRun run(clock, actions, one, {0}, {"a", "b", "c"}, options);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");
+  REQUIRE(run.attempts().size() == 2);
+  CHECK(run.attempts()[1].agent == "b");
+  actions.take();
+  run.computed(0, "", 1, "digest-x");
+  CHECK(actions.take().empty());           // one result is not enough
+  run.computed(1, "", 1, "digest-y");      // a lying (or broken) volunteer
+  CHECK(run.reissued() == 1);
+  REQUIRE(run.attempts().size() == 3);
+  CHECK(run.attempts()[2].agent == "c");
+  run.served(2, "");
+  actions.take();
+  run.computed(2, "", 1, "digest-x");      // agrees with a
+  CHECK(run.shares()[0].accepted == 2);
+  auto log = actions.take();
+  CHECK(std::find(log.begin(), log.end(), "collect 2") != log.end());
+  CHECK(std::find(log.begin(), log.end(), "drop 0") != log.end());  // the agreeing copy is not needed
+  CHECK(std::find(log.begin(), log.end(), "drop 1") != log.end());  // nor the disagreeing one
+  run.collected(2, "");
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }

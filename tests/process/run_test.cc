@@ -108,6 +108,13 @@ TEST_CASE("hnow run: tr, an awk sum and sort -n give what the command gives on t
     CHECK(ops[0]["status"] == "done");
     CHECK(ops[0]["summary"]["plan"] == "fifo");
   }
+  {  // --replicas 2: every share on two agents, results compared
+    auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --replicas 2"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == upper(text));
+    auto four = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --replicas 4"));
+    CHECK(four.status == 2);  // CLI11's range check: at most 3
+  }
   {  // a sum with an awk reduce
     const fs::path numbers = cluster.dir.path / "numbers.txt";
     std::string lines;
@@ -146,7 +153,7 @@ TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere; the
   const fs::path markers = cluster.dir.path / "markers";
   fs::create_directories(markers);
   // Each run of the command leaves a marker, then takes 0.15 s (x the agent's
-  // compute factor). Calibration runs it once per agent (3 markers); the 4th
+  // compute factor). Calibration runs it twice per agent (6 markers); the 7th
   // marker is the first share, served first to agent-1 (the fastest link):
   // agent-1 is killed while it computes.
   const std::string command = "--shell --cmd 'touch " + markers.string() +
@@ -160,8 +167,8 @@ TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere; the
     return n;
   };
   const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (count() < 4 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
-  REQUIRE(count() >= 4);
+  while (count() < 7 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  REQUIRE(count() >= 7);
   ::kill(cluster.pidOf(1), SIGKILL);
   auto status = run.waitExit(30s);
   REQUIRE(status.has_value());
