@@ -114,7 +114,7 @@ JobRunner::~JobRunner() {
     std::lock_guard lock(mutex_);
     for (int pid : pids_) ::kill(pid, SIGKILL);
   }
-  for (auto& t : threads_) t.join();
+  for (auto& t : threads_) t.first.join();
   for (const auto& [token, path] : files_) {
     receiver_.release(token);
     ::unlink(path.c_str());
@@ -163,9 +163,18 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   const std::string resultPath = pathFor(resultToken);
   files_[resultToken] = resultPath;  // reserved; removed by drop()
   auto paf = kj::newPromiseAndCrossThreadFulfiller<TaskOutcome>();
+  for (auto it = threads_.begin(); it != threads_.end();) {  // reap finished workers
+    if (!it->second->load()) {
+      ++it;
+      continue;
+    }
+    it->first.join();
+    it = threads_.erase(it);
+  }
+  auto finished = std::make_shared<std::atomic<bool>>(false);
   // Held by a shared_ptr: kj::Own's destructor may throw, std::thread's state may not.
   auto fulfiller = std::make_shared<kj::Own<kj::CrossThreadPromiseFulfiller<TaskOutcome>>>(kj::mv(paf.fulfiller));
-  threads_.emplace_back([this, paths, argv = std::move(argv), resultPath, computeFactor, fulfiller]() mutable {
+  std::thread worker([this, paths, argv = std::move(argv), resultPath, computeFactor, fulfiller, finished]() mutable {
     TaskOutcome outcome;
     // One input is the command's stdin as is; several are concatenated first.
     std::string stdinPath = paths.size() == 1 ? paths[0] : resultPath + ".in";
@@ -208,7 +217,9 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     ::unlink(errPath.c_str());
     if (paths.size() != 1) ::unlink(stdinPath.c_str());
     (*fulfiller)->fulfill(std::move(outcome));
+    finished->store(true);
   });
+  threads_.emplace_back(std::move(worker), finished);
   return paf.promise.then([this, resultToken, resultPath](TaskOutcome outcome) {
     if (outcome.error.empty()) {
       int fd = ::open(resultPath.c_str(), O_RDONLY | O_CLOEXEC);

@@ -12,6 +12,8 @@
 #include <kj/async.h>
 
 #include <cstdint>
+#include <atomic>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,7 +66,8 @@ class JobRunner {
   std::map<std::string, kj::Own<kj::PromiseFulfiller<void>>> fetching_;
   std::mutex mutex_;                          // guards pids_
   std::set<int> pids_;
-  std::vector<std::thread> threads_;
+  // Worker threads and whether each has finished (joined at the next run()).
+  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads_;
 };
 
 }  // namespace hnow::agent

@@ -59,11 +59,11 @@ d, reps = sys.argv[1], int(sys.argv[2])
 runs = {s: [json.load(open(f"{d}/{s}-{r}.json")) for r in range(1, reps + 1)] for s in ("plan", "equal", "self")}
 med = {s: statistics.median(r["actual_s"] for r in runs[s]) for s in runs}
 pred = statistics.median(r["predicted_s"] for r in runs["plan"])
-print(f"| strategy | actual s (median of {reps}) | runs |")
-print("|---|---|---|")
+print(f"| strategy | actual s (median of {reps}) | runs | reissued |")
+print("|---|---|---|---|")
 names = {"plan": "worksharing plan (" + runs["plan"][0]["plan"] + ")", "equal": "equal split", "self": "self-scheduling, 1 MiB blocks"}
 for s in runs:
-    print(f"| {names[s]} | {med[s]:.2f} | {', '.join('%.2f' % r['actual_s'] for r in runs[s])} |")
+    print(f"| {names[s]} | {med[s]:.2f} | {', '.join('%.2f' % r['actual_s'] for r in runs[s])} | {sum(r['reissued'] for r in runs[s])} |")
 print()
 print(f"predicted (plan): {pred:.2f} s; actual/predicted {med['plan']/pred:.3f}")
 print(f"equal split / plan: {med['equal']/med['plan']:.2f}x; self-scheduling / plan: {med['self']/med['plan']:.2f}x")

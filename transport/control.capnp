@@ -247,6 +247,7 @@ struct RunRequest {
   strategy @9 :Text;            # plan (default) | equal | self: the bench's baselines
   blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB
   replicas @11 :UInt8;          # each share on this many agents, results compared; 0: 1
+  rounds @12 :UInt8;            # shares go out in rounds, each planned on the last's measurements; 0: 1
 }
 
 struct RunAgentReport {

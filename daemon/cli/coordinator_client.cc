@@ -193,6 +193,7 @@ Reply<std::uint64_t> CoordinatorClient::startRun(const RunStart& r) {
   out.setStrategy(r.strategy);
   out.setBlockBytes(r.blockBytes);
   out.setReplicas(static_cast<std::uint8_t>(r.replicas));
+  out.setRounds(static_cast<std::uint8_t>(r.rounds));
   return s.wait(request.send().then([](auto response) { return response.getOperation(); }));
 }
 

@@ -85,6 +85,7 @@ class CoordinatorClient {
     std::string strategy;
     std::uint64_t blockBytes = 0;
     int replicas = 1;
+    int rounds = 1;
   };
   Reply<std::uint64_t> startRun(const RunStart& request);
   Reply<RunReportView> runProgress(std::uint64_t operation);

@@ -154,6 +154,7 @@ int runRunCommand(const RunOptions& options) {
   request.strategy = options.strategy;
   request.blockBytes = options.blockBytes;
   request.replicas = options.replicas;
+  request.rounds = options.rounds;
   auto started = client.value()->startRun(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

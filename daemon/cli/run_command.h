@@ -30,6 +30,7 @@ struct RunOptions {
   std::string strategy = "plan";  // bench baselines: equal, self
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;
+  int rounds = 1;
 };
 
 // 0 on success, 1 when the job failed or hnowd refused, 2 for bad options.

@@ -9,7 +9,8 @@ namespace {
 using State = JobAttempt::State;
 
 bool live(const JobAttempt& a) {
-  return a.state == State::kQueued || a.state == State::kServing || a.state == State::kComputing ||
+  return a.state == State::kQueued || a.state == State::kServing || a.state == State::kReceived ||
+         a.state == State::kComputing ||
          a.state == State::kComputed || a.state == State::kCollecting;
 }
 
@@ -42,6 +43,30 @@ void JobRun::start() {
       serveQueue_.push_back(newAttempt(static_cast<int>(k), agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
     }
   pumpServes();
+}
+
+void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& returnOrder) {
+  const int base = static_cast<int>(shares_.size());
+  for (auto& s : shares) shares_.push_back(std::move(s));
+  for (int k : returnOrder) returnOrder_.push_back(base + k);
+  remaining_ += shares.size();
+  for (std::size_t k = static_cast<std::size_t>(base); k < shares_.size(); ++k) {
+    const JobShare& s = shares_[k];
+    if (options_.selfScheduling) unassigned_.push_back(static_cast<int>(k));
+    else serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
+  }
+  pumpServes();
+}
+
+void JobRun::startNextCompute(const std::string& agent) {
+  for (const auto& a : attempts_)
+    if (a.agent == agent && a.state == State::kComputing) return;
+  for (std::size_t id = 0; id < attempts_.size(); ++id)
+    if (attempts_[id].agent == agent && attempts_[id].state == State::kReceived) {
+      attempts_[id].state = State::kComputing;
+      actions_.compute(static_cast<int>(id));
+      return;
+    }
 }
 
 int JobRun::newAttempt(int share, const std::string& agent, Duration predicted) {
@@ -93,8 +118,8 @@ void JobRun::served(int id, const std::string& error) {
     reissue(a.share, a.agent + ": " + error);
   } else {
     a.serveEnd = clock_.now();
-    a.state = State::kComputing;
-    actions_.compute(id);
+    a.state = State::kReceived;
+    startNextCompute(a.agent);
   }
   pumpServes();
 }
@@ -104,6 +129,8 @@ void JobRun::computed(int id, const std::string& error, double computeS, const s
   if (a.state != State::kComputing || finished()) return;
   JobShare& share = shares_[static_cast<std::size_t>(a.share)];
   a.computeEnd = clock_.now();
+  a.state = State::kComputed;  // provisional: the agent is free for its next share
+  startNextCompute(a.agent);
   a.computeS = computeS;
   a.digest = digest;
   if (!error.empty()) {
@@ -222,7 +249,9 @@ void JobRun::tick() {
   const TimePoint now = clock_.now();
   for (std::size_t id = 0; id < attempts_.size(); ++id) {
     JobAttempt& a = attempts_[id];
-    if (a.overdue || (a.state != State::kServing && a.state != State::kComputing) || now < a.deadline) continue;
+    if (a.overdue || now < a.deadline ||
+        (a.state != State::kServing && a.state != State::kReceived && a.state != State::kComputing))
+      continue;
     a.overdue = true;  // it keeps running: whichever result comes first counts
     if (!shares_[static_cast<std::size_t>(a.share)].accepted) reissue(a.share, a.agent + " missed its deadline");
   }
@@ -230,7 +259,8 @@ void JobRun::tick() {
 
 bool JobRun::agentBusy(const std::string& agent) const {
   for (const auto& a : attempts_)
-    if (a.agent == agent && (a.state == State::kQueued || a.state == State::kServing || a.state == State::kComputing))
+    if (a.agent == agent && (a.state == State::kQueued || a.state == State::kServing ||
+                             a.state == State::kReceived || a.state == State::kComputing))
       return true;
   return false;
 }

@@ -20,7 +20,9 @@ struct JobAttempt {
   int share = 0;
   std::string agent;
   // kHeld: computed, waiting for another replica to agree (--replicas).
-  enum class State { kQueued, kServing, kComputing, kComputed, kCollecting, kDone, kFailed, kDropped, kHeld };
+  // kReceived: served, waiting for the agent to finish its previous share
+  // (an agent computes one share at a time, as the model's workers do).
+  enum class State { kQueued, kServing, kReceived, kComputing, kComputed, kCollecting, kDone, kFailed, kDropped, kHeld };
   State state = State::kQueued;
   std::optional<TimePoint> serveStart, serveEnd, computeEnd, collectStart, collectEnd;
   TimePoint deadline{};    // compute must have ended by then, else reissue
@@ -75,6 +77,13 @@ class JobRun {
          std::vector<std::string> agents, JobRunOptions options = {});
 
   void start();
+  // Rounds (issue 8 item 3): more shares, planned on what the first rounds
+  // measured; `returnOrder` indexes `shares`. While more may come, the run
+  // is not finished when every share so far is.
+  void addShares(std::vector<JobShare> shares, const std::vector<int>& returnOrder);
+  void setMoreComing(bool more) { moreComing_ = more; }
+  // Nothing being served or waiting to be: time to plan the next round.
+  bool servesIdle() const { return !serving_ && serveQueue_.empty() && unassigned_.empty(); }
   // error empty: success.
   void served(int attempt, const std::string& error);
   void computed(int attempt, const std::string& error, double computeS, const std::string& digest = "");
@@ -83,7 +92,7 @@ class JobRun {
   // Reissues shares whose attempts missed their deadline; call periodically.
   void tick();
 
-  bool finished() const { return failure_.has_value() || remaining_ == 0; }
+  bool finished() const { return failure_.has_value() || (remaining_ == 0 && !moreComing_); }
   const std::optional<std::string>& failure() const { return failure_; }
   const std::vector<JobShare>& shares() const { return shares_; }
   const std::vector<JobAttempt>& attempts() const { return attempts_; }
@@ -99,6 +108,7 @@ class JobRun {
   void finishShare(int share);
   void fail(std::string reason);
   bool agentBusy(const std::string& agent) const;
+  void startNextCompute(const std::string& agent);
   std::string pickAgent(int share) const;
 
   const Clock& clock_;
@@ -117,6 +127,7 @@ class JobRun {
   int reissued_ = 0;
   TimePoint started_{};
   std::optional<std::string> failure_;
+  bool moreComing_ = false;
 };
 
 }  // namespace hnow::daemon

@@ -162,6 +162,7 @@ void JobService::collectFinal(Job& job, const std::string& agent, const std::str
                 job.outputPath = final;
                 job.outputSize = std::filesystem::file_size(final, e);
                 finish(job, "");
+                forgetOldOutputs(job.id);
               });
 }
 

@@ -106,6 +106,7 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   request.slack = in.getSlack();
   request.strategy = in.getStrategy();
   request.replicas = std::max<int>(1, in.getReplicas());
+  request.rounds = std::max<int>(1, in.getRounds());
   if (in.getBlockBytes() > 0) request.blockBytes = in.getBlockBytes();
   context.getResults().setOperation(jobs_->start(std::move(request)));
   return kj::READY_NOW;

@@ -150,6 +150,7 @@ std::uint64_t JobService::start(RunRequest request) {
   if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
     transport::refuse("unknown --strategy '" + request.strategy + "'; use plan, equal or self");
   if (request.strategy == "self" && request.blockBytes == 0) transport::refuse("--block must be positive");
+  if (request.rounds < 1 || request.rounds > 100) transport::refuse("--rounds must be from 1 to 100");
   if (!request.output.empty()) {
     std::error_code error;
     fs::path parent = fs::path(request.output).parent_path();
@@ -180,6 +181,7 @@ std::uint64_t JobService::start(RunRequest request) {
     if (done != job->content.size()) transport::refuse("cannot read --input " + request.input);
   }
   job->offsets = conf::unitOffsets(job->content, split.value());
+  job->roundsLeft = request.strategy == "self" ? 1 : request.rounds;
   if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
 
   // Who works: alive agents that run jobs, filtered by --to.
@@ -302,41 +304,73 @@ void JobService::calibrate(Job& job) {
   }
 }
 
+// Results kept for `hnow run` without --output live until eight newer jobs have run.
+void JobService::forgetOldOutputs(std::uint64_t newest) {
+  for (auto& [id, job] : jobs_) {
+    if (id + kKeptOutputs > newest || job->outputPath.empty() || job->request.output == job->outputPath) continue;
+    std::error_code error;
+    fs::remove(job->outputPath, error);
+    job->outputPath.clear();
+  }
+}
+
 void JobService::excludeFromCalibration(Job& job, const std::string& agent) {
   if (job.finished || !job.excluded.insert(agent).second) return;
   spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
   if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
 }
 
+// One round of shares (all of the work unless --rounds): planned on the
+// rate table and the calibration, or, from the second round on, on the
+// compute times the agents showed in the rounds before (drift), over the
+// agents still alive (a lost agent gets nothing more).
 void JobService::plan(Job& job) {
   if (job.finished) return;
-  for (const auto& agent : job.excluded) job.agents.erase(std::remove(job.agents.begin(), job.agents.end(), agent), job.agents.end());
-  if (job.agents.empty()) return finish(job, "every agent was lost");
+  std::vector<std::string> active;
+  for (const auto& agent : job.agents)
+    if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
+  if (active.empty()) return finish(job, "every agent was lost");
   std::map<std::string, planner::NodeRates> rates;
   double sourceUplink = sourceUplink_;
   for (const AgentView& a : coordinator_.status()) {
     rates[a.record.name] = a.record.rates;
     if (sourceUplink_ <= 0) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
   }
+  // Measured so far: compute seconds (less the fixed cost per run) per accepted unit.
+  std::map<std::string, std::pair<double, double>> shown;  // agent -> (seconds, units)
+  if (job.run)
+    for (const JobAttempt& t : job.run->attempts())
+      if (t.computeEnd && t.error.empty() && t.computeS > 0) {
+        auto& [seconds, units] = shown[t.agent];
+        seconds += std::max(0.0, t.computeS - job.calibrated[t.agent].fixedS);
+        units += static_cast<double>(job.run->shares()[static_cast<std::size_t>(t.share)].units);
+      }
+  const std::uint64_t total = job.offsets.size() - 1, remaining = total - job.nextUnit;
+  const int roundsLeft = std::max(1, job.roundsLeft);
+  const std::uint64_t units = roundsLeft == 1 ? remaining : std::max<std::uint64_t>(1, remaining / static_cast<std::uint64_t>(roundsLeft));
   JobPlanInput input;
-  input.units = job.offsets.size() - 1;
-  input.bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(input.units);
+  input.units = units;
+  input.bytesPerUnit = static_cast<double>(job.offsets[job.nextUnit + units] - job.offsets[job.nextUnit]) /
+                       static_cast<double>(units);
   input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
   double ratio = 0, fixedS = 0;
-  for (const auto& agent : job.agents) {
+  for (const auto& agent : active) {
     double down = rates[agent].downlinkBytesPerSecond > 0 ? rates[agent].downlinkBytesPerSecond : kUnknownRate;
     double up = sourceUplink > 0 ? sourceUplink : kUnknownRate;
-    input.workers.push_back({agent, std::min(up, down), job.calibrated[agent].secondsPerUnit});
-    ratio += job.calibrated[agent].resultRatio / static_cast<double>(job.agents.size());
+    double perUnit = job.calibrated[agent].secondsPerUnit;
+    if (auto it = shown.find(agent); it != shown.end() && it->second.second > 0 && it->second.first > 0)
+      perUnit = it->second.first / it->second.second;
+    input.workers.push_back({agent, std::min(up, down), perUnit});
+    ratio += job.calibrated[agent].resultRatio / static_cast<double>(active.size());
     fixedS = std::max(fixedS, job.calibrated[agent].fixedS);
   }
   // --reduce returns nothing per share: the partials meet in the reduction.
   input.resultRatio = job.reduce ? 0.0 : ratio;
   auto planned = planJob(input);
   if (!planned) return finish(job, "cannot plan the job: " + planned.error().message);
-  job.plan = std::move(planned).value();
+  JobPlan round = std::move(planned).value();
   // Shares run side by side, so the prediction pays the slowest fixed cost once.
-  job.plan->predictedSeconds += fixedS;
+  round.predictedSeconds += fixedS;
   plane_.setRates(sourceUplink, 0);
 
   if (job.request.strategy == "self") {
@@ -346,7 +380,7 @@ void JobService::plan(Job& job) {
     const auto perBlock = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(job.request.blockBytes) / input.bytesPerUnit));
     JobPlan blocks;
     blocks.algorithm = "self-scheduling";
-    blocks.predictedSeconds = job.plan->predictedSeconds;
+    blocks.predictedSeconds = round.predictedSeconds;
     for (std::uint64_t first = 0; first < input.units; first += perBlock) {
       PlannedShare p;
       p.worker = -1;
@@ -356,13 +390,19 @@ void JobService::plan(Job& job) {
       blocks.returnOrder.push_back(static_cast<int>(blocks.shares.size()));
       blocks.shares.push_back(p);
     }
-    job.plan = std::move(blocks);
+    round = std::move(blocks);
   }
+  if (job.started == TimePoint{}) job.started = clock_.now();
+  const double offset = seconds(clock_.now() - job.started);
   std::vector<JobShare> shares;
-  for (std::size_t k = 0; k < job.plan->shares.size(); ++k) {
-    const PlannedShare& p = job.plan->shares[k];
+  for (PlannedShare& p : round.shares) {
+    p.firstUnit += job.nextUnit;
+    const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];
+    p.worker = p.worker < 0 ? -1 : static_cast<int>(std::find(job.agents.begin(), job.agents.end(), agent) - job.agents.begin());
+    for (double* t : {&p.serveStart, &p.serveEnd, &p.computeEnd, &p.returnStart, &p.returnEnd}) *t += offset;
     const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
     std::string_view bytes(job.content.data() + from, to - from);
+    const std::size_t k = job.shareTokens.size();
     int fd = writeServable(job.dir + "/share-" + std::to_string(k), bytes);
     if (fd < 0) return finish(job, "cannot write share files in " + job.dir + ": " + std::strerror(errno));
     job.shareTokens.push_back(freshJobToken());
@@ -373,33 +413,51 @@ void JobService::plan(Job& job) {
     JobShare share;
     share.firstUnit = p.firstUnit;
     share.units = p.units;
-    share.agent = p.worker < 0 ? "" : job.agents[static_cast<std::size_t>(p.worker)];
+    share.agent = agent;
     share.plannedServeStart = p.serveStart;
     share.plannedComputeEnd = p.computeEnd;
     shares.push_back(share);
   }
-  std::vector<std::string> pool = job.agents;  // reissues go to the fastest idle agent first
-  std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
-    return job.calibrated[a].secondsPerUnit < job.calibrated[b].secondsPerUnit;
-  });
-  JobRunOptions options;
-  options.slack = job.request.slack > 0 ? job.request.slack : kDefaultSlack;
-  options.collectResults = !job.reduce;
-  options.selfScheduling = job.request.strategy == "self";
-  options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
-  options.maxAttempts = options.replicas + 2;
-  job.actions = std::make_unique<Actions>(*this, job);
-  job.run = std::make_unique<JobRun>(clock_, *job.actions, std::move(shares), job.plan->returnOrder, pool, options);
-  job.phase = "running";
-  job.started = clock_.now();
-  spdlog::info("run {}: {} shares by {}, predicted {:.2f} s", job.id, job.plan->shares.size(), job.plan->algorithm,
-               job.plan->predictedSeconds);
-  job.run->start();
+  job.nextUnit += units;
+  job.roundsLeft = roundsLeft - 1;
+  spdlog::info("run {}: round of {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units,
+               round.shares.size(), round.algorithm, offset + round.predictedSeconds);
+  if (!job.run) {
+    std::vector<std::string> pool = active;  // reissues go to the fastest idle agent first
+    std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
+      return job.calibrated[a].secondsPerUnit < job.calibrated[b].secondsPerUnit;
+    });
+    JobRunOptions options;
+    options.slack = job.request.slack > 0 ? job.request.slack : kDefaultSlack;
+    options.collectResults = !job.reduce;
+    options.selfScheduling = job.request.strategy == "self";
+    options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
+    options.maxAttempts = options.replicas + 2;
+    job.actions = std::make_unique<Actions>(*this, job);
+    job.run = std::make_unique<JobRun>(clock_, *job.actions, std::move(shares), round.returnOrder, pool, options);
+    job.run->setMoreComing(job.roundsLeft > 0);
+    job.plan = round;
+    job.plan->predictedSeconds = offset + round.predictedSeconds;
+    job.phase = "running";
+    job.run->start();
+  } else {
+    const int base = static_cast<int>(job.plan->shares.size());
+    for (int k : round.returnOrder) job.plan->returnOrder.push_back(base + k);
+    job.plan->shares.insert(job.plan->shares.end(), round.shares.begin(), round.shares.end());
+    job.plan->predictedSeconds = offset + round.predictedSeconds;
+    job.run->setMoreComing(job.roundsLeft > 0);
+    job.run->addShares(std::move(shares), round.returnOrder);
+  }
   advance(job);
 }
 
 void JobService::advance(Job& job) {
-  if (job.finished || !job.run || !job.run->finished() || job.phase != "running") return;
+  if (job.finished || !job.run || job.phase != "running") return;
+  if (!job.run->finished()) {
+    // The serve port is free: the next round goes out, planned on what was measured.
+    if (job.roundsLeft > 0 && !job.run->failure() && job.run->servesIdle()) plan(job);
+    return;
+  }
   if (job.run->failure()) return finish(job, *job.run->failure());
   if (job.reduce) return startReduction(job);
   writeConcat(job);
@@ -440,6 +498,7 @@ void JobService::writeConcat(Job& job) {
   job.outputPath = final;
   job.outputSize = total;
   finish(job, "");
+  forgetOldOutputs(job.id);
 }
 
 std::string JobService::addressOf(const std::string& agent) const {

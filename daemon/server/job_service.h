@@ -39,6 +39,7 @@ struct RunRequest {
   std::string strategy = "plan";
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;  // each share on this many agents, results compared
+  int rounds = 1;    // shares go out in this many rounds, each planned on what the last measured
 };
 
 struct RunAgentStatus {
@@ -119,6 +120,8 @@ class JobService {
   void writeConcat(Job& job);
   void finish(Job& job, std::string error);
   void cleanUp(Job& job);
+  void forgetOldOutputs(std::uint64_t newest);
+  static constexpr std::uint64_t kKeptOutputs = 8;
   void receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
                    const std::string& from, const std::string& name,
                    std::function<void(const std::string& error, const std::string& path)> done);

@@ -63,6 +63,8 @@ struct JobService::Job {
   std::uint64_t outputSize = 0;
   OperationId record = 0;
   int calibrating = 0;
+  std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
+  int roundsLeft = 1;
 };
 
 std::string freshJobToken();

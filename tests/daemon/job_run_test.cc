@@ -294,3 +294,37 @@ TEST_CASE("--replicas 2: a share counts once two agents agree; a disagreement ru
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
+
+TEST_CASE("rounds: more shares join a running job, an agent computes one share at a time, the run ends after the last round") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> first(1);
+  first[0].units = 5;
+  first[0].agent = "a";
+  JobRun run(clock, actions, first, {0}, {"a", "b"});
+  run.setMoreComing(true);
+  run.start();
+  run.served(0, "");
+  CHECK(run.servesIdle());
+  std::vector<JobShare> second(2);
+  second[0].units = 3, second[0].firstUnit = 5, second[0].agent = "a";
+  second[1].units = 2, second[1].firstUnit = 8, second[1].agent = "b";
+  run.setMoreComing(false);
+  run.addShares(second, {1, 0});
+  CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
+  run.served(1, "");  // a is still computing share 0: share 1 waits for it
+  CHECK(actions.take() == Log{"serve 2"});
+  CHECK(run.attempts()[1].state == JobAttempt::State::kReceived);
+  run.computed(0, "", 1);
+  CHECK(actions.take() == Log{"compute 1", "collect 0"});
+  run.served(2, "");
+  run.collected(0, "");
+  run.computed(2, "", 1);
+  run.computed(1, "", 1);
+  CHECK(actions.take() == Log{"compute 2", "collect 2"});  // round 2 returns b's share first
+  run.collected(2, "");
+  CHECK_FALSE(run.finished());
+  run.collected(1, "");
+  CHECK(run.finished());
+  CHECK(run.shares().size() == 3);
+}

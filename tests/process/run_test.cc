@@ -115,6 +115,11 @@ TEST_CASE("hnow run: tr, an awk sum and sort -n give what the command gives on t
     auto four = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --replicas 4"));
     CHECK(four.status == 2);  // CLI11's range check: at most 3
   }
+  {  // --rounds 3: shares in three rounds, each planned on what the last measured
+    auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --rounds 3 --order lifo"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == upper(text));
+  }
   {  // a sum with an awk reduce
     const fs::path numbers = cluster.dir.path / "numbers.txt";
     std::string lines;
