@@ -15,7 +15,7 @@ std::vector<std::string> unitsOf(std::string_view input, const SplitSpec& spec) 
 }
 }  // namespace
 
-TEST_CASE("lines: each unit ends after its newline; a last line without one is a unit") {
+TEST_CASE("lines: each unit ends after its newline - a last line without one is a unit") {
   SplitSpec spec = parseSplitSpec("lines").value();
   CHECK(unitsOf("a\nbb\n\nc", spec) == std::vector<std::string>{"a\n", "bb\n", "\n", "c"});
   CHECK(unitsOf("a\n", spec) == std::vector<std::string>{"a\n"});

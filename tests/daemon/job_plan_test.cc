@@ -52,7 +52,7 @@ TEST_CASE("a faster agent gets more units than a slower one on the same link") {
   CHECK(fast > 2 * slow);
 }
 
-TEST_CASE("auto predicts no worse than fifo and lifo; the chosen name is reported") {
+TEST_CASE("auto predicts no worse than fifo and lifo - the chosen name is reported") {
   auto automatic = planJob(lab(5000, "auto"));
   auto fifo = planJob(lab(5000, "fifo"));
   auto lifo = planJob(lab(5000, "lifo"));

@@ -67,7 +67,7 @@ TEST_CASE("shares are served one at a time and collected one at a time in return
   CHECK(run.reissued() == 0);
 }
 
-TEST_CASE("a share past its deadline is reissued to an idle agent; the first result counts, the other is dropped") {
+TEST_CASE("a share past its deadline is reissued to an idle agent - the first result counts, the other is dropped") {
   ManualClock clock;
   Recorder actions;
   JobRunOptions options;
@@ -199,7 +199,7 @@ TEST_CASE("a lost agent's shares go to the others, including a result not yet co
   CHECK_FALSE(run.failure());
 }
 
-TEST_CASE("without collection (--reduce) the run ends when every share is computed; a loss reopens a share") {
+TEST_CASE("without collection (--reduce) the run ends when every share is computed - a loss reopens a share") {
   ManualClock clock;
   Recorder actions;
   JobRunOptions options;
@@ -259,7 +259,7 @@ TEST_CASE("self-scheduling (the GNU parallel --pipe baseline): each block goes t
   CHECK_FALSE(run.failure());
 }
 
-TEST_CASE("--replicas 2: a share counts once two agents agree; a disagreement runs it on a third") {
+TEST_CASE("--replicas 2: a share counts once two agents agree - a disagreement runs it on a third") {
   ManualClock clock;
   Recorder actions;
   std::vector<JobShare> one(1);

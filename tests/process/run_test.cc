@@ -148,7 +148,7 @@ TEST_CASE("hnow run: tr, an awk sum and sort -n give what the command gives on t
   }
 }
 
-TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere; the result is still right") {
+TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere - the result is still right") {
   RunCluster cluster;
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const fs::path input = cluster.dir.path / "words.txt";
