@@ -47,8 +47,12 @@ RUN=("$HNOW" --config "$DIR/cluster/client.toml" run --input "$DIR/input.txt" --
 # timed run plans from the same calibration).
 "${RUN[@]}" --output "$DIR/warm.txt" > "$DIR/warm.json"
 for round in $(seq 1 "$REPS"); do
-  for strategy in plan equal self; do
-    "${RUN[@]}" --strategy "$strategy" --output "$DIR/out.txt" > "$DIR/$strategy-$round.json"
+  for strategy in plan rounds equal self; do
+    case $strategy in
+      rounds) OPTS=(--strategy plan --rounds 3) ;;
+      *) OPTS=(--strategy "$strategy") ;;
+    esac
+    "${RUN[@]}" "${OPTS[@]}" --output "$DIR/out.txt" > "$DIR/$strategy-$round.json"
     cmp -s "$DIR/out.txt" "$DIR/expected.txt" || { echo "$strategy: wrong result" >&2; exit 1; }
   done
 done
@@ -56,17 +60,19 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$DIR" "$REPS" <<'PY'
 import json, statistics, sys
 d, reps = sys.argv[1], int(sys.argv[2])
-runs = {s: [json.load(open(f"{d}/{s}-{r}.json")) for r in range(1, reps + 1)] for s in ("plan", "equal", "self")}
+runs = {s: [json.load(open(f"{d}/{s}-{r}.json")) for r in range(1, reps + 1)] for s in ("plan", "rounds", "equal", "self")}
 med = {s: statistics.median(r["actual_s"] for r in runs[s]) for s in runs}
 pred = statistics.median(r["predicted_s"] for r in runs["plan"])
 print(f"| strategy | actual s (median of {reps}) | runs | reissued |")
 print("|---|---|---|---|")
-names = {"plan": "worksharing plan (" + runs["plan"][0]["plan"] + ")", "equal": "equal split", "self": "self-scheduling, 1 MiB blocks"}
+names = {"plan": "worksharing plan (" + runs["plan"][0]["plan"] + ")", "rounds": "worksharing plan, --rounds 3",
+         "equal": "equal split", "self": "self-scheduling, 1 MiB blocks"}
 for s in runs:
     print(f"| {names[s]} | {med[s]:.2f} | {', '.join('%.2f' % r['actual_s'] for r in runs[s])} | {sum(r['reissued'] for r in runs[s])} |")
 print()
 print(f"predicted (plan): {pred:.2f} s; actual/predicted {med['plan']/pred:.3f}")
-print(f"equal split / plan: {med['equal']/med['plan']:.2f}x; self-scheduling / plan: {med['self']/med['plan']:.2f}x")
+print(f"equal split / plan: {med['equal']/med['plan']:.2f}x; self-scheduling / plan: {med['self']/med['plan']:.2f}x; "
+      f"rounds 3 / plan: {med['rounds']/med['plan']:.2f}x")
 print()
 print("| agent | units (plan) | compute s | idle s |")
 print("|---|---|---|---|")
