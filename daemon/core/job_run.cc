@@ -64,6 +64,11 @@ void JobRun::startNextCompute(const std::string& agent) {
   for (std::size_t id = 0; id < attempts_.size(); ++id)
     if (attempts_[id].agent == agent && attempts_[id].state == State::kReceived) {
       attempts_[id].state = State::kComputing;
+      // Waiting behind the agent's previous share is not this share's lateness:
+      // its deadline counts from now (the previous one has its own deadline).
+      const TimePoint fromNow =
+          clock_.now() + toDuration(options_.slack * attempts_[id].predictedS) + options_.grace;
+      attempts_[id].deadline = std::max(attempts_[id].deadline, fromNow);
       actions_.compute(static_cast<int>(id));
       return;
     }
@@ -249,9 +254,7 @@ void JobRun::tick() {
   const TimePoint now = clock_.now();
   for (std::size_t id = 0; id < attempts_.size(); ++id) {
     JobAttempt& a = attempts_[id];
-    if (a.overdue || now < a.deadline ||
-        (a.state != State::kServing && a.state != State::kReceived && a.state != State::kComputing))
-      continue;
+    if (a.overdue || now < a.deadline || (a.state != State::kServing && a.state != State::kComputing)) continue;
     a.overdue = true;  // it keeps running: whichever result comes first counts
     if (!shares_[static_cast<std::size_t>(a.share)].accepted) reissue(a.share, a.agent + " missed its deadline");
   }

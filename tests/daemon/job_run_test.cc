@@ -328,3 +328,25 @@ TEST_CASE("rounds: more shares join a running job, an agent computes one share a
   CHECK(run.finished());
   CHECK(run.shares().size() == 3);
 }
+
+TEST_CASE("a share waiting behind its agent's previous share is not late: its deadline counts from its compute start") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> two(2);
+  for (auto& s : two) s.units = 1, s.agent = "a", s.plannedComputeEnd = 5;  // predicted 5 s each
+  JobRunOptions options;
+  options.slack = 2.0;
+  options.grace = 1s;
+  JobRun run(clock, actions, two, {0, 1}, {"a", "b"}, options);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");  // waits for share 0 on a
+  clock.advance(9s);
+  run.computed(0, "", 9);  // share 1 starts computing at 9 s
+  clock.advance(9s);       // 18 s since its serve, 9 s since its compute started: within 2 x 5 + 1
+  run.tick();
+  CHECK(run.reissued() == 0);
+  clock.advance(3s);
+  run.tick();
+  CHECK(run.reissued() == 1);
+}
