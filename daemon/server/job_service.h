@@ -19,6 +19,7 @@
 
 #include "core/clock.h"
 #include "core/coordinator.h"
+#include "core/job_run.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::daemon {
@@ -113,6 +114,9 @@ class JobService {
   void excludeFromCalibration(Job& job, const std::string& agent);
   void plan(Job& job);
   void advance(Job& job);
+  // Creates the job's JobRun over the transport (JobService::Actions).
+  void startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder, std::vector<std::string> pool,
+                JobRunOptions options);
   void startReduction(Job& job);
   void reduceStep(Job& job);
   void collectFinal(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/job_plan.h"
@@ -68,5 +69,9 @@ struct JobService::Job {
 };
 
 std::string freshJobToken();
+// Raw SHA-256 (32 bytes) of `bytes`.
+std::string sha256Of(std::string_view bytes);
+// Writes `bytes` to `path` and opens it for the data plane to serve; -1 on failure.
+int writeServable(const std::string& path, std::string_view bytes);
 
 }  // namespace hnow::daemon
