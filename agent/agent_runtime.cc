@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "agent/job_runner.h"
 #include "agent/rate_probe.h"
 #include "agent/receiver.h"
 #include "agent/source_file.h"
@@ -95,8 +96,48 @@ class AgentControlServer final : public wire::AgentControl::Server {
     results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
     return kj::READY_NOW;
   }
+  // Issue 8 (agent/job_runner.h).
+  kj::Promise<void> fetchJobFile(FetchJobFileContext context) override {
+    auto in = context.getParams().getInput();
+    KJ_REQUIRE(in.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
+    KJ_REQUIRE(in.getSha256().size() == 32, "a SHA-256 is 32 bytes");
+    transport::data::Sha256 sha{};
+    std::copy(in.getSha256().begin(), in.getSha256().end(), sha.begin());
+    return jobs().fetch(tokenOf(in.getToken()), in.getSize(), sha, in.getSource());
+  }
+  kj::Promise<void> runJobTask(RunJobTaskContext context) override {
+    auto task = context.getParams().getTask();
+    KJ_REQUIRE(task.getResultToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
+    std::vector<std::string> inputs, argv;
+    for (auto t : task.getInputs()) inputs.push_back(tokenOf(t));
+    for (auto a : task.getArgv()) argv.emplace_back(a);
+    KJ_REQUIRE(!argv.empty(), "the command is empty");
+    return jobs()
+        .run(std::move(inputs), std::move(argv), tokenOf(task.getResultToken()), runtime_.emulation().computeFactor)
+        .then([context](TaskOutcome outcome) mutable {
+          auto out = context.getResults().initResult();
+          out.setExitCode(outcome.exitCode);
+          out.setError(outcome.error);
+          out.setSize(outcome.size);
+          out.setSha256(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(outcome.sha256.data()),
+                                            outcome.sha256.size()));
+          out.setComputeS(outcome.computeS);
+          out.setRunS(outcome.runS);
+        });
+  }
+  kj::Promise<void> dropJobFiles(DropJobFilesContext context) override {
+    std::vector<std::string> tokens;
+    for (auto t : context.getParams().getTokens()) tokens.push_back(tokenOf(t));
+    jobs().drop(tokens);
+    return kj::READY_NOW;
+  }
 
  private:
+  JobRunner& jobs() {
+    JobRunner* jobs = runtime_.jobs();
+    if (!jobs) transport::refuse("this agent has no data root, so it cannot run jobs");
+    return *jobs;
+  }
   AgentRuntime& runtime_;
 };
 
@@ -154,6 +195,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
   // Peers reach this agent where hnowd does: the address of this connection.
   dataAddress_ = receiver_->listen(host);
+  if (!config_.roots.empty()) jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front());
   spdlog::info("data plane listening on {}", dataAddress_);
   reporting_ = receiver_
                    ->forwardEvents([this](const transport::data::TransferEvent& e) { reportTransfer(e); })
@@ -163,6 +205,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
 }
 
 void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e) {
+  if (jobs_ && jobs_->onTransfer(e)) return;  // a job file's: answered by fetchJobFile
   // Without a session the report is dropped: hnowd counts this agent lost anyway.
   if (!session_) return;
   auto request = session_->reportTransferRequest();
@@ -257,9 +300,10 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             auto registration = request.initRegistration();
             registration.setName(config_.name);
             registration.setSite(config_.site);
-            auto capabilities = registration.initCapabilities(2);
+            auto capabilities = registration.initCapabilities(jobs_ ? 3 : 2);
             capabilities.set(0, "probe");
             capabilities.set(1, "relay");
+            if (jobs_) capabilities.set(2, "jobs");
             registration.setDataAddress(dataAddress_);
             auto roots = registration.initRoots(config_.roots.size());
             for (size_t i = 0; i < config_.roots.size(); ++i) roots.set(i, config_.roots[i]);

@@ -19,6 +19,7 @@
 
 namespace hnow::agent {
 class Receiver;
+class JobRunner;
 }
 
 namespace hnow::agent {
@@ -51,6 +52,8 @@ class AgentRuntime {
   // The data plane (issue 6); exists once the first connection to hnowd
   // showed which local address to listen on.
   Receiver& receiver() { return *receiver_; }
+  // Issue 8: `hnow run` shares; exists with the data plane.
+  JobRunner* jobs() { return jobs_.get(); }  // null without a data root
 
  private:
   // One connection's life; resolves or fails when it ends.
@@ -75,6 +78,7 @@ class AgentRuntime {
   bool probeRequested_ = false;  // asked for while a probe was running
   std::function<void()> onRegistered_;
   std::unique_ptr<Receiver> receiver_;
+  std::unique_ptr<JobRunner> jobs_;  // destroyed before receiver_ (declared after it)
   std::string dataAddress_;
   std::optional<wire::AgentSession::Client> session_;  // while logged in
   kj::Promise<void> reporting_ = nullptr;

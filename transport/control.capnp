@@ -116,6 +116,12 @@ interface AgentControl {
   # receive's dest (relative: under the data root; absolute: inside a root;
   # no '..', no symlink on the way); fails with the reason when refused.
   # Served to children presenting `token` until release(token).
+  fetchJobFile @6 (input :JobInput);
+  # Issue 8: pull a file into this agent's job area; resolves once verified.
+  runJobTask @7 (task :JobTask) -> (result :JobResult);
+  # Issue 8: run a command on held files; resolves when it ended.
+  dropJobFiles @8 (tokens :List(Data));
+  # Issue 8: stop serving these files and delete them.
 }
 
 enum AgentState {
@@ -218,6 +224,11 @@ interface ClientSession {
   # Issue 7: plans the items jointly and starts them; fails before any byte
   # moves when a source file or a destination is refused, naming the item.
   manifestProgress @6 (operation :UInt64) -> (report :ManifestReport);
+  run @7 (request :RunRequest) -> (operation :UInt64);
+  # Issue 8: checks the request and starts the job; fails with the reason.
+  runProgress @8 (operation :UInt64) -> (report :RunReport);
+  runOutput @9 (operation :UInt64, offset :UInt64) -> (data :Data);
+  # The job's result from `offset`, at most 1 MiB per call; empty at the end.
 }
 
 # Issue 7: several files from several source agents at once.
@@ -252,4 +263,78 @@ struct ManifestReport {
   lowerBoundS @6 :Float64;   # seed 004 §3.2 on the store-and-forward instance
   items @7 :List(ManifestItemReport);
   considered @8 :List(PlanOption);
+}
+
+# ---- Jobs (issue 8): `hnow run`. Shares and results travel on the data
+# plane under per-file tokens; these calls only say what to fetch and run.
+
+struct JobInput {
+  token @0 :Data;       # 32 bytes: names the file on the data plane
+  size @1 :UInt64;
+  sha256 @2 :Data;      # 32 bytes, checked before the file is used
+  source @3 :Text;      # host:port of the data plane serving it (hnowd or another agent)
+}
+
+struct JobTask {
+  inputs @0 :List(Data);  # tokens of files this agent holds (fetched, or its earlier results),
+                          # concatenated in this order on the command's stdin
+  argv @1 :List(Text);    # run without a shell (argv[0] looked up in PATH)
+  resultToken @2 :Data;   # stdout is kept and served under this token
+}
+
+struct JobResult {
+  exitCode @0 :Int32;     # -1: the command could not start
+  error @1 :Text;         # "" on success; else why, with the end of its stderr
+  size @2 :UInt64;        # of the result
+  sha256 @3 :Data;
+  computeS @4 :Float64;   # wall time including the emulated slow-down (compute factor)
+  runS @5 :Float64;       # the command's own wall time
+}
+
+struct RunRequest {
+  input @0 :Text;               # on hnowd's machine
+  split @1 :Text;               # lines | bytes:N | records:SEP
+  argv @2 :List(Text);
+  command @3 :Text;             # as typed, for reports and the calibration cache
+  to @4 :List(Text);            # empty or ["all"]: every alive agent; else sites or names
+  order @5 :Text;               # fifo | lifo | auto
+  reduceArgv @6 :List(Text);    # empty: --concat
+  output @7 :Text;              # on hnowd's machine; "": kept for runOutput
+  slack @8 :Float64;            # deadline = slack x predicted (+ grace); 0: default
+  strategy @9 :Text;            # plan (default) | equal | self: the bench's baselines
+  blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB
+  replicas @11 :UInt8;          # each share on this many agents, results compared; 0: 1
+  rounds @12 :UInt8;            # shares go out in rounds, each planned on the last's measurements; 0: 1
+}
+
+struct RunAgentReport {
+  name @0 :Text;
+  units @1 :UInt64;        # of accepted results
+  computeS @2 :Float64;
+  idleS @3 :Float64;       # the job's time not spent receiving, computing or returning
+  plannedUnits @4 :UInt64;
+  secondsPerUnit @5 :Float64;  # calibrated
+}
+
+struct RunBar {
+  row @0 :Text;
+  kind @1 :Text;           # serve | compute | return | reduce | planned
+  start @2 :Float64;
+  end @3 :Float64;
+}
+
+struct RunReport {
+  finished @0 :Bool;
+  error @1 :Text;           # "" unless the job failed
+  algorithm @2 :Text;       # the worksharing protocol used
+  predictedS @3 :Float64;
+  elapsedS @4 :Float64;
+  agents @5 :List(RunAgentReport);
+  reissued @6 :UInt32;
+  units @7 :UInt64;
+  outputSize @8 :UInt64;
+  output @9 :Text;          # where the result is on hnowd's machine
+  phase @10 :Text;          # calibrating | running | reducing | done | failed
+  bars @11 :List(RunBar);
+  reduction @12 :Text;      # the reduction schedule's name, "" for --concat
 }

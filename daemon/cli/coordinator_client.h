@@ -9,6 +9,7 @@
 
 #include "conf/runtime_config.h"
 #include "core/manifest_status.h"
+#include "cli/run_command.h"
 #include "core/send_operation.h"
 #include "planner/node_rates.h"
 #include "planner/outcome.h"
@@ -74,6 +75,27 @@ class CoordinatorClient {
   // Issue 7, `hnow send --manifest`: starts the items together, then polls.
   Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> startManifest(const daemon::ManifestRequest& request);
   Reply<daemon::ManifestStatus> manifestProgress(std::uint64_t operation);
+
+  // `hnow run` (issue 8): starts a job, polls it, reads its result.
+  struct RunStart {
+    std::string input;  // absolute, on hnowd's machine
+    std::string split;
+    std::vector<std::string> argv;
+    std::string command;
+    std::vector<std::string> to;
+    std::string order;
+    std::vector<std::string> reduceArgv;
+    std::string output;
+    double slack = 0.0;
+    std::string strategy;
+    std::uint64_t blockBytes = 0;
+    int replicas = 1;
+    int rounds = 1;
+  };
+  Reply<std::uint64_t> startRun(const RunStart& request);
+  Reply<RunReportView> runProgress(std::uint64_t operation);
+  // At most 1 MiB from `offset`; empty at the end.
+  Reply<std::string> runOutput(std::uint64_t operation, std::uint64_t offset);
 
  private:
   struct State;

@@ -8,6 +8,7 @@
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
 #include "cli/manifest_command.h"
+#include "cli/run_command.h"
 #include "cli/send_command.h"
 #include "cli/status_command.h"
 
@@ -105,6 +106,37 @@ int main(int argc, char** argv) {
   demoCommand->add_flag("--json", demo.json, "Print {\"runs\": [...]} for scripts");
   demoCommand->add_option("--gantt", demo.ganttPath, "Where to write the auto run's Gantt chart (hnow-demo.svg)");
 
+  hnow::cli::RunOptions run;
+  CLI::App* runCommand = app.add_subcommand(
+      "run", "Run a command over a big input on the agents: shares planned by link and speed, results combined");
+  runCommand->add_option("--input", run.input, "The input, read by hnowd (give a path it can read)")->required();
+  runCommand->add_option("--split", run.split, "Work units: lines | bytes:N | records:SEP (default lines)");
+  runCommand->add_option("--cmd", run.command, "The command each agent runs on its share (stdin to stdout)")
+      ->required();
+  runCommand->add_flag("--shell", run.shell, "Run --cmd and --reduce through /bin/sh -c");
+  runCommand->add_option("--to", run.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
+  runCommand->add_option("--order", run.order, "Serve/return protocol: fifo | lifo | auto")
+      ->check(CLI::IsMember({"fifo", "lifo", "auto"}));
+  runCommand->add_flag("--concat", run.concat, "Write the results in input order");
+  runCommand->add_option("--reduce", run.reduce, "Combine two results by running this on their concatenation");
+  runCommand->add_option("--output", run.output, "Where hnowd writes the result (default: stdout)");
+  runCommand->add_flag("--json", run.json, "Print the report as JSON on stdout");
+  runCommand->add_option("--gantt", run.ganttPath, "Write planned and actual bars to this SVG file");
+  runCommand->add_option("--slack", run.slack, "A share is reissued after slack x its predicted time (default 2)")
+      ->check(CLI::PositiveNumber);
+  runCommand->add_option("--strategy", run.strategy,
+                         "plan (default); the baselines equal (same units each) or self (blocks to idle agents)")
+      ->check(CLI::IsMember({"plan", "equal", "self"}));
+  runCommand->add_option("--replicas", run.replicas,
+                         "Run each share on this many agents and compare the results (untrusted volunteers)")
+      ->check(CLI::Range(1, 3));
+  runCommand->add_option("--rounds", run.rounds,
+                         "Serve the work in this many rounds; each is planned on what the last measured "
+                         "(drift, lost agents)")
+      ->check(CLI::Range(1, 100));
+  runCommand->add_option("--block", run.blockBytes, "Block size in bytes for --strategy self (default 1 MiB)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 34));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,7 +145,8 @@ int main(int argc, char** argv) {
   }
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
   if (demoCommand->parsed()) return hnow::cli::runDemo(demo);
-  status.configPath = setRate.configPath = ops.configPath = send.configPath = clientConfig;
+  status.configPath = setRate.configPath = ops.configPath = send.configPath = run.configPath = clientConfig;
+  if (runCommand->parsed()) return hnow::cli::runRunCommand(run);
   if (sendCommand->parsed() && !manifest.manifestPath.empty()) {
     if (!send.file.empty() || !send.dest.empty() || !send.to.empty()) {
       std::fprintf(stderr, "hnow: --manifest names its files, destinations and targets; drop FILE, --dest and --to\n");

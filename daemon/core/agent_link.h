@@ -54,6 +54,31 @@ class AgentLink {
   virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/, ServeDone done) {
     done("this agent cannot serve files", 0, "");
   }
+  // Issue 8, `hnow run` (agent/job_runner.h). Tokens are 32 bytes, sha256 raw.
+  struct JobFile {
+    std::string token;
+    std::uint64_t size = 0;
+    std::string sha256;
+    std::string source;  // host:port of the data plane serving it
+  };
+  struct JobTask {
+    std::vector<std::string> inputs;  // tokens held by the agent, concatenated on stdin
+    std::vector<std::string> argv;
+    std::string resultToken;
+  };
+  struct JobTaskResult {
+    int exitCode = -1;
+    std::string error;  // "" on success
+    std::uint64_t size = 0;
+    std::string sha256;
+    double computeS = 0.0;
+    double runS = 0.0;
+    bool answered = false;  // false: the agent never answered (the connection failed)
+  };
+  using TaskDone = std::function<void(const std::string& error, const JobTaskResult& result)>;
+  virtual void fetchJobFile(const JobFile&, Done done) { done("this agent cannot run jobs"); }
+  virtual void runJobTask(const JobTask&, TaskDone done) { done("this agent cannot run jobs", {}); }
+  virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
 };
 
 }  // namespace hnow::daemon

@@ -34,9 +34,9 @@ std::string peerName(kj::AsyncIoStream& stream) {
 
 ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret,
                              kj::Timer& timer, ConnectionLimits limits, kj::TlsContext* tls,
-                             SendService* sends, ManifestService* manifests)
+                             SendService* sends, ManifestService* manifests, JobService* jobs)
     : coordinator_(coordinator), secret_(secret), timer_(timer), limits_(limits), tls_(tls),
-      sends_(sends), manifests_(manifests), tasks_(*this), connections_(*this) {}
+      sends_(sends), manifests_(manifests), jobs_(jobs), tasks_(*this), connections_(*this) {}
 
 kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
   return receiver.accept().then([this, &receiver](kj::Own<kj::AsyncIoStream> stream) {
@@ -93,7 +93,7 @@ kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream,
                                               kj::TimePoint deadline, kj::Own<void> counted) {
   auto login = kj::newPromiseAndFulfiller<void>();
   auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, kj::mv(login.fulfiller),
-                                   sends_, manifests_);
+                                   sends_, manifests_, jobs_);
   auto connection = kj::heap<transport::RpcConnection>(kj::mv(stream), kj::mv(gate));
   auto ended = connection->onDisconnect().fork();
   // Until the peer logs in, the deadline passes or the connection ends.

@@ -21,6 +21,7 @@ struct ConnectionLimits {
 
 class SendService;
 class ManifestService;
+class JobService;
 
 class ControlServer final : private kj::TaskSet::ErrorHandler {
  public:
@@ -29,7 +30,8 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   // `sends` (issue 6) serves `hnow send`; without it sends are refused.
   ControlServer(Coordinator& coordinator, const transport::Secret& secret, kj::Timer& timer,
                 ConnectionLimits limits, kj::TlsContext* tls = nullptr,
-                SendService* sends = nullptr, ManifestService* manifests = nullptr);
+                SendService* sends = nullptr, ManifestService* manifests = nullptr,
+                JobService* jobs = nullptr);
 
   // Never resolves unless accepting fails; drop it to stop listening.
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
@@ -52,6 +54,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   std::size_t refused_ = 0;
   SendService* sends_;
   ManifestService* manifests_;  // issue 7, `hnow send --manifest`
+  JobService* jobs_;  // issue 8: `hnow run`; null refuses it
   // Declared after what connections borrow, so connections close first.
   kj::TaskSet tasks_;
   kj::TaskSet connections_;

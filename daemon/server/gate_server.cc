@@ -14,9 +14,9 @@ using transport::Role;
 GateServer::GateServer(Coordinator& coordinator, const transport::Secret& secret,
                        kj::TaskSet& tasks, std::string peer,
                        kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, SendService* sends,
-                       ManifestService* manifests)
+                       ManifestService* manifests, JobService* jobs)
     : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)),
-      sends_(sends), manifests_(manifests), onLogin_(kj::mv(loggedIn)) {}
+      sends_(sends), manifests_(manifests), jobs_(jobs), onLogin_(kj::mv(loggedIn)) {}
 
 GateServer::~GateServer() {
   if (!loggedIn_ && !shut_)
@@ -77,7 +77,7 @@ kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
 kj::Promise<void> GateServer::loginClient(LoginClientContext context) {
   requireProof(Role::kClient, "", context.getParams().getProof());
   spdlog::debug("client logged in from {}", peer_);
-  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, sends_, manifests_));
+  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, sends_, manifests_, jobs_));
   return kj::READY_NOW;
 }
 

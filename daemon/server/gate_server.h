@@ -15,6 +15,7 @@ namespace hnow::daemon {
 
 class SendService;
 class ManifestService;
+class JobService;
 
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
@@ -23,7 +24,8 @@ class GateServer final : public wire::Gate::Server {
   // `loggedIn`, if given, is fulfilled at the first successful login.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
              std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr,
-             SendService* sends = nullptr, ManifestService* manifests = nullptr);
+             SendService* sends = nullptr, ManifestService* manifests = nullptr,
+             JobService* jobs = nullptr);
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -44,6 +46,7 @@ class GateServer final : public wire::Gate::Server {
   std::string peer_;
   SendService* sends_;
   ManifestService* manifests_;
+  JobService* jobs_;
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;

@@ -17,6 +17,8 @@
 #include "state/sqlite_state_store.h"
 #include "server/manifest_service.h"
 #include "server/send_service.h"
+#include "server/job_service.h"
+#include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
@@ -80,6 +82,14 @@ daemon::Duration secondsToDuration(double s) {
   return std::chrono::duration_cast<daemon::Duration>(std::chrono::duration<double>(s));
 }
 
+kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::TransferEvent>& inbox,
+                                    daemon::JobService& jobs) {
+  return inbox.next().then([&inbox, &jobs](std::vector<transport::data::TransferEvent> events) {
+    for (const auto& e : events) jobs.onTransfer(e);
+    return forwardDataEvents(inbox, jobs);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,7 +144,10 @@ int main(int argc, char** argv) {
     transport::data::DataOptions dataOptions;
     if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
       dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
-    transport::data::DataPlane dataPlane(clock, [](transport::data::TransferEvent) {}, dataOptions);
+    // Issue 8: results of `hnow run` arrive here; their events go to the jobs.
+    transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
+    transport::data::DataPlane dataPlane(
+        clock, [&dataEvents](transport::data::TransferEvent e) { dataEvents.push(std::move(e)); }, dataOptions);
     auto dataPort = dataPlane.listen(hostOf(config->listen));
     if (auto* problem = std::get_if<std::string>(&dataPort)) {
       spdlog::error("data plane: {}", *problem);
@@ -144,11 +157,15 @@ int main(int argc, char** argv) {
     spdlog::info("data plane listening on {}", dataAddress);
     daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, config->uplinkMbps * 1e6 / 8);
     daemon::ManifestService manifests(coordinator, clock);  // issue 7
+    daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
+                            config->dataDir + "/jobs", config->uplinkMbps * 1e6 / 8);
+    auto forwarding = forwardDataEvents(dataEvents, jobs).eagerlyEvaluate([](kj::Exception&& e) {
+      spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
+    });
     daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
                                     static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
     daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,
-                                 tls->get() ? &(*tls)->context() : nullptr, &sends,
-                                 &manifests);
+                                 tls->get() ? &(*tls)->context() : nullptr, &sends, &manifests, &jobs);
 
     auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
     auto receiver = address->listen();

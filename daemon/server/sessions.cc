@@ -215,6 +215,46 @@ class RpcAgentLink final : public AgentLink {
         },
         [done](kj::Exception&& e) { done(transport::describe(e), 0, ""); }));
   }
+  // Issue 8, `hnow run`.
+  void fetchJobFile(const JobFile& file, Done done) override {
+    auto request = control_.fetchJobFileRequest();
+    auto in = request.initInput();
+    in.setToken(bytes(file.token));
+    in.setSize(file.size);
+    in.setSha256(bytes(file.sha256));
+    in.setSource(file.source);
+    tasks_.add(request.send().then([done](auto) { done(""); },
+                                   [done](kj::Exception&& e) { done(transport::describe(e)); }));
+  }
+  void runJobTask(const JobTask& task, TaskDone done) override {
+    auto request = control_.runJobTaskRequest();
+    auto out = request.initTask();
+    auto inputs = out.initInputs(static_cast<unsigned>(task.inputs.size()));
+    for (unsigned i = 0; i < inputs.size(); ++i) inputs.set(i, bytes(task.inputs[i]));
+    auto argv = out.initArgv(static_cast<unsigned>(task.argv.size()));
+    for (unsigned i = 0; i < argv.size(); ++i) argv.set(i, task.argv[i]);
+    out.setResultToken(bytes(task.resultToken));
+    tasks_.add(request.send().then(
+        [done](auto response) {
+          auto in = response.getResult();
+          JobTaskResult result;
+          result.exitCode = in.getExitCode();
+          result.error = in.getError();
+          result.size = in.getSize();
+          result.sha256 = std::string(reinterpret_cast<const char*>(in.getSha256().begin()), in.getSha256().size());
+          result.computeS = in.getComputeS();
+          result.runS = in.getRunS();
+          result.answered = true;
+          done(result.error, result);
+        },
+        [done](kj::Exception&& e) { done(transport::describe(e), {}); }));
+  }
+  void dropJobFiles(const std::vector<std::string>& tokens) override {
+    auto request = control_.dropJobFilesRequest();
+    auto list = request.initTokens(static_cast<unsigned>(tokens.size()));
+    for (unsigned i = 0; i < list.size(); ++i) list.set(i, bytes(tokens[i]));
+    tasks_.add(request.send().ignoreResult().catch_([](kj::Exception&&) {}));
+  }
 
  private:
   wire::AgentControl::Client control_;

@@ -33,14 +33,15 @@ class AgentSessionServer final : public wire::AgentSession::Server {
 
 class SendService;
 class ManifestService;
+class JobService;
 
 class ClientSessionServer final : public wire::ClientSession::Server {
  public:
   // Without `sends`, `hnow send` is refused.
-  // Without `manifests`, `hnow send --manifest` is refused.
+  // Without `manifests`, `hnow send --manifest` is refused; without `jobs`, `hnow run`.
   explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr,
-                               ManifestService* manifests = nullptr)
-      : coordinator_(coordinator), sends_(sends), manifests_(manifests) {}
+                               ManifestService* manifests = nullptr, JobService* jobs = nullptr)
+      : coordinator_(coordinator), sends_(sends), manifests_(manifests), jobs_(jobs) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
@@ -51,11 +52,16 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // Issue 7: server/manifest_session.cc.
   kj::Promise<void> sendManifest(SendManifestContext context) override;
   kj::Promise<void> manifestProgress(ManifestProgressContext context) override;
+  // Issue 8, in server/job_service.cc.
+  kj::Promise<void> run(RunContext context) override;
+  kj::Promise<void> runProgress(RunProgressContext context) override;
+  kj::Promise<void> runOutput(RunOutputContext context) override;
 
  private:
   Coordinator& coordinator_;
   SendService* sends_;
   ManifestService* manifests_;
+  JobService* jobs_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

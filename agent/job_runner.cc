@@ -1,0 +1,251 @@
+#include "agent/job_runner.h"
+
+#include <fcntl.h>
+#include <kj/debug.h>
+#include <openssl/evp.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "agent/command_process.h"
+#include "agent/receiver.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::agent {
+
+namespace {
+
+constexpr const char* kJobDir = ".hnow-jobs";
+constexpr std::size_t kStderrTail = 2000;
+
+std::string hexToken(const std::string& token) {
+  return transport::data::hexOf(reinterpret_cast<const unsigned char*>(token.data()), token.size());
+}
+
+// SHA-256 of a whole file, or "" when it cannot be read.
+std::string sha256Of(int fd) {
+  EVP_MD_CTX* context = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(context, EVP_sha256(), nullptr);
+  std::vector<char> buffer(1 << 20);
+  off_t offset = 0;
+  for (;;) {
+    ssize_t n = ::pread(fd, buffer.data(), buffer.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      EVP_MD_CTX_free(context);
+      return "";
+    }
+    if (n == 0) break;
+    EVP_DigestUpdate(context, buffer.data(), static_cast<std::size_t>(n));
+    offset += n;
+  }
+  unsigned char digest[32];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context, digest, &length);
+  EVP_MD_CTX_free(context);
+  return std::string(reinterpret_cast<char*>(digest), 32);
+}
+
+bool appendFile(int out, const std::string& path) {
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return false;
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(in);
+      return n == 0;
+    }
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        ::close(in);
+        return false;
+      }
+      done += w;
+    }
+  }
+}
+
+std::string tailOf(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  struct stat info {};
+  ::fstat(fd, &info);
+  const off_t from = info.st_size > static_cast<off_t>(kStderrTail) ? info.st_size - static_cast<off_t>(kStderrTail) : 0;
+  std::string text(static_cast<std::size_t>(info.st_size - from), '\0');
+  ssize_t n = ::pread(fd, text.data(), text.size(), from);
+  ::close(fd);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+// The running child's pid, known to the runner while it runs (to kill it at
+// shutdown) and forgotten once reaped (so a reused pid is never killed).
+struct JobRunner::Worker {
+  JobRunner* runner;
+  int pid = 0;
+  static void started(void* context, int pid) {
+    auto* self = static_cast<Worker*>(context);
+    std::lock_guard lock(self->runner->mutex_);
+    self->pid = pid;
+    self->runner->pids_.insert(pid);
+  }
+  ~Worker() {
+    std::lock_guard lock(runner->mutex_);
+    runner->pids_.erase(pid);
+  }
+};
+
+JobRunner::JobRunner(Receiver& receiver, std::string dataRoot)
+    : receiver_(receiver), dir_(std::move(dataRoot) + "/" + kJobDir) {}
+
+JobRunner::~JobRunner() {
+  {
+    std::lock_guard lock(mutex_);
+    for (int pid : pids_) ::kill(pid, SIGKILL);
+  }
+  for (auto& t : threads_) t.first.join();
+  for (const auto& [token, path] : files_) {
+    receiver_.release(token);
+    ::unlink(path.c_str());
+  }
+}
+
+std::string JobRunner::pathFor(const std::string& token) const { return dir_ + "/" + hexToken(token); }
+
+kj::Promise<void> JobRunner::fetch(const std::string& token, std::uint64_t size,
+                                   const transport::data::Sha256& sha256, const std::string& source) {
+  if (files_.count(token) || fetching_.count(token)) transport::refuse("this job file is already here");
+  std::string path = receiver_.receive(token, std::string(kJobDir) + "/" + hexToken(token), size, sha256);
+  files_[token] = path;
+  auto paf = kj::newPromiseAndFulfiller<void>();
+  fetching_[token] = kj::mv(paf.fulfiller);
+  receiver_.pull(token, source);
+  return kj::mv(paf.promise);
+}
+
+bool JobRunner::onTransfer(const transport::data::TransferEvent& e) {
+  auto it = fetching_.find(e.token);
+  if (it == fetching_.end()) return files_.count(e.token) > 0;
+  using Kind = transport::data::TransferEvent::Kind;
+  if (e.kind == Kind::kDone) {
+    files_[e.token] = e.path;
+    it->second->fulfill();
+    fetching_.erase(it);
+  } else if (e.kind == Kind::kFailed) {
+    it->second->reject(KJ_EXCEPTION(FAILED, "fetching a job file failed: " + e.message));
+    fetching_.erase(it);
+    files_.erase(e.token);
+  }
+  return true;
+}
+
+kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
+                                        std::string resultToken, double computeFactor) {
+  std::vector<std::string> paths;
+  for (const auto& token : inputs) {
+    auto it = files_.find(token);
+    if (it == files_.end() || fetching_.count(token)) transport::refuse("an input of this task is not here");
+    paths.push_back(it->second);
+  }
+  if (files_.count(resultToken)) transport::refuse("this result token is taken");
+  ::mkdir(dir_.c_str(), 0755);
+  const std::string resultPath = pathFor(resultToken);
+  files_[resultToken] = resultPath;  // reserved; removed by drop()
+  auto paf = kj::newPromiseAndCrossThreadFulfiller<TaskOutcome>();
+  for (auto it = threads_.begin(); it != threads_.end();) {  // reap finished workers
+    if (!it->second->load()) {
+      ++it;
+      continue;
+    }
+    it->first.join();
+    it = threads_.erase(it);
+  }
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  // Held by a shared_ptr: kj::Own's destructor may throw, std::thread's state may not.
+  auto fulfiller = std::make_shared<kj::Own<kj::CrossThreadPromiseFulfiller<TaskOutcome>>>(kj::mv(paf.fulfiller));
+  std::thread worker([this, paths, argv = std::move(argv), resultPath, computeFactor, fulfiller, finished]() mutable {
+    TaskOutcome outcome;
+    // One input is the command's stdin as is; several are concatenated first.
+    std::string stdinPath = paths.size() == 1 ? paths[0] : resultPath + ".in";
+    if (paths.size() != 1) {
+      int in = ::open(stdinPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      bool ok = in >= 0;
+      for (const auto& p : paths) ok = ok && appendFile(in, p);
+      if (in >= 0) ::close(in);
+      if (!ok) outcome.error = "cannot join the task's inputs: " + std::string(std::strerror(errno));
+    }
+    int in = ::open(stdinPath.c_str(), O_RDONLY | O_CLOEXEC);
+    int out = ::open(resultPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const std::string errPath = resultPath + ".err";
+    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (outcome.error.empty() && (in < 0 || out < 0 || err < 0))
+      outcome.error = "cannot open the task's files: " + std::string(std::strerror(errno));
+    if (outcome.error.empty()) {
+      Worker worker{this};
+      CommandOutcome run = runCommand(argv, in, out, err, &Worker::started, &worker);
+      outcome.exitCode = run.exitCode;
+      outcome.runS = run.wallSeconds;
+      outcome.error = run.error;
+      if (!run.error.empty() && run.started) {
+        std::string tail = tailOf(errPath);
+        if (!tail.empty()) outcome.error += ": " + tail;
+      }
+      if (computeFactor > 1 && run.started)
+        std::this_thread::sleep_for(std::chrono::duration<double>((computeFactor - 1) * run.wallSeconds));
+      outcome.computeS = std::max(computeFactor, 1.0) * run.wallSeconds;
+      if (outcome.error.empty()) {
+        struct stat info {};
+        ::fstat(out, &info);
+        outcome.size = static_cast<std::uint64_t>(info.st_size);
+        outcome.sha256 = sha256Of(out);
+        if (outcome.sha256.empty()) outcome.error = "cannot read the result back";
+      }
+    }
+    for (int fd : {in, out, err})
+      if (fd >= 0) ::close(fd);
+    ::unlink(errPath.c_str());
+    if (paths.size() != 1) ::unlink(stdinPath.c_str());
+    (*fulfiller)->fulfill(std::move(outcome));
+    finished->store(true);
+  });
+  threads_.emplace_back(std::move(worker), finished);
+  return paf.promise.then([this, resultToken, resultPath](TaskOutcome outcome) {
+    if (outcome.error.empty()) {
+      int fd = ::open(resultPath.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        outcome.error = "cannot reopen the result: " + std::string(std::strerror(errno));
+      } else {
+        receiver_.serve(resultToken, fd, outcome.size);
+      }
+    }
+    if (!outcome.error.empty()) spdlog::warn("job task failed: {}", outcome.error);
+    return outcome;
+  });
+}
+
+void JobRunner::drop(const std::vector<std::string>& tokens) {
+  for (const auto& token : tokens) {
+    auto it = files_.find(token);
+    if (it == files_.end()) continue;
+    receiver_.release(token);
+    ::unlink(it->second.c_str());
+    if (auto f = fetching_.find(token); f != fetching_.end()) {
+      f->second->reject(KJ_EXCEPTION(DISCONNECTED, "the job file was dropped"));
+      fetching_.erase(f);
+    }
+    files_.erase(it);
+  }
+}
+
+}  // namespace hnow::agent

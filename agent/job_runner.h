@@ -1,0 +1,73 @@
+#pragma once
+// An agent's part of `hnow run` (issue 8), on the kj thread: fetch a share
+// (or a partial result of another agent) over the data plane, run the job's
+// command on held files in a worker thread, keep its stdout as a result
+// served under a token, drop files when hnowd says so.
+//
+// Compute emulation (`emulate.compute_factor`, DESIGN.md "Testing"): after
+// the command ends, the worker sleeps (factor - 1) x its wall time, so the
+// share takes factor x as long, as on a slower CPU; the command itself runs
+// unchanged, so its output is the real one. Sleeping rather than throttling
+// keeps the real CPU free for the other agents of a local cluster.
+#include <kj/async.h>
+
+#include <cstdint>
+#include <atomic>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/core/clock.h"
+#include "transport/data/data_plane.h"
+
+namespace hnow::agent {
+
+class Receiver;
+
+struct TaskOutcome {
+  int exitCode = -1;
+  std::string error;      // "" on success
+  std::uint64_t size = 0;
+  std::string sha256;     // 32 raw bytes
+  double computeS = 0.0;  // emulation included
+  double runS = 0.0;
+};
+
+class JobRunner {
+ public:
+  // Job files live in `<dataRoot>/.hnow-jobs`.
+  JobRunner(Receiver& receiver, std::string dataRoot);
+  // Kills running commands and joins their threads.
+  ~JobRunner();
+  JobRunner(const JobRunner&) = delete;
+  JobRunner& operator=(const JobRunner&) = delete;
+
+  // Resolves once the file is here and its SHA-256 matched.
+  kj::Promise<void> fetch(const std::string& token, std::uint64_t size, const transport::data::Sha256& sha256,
+                          const std::string& source);
+  // True when the event belongs to a job file (then it is not a send's).
+  bool onTransfer(const transport::data::TransferEvent& event);
+  kj::Promise<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
+                               std::string resultToken, double computeFactor);
+  void drop(const std::vector<std::string>& tokens);
+
+ private:
+  struct Worker;
+  std::string pathFor(const std::string& token) const;
+
+  Receiver& receiver_;
+  std::string dir_;
+  std::map<std::string, std::string> files_;  // token -> path
+  std::map<std::string, kj::Own<kj::PromiseFulfiller<void>>> fetching_;
+  std::mutex mutex_;                          // guards pids_
+  std::set<int> pids_;
+  // Worker threads and whether each has finished (joined at the next run()).
+  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads_;
+};
+
+}  // namespace hnow::agent

@@ -1,0 +1,207 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "cli/coordinator_client.h"
+#include "cli/gantt_svg.h"
+#include "cli/text_file.h"
+#include "conf/run_request.h"
+
+namespace hnow::cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", c);
+      out += escape;
+    } else out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double x) {
+  if (!std::isfinite(x)) return "null";
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3f", x);
+  return out;
+}
+
+std::string precise(double x) {
+  if (!std::isfinite(x)) return "null";
+  char out[32];
+  std::snprintf(out, sizeof out, "%.4g", x);
+  return out;
+}
+
+}  // namespace
+
+std::string runJson(const RunReportView& r) {
+  std::string out = "{\"predicted_s\":" + number(r.predictedS) + ",\"actual_s\":" + number(r.elapsedS) +
+                    ",\"agents\":[";
+  for (std::size_t i = 0; i < r.agents.size(); ++i) {
+    const auto& a = r.agents[i];
+    out += (i ? "," : "") + std::string("{\"name\":") + quoted(a.name) + ",\"units\":" + std::to_string(a.units) +
+           ",\"planned_units\":" + std::to_string(a.plannedUnits) + ",\"compute_s\":" + number(a.computeS) +
+           ",\"idle_s\":" + number(a.idleS) + ",\"s_per_unit\":" + precise(a.secondsPerUnit) + "}";
+  }
+  out += "],\"reissued\":" + std::to_string(r.reissued) + ",\"plan\":" + quoted(r.algorithm) +
+         ",\"reduction\":" + quoted(r.reduction) + ",\"units\":" + std::to_string(r.units) +
+         ",\"output\":" + quoted(r.output) + ",\"output_bytes\":" + std::to_string(r.outputSize) + "}\n";
+  return out;
+}
+
+std::string runTable(const RunReportView& r) {
+  std::string out;
+  char line[300];
+  std::snprintf(line, sizeof line, "run: %llu units by %s%s%s: predicted %.2f s, actual %.2f s, %u reissued\n",
+                static_cast<unsigned long long>(r.units), r.algorithm.c_str(),
+                r.reduction.empty() ? "" : ", reduced along ", r.reduction.c_str(), r.predictedS, r.elapsedS,
+                r.reissued);
+  out += line;
+  std::snprintf(line, sizeof line, "%-14s %10s %10s %12s %10s %10s\n", "agent", "planned", "units", "ms/unit",
+                "compute_s", "idle_s");
+  out += line;
+  for (const auto& a : r.agents) {
+    std::snprintf(line, sizeof line, "%-14s %10llu %10llu %12.4f %10.2f %10.2f\n", a.name.c_str(),
+                  static_cast<unsigned long long>(a.plannedUnits), static_cast<unsigned long long>(a.units),
+                  a.secondsPerUnit * 1e3, a.computeS, a.idleS);
+    out += line;
+  }
+  return out;
+}
+
+std::string runGanttSvg(const RunReportView& r) {
+  GanttChart chart;
+  chart.title = "hnow run by " + r.algorithm + ": planned and actual";
+  std::map<std::string, int> rows;
+  for (const auto& a : r.agents) {
+    rows[a.name] = static_cast<int>(chart.rows.size());
+    chart.rows.push_back(a.name + " planned");
+    chart.rows.push_back(a.name + " actual");
+  }
+  for (const auto& b : r.bars) {
+    auto it = rows.find(b.row);
+    if (it == rows.end()) continue;
+    chart.bars.push_back({it->second + (b.kind == "planned" ? 0 : 1), b.start, b.end, b.kind, b.kind});
+  }
+  chart.makespan = std::max(r.predictedS, r.elapsedS);
+  return renderGanttSvg(chart);
+}
+
+int runRunCommand(const RunOptions& options) {
+  if (options.input.empty() || options.command.empty()) {
+    std::fprintf(stderr, "hnow: run needs --input FILE and --cmd 'CMD'\n");
+    return 2;
+  }
+  if (options.concat == !options.reduce.empty()) {
+    std::fprintf(stderr, "hnow: run needs exactly one of --concat and --reduce 'CMD'\n");
+    return 2;
+  }
+  auto split = conf::parseSplitSpec(options.split);
+  if (!split) {
+    std::fprintf(stderr, "hnow: %s\n", split.error().message.c_str());
+    return 2;
+  }
+  auto argv = conf::commandArgv(options.command, options.shell);
+  if (!argv) {
+    std::fprintf(stderr, "hnow: --cmd: %s\n", argv.error().message.c_str());
+    return 2;
+  }
+  std::vector<std::string> reduceArgv;
+  if (!options.reduce.empty()) {
+    auto parsed = conf::commandArgv(options.reduce, options.shell);
+    if (!parsed) {
+      std::fprintf(stderr, "hnow: --reduce: %s\n", parsed.error().message.c_str());
+      return 2;
+    }
+    reduceArgv = parsed.value();
+  }
+  auto config = conf::loadClientConfig(options.configPath);
+  if (!config) {
+    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
+    return 2;
+  }
+  auto client = CoordinatorClient::connect(*config);
+  if (!client) {
+    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
+    return 1;
+  }
+  std::error_code error;
+  CoordinatorClient::RunStart request;
+  request.input = std::filesystem::absolute(options.input, error).string();
+  request.split = options.split;
+  request.argv = argv.value();
+  request.command = options.command;
+  request.to = options.to;
+  request.order = options.order;
+  request.reduceArgv = reduceArgv;
+  request.output = options.output.empty() ? "" : std::filesystem::absolute(options.output, error).string();
+  request.slack = options.slack;
+  request.strategy = options.strategy;
+  request.blockBytes = options.blockBytes;
+  request.replicas = options.replicas;
+  request.rounds = options.rounds;
+  auto started = client.value()->startRun(request);
+  if (!started) {
+    std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  const bool tty = ::isatty(STDERR_FILENO);
+  RunReportView report;
+  std::string shown;
+  for (;;) {
+    auto polled = client.value()->runProgress(started.value());
+    if (!polled) {
+      std::fprintf(stderr, "hnow: lost hnowd while running: %s\n", polled.error().message.c_str());
+      return 1;
+    }
+    report = std::move(polled.value());
+    if (tty && report.phase != shown) {
+      std::fprintf(stderr, "\r%-12s %6.1f s", report.phase.c_str(), report.elapsedS);
+      shown = report.phase;
+    }
+    if (report.finished) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  if (tty) std::fputs("\n", stderr);
+  if (!report.error.empty()) {
+    std::fprintf(stderr, "hnow: run failed: %s\n", report.error.c_str());
+    return 1;
+  }
+  if (options.output.empty() && !options.json) {
+    for (std::uint64_t offset = 0;;) {
+      auto chunk = client.value()->runOutput(started.value(), offset);
+      if (!chunk) {
+        std::fprintf(stderr, "hnow: reading the result: %s\n", chunk.error().message.c_str());
+        return 1;
+      }
+      if (chunk.value().empty()) break;
+      std::fwrite(chunk.value().data(), 1, chunk.value().size(), stdout);
+      offset += chunk.value().size();
+    }
+    std::fflush(stdout);
+  }
+  if (options.json) std::fputs(runJson(report).c_str(), stdout);
+  else std::fputs(runTable(report).c_str(), stderr);
+  if (!options.ganttPath.empty()) {
+    std::string problem = writeFileAtomically(options.ganttPath, runGanttSvg(report));
+    if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+  }
+  return 0;
+}
+
+}  // namespace hnow::cli

@@ -1,0 +1,236 @@
+// `hnow run`'s calibration and planning (issue 8), part of JobService:
+// each agent runs the command on a sample, then each round of shares is
+// planned by seed 002's worksharing model on the measured rates.
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "server/job_state.h"
+
+namespace hnow::daemon {
+
+namespace {
+constexpr double kDefaultSlack = 2.0;
+// The calibration sample: enough bytes that process start-up is small
+// against the work, few enough that calibrating is quick.
+constexpr std::uint64_t kSampleMinBytes = 16 * 1024, kSampleMaxBytes = 256 * 1024;
+constexpr double kUnknownRate = 1e9;
+}  // namespace
+
+void JobService::calibrate(Job& job) {
+  const std::string key = job.request.command + "\x1f" + job.request.split + (job.reduce ? "\x1fr" : "");
+  const std::uint64_t units = job.offsets.size() - 1;
+  const std::uint64_t target = std::clamp<std::uint64_t>(job.content.size() / (8 * job.agents.size()),
+                                                         kSampleMinBytes, kSampleMaxBytes);
+  std::uint64_t k = 1;
+  while (k < units && job.offsets[k] < target) ++k;
+  const std::string_view sample(job.content.data(), job.offsets[k]);
+
+  std::vector<std::string> needed;
+  for (const auto& agent : job.agents) {
+    auto it = calibrations_.find({agent, key});
+    if (it != calibrations_.end() && clock_.now() - it->second.at < kCalibrationLifetime) {
+      job.calibrated[agent] = it->second;
+    } else {
+      needed.push_back(agent);
+    }
+  }
+  if (needed.empty()) return plan(job);
+
+  const std::string token = freshJobToken(), sha = sha256Of(sample);
+  int fd = writeServable(job.dir + "/sample", sample);
+  if (fd < 0) return finish(job, "cannot write the calibration sample: " + std::string(std::strerror(errno)));
+  plane_.addSource(token, fd, sample.size());
+  job.planeTokens.push_back(token);
+  job.calibrating = static_cast<int>(needed.size());
+  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
+  for (const auto& agent : needed) {
+    AgentLink* link = coordinator_.link(agent);
+    if (!link) return finish(job, "agent " + agent + " is not connected");
+    const std::string resultToken = freshJobToken(), emptyToken = freshJobToken();
+    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, resultToken, emptyToken});
+    // The command failing fails the job (it would fail on every share);
+    // the agent failing (not answering) only leaves it out.
+    auto failed = [this, &job, agent](const std::string& what, bool commandFailed = true) {
+      if (job.finished || job.excluded.count(agent)) return;
+      if (!commandFailed) return excludeFromCalibration(job, agent);
+      finish(job, "calibrating on " + agent + ": " + what);
+    };
+    // Two runs: on no input (the command's fixed cost: start-up, and its
+    // compute-factor stretch) and on the sample; the difference over the
+    // sample's units is R_i (seed 002's model is linear, without fixed costs).
+    auto measured = [=, this, &job](double fixedS, const AgentLink::JobTaskResult& r) {
+      Calibration c;
+      c.fixedS = fixedS;
+      c.secondsPerUnit = std::max(r.computeS - fixedS, 0.1 * r.computeS) / static_cast<double>(k);
+      c.resultRatio = static_cast<double>(r.size) / static_cast<double>(std::max<std::size_t>(sample.size(), 1));
+      c.at = clock_.now();
+      calibrations_[{agent, key}] = c;
+      job.calibrated[agent] = c;
+      if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, resultToken, emptyToken});
+      spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.id, agent,
+                   c.secondsPerUnit, c.fixedS, c.resultRatio);
+      if (--job.calibrating == 0) plan(job);
+    };
+    link->fetchJobFile({token, sample.size(), sha, sourceAddress_}, [=, this, &job](const std::string& error) {
+      if (job.finished || job.excluded.count(agent)) return;
+      if (!error.empty()) return failed(error, false);
+      AgentLink* link = coordinator_.link(agent);
+      if (!link) return failed("not connected", false);
+      link->runJobTask({{}, job.request.argv, emptyToken}, [=, this, &job](const std::string& error,
+                                                                          const AgentLink::JobTaskResult& empty) {
+        if (job.finished || job.excluded.count(agent)) return;
+        if (!error.empty()) return failed(error, empty.answered);
+        AgentLink* link = coordinator_.link(agent);
+        if (!link) return failed("not connected", false);
+        link->runJobTask({{token}, job.request.argv, resultToken},
+                         [=, this, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
+                           if (job.finished || job.excluded.count(agent)) return;
+                           if (!error.empty()) return failed(error, r.answered);
+                           measured(empty.computeS, r);
+                         });
+      });
+    });
+  }
+}
+
+void JobService::excludeFromCalibration(Job& job, const std::string& agent) {
+  if (job.finished || !job.excluded.insert(agent).second) return;
+  spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
+  if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
+}
+
+// One round of shares (all of the work unless --rounds): planned on the
+// rate table and the calibration, or, from the second round on, on the
+// compute times the agents showed in the rounds before (drift), over the
+// agents still alive (a lost agent gets nothing more).
+void JobService::plan(Job& job) {
+  if (job.finished) return;
+  std::vector<std::string> active;
+  for (const auto& agent : job.agents)
+    if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
+  if (active.empty()) return finish(job, "every agent was lost");
+  std::map<std::string, planner::NodeRates> rates;
+  double sourceUplink = sourceUplink_;
+  for (const AgentView& a : coordinator_.status()) {
+    rates[a.record.name] = a.record.rates;
+    if (sourceUplink_ <= 0) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  }
+  // Measured so far: compute seconds (less the fixed cost per run) per accepted unit.
+  std::map<std::string, std::pair<double, double>> shown;  // agent -> (seconds, units)
+  if (job.run)
+    for (const JobAttempt& t : job.run->attempts())
+      if (t.computeEnd && t.error.empty() && t.computeS > 0) {
+        auto& [seconds, units] = shown[t.agent];
+        seconds += std::max(0.0, t.computeS - job.calibrated[t.agent].fixedS);
+        units += static_cast<double>(job.run->shares()[static_cast<std::size_t>(t.share)].units);
+      }
+  const std::uint64_t total = job.offsets.size() - 1, remaining = total - job.nextUnit;
+  const int roundsLeft = std::max(1, job.roundsLeft);
+  const std::uint64_t units = roundsLeft == 1 ? remaining : std::max<std::uint64_t>(1, remaining / static_cast<std::uint64_t>(roundsLeft));
+  JobPlanInput input;
+  input.units = units;
+  input.bytesPerUnit = static_cast<double>(job.offsets[job.nextUnit + units] - job.offsets[job.nextUnit]) /
+                       static_cast<double>(units);
+  input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
+  double ratio = 0, fixedS = 0;
+  for (const auto& agent : active) {
+    double down = rates[agent].downlinkBytesPerSecond > 0 ? rates[agent].downlinkBytesPerSecond : kUnknownRate;
+    double up = sourceUplink > 0 ? sourceUplink : kUnknownRate;
+    double perUnit = job.calibrated[agent].secondsPerUnit;
+    if (auto it = shown.find(agent); it != shown.end() && it->second.second > 0 && it->second.first > 0)
+      perUnit = it->second.first / it->second.second;
+    input.workers.push_back({agent, std::min(up, down), perUnit});
+    ratio += job.calibrated[agent].resultRatio / static_cast<double>(active.size());
+    fixedS = std::max(fixedS, job.calibrated[agent].fixedS);
+  }
+  // --reduce returns nothing per share: the partials meet in the reduction.
+  input.resultRatio = job.reduce ? 0.0 : ratio;
+  auto planned = planJob(input);
+  if (!planned) return finish(job, "cannot plan the job: " + planned.error().message);
+  JobPlan round = std::move(planned).value();
+  // Shares run side by side, so the prediction pays the slowest fixed cost once.
+  round.predictedSeconds += fixedS;
+  plane_.setRates(sourceUplink, 0);
+
+  if (job.request.strategy == "self") {
+    // Blocks of about blockBytes each, in input order, for whoever is idle.
+    double slowest = 0, slowestLink = kUnknownRate;
+    for (const auto& w : input.workers) slowest = std::max(slowest, w.secondsPerUnit), slowestLink = std::min(slowestLink, w.linkBytesPerSecond);
+    const auto perBlock = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(job.request.blockBytes) / input.bytesPerUnit));
+    JobPlan blocks;
+    blocks.algorithm = "self-scheduling";
+    blocks.predictedSeconds = round.predictedSeconds;
+    for (std::uint64_t first = 0; first < input.units; first += perBlock) {
+      PlannedShare p;
+      p.worker = -1;
+      p.firstUnit = first;
+      p.units = std::min(perBlock, input.units - first);
+      p.computeEnd = static_cast<double>(p.units) * (input.bytesPerUnit / slowestLink + slowest);
+      blocks.returnOrder.push_back(static_cast<int>(blocks.shares.size()));
+      blocks.shares.push_back(p);
+    }
+    round = std::move(blocks);
+  }
+  if (job.started == TimePoint{}) job.started = clock_.now();
+  const double offset = seconds(clock_.now() - job.started);
+  std::vector<JobShare> shares;
+  for (PlannedShare& p : round.shares) {
+    p.firstUnit += job.nextUnit;
+    const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];
+    p.worker = p.worker < 0 ? -1 : static_cast<int>(std::find(job.agents.begin(), job.agents.end(), agent) - job.agents.begin());
+    for (double* t : {&p.serveStart, &p.serveEnd, &p.computeEnd, &p.returnStart, &p.returnEnd}) *t += offset;
+    const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
+    std::string_view bytes(job.content.data() + from, to - from);
+    const std::size_t k = job.shareTokens.size();
+    int fd = writeServable(job.dir + "/share-" + std::to_string(k), bytes);
+    if (fd < 0) return finish(job, "cannot write share files in " + job.dir + ": " + std::strerror(errno));
+    job.shareTokens.push_back(freshJobToken());
+    job.shareShas.push_back(sha256Of(bytes));
+    job.shareSizes.push_back(bytes.size());
+    plane_.addSource(job.shareTokens.back(), fd, bytes.size());
+    job.planeTokens.push_back(job.shareTokens.back());
+    JobShare share;
+    share.firstUnit = p.firstUnit;
+    share.units = p.units;
+    share.agent = agent;
+    share.plannedServeStart = p.serveStart;
+    share.plannedComputeEnd = p.computeEnd;
+    shares.push_back(share);
+  }
+  job.nextUnit += units;
+  job.roundsLeft = roundsLeft - 1;
+  spdlog::info("run {}: round of {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units,
+               round.shares.size(), round.algorithm, offset + round.predictedSeconds);
+  if (!job.run) {
+    std::vector<std::string> pool = active;  // reissues go to the fastest idle agent first
+    std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
+      return job.calibrated[a].secondsPerUnit < job.calibrated[b].secondsPerUnit;
+    });
+    JobRunOptions options;
+    options.slack = job.request.slack > 0 ? job.request.slack : kDefaultSlack;
+    options.collectResults = !job.reduce;
+    options.selfScheduling = job.request.strategy == "self";
+    options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
+    options.maxAttempts = options.replicas + 2;
+    startRun(job, std::move(shares), round.returnOrder, std::move(pool), options);
+    job.run->setMoreComing(job.roundsLeft > 0);
+    job.plan = round;
+    job.plan->predictedSeconds = offset + round.predictedSeconds;
+    job.phase = "running";
+    job.run->start();
+  } else {
+    const int base = static_cast<int>(job.plan->shares.size());
+    for (int k : round.returnOrder) job.plan->returnOrder.push_back(base + k);
+    job.plan->shares.insert(job.plan->shares.end(), round.shares.begin(), round.shares.end());
+    job.plan->predictedSeconds = offset + round.predictedSeconds;
+    job.run->setMoreComing(job.roundsLeft > 0);
+    job.run->addShares(std::move(shares), round.returnOrder);
+  }
+  advance(job);
+}
+
+}  // namespace hnow::daemon

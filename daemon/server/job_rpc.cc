@@ -1,0 +1,159 @@
+// `hnow run` on the wire (issue 8): ClientSession's run calls, and the
+// job's status as the CLI sees it (per agent units, compute and idle time;
+// bars for the Gantt chart).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "server/job_state.h"
+#include "server/sessions.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+namespace {
+double since(TimePoint start, std::optional<TimePoint> t) { return t ? seconds(*t - start) : 0.0; }
+}  // namespace
+
+std::optional<RunStatus> JobService::status(std::uint64_t id) const {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
+  const Job& job = *it->second;
+  RunStatus s;
+  s.finished = job.finished;
+  s.error = job.error;
+  s.phase = job.phase;
+  s.reduction = job.reductionName;
+  s.units = job.offsets.empty() ? 0 : job.offsets.size() - 1;
+  s.output = job.outputPath;
+  s.outputSize = job.outputSize;
+  if (job.plan) {
+    s.algorithm = job.plan->algorithm;
+    s.predictedS = job.plan->predictedSeconds + job.reductionPredictedS;
+  }
+  s.elapsedS = job.finished ? job.elapsedS : job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
+  if (job.run) s.reissued = job.run->reissued();
+  for (const auto& agent : job.agents) {
+    RunAgentStatus a;
+    a.name = agent;
+    if (auto c = job.calibrated.find(agent); c != job.calibrated.end()) a.secondsPerUnit = c->second.secondsPerUnit;
+    double busy = 0;
+    if (job.plan)
+      for (const auto& p : job.plan->shares)
+        if (p.worker >= 0 && job.agents[static_cast<std::size_t>(p.worker)] == agent) a.plannedUnits += p.units;
+    if (job.run) {
+      const auto& attempts = job.run->attempts();
+      for (std::size_t id = 0; id < attempts.size(); ++id) {
+        const JobAttempt& t = attempts[id];
+        if (t.agent != agent) continue;
+        a.computeS += t.computeS;
+        if (t.serveStart) busy += since(*t.serveStart, t.serveEnd.value_or(clock_.now()));
+        busy += t.computeS;
+        if (t.collectStart) busy += since(*t.collectStart, t.collectEnd.value_or(clock_.now()));
+        const JobShare& share = job.run->shares()[static_cast<std::size_t>(t.share)];
+        if (share.accepted == static_cast<int>(id)) a.units += share.units;
+      }
+    }
+    for (const auto& b : job.bars)
+      if (b.row == agent) busy += b.end - b.start;
+    a.idleS = std::max(0.0, s.elapsedS - busy);
+    s.agents.push_back(a);
+  }
+  if (job.plan)
+    for (const auto& p : job.plan->shares)
+      if (p.worker >= 0)
+        s.bars.push_back({job.agents[static_cast<std::size_t>(p.worker)], "planned", p.serveStart,
+                        job.reduce ? p.computeEnd : p.returnEnd});
+  if (job.run)
+    for (const JobAttempt& t : job.run->attempts()) {
+      if (t.serveStart && t.serveEnd) s.bars.push_back({t.agent, "serve", since(job.started, t.serveStart), since(job.started, t.serveEnd)});
+      if (t.serveEnd && t.computeEnd) s.bars.push_back({t.agent, "compute", since(job.started, t.serveEnd), since(job.started, t.computeEnd)});
+      if (t.collectStart && t.collectEnd) s.bars.push_back({t.agent, "return", since(job.started, t.collectStart), since(job.started, t.collectEnd)});
+    }
+  s.bars.insert(s.bars.end(), job.bars.begin(), job.bars.end());
+  return s;
+}
+
+std::string JobService::output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) transport::refuse("no such run");
+  const Job& job = *it->second;
+  if (!job.finished || !job.error.empty() || job.outputPath.empty()) transport::refuse("this run has no output (yet)");
+  int fd = ::open(job.outputPath.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) transport::refuse("the output " + job.outputPath + " is gone");
+  std::string bytes(limit, '\0');
+  ssize_t n = ::pread(fd, bytes.data(), limit, static_cast<off_t>(offset));
+  ::close(fd);
+  bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return bytes;
+}
+
+kj::Promise<void> ClientSessionServer::run(RunContext context) {
+  if (!jobs_) transport::refuse("this hnowd cannot run jobs");
+  auto in = context.getParams().getRequest();
+  RunRequest request;
+  request.input = in.getInput();
+  request.split = in.getSplit();
+  for (auto a : in.getArgv()) request.argv.emplace_back(a);
+  request.command = in.getCommand();
+  for (auto t : in.getTo()) request.to.emplace_back(t);
+  request.order = in.getOrder();
+  if (request.order.empty()) request.order = "auto";
+  for (auto a : in.getReduceArgv()) request.reduceArgv.emplace_back(a);
+  request.output = in.getOutput();
+  request.slack = in.getSlack();
+  request.strategy = in.getStrategy();
+  request.replicas = std::max<int>(1, in.getReplicas());
+  request.rounds = std::max<int>(1, in.getRounds());
+  if (in.getBlockBytes() > 0) request.blockBytes = in.getBlockBytes();
+  context.getResults().setOperation(jobs_->start(std::move(request)));
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
+  if (!jobs_) transport::refuse("this hnowd cannot run jobs");
+  auto s = jobs_->status(context.getParams().getOperation());
+  if (!s) transport::refuse("no such run");
+  auto out = context.getResults().initReport();
+  out.setFinished(s->finished);
+  out.setError(s->error);
+  out.setAlgorithm(s->algorithm);
+  out.setPredictedS(s->predictedS);
+  out.setElapsedS(s->elapsedS);
+  out.setReissued(static_cast<std::uint32_t>(s->reissued));
+  out.setUnits(s->units);
+  out.setOutputSize(s->outputSize);
+  out.setOutput(s->output);
+  out.setPhase(s->phase);
+  out.setReduction(s->reduction);
+  auto agents = out.initAgents(static_cast<unsigned>(s->agents.size()));
+  for (unsigned i = 0; i < agents.size(); ++i) {
+    const auto& a = s->agents[i];
+    agents[i].setName(a.name);
+    agents[i].setUnits(a.units);
+    agents[i].setPlannedUnits(a.plannedUnits);
+    agents[i].setComputeS(a.computeS);
+    agents[i].setIdleS(a.idleS);
+    agents[i].setSecondsPerUnit(a.secondsPerUnit);
+  }
+  auto bars = out.initBars(static_cast<unsigned>(s->bars.size()));
+  for (unsigned i = 0; i < bars.size(); ++i) {
+    bars[i].setRow(s->bars[i].row);
+    bars[i].setKind(s->bars[i].kind);
+    bars[i].setStart(s->bars[i].start);
+    bars[i].setEnd(s->bars[i].end);
+  }
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::runOutput(RunOutputContext context) {
+  if (!jobs_) transport::refuse("this hnowd cannot run jobs");
+  auto params = context.getParams();
+  std::string bytes = jobs_->output(params.getOperation(), params.getOffset(), 1 << 20);
+  context.getResults().setData(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()));
+  return kj::READY_NOW;
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,410 @@
+#include "server/job_service.h"
+#include "server/job_state.h"
+
+#include <fcntl.h>
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "conf/run_request.h"
+#include "core/job_plan.h"
+#include "core/job_run.h"
+#include "planner/reduction.h"
+#include "transport/auth.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+std::string jsonText(const std::string& s) { return jsonString(s); }
+
+}  // namespace
+
+std::string sha256Of(std::string_view bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  return std::string(reinterpret_cast<char*>(digest), sizeof digest);
+}
+
+// Writes `bytes` to `path` and opens it for the data plane to serve.
+int writeServable(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return -1;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+std::string freshJobToken() {
+  auto nonce = transport::freshNonce();
+  return std::string(nonce.begin(), nonce.end());
+}
+
+struct JobService::Actions final : JobActions {
+  Actions(JobService& s, Job& j) : service(s), job(j) {}
+  void serve(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(a.share);
+    AgentLink* link = service.coordinator_.link(a.agent);
+    auto answer = [this, id](const std::string& error) {
+      if (job.finished) return;
+      job.run->served(id, error);
+      service.advance(job);
+    };
+    job.agentTokens[a.agent].push_back(job.shareTokens[k]);
+    if (!link) return later([answer]() { answer("not connected"); });
+    link->fetchJobFile({job.shareTokens[k], job.shareSizes[k], job.shareShas[k], service.sourceAddress_}, answer);
+  }
+  void compute(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(a.share);
+    auto& data = job.attempts[id];
+    data.resultToken = freshJobToken();
+    job.agentTokens[a.agent].push_back(data.resultToken);
+    AgentLink* link = service.coordinator_.link(a.agent);
+    auto answer = [this, id](const std::string& error, const AgentLink::JobTaskResult& result) {
+      if (job.finished) return;
+      job.attempts[id].result = result;
+      job.run->computed(id, error, result.computeS, result.sha256);
+      service.advance(job);
+    };
+    if (!link) return later([answer]() { answer("not connected", {}); });
+    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken}, answer);
+  }
+  void collect(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    auto& data = job.attempts[id];
+    service.receiveFile(job, data.resultToken, data.result.size, data.result.sha256, service.addressOf(a.agent),
+                        "result-" + std::to_string(id), [this, id](const std::string& error, const std::string& path) {
+                          if (job.finished) return;
+                          job.attempts[id].path = path;
+                          job.run->collected(id, error);
+                          service.advance(job);
+                        });
+  }
+  void drop(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    auto& data = job.attempts[id];
+    if (!data.resultToken.empty()) {
+      service.receiving_.erase(data.resultToken);
+      service.plane_.release(data.resultToken);
+    }
+    if (AgentLink* link = service.coordinator_.link(a.agent))
+      link->dropJobFiles({job.shareTokens[static_cast<std::size_t>(a.share)], data.resultToken});
+  }
+  // A failure found at once is answered on the next turn, never from inside the run's own call.
+  template <class F>
+  void later(F f) {
+    kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {});
+  }
+  JobService& service;
+  Job& job;
+};
+
+JobService::JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
+                       const Clock& clock, kj::Timer& timer, std::string workDir, double sourceUplinkBytesPerSecond)
+    : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
+      timer_(timer), workDir_(std::move(workDir)), sourceUplink_(sourceUplinkBytesPerSecond) {
+  ticking_ = ticks().eagerlyEvaluate([](kj::Exception&& e) {
+    spdlog::error("job ticks stopped: {}", e.getDescription().cStr());
+  });
+}
+
+JobService::~JobService() {
+  for (auto& [id, job] : jobs_)
+    if (!job->finished) cleanUp(*job);
+}
+
+std::uint64_t JobService::start(RunRequest request) {
+  if (request.argv.empty()) transport::refuse("--cmd is empty");
+  auto split = conf::parseSplitSpec(request.split);
+  if (!split) transport::refuse(split.error().message);
+  if (request.order != "fifo" && request.order != "lifo" && request.order != "auto")
+    transport::refuse("unknown --order '" + request.order + "'; use fifo, lifo or auto");
+  if (!std::isfinite(request.slack) || request.slack < 0) transport::refuse("--slack must be a positive number");
+  if (request.strategy.empty()) request.strategy = "plan";
+  if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
+    transport::refuse("unknown --strategy '" + request.strategy + "'; use plan, equal or self");
+  if (request.strategy == "self" && request.blockBytes == 0) transport::refuse("--block must be positive");
+  if (request.rounds < 1 || request.rounds > 100) transport::refuse("--rounds must be from 1 to 100");
+  if (!request.output.empty()) {
+    std::error_code error;
+    fs::path parent = fs::path(request.output).parent_path();
+    if (!fs::is_directory(parent.empty() ? fs::path(".") : parent, error))
+      transport::refuse("cannot write --output " + request.output + ": its directory does not exist");
+  }
+
+  auto job = std::make_unique<Job>();
+  job->id = nextJob_;
+  job->reduce = !request.reduceArgv.empty();
+  {
+    int fd = ::open(request.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) transport::refuse("cannot open --input " + request.input + ": " + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+      ::close(fd);
+      transport::refuse("--input " + request.input + " is not a regular file");
+    }
+    job->content.resize(static_cast<std::size_t>(info.st_size));
+    std::size_t done = 0;
+    while (done < job->content.size()) {
+      ssize_t n = ::read(fd, job->content.data() + done, job->content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    if (done != job->content.size()) transport::refuse("cannot read --input " + request.input);
+  }
+  job->offsets = conf::unitOffsets(job->content, split.value());
+  job->roundsLeft = request.strategy == "self" ? 1 : request.rounds;
+  if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
+
+  // Who works: alive agents that run jobs, filtered by --to.
+  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
+  std::vector<bool> matched(request.to.size(), false);
+  for (const AgentView& a : coordinator_.status()) {
+    if (!a.connected || a.record.state != AgentState::kAlive || a.registration.dataAddress.empty()) continue;
+    const auto& caps = a.registration.capabilities;
+    if (std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
+    bool wanted = all;
+    for (std::size_t i = 0; i < request.to.size(); ++i)
+      if (request.to[i] == a.record.name || request.to[i] == a.record.site) wanted = matched[i] = true;
+    if (wanted) job->agents.push_back(a.record.name);
+  }
+  for (std::size_t i = 0; i < request.to.size() && !all; ++i)
+    if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "' that runs jobs");
+  if (job->agents.empty()) transport::refuse("no alive agent can run jobs");
+  if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
+    transport::refuse("--replicas " + std::to_string(request.replicas) + " needs as many agents; " +
+                      std::to_string(job->agents.size()) + " can run jobs");
+
+  job->dir = workDir_ + "/job-" + std::to_string(job->id) + "-" + std::to_string(::getpid());
+  std::error_code error;
+  fs::remove_all(job->dir, error);
+  fs::create_directories(job->dir, error);
+  if (error) transport::refuse("cannot create " + job->dir + ": " + error.message());
+
+  ++nextJob_;
+  job->request = std::move(request);
+  job->created = clock_.now();
+  try {
+    job->record = coordinator_.operationLog().begin(
+        "run", "{\"input\":" + jsonText(job->request.input) + ",\"command\":" + jsonText(job->request.command) +
+                   ",\"agents\":" + std::to_string(job->agents.size()) + "}");
+  } catch (const StateError& e) {
+    spdlog::error("recording a run: {}", e.what());
+  }
+  spdlog::info("run {}: '{}' on {} ({} units, {} bytes) over {} agents", job->id, job->request.command,
+               job->request.input, job->offsets.size() - 1, job->content.size(), job->agents.size());
+  Job& raw = *job;
+  jobs_[raw.id] = std::move(job);
+  calibrate(raw);
+  return raw.id;
+}
+
+// Results kept for `hnow run` without --output live until eight newer jobs have run.
+void JobService::forgetOldOutputs(std::uint64_t newest) {
+  for (auto& [id, job] : jobs_) {
+    if (id + kKeptOutputs > newest || job->outputPath.empty() || job->request.output == job->outputPath) continue;
+    std::error_code error;
+    fs::remove(job->outputPath, error);
+    job->outputPath.clear();
+  }
+}
+
+void JobService::startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder,
+                          std::vector<std::string> pool, JobRunOptions options) {
+  job.actions = std::make_unique<Actions>(*this, job);
+  job.run = std::make_unique<JobRun>(clock_, *job.actions, std::move(shares), std::move(returnOrder), std::move(pool),
+                                     options);
+}
+
+void JobService::advance(Job& job) {
+  if (job.finished || !job.run || job.phase != "running") return;
+  if (!job.run->finished()) {
+    // The serve port is free: the next round goes out, planned on what was measured.
+    if (job.roundsLeft > 0 && !job.run->failure() && job.run->servesIdle()) plan(job);
+    return;
+  }
+  if (job.run->failure()) return finish(job, *job.run->failure());
+  if (job.reduce) return startReduction(job);
+  writeConcat(job);
+}
+
+void JobService::writeConcat(Job& job) {
+  job.phase = "writing";
+  const std::string final = job.request.output.empty() ? workDir_ + "/run-" + std::to_string(job.id) + ".out"
+                                                       : job.request.output;
+  const std::string temp = final + ".hnow-" + std::to_string(job.id) + ".part";
+  int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) return finish(job, "cannot write " + temp + ": " + std::strerror(errno));
+  std::uint64_t total = 0;
+  std::vector<char> buffer(1 << 20);
+  for (const JobShare& share : job.run->shares()) {  // input order: shares tile it in serve order
+    int in = ::open(job.attempts[*share.accepted].path.c_str(), O_RDONLY | O_CLOEXEC);
+    bool ok = in >= 0;
+    for (ssize_t n; ok && (n = ::read(in, buffer.data(), buffer.size())) != 0;) {
+      if (n < 0) ok = errno == EINTR;
+      for (ssize_t done = 0; ok && n > 0 && done < n;) {
+        ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+        ok = w >= 0 || errno == EINTR;
+        done += std::max<ssize_t>(w, 0);
+        total += static_cast<std::uint64_t>(std::max<ssize_t>(w, 0));
+      }
+    }
+    if (in >= 0) ::close(in);
+    if (!ok) {
+      ::close(out);
+      ::unlink(temp.c_str());
+      return finish(job, "cannot write " + temp + ": " + std::strerror(errno));
+    }
+  }
+  if (::fsync(out) != 0 || ::close(out) != 0 || ::rename(temp.c_str(), final.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return finish(job, "cannot write " + final + ": " + std::strerror(errno));
+  }
+  job.outputPath = final;
+  job.outputSize = total;
+  finish(job, "");
+  forgetOldOutputs(job.id);
+}
+
+std::string JobService::addressOf(const std::string& agent) const {
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == agent) return a.registration.dataAddress;
+  return "";
+}
+
+void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
+                             const std::string& from, const std::string& name,
+                             std::function<void(const std::string&, const std::string&)> done) {
+  transport::data::ReceiveTarget target;
+  target.dirFd = ::open(job.dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  target.tempName = "." + name + ".part";
+  target.finalName = name;
+  target.path = job.dir + "/" + name;
+  target.fileFd = target.dirFd < 0 ? -1
+                                   : ::openat(target.dirFd, target.tempName.c_str(),
+                                              O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (target.fileFd < 0 || sha.size() != 32) {
+    if (target.dirFd >= 0) ::close(target.dirFd);
+    kj::evalLater([done, name]() { done("cannot receive " + name + " at hnowd", ""); }).detach([](kj::Exception&&) {});
+    return;
+  }
+  transport::data::Sha256 expected{};
+  std::copy(sha.begin(), sha.end(), expected.begin());
+  const std::string path = target.path;
+  receiving_[token] = [done, path](const transport::data::TransferEvent& e) {
+    using Kind = transport::data::TransferEvent::Kind;
+    if (e.kind == Kind::kDone) done("", path);
+    if (e.kind == Kind::kFailed) done(e.message, "");
+  };
+  job.planeTokens.push_back(token);
+  plane_.receive(token, size, expected, std::move(target));
+  plane_.pull(token, from);
+}
+
+void JobService::onTransfer(const transport::data::TransferEvent& e) {
+  auto it = receiving_.find(e.token);
+  if (it == receiving_.end()) return;
+  using Kind = transport::data::TransferEvent::Kind;
+  if (e.kind != Kind::kDone && e.kind != Kind::kFailed) return;
+  auto handler = std::move(it->second);
+  receiving_.erase(it);
+  handler(e);
+}
+
+void JobService::finish(Job& job, std::string error) {
+  if (job.finished) return;
+  job.finished = true;
+  job.error = std::move(error);
+  job.phase = job.error.empty() ? "done" : "failed";
+  job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
+  if (job.error.empty())
+    spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.id, job.elapsedS,
+                 job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.outputSize,
+                 job.outputPath);
+  else
+    spdlog::warn("run {} failed: {}", job.id, job.error);
+  cleanUp(job);
+  if (job.record != 0) {
+    char numbers[200];
+    std::snprintf(numbers, sizeof numbers, ",\"predicted_s\":%.3f,\"actual_s\":%.3f,\"reissued\":%d,\"units\":%zu",
+                  job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.elapsedS,
+                  job.run ? job.run->reissued() : 0, job.offsets.size() - 1);
+    std::string summary = "{\"input\":" + jsonText(job.request.input) + ",\"command\":" +
+                          jsonText(job.request.command) + ",\"plan\":" +
+                          jsonText(job.plan ? job.plan->algorithm : "") + numbers +
+                          (job.error.empty() ? "" : ",\"error\":" + jsonText(job.error)) + "}";
+    try {
+      coordinator_.operationLog().finish(job.record, job.error.empty() ? "done" : "failed", summary);
+    } catch (const StateError& e) {
+      spdlog::error("recording run {}: {}", job.id, e.what());
+    }
+  }
+}
+
+void JobService::cleanUp(Job& job) {
+  for (const auto& [agent, tokens] : job.agentTokens)
+    if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
+  for (const auto& token : job.planeTokens) {
+    receiving_.erase(token);
+    plane_.release(token);
+  }
+  job.planeTokens.clear();
+  std::error_code error;
+  fs::remove_all(job.dir, error);
+  job.content.clear();
+  job.content.shrink_to_fit();
+}
+
+kj::Promise<void> JobService::ticks() {
+  return timer_.afterDelay(250 * kj::MILLISECONDS).then([this]() {
+    tick();
+    return ticks();
+  });
+}
+
+void JobService::tick() {
+  std::map<std::string, bool> up;
+  for (const AgentView& a : coordinator_.status())
+    up[a.record.name] = a.connected && a.record.state == AgentState::kAlive;
+  for (auto& [id, owned] : jobs_) {
+    Job& job = *owned;
+    if (job.finished) continue;
+    for (const auto& agent : job.agents) {
+      if (up[agent] || job.lost.count(agent)) continue;
+      job.lost.insert(agent);
+      spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
+      if (job.phase == "calibrating") {
+        excludeFromCalibration(job, agent);
+      } else if (job.phase == "running") {
+        job.run->agentLost(agent);
+      } else if (job.phase == "reducing" && job.partials.count(agent)) {
+        finish(job, "agent " + agent + " was lost during the reduction; run the job again");
+      }
+    }
+    if (!job.finished && job.run && job.phase == "running") job.run->tick();
+    advance(job);
+  }
+}
+
+}  // namespace hnow::daemon

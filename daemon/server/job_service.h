@@ -1,0 +1,150 @@
+#pragma once
+// hnowd's side of `hnow run` (issue 8), on the kj thread. A job goes
+// through: calibrate (each agent runs the command on a small sample unless
+// a recent calibration exists), plan (core/job_plan.h, seed 002), run
+// (core/job_run.h: serve shares one at a time on hnowd's data plane, the
+// agents compute, results come back one at a time), then either --concat
+// (results in input order into the output, temp + rename) or --reduce
+// (partials combined pairwise on the agents along a seed 003 reduction
+// schedule, the last one brought to hnowd).
+#include <kj/async.h>
+#include <kj/timer.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/coordinator.h"
+#include "core/job_run.h"
+#include "transport/data/data_plane.h"
+
+namespace hnow::daemon {
+
+struct RunRequest {
+  std::string input;  // on this machine
+  std::string split = "lines";
+  std::vector<std::string> argv;
+  std::string command;  // as typed: reports and the calibration cache key
+  std::vector<std::string> to;
+  std::string order = "auto";
+  std::vector<std::string> reduceArgv;  // empty: concat
+  std::string output;                   // "": kept for runOutput
+  double slack = 0.0;                   // 0: the default
+  // The bench's baselines: "plan" (seed 002, the default), "equal" (the same
+  // units for everyone) or "self" (self-scheduling of fixed blocks of
+  // `blockBytes`, as GNU parallel --pipe does).
+  std::string strategy = "plan";
+  std::uint64_t blockBytes = 1 << 20;
+  int replicas = 1;  // each share on this many agents, results compared
+  int rounds = 1;    // shares go out in this many rounds, each planned on what the last measured
+};
+
+struct RunAgentStatus {
+  std::string name;
+  std::uint64_t units = 0;
+  std::uint64_t plannedUnits = 0;
+  double computeS = 0.0;
+  double idleS = 0.0;
+  double secondsPerUnit = 0.0;
+};
+
+struct RunBar {
+  std::string row;
+  std::string kind;  // serve | compute | return | reduce | planned
+  double start = 0.0;
+  double end = 0.0;
+};
+
+struct RunStatus {
+  bool finished = false;
+  std::string error;
+  std::string phase = "calibrating";
+  std::string algorithm;
+  std::string reduction;
+  double predictedS = 0.0;
+  double elapsedS = 0.0;  // from the end of calibration (the planned part)
+  std::vector<RunAgentStatus> agents;
+  int reissued = 0;
+  std::uint64_t units = 0;
+  std::uint64_t outputSize = 0;
+  std::string output;
+  std::vector<RunBar> bars;
+};
+
+// One agent's measured cost of one command (agent's compute factor included).
+struct JobCalibration {
+  double secondsPerUnit = 0.0;
+  double fixedS = 0.0;       // a run on no input: start-up
+  double resultRatio = 0.0;  // result bytes per input byte
+  TimePoint at{};
+};
+
+class JobService {
+ public:
+  // `workDir` holds shares and results while a job runs. hnowd serves at
+  // `sourceUplinkBytesPerSecond` (0: as fast as the fastest agent's uplink).
+  JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
+             const Clock& clock, kj::Timer& timer, std::string workDir, double sourceUplinkBytesPerSecond = 0);
+  ~JobService();
+  JobService(const JobService&) = delete;
+  JobService& operator=(const JobService&) = delete;
+
+  // Checks the request and starts the job; refuses (kj FAILED) with the reason.
+  std::uint64_t start(RunRequest request);
+  std::optional<RunStatus> status(std::uint64_t id) const;
+  // At most `limit` bytes of a finished job's output from `offset`; refuses
+  // for an unknown or unfinished job.
+  std::string output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
+  // Events of hnowd's data plane (results arriving), on the kj thread.
+  void onTransfer(const transport::data::TransferEvent& event);
+
+  // How long a calibration is reused (per agent and command).
+  static constexpr Duration kCalibrationLifetime = std::chrono::minutes(5);
+
+ private:
+  struct Job;
+  struct Actions;
+  using Calibration = JobCalibration;
+  void calibrate(Job& job);
+  // An agent that cannot finish its calibration (lost) is left out of the job.
+  void excludeFromCalibration(Job& job, const std::string& agent);
+  void plan(Job& job);
+  void advance(Job& job);
+  // Creates the job's JobRun over the transport (JobService::Actions).
+  void startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder, std::vector<std::string> pool,
+                JobRunOptions options);
+  void startReduction(Job& job);
+  void reduceStep(Job& job);
+  void collectFinal(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,
+                    const std::string& sha);
+  void writeConcat(Job& job);
+  void finish(Job& job, std::string error);
+  void cleanUp(Job& job);
+  void forgetOldOutputs(std::uint64_t newest);
+  static constexpr std::uint64_t kKeptOutputs = 8;
+  void receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
+                   const std::string& from, const std::string& name,
+                   std::function<void(const std::string& error, const std::string& path)> done);
+  std::string addressOf(const std::string& agent) const;
+  kj::Promise<void> ticks();
+  void tick();
+
+  Coordinator& coordinator_;
+  transport::data::DataPlane& plane_;
+  std::string sourceAddress_;
+  const Clock& clock_;
+  kj::Timer& timer_;
+  std::string workDir_;
+  double sourceUplink_;
+  std::map<std::uint64_t, std::unique_ptr<Job>> jobs_;
+  std::map<std::pair<std::string, std::string>, JobCalibration> calibrations_;  // (agent, command|split)
+  std::map<std::string, std::function<void(const transport::data::TransferEvent&)>> receiving_;
+  std::uint64_t nextJob_ = 1;
+  kj::Promise<void> ticking_ = nullptr;
+};
+
+}  // namespace hnow::daemon

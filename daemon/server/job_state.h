@@ -1,0 +1,77 @@
+#pragma once
+// The state of one `hnow run` job inside JobService (job_service.cc, the
+// reduction in job_reduction.cc, the wire in job_rpc.cc). Not an interface.
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/job_plan.h"
+#include "core/job_run.h"
+#include "server/job_service.h"
+
+namespace hnow::daemon {
+
+struct JobService::Job {
+  std::uint64_t id = 0;
+  RunRequest request;
+  bool reduce = false;
+  std::string content;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::string> agents;  // chosen at start
+  std::set<std::string> excluded;   // lost while calibrating
+  std::set<std::string> lost;       // reported to the run
+  std::string dir;
+  std::string phase = "calibrating";
+  bool finished = false;
+  std::string error;
+  TimePoint created{}, started{};
+  double elapsedS = 0.0;
+  std::map<std::string, JobCalibration> calibrated;
+  std::optional<JobPlan> plan;
+  std::vector<std::string> shareTokens, shareShas;
+  std::vector<std::uint64_t> shareSizes;
+  std::unique_ptr<Actions> actions;
+  std::unique_ptr<JobRun> run;
+  struct AttemptData {
+    std::string resultToken;
+    AgentLink::JobTaskResult result;
+    std::string path;  // at hnowd once collected
+  };
+  std::map<int, AttemptData> attempts;
+  std::map<std::string, std::vector<std::string>> agentTokens;  // to drop at the end
+  std::vector<std::string> planeTokens;                         // served or received by hnowd
+  // --reduce: one partial per agent, combined along the schedule.
+  struct Partial {
+    std::string token, sha;
+    std::uint64_t size = 0;
+    std::string parent;       // "" for the sink
+    int pendingChildren = 0;
+    std::vector<std::string> arrived;  // fetched children's tokens, waiting to be combined
+    bool busy = false;
+    bool sent = false;        // handed to its parent (or, the sink, to hnowd)
+  };
+  std::map<std::string, Partial> partials;
+  std::string sink;
+  double reductionPredictedS = 0.0;
+  std::string reductionName;
+  TimePoint reductionStarted{};
+  std::vector<RunBar> bars;  // reduction steps
+  std::string outputPath;
+  std::uint64_t outputSize = 0;
+  OperationId record = 0;
+  int calibrating = 0;
+  std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
+  int roundsLeft = 1;
+};
+
+std::string freshJobToken();
+// Raw SHA-256 (32 bytes) of `bytes`.
+std::string sha256Of(std::string_view bytes);
+// Writes `bytes` to `path` and opens it for the data plane to serve; -1 on failure.
+int writeServable(const std::string& path, std::string_view bytes);
+
+}  // namespace hnow::daemon

@@ -1,0 +1,352 @@
+// One job's state machine (daemon/core/job_run.h), driven by hand with a
+// manual clock: one serve and one return at a time, deadlines, reissue,
+// the first result accepted and duplicates dropped, lost agents.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/job_run.h"
+
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Recorder final : JobActions {
+  std::vector<std::string> log;
+  void serve(int a) override { log.push_back("serve " + std::to_string(a)); }
+  void compute(int a) override { log.push_back("compute " + std::to_string(a)); }
+  void collect(int a) override { log.push_back("collect " + std::to_string(a)); }
+  void drop(int a) override { log.push_back("drop " + std::to_string(a)); }
+  std::vector<std::string> take() { return std::exchange(log, {}); }
+};
+
+std::vector<JobShare> threeShares() {
+  std::vector<JobShare> shares(3);
+  const char* agents[] = {"a", "b", "c"};
+  for (int k = 0; k < 3; ++k) {
+    shares[k].firstUnit = 10u * k;
+    shares[k].units = 10;
+    shares[k].agent = agents[k];
+    shares[k].plannedServeStart = k;
+    shares[k].plannedComputeEnd = k + 5;
+  }
+  return shares;
+}
+
+using Log = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("shares are served one at a time and collected one at a time in return order") {
+  ManualClock clock;
+  Recorder actions;
+  JobRun run(clock, actions, threeShares(), {2, 0, 1}, {"a", "b", "c"});
+  run.start();
+  CHECK(actions.take() == Log{"serve 0"});
+  run.served(0, "");
+  CHECK(actions.take() == Log{"compute 0", "serve 1"});
+  run.served(1, "");
+  run.served(2, "");
+  CHECK(actions.take() == Log{"compute 1", "serve 2", "compute 2"});
+  run.computed(0, "", 1.0);  // share 0 is second to return: nothing yet
+  run.computed(1, "", 1.0);
+  CHECK(actions.take().empty());
+  run.computed(2, "", 1.0);
+  CHECK(actions.take() == Log{"collect 2"});
+  run.collected(2, "");
+  CHECK(actions.take() == Log{"collect 0"});
+  CHECK_FALSE(run.finished());
+  run.collected(0, "");
+  run.collected(1, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+  CHECK(run.reissued() == 0);
+}
+
+TEST_CASE("a share past its deadline is reissued to an idle agent - the first result counts, the other is dropped") {
+  ManualClock clock;
+  Recorder actions;
+  JobRunOptions options;
+  options.slack = 2.0;
+  options.grace = 1s;
+  JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");
+  run.served(2, "");
+  run.computed(1, "", 1);
+  run.computed(2, "", 1);
+  actions.take();
+  clock.advance(10s);  // share 0 predicted 5 s: deadline 2 x 5 + 1 = 11 s
+  run.tick();
+  CHECK(actions.take().empty());
+  clock.advance(2s);
+  run.tick();
+  REQUIRE(run.attempts().size() == 4);
+  CHECK(run.attempts()[3].share == 0);
+  CHECK(run.attempts()[3].agent == "b");  // b and c are idle; the pool's order decides
+  CHECK(run.reissued() == 1);
+  // Share 0 no longer holds the return port: share 1 is collected meanwhile.
+  CHECK(actions.take() == Log{"serve 3", "collect 1"});
+  run.served(3, "");
+  run.computed(3, "", 1);  // the reissue wins: the late original is dropped
+  run.computed(0, "", 9);  // and its result, when it comes, ignored
+  CHECK(actions.take() == Log{"compute 3", "drop 0"});
+  run.collected(1, "");
+  CHECK(actions.take() == Log{"collect 3"});  // share 0 is first in return order again
+  run.collected(3, "");
+  CHECK(actions.take() == Log{"collect 2"});
+  run.collected(2, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+  CHECK(run.shares()[0].accepted == 3);
+  CHECK(run.attempts()[0].state == JobAttempt::State::kDropped);
+}
+
+TEST_CASE("a duplicate result after acceptance is dropped") {
+  ManualClock clock;
+  Recorder actions;
+  JobRunOptions options;
+  options.grace = 0s;
+  std::vector<JobShare> one(1);
+  one[0].units = 5;
+  one[0].agent = "a";
+  one[0].plannedComputeEnd = 1;
+  JobRun run(clock, actions, one, {0}, {"a", "b"}, options);
+  run.start();
+  run.served(0, "");
+  clock.advance(3s);
+  run.tick();
+  run.served(1, "");
+  actions.take();
+  run.computed(0, "", 1);  // the original comes first after all
+  CHECK(actions.take() == Log{"drop 1", "collect 0"});
+  run.computed(1, "", 1);  // ignored: already dropped
+  CHECK(actions.take().empty());
+  run.collected(0, "");
+  CHECK(run.finished());
+  CHECK(run.shares()[0].accepted == 0);
+}
+
+TEST_CASE("a failing command is reissued elsewhere, and fails the job with its stderr when it fails everywhere") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> one(1);
+  one[0].units = 5;
+  one[0].agent = "a";
+  one[0].plannedComputeEnd = 1;
+  JobRunOptions options;
+  options.maxAttempts = 2;
+  JobRun run(clock, actions, one, {0}, {"a", "b", "c"}, options);
+  run.start();
+  run.served(0, "");
+  run.computed(0, "'x' exited with status 1: boom", 0);
+  CHECK(run.reissued() == 1);
+  CHECK(run.attempts()[1].agent == "b");
+  run.served(1, "");
+  CHECK_FALSE(run.finished());
+  run.computed(1, "'x' exited with status 1: boom again", 0);
+  REQUIRE(run.finished());
+  REQUIRE(run.failure());
+  CHECK(run.failure()->find("boom again") != std::string::npos);
+  CHECK(run.failure()->find("share 1 of 1") != std::string::npos);
+}
+
+TEST_CASE("a command that fails once but succeeds elsewhere does not fail the job") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> one(1);
+  one[0].units = 5;
+  one[0].agent = "a";
+  JobRun run(clock, actions, one, {0}, {"a", "b"});
+  run.start();
+  run.served(0, "");
+  run.computed(0, "killed by signal 9", 0);
+  run.served(1, "");
+  run.computed(1, "", 1);
+  run.collected(1, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+}
+
+TEST_CASE("a lost agent's shares go to the others, including a result not yet collected") {
+  ManualClock clock;
+  Recorder actions;
+  JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"});
+  run.start();
+  run.served(0, "");
+  run.served(1, "");
+  run.served(2, "");
+  run.computed(1, "", 1);  // b holds a result, waiting behind share 0
+  actions.take();
+  run.agentLost("b");
+  run.agentLost("b");  // reported twice: no second reissue
+  CHECK(run.reissued() == 1);
+  REQUIRE(run.attempts().size() == 4);
+  CHECK(run.attempts()[3].share == 1);
+  CHECK(run.attempts()[3].agent != "b");
+  CHECK(actions.take() == Log{"serve 3"});
+  run.computed(0, "", 1);
+  run.computed(2, "", 1);
+  run.served(3, "");
+  run.computed(3, "", 1);
+  for (int id : {0, 3, 2}) run.collected(id, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+}
+
+TEST_CASE("without collection (--reduce) the run ends when every share is computed - a loss reopens a share") {
+  ManualClock clock;
+  Recorder actions;
+  JobRunOptions options;
+  options.collectResults = false;
+  JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
+  run.start();
+  for (int id : {0, 1, 2}) run.served(id, "");
+  for (int id : {0, 1}) run.computed(id, "", 1);
+  run.agentLost("a");  // its partial result is gone with it
+  run.computed(2, "", 1);
+  CHECK_FALSE(run.finished());
+  run.served(3, "");
+  run.computed(3, "", 1);
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+  for (const auto& line : actions.log) CHECK(line.rfind("collect", 0) != 0);
+}
+
+TEST_CASE("with every agent lost the job fails with a reason") {
+  ManualClock clock;
+  Recorder actions;
+  JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"});
+  run.start();
+  for (const char* agent : {"a", "b", "c"}) run.agentLost(agent);
+  REQUIRE(run.failure());
+  CHECK(run.failure()->find("lost") != std::string::npos);
+}
+
+TEST_CASE("self-scheduling (the GNU parallel --pipe baseline): each block goes to the next idle agent, results as ready") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> blocks(4);
+  for (int k = 0; k < 4; ++k) blocks[k].units = 1, blocks[k].firstUnit = k, blocks[k].plannedComputeEnd = 1;
+  JobRunOptions options;
+  options.selfScheduling = true;
+  JobRun run(clock, actions, blocks, {0, 1, 2, 3}, {"a", "b"}, options);
+  run.start();
+  CHECK(actions.take() == Log{"serve 0"});
+  run.served(0, "");
+  CHECK(actions.take() == Log{"compute 0", "serve 1"});
+  run.served(1, "");
+  CHECK(actions.take() == Log{"compute 1"});  // both busy: nothing more goes out
+  run.computed(1, "", 1);                      // b first: its result comes back, b gets block 2
+  CHECK(actions.take() == Log{"collect 1", "serve 2"});
+  CHECK(run.attempts()[2].agent == "b");
+  run.served(2, "");
+  run.computed(0, "", 1);
+  run.collected(1, "");
+  auto log = actions.take();
+  CHECK(log == Log{"compute 2", "serve 3", "collect 0"});
+  CHECK(run.attempts()[3].agent == "a");
+  run.served(3, "");
+  run.computed(2, "", 1);
+  run.computed(3, "", 1);
+  for (int id : {0, 2, 3}) run.collected(id, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+}
+
+TEST_CASE("--replicas 2: a share counts once two agents agree - a disagreement runs it on a third") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> one(1);
+  one[0].units = 5;
+  one[0].agent = "a";
+  one[0].plannedComputeEnd = 1;
+  JobRunOptions options;
+  options.replicas = 2;
+  options.maxAttempts = 4;
+  JobRun run(clock, actions, one, {0}, {"a", "b", "c"}, options);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");
+  REQUIRE(run.attempts().size() == 2);
+  CHECK(run.attempts()[1].agent == "b");
+  actions.take();
+  run.computed(0, "", 1, "digest-x");
+  CHECK(actions.take().empty());           // one result is not enough
+  run.computed(1, "", 1, "digest-y");      // a lying (or broken) volunteer
+  CHECK(run.reissued() == 1);
+  REQUIRE(run.attempts().size() == 3);
+  CHECK(run.attempts()[2].agent == "c");
+  run.served(2, "");
+  actions.take();
+  run.computed(2, "", 1, "digest-x");      // agrees with a
+  CHECK(run.shares()[0].accepted == 2);
+  auto log = actions.take();
+  CHECK(std::find(log.begin(), log.end(), "collect 2") != log.end());
+  CHECK(std::find(log.begin(), log.end(), "drop 0") != log.end());  // the agreeing copy is not needed
+  CHECK(std::find(log.begin(), log.end(), "drop 1") != log.end());  // nor the disagreeing one
+  run.collected(2, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+}
+
+TEST_CASE("rounds: more shares join a running job, an agent computes one share at a time, the run ends after the last round") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> first(1);
+  first[0].units = 5;
+  first[0].agent = "a";
+  JobRun run(clock, actions, first, {0}, {"a", "b"});
+  run.setMoreComing(true);
+  run.start();
+  run.served(0, "");
+  CHECK(run.servesIdle());
+  std::vector<JobShare> second(2);
+  second[0].units = 3, second[0].firstUnit = 5, second[0].agent = "a";
+  second[1].units = 2, second[1].firstUnit = 8, second[1].agent = "b";
+  run.setMoreComing(false);
+  run.addShares(second, {1, 0});
+  CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
+  run.served(1, "");  // a is still computing share 0: share 1 waits for it
+  CHECK(actions.take() == Log{"serve 2"});
+  CHECK(run.attempts()[1].state == JobAttempt::State::kReceived);
+  run.computed(0, "", 1);
+  CHECK(actions.take() == Log{"compute 1", "collect 0"});
+  run.served(2, "");
+  run.collected(0, "");
+  run.computed(2, "", 1);
+  run.computed(1, "", 1);
+  CHECK(actions.take() == Log{"compute 2", "collect 2"});  // round 2 returns b's share first
+  run.collected(2, "");
+  CHECK_FALSE(run.finished());
+  run.collected(1, "");
+  CHECK(run.finished());
+  CHECK(run.shares().size() == 3);
+}
+
+TEST_CASE("a share waiting behind its agent's previous share is not late: its deadline counts from its compute start") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> two(2);
+  for (auto& s : two) s.units = 1, s.agent = "a", s.plannedComputeEnd = 5;  // predicted 5 s each
+  JobRunOptions options;
+  options.slack = 2.0;
+  options.grace = 1s;
+  JobRun run(clock, actions, two, {0, 1}, {"a", "b"}, options);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");  // waits for share 0 on a
+  clock.advance(9s);
+  run.computed(0, "", 9);  // share 1 starts computing at 9 s
+  clock.advance(9s);       // 18 s since its serve, 9 s since its compute started: within 2 x 5 + 1
+  run.tick();
+  CHECK(run.reissued() == 0);
+  clock.advance(3s);
+  run.tick();
+  CHECK(run.reissued() == 1);
+}

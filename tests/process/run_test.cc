@@ -1,0 +1,217 @@
+// `hnow run` on a local cluster (issue 8): real hnowd and agents on
+// 127.0.0.1; distributed results equal the command run locally on the
+// whole input; a killed agent's share is redone elsewhere; clear errors.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "cli/run_process.h"
+#include "process/child_process.h"
+
+using hnow::testing::readWhole;
+using hnow::testing::runCommand;
+using hnow::testing::TempDir;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHnow = HNOW_BINARY;
+
+// Three agents of the default three-class lab (400/100/25 Mbit/s, compute x1/x2/x4).
+struct RunCluster {
+  TempDir dir;
+  hnow::testing::ProcessResult up;
+  RunCluster() { up = runCommand(kHnow + " local up --dir " + dir.path.string() + " --agents 3"); }
+  ~RunCluster() {
+    std::vector<pid_t> pids;
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(dir.path / "pids", error))
+      pids.push_back(static_cast<pid_t>(std::stol("0" + readWhole(e.path()))));
+    runCommand(kHnow + " local down --dir " + dir.path.string());
+    for (pid_t pid : pids) ::kill(pid, SIGKILL);
+  }
+  std::string run(const std::string& args) const {
+    return kHnow + " --config " + (dir.path / "client.toml").string() + " run " + args;
+  }
+  pid_t pidOf(int agent) const {
+    return static_cast<pid_t>(std::stol("0" + readWhole(dir.path / "pids" / ("agent-" + std::to_string(agent) + ".pid"))));
+  }
+  nlohmann::json ops() const {
+    auto r = runCommand(kHnow + " --config " + (dir.path / "client.toml").string() + " ops --json");
+    return r.status == 0 ? nlohmann::json::parse(r.out)["operations"] : nlohmann::json::array();
+  }
+};
+
+std::string words(std::size_t lines, unsigned seed) {
+  std::mt19937 random(seed);
+  std::string text;
+  for (std::size_t i = 0; i < lines; ++i) {
+    for (int w = 0; w < 6; ++w) {
+      for (int c = 0; c < 5; ++c) text += static_cast<char>('a' + random() % 26);
+      text += w == 5 ? '\n' : ' ';
+    }
+  }
+  return text;
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("hnow run: tr, an awk sum and sort -n give what the command gives on the whole input") {
+  RunCluster cluster;
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path input = cluster.dir.path / "words.txt";
+  const std::string text = words(20000, 1);
+  std::ofstream(input) << text;
+
+  {  // tr a-z A-Z with --concat to stdout
+    auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == upper(text));
+    CHECK(r.err.find("predicted") != std::string::npos);
+  }
+  {  // bytes:N split, --output written whole, --json report, operation recorded
+    const fs::path output = cluster.dir.path / "out.txt";
+    auto r = runCommand(cluster.run("--input " + input.string() + " --split bytes:1000 --cmd 'tr a-z A-Z' --concat --order fifo --json --output " +
+                                    output.string()));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(readWhole(output) == upper(text));
+    auto report = nlohmann::json::parse(r.out);
+    CHECK(report["predicted_s"].get<double>() > 0);
+    CHECK(report["actual_s"].get<double>() > 0);
+    CHECK(report["reissued"] == 0);
+    CHECK(report["plan"] == "fifo");
+    std::uint64_t units = 0;
+    REQUIRE(report["agents"].size() == 3);
+    for (const auto& a : report["agents"]) {
+      units += a["units"].get<std::uint64_t>();
+      CHECK(a["idle_s"].get<double>() >= 0);
+    }
+    CHECK(units == (text.size() + 999) / 1000);
+    for (const auto& e : fs::directory_iterator(cluster.dir.path))
+      CHECK(e.path().filename().string().find(".part") == std::string::npos);
+    auto ops = cluster.ops();
+    REQUIRE(ops.size() >= 1);
+    CHECK(ops[0]["kind"] == "run");
+    CHECK(ops[0]["status"] == "done");
+    CHECK(ops[0]["summary"]["plan"] == "fifo");
+  }
+  {  // --replicas 2: every share on two agents, results compared
+    auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --replicas 2"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == upper(text));
+    auto four = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --replicas 4"));
+    CHECK(four.status == 2);  // CLI11's range check: at most 3
+  }
+  {  // --rounds 3: shares in three rounds, each planned on what the last measured
+    auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --rounds 3 --order lifo"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == upper(text));
+  }
+  {  // a sum with an awk reduce
+    const fs::path numbers = cluster.dir.path / "numbers.txt";
+    std::string lines;
+    long long sum = 0;
+    for (int i = 1; i <= 30000; ++i) lines += std::to_string(i * 7 % 1000) + "\n", sum += i * 7 % 1000;
+    std::ofstream(numbers) << lines;
+    auto r = runCommand(cluster.run("--input " + numbers.string() +
+                                    " --cmd \"awk '{s+=\\$1} END {print s+0}'\" --reduce \"awk '{s+=\\$1} END {print s+0}'\""));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == std::to_string(sum) + "\n");
+    CHECK(r.err.find("reduced along") != std::string::npos);
+  }
+  {  // sort -n with a sort -n reduce
+    const fs::path numbers = cluster.dir.path / "shuffled.txt";
+    std::vector<int> values(20000);
+    for (int i = 0; i < 20000; ++i) values[i] = i * 3;
+    std::shuffle(values.begin(), values.end(), std::mt19937(7));
+    std::string lines, sorted;
+    for (int v : values) lines += std::to_string(v) + "\n";
+    std::sort(values.begin(), values.end());
+    for (int v : values) sorted += std::to_string(v) + "\n";
+    std::ofstream(numbers) << lines;
+    auto r = runCommand(cluster.run("--input " + numbers.string() + " --cmd 'sort -n' --reduce 'sort -n'"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == sorted);
+  }
+}
+
+TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere - the result is still right") {
+  RunCluster cluster;
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path input = cluster.dir.path / "words.txt";
+  const std::string text = words(3000, 2);
+  std::ofstream(input) << text;
+  const fs::path output = cluster.dir.path / "out.txt";
+  const fs::path markers = cluster.dir.path / "markers";
+  fs::create_directories(markers);
+  // Each run of the command leaves a marker, then takes 0.15 s (x the agent's
+  // compute factor). Calibration runs it twice per agent (6 markers); the 7th
+  // marker is the first share, served first to agent-1 (the fastest link):
+  // agent-1 is killed while it computes.
+  const std::string command = "--shell --cmd 'touch " + markers.string() +
+                              "/$$; sleep 0.15; tr a-z A-Z' --concat --json --output " + output.string();
+  hnow::testing::ChildProcess run({"/bin/sh", "-c", cluster.run("--input " + input.string() + " " + command) + " > " +
+                                                         (cluster.dir.path / "report.json").string()},
+                                  {}, (cluster.dir.path / "run.err").string());
+  auto count = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(markers)) ++n;
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (count() < 7 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  REQUIRE(count() >= 7);
+  ::kill(cluster.pidOf(1), SIGKILL);
+  auto status = run.waitExit(30s);
+  REQUIRE(status.has_value());
+  REQUIRE_MESSAGE(*status == 0, readWhole(cluster.dir.path / "run.err"));
+  CHECK(readWhole(output) == upper(text));
+  auto report = nlohmann::json::parse(readWhole(cluster.dir.path / "report.json"));
+  CHECK(report["reissued"].get<int>() >= 1);
+}
+
+TEST_CASE("hnow run: a command that cannot start, a failing command and a bad split are clear errors") {
+  RunCluster cluster;
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path input = cluster.dir.path / "in.txt";
+  std::ofstream(input) << "a\nb\nc\n";
+  const fs::path output = cluster.dir.path / "out.txt";
+
+  auto missing = runCommand(cluster.run("--input " + input.string() + " --cmd 'no-such-command-hnow' --concat --output " + output.string()));
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("cannot start 'no-such-command-hnow'") != std::string::npos);
+  CHECK_FALSE(fs::exists(output));
+
+  auto failing = runCommand(cluster.run("--input " + input.string() + " --shell --cmd 'echo broken >&2; exit 3' --concat"));
+  CHECK(failing.status == 1);
+  CHECK(failing.err.find("exited with status 3") != std::string::npos);
+  CHECK(failing.err.find("broken") != std::string::npos);
+
+  auto split = runCommand(cluster.run("--input " + input.string() + " --split bytes:0 --cmd cat --concat"));
+  CHECK(split.status == 2);
+  CHECK(split.err.find("--split bytes:0") != std::string::npos);
+
+  auto shell = runCommand(cluster.run("--input " + input.string() + " --cmd 'sort | uniq' --concat"));
+  CHECK(shell.status == 2);
+  CHECK(shell.err.find("--shell") != std::string::npos);
+
+  auto noInput = runCommand(cluster.run("--input " + (cluster.dir.path / "nope").string() + " --cmd cat --concat"));
+  CHECK(noInput.status == 1);
+  CHECK(noInput.err.find("cannot open --input") != std::string::npos);
+
+  auto both = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --reduce cat"));
+  CHECK(both.status == 2);
+}
