@@ -9,6 +9,7 @@
 #   bench/manifest.sh --size 33554432 --reps 5
 #   HNOW_BUILD_DIR=dir bench/manifest.sh
 #   HNOW_BENCH_KEEP=dir bench/manifest.sh   keep every run's JSON reports in dir
+#   bench/manifest.sh --netns               over real shaped links (tests/netns/lab.sh, root)
 # The lab: agent-1 and agent-2 hold one item each and send at 100 Mbit/s
 # (old PCs with a slow uplink); agents 3..N are 400/400 Mbit/s. Every item
 # goes to every other agent. Rates are paced by the agents' token buckets on
@@ -19,20 +20,25 @@ BUILD_DIR=${HNOW_BUILD_DIR:-build}
 SIZE=$((96 << 20))
 AGENTS=6
 REPS=3
+NETNS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) SIZE=$2; shift 2 ;;
     --agents) AGENTS=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
-    *) echo "usage: bench/manifest.sh [--size BYTES] [--agents N] [--reps R]" >&2; exit 2 ;;
+    --netns) NETNS=1; shift ;;
+    *) echo "usage: bench/manifest.sh [--size BYTES] [--agents N] [--reps R] [--netns]" >&2; exit 2 ;;
   esac
 done
 HNOW=$(realpath "$BUILD_DIR/daemon/hnow")
 command -v jq >/dev/null || { echo "bench/manifest.sh needs jq" >&2; exit 2; }
 
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-manifest-XXXXXX")
+LAB=tests/netns/lab.sh
+[ -z "$NETNS" ] || [ "$(id -u)" = 0 ] || { echo "bench/manifest.sh --netns needs root" >&2; exit 77; }
 cleanup() {
-  "$HNOW" local down --dir "$DIR/cluster" >/dev/null 2>&1 || true
+  if [ -n "$NETNS" ]; then HNOW_BUILD_DIR=$(realpath "$BUILD_DIR") "$LAB" down --dir "$DIR/cluster" >/dev/null 2>&1 || true
+  else "$HNOW" local down --dir "$DIR/cluster" >/dev/null 2>&1 || true; fi
   rm -rf "$DIR"
 }
 trap cleanup EXIT
@@ -46,14 +52,25 @@ echo "# hnow send --manifest: 2 items of $SIZE bytes from agent-1 and agent-2 to
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
 echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" \
-  --uplink-mbps "$(join "${ups[@]}")" --downlink-mbps "$(join "${downs[@]}")" >/dev/null
+if [ -n "$NETNS" ]; then
+  # Real shaped links (tests/netns/lab.sh): namespaces, tc tbf, rates the agents measured.
+  echo "- Links: network namespaces, tc tbf per link (tests/netns/lab.sh), nothing paced inside hnow"
+  mkdir -p "$DIR/cluster"
+  HNOW_BUILD_DIR=$(realpath "$BUILD_DIR") "$LAB" up --dir "$DIR/cluster" --agents "$AGENTS" \
+    --uplink-mbps "$(join "${ups[@]}")" --downlink-mbps "$(join "${downs[@]}")" >/dev/null
+else
+  "$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" \
+    --uplink-mbps "$(join "${ups[@]}")" --downlink-mbps "$(join "${downs[@]}")" >/dev/null
+fi
 root() { echo "$DIR/cluster/agents/agent-$1/files"; }
 mkdir -p "$(root 1)/bench" "$(root 2)/bench"
 head -c "$SIZE" /dev/urandom >"$(root 1)/bench/a.bin"
 head -c "$SIZE" /dev/urandom >"$(root 2)/bench/b.bin"
 item() { printf '[[item]]\nsource = "agent-%s"\nfile = "bench/%s"\ndest = "%s"\nto = "all"\n' "$1" "$2" "$3"; }
-send() { "$HNOW" --config "$DIR/cluster/client.toml" send --manifest "$1" --json "${@:2}"; }
+send() {
+  if [ -n "$NETNS" ]; then HNOW_BUILD_DIR=$(realpath "$BUILD_DIR") "$LAB" hnow --dir "$DIR/cluster" send --manifest "$1" --json "${@:2}"
+  else "$HNOW" --config "$DIR/cluster/client.toml" send --manifest "$1" --json "${@:2}"; fi
+}
 # Removes the copies a report lists, so the next run writes fresh files.
 clean() { jq -r '.items[].copies[].path' "$1" | xargs -r rm -f; }
 ok() { jq -e '[.items[].failed | length] | add == 0' "$1" >/dev/null; }
