@@ -10,28 +10,11 @@
 #include <cstring>
 #include <random>
 
+#include "agent/path_parts.h"
+
 namespace hnow::agent {
 
 namespace {
-
-std::vector<std::string> componentsOf(const std::string& path) {
-  std::vector<std::string> parts;
-  std::string part;
-  for (char c : path + "/") {
-    if (c != '/') {
-      part += c;
-      continue;
-    }
-    if (!part.empty() && part != ".") parts.push_back(part);
-    part.clear();
-  }
-  return parts;
-}
-
-std::string realRoot(const std::string& root) {
-  char buffer[PATH_MAX];
-  return ::realpath(root.c_str(), buffer) ? std::string(buffer) : "";
-}
 
 std::string tempSuffix() {
   static std::mt19937_64 random(std::random_device{}());

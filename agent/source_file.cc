@@ -1,7 +1,6 @@
 #include "agent/source_file.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,50 +10,10 @@
 #include <cstring>
 #include <memory>
 
+#include "agent/path_parts.h"
+#include "transport/data/file_digest.h"
+
 namespace hnow::agent {
-
-namespace {
-
-std::vector<std::string> componentsOf(const std::string& path) {
-  std::vector<std::string> parts;
-  std::string part;
-  for (char c : path + "/") {
-    if (c != '/') {
-      part += c;
-      continue;
-    }
-    if (!part.empty() && part != ".") parts.push_back(part);
-    part.clear();
-  }
-  return parts;
-}
-
-std::string realRoot(const std::string& root) {
-  char buffer[PATH_MAX];
-  return ::realpath(root.c_str(), buffer) ? std::string(buffer) : "";
-}
-
-// SHA-256 of the whole file, read with pread so the offset stays at 0.
-std::variant<std::array<unsigned char, 32>, std::string> sha256Of(int fd) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
-  std::vector<char> buffer(1 << 20);
-  off_t offset = 0;
-  for (;;) {
-    ssize_t n = ::pread(fd, buffer.data(), buffer.size(), offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::string("cannot read: ") + std::strerror(errno);
-    if (n == 0) break;
-    EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(n));
-    offset += n;
-  }
-  std::array<unsigned char, 32> digest{};
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest.data(), &length);
-  return digest;
-}
-
-}  // namespace
 
 std::variant<SourceFile, std::string> openSourceFile(const std::vector<std::string>& roots,
                                                      const std::string& file) {
@@ -111,7 +70,7 @@ std::variant<SourceFile, std::string> openSourceFile(const std::vector<std::stri
     ::close(fd);
     return path + " is not a regular file";
   }
-  auto digest = sha256Of(fd);
+  auto digest = transport::data::sha256OfFile(fd);
   if (auto* problem = std::get_if<std::string>(&digest)) {
     ::close(fd);
     return path + ": " + *problem;

@@ -1,5 +1,7 @@
 #include "server/manifest_service.h"
 
+#include "server/agent_commands.h"
+
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -15,18 +17,6 @@ namespace hnow::daemon {
 
 namespace {
 
-// Commands to the agents of one item, by name through the coordinator.
-struct ItemCommands final : SendCommands {
-  ItemCommands(Coordinator& c, std::string t) : coordinator(c), token(std::move(t)) {}
-  void pull(const std::string& node, const std::string& parentAddress) override {
-    if (AgentLink* link = coordinator.link(node)) link->pull(token, parentAddress);
-  }
-  void probe(const std::string& node) override {
-    if (AgentLink* link = coordinator.link(node)) link->probeNow();
-  }
-  Coordinator& coordinator;
-  std::string token;
-};
 
 // What no agent would accept, refused before anything is opened.
 std::string destProblem(const std::string& dest) {
@@ -72,7 +62,7 @@ struct ManifestService::Item {
   std::string sha256;               // 32 bytes
   std::string sha256Hex;
   bool serving = false;             // the source agreed to serve
-  std::unique_ptr<ItemCommands> commands;
+  std::unique_ptr<AgentCommands> commands;
   std::unique_ptr<SendOperation> operation;
   bool released = false;
 };
@@ -137,7 +127,7 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
     it.request = std::move(r);
     auto nonce = transport::freshNonce();
     it.token.assign(nonce.begin(), nonce.end());
-    it.commands = std::make_unique<ItemCommands>(coordinator_, it.token);
+    it.commands = std::make_unique<AgentCommands>(coordinator_, it.token);
     running->items.push_back(std::move(it));
   }
   // Two items writing the same path on one agent would race for it.

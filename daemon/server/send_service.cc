@@ -1,7 +1,8 @@
 #include "server/send_service.h"
 
+#include "server/agent_commands.h"
+
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 
 #include "transport/auth.h"
+#include "transport/data/file_digest.h"
 #include "transport/data/frame.h"
 #include "transport/rpc_errors.h"
 
@@ -32,30 +34,6 @@ void checkDest(const std::string& dest) {
   }
 }
 
-std::string sha256OfFile(int fd, std::string& hex) {
-  EVP_MD_CTX* context = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(context, EVP_sha256(), nullptr);
-  std::vector<char> buffer(1 << 20);
-  off_t offset = 0;
-  for (;;) {
-    ssize_t n = ::pread(fd, buffer.data(), buffer.size(), offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      EVP_MD_CTX_free(context);
-      transport::refuse(std::string("cannot read the file: ") + std::strerror(errno));
-    }
-    if (n == 0) break;
-    EVP_DigestUpdate(context, buffer.data(), static_cast<std::size_t>(n));
-    offset += n;
-  }
-  unsigned char digest[32];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context, digest, &length);
-  EVP_MD_CTX_free(context);
-  hex = transport::data::hexOf(digest, 32);
-  return std::string(reinterpret_cast<char*>(digest), 32);
-}
-
 // A JSON number; an infinite prediction (a rate of 0) as null.
 std::string jsonNumber(double x) {
   if (!std::isfinite(x)) return "null";
@@ -64,25 +42,13 @@ std::string jsonNumber(double x) {
   return out;
 }
 
-// Commands to the agents of one send, by name through the coordinator.
-struct LinkCommands final : SendCommands {
-  LinkCommands(Coordinator& c, std::string t) : coordinator(c), token(std::move(t)) {}
-  void pull(const std::string& node, const std::string& parentAddress) override {
-    if (AgentLink* link = coordinator.link(node)) link->pull(token, parentAddress);
-  }
-  void probe(const std::string& node) override {
-    if (AgentLink* link = coordinator.link(node)) link->probeNow();
-  }
-  Coordinator& coordinator;
-  std::string token;
-};
 
 }  // namespace
 
 struct SendService::Running {
   std::string token;
   std::vector<std::string> agents;
-  std::unique_ptr<LinkCommands> commands;
+  std::unique_ptr<AgentCommands> commands;
   std::unique_ptr<SendOperation> operation;
   bool released = false;
   OperationId record = 0;
@@ -129,7 +95,11 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   std::string shaHex;
   std::string sha;
   try {
-    sha = sha256OfFile(fd, shaHex);
+    auto digest = transport::data::sha256OfFile(fd);
+    if (auto* error = std::get_if<std::string>(&digest)) transport::refuse(request.path + ": " + *error);
+    auto& bytes = std::get<transport::data::Sha256>(digest);
+    shaHex = transport::data::hexOf(bytes.data(), bytes.size());
+    sha.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   } catch (...) {
     ::close(fd);
     throw;
@@ -158,7 +128,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
 
   auto running = std::make_unique<Running>();
   running->token = token;
-  running->commands = std::make_unique<LinkCommands>(coordinator_, token);
+  running->commands = std::make_unique<AgentCommands>(coordinator_, token);
   std::vector<std::string> names{"hnowd"}, addresses{sourceAddress_};
   for (const AgentView& a : chosen) {
     names.push_back(a.record.name);
