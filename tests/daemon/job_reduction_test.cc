@@ -252,3 +252,27 @@ TEST_CASE("reduction: a reduce command that fails fails the reduction with its r
   CHECK(r.failure()->find("awk: syntax error") != std::string::npos);
   CHECK(r.finished());
 }
+
+TEST_CASE("reduction: an agent lost while lost shares are computed again - its own are asked for at the next start") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.agentLost("a");
+  r.start();
+  REQUIRE(f.recomputes == std::vector<Shares>{{0}});
+  r.agentLost("b");  // meanwhile: nothing is under way, nothing to abandon
+  CHECK(f.pending.empty());
+  r.addLeaf(0, "c", 100);
+  r.start();
+  REQUIRE(f.recomputes.size() == 2);
+  CHECK(f.recomputes[1] == Shares{1});
+  r.addLeaf(1, "c", 100);
+  r.start();
+  CHECK(r.sink() == "c");
+  drive(r, f);
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+  CHECK(r.lost() == std::set<std::string>{"a", "b"});
+}
