@@ -260,6 +260,25 @@ void JobRun::tick() {
   }
 }
 
+void JobRun::handOver() {
+  for (std::size_t id = 0; id < attempts_.size(); ++id) {
+    JobAttempt& a = attempts_[id];
+    if (a.state == State::kComputed && shares_[static_cast<std::size_t>(a.share)].accepted == static_cast<int>(id))
+      a.state = State::kDone;
+  }
+}
+
+void JobRun::redo(const std::vector<int>& shares, const std::vector<std::string>& lost) {
+  for (const auto& agent : lost)
+    if (std::find(lost_.begin(), lost_.end(), agent) == lost_.end()) lost_.push_back(agent);
+  for (int k : shares) {
+    JobShare& share = shares_[static_cast<std::size_t>(k)];
+    share.accepted.reset();
+    if (share.done) share.done = false, ++remaining_;
+  }
+  for (int k : shares) reissue(k, "its result was lost with its agent during the reduction");
+}
+
 bool JobRun::agentBusy(const std::string& agent) const {
   for (const auto& a : attempts_)
     if (a.agent == agent && (a.state == State::kQueued || a.state == State::kServing ||

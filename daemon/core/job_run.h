@@ -91,6 +91,12 @@ class JobRun {
   void agentLost(const std::string& agent);
   // Reissues shares whose attempts missed their deadline; call periodically.
   void tick();
+  // --reduce: the accepted results now belong to the reduction
+  // (core/job_reduction.h); losing their agent no longer reissues them.
+  void handOver();
+  // --reduce: these shares' results were lost with their agents during the
+  // reduction: compute them again on agents not in `lost` (which take no more shares).
+  void redo(const std::vector<int>& shares, const std::vector<std::string>& lost);
 
   bool finished() const { return failure_.has_value() || (remaining_ == 0 && !moreComing_); }
   const std::optional<std::string>& failure() const { return failure_; }

@@ -12,158 +12,167 @@
 #include <cstring>
 #include <filesystem>
 
-#include "planner/reduction.h"
+#include "core/job_reduction.h"
 #include "server/job_state.h"
 
 namespace hnow::daemon {
 
-namespace {
-constexpr double kUnknownRate = 1e9;
-constexpr int kMaxOptimalReduction = 8;
-}  // namespace
+// The reduction's transport: JobReduction (core/job_reduction.h) decides,
+// this moves files and runs CMD on the agents. A transport error counts as
+// the loss of an agent for this job (the reduction is re-planned over the
+// others); only the reduce command's own failure fails the job.
+struct JobService::ReductionLink final : ReductionActions {
+  ReductionLink(JobService& s, Job& j) : service(s), job(j) {}
+  const ReductionPartial& part(int p) const { return job.reduction->partials()[static_cast<std::size_t>(p)]; }
+  void combine(int step, const std::string& agent, int into, int other) override {
+    const std::string token = freshJobToken(), a = part(into).token, b = part(other).token;
+    job.agentTokens[agent].push_back(token);
+    const double begun = seconds(service.clock_.now() - job.started);
+    auto answer = [this, step, agent, token, begun](const std::string& error, const AgentLink::JobTaskResult& r) {
+      if (job.finished) return;
+      if (!error.empty() && (!r.answered || !service.agentUp(agent))) {
+        job.reduction->agentLost(agent);
+      } else {  // the command's own failure fails the job: it would fail anywhere
+        if (error.empty()) job.bars.push_back({agent, "reduce", begun, seconds(service.clock_.now() - job.started)});
+        job.reduction->combined(step, error, r.size, token, r.sha256);
+      }
+      service.reductionChanged(job);
+    };
+    AgentLink* link = service.coordinator_.link(agent);
+    if (!link) return later([answer]() { answer("not connected", {}); });
+    link->runJobTask({{a, b}, job.request.reduceArgv, token}, answer);
+  }
+  void move(int step, int partial, const std::string& from, const std::string& to) override {
+    const ReductionPartial& p = part(partial);
+    job.agentTokens[to].push_back(p.token);
+    const double begun = seconds(service.clock_.now() - job.started);
+    auto answer = [this, step, from, to, begun](const std::string& error) {
+      if (job.finished) return;
+      // A failed move drops the receiver if it is gone, else the sender (its
+      // partial is found again elsewhere): the job goes on without it.
+      if (!error.empty()) {
+        job.reduction->agentLost(service.agentUp(to) ? from : to);
+      } else {
+        if (error.empty()) job.bars.push_back({from, "return", begun, seconds(service.clock_.now() - job.started)});
+        job.reduction->moved(step, error);
+      }
+      service.reductionChanged(job);
+    };
+    AgentLink* link = service.coordinator_.link(to);
+    if (!link) return later([answer]() { answer("not connected"); });
+    link->fetchJobFile({p.token, p.size, p.digest, service.addressOf(from)}, answer);
+  }
+  void collect(int step, int partial, const std::string& agent) override {
+    const ReductionPartial& p = part(partial);
+    const double begun = seconds(service.clock_.now() - job.started);
+    service.receiveFile(job, p.token, p.size, p.digest, service.addressOf(agent), "final-" + std::to_string(step),
+                        [this, step, partial, agent, begun](const std::string& error, const std::string& path) {
+                          if (job.finished) return;
+                          if (!error.empty()) {  // the sink's partial is found again elsewhere
+                            job.reduction->agentLost(agent);
+                            return service.reductionChanged(job);
+                          }
+                          job.reduction->collected(step, error);
+                          if (job.reduction->finalPartial() != partial) return service.reductionChanged(job);
+                          job.bars.push_back({agent, "return", begun, seconds(service.clock_.now() - job.started)});
+                          service.writeFinal(job, path);
+                        });
+  }
+  void drop(int partial, const std::string& agent) override {
+    if (AgentLink* link = service.coordinator_.link(agent)) link->dropJobFiles({part(partial).token});
+  }
+  void recompute(const std::vector<int>& shares) override {
+    spdlog::warn("run {}: {} share(s) lost with their agents during the reduction; computing them again", job.id,
+                 shares.size());
+    job.phase = "running";
+    const auto& lost = job.reduction->lost();
+    job.run->redo(shares, std::vector<std::string>(lost.begin(), lost.end()));
+    // The run answers later; advance() brings the new results back here.
+  }
+  template <class F>
+  void later(F f) {
+    kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {});
+  }
+  JobService& service;
+  Job& job;
+};
+
+bool JobService::agentUp(const std::string& agent) const {
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == agent) return a.connected && a.record.state == AgentState::kAlive;
+  return false;
+}
 
 void JobService::startReduction(Job& job) {
   job.phase = "reducing";
-  // One partial per agent; an agent holding several (reissues) combines them first.
-  for (const JobShare& share : job.run->shares()) {
-    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(*share.accepted)];
-    const auto& data = job.attempts[*share.accepted];
-    auto [it, fresh] = job.partials.try_emplace(a.agent);
-    if (fresh) {
-      it->second.token = data.resultToken;
-      it->second.sha = data.result.sha256;
-      it->second.size = data.result.size;
-    } else {
-      it->second.arrived.push_back(data.resultToken);
-      ++it->second.pendingChildren;
-      it->second.size += data.result.size;
-    }
-  }
-  std::vector<std::string> nodes;
-  std::vector<double> sendTime;
-  std::map<std::string, planner::NodeRates> rates;
-  for (const AgentView& a : coordinator_.status()) rates[a.record.name] = a.record.rates;
-  int sink = 0;
-  for (const auto& [agent, partial] : job.partials) {
-    const planner::NodeRates& r = rates[agent];
-    const double up = r.uplinkBytesPerSecond > 0 ? r.uplinkBytesPerSecond : kUnknownRate;
-    if (!nodes.empty() && up > rates[nodes[static_cast<std::size_t>(sink)]].uplinkBytesPerSecond) sink = static_cast<int>(nodes.size());
-    nodes.push_back(agent);
-    sendTime.push_back(r.sendOverheadSeconds + static_cast<double>(partial.size) / up);
-  }
-  job.sink = nodes[static_cast<std::size_t>(sink)];
-  planner::Schedule schedule;
-  if (nodes.size() > 1) {
-    if (static_cast<int>(nodes.size()) <= kMaxOptimalReduction) {
-      planner::SearchLimits limits;
-      limits.maxSearchNodes = 200'000;
-      auto best = planner::optimalReduction(sendTime, sink, limits);
-      if (best) {
-        schedule = best->schedule;
-        job.reductionName = best->provenOptimal ? "optimal" : "best found";
+  if (!job.reduction) {
+    job.reductionLink = std::make_unique<ReductionLink>(*this, job);
+    const double bytesPerUnit =
+        job.offsets.size() > 1 ? static_cast<double>(job.content.size()) / static_cast<double>(job.offsets.size() - 1)
+                               : 1.0;
+    // Send times from the rate table (seed 003 model); a combine is predicted
+    // like the job's command on as many bytes (CMD itself is not calibrated).
+    auto costs = [this, &job, bytesPerUnit](const std::string& agent) {
+      ReductionCosts c;
+      for (const AgentView& a : coordinator_.status())
+        if (a.record.name == agent) {
+          if (a.record.rates.uplinkBytesPerSecond > 0) c.uplinkBytesPerSecond = a.record.rates.uplinkBytesPerSecond;
+          c.sendOverheadS = a.record.rates.sendOverheadSeconds;
+        }
+      if (auto it = job.calibrated.find(agent); it != job.calibrated.end()) {
+        c.combineFixedS = it->second.fixedS;
+        c.combineSecondsPerByte = it->second.secondsPerUnit / std::max(bytesPerUnit, 1.0);
       }
-    }
-    if (job.reductionName.empty()) {
-      auto snf = planner::slowestNodeFirst(sendTime, sink);
-      if (!snf) return finish(job, "cannot plan the reduction: " + snf.error().message);
-      schedule = snf.value();
-      job.reductionName = "snf";
-    }
-  } else {
-    job.reductionName = "none (one partial)";
+      return c;
+    };
+    ReductionOptions options;
+    if (job.request.slack > 0) options.slack = job.request.slack;
+    job.reduction = std::make_unique<JobReduction>(clock_, *job.reductionLink, costs, options);
   }
-  double end = 0;
-  for (const auto& t : schedule) {
-    Job::Partial& child = job.partials[nodes[static_cast<std::size_t>(t.from)]];
-    child.parent = nodes[static_cast<std::size_t>(t.to)];
-    ++job.partials[child.parent].pendingChildren;
-    end = std::max(end, t.end);
+  // The shares' accepted results (first time: all; after a recomputation: the redone ones).
+  job.run->handOver();
+  for (std::size_t k = 0; k < job.run->shares().size(); ++k) {
+    const int id = *job.run->shares()[k].accepted;
+    auto [it, fresh] = job.leafAttempt.try_emplace(static_cast<int>(k), id);
+    if (!fresh && it->second == id) continue;
+    it->second = id;
+    const auto& data = job.attempts[id];
+    job.reduction->addLeaf(static_cast<int>(k), job.run->attempts()[static_cast<std::size_t>(id)].agent,
+                           data.result.size, data.resultToken, data.result.sha256);
   }
-  job.reductionPredictedS = end + sendTime[static_cast<std::size_t>(sink)];
-  job.reductionStarted = clock_.now();
-  spdlog::info("run {}: reducing {} partials along {} to {} (predicted {:.2f} s)", job.id, nodes.size(),
-               job.reductionName, job.sink, job.reductionPredictedS);
-  reduceStep(job);
+  if (job.reductionStarted == TimePoint{}) job.reductionStarted = clock_.now();
+  job.reduction->start();
+  if (job.reduction->waitingForRecompute() || job.reduction->finished()) return reductionChanged(job);
+  if (job.reductionName.empty()) job.reductionPredictedS = job.reduction->predictedS();
+  job.reductionName = job.reduction->scheduleName();
+  spdlog::info("run {}: reducing along {} to {} (predicted {:.2f} s)", job.id, job.reductionName,
+               job.reduction->sink(), job.reduction->predictedS());
 }
 
-// Moves every partial that can move: combine what arrived, send up what is complete.
-void JobService::reduceStep(Job& job) {
-  for (auto& [agent, p] : job.partials) {
-    if (job.finished) return;
-    if (p.busy || p.sent) continue;
-    const std::string name = agent;
-    if (!p.arrived.empty()) {
-      p.busy = true;
-      const std::string other = p.arrived.front(), resultToken = freshJobToken();
-      job.agentTokens[name].push_back(resultToken);
-      AgentLink* link = coordinator_.link(name);
-      if (!link) return finish(job, "agent " + name + " was lost during the reduction; run the job again");
-      const double begun = seconds(clock_.now() - job.started);
-      link->runJobTask({{p.token, other}, job.request.reduceArgv, resultToken},
-                       [this, &job, name, other, resultToken, begun](const std::string& error,
-                                                                     const AgentLink::JobTaskResult& r) {
-                         if (job.finished) return;
-                         if (!error.empty()) return finish(job, "the reduce command failed on " + name + ": " + error);
-                         Job::Partial& p = job.partials[name];
-                         if (AgentLink* l = coordinator_.link(name)) l->dropJobFiles({p.token, other});
-                         p.token = resultToken;
-                         p.size = r.size;
-                         p.sha = r.sha256;
-                         p.arrived.erase(p.arrived.begin());
-                         --p.pendingChildren;
-                         p.busy = false;
-                         job.bars.push_back({name, "reduce", begun, seconds(clock_.now() - job.started)});
-                         reduceStep(job);
-                       });
-      continue;
-    }
-    if (p.pendingChildren > 0) continue;
-    p.sent = true;
-    if (p.parent.empty()) return collectFinal(job, name, p.token, p.size, p.sha);
-    const std::string parent = p.parent;
-    AgentLink* link = coordinator_.link(parent);
-    if (!link) return finish(job, "agent " + parent + " was lost during the reduction; run the job again");
-    job.agentTokens[parent].push_back(p.token);
-    const double begun = seconds(clock_.now() - job.started);
-    link->fetchJobFile({p.token, p.size, p.sha, addressOf(name)},
-                       [this, &job, name, parent, token = p.token, begun](const std::string& error) {
-                         if (job.finished) return;
-                         if (!error.empty())
-                           return finish(job, "moving a partial result from " + name + " to " + parent + ": " + error);
-                         job.partials[parent].arrived.push_back(token);
-                         job.bars.push_back({name, "return", begun, seconds(clock_.now() - job.started)});
-                         reduceStep(job);
-                       });
-  }
+void JobService::reductionChanged(Job& job) {
+  if (job.finished || !job.reduction) return;
+  if (job.reduction->failure()) return finish(job, *job.reduction->failure());
+  if (!job.reduction->waitingForRecompute()) job.reductionName = job.reduction->scheduleName();
 }
 
-void JobService::collectFinal(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,
-                              const std::string& sha) {
-  const double begun = seconds(clock_.now() - job.started);
-  receiveFile(job, token, size, sha, addressOf(agent), "final",
-              [this, &job, agent, begun](const std::string& error, const std::string& path) {
-                if (job.finished) return;
-                if (!error.empty()) return finish(job, "collecting the reduced result from " + agent + ": " + error);
-                job.bars.push_back({agent, "return", begun, seconds(clock_.now() - job.started)});
-                const std::string final = job.request.output.empty()
-                                              ? workDir_ + "/run-" + std::to_string(job.id) + ".out"
-                                              : job.request.output;
-                std::error_code e;
-                // Same file system: one rename. Else a copy beside the output, then a rename.
-                if (::rename(path.c_str(), final.c_str()) != 0) {
-                  const std::string temp = final + ".hnow-" + std::to_string(job.id) + ".part";
-                  std::filesystem::copy_file(path, temp, std::filesystem::copy_options::overwrite_existing, e);
-                  if (!e) std::filesystem::rename(temp, final, e);
-                  if (e) {
-                    std::filesystem::remove(temp);
-                    return finish(job, "cannot write " + final + ": " + e.message());
-                  }
-                }
-                job.outputPath = final;
-                job.outputSize = std::filesystem::file_size(final, e);
-                finish(job, "");
-                forgetOldOutputs(job.id);
-              });
+void JobService::writeFinal(Job& job, const std::string& path) {
+  const std::string final =
+      job.request.output.empty() ? workDir_ + "/run-" + std::to_string(job.id) + ".out" : job.request.output;
+  std::error_code e;
+  // Same file system: one rename. Else a copy beside the output, then a rename.
+  if (::rename(path.c_str(), final.c_str()) != 0) {
+    const std::string temp = final + ".hnow-" + std::to_string(job.id) + ".part";
+    std::filesystem::copy_file(path, temp, std::filesystem::copy_options::overwrite_existing, e);
+    if (!e) std::filesystem::rename(temp, final, e);
+    if (e) {
+      std::filesystem::remove(temp);
+      return finish(job, "cannot write " + final + ": " + e.message());
+    }
+  }
+  job.outputPath = final;
+  job.outputSize = std::filesystem::file_size(final, e);
+  finish(job, "");
+  forgetOldOutputs(job.id);
 }
 
 }  // namespace hnow::daemon

@@ -396,13 +396,21 @@ void JobService::tick() {
       spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
       if (job.phase == "calibrating") {
         excludeFromCalibration(job, agent);
-      } else if (job.phase == "running") {
-        job.run->agentLost(agent);
-      } else if (job.phase == "reducing" && job.partials.count(agent)) {
-        finish(job, "agent " + agent + " was lost during the reduction; run the job again");
+      } else {
+        // Running (or computing again what a reduction lost), then the reduction's own view.
+        if (job.phase == "running") job.run->agentLost(agent);
+        if (job.reduction) {
+          job.reduction->agentLost(agent);
+          reductionChanged(job);
+        }
       }
+      if (job.finished) break;
     }
     if (!job.finished && job.run && job.phase == "running") job.run->tick();
+    if (!job.finished && job.reduction && job.phase == "reducing") {
+      job.reduction->tick();
+      reductionChanged(job);
+    }
     advance(job);
   }
 }

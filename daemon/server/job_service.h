@@ -117,10 +117,13 @@ class JobService {
   // Creates the job's JobRun over the transport (JobService::Actions).
   void startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder, std::vector<std::string> pool,
                 JobRunOptions options);
+  struct ReductionLink;
+  // --reduce (job_reduction.cc): hands the results to core/job_reduction.h,
+  // again after lost shares were computed again.
   void startReduction(Job& job);
-  void reduceStep(Job& job);
-  void collectFinal(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,
-                    const std::string& sha);
+  void reductionChanged(Job& job);
+  void writeFinal(Job& job, const std::string& path);
+  bool agentUp(const std::string& agent) const;
   void writeConcat(Job& job);
   void finish(Job& job, std::string error);
   void cleanUp(Job& job);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/job_plan.h"
+#include "core/job_reduction.h"
 #include "core/job_run.h"
 #include "server/job_service.h"
 
@@ -44,18 +45,10 @@ struct JobService::Job {
   std::map<int, AttemptData> attempts;
   std::map<std::string, std::vector<std::string>> agentTokens;  // to drop at the end
   std::vector<std::string> planeTokens;                         // served or received by hnowd
-  // --reduce: one partial per agent, combined along the schedule.
-  struct Partial {
-    std::string token, sha;
-    std::uint64_t size = 0;
-    std::string parent;       // "" for the sink
-    int pendingChildren = 0;
-    std::vector<std::string> arrived;  // fetched children's tokens, waiting to be combined
-    bool busy = false;
-    bool sent = false;        // handed to its parent (or, the sink, to hnowd)
-  };
-  std::map<std::string, Partial> partials;
-  std::string sink;
+  // --reduce: the reduction (core/job_reduction.h) and, per share, the attempt it holds.
+  std::unique_ptr<ReductionActions> reductionLink;  // a JobService::ReductionLink
+  std::unique_ptr<JobReduction> reduction;
+  std::map<int, int> leafAttempt;
   double reductionPredictedS = 0.0;
   std::string reductionName;
   TimePoint reductionStarted{};

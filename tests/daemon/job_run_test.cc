@@ -350,3 +350,31 @@ TEST_CASE("a share waiting behind its agent's previous share is not late: its de
   run.tick();
   CHECK(run.reissued() == 1);
 }
+
+TEST_CASE("--reduce: handed-over results stay put when their agent is lost; redo computes lost shares elsewhere") {
+  ManualClock clock;
+  Recorder actions;
+  JobRunOptions options;
+  options.collectResults = false;
+  JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
+  run.start();
+  for (int k = 0; k < 3; ++k) run.served(k, "");
+  for (int k = 0; k < 3; ++k) run.computed(k, "", 1.0);
+  REQUIRE(run.finished());
+  run.handOver();
+  actions.take();
+  run.agentLost("a");  // the reduction decides what is lost (core/job_reduction.h)
+  CHECK(actions.take().empty());
+  CHECK(run.finished());
+  CHECK(run.reissued() == 0);
+  run.redo({0}, {"a", "c"});  // c dropped by the reduction too: b takes it
+  CHECK_FALSE(run.finished());
+  CHECK(actions.take() == Log{"serve 3"});
+  CHECK(run.attempts()[3].agent == "b");
+  run.served(3, "");
+  CHECK(actions.take() == Log{"compute 3"});
+  run.computed(3, "", 1.0);
+  CHECK(run.finished());
+  CHECK(run.shares()[0].accepted == 3);
+  CHECK(run.reissued() == 1);
+}

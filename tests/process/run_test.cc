@@ -183,6 +183,46 @@ TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere - th
   CHECK(report["reissued"].get<int>() >= 1);
 }
 
+TEST_CASE("hnow run: an agent killed during --reduce's reduction - its share is computed again, the sum is right") {
+  RunCluster cluster;
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path numbers = cluster.dir.path / "numbers.txt";
+  std::string lines;
+  long long sum = 0;
+  for (int i = 1; i <= 30000; ++i) lines += std::to_string(i * 7 % 1000) + "\n", sum += i * 7 % 1000;
+  std::ofstream(numbers) << lines;
+  const fs::path output = cluster.dir.path / "sum.txt";
+  const fs::path markers = cluster.dir.path / "markers";
+  fs::create_directories(markers);
+  // Only the reduce command leaves a marker (calibration runs the map one),
+  // then takes 0.3 s (x the agent's compute factor): at the first marker a
+  // combine is under way, and agent-1 (the fastest uplink: the sink, whose
+  // partial nobody else holds) is killed. Its share must be computed again
+  // elsewhere and the reduction re-planned over the two others.
+  const std::string sumCmd = "awk '{s+=\\$1} END {print s+0}'";
+  const std::string args = "--input " + numbers.string() + " --shell --cmd \"" + sumCmd + "\" --reduce \"touch " +
+                           markers.string() + "/\\$\\$; sleep 0.3; " + sumCmd + "\" --json --output " +
+                           output.string();
+  hnow::testing::ChildProcess run(
+      {"/bin/sh", "-c", cluster.run(args) + " > " + (cluster.dir.path / "report.json").string()}, {},
+      (cluster.dir.path / "run.err").string());
+  auto count = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(markers)) ++n;
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (count() < 1 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  REQUIRE(count() >= 1);
+  ::kill(cluster.pidOf(1), SIGKILL);
+  auto status = run.waitExit(30s);
+  REQUIRE(status.has_value());
+  REQUIRE_MESSAGE(*status == 0, readWhole(cluster.dir.path / "run.err"));
+  CHECK(readWhole(output) == std::to_string(sum) + "\n");
+  auto report = nlohmann::json::parse(readWhole(cluster.dir.path / "report.json"));
+  CHECK(report["reissued"].get<int>() >= 1);
+}
+
 TEST_CASE("hnow run: a command that cannot start, a failing command and a bad split are clear errors") {
   RunCluster cluster;
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);

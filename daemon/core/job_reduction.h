@@ -1,0 +1,143 @@
+#pragma once
+// `hnow run --reduce CMD` (issue 8): partial results combined pairwise on
+// the agents along a seed 003 reduction schedule (optimal for a few agents,
+// else slowest node first) to a sink, whose result hnowd collects. A state
+// machine on a Clock, like JobRun, so that losing an agent mid-reduction can
+// be tested by hand (docs/jobs.md "Reduction"):
+//
+// Every partial records what it was combined from, and which agents still
+// hold its file (its producer keeps a partial it sent; a combine drops its
+// inputs on the combining agent). When an agent is lost, or a step misses
+// its deadline (its agent is then treated as lost for this job), the steps
+// under way are abandoned and the reduction is planned again over the
+// survivors: each top partial whose file no live agent holds is replaced by
+// what it was combined from, down to share results, and a share result
+// with no live holder is computed again (ReductionActions::recompute).
+// So every share's result enters the final result exactly once.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace hnow::daemon {
+
+struct ReductionPartial {
+  std::string producer;           // the agent that made it
+  std::set<std::string> holders;  // live agents that hold its file
+  int share = -1;                 // a share's result (a leaf), else -1
+  std::vector<int> children;      // combined from (partial ids)
+  std::uint64_t size = 0;
+  bool consumed = false;          // input to a combine that succeeded
+  bool replaced = false;          // a leaf whose share was computed again
+  std::string token, digest;      // the caller's names for its file (opaque here)
+};
+
+class ReductionActions {
+ public:
+  virtual ~ReductionActions() = default;
+  // Run CMD on `agent` over partial `into` followed by `other` (both on
+  // `agent`) -> JobReduction::combined(step, ...).
+  virtual void combine(int step, const std::string& agent, int into, int other) = 0;
+  // `to` fetches `partial` from `from` -> moved(step, ...).
+  virtual void move(int step, int partial, const std::string& from, const std::string& to) = 0;
+  // hnowd fetches the final partial from `agent` -> collected(step, ...).
+  virtual void collect(int step, int partial, const std::string& agent) = 0;
+  // `agent` no longer needs its copy of `partial`. No answer expected.
+  virtual void drop(int partial, const std::string& agent) = 0;
+  // These shares' results are lost with their agents: compute them again,
+  // then addLeaf() each and start() again.
+  virtual void recompute(const std::vector<int>& shares) = 0;
+};
+
+// What the plan needs to know of an agent (the rate table and calibration).
+struct ReductionCosts {
+  double uplinkBytesPerSecond = 1e9;
+  double sendOverheadS = 0.0;
+  double combineFixedS = 0.0;       // a run of CMD: start-up
+  double combineSecondsPerByte = 0.0;
+};
+
+struct ReductionOptions {
+  double slack = 2.0;  // step deadline = start + slack x predicted + grace
+  Duration grace = std::chrono::seconds(2);
+  int maxOptimal = 8;  // agents up to which the optimal schedule is searched
+};
+
+class JobReduction {
+ public:
+  using CostsOf = std::function<ReductionCosts(const std::string& agent)>;
+  JobReduction(const Clock& clock, ReductionActions& actions, CostsOf costs, ReductionOptions options = {});
+
+  // A share's accepted result, held by `agent`; returns the partial's id.
+  int addLeaf(int share, const std::string& agent, std::uint64_t size, std::string token = "",
+              std::string digest = "");
+  // Plans over the live partials and starts moving them (or asks for
+  // recomputation first). Call once all leaves are added.
+  void start();
+  // The combined partial is named `token` / `digest` (see ReductionPartial).
+  void combined(int step, const std::string& error, std::uint64_t size, std::string token = "",
+                std::string digest = "");
+  void moved(int step, const std::string& error);
+  void collected(int step, const std::string& error);
+  void agentLost(const std::string& agent);
+  // Steps past their deadline: their agent is treated as lost. Call periodically.
+  void tick();
+
+  bool finished() const { return failure_.has_value() || final_.has_value(); }
+  const std::optional<std::string>& failure() const { return failure_; }
+  std::optional<int> finalPartial() const { return final_; }
+  const std::vector<ReductionPartial>& partials() const { return partials_; }
+  // The shares whose results partial `p` combines (with repeats, if any).
+  std::vector<int> sharesOf(int p) const;
+  const std::string& scheduleName() const { return scheduleName_; }
+  const std::string& sink() const { return sink_; }
+  double predictedS() const { return predictedS_; }  // of the last plan
+  int replans() const { return replans_; }
+  bool waitingForRecompute() const { return waiting_; }
+  const std::set<std::string>& lost() const { return lost_; }
+
+ private:
+  struct Node {  // an agent of the current plan
+    int current = -1;          // its partial so far
+    std::vector<int> arrived;  // partials on it, waiting to be combined into current
+    std::string parent;        // "" for the sink
+    int pendingChildren = 0;   // children not yet arrived
+    bool busy = false, sent = false;
+    double sendS = 0.0;
+  };
+  struct Step {
+    enum class Kind { kCombine, kMove, kCollect } kind;
+    std::string agent;  // where it runs (late: this agent is dropped)
+    std::string from;   // kMove: the sender
+    int partial = -1, other = -1;
+    TimePoint deadline{};
+  };
+  void frontier(int p, std::vector<int>& tops, std::vector<int>& lost) const;
+  void pump();
+  int newStep(Step step, double predictedS);
+  void fail(std::string reason);
+  bool isLost(const std::string& agent) const { return lost_.count(agent) > 0; }
+
+  const Clock& clock_;
+  ReductionActions& actions_;
+  CostsOf costs_;
+  ReductionOptions options_;
+  std::vector<ReductionPartial> partials_;
+  std::set<std::string> lost_;
+  std::map<std::string, Node> nodes_;
+  std::map<int, Step> steps_;  // under way, of the current plan
+  int nextStep_ = 0;
+  bool running_ = false, waiting_ = false;
+  std::optional<int> final_;
+  std::optional<std::string> failure_;
+  std::string scheduleName_, sink_;
+  double predictedS_ = 0.0;
+  int replans_ = -1;
+};
+
+}  // namespace hnow::daemon

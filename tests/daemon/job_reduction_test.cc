@@ -1,0 +1,278 @@
+// `--reduce`'s pairwise reduction (daemon/core/job_reduction.h), driven by
+// hand with a manual clock: an agent lost before, during and after its
+// step, a late step; the final result must combine every share's result
+// exactly once (sharesOf the final partial), recomputing only what no live
+// agent holds.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/job_reduction.h"
+
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Call {
+  std::string kind;  // combine | move | collect
+  int step = -1;
+  std::string agent, from;  // move: agent receives from `from`
+  int partial = -1, other = -1;
+};
+
+struct Fake final : ReductionActions {
+  std::vector<Call> pending;
+  std::vector<std::vector<int>> recomputes;
+  int drops = 0;
+  void combine(int step, const std::string& agent, int into, int other) override {
+    pending.push_back({"combine", step, agent, "", into, other});
+  }
+  void move(int step, int partial, const std::string& from, const std::string& to) override {
+    pending.push_back({"move", step, to, from, partial, -1});
+  }
+  void collect(int step, int partial, const std::string& agent) override {
+    pending.push_back({"collect", step, agent, agent, partial, -1});
+  }
+  void drop(int, const std::string&) override { ++drops; }
+  void recompute(const std::vector<int>& shares) override { recomputes.push_back(shares); }
+};
+
+// Uplinks: a fastest (the sink), then b, c, d.
+ReductionCosts costsOf(const std::string& agent) {
+  ReductionCosts c;
+  c.uplinkBytesPerSecond = agent == "a" ? 400 : agent == "b" ? 300 : agent == "c" ? 200 : 100;
+  c.combineFixedS = 0.1;
+  return c;
+}
+
+// Answers the oldest pending call successfully; false if none.
+bool answerOne(JobReduction& r, Fake& f) {
+  if (f.pending.empty()) return false;
+  const Call c = f.pending.front();
+  f.pending.erase(f.pending.begin());
+  if (c.kind == "combine")
+    r.combined(c.step, "", r.partials()[c.partial].size + r.partials()[c.other].size);
+  else if (c.kind == "move")
+    r.moved(c.step, "");
+  else
+    r.collected(c.step, "");
+  return true;
+}
+
+void drive(JobReduction& r, Fake& f) {
+  while (!r.finished() && answerOne(r, f)) {
+  }
+}
+
+std::vector<int> finalShares(const JobReduction& r) {
+  REQUIRE(r.finalPartial());
+  auto shares = r.sharesOf(*r.finalPartial());
+  std::sort(shares.begin(), shares.end());
+  return shares;
+}
+
+using Shares = std::vector<int>;
+
+}  // namespace
+
+TEST_CASE("reduction: every share's result is combined once and collected from the sink") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.addLeaf(3, "c", 100);  // a reissued share: c combines its two first
+  r.start();
+  CHECK(r.sink() == "a");
+  CHECK(r.scheduleName() == "optimal");
+  drive(r, f);
+  CHECK_FALSE(r.failure());
+  CHECK(finalShares(r) == Shares{0, 1, 2, 3});
+  CHECK(f.recomputes.empty());
+  CHECK(f.drops == 6);  // three combines, two inputs each
+  CHECK(r.replans() == 0);
+}
+
+TEST_CASE("reduction: an agent lost before its step - its share is recomputed elsewhere, then reduced") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.agentLost("c");
+  r.start();
+  REQUIRE(f.recomputes == std::vector<Shares>{{2}});
+  CHECK(r.waitingForRecompute());
+  CHECK(f.pending.empty());
+  r.addLeaf(2, "b", 100);
+  r.start();
+  drive(r, f);
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+}
+
+TEST_CASE("reduction: a sender lost during its move - the move is abandoned, its share recomputed, the rest re-planned") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.start();
+  auto move = std::find_if(f.pending.begin(), f.pending.end(), [](const Call& c) { return c.from == "c"; });
+  REQUIRE(move != f.pending.end());
+  const Call stale = *move;
+  r.agentLost("c");
+  CHECK(f.recomputes == std::vector<Shares>{{2}});
+  r.moved(stale.step, "");  // its late answer no longer counts
+  f.pending.clear();
+  r.addLeaf(2, "a", 100);
+  r.start();
+  CHECK(r.replans() == 1);
+  drive(r, f);
+  CHECK_FALSE(r.failure());
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+}
+
+TEST_CASE("reduction: a sender lost after its partial was combined upstream - nothing is recomputed") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.start();
+  REQUIRE(f.pending.size() == 1);
+  CHECK(f.pending[0].kind == "move");
+  CHECK(f.pending[0].from == "b");
+  answerOne(r, f);  // b -> a
+  REQUIRE(f.pending.size() == 1);
+  CHECK(f.pending[0].kind == "combine");
+  answerOne(r, f);  // a combines
+  r.agentLost("b");
+  CHECK(f.recomputes.empty());
+  CHECK(r.replans() == 0);  // a's collect goes on
+  drive(r, f);
+  CHECK(finalShares(r) == Shares{0, 1});
+}
+
+TEST_CASE("reduction: the receiver lost after combining - only its own share is recomputed, the sender's copy is fetched again") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.start();
+  // Let the first move land and be combined, then lose its receiver.
+  auto first = std::find_if(f.pending.begin(), f.pending.end(), [](const Call& c) { return c.kind == "move"; });
+  REQUIRE(first != f.pending.end());
+  const Call landed = *first;
+  f.pending.erase(first);
+  const std::string receiver = landed.agent, sender = landed.from;
+  r.moved(landed.step, "");
+  auto combine = std::find_if(f.pending.begin(), f.pending.end(), [&](const Call& c) { return c.kind == "combine"; });
+  REQUIRE(combine != f.pending.end());
+  const Call merge = *combine;
+  f.pending.erase(combine);
+  CHECK(merge.agent == receiver);
+  r.combined(merge.step, "", 200);
+  const int receiverShare = receiver == "a" ? 0 : receiver == "b" ? 1 : 2;
+  r.agentLost(receiver);
+  REQUIRE(f.recomputes == std::vector<Shares>{{receiverShare}});
+  f.pending.clear();
+  r.addLeaf(receiverShare, sender, 100);
+  r.start();
+  drive(r, f);
+  CHECK_FALSE(r.failure());
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+}
+
+TEST_CASE("reduction: the sink lost while hnowd collects - the reduction is redone over the survivors") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.start();
+  while (!f.pending.empty() && f.pending.front().kind != "collect") answerOne(r, f);
+  REQUIRE(f.pending.size() == 1);
+  r.agentLost("a");
+  REQUIRE(f.recomputes == std::vector<Shares>{{0}});
+  f.pending.clear();
+  r.addLeaf(0, "b", 100);
+  r.start();
+  CHECK(r.sink() == "b");
+  drive(r, f);
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+}
+
+TEST_CASE("reduction: a step past its deadline drops its agent from the job; its late answer is ignored") {
+  ManualClock clock;
+  Fake f;
+  ReductionOptions options;
+  options.slack = 2.0;
+  options.grace = 1s;
+  JobReduction r(clock, f, costsOf, options);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.start();
+  REQUIRE(f.pending.size() == 1);  // b -> a: 100 B at 300 B/s, deadline 2 x 0.33 + 1 s
+  const Call slow = f.pending.front();
+  f.pending.clear();
+  clock.advance(1500ms);
+  r.tick();
+  CHECK(f.recomputes.empty());
+  clock.advance(500ms);
+  r.tick();  // a (the receiver, running the fetch) is dropped: share 0 again
+  CHECK(r.lost().count("a") == 1);
+  REQUIRE(f.recomputes == std::vector<Shares>{{0}});
+  r.moved(slow.step, "");
+  r.addLeaf(0, "b", 100);
+  r.start();
+  drive(r, f);
+  CHECK(finalShares(r) == Shares{0, 1});
+}
+
+TEST_CASE("reduction: a reduce command that fails fails the reduction with its reason") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "a", 100);
+  r.start();
+  REQUIRE(f.pending.size() == 1);
+  r.combined(f.pending[0].step, "exit status 2: awk: syntax error", 0);
+  REQUIRE(r.failure());
+  CHECK(r.failure()->find("awk: syntax error") != std::string::npos);
+  CHECK(r.finished());
+}
+
+TEST_CASE("reduction: an agent lost while lost shares are computed again - its own are asked for at the next start") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r(clock, f, costsOf);
+  r.addLeaf(0, "a", 100);
+  r.addLeaf(1, "b", 100);
+  r.addLeaf(2, "c", 100);
+  r.agentLost("a");
+  r.start();
+  REQUIRE(f.recomputes == std::vector<Shares>{{0}});
+  r.agentLost("b");  // meanwhile: nothing is under way, nothing to abandon
+  CHECK(f.pending.empty());
+  r.addLeaf(0, "c", 100);
+  r.start();
+  REQUIRE(f.recomputes.size() == 2);
+  CHECK(f.recomputes[1] == Shares{1});
+  r.addLeaf(1, "c", 100);
+  r.start();
+  CHECK(r.sink() == "c");
+  drive(r, f);
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+  CHECK(r.lost() == std::set<std::string>{"a", "b"});
+}
