@@ -79,13 +79,21 @@ using Shares = std::vector<int>;
 
 }  // namespace
 
-TEST_CASE("reduction: every share's result is combined once and collected from the sink") {
+// Three agents a, b, c holding shares 0, 1, 2 of 100 bytes each.
+struct ThreeShares {
   ManualClock clock;
   Fake f;
-  JobReduction r(clock, f, costsOf);
-  r.addLeaf(0, "a", 100);
-  r.addLeaf(1, "b", 100);
-  r.addLeaf(2, "c", 100);
+  JobReduction r{clock, f, costsOf};
+  ThreeShares() {
+    r.addLeaf(0, "a", 100);
+    r.addLeaf(1, "b", 100);
+    r.addLeaf(2, "c", 100);
+  }
+};
+
+TEST_CASE("reduction: every share's result is combined once and collected from the sink") {
+  ThreeShares lab;
+  auto& [clock, f, r] = lab;
   r.addLeaf(3, "c", 100);  // a reissued share: c combines its two first
   r.start();
   CHECK(r.sink() == "a");
@@ -99,12 +107,8 @@ TEST_CASE("reduction: every share's result is combined once and collected from t
 }
 
 TEST_CASE("reduction: an agent lost before its step - its share is recomputed elsewhere, then reduced") {
-  ManualClock clock;
-  Fake f;
-  JobReduction r(clock, f, costsOf);
-  r.addLeaf(0, "a", 100);
-  r.addLeaf(1, "b", 100);
-  r.addLeaf(2, "c", 100);
+  ThreeShares lab;
+  auto& [clock, f, r] = lab;
   r.agentLost("c");
   r.start();
   REQUIRE(f.recomputes == std::vector<Shares>{{2}});
@@ -117,12 +121,8 @@ TEST_CASE("reduction: an agent lost before its step - its share is recomputed el
 }
 
 TEST_CASE("reduction: a sender lost during its move - the move is abandoned, its share recomputed, the rest re-planned") {
-  ManualClock clock;
-  Fake f;
-  JobReduction r(clock, f, costsOf);
-  r.addLeaf(0, "a", 100);
-  r.addLeaf(1, "b", 100);
-  r.addLeaf(2, "c", 100);
+  ThreeShares lab;
+  auto& [clock, f, r] = lab;
   r.start();
   auto move = std::find_if(f.pending.begin(), f.pending.end(), [](const Call& c) { return c.from == "c"; });
   REQUIRE(move != f.pending.end());
@@ -161,12 +161,8 @@ TEST_CASE("reduction: a sender lost after its partial was combined upstream - no
 }
 
 TEST_CASE("reduction: the receiver lost after combining - only its own share is recomputed, the sender's copy is fetched again") {
-  ManualClock clock;
-  Fake f;
-  JobReduction r(clock, f, costsOf);
-  r.addLeaf(0, "a", 100);
-  r.addLeaf(1, "b", 100);
-  r.addLeaf(2, "c", 100);
+  ThreeShares lab;
+  auto& [clock, f, r] = lab;
   r.start();
   // Let the first move land and be combined, then lose its receiver.
   auto first = std::find_if(f.pending.begin(), f.pending.end(), [](const Call& c) { return c.kind == "move"; });
@@ -193,12 +189,8 @@ TEST_CASE("reduction: the receiver lost after combining - only its own share is 
 }
 
 TEST_CASE("reduction: the sink lost while hnowd collects - the reduction is redone over the survivors") {
-  ManualClock clock;
-  Fake f;
-  JobReduction r(clock, f, costsOf);
-  r.addLeaf(0, "a", 100);
-  r.addLeaf(1, "b", 100);
-  r.addLeaf(2, "c", 100);
+  ThreeShares lab;
+  auto& [clock, f, r] = lab;
   r.start();
   while (!f.pending.empty() && f.pending.front().kind != "collect") answerOne(r, f);
   REQUIRE(f.pending.size() == 1);
@@ -254,12 +246,8 @@ TEST_CASE("reduction: a reduce command that fails fails the reduction with its r
 }
 
 TEST_CASE("reduction: an agent lost while lost shares are computed again - its own are asked for at the next start") {
-  ManualClock clock;
-  Fake f;
-  JobReduction r(clock, f, costsOf);
-  r.addLeaf(0, "a", 100);
-  r.addLeaf(1, "b", 100);
-  r.addLeaf(2, "c", 100);
+  ThreeShares lab;
+  auto& [clock, f, r] = lab;
   r.agentLost("a");
   r.start();
   REQUIRE(f.recomputes == std::vector<Shares>{{0}});
