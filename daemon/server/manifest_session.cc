@@ -25,13 +25,7 @@ void manifestStatusToWire(const ManifestStatus& s, wire::ManifestReport::Builder
     w.setDest(s.items[i].dest);
     sendStatusToWire(s.items[i].send, w.initReport());
   }
-  auto considered = out.initConsidered(static_cast<unsigned>(s.considered.size()));
-  for (std::size_t i = 0; i < s.considered.size(); ++i) {
-    auto w = considered[static_cast<unsigned>(i)];
-    w.setAlgo(s.considered[i].algo);
-    w.setMode(s.considered[i].mode);
-    w.setPredictedS(s.considered[i].predictedSeconds);
-  }
+  planOptionsToWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
 }
 
 }  // namespace

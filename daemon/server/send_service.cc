@@ -287,6 +287,15 @@ void SendService::endIfFinished(Running& running) {
   finishRecord(running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
 }
 
+void planOptionsToWire(const std::vector<PlanOption>& options, capnp::List<wire::PlanOption>::Builder out) {
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    auto w = out[static_cast<unsigned>(i)];
+    w.setAlgo(options[i].algo);
+    w.setMode(options[i].mode);
+    w.setPredictedS(options[i].predictedSeconds);
+  }
+}
+
 void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
   out.setFinished(s.finished);
   out.setAlgo(s.algo);
@@ -313,13 +322,7 @@ void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
     w.setMessage(c.message);
     w.setCorruptChunks(c.corruptChunks);
   }
-  auto considered = out.initConsidered(static_cast<unsigned>(s.considered.size()));
-  for (std::size_t i = 0; i < s.considered.size(); ++i) {
-    auto w = considered[static_cast<unsigned>(i)];
-    w.setAlgo(s.considered[i].algo);
-    w.setMode(s.considered[i].mode);
-    w.setPredictedS(s.considered[i].predictedSeconds);
-  }
+  planOptionsToWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
   out.setFluidBoundS(s.fluidBoundS);
   out.setReplanning(s.replanning);
   out.setReplans(static_cast<std::uint32_t>(s.replans));

@@ -61,5 +61,7 @@ class SendService final : public TransferObserver {
 };
 
 void sendStatusToWire(const SendStatus& status, wire::SendReport::Builder out);
+// `options` into a list the caller initialised with as many entries.
+void planOptionsToWire(const std::vector<PlanOption>& options, capnp::List<wire::PlanOption>::Builder out);
 
 }  // namespace hnow::daemon
