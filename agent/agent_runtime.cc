@@ -339,6 +339,10 @@ kj::Promise<void> AgentRuntime::probes(wire::AgentSession::Client session) {
   settings.uplinkBytesPerSecond = bytesPerSecond(emulation_.uplinkMbps);
   settings.downlinkBytesPerSecond = bytesPerSecond(emulation_.downlinkMbps);
   settings.computeFactor = emulation_.computeFactor;
+  if (receiver_) {
+    settings.dataSent = [this]() { return receiver_->bytesSent(); };
+    settings.dataReceived = [this]() { return receiver_->bytesReceived(); };
+  }
   auto peer = kj::heap<SessionProbePeer>(session);
   auto measured = probeRates(*peer, timer_, clock_, settings).attach(kj::mv(peer));
   return measured

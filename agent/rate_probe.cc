@@ -86,9 +86,13 @@ kj::Promise<double> timedTransfer(ProbePeer& peer, kj::Timer& timer, const daemo
   // Paced probes move a fixed number of bytes; a real link is measured for
   // `transferTime` (a 32 MiB probe of a 50 Mbit/s uplink would take 5 s).
   if (limit <= 0) t.stopIssuingAt = start + settings.transferTime;
-  return pump(peer, timer, clock, t).then([&t, start]() {
+  // What the data plane moved on the same link meanwhile (unpaced only).
+  const auto& concurrent = upload ? settings.dataSent : settings.dataReceived;
+  const std::uint64_t before = limit <= 0 && concurrent ? concurrent() : 0;
+  return pump(peer, timer, clock, t).then([&t, start, before, concurrent, limit]() {
     double elapsed = std::max(1e-9, daemon::seconds(t.lastCompletion - start));
-    return static_cast<double>(t.completed) / elapsed;
+    const std::uint64_t alongside = limit <= 0 && concurrent ? concurrent() - before : 0;
+    return static_cast<double>(t.completed + alongside) / elapsed;
   }).attach(kj::mv(transfer));
 }
 

@@ -7,6 +7,7 @@
 #include <kj/timer.h>
 
 #include <cstdint>
+#include <functional>
 
 #include "daemon/core/clock.h"
 #include "planner/node_rates.h"
@@ -32,6 +33,13 @@ struct ProbeSettings {
   // At most this many bytes in one bulk transfer when the rate is not limited.
   std::uint64_t unlimitedBytes = 32u << 20;
   int pings = 16;
+  // Bytes this agent's data plane has sent / received so far (DataPlane::
+  // bytesSent). An unpaced probe shares the real link with any transfer
+  // under way, so it adds what the transfer moved meanwhile: the link's
+  // capacity, not what the transfer left over. Paced probes have their own
+  // token bucket and need no correction. Empty: no data plane yet.
+  std::function<std::uint64_t()> dataSent;
+  std::function<std::uint64_t()> dataReceived;
 };
 
 // `peer`, `timer` and `clock` must outlive the promise.

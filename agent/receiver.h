@@ -31,6 +31,9 @@ class Receiver {
   // Issue 7: serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
   const std::vector<std::string>& roots() const { return roots_; }
+  // What the data plane moved, for the probes (agent/rate_probe.h).
+  std::uint64_t bytesSent() const { return plane_.bytesSent(); }
+  std::uint64_t bytesReceived() const { return plane_.bytesReceived(); }
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {
     plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
   }

@@ -121,6 +121,12 @@ TEST_CASE("a file relayed source -> A -> B arrives byte-identical at both, renam
   CHECK(readWhole(dir.path / "b" / "f") == file.bytes);
   CHECK_FALSE(fs::exists(dir.path / "b" / ".f.hnow-part"));
   CHECK(doneB->corruptChunks == 0);
+  // What each plane moved, for the agents' probes: every byte once per hop.
+  CHECK(source.plane.bytesSent() == file.bytes.size());
+  CHECK(a.plane.bytesReceived() == file.bytes.size());
+  CHECK(a.plane.bytesSent() == file.bytes.size());
+  CHECK(b.plane.bytesReceived() == file.bytes.size());
+  CHECK(b.plane.bytesSent() == 0);
 }
 
 TEST_CASE("corrupt chunks are caught by XXH3, sent again, and the copies still verify") {

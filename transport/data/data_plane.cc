@@ -32,8 +32,8 @@ double burstOf(const DataOptions& o) { return 2.0 * o.chunkBytes; }
 
 // Lives on the data thread: created and destroyed there.
 struct DataPlane::Impl final : PlaneCore {
-  Impl(DataLoop& dataLoop, const daemon::Clock& clock, EventSink sink, DataOptions options)
-      : dataLoop_(dataLoop), clock_(clock), sink_(std::move(sink)), options_(options),
+  Impl(DataLoop& dataLoop, const daemon::Clock& clock, EventSink sink, DataOptions options, Counters& counters)
+      : dataLoop_(dataLoop), clock_(clock), sink_(std::move(sink)), options_(options), counters_(counters),
         uplink_(0, burstOf(options), clock.now()), downlink_(0, burstOf(options), clock.now()) {}
 
   ~Impl() override {
@@ -49,6 +49,8 @@ struct DataPlane::Impl final : PlaneCore {
   agent::TokenBucket& uplink() override { return uplink_; }
   agent::TokenBucket& downlink() override { return downlink_; }
   std::uint64_t countSentFrame() override { return ++sentFrames_; }
+  void countSent(std::uint64_t bytes) override { counters_.sent.fetch_add(bytes, std::memory_order_relaxed); }
+  void countReceived(std::uint64_t bytes) override { counters_.received.fetch_add(bytes, std::memory_order_relaxed); }
 
   Operation* find(const std::string& token) override {
     auto it = operations_.find(token);
@@ -252,6 +254,7 @@ struct DataPlane::Impl final : PlaneCore {
   const daemon::Clock& clock_;
   EventSink sink_;
   DataOptions options_;
+  Counters& counters_;  // the facade's, read from any thread
   agent::TokenBucket uplink_;
   agent::TokenBucket downlink_;
   std::uint64_t sentFrames_ = 0;
@@ -263,7 +266,7 @@ struct DataPlane::Impl final : PlaneCore {
 
 DataPlane::DataPlane(const daemon::Clock& clock, EventSink sink, DataOptions options)
     : loop_(std::make_unique<DataLoop>()) {
-  loop_->runSync([&]() { impl_ = std::make_unique<Impl>(*loop_, clock, std::move(sink), options); });
+  loop_->runSync([&]() { impl_ = std::make_unique<Impl>(*loop_, clock, std::move(sink), options, counters_); });
 }
 
 DataPlane::~DataPlane() {

@@ -10,6 +10,7 @@
 // Thread-safe facade: every method posts to the data thread (DataLoop) and
 // returns at once; events come back through `EventSink` on the data thread.
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -84,8 +85,19 @@ class DataPlane {
   // Forget the operation: close its connections; an unfinished temp file is removed.
   void release(std::string token);
 
+  // DATA payload bytes sent to children and received from parents since the
+  // plane started, every operation together; any thread. An unpaced probe
+  // adds what moved meanwhile to its own reading (agent/rate_probe.h).
+  std::uint64_t bytesSent() const { return counters_.sent.load(std::memory_order_relaxed); }
+  std::uint64_t bytesReceived() const { return counters_.received.load(std::memory_order_relaxed); }
+
  private:
+  struct Counters {
+    std::atomic<std::uint64_t> sent{0};
+    std::atomic<std::uint64_t> received{0};
+  };
   struct Impl;
+  Counters counters_;
   std::unique_ptr<class DataLoop> loop_;
   std::unique_ptr<Impl> impl_;  // created and destroyed on the data thread
 };

@@ -55,6 +55,9 @@ class PlaneCore {
   virtual Operation* find(const std::string& token) = 0;
   // Numbers the DATA frames this process sends (fault injection).
   virtual std::uint64_t countSentFrame() = 0;
+  // DATA payload bytes sent to a child / received in order from a parent.
+  virtual void countSent(std::uint64_t bytes) = 0;
+  virtual void countReceived(std::uint64_t bytes) = 0;
   // A chunk was written to `op` in order.
   virtual void chunkWritten(Operation& op) = 0;
   // The connection to `op`'s parent ended before the file was complete.

@@ -45,6 +45,7 @@ void PullConnection::onFrame(Frame frame) {
   const std::uint64_t length = frame.payload.size();
   expected_ += length;
   stream_.write(encodeFrame(FrameType::kAck, expected_, {}));
+  core_.countReceived(length);
   daemon::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
   if (wait > daemon::Duration::zero()) {
     stream_.pauseReading();

@@ -60,6 +60,7 @@ void ServeConnection::onFrame(Frame frame) {
 void ServeConnection::pump() {
   if (!op_ || !window_ || !stream_.open() || held_) return;
   while (auto chunk = window_->next(op_->available)) {
+    core_.countSent(chunk->length);
     daemon::Duration wait = core_.uplink().take(chunk->length, core_.now());
     if (wait > daemon::Duration::zero()) {
       held_ = chunk;
