@@ -1,7 +1,14 @@
 #include "agent/path_parts.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 
 namespace hnow::agent {
 
@@ -22,6 +29,60 @@ std::vector<std::string> componentsOf(const std::string& path) {
 std::string realRoot(const std::string& root) {
   char buffer[PATH_MAX];
   return ::realpath(root.c_str(), buffer) ? std::string(buffer) : "";
+}
+
+std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<std::string>& roots,
+                                                             const std::string& path, const PathWords& words,
+                                                             bool createDirs) {
+  if (roots.empty()) return std::string("this agent has no roots to ") + words.rootsUse;
+  if (path.empty()) return std::string("the ") + words.noun + " is empty";
+  std::vector<std::string> parts = componentsOf(path);
+  for (const auto& p : parts)
+    if (p == "..") return std::string("'..' is not allowed in a ") + words.noun + " (" + path + ")";
+  if (parts.empty() || path.back() == '/')
+    return std::string("the ") + words.shortNoun + " must name a file, not a directory (" + path + ")";
+
+  // Pick the root: the data root for a relative path, the root it lies in otherwise.
+  std::string root;
+  if (path.front() != '/') {
+    root = realRoot(roots.front());
+  } else {
+    for (const auto& r : roots) {
+      std::vector<std::string> rootParts = componentsOf(r), realParts = componentsOf(realRoot(r));
+      for (const auto* candidate : {&rootParts, &realParts}) {
+        if (candidate->empty() || candidate->size() >= parts.size()) continue;
+        if (std::equal(candidate->begin(), candidate->end(), parts.begin())) {
+          root = realRoot(r);
+          parts.erase(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(candidate->size()));
+          break;
+        }
+      }
+      if (!root.empty()) break;
+    }
+    if (root.empty()) return path + " is outside this agent's roots";
+  }
+  if (root.empty()) return std::string("the agent's data root does not exist");
+
+  int dir = ::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (dir < 0) return "cannot open the root " + root + ": " + std::strerror(errno);
+  std::string dirPath = root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (createDirs && ::mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
+      std::string why = std::strerror(errno);
+      ::close(dir);
+      return "cannot create " + dirPath + "/" + parts[i] + ": " + why;
+    }
+    int next = ::openat(dir, parts[i].c_str(), O_DIRECTORY | O_NOFOLLOW | O_RDONLY | O_CLOEXEC);
+    int error = errno;
+    ::close(dir);
+    if (next < 0)
+      return error == ELOOP || error == ENOTDIR
+                 ? dirPath + "/" + parts[i] + " is a symlink or not a directory: refused"
+                 : "cannot open " + dirPath + "/" + parts[i] + ": " + std::strerror(error);
+    dir = next;
+    dirPath += "/" + parts[i];
+  }
+  return ConfinedParent{dir, dirPath, parts.back()};
 }
 
 }  // namespace hnow::agent

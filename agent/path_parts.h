@@ -1,7 +1,11 @@
 #pragma once
-// What confining a path to an agent's roots needs, for files it writes
-// (dest_path.h) and files it serves (source_file.h) alike.
+// Confining a path to an agent's roots (DESIGN.md "Integrity and security
+// defaults"), for files it writes (dest_path.h) and files it serves
+// (source_file.h) alike: a relative path is under the data root (the first
+// root), an absolute one must lie inside a root, `..` is refused, and every
+// directory on the way is opened with O_NOFOLLOW, so no symlink leads out.
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace hnow::agent {
@@ -10,5 +14,26 @@ namespace hnow::agent {
 std::vector<std::string> componentsOf(const std::string& path);
 // `root` with every symlink resolved, or "" when it does not exist.
 std::string realRoot(const std::string& root);
+
+// How refusals name the path: "destination" / "write under", or
+// "source file" / "source" / "read from".
+struct PathWords {
+  const char* noun;       // "'..' is not allowed in a NOUN", "the NOUN is empty"
+  const char* shortNoun;  // "the SHORT must name a file, not a directory"
+  const char* rootsUse;   // "this agent has no roots to USE"
+};
+
+// The directory the named file is in, opened (caller closes `dirFd`).
+struct ConfinedParent {
+  int dirFd = -1;
+  std::string dirPath;  // absolute, for messages and reports
+  std::string name;     // the file's name inside it
+};
+
+// Walks `path` down from its root, creating missing directories when
+// `createDirs`; the parent directory, or the reason the path is refused.
+std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<std::string>& roots,
+                                                             const std::string& path, const PathWords& words,
+                                                             bool createDirs);
 
 }  // namespace hnow::agent
