@@ -1,7 +1,6 @@
 // `hnow send --manifest` on a local cluster (issue 7): two items from two
 // source agents, and the refusals that stop a manifest before a byte moves.
 #include <doctest/doctest.h>
-#include <openssl/sha.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -10,10 +9,14 @@
 #include <random>
 
 #include "cli/run_process.h"
+#include "process/transfer_checks.h"
 
+using hnow::testing::partFiles;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
+using hnow::testing::shaHex;
 using hnow::testing::TempDir;
+using hnow::testing::writeRandomFile;
 namespace fs = std::filesystem;
 
 namespace {
@@ -44,31 +47,6 @@ struct LocalCluster {
     return path;
   }
 };
-
-std::string writeRandomFile(const fs::path& path, std::size_t size) {
-  fs::create_directories(path.parent_path());
-  std::mt19937_64 random(size);
-  std::string bytes(size, '\0');
-  for (auto& c : bytes) c = static_cast<char>(random());
-  std::ofstream(path, std::ios::binary) << bytes;
-  return bytes;
-}
-
-std::string shaHex(const std::string& bytes) {
-  unsigned char d[32];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
-  char hex[65];
-  for (int i = 0; i < 32; ++i) std::snprintf(hex + 2 * i, 3, "%02x", d[i]);
-  return hex;
-}
-
-int partFiles(const fs::path& root) {
-  int n = 0;
-  std::error_code error;
-  for (const auto& e : fs::recursive_directory_iterator(root, error))
-    n += e.path().filename().string().find(".hnow-") != std::string::npos;
-  return n;
-}
 
 std::string item(const std::string& source, const std::string& file, const std::string& dest, const std::string& to) {
   return "[[item]]\nsource = \"" + source + "\"\nfile = \"" + file + "\"\ndest = \"" + dest + "\"\nto = " + to + "\n";

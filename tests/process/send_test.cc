@@ -1,7 +1,6 @@
 // `hnow send` on a local cluster (issue 6): real hnowd and agents on
 // 127.0.0.1, stopped by a guard even when a check fails.
 #include <doctest/doctest.h>
-#include <openssl/sha.h>
 #include <signal.h>
 
 #include <chrono>
@@ -11,10 +10,14 @@
 #include <thread>
 
 #include "cli/run_process.h"
+#include "process/transfer_checks.h"
 
+using hnow::testing::partFiles;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
+using hnow::testing::shaHex;
 using hnow::testing::TempDir;
+using hnow::testing::writeRandomFile;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -50,31 +53,6 @@ struct Cluster {
     return static_cast<pid_t>(std::stol("0" + readWhole(dir.path / "pids" / ("agent-" + std::to_string(agent) + ".pid"))));
   }
 };
-
-std::string writeRandomFile(const fs::path& path, std::size_t size) {
-  std::mt19937_64 random(size);
-  std::string bytes(size, '\0');
-  for (auto& c : bytes) c = static_cast<char>(random());
-  std::ofstream(path, std::ios::binary) << bytes;
-  return bytes;
-}
-
-std::string shaHex(const std::string& bytes) {
-  unsigned char d[32];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
-  char hex[65];
-  for (int i = 0; i < 32; ++i) std::snprintf(hex + 2 * i, 3, "%02x", d[i]);
-  return hex;
-}
-
-// Temp files of unfinished receives anywhere under `root`.
-int partFiles(const fs::path& root) {
-  int n = 0;
-  std::error_code error;
-  for (const auto& e : fs::recursive_directory_iterator(root, error))
-    n += e.path().filename().string().find(".hnow-") != std::string::npos;
-  return n;
-}
 
 }  // namespace
 

@@ -1,0 +1,41 @@
+#pragma once
+// What the process tests of sends and manifests check copies with.
+#include <openssl/sha.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace hnow::testing {
+
+// `size` bytes from a generator seeded with the size, written to `path`
+// (its directory created); returns them.
+inline std::string writeRandomFile(const std::filesystem::path& path, std::size_t size) {
+  std::filesystem::create_directories(path.parent_path());
+  std::mt19937_64 random(size);
+  std::string bytes(size, '\0');
+  for (auto& c : bytes) c = static_cast<char>(random());
+  std::ofstream(path, std::ios::binary) << bytes;
+  return bytes;
+}
+
+inline std::string shaHex(const std::string& bytes) {
+  unsigned char d[32];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
+  char hex[65];
+  for (int i = 0; i < 32; ++i) std::snprintf(hex + 2 * i, 3, "%02x", d[i]);
+  return hex;
+}
+
+// Temp files of unfinished receives anywhere under `root`.
+inline int partFiles(const std::filesystem::path& root) {
+  int n = 0;
+  std::error_code error;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root, error))
+    n += e.path().filename().string().find(".hnow-") != std::string::npos;
+  return n;
+}
+
+}  // namespace hnow::testing
