@@ -24,7 +24,7 @@ std::string Receiver::receive(const std::string& token, const std::string& dest,
                               const transport::data::Sha256& sha256) {
   auto target = openDestination(roots_, dest);
   if (auto* refused = std::get_if<std::string>(&target)) {
-    spdlog::warn("refused a receive: {}", *refused);
+    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, *refused);
     transport::refuse(*refused);
   }
   auto& t = std::get<transport::data::ReceiveTarget>(target);

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "server/gate_server.h"
+#include "transport/message_limit_stream.h"
 #include "transport/rpc_connection.h"
 
 namespace hnow::daemon {
@@ -94,7 +95,10 @@ kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream,
   auto login = kj::newPromiseAndFulfiller<void>();
   auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, kj::mv(login.fulfiller),
                                    sends_, manifests_, jobs_);
-  auto connection = kj::heap<transport::RpcConnection>(kj::mv(stream), kj::mv(gate));
+  // Messages over the reader's limit are refused, and logged, from the segment table.
+  auto limited = kj::heap<transport::MessageLimitStream>(
+      kj::mv(stream), peer, transport::peerReaderOptions().traversalLimitInWords * sizeof(capnp::word));
+  auto connection = kj::heap<transport::RpcConnection>(kj::mv(limited), kj::mv(gate));
   auto ended = connection->onDisconnect().fork();
   // Until the peer logs in, the deadline passes or the connection ends.
   auto first = login.promise

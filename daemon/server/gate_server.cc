@@ -43,8 +43,11 @@ void GateServer::requireProof(Role role, const std::string& name, capnp::Data::R
   KJ_REQUIRE(nonce.has_value(), "ask for a challenge before logging in");
   if (!transport::checkProof(secret_, role, name, *nonce, transport::bytesOf(proof))) {
     shut_ = true;
-    spdlog::warn("refused {} login{}{} from {}: wrong secret", role == Role::kAgent ? "agent" : "client",
-                 name.empty() ? "" : " as ", name, peer_);
+    // One message for both: a proof made with another secret and one replayed
+    // from another connection (over another nonce) look the same here.
+    spdlog::warn("refused {} login{}{} from {}: its proof does not answer this connection's challenge "
+                 "(a wrong secret, or a proof replayed from another connection)",
+                 role == Role::kAgent ? "agent" : "client", name.empty() ? "" : " as ", name, peer_);
     transport::refuse("authentication refused: wrong secret");
   }
   loggedIn_ = true;

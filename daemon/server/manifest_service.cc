@@ -105,7 +105,10 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
   };
   for (ManifestItemRequest& r : request.items) {
     const std::string item = "item at " + r.where;
-    if (std::string problem = destProblem(r.dest); !problem.empty()) transport::refuse(item + ": " + problem);
+    if (std::string problem = destProblem(r.dest); !problem.empty()) {
+      spdlog::warn("manifest refused: {}: {}", item, problem);
+      transport::refuse(item + ": " + problem);
+    }
     const AgentView* source = nullptr;
     for (const AgentView& a : alive)
       if (a.record.name == r.source) source = &a;

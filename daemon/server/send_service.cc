@@ -29,7 +29,10 @@ void checkDest(const std::string& dest) {
       part += c;
       continue;
     }
-    if (part == "..") transport::refuse("'..' is not allowed in --dest (" + dest + ")");
+    if (part == "..") {
+      spdlog::warn("refused a send: '..' is not allowed in --dest ({})", dest);
+      transport::refuse("'..' is not allowed in --dest (" + dest + ")");
+    }
     part.clear();
   }
 }
@@ -46,6 +49,7 @@ std::string jsonNumber(double x) {
 }  // namespace
 
 struct SendService::Running {
+  std::uint64_t id = 0;
   std::string token;
   std::vector<std::string> agents;
   std::unique_ptr<AgentCommands> commands;
@@ -65,6 +69,10 @@ SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& p
 SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
 kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
+  while (finished_.size() > kKeptFinished) {
+    operations_.erase(finished_.front());
+    finished_.pop_front();
+  }
   if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
   checkDest(request.dest);
 
@@ -183,6 +191,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
           paths.push_back(results[i]->second);
         }
         if (!refusals.empty()) {
+          spdlog::warn("a send was refused by its destinations: {}", refusals);
           for (const auto& agent : raw->agents)
             if (AgentLink* link = coordinator_.link(agent)) link->release(raw->token);
           plane_.release(raw->token);
@@ -197,8 +206,9 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         settings.nodes = kj::mv(nodes);
         settings.chunkBytes = transport::data::kChunkBytes;
         raw->operation->setReplanning(kj::mv(settings));
-        raw->operation->start();
         const std::uint64_t id = nextOperation_++;
+        raw->id = id;
+        raw->operation->start();
         operations_[id] = kj::mv(running);
         return std::make_pair(id, raw->operation->status());
       });
@@ -264,6 +274,7 @@ void SendService::logReplan(std::uint64_t id, const SendOperation& operation) {
 void SendService::endIfFinished(Running& running) {
   if (running.released || !running.operation->finished()) return;
   running.released = true;
+  finished_.push_back(running.id);
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
   plane_.release(running.token);

@@ -102,9 +102,19 @@ struct DataPlane::Impl final : PlaneCore {
   }
 
   void accept(uv_stream_t* server) {
+    std::size_t awaiting = 0;
+    for (const auto& [child, owned] : children_) awaiting += child->operation() == nullptr;
     auto connection = std::make_unique<ServeConnection>(*this);
     ServeConnection* raw = connection.get();
-    if (connection->accept(server)) children_[raw] = std::move(connection);
+    if (!connection->accept(server)) return;
+    children_[raw] = std::move(connection);
+    if (awaiting >= options_.maxAwaitingHello) {
+      // A flood is logged, not every connection of it.
+      if (refusedAwaiting_++ % 100 == 0)
+        spdlog::warn("data connection from {} closed: {} connections are waiting to say hello ({} refused so far)",
+                     raw->peer(), awaiting, refusedAwaiting_);
+      raw->close("too many connections waiting to say hello");
+    }
   }
 
   void serveClosed(ServeConnection* connection) override {
@@ -258,6 +268,7 @@ struct DataPlane::Impl final : PlaneCore {
   agent::TokenBucket uplink_;
   agent::TokenBucket downlink_;
   std::uint64_t sentFrames_ = 0;
+  std::uint64_t refusedAwaiting_ = 0;
   UvHandle<uv_tcp_t> listener_;
   std::map<std::string, std::unique_ptr<Operation>> operations_;
   std::map<ServeConnection*, std::unique_ptr<ServeConnection>> children_;

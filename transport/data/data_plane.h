@@ -34,6 +34,11 @@ struct DataOptions {
   std::uint64_t corruptChunkEvery = 0;
   daemon::Duration progressInterval = std::chrono::milliseconds(100);
   daemon::Duration reconnectDelay = std::chrono::milliseconds(300);
+  // A connection must say HELLO within helloTimeout, and at most
+  // maxAwaitingHello may wait to: a peer without a token cannot hold this
+  // process's sockets for long or in bulk (as hnowd's ConnectionLimits).
+  daemon::Duration helloTimeout = std::chrono::seconds(10);
+  std::size_t maxAwaitingHello = 64;
 };
 
 // Where a received file goes: a directory opened without following links,

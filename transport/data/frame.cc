@@ -80,10 +80,13 @@ std::optional<Frame> FrameDecoder::next() {
   const std::uint32_t length = get32(h + 8);
   switch (type) {
     case FrameType::kData:
-      if (length > maxPayload_) error_ = "oversized frame: " + std::to_string(length) + " bytes";
+      if (length > maxPayload_)
+        error_ = "oversized frame: " + std::to_string(length) + " bytes (the limit is " +
+                 std::to_string(maxPayload_) + ")";
       break;
     case FrameType::kHello:
-      if (length != kTokenBytes) error_ = "a hello must carry a 32-byte token";
+      if (length != kTokenBytes)
+        error_ = "a hello of " + std::to_string(length) + " bytes (it must carry a 32-byte token)";
       break;
     case FrameType::kAck:
     case FrameType::kResend:

@@ -20,14 +20,33 @@ ServeConnection::ServeConnection(PlaneCore& core)
                                {},
                                [this](Frame f) { onFrame(std::move(f)); },
                                [this](const std::string& reason) {
-                                 spdlog::debug("data connection from a child ended: {}", reason);
+                                 // A frame that breaks the format is an attack or a bug: worth a warning.
+                                 if (reason.rfind("refused: ", 0) == 0)
+                                   spdlog::warn("data connection from {} {}; closed", stream_.peer(), reason);
+                                 else
+                                   spdlog::debug("data connection from {} ended: {}", stream_.peer(), reason);
                                  core_.serveClosed(this);
                                }}),
       pacing_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }) {
   if (pacing_) pacing_.get()->data = this;
 }
 
-bool ServeConnection::accept(uv_stream_t* server) { return stream_.accept(server); }
+bool ServeConnection::accept(uv_stream_t* server) {
+  if (!stream_.accept(server)) return false;
+  // Until the hello, the pacing timer is the hello deadline.
+  if (pacing_)
+    uv_timer_start(
+        pacing_.get(),
+        [](uv_timer_t* t) {
+          auto* self = static_cast<ServeConnection*>(t->data);
+          if (self->op_) return;
+          spdlog::warn("data connection from {} closed: no hello within {:.1f} s", self->stream_.peer(),
+                       std::chrono::duration<double>(self->core_.options().helloTimeout).count());
+          self->stream_.close("no hello in time");
+        },
+        toMillisCeil(core_.options().helloTimeout), 0);
+  return true;
+}
 
 void ServeConnection::onFrame(Frame frame) {
   if (!op_) {
@@ -35,10 +54,13 @@ void ServeConnection::onFrame(Frame frame) {
     if (!op) {
       // Unknown tokens are dropped without an answer (DESIGN.md security defaults).
       spdlog::warn("data connection from {} dropped: {}", stream_.peer(),
-                   frame.type == FrameType::kHello ? "unknown operation token" : "no hello");
+                   frame.type == FrameType::kHello
+                       ? "unknown operation token (forged, or of an operation that has ended)"
+                       : "it did not start with a hello");
       return stream_.close("unknown token");
     }
     op_ = op;
+    if (pacing_) uv_timer_stop(pacing_.get());
     op_->children.insert(this);
     window_.emplace(op->size, core_.options().windowBytes, core_.options().chunkBytes, frame.offset);
     spdlog::debug("child {} pulls from offset {}", stream_.peer(), frame.offset);

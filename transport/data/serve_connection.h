@@ -23,6 +23,7 @@ class ServeConnection {
     pacing_.reset();
   }
   Operation* operation() const { return op_; }
+  const std::string& peer() const { return stream_.peer(); }
 
  private:
   void onFrame(Frame frame);

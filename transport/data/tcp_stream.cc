@@ -27,6 +27,7 @@ bool TcpStream::accept(uv_stream_t* server) {
   if (!tcp_ || uv_accept(server, tcp_.stream()) != 0) return false;
   uv_tcp_nodelay(tcp_.get(), 1);
   open_ = true;
+  peer_ = lookUpPeer();
   startReading();
   return true;
 }
@@ -40,6 +41,7 @@ void TcpStream::connect(const sockaddr* address) {
     if (status != 0) return self->close(std::string("cannot connect: ") + uv_strerror(status));
     uv_tcp_nodelay(self->tcp_.get(), 1);
     self->open_ = true;
+    self->peer_ = self->lookUpPeer();
     self->startReading();
     if (self->callbacks_.onConnected) self->callbacks_.onConnected();
   })
@@ -121,7 +123,7 @@ void TcpStream::shutdown() {
   tcp_.reset();
 }
 
-std::string TcpStream::peer() const {
+std::string TcpStream::lookUpPeer() const {
   if (!tcp_) return "?";
   sockaddr_storage address{};
   int length = sizeof address;

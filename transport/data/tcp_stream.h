@@ -37,11 +37,14 @@ class TcpStream {
   // Closes without calling onClosed: the owner is going away.
   void shutdown();
   bool open() const { return open_; }
-  std::string peer() const;
+  // host:port of the other end, kept from when the connection opened, so
+  // it can still be named after the socket is closed.
+  const std::string& peer() const { return peer_; }
 
  private:
   void startReading();
   void onRead(ssize_t n, const uv_buf_t* buf);
+  std::string lookUpPeer() const;
 
   Callbacks callbacks_;
   UvHandle<uv_tcp_t> tcp_;
@@ -49,6 +52,7 @@ class TcpStream {
   bool open_ = false;
   bool closed_ = false;
   bool reading_ = false;
+  std::string peer_ = "?";
   char readBuffer_[64 * 1024];
   // Cleared on destruction so a callback loop notices that its owner
   // destroyed the stream from inside a callback.
