@@ -4,6 +4,7 @@
 // within a bound that one leaked operation per send would break.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -39,8 +40,15 @@ Usage usageOf(pid_t pid) {
   return u;
 }
 
-// RSS growth allowed after the warm-up, KiB (justified in docs/bench-soak.md).
-long kRssBoundKiB(const std::string& process) { return process == "hnowd" ? 2048 : 1024; }
+// RSS growth allowed over the measured 50 sends, after a warm-up of the
+// same load. Measured noise on this machine (docs/bench-soak.md): about
+// +-1 MiB per process from one run to the next (the allocator returns the
+// top of its heap or not), as much for hnowd. So: any process under 4 MiB
+// (a leak of 80 KiB per send breaks it), and the median agent under 1 MiB
+// (every agent takes part in every send, so a leak of 20 KiB per received
+// file shows in all sixteen while noise does not).
+constexpr long kAnyProcessKiB = 4096;
+constexpr long kMedianAgentKiB = 1024;
 
 using Snapshot = std::map<std::string, Usage>;
 
@@ -101,10 +109,11 @@ TEST_CASE("16 agents after 30 back-to-back and 20 concurrent sends: every daemon
   const std::string bytes = writeRandomFile(cluster.dir.path / "small.bin", 64 * 1024);
   const std::string file = (cluster.dir.path / "small.bin").string();
 
-  // Warm-up: hnowd keeps the last 32 finished sends (send_service.h), the
-  // allocator and libuv's thread pool settle; 40 sends fill all of that.
+  // Warm-up, the same load as measured: hnowd keeps the last 32 finished
+  // sends (send_service.h), and the allocator keeps the high-water mark of
+  // 20 sends at once (freed memory stays in the heap, not a leak).
   CHECK(sequentialSends(cluster, file, 30) == 0);
-  CHECK(concurrentSends(cluster, file, "warm-", 10) == 0);
+  CHECK(concurrentSends(cluster, file, "warm-", 20) == 0);
   const Snapshot warm = settled(pids);
 
   CHECK(sequentialSends(cluster, file, 30) == 0);
@@ -115,11 +124,16 @@ TEST_CASE("16 agents after 30 back-to-back and 20 concurrent sends: every daemon
 
   Snapshot after = snapshot(pids);
   CHECK(eventually([&]() { return sameFds(warm, after = snapshot(pids)); }, 5s));
+  std::vector<long> agentGrowth;
   for (const auto& [name, u] : warm) {
     const Usage& a = after.at(name);
     MESSAGE(name << ": fds " << u.fds << " -> " << a.fds << ", RSS " << u.rssKiB << " -> " << a.rssKiB << " KiB");
     CHECK_MESSAGE(a.fds == u.fds, name);
-    // See kRssBoundKiB below.
-    CHECK_MESSAGE(a.rssKiB - u.rssKiB < kRssBoundKiB(name), name);
+    CHECK_MESSAGE(a.rssKiB - u.rssKiB < kAnyProcessKiB, name);
+    if (name != "hnowd") agentGrowth.push_back(a.rssKiB - u.rssKiB);
   }
+  std::sort(agentGrowth.begin(), agentGrowth.end());
+  const long median = (agentGrowth[7] + agentGrowth[8]) / 2;
+  MESSAGE("median agent RSS growth " << median << " KiB");
+  CHECK(median < kMedianAgentKiB);
 }
