@@ -5,7 +5,7 @@
 # descriptors (/proc/PID/fd) and resident memory (VmRSS) after the warm-up,
 # after the 200 and after the 50, and the durations. A leak shows as fds
 # that do not come back or RSS that climbs phase after phase.
-#   bench/soak.sh                          the full soak (a few minutes)
+#   bench/soak.sh                          the full soak (about a minute)
 #   bench/soak.sh --sequential 50 --concurrent 20 --agents 8
 #   HNOW_BUILD_DIR=dir bench/soak.sh
 set -euo pipefail

@@ -38,7 +38,7 @@ struct DataOptions {
   // maxAwaitingHello may wait to: a peer without a token cannot hold this
   // process's sockets for long or in bulk (as hnowd's ConnectionLimits).
   daemon::Duration helloTimeout = std::chrono::seconds(10);
-  std::size_t maxAwaitingHello = 64;
+  std::size_t maxAwaitingHello = 256;
 };
 
 // Where a received file goes: a directory opened without following links,
