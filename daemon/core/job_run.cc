@@ -64,6 +64,7 @@ void JobRun::startNextCompute(const std::string& agent) {
   for (std::size_t id = 0; id < attempts_.size(); ++id)
     if (attempts_[id].agent == agent && attempts_[id].state == State::kReceived) {
       attempts_[id].state = State::kComputing;
+      attempts_[id].computeStart = clock_.now();  // rounds: the agent's ready time counts from here
       // Waiting behind the agent's previous share is not this share's lateness:
       // its deadline counts from now (the previous one has its own deadline).
       const TimePoint fromNow =

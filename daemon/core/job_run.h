@@ -24,7 +24,7 @@ struct JobAttempt {
   // (an agent computes one share at a time, as the model's workers do).
   enum class State { kQueued, kServing, kReceived, kComputing, kComputed, kCollecting, kDone, kFailed, kDropped, kHeld };
   State state = State::kQueued;
-  std::optional<TimePoint> serveStart, serveEnd, computeEnd, collectStart, collectEnd;
+  std::optional<TimePoint> serveStart, serveEnd, computeStart, computeEnd, collectStart, collectEnd;
   TimePoint deadline{};    // compute must have ended by then, else reissue
   double computeS = 0.0;   // as the agent measured it (emulation included)
   std::string digest;      // of the result, compared between replicas

@@ -315,8 +315,14 @@ TEST_CASE("rounds: more shares join a running job, an agent computes one share a
   run.served(1, "");  // a is still computing share 0: share 1 waits for it
   CHECK(actions.take() == Log{"serve 2"});
   CHECK(run.attempts()[1].state == JobAttempt::State::kReceived);
+  CHECK_FALSE(run.attempts()[1].computeStart);
+  clock.advance(3s);
   run.computed(0, "", 1);
   CHECK(actions.take() == Log{"compute 1", "collect 0"});
+  // Its compute starts when the agent is free, not when it arrived: the ready time of rounds.
+  REQUIRE(run.attempts()[1].computeStart);
+  CHECK(*run.attempts()[1].computeStart == clock.now());
+  CHECK(*run.attempts()[0].computeStart < clock.now());
   run.served(2, "");
   run.collected(0, "");
   run.computed(2, "", 1);
