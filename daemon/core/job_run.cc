@@ -33,16 +33,20 @@ void JobRun::start() {
     }
     serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
   }
+  queueReplicas(0);
+  pumpServes();
+}
+
+void JobRun::queueReplicas(std::size_t from) {
   // Replicas go out after the plan's shares, each on the next agents of the
   // pool after the planned one (so a share's replicas are on distinct agents).
   for (int r = 1; r < options_.replicas && agents_.size() > 1; ++r)
-    for (std::size_t k = 0; k < shares_.size() && !options_.selfScheduling; ++k) {
+    for (std::size_t k = from; k < shares_.size() && !options_.selfScheduling; ++k) {
       const JobShare& s = shares_[k];
       auto at = std::find(agents_.begin(), agents_.end(), s.agent) - agents_.begin();
       const std::string& agent = agents_[(static_cast<std::size_t>(at) + static_cast<std::size_t>(r)) % agents_.size()];
       serveQueue_.push_back(newAttempt(static_cast<int>(k), agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
     }
-  pumpServes();
 }
 
 void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& returnOrder) {
@@ -55,6 +59,7 @@ void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& ret
     if (options_.selfScheduling) unassigned_.push_back(static_cast<int>(k));
     else serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
   }
+  queueReplicas(static_cast<std::size_t>(base));  // a later round's shares are replicated as the first's
   pumpServes();
 }
 

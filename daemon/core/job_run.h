@@ -107,6 +107,7 @@ class JobRun {
 
  private:
   int newAttempt(int share, const std::string& agent, Duration predicted);
+  void queueReplicas(std::size_t fromShare);  // --replicas: the copies of shares_[fromShare...]
   void pumpServes();
   bool assignNextBlock();  // self-scheduling: queues the next share for an idle agent
   void pumpReturns();

@@ -384,3 +384,28 @@ TEST_CASE("--reduce: handed-over results stay put when their agent is lost; redo
   CHECK(run.shares()[0].accepted == 3);
   CHECK(run.reissued() == 1);
 }
+
+TEST_CASE("rounds with --replicas 2: a later round's shares are replicated on the next agent too") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> first(1);
+  first[0].units = 5, first[0].agent = "a";
+  JobRunOptions options;
+  options.replicas = 2;
+  JobRun run(clock, actions, first, {0}, {"a", "b"}, options);
+  run.setMoreComing(true);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");
+  CHECK(run.attempts().size() == 2);
+  CHECK(run.attempts()[1].agent == "b");
+  std::vector<JobShare> second(1);
+  second[0].units = 3, second[0].firstUnit = 5, second[0].agent = "b";
+  run.setMoreComing(false);
+  run.addShares(second, {0});
+  REQUIRE(run.attempts().size() == 4);
+  CHECK(run.attempts()[2].share == 1);
+  CHECK(run.attempts()[2].agent == "b");
+  CHECK(run.attempts()[3].share == 1);
+  CHECK(run.attempts()[3].agent == "a");  // its replica, on the next agent of the pool
+}
