@@ -47,7 +47,7 @@ struct RoundsInput {
   // A round is served no earlier than `lead` seconds before its first
   // worker is free (JobService does the same: it commits a round at that
   // moment, so that what drifted meanwhile is in the plan).
-  double lead = 0.5;
+  double lead = 0.25;
 };
 
 struct RoundShare {

@@ -255,6 +255,25 @@ void JobRun::agentLost(const std::string& agent) {
   pumpReturns();
 }
 
+bool JobRun::moveTo(int id, const std::string& agent) {
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  if ((a.state != State::kQueued && a.state != State::kReceived) || finished()) return false;
+  if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) return false;
+  for (const auto& b : attempts_)
+    if (b.share == a.share && b.agent == agent) return false;
+  const int k = a.share;
+  a.state = State::kDropped;
+  a.error = "moved to " + agent;
+  actions_.drop(id);
+  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  share.lateOrLost = true;  // out of the plan's return order
+  ++reissued_;
+  serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
+  pumpServes();
+  pumpReturns();
+  return true;
+}
+
 void JobRun::tick() {
   if (finished()) return;
   const TimePoint now = clock_.now();

@@ -89,6 +89,11 @@ class JobRun {
   void computed(int attempt, const std::string& error, double computeS, const std::string& digest = "");
   void collected(int attempt, const std::string& error);
   void agentLost(const std::string& agent);
+  // Rounds and drift (issue 8 item 3): a share served to an agent that has
+  // not started it (kQueued or kReceived) goes to `agent` instead, as a
+  // reissue. False when the attempt has started, or `agent` is lost or has
+  // tried the share already.
+  bool moveTo(int attempt, const std::string& agent);
   // Reissues shares whose attempts missed their deadline; call periodically.
   void tick();
   // --reduce: the accepted results now belong to the reduction

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/job_rounds.h"
 #include "server/job_state.h"
@@ -13,10 +14,11 @@
 namespace hnow::daemon {
 
 namespace {
-// A round is served this long before its first agent is free: a tick (the
-// check runs every 250 ms) plus a fetch's round trips.
-constexpr double kLead = 0.5;
-constexpr double kWithin = 0.3;  // commit when the plan's serve start is this close
+// A round is served this long before its first agent is free: a fetch's
+// round trips, and the check runs every tick (250 ms), so a round goes out
+// between kLead and kLead + kWithin before it is needed.
+constexpr double kLead = 0.25;
+constexpr double kWithin = 0.25;  // commit when the plan's serve start is this close
 constexpr int kMaxAutoRounds = 4;
 
 bool holds(JobAttempt::State s) {
@@ -137,10 +139,76 @@ void JobService::ratesDrifted(const RateEvent& event, const planner::NodeRates& 
     // Links: the next round reads the rate table, which has the new rate.
     if (event.rate == "compute" && rates.computeSecondsPerUnit > 0)
       job.drifted[event.agent] = {clock_.now(), rates.computeSecondsPerUnit};
-    if (job.roundsLeft > 0)
-      spdlog::info("run {}: {} {} drifted {:.4g} -> {:.4g}: the work not yet sent is planned on it", job.id,
+    if (job.rounds > 1)
+      spdlog::info("run {}: {} {} drifted {:.4g} -> {:.4g}: the work not yet started is planned on it", job.id,
                    event.agent, event.rate, event.before, event.after);
+    // Slower compute: what the agent holds but has not started may end sooner elsewhere.
+    if (event.rate == "compute" && event.after < event.before && job.rounds > 1) moveUnstarted(job, event.agent);
   }
+}
+
+// The shares `slowed` holds but has not started, in the order it would
+// compute them, each kept if it ends soonest there, else moved to the agent
+// that would end it soonest (its ready time, start-up, compute, fetch).
+void JobService::moveUnstarted(Job& job, const std::string& slowed) {
+  if (!job.run || job.phase != "running" || job.lost.count(slowed)) return;
+  double sourceUplink = sourceUplink_;
+  if (sourceUplink_ <= 0)
+    for (const AgentView& a : coordinator_.status()) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  const TimePoint now = clock_.now();
+  struct Agent {
+    double perUnit = 0, fixedS = 0, secondsPerByte = 0, readyAt = 0;
+  };
+  std::map<std::string, Agent> agents;
+  std::vector<int> unstarted;
+  for (const auto& name : job.agents) {
+    if (job.excluded.count(name) || job.lost.count(name)) continue;
+    Agent a;
+    a.perUnit = std::max(secondsPerUnitNow(job, name), 1e-9);
+    a.fixedS = job.calibrated[name].fixedS;
+    a.secondsPerByte = 1.0 / linkOf(name, sourceUplink);
+    std::vector<HeldShare> held;
+    const auto& attempts = job.run->attempts();
+    for (std::size_t id = 0; id < attempts.size(); ++id) {
+      const JobAttempt& t = attempts[id];
+      if (t.agent != name || !holds(t.state)) continue;
+      const bool computing = t.state == JobAttempt::State::kComputing;
+      if (name == slowed && (t.state == JobAttempt::State::kQueued || t.state == JobAttempt::State::kReceived)) {
+        unstarted.push_back(static_cast<int>(id));
+        continue;
+      }
+      HeldShare h;
+      h.units = job.run->shares()[static_cast<std::size_t>(t.share)].units;
+      h.computing = computing;
+      if (computing && t.computeStart) h.startedAgo = seconds(now - *t.computeStart);
+      held.push_back(h);
+    }
+    a.readyAt = readyTime(held, a.perUnit, a.fixedS);
+    agents[name] = a;
+  }
+  for (int id : unstarted) {
+    const JobAttempt& t = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(t.share);
+    const double units = static_cast<double>(job.run->shares()[k].units);
+    Agent& here = agents[slowed];
+    const double keep = here.readyAt + here.fixedS + units * here.perUnit;
+    std::string best;
+    double bestEnd = keep;
+    for (auto& [name, a] : agents) {
+      if (name == slowed) continue;
+      const double end = std::max(a.readyAt, static_cast<double>(job.shareSizes[k]) * a.secondsPerByte) + a.fixedS +
+                         units * a.perUnit;
+      if (end < bestEnd) best = name, bestEnd = end;
+    }
+    if (!best.empty() && job.run->moveTo(id, best)) {
+      spdlog::info("run {}: share {} ({} units) moves from {} (would end in {:.2f} s) to {} ({:.2f} s)", job.id, k + 1,
+                   job.run->shares()[k].units, slowed, keep, best, bestEnd);
+      agents[best].readyAt = bestEnd;
+    } else {
+      here.readyAt = keep;
+    }
+  }
+  advance(job);
 }
 
 }  // namespace hnow::daemon

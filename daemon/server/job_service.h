@@ -132,6 +132,8 @@ class JobService {
   int roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink);
   void planNextRound(Job& job, const std::vector<std::string>& active, double sourceUplink);
   double secondsPerUnitNow(const Job& job, const std::string& agent) const;
+  // A compute drift slowed `agent`: its shares not yet started may move.
+  void moveUnstarted(Job& job, const std::string& agent);
   double linkOf(const std::string& agent, double sourceUplink) const;
   // Shares (worker = index into `active`, units, times from now) become files
   // on the data plane and the JobRun's shares.

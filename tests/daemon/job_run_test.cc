@@ -409,3 +409,34 @@ TEST_CASE("rounds with --replicas 2: a later round's shares are replicated on th
   CHECK(run.attempts()[3].share == 1);
   CHECK(run.attempts()[3].agent == "a");  // its replica, on the next agent of the pool
 }
+
+TEST_CASE("a share an agent has not started can move to another agent; one it computes cannot") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> shares(2);
+  for (auto& s : shares) s.units = 4, s.agent = "a";
+  shares[1].firstUnit = 4;
+  JobRun run(clock, actions, shares, {0, 1}, {"a", "b"});
+  run.start();
+  run.served(0, "");
+  run.served(1, "");  // a computes share 0; share 1 waits on a
+  CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
+  CHECK_FALSE(run.moveTo(0, "b"));  // computing
+  CHECK_FALSE(run.moveTo(1, "a"));  // a has it already
+  REQUIRE(run.moveTo(1, "b"));
+  CHECK(actions.take() == Log{"drop 1", "serve 2"});
+  CHECK(run.attempts()[1].state == JobAttempt::State::kDropped);
+  CHECK(run.attempts()[2].agent == "b");
+  CHECK(run.reissued() == 1);
+  run.served(2, "");
+  CHECK(actions.take() == Log{"compute 2"});
+  run.computed(2, "", 1);
+  CHECK(actions.take() == Log{});  // share 0 returns first, and it is still computing
+  run.computed(0, "", 1);
+  CHECK(actions.take() == Log{"collect 0"});
+  run.collected(0, "");
+  CHECK(actions.take() == Log{"collect 2"});
+  run.collected(2, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+}
