@@ -314,7 +314,7 @@ struct RunAgentReport {
   idleS @3 :Float64;       # the job's time not spent receiving, computing or returning
   plannedUnits @4 :UInt64;
   secondsPerUnit @5 :Float64;  # calibrated
-  shareUnits @6 :List(UInt64); # each share planned for it, in serve order (rounds in order)
+  shareUnits @6 :List(UInt64); # units planned for it in each round (0: none that round)
 }
 
 struct RunBar {

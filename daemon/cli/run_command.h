@@ -40,7 +40,7 @@ struct RunAgentLine {
   std::string name;
   std::uint64_t units = 0, plannedUnits = 0;
   double computeS = 0, idleS = 0, secondsPerUnit = 0;
-  std::vector<std::uint64_t> shareUnits;  // each share planned for it, rounds in order
+  std::vector<std::uint64_t> shareUnits;  // units planned for it in each round
 };
 struct RunBarLine {
   std::string row, kind;

@@ -181,7 +181,9 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
   const double offset = seconds(clock_.now() - job.started);
   std::vector<JobShare> shares;
   std::uint64_t units = 0;
+  const int round = std::max(0, job.rounds - job.roundsLeft);
   for (PlannedShare& p : planned) {
+    p.round = round;
     p.firstUnit += job.nextUnit;
     units += p.units;
     const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];

@@ -45,7 +45,9 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
       for (const auto& p : job.plan->shares)
         if (p.worker >= 0 && job.agents[static_cast<std::size_t>(p.worker)] == agent) {
           a.plannedUnits += p.units;
-          a.shareUnits.push_back(p.units);
+          a.shareUnits.resize(std::max<std::size_t>({a.shareUnits.size(), static_cast<std::size_t>(job.rounds),
+                                                     static_cast<std::size_t>(p.round) + 1}), 0);
+          a.shareUnits[static_cast<std::size_t>(p.round)] += p.units;
         }
     if (job.run) {
       const auto& attempts = job.run->attempts();

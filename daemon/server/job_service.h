@@ -55,7 +55,7 @@ struct RunAgentStatus {
   double computeS = 0.0;
   double idleS = 0.0;
   double secondsPerUnit = 0.0;
-  std::vector<std::uint64_t> shareUnits;  // each share planned for it, in serve order (rounds in order)
+  std::vector<std::uint64_t> shareUnits;  // units planned for it in each round (0: none that round)
 };
 
 struct RunBar {
