@@ -175,6 +175,25 @@ double readyTime(const std::vector<HeldShare>& held, double perUnit, double fixe
   return t;
 }
 
+std::vector<int> placeUnstarted(std::vector<RoundWorker> workers, int slowed, const std::vector<std::uint64_t>& units) {
+  std::vector<int> placed;
+  for (std::uint64_t n : units) {
+    const double u = static_cast<double>(n);
+    auto endOn = [&](std::size_t w) {
+      const RoundWorker& x = workers[w];
+      const double arrives = static_cast<int>(w) == slowed ? 0.0 : x.tau * u;
+      return std::max(x.readyAt, arrives) + x.fixedS + x.perUnit * u;
+    };
+    auto best = static_cast<std::size_t>(slowed);
+    double bestEnd = endOn(best);
+    for (std::size_t w = 0; w < workers.size(); ++w)
+      if (const double end = endOn(w); end < bestEnd) best = w, bestEnd = end;
+    workers[best].readyAt = bestEnd;
+    placed.push_back(static_cast<int>(best));
+  }
+  return placed;
+}
+
 bool timeToServe(const Round& next, double within) {
   return next.shares.empty() || next.shares.front().serveStart <= within;
 }

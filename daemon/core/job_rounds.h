@@ -88,6 +88,14 @@ struct HeldShare {
 };
 double readyTime(const std::vector<HeldShare>& held, double perUnit, double fixedS);
 
+// A compute drift slowed `slowed`: where each share it holds but has not
+// started (`units`, in the order it would compute them) ends soonest: on
+// it (after its ready time, which excludes these shares) or on another
+// worker (after its ready time and the share's fetch). Greedy in that order,
+// each placement moving the chosen worker's ready time. Returns a worker
+// index per share (`slowed` itself: keep it).
+std::vector<int> placeUnstarted(std::vector<RoundWorker> workers, int slowed, const std::vector<std::uint64_t>& units);
+
 // Whether to commit the next round now (JobService asks every tick, with
 // `next` planned on ready times relative to now and the serve port free):
 // planRounds holds a round back until `lead` before its first worker is

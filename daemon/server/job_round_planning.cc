@@ -156,57 +156,51 @@ void JobService::moveUnstarted(Job& job, const std::string& slowed) {
   if (sourceUplink_ <= 0)
     for (const AgentView& a : coordinator_.status()) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
   const TimePoint now = clock_.now();
-  struct Agent {
-    double perUnit = 0, fixedS = 0, secondsPerByte = 0, readyAt = 0;
-  };
-  std::map<std::string, Agent> agents;
-  std::vector<int> unstarted;
+  const std::uint64_t total = job.offsets.size() - 1;
+  const double bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(std::max<std::uint64_t>(total, 1));
+  std::vector<std::string> names;
+  std::vector<RoundWorker> workers;
+  std::vector<int> unstarted;  // attempt ids on `slowed`
+  std::vector<std::uint64_t> units;
+  int slowedIndex = -1;
+  const auto& attempts = job.run->attempts();
   for (const auto& name : job.agents) {
     if (job.excluded.count(name) || job.lost.count(name)) continue;
-    Agent a;
-    a.perUnit = std::max(secondsPerUnitNow(job, name), 1e-9);
-    a.fixedS = job.calibrated[name].fixedS;
-    a.secondsPerByte = 1.0 / linkOf(name, sourceUplink);
+    RoundWorker w;
+    w.perUnit = std::max(secondsPerUnitNow(job, name), 1e-9);
+    w.fixedS = job.calibrated[name].fixedS;
+    w.tau = bytesPerUnit / linkOf(name, sourceUplink);
     std::vector<HeldShare> held;
-    const auto& attempts = job.run->attempts();
     for (std::size_t id = 0; id < attempts.size(); ++id) {
       const JobAttempt& t = attempts[id];
       if (t.agent != name || !holds(t.state)) continue;
+      const std::uint64_t n = job.run->shares()[static_cast<std::size_t>(t.share)].units;
       const bool computing = t.state == JobAttempt::State::kComputing;
       if (name == slowed && (t.state == JobAttempt::State::kQueued || t.state == JobAttempt::State::kReceived)) {
         unstarted.push_back(static_cast<int>(id));
+        units.push_back(n);
         continue;
       }
       HeldShare h;
-      h.units = job.run->shares()[static_cast<std::size_t>(t.share)].units;
+      h.units = n;
       h.computing = computing;
       if (computing && t.computeStart) h.startedAgo = seconds(now - *t.computeStart);
       held.push_back(h);
     }
-    a.readyAt = readyTime(held, a.perUnit, a.fixedS);
-    agents[name] = a;
+    w.readyAt = readyTime(held, w.perUnit, w.fixedS);
+    if (name == slowed) slowedIndex = static_cast<int>(workers.size());
+    names.push_back(name);
+    workers.push_back(w);
   }
-  for (int id : unstarted) {
-    const JobAttempt& t = job.run->attempts()[static_cast<std::size_t>(id)];
-    const auto k = static_cast<std::size_t>(t.share);
-    const double units = static_cast<double>(job.run->shares()[k].units);
-    Agent& here = agents[slowed];
-    const double keep = here.readyAt + here.fixedS + units * here.perUnit;
-    std::string best;
-    double bestEnd = keep;
-    for (auto& [name, a] : agents) {
-      if (name == slowed) continue;
-      const double end = std::max(a.readyAt, static_cast<double>(job.shareSizes[k]) * a.secondsPerByte) + a.fixedS +
-                         units * a.perUnit;
-      if (end < bestEnd) best = name, bestEnd = end;
-    }
-    if (!best.empty() && job.run->moveTo(id, best)) {
-      spdlog::info("run {}: share {} ({} units) moves from {} (would end in {:.2f} s) to {} ({:.2f} s)", job.id, k + 1,
-                   job.run->shares()[k].units, slowed, keep, best, bestEnd);
-      agents[best].readyAt = bestEnd;
-    } else {
-      here.readyAt = keep;
-    }
+  if (slowedIndex < 0 || unstarted.empty()) return;
+  const std::vector<int> placed = placeUnstarted(workers, slowedIndex, units);
+  for (std::size_t k = 0; k < unstarted.size(); ++k) {
+    if (placed[k] == slowedIndex) continue;
+    const std::string& to = names[static_cast<std::size_t>(placed[k])];
+    const int share = attempts[static_cast<std::size_t>(unstarted[k])].share;
+    if (job.run->moveTo(unstarted[k], to))
+      spdlog::info("run {}: share {} ({} units) moves from {} to {}: it ends sooner there", job.id, share + 1,
+                   units[k], slowed, to);
   }
   advance(job);
 }

@@ -171,3 +171,22 @@ TEST_CASE("bad inputs are error values") {
   for (const auto& r : tiny->rounds) n += unitsOf(r);
   CHECK(n == 2);
 }
+
+TEST_CASE("a slowed worker's unstarted shares go where they end soonest, each placement moving that worker's ready time") {
+  std::vector<RoundWorker> workers = {{1e-5, 4e-3, 0.05, 6.0},   // slowed x4, busy for 6 s more
+                                      {1e-5, 1e-3, 0.05, 1.0},   // fast, free in 1 s
+                                      {1e-5, 2e-3, 0.05, 0.5}};  // mid, free in 0.5 s
+  // 1000 units: on 0 it ends at 6 + 0.05 + 4 = 10.05; on 1 at 1 + 0.05 + 1 = 2.05.
+  auto placed = placeUnstarted(workers, 0, {1000, 1000, 10});
+  REQUIRE(placed.size() == 3);
+  CHECK(placed[0] == 1);
+  CHECK(placed[1] == 2);  // 1 is now busy until 2.05: 2 ends it at 0.5 + 0.05 + 2 = 2.55 < 3.1
+  CHECK(placed[2] == 1);  // 2.05 + 0.05 + 0.01 = 2.11
+  // Not slowed after all: everything stays.
+  workers[0].perUnit = 1e-4;
+  workers[0].readyAt = 0;
+  CHECK(placeUnstarted(workers, 0, {1000, 1000}) == std::vector<int>{0, 0});
+  // A share that cannot arrive before the slowed worker would end it stays.
+  std::vector<RoundWorker> slowLink = {{1e-5, 2e-3, 0.0, 0.0}, {1.0, 1e-3, 0.0, 0.0}};
+  CHECK(placeUnstarted(slowLink, 0, {100}) == std::vector<int>{0});
+}
