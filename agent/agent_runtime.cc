@@ -230,6 +230,7 @@ void AgentRuntime::setEmulation(double uplinkMbps, double downlinkMbps, double c
   if (uplinkMbps > 0) emulation_.uplinkMbps = uplinkMbps;
   if (downlinkMbps > 0) emulation_.downlinkMbps = downlinkMbps;
   if (computeFactor > 0) emulation_.computeFactor = computeFactor;
+  if (jobs_ && computeFactor > 0) jobs_->setComputeFactor(computeFactor);  // runs under way too
   if (receiver_)
     receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
   spdlog::info("emulating uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = not limited)",

@@ -150,6 +150,27 @@ bool JobRunner::onTransfer(const transport::data::TransferEvent& e) {
   return true;
 }
 
+void JobRunner::setComputeFactor(double factor) {
+  std::lock_guard<std::mutex> lock(factorMutex_);
+  factorChanges_.push_back({std::chrono::steady_clock::now(), factor});
+  if (factorChanges_.size() > 64) factorChanges_.erase(factorChanges_.begin());  // older than any run
+}
+
+double JobRunner::emulatedSeconds(std::chrono::steady_clock::time_point start,
+                                  std::chrono::steady_clock::time_point end, double initial) {
+  std::lock_guard<std::mutex> lock(factorMutex_);
+  double total = 0, factor = initial;
+  auto from = start;
+  for (const auto& [at, f] : factorChanges_) {
+    if (at <= start) continue;  // `initial` was read after it
+    if (at >= end) break;
+    total += std::max(factor, 1.0) * std::chrono::duration<double>(at - from).count();
+    from = at;
+    factor = f;
+  }
+  return total + std::max(factor, 1.0) * std::chrono::duration<double>(end - from).count();
+}
+
 kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
                                         std::string resultToken, double computeFactor) {
   std::vector<std::string> paths;
@@ -201,9 +222,13 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
         std::string tail = tailOf(errPath);
         if (!tail.empty()) outcome.error += ": " + tail;
       }
-      if (computeFactor > 1 && run.started)
-        std::this_thread::sleep_for(std::chrono::duration<double>((computeFactor - 1) * run.wallSeconds));
-      outcome.computeS = std::max(computeFactor, 1.0) * run.wallSeconds;
+      const auto end = std::chrono::steady_clock::now();
+      const auto start = end - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(run.wallSeconds));
+      const double emulated = run.started ? emulatedSeconds(start, end, computeFactor) : run.wallSeconds;
+      if (emulated > run.wallSeconds)
+        std::this_thread::sleep_for(std::chrono::duration<double>(emulated - run.wallSeconds));
+      outcome.computeS = std::max(emulated, run.wallSeconds);
       if (outcome.error.empty()) {
         struct stat info {};
         ::fstat(out, &info);

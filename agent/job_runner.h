@@ -8,9 +8,14 @@
 // the command ends, the worker sleeps (factor - 1) x its wall time, so the
 // share takes factor x as long, as on a slower CPU; the command itself runs
 // unchanged, so its output is the real one. Sleeping rather than throttling
-// keeps the real CPU free for the other agents of a local cluster.
+// keeps the real CPU free for the other agents of a local cluster. A
+// factor changed while a command runs (`hnow agent set-rate`, a drift test)
+// counts from the change on: the run's emulated time is its wall time with
+// each part stretched by the factor then in force, as on a machine that
+// slowed down mid-share (changes during the sleep itself are not counted).
 #include <kj/async.h>
 
+#include <chrono>
 #include <cstdint>
 #include <atomic>
 #include <list>
@@ -55,8 +60,14 @@ class JobRunner {
   kj::Promise<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
                                std::string resultToken, double computeFactor);
   void drop(const std::vector<std::string>& tokens);
+  // The emulated compute factor from now on (runs under way included).
+  void setComputeFactor(double factor);
 
  private:
+  // Wall seconds [start, end] stretched by the factors in force, `initial`
+  // before the first change.
+  double emulatedSeconds(std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point end,
+                         double initial);
   struct Worker;
   std::string pathFor(const std::string& token) const;
 
@@ -68,6 +79,8 @@ class JobRunner {
   std::set<int> pids_;
   // Worker threads and whether each has finished (joined at the next run()).
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads_;
+  std::mutex factorMutex_;  // guards factorChanges_ (set on the kj thread, read by workers)
+  std::vector<std::pair<std::chrono::steady_clock::time_point, double>> factorChanges_;
 };
 
 }  // namespace hnow::agent

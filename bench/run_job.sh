@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # hnow run on a three-class lab (issue 8's targets), side by side in one run:
-# the worksharing plan (seed 002) against an equal split and against
+# the default plan (rounds on ready times, --rounds auto) and the one-shot
+# worksharing plan (seed 002, --rounds 1) against an equal split and against
 # self-scheduling of fixed 1 MiB blocks (GNU parallel --pipe style); actual
-# against predicted. Medians over REPS rounds, the strategies interleaved in
-# each round so load drifts hit them alike; the load average is printed.
-#   bench/run_job.sh                      6 agents, 60000 lines of 200 bytes, 3 rounds
+# against predicted. Medians over REPS repetitions, the strategies interleaved
+# in each so load drifts hit them alike; the load average is printed.
+# Then DRIFT_REPS runs where agent-1 (x1) is slowed to x4 (hnow agent set-rate
+# --compute-factor) DRIFT_AFTER seconds into the job: rounds against --rounds 1.
+#   bench/run_job.sh                      6 agents, 60000 lines of 200 bytes, 3 repetitions
 #   REPS=5 LINES=120000 bench/run_job.sh
 #   HNOW_BUILD_DIR=dir bench/run_job.sh
 # The lab is `hnow local up`'s default: agents round-robin room-a 400 Mbit/s
@@ -20,6 +23,8 @@ BUILD_DIR=${HNOW_BUILD_DIR:-build}
 REPS=${REPS:-3}
 LINES=${LINES:-60000}
 AGENTS=${AGENTS:-6}
+DRIFT_REPS=${DRIFT_REPS:-3}
+DRIFT_AFTER=${DRIFT_AFTER:-1.5}
 HNOW=$(realpath "$BUILD_DIR/daemon/hnow")
 command -v perl >/dev/null || { echo "bench/run_job.sh needs perl" >&2; exit 2; }
 
@@ -32,7 +37,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" >/dev/null
+"$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" --drift-dwell-s 0.5 >/dev/null
 python3 - "$DIR/input.txt" "$LINES" <<'PY'
 import random, sys
 random.seed(8)
@@ -46,37 +51,59 @@ RUN=("$HNOW" --config "$DIR/cluster/client.toml" run --input "$DIR/input.txt" --
 # One warm-up run calibrates the command (reused for 5 minutes, so every
 # timed run plans from the same calibration).
 "${RUN[@]}" --output "$DIR/warm.txt" > "$DIR/warm.json"
-for round in $(seq 1 "$REPS"); do
-  for strategy in plan rounds equal self; do
+for rep in $(seq 1 "$REPS"); do
+  for strategy in plan oneshot equal self; do
     case $strategy in
-      rounds) OPTS=(--strategy plan --rounds 3) ;;
+      oneshot) OPTS=(--strategy plan --rounds 1) ;;
       *) OPTS=(--strategy "$strategy") ;;
     esac
-    "${RUN[@]}" "${OPTS[@]}" --output "$DIR/out.txt" > "$DIR/$strategy-$round.json"
+    "${RUN[@]}" "${OPTS[@]}" --output "$DIR/out.txt" > "$DIR/$strategy-$rep.json"
     cmp -s "$DIR/out.txt" "$DIR/expected.txt" || { echo "$strategy: wrong result" >&2; exit 1; }
   done
 done
+# Drift: agent-1 slowed x4 mid-job, then back to x1 for the next run.
+SET_RATE=("$HNOW" --config "$DIR/cluster/client.toml" agent set-rate agent-1 --compute-factor)
+for rep in $(seq 1 "$DRIFT_REPS"); do
+  for strategy in driftrounds driftoneshot; do
+    case $strategy in
+      driftoneshot) OPTS=(--rounds 1) ;;
+      *) OPTS=() ;;
+    esac
+    "${RUN[@]}" "${OPTS[@]}" --output "$DIR/out.txt" > "$DIR/$strategy-$rep.json" &
+    job=$!
+    sleep "$DRIFT_AFTER"
+    "${SET_RATE[@]}" 4 >/dev/null
+    wait "$job"
+    cmp -s "$DIR/out.txt" "$DIR/expected.txt" || { echo "$strategy: wrong result" >&2; exit 1; }
+    "${SET_RATE[@]}" 1 >/dev/null
+    sleep 2  # the probe and drift event back to x1 settle before the next run
+  done
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$DIR" "$REPS" <<'PY'
+python3 - "$DIR" "$REPS" "$DRIFT_REPS" <<'PY'
 import json, statistics, sys
-d, reps = sys.argv[1], int(sys.argv[2])
-runs = {s: [json.load(open(f"{d}/{s}-{r}.json")) for r in range(1, reps + 1)] for s in ("plan", "rounds", "equal", "self")}
+d, reps, dreps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+runs = {s: [json.load(open(f"{d}/{s}-{r}.json")) for r in range(1, reps + 1)] for s in ("plan", "oneshot", "equal", "self")}
+runs.update({s: [json.load(open(f"{d}/{s}-{r}.json")) for r in range(1, dreps + 1)] for s in ("driftrounds", "driftoneshot")})
 med = {s: statistics.median(r["actual_s"] for r in runs[s]) for s in runs}
-pred = statistics.median(r["predicted_s"] for r in runs["plan"])
-print(f"| strategy | actual s (median of {reps}) | runs | reissued |")
-print("|---|---|---|---|")
-names = {"plan": "worksharing plan (" + runs["plan"][0]["plan"] + ")", "rounds": "worksharing plan, --rounds 3",
-         "equal": "equal split", "self": "self-scheduling, 1 MiB blocks"}
+pmed = {s: statistics.median(r["predicted_s"] for r in runs[s]) for s in runs}
+print(f"| strategy | actual s (median) | runs | predicted s | reissued |")
+print("|---|---|---|---|---|")
+names = {"plan": f"default: rounds on ready times ({runs['plan'][0]['rounds']} rounds)",
+         "oneshot": "one-shot worksharing plan (--rounds 1, " + runs["oneshot"][0]["plan"] + ")",
+         "equal": "equal split", "self": "self-scheduling, 1 MiB blocks",
+         "driftrounds": "drift: default rounds, agent-1 x1 -> x4", "driftoneshot": "drift: --rounds 1, agent-1 x1 -> x4"}
 for s in runs:
-    print(f"| {names[s]} | {med[s]:.2f} | {', '.join('%.2f' % r['actual_s'] for r in runs[s])} | {sum(r['reissued'] for r in runs[s])} |")
+    print(f"| {names[s]} | {med[s]:.2f} | {', '.join('%.2f' % r['actual_s'] for r in runs[s])} | {pmed[s]:.2f} | {sum(r['reissued'] for r in runs[s])} |")
 print()
-print(f"predicted (plan): {pred:.2f} s; actual/predicted {med['plan']/pred:.3f}")
-print(f"equal split / plan: {med['equal']/med['plan']:.2f}x; self-scheduling / plan: {med['self']/med['plan']:.2f}x; "
-      f"rounds 3 / plan: {med['rounds']/med['plan']:.2f}x")
+print(f"actual/predicted: rounds {med['plan']/pmed['plan']:.3f}, one-shot {med['oneshot']/pmed['oneshot']:.3f}")
+print(f"equal split / rounds: {med['equal']/med['plan']:.2f}x; self-scheduling / rounds: {med['self']/med['plan']:.2f}x; "
+      f"one-shot / rounds: {med['oneshot']/med['plan']:.2f}x")
+print(f"drift: --rounds 1 / rounds: {med['driftoneshot']/med['driftrounds']:.2f}x")
 print()
-print("| agent | units (plan) | compute s | idle s |")
-print("|---|---|---|---|")
-last = runs["plan"][-1]
-for a in last["agents"]:
-    print(f"| {a['name']} | {a['units']} | {a['compute_s']:.2f} | {a['idle_s']:.2f} |")
+print("| agent | units (rounds) | shares | compute s | idle s | units (drift, rounds) | shares (drift) |")
+print("|---|---|---|---|---|---|---|")
+last, drift = runs["plan"][-1], runs["driftrounds"][-1]
+for a, b in zip(last["agents"], drift["agents"]):
+    print(f"| {a['name']} | {a['units']} | {a['share_units']} | {a['compute_s']:.2f} | {a['idle_s']:.2f} | {b['units']} | {b['share_units']} |")
 PY

@@ -304,7 +304,7 @@ struct RunRequest {
   strategy @9 :Text;            # plan (default) | equal | self: the bench's baselines
   blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB
   replicas @11 :UInt8;          # each share on this many agents, results compared; 0: 1
-  rounds @12 :UInt8;            # shares go out in rounds, each planned on the last's measurements; 0: 1
+  rounds @12 :UInt8;            # shares go out in rounds, each planned on ready times and what was measured; 0: auto
 }
 
 struct RunAgentReport {
@@ -314,6 +314,7 @@ struct RunAgentReport {
   idleS @3 :Float64;       # the job's time not spent receiving, computing or returning
   plannedUnits @4 :UInt64;
   secondsPerUnit @5 :Float64;  # calibrated
+  shareUnits @6 :List(UInt64); # units planned for it in each round (0: none that round)
 }
 
 struct RunBar {
@@ -337,4 +338,5 @@ struct RunReport {
   phase @10 :Text;          # calibrating | running | reducing | done | failed
   bars @11 :List(RunBar);
   reduction @12 :Text;      # the reduction schedule's name, "" for --concat
+  rounds @13 :UInt32;       # how many rounds the work went out in (1: one-shot)
 }

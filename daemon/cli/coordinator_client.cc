@@ -266,9 +266,12 @@ Reply<RunReportView> CoordinatorClient::runProgress(std::uint64_t operation) {
     r.reissued = in.getReissued();
     r.units = in.getUnits();
     r.outputSize = in.getOutputSize();
-    for (auto a : in.getAgents())
+    for (auto a : in.getAgents()) {
       r.agents.push_back({a.getName(), a.getUnits(), a.getPlannedUnits(), a.getComputeS(), a.getIdleS(),
-                          a.getSecondsPerUnit()});
+                          a.getSecondsPerUnit(), {}});
+      for (auto u : a.getShareUnits()) r.agents.back().shareUnits.push_back(u);
+    }
+    r.rounds = in.getRounds();
     for (auto b : in.getBars()) r.bars.push_back({b.getRow(), b.getKind(), b.getStart(), b.getEnd()});
     return r;
   }));

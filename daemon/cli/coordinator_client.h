@@ -90,7 +90,7 @@ class CoordinatorClient {
     std::string strategy;
     std::uint64_t blockBytes = 0;
     int replicas = 1;
-    int rounds = 1;
+    int rounds = 0;  // 0: auto
   };
   Reply<std::uint64_t> startRun(const RunStart& request);
   Reply<RunReportView> runProgress(std::uint64_t operation);

@@ -131,9 +131,8 @@ int main(int argc, char** argv) {
                          "Run each share on this many agents and compare the results (untrusted volunteers)")
       ->check(CLI::Range(1, 3));
   runCommand->add_option("--rounds", run.rounds,
-                         "Serve the work in this many rounds; each is planned on what the last measured "
-                         "(drift, lost agents)")
-      ->check(CLI::Range(1, 100));
+                         "auto (default) or 1-100: serve the work in rounds, each planned when the agents are "
+                         "about to be free, on what was measured (drift, lost agents); 1: one-shot");
   runCommand->add_option("--block", run.blockBytes, "Block size in bytes for --strategy self (default 1 MiB)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 34));
 

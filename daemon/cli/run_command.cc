@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,9 +57,12 @@ std::string runJson(const RunReportView& r) {
     const auto& a = r.agents[i];
     out += (i ? "," : "") + std::string("{\"name\":") + quoted(a.name) + ",\"units\":" + std::to_string(a.units) +
            ",\"planned_units\":" + std::to_string(a.plannedUnits) + ",\"compute_s\":" + number(a.computeS) +
-           ",\"idle_s\":" + number(a.idleS) + ",\"s_per_unit\":" + precise(a.secondsPerUnit) + "}";
+           ",\"idle_s\":" + number(a.idleS) + ",\"s_per_unit\":" + precise(a.secondsPerUnit) + ",\"share_units\":[";
+    for (std::size_t k = 0; k < a.shareUnits.size(); ++k) out += (k ? "," : "") + std::to_string(a.shareUnits[k]);
+    out += "]}";
   }
   out += "],\"reissued\":" + std::to_string(r.reissued) + ",\"plan\":" + quoted(r.algorithm) +
+         ",\"rounds\":" + std::to_string(r.rounds) +
          ",\"reduction\":" + quoted(r.reduction) + ",\"units\":" + std::to_string(r.units) +
          ",\"output\":" + quoted(r.output) + ",\"output_bytes\":" + std::to_string(r.outputSize) + "}\n";
   return out;
@@ -67,8 +71,9 @@ std::string runJson(const RunReportView& r) {
 std::string runTable(const RunReportView& r) {
   std::string out;
   char line[300];
+  const std::string by = r.rounds > 1 ? std::to_string(r.rounds) + " rounds on ready times" : r.algorithm;
   std::snprintf(line, sizeof line, "run: %llu units by %s%s%s: predicted %.2f s, actual %.2f s, %u reissued\n",
-                static_cast<unsigned long long>(r.units), r.algorithm.c_str(),
+                static_cast<unsigned long long>(r.units), by.c_str(),
                 r.reduction.empty() ? "" : ", reduced along ", r.reduction.c_str(), r.predictedS, r.elapsedS,
                 r.reissued);
   out += line;
@@ -154,7 +159,15 @@ int runRunCommand(const RunOptions& options) {
   request.strategy = options.strategy;
   request.blockBytes = options.blockBytes;
   request.replicas = options.replicas;
-  request.rounds = options.rounds;
+  if (options.rounds != "auto") {
+    int n = 0;
+    auto [end, problem] = std::from_chars(options.rounds.data(), options.rounds.data() + options.rounds.size(), n);
+    if (problem != std::errc() || end != options.rounds.data() + options.rounds.size() || n < 1 || n > 100) {
+      std::fprintf(stderr, "hnow: --rounds '%s': use auto or a number from 1 to 100\n", options.rounds.c_str());
+      return 2;
+    }
+    request.rounds = n;
+  }
   auto started = client.value()->startRun(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

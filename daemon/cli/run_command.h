@@ -30,7 +30,7 @@ struct RunOptions {
   std::string strategy = "plan";  // bench baselines: equal, self
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;
-  int rounds = 1;
+  std::string rounds = "auto";  // auto or 1-100
 };
 
 // 0 on success, 1 when the job failed or hnowd refused, 2 for bad options.
@@ -40,6 +40,7 @@ struct RunAgentLine {
   std::string name;
   std::uint64_t units = 0, plannedUnits = 0;
   double computeS = 0, idleS = 0, secondsPerUnit = 0;
+  std::vector<std::uint64_t> shareUnits;  // units planned for it in each round
 };
 struct RunBarLine {
   std::string row, kind;
@@ -53,10 +54,11 @@ struct RunReportView {
   unsigned reissued = 0;
   std::uint64_t units = 0, outputSize = 0;
   std::vector<RunBarLine> bars;
+  unsigned rounds = 0;
 };
 
 // {"predicted_s", "actual_s", "agents": [{"name", "units", "compute_s",
-// "idle_s"}], "reissued", "plan", "reduction", "units", "output", "output_bytes"}
+// "idle_s", "share_units"}], "reissued", "plan", "rounds", "reduction", "units", "output", "output_bytes"}
 std::string runJson(const RunReportView& report);
 std::string runTable(const RunReportView& report);
 std::string runGanttSvg(const RunReportView& report);

@@ -34,6 +34,7 @@ struct PlannedShare {
   std::uint64_t firstUnit = 0;    // shares tile the input in serve order
   std::uint64_t units = 0;
   double serveStart = 0.0, serveEnd = 0.0, computeEnd = 0.0, returnStart = 0.0, returnEnd = 0.0;
+  int round = 0;                  // rounds (core/job_rounds.h): which one, from 0
 };
 
 struct JobPlan {

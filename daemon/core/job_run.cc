@@ -33,16 +33,20 @@ void JobRun::start() {
     }
     serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
   }
+  queueReplicas(0);
+  pumpServes();
+}
+
+void JobRun::queueReplicas(std::size_t from) {
   // Replicas go out after the plan's shares, each on the next agents of the
   // pool after the planned one (so a share's replicas are on distinct agents).
   for (int r = 1; r < options_.replicas && agents_.size() > 1; ++r)
-    for (std::size_t k = 0; k < shares_.size() && !options_.selfScheduling; ++k) {
+    for (std::size_t k = from; k < shares_.size() && !options_.selfScheduling; ++k) {
       const JobShare& s = shares_[k];
       auto at = std::find(agents_.begin(), agents_.end(), s.agent) - agents_.begin();
       const std::string& agent = agents_[(static_cast<std::size_t>(at) + static_cast<std::size_t>(r)) % agents_.size()];
       serveQueue_.push_back(newAttempt(static_cast<int>(k), agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
     }
-  pumpServes();
 }
 
 void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& returnOrder) {
@@ -55,6 +59,7 @@ void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& ret
     if (options_.selfScheduling) unassigned_.push_back(static_cast<int>(k));
     else serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
   }
+  queueReplicas(static_cast<std::size_t>(base));  // a later round's shares are replicated as the first's
   pumpServes();
 }
 
@@ -64,6 +69,7 @@ void JobRun::startNextCompute(const std::string& agent) {
   for (std::size_t id = 0; id < attempts_.size(); ++id)
     if (attempts_[id].agent == agent && attempts_[id].state == State::kReceived) {
       attempts_[id].state = State::kComputing;
+      attempts_[id].computeStart = clock_.now();  // rounds: the agent's ready time counts from here
       // Waiting behind the agent's previous share is not this share's lateness:
       // its deadline counts from now (the previous one has its own deadline).
       const TimePoint fromNow =
@@ -247,6 +253,25 @@ void JobRun::agentLost(const std::string& agent) {
   }
   pumpServes();
   pumpReturns();
+}
+
+bool JobRun::moveTo(int id, const std::string& agent) {
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  if ((a.state != State::kQueued && a.state != State::kReceived) || finished()) return false;
+  if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) return false;
+  for (const auto& b : attempts_)
+    if (b.share == a.share && b.agent == agent) return false;
+  const int k = a.share;
+  a.state = State::kDropped;
+  a.error = "moved to " + agent;
+  actions_.drop(id);
+  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  share.lateOrLost = true;  // out of the plan's return order
+  ++reissued_;
+  serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
+  pumpServes();
+  pumpReturns();
+  return true;
 }
 
 void JobRun::tick() {

@@ -24,7 +24,7 @@ struct JobAttempt {
   // (an agent computes one share at a time, as the model's workers do).
   enum class State { kQueued, kServing, kReceived, kComputing, kComputed, kCollecting, kDone, kFailed, kDropped, kHeld };
   State state = State::kQueued;
-  std::optional<TimePoint> serveStart, serveEnd, computeEnd, collectStart, collectEnd;
+  std::optional<TimePoint> serveStart, serveEnd, computeStart, computeEnd, collectStart, collectEnd;
   TimePoint deadline{};    // compute must have ended by then, else reissue
   double computeS = 0.0;   // as the agent measured it (emulation included)
   std::string digest;      // of the result, compared between replicas
@@ -89,6 +89,11 @@ class JobRun {
   void computed(int attempt, const std::string& error, double computeS, const std::string& digest = "");
   void collected(int attempt, const std::string& error);
   void agentLost(const std::string& agent);
+  // Rounds and drift (issue 8 item 3): a share served to an agent that has
+  // not started it (kQueued or kReceived) goes to `agent` instead, as a
+  // reissue. False when the attempt has started, or `agent` is lost or has
+  // tried the share already.
+  bool moveTo(int attempt, const std::string& agent);
   // Reissues shares whose attempts missed their deadline; call periodically.
   void tick();
   // --reduce: the accepted results now belong to the reduction
@@ -107,6 +112,7 @@ class JobRun {
 
  private:
   int newAttempt(int share, const std::string& agent, Duration predicted);
+  void queueReplicas(std::size_t fromShare);  // --replicas: the copies of shares_[fromShare...]
   void pumpServes();
   bool assignNextBlock();  // self-scheduling: queues the next share for an idle agent
   void pumpReturns();

@@ -1,6 +1,7 @@
 // `hnow run`'s calibration and planning (issue 8), part of JobService:
-// each agent runs the command on a sample, then each round of shares is
-// planned by seed 002's worksharing model on the measured rates.
+// each agent runs the command on a sample, then the shares are planned by
+// seed 002's worksharing model on the measured rates (one round), or in
+// rounds on the agents' ready times (job_rounds.cc, core/job_rounds.h).
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -68,6 +69,8 @@ void JobService::calibrate(Job& job) {
       c.secondsPerUnit = std::max(r.computeS - fixedS, 0.1 * r.computeS) / static_cast<double>(k);
       c.resultRatio = static_cast<double>(r.size) / static_cast<double>(std::max<std::size_t>(sample.size(), 1));
       c.at = clock_.now();
+      for (const AgentView& a : coordinator_.status())
+        if (a.record.name == agent) c.probeSecondsPerUnit = a.record.rates.computeSecondsPerUnit;
       calibrations_[{agent, key}] = c;
       job.calibrated[agent] = c;
       if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, resultToken, emptyToken});
@@ -103,34 +106,26 @@ void JobService::excludeFromCalibration(Job& job, const std::string& agent) {
   if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
 }
 
-// One round of shares (all of the work unless --rounds): planned on the
-// rate table and the calibration, or, from the second round on, on the
-// compute times the agents showed in the rounds before (drift), over the
-// agents still alive (a lost agent gets nothing more).
+// The first plan: in rounds (job_rounds.cc) or, for one round, seed 002's
+// protocols as they are (core/job_plan.h) over the agents alive.
 void JobService::plan(Job& job) {
   if (job.finished) return;
   std::vector<std::string> active;
   for (const auto& agent : job.agents)
     if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
   if (active.empty()) return finish(job, "every agent was lost");
-  std::map<std::string, planner::NodeRates> rates;
   double sourceUplink = sourceUplink_;
-  for (const AgentView& a : coordinator_.status()) {
-    rates[a.record.name] = a.record.rates;
-    if (sourceUplink_ <= 0) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  if (sourceUplink_ <= 0)
+    for (const AgentView& a : coordinator_.status()) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  plane_.setRates(sourceUplink, 0);
+  if (job.rounds == 0) {
+    job.rounds = roundsFor(job, active, sourceUplink);
+    job.roundsLeft = job.rounds;
+    if (job.rounds > 1) spdlog::info("run {}: {} rounds", job.id, job.rounds);
   }
-  // Measured so far: compute seconds (less the fixed cost per run) per accepted unit.
-  std::map<std::string, std::pair<double, double>> shown;  // agent -> (seconds, units)
-  if (job.run)
-    for (const JobAttempt& t : job.run->attempts())
-      if (t.computeEnd && t.error.empty() && t.computeS > 0) {
-        auto& [seconds, units] = shown[t.agent];
-        seconds += std::max(0.0, t.computeS - job.calibrated[t.agent].fixedS);
-        units += static_cast<double>(job.run->shares()[static_cast<std::size_t>(t.share)].units);
-      }
-  const std::uint64_t total = job.offsets.size() - 1, remaining = total - job.nextUnit;
-  const int roundsLeft = std::max(1, job.roundsLeft);
-  const std::uint64_t units = roundsLeft == 1 ? remaining : std::max<std::uint64_t>(1, remaining / static_cast<std::uint64_t>(roundsLeft));
+  if (job.rounds > 1) return planNextRound(job, active, sourceUplink);
+
+  const std::uint64_t units = job.offsets.size() - 1 - job.nextUnit;
   JobPlanInput input;
   input.units = units;
   input.bytesPerUnit = static_cast<double>(job.offsets[job.nextUnit + units] - job.offsets[job.nextUnit]) /
@@ -138,12 +133,7 @@ void JobService::plan(Job& job) {
   input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
   double ratio = 0, fixedS = 0;
   for (const auto& agent : active) {
-    double down = rates[agent].downlinkBytesPerSecond > 0 ? rates[agent].downlinkBytesPerSecond : kUnknownRate;
-    double up = sourceUplink > 0 ? sourceUplink : kUnknownRate;
-    double perUnit = job.calibrated[agent].secondsPerUnit;
-    if (auto it = shown.find(agent); it != shown.end() && it->second.second > 0 && it->second.first > 0)
-      perUnit = it->second.first / it->second.second;
-    input.workers.push_back({agent, std::min(up, down), perUnit});
+    input.workers.push_back({agent, linkOf(agent, sourceUplink), secondsPerUnitNow(job, agent)});
     ratio += job.calibrated[agent].resultRatio / static_cast<double>(active.size());
     fixedS = std::max(fixedS, job.calibrated[agent].fixedS);
   }
@@ -154,7 +144,6 @@ void JobService::plan(Job& job) {
   JobPlan round = std::move(planned).value();
   // Shares run side by side, so the prediction pays the slowest fixed cost once.
   round.predictedSeconds += fixedS;
-  plane_.setRates(sourceUplink, 0);
 
   if (job.request.strategy == "self") {
     // Blocks of about blockBytes each, in input order, for whoever is idle.
@@ -175,11 +164,28 @@ void JobService::plan(Job& job) {
     }
     round = std::move(blocks);
   }
+  commitShares(job, active, std::move(round.shares), round.returnOrder, round.algorithm, round.predictedSeconds, false);
+}
+
+double JobService::linkOf(const std::string& agent, double sourceUplink) const {
+  double down = kUnknownRate;
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == agent && a.record.rates.downlinkBytesPerSecond > 0) down = a.record.rates.downlinkBytesPerSecond;
+  return std::min(sourceUplink > 0 ? sourceUplink : kUnknownRate, down);
+}
+
+bool JobService::commitShares(Job& job, const std::vector<std::string>& active, std::vector<PlannedShare> planned,
+                              const std::vector<int>& returnOrder, const std::string& algorithm, double predictedEnd,
+                              bool keepPrediction) {
   if (job.started == TimePoint{}) job.started = clock_.now();
   const double offset = seconds(clock_.now() - job.started);
   std::vector<JobShare> shares;
-  for (PlannedShare& p : round.shares) {
+  std::uint64_t units = 0;
+  const int round = std::max(0, job.rounds - job.roundsLeft);
+  for (PlannedShare& p : planned) {
+    p.round = round;
     p.firstUnit += job.nextUnit;
+    units += p.units;
     const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];
     p.worker = p.worker < 0 ? -1 : static_cast<int>(std::find(job.agents.begin(), job.agents.end(), agent) - job.agents.begin());
     for (double* t : {&p.serveStart, &p.serveEnd, &p.computeEnd, &p.returnStart, &p.returnEnd}) *t += offset;
@@ -187,7 +193,10 @@ void JobService::plan(Job& job) {
     std::string_view bytes(job.content.data() + from, to - from);
     const std::size_t k = job.shareTokens.size();
     int fd = writeServable(job.dir + "/share-" + std::to_string(k), bytes);
-    if (fd < 0) return finish(job, "cannot write share files in " + job.dir + ": " + std::strerror(errno));
+    if (fd < 0) {
+      finish(job, "cannot write share files in " + job.dir + ": " + std::strerror(errno));
+      return false;
+    }
     job.shareTokens.push_back(freshJobToken());
     job.shareShas.push_back(sha256Of(bytes));
     job.shareSizes.push_back(bytes.size());
@@ -202,9 +211,9 @@ void JobService::plan(Job& job) {
     shares.push_back(share);
   }
   job.nextUnit += units;
-  job.roundsLeft = roundsLeft - 1;
-  spdlog::info("run {}: round of {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units,
-               round.shares.size(), round.algorithm, offset + round.predictedSeconds);
+  job.roundsLeft = std::max(0, job.roundsLeft - 1);
+  spdlog::info("run {}: {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units, planned.size(),
+               algorithm, offset + predictedEnd);
   if (!job.run) {
     std::vector<std::string> pool = active;  // reissues go to the fastest idle agent first
     std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
@@ -216,21 +225,26 @@ void JobService::plan(Job& job) {
     options.selfScheduling = job.request.strategy == "self";
     options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
     options.maxAttempts = options.replicas + 2;
-    startRun(job, std::move(shares), round.returnOrder, std::move(pool), options);
+    startRun(job, std::move(shares), returnOrder, std::move(pool), options);
     job.run->setMoreComing(job.roundsLeft > 0);
-    job.plan = round;
-    job.plan->predictedSeconds = offset + round.predictedSeconds;
+    job.plan = JobPlan{};
+    job.plan->algorithm = algorithm;
+    job.plan->shares = planned;
+    job.plan->returnOrder = returnOrder;
+    job.plan->predictedSeconds = offset + predictedEnd;
     job.phase = "running";
     job.run->start();
   } else {
     const int base = static_cast<int>(job.plan->shares.size());
-    for (int k : round.returnOrder) job.plan->returnOrder.push_back(base + k);
-    job.plan->shares.insert(job.plan->shares.end(), round.shares.begin(), round.shares.end());
-    job.plan->predictedSeconds = offset + round.predictedSeconds;
+    for (int k : returnOrder) job.plan->returnOrder.push_back(base + k);
+    job.plan->shares.insert(job.plan->shares.end(), planned.begin(), planned.end());
+    // Rounds keep the whole job's first prediction: that is what the run is judged by.
+    if (!keepPrediction) job.plan->predictedSeconds = offset + predictedEnd;
     job.run->setMoreComing(job.roundsLeft > 0);
-    job.run->addShares(std::move(shares), round.returnOrder);
+    job.run->addShares(std::move(shares), returnOrder);
   }
   advance(job);
+  return true;
 }
 
 }  // namespace hnow::daemon

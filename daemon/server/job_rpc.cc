@@ -33,6 +33,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
     s.algorithm = job.plan->algorithm;
     s.predictedS = job.plan->predictedSeconds + job.reductionPredictedS;
   }
+  s.rounds = job.rounds;
   s.elapsedS = job.finished ? job.elapsedS : job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
   if (job.run) s.reissued = job.run->reissued();
   for (const auto& agent : job.agents) {
@@ -42,7 +43,12 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
     double busy = 0;
     if (job.plan)
       for (const auto& p : job.plan->shares)
-        if (p.worker >= 0 && job.agents[static_cast<std::size_t>(p.worker)] == agent) a.plannedUnits += p.units;
+        if (p.worker >= 0 && job.agents[static_cast<std::size_t>(p.worker)] == agent) {
+          a.plannedUnits += p.units;
+          a.shareUnits.resize(std::max<std::size_t>({a.shareUnits.size(), static_cast<std::size_t>(job.rounds),
+                                                     static_cast<std::size_t>(p.round) + 1}), 0);
+          a.shareUnits[static_cast<std::size_t>(p.round)] += p.units;
+        }
     if (job.run) {
       const auto& attempts = job.run->attempts();
       for (std::size_t id = 0; id < attempts.size(); ++id) {
@@ -106,7 +112,7 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   request.slack = in.getSlack();
   request.strategy = in.getStrategy();
   request.replicas = std::max<int>(1, in.getReplicas());
-  request.rounds = std::max<int>(1, in.getRounds());
+  request.rounds = in.getRounds();  // 0: auto
   if (in.getBlockBytes() > 0) request.blockBytes = in.getBlockBytes();
   context.getResults().setOperation(jobs_->start(std::move(request)));
   return kj::READY_NOW;
@@ -128,6 +134,7 @@ kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
   out.setOutput(s->output);
   out.setPhase(s->phase);
   out.setReduction(s->reduction);
+  out.setRounds(static_cast<std::uint32_t>(s->rounds));
   auto agents = out.initAgents(static_cast<unsigned>(s->agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const auto& a = s->agents[i];
@@ -137,6 +144,8 @@ kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
     agents[i].setComputeS(a.computeS);
     agents[i].setIdleS(a.idleS);
     agents[i].setSecondsPerUnit(a.secondsPerUnit);
+    auto units = agents[i].initShareUnits(static_cast<unsigned>(a.shareUnits.size()));
+    for (unsigned k = 0; k < units.size(); ++k) units.set(k, a.shareUnits[k]);
   }
   auto bars = out.initBars(static_cast<unsigned>(s->bars.size()));
   for (unsigned i = 0; i < bars.size(); ++i) {

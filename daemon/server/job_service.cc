@@ -125,9 +125,11 @@ JobService::JobService(Coordinator& coordinator, transport::data::DataPlane& pla
   ticking_ = ticks().eagerlyEvaluate([](kj::Exception&& e) {
     spdlog::error("job ticks stopped: {}", e.getDescription().cStr());
   });
+  coordinator_.addTransferObserver(&driftListener_);  // drift events re-plan the next round
 }
 
 JobService::~JobService() {
+  coordinator_.removeTransferObserver(&driftListener_);
   for (auto& [id, job] : jobs_)
     if (!job->finished) cleanUp(*job);
 }
@@ -143,7 +145,7 @@ std::uint64_t JobService::start(RunRequest request) {
   if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
     transport::refuse("unknown --strategy '" + request.strategy + "'; use plan, equal or self");
   if (request.strategy == "self" && request.blockBytes == 0) transport::refuse("--block must be positive");
-  if (request.rounds < 1 || request.rounds > 100) transport::refuse("--rounds must be from 1 to 100");
+  if (request.rounds < 0 || request.rounds > 100) transport::refuse("--rounds must be auto or from 1 to 100");
   if (!request.output.empty()) {
     std::error_code error;
     fs::path parent = fs::path(request.output).parent_path();
@@ -174,7 +176,6 @@ std::uint64_t JobService::start(RunRequest request) {
     if (done != job->content.size()) transport::refuse("cannot read --input " + request.input);
   }
   job->offsets = conf::unitOffsets(job->content, split.value());
-  job->roundsLeft = request.strategy == "self" ? 1 : request.rounds;
   if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
 
   // Who works: alive agents that run jobs, filtered by --to.
@@ -240,7 +241,8 @@ void JobService::startRun(Job& job, std::vector<JobShare> shares, std::vector<in
 void JobService::advance(Job& job) {
   if (job.finished || !job.run || job.phase != "running") return;
   if (!job.run->finished()) {
-    // The serve port is free: the next round goes out, planned on what was measured.
+    // The serve port is free: the next round goes out when an agent is
+    // about to be free, planned on what was measured (job_round_planning.cc).
     if (job.roundsLeft > 0 && !job.run->failure() && job.run->servesIdle()) plan(job);
     return;
   }

@@ -19,7 +19,9 @@
 
 #include "core/clock.h"
 #include "core/coordinator.h"
+#include "core/job_plan.h"
 #include "core/job_run.h"
+#include "core/transfer_observer.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::daemon {
@@ -40,7 +42,10 @@ struct RunRequest {
   std::string strategy = "plan";
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;  // each share on this many agents, results compared
-  int rounds = 1;    // shares go out in this many rounds, each planned on what the last measured
+  // Shares go out in this many rounds, each planned when the agents are
+  // about to be free, on what was measured and drifted (core/job_rounds.h);
+  // 0: auto (as many as start-up costs allow, 1 for --order fifo|lifo).
+  int rounds = 0;
 };
 
 struct RunAgentStatus {
@@ -50,6 +55,7 @@ struct RunAgentStatus {
   double computeS = 0.0;
   double idleS = 0.0;
   double secondsPerUnit = 0.0;
+  std::vector<std::uint64_t> shareUnits;  // units planned for it in each round (0: none that round)
 };
 
 struct RunBar {
@@ -73,6 +79,7 @@ struct RunStatus {
   std::uint64_t outputSize = 0;
   std::string output;
   std::vector<RunBar> bars;
+  int rounds = 0;  // planned (1: one-shot)
 };
 
 // One agent's measured cost of one command (agent's compute factor included).
@@ -80,6 +87,9 @@ struct JobCalibration {
   double secondsPerUnit = 0.0;
   double fixedS = 0.0;       // a run on no input: start-up
   double resultRatio = 0.0;  // result bytes per input byte
+  // The agent's own compute probe (rate table) then: a compute drift event
+  // scales secondsPerUnit by the probe's change (job_rounds.cc).
+  double probeSecondsPerUnit = 0.0;
   TimePoint at{};
 };
 
@@ -102,6 +112,11 @@ class JobService {
   // Events of hnowd's data plane (results arriving), on the kj thread.
   void onTransfer(const transport::data::TransferEvent& event);
 
+  // The coordinator's drift events (through DriftListener): a compute drift
+  // of an agent re-plans the work not yet sent (the next round); losses are
+  // noticed by tick() from the coordinator's status.
+  void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates);
+
   // How long a calibration is reused (per agent and command).
   static constexpr Duration kCalibrationLifetime = std::chrono::minutes(5);
 
@@ -113,6 +128,18 @@ class JobService {
   // An agent that cannot finish its calibration (lost) is left out of the job.
   void excludeFromCalibration(Job& job, const std::string& agent);
   void plan(Job& job);
+  // job_rounds.cc: rounds planned on ready times (core/job_rounds.h).
+  int roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink);
+  void planNextRound(Job& job, const std::vector<std::string>& active, double sourceUplink);
+  double secondsPerUnitNow(const Job& job, const std::string& agent) const;
+  // A compute drift slowed `agent`: its shares not yet started may move.
+  void moveUnstarted(Job& job, const std::string& agent);
+  double linkOf(const std::string& agent, double sourceUplink) const;
+  // Shares (worker = index into `active`, units, times from now) become files
+  // on the data plane and the JobRun's shares.
+  bool commitShares(Job& job, const std::vector<std::string>& active, std::vector<PlannedShare> shares,
+                    const std::vector<int>& returnOrder, const std::string& algorithm, double predictedEnd,
+                    bool keepPrediction);
   void advance(Job& job);
   // Creates the job's JobRun over the transport (JobService::Actions).
   void startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder, std::vector<std::string> pool,
@@ -148,6 +175,18 @@ class JobService {
   std::map<std::string, std::function<void(const transport::data::TransferEvent&)>> receiving_;
   std::uint64_t nextJob_ = 1;
   kj::Promise<void> ticking_ = nullptr;
+  // A TransferObserver of its own: JobService's destructor may throw (kj
+  // promises), an observer's may not.
+  struct DriftListener final : TransferObserver {
+    explicit DriftListener(JobService& s) : service(s) {}
+    void transferReport(const std::string&, const std::string&, const TransferReport&) override {}
+    void agentGone(const std::string&) override {}
+    void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override {
+      service.ratesDrifted(event, rates);
+    }
+    JobService& service;
+  };
+  DriftListener driftListener_{*this};
 };
 
 }  // namespace hnow::daemon

@@ -59,6 +59,14 @@ struct JobService::Job {
   int calibrating = 0;
   std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
   int roundsLeft = 1;
+  int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
+  // Compute drift events (coordinator) since the job started: the agent's
+  // compute probe afterwards (seconds per probe unit) and when it came.
+  struct ComputeDrift {
+    TimePoint at{};
+    double probeSecondsPerUnit = 0.0;
+  };
+  std::map<std::string, ComputeDrift> drifted;
 };
 
 std::string freshJobToken();

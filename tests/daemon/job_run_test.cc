@@ -315,8 +315,14 @@ TEST_CASE("rounds: more shares join a running job, an agent computes one share a
   run.served(1, "");  // a is still computing share 0: share 1 waits for it
   CHECK(actions.take() == Log{"serve 2"});
   CHECK(run.attempts()[1].state == JobAttempt::State::kReceived);
+  CHECK_FALSE(run.attempts()[1].computeStart);
+  clock.advance(3s);
   run.computed(0, "", 1);
   CHECK(actions.take() == Log{"compute 1", "collect 0"});
+  // Its compute starts when the agent is free, not when it arrived: the ready time of rounds.
+  REQUIRE(run.attempts()[1].computeStart);
+  CHECK(*run.attempts()[1].computeStart == clock.now());
+  CHECK(*run.attempts()[0].computeStart < clock.now());
   run.served(2, "");
   run.collected(0, "");
   run.computed(2, "", 1);
@@ -377,4 +383,60 @@ TEST_CASE("--reduce: handed-over results stay put when their agent is lost; redo
   CHECK(run.finished());
   CHECK(run.shares()[0].accepted == 3);
   CHECK(run.reissued() == 1);
+}
+
+TEST_CASE("rounds with --replicas 2: a later round's shares are replicated on the next agent too") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> first(1);
+  first[0].units = 5, first[0].agent = "a";
+  JobRunOptions options;
+  options.replicas = 2;
+  JobRun run(clock, actions, first, {0}, {"a", "b"}, options);
+  run.setMoreComing(true);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");
+  CHECK(run.attempts().size() == 2);
+  CHECK(run.attempts()[1].agent == "b");
+  std::vector<JobShare> second(1);
+  second[0].units = 3, second[0].firstUnit = 5, second[0].agent = "b";
+  run.setMoreComing(false);
+  run.addShares(second, {0});
+  REQUIRE(run.attempts().size() == 4);
+  CHECK(run.attempts()[2].share == 1);
+  CHECK(run.attempts()[2].agent == "b");
+  CHECK(run.attempts()[3].share == 1);
+  CHECK(run.attempts()[3].agent == "a");  // its replica, on the next agent of the pool
+}
+
+TEST_CASE("a share an agent has not started can move to another agent; one it computes cannot") {
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> shares(2);
+  for (auto& s : shares) s.units = 4, s.agent = "a";
+  shares[1].firstUnit = 4;
+  JobRun run(clock, actions, shares, {0, 1}, {"a", "b"});
+  run.start();
+  run.served(0, "");
+  run.served(1, "");  // a computes share 0; share 1 waits on a
+  CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
+  CHECK_FALSE(run.moveTo(0, "b"));  // computing
+  CHECK_FALSE(run.moveTo(1, "a"));  // a has it already
+  REQUIRE(run.moveTo(1, "b"));
+  CHECK(actions.take() == Log{"drop 1", "serve 2"});
+  CHECK(run.attempts()[1].state == JobAttempt::State::kDropped);
+  CHECK(run.attempts()[2].agent == "b");
+  CHECK(run.reissued() == 1);
+  run.served(2, "");
+  CHECK(actions.take() == Log{"compute 2"});
+  run.computed(2, "", 1);
+  CHECK(actions.take() == Log{});  // share 0 returns first, and it is still computing
+  run.computed(0, "", 1);
+  CHECK(actions.take() == Log{"collect 0"});
+  run.collected(0, "");
+  CHECK(actions.take() == Log{"collect 2"});
+  run.collected(2, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
 }

@@ -29,7 +29,9 @@ const std::string kHnow = HNOW_BINARY;
 struct RunCluster {
   TempDir dir;
   hnow::testing::ProcessResult up;
-  RunCluster() { up = runCommand(kHnow + " local up --dir " + dir.path.string() + " --agents 3"); }
+  explicit RunCluster(const std::string& options = "") {
+    up = runCommand(kHnow + " local up --dir " + dir.path.string() + " --agents 3 " + options);
+  }
   ~RunCluster() {
     std::vector<pid_t> pids;
     std::error_code error;
@@ -181,6 +183,63 @@ TEST_CASE("hnow run: an agent killed mid-job has its share redone elsewhere - th
   CHECK(readWhole(output) == upper(text));
   auto report = nlohmann::json::parse(readWhole(cluster.dir.path / "report.json"));
   CHECK(report["reissued"].get<int>() >= 1);
+}
+
+TEST_CASE("hnow run in rounds: an agent slowed mid-job (set-rate --compute-factor) gets smaller later shares") {
+  // A drift event needs the agent's probe (requested by set-rate) to stay
+  // off for the dwell time; a short dwell lets it reach the job's rounds.
+  RunCluster cluster("--drift-dwell-s 0.2");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path markers = cluster.dir.path / "markers";
+  fs::create_directories(markers);
+  // 0.2 ms per line (x the compute factor), as bench/run_job.sh: time, not CPU.
+  const std::string command = "--shell --cmd 'touch " + markers.string() +
+                              "/$$; perl -ne \"select(undef, undef, undef, 0.0002); print uc\"' --concat";
+  {  // calibrates the command (kept 5 minutes): the timed job plans at once
+    const fs::path small = cluster.dir.path / "small.txt";
+    std::ofstream(small) << words(1000, 4);
+    auto r = runCommand(cluster.run("--input " + small.string() + " " + command + " --rounds 1"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+  }
+  std::size_t before = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(markers)) ++before;
+  const fs::path input = cluster.dir.path / "words.txt";
+  const std::string text = words(24000, 5);
+  std::ofstream(input) << text;
+  const fs::path output = cluster.dir.path / "out.txt";
+  hnow::testing::ChildProcess run(
+      {"/bin/sh", "-c", cluster.run("--input " + input.string() + " " + command + " --rounds 3 --json --output " +
+                                    output.string()) + " > " + (cluster.dir.path / "report.json").string()},
+      {}, (cluster.dir.path / "run.err").string());
+  auto count = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(markers)) ++n;
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (count() < before + 3 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  REQUIRE(count() >= before + 3);  // round 1 computes on all three agents
+  auto slowed = runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() +
+                           " agent set-rate agent-1 --compute-factor 6");
+  REQUIRE_MESSAGE(slowed.status == 0, slowed.err);
+  auto status = run.waitExit(60s);
+  REQUIRE(status.has_value());
+  REQUIRE_MESSAGE(*status == 0, readWhole(cluster.dir.path / "run.err"));
+  CHECK(readWhole(output) == upper(text));
+  auto report = nlohmann::json::parse(readWhole(cluster.dir.path / "report.json"));
+  CHECK(report["rounds"] == 3);
+  CHECK(report["plan"] == "rounds");
+  for (const auto& a : report["agents"]) {
+    const auto shares = a["share_units"].get<std::vector<std::uint64_t>>();
+    REQUIRE(shares.size() == 3);
+    MESSAGE(a["name"].get<std::string>(), " shares ", a["share_units"].dump());
+    if (a["name"] != "agent-1") continue;
+    // Units per round. Round 1 was planned on its calibration (x1, the
+    // fastest: about 57% of a round); round 3 on x6: about 18% of a round,
+    // or nothing when it is still busy with round 2's share.
+    REQUIRE(shares.size() == 3);
+    CHECK(static_cast<double>(shares[2]) < 0.6 * static_cast<double>(shares[0]));
+  }
 }
 
 TEST_CASE("hnow run: an agent killed during --reduce's reduction - its share is computed again, the sum is right") {
