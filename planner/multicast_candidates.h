@@ -110,6 +110,7 @@ class MulticastCandidates {
   };
 
   MulticastTaskKey bestBySender(int j, MulticastTaskKey best);
+  void raiseToFloor(int v);
   MulticastTaskKey keyBySender(int i, int j) const;
   template <int kWords>
   void scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const;
