@@ -135,10 +135,10 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
         const int d = w * 64 + std::countr_zero(bits);
         const double x = send + link[d] * bytes + recv[d];
         double b = bestWeight[d];
-        if (x < b) [[unlikely]] {
-          b = bestWeight[d] = x, bestFrom[d] = j;
-        } else if (x == b && j < bestFrom[d]) [[unlikely]] {
-          bestFrom[d] = j;
+        // One comparison in the common case (j's edge is heavier); on
+        // equal weights the lower sender wins.
+        if (x <= b) [[unlikely]] {
+          if (x < b || j < bestFrom[d]) b = bestWeight[d] = x, bestFrom[d] = j;
         }
         if (b < leastWeight) leastWeight = b, leastTo = d;  // weights are finite
       }
