@@ -57,6 +57,9 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
                   [&](int a, int b) { return c.sendEnd[a] < c.sendEnd[b]; });
         c.positionOf.resize(n_);
         for (int at = 0; at < n_; ++at) c.positionOf[c.bySendEnd[at]] = at;
+        // A sentinel after the last node (index n, +inf) ends every move.
+        c.sendEnd.push_back(kInfinity);
+        c.bySendEnd.push_back(n_);
         for (int j = 0; j < n_; ++j) {
           double fastest = kInfinity;
           for (int i = 0; i < n_; ++i)
@@ -141,7 +144,8 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
         }
       }
   }
-  for (int i : size.bySendEnd) {
+  for (const int* at = size.bySendEnd.data(), *end = at + n_; at != end; ++at) {
+    const int i = *at;
     if (MulticastTimeline::arrivalAfter(sendEnd[i], fastest) + receive > best.time) break;
     const double late = MulticastTimeline::arrivalAfter(sendEnd[i], linkTo[i] * bytes) + receive;
     if (late > best.time) continue;
@@ -188,10 +192,9 @@ void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
   int* order = size.bySendEnd.data();
   int* position = size.positionOf.data();
   const double* key = size.sendEnd.data();
-  const int last = static_cast<int>(size.bySendEnd.size()) - 1;
   size.sendEnd[v] = value;
   int at = position[v];
-  for (; at < last && key[order[at + 1]] < value; ++at) {
+  for (; key[order[at + 1]] < value; ++at) {  // the sentinel's +inf stops it
     const int next = order[at + 1];
     order[at] = next;
     position[next] = at;

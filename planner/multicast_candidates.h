@@ -81,8 +81,8 @@ class MulticastCandidates {
     double bytes;
     std::vector<std::uint64_t> messages;  // the messages of this size
     std::vector<double> send, receive;    // [v]: S(v, bytes), R(v, bytes)
-    std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes)
-    std::vector<int> bySendEnd;           // the nodes by sendEnd
+    std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes); [n]: +inf, the sentinel
+    std::vector<int> bySendEnd;           // the nodes by sendEnd, then the sentinel n
     std::vector<int> positionOf;          // [v]: v's index in bySendEnd
     std::vector<double> fastestTo;        // [j]: the least X(i, j)·bytes, i != j
   };
