@@ -20,38 +20,32 @@ namespace hnow::planner {
 
 namespace {
 
-// The waiting receivers as a bit set: RR's next in cyclic index order and
-// RRS's r-th in index order in O(n / 64).
+// The waiting receivers as a bit set (RR's next in cyclic index order in
+// O(n / 64)) and as a list in index order (RRS's r-th in O(1): membership
+// changes only when a receiver is done, n times a plan, while RRS draws
+// once a step).
 class NodeSet {
  public:
   explicit NodeSet(int n) : n_(n), words_((n + 63) / 64, 0) {}
   void set(int v, bool in) {
-    const std::uint64_t bit = std::uint64_t{1} << (v % 64);
-    if (bool(words_[v / 64] & bit) == in) return;
-    words_[v / 64] ^= bit;
-    count_ += in ? 1 : -1;
+    if (bool(words_[v / 64] & (std::uint64_t{1} << (v % 64))) != in) change(v, in);
   }
-  int count() const { return count_; }
+  int count() const { return static_cast<int>(members_.size()); }
   // The first member at or after `from` (0 <= from <= n), wrapping around.
   int nextFrom(int from) const {
     if (int v = firstIn(from, n_); v >= 0) return v;
     return firstIn(0, from);
   }
   // The member with `rank` members of lower index.
-  int select(int rank) const {
-    for (size_t w = 0;; ++w) {
-      std::uint64_t word = words_[w];
-      const int here = std::popcount(word);
-      if (rank >= here) {
-        rank -= here;
-        continue;
-      }
-      for (; rank > 0; --rank) word &= word - 1;
-      return static_cast<int>(w * 64) + std::countr_zero(word);
-    }
-  }
+  int select(int rank) const { return members_[rank]; }
 
  private:
+  void change(int v, bool in) {
+    words_[v / 64] ^= std::uint64_t{1} << (v % 64);
+    const auto at = std::lower_bound(members_.begin(), members_.end(), v);
+    if (in) members_.insert(at, v);
+    else members_.erase(at);
+  }
   int firstIn(int from, int to) const {  // [from, to)
     for (int w = from / 64; w * 64 < to; ++w) {
       std::uint64_t word = words_[w];
@@ -63,8 +57,8 @@ class NodeSet {
     return -1;
   }
   int n_;
-  int count_ = 0;
   std::vector<std::uint64_t> words_;
+  std::vector<int> members_;  // in index order
 };
 
 // §4.1: the edge of least latency S + X·l + R among holders and waiting
