@@ -158,8 +158,9 @@ MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool pr
 // messages the receiver still needs and their current holders.
 class ReceiverFirst {
  public:
-  ReceiverFirst(const MulticastInstance& instance, bool preemptive)
-      : instance_(instance), candidates_(instance, preemptive, false), virtualTime_(instance.nodeCount(), 0.0),
+  ReceiverFirst(const MulticastInstance& instance, bool preemptive,
+                MulticastCandidates::SenderOrder order = MulticastCandidates::SenderOrder::kSorted)
+      : instance_(instance), candidates_(instance, preemptive, false, order), virtualTime_(instance.nodeCount(), 0.0),
         virtualAfter_(static_cast<size_t>(instance.messageCount()) * instance.nodeCount(), 0.0) {}
 
   bool done() const { return candidates_.done(); }
@@ -239,7 +240,11 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
 
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
                             const MulticastOptions& options) {
-  ReceiverFirst state(instance, options.preemptive);
+  // RRS's random receivers spread the nodes' Avail, so its moves are short:
+  // sorted is cheaper there (docs/bench-multicast.md).
+  ReceiverFirst state(instance, options.preemptive,
+                      rule == MulticastAlgorithm::kReceiverRandomSelection ? MulticastCandidates::SenderOrder::kSorted
+                                                                           : MulticastCandidates::SenderOrder::kBuckets);
   if (rule == MulticastAlgorithm::kWorkRacing)
     return leastKeyFirst(state, [&](int v) { return state.virtualTime(v); }, false);
   if (rule == MulticastAlgorithm::kEarliestAvailableFirst)
