@@ -114,6 +114,40 @@ MulticastTaskKey MulticastCandidates::bestFor(int j) {
   return timeline_.preemptive() ? bestByPair(j) : bestBySender(j, {kInfinity, 1, INT_MAX, INT_MAX, j});
 }
 
+// The message sender i sends j among those of one size: i's own one if it
+// is the source of some (the tie rule), the lowest index first; -1 if i
+// holds none j needs. For one or two words without a branch on which word
+// (the data make it unpredictable): the word to look in is chosen by a
+// select, and its lowest bit is then never looked for in an empty word.
+template <int kWords>
+int firstMessage(const std::uint64_t* held, const std::uint64_t* sourced, const std::uint64_t* wanted, int words,
+                 int& notOwn) {
+  if constexpr (kWords == 1) {
+    const std::uint64_t common = held[0] & wanted[0];
+    if (common == 0) return -1;
+    const std::uint64_t mine = common & sourced[0];
+    notOwn = mine == 0;
+    return __builtin_ctzll(mine != 0 ? mine : common);
+  } else if constexpr (kWords == 2) {
+    const std::uint64_t c0 = held[0] & wanted[0], c1 = held[1] & wanted[1];
+    if ((c0 | c1) == 0) return -1;
+    const std::uint64_t m0 = c0 & sourced[0], m1 = c1 & sourced[1];
+    notOwn = (m0 | m1) == 0;
+    const std::uint64_t low = notOwn ? c0 : m0, high = notOwn ? c1 : m1;
+    return (low != 0 ? 0 : 64) + __builtin_ctzll(low != 0 ? low : high);
+  } else {
+    int message = -1, own = -1;
+    for (int w = 0; w < words && own < 0; ++w) {
+      const std::uint64_t common = held[w] & wanted[w];
+      if (common == 0) continue;
+      if (message < 0) message = w * 64 + std::countr_zero(common);
+      if (const std::uint64_t mine = common & sourced[w]) own = w * 64 + std::countr_zero(mine);
+    }
+    notOwn = own < 0;
+    return own < 0 ? message : own;
+  }
+}
+
 // Per size and sender: one completion time for all the messages of that
 // size the sender holds and j needs; the sender's best of them is its own
 // message if it is the source of one (the tie rule), else the lowest index.
@@ -163,15 +197,10 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
     if (late > best.time) return false;
     const std::uint64_t* held = &held_[static_cast<size_t>(i) * words];
     const std::uint64_t* sourced = &sourced_[static_cast<size_t>(i) * words];
-    int message = -1, own = -1;
-    for (int w = 0; w < words && own < 0; ++w) {
-      const std::uint64_t common = held[w] & wanted[w];
-      if (common == 0) continue;
-      if (message < 0) message = w * 64 + std::countr_zero(common);
-      if (const std::uint64_t mine = common & sourced[w]) own = w * 64 + std::countr_zero(mine);
-    }
+    int notOwn = 1;
+    const int message = firstMessage<kWords>(held, sourced, wanted, words, notOwn);
     if (message < 0) return false;  // i holds nothing j needs of this size
-    const MulticastTaskKey key{std::max(late, floor), own < 0 ? 1 : 0, own < 0 ? message : own, i, j};
+    const MulticastTaskKey key{std::max(late, floor), notOwn, message, i, j};
     if (key < best) best = key;
     // No time is below Avail_j + R: once an own source makes it, only the
     // own sources of lower messages can still win, and there are fewer of
