@@ -3,9 +3,9 @@
 // for the scans of multicast_candidates.cc: a bucket queue. A scan visits
 // the buckets in increasing order and stops at the first one whose least
 // value could not make the best time; a node whose Avail grows moves to its
-// new bucket in O(1) without a data-dependent branch. Keeping the nodes
-// sorted instead cost ~35 places a move, twice per commit on the 80-node
-// all-to-all (docs/bench-multicast.md).
+// new bucket in O(1), out of one circular list and into another. Keeping
+// the nodes sorted instead cost ~35 places a move, twice per commit on the
+// 80-node all-to-all (docs/bench-multicast.md).
 //
 // Exactness: a value's bucket is trunc(value · (1 / width)); rounding is
 // monotonic, so a node in a later bucket has a larger value than every node
