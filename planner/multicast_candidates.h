@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "planner/multicast.h"
+#include "planner/multicast_send_order.h"
 #include "planner/multicast_timeline.h"
 #include "planner/multicast_tournament.h"
 
@@ -53,9 +54,18 @@ inline bool operator<(const MulticastTaskKey& a, const MulticastTaskKey& b) {
 
 class MulticastCandidates {
  public:
+  // How the senders are kept by Avail + S without preemption (what the
+  // scans visit in order): sorted, where a move costs the places it passes,
+  // or in buckets (multicast_send_order.h), where a move costs O(1) and a
+  // scan a little more. Buckets pay off when nodes move far and scans are
+  // few (WR, EAF, RR on the 80-node all-to-all); sorted when scans dominate
+  // (ECF) or moves are short (RRS): docs/bench-multicast.md.
+  enum class SenderOrder { kSorted, kBuckets };
+
   // `instance` must be valid (instanceProblem) and outlive this object.
   // `trackReceivers` keeps the per-receiver keys bestTask() needs (ECF).
-  MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers);
+  MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers,
+                      SenderOrder order = SenderOrder::kSorted);
 
   bool done() const { return remaining_ == 0; }
   // j is a destination of some message it has not been scheduled to receive.
@@ -81,9 +91,12 @@ class MulticastCandidates {
     double bytes;
     std::vector<std::uint64_t> messages;  // the messages of this size
     std::vector<double> send, receive;    // [v]: S(v, bytes), R(v, bytes)
-    std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes)
-    std::vector<int> bySendEnd;           // the nodes by sendEnd
+    std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes); [n]: +inf, the sentinel
+    // SenderOrder::kSorted:
+    std::vector<int> bySendEnd;           // the nodes by sendEnd, then the sentinel n
     std::vector<int> positionOf;          // [v]: v's index in bySendEnd
+    // SenderOrder::kBuckets:
+    SendEndBuckets buckets;
     std::vector<double> fastestTo;        // [j]: the least X(i, j)·bytes, i != j
   };
   void raiseSendEnd(SizeClass& size, int v, double value);
@@ -110,8 +123,9 @@ class MulticastCandidates {
   };
 
   MulticastTaskKey bestBySender(int j, MulticastTaskKey best);
+  void raiseToFloor(int v);
   MulticastTaskKey keyBySender(int i, int j) const;
-  template <int kWords>
+  template <int kWords, bool kBuckets>
   void scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const;
   MulticastTaskKey bestByPair(int j);
   Pair& pairOf(int j, int k) { return pending_[j][slot_[static_cast<size_t>(k) * n_ + j]]; }
@@ -126,6 +140,7 @@ class MulticastCandidates {
   MulticastTimeline timeline_;
   const int n_;
   bool trackReceivers_;
+  bool buckets_;  // SenderOrder::kBuckets
   int remaining_ = 0;
   std::vector<int> needCount_;                  // [j]: |SR_j|
   std::vector<double> avail_;                   // [v]: Avail_v (§4: the end of v's list)

@@ -20,38 +20,32 @@ namespace hnow::planner {
 
 namespace {
 
-// The waiting receivers as a bit set: RR's next in cyclic index order and
-// RRS's r-th in index order in O(n / 64).
+// The waiting receivers as a bit set (RR's next in cyclic index order in
+// O(n / 64)) and as a list in index order (RRS's r-th in O(1): membership
+// changes only when a receiver is done, n times a plan, while RRS draws
+// once a step).
 class NodeSet {
  public:
   explicit NodeSet(int n) : n_(n), words_((n + 63) / 64, 0) {}
   void set(int v, bool in) {
-    const std::uint64_t bit = std::uint64_t{1} << (v % 64);
-    if (bool(words_[v / 64] & bit) == in) return;
-    words_[v / 64] ^= bit;
-    count_ += in ? 1 : -1;
+    if (bool(words_[v / 64] & (std::uint64_t{1} << (v % 64))) != in) change(v, in);
   }
-  int count() const { return count_; }
+  int count() const { return static_cast<int>(members_.size()); }
   // The first member at or after `from` (0 <= from <= n), wrapping around.
   int nextFrom(int from) const {
     if (int v = firstIn(from, n_); v >= 0) return v;
     return firstIn(0, from);
   }
   // The member with `rank` members of lower index.
-  int select(int rank) const {
-    for (size_t w = 0;; ++w) {
-      std::uint64_t word = words_[w];
-      const int here = std::popcount(word);
-      if (rank >= here) {
-        rank -= here;
-        continue;
-      }
-      for (; rank > 0; --rank) word &= word - 1;
-      return static_cast<int>(w * 64) + std::countr_zero(word);
-    }
-  }
+  int select(int rank) const { return members_[rank]; }
 
  private:
+  void change(int v, bool in) {
+    words_[v / 64] ^= std::uint64_t{1} << (v % 64);
+    const auto at = std::lower_bound(members_.begin(), members_.end(), v);
+    if (in) members_.insert(at, v);
+    else members_.erase(at);
+  }
   int firstIn(int from, int to) const {  // [from, to)
     for (int w = from / 64; w * 64 < to; ++w) {
       std::uint64_t word = words_[w];
@@ -63,8 +57,8 @@ class NodeSet {
     return -1;
   }
   int n_;
-  int count_ = 0;
   std::vector<std::uint64_t> words_;
+  std::vector<int> members_;  // in index order
 };
 
 // §4.1: the edge of least latency S + X·l + R among holders and waiting
@@ -135,10 +129,10 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
         const int d = w * 64 + std::countr_zero(bits);
         const double x = send + link[d] * bytes + recv[d];
         double b = bestWeight[d];
-        if (x < b) [[unlikely]] {
-          b = bestWeight[d] = x, bestFrom[d] = j;
-        } else if (x == b && j < bestFrom[d]) [[unlikely]] {
-          bestFrom[d] = j;
+        // One comparison in the common case (j's edge is heavier); on
+        // equal weights the lower sender wins.
+        if (x <= b) [[unlikely]] {
+          if (x < b || j < bestFrom[d]) b = bestWeight[d] = x, bestFrom[d] = j;
         }
         if (b < leastWeight) leastWeight = b, leastTo = d;  // weights are finite
       }
@@ -164,8 +158,9 @@ MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool pr
 // messages the receiver still needs and their current holders.
 class ReceiverFirst {
  public:
-  ReceiverFirst(const MulticastInstance& instance, bool preemptive)
-      : instance_(instance), candidates_(instance, preemptive, false), virtualTime_(instance.nodeCount(), 0.0),
+  ReceiverFirst(const MulticastInstance& instance, bool preemptive,
+                MulticastCandidates::SenderOrder order = MulticastCandidates::SenderOrder::kSorted)
+      : instance_(instance), candidates_(instance, preemptive, false, order), virtualTime_(instance.nodeCount(), 0.0),
         virtualAfter_(static_cast<size_t>(instance.messageCount()) * instance.nodeCount(), 0.0) {}
 
   bool done() const { return candidates_.done(); }
@@ -245,7 +240,11 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
 
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
                             const MulticastOptions& options) {
-  ReceiverFirst state(instance, options.preemptive);
+  // RRS's random receivers spread the nodes' Avail, so its moves are short:
+  // sorted is cheaper there (docs/bench-multicast.md).
+  ReceiverFirst state(instance, options.preemptive,
+                      rule == MulticastAlgorithm::kReceiverRandomSelection ? MulticastCandidates::SenderOrder::kSorted
+                                                                           : MulticastCandidates::SenderOrder::kBuckets);
   if (rule == MulticastAlgorithm::kWorkRacing)
     return leastKeyFirst(state, [&](int v) { return state.virtualTime(v); }, false);
   if (rule == MulticastAlgorithm::kEarliestAvailableFirst)

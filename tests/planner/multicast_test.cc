@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -238,6 +239,13 @@ TEST_CASE("the planner rejects preemptive FEF, bad instances and impossible choi
   bad = in;
   bad.nodes[3].recvOverhead = 0;
   CHECK_FALSE(planMulticast(bad, MulticastAlgorithm::kWorkRacing).ok());
+  for (double link : {-1e-9, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    bad = in;
+    bad.linkPerByte[1 * 4 + 2] = link;
+    auto linked = planMulticast(bad, MulticastAlgorithm::kFastestEdgeFirst);
+    REQUIRE_FALSE(linked.ok());
+    CHECK(linked.error().message == "link times per byte must be 0 or more");
+  }
   // P1 cannot relay m0 before it is scheduled to receive it.
   CHECK_FALSE(scheduleChoices(in, choicesOf({{1, 2, 0}}), false).ok());
   CHECK_FALSE(scheduleChoices(in, choicesOf({{0, 1, 0}, {0, 1, 0}}), false).ok());
