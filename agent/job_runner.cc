@@ -234,6 +234,17 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   });
 }
 
+void JobRunner::dropAll() {
+  {
+    std::lock_guard lock(mutex_);
+    for (int pid : pids_) ::kill(pid, SIGKILL);
+  }
+  std::vector<std::string> tokens;
+  for (const auto& [token, path] : files_) tokens.push_back(token);
+  if (!tokens.empty()) spdlog::info("dropping {} job file(s) of hnowd's earlier session", tokens.size());
+  drop(tokens);
+}
+
 void JobRunner::drop(const std::vector<std::string>& tokens) {
   for (const auto& token : tokens) {
     auto it = files_.find(token);

@@ -55,6 +55,9 @@ class JobRunner {
   kj::Promise<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
                                std::string resultToken, double computeFactor);
   void drop(const std::vector<std::string>& tokens);
+  // Issue 9: hnowd is gone, and with it every job it ran here: kill running
+  // commands and drop every file.
+  void dropAll();
 
  private:
   struct Worker;

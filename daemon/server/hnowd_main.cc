@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
     coordinator.restore();
     if (int n = coordinator.interruptedAtStart())
       spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
+    // Issue 9: the shares and results of jobs an earlier hnowd ran (a crash
+    // leaves them) belong to no job now; job ids start over at 1.
+    if (auto n = std::filesystem::remove_all(std::filesystem::path(config->dataDir) / "jobs", error); n > 1)
+      spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", n - 1, config->dataDir);
     auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kServer,
                                               io.provider->getTimer());
     if (!tls) {

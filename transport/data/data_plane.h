@@ -84,6 +84,8 @@ class DataPlane {
   void pull(std::string token, std::string parentAddress);
   // Forget the operation: close its connections; an unfinished temp file is removed.
   void release(std::string token);
+  // Issue 9: release() every operation (the agent lost hnowd, which forgot them).
+  void releaseAll();
 
   // DATA payload bytes sent to children and received from parents since the
   // plane started, every operation together; any thread. An unpaced probe
