@@ -189,10 +189,13 @@ int main(int argc, char** argv) {
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
     transport::notifyStopping();
-    // Draining: no operation can be in flight yet (they arrive with `hnow
-    // send`), so stop accepting and close every connection.
+    // Operations under way end here as "interrupted" (issue 9), before the
+    // connections close: agents disconnected by the stop are not lost, and
+    // their sends are not failed.
     spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
                  coordinator.connectedCount());
+    if (int n = coordinator.operationLog().interruptRunning())
+      spdlog::warn("{} operation(s) under way marked interrupted", n);
     std::filesystem::remove(addressFile, error);
     persist(coordinator);
   } catch (const kj::Exception& e) {

@@ -1,9 +1,10 @@
-// Issue 9's fault matrix, the coordinator's row: hnowd SIGKILLed in the
-// middle of a send and of a job, and an agent SIGKILLed mid-job. The client
-// fails at once with a clear message and a non-zero exit; the agents drop
-// the operation's temp files and job files when they lose hnowd (it forgot
-// every operation); started again, hnowd records the operation as
-// interrupted, the agents register again by themselves and the next request
+// Issue 9's fault matrix, the coordinator's row: hnowd SIGKILLed (a crash)
+// in the middle of a send and SIGTERMed (a stop) in the middle of a job, and
+// an agent SIGKILLed mid-job. The client fails at once with a clear message
+// and a non-zero exit; the agents drop the operation's temp files and job
+// files when they lose hnowd (it forgot every operation); hnowd records the
+// operation as interrupted (when it stops, or when it starts again after a
+// crash), the agents register again by themselves and the next request
 // succeeds. An agent killed mid-job leaves .hnow-jobs/ files, swept when it
 // starts again.
 #include <doctest/doctest.h>
@@ -116,7 +117,8 @@ TEST_CASE("fault matrix: hnowd killed mid-send - the client fails clearly, agent
   CHECK(lab.leftovers() == 0);
 }
 
-TEST_CASE("fault matrix: hnowd killed mid-job - the client fails clearly, agents drop job files, the op is interrupted, the next run works") {
+// SIGTERM here (a stop, as systemd does it), SIGKILL mid-send (a crash).
+TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agents drop job files, the op is interrupted, the next run works") {
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   SlowJob job(lab, 1.0);
@@ -125,7 +127,10 @@ TEST_CASE("fault matrix: hnowd killed mid-job - the client fails clearly, agents
   REQUIRE(eventually([&] { return job.runs() >= 7; }, 20s));
   const int held = jobFiles(lab);
   CHECK(held > 0);  // shares are on the agents
-  lab.kill("hnowd");
+  REQUIRE(lab.kill("hnowd", SIGTERM));
+  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK(log.find("stopping on signal 15") != std::string::npos);
+  CHECK(log.find("1 operation(s) under way marked interrupted") != std::string::npos);
 
   auto status = run->waitExit(10s);
   REQUIRE(status.has_value());
@@ -133,8 +138,8 @@ TEST_CASE("fault matrix: hnowd killed mid-job - the client fails clearly, agents
   CHECK(readWhole(lab.errPath("run")).find("lost hnowd while running") != std::string::npos);
   CHECK(eventually([&] { return jobFiles(lab) == 0; }, 5s));
   CHECK_FALSE(fs::exists(job.output));
-  MESSAGE("fault matrix: hnowd killed mid-job: client exit " << *status << ", " << held
-                                                              << " job files on the agents dropped");
+  MESSAGE("fault matrix: hnowd stopped (SIGTERM) mid-job: client exit " << *status << ", " << held
+                                                              << " job files on the agents, all dropped");
 
   restartHnowd(lab, "run");
   CHECK(countIn(lab.dir.path / "hnowd" / "jobs") == 0);  // the crashed hnowd's shares swept at start

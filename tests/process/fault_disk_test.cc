@@ -71,19 +71,21 @@ TEST_CASE("fault matrix: a relay that corrupts chunks is caught by its child and
   auto report = nlohmann::json::parse(readWhole(lab.outPath("corrupt")));
   REQUIRE(report["copies"].size() == 4);
   std::string corruptorChild;
+  int caught = 0;
   for (const auto& [node, up] : tree)
     if (up == "agent-2") corruptorChild = node;
   REQUIRE_MESSAGE(!corruptorChild.empty(), "agent-2 relays to nobody: " << readWhole(lab.errPath("corrupt")));
   for (const auto& copy : report["copies"]) {
     CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
     // Only the corrupting relay's child saw bad chunks (hnowd and the others send clean ones).
-    if (copy["node"] == corruptorChild) CHECK(copy["corrupt_chunks"].get<int>() >= 3);
+    if (copy["node"] == corruptorChild) CHECK((caught = copy["corrupt_chunks"].get<int>()) >= 3);
     else CHECK(copy["corrupt_chunks"] == 0);
   }
   CHECK(readWhole(lab.dir.path / "logs" / (corruptorChild + ".log")).find("XXH3 mismatch") != std::string::npos);
   CHECK(lab.leftovers() == 0);
-  MESSAGE("fault matrix: relay agent-2 corrupting every 3rd chunk: " << corruptorChild << " caught "
-                                                                      << report["copies"].size() << " copies identical");
+  MESSAGE("fault matrix: relay agent-2 corrupting every 3rd chunk: " << corruptorChild << " caught " << caught
+                                                                      << " corrupt chunks, " << report["copies"].size()
+                                                                      << " copies identical, send " << report["actual_s"] << " s");
 
   // A relay other than agent-2 gets a 1 MiB disk; the file is 3 MiB.
   std::string full;

@@ -72,10 +72,11 @@ class FaultLab {
   pid_t pidOf(const std::string& daemon) const {
     return static_cast<pid_t>(std::stol("0" + readWhole(dir.path / "pids" / (daemon + ".pid"))));
   }
-  void kill(const std::string& daemon) {
+  // SIGKILL (a crash) or SIGTERM (a stop); true once it is gone.
+  bool kill(const std::string& daemon, int signal = SIGKILL) {
     const pid_t pid = pidOf(daemon);
-    ::kill(pid, SIGKILL);
-    eventually([pid] { return !processRunning(pid); }, std::chrono::seconds(3));
+    ::kill(pid, signal);
+    return eventually([pid] { return !processRunning(pid); }, std::chrono::seconds(5));
   }
 
   // Starts `hnowd` or an agent again as `hnow local` did (same config, its

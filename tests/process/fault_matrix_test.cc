@@ -73,7 +73,7 @@ void killCase(FaultLab& lab, Position position, double fraction, int index) {
   REQUIRE(eventually([&] { return lab.treeOf(label).size() == static_cast<std::size_t>(lab.agents()); }, 10s));
   const auto tree = lab.treeOf(label);
   const std::string victim = victimAt(tree, position);
-  REQUIRE_MESSAGE(!victim.empty(), "no " << nameOf(position) << " in " << readWhole(lab.errPath(label)));
+  REQUIRE_MESSAGE(!victim.empty(), "no " << std::string(nameOf(position)) << " in " << readWhole(lab.errPath(label)));
   int orphans = 0;
   for (const auto& [node, up] : tree) orphans += up == victim;
 
@@ -82,7 +82,6 @@ void killCase(FaultLab& lab, Position position, double fraction, int index) {
   lab.kill(victim);
   auto status = send->waitExit(30s);
   REQUIRE(status.has_value());
-  const double caseS = std::chrono::duration<double>(Clock::now() - started).count();
   auto report = nlohmann::json::parse(readWhole(lab.outPath(label)));
 
   // Every surviving agent holds a byte-identical copy; only the victim may fail.
@@ -122,10 +121,11 @@ void killCase(FaultLab& lab, Position position, double fraction, int index) {
   REQUIRE(lab.allReady());
   CHECK(lab.followUpSend("m/after-" + label + ".bin", lab.agents()));
   CHECK(lab.leftovers() == 0);
-  MESSAGE("fault matrix: kill " << nameOf(position) << " " << victim << " (" << orphans << " children) at "
+  const double caseS = std::chrono::duration<double>(Clock::now() - started).count();
+  MESSAGE("fault matrix: kill " << std::string(nameOf(position)) << " " << victim << " (" << orphans << " children) at "
                                 << static_cast<int>(fraction * 100) << "% (measured "
                                 << static_cast<int>(killedAt * 100) << "%): "
-                                << (victimFailed ? "reported failed" : "had its copy") << ", "
+                                << std::string(victimFailed ? "reported failed" : "had its copy") << ", "
                                 << report["copies"].size() << " copies byte-identical, "
                                 << report["parent_changes"].size() << " parent changes, send "
                                 << report["actual_s"] << " s, case with restart and follow-up " << caseS << " s");
