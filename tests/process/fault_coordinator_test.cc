@@ -105,6 +105,7 @@ TEST_CASE("fault matrix: hnowd killed mid-send - the client fails clearly, agent
   REQUIRE(status.has_value());
   CHECK(*status == 1);
   CHECK(readWhole(lab.errPath("send")).find("lost hnowd while sending") != std::string::npos);
+  CHECK(readWhole(lab.errPath("send")).find("Send again once hnowd is back") != std::string::npos);
   // The agents notice the lost connection and drop the send's temp files.
   CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
   MESSAGE("fault matrix: hnowd killed at 40% of a send: client exit " << *status << ", temp files gone after "
@@ -136,6 +137,7 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   REQUIRE(status.has_value());
   CHECK(*status == 1);
   CHECK(readWhole(lab.errPath("run")).find("lost hnowd while running") != std::string::npos);
+  CHECK(readWhole(lab.errPath("run")).find("Run it again once hnowd is back") != std::string::npos);
   CHECK(eventually([&] { return jobFiles(lab) == 0; }, 5s));
   CHECK_FALSE(fs::exists(job.output));
   MESSAGE("fault matrix: hnowd stopped (SIGTERM) mid-job: client exit " << *status << ", " << held
