@@ -151,7 +151,7 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   CHECK(eventually([&] { return jobFiles(lab) == 0; }, 3s));
 }
 
-TEST_CASE("fault matrix: an agent killed mid-job leaves .hnow-jobs files; they are swept when it starts again") {
+TEST_CASE("fault matrix: an agent killed mid-job leaves .hnow-jobs files, swept when it starts again") {
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   SlowJob job(lab, 0.5);
