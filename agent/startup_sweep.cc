@@ -31,9 +31,13 @@ SweepResult sweepLeftovers(const std::vector<std::string>& roots) {
     if (fs::remove(path, error)) ++count;
     else if (error) result.errors.push_back(path.string() + ": " + error.message());
   };
-  if (!roots.empty()) {
+  const fs::path jobs = roots.empty() ? fs::path() : fs::path(roots.front()) / kJobDir;
+  std::error_code linkError;
+  if (!roots.empty() && fs::is_symlink(jobs, linkError)) {
+    result.errors.push_back(jobs.string() + " is a symlink: not swept");  // never empty a directory elsewhere
+  } else if (!roots.empty()) {
     std::error_code error;
-    for (const auto& e : fs::directory_iterator(fs::path(roots.front()) / kJobDir, error)) {
+    for (const auto& e : fs::directory_iterator(jobs, error)) {
       std::error_code typeError;
       if (e.is_regular_file(typeError) || e.is_symlink(typeError)) remove(e.path(), result.jobFiles);
     }

@@ -77,4 +77,14 @@ TEST_CASE("an agent's start sweeps receive temp files under every root and its .
   CHECK(again.tempFiles == 0);
   CHECK(again.jobFiles == 0);
   CHECK(again.errors.empty());
+
+  // A .hnow-jobs that is a symlink is reported, and what it points at is left alone.
+  fs::remove_all(data / ".hnow-jobs");
+  touch(outside / "precious");
+  fs::create_directory_symlink(outside, data / ".hnow-jobs");
+  auto linked = sweepLeftovers({data.string()});
+  CHECK(linked.jobFiles == 0);
+  REQUIRE(linked.errors.size() == 1);
+  CHECK(linked.errors[0].find("is a symlink") != std::string::npos);
+  CHECK(fs::exists(outside / "precious"));
 }

@@ -56,6 +56,17 @@ int jobFiles(const FaultLab& lab) {
   return n;
 }
 
+// Their names, for a failure's message.
+std::string jobFileList(const FaultLab& lab) {
+  std::string list;
+  for (int k = 1; k <= lab.agents(); ++k) {
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(lab.root(k) / ".hnow-jobs", error))
+      list += " " + FaultLab::name(k) + ":" + e.path().filename().string();
+  }
+  return list;
+}
+
 // Restarts hnowd and checks what a restart promises: the agents come back,
 // the interrupted operation of `kind` is recorded as such.
 void restartHnowd(FaultLab& lab, const std::string& kind) {
@@ -138,7 +149,7 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   CHECK(*status == 1);
   CHECK(readWhole(lab.errPath("run")).find("lost hnowd while running") != std::string::npos);
   CHECK(readWhole(lab.errPath("run")).find("Run it again once hnowd is back") != std::string::npos);
-  CHECK(eventually([&] { return jobFiles(lab) == 0; }, 5s));
+  CHECK_MESSAGE(eventually([&] { return jobFiles(lab) == 0; }, 5s), jobFileList(lab));
   CHECK_FALSE(fs::exists(job.output));
   MESSAGE("fault matrix: hnowd stopped (SIGTERM) mid-job: client exit " << *status << ", " << held
                                                               << " job files on the agents, all dropped");
@@ -148,7 +159,7 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   auto again = runCommand(lab.hnow() + " run --input " + job.input.string() + " --cmd 'tr a-z A-Z' --concat");
   REQUIRE_MESSAGE(again.status == 0, again.err);
   CHECK(again.out == upper(job.text));
-  CHECK(eventually([&] { return jobFiles(lab) == 0; }, 3s));
+  CHECK_MESSAGE(eventually([&] { return jobFiles(lab) == 0; }, 3s), jobFileList(lab));
 }
 
 TEST_CASE("fault matrix: an agent killed mid-job leaves .hnow-jobs files, swept when it starts again") {
