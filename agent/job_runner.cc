@@ -120,7 +120,7 @@ JobRunner::~JobRunner() {
   }
   for (auto& t : threads_) t.first.join();
   for (const auto& [token, path] : files_) {
-    receiver_.release(token);
+    receiver_.discard(token);
     ::unlink(path.c_str());
   }
 }
@@ -278,7 +278,9 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
         if (r->second > 0) ::kill(r->second, SIGKILL);
       }
     }
-    receiver_.release(token);
+    // A fetch may be renaming its file into place right now: the data
+    // thread removes it after the rename, whichever comes first.
+    receiver_.discard(token);
     ::unlink(it->second.c_str());
     if (auto f = fetching_.find(token); f != fetching_.end()) {
       f->second->reject(KJ_EXCEPTION(DISCONNECTED, "the job file was dropped"));

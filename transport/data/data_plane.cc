@@ -238,10 +238,12 @@ struct DataPlane::Impl final : PlaneCore {
     emit(TransferEvent::Kind::kFailed, op, message);
   }
 
-  void release(const std::string& token) {
+  void release(const std::string& token, bool removeFile = false) {
     auto it = operations_.find(token);
     if (it == operations_.end()) return;
     Operation& op = *it->second;
+    if (removeFile && op.state == Operation::State::kDone)
+      ::unlinkat(op.target.dirFd, op.target.finalName.c_str(), 0);
     for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
       child->close("the operation ended");
     retire(std::move(op.upstream));
@@ -308,6 +310,10 @@ void DataPlane::pull(std::string token, std::string parentAddress) {
 
 void DataPlane::release(std::string token) {
   loop_->post([this, token = std::move(token)]() { impl_->release(token); });
+}
+
+void DataPlane::discard(std::string token) {
+  loop_->post([this, token = std::move(token)]() { impl_->release(token, true); });
 }
 
 void DataPlane::releaseAll() {

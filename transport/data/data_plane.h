@@ -86,6 +86,10 @@ class DataPlane {
   void release(std::string token);
   // Issue 9: release() every operation (the agent lost hnowd, which forgot them).
   void releaseAll();
+  // Issue 9: release() and remove the received file even when it is complete
+  // (a job file nobody wants). In order with the rename on the data thread,
+  // so a receive finishing as it is discarded leaves nothing either.
+  void discard(std::string token);
 
   // DATA payload bytes sent to children and received from parents since the
   // plane started, every operation together; any thread. An unpaced probe
