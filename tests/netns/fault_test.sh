@@ -54,7 +54,7 @@ held() {
   local total=0 k f s
   for k in 1 2 3 4; do
     s=0
-    for f in "$DIR/agents/agent-$k/files/in/f.bin" "$DIR"/agents/agent-$k/files/in/.f.bin.hnow-*.part; do
+    for f in "$DIR/agents/agent-$k/files/in/f.bin" "$DIR/agents/agent-$k/files/in/".f.bin.hnow-*.part; do
       [ -f "$f" ] && s=$(stat -c %s "$f" 2>/dev/null || echo 0) && break
     done
     total=$((total + s))
