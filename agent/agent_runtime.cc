@@ -204,6 +204,11 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
                    });
 }
 
+void AgentRuntime::forgetOperations() {
+  if (jobs_) jobs_->dropAll();
+  if (receiver_) receiver_->releaseAll();
+}
+
 void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e) {
   if (jobs_ && jobs_->onTransfer(e)) return;  // a job file's: answered by fetchJobFile
   // Without a session the report is dropped: hnowd counts this agent lost anyway.
@@ -265,6 +270,7 @@ kj::Promise<void> AgentRuntime::run() {
             })
       .then([this]() {
         wakeProbe_.reset();
+        forgetOperations();
         // Jitter keeps a lab's agents from reconnecting in lockstep after a restart.
         static std::minstd_rand random(std::random_device{}());
         double jitter = 0.8 + 0.4 * (random() % 1000) / 1000.0;

@@ -64,6 +64,10 @@ class AgentRuntime {
   kj::Promise<void> probes(wire::AgentSession::Client session);
   // Starts the data plane on the address this agent reaches hnowd from.
   void startDataPlane(kj::AsyncIoStream& controlStream);
+  // Issue 9: the connection to hnowd ended, and with it every operation
+  // hnowd had here (it fails a lost agent's part, and a restarted hnowd knows
+  // none): temp files, served files, job files and running commands go.
+  void forgetOperations();
   void reportTransfer(const transport::data::TransferEvent& event);
 
   const conf::AgentConfig& config_;

@@ -93,16 +93,20 @@ std::string tailOf(const std::string& path) {
 // shutdown) and forgotten once reaped (so a reused pid is never killed).
 struct JobRunner::Worker {
   JobRunner* runner;
+  std::string token;  // the task's result token
   int pid = 0;
   static void started(void* context, int pid) {
     auto* self = static_cast<Worker*>(context);
     std::lock_guard lock(self->runner->mutex_);
     self->pid = pid;
     self->runner->pids_.insert(pid);
+    self->runner->running_[self->token] = pid;
+    if (self->runner->dropped_.count(self->token)) ::kill(pid, SIGKILL);  // dropped before it started
   }
   ~Worker() {
     std::lock_guard lock(runner->mutex_);
     runner->pids_.erase(pid);
+    runner->running_[token] = 0;
   }
 };
 
@@ -116,7 +120,7 @@ JobRunner::~JobRunner() {
   }
   for (auto& t : threads_) t.first.join();
   for (const auto& [token, path] : files_) {
-    receiver_.release(token);
+    receiver_.discard(token);
     ::unlink(path.c_str());
   }
 }
@@ -183,6 +187,10 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   ::mkdir(dir_.c_str(), 0755);
   const std::string resultPath = pathFor(resultToken);
   files_[resultToken] = resultPath;  // reserved; removed by drop()
+  {
+    std::lock_guard lock(mutex_);
+    running_[resultToken] = 0;
+  }
   auto paf = kj::newPromiseAndCrossThreadFulfiller<TaskOutcome>();
   for (auto it = threads_.begin(); it != threads_.end();) {  // reap finished workers
     if (!it->second->load()) {
@@ -195,25 +203,31 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   auto finished = std::make_shared<std::atomic<bool>>(false);
   // Held by a shared_ptr: kj::Own's destructor may throw, std::thread's state may not.
   auto fulfiller = std::make_shared<kj::Own<kj::CrossThreadPromiseFulfiller<TaskOutcome>>>(kj::mv(paf.fulfiller));
-  std::thread worker([this, paths, argv = std::move(argv), resultPath, computeFactor, fulfiller, finished]() mutable {
+  std::thread worker([this, paths, argv = std::move(argv), resultToken, resultPath, computeFactor, fulfiller,
+                      finished]() mutable {
     TaskOutcome outcome;
+    {
+      std::lock_guard lock(mutex_);
+      if (dropped_.count(resultToken)) outcome.error = "the task was dropped";
+    }
     // One input is the command's stdin as is; several are concatenated first.
     std::string stdinPath = paths.size() == 1 ? paths[0] : resultPath + ".in";
-    if (paths.size() != 1) {
+    if (paths.size() != 1 && outcome.error.empty()) {
       int in = ::open(stdinPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       bool ok = in >= 0;
       for (const auto& p : paths) ok = ok && appendFile(in, p);
       if (in >= 0) ::close(in);
       if (!ok) outcome.error = "cannot join the task's inputs: " + std::string(std::strerror(errno));
     }
-    int in = ::open(stdinPath.c_str(), O_RDONLY | O_CLOEXEC);
-    int out = ::open(resultPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const bool proceed = outcome.error.empty();
+    int in = proceed ? ::open(stdinPath.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+    int out = proceed ? ::open(resultPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     const std::string errPath = resultPath + ".err";
-    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = proceed ? ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     if (outcome.error.empty() && (in < 0 || out < 0 || err < 0))
       outcome.error = "cannot open the task's files: " + std::string(std::strerror(errno));
     if (outcome.error.empty()) {
-      Worker worker{this};
+      Worker worker{this, resultToken};
       CommandOutcome run = runCommand(argv, in, out, err, &Worker::started, &worker);
       outcome.exitCode = run.exitCode;
       outcome.runS = run.wallSeconds;
@@ -241,6 +255,14 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
       if (fd >= 0) ::close(fd);
     ::unlink(errPath.c_str());
     if (paths.size() != 1) ::unlink(stdinPath.c_str());
+    {
+      std::lock_guard lock(mutex_);
+      running_.erase(resultToken);
+      if (dropped_.erase(resultToken)) {  // its result is nobody's: created after the drop, or not
+        ::unlink(resultPath.c_str());
+        outcome.error = "the task was dropped";
+      }
+    }
     (*fulfiller)->fulfill(std::move(outcome));
     finished->store(true);
   });
@@ -259,11 +281,31 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   });
 }
 
+void JobRunner::dropAll() {
+  {
+    std::lock_guard lock(mutex_);
+    for (int pid : pids_) ::kill(pid, SIGKILL);
+  }
+  std::vector<std::string> tokens;
+  for (const auto& [token, path] : files_) tokens.push_back(token);
+  if (!tokens.empty()) spdlog::info("dropping {} job file(s) of hnowd's earlier session", tokens.size());
+  drop(tokens);
+}
+
 void JobRunner::drop(const std::vector<std::string>& tokens) {
   for (const auto& token : tokens) {
     auto it = files_.find(token);
     if (it == files_.end()) continue;
-    receiver_.release(token);
+    {
+      std::lock_guard lock(mutex_);
+      if (auto r = running_.find(token); r != running_.end()) {
+        dropped_.insert(token);
+        if (r->second > 0) ::kill(r->second, SIGKILL);
+      }
+    }
+    // A fetch may be renaming its file into place right now: the data
+    // thread removes it after the rename, whichever comes first.
+    receiver_.discard(token);
     ::unlink(it->second.c_str());
     if (auto f = fetching_.find(token); f != fetching_.end()) {
       f->second->reject(KJ_EXCEPTION(DISCONNECTED, "the job file was dropped"));

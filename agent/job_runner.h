@@ -62,6 +62,9 @@ class JobRunner {
   void drop(const std::vector<std::string>& tokens);
   // The emulated compute factor from now on (runs under way included).
   void setComputeFactor(double factor);
+  // Issue 9: hnowd is gone, and with it every job it ran here: kill running
+  // commands and drop every file.
+  void dropAll();
 
  private:
   // Wall seconds [start, end] stretched by the factors in force, `initial`
@@ -75,8 +78,13 @@ class JobRunner {
   std::string dir_;
   std::map<std::string, std::string> files_;  // token -> path
   std::map<std::string, kj::Own<kj::PromiseFulfiller<void>>> fetching_;
-  std::mutex mutex_;                          // guards pids_
+  std::mutex mutex_;                          // guards pids_, running_, dropped_
   std::set<int> pids_;
+  // Issue 9: the result token of every task whose worker still runs -> its
+  // command's pid (0 when none runs), and those dropped meanwhile: the worker
+  // kills its command and removes the files it may create after the drop.
+  std::map<std::string, int> running_;
+  std::set<std::string> dropped_;
   // Worker threads and whether each has finished (joined at the next run()).
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads_;
   std::mutex factorMutex_;  // guards factorChanges_ (set on the kj thread, read by workers)

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "agent/agent_runtime.h"
+#include "agent/startup_sweep.h"
 #include "conf/runtime_config.h"
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
@@ -37,6 +38,13 @@ int main(int argc, char** argv) {
     spdlog::error("cannot create the data directory {}: {}", config->dataDir, error.message());
     return 1;
   }
+
+  // A crash leaves temp files and job files no operation will claim (issue 9).
+  auto swept = agent::sweepLeftovers(config->roots);
+  if (swept.tempFiles || swept.jobFiles)
+    spdlog::warn("removed {} temp file(s) of unfinished receives and {} job file(s) left by an earlier run",
+                 swept.tempFiles, swept.jobFiles);
+  for (const auto& problem : swept.errors) spdlog::warn("cannot sweep a leftover: {}", problem);
 
   // Signals are captured before any thread exists, so only the kj loop sees them.
   kj::UnixEventPort::captureSignal(SIGTERM);

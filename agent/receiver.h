@@ -28,6 +28,8 @@ class Receiver {
                       const transport::data::Sha256& sha256);
   void pull(const std::string& token, const std::string& parentAddress);
   void release(const std::string& token) { plane_.release(token); }
+  void releaseAll() { plane_.releaseAll(); }
+  void discard(const std::string& token) { plane_.discard(token); }
   // Issue 7: serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
   const std::vector<std::string>& roots() const { return roots_; }

@@ -179,7 +179,12 @@ int runRunCommand(const RunOptions& options) {
   for (;;) {
     auto polled = client.value()->runProgress(started.value());
     if (!polled) {
-      std::fprintf(stderr, "hnow: lost hnowd while running: %s\n", polled.error().message.c_str());
+      // Issue 9: what happened to the job, and what to do.
+      std::fprintf(stderr,
+                   "hnow: lost hnowd while running: %s\n"
+                   "hnow: the job did not finish; agents drop its shares. Run it again once hnowd is back "
+                   "(`hnow ops` lists it as interrupted)\n",
+                   polled.error().message.c_str());
       return 1;
     }
     report = std::move(polled.value());

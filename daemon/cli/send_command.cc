@@ -194,7 +194,12 @@ int runSendCommand(const SendOptions& options) {
     auto polled = client.value()->sendProgress(id);
     if (!polled) {
       progress.end();
-      std::fprintf(stderr, "hnow: lost hnowd while sending: %s\n", polled.error().message.c_str());
+      // Issue 9: what happened to the copies, and what to do.
+      std::fprintf(stderr,
+                   "hnow: lost hnowd while sending: %s\n"
+                   "hnow: the send did not finish; agents drop their partial copies. Send again once hnowd is back "
+                   "(`hnow ops` lists it as interrupted)\n",
+                   polled.error().message.c_str());
       return 1;
     }
     status = std::move(polled.value());

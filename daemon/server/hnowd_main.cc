@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
     coordinator.restore();
     if (int n = coordinator.interruptedAtStart())
       spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
+    // Issue 9: the shares and results of jobs an earlier hnowd ran (a crash
+    // leaves them) belong to no job now; job ids start over at 1.
+    if (auto n = std::filesystem::remove_all(std::filesystem::path(config->dataDir) / "jobs", error); n > 1)
+      spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", n - 1, config->dataDir);
     auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kServer,
                                               io.provider->getTimer());
     if (!tls) {
@@ -185,10 +189,13 @@ int main(int argc, char** argv) {
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
     transport::notifyStopping();
-    // Draining: no operation can be in flight yet (they arrive with `hnow
-    // send`), so stop accepting and close every connection.
+    // Operations under way end here as "interrupted" (issue 9), before the
+    // connections close: agents disconnected by the stop are not lost, and
+    // their sends are not failed.
     spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
                  coordinator.connectedCount());
+    if (int n = coordinator.operationLog().interruptRunning())
+      spdlog::warn("{} operation(s) under way marked interrupted", n);
     std::filesystem::remove(addressFile, error);
     persist(coordinator);
   } catch (const kj::Exception& e) {

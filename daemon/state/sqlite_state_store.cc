@@ -177,7 +177,8 @@ OperationId SqliteStateStore::beginOperation(const OperationRecord& record) {
 void SqliteStateStore::finishOperation(OperationId id, WallTime finished, const std::string& status,
                                        const std::string& summary) {
   Statement update(db_, path_,
-                   "UPDATE operations SET finished_ms = ?1, status = ?2, summary = ?3 WHERE id = ?4");
+                   "UPDATE operations SET finished_ms = ?1, status = ?2, summary = ?3 WHERE id = ?4 "
+                   "AND status = 'running'");
   update.bind(1, toMs(finished)).bind(2, status).bind(3, summary).bind(4, std::int64_t{id});
   update.step();
 }

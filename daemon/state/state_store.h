@@ -52,7 +52,9 @@ class StateStore {
 
   // Assigns the record's id (the given one is ignored) and returns it.
   virtual OperationId beginOperation(const OperationRecord& record) = 0;
-  // Sets finished, status and summary of a record begun earlier.
+  // Sets finished, status and summary of a record begun earlier and still
+  // "running": a record ends once (issue 9: one marked "interrupted" when
+  // hnowd stops is not turned into "failed" by the agents it disconnects).
   virtual void finishOperation(OperationId id, WallTime finished, const std::string& status,
                                const std::string& summary) = 0;
   // The newest `limit` records, newest first.

@@ -28,6 +28,7 @@ class MemoryStateStore final : public StateStore {
   void finishOperation(OperationId id, WallTime finished, const std::string& status,
                        const std::string& summary) override {
     OperationRecord& r = records_.at(static_cast<std::size_t>(id - 1));
+    if (r.status != "running") return;  // a record ends once, as in SqliteStateStore
     r.finished = finished;
     r.status = status;
     r.summary = summary;

@@ -206,3 +206,32 @@ TEST_CASE("a child whose relay dies resumes from its last acknowledged byte at t
   // from 0 or a gap would not verify.
   CHECK(readWhole(dir.path / "b" / "f") == file.bytes);
 }
+
+// Issue 9: what an agent does with its operations when it loses hnowd
+// (releaseAll), and with a job file nobody wants (discard).
+TEST_CASE("release keeps a finished file, discard removes it, releaseAll forgets every operation and its temp file") {
+  TempDir dir;
+  Node source, a, b, c;
+  Source file(dir, 1 << 20, source.plane);
+  a.plane.receive(file.token, file.bytes.size(), shaOf(file.bytes), targetIn(dir.path / "a", "f"));
+  b.plane.receive(file.token, file.bytes.size(), shaOf(file.bytes), targetIn(dir.path / "b", "f"));
+  a.plane.pull(file.token, source.address);
+  b.plane.pull(file.token, source.address);
+  REQUIRE(a.events.waitFor(TransferEvent::Kind::kDone));
+  REQUIRE(b.events.waitFor(TransferEvent::Kind::kDone));
+  a.plane.release(file.token);
+  b.plane.discard(file.token);
+  const std::string stranger(kTokenBytes, 's');  // a parent that never answers: stays unfinished
+  c.plane.receive(stranger, file.bytes.size(), shaOf(file.bytes), targetIn(dir.path / "c", "f"));
+  c.plane.pull(stranger, source.address);
+  REQUIRE(c.events.waitFor(TransferEvent::Kind::kParentLost));
+  c.plane.releaseAll();
+  // each call runs on its plane's data thread; a later synchronous call orders after it
+  a.plane.listen("127.0.0.1");
+  b.plane.listen("127.0.0.1");
+  c.plane.listen("127.0.0.1");
+  CHECK(readWhole(dir.path / "a" / "f") == file.bytes);
+  CHECK_FALSE(fs::exists(dir.path / "b" / "f"));
+  CHECK_FALSE(fs::exists(dir.path / "c" / ".f.hnow-part"));
+  CHECK_FALSE(fs::exists(dir.path / "c" / "f"));
+}

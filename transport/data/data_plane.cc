@@ -242,13 +242,18 @@ struct DataPlane::Impl final : PlaneCore {
     retire(std::move(op.upstream));
     uv_timer_stop(op.retryTimer.get());
     spdlog::error("transfer to {} failed: {}", op.target.path, message);
+    // Nothing partial stays (issue 9): a full disk gets its space back now,
+    // not when hnowd ends the operation; children still read the open fd.
+    if (op.target.dirFd >= 0) ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
     emit(TransferEvent::Kind::kFailed, op, message);
   }
 
-  void release(const std::string& token) {
+  void release(const std::string& token, bool removeFile = false) {
     auto it = operations_.find(token);
     if (it == operations_.end()) return;
     Operation& op = *it->second;
+    if (removeFile && op.state == Operation::State::kDone)
+      ::unlinkat(op.target.dirFd, op.target.finalName.c_str(), 0);
     for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
       child->close("the operation ended");
     retire(std::move(op.upstream));
@@ -316,6 +321,18 @@ void DataPlane::pull(std::string token, std::string parentAddress) {
 
 void DataPlane::release(std::string token) {
   loop_->post([this, token = std::move(token)]() { impl_->release(token); });
+}
+
+void DataPlane::discard(std::string token) {
+  loop_->post([this, token = std::move(token)]() { impl_->release(token, true); });
+}
+
+void DataPlane::releaseAll() {
+  loop_->post([this]() {
+    std::vector<std::string> tokens;
+    for (const auto& [token, op] : impl_->operations_) tokens.push_back(token);
+    for (const auto& token : tokens) impl_->release(token);
+  });
 }
 
 }  // namespace hnow::transport::data

@@ -89,6 +89,12 @@ class DataPlane {
   void pull(std::string token, std::string parentAddress);
   // Forget the operation: close its connections; an unfinished temp file is removed.
   void release(std::string token);
+  // Issue 9: release() every operation (the agent lost hnowd, which forgot them).
+  void releaseAll();
+  // Issue 9: release() and remove the received file even when it is complete
+  // (a job file nobody wants). In order with the rename on the data thread,
+  // so a receive finishing as it is discarded leaves nothing either.
+  void discard(std::string token);
 
   // DATA payload bytes sent to children and received from parents since the
   // plane started, every operation together; any thread. An unpaced probe

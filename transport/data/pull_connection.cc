@@ -64,7 +64,9 @@ bool PullConnection::writeChunk(const Frame& frame) {
                          static_cast<off_t>(frame.offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      core_.fail(op_, std::string("cannot write the file: ") + std::strerror(errno));
+      // Where and how far, so a full disk names its filesystem (issue 9).
+      core_.fail(op_, "cannot write " + op_.target.path + " at byte " + std::to_string(frame.offset + done) + ": " +
+                          (n == 0 ? std::string("nothing written") : std::strerror(errno)));
       return false;
     }
     done += static_cast<std::size_t>(n);

@@ -1,0 +1,60 @@
+#include "agent/startup_sweep.h"
+
+#include <cctype>
+#include <filesystem>
+
+namespace hnow::agent {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kJobDir = ".hnow-jobs";  // agent/job_runner.cc
+}  // namespace
+
+bool isReceiveTempName(const std::string& name) {
+  // "." + final name + ".hnow-" + 16 hex digits + ".part"
+  const std::string marker = ".hnow-", end = ".part";
+  const std::size_t tail = marker.size() + 16 + end.size();
+  if (name.size() < tail + 2 || name[0] != '.') return false;
+  const std::size_t at = name.size() - tail;
+  if (name.compare(at, marker.size(), marker) != 0 || name.compare(name.size() - end.size(), end.size(), end) != 0)
+    return false;
+  for (std::size_t i = at + marker.size(); i < name.size() - end.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(name[i]))) return false;
+  return true;
+}
+
+SweepResult sweepLeftovers(const std::vector<std::string>& roots) {
+  SweepResult result;
+  auto remove = [&result](const fs::path& path, std::size_t& count) {
+    std::error_code error;
+    if (fs::remove(path, error)) ++count;
+    else if (error) result.errors.push_back(path.string() + ": " + error.message());
+  };
+  const fs::path jobs = roots.empty() ? fs::path() : fs::path(roots.front()) / kJobDir;
+  std::error_code linkError;
+  if (!roots.empty() && fs::is_symlink(jobs, linkError)) {
+    result.errors.push_back(jobs.string() + " is a symlink: not swept");  // never empty a directory elsewhere
+  } else if (!roots.empty()) {
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(jobs, error)) {
+      std::error_code typeError;
+      if (e.is_regular_file(typeError) || e.is_symlink(typeError)) remove(e.path(), result.jobFiles);
+    }
+  }
+  for (const auto& root : roots) {
+    std::error_code error;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error), end;
+    for (; !error && it != end; it.increment(error)) {
+      std::error_code typeError;
+      if (it->is_regular_file(typeError) && !it->is_symlink(typeError) &&
+          isReceiveTempName(it->path().filename().string()))
+        remove(it->path(), result.tempFiles);
+    }
+    if (error && error != std::errc::no_such_file_or_directory)
+      result.errors.push_back("walking " + root + ": " + error.message());
+  }
+  return result;
+}
+
+}  // namespace hnow::agent

@@ -1,0 +1,29 @@
+#pragma once
+// What an agent that crashed leaves behind (issue 9): temp files of receives
+// it never finished (`.NAME.hnow-XXXXXXXXXXXXXXXX.part`, agent/dest_path.cc)
+// and the shares and results of jobs under `<data root>/.hnow-jobs/`
+// (agent/job_runner.h). At start no operation is known to this agent (hnowd
+// forgets a lost agent's part, and the tokens died with the old process), so
+// every such file is stale and is removed before the agent registers.
+// Roots belong to one agent: two agents running on a shared root would
+// sweep each other's temp files.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hnow::agent {
+
+// True for a name dest_path.cc gives a temp file.
+bool isReceiveTempName(const std::string& name);
+
+struct SweepResult {
+  std::size_t tempFiles = 0;  // receive temp files removed under the roots
+  std::size_t jobFiles = 0;   // entries removed from .hnow-jobs/
+  std::vector<std::string> errors;  // what could not be removed, and why
+};
+
+// Walks every root (symlinks not followed) and empties `.hnow-jobs/` of the
+// data root (the first root).
+SweepResult sweepLeftovers(const std::vector<std::string>& roots);
+
+}  // namespace hnow::agent

@@ -1,0 +1,187 @@
+// Issue 9's fault matrix, the coordinator's row: hnowd SIGKILLed (a crash)
+// in the middle of a send and SIGTERMed (a stop) in the middle of a job, and
+// an agent SIGKILLed mid-job. The client fails at once with a clear message
+// and a non-zero exit; the agents drop the operation's temp files and job
+// files when they lose hnowd (it forgot every operation); hnowd records the
+// operation as interrupted (when it stops, or when it starts again after a
+// crash), the agents register again by themselves and the next request
+// succeeds. An agent killed mid-job leaves .hnow-jobs/ files, swept when it
+// starts again.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "process/fault_lab.h"
+
+using hnow::testing::eventually;
+using hnow::testing::FaultLab;
+using hnow::testing::readWhole;
+using hnow::testing::runCommand;
+using hnow::testing::writeRandomFile;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Paced so a 3 MiB send to 3 agents lasts about 1.5 s; compute factor 1.
+constexpr const char* kLabOptions = "--uplink-mbps 40 --source-uplink-mbps 40";
+
+std::string words(std::size_t lines) {
+  std::mt19937 random(static_cast<unsigned>(lines));
+  std::string text;
+  for (std::size_t i = 0; i < lines; ++i)
+    for (int w = 0; w < 6; ++w) {
+      for (int c = 0; c < 5; ++c) text += static_cast<char>('a' + random() % 26);
+      text += w == 5 ? '\n' : ' ';
+    }
+  return text;
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::size_t countIn(const fs::path& dir) {
+  std::size_t n = 0;
+  std::error_code error;
+  for (auto it = fs::directory_iterator(dir, error); !error && it != fs::directory_iterator(); it.increment(error)) ++n;
+  return n;
+}
+
+// Files under every agent's .hnow-jobs/.
+int jobFiles(const FaultLab& lab) {
+  int n = 0;
+  for (int k = 1; k <= lab.agents(); ++k) n += static_cast<int>(countIn(lab.root(k) / ".hnow-jobs"));
+  return n;
+}
+
+// Their names, for a failure's message.
+std::string jobFileList(const FaultLab& lab) {
+  std::string list;
+  for (int k = 1; k <= lab.agents(); ++k) {
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(lab.root(k) / ".hnow-jobs", error))
+      list += " " + FaultLab::name(k) + ":" + e.path().filename().string();
+  }
+  return list;
+}
+
+// Restarts hnowd and checks what a restart promises: the agents come back,
+// the interrupted operation of `kind` is recorded as such.
+void restartHnowd(FaultLab& lab, const std::string& kind) {
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(10s));
+  auto ops = lab.ops();
+  REQUIRE(!ops.empty());
+  CHECK(ops[0]["kind"] == kind);
+  CHECK(ops[0]["status"] == "interrupted");
+  CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("marked interrupted") != std::string::npos);
+}
+
+// A job whose every command run leaves a marker and then sleeps, so a test
+// can act while shares are on the agents.
+struct SlowJob {
+  fs::path input, output, markers;
+  std::string text;
+  SlowJob(const FaultLab& lab, double sleepS) {
+    input = lab.dir.path / "words.txt";
+    output = lab.dir.path / "words.out";
+    markers = lab.dir.path / "markers";
+    fs::remove_all(markers);
+    fs::create_directories(markers);
+    text = words(3000);
+    std::ofstream(input) << text;
+    args = "run --input " + input.string() + " --shell --cmd 'touch " + markers.string() + "/$$; sleep " +
+           std::to_string(sleepS) + "; tr a-z A-Z' --concat --output " + output.string();
+  }
+  std::string args;
+  std::size_t runs() const { return countIn(markers); }
+};
+
+}  // namespace
+
+TEST_CASE("fault matrix: hnowd killed mid-send - the client fails clearly, agents drop temp files, the op is interrupted, the next send works") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  const fs::path source = lab.dir.path / "source.bin";
+  writeRandomFile(source, 3 << 20);
+  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin", "send");
+  REQUIRE(eventually([&] { return lab.progress("in/big.bin", 3 << 20) >= 0.4; }, 20s));
+  CHECK(lab.leftovers() > 0);  // temp files are there to be dropped
+  lab.kill("hnowd");
+  const auto killed = std::chrono::steady_clock::now();
+
+  auto status = send->waitExit(10s);
+  REQUIRE(status.has_value());
+  CHECK(*status == 1);
+  CHECK(readWhole(lab.errPath("send")).find("lost hnowd while sending") != std::string::npos);
+  CHECK(readWhole(lab.errPath("send")).find("Send again once hnowd is back") != std::string::npos);
+  // The agents notice the lost connection and drop the send's temp files.
+  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
+  MESSAGE("fault matrix: hnowd killed at 40% of a send: client exit " << *status << ", temp files gone after "
+                                                                       << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
+                                                                       << " s");
+  for (int k = 1; k <= 3; ++k) CHECK_FALSE(fs::exists(lab.root(k) / "in" / "big.bin"));
+
+  restartHnowd(lab, "send");
+  CHECK(lab.followUpSend("in/after.bin", 3));
+  CHECK(lab.leftovers() == 0);
+}
+
+// SIGTERM here (a stop, as systemd does it), SIGKILL mid-send (a crash).
+TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agents drop job files, the op is interrupted, the next run works") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  SlowJob job(lab, 1.0);
+  auto run = lab.startClient(job.args, "run");
+  // Calibration runs the command twice per agent; the 7th run is a share.
+  REQUIRE(eventually([&] { return job.runs() >= 7; }, 20s));
+  const int held = jobFiles(lab);
+  CHECK(held > 0);  // shares are on the agents
+  REQUIRE(lab.kill("hnowd", SIGTERM));
+  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK(log.find("stopping on signal 15") != std::string::npos);
+  CHECK(log.find("1 operation(s) under way marked interrupted") != std::string::npos);
+
+  auto status = run->waitExit(10s);
+  REQUIRE(status.has_value());
+  CHECK(*status == 1);
+  CHECK(readWhole(lab.errPath("run")).find("lost hnowd while running") != std::string::npos);
+  CHECK(readWhole(lab.errPath("run")).find("Run it again once hnowd is back") != std::string::npos);
+  CHECK_MESSAGE(eventually([&] { return jobFiles(lab) == 0; }, 5s), jobFileList(lab));
+  CHECK_FALSE(fs::exists(job.output));
+  MESSAGE("fault matrix: hnowd stopped (SIGTERM) mid-job: client exit " << *status << ", " << held
+                                                              << " job files on the agents, all dropped");
+
+  restartHnowd(lab, "run");
+  CHECK(countIn(lab.dir.path / "hnowd" / "jobs") == 0);  // the crashed hnowd's shares swept at start
+  auto again = runCommand(lab.hnow() + " run --input " + job.input.string() + " --cmd 'tr a-z A-Z' --concat");
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  CHECK(again.out == upper(job.text));
+  CHECK_MESSAGE(eventually([&] { return jobFiles(lab) == 0; }, 3s), jobFileList(lab));
+}
+
+TEST_CASE("fault matrix: an agent killed mid-job leaves .hnow-jobs files, swept when it starts again") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  SlowJob job(lab, 0.5);
+  auto run = lab.startClient(job.args, "run");
+  REQUIRE(eventually([&] { return job.runs() >= 7; }, 20s));
+  REQUIRE(eventually([&] { return countIn(lab.root(1) / ".hnow-jobs") > 0; }, 5s));
+  lab.kill("agent-1");
+  CHECK(countIn(lab.root(1) / ".hnow-jobs") > 0);  // what the crash left
+
+  auto status = run->waitExit(30s);
+  REQUIRE(status.has_value());
+  CHECK_MESSAGE(*status == 0, readWhole(lab.errPath("run")));  // its share was redone elsewhere
+  CHECK(readWhole(job.output) == upper(job.text));
+  lab.restart("agent-1");
+  CHECK(eventually([&] { return countIn(lab.root(1) / ".hnow-jobs") == 0; }, 5s));
+  // Logged just after the sweep, so maybe a moment after the files went.
+  CHECK(eventually(
+      [&] { return readWhole(lab.dir.path / "logs" / "agent-1.log").find("left by an earlier run") != std::string::npos; },
+      2s));
+  REQUIRE(lab.allReady());
+  CHECK(lab.followUpSend("after.bin", 3));
+}
