@@ -204,7 +204,7 @@ TEST_CASE("reduction: the sink lost while hnowd collects - the reduction is redo
   CHECK(finalShares(r) == Shares{0, 1, 2});
 }
 
-TEST_CASE("reduction: a step past its deadline drops its agent from the job; its late answer is ignored") {
+TEST_CASE("reduction: a step past its deadline drops its agent from the job, its late answer is ignored") {
   ManualClock clock;
   Fake f;
   ReductionOptions options;

@@ -357,7 +357,7 @@ TEST_CASE("a share waiting behind its agent's previous share is not late: its de
   CHECK(run.reissued() == 1);
 }
 
-TEST_CASE("--reduce: handed-over results stay put when their agent is lost; redo computes lost shares elsewhere") {
+TEST_CASE("--reduce: handed-over results stay put when their agent is lost, redo computes lost shares elsewhere") {
   ManualClock clock;
   Recorder actions;
   JobRunOptions options;
@@ -410,7 +410,7 @@ TEST_CASE("rounds with --replicas 2: a later round's shares are replicated on th
   CHECK(run.attempts()[3].agent == "a");  // its replica, on the next agent of the pool
 }
 
-TEST_CASE("a share an agent has not started can move to another agent; one it computes cannot") {
+TEST_CASE("a share an agent has not started can move to another agent, one it computes cannot") {
   ManualClock clock;
   Recorder actions;
   std::vector<JobShare> shares(2);
