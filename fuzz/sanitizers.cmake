@@ -12,3 +12,7 @@ add_link_options(${HNOW_SANITIZERS})
 # time of -O2 -g on a 2-core CI machine.
 set(CMAKE_C_FLAGS_RELWITHDEBINFO "-O1 -gline-tables-only")
 set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -gline-tables-only")
+# The g++ build is the gate for warnings (-Werror there). clang warns about
+# other things; shown here, but a clang-only warning must not stop the fuzz
+# runs in CI.
+add_compile_options(-Wno-error)
