@@ -4,14 +4,20 @@
 #   ./dev.sh demo    install, build, run `hnow demo` (a local lab, a 64 MiB file)
 #   ./dev.sh test    install, build, run the whole test suite
 #   ./dev.sh build   install and build only
+#   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets with clang and run
+#                    each for SECONDS (default 300); docs/fuzzing.md
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
   libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
   nlohmann-json3-dev libsqlite3-dev libsystemd-dev
-  jq iproute2)  # the namespace tests (tests/netns/) and bench scripts
+  jq iproute2  # the namespace tests (tests/netns/) and bench scripts
+  clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
+FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}
+# Seconds each fuzz target runs in `./dev.sh test` (after its corpus).
+FUZZ_TEST_SECONDS=${HNOW_FUZZ_TEST_SECONDS:-10}
 
 install_missing() {
   local missing=()
@@ -31,6 +37,44 @@ build() {
   cmake --build "$BUILD_DIR" -j "$(nproc)"
 }
 
+# The fuzz targets: clang, only the libraries they need, ASan + UBSan.
+# -O0 keeps a fresh build short on CI's 2 cores; `./dev.sh fuzz` asks for -O1
+# (about twice the executions per second) in the same directory.
+build_fuzz() {
+  local optimize=$1
+  cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DHNOW_FUZZ=ON -DHNOW_FUZZ_OPTIMIZE="$optimize" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+  cmake --build "$FUZZ_BUILD_DIR" -j "$(nproc)"
+}
+
+fuzz_targets() { sed -n 's/^hnow_fuzz_target(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt; }
+
+# Runs one target on its corpus, then fuzzes for $2 seconds. New inputs go
+# to $FUZZ_BUILD_DIR/corpus/<target>, not into the repo; a crash, a leak, a
+# sanitizer report or a slow input (> 10 s) fails it, the input kept in
+# $FUZZ_BUILD_DIR/crashes/<target>/.
+fuzz_one() {
+  local target=$1 seconds=$2
+  local work="$FUZZ_BUILD_DIR/corpus/$target" crashes="$FUZZ_BUILD_DIR/crashes/$target"
+  local log="$FUZZ_BUILD_DIR/fuzz-$target.log"
+  mkdir -p "$work" "$crashes"
+  if "$FUZZ_BUILD_DIR/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$crashes/" "$work" "fuzz/corpus/$target" >"$log" 2>&1; then
+    echo "fuzz $target: $(grep -m1 -o 'DONE .*' "$log" || tail -n1 "$log")"
+  else
+    echo "fuzz $target FAILED (docs/fuzzing.md: reproduce with $FUZZ_BUILD_DIR/fuzz/$target $crashes/<input>):"
+    grep -E -A30 '^==[0-9]+==ERROR|runtime error|broken promise|ERROR: libFuzzer' "$log" | head -n 60
+    return 1
+  fi
+}
+
+# Every target, as many at once as there are cores.
+run_fuzz() {
+  export -f fuzz_one
+  export FUZZ_BUILD_DIR
+  fuzz_targets | xargs -P "$(nproc)" -I{} bash -c 'fuzz_one "$@"' _ {} "$1"
+}
+
 case "${1:-}" in
   demo)
     install_missing
@@ -44,13 +88,20 @@ case "${1:-}" in
     install_missing
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
+    build_fuzz -O0
+    run_fuzz "$FUZZ_TEST_SECONDS"
+    ;;
+  fuzz)
+    install_missing
+    build_fuzz -O1
+    run_fuzz "${2:-300}"
     ;;
   build)
     install_missing
     build
     ;;
   *)
-    echo "usage: ./dev.sh demo | test | build" >&2
+    echo "usage: ./dev.sh demo | test | build | fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac
