@@ -17,7 +17,7 @@ PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev lib
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}
 # Seconds each fuzz target runs in `./dev.sh test` (after its corpus).
-FUZZ_TEST_SECONDS=${HNOW_FUZZ_TEST_SECONDS:-10}
+FUZZ_TEST_SECONDS=${HNOW_FUZZ_TEST_SECONDS:-5}
 
 install_missing() {
   local missing=()

@@ -191,7 +191,9 @@ void loginAgent(FuzzedDataProvider& in, Lab& lab) {
     r.setName(agentName);
     r.setSite(name(in));
     r.setDataAddress(in.ConsumeBool() ? agentName + ":9000" : text(in));
-    fillTexts(in, r.initCapabilities(in.ConsumeIntegralInRange<unsigned>(0, 3)));
+    auto capabilities = r.initCapabilities(in.ConsumeIntegralInRange<unsigned>(0, 2));
+    for (unsigned i = 0; i < capabilities.size(); ++i)
+      capabilities.set(i, in.ConsumeBool() ? (in.ConsumeBool() ? "jobs" : "relay") : text(in));
     fillTexts(in, r.initRoots(in.ConsumeIntegralInRange<unsigned>(0, 3)));
     request.setControl(kj::heap<FuzzAgentControl>(lab.tokens, agentName));
     KJ_IF_MAYBE(response, lab.settle(request.send())) {
@@ -372,6 +374,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
+  fs::create_directory(scratch + "/out");
   {
     Lab lab;
     lab.clientLink = lab.connect();
