@@ -15,7 +15,8 @@ PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev lib
   jq iproute2  # the namespace tests (tests/netns/) and bench scripts
   clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
-FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}
+FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}  # ./dev.sh fuzz
+FUZZ_TEST_BUILD_DIR=${HNOW_FUZZ_TEST_BUILD_DIR:-build-fuzz-test}  # ./dev.sh test
 # Seconds each fuzz target runs in `./dev.sh test` (after its corpus).
 FUZZ_TEST_SECONDS=${HNOW_FUZZ_TEST_SECONDS:-5}
 
@@ -37,12 +38,13 @@ build() {
   cmake --build "$BUILD_DIR" -j "$(nproc)"
 }
 
-# The fuzz targets: clang, only the libraries they need, ASan + UBSan.
-# -O0 keeps a fresh build short on CI's 2 cores; `./dev.sh fuzz` asks for -O1
-# (about twice the executions per second) in the same directory.
+# The fuzz targets in $FUZZ_BUILD_DIR: clang, only the libraries they need,
+# ASan + UBSan. `./dev.sh test` builds them -O0 -g0 in their own directory
+# (a fresh build is about half as long on CI's 2 cores; a failure is then
+# reproduced with `./dev.sh fuzz`, -O1 with line numbers).
 build_fuzz() {
-  local optimize=$1
-  cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DHNOW_FUZZ=ON -DHNOW_FUZZ_OPTIMIZE="$optimize" \
+  local flags=$1
+  cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DHNOW_FUZZ=ON -DHNOW_FUZZ_FLAGS="$flags" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
   cmake --build "$FUZZ_BUILD_DIR" -j "$(nproc)"
 }
@@ -88,12 +90,13 @@ case "${1:-}" in
     install_missing
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
-    build_fuzz -O0
+    FUZZ_BUILD_DIR=$FUZZ_TEST_BUILD_DIR
+    build_fuzz "-O0 -g0"
     run_fuzz "$FUZZ_TEST_SECONDS"
     ;;
   fuzz)
     install_missing
-    build_fuzz -O1
+    build_fuzz "-O1 -gline-tables-only"
     run_fuzz "${2:-300}"
     ;;
   build)
