@@ -47,6 +47,7 @@ Decoded decode(const std::string& stream, std::uint32_t maxPayload, const std::v
                     "the decoder holds less than one frame once its frames are taken");
     if (decoder.failed()) {
       HNOW_FUZZ_CHECK(!decoder.error().empty(), "a failure says why");
+      HNOW_FUZZ_CHECK(decoder.error().find('-') == std::string::npos, "a failure names bytes as sent");
       out.failed = true;
       break;
     }
