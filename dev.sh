@@ -4,14 +4,21 @@
 #   ./dev.sh demo    install, build, run `hnow demo` (a local lab, a 64 MiB file)
 #   ./dev.sh test    install, build, run the whole test suite
 #   ./dev.sh build   install and build only
+#   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets with clang and run
+#                    each for SECONDS (default 300); docs/fuzzing.md
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
   libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
   nlohmann-json3-dev libsqlite3-dev libsystemd-dev
-  jq iproute2)  # the namespace tests (tests/netns/) and bench scripts
+  jq iproute2  # the namespace tests (tests/netns/) and bench scripts
+  clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
+FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}  # ./dev.sh fuzz
+FUZZ_TEST_BUILD_DIR=${HNOW_FUZZ_TEST_BUILD_DIR:-build-fuzz-test}  # ./dev.sh test
+# Seconds each fuzz target runs in `./dev.sh test` (after its corpus).
+FUZZ_TEST_SECONDS=${HNOW_FUZZ_TEST_SECONDS:-5}
 
 install_missing() {
   local missing=()
@@ -31,6 +38,45 @@ build() {
   cmake --build "$BUILD_DIR" -j "$(nproc)"
 }
 
+# The fuzz targets in $FUZZ_BUILD_DIR: clang, only the libraries they need,
+# ASan + UBSan. `./dev.sh test` builds them -O0 -g0 in their own directory
+# (a fresh build is about half as long on CI's 2 cores; a failure is then
+# reproduced with `./dev.sh fuzz`, -O1 with line numbers).
+build_fuzz() {
+  local flags=$1
+  cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DHNOW_FUZZ=ON -DHNOW_FUZZ_FLAGS="$flags" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+  cmake --build "$FUZZ_BUILD_DIR" -j "$(nproc)"
+}
+
+fuzz_targets() { sed -n 's/^hnow_fuzz_target(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt; }
+
+# Runs one target on its corpus, then fuzzes for $2 seconds. New inputs go
+# to $FUZZ_BUILD_DIR/corpus/<target>, not into the repo; a crash, a leak, a
+# sanitizer report or a slow input (> 10 s) fails it, the input kept in
+# $FUZZ_BUILD_DIR/crashes/<target>/.
+fuzz_one() {
+  local target=$1 seconds=$2
+  local work="$FUZZ_BUILD_DIR/corpus/$target" crashes="$FUZZ_BUILD_DIR/crashes/$target"
+  local log="$FUZZ_BUILD_DIR/fuzz-$target.log"
+  mkdir -p "$work" "$crashes"
+  if "$FUZZ_BUILD_DIR/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$crashes/" "$work" "fuzz/corpus/$target" >"$log" 2>&1; then
+    echo "fuzz $target: $(grep -m1 -o 'DONE .*' "$log" || tail -n1 "$log")"
+  else
+    echo "fuzz $target FAILED (docs/fuzzing.md: reproduce with $FUZZ_BUILD_DIR/fuzz/$target $crashes/<input>):"
+    grep -E -A30 '^==[0-9]+==ERROR|runtime error|broken promise|ERROR: libFuzzer' "$log" | head -n 60
+    return 1
+  fi
+}
+
+# Every target, as many at once as there are cores.
+run_fuzz() {
+  export -f fuzz_one
+  export FUZZ_BUILD_DIR
+  fuzz_targets | xargs -P "$(nproc)" -I{} bash -c 'fuzz_one "$@"' _ {} "$1"
+}
+
 case "${1:-}" in
   demo)
     install_missing
@@ -44,13 +90,21 @@ case "${1:-}" in
     install_missing
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
+    FUZZ_BUILD_DIR=$FUZZ_TEST_BUILD_DIR
+    build_fuzz "-O0 -g0"
+    run_fuzz "$FUZZ_TEST_SECONDS"
+    ;;
+  fuzz)
+    install_missing
+    build_fuzz "-O1 -gline-tables-only"
+    run_fuzz "${2:-300}"
     ;;
   build)
     install_missing
     build
     ;;
   *)
-    echo "usage: ./dev.sh demo | test | build" >&2
+    echo "usage: ./dev.sh demo | test | build | fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -90,7 +90,7 @@ void JobService::calibrate(Job& job) {
         AgentLink* link = coordinator_.link(agent);
         if (!link) return failed("not connected", false);
         link->runJobTask({{token}, job.request.argv, resultToken},
-                         [=, this, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
+                         [=, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
                            if (job.finished || job.excluded.count(agent)) return;
                            if (!error.empty()) return failed(error, r.answered);
                            measured(empty.computeS, r);

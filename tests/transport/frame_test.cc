@@ -85,6 +85,14 @@ TEST_CASE("bad magic, an unknown type and malformed control frames are refused")
     CHECK_FALSE(decoder.next());
     CHECK(decoder.error().find("unknown frame type") != std::string::npos);
   }
+  SUBCASE("an unknown type above 127 is named by its byte value (seen while writing frame_decoder_fuzz)") {
+    FrameDecoder decoder;
+    std::string wire = encodeFrame(FrameType::kAck, 0, {});
+    wire[4] = static_cast<char>(0xc8);
+    decoder.feed(wire.data(), wire.size());
+    CHECK_FALSE(decoder.next());
+    CHECK(decoder.error() == "unknown frame type 200");
+  }
   SUBCASE("a hello without a full token") {
     FrameDecoder decoder;
     std::string wire = encodeFrame(FrameType::kHello, 0, "short");

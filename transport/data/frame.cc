@@ -92,7 +92,8 @@ std::optional<Frame> FrameDecoder::next() {
     case FrameType::kResend:
       if (length != 0) error_ = "an ack or resend carries no payload";
       break;
-    default: error_ = "unknown frame type " + std::to_string(static_cast<int>(h[4]));
+    // The type byte as sent (0..255): char is signed here.
+    default: error_ = "unknown frame type " + std::to_string(static_cast<unsigned char>(h[4]));
   }
   if (failed() || buffered() < kHeaderBytes + length) return std::nullopt;
   Frame frame;
