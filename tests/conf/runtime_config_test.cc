@@ -83,10 +83,10 @@ TEST_CASE("hnowd's [run] roots are absolute directories, none when unset, and a 
   REQUIRE(loaded.ok());
   CHECK(loaded->runRoots == std::vector<std::string>{"/srv/jobs", "/home/lab/data"});
   CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = [\"/srv/jobs\", \"jobs\"]\n") ==
-        "hnowd.toml:4:9: every entry of 'roots' must be an absolute path, not 'jobs'");
+        "hnowd.toml:5:9: every entry of 'roots' must be an absolute path, not 'jobs'");
   CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroot = [\"/srv/jobs\"]\n") ==
-        "hnowd.toml:4:1: unknown key 'root' in [run] (expected one of: roots)");
-  CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = \"/srv/jobs\"\n").rfind("hnowd.toml:4:9: ", 0) == 0);
+        "hnowd.toml:5:8: unknown key 'root' in [run] (expected one of: roots)");
+  CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = \"/srv/jobs\"\n").rfind("hnowd.toml:5:9: ", 0) == 0);
 }
 
 TEST_CASE("a misspelled key is named with its line and column") {

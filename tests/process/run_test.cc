@@ -322,6 +322,10 @@ TEST_CASE("hnow run: --input or --output outside hnowd's run roots, with '..' or
   RunCluster cluster;
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   TempDir outside;  // a sibling of the lab: not a root
+  // `local up` lists the directory it ran in: that must not hold `outside`.
+  const fs::path fromHere = outside.path.lexically_relative(fs::current_path());
+  const std::string why = "run this test from a directory that does not hold " + outside.path.string();
+  REQUIRE_MESSAGE((fromHere.empty() || *fromHere.begin() == ".."), why);
   const fs::path secret = outside.path / "secret.txt";
   std::ofstream(secret) << "not for clients\n";
   const fs::path lab = cluster.dir.path;
@@ -349,7 +353,8 @@ TEST_CASE("hnow run: --input or --output outside hnowd's run roots, with '..' or
   for (const auto& c : cases) {
     auto r = runCommand(cluster.run(c.args));
     CHECK(r.status == 1);
-    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, c.args + "\n" + r.err);
+    const std::string shown = c.args + "\n" + r.err;
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, shown);
     CHECK_MESSAGE(r.err.find("add the directory to [run] roots in hnowd.toml") != std::string::npos, r.err);
     CHECK(r.out.find("NOT FOR CLIENTS") == std::string::npos);
   }
