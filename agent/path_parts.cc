@@ -34,7 +34,7 @@ std::string realRoot(const std::string& root) {
 std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<std::string>& roots,
                                                              const std::string& path, const PathWords& words,
                                                              bool createDirs) {
-  if (roots.empty()) return std::string("this agent has no roots to ") + words.rootsUse;
+  if (roots.empty()) return std::string(words.owner) + " has no roots to " + words.rootsUse;
   if (path.empty()) return std::string("the ") + words.noun + " is empty";
   std::vector<std::string> parts = componentsOf(path);
   for (const auto& p : parts)
@@ -59,7 +59,7 @@ std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<s
       }
       if (!root.empty()) break;
     }
-    if (root.empty()) return path + " is outside this agent's roots";
+    if (root.empty()) return path + " is outside " + words.owner + "'s roots";
   }
   if (root.empty()) return std::string("the agent's data root does not exist");
 

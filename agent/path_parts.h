@@ -1,7 +1,8 @@
 #pragma once
 // Confining a path to an agent's roots (DESIGN.md "Integrity and security
 // defaults"), for files it writes (dest_path.h) and files it serves
-// (source_file.h) alike: a relative path is under the data root (the first
+// (source_file.h) alike, and hnowd's `hnow run --input/--output` to its
+// [run] roots (daemon/server/run_paths.h; library hnow_paths): a relative path is under the data root (the first
 // root), an absolute one must lie inside a root, `..` is refused, and every
 // directory on the way is opened with O_NOFOLLOW, so no symlink leads out.
 #include <string>
@@ -20,7 +21,8 @@ std::string realRoot(const std::string& root);
 struct PathWords {
   const char* noun;       // "'..' is not allowed in a NOUN", "the NOUN is empty"
   const char* shortNoun;  // "the SHORT must name a file, not a directory"
-  const char* rootsUse;   // "this agent has no roots to USE"
+  const char* rootsUse;   // "OWNER has no roots to USE"
+  const char* owner = "this agent";  // "PATH is outside OWNER's roots"
 };
 
 // The directory the named file is in, opened (caller closes `dirFd`).

@@ -37,7 +37,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" --drift-dwell-s 0.5 >/dev/null
+# From $DIR: the lab lists the directory `local up` ran in among hnowd's
+# [run] roots, where the input and outputs below live.
+(cd "$DIR" && "$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" --drift-dwell-s 0.5 >/dev/null)
 python3 - "$DIR/input.txt" "$LINES" <<'PY'
 import random, sys
 random.seed(8)

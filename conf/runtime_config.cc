@@ -100,10 +100,21 @@ TlsConfig readTls(TableReader& t, const std::string& baseDir, bool connecting) {
   return tls;
 }
 
+// An agent's `roots` and hnowd's `[run] roots`: absolute directories.
+std::vector<std::string> readRoots(TableReader& t) {
+  std::vector<std::string> roots;
+  for (const std::string& root : t.optionalStringList("roots").value_or(std::vector<std::string>{})) {
+    if (!fs::path(root).is_absolute())
+      t.failAt("roots", "every entry of 'roots' must be an absolute path, not '" + root + "'");
+    roots.push_back(fs::path(root).lexically_normal().string());
+  }
+  return roots;
+}
+
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
                "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
-               "login_timeout_s", "uplink_mbps", "tls"});
+               "login_timeout_s", "uplink_mbps", "tls", "run"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -128,6 +139,10 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   if (!(c.uplinkMbps >= 0 && c.uplinkMbps <= 100000))
     t.failAt("uplink_mbps", "'uplink_mbps' must be from 0 (not known) to 100000 Mbit/s");
   if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, false);
+  if (auto run = t.subTable("run")) {
+    run->allowOnly({"roots"});
+    c.runRoots = readRoots(*run);
+  }
   return c;
 }
 
@@ -158,11 +173,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   a.coordinator = readAddress(t, "coordinator", "", true, false);
   a.dataDir = readPath(t, "data_dir", "the agent's state directory", baseDir);
   a.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
-  for (const std::string& root : t.optionalStringList("roots").value_or(std::vector<std::string>{})) {
-    if (!fs::path(root).is_absolute())
-      t.failAt("roots", "every entry of 'roots' must be an absolute path, not '" + root + "'");
-    a.roots.push_back(fs::path(root).lexically_normal().string());
-  }
+  a.roots = readRoots(t);
   a.probeIntervalSeconds = readBounded(t, "probe_interval_s", a.probeIntervalSeconds, 0, 86400,
                                        "seconds > 0 and at most 86400");
   a.heartbeatIntervalSeconds = readBounded(t, "heartbeat_interval_s", a.heartbeatIntervalSeconds,

@@ -38,6 +38,9 @@ struct CoordinatorConfig {
   // 0: not known, taken as fast as the fastest agent's.
   double uplinkMbps = 0.0;
   TlsConfig tls;
+  // [run] roots: where `hnow run` may read --input and write --output on
+  // hnowd's host (agent/path_parts.h confines them). Empty: runs refused.
+  std::vector<std::string> runRoots;
 };
 
 struct EmulateConfig {

@@ -144,14 +144,24 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
   if (options.sourceUplinkMbps > 0) hnowdHead += "uplink_mbps = " + std::to_string(options.sourceUplinkMbps) + "\n";
   if (options.driftDwellSeconds >= 0) hnowdHead += "drift_dwell_s = " + std::to_string(options.driftDwellSeconds) + "\n";
-  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead)) return 1;
+  // `hnow run` reads --input and writes --output on hnowd's host, inside
+  // [run] roots only (server/run_paths.h). Here client and hnowd are one
+  // user, so the lab lists what such a user runs on: the lab's directory
+  // and the directory `local up` ran in. Edit hnowd.toml and restart
+  // hnowd (or the lab) for others.
+  std::error_code cwdError;
+  const fs::path lab = fs::absolute(dir).lexically_normal(), here = fs::current_path(cwdError);
+  std::string runRoots = "\n[run]\nroots = [" + quoted(lab.string());
+  if (!cwdError && here != lab) runRoots += ", " + quoted(here.string());
+  runRoots += "]\n";
+  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots)) return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
   const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);
   if (address.empty()) {
     std::fprintf(stderr, "hnow: hnowd did not start; see %s\n", (dir / "logs" / "hnowd.log").c_str());
     return 1;
   }
-  if (!writeConfig(dir / "hnowd.toml", "listen = " + quoted(address) + "\n" + hnowdHead)) return 1;
+  if (!writeConfig(dir / "hnowd.toml", "listen = " + quoted(address) + "\n" + hnowdHead + runRoots)) return 1;
   if (!writeConfig(dir / "client.toml", "coordinator = " + quoted(address) + "\nsecret_file = \"secret\"\n"))
     return 1;
 

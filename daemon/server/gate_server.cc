@@ -80,7 +80,7 @@ kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
 kj::Promise<void> GateServer::loginClient(LoginClientContext context) {
   requireProof(Role::kClient, "", context.getParams().getProof());
   spdlog::debug("client logged in from {}", peer_);
-  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, sends_, manifests_, jobs_));
+  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, sends_, manifests_, jobs_, peer_));
   return kj::READY_NOW;
 }
 

@@ -162,7 +162,10 @@ int main(int argc, char** argv) {
     daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, config->uplinkMbps * 1e6 / 8);
     daemon::ManifestService manifests(coordinator, clock);  // issue 7
     daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
-                            config->dataDir + "/jobs", config->uplinkMbps * 1e6 / 8);
+                            config->dataDir + "/jobs", config->runRoots, config->uplinkMbps * 1e6 / 8);
+    if (config->runRoots.empty())
+      spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
+                   "write --output to on this host)", *configPath);
     auto forwarding = forwardDataEvents(dataEvents, jobs).eagerlyEvaluate([](kj::Exception&& e) {
       spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
     });

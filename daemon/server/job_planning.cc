@@ -78,19 +78,19 @@ void JobService::calibrate(Job& job) {
                    c.secondsPerUnit, c.fixedS, c.resultRatio);
       if (--job.calibrating == 0) plan(job);
     };
-    link->fetchJobFile({token, sample.size(), sha, sourceAddress_}, [=, this, &job](const std::string& error) {
+    link->fetchJobFile({token, sample.size(), sha, sourceAddress_}, [=, this, &job, keep = job.self()](const std::string& error) {
       if (job.finished || job.excluded.count(agent)) return;
       if (!error.empty()) return failed(error, false);
       AgentLink* link = coordinator_.link(agent);
       if (!link) return failed("not connected", false);
-      link->runJobTask({{}, job.request.argv, emptyToken}, [=, this, &job](const std::string& error,
+      link->runJobTask({{}, job.request.argv, emptyToken}, [=, this, &job, keep = job.self()](const std::string& error,
                                                                           const AgentLink::JobTaskResult& empty) {
         if (job.finished || job.excluded.count(agent)) return;
         if (!error.empty()) return failed(error, empty.answered);
         AgentLink* link = coordinator_.link(agent);
         if (!link) return failed("not connected", false);
         link->runJobTask({{token}, job.request.argv, resultToken},
-                         [=, &job](const std::string& error, const AgentLink::JobTaskResult& r) {
+                         [=, &job, keep = job.self()](const std::string& error, const AgentLink::JobTaskResult& r) {
                            if (job.finished || job.excluded.count(agent)) return;
                            if (!error.empty()) return failed(error, r.answered);
                            measured(empty.computeS, r);

@@ -5,10 +5,12 @@
 // on the receiver's partial followed by the sender's, so CMD must be
 // associative and commutative (sums, counts, merges of sorted runs).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -28,7 +30,7 @@ struct JobService::ReductionLink final : ReductionActions {
     const std::string token = freshJobToken(), a = part(into).token, b = part(other).token;
     job.agentTokens[agent].push_back(token);
     const double begun = seconds(service.clock_.now() - job.started);
-    auto answer = [this, step, agent, token, begun](const std::string& error, const AgentLink::JobTaskResult& r) {
+    auto answer = [this, step, agent, token, begun, keep = job.self()](const std::string& error, const AgentLink::JobTaskResult& r) {
       if (job.finished) return;
       if (!error.empty() && (!r.answered || !service.agentUp(agent))) {
         job.reduction->agentLost(agent);
@@ -46,7 +48,7 @@ struct JobService::ReductionLink final : ReductionActions {
     const ReductionPartial& p = part(partial);
     job.agentTokens[to].push_back(p.token);
     const double begun = seconds(service.clock_.now() - job.started);
-    auto answer = [this, step, from, to, begun](const std::string& error) {
+    auto answer = [this, step, from, to, begun, keep = job.self()](const std::string& error) {
       if (job.finished) return;
       // A failed move drops the receiver if it is gone, else the sender (its
       // partial is found again elsewhere): the job goes on without it.
@@ -66,7 +68,7 @@ struct JobService::ReductionLink final : ReductionActions {
     const ReductionPartial& p = part(partial);
     const double begun = seconds(service.clock_.now() - job.started);
     service.receiveFile(job, p.token, p.size, p.digest, service.addressOf(agent), "final-" + std::to_string(step),
-                        [this, step, partial, agent, begun](const std::string& error, const std::string& path) {
+                        [this, step, partial, agent, begun, keep = job.self()](const std::string& error, const std::string& path) {
                           if (job.finished) return;
                           if (!error.empty()) {  // the sink's partial is found again elsewhere
                             job.reduction->agentLost(agent);
@@ -156,23 +158,33 @@ void JobService::reductionChanged(Job& job) {
 }
 
 void JobService::writeFinal(Job& job, const std::string& path) {
-  const std::string final =
-      job.request.output.empty() ? workDir_ + "/run-" + std::to_string(job.id) + ".out" : job.request.output;
-  std::error_code e;
+  auto target = outputTarget(job);
+  if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
+  const auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(target);
+  struct DirCloser {
+    int fd;
+    ~DirCloser() { ::close(fd); }
+  } closer{dir};
+  const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   // Same file system: one rename. Else a copy beside the output, then a rename.
-  if (::rename(path.c_str(), final.c_str()) != 0) {
-    const std::string temp = final + ".hnow-" + std::to_string(job.id) + ".part";
-    std::filesystem::copy_file(path, temp, std::filesystem::copy_options::overwrite_existing, e);
-    if (!e) std::filesystem::rename(temp, final, e);
-    if (e) {
-      std::filesystem::remove(temp);
-      return finish(job, "cannot write " + final + ": " + e.message());
+  if (::renameat(AT_FDCWD, path.c_str(), dir, name.c_str()) != 0) {
+    const std::string temp = "." + name + ".hnow-" + std::to_string(job.id) + ".part";
+    int out = errno == EXDEV ? ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
+                             : -1;
+    std::uint64_t copied = 0;
+    bool ok = out >= 0 && appendFileTo(out, path, copied) && ::fsync(out) == 0;
+    int error = errno;
+    if (out >= 0 && ::close(out) != 0 && ok) ok = false, error = errno;
+    if (ok && ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) ok = false, error = errno;
+    if (!ok) {
+      if (out >= 0) ::unlinkat(dir, temp.c_str(), 0);
+      return finish(job, "cannot write " + final + ": " + std::strerror(error));
     }
   }
+  struct stat info {};
   job.outputPath = final;
-  job.outputSize = std::filesystem::file_size(final, e);
+  job.outputSize = ::fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
   finish(job, "");
-  forgetOldOutputs(job.id);
 }
 
 }  // namespace hnow::daemon

@@ -114,7 +114,7 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   request.replicas = std::max<int>(1, in.getReplicas());
   request.rounds = in.getRounds();  // 0: auto
   if (in.getBlockBytes() > 0) request.blockBytes = in.getBlockBytes();
-  context.getResults().setOperation(jobs_->start(std::move(request)));
+  context.getResults().setOperation(jobs_->start(std::move(request), peer_));
   return kj::READY_NOW;
 }
 

@@ -1,5 +1,6 @@
 #include "server/job_service.h"
 #include "server/job_state.h"
+#include "server/run_paths.h"
 
 #include <fcntl.h>
 #include <openssl/sha.h>
@@ -52,6 +53,27 @@ int writeServable(const std::string& path, std::string_view bytes) {
   return fd;
 }
 
+bool appendFileTo(int out, const std::string& path, std::uint64_t& written) {
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  bool ok = in >= 0;
+  std::vector<char> buffer(1 << 20);
+  for (ssize_t n; ok && (n = ::read(in, buffer.data(), buffer.size())) != 0;) {
+    if (n < 0) ok = errno == EINTR;
+    for (ssize_t done = 0; ok && n > 0 && done < n;) {
+      ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+      ok = w >= 0 || errno == EINTR;
+      done += std::max<ssize_t>(w, 0);
+      written += static_cast<std::uint64_t>(std::max<ssize_t>(w, 0));
+    }
+  }
+  if (in >= 0) {
+    int error = errno;
+    ::close(in);
+    errno = error;
+  }
+  return ok;
+}
+
 std::string freshJobToken() {
   auto nonce = transport::freshNonce();
   return std::string(nonce.begin(), nonce.end());
@@ -63,7 +85,7 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     const auto k = static_cast<std::size_t>(a.share);
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id](const std::string& error) {
+    auto answer = [this, id, keep = job.self()](const std::string& error) {
       if (job.finished) return;
       job.run->served(id, error);
       service.advance(job);
@@ -79,7 +101,7 @@ struct JobService::Actions final : JobActions {
     data.resultToken = freshJobToken();
     job.agentTokens[a.agent].push_back(data.resultToken);
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id](const std::string& error, const AgentLink::JobTaskResult& result) {
+    auto answer = [this, id, keep = job.self()](const std::string& error, const AgentLink::JobTaskResult& result) {
       if (job.finished) return;
       job.attempts[id].result = result;
       job.run->computed(id, error, result.computeS, result.sha256);
@@ -92,7 +114,7 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     auto& data = job.attempts[id];
     service.receiveFile(job, data.resultToken, data.result.size, data.result.sha256, service.addressOf(a.agent),
-                        "result-" + std::to_string(id), [this, id](const std::string& error, const std::string& path) {
+                        "result-" + std::to_string(id), [this, id, keep = job.self()](const std::string& error, const std::string& path) {
                           if (job.finished) return;
                           job.attempts[id].path = path;
                           job.run->collected(id, error);
@@ -119,9 +141,11 @@ struct JobService::Actions final : JobActions {
 };
 
 JobService::JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
-                       const Clock& clock, kj::Timer& timer, std::string workDir, double sourceUplinkBytesPerSecond)
+                       const Clock& clock, kj::Timer& timer, std::string workDir, std::vector<std::string> runRoots,
+                       double sourceUplinkBytesPerSecond)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
-      timer_(timer), workDir_(std::move(workDir)), sourceUplink_(sourceUplinkBytesPerSecond) {
+      timer_(timer), workDir_(std::move(workDir)), runRoots_(std::move(runRoots)),
+      sourceUplink_(sourceUplinkBytesPerSecond) {
   ticking_ = ticks().eagerlyEvaluate([](kj::Exception&& e) {
     spdlog::error("job ticks stopped: {}", e.getDescription().cStr());
   });
@@ -134,7 +158,24 @@ JobService::~JobService() {
     if (!job->finished) cleanUp(*job);
 }
 
-std::uint64_t JobService::start(RunRequest request) {
+std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
+  // hnowd's own files are at stake: --input and --output are checked
+  // against [run] roots before anything else is read (server/run_paths.h).
+  auto pathRefused = [&peer](const std::string& why) {
+    spdlog::warn("refused a run from {}: {}", peer.empty() ? "a client" : peer, why);
+    transport::refuse(why);
+  };
+  auto input = openRunInput(runRoots_, request.input);
+  if (auto* why = std::get_if<std::string>(&input)) pathRefused(*why);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } inputFd{std::get<int>(input)};
+  if (!request.output.empty()) {
+    auto outputDir = openRunOutputDir(runRoots_, request.output);
+    if (auto* why = std::get_if<std::string>(&outputDir)) pathRefused(*why);
+    ::close(std::get<agent::ConfinedParent>(outputDir).dirFd);
+  }
   if (request.argv.empty()) transport::refuse("--cmd is empty");
   auto split = conf::parseSplitSpec(request.split);
   if (!split) transport::refuse(split.error().message);
@@ -146,24 +187,16 @@ std::uint64_t JobService::start(RunRequest request) {
     transport::refuse("unknown --strategy '" + request.strategy + "'; use plan, equal or self");
   if (request.strategy == "self" && request.blockBytes == 0) transport::refuse("--block must be positive");
   if (request.rounds < 0 || request.rounds > 100) transport::refuse("--rounds must be auto or from 1 to 100");
-  if (!request.output.empty()) {
-    std::error_code error;
-    fs::path parent = fs::path(request.output).parent_path();
-    if (!fs::is_directory(parent.empty() ? fs::path(".") : parent, error))
-      transport::refuse("cannot write --output " + request.output + ": its directory does not exist");
-  }
 
-  auto job = std::make_unique<Job>();
+  finished_.forgetOldest(jobs_);
+  auto job = std::make_shared<Job>();
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
   {
-    int fd = ::open(request.input.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) transport::refuse("cannot open --input " + request.input + ": " + std::strerror(errno));
+    const int fd = inputFd.fd;
     struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-      ::close(fd);
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
       transport::refuse("--input " + request.input + " is not a regular file");
-    }
     job->content.resize(static_cast<std::size_t>(info.st_size));
     std::size_t done = 0;
     while (done < job->content.size()) {
@@ -172,7 +205,6 @@ std::uint64_t JobService::start(RunRequest request) {
       if (n <= 0) break;
       done += static_cast<std::size_t>(n);
     }
-    ::close(fd);
     if (done != job->content.size()) transport::refuse("cannot read --input " + request.input);
   }
   job->offsets = conf::unitOffsets(job->content, split.value());
@@ -251,42 +283,41 @@ void JobService::advance(Job& job) {
   writeConcat(job);
 }
 
+std::variant<agent::ConfinedParent, std::string> JobService::outputTarget(const Job& job) const {
+  if (!job.request.output.empty()) return openRunOutputDir(runRoots_, job.request.output);
+  int dir = ::open(workDir_.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (dir < 0) return "cannot open " + workDir_ + ": " + std::strerror(errno);
+  return agent::ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
+}
+
 void JobService::writeConcat(Job& job) {
   job.phase = "writing";
-  const std::string final = job.request.output.empty() ? workDir_ + "/run-" + std::to_string(job.id) + ".out"
-                                                       : job.request.output;
-  const std::string temp = final + ".hnow-" + std::to_string(job.id) + ".part";
-  int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) return finish(job, "cannot write " + temp + ": " + std::strerror(errno));
+  auto target = outputTarget(job);
+  if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
+  const auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(target);
+  struct DirCloser {
+    int fd;
+    ~DirCloser() { ::close(fd); }
+  } closer{dir};
+  const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
+  const std::string temp = "." + name + ".hnow-" + std::to_string(job.id) + ".part";
+  int out = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (out < 0) return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
   std::uint64_t total = 0;
-  std::vector<char> buffer(1 << 20);
   for (const JobShare& share : job.run->shares()) {  // input order: shares tile it in serve order
-    int in = ::open(job.attempts[*share.accepted].path.c_str(), O_RDONLY | O_CLOEXEC);
-    bool ok = in >= 0;
-    for (ssize_t n; ok && (n = ::read(in, buffer.data(), buffer.size())) != 0;) {
-      if (n < 0) ok = errno == EINTR;
-      for (ssize_t done = 0; ok && n > 0 && done < n;) {
-        ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
-        ok = w >= 0 || errno == EINTR;
-        done += std::max<ssize_t>(w, 0);
-        total += static_cast<std::uint64_t>(std::max<ssize_t>(w, 0));
-      }
-    }
-    if (in >= 0) ::close(in);
-    if (!ok) {
+    if (!appendFileTo(out, job.attempts[*share.accepted].path, total)) {
       ::close(out);
-      ::unlink(temp.c_str());
-      return finish(job, "cannot write " + temp + ": " + std::strerror(errno));
+      ::unlinkat(dir, temp.c_str(), 0);
+      return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
     }
   }
-  if (::fsync(out) != 0 || ::close(out) != 0 || ::rename(temp.c_str(), final.c_str()) != 0) {
-    ::unlink(temp.c_str());
+  if (::fsync(out) != 0 || ::close(out) != 0 || ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
+    ::unlinkat(dir, temp.c_str(), 0);
     return finish(job, "cannot write " + final + ": " + std::strerror(errno));
   }
   job.outputPath = final;
   job.outputSize = total;
   finish(job, "");
-  forgetOldOutputs(job.id);
 }
 
 std::string JobService::addressOf(const std::string& agent) const {
@@ -337,6 +368,8 @@ void JobService::onTransfer(const transport::data::TransferEvent& e) {
 void JobService::finish(Job& job, std::string error) {
   if (job.finished) return;
   job.finished = true;
+  finished_.add(job.id);
+  forgetOldOutputs(job.id);  // any outcome counts: an output goes before its job is forgotten
   job.error = std::move(error);
   job.phase = job.error.empty() ? "done" : "failed";
   job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);

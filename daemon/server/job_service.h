@@ -15,10 +15,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "agent/path_parts.h"
 #include "core/clock.h"
 #include "core/coordinator.h"
+#include "core/finished_operations.h"
 #include "core/job_plan.h"
 #include "core/job_run.h"
 #include "core/transfer_observer.h"
@@ -95,16 +98,20 @@ struct JobCalibration {
 
 class JobService {
  public:
-  // `workDir` holds shares and results while a job runs. hnowd serves at
-  // `sourceUplinkBytesPerSecond` (0: as fast as the fastest agent's uplink).
+  // `workDir` holds shares and results while a job runs. A run's --input
+  // and --output must lie inside `runRoots` (server/run_paths.h; none: every
+  // run is refused). hnowd serves at `sourceUplinkBytesPerSecond` (0: as
+  // fast as the fastest agent's uplink).
   JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
-             const Clock& clock, kj::Timer& timer, std::string workDir, double sourceUplinkBytesPerSecond = 0);
+             const Clock& clock, kj::Timer& timer, std::string workDir, std::vector<std::string> runRoots,
+             double sourceUplinkBytesPerSecond = 0);
   ~JobService();
   JobService(const JobService&) = delete;
   JobService& operator=(const JobService&) = delete;
 
-  // Checks the request and starts the job; refuses (kj FAILED) with the reason.
-  std::uint64_t start(RunRequest request);
+  // Checks the request and starts the job; refuses (kj FAILED) with the
+  // reason, and logs a refused --input/--output with the client's `peer`.
+  std::uint64_t start(RunRequest request, const std::string& peer = "");
   std::optional<RunStatus> status(std::uint64_t id) const;
   // At most `limit` bytes of a finished job's output from `offset`; refuses
   // for an unknown or unfinished job.
@@ -150,6 +157,9 @@ class JobService {
   void startReduction(Job& job);
   void reductionChanged(Job& job);
   void writeFinal(Job& job, const std::string& path);
+  // Where the output goes: --output's directory (confined again, it may have
+  // changed since the start) or the work directory; the reason otherwise.
+  std::variant<agent::ConfinedParent, std::string> outputTarget(const Job& job) const;
   bool agentUp(const std::string& agent) const;
   void writeConcat(Job& job);
   void finish(Job& job, std::string error);
@@ -169,8 +179,10 @@ class JobService {
   const Clock& clock_;
   kj::Timer& timer_;
   std::string workDir_;
+  std::vector<std::string> runRoots_;
   double sourceUplink_;
-  std::map<std::uint64_t, std::unique_ptr<Job>> jobs_;
+  std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
+  FinishedOperations finished_;  // the newest 32 finished runs stay answerable
   std::map<std::pair<std::string, std::string>, JobCalibration> calibrations_;  // (agent, command|split)
   std::map<std::string, std::function<void(const transport::data::TransferEvent&)>> receiving_;
   std::uint64_t nextJob_ = 1;

@@ -16,7 +16,10 @@
 
 namespace hnow::daemon {
 
-struct JobService::Job {
+// Shared: the agents' answers hold their job (Job::self), so a finished job
+// forgotten (FinishedOperations) before a late answer arrives is not freed under it.
+struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
+  std::shared_ptr<Job> self() { return shared_from_this(); }
   std::uint64_t id = 0;
   RunRequest request;
   bool reduce = false;
@@ -72,6 +75,9 @@ struct JobService::Job {
 std::string freshJobToken();
 // Raw SHA-256 (32 bytes) of `bytes`.
 std::string sha256Of(std::string_view bytes);
+// Appends the file at `path` to `out`, counting into `written`; false
+// (errno says why) when it cannot be read or written.
+bool appendFileTo(int out, const std::string& path, std::uint64_t& written);
 // Writes `bytes` to `path` and opens it for the data plane to serve; -1 on failure.
 int writeServable(const std::string& path, std::string_view bytes);
 

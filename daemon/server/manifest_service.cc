@@ -76,6 +76,7 @@ struct ManifestService::Running {
   OperationId record = 0;
   std::string summary;
   bool recorded = false;
+  std::uint64_t id = 0;  // set once every item has started
 };
 
 ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock)
@@ -88,6 +89,7 @@ ManifestService::~ManifestService() { coordinator_.removeTransferObserver(this);
 kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(ManifestRequest request) {
   if (!knownManifestAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
   if (request.items.empty()) transport::refuse("the manifest has no [[item]]");
+  finished_.forgetOldest(operations_);
 
   // Who can take part: alive agents with a data plane.
   std::vector<AgentView> alive;
@@ -196,6 +198,7 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
         }
         for (Item& it : raw->items) it.operation->start();
         const std::uint64_t id = nextOperation_++;
+        raw->id = id;
         operations_[id] = kj::mv(running);
         return std::make_pair(id, *status(id));
       });
@@ -374,6 +377,7 @@ void ManifestService::endIfFinished(Running& running) {
     if (!it.released) return;
   if (running.recorded) return;
   running.recorded = true;
+  if (running.id != 0) finished_.add(running.id);
   std::size_t ok = 0, copies = 0;
   double elapsed = 0.0;
   int replans = 0;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/coordinator.h"
+#include "core/finished_operations.h"
 #include "core/manifest_status.h"
 #include "core/transfer_observer.h"
 
@@ -50,6 +51,7 @@ class ManifestService final : public TransferObserver {
   Coordinator& coordinator_;
   const Clock& clock_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
+  FinishedOperations finished_;  // the newest 32 finished manifests stay answerable
   std::uint64_t nextOperation_ = 1;
 };
 

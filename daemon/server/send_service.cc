@@ -69,10 +69,7 @@ SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& p
 SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
 kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
-  while (finished_.size() > kKeptFinished) {
-    operations_.erase(finished_.front());
-    finished_.pop_front();
-  }
+  finished_.forgetOldest(operations_);
   if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
   checkDest(request.dest);
 
@@ -274,7 +271,7 @@ void SendService::logReplan(std::uint64_t id, const SendOperation& operation) {
 void SendService::endIfFinished(Running& running) {
   if (running.released || !running.operation->finished()) return;
   running.released = true;
-  finished_.push_back(running.id);
+  finished_.add(running.id);
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
   plane_.release(running.token);

@@ -5,13 +5,13 @@
 // runs the SendOperation and answers progress queries.
 #include <kj/async.h>
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/coordinator.h"
+#include "core/finished_operations.h"
 #include "core/send_operation.h"
 #include "core/transfer_observer.h"
 #include "transport/control.capnp.h"
@@ -58,11 +58,7 @@ class SendService final : public TransferObserver {
   const Clock& clock_;
   double sourceUplink_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
-  // Finished sends, oldest first: kept for clients still reading their
-  // report, forgotten past kKeptFinished so a long-running hnowd does not
-  // grow with every send (issue 9, soak).
-  std::deque<std::uint64_t> finished_;
-  static constexpr std::size_t kKeptFinished = 32;
+  FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
 };
 

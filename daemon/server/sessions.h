@@ -39,9 +39,11 @@ class ClientSessionServer final : public wire::ClientSession::Server {
  public:
   // Without `sends`, `hnow send` is refused.
   // Without `manifests`, `hnow send --manifest` is refused; without `jobs`, `hnow run`.
+  // `peer` (host:port) names the client in the logs of its refused requests.
   explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr,
-                               ManifestService* manifests = nullptr, JobService* jobs = nullptr)
-      : coordinator_(coordinator), sends_(sends), manifests_(manifests), jobs_(jobs) {}
+                               ManifestService* manifests = nullptr, JobService* jobs = nullptr,
+                               std::string peer = "")
+      : coordinator_(coordinator), sends_(sends), manifests_(manifests), jobs_(jobs), peer_(std::move(peer)) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
@@ -62,6 +64,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   SendService* sends_;
   ManifestService* manifests_;
   JobService* jobs_;
+  std::string peer_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

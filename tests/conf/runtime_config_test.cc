@@ -74,11 +74,26 @@ TEST_CASE("hnowd's config has defaults for everything but its directory and secr
         "hnowd.toml:1:1: missing key 'data_dir' in hnowd's config (hnowd's state directory)");
 }
 
+TEST_CASE("hnowd's [run] roots are absolute directories, none when unset, and a bad entry is named with its position") {
+  auto unset = parseCoordinatorConfig(kCoordinatorBase, "hnowd.toml", "/etc/hnow");
+  REQUIRE(unset.ok());
+  CHECK(unset->runRoots.empty());
+  auto loaded = parseCoordinatorConfig(kCoordinatorBase + "\n[run]\nroots = [\"/srv/jobs\", \"/home/lab/./data\"]\n",
+                                       "hnowd.toml", "/etc/hnow");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->runRoots == std::vector<std::string>{"/srv/jobs", "/home/lab/data"});
+  CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = [\"/srv/jobs\", \"jobs\"]\n") ==
+        "hnowd.toml:5:9: every entry of 'roots' must be an absolute path, not 'jobs'");
+  CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroot = [\"/srv/jobs\"]\n") ==
+        "hnowd.toml:5:8: unknown key 'root' in [run] (expected one of: roots)");
+  CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = \"/srv/jobs\"\n").rfind("hnowd.toml:5:9: ", 0) == 0);
+}
+
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "data_dir, drift_dwell_s, drift_threshold, ewma_weight, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, secret_file, tls, uplink_mbps)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);

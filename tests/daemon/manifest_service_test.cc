@@ -239,3 +239,26 @@ TEST_CASE("with --no-replan a manifest keeps its trees when a relay slows") {
   CHECK(status.replans == 0);
   CHECK(lab.commands.pulls.empty());
 }
+
+TEST_CASE("hnowd keeps the newest 32 finished manifests and forgets older ones when the next starts") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock);
+  const TransferReport ok = lab.done();
+  std::vector<std::uint64_t> ids;
+  for (int n = 0; n < 34; ++n) {
+    lab.commands.receives.clear();
+    auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+    for (const auto& [agent, token] : lab.commands.receives) lab.coordinator.reportTransfer(lab.sessions[agent], token, ok);
+    REQUIRE(service.status(id)->finished);
+    ids.push_back(id);
+  }
+  // The 34th start found 33 finished and forgot the first; 33 are kept
+  // until the next start, which forgets the second.
+  CHECK_FALSE(service.status(ids[0]));
+  CHECK(service.status(ids[1]));
+  auto [next, started] = service.start(lab.twoItems()).wait(lab.wait);
+  CHECK_FALSE(service.status(ids[1]));
+  for (std::size_t i = 2; i < ids.size(); ++i) CHECK(service.status(ids[i]));
+  REQUIRE(service.status(next));
+  CHECK_FALSE(service.status(next)->finished);
+}

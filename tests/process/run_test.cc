@@ -315,3 +315,64 @@ TEST_CASE("hnow run: a command that cannot start, a failing command and a bad sp
   auto both = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --reduce cat"));
   CHECK(both.status == 2);
 }
+
+// hnowd reads --input and writes --output with its own permissions: only
+// inside its [run] roots (`local up` lists the lab's directory and the one
+// it ran in), never by '..' or through a symlink (docs/security-tests.md).
+TEST_CASE("hnow run: --input or --output outside hnowd's run roots, with '..' or through a symlink is refused and logged, and the next run is served") {
+  RunCluster cluster;
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  TempDir outside;  // a sibling of the lab: not a root
+  // `local up` lists the directory it ran in: that must not hold `outside`.
+  const fs::path fromHere = outside.path.lexically_relative(fs::current_path());
+  const std::string why = "run this test from a directory that does not hold " + outside.path.string();
+  REQUIRE_MESSAGE((fromHere.empty() || *fromHere.begin() == ".."), why);
+  const fs::path secret = outside.path / "secret.txt";
+  std::ofstream(secret) << "not for clients\n";
+  const fs::path lab = cluster.dir.path;
+  const fs::path input = lab / "words.txt";
+  const std::string text = words(300, 4);
+  std::ofstream(input) << text;
+  fs::create_directories(lab / "inside");
+  fs::create_directory_symlink(outside.path, lab / "escape");
+  fs::create_symlink(secret, lab / "leak.txt");
+  const std::string job = " --cmd 'tr a-z A-Z' --concat";
+  struct Refused {
+    std::string args, says;
+  };
+  const std::vector<Refused> cases = {
+      {"--input " + secret.string() + job, secret.string() + " is outside hnowd's roots"},
+      {"--input " + input.string() + job + " --output " + (outside.path / "out.txt").string(), "is outside hnowd's roots"},
+      {"--input " + (lab / "inside" / ".." / "words.txt").string() + job, "'..' is not allowed in a --input path"},
+      {"--input " + input.string() + job + " --output " + (lab / "inside" / ".." / "out.txt").string(),
+       "'..' is not allowed in a --output path"},
+      {"--input " + (lab / "escape" / "secret.txt").string() + job, "/escape is a symlink or not a directory: refused"},
+      {"--input " + input.string() + job + " --output " + (lab / "escape" / "out.txt").string(),
+       "/escape is a symlink or not a directory: refused"},
+      {"--input " + (lab / "leak.txt").string() + job, "/leak.txt is a symlink"},
+  };
+  for (const auto& c : cases) {
+    auto r = runCommand(cluster.run(c.args));
+    CHECK(r.status == 1);
+    const std::string shown = c.args + "\n" + r.err;
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, shown);
+    CHECK_MESSAGE(r.err.find("add the directory to [run] roots in hnowd.toml") != std::string::npos, r.err);
+    CHECK(r.out.find("NOT FOR CLIENTS") == std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(outside.path / "out.txt"));
+  CHECK(readWhole(secret) == "not for clients\n");
+  // Each refusal is logged with the client's address, before any work.
+  const std::string log = readWhole(lab / "logs" / "hnowd.log");
+  std::size_t logged = 0;
+  for (auto at = log.find("refused a run from 127.0.0.1:"); at != std::string::npos;
+       at = log.find("refused a run from 127.0.0.1:", at + 1))
+    ++logged;
+  CHECK(logged == cases.size());
+  CHECK(log.find("run 1: ") == std::string::npos);  // no job was started
+
+  // hnowd still serves a run inside its roots.
+  const fs::path output = lab / "inside" / "out.txt";
+  auto ok = runCommand(cluster.run("--input " + input.string() + job + " --output " + output.string()));
+  REQUIRE_MESSAGE(ok.status == 0, ok.err);
+  CHECK(readWhole(output) == upper(text));
+}

@@ -1,0 +1,52 @@
+#include "server/run_paths.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hnow::daemon {
+
+namespace {
+
+// A relative path would land under the first root; the CLI always sends
+// absolute ones, so a relative one is a client's mistake, not a default.
+std::string relativeProblem(const char* option, const std::string& path) {
+  if (path.empty() || path.front() == '/') return "";
+  return std::string(option) + " " + path + " is not an absolute path";
+}
+
+// A confinement refusal says how to fix it; a missing directory does not need to.
+std::string refusal(const char* option, const std::string& path, const std::string& why) {
+  const bool missing = why.rfind("cannot ", 0) == 0;
+  return (missing ? "" : "refused ") + std::string(option) + " " + path + ": " + why + (missing ? "" : kRunRootsHint);
+}
+
+}  // namespace
+
+std::variant<int, std::string> openRunInput(const std::vector<std::string>& roots, const std::string& input) {
+  if (auto problem = relativeProblem("--input", input); !problem.empty()) return problem + kRunRootsHint;
+  auto opened = agent::openConfinedParent(roots, input, {"--input path", "--input", "read --input from", "hnowd"},
+                                          false);
+  if (auto* refused = std::get_if<std::string>(&opened)) return refusal("--input", input, *refused);
+  auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(opened);
+  // O_NONBLOCK: a FIFO named as --input must not hang hnowd (it is refused as not a regular file).
+  int fd = ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int error = errno;
+  ::close(dir);
+  if (fd >= 0) return fd;
+  if (error == ELOOP) return "refused --input " + input + ": " + dirPath + "/" + name + " is a symlink" + kRunRootsHint;
+  return "cannot open --input " + input + ": " + std::strerror(error);
+}
+
+std::variant<agent::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
+                                                                 const std::string& output) {
+  if (auto problem = relativeProblem("--output", output); !problem.empty()) return problem + kRunRootsHint;
+  auto opened = agent::openConfinedParent(
+      roots, output, {"--output path", "--output", "write --output under", "hnowd"}, false);
+  if (auto* refused = std::get_if<std::string>(&opened)) return refusal("--output", output, *refused);
+  return opened;
+}
+
+}  // namespace hnow::daemon
