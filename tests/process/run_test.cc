@@ -224,7 +224,7 @@ TEST_CASE("hnow run in rounds: an agent slowed mid-job (set-rate --compute-facto
   REQUIRE_MESSAGE(slowed.status == 0, slowed.err);
   auto status = run.waitExit(60s);
   // Under a heavy load this once ran past the 60 s: say what the client saw.
-  REQUIRE_MESSAGE(status.has_value(), "hnow run still running after 60 s: " + readWhole(cluster.dir.path / "run.err"));
+  REQUIRE_MESSAGE(status.has_value(), (std::string("hnow run still running after 60 s: ") + readWhole(cluster.dir.path / "run.err")));
   REQUIRE_MESSAGE(*status == 0, readWhole(cluster.dir.path / "run.err"));
   CHECK(readWhole(output) == upper(text));
   auto report = nlohmann::json::parse(readWhole(cluster.dir.path / "report.json"));
