@@ -222,9 +222,16 @@ TEST_CASE("hnow run in rounds: an agent slowed mid-job (set-rate --compute-facto
   auto slowed = runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() +
                            " agent set-rate agent-1 --compute-factor 6");
   REQUIRE_MESSAGE(slowed.status == 0, slowed.err);
-  auto status = run.waitExit(60s);
-  // Under a heavy load this once ran past the 60 s: say what the client saw.
-  REQUIRE_MESSAGE(status.has_value(), (std::string("hnow run still running after 60 s: ") + readWhole(cluster.dir.path / "run.err")));
+  // 15-25 s here; under the whole suite's load the emulated compute factors
+  // (x2, x4, x6 of real time) stretch it past 60 s at times: wait longer.
+  auto status = run.waitExit(150s);
+  if (!status) {  // say what the client and hnowd saw, and keep the lab
+    std::error_code ignored;
+    fs::copy(cluster.dir.path / "logs", "/tmp/hnow-rounds-test-logs", fs::copy_options::overwrite_existing | fs::copy_options::recursive, ignored);
+    MESSAGE("client: ", readWhole(cluster.dir.path / "run.err"));
+    MESSAGE("hnowd: ", readWhole(cluster.dir.path / "logs" / "hnowd.log"));
+  }
+  REQUIRE_MESSAGE(status.has_value(), "hnow run still running after 150 s");
   REQUIRE_MESSAGE(*status == 0, readWhole(cluster.dir.path / "run.err"));
   CHECK(readWhole(output) == upper(text));
   auto report = nlohmann::json::parse(readWhole(cluster.dir.path / "report.json"));
