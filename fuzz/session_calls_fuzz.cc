@@ -111,7 +111,7 @@ struct Lab {
   transport::data::DataPlane plane{clock, [](transport::data::TransferEvent) {}};
   daemon::SendService sends{coordinator, plane, "hnowd:1", clock};
   daemon::ManifestService manifests{coordinator, clock};
-  daemon::JobService jobs{coordinator, plane, "hnowd:1", clock, timer, scratch + "/work"};
+  daemon::JobService jobs{coordinator, plane, "hnowd:1", clock, timer, scratch + "/work", {scratch}};  // runs confined to the scratch directory, as [run] roots
   kj::TaskSet tasks{ignore};
   std::vector<std::string> tokens;
   std::vector<std::uint64_t> operations{1};
