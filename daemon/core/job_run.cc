@@ -170,13 +170,21 @@ void JobRun::computed(int id, const std::string& error, double computeS, const s
   }
   share.accepted = id;
   a.state = State::kComputed;
-  // Others still working on this share are no longer needed.
+  // Others still working on this share are no longer needed. A dropped
+  // attempt frees what it held: the serve port (its served() is ignored
+  // once dropped), or its agent, whose next received share must start —
+  // else that share holds the return order forever (seen: a reissued share
+  // accepted from another agent while the slowed one still computed it).
+  std::vector<std::string> freed;
   for (std::size_t b = 0; b < attempts_.size(); ++b)
     if (static_cast<int>(b) != id && attempts_[b].share == a.share &&
         (live(attempts_[b]) || attempts_[b].state == State::kHeld)) {
+      if (attempts_[b].state == State::kServing) serving_ = false;
+      if (attempts_[b].state == State::kComputing) freed.push_back(attempts_[b].agent);
       attempts_[b].state = State::kDropped;
       actions_.drop(static_cast<int>(b));
     }
+  for (const auto& agent : freed) startNextCompute(agent);
   if (!options_.collectResults) finishShare(a.share);
   else pumpReturns();
   pumpServes();  // self-scheduling: this agent is idle now

@@ -440,3 +440,31 @@ TEST_CASE("a share an agent has not started can move to another agent, one it co
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
+
+TEST_CASE("a share accepted from its reissue frees the late agent: its next received share starts computing") {
+  // Seen in a rounds job: the slowed agent's late share was reissued and
+  // accepted elsewhere; its dropped attempt left the agent "busy", so its
+  // next share never started and held the return order forever.
+  ManualClock clock;
+  Recorder actions;
+  std::vector<JobShare> two(2);
+  for (auto& s : two) s.units = 1, s.agent = "a", s.plannedComputeEnd = 5;
+  JobRunOptions options;
+  options.slack = 2.0;
+  options.grace = 1s;
+  JobRun run(clock, actions, two, {0, 1}, {"a", "b"}, options);
+  run.start();
+  run.served(0, "");
+  run.served(1, "");  // waits behind share 0 on a
+  CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
+  clock.advance(12s);  // past share 0's deadline (2 x 5 + 1 s)
+  run.tick();
+  CHECK(run.reissued() == 1);
+  CHECK(actions.take() == Log{"serve 2"});  // share 0 again, on the idle b
+  run.served(2, "");
+  run.computed(2, "", 1);
+  const Log log = actions.take();
+  CHECK(std::find(log.begin(), log.end(), "drop 0") != log.end());
+  CHECK(std::find(log.begin(), log.end(), "compute 1") != log.end());
+  CHECK(run.attempts()[1].state == JobAttempt::State::kComputing);
+}
