@@ -1,5 +1,7 @@
 #include "cli/coordinator_client.h"
 
+#include <cstdio>
+
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
@@ -286,6 +288,32 @@ Reply<std::string> CoordinatorClient::runOutput(std::uint64_t operation, std::ui
     auto data = response.getData();
     return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
   }));
+}
+
+std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath, int& exitCode) {
+  auto config = conf::loadClientConfig(configPath);
+  if (!config) {
+    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
+    exitCode = 2;
+    return nullptr;
+  }
+  auto client = CoordinatorClient::connect(*config);
+  if (!client) {
+    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
+    exitCode = 1;
+    return nullptr;
+  }
+  return std::move(client.value());
+}
+
+int reportLostHnowd(const char* doing, const char* operation, const char* whatAgentsDrop, const char* retry,
+                    const std::string& why) {
+  std::fprintf(stderr,
+               "hnow: lost hnowd while %s: %s\n"
+               "hnow: the %s did not finish; agents drop %s. %s once hnowd is back "
+               "(`hnow ops` lists it as interrupted)\n",
+               doing, why.c_str(), operation, whatAgentsDrop, retry);
+  return 1;
 }
 
 }  // namespace hnow::cli

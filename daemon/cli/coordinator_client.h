@@ -103,4 +103,14 @@ class CoordinatorClient {
   std::unique_ptr<State> state_;
 };
 
+// Loads client.toml and logs in; prints the problem and sets `exitCode`
+// (2: a bad config, 1: hnowd unreachable or refusing) on failure.
+std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath, int& exitCode);
+
+// Issue 9: a client that lost hnowd while polling its operation says what
+// became of it and what to do, e.g. ("sending", "send", "their partial
+// copies", "Send again"); returns the exit code, 1.
+int reportLostHnowd(const char* doing, const char* operation, const char* whatAgentsDrop, const char* retry,
+                    const std::string& why);
+
 }  // namespace hnow::cli

@@ -105,22 +105,15 @@ int runManifestCommand(const ManifestOptions& options) {
     std::fprintf(stderr, "hnow: %s\n", manifest.error().text().c_str());
     return 2;
   }
-  auto config = conf::loadClientConfig(options.configPath);
-  if (!config) {
-    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
-    return 2;
-  }
-  auto client = CoordinatorClient::connect(*config);
-  if (!client) {
-    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
-    return 1;
-  }
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
   daemon::ManifestRequest request;
   request.algo = options.algo;
   request.replan = !options.noReplan;
   for (const auto& item : manifest->items)
     request.items.push_back({item.source, item.file, item.dest, item.to, item.where});
-  auto started = client.value()->startManifest(request);
+  auto started = client->startManifest(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
     return 1;
@@ -131,10 +124,9 @@ int runManifestCommand(const ManifestOptions& options) {
   std::uint64_t lastBytes = 0;
   while (!status.finished) {
     std::this_thread::sleep_for(100ms);
-    auto polled = client.value()->manifestProgress(id);
+    auto polled = client->manifestProgress(id);
     if (!polled) {
-      std::fprintf(stderr, "hnow: lost hnowd while sending: %s\n", polled.error().message.c_str());
-      return 1;
+      return reportLostHnowd("sending a manifest", "manifest", "their partial copies", "Send it again", polled.error().message);
     }
     status = std::move(polled.value());
     const std::uint64_t bytes = bytesMoved(status);

@@ -135,16 +135,9 @@ int runRunCommand(const RunOptions& options) {
     }
     reduceArgv = parsed.value();
   }
-  auto config = conf::loadClientConfig(options.configPath);
-  if (!config) {
-    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
-    return 2;
-  }
-  auto client = CoordinatorClient::connect(*config);
-  if (!client) {
-    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
-    return 1;
-  }
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
   std::error_code error;
   CoordinatorClient::RunStart request;
   request.input = std::filesystem::absolute(options.input, error).string();
@@ -168,7 +161,7 @@ int runRunCommand(const RunOptions& options) {
     }
     request.rounds = n;
   }
-  auto started = client.value()->startRun(request);
+  auto started = client->startRun(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
     return 1;
@@ -177,15 +170,9 @@ int runRunCommand(const RunOptions& options) {
   RunReportView report;
   std::string shown;
   for (;;) {
-    auto polled = client.value()->runProgress(started.value());
+    auto polled = client->runProgress(started.value());
     if (!polled) {
-      // Issue 9: what happened to the job, and what to do.
-      std::fprintf(stderr,
-                   "hnow: lost hnowd while running: %s\n"
-                   "hnow: the job did not finish; agents drop its shares. Run it again once hnowd is back "
-                   "(`hnow ops` lists it as interrupted)\n",
-                   polled.error().message.c_str());
-      return 1;
+      return reportLostHnowd("running", "job", "its shares", "Run it again", polled.error().message);
     }
     report = std::move(polled.value());
     if (tty && report.phase != shown) {
@@ -202,7 +189,7 @@ int runRunCommand(const RunOptions& options) {
   }
   if (options.output.empty() && !options.json) {
     for (std::uint64_t offset = 0;;) {
-      auto chunk = client.value()->runOutput(started.value(), offset);
+      auto chunk = client->runOutput(started.value(), offset);
       if (!chunk) {
         std::fprintf(stderr, "hnow: reading the result: %s\n", chunk.error().message.c_str());
         return 1;

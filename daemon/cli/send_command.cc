@@ -164,20 +164,13 @@ int runSendCommand(const SendOptions& options) {
     std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
     return 2;
   }
-  auto config = conf::loadClientConfig(options.configPath);
-  if (!config) {
-    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
-    return 2;
-  }
-  auto client = CoordinatorClient::connect(*config);
-  if (!client) {
-    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
-    return 1;
-  }
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
   std::error_code error;
   CoordinatorClient::SendStart request{std::filesystem::absolute(options.file, error).string(), options.dest,
                                        options.to, options.algo, !options.noReplan};
-  auto started = client.value()->startSend(request);
+  auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
     return 1;
@@ -191,16 +184,10 @@ int runSendCommand(const SendOptions& options) {
   std::uint64_t lastBytes = 0;
   while (!status.finished) {
     std::this_thread::sleep_for(100ms);
-    auto polled = client.value()->sendProgress(id);
+    auto polled = client->sendProgress(id);
     if (!polled) {
       progress.end();
-      // Issue 9: what happened to the copies, and what to do.
-      std::fprintf(stderr,
-                   "hnow: lost hnowd while sending: %s\n"
-                   "hnow: the send did not finish; agents drop their partial copies. Send again once hnowd is back "
-                   "(`hnow ops` lists it as interrupted)\n",
-                   polled.error().message.c_str());
-      return 1;
+      return reportLostHnowd("sending", "send", "their partial copies", "Send again", polled.error().message);
     }
     status = std::move(polled.value());
     for (; changesShown < status.parentChanges.size(); ++changesShown) {

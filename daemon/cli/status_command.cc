@@ -8,23 +8,6 @@ namespace hnow::cli {
 
 namespace {
 
-// Loads client.toml and logs in; prints the problem and sets `exitCode` on failure.
-std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath, int& exitCode) {
-  auto config = conf::loadClientConfig(configPath);
-  if (!config) {
-    std::fprintf(stderr, "hnow: %s\n", config.error().text().c_str());
-    exitCode = 2;
-    return nullptr;
-  }
-  auto client = CoordinatorClient::connect(*config);
-  if (!client) {
-    std::fprintf(stderr, "hnow: %s\n", client.error().message.c_str());
-    exitCode = 1;
-    return nullptr;
-  }
-  return std::move(client.value());
-}
-
 std::string mbps(double bytesPerSecond) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", bytesPerSecond * 8 / 1e6);
