@@ -1,6 +1,7 @@
 #include "transport/data/data_plane.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -282,6 +283,11 @@ struct DataPlane::Impl final : PlaneCore {
 
 DataPlane::DataPlane(const daemon::Clock& clock, EventSink sink, DataOptions options)
     : loop_(std::make_unique<DataLoop>()) {
+  // libuv writes with write(2): a peer that died mid-transfer would raise
+  // SIGPIPE and kill the whole process instead of failing that one
+  // connection with EPIPE (kj ignores it too, but only where its async I/O
+  // is set up; the data plane may run without it, as in its tests).
+  ::signal(SIGPIPE, SIG_IGN);
   loop_->runSync([&]() { impl_ = std::make_unique<Impl>(*loop_, clock, std::move(sink), options, counters_); });
 }
 
