@@ -183,7 +183,9 @@ class ReceiverFirst {
     candidates_.commit(i, j, k);
     // Equations 8 and 9: the virtual time of WR, kept for every rule.
     const int n = instance_.nodeCount();
-    const double start = i == instance_.messages[k].source ? 0.0 : virtualAfter_[k * n + i];
+    // The source's entry stays 0 (it never receives its own message): no
+    // test on who sent, which the data make unpredictable.
+    const double start = virtualAfter_[k * n + i];
     const double arrival = start + instance_.sendTime(i, k) + instance_.wireTime(i, j, k);
     virtualTime_[j] = std::max(virtualTime_[j], arrival) + instance_.recvTime(j, k);
     virtualAfter_[k * n + j] = virtualTime_[j];

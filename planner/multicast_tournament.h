@@ -68,8 +68,12 @@ class TimedTournament {
       bool takeSibling = sibling.time < time;
       if (sibling.time == time && sibling.item >= 0) [[unlikely]]
         takeSibling = tieLess_(sibling.item, winner);
-      time = takeSibling ? sibling.time : time;
-      winner = takeSibling ? sibling.item : winner;
+      // Masks, not ?: - GCC turns the selects into a branch on which side
+      // wins, which the data make a coin toss.
+      const std::uint64_t mask = -static_cast<std::uint64_t>(takeSibling);
+      time = (sibling.time & mask) | (time & ~mask);
+      winner = static_cast<int>((static_cast<std::uint32_t>(sibling.item) & static_cast<std::uint32_t>(mask)) |
+                                (static_cast<std::uint32_t>(winner) & ~static_cast<std::uint32_t>(mask)));
       tree_[at / 2] = Node{time, winner};
     }
   }
