@@ -176,7 +176,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   // the best task of this size. (ECF's receivers rarely have one: there the
   // check costs more than it saves.)
   if (!trackReceivers_ && floor <= best.time &&
-      MulticastTimeline::arrivalAfter(kBuckets ? size.buckets.least() : sendEnd[size.bySendEnd[0]], fastest) +
+      MulticastTimeline::arrivalAfter(kBuckets ? size.buckets.leastBound() : sendEnd[size.bySendEnd[0]], fastest) +
               receive <=
           floor) {
     for (int w = 0; w < words; ++w)
@@ -235,12 +235,13 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   // Bucket by bucket, then the far list (multicast_send_order.h); a bucket
   // is left, with all after it, once its least value is beyond.
   const SendEndBuckets& order = size.buckets;
-  const std::int64_t last = order.end();
-  for (std::int64_t b = order.first(); (b = order.nextBucket(b)) < last; ++b) {
-    if (beyond(order.lowest(b))) return;
+  const bool stopped = order.scan([&](std::int64_t b) __attribute__((always_inline)) {
+    if (beyond(order.lowest(b))) return true;
     for (int i = order.head(b), stop = order.stop(b); i != stop; i = order.next(i))
-      if (consider(i)) return;
-  }
+      if (consider(i)) return true;
+    return false;
+  });
+  if (stopped) return;
   for (int i = order.farHead(), stop = order.farStop(); i != stop; i = order.next(i))
     if (consider(i)) return;
 }

@@ -74,20 +74,36 @@ class SendEndBuckets {
     }
     return last;
   }
+  // Calls visit(b) for the nonempty buckets of the window in order until
+  // it returns true, and says whether it did: the words of occupied bits
+  // walked with one count of trailing zeros a bucket.
+  template <class Visit>
+  __attribute__((always_inline)) bool scan(Visit visit) const {
+    const std::int64_t last = end();
+    std::int64_t base = first_ & ~std::int64_t{63};
+    std::uint64_t bits = occupied_[(base & mask_) >> 6] & (~std::uint64_t{0} << (first_ & 63));
+    for (;;) {
+      for (; bits != 0; bits &= bits - 1) {
+        // In the last word, which wraps around to the first one's, the
+        // buckets from last on are the first word's again.
+        const std::int64_t b = base + std::countr_zero(bits);
+        if (b >= last) return false;
+        if (visit(b)) return true;
+      }
+      base += 64;
+      if (base >= last) return false;
+      bits = occupied_[(base & mask_) >> 6];
+    }
+  }
+  // A lower bound on the least value, in O(1): the first bucket's lowest
+  // (+inf if every node is in the far list).
+  double leastBound() const { return lowest_[first_ & mask_]; }
   int head(std::int64_t b) const { return next_[n_ + (b & mask_)]; }
   int stop(std::int64_t b) const { return n_ + static_cast<int>(b & mask_); }
   double lowest(std::int64_t b) const { return lowest_[b & mask_]; }
   int farHead() const { return next_[far_]; }
   int farStop() const { return far_; }
   int next(int v) const { return next_[v]; }
-  // The least value (exact): the least of the first bucket, or of the far list.
-  double least() const {
-    const bool window = next_[n_ + (first_ & mask_)] != n_ + (first_ & mask_);
-    const int stopAt = window ? n_ + static_cast<int>(first_ & mask_) : far_;
-    double low = kInfinity;
-    for (int v = next_[stopAt]; v != stopAt; v = next_[v]) low = std::min(low, value_[v]);
-    return low;
-  }
 
  private:
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();

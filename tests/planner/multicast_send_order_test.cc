@@ -14,8 +14,8 @@ using hnow::planner::SendEndBuckets;
 
 namespace {
 
-// Walks the buckets in order, then the far list, as scanSenders does, and
-// checks: every node is visited once; each bucket's lowest() is at most its
+// Walks the buckets in order with scan(), then the far list, as scanSenders
+// does, and checks: every node is visited once; each bucket's lowest() is at most its
 // members' values; every node visited after a bucket has a value above all
 // of that bucket's members (so stopping at a bucket is exact).
 void checkScanOrder(const SendEndBuckets& order, const std::vector<double>& values) {
@@ -24,8 +24,12 @@ void checkScanOrder(const SendEndBuckets& order, const std::vector<double>& valu
   const std::int64_t last = order.end();
   double least = std::numeric_limits<double>::infinity();
   for (double v : values) least = std::min(least, v);
-  CHECK(order.least() == least);
-  for (std::int64_t b = order.first(); (b = order.nextBucket(b)) < last; ++b) {
+  CHECK(order.leastBound() <= least);
+  std::int64_t previous = order.first() - 1;
+  order.scan([&](std::int64_t b) {
+    CHECK(b > previous);  // in increasing order, within the window
+    CHECK(b < last);
+    previous = b;
     double highest = -1.0;
     bool any = false;
     for (int i = order.head(b), stop = order.stop(b); i != stop; i = order.next(i)) {
@@ -35,9 +39,10 @@ void checkScanOrder(const SendEndBuckets& order, const std::vector<double>& valu
       CHECK(values[i] > previousHighest);
       highest = std::max(highest, values[i]);
     }
-    CHECK(any);  // nextBucket skips only empty buckets
+    CHECK(any);  // scan skips only empty buckets
     previousHighest = std::max(previousHighest, highest);
-  }
+    return false;
+  });
   for (int i = order.farHead(), stop = order.farStop(); i != stop; i = order.next(i)) {
     ++seen[i];
     CHECK(values[i] > previousHighest);
