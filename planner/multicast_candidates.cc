@@ -41,6 +41,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
     needs_.assign(sets, 0);
     sourced_.assign(sets, 0);
     wanted_.assign(words_, 0);
+    for (const MulticastMessage& m : instance.messages) sourceOf_.push_back(m.source);
     for (int k = 0; k < messages; ++k) {
       const std::uint64_t bit = std::uint64_t{1} << (k % 64);
       const int source = instance.messages[k].source;
@@ -170,6 +171,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   const double* linkTo = &linkTo_[static_cast<size_t>(j) * n_];
   const double* sendEnd = size.sendEnd.data();
   const std::uint64_t* wanted = wanted_.data();
+  const int* sourceOf = sourceOf_.data();
   // Under the receiver-first rules j is often the bottleneck (Avail_j + R
   // is then the least time): if the first sender could make it, try the own
   // sources first, lowest message first; the first one arriving in time is
@@ -182,7 +184,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
     for (int w = 0; w < words; ++w)
       for (std::uint64_t bits = wanted[w]; bits != 0; bits &= bits - 1) {
         const int k = w * 64 + std::countr_zero(bits);
-        const int s = instance_.messages[k].source;
+        const int s = sourceOf[k];
         if (MulticastTimeline::arrivalAfter(sendEnd[s], linkTo[s] * bytes) + receive <= floor) {
           const MulticastTaskKey key{floor, 0, k, s, j};
           if (key < best) best = key;
@@ -211,7 +213,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
       if (w == best.message / 64) bits &= (std::uint64_t{1} << (best.message % 64)) - 1;
       for (; bits != 0; bits &= bits - 1) {
         const int k = w * 64 + std::countr_zero(bits);
-        const int s = instance_.messages[k].source;
+        const int s = sourceOf[k];
         if (MulticastTimeline::arrivalAfter(sendEnd[s], linkTo[s] * bytes) + receive <= floor) {
           best = {floor, 0, k, s, j};
           return true;

@@ -151,6 +151,7 @@ class MulticastCandidates {
   std::vector<int> sizeOf_;               // [k]: index into sizes_
   std::vector<double> linkTo_;            // [j * n + i]: X(i, j), j's column contiguous
   std::vector<std::uint64_t> wanted_;     // scratch: j's needs of one size
+  std::vector<int> sourceOf_;             // [k]: m_k's source, flat for the own-source checks
   // With preemption, per waiting pair:
   std::vector<std::vector<Pair>> pending_;      // [j]: SR_j with the cached parts
   std::vector<int> slot_;                       // [k * n + j]: index into pending_[j]
