@@ -58,23 +58,21 @@ class TimedTournament {
   // load-store round trips for 128 leaves). The winner is the least by
   // (time, tieLess), whichever side it is on: tieLess is a strict order.
   void update(int item, bool present) {
-    int at = size_ + item;
+    Node* tree = tree_.data();
+    unsigned at = static_cast<unsigned>(size_ + item);
     // + 0.0 turns a -0.0 into +0.0, which orders as the least bits.
     std::uint64_t time = present ? std::bit_cast<std::uint64_t>(time_(item) + 0.0) : kAbsent.time;
     int winner = present ? item : -1;
-    tree_[at] = Node{time, winner};
-    for (; at > 1; at /= 2) {
-      const Node sibling = tree_[at ^ 1];
+    tree[at] = Node{time, winner};
+    for (; at > 1; at >>= 1) {
+      const Node sibling = tree[at ^ 1];
       bool takeSibling = sibling.time < time;
-      if (sibling.time == time && sibling.item >= 0) [[unlikely]]
-        takeSibling = tieLess_(sibling.item, winner);
-      // Masks, not ?: - GCC turns the selects into a branch on which side
-      // wins, which the data make a coin toss.
-      const std::uint64_t mask = -static_cast<std::uint64_t>(takeSibling);
-      time = (sibling.time & mask) | (time & ~mask);
-      winner = static_cast<int>((static_cast<std::uint32_t>(sibling.item) & static_cast<std::uint32_t>(mask)) |
-                                (static_cast<std::uint32_t>(winner) & ~static_cast<std::uint32_t>(mask)));
-      tree_[at / 2] = Node{time, winner};
+      if (sibling.time == time) [[unlikely]]
+        takeSibling = sibling.item >= 0 && tieLess_(sibling.item, winner);
+      // Hinted as a coin toss: otherwise GCC makes the selects a branch on
+      // which side wins, which the data make unpredictable.
+      if (__builtin_expect_with_probability(takeSibling, 1, 0.5)) time = sibling.time, winner = sibling.item;
+      tree[at >> 1] = Node{time, winner};
     }
   }
   int least() const { return tree_[1].item; }  // -1 when empty
