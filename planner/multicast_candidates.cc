@@ -4,6 +4,8 @@
 #include <bit>
 #include <climits>
 
+#include "planner/multicast_dense_scan.h"
+
 namespace hnow::planner {
 
 namespace {
@@ -13,7 +15,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers,
                                          SenderOrder order)
     : instance_(instance), timeline_(instance, preemptive), n_(instance.nodeCount()),
-      trackReceivers_(trackReceivers), buckets_(order == SenderOrder::kBuckets), needCount_(n_, 0), avail_(n_, 0.0),
+      trackReceivers_(trackReceivers), buckets_(order == SenderOrder::kBuckets), dense_(order == SenderOrder::kDense),
+      needCount_(n_, 0), avail_(n_, 0.0),
       words_((instance.messageCount() + 63) / 64) {
   const int messages = instance.messageCount();
   const size_t cells = static_cast<size_t>(messages) * n_;
@@ -61,16 +64,17 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
           for (double x : c.send) meanSend += x / n_;
           c.buckets = SendEndBuckets(c.sendEnd, meanSend / 16.0);
         }
-        for (int v = 0; v < n_ && !buckets_; ++v) c.bySendEnd.push_back(v);
+        for (int v = 0; v < n_ && !buckets_ && !dense_; ++v) c.bySendEnd.push_back(v);
         std::sort(c.bySendEnd.begin(), c.bySendEnd.end(),
                   [&](int a, int b) { return c.sendEnd[a] < c.sendEnd[b]; });
-        if (!buckets_) {
+        if (!buckets_ && !dense_) {
           c.positionOf.resize(n_);
           for (int at = 0; at < n_; ++at) c.positionOf[c.bySendEnd[at]] = at;
           // A sentinel after the last node (index n, +inf) ends every move.
           c.bySendEnd.push_back(n_);
         }
-        c.sendEnd.push_back(kInfinity);
+        // The sentinel n, and for the dense scan the padding: +inf.
+        c.sendEnd.resize(std::max(n_ + 1, (n_ + 3) / 4 * 4), kInfinity);
         for (int j = 0; j < n_; ++j) {
           double fastest = kInfinity;
           for (int i = 0; i < n_; ++i)
@@ -86,6 +90,21 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
     linkTo_.resize(static_cast<size_t>(n_) * n_);
     for (int j = 0; j < n_; ++j)
       for (int i = 0; i < n_; ++i) linkTo_[static_cast<size_t>(j) * n_ + i] = instance.link(i, j);
+    if (dense_) {
+      padded_ = (n_ + 3) / 4 * 4;
+      denseInput_.padded = padded_;
+      denseInput_.sourceOf = sourceOf_.data();
+      for (int w = 0; w < 2; ++w) {
+        heldByWord_[w].assign(padded_, 0);
+        sourcedByWord_[w].assign(padded_, 0);
+        for (int v = 0; v < n_ && w < words_; ++v) {
+          heldByWord_[w][v] = held_[static_cast<size_t>(v) * words_ + w];
+          sourcedByWord_[w][v] = sourced_[static_cast<size_t>(v) * words_ + w];
+        }
+        denseInput_.held[w] = heldByWord_[w].data();
+        denseInput_.sourced[w] = sourcedByWord_[w].data();
+      }
+    }
   } else {
     slot_.assign(cells, -1);
     pending_.resize(n_);
@@ -112,6 +131,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
 }
 
 MulticastTaskKey MulticastCandidates::bestFor(int j) {
+  if (dense_) return bestDense(j);
   return timeline_.preemptive() ? bestByPair(j) : bestBySender(j, {kInfinity, 1, INT_MAX, INT_MAX, j});
 }
 
@@ -255,6 +275,10 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
 // moves, this predictable loop takes 37 ns a move against 53 ns for two
 // binary searches (whose branches on the keys mispredict) and a memmove.
 void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
+  if (dense_) {  // no order to keep
+    size.sendEnd[v] = value;
+    return;
+  }
   if (buckets_) {
     size.sendEnd[v] = value;
     size.buckets.raise(v, value);
@@ -272,6 +296,34 @@ void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
   }
   order[at] = v;
   position[v] = at;
+}
+
+bool MulticastCandidates::denseAvailable(const MulticastInstance& instance, bool preemptive) {
+  return !preemptive && instance.nodeCount() <= kDenseScanMax && instance.messageCount() <= 128 &&
+         denseScanAvailable();
+}
+
+// Every sender at once, size by size (multicast_dense_scan.h); each size's
+// least key then meets the others' under the full tie order. The input's
+// arrays were set at construction; only the receiver's parts change.
+MulticastTaskKey MulticastCandidates::bestDense(int j) {
+  MulticastTaskKey best{kInfinity, 1, INT_MAX, INT_MAX, j};
+  DenseScanInput& in = denseInput_;
+  in.linkTo = &linkTo_[static_cast<size_t>(j) * n_];
+  in.available = avail_[j];
+  const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
+  for (const SizeClass& size : sizes_) {
+    in.wanted[0] = needs[0] & size.messages[0];
+    in.wanted[1] = words_ > 1 ? needs[1] & size.messages[1] : 0;
+    if ((in.wanted[0] | in.wanted[1]) == 0) continue;
+    in.sendEnd = size.sendEnd.data();
+    in.bytes = size.bytes;
+    in.receive = size.receive[j];
+    const DenseScanResult r = denseScan(in);
+    const MulticastTaskKey key{r.time, r.notOwnSource, r.message, r.sender, j};
+    if (r.found && key < best) best = key;
+  }
+  return best;
 }
 
 // `best` starts as a known candidate (or +inf): it lets the scan stop early.
@@ -448,6 +500,7 @@ void MulticastCandidates::removePending(int j, int k) {
     const std::uint64_t bit = std::uint64_t{1} << (k % 64);
     needs_[static_cast<size_t>(j) * words_ + k / 64] &= ~bit;
     held_[static_cast<size_t>(j) * words_ + k / 64] |= bit;
+    if (dense_) heldByWord_[k / 64][j] |= bit;
     return;
   }
   std::vector<Pair>& pairs = pending_[j];

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "planner/multicast.h"
+#include "planner/multicast_dense_scan.h"
 #include "planner/multicast_send_order.h"
 #include "planner/multicast_timeline.h"
 #include "planner/multicast_tournament.h"
@@ -60,12 +61,22 @@ class MulticastCandidates {
   // scan a little more. Buckets pay off when nodes move far and scans are
   // few (WR, EAF, RR on the 80-node all-to-all); sorted when scans dominate
   // (ECF) or moves are short (RRS): docs/bench-multicast.md.
-  enum class SenderOrder { kSorted, kBuckets };
+  // kDense: no order at all; every sender is evaluated at once with AVX2
+  // (multicast_dense_scan.h). Only for the receiver-first rules without
+  // preemption, at most kDenseScanMax nodes and 128 messages, on a
+  // processor with AVX2: denseAvailable() says whether an instance and
+  // this machine allow it.
+  enum class SenderOrder { kSorted, kBuckets, kDense };
+  static bool denseAvailable(const MulticastInstance& instance, bool preemptive);
 
   // `instance` must be valid (instanceProblem) and outlive this object.
   // `trackReceivers` keeps the per-receiver keys bestTask() needs (ECF).
   MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers,
                       SenderOrder order = SenderOrder::kSorted);
+
+  // denseInput_ points into this object's own tables.
+  MulticastCandidates(const MulticastCandidates&) = delete;
+  MulticastCandidates& operator=(const MulticastCandidates&) = delete;
 
   bool done() const { return remaining_ == 0; }
   // j is a destination of some message it has not been scheduled to receive.
@@ -141,6 +152,8 @@ class MulticastCandidates {
   const int n_;
   bool trackReceivers_;
   bool buckets_;  // SenderOrder::kBuckets
+  bool dense_;    // SenderOrder::kDense
+  MulticastTaskKey bestDense(int j);
   int remaining_ = 0;
   std::vector<int> needCount_;                  // [j]: |SR_j|
   std::vector<double> avail_;                   // [v]: Avail_v (§4: the end of v's list)
@@ -152,6 +165,11 @@ class MulticastCandidates {
   std::vector<double> linkTo_;            // [j * n + i]: X(i, j), j's column contiguous
   std::vector<std::uint64_t> wanted_;     // scratch: j's needs of one size
   std::vector<int> sourceOf_;             // [k]: m_k's source, flat for the own-source checks
+  // SenderOrder::kDense: held_ and sourced_ by word, each padded to a
+  // multiple of 4 nodes with nothing held.
+  int padded_ = 0;
+  std::vector<std::uint64_t> heldByWord_[2], sourcedByWord_[2];
+  DenseScanInput denseInput_;
   // With preemption, per waiting pair:
   std::vector<std::vector<Pair>> pending_;      // [j]: SR_j with the cached parts
   std::vector<int> slot_;                       // [k * n + j]: index into pending_[j]

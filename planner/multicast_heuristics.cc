@@ -241,12 +241,33 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
 }
 
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
-                            const MulticastOptions& options) {
-  // RRS's random receivers spread the nodes' Avail, so its moves are short:
-  // sorted is cheaper there (docs/bench-multicast.md).
-  ReceiverFirst state(instance, options.preemptive,
-                      rule == MulticastAlgorithm::kReceiverRandomSelection ? MulticastCandidates::SenderOrder::kSorted
-                                                                           : MulticastCandidates::SenderOrder::kBuckets);
+                            const MulticastOptions& options, MulticastSenderScan scan) {
+  using Order = MulticastCandidates::SenderOrder;
+  Order order = Order::kBuckets;
+  switch (scan) {
+    case MulticastSenderScan::kAuto:
+      // Measured on the 80-node all-to-all (docs/bench-multicast.md):
+      // EAF and RRS are fastest with the dense scan where it runs (EAF's
+      // receivers meet many senders holding nothing they need, RRS's lag
+      // behind every sender); WR and RR with buckets, whose scans stop
+      // after a few senders. Without the dense scan RRS keeps the sorted
+      // order: its random receivers spread the nodes' Avail, so its moves
+      // are short.
+      if ((rule == MulticastAlgorithm::kEarliestAvailableFirst ||
+           rule == MulticastAlgorithm::kReceiverRandomSelection) &&
+          MulticastCandidates::denseAvailable(instance, options.preemptive))
+        order = Order::kDense;
+      else
+        order = rule == MulticastAlgorithm::kReceiverRandomSelection ? Order::kSorted : Order::kBuckets;
+      break;
+    case MulticastSenderScan::kSorted: order = Order::kSorted; break;
+    case MulticastSenderScan::kBuckets: order = Order::kBuckets; break;
+    case MulticastSenderScan::kDense:
+      order = MulticastCandidates::denseAvailable(instance, options.preemptive) ? Order::kDense : Order::kBuckets;
+      break;
+  }
+  if (options.preemptive) order = Order::kSorted;  // the per-pair caches of §5 use no order
+  ReceiverFirst state(instance, options.preemptive, order);
   if (rule == MulticastAlgorithm::kWorkRacing)
     return leastKeyFirst(state, [&](int v) { return state.virtualTime(v); }, false);
   if (rule == MulticastAlgorithm::kEarliestAvailableFirst)
@@ -273,6 +294,11 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 
 Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options) {
+  return planMulticastWithScan(instance, algorithm, options, MulticastSenderScan::kAuto);
+}
+
+Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+                                             const MulticastOptions& options, MulticastSenderScan scan) {
   if (auto problem = instanceProblem(instance)) return PlanError{*problem};
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
@@ -281,7 +307,7 @@ Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, Multicas
     case MulticastAlgorithm::kEarliestCompletionFirst:
       return earliestCompletionFirst(instance, options.preemptive);
     default:
-      return receiverFirst(instance, algorithm, options);
+      return receiverFirst(instance, algorithm, options, scan);
   }
 }
 

@@ -37,6 +37,15 @@ struct MulticastOptions {
 Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options = {});
 
+// How the receiver-first rules (WR, EAF, RR, RRS without preemption) find
+// a receiver's sender: planMulticast takes kAuto, the dense scan where this
+// processor and instance allow it (multicast_dense_scan.h), else buckets
+// (sorted for RRS). The others are for tests and the bench, which compare
+// them; every one gives the same plan. Other algorithms ignore it.
+enum class MulticastSenderScan { kAuto, kSorted, kBuckets, kDense };
+Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+                                             const MulticastOptions& options, MulticastSenderScan scan);
+
 // A scheduling decision: `from` sends message `message` to `to`.
 struct MulticastChoice {
   int from = 0;

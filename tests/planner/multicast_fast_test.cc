@@ -55,16 +55,35 @@ void requireSamePlan(const MulticastPlan& fast, const MulticastPlan& reference, 
   CHECK(fast.makespan == reference.makespan);
 }
 
-void requireSameForAll(const MulticastInstance& in, std::uint64_t seed, const std::string& what) {
-  for (const Variant& v : kVariants) {
-    auto fast = planMulticast(in, v.algorithm, {v.preemptive, seed});
-    auto reference = planMulticastReference(in, v.algorithm, {v.preemptive, seed});
+// Every way the receiver-first rules can find a receiver's sender
+// (planMulticast's choice, sorted, buckets, the dense scan where this
+// processor has AVX2) must give the reference's plan.
+const MulticastSenderScan kScans[] = {MulticastSenderScan::kAuto, MulticastSenderScan::kSorted,
+                                      MulticastSenderScan::kBuckets, MulticastSenderScan::kDense};
+
+std::string scanName(MulticastSenderScan scan) {
+  const char* names[] = {"auto", "sorted", "buckets", "dense"};
+  return names[static_cast<int>(scan)];
+}
+
+void requireSameForScans(const MulticastInstance& in, MulticastAlgorithm algorithm, bool preemptive,
+                         std::uint64_t seed, const std::string& what) {
+  auto reference = planMulticastReference(in, algorithm, {preemptive, seed});
+  REQUIRE(reference.ok());
+  const bool receiverFirst = algorithm != MulticastAlgorithm::kFastestEdgeFirst &&
+                             algorithm != MulticastAlgorithm::kEarliestCompletionFirst && !preemptive;
+  for (MulticastSenderScan scan : kScans) {
+    if (!receiverFirst && scan != MulticastSenderScan::kAuto) continue;
+    auto fast = planMulticastWithScan(in, algorithm, {preemptive, seed}, scan);
     REQUIRE(fast.ok());
-    REQUIRE(reference.ok());
     requireSamePlan(*fast, *reference,
-                    what + ", algorithm " + std::to_string(static_cast<int>(v.algorithm)) +
-                        (v.preemptive ? " preemptive" : ""));
+                    what + ", algorithm " + std::to_string(static_cast<int>(algorithm)) +
+                        (preemptive ? " preemptive" : "") + ", scan " + scanName(scan));
   }
+}
+
+void requireSameForAll(const MulticastInstance& in, std::uint64_t seed, const std::string& what) {
+  for (const Variant& v : kVariants) requireSameForScans(in, v.algorithm, v.preemptive, seed, what);
 }
 
 // Small integer costs and zero-size messages: completion times tie all the
@@ -129,11 +148,7 @@ TEST_CASE("the fast heuristics match the reference on large all-to-all and many-
   for (MulticastAlgorithm a : {MulticastAlgorithm::kFastestEdgeFirst, MulticastAlgorithm::kWorkRacing,
                                MulticastAlgorithm::kEarliestAvailableFirst, MulticastAlgorithm::kRoundRobin,
                                MulticastAlgorithm::kReceiverRandomSelection}) {
-    auto fast = planMulticast(big, a, {false, 7});
-    auto reference = planMulticastReference(big, a, {false, 7});
-    REQUIRE(fast.ok());
-    REQUIRE(reference.ok());
-    requireSamePlan(*fast, *reference, "all-to-all on 80 nodes, algorithm " + std::to_string(static_cast<int>(a)));
+    requireSameForScans(big, a, false, 7, "all-to-all on 80 nodes");
   }
   MulticastInstance half = allToAll(rng, 40);
   auto fast = planMulticast(half, MulticastAlgorithm::kEarliestCompletionFirst);

@@ -1,0 +1,154 @@
+#include "planner/multicast_dense_scan.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <tuple>
+
+#include "planner/multicast_timeline.h"
+
+namespace hnow::planner {
+
+namespace {
+
+// Non-negative doubles order as their bits do, as signed 64-bit integers
+// too; a sender holding nothing gets the largest one, above +inf's bits.
+constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+
+// Among the senders tied at the least time: an own source if any (the
+// lowest such message; its sender is its source), else the lowest message
+// any of them holds, from the lowest-index one holding it.
+DenseScanResult resolveTie(const DenseScanInput& in, double time, const std::uint64_t ownBits[2],
+                           const std::uint64_t heldBits[2], const std::uint64_t* tied) {
+  DenseScanResult out;
+  out.found = true;
+  out.time = time;
+  for (int w = 0; w < 2; ++w)
+    if (const std::uint64_t own = ownBits[w] & in.wanted[w]) {
+      out.notOwnSource = 0;
+      out.message = w * 64 + std::countr_zero(own);
+      out.sender = in.sourceOf[out.message];
+      return out;
+    }
+  for (int w = 0; w < 2; ++w)
+    if (const std::uint64_t any = heldBits[w] & in.wanted[w]) {
+      out.message = w * 64 + std::countr_zero(any);
+      break;
+    }
+  const int word = out.message / 64;
+  const std::uint64_t bit = std::uint64_t{1} << (out.message % 64);
+  for (int t = 0; t * 64 < in.padded; ++t)
+    for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {
+      const int i = t * 64 + std::countr_zero(bits);
+      if (in.held[word][i] & bit) {
+        out.sender = i;
+        return out;
+      }
+    }
+  return out;  // not reached: some tied sender holds the message
+}
+
+__attribute__((target("avx2"))) inline __m256i loadWords(const std::uint64_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+}  // namespace
+
+bool denseScanAvailable() {
+  static const bool available =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt");
+  return available;
+}
+
+__attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScan(const DenseScanInput& in) {
+  // Pass 1: each sender's completion time as bits (kNone if it holds
+  // nothing j wants) and their least. Equation 6 as max(arrival + R,
+  // Avail_j + R), bit for bit the reference's (multicast_candidates.cc).
+  alignas(32) std::int64_t times[kDenseScanMax];
+  const __m256d bytes = _mm256_set1_pd(in.bytes), receive = _mm256_set1_pd(in.receive),
+                floor = _mm256_set1_pd(MulticastTimeline::completion(in.available, in.available, in.receive));
+  const __m256i wanted0 = _mm256_set1_epi64x(static_cast<std::int64_t>(in.wanted[0]));
+  const __m256i wanted1 = _mm256_set1_epi64x(static_cast<std::int64_t>(in.wanted[1]));
+  const __m256i none = _mm256_set1_epi64x(kNone), zero = _mm256_setzero_si256();
+  __m256i least = none;
+  for (int i = 0; i < in.padded; i += 4) {
+    // (sendEnd + X·l) + R: the products and sums in the reference's order.
+    const __m256d wire = _mm256_mul_pd(_mm256_loadu_pd(in.linkTo + i), bytes);
+    const __m256d late = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(in.sendEnd + i), wire), receive);
+    const __m256i time = _mm256_castpd_si256(_mm256_max_pd(late, floor));
+    const __m256i common = _mm256_or_si256(_mm256_and_si256(loadWords(in.held[0] + i), wanted0),
+                                           _mm256_and_si256(loadWords(in.held[1] + i), wanted1));
+    const __m256i holdsNothing = _mm256_cmpeq_epi64(common, zero);
+    const __m256i key = _mm256_blendv_epi8(time, none, holdsNothing);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(times + i), key);
+    least = _mm256_blendv_epi8(least, key, _mm256_cmpgt_epi64(least, key));
+  }
+  alignas(32) std::int64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), least);
+  const std::int64_t best = std::min(std::min(lanes[0], lanes[1]), std::min(lanes[2], lanes[3]));
+  if (best == kNone) return {};
+  // Pass 2: the senders at that time. Usually one (the sender-bound case):
+  // its own message if it has one, else its lowest.
+  const __m256i target = _mm256_set1_epi64x(best);
+  std::uint64_t tied[kDenseScanMax / 64] = {};
+  for (int i = 0; i < in.padded; i += 4) {
+    const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
+    const std::uint64_t bits = static_cast<std::uint64_t>(_mm256_movemask_pd(_mm256_castsi256_pd(at)));
+    tied[i / 64] |= bits << (i % 64);
+  }
+  // What the tied senders hold and are the source of: usually one (the
+  // sender-bound case); when j is the bottleneck, every sender arriving in
+  // time completes at Avail_j + R.
+  std::uint64_t ownBits[2] = {0, 0}, heldBits[2] = {0, 0};
+  int count = 0;
+  for (int t = 0; t * 64 < in.padded; ++t) count += std::popcount(tied[t]);
+  if (count <= 4) {
+    for (int t = 0; t * 64 < in.padded; ++t)
+      for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {
+        const int i = t * 64 + std::countr_zero(bits);
+        for (int w = 0; w < 2; ++w) ownBits[w] |= in.sourced[w][i], heldBits[w] |= in.held[w][i];
+      }
+  } else {  // many: a masked pass over all
+    __m256i own0 = zero, own1 = zero, held0 = zero, held1 = zero;
+    for (int i = 0; i < in.padded; i += 4) {
+      const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
+      own0 = _mm256_or_si256(own0, _mm256_and_si256(at, loadWords(in.sourced[0] + i)));
+      own1 = _mm256_or_si256(own1, _mm256_and_si256(at, loadWords(in.sourced[1] + i)));
+      held0 = _mm256_or_si256(held0, _mm256_and_si256(at, loadWords(in.held[0] + i)));
+      held1 = _mm256_or_si256(held1, _mm256_and_si256(at, loadWords(in.held[1] + i)));
+    }
+    alignas(32) std::uint64_t x[4][4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[0]), own0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[1]), own1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[2]), held0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[3]), held1);
+    for (int w = 0; w < 2; ++w) {
+      ownBits[w] = x[w][0] | x[w][1] | x[w][2] | x[w][3];
+      heldBits[w] = x[2 + w][0] | x[2 + w][1] | x[2 + w][2] | x[2 + w][3];
+    }
+  }
+  return resolveTie(in, std::bit_cast<double>(best), ownBits, heldBits, tied);
+}
+
+DenseScanResult denseScanPlain(const DenseScanInput& in) {
+  DenseScanResult out;
+  for (int i = 0; i < in.padded; ++i) {
+    std::uint64_t common[2], own[2];
+    for (int w = 0; w < 2; ++w) common[w] = in.held[w][i] & in.wanted[w], own[w] = in.sourced[w][i] & in.wanted[w];
+    if ((common[0] | common[1]) == 0) continue;
+    const bool isOwn = (own[0] | own[1]) != 0;
+    const std::uint64_t* pick = isOwn ? own : common;
+    const int message = pick[0] != 0 ? std::countr_zero(pick[0]) : 64 + std::countr_zero(pick[1]);
+    const double time = MulticastTimeline::completion(
+        MulticastTimeline::arrivalAfter(in.sendEnd[i], in.linkTo[i] * in.bytes), in.available, in.receive);
+    const auto key = std::make_tuple(time, isOwn ? 0 : 1, message, i);
+    if (!out.found || key < std::make_tuple(out.time, out.notOwnSource, out.message, out.sender))
+      out = {true, time, isOwn ? 0 : 1, message, i};
+  }
+  return out;
+}
+
+}  // namespace hnow::planner
