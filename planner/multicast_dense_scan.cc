@@ -55,6 +55,37 @@ __attribute__((target("avx2"))) inline __m256i loadWords(const std::uint64_t* p)
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
+struct Constants {
+  __m256d bytes, receive, floor;
+  __m256i wanted0, wanted1, none, zero;
+};
+
+__attribute__((target("avx2"), always_inline)) inline Constants constantsFor(const DenseScanInput& in) {
+  return {_mm256_set1_pd(in.bytes),
+          _mm256_set1_pd(in.receive),
+          _mm256_set1_pd(MulticastTimeline::completion(in.available, in.available, in.receive)),
+          _mm256_set1_epi64x(static_cast<std::int64_t>(in.wanted[0])),
+          _mm256_set1_epi64x(static_cast<std::int64_t>(in.wanted[1])),
+          _mm256_set1_epi64x(kNone),
+          _mm256_setzero_si256()};
+}
+
+// Senders i..i+3: each one's completion time as bits, or kNone if it holds
+// nothing j wants; stored to times[i..i+3] too. Equation 6 as max(arrival
+// + R, Avail_j + R), bit for bit the reference's (multicast_candidates.cc),
+// with (sendEnd + X·l) + R in the reference's order.
+__attribute__((target("avx2"), always_inline)) inline __m256i keyAt(const DenseScanInput& in, const Constants& c, int i,
+                                                                     std::int64_t* times) {
+  const __m256d wire = _mm256_mul_pd(_mm256_loadu_pd(in.linkTo + i), c.bytes);
+  const __m256d late = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(in.sendEnd + i), wire), c.receive);
+  const __m256i time = _mm256_castpd_si256(_mm256_max_pd(late, c.floor));
+  const __m256i common = _mm256_or_si256(_mm256_and_si256(loadWords(in.held[0] + i), c.wanted0),
+                                         _mm256_and_si256(loadWords(in.held[1] + i), c.wanted1));
+  const __m256i key = _mm256_blendv_epi8(time, c.none, _mm256_cmpeq_epi64(common, c.zero));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(times + i), key);
+  return key;
+}
+
 }  // namespace
 
 bool denseScanAvailable() {
@@ -64,40 +95,38 @@ bool denseScanAvailable() {
 }
 
 __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScan(const DenseScanInput& in) {
-  // Pass 1: each sender's completion time as bits (kNone if it holds
-  // nothing j wants) and their least. Equation 6 as max(arrival + R,
-  // Avail_j + R), bit for bit the reference's (multicast_candidates.cc).
+  // Pass 1: each sender's key (keyAt) and their least.
   alignas(32) std::int64_t times[kDenseScanMax];
-  const __m256d bytes = _mm256_set1_pd(in.bytes), receive = _mm256_set1_pd(in.receive),
-                floor = _mm256_set1_pd(MulticastTimeline::completion(in.available, in.available, in.receive));
-  const __m256i wanted0 = _mm256_set1_epi64x(static_cast<std::int64_t>(in.wanted[0]));
-  const __m256i wanted1 = _mm256_set1_epi64x(static_cast<std::int64_t>(in.wanted[1]));
-  const __m256i none = _mm256_set1_epi64x(kNone), zero = _mm256_setzero_si256();
-  __m256i least = none;
-  for (int i = 0; i < in.padded; i += 4) {
-    // (sendEnd + X·l) + R: the products and sums in the reference's order.
-    const __m256d wire = _mm256_mul_pd(_mm256_loadu_pd(in.linkTo + i), bytes);
-    const __m256d late = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(in.sendEnd + i), wire), receive);
-    const __m256i time = _mm256_castpd_si256(_mm256_max_pd(late, floor));
-    const __m256i common = _mm256_or_si256(_mm256_and_si256(loadWords(in.held[0] + i), wanted0),
-                                           _mm256_and_si256(loadWords(in.held[1] + i), wanted1));
-    const __m256i holdsNothing = _mm256_cmpeq_epi64(common, zero);
-    const __m256i key = _mm256_blendv_epi8(time, none, holdsNothing);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(times + i), key);
-    least = _mm256_blendv_epi8(least, key, _mm256_cmpgt_epi64(least, key));
+  const Constants c = constantsFor(in);
+  // Two running minima, so that each compare-and-blend waits on the one
+  // two groups back, not the one just before.
+  __m256i least0 = c.none, least1 = c.none;
+  int i = 0;
+  for (; i + 8 <= in.padded; i += 8) {
+    const __m256i a = keyAt(in, c, i, times), b = keyAt(in, c, i + 4, times);
+    least0 = _mm256_blendv_epi8(least0, a, _mm256_cmpgt_epi64(least0, a));
+    least1 = _mm256_blendv_epi8(least1, b, _mm256_cmpgt_epi64(least1, b));
   }
+  if (i < in.padded) {
+    const __m256i a = keyAt(in, c, i, times);
+    least0 = _mm256_blendv_epi8(least0, a, _mm256_cmpgt_epi64(least0, a));
+  }
+  const __m256i least = _mm256_blendv_epi8(least0, least1, _mm256_cmpgt_epi64(least0, least1));
   alignas(32) std::int64_t lanes[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), least);
   const std::int64_t best = std::min(std::min(lanes[0], lanes[1]), std::min(lanes[2], lanes[3]));
   if (best == kNone) return {};
-  // Pass 2: the senders at that time. Usually one (the sender-bound case):
-  // its own message if it has one, else its lowest.
+  // Pass 2: the senders at that time, a word of bits kept in a register
+  // per 64 senders (or-ing into memory chained each group on the last).
   const __m256i target = _mm256_set1_epi64x(best);
   std::uint64_t tied[kDenseScanMax / 64] = {};
-  for (int i = 0; i < in.padded; i += 4) {
-    const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
-    const std::uint64_t bits = static_cast<std::uint64_t>(_mm256_movemask_pd(_mm256_castsi256_pd(at)));
-    tied[i / 64] |= bits << (i % 64);
+  for (int t = 0; t * 64 < in.padded; ++t) {
+    std::uint64_t word = 0;
+    for (int at = t * 64, end = std::min(in.padded, at + 64); at < end; at += 4) {
+      const __m256i equal = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + at)), target);
+      word |= static_cast<std::uint64_t>(_mm256_movemask_pd(_mm256_castsi256_pd(equal))) << (at - t * 64);
+    }
+    tied[t] = word;
   }
   // What the tied senders hold and are the source of: usually one (the
   // sender-bound case); when j is the bottleneck, every sender arriving in
@@ -112,6 +141,7 @@ __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScan(const Dense
         for (int w = 0; w < 2; ++w) ownBits[w] |= in.sourced[w][i], heldBits[w] |= in.held[w][i];
       }
   } else {  // many: a masked pass over all
+    const __m256i zero = c.zero;
     __m256i own0 = zero, own1 = zero, held0 = zero, held1 = zero;
     for (int i = 0; i < in.padded; i += 4) {
       const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
