@@ -246,19 +246,13 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
   Order order = Order::kBuckets;
   switch (scan) {
     case MulticastSenderScan::kAuto:
-      // Measured on the 80-node all-to-all (docs/bench-multicast.md):
-      // EAF and RRS are fastest with the dense scan where it runs (EAF's
-      // receivers meet many senders holding nothing they need, RRS's lag
-      // behind every sender); WR and RR with buckets, whose scans stop
-      // after a few senders. Without the dense scan RRS keeps the sorted
-      // order: its random receivers spread the nodes' Avail, so its moves
-      // are short.
-      if ((rule == MulticastAlgorithm::kEarliestAvailableFirst ||
-           rule == MulticastAlgorithm::kReceiverRandomSelection) &&
-          MulticastCandidates::denseAvailable(instance, options.preemptive))
-        order = Order::kDense;
-      else
-        order = rule == MulticastAlgorithm::kReceiverRandomSelection ? Order::kSorted : Order::kBuckets;
+      // The dense scan where it runs: on the 80-node all-to-all it is the
+      // fastest for all four rules (docs/bench-multicast.md). Else buckets,
+      // but sorted for RRS: its random receivers spread the nodes' Avail,
+      // so its moves are short.
+      order = MulticastCandidates::denseAvailable(instance, options.preemptive) ? Order::kDense
+              : rule == MulticastAlgorithm::kReceiverRandomSelection          ? Order::kSorted
+                                                                              : Order::kBuckets;
       break;
     case MulticastSenderScan::kSorted: order = Order::kSorted; break;
     case MulticastSenderScan::kBuckets: order = Order::kBuckets; break;
