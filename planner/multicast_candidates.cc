@@ -529,7 +529,13 @@ void MulticastCandidates::raiseToFloor(int v) {
 }
 
 void MulticastCandidates::commit(int i, int j, int k) {
-  timeline_.commit(i, j, k);
+  if (timeline_.preemptive()) {
+    timeline_.commit(i, j, k);
+  } else {
+    const SizeClass& size = sizes_[sizeOf_[k]];
+    timeline_.append(i, j, k, size.send[i], linkTo_[static_cast<size_t>(j) * n_ + i] * size.bytes,
+                     size.receive[j]);
+  }
   avail_[i] = timeline_.receiveAvailable(i);
   avail_[j] = timeline_.receiveAvailable(j);
   for (SizeClass& size : sizes_) {

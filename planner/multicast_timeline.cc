@@ -85,6 +85,24 @@ void MulticastTimeline::commit(int i, int j, int k) {
   ++listLength_[i], ++listLength_[j];
 }
 
+void MulticastTimeline::append(int i, int j, int k, double send, double wire, double receive) {
+  MulticastTransfer& x = transfers_.emplace_back();
+  x.message = k;
+  x.from = i;
+  x.to = j;
+  x.sendStart = tailEnd_[i];
+  x.sendEnd = x.sendStart + send;
+  x.posted = tailEnd_[j];
+  x.recvStart = std::max(arrivalAfter(x.sendEnd, wire), x.posted);
+  x.recvEnd = x.recvStart + receive;
+  tailEnd_[i] = x.sendEnd;
+  tailEnd_[j] = x.recvEnd;
+  holds_[k * n_ + j] = 1;
+  pending_[k * n_ + j] = 0;
+  ++changes_[i], ++changes_[j];
+  ++listLength_[i], ++listLength_[j];
+}
+
 void MulticastTimeline::commitPreemptive(int i, int j, int k, const Slot& slot, const MulticastTransfer& x) {
   const int transfer = static_cast<int>(transfers_.size()) - 1;  // x, the last one
 

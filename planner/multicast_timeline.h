@@ -53,6 +53,10 @@ class MulticastTimeline {
   // Schedules (send, i, j, k) and (recv, j, i, k): Figures 13 and 14, or the
   // appends of §4. Requires holds(i, k) and pending(k, j).
   void commit(int i, int j, int k);
+  // The same without preemption, with S(i, l_k), X(i, j)·l_k and R(j, l_k)
+  // given by a caller that has them at hand (the same products, so the same
+  // bits): the instance's tables are not read again.
+  void append(int i, int j, int k, double send, double wire, double receive);
 
   // The transfers in scheduling order and each node's task list.
   MulticastPlan plan() const;
