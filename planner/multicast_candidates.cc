@@ -74,7 +74,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
           c.bySendEnd.push_back(n_);
         }
         // The sentinel n, and for the dense scan the padding: +inf.
-        c.sendEnd.resize(std::max(n_ + 1, (n_ + 3) / 4 * 4), kInfinity);
+        c.sendEnd.resize(std::max(n_ + 1, (n_ + 7) / 8 * 8), kInfinity);
         for (int j = 0; j < n_; ++j) {
           double fastest = kInfinity;
           for (int i = 0; i < n_; ++i)
@@ -91,7 +91,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
     for (int j = 0; j < n_; ++j)
       for (int i = 0; i < n_; ++i) linkTo_[static_cast<size_t>(j) * n_ + i] = instance.link(i, j);
     if (dense_) {
-      padded_ = (n_ + 3) / 4 * 4;
+      padded_ = (n_ + 7) / 8 * 8;
       denseInput_.padded = padded_;
       denseInput_.sourceOf = sourceOf_.data();
       for (int w = 0; w < 2; ++w) {

@@ -166,7 +166,7 @@ class MulticastCandidates {
   std::vector<std::uint64_t> wanted_;     // scratch: j's needs of one size
   std::vector<int> sourceOf_;             // [k]: m_k's source, flat for the own-source checks
   // SenderOrder::kDense: held_ and sourced_ by word, each padded to a
-  // multiple of 4 nodes with nothing held.
+  // multiple of 8 nodes with nothing held.
   int padded_ = 0;
   std::vector<std::uint64_t> heldByWord_[2], sourcedByWord_[2];
   DenseScanInput denseInput_;

@@ -1,5 +1,11 @@
 #include "planner/multicast_dense_scan.h"
 
+// GCC 12 warns that its own AVX-512 intrinsics (which start from
+// _mm512_undefined_*) use an uninitialized value: a known false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
 
 #include <algorithm>
@@ -86,15 +92,48 @@ __attribute__((target("avx2"), always_inline)) inline __m256i keyAt(const DenseS
   return key;
 }
 
-}  // namespace
-
-bool denseScanAvailable() {
-  static const bool available =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt");
-  return available;
+// The senders in `tied` share the least time `best`: what they hold and
+// are the source of, then resolveTie.
+__attribute__((target("avx2,bmi,popcnt"))) DenseScanResult finishTies(const DenseScanInput& in,
+                                                                     const std::int64_t* times, std::int64_t best,
+                                                                     const std::uint64_t* tied) {
+  const __m256i target = _mm256_set1_epi64x(best);
+  // What the tied senders hold and are the source of: usually one (the
+  // sender-bound case); when j is the bottleneck, every sender arriving in
+  // time completes at Avail_j + R.
+  std::uint64_t ownBits[2] = {0, 0}, heldBits[2] = {0, 0};
+  int count = 0;
+  for (int t = 0; t * 64 < in.padded; ++t) count += std::popcount(tied[t]);
+  if (count <= 4) {
+    for (int t = 0; t * 64 < in.padded; ++t)
+      for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {
+        const int i = t * 64 + std::countr_zero(bits);
+        for (int w = 0; w < 2; ++w) ownBits[w] |= in.sourced[w][i], heldBits[w] |= in.held[w][i];
+      }
+  } else {  // many: a masked pass over all
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i own0 = zero, own1 = zero, held0 = zero, held1 = zero;
+    for (int i = 0; i < in.padded; i += 4) {
+      const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
+      own0 = _mm256_or_si256(own0, _mm256_and_si256(at, loadWords(in.sourced[0] + i)));
+      own1 = _mm256_or_si256(own1, _mm256_and_si256(at, loadWords(in.sourced[1] + i)));
+      held0 = _mm256_or_si256(held0, _mm256_and_si256(at, loadWords(in.held[0] + i)));
+      held1 = _mm256_or_si256(held1, _mm256_and_si256(at, loadWords(in.held[1] + i)));
+    }
+    alignas(32) std::uint64_t x[4][4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[0]), own0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[1]), own1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[2]), held0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[3]), held1);
+    for (int w = 0; w < 2; ++w) {
+      ownBits[w] = x[w][0] | x[w][1] | x[w][2] | x[w][3];
+      heldBits[w] = x[2 + w][0] | x[2 + w][1] | x[2 + w][2] | x[2 + w][3];
+    }
+  }
+  return resolveTie(in, std::bit_cast<double>(best), ownBits, heldBits, tied);
 }
 
-__attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScan(const DenseScanInput& in) {
+__attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScanAvx2(const DenseScanInput& in) {
   // Pass 1: each sender's key (keyAt) and their least.
   alignas(32) std::int64_t times[kDenseScanMax];
   const Constants c = constantsFor(in);
@@ -128,39 +167,64 @@ __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScan(const Dense
     }
     tied[t] = word;
   }
-  // What the tied senders hold and are the source of: usually one (the
-  // sender-bound case); when j is the bottleneck, every sender arriving in
-  // time completes at Avail_j + R.
-  std::uint64_t ownBits[2] = {0, 0}, heldBits[2] = {0, 0};
-  int count = 0;
-  for (int t = 0; t * 64 < in.padded; ++t) count += std::popcount(tied[t]);
-  if (count <= 4) {
-    for (int t = 0; t * 64 < in.padded; ++t)
-      for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {
-        const int i = t * 64 + std::countr_zero(bits);
-        for (int w = 0; w < 2; ++w) ownBits[w] |= in.sourced[w][i], heldBits[w] |= in.held[w][i];
-      }
-  } else {  // many: a masked pass over all
-    const __m256i zero = c.zero;
-    __m256i own0 = zero, own1 = zero, held0 = zero, held1 = zero;
-    for (int i = 0; i < in.padded; i += 4) {
-      const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
-      own0 = _mm256_or_si256(own0, _mm256_and_si256(at, loadWords(in.sourced[0] + i)));
-      own1 = _mm256_or_si256(own1, _mm256_and_si256(at, loadWords(in.sourced[1] + i)));
-      held0 = _mm256_or_si256(held0, _mm256_and_si256(at, loadWords(in.held[0] + i)));
-      held1 = _mm256_or_si256(held1, _mm256_and_si256(at, loadWords(in.held[1] + i)));
-    }
-    alignas(32) std::uint64_t x[4][4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[0]), own0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[1]), own1);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[2]), held0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[3]), held1);
-    for (int w = 0; w < 2; ++w) {
-      ownBits[w] = x[w][0] | x[w][1] | x[w][2] | x[w][3];
-      heldBits[w] = x[2 + w][0] | x[2 + w][1] | x[2 + w][2] | x[2 + w][3];
-    }
+  return finishTies(in, times, best, tied);
+}
+
+// The same with AVX-512: eight senders a step, the least kept by vpminsq,
+// the ties as mask registers.
+__attribute__((target("avx512f,avx2,bmi,popcnt"))) DenseScanResult denseScanAvx512(const DenseScanInput& in) {
+  alignas(64) std::int64_t times[kDenseScanMax];
+  const __m512d bytes = _mm512_set1_pd(in.bytes), receive = _mm512_set1_pd(in.receive),
+                floor = _mm512_set1_pd(MulticastTimeline::completion(in.available, in.available, in.receive));
+  const __m512i wanted0 = _mm512_set1_epi64(static_cast<std::int64_t>(in.wanted[0]));
+  const __m512i wanted1 = _mm512_set1_epi64(static_cast<std::int64_t>(in.wanted[1]));
+  const __m512i none = _mm512_set1_epi64(kNone);
+  __m512i least0 = none, least1 = none;
+  for (int i = 0; i < in.padded; i += 8) {
+    const __m512d wire = _mm512_mul_pd(_mm512_loadu_pd(in.linkTo + i), bytes);
+    const __m512d late = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(in.sendEnd + i), wire), receive);
+    const __m512i time = _mm512_castpd_si512(_mm512_max_pd(late, floor));
+    const __mmask8 holds = _mm512_test_epi64_mask(_mm512_loadu_si512(in.held[0] + i), wanted0) |
+                           _mm512_test_epi64_mask(_mm512_loadu_si512(in.held[1] + i), wanted1);
+    const __m512i key = _mm512_mask_mov_epi64(none, holds, time);
+    _mm512_store_si512(times + i, key);
+    // Alternate minima: each vpminsq waits on the one two steps back.
+    if ((i & 8) == 0) least0 = _mm512_min_epi64(least0, key);
+    else least1 = _mm512_min_epi64(least1, key);
   }
-  return resolveTie(in, std::bit_cast<double>(best), ownBits, heldBits, tied);
+  const std::int64_t best = _mm512_reduce_min_epi64(_mm512_min_epi64(least0, least1));
+  if (best == kNone) return {};
+  const __m512i target = _mm512_set1_epi64(best);
+  std::uint64_t tied[kDenseScanMax / 64] = {};
+  for (int t = 0; t * 64 < in.padded; ++t) {
+    std::uint64_t word = 0;
+    for (int at = t * 64, end = std::min(in.padded, at + 64); at < end; at += 8)
+      word |= static_cast<std::uint64_t>(_mm512_cmpeq_epi64_mask(_mm512_load_si512(times + at), target))
+              << (at - t * 64);
+    tied[t] = word;
+  }
+  return finishTies(in, times, best, tied);
+}
+
+}  // namespace
+
+bool denseScanKernelAvailable(DenseScanKernel kernel) {
+  static const bool avx2 =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt");
+  static const bool avx512 = avx2 && __builtin_cpu_supports("avx512f");
+  return kernel == DenseScanKernel::kAvx2 ? avx2 : avx512;
+}
+
+bool denseScanAvailable() { return denseScanKernelAvailable(DenseScanKernel::kAvx2); }
+
+DenseScanResult denseScanWith(DenseScanKernel kernel, const DenseScanInput& in) {
+  return kernel == DenseScanKernel::kAvx512 ? denseScanAvx512(in) : denseScanAvx2(in);
+}
+
+DenseScanResult denseScan(const DenseScanInput& in) {
+  static const DenseScanKernel best =
+      denseScanKernelAvailable(DenseScanKernel::kAvx512) ? DenseScanKernel::kAvx512 : DenseScanKernel::kAvx2;
+  return denseScanWith(best, in);
 }
 
 DenseScanResult denseScanPlain(const DenseScanInput& in) {

@@ -1,7 +1,7 @@
 #pragma once
 // The receiver-first heuristics' sender choice (seed 004 §4.3 step 2, for
 // one message size, without preemption) evaluated over every sender at once
-// with AVX2: four senders per instruction, no branch per sender, and no
+// with AVX2 (or AVX-512): four (eight) senders per instruction, no branch per sender, and no
 // sender order to keep up to date after each commit. On the 80-node
 // all-to-all this replaces a walk of ~5-10 senders in a bucket queue plus
 // two bucket moves per step, whose cost was mostly mispredicted branches and
@@ -17,7 +17,7 @@
 
 namespace hnow::planner {
 
-// Arrays of `padded` entries (a multiple of 4, at least the node count, at
+// Arrays of `padded` entries (a multiple of 8, at least the node count, at
 // most kDenseScanMax);
 // the entries past the nodes must hold nothing (held 0) and have an
 // infinite sendEnd. Two words of message bits (M <= 128).
@@ -47,8 +47,14 @@ struct DenseScanResult {
 // True when this processor runs denseScan (AVX2), checked once.
 bool denseScanAvailable();
 
-// The least key over all senders; requires denseScanAvailable().
+// The least key over all senders, with the widest kernel this processor
+// runs; requires denseScanAvailable().
 DenseScanResult denseScan(const DenseScanInput& in);
+
+// The kernels, for the tests: AVX2, and AVX-512 where the processor has it.
+enum class DenseScanKernel { kAvx2, kAvx512 };
+bool denseScanKernelAvailable(DenseScanKernel kernel);
+DenseScanResult denseScanWith(DenseScanKernel kernel, const DenseScanInput& in);
 
 // The same choice written plainly, one sender at a time: the tests' oracle.
 DenseScanResult denseScanPlain(const DenseScanInput& in);
