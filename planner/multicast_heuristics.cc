@@ -158,10 +158,14 @@ MulticastPlan earliestCompletionFirst(const MulticastInstance& instance, bool pr
 // messages the receiver still needs and their current holders.
 class ReceiverFirst {
  public:
+  // `workRacing` keeps WR's virtual times (Equations 8 and 9); the other
+  // rules do not read them.
   ReceiverFirst(const MulticastInstance& instance, bool preemptive,
-                MulticastCandidates::SenderOrder order = MulticastCandidates::SenderOrder::kSorted)
-      : instance_(instance), candidates_(instance, preemptive, false, order), virtualTime_(instance.nodeCount(), 0.0),
-        virtualAfter_(static_cast<size_t>(instance.messageCount()) * instance.nodeCount(), 0.0) {}
+                MulticastCandidates::SenderOrder order = MulticastCandidates::SenderOrder::kSorted,
+                bool workRacing = false)
+      : instance_(instance), candidates_(instance, preemptive, false, order), workRacing_(workRacing),
+        virtualTime_(workRacing ? instance.nodeCount() : 0, 0.0),
+        virtualAfter_(workRacing ? static_cast<size_t>(instance.messageCount()) * instance.nodeCount() : 0, 0.0) {}
 
   bool done() const { return candidates_.done(); }
   int nodeCount() const { return instance_.nodeCount(); }
@@ -181,7 +185,8 @@ class ReceiverFirst {
     const MulticastTaskKey best = candidates_.bestFor(j);
     const int i = best.sender, k = best.message;
     candidates_.commit(i, j, k);
-    // Equations 8 and 9: the virtual time of WR, kept for every rule.
+    if (!workRacing_) return i;
+    // Equations 8 and 9: WR's virtual time.
     const int n = instance_.nodeCount();
     // The source's entry stays 0 (it never receives its own message): no
     // test on who sent, which the data make unpredictable.
@@ -197,6 +202,7 @@ class ReceiverFirst {
  private:
   const MulticastInstance& instance_;
   MulticastCandidates candidates_;
+  bool workRacing_;
   std::vector<double> virtualTime_;   // W_i of the last receive
   std::vector<double> virtualAfter_;  // [k * n + i]: W of i right after it received m_k
 };
@@ -261,7 +267,7 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
       break;
   }
   if (options.preemptive) order = Order::kSorted;  // the per-pair caches of §5 use no order
-  ReceiverFirst state(instance, options.preemptive, order);
+  ReceiverFirst state(instance, options.preemptive, order, rule == MulticastAlgorithm::kWorkRacing);
   if (rule == MulticastAlgorithm::kWorkRacing)
     return leastKeyFirst(state, [&](int v) { return state.virtualTime(v); }, false);
   if (rule == MulticastAlgorithm::kEarliestAvailableFirst)
