@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "planner/multicast_candidates.h"
+#include "planner/multicast_edge_pass.h"
 #include "planner/multicast_tournament.h"
 #include "planner/multicast_timeline.h"
 
@@ -66,7 +67,7 @@ class NodeSet {
 // Prim's algorithm run on every message at once: per waiting (destination,
 // message) the best holder so far, per message its best edge, and a
 // tournament over the messages. Ties: weight, receiver, sender, message.
-MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
+MulticastPlan fastestEdgeFirst(const MulticastInstance& instance, EdgePassKernel kernel) {
   MulticastTimeline timeline(instance, false);
   const int n = instance.nodeCount(), messages = instance.messageCount();
   // Weight (Equation 7) = (S + X·l) + R, with S and R looked up once.
@@ -115,28 +116,21 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
     left[j / 64] &= ~(std::uint64_t{1} << (j % 64));
     // One pass over B_k, the hot loop of FEF (O(N) per step, O(N^3) for
     // all-to-all): offer j's edges and find the new lightest, the lower
-    // receiver on equal weight (the index order does that with a strict
-    // comparison). Equal weights are rare with real costs: tested last.
-    const double send = instance.sendTime(j, k), bytes = instance.messages[k].bytes;
-    const double* link = &instance.linkPerByte[static_cast<size_t>(j) * n];
-    double* bestWeight = &weight[static_cast<size_t>(k) * n];
-    int* bestFrom = &from[static_cast<size_t>(k) * n];
-    const double* recv = &receive[static_cast<size_t>(k) * n];
-    double leastWeight = std::numeric_limits<double>::infinity();
-    int leastTo = -1;
-    for (int w = 0; w < words; ++w) {
-      for (std::uint64_t bits = left[w]; bits != 0; bits &= bits - 1) {
-        const int d = w * 64 + std::countr_zero(bits);
-        const double x = send + link[d] * bytes + recv[d];
-        double b = bestWeight[d];
-        // One comparison in the common case (j's edge is heavier); on
-        // equal weights the lower sender wins.
-        if (x <= b) [[unlikely]] {
-          if (x < b || j < bestFrom[d]) b = bestWeight[d] = x, bestFrom[d] = j;
-        }
-        if (b < leastWeight) leastWeight = b, leastTo = d;  // weights are finite
-      }
-    }
+    // receiver on equal weight (multicast_edge_pass.h).
+    EdgePassInput pass;
+    pass.count = n;
+    pass.waiting = left;
+    pass.sender = j;
+    pass.send = instance.sendTime(j, k);
+    pass.bytes = instance.messages[k].bytes;
+    pass.link = &instance.linkPerByte[static_cast<size_t>(j) * n];
+    pass.receive = &receive[static_cast<size_t>(k) * n];
+    pass.bestWeight = &weight[static_cast<size_t>(k) * n];
+    pass.bestFrom = &from[static_cast<size_t>(k) * n];
+    const EdgePassResult lightest = edgePassWith(kernel, pass);
+    const double leastWeight = lightest.weight;
+    const int leastTo = lightest.to;
+    const int* bestFrom = pass.bestFrom;
     if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, bestFrom[leastTo]};
     tournament.update(k, leastTo >= 0);
   }
@@ -303,7 +297,12 @@ Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, 
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
       if (options.preemptive) return PlanError{"FEF has no preemptive form (seed 004 §5)"};
-      return fastestEdgeFirst(instance);
+      // The widest vector kernel unless a test asks for the plain loop.
+      return fastestEdgeFirst(instance, scan == MulticastSenderScan::kSorted || scan == MulticastSenderScan::kBuckets
+                                            ? EdgePassKernel::kPlain
+                                        : edgePassKernelAvailable(EdgePassKernel::kAvx512) ? EdgePassKernel::kAvx512
+                                        : edgePassKernelAvailable(EdgePassKernel::kAvx2)   ? EdgePassKernel::kAvx2
+                                                                                           : EdgePassKernel::kPlain);
     case MulticastAlgorithm::kEarliestCompletionFirst:
       return earliestCompletionFirst(instance, options.preemptive);
     default:

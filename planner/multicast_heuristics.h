@@ -41,7 +41,9 @@ Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, Multicas
 // a receiver's sender: planMulticast takes kAuto, the dense scan where this
 // processor and instance allow it (multicast_dense_scan.h), else buckets
 // (sorted for RRS). The others are for tests and the bench, which compare
-// them; every one gives the same plan. Other algorithms ignore it.
+// them; every one gives the same plan. FEF runs its step's pass with the
+// widest vector kernel this processor has, or with the plain loop for
+// kSorted and kBuckets (multicast_edge_pass.h); ECF ignores it.
 enum class MulticastSenderScan { kAuto, kSorted, kBuckets, kDense };
 Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                              const MulticastOptions& options, MulticastSenderScan scan);

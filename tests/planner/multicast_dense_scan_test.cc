@@ -28,9 +28,14 @@ struct RandomScan {
     sendEnd.assign(padded, std::numeric_limits<double>::infinity());
     linkTo.assign(padded, 0.0);
     for (int w = 0; w < 2; ++w) held[w].assign(padded, 0), sourced[w].assign(padded, 0);
+    // Few values, so equal times are common; or, every other input, any
+    // values, whose products round, so a fused multiply-add (which
+    // -mavx512f allows the compiler) would change the bits.
+    const bool reals = coin(rng) == 1;
+    std::uniform_real_distribution<double> real(0.1, 3.0);
     for (int i = 0; i < n; ++i) {
-      sendEnd[i] = 1.0 + small(rng) * 0.5;  // few values: equal times are common
-      linkTo[i] = small(rng) * 0.25;
+      sendEnd[i] = reals ? real(rng) : 1.0 + small(rng) * 0.5;
+      linkTo[i] = reals ? real(rng) * 1e-3 : small(rng) * 0.25;
     }
     for (int k = 0; k < messages; ++k) {
       const int source = node(rng);
@@ -44,7 +49,7 @@ struct RandomScan {
     in.padded = padded;
     in.sendEnd = sendEnd.data();
     in.linkTo = linkTo.data();
-    in.bytes = 1.0 + small(rng);
+    in.bytes = reals ? 1000.0 * real(rng) : 1.0 + small(rng);
     in.receive = 0.5 + small(rng) * 0.5;
     // Sometimes far behind every sender (all tie at Avail_j + R), sometimes
     // ahead of them all, sometimes in between.
