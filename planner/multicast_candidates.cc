@@ -531,10 +531,11 @@ void MulticastCandidates::raiseToFloor(int v) {
 void MulticastCandidates::commit(int i, int j, int k) {
   if (timeline_.preemptive()) {
     timeline_.commit(i, j, k);
+    lastParts_ = {instance_.sendTime(i, k), instance_.wireTime(i, j, k), instance_.recvTime(j, k)};
   } else {
     const SizeClass& size = sizes_[sizeOf_[k]];
-    timeline_.append(i, j, k, size.send[i], linkTo_[static_cast<size_t>(j) * n_ + i] * size.bytes,
-                     size.receive[j]);
+    lastParts_ = {size.send[i], linkTo_[static_cast<size_t>(j) * n_ + i] * size.bytes, size.receive[j]};
+    timeline_.append(i, j, k, lastParts_.send, lastParts_.wire, lastParts_.receive);
   }
   avail_[i] = timeline_.receiveAvailable(i);
   avail_[j] = timeline_.receiveAvailable(j);

@@ -92,6 +92,12 @@ class MulticastCandidates {
 
   // Schedules (send, i, j, k) and (recv, j, i, k) and updates the bookkeeping.
   void commit(int i, int j, int k);
+  // The last commit's S(i, l_k), X(i, j)·l_k and R(j, l_k), as the instance
+  // gives them (WR's virtual times use them).
+  struct TransferParts {
+    double send, wire, receive;
+  };
+  const TransferParts& lastParts() const { return lastParts_; }
 
   MulticastPlan plan() const { return timeline_.plan(); }
   MulticastPlan takePlan() { return timeline_.takePlan(); }  // leaves this object spent
@@ -153,6 +159,7 @@ class MulticastCandidates {
   bool trackReceivers_;
   bool buckets_;  // SenderOrder::kBuckets
   bool dense_;    // SenderOrder::kDense
+  TransferParts lastParts_{0.0, 0.0, 0.0};
   MulticastTaskKey bestDense(int j);
   int remaining_ = 0;
   std::vector<int> needCount_;                  // [j]: |SR_j|

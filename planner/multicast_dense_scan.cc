@@ -102,8 +102,27 @@ __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult finishTies(const Dens
   // sender-bound case); when j is the bottleneck, every sender arriving in
   // time completes at Avail_j + R.
   std::uint64_t ownBits[2] = {0, 0}, heldBits[2] = {0, 0};
-  int count = 0;
-  for (int t = 0; t * 64 < in.padded; ++t) count += std::popcount(tied[t]);
+  int count = 0, first = -1;
+  for (int t = 0; t * 64 < in.padded; ++t) {
+    count += std::popcount(tied[t]);
+    if (first < 0 && tied[t] != 0) first = t * 64 + std::countr_zero(tied[t]);
+  }
+  if (count == 1) {
+    // One sender (the usual, sender-bound case): its own message if it has
+    // one, else its lowest, with selects rather than resolveTie's branches.
+    const int i = first;
+    const std::uint64_t own0 = in.sourced[0][i] & in.wanted[0], own1 = in.sourced[1][i] & in.wanted[1];
+    const std::uint64_t any0 = in.held[0][i] & in.wanted[0], any1 = in.held[1][i] & in.wanted[1];
+    const bool own = (own0 | own1) != 0;
+    const std::uint64_t low = own ? own0 : any0, high = own ? own1 : any1;
+    DenseScanResult out;
+    out.found = true;
+    out.time = std::bit_cast<double>(best);
+    out.notOwnSource = own ? 0 : 1;
+    out.message = low != 0 ? std::countr_zero(low) : 64 + std::countr_zero(high);
+    out.sender = i;
+    return out;
+  }
   if (count <= 4) {
     for (int t = 0; t * 64 < in.padded; ++t)
       for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {

@@ -185,8 +185,9 @@ class ReceiverFirst {
     // The source's entry stays 0 (it never receives its own message): no
     // test on who sent, which the data make unpredictable.
     const double start = virtualAfter_[k * n + i];
-    const double arrival = start + instance_.sendTime(i, k) + instance_.wireTime(i, j, k);
-    virtualTime_[j] = std::max(virtualTime_[j], arrival) + instance_.recvTime(j, k);
+    const MulticastCandidates::TransferParts& parts = candidates_.lastParts();
+    const double arrival = start + parts.send + parts.wire;
+    virtualTime_[j] = std::max(virtualTime_[j], arrival) + parts.receive;
     virtualAfter_[k * n + j] = virtualTime_[j];
     return i;
   }
