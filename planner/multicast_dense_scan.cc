@@ -215,6 +215,30 @@ __attribute__((target("avx512f,avx2,bmi,popcnt"))) DenseScanResult denseScanAvx5
   if (best == kNone) return {};
   const __m512i target = _mm512_set1_epi64(best);
   std::uint64_t tied[kDenseScanMax / 64] = {};
+  const double floorTime = MulticastTimeline::completion(in.available, in.available, in.receive);
+  if (best == std::bit_cast<std::int64_t>(floorTime)) {
+    // j is the bottleneck: every sender arriving in time ties at Avail_j +
+    // R, usually many (RRS's lagging receivers). Their bits and what they
+    // hold and are the source of, in the same pass.
+    __m512i own0 = _mm512_setzero_si512(), own1 = own0, held0 = own0, held1 = own0;
+    for (int t = 0; t * 64 < in.padded; ++t) {
+      std::uint64_t word = 0;
+      for (int at = t * 64, end = std::min(in.padded, at + 64); at < end; at += 8) {
+        const __mmask8 m = _mm512_cmpeq_epi64_mask(_mm512_load_si512(times + at), target);
+        word |= static_cast<std::uint64_t>(m) << (at - t * 64);
+        own0 = _mm512_mask_or_epi64(own0, m, own0, _mm512_loadu_si512(in.sourced[0] + at));
+        own1 = _mm512_mask_or_epi64(own1, m, own1, _mm512_loadu_si512(in.sourced[1] + at));
+        held0 = _mm512_mask_or_epi64(held0, m, held0, _mm512_loadu_si512(in.held[0] + at));
+        held1 = _mm512_mask_or_epi64(held1, m, held1, _mm512_loadu_si512(in.held[1] + at));
+      }
+      tied[t] = word;
+    }
+    const std::uint64_t ownBits[2] = {static_cast<std::uint64_t>(_mm512_reduce_or_epi64(own0)),
+                                      static_cast<std::uint64_t>(_mm512_reduce_or_epi64(own1))};
+    const std::uint64_t heldBits[2] = {static_cast<std::uint64_t>(_mm512_reduce_or_epi64(held0)),
+                                       static_cast<std::uint64_t>(_mm512_reduce_or_epi64(held1))};
+    return resolveTie(in, floorTime, ownBits, heldBits, tied);
+  }
   for (int t = 0; t * 64 < in.padded; ++t) {
     std::uint64_t word = 0;
     for (int at = t * 64, end = std::min(in.padded, at + 64); at < end; at += 8)
