@@ -75,7 +75,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
         }
         // The sentinel n, and for the dense scan the padding: +inf.
         c.sendEnd.resize(std::max(n_ + 1, (n_ + 7) / 8 * 8), kInfinity);
-        for (int j = 0; j < n_; ++j) {
+        for (int j = 0; j < n_ && !dense_; ++j) {  // the scans' early stop; the dense scan has none
           double fastest = kInfinity;
           for (int i = 0; i < n_; ++i)
             if (i != j) fastest = std::min(fastest, instance.link(i, j) * c.bytes);
@@ -87,7 +87,9 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
       size->messages[k / 64] |= bit;
       sizeOf_.push_back(static_cast<int>(size - sizes_.begin()));
     }
-    linkTo_.resize(static_cast<size_t>(n_) * n_);
+    // + a row's worth of padding: the dense scan reads whole groups of 8
+    // senders, past the last row's end when n is not a multiple of 8.
+    linkTo_.assign(static_cast<size_t>(n_) * n_ + 8, 0.0);
     for (int j = 0; j < n_; ++j)
       for (int i = 0; i < n_; ++i) linkTo_[static_cast<size_t>(j) * n_ + i] = instance.link(i, j);
     if (dense_) {
