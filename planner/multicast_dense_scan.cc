@@ -178,6 +178,34 @@ __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScanAvx2(const D
   // per 64 senders (or-ing into memory chained each group on the last).
   const __m256i target = _mm256_set1_epi64x(best);
   std::uint64_t tied[kDenseScanMax / 64] = {};
+  const double floorTime = MulticastTimeline::completion(in.available, in.available, in.receive);
+  if (best == std::bit_cast<std::int64_t>(floorTime)) {
+    // j is the bottleneck: usually many ties (RRS's lagging receivers).
+    // Their bits and what they hold and are the source of, in one pass.
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i own0 = zero, own1 = zero, held0 = zero, held1 = zero;
+    for (int t = 0; t * 64 < in.padded; ++t) {
+      std::uint64_t word = 0;
+      for (int at = t * 64, end = std::min(in.padded, at + 64); at < end; at += 4) {
+        const __m256i equal =
+            _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + at)), target);
+        word |= static_cast<std::uint64_t>(_mm256_movemask_pd(_mm256_castsi256_pd(equal))) << (at - t * 64);
+        own0 = _mm256_or_si256(own0, _mm256_and_si256(equal, loadWords(in.sourced[0] + at)));
+        own1 = _mm256_or_si256(own1, _mm256_and_si256(equal, loadWords(in.sourced[1] + at)));
+        held0 = _mm256_or_si256(held0, _mm256_and_si256(equal, loadWords(in.held[0] + at)));
+        held1 = _mm256_or_si256(held1, _mm256_and_si256(equal, loadWords(in.held[1] + at)));
+      }
+      tied[t] = word;
+    }
+    alignas(32) std::uint64_t x[4][4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[0]), own0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[1]), own1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[2]), held0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x[3]), held1);
+    const std::uint64_t ownBits[2] = {x[0][0] | x[0][1] | x[0][2] | x[0][3], x[1][0] | x[1][1] | x[1][2] | x[1][3]};
+    const std::uint64_t heldBits[2] = {x[2][0] | x[2][1] | x[2][2] | x[2][3], x[3][0] | x[3][1] | x[3][2] | x[3][3]};
+    return resolveTie(in, floorTime, ownBits, heldBits, tied);
+  }
   for (int t = 0; t * 64 < in.padded; ++t) {
     std::uint64_t word = 0;
     for (int at = t * 64, end = std::min(in.padded, at + 64); at < end; at += 4) {

@@ -74,34 +74,34 @@ __attribute__((target("avx512f,avx512vl"))) EdgePassResult edgePassAvx512(const 
 }
 
 // Four destinations a step, the lane masks made from the waiting bits.
+// Plain loads and stores of whole groups, blended, not AVX2's masked ones:
+// AMD processors run vmaskmov stores as many slow micro-ops.
 __attribute__((target("avx2"))) EdgePassResult edgePassAvx2(const EdgePassInput& in) {
   const __m256d send = _mm256_set1_pd(in.send), bytes = _mm256_set1_pd(in.bytes);
   const __m128i sender = _mm_set1_epi32(in.sender);
   const __m256i bit64 = _mm256_set_epi64x(8, 4, 2, 1);
-  const __m128i bit32 = _mm_set_epi32(8, 4, 2, 1);
   const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
   __m256d least = _mm256_set1_pd(kInfinity);
   __m256i leastTo = _mm256_set1_epi64x(-1);
   for (int d = 0; d < in.count; d += 4) {
     const int bits = static_cast<int>((in.waiting[d / 64] >> (d % 64)) & 0xF);
-    const __m256i waiting = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), bit64), bit64);
-    const __m128i waiting32 = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(bits), bit32), bit32);
-    const __m256d x = _mm256_add_pd(_mm256_add_pd(send, _mm256_mul_pd(_mm256_maskload_pd(in.link + d, waiting), bytes)),
-                                    _mm256_maskload_pd(in.receive + d, waiting));
-    __m256d b = _mm256_maskload_pd(in.bestWeight + d, waiting);
-    const __m128i from = _mm_maskload_epi32(in.bestFrom + d, waiting32);
-    const __m256d waitingPd = _mm256_castsi256_pd(waiting);
-    const __m256d lighter = _mm256_and_pd(_mm256_cmp_pd(x, b, _CMP_LT_OQ), waitingPd);
-    const __m256d equal = _mm256_and_pd(_mm256_cmp_pd(x, b, _CMP_EQ_OQ), waitingPd);
+    const __m256d waiting =
+        _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), bit64), bit64));
+    const __m256d x = _mm256_add_pd(_mm256_add_pd(send, _mm256_mul_pd(_mm256_loadu_pd(in.link + d), bytes)),
+                                    _mm256_loadu_pd(in.receive + d));
+    __m256d b = _mm256_loadu_pd(in.bestWeight + d);
+    const __m128i from = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.bestFrom + d));
+    const __m256d lighter = _mm256_and_pd(_mm256_cmp_pd(x, b, _CMP_LT_OQ), waiting);
+    const __m256d equal = _mm256_and_pd(_mm256_cmp_pd(x, b, _CMP_EQ_OQ), waiting);
     const __m256d laterSender = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmpgt_epi32(from, sender)));
     const __m256d take = _mm256_or_pd(lighter, _mm256_and_pd(equal, laterSender));
-    _mm256_maskstore_pd(in.bestWeight + d, _mm256_castpd_si256(take), x);
+    b = _mm256_blendv_pd(b, x, take);
+    _mm256_storeu_pd(in.bestWeight + d, b);
     // The 64-bit lane masks' low halves, as four 32-bit lanes.
     const __m128i take32 = _mm256_castsi256_si128(
         _mm256_permutevar8x32_epi32(_mm256_castpd_si256(take), _mm256_set_epi32(0, 0, 0, 0, 6, 4, 2, 0)));
-    _mm_maskstore_epi32(in.bestFrom + d, take32, sender);
-    b = _mm256_blendv_pd(b, x, take);
-    const __m256d less = _mm256_and_pd(_mm256_cmp_pd(b, least, _CMP_LT_OQ), waitingPd);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(in.bestFrom + d), _mm_blendv_epi8(from, sender, take32));
+    const __m256d less = _mm256_and_pd(_mm256_cmp_pd(b, least, _CMP_LT_OQ), waiting);
     least = _mm256_blendv_pd(least, b, less);
     leastTo = _mm256_castpd_si256(_mm256_blendv_pd(
         _mm256_castsi256_pd(leastTo), _mm256_castsi256_pd(_mm256_add_epi64(_mm256_set1_epi64x(d), lane)), less));

@@ -13,6 +13,9 @@
 
 namespace hnow::planner {
 
+// The arrays are read (and bestWeight, bestFrom written back unchanged
+// where nothing waits) in whole groups of 8 from 0: they must extend to
+// count rounded up to 8.
 struct EdgePassInput {
   int count = 0;                        // destinations 0..count-1
   const std::uint64_t* waiting = nullptr;  // B_k as bits, (count + 63) / 64 words, none past count

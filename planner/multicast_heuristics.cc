@@ -72,8 +72,12 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance, EdgePassKernel
   const int n = instance.nodeCount(), messages = instance.messageCount();
   // Weight (Equation 7) = (S + X·l) + R, with S and R looked up once.
   const size_t cells = static_cast<size_t>(messages) * n;
-  std::vector<double> receive(cells), weight(cells);  // [k * n + d]: R(d, m_k); d's lightest edge from A_k
-  std::vector<int> from(cells);                        // [k * n + d]: that edge's holder
+  // Each table padded by a group of 8: the AVX2 pass reads and writes back
+  // whole groups, past the last row's end when n is not a multiple of 8.
+  std::vector<double> receive(cells + 8), weight(cells + 8);  // [k * n + d]: R(d, m_k); d's lightest edge from A_k
+  std::vector<int> from(cells + 8);                            // [k * n + d]: that edge's holder
+  std::vector<double> links(instance.linkPerByte);             // X, row-major, padded likewise
+  links.resize(links.size() + 8, 0.0);
   struct Edge {
     double weight;
     int to, from;
@@ -123,7 +127,7 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance, EdgePassKernel
     pass.sender = j;
     pass.send = instance.sendTime(j, k);
     pass.bytes = instance.messages[k].bytes;
-    pass.link = &instance.linkPerByte[static_cast<size_t>(j) * n];
+    pass.link = &links[static_cast<size_t>(j) * n];
     pass.receive = &receive[static_cast<size_t>(k) * n];
     pass.bestWeight = &weight[static_cast<size_t>(k) * n];
     pass.bestFrom = &from[static_cast<size_t>(k) * n];

@@ -25,8 +25,9 @@ TEST_CASE("FEF's vector passes update the lightest edges and pick the next exact
       const int n = 1 + trial % 200;
       const int words = (n + 63) / 64;
       std::vector<std::uint64_t> waiting(words, 0);
-      std::vector<double> link(n), receive(n), weight(n);
-      std::vector<int> from(n);
+      const int padded = (n + 7) / 8 * 8;  // the arrays' contract
+      std::vector<double> link(padded, 0.0), receive(padded, 0.0), weight(padded, 0.0);
+      std::vector<int> from(padded, 0);
       // Every other trial any values, whose products round, so a fused
       // multiply-add (which -mavx512f allows the compiler) would change the
       // bits; else few values, so weights tie.
