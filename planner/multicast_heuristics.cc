@@ -302,17 +302,20 @@ Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, 
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
       if (options.preemptive) return PlanError{"FEF has no preemptive form (seed 004 §5)"};
-      // The widest vector kernel unless a test asks for the plain loop.
-      return fastestEdgeFirst(instance, scan == MulticastSenderScan::kSorted || scan == MulticastSenderScan::kBuckets
-                                            ? EdgePassKernel::kPlain
-                                        : edgePassKernelAvailable(EdgePassKernel::kAvx512) ? EdgePassKernel::kAvx512
-                                        : edgePassKernelAvailable(EdgePassKernel::kAvx2)   ? EdgePassKernel::kAvx2
-                                                                                           : EdgePassKernel::kPlain);
+      return fastestEdgeFirst(instance, edgePassKernelAvailable(EdgePassKernel::kAvx512) ? EdgePassKernel::kAvx512
+                                        : edgePassKernelAvailable(EdgePassKernel::kAvx2) ? EdgePassKernel::kAvx2
+                                                                                         : EdgePassKernel::kPlain);
     case MulticastAlgorithm::kEarliestCompletionFirst:
       return earliestCompletionFirst(instance, options.preemptive);
     default:
       return receiverFirst(instance, algorithm, options, scan);
   }
+}
+
+Outcome<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel) {
+  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
+  if (!edgePassKernelAvailable(kernel)) return PlanError{"this processor does not run that kernel"};
+  return fastestEdgeFirst(instance, kernel);
 }
 
 Outcome<MulticastPlan> scheduleChoices(const MulticastInstance& instance,

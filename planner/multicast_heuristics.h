@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "planner/multicast.h"
+#include "planner/multicast_edge_pass.h"
 #include "planner/outcome.h"
 
 namespace hnow::planner {
@@ -41,12 +42,15 @@ Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, Multicas
 // a receiver's sender: planMulticast takes kAuto, the dense scan where this
 // processor and instance allow it (multicast_dense_scan.h), else buckets
 // (sorted for RRS). The others are for tests and the bench, which compare
-// them; every one gives the same plan. FEF runs its step's pass with the
-// widest vector kernel this processor has, or with the plain loop for
-// kSorted and kBuckets (multicast_edge_pass.h); ECF ignores it.
+// them; every one gives the same plan. FEF and ECF ignore it.
 enum class MulticastSenderScan { kAuto, kSorted, kBuckets, kDense };
 Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                              const MulticastOptions& options, MulticastSenderScan scan);
+
+// FEF with a given kernel for its step's pass (multicast_edge_pass.h):
+// planMulticast takes the widest this processor runs; the tests compare
+// them all. An error value if this processor lacks the kernel.
+Outcome<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel);
 
 // A scheduling decision: `from` sends message `message` to `to`.
 struct MulticastChoice {

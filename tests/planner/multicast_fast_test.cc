@@ -72,11 +72,16 @@ void requireSameForScans(const MulticastInstance& in, MulticastAlgorithm algorit
   REQUIRE(reference.ok());
   const bool receiverFirst = algorithm != MulticastAlgorithm::kFastestEdgeFirst &&
                              algorithm != MulticastAlgorithm::kEarliestCompletionFirst && !preemptive;
-  // FEF: its vector pass (auto) and its plain one (sorted).
-  const bool fef = algorithm == MulticastAlgorithm::kFastestEdgeFirst;
+  if (algorithm == MulticastAlgorithm::kFastestEdgeFirst) {  // each pass kernel this processor runs
+    for (EdgePassKernel kernel : {EdgePassKernel::kPlain, EdgePassKernel::kAvx2, EdgePassKernel::kAvx512}) {
+      if (!edgePassKernelAvailable(kernel)) continue;
+      auto fast = planFastestEdgeFirstWith(in, kernel);
+      REQUIRE(fast.ok());
+      requireSamePlan(*fast, *reference, what + ", FEF, pass kernel " + std::to_string(static_cast<int>(kernel)));
+    }
+  }
   for (MulticastSenderScan scan : kScans) {
-    if (!receiverFirst && scan != MulticastSenderScan::kAuto && !(fef && scan == MulticastSenderScan::kSorted))
-      continue;
+    if (!receiverFirst && scan != MulticastSenderScan::kAuto) continue;
     auto fast = planMulticastWithScan(in, algorithm, {preemptive, seed}, scan);
     REQUIRE(fast.ok());
     requireSamePlan(*fast, *reference,
