@@ -18,6 +18,7 @@
 #include "server/manifest_service.h"
 #include "server/send_service.h"
 #include "server/job_service.h"
+#include "server/output_temps.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
 #include "transport/auth.h"
@@ -135,7 +136,14 @@ int main(int argc, char** argv) {
     if (int n = coordinator.interruptedAtStart())
       spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
     // Issue 9: the shares and results of jobs an earlier hnowd ran (a crash
-    // leaves them) belong to no job now; job ids start over at 1.
+    // leaves them) belong to no job now; job ids start over at 1. First the
+    // temp files it was writing beside an --output (output_temps.h).
+    {
+      const daemon::OutputTempSweep swept = daemon::sweepOutputTemps(config->dataDir + "/jobs", config->runRoots);
+      for (const std::string& path : swept.removed)
+        spdlog::warn("removed {}, the half-written --output of a run an earlier hnowd did not finish", path);
+      for (const std::string& why : swept.skipped) spdlog::warn("left an earlier run's output temp file: {}", why);
+    }
     if (auto n = std::filesystem::remove_all(std::filesystem::path(config->dataDir) / "jobs", error); n > 1)
       spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", n - 1, config->dataDir);
     auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kServer,

@@ -13,9 +13,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "core/job_reduction.h"
 #include "server/job_state.h"
+#include "server/output_temps.h"
 
 namespace hnow::daemon {
 
@@ -169,7 +171,11 @@ void JobService::writeFinal(Job& job, const std::string& path) {
   // Same file system: one rename. Else a copy beside the output, then a rename.
   if (::renameat(AT_FDCWD, path.c_str(), dir, name.c_str()) != 0) {
     const std::string temp = "." + name + ".hnow-" + std::to_string(job.id) + ".part";
-    int out = errno == EXDEV ? ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
+    const bool acrossFileSystems = errno == EXDEV;
+    // Named in jobs/ while it exists, for the start-up sweep (output_temps.h).
+    std::optional<OutputTempMarker> marker;
+    if (acrossFileSystems && !job.request.output.empty()) marker.emplace(workDir_, job.id, dirPath, temp);
+    int out = acrossFileSystems ? ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
                              : -1;
     std::uint64_t copied = 0;
     bool ok = out >= 0 && appendFileTo(out, path, copied) && ::fsync(out) == 0;

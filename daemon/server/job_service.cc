@@ -1,5 +1,6 @@
 #include "server/job_service.h"
 #include "server/job_state.h"
+#include "server/output_temps.h"
 #include "server/run_paths.h"
 
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "conf/run_request.h"
@@ -301,6 +303,10 @@ void JobService::writeConcat(Job& job) {
   } closer{dir};
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   const std::string temp = "." + name + ".hnow-" + std::to_string(job.id) + ".part";
+  // Named in jobs/ while it exists, for the start-up sweep (output_temps.h);
+  // the default output is inside jobs/ already.
+  std::optional<OutputTempMarker> marker;
+  if (!job.request.output.empty()) marker.emplace(workDir_, job.id, dirPath, temp);
   int out = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (out < 0) return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
   std::uint64_t total = 0;

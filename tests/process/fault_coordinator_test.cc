@@ -154,8 +154,19 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   MESSAGE("fault matrix: hnowd stopped (SIGTERM) mid-job: client exit " << *status << ", " << held
                                                               << " job files on the agents, all dropped");
 
+  // What a crash while writing the --output leaves (the stop above came
+  // earlier): the temp file beside it and its marker in jobs/
+  // (daemon/server/output_temps.h). The restart removes the temp file.
+  const fs::path half = job.output.parent_path() / ("." + job.output.filename().string() + ".hnow-1.part");
+  std::ofstream(half) << "half a result";
+  fs::create_directories(lab.dir.path / "hnowd" / "jobs");
+  std::ofstream(lab.dir.path / "hnowd" / "jobs" / "output-1.temp")
+      << job.output.parent_path().string() << "\n" << half.filename().string() << "\n";
   restartHnowd(lab, "run");
   CHECK(countIn(lab.dir.path / "hnowd" / "jobs") == 0);  // the crashed hnowd's shares swept at start
+  CHECK_FALSE(fs::exists(half));
+  CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("removed " + half.string() + ", the half-written --output") !=
+        std::string::npos);
   auto again = runCommand(lab.hnow() + " run --input " + job.input.string() + " --cmd 'tr a-z A-Z' --concat");
   REQUIRE_MESSAGE(again.status == 0, again.err);
   CHECK(again.out == upper(job.text));
