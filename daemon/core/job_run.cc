@@ -288,7 +288,22 @@ void JobRun::tick() {
   for (std::size_t id = 0; id < attempts_.size(); ++id) {
     JobAttempt& a = attempts_[id];
     if (a.overdue || now < a.deadline || (a.state != State::kServing && a.state != State::kComputing)) continue;
-    a.overdue = true;  // it keeps running: whichever result comes first counts
+    a.overdue = true;
+    if (a.state == State::kServing) {
+      // A serve still running at the share's deadline holds hnowd's one
+      // serve port, and with it every share behind it, the reissue
+      // included (an agent alive but not reading would hold it for good):
+      // it is given up and the agent drops what it has of the share.
+      a.state = State::kDropped;
+      a.error = "its share was still being served at the deadline";
+      serving_ = false;
+      actions_.drop(static_cast<int>(id));
+      if (!shares_[static_cast<std::size_t>(a.share)].accepted)
+        reissue(a.share, a.agent + " was still being served its share at the deadline");
+      pumpServes();
+      continue;
+    }
+    // A computing attempt keeps running: whichever result comes first counts.
     if (!shares_[static_cast<std::size_t>(a.share)].accepted) reissue(a.share, a.agent + " missed its deadline");
   }
 }

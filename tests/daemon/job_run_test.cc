@@ -468,3 +468,51 @@ TEST_CASE("a share accepted from its reissue frees the late agent: its next rece
   CHECK(std::find(log.begin(), log.end(), "compute 1") != log.end());
   CHECK(run.attempts()[1].state == JobAttempt::State::kComputing);
 }
+
+TEST_CASE("a serve still running at its deadline is given up: the serve port goes to the reissue and the shares behind it") {
+  ManualClock clock;
+  Recorder actions;
+  JobRunOptions options;
+  options.slack = 2.0;
+  options.grace = 1s;
+  JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
+  run.start();
+  CHECK(actions.take() == Log{"serve 0"});  // a takes its share and never finishes reading it
+  clock.advance(10s);                       // predicted 5 s: deadline 2 x 5 + 1 = 11 s
+  run.tick();
+  CHECK(actions.take().empty());
+  clock.advance(2s);
+  run.tick();
+  REQUIRE(run.attempts().size() == 4);
+  CHECK(run.attempts()[0].state == JobAttempt::State::kDropped);
+  CHECK(run.attempts()[0].overdue);
+  CHECK(run.attempts()[3].share == 0);
+  CHECK(run.attempts()[3].agent != "a");
+  CHECK(run.reissued() == 1);
+  // The port is free: the next share is served at once (the reissue queues
+  // behind the shares already waiting), and a late answer from the
+  // abandoned serve changes nothing.
+  CHECK(actions.take() == Log{"drop 0", "serve 1"});
+  run.served(0, "");
+  CHECK(actions.take().empty());
+  run.served(1, "");
+  CHECK(actions.take() == Log{"compute 1", "serve 2"});
+  run.served(2, "");
+  CHECK(actions.take() == Log{"compute 2", "serve 3"});
+  run.served(3, "");
+  CHECK(actions.take().empty());  // its agent computes its own share first
+  run.computed(1, "", 1);
+  // Share 0 no longer holds the return order: share 1 comes back meanwhile.
+  CHECK(actions.take() == Log{"compute 3", "collect 1"});
+  run.computed(2, "", 1);
+  run.computed(3, "", 1);
+  CHECK(actions.take().empty());  // the return port is busy
+  run.collected(1, "");
+  CHECK(actions.take() == Log{"collect 3"});  // share 0, first in return order
+  run.collected(3, "");
+  CHECK(actions.take() == Log{"collect 2"});
+  run.collected(2, "");
+  CHECK(run.finished());
+  CHECK_FALSE(run.failure());
+  CHECK(run.shares()[0].accepted == 3);
+}
