@@ -11,7 +11,8 @@ SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std:
                              std::uint64_t size, std::string sha256Hex, SendCommands& commands)
     : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
       size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false),
-      receivedFrom_(names_.size(), -1), watch_(names_.size()) {
+      receivedFrom_(names_.size(), -1), failedAsLost_(names_.size(), false), pulledFrom_(names_.size(), -1),
+      watch_(names_.size()) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].node = names_[i];
     copies_[i].plannedS = tree_.finish[i];
@@ -30,6 +31,7 @@ void SendOperation::start() {
   running_ = true;
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].state = CopyStatus::State::kReceiving;
+    pulledFrom_[i] = tree_.parent[i];
     commands_.pull(names_[i], addresses_[static_cast<std::size_t>(tree_.parent[i])]);
   }
   std::vector<double> expected(names_.size(), 0.0);
@@ -46,11 +48,13 @@ void SendOperation::expectProgress(double remainingSeconds) {
   watch_.expect(clock_.now(), std::move(expected));
 }
 
-void SendOperation::report(const std::string& node, const TransferReport& r) {
+bool SendOperation::report(const std::string& node, const TransferReport& r) {
   const int i = indexOf(node);
-  if (i < 0) return;
+  if (i < 0) return false;
   CopyStatus& copy = copies_[static_cast<std::size_t>(i)];
-  if (copy.state == CopyStatus::State::kDone || copy.state == CopyStatus::State::kFailed) return;
+  const bool back = failedAsLost_[static_cast<std::size_t>(i)] && !finished() && r.state != TransferReport::State::kFailed;
+  if (back) comeBack(static_cast<std::size_t>(i));
+  if (copy.state == CopyStatus::State::kDone || copy.state == CopyStatus::State::kFailed) return back;
   copy.bytes = std::max(copy.bytes, r.bytes);
   copy.corruptChunks = std::max(copy.corruptChunks, r.corruptChunks);
   switch (r.state) {
@@ -70,7 +74,10 @@ void SendOperation::report(const std::string& node, const TransferReport& r) {
     case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
     case TransferReport::State::kFailed: fail(i, r.message); break;
     case TransferReport::State::kDone:
-      if (r.sha256 != sha256Hex_) return fail(i, "reported a SHA-256 that differs from the source's");
+      if (r.sha256 != sha256Hex_) {
+        fail(i, "reported a SHA-256 that differs from the source's");
+        return back;
+      }
       copy.state = CopyStatus::State::kDone;
       copy.bytes = size_;
       copy.path = r.path;
@@ -80,11 +87,38 @@ void SendOperation::report(const std::string& node, const TransferReport& r) {
       break;
   }
   if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
+  return back;
 }
 
 void SendOperation::lost(const std::string& node) {
   const int i = indexOf(node);
-  if (i > 0) fail(i, "agent lost");
+  if (i <= 0) return;
+  const bool wasReceiving = copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving;
+  fail(i, "agent lost");
+  failedAsLost_[static_cast<std::size_t>(i)] = wasReceiving;
+}
+
+// It reports again (seen in netns.replan_test: heartbeats queued behind
+// data on a link cut with tc made hnowd declare a working agent lost). Its
+// copy resumes where it is and it may serve again (its children, moved
+// when it was lost, stay where they are); if its own parent cannot serve
+// any more it pulls from the nearest one still standing, from its bytes.
+void SendOperation::comeBack(std::size_t node) {
+  failedAsLost_[node] = false;
+  cannotServe_[node] = false;
+  CopyStatus& copy = copies_[node];
+  copy.state = CopyStatus::State::kReceiving;
+  copy.message.clear();
+  note_ = names_[node] + " reports again after it was lost: its copy resumes";
+  int parent = tree_.parent[node];
+  while (parent > 0 && cannotServe_[static_cast<std::size_t>(parent)])
+    parent = tree_.parent[static_cast<std::size_t>(parent)];
+  // While it was failed its parent may have changed in the tree without a
+  // pull sent to it: it is told again unless it pulls from that one already.
+  if (parent != pulledFrom_[node]) {
+    tree_.parent[node] = pulledFrom_[node];
+    moveTo(node, parent, "back after being lost");
+  }
 }
 
 void SendOperation::fail(int node, const std::string& message) {
@@ -167,6 +201,7 @@ void SendOperation::moveTo(std::size_t node, int parent, const std::string& reas
   changes_.push_back({names_[node], names_[static_cast<std::size_t>(old)], names_[static_cast<std::size_t>(parent)],
                       seconds(clock_.now() - started_), reason});
   tree_.parent[node] = parent;
+  pulledFrom_[node] = parent;
   commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);
 }
 

@@ -92,8 +92,11 @@ class SendOperation {
 
   // Every agent pulls from its parent; the clock starts.
   void start();
-  void report(const std::string& node, const TransferReport& report);
-  // The agent is gone (connection ended or heartbeats stopped).
+  // True when the report shows a node lost earlier is back (lost()).
+  bool report(const std::string& node, const TransferReport& report);
+  // The agent is gone (connection ended or heartbeats stopped). One that
+  // was only silent (heartbeats queued behind data on a saturated link) and
+  // reports again while the send runs is back: its copy resumes.
   void lost(const std::string& node);
 
   // Without settings (or with enabled = false) the send never re-plans.
@@ -111,6 +114,7 @@ class SendOperation {
  private:
   int indexOf(const std::string& node) const;
   void fail(int node, const std::string& message);
+  void comeBack(std::size_t node);
   bool replan(const std::string& reason);
   void moveTo(std::size_t node, int parent, const std::string& reason);
   // What the watch expects of each node: `remaining` bytes in `seconds`.
@@ -127,6 +131,8 @@ class SendOperation {
   // Failed or lost: children must not pull from it (a lost node may have finished).
   std::vector<bool> cannotServe_;
   std::vector<int> receivedFrom_;    // the parent when the copy finished
+  std::vector<bool> failedAsLost_;   // failed only for being lost: a report brings it back
+  std::vector<int> pulledFrom_;      // the parent each agent was last told to pull from
   ReplanSettings replanning_;
   bool canReplan_ = false;
   bool running_ = false;

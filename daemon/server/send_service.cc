@@ -234,7 +234,8 @@ void SendService::transferReport(const std::string& agent, const std::string& to
       spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
     if (report.state == TransferReport::State::kParentLost)
       spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
-    running->operation->report(agent, report);
+    if (running->operation->report(agent, report))
+      spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
     endIfFinished(*running);
   }
 }

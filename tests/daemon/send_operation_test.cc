@@ -117,3 +117,69 @@ TEST_CASE("tree adapter: slow senders with fast downlinks make auto choose the p
   for (std::size_t v = 1; v < nodes.size(); ++v)
     CHECK(chosen.finish[v] <= chosen.predictedSeconds);
 }
+
+TEST_CASE("an agent lost for silence that reports again is back: its copy resumes and finishes") {
+  ManualClock clock;
+  RecordingCommands commands;
+  SendOperation op(clock, chain(), {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"},
+                   {"", "/a", "/b", "/c", "/d"}, 100, "sha", commands);
+  op.start();
+  op.lost("b");  // its heartbeats queued behind data: hnowd declares it lost
+  CHECK(op.status().copies[1].state == CopyStatus::State::kFailed);
+  CHECK(commands.pulls["c"].back() == "A");  // its child moved
+  TransferReport progress;
+  progress.bytes = 40;
+  CHECK(op.report("b", progress));  // yet it reports: it is back
+  CHECK(op.status().copies[1].state == CopyStatus::State::kReceiving);
+  CHECK(op.status().copies[1].message.empty());
+  CHECK(commands.pulls["b"] == std::vector<std::string>{"A"});  // its parent stands: no new pull
+  CHECK_FALSE(op.report("b", progress));  // only the first report brings it back
+  op.report("a", done("sha"));
+  op.report("c", done("sha"));
+  op.report("d", done("sha"));
+  CHECK_FALSE(op.finished());  // b is receiving again: the send waits for it
+  CHECK(op.report("b", done("sha")) == false);
+  CHECK(op.finished());
+  for (const CopyStatus& c : op.status().copies) CHECK(c.state == CopyStatus::State::kDone);
+}
+
+TEST_CASE("a node back after being lost pulls from the nearest parent standing, and a second loss fails it") {
+  ManualClock clock;
+  RecordingCommands commands;
+  SendOperation op(clock, chain(), {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"},
+                   {"", "/a", "/b", "/c", "/d"}, 100, "sha", commands);
+  op.start();
+  op.lost("c");
+  op.lost("b");  // c's parent, lost too
+  TransferReport progress;
+  progress.bytes = 10;
+  CHECK(op.report("c", progress));
+  CHECK(commands.pulls["c"].back() == "A");  // b cannot serve: the nearest standing ancestor
+  CHECK(op.status().copies[2].parent == "a");
+  op.lost("c");  // gone again
+  CHECK(op.status().copies[2].state == CopyStatus::State::kFailed);
+  CHECK(op.status().copies[2].message == "agent lost");
+}
+
+TEST_CASE("a lost node's report after the send finished does not reopen it, nor does a failure report revive it") {
+  ManualClock clock;
+  RecordingCommands commands;
+  SendOperation op(clock, chain(), {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"},
+                   {"", "/a", "/b", "/c", "/d"}, 100, "sha", commands);
+  op.start();
+  op.lost("d");
+  TransferReport failed;
+  failed.state = TransferReport::State::kFailed;
+  failed.message = "the source agent was lost";
+  CHECK_FALSE(op.report("d", failed));
+  CHECK(op.status().copies[3].state == CopyStatus::State::kFailed);
+  op.report("a", done("sha"));
+  op.report("b", done("sha"));
+  op.lost("c");
+  CHECK(op.finished());
+  TransferReport progress;
+  progress.bytes = 99;
+  CHECK_FALSE(op.report("c", progress));
+  CHECK(op.finished());
+  CHECK(op.status().copies[2].state == CopyStatus::State::kFailed);
+}
