@@ -170,7 +170,7 @@ void JobService::writeFinal(Job& job, const std::string& path) {
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   // Same file system: one rename. Else a copy beside the output, then a rename.
   if (::renameat(AT_FDCWD, path.c_str(), dir, name.c_str()) != 0) {
-    const std::string temp = "." + name + ".hnow-" + std::to_string(job.id) + ".part";
+    const std::string temp = outputTempName(name, job.id);
     const bool acrossFileSystems = errno == EXDEV;
     // Named in jobs/ while it exists, for the start-up sweep (output_temps.h).
     std::optional<OutputTempMarker> marker;

@@ -302,7 +302,7 @@ void JobService::writeConcat(Job& job) {
     ~DirCloser() { ::close(fd); }
   } closer{dir};
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
-  const std::string temp = "." + name + ".hnow-" + std::to_string(job.id) + ".part";
+  const std::string temp = outputTempName(name, job.id);
   // Named in jobs/ while it exists, for the start-up sweep (output_temps.h);
   // the default output is inside jobs/ already.
   std::optional<OutputTempMarker> marker;

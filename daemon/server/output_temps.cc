@@ -30,6 +30,10 @@ OutputTempMarker::OutputTempMarker(const std::string& jobsDir, std::uint64_t job
 
 OutputTempMarker::~OutputTempMarker() { ::unlink(path_.c_str()); }
 
+std::string outputTempName(const std::string& name, std::uint64_t job) {
+  return "." + name + ".hnow-" + std::to_string(job) + ".part";
+}
+
 bool isOutputTempName(const std::string& name) {
   const std::string middle = ".hnow-", end = ".part";
   if (name.size() < 1 + 1 + middle.size() + 1 + end.size() || name[0] != '.') return false;

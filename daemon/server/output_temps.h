@@ -25,6 +25,9 @@ class OutputTempMarker {
   std::string path_;
 };
 
+// The temp file hnowd writes job `job`'s output `name` to, beside it:
+// .NAME.hnow-JOB.part.
+std::string outputTempName(const std::string& name, std::uint64_t job);
 // Is `name` one of hnowd's output temp files (.NAME.hnow-DIGITS.part)?
 bool isOutputTempName(const std::string& name);
 

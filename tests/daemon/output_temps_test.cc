@@ -32,6 +32,8 @@ struct Scratch {
 }  // namespace
 
 TEST_CASE("output temp names are hnowd's pattern only") {
+  CHECK(outputTempName("out.txt", 12) == ".out.txt.hnow-12.part");
+  CHECK(isOutputTempName(outputTempName("r", 3)));
   CHECK(isOutputTempName(".out.txt.hnow-12.part"));
   CHECK(isOutputTempName(".x.hnow-1.part"));
   CHECK_FALSE(isOutputTempName("out.txt.hnow-12.part"));  // not hidden
