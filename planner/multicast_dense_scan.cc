@@ -94,13 +94,10 @@ __attribute__((target("avx2"), always_inline)) inline __m256i keyAt(const DenseS
 
 // The senders in `tied` share the least time `best`: what they hold and
 // are the source of, then resolveTie.
-__attribute__((target("avx2,bmi,popcnt"))) DenseScanResult finishTies(const DenseScanInput& in,
-                                                                     const std::int64_t* times, std::int64_t best,
-                                                                     const std::uint64_t* tied) {
-  const __m256i target = _mm256_set1_epi64x(best);
-  // What the tied senders hold and are the source of: usually one (the
-  // sender-bound case); when j is the bottleneck, every sender arriving in
-  // time completes at Avail_j + R.
+__attribute__((target("bmi,popcnt"))) DenseScanResult finishTies(const DenseScanInput& in, std::int64_t best,
+                                                                const std::uint64_t* tied) {
+  // Usually one sender: the receiver-bound case, where every sender
+  // arriving in time ties at Avail_j + R, does not come here.
   std::uint64_t ownBits[2] = {0, 0}, heldBits[2] = {0, 0};
   int count = 0, first = -1;
   for (int t = 0; t * 64 < in.padded; ++t) {
@@ -123,32 +120,13 @@ __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult finishTies(const Dens
     out.sender = i;
     return out;
   }
-  if (count <= 4) {
-    for (int t = 0; t * 64 < in.padded; ++t)
-      for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {
-        const int i = t * 64 + std::countr_zero(bits);
-        for (int w = 0; w < 2; ++w) ownBits[w] |= in.sourced[w][i], heldBits[w] |= in.held[w][i];
-      }
-  } else {  // many: a masked pass over all
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i own0 = zero, own1 = zero, held0 = zero, held1 = zero;
-    for (int i = 0; i < in.padded; i += 4) {
-      const __m256i at = _mm256_cmpeq_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(times + i)), target);
-      own0 = _mm256_or_si256(own0, _mm256_and_si256(at, loadWords(in.sourced[0] + i)));
-      own1 = _mm256_or_si256(own1, _mm256_and_si256(at, loadWords(in.sourced[1] + i)));
-      held0 = _mm256_or_si256(held0, _mm256_and_si256(at, loadWords(in.held[0] + i)));
-      held1 = _mm256_or_si256(held1, _mm256_and_si256(at, loadWords(in.held[1] + i)));
+  // Several senders at one time apart from the receiver-bound case (which
+  // the kernels combine in their own pass): rare, so one by one.
+  for (int t = 0; t * 64 < in.padded; ++t)
+    for (std::uint64_t bits = tied[t]; bits != 0; bits &= bits - 1) {
+      const int i = t * 64 + std::countr_zero(bits);
+      for (int w = 0; w < 2; ++w) ownBits[w] |= in.sourced[w][i], heldBits[w] |= in.held[w][i];
     }
-    alignas(32) std::uint64_t x[4][4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[0]), own0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[1]), own1);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[2]), held0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x[3]), held1);
-    for (int w = 0; w < 2; ++w) {
-      ownBits[w] = x[w][0] | x[w][1] | x[w][2] | x[w][3];
-      heldBits[w] = x[2 + w][0] | x[2 + w][1] | x[2 + w][2] | x[2 + w][3];
-    }
-  }
   return resolveTie(in, std::bit_cast<double>(best), ownBits, heldBits, tied);
 }
 
@@ -214,7 +192,7 @@ __attribute__((target("avx2,bmi,popcnt"))) DenseScanResult denseScanAvx2(const D
     }
     tied[t] = word;
   }
-  return finishTies(in, times, best, tied);
+  return finishTies(in, best, tied);
 }
 
 // The same with AVX-512: eight senders a step, the least kept by vpminsq,
@@ -274,7 +252,7 @@ __attribute__((target("avx512f,avx2,bmi,popcnt"))) DenseScanResult denseScanAvx5
               << (at - t * 64);
     tied[t] = word;
   }
-  return finishTies(in, times, best, tied);
+  return finishTies(in, best, tied);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <spdlog/spdlog.h>
+#include <kj/io.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -163,10 +164,7 @@ void JobService::writeFinal(Job& job, const std::string& path) {
   auto target = outputTarget(job);
   if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
   const auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(target);
-  struct DirCloser {
-    int fd;
-    ~DirCloser() { ::close(fd); }
-  } closer{dir};
+  const kj::AutoCloseFd closer(dir);
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   // Same file system: one rename. Else a copy beside the output, then a rename.
   if (::renameat(AT_FDCWD, path.c_str(), dir, name.c_str()) != 0) {

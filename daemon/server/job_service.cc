@@ -7,6 +7,7 @@
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <kj/io.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -169,10 +170,7 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   };
   auto input = openRunInput(runRoots_, request.input);
   if (auto* why = std::get_if<std::string>(&input)) pathRefused(*why);
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } inputFd{std::get<int>(input)};
+  const kj::AutoCloseFd inputFd(std::get<int>(input));
   if (!request.output.empty()) {
     auto outputDir = openRunOutputDir(runRoots_, request.output);
     if (auto* why = std::get_if<std::string>(&outputDir)) pathRefused(*why);
@@ -195,7 +193,7 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
   {
-    const int fd = inputFd.fd;
+    const int fd = inputFd.get();
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
       transport::refuse("--input " + request.input + " is not a regular file");
@@ -297,10 +295,7 @@ void JobService::writeConcat(Job& job) {
   auto target = outputTarget(job);
   if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
   const auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(target);
-  struct DirCloser {
-    int fd;
-    ~DirCloser() { ::close(fd); }
-  } closer{dir};
+  const kj::AutoCloseFd closer(dir);
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   const std::string temp = outputTempName(name, job.id);
   // Named in jobs/ while it exists, for the start-up sweep (output_temps.h);

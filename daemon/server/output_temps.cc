@@ -1,6 +1,7 @@
 #include "server/output_temps.h"
 
 #include <fcntl.h>
+#include <kj/io.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,11 +68,11 @@ OutputTempSweep sweepOutputTemps(const std::string& jobsDir, const std::vector<s
       continue;
     }
     const auto& confined = std::get<agent::ConfinedParent>(parent);
+    const kj::AutoCloseFd closer(confined.dirFd);
     struct stat info {};
     if (::fstatat(confined.dirFd, confined.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
         ::unlinkat(confined.dirFd, confined.name.c_str(), 0) == 0)
       out.removed.push_back(confined.dirPath + "/" + confined.name);
-    ::close(confined.dirFd);
   }
   return out;
 }
