@@ -11,6 +11,7 @@
 
 #include "transport/data/data_loop.h"
 #include "transport/data/plane_state.h"
+#include "transport/data/probe_round.h"
 #include "transport/data/pull_connection.h"
 #include "transport/data/serve_connection.h"
 
@@ -38,6 +39,7 @@ struct DataPlane::Impl final : PlaneCore {
         uplink_(0, burstOf(options), clock.now()), downlink_(0, burstOf(options), clock.now()) {}
 
   ~Impl() override {
+    rounds_.clear();
     std::vector<std::string> tokens;
     for (auto& [token, op] : operations_) tokens.push_back(token);
     for (auto& token : tokens) release(token);
@@ -49,6 +51,7 @@ struct DataPlane::Impl final : PlaneCore {
   daemon::TimePoint now() const override { return clock_.now(); }
   agent::TokenBucket& uplink() override { return uplink_; }
   agent::TokenBucket& downlink() override { return downlink_; }
+  std::shared_ptr<WireTally> wire() override { return wire_; }
   std::uint64_t countSentFrame() override { return ++sentFrames_; }
   void countSent(std::uint64_t bytes) override { counters_.sent.fetch_add(bytes, std::memory_order_relaxed); }
   void countReceived(std::uint64_t bytes) override { counters_.received.fetch_add(bytes, std::memory_order_relaxed); }
@@ -134,6 +137,58 @@ struct DataPlane::Impl final : PlaneCore {
     op->available = size;
     op->state = Operation::State::kSource;
     operations_[token] = std::move(op);
+  }
+
+  LinkCounters counters() {
+    LinkCounters c;
+    c.atSeconds = daemon::seconds(now().time_since_epoch());
+    c.dataSent = counters_.sent.load(std::memory_order_relaxed);
+    c.dataReceived = counters_.received.load(std::memory_order_relaxed);
+    const WireBytes wire = wire_->total();
+    c.tcpSent = wire.acked;
+    c.tcpReceived = wire.received;
+    c.wireSent = wire.sent;
+    c.wireReceived = wire.arrived;
+    if (auto nic = interfaceBytes(interface_)) {
+      c.nicKnown = true;
+      c.nicSent = nic->first;
+      c.nicReceived = nic->second;
+    }
+    return c;
+  }
+
+  void probe(ProbeOrder order, std::function<void(ProbeResult)> done) {
+    if (std::string problem = ProbeRound::problem(order); !problem.empty()) {
+      ProbeResult refused;
+      refused.error = problem;
+      return done(std::move(refused));
+    }
+    if (order.serve && find(order.token)) {
+      ProbeResult refused;
+      refused.error = "the probe token is in use";
+      return done(std::move(refused));
+    }
+    ProbeRound::Hooks hooks{
+        [this](const std::string& token) {
+          auto op = std::make_unique<Operation>();
+          op->token = token;
+          op->size = op->available = std::uint64_t{1} << 60;  // as long as the round lasts
+          op->state = Operation::State::kProbe;
+          operations_[token] = std::move(op);
+        },
+        [this](const std::string& token) { release(token); },
+        [this]() { return counters(); },
+        [this](ProbeRound* round) {
+          auto it = rounds_.find(round);
+          if (it == rounds_.end()) return;
+          std::shared_ptr<ProbeRound> ended(std::move(it->second));
+          rounds_.erase(it);
+          dataLoop_.post([ended]() {});  // destroyed after its timer's callback returns
+        }};
+    auto round = std::make_unique<ProbeRound>(*this, std::move(order), std::move(done), std::move(hooks));
+    ProbeRound* raw = round.get();
+    rounds_[raw] = std::move(round);
+    raw->start();
   }
 
   void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target) {
@@ -258,7 +313,7 @@ struct DataPlane::Impl final : PlaneCore {
     for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
       child->close("the operation ended");
     retire(std::move(op.upstream));
-    if (op.state != Operation::State::kSource) {
+    if (op.state != Operation::State::kSource && op.state != Operation::State::kProbe) {
       if (op.state != Operation::State::kDone) ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
       if (op.target.dirFd >= 0) ::close(op.target.dirFd);
     }
@@ -273,6 +328,9 @@ struct DataPlane::Impl final : PlaneCore {
   Counters& counters_;  // the facade's, read from any thread
   agent::TokenBucket uplink_;
   agent::TokenBucket downlink_;
+  std::shared_ptr<WireTally> wire_ = std::make_shared<WireTally>();
+  std::string interface_;  // whose counters counters() reads; "" none
+  std::map<ProbeRound*, std::unique_ptr<ProbeRound>> rounds_;
   std::uint64_t sentFrames_ = 0;
   std::uint64_t refusedAwaiting_ = 0;
   UvHandle<uv_tcp_t> listener_;
@@ -307,6 +365,23 @@ void DataPlane::setRates(double up, double down) {
     impl_->uplink_.setRate(up, impl_->now());
     impl_->downlink_.setRate(down, impl_->now());
   });
+}
+
+void DataPlane::probe(ProbeOrder order, std::function<void(ProbeResult)> done) {
+  loop_->post([this, order = std::move(order), done = std::move(done)]() mutable {
+    impl_->probe(std::move(order), std::move(done));
+  });
+}
+
+LinkCounters DataPlane::counters() {
+  LinkCounters c;
+  loop_->runSync([&]() { c = impl_->counters(); });
+  return c;
+}
+
+void DataPlane::watchInterface(const std::string& host) {
+  std::string interface = interfaceOf(host);
+  loop_->post([this, interface = std::move(interface)]() { impl_->interface_ = interface; });
 }
 
 void DataPlane::addSource(std::string token, int fd, std::uint64_t size) {

@@ -18,6 +18,7 @@
 #include <variant>
 
 #include "daemon/core/clock.h"
+#include "transport/data/link_counters.h"
 
 namespace hnow::transport::data {
 
@@ -63,6 +64,23 @@ struct TransferEvent {
   std::string sha256Hex;            // kDone
 };
 
+// One node's part of a probe round of hnowd's link survey
+// (daemon/core/survey_runner.h).
+struct ProbeOrder {
+  std::string token;                  // 32 bytes; the round's flows present it in their HELLO
+  bool serve = false;                 // this node sends in the round: chunks of zeros to whoever pulls
+  std::vector<std::string> pullFrom;  // host:port of data planes to pull one flow from each (at most 64)
+  double warmSeconds = 0.3;           // flows run this long before the window opens (TCP's ramp-up)
+  double windowSeconds = 0.6;         // the measured window; warm + window at most 10 s
+};
+
+struct ProbeResult {
+  std::vector<std::uint64_t> flowBytes;  // payload from each pullFrom peer within the window
+  double windowSeconds = 0.0;            // the window as measured here
+  LinkCounters before, after;            // this plane's counters when it opened and closed
+  std::string error;                     // "" or why the order was refused (nothing done then)
+};
+
 class DataPlane {
  public:
   using EventSink = std::function<void(TransferEvent)>;
@@ -91,6 +109,17 @@ class DataPlane {
   void release(std::string token);
   // Issue 9: release() every operation (the agent lost hnowd, which forgot them).
   void releaseAll();
+  // Runs one node's part of a probe round: `done` once, on the data thread,
+  // when the window has closed (at once with an error for a bad order).
+  // The round's token is served only until shortly after that.
+  void probe(ProbeOrder order, std::function<void(ProbeResult)> done);
+  // What this plane and its interface carried so far; a sample taken on the
+  // data thread (the caller waits a moment for it).
+  LinkCounters counters();
+  // From now on counters() also reads the interface carrying the local
+  // address `host` (none for loopback or an address no interface has).
+  void watchInterface(const std::string& host);
+
   // Issue 9: release() and remove the received file even when it is complete
   // (a job file nobody wants). In order with the rename on the data thread,
   // so a receive finishing as it is discarded leaves nothing either.

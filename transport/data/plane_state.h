@@ -22,7 +22,9 @@ struct ShaDeleter {
 };
 
 struct Operation {
-  enum class State { kSource, kWaiting, kReceiving, kVerifying, kDone, kFailed };
+  // kProbe: a probe round's source (DataPlane::probe): chunks of zeros for
+  // as long as the round lasts, no file behind them.
+  enum class State { kSource, kProbe, kWaiting, kReceiving, kVerifying, kDone, kFailed };
   std::string token;
   std::uint64_t size = 0;
   int fd = -1;                  // what children are served from
@@ -52,6 +54,8 @@ class PlaneCore {
   virtual daemon::TimePoint now() const = 0;
   virtual agent::TokenBucket& uplink() = 0;
   virtual agent::TokenBucket& downlink() = 0;
+  // Every data connection's bytes on the wire (link_counters.h).
+  virtual std::shared_ptr<WireTally> wire() = 0;
   virtual Operation* find(const std::string& token) = 0;
   // Numbers the DATA frames this process sends (fault injection).
   virtual std::uint64_t countSentFrame() = 0;

@@ -13,7 +13,8 @@ PullConnection::PullConnection(PlaneCore& core, Operation& op)
       stream_(core.loop(), TcpStream::Callbacks{
                                [this]() { onConnected(); },
                                [this](Frame f) { onFrame(std::move(f)); },
-                               [this](const std::string& reason) { core_.upstreamClosed(op_, reason); }}),
+                               [this](const std::string& reason) { core_.upstreamClosed(op_, reason); }},
+              core.wire()),
       pacing_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }) {
   if (pacing_) pacing_.get()->data = this;
 }

@@ -2,6 +2,8 @@
 
 #include <netdb.h>
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace hnow::transport::data {
@@ -15,13 +17,35 @@ struct WriteRequest {
 
 }  // namespace
 
-TcpStream::TcpStream(uv_loop_t* loop, Callbacks callbacks)
+TcpStream::TcpStream(uv_loop_t* loop, Callbacks callbacks, std::shared_ptr<WireTally> wire)
     : callbacks_(std::move(callbacks)),
-      tcp_([loop](uv_tcp_t* t) { return uv_tcp_init(loop, t); }) {
+      tcp_([loop](uv_tcp_t* t) { return uv_tcp_init(loop, t); }), wire_(std::move(wire)) {
   if (tcp_) tcp_.get()->data = this;
+  if (wire_) wire_->attach(this);
 }
 
-TcpStream::~TcpStream() { *alive_ = false; }
+TcpStream::~TcpStream() {
+  *alive_ = false;
+  countWire();
+  if (wire_) wire_->detach(this);
+}
+
+void TcpStream::countWire() {
+  if (!wire_ || !tcp_ || !open_) return;
+  uv_os_fd_t fd = -1;
+  if (uv_fileno(tcp_.handle(), &fd) != 0) return;
+  auto now = wireBytesOf(fd);
+  if (!now) return;
+  auto since = [](std::uint64_t now, std::uint64_t seen) { return now - std::min(now, seen); };
+  wire_->add({since(now->acked, wireSeen_.acked), since(now->received, wireSeen_.received),
+              since(now->sent, wireSeen_.sent), since(now->arrived, wireSeen_.arrived)});
+  wireSeen_ = *now;
+}
+
+WireBytes WireTally::total() {
+  for (TcpStream* stream : streams_) stream->countWire();
+  return total_;
+}
 
 bool TcpStream::accept(uv_stream_t* server) {
   if (!tcp_ || uv_accept(server, tcp_.stream()) != 0) return false;
@@ -106,6 +130,7 @@ void TcpStream::onRead(ssize_t n, const uv_buf_t* buf) {
 
 void TcpStream::close(const std::string& reason) {
   if (closed_) return;
+  countWire();
   closed_ = true;
   open_ = false;
   reading_ = false;
@@ -117,6 +142,7 @@ void TcpStream::close(const std::string& reason) {
 }
 
 void TcpStream::shutdown() {
+  countWire();
   closed_ = true;
   open_ = false;
   reading_ = false;

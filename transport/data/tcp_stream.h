@@ -10,6 +10,7 @@
 #include <string>
 
 #include "transport/data/frame.h"
+#include "transport/data/link_counters.h"
 #include "transport/data/uv_handle.h"
 
 namespace hnow::transport::data {
@@ -22,7 +23,9 @@ class TcpStream {
     std::function<void(const std::string&)> onClosed;  // once: EOF, error, bad frame
   };
 
-  TcpStream(uv_loop_t* loop, Callbacks callbacks);
+  // `wire`, when given, is told what the socket carried (link_counters.h);
+  // shared, since a retired stream may be destroyed after its plane.
+  TcpStream(uv_loop_t* loop, Callbacks callbacks, std::shared_ptr<WireTally> wire = nullptr);
   ~TcpStream();
 
   // The accepting side: takes the pending connection of `server`.
@@ -40,6 +43,8 @@ class TcpStream {
   // host:port of the other end, kept from when the connection opened, so
   // it can still be named after the socket is closed.
   const std::string& peer() const { return peer_; }
+  // Adds to the tally what the socket carried since the last call.
+  void countWire();
 
  private:
   void startReading();
@@ -53,6 +58,8 @@ class TcpStream {
   bool closed_ = false;
   bool reading_ = false;
   std::string peer_ = "?";
+  std::shared_ptr<WireTally> wire_;
+  WireBytes wireSeen_;
   char readBuffer_[64 * 1024];
   // Cleared on destruction so a callback loop notices that its owner
   // destroyed the stream from inside a callback.

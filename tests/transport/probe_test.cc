@@ -1,0 +1,135 @@
+// Probe rounds on the data plane (DataPlane::probe) and its link counters,
+// planes on 127.0.0.1 paced by their token buckets as `hnow local` paces
+// agents: what a round reads is what the pacing allows.
+#include <doctest/doctest.h>
+
+#include <future>
+
+#include "transport/data/data_plane.h"
+#include "transport/data/link_counters.h"
+
+using namespace hnow::transport::data;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Node {
+  hnow::daemon::SteadyClock clock;
+  DataPlane plane{clock, [](TransferEvent) {}};
+  std::string address;
+  Node(double up = 0, double down = 0) {
+    auto port = plane.listen("127.0.0.1");
+    REQUIRE(std::holds_alternative<int>(port));
+    address = "127.0.0.1:" + std::to_string(std::get<int>(port));
+    plane.setRates(up, down);
+  }
+};
+
+const std::string kToken(32, 'p');
+
+// Runs every node's part of one round at once and waits for every answer.
+std::vector<ProbeResult> round(std::vector<std::pair<Node*, ProbeOrder>> parts) {
+  std::vector<std::future<ProbeResult>> answers;
+  for (auto& [node, order] : parts) {
+    auto promise = std::make_shared<std::promise<ProbeResult>>();
+    answers.push_back(promise->get_future());
+    node->plane.probe(order, [promise](ProbeResult r) { promise->set_value(std::move(r)); });
+  }
+  std::vector<ProbeResult> out;
+  for (auto& a : answers) {
+    REQUIRE(a.wait_for(5s) == std::future_status::ready);
+    out.push_back(a.get());
+  }
+  return out;
+}
+
+ProbeOrder order(bool serve, std::vector<std::string> pullFrom, double warm = 0.1, double window = 0.4) {
+  return {kToken, serve, std::move(pullFrom), warm, window};
+}
+
+double rate(const ProbeResult& r, std::size_t flow) {
+  return static_cast<double>(r.flowBytes.at(flow)) / r.windowSeconds;
+}
+
+}  // namespace
+
+TEST_CASE("a probe flow from a paced sender reads the sender's rate - the sender's counters say what it sent") {
+  Node sender(8e6), receiver;
+  auto results = round({{&sender, order(true, {})}, {&receiver, order(false, {sender.address})}});
+  REQUIRE(results[1].error.empty());
+  CHECK(results[1].windowSeconds == doctest::Approx(0.4).epsilon(0.1));
+  CHECK(rate(results[1], 0) == doctest::Approx(8e6).epsilon(0.1));
+  const double sent = static_cast<double>(results[0].after.tcpSent - results[0].before.tcpSent) / results[0].windowSeconds;
+  CHECK(sent == doctest::Approx(8e6).epsilon(0.15));
+  CHECK(results[0].flowBytes.empty());
+}
+
+TEST_CASE("two senders into a paced downlink share it - into an unpaced one each gets its own uplink") {
+  Node slow(3e6), fast(5e6);
+  SUBCASE("the downlink is the limit") {
+    Node receiver(0, 4e6);
+    auto r = round({{&slow, order(true, {})}, {&fast, order(true, {})},
+                    {&receiver, order(false, {slow.address, fast.address})}});
+    CHECK(rate(r[2], 0) + rate(r[2], 1) == doctest::Approx(4e6).epsilon(0.1));
+    const double received =
+        static_cast<double>(r[2].after.dataReceived - r[2].before.dataReceived) / r[2].windowSeconds;
+    CHECK(received == doctest::Approx(4e6).epsilon(0.1));
+  }
+  SUBCASE("the uplinks are") {
+    Node receiver;
+    auto r = round({{&slow, order(true, {})}, {&fast, order(true, {})},
+                    {&receiver, order(false, {slow.address, fast.address})}});
+    CHECK(rate(r[2], 0) == doctest::Approx(3e6).epsilon(0.1));
+    CHECK(rate(r[2], 1) == doctest::Approx(5e6).epsilon(0.1));
+  }
+}
+
+TEST_CASE("a pull presenting another token gets nothing - bad orders are refused at once") {
+  Node sender(8e6), receiver;
+  ProbeOrder other = order(false, {sender.address});
+  other.token = std::string(32, 'x');
+  auto r = round({{&sender, order(true, {})}, {&receiver, other}});
+  CHECK(r[1].error.empty());
+  CHECK(r[1].flowBytes == std::vector<std::uint64_t>{0});
+
+  ProbeOrder shortToken = order(false, {});
+  shortToken.token = "short";
+  CHECK(round({{&receiver, shortToken}})[0].error == "a probe token is 32 bytes");
+  CHECK(round({{&receiver, order(false, {}, 4, 7)}})[0].error.find("at most 10 s") != std::string::npos);
+  CHECK(round({{&receiver, order(false, {"nowhere"})}})[0].error.find("cannot resolve") != std::string::npos);
+  ProbeOrder many = order(false, std::vector<std::string>(65, sender.address));
+  CHECK(round({{&receiver, many}})[0].error.find("at most 64") != std::string::npos);
+}
+
+TEST_CASE("a flow to a peer that registers its token late is opened again until it can be") {
+  Node sender(8e6), receiver;
+  auto promise = std::make_shared<std::promise<ProbeResult>>();
+  auto answer = promise->get_future();
+  receiver.plane.probe(order(false, {sender.address}, 0.3, 0.4), [promise](ProbeResult r) { promise->set_value(r); });
+  std::this_thread::sleep_for(150ms);  // the first pulls are dropped: unknown token
+  sender.plane.probe(order(true, {}, 0.15, 0.4), [](ProbeResult) {});
+  REQUIRE(answer.wait_for(5s) == std::future_status::ready);
+  CHECK(rate(answer.get(), 0) == doctest::Approx(8e6).epsilon(0.15));
+}
+
+TEST_CASE("link counters: hnow's wire bytes are what arrived and its headers - loopback and foreign addresses have no interface") {
+  Node sender(20e6), receiver;
+  round({{&sender, order(true, {})}, {&receiver, order(false, {sender.address})}});
+  std::this_thread::sleep_for(1200ms);  // the round's serving ends; every connection closed
+  const LinkCounters s = sender.plane.counters(), r = receiver.plane.counters();
+  CHECK(r.dataReceived > 0);
+  // Headers on top of what arrived (the sender counts a chunk as it queues
+  // it, so its payload count runs ahead of the wire by what was in flight).
+  CHECK(r.wireReceived > r.dataReceived);
+  CHECK(s.wireSent > r.dataReceived);
+  CHECK(r.wireSent > 0);  // the ACKs
+  CHECK_FALSE(s.nicKnown);  // watchInterface was never called
+  CHECK(interfaceOf("127.0.0.1").empty());
+  CHECK(interfaceOf("::1").empty());
+  CHECK(interfaceOf("192.0.2.77").empty());  // TEST-NET-1: no interface here has it
+  CHECK(interfaceOf("not an address").empty());
+  CHECK_FALSE(interfaceBytes("no-such-interface").has_value());
+  CHECK_FALSE(interfaceBytes("../../etc").has_value());
+  sender.plane.watchInterface("127.0.0.1");
+  CHECK_FALSE(sender.plane.counters().nicKnown);
+}

@@ -1,0 +1,74 @@
+// TCP_INFO comes from <linux/tcp.h> (glibc's <netinet/tcp.h> lacks the byte
+// counts, and the two cannot meet in one file: no uv.h here).
+#include "transport/data/link_counters.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <linux/tcp.h>
+#include <net/if.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <fstream>
+
+namespace hnow::transport::data {
+
+namespace {
+
+constexpr std::uint64_t kHeaderBytesPerSegment = 66;
+
+std::optional<std::uint64_t> readNumber(const std::string& path) {
+  std::ifstream in(path);
+  std::uint64_t value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::string interfaceOf(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  const bool isV4 = inet_pton(AF_INET, host.c_str(), &v4) == 1;
+  const bool isV6 = !isV4 && inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+  if (!isV4 && !isV6) return "";
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (ifaddrs* a = list; a; a = a->ifa_next) {
+    if (!a->ifa_addr || (a->ifa_flags & IFF_LOOPBACK)) continue;
+    if (isV4 && a->ifa_addr->sa_family == AF_INET &&
+        std::memcmp(&reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, &v4, sizeof v4) == 0)
+      found = a->ifa_name;
+    if (isV6 && a->ifa_addr->sa_family == AF_INET6 &&
+        std::memcmp(&reinterpret_cast<sockaddr_in6*>(a->ifa_addr)->sin6_addr, &v6, sizeof v6) == 0)
+      found = a->ifa_name;
+    if (!found.empty()) break;
+  }
+  freeifaddrs(list);
+  return found;
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> interfaceBytes(const std::string& interface) {
+  if (interface.empty() || interface.find('/') != std::string::npos) return std::nullopt;
+  const std::string base = "/sys/class/net/" + interface + "/statistics/";
+  auto tx = readNumber(base + "tx_bytes"), rx = readNumber(base + "rx_bytes");
+  if (!tx || !rx) return std::nullopt;
+  return std::make_pair(*tx, *rx);
+}
+
+std::optional<WireBytes> wireBytesOf(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
+  // Kernels before 4.19 end the struct before tcpi_bytes_sent: bytes acked instead.
+  const bool hasSent = length >= offsetof(tcp_info, tcpi_bytes_sent) + sizeof info.tcpi_bytes_sent;
+  WireBytes w;
+  w.acked = info.tcpi_bytes_acked;
+  w.received = info.tcpi_bytes_received;
+  w.sent = (hasSent ? info.tcpi_bytes_sent : info.tcpi_bytes_acked) + kHeaderBytesPerSegment * info.tcpi_segs_out;
+  w.arrived = info.tcpi_bytes_received + kHeaderBytesPerSegment * info.tcpi_segs_in;
+  return w;
+}
+
+}  // namespace hnow::transport::data

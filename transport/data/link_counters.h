@@ -1,0 +1,68 @@
+#pragma once
+// What this process's data plane, and the network interface it uses, have
+// carried since the start (hnowd differences two samples: node_loads.h).
+// hnow's own bytes come from each connection's TCP_INFO: the payload its
+// peers acknowledged or it received (a chunk handed to the socket is not yet
+// on the link: a new connection queues a whole window at once), and the same
+// on the wire, every segment's headers and pure ACKs included, so that what
+// else crossed the interface can be told apart from hnow's.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace hnow::transport::data {
+
+struct LinkCounters {
+  double atSeconds = 0.0;  // the plane's clock
+  std::uint64_t dataSent = 0, dataReceived = 0;  // DATA payload handed to and taken from the sockets
+  std::uint64_t tcpSent = 0, tcpReceived = 0;    // payload acknowledged by peers, and received (TCP_INFO)
+  std::uint64_t wireSent = 0, wireReceived = 0;  // the same connections on the wire
+  bool nicKnown = false;                         // the interface below was found
+  std::uint64_t nicSent = 0, nicReceived = 0;    // everything through it, hnow's or not
+};
+
+// The interface that carries the local address `host` (numeric IPv4 or
+// IPv6), "" when none does or when it is a loopback interface: loopback is
+// shared by every process of the machine, its counters say nothing of one
+// node's link.
+std::string interfaceOf(const std::string& host);
+// tx and rx bytes of `interface` (sysfs); none when unreadable.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> interfaceBytes(const std::string& interface);
+
+struct WireBytes {
+  std::uint64_t acked = 0;     // payload the peer acknowledged
+  std::uint64_t received = 0;  // payload received
+  std::uint64_t sent = 0;      // on the wire: payload sent (retransmissions too) and headers
+  std::uint64_t arrived = 0;   // on the wire: payload received and headers
+};
+// A TCP socket's bytes so far (TCP_INFO); on the wire, 66 bytes (Ethernet,
+// IPv4 and TCP headers with timestamps) per segment; none when `fd` is not
+// a TCP socket.
+std::optional<WireBytes> wireBytesOf(int fd);
+
+class TcpStream;
+
+// The wire bytes of every connection of one plane, the closed ones' kept:
+// each TcpStream given the tally adds what its socket carried since it last
+// did, when sampled and once more as it closes. Data thread only.
+class WireTally {
+ public:
+  void attach(TcpStream* stream) { streams_.insert(stream); }
+  void detach(TcpStream* stream) { streams_.erase(stream); }
+  void add(const WireBytes& more) {
+    total_.acked += more.acked;
+    total_.received += more.received;
+    total_.sent += more.sent;
+    total_.arrived += more.arrived;
+  }
+  // Samples every open connection first.
+  WireBytes total();
+
+ private:
+  std::set<TcpStream*> streams_;
+  WireBytes total_;
+};
+
+}  // namespace hnow::transport::data

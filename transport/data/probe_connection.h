@@ -1,0 +1,42 @@
+#pragma once
+// One probe flow of a probe round, the receiving side: connect to a peer's
+// data plane, say HELLO with the round's token, count the DATA that comes
+// and acknowledge it (so the peer's window moves), paced by the shared
+// downlink bucket like any download. A flow that fails before the round
+// ends is opened again after a moment: the peer may not have registered
+// the round's token yet. Data thread only.
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "transport/data/plane_state.h"
+#include "transport/data/tcp_stream.h"
+
+namespace hnow::transport::data {
+
+class ProbeConnection {
+ public:
+  ProbeConnection(PlaneCore& core, std::string token, const sockaddr_storage& peer);
+  void connect();
+  // Payload received so far, over every connection this flow opened.
+  std::uint64_t bytes() const { return bytes_; }
+  // Stops at once, for good.
+  void stop();
+
+ private:
+  void onFrame(Frame frame);
+  void onClosed();
+
+  PlaneCore& core_;
+  std::string token_;
+  sockaddr_storage peer_;
+  std::unique_ptr<TcpStream> stream_;
+  UvHandle<uv_timer_t> pacing_;
+  UvHandle<uv_timer_t> retry_;
+  std::uint64_t bytes_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace hnow::transport::data

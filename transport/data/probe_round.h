@@ -1,0 +1,47 @@
+#pragma once
+// One node's part of a probe round of hnowd's link survey (DataPlane::probe)
+// on the data thread: serve the round's token for its length, pull one flow
+// from each peer named, and read this node's counters and each flow over
+// the same window, set from when the order arrived (hnowd hands every node
+// of a round its order at once).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/data/data_plane.h"
+#include "transport/data/probe_connection.h"
+
+namespace hnow::transport::data {
+
+class ProbeRound {
+ public:
+  struct Hooks {
+    std::function<void(const std::string& token)> serve;  // accept the round's flows
+    std::function<void(const std::string& token)> stopServing;
+    std::function<LinkCounters()> counters;
+    std::function<void(ProbeRound*)> ended;  // the plane destroys it later
+  };
+  // Why `order` cannot be run, or "".
+  static std::string problem(const ProbeOrder& order);
+
+  ProbeRound(PlaneCore& core, ProbeOrder order, std::function<void(ProbeResult)> done, Hooks hooks);
+  void start();
+
+ private:
+  UvHandle<uv_timer_t> timer(void (*callback)(uv_timer_t*), double seconds);
+  void openWindow();
+  void closeWindow();
+  void end();
+
+  PlaneCore& core_;
+  ProbeOrder order_;
+  std::function<void(ProbeResult)> done_;
+  Hooks hooks_;
+  std::vector<std::unique_ptr<ProbeConnection>> flows_;
+  std::vector<std::uint64_t> atOpen_;
+  ProbeResult result_;
+  std::vector<UvHandle<uv_timer_t>> timers_;
+};
+
+}  // namespace hnow::transport::data
