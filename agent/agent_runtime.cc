@@ -40,6 +40,19 @@ std::string tokenOf(capnp::Data::Reader data) {
 
 std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
 
+void countersToWire(const transport::data::LinkCounters& c, wire::LinkCounters::Builder out) {
+  out.setAtS(c.atSeconds);
+  out.setDataSent(c.dataSent);
+  out.setDataReceived(c.dataReceived);
+  out.setTcpSent(c.tcpSent);
+  out.setTcpReceived(c.tcpReceived);
+  out.setWireSent(c.wireSent);
+  out.setWireReceived(c.wireReceived);
+  out.setNicKnown(c.nicKnown);
+  out.setNicSent(c.nicSent);
+  out.setNicReceived(c.nicReceived);
+}
+
 // hnowd's commands to this agent.
 class AgentControlServer final : public wire::AgentControl::Server {
  public:
@@ -131,6 +144,25 @@ class AgentControlServer final : public wire::AgentControl::Server {
     jobs().drop(tokens);
     return kj::READY_NOW;
   }
+  kj::Promise<void> probeLinks(ProbeLinksContext context) override {
+    auto in = context.getParams().getOrder();
+    KJ_REQUIRE(in.getToken().size() == wire::TOKEN_BYTES, "a probe token is 32 bytes");
+    transport::data::ProbeOrder order;
+    order.token = tokenOf(in.getToken());
+    order.serve = in.getServe();
+    for (auto a : in.getPullFrom()) order.pullFrom.emplace_back(a);
+    order.warmSeconds = in.getWarmS();
+    order.windowSeconds = in.getWindowS();
+    return runtime_.receiver().probe(std::move(order)).then([context](transport::data::ProbeResult r) mutable {
+      if (!r.error.empty()) transport::refuse(r.error);
+      auto out = context.getResults().initResult();
+      auto flows = out.initFlowBytes(static_cast<unsigned>(r.flowBytes.size()));
+      for (unsigned i = 0; i < flows.size(); ++i) flows.set(i, r.flowBytes[i]);
+      out.setWindowS(r.windowSeconds);
+      countersToWire(r.before, out.initBefore());
+      countersToWire(r.after, out.initAfter());
+    });
+  }
 
  private:
   JobRunner& jobs() {
@@ -147,18 +179,6 @@ class SessionProbePeer final : public ProbePeer {
   // kj's capability handles may throw from their destructors; ProbePeer's may not.
   ~SessionProbePeer() noexcept override {}
   kj::Promise<void> ping() override { return session_.pingRequest().send().ignoreResult(); }
-  kj::Promise<void> upload(std::uint32_t bytes) override {
-    auto request = session_.probeUploadRequest();
-    request.initData(bytes);
-    return request.send().ignoreResult();
-  }
-  kj::Promise<void> download(std::uint32_t bytes) override {
-    auto request = session_.probeDownloadRequest();
-    request.setBytes(bytes);
-    return request.send().then([bytes](auto response) {
-      KJ_REQUIRE(response.getData().size() == bytes, "hnowd sent a probe chunk of the wrong size");
-    });
-  }
 
  private:
   wire::AgentSession::Client session_;
@@ -195,6 +215,8 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
   // Peers reach this agent where hnowd does: the address of this connection.
   dataAddress_ = receiver_->listen(host);
+  // Its interface's counters tell hnowd what other traffic shares this node's links.
+  receiver_->watchInterface(host);
   if (!config_.roots.empty()) jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front());
   spdlog::info("data plane listening on {}", dataAddress_);
   reporting_ = receiver_
@@ -335,31 +357,31 @@ kj::Promise<void> AgentRuntime::heartbeats(wire::AgentSession::Client session) {
   auto interval = std::chrono::duration<double>(config_.heartbeatIntervalSeconds);
   return timer_.afterDelay(toKj(std::chrono::duration_cast<daemon::Duration>(interval)))
       .then([this, session]() mutable {
-        return timer_.timeoutAfter(toKj(kHeartbeatTimeout),
-                                   session.heartbeatRequest().send().ignoreResult());
+        auto request = session.heartbeatRequest();
+        if (receiver_) countersToWire(receiver_->counters(), request.initCounters());
+        return timer_.timeoutAfter(toKj(kHeartbeatTimeout), request.send().ignoreResult());
       })
       .then([this, session]() mutable { return heartbeats(session); });
 }
 
 kj::Promise<void> AgentRuntime::probes(wire::AgentSession::Client session) {
   ProbeSettings settings;
-  settings.uplinkBytesPerSecond = bytesPerSecond(emulation_.uplinkMbps);
-  settings.downlinkBytesPerSecond = bytesPerSecond(emulation_.downlinkMbps);
   settings.computeFactor = emulation_.computeFactor;
-  if (receiver_) {
-    settings.dataSent = [this]() { return receiver_->bytesSent(); };
-    settings.dataReceived = [this]() { return receiver_->bytesReceived(); };
-  }
   auto peer = kj::heap<SessionProbePeer>(session);
-  auto measured = probeRates(*peer, timer_, clock_, settings).attach(kj::mv(peer));
+  auto measured = probeRates(*peer, clock_, settings).attach(kj::mv(peer));
   return measured
-      .then([session](planner::NodeRates rates) mutable {
-        spdlog::info("measured uplink {:.1f} Mbit/s, downlink {:.1f} Mbit/s, overhead {:.1f} us, "
-                     "compute {:.3f} ms/unit",
-                     rates.uplinkBytesPerSecond * 8 / 1e6, rates.downlinkBytesPerSecond * 8 / 1e6,
-                     rates.sendOverheadSeconds * 1e6, rates.computeSecondsPerUnit * 1e3);
+      .then([this, session](planner::NodeRates rates) mutable {
+        const double up = bytesPerSecond(emulation_.uplinkMbps), down = bytesPerSecond(emulation_.downlinkMbps);
+        spdlog::info("measured overhead {:.1f} us, compute {:.3f} ms/unit; links {}", rates.sendOverheadSeconds * 1e6,
+                     rates.computeSecondsPerUnit * 1e3,
+                     up > 0 || down > 0 ? fmt::format("emulated at {} / {} Mbit/s up / down (0: not paced)",
+                                                      emulation_.uplinkMbps, emulation_.downlinkMbps)
+                                        : std::string("measured by hnowd"));
         auto request = session.reportRatesRequest();
         transport::ratesToWire(rates, request.initRates());
+        auto emulated = request.initEmulated();
+        emulated.setUplinkBytesPerS(up);
+        emulated.setDownlinkBytesPerS(down);
         return request.send().ignoreResult();
       })
       .then([this]() {

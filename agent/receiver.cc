@@ -34,12 +34,25 @@ std::string Receiver::receive(const std::string& token, const std::string& dest,
   return path;
 }
 
-void Receiver::pull(const std::string& token, const std::string& parentAddress) {
-  std::string address = parentAddress;
+std::string Receiver::reachable(const std::string& address) const {
   for (const char* any : {"0.0.0.0:", "[::]:"})
     if (address.rfind(any, 0) == 0 && !coordinatorHost_.empty())
-      address = coordinatorHost_ + address.substr(std::string(any).size() - 1);
-  plane_.pull(token, address);
+      return coordinatorHost_ + address.substr(std::string(any).size() - 1);
+  return address;
+}
+
+void Receiver::pull(const std::string& token, const std::string& parentAddress) {
+  plane_.pull(token, reachable(parentAddress));
+}
+
+kj::Promise<transport::data::ProbeResult> Receiver::probe(transport::data::ProbeOrder order) {
+  for (std::string& address : order.pullFrom) address = reachable(address);
+  auto paf = kj::newPromiseAndCrossThreadFulfiller<transport::data::ProbeResult>();
+  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<transport::data::ProbeResult>>;
+  auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
+  plane_.probe(std::move(order),
+               [fulfiller](transport::data::ProbeResult result) { (*fulfiller)->fulfill(kj::mv(result)); });
+  return kj::mv(paf.promise);
 }
 
 kj::Promise<void> Receiver::forwardEvents(

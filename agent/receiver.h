@@ -27,15 +27,18 @@ class Receiver {
   std::string receive(const std::string& token, const std::string& dest, std::uint64_t size,
                       const transport::data::Sha256& sha256);
   void pull(const std::string& token, const std::string& parentAddress);
+  // This agent's part of a probe round of hnowd's link survey; resolves on
+  // the kj thread once the window has closed.
+  kj::Promise<transport::data::ProbeResult> probe(transport::data::ProbeOrder order);
+  // What the data plane and the interface carrying `host` moved so far.
+  transport::data::LinkCounters counters() { return plane_.counters(); }
+  void watchInterface(const std::string& host) { plane_.watchInterface(host); }
   void release(const std::string& token) { plane_.release(token); }
   void releaseAll() { plane_.releaseAll(); }
   void discard(const std::string& token) { plane_.discard(token); }
   // Issue 7: serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
   const std::vector<std::string>& roots() const { return roots_; }
-  // What the data plane moved, for the probes (agent/rate_probe.h).
-  std::uint64_t bytesSent() const { return plane_.bytesSent(); }
-  std::uint64_t bytesReceived() const { return plane_.bytesReceived(); }
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {
     plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
   }
@@ -47,6 +50,9 @@ class Receiver {
   void setCoordinatorHost(std::string host) { coordinatorHost_ = std::move(host); }
 
  private:
+  // A data address as this agent reaches it (the coordinator host for 0.0.0.0 or ::).
+  std::string reachable(const std::string& address) const;
+
   std::vector<std::string> roots_;
   transport::data::KjInbox<transport::data::TransferEvent> inbox_;
   transport::data::DataPlane plane_;

@@ -111,10 +111,26 @@ std::vector<std::string> readRoots(TableReader& t) {
   return roots;
 }
 
+SurveyConfig readSurvey(TableReader& t) {
+  t.allowOnly({"warm_s", "window_s", "peers", "interval_s", "emulated_links"});
+  SurveyConfig s;
+  s.warmSeconds = readBounded(t, "warm_s", s.warmSeconds, 0, 5, "seconds > 0 and at most 5");
+  s.windowSeconds = readBounded(t, "window_s", s.windowSeconds, 0, 5, "seconds > 0 and at most 5");
+  if (auto n = t.optionalInteger("peers")) {
+    if (*n < 1 || *n > 64) t.failAt("peers", "'peers' must be from 1 to 64, not " + std::to_string(*n));
+    s.peers = static_cast<int>(*n);
+  }
+  s.intervalSeconds = t.optionalNumber("interval_s").value_or(0.0);
+  if (!(s.intervalSeconds >= 0 && s.intervalSeconds <= 86400 * 30))
+    t.failAt("interval_s", "'interval_s' must be from 0 (only when needed) to 2592000 seconds");
+  s.emulatedLinks = t.optionalBool("emulated_links").value_or(false);
+  return s;
+}
+
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
                "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
-               "login_timeout_s", "uplink_mbps", "tls", "run"});
+               "login_timeout_s", "uplink_mbps", "tls", "run", "survey"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -143,6 +159,7 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
     run->allowOnly({"roots"});
     c.runRoots = readRoots(*run);
   }
+  if (auto survey = t.subTable("survey")) c.survey = readSurvey(*survey);
   return c;
 }
 

@@ -23,6 +23,15 @@ struct TlsConfig {
   bool enabled() const { return !certFile.empty(); }
 };
 
+// [survey]: how hnowd measures link capacities (daemon/core/survey_runner.h).
+struct SurveyConfig {
+  double warmSeconds = 0.3;     // each probe round's flows run this long first
+  double windowSeconds = 0.6;   // ...then are measured for this long
+  int peers = 8;                // at most this many peers per round
+  double intervalSeconds = 0;   // measure every link again this often (0: when needed only)
+  bool emulatedLinks = false;   // measure emulated links (hnow local's pacing) like real ones
+};
+
 struct CoordinatorConfig {
   std::string listen = "0.0.0.0:7411";  // host:port; port 0: the OS chooses
   std::string dataDir;                 // hnowd writes `hnowd.address` here
@@ -35,8 +44,10 @@ struct CoordinatorConfig {
   int maxUnauthenticated = 64;         // connections waiting to log in
   double loginTimeoutSeconds = 10.0;   // ...each for at most this long
   // hnowd's uplink as a send's source, Mbit/s; it is also paced to it.
-  // 0: not known, taken as fast as the fastest agent's.
+  // 0: measured by the link surveys (before the first, taken as fast as the
+  // fastest agent's).
   double uplinkMbps = 0.0;
+  SurveyConfig survey;
   TlsConfig tls;
   // [run] roots: where `hnow run` may read --input and write --output on
   // hnowd's host (agent/path_parts.h confines them). Empty: runs refused.

@@ -2,7 +2,7 @@
 // log in through the real Gate (in-memory Cap'n Proto connections, reader
 // limits as configured) and the fuzz input is a sequence of their calls
 // with any values a peer can put in the request structs: AgentSession
-// (heartbeat, rates, probes, transfer reports) and ClientSession (status,
+// (heartbeat with counters, rates, transfer reports) and ClientSession (status,
 // set-rate, operations, send, send --manifest, run and their progress),
 // with the manual clock advanced between calls. The agents' own side
 // (AgentControl) answers hnowd's commands at once and runs no command.
@@ -121,8 +121,8 @@ struct Lab {
 
   Link connect() {
     auto pipe = kj::newTwoWayPipe();
-    auto gate = kj::heap<daemon::GateServer>(coordinator, secret, tasks, "fuzz-peer", nullptr, &sends,
-                                             &manifests, &jobs);
+    auto gate = kj::heap<daemon::GateServer>(coordinator, secret, tasks, "fuzz-peer", nullptr,
+                                             daemon::Services{&sends, &manifests, &jobs, nullptr});
     Link link;
     link.server = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[0]), kj::mv(gate));
     link.peer = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[1]));
@@ -216,18 +216,27 @@ void agentCall(FuzzedDataProvider& in, Lab& lab, int method) {
       rates.setSendOverheadS(anyDouble(in));
       rates.setRecvOverheadS(anyDouble(in));
       rates.setComputeSPerUnit(anyDouble(in));
+      if (in.ConsumeBool()) {
+        auto emulated = request.initEmulated();
+        emulated.setUplinkBytesPerS(anyDouble(in));
+        emulated.setDownlinkBytesPerS(anyDouble(in));
+      }
       lab.settle(request.send().ignoreResult(), true);
       break;
     }
-    case 2: {
-      auto request = session.probeUploadRequest();
-      request.initData(in.ConsumeIntegralInRange<unsigned>(0, 4096));
-      lab.settle(request.send().ignoreResult(), true);
-      break;
-    }
+    case 2:
     case 3: {
-      auto request = session.probeDownloadRequest();
-      request.setBytes(in.ConsumeBool() ? in.ConsumeIntegral<std::uint32_t>() : in.ConsumeIntegralInRange<std::uint32_t>(0, 4096));
+      // Counters as a peer may send them: any values, going back, NaN times.
+      auto request = session.heartbeatRequest();
+      auto c = request.initCounters();
+      c.setAtS(anyDouble(in));
+      c.setDataSent(in.ConsumeIntegral<std::uint64_t>());
+      c.setDataReceived(in.ConsumeIntegral<std::uint64_t>());
+      c.setWireSent(in.ConsumeIntegral<std::uint64_t>());
+      c.setWireReceived(in.ConsumeIntegral<std::uint64_t>());
+      c.setNicKnown(in.ConsumeBool());
+      c.setNicSent(in.ConsumeIntegral<std::uint64_t>());
+      c.setNicReceived(in.ConsumeIntegral<std::uint64_t>());
       lab.settle(request.send().ignoreResult(), true);
       break;
     }

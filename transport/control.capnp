@@ -19,12 +19,47 @@ const nonceBytes :UInt32 = 32;
 const proofBytes :UInt32 = 32;
 
 struct Rates {
-  # What an agent measured about itself (planner/node_rates.h); 0 = unknown.
+  # A node's rates as plans take them (planner/node_rates.h); 0 = unknown.
+  # An agent reports its overheads and compute rate; its links are measured
+  # by hnowd's surveys (daemon/core/link_survey.h).
   uplinkBytesPerS @0 :Float64;
   downlinkBytesPerS @1 :Float64;
   sendOverheadS @2 :Float64;
   recvOverheadS @3 :Float64;
   computeSPerUnit @4 :Float64;
+}
+
+struct EmulatedLinks {
+  # The rates an agent paces its data plane at (hnow local); 0: not paced,
+  # a real link that hnowd measures.
+  uplinkBytesPerS @0 :Float64;
+  downlinkBytesPerS @1 :Float64;
+}
+
+struct LinkCounters {
+  # What an agent's data plane and network interface carried since it
+  # started (transport/data/link_counters.h); hnowd differences them.
+  atS @0 :Float64;            # the agent's steady clock
+  dataSent @1 :UInt64;        # hnow's payload handed to and taken from its sockets
+  dataReceived @2 :UInt64;
+  wireSent @3 :UInt64;        # hnow's connections on the wire, headers included
+  wireReceived @4 :UInt64;
+  nicKnown @5 :Bool;
+  nicSent @6 :UInt64;         # everything through the interface
+  nicReceived @7 :UInt64;
+  tcpSent @8 :UInt64;         # hnow's payload its peers acknowledged
+  tcpReceived @9 :UInt64;     # hnow's payload received
+}
+
+struct LinkRate {
+  # One link of a node as hnowd knows it (daemon/core/link_rate.h).
+  bytesPerS @0 :Float64;           # the capacity; for method "bound", the least it is
+  method @1 :Text;                 # probe | passive | bound | emulated | configured | unknown
+  ageS @2 :Float64;                # since it was last measured or confirmed
+  spread @3 :Float64;              # (max - min) / median of the samples behind it
+  samples @4 :UInt32;
+  foreignBytesPerS @5 :Float64;    # traffic that is not hnow's on the link now
+  availableBytesPerS @6 :Float64;  # what a plan made now takes
 }
 
 struct Registration {
@@ -57,16 +92,13 @@ interface Gate {
 
 interface AgentSession {
   # Held by a registered agent; dropping it (or the connection) detaches it.
-  heartbeat @0 ();
-  reportRates @1 (rates :Rates);
+  heartbeat @0 (counters :LinkCounters);
+  reportRates @1 (rates :Rates, emulated :EmulatedLinks);
+  # Overheads and compute; links only when emulated.
   ping @2 ();
   # Small-message round trip for the overhead probe.
-  probeUpload @3 (data :Data);
-  # A timed bulk transfer agent → hnowd; hnowd refuses more than 1 MiB per call.
-  probeDownload @4 (bytes :UInt32) -> (data :Data);
-  # A timed bulk transfer hnowd → agent; at most 1 MiB per call.
-  reportTransfer @5 (report :TransferReport);
-  # Progress of a receive (issue 6): throttled progress, then done or failed.
+  reportTransfer @3 (report :TransferReport);
+  # Progress of a receive: throttled progress, then done or failed.
 }
 
 # Data plane (issue 6). The token names one operation; data connections
@@ -122,6 +154,25 @@ interface AgentControl {
   # Issue 8: run a command on held files; resolves when it ended.
   dropJobFiles @8 (tokens :List(Data));
   # Issue 8: stop serving these files and delete them.
+  probeLinks @9 (order :LinkProbeOrder) -> (result :LinkProbeResult);
+  # This agent's part of one probe round of a link survey: serve probe
+  # flows presenting the token, pull one from each address, and measure
+  # over the window; answers when the window has closed.
+}
+
+struct LinkProbeOrder {
+  token @0 :Data;            # 32 bytes, new for every round
+  serve @1 :Bool;            # this node sends in the round
+  pullFrom @2 :List(Text);   # data addresses (host:port) to pull a flow from each; at most 64
+  warmS @3 :Float64;         # flows run this long before the window opens
+  windowS @4 :Float64;       # the measured window; warmS + windowS at most 10
+}
+
+struct LinkProbeResult {
+  flowBytes @0 :List(UInt64);  # payload received from each pullFrom address within the window
+  windowS @1 :Float64;
+  before @2 :LinkCounters;     # this node's counters when the window opened
+  after @3 :LinkCounters;      # and when it closed
 }
 
 enum AgentState {
@@ -139,6 +190,15 @@ struct AgentStatus {
   roots @6 :List(Text);
   dataAddress @7 :Text;
   capabilities @8 :List(Text);
+  uplink @9 :LinkRate;
+  downlink @10 :LinkRate;
+}
+
+struct CoordinatorStatus {
+  # hnowd's own node: the source of every send.
+  uplink @0 :LinkRate;
+  downlink @1 :LinkRate;
+  surveying @2 :Bool;          # a link survey is under way
 }
 
 struct OperationRecord {
@@ -194,6 +254,8 @@ struct SendReport {
   replans @9 :UInt32;              # new trees adopted
   replannedPredictedS @10 :Float64;  # the latest replan's predicted end, since the start; 0: none
   parentChanges @11 :List(ParentChange);
+  rateBounds @12 :List(Text);
+  # links the plan took at a lower bound, e.g. "agent-3 downlink >= 192.0 Mbit/s"
 }
 
 struct ParentChange {
@@ -212,7 +274,7 @@ struct PlanOption {
 
 interface ClientSession {
   # What the hnow command line may do once authenticated.
-  status @0 () -> (agents :List(AgentStatus));
+  status @0 () -> (agents :List(AgentStatus), coordinator :CoordinatorStatus);
   setEmulatedRates @1 (name :Text, rates :EmulatedRates);
   # Fails with a message when the agent is unknown or not connected.
   operations @2 (limit :UInt32) -> (records :List(OperationRecord));
@@ -229,6 +291,10 @@ interface ClientSession {
   runProgress @8 (operation :UInt64) -> (report :RunReport);
   runOutput @9 (operation :UInt64, offset :UInt64) -> (data :Data);
   # The job's result from `offset`, at most 1 MiB per call; empty at the end.
+  measure @10 (nodes :List(Text));
+  # Surveys the links of these nodes ("hnowd" for hnowd's own; every node
+  # when empty) and answers once they are measured, even while data moves;
+  # fails with the reason.
 }
 
 # Issue 7: several files from several source agents at once.

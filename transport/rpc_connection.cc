@@ -6,9 +6,9 @@ namespace hnow::transport {
 
 capnp::ReaderOptions peerReaderOptions() {
   capnp::ReaderOptions options;
-  // Words a single message may make us traverse: one probe chunk and its
-  // envelope, well under the 64 MiB default.
-  options.traversalLimitInWords = (2 * kMaxProbeChunkBytes) / sizeof(capnp::word);
+  // Words a single message may make us traverse: the largest message and
+  // its envelope, well under the 64 MiB default.
+  options.traversalLimitInWords = (2 * kLargestMessageBytes) / sizeof(capnp::word);
   // Our schema nests a few levels; 64 is the default and far more than we need.
   options.nestingLimit = 16;
   return options;

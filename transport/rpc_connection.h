@@ -10,8 +10,9 @@
 namespace hnow::transport {
 
 // Limits for every message read from a peer: sizes a peer sends are never
-// trusted. The largest legitimate message is a 1 MiB probe chunk.
-inline constexpr std::uint32_t kMaxProbeChunkBytes = 1 << 20;
+// trusted. The largest legitimate message is a 1 MiB piece of a job's
+// output (ClientSession.runOutput).
+inline constexpr std::uint32_t kLargestMessageBytes = 1 << 20;
 capnp::ReaderOptions peerReaderOptions();
 
 class RpcConnection {

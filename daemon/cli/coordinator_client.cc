@@ -51,6 +51,7 @@ daemon::SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   s.replannedPredictedS = in.getReplannedPredictedS();
   for (auto c : in.getParentChanges())
     s.parentChanges.push_back({c.getNode(), c.getOldParent(), c.getNewParent(), c.getAtS(), c.getReason()});
+  for (auto b : in.getRateBounds()) s.rateBounds.emplace_back(b);
   return s;
 }
 
@@ -80,10 +81,10 @@ struct CoordinatorClient::State {
 
   // Waits for `promise` under the deadline; a kj failure becomes a message.
   template <class T>
-  Reply<T> wait(kj::Promise<T> promise) {
+  Reply<T> wait(kj::Promise<T> promise, kj::Duration deadline = kDeadline) {
     std::optional<T> value;
     KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() {
-      value.emplace(io.provider->getTimer().timeoutAfter(kDeadline, kj::mv(promise)).wait(io.waitScope));
+      value.emplace(io.provider->getTimer().timeoutAfter(deadline, kj::mv(promise)).wait(io.waitScope));
     })) {
       return ClientError{transport::describe(*e)};
     }
@@ -119,10 +120,40 @@ Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
   return std::unique_ptr<CoordinatorClient>(new CoordinatorClient(std::move(state)));
 }
 
-Reply<std::vector<RemoteAgent>> CoordinatorClient::status() {
+namespace {
+
+RemoteLink linkFromWire(wire::LinkRate::Reader in) {
+  RemoteLink l;
+  l.bytesPerSecond = in.getBytesPerS();
+  l.method = in.getMethod();
+  if (l.method.empty()) l.method = "unknown";
+  l.ageSeconds = in.getAgeS();
+  l.spread = in.getSpread();
+  l.samples = in.getSamples();
+  l.otherTraffic = in.getForeignBytesPerS();
+  l.available = in.getAvailableBytesPerS();
+  return l;
+}
+
+}  // namespace
+
+Reply<bool> CoordinatorClient::measure(const std::vector<std::string>& nodes, double seconds) {
+  auto& s = *state_;
+  auto request = s.session->measureRequest();
+  auto list = request.initNodes(static_cast<unsigned>(nodes.size()));
+  for (unsigned i = 0; i < list.size(); ++i) list.set(i, nodes[i]);
+  return s.wait(request.send().then([](auto) { return true; }),
+                static_cast<std::int64_t>(seconds * 1000) * kj::MILLISECONDS);
+}
+
+Reply<RemoteStatus> CoordinatorClient::status() {
   auto& s = *state_;
   return s.wait(s.session->statusRequest().send().then([](auto response) {
-    std::vector<RemoteAgent> agents;
+    RemoteStatus status;
+    status.uplink = linkFromWire(response.getCoordinator().getUplink());
+    status.downlink = linkFromWire(response.getCoordinator().getDownlink());
+    status.surveying = response.getCoordinator().getSurveying();
+    auto& agents = status.agents;
     for (auto in : response.getAgents()) {
       RemoteAgent a;
       a.name = in.getName();
@@ -133,9 +164,11 @@ Reply<std::vector<RemoteAgent>> CoordinatorClient::status() {
       for (auto r : in.getRoots()) a.roots.emplace_back(r);
       for (auto c : in.getCapabilities()) a.capabilities.emplace_back(c);
       a.dataAddress = in.getDataAddress();
+      a.uplink = linkFromWire(in.getUplink());
+      a.downlink = linkFromWire(in.getDownlink());
       agents.push_back(std::move(a));
     }
-    return agents;
+    return status;
   }));
 }
 

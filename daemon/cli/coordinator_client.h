@@ -23,6 +23,17 @@ struct ClientError {
 template <class T>
 using Reply = planner::Outcome<T, ClientError>;
 
+// One link as hnowd knows it (transport/control.capnp LinkRate).
+struct RemoteLink {
+  double bytesPerSecond = 0.0;  // the capacity; for method "bound", the least it is
+  std::string method = "unknown";
+  double ageSeconds = 0.0;
+  double spread = 0.0;
+  unsigned samples = 0;
+  double otherTraffic = 0.0;    // bytes/s that are not hnow's on it now
+  double available = 0.0;       // what a plan made now takes
+};
+
 struct RemoteAgent {
   std::string name;
   std::string site;
@@ -32,6 +43,13 @@ struct RemoteAgent {
   std::vector<std::string> roots;
   std::vector<std::string> capabilities;
   std::string dataAddress;
+  RemoteLink uplink, downlink;
+};
+
+struct RemoteStatus {
+  std::vector<RemoteAgent> agents;
+  RemoteLink uplink, downlink;  // hnowd's own
+  bool surveying = false;
 };
 
 // One record of `hnow ops` (transport/control.capnp OperationRecord).
@@ -56,7 +74,10 @@ class CoordinatorClient {
   static Reply<std::unique_ptr<CoordinatorClient>> connect(const conf::ClientConfig& config);
   ~CoordinatorClient();
 
-  Reply<std::vector<RemoteAgent>> status();
+  Reply<RemoteStatus> status();
+  // Surveys the links of `nodes` (every node when empty); returns once they
+  // are measured, waiting up to `seconds`.
+  Reply<bool> measure(const std::vector<std::string>& nodes, double seconds);
   // An empty-struct reply: std::monostate-like success.
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
   // The newest `limit` records, newest first.

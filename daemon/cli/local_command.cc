@@ -109,20 +109,23 @@ std::string waitForAddress(const fs::path& file, Launcher& launcher) {
   return "";
 }
 
-// Polls hnowd until every agent in `names` is alive with rates.
+// Polls hnowd until every agent in `names` is alive with rates and both
+// links known (at once when emulated; after hnowd's survey otherwise).
 bool waitForAgents(const conf::ClientConfig& client, const std::set<std::string>& names,
                    Launcher& launcher) {
-  auto deadline = Clock::now() + std::chrono::seconds(20);
+  auto deadline = Clock::now() + std::chrono::seconds(20 + 2 * names.size());
   auto connection = CoordinatorClient::connect(client);
   if (!connection) {
     std::fprintf(stderr, "hnow: %s\n", connection.error().message.c_str());
     return false;
   }
   while (Clock::now() < deadline && !launcher.anyExited()) {
-    auto agents = connection.value()->status();
-    if (!agents) break;
+    auto status = connection.value()->status();
+    if (!status) break;
     std::size_t ready = 0;
-    for (const RemoteAgent& a : *agents) ready += names.count(a.name) && a.alive && a.ratesAgeSeconds;
+    for (const RemoteAgent& a : status->agents)
+      ready += names.count(a.name) && a.alive && a.ratesAgeSeconds && a.uplink.method != "unknown" &&
+               a.downlink.method != "unknown";
     if (ready == names.size()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -144,6 +147,9 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
   if (options.sourceUplinkMbps > 0) hnowdHead += "uplink_mbps = " + std::to_string(options.sourceUplinkMbps) + "\n";
   if (options.driftDwellSeconds >= 0) hnowdHead += "drift_dwell_s = " + std::to_string(options.driftDwellSeconds) + "\n";
+  // Paced links on loopback ramp up at once: short rounds.
+  const std::string survey =
+      options.measureLinks ? "\n[survey]\nemulated_links = true\nwarm_s = 0.15\nwindow_s = 0.35\n" : "";
   // `hnow run` reads --input and writes --output on hnowd's host, inside
   // [run] roots only (server/run_paths.h). Here client and hnowd are one
   // user, so the lab lists what such a user runs on: the lab's directory
@@ -154,7 +160,7 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   std::string runRoots = "\n[run]\nroots = [" + quoted(lab.string());
   if (!cwdError && here != lab) runRoots += ", " + quoted(here.string());
   runRoots += "]\n";
-  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots)) return 1;
+  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots + survey)) return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
   const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);
   if (address.empty()) {

@@ -28,6 +28,8 @@ struct LocalUpOptions {
   double sourceUplinkMbps = 0;
   // hnowd's `drift_dwell_s` (issue 7: tests and benches of replanning); < 0: its default.
   double driftDwellSeconds = -1;
+  // hnowd's [survey] emulated_links: the paced links are measured by surveys.
+  bool measureLinks = false;
 };
 
 // Checks the per-agent lists; empty when fine, else the message.

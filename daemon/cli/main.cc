@@ -33,8 +33,17 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   hnow::cli::StatusOptions status;
-  CLI::App* statusCommand = app.add_subcommand("status", "Show every agent hnowd knows, with its rates");
+  CLI::App* statusCommand = app.add_subcommand(
+      "status", "Show every agent hnowd knows, with its rates and how each link was measured");
   statusCommand->add_flag("--json", status.json, "Print JSON for scripts");
+
+  hnow::cli::MeasureOptions measure;
+  CLI::App* measureCommand = app.add_subcommand(
+      "measure", "Measure link capacities now (several peers at once into each link), then show them");
+  measureCommand->add_option("nodes", measure.nodes, "Agents to measure (hnowd: hnowd's own links); default: all");
+  measureCommand->add_flag("--json", measure.json, "Print the status JSON afterwards");
+  measureCommand->add_option("--timeout-s", measure.timeoutSeconds, "Give up after this many seconds (default 600)")
+      ->check(CLI::Range(1.0, 86400.0));
 
   hnow::cli::SetRateOptions setRate;
   CLI::App* agentCommand = app.add_subcommand("agent", "Commands to one agent through hnowd");
@@ -76,6 +85,8 @@ int main(int argc, char** argv) {
                         "hnowd's uplink as the source of sends (its uplink_mbps)");
   upCommand->add_option("--drift-dwell-s", localUp.driftDwellSeconds,
                         "How long a rate must stay changed before hnowd calls it drift (its drift_dwell_s)");
+  upCommand->add_flag("--measure-links", localUp.measureLinks,
+                      "Measure the emulated links with hnowd's surveys instead of taking them as told");
   CLI::App* downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
   downCommand->add_option("--dir", localDown.dir, "The directory given to local up")->required();
 
@@ -145,6 +156,8 @@ int main(int argc, char** argv) {
   if (planCommand->parsed()) return hnow::cli::runPlanCommand(plan);
   if (demoCommand->parsed()) return hnow::cli::runDemo(demo);
   status.configPath = setRate.configPath = ops.configPath = send.configPath = run.configPath = clientConfig;
+  measure.configPath = clientConfig;
+  if (measureCommand->parsed()) return hnow::cli::runMeasureCommand(measure);
   if (runCommand->parsed()) return hnow::cli::runRunCommand(run);
   if (sendCommand->parsed() && !manifest.manifestPath.empty()) {
     if (!send.file.empty() || !send.dest.empty() || !send.to.empty()) {

@@ -111,6 +111,8 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
     std::snprintf(line, sizeof line, "  fluid lower bound %.2f s\n", s.fluidBoundS);
     out += line;
   }
+  // No probe could fill these links: the plan took the most they were seen to carry.
+  for (const std::string& bound : s.rateBounds) out += "  planned with a lower bound: " + bound + "\n";
   if (s.replans > 0) {
     std::snprintf(line, sizeof line, "  replanned %d time%s; the last replan predicted the end at %.2f s\n",
                   s.replans, s.replans == 1 ? "" : "s", s.replannedPredictedS);

@@ -42,6 +42,7 @@ std::string sendJson(const daemon::SendStatus& s) {
                        {"at_s", c.atS},
                        {"reason", c.reason}});
   root["parent_changes"] = std::move(changes);
+  root["rate_bounds"] = s.rateBounds;
   root["copies"] = std::move(copies);
   root["failed"] = std::move(failed);
   return root.dump(2) + "\n";

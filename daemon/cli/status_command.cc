@@ -8,33 +8,48 @@ namespace hnow::cli {
 
 namespace {
 
-std::string mbps(double bytesPerSecond) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", bytesPerSecond * 8 / 1e6);
-  return text;
+// "95.6 probe 12s ±2%", ">= 440.0 bound 12s", "-" before it is measured;
+// other traffic on it now: "+ other 150.0".
+std::string linkCell(const RemoteLink& l) {
+  if (l.method == "unknown") return "- (not measured yet)";
+  char text[96];
+  std::snprintf(text, sizeof text, "%s%.1f %s %.0fs", l.method == "bound" ? ">= " : "", l.bytesPerSecond * 8 / 1e6,
+                l.method.c_str(), l.ageSeconds);
+  std::string cell = text;
+  if (l.samples > 1) {
+    std::snprintf(text, sizeof text, " ±%.0f%%", l.spread * 50);
+    cell += text;
+  }
+  if (l.otherTraffic > 0) {
+    std::snprintf(text, sizeof text, " + other %.1f", l.otherTraffic * 8 / 1e6);
+    cell += text;
+  }
+  return cell;
 }
 
 }  // namespace
 
-std::string statusTable(const std::vector<RemoteAgent>& agents) {
+std::string statusTable(const RemoteStatus& status) {
   std::ostringstream out;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-16s %-10s %-6s %10s %10s %10s %12s %8s\n", "agent", "site",
-                "state", "up Mbit/s", "down Mbit/s", "overhead us", "compute ms/u", "age s");
+  char line[320];
+  std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s %11s %12s %6s\n", "node", "site", "state",
+                "uplink Mbit/s (how, age)", "downlink Mbit/s (how, age)", "overhead us", "compute ms/u", "age s");
   out << line;
-  for (const RemoteAgent& a : agents) {
+  std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s\n", "hnowd", "-",
+                status.surveying ? "survey" : "-", linkCell(status.uplink).c_str(), linkCell(status.downlink).c_str());
+  out << line;
+  for (const RemoteAgent& a : status.agents) {
     std::string age = "-";
     if (a.ratesAgeSeconds) {
       std::snprintf(line, sizeof line, "%.1f", *a.ratesAgeSeconds);
       age = line;
     }
-    std::snprintf(line, sizeof line, "%-16s %-10s %-6s %10s %10s %10.1f %12.3f %8s\n", a.name.c_str(),
-                  a.site.c_str(), a.alive ? "alive" : "lost", mbps(a.rates.uplinkBytesPerSecond).c_str(),
-                  mbps(a.rates.downlinkBytesPerSecond).c_str(), a.rates.sendOverheadSeconds * 1e6,
-                  a.rates.computeSecondsPerUnit * 1e3, age.c_str());
+    std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s %11.1f %12.3f %6s\n", a.name.c_str(),
+                  a.site.c_str(), a.alive ? "alive" : "lost", linkCell(a.uplink).c_str(), linkCell(a.downlink).c_str(),
+                  a.rates.sendOverheadSeconds * 1e6, a.rates.computeSecondsPerUnit * 1e3, age.c_str());
     out << line;
   }
-  if (agents.empty()) out << "(no agent has registered)\n";
+  if (status.agents.empty()) out << "(no agent has registered)\n";
   return out.str();
 }
 
@@ -42,12 +57,31 @@ int runStatusCommand(const StatusOptions& options) {
   int exitCode = 0;
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
-  auto agents = client->status();
-  if (!agents) {
-    std::fprintf(stderr, "hnow: status failed: %s\n", agents.error().message.c_str());
+  auto status = client->status();
+  if (!status) {
+    std::fprintf(stderr, "hnow: status failed: %s\n", status.error().message.c_str());
     return 1;
   }
-  std::string text = options.json ? statusJson(*agents) : statusTable(*agents);
+  std::string text = options.json ? statusJson(*status) : statusTable(*status);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+int runMeasureCommand(const MeasureOptions& options) {
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
+  auto measured = client->measure(options.nodes, options.timeoutSeconds);
+  if (!measured) {
+    std::fprintf(stderr, "hnow: measure failed: %s\n", measured.error().message.c_str());
+    return 1;
+  }
+  auto status = client->status();
+  if (!status) {
+    std::fprintf(stderr, "hnow: status failed: %s\n", status.error().message.c_str());
+    return 1;
+  }
+  std::string text = options.json ? statusJson(*status) : statusTable(*status);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

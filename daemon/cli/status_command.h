@@ -15,6 +15,13 @@ struct StatusOptions {
   bool json = false;
 };
 
+struct MeasureOptions {
+  std::string configPath = kDefaultClientConfig;
+  std::vector<std::string> nodes;  // empty: every node
+  bool json = false;
+  double timeoutSeconds = 600;
+};
+
 struct SetRateOptions {
   std::string configPath = kDefaultClientConfig;
   std::string agent;
@@ -29,6 +36,7 @@ struct OpsOptions {
 
 // 0 on success, 2 for a bad config, 1 when hnowd cannot be reached or refuses.
 int runStatusCommand(const StatusOptions& options);
+int runMeasureCommand(const MeasureOptions& options);
 int runSetRateCommand(const SetRateOptions& options);
 int runOpsCommand(const OpsOptions& options);
 
@@ -37,8 +45,10 @@ int runOpsCommand(const OpsOptions& options);
 std::string opsJson(const std::vector<RemoteOperation>& records);
 std::string opsTable(const std::vector<RemoteOperation>& records);
 
-// {"agents": [{"name", "site", "state", "age_s", "rates": {...}, "roots"}]}
-std::string statusJson(const std::vector<RemoteAgent>& agents);
-std::string statusTable(const std::vector<RemoteAgent>& agents);
+// {"coordinator": {"name", "surveying", "links"}, "agents": [{"name", "site",
+// "state", "age_s", "rates": {...}, "links": {"uplink": {...}, "downlink":
+// {...}}, "roots"}]}; docs/link-rates.md describes a link's fields.
+std::string statusJson(const RemoteStatus& status);
+std::string statusTable(const RemoteStatus& status);
 
 }  // namespace hnow::cli

@@ -5,9 +5,29 @@
 
 namespace hnow::cli {
 
-std::string statusJson(const std::vector<RemoteAgent>& agents) {
+namespace {
+
+nlohmann::ordered_json linkJson(const RemoteLink& l) {
+  return {
+      {"bytes_per_s", l.bytesPerSecond},  // for "bound": the least it is
+      {"method", l.method},
+      {"age_s", l.method == "unknown" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(l.ageSeconds)},
+      {"spread", l.spread},
+      {"samples", l.samples},
+      {"other_traffic_bytes_per_s", l.otherTraffic},
+      {"available_bytes_per_s", l.available},
+  };
+}
+
+nlohmann::ordered_json linksJson(const RemoteLink& up, const RemoteLink& down) {
+  return {{"uplink", linkJson(up)}, {"downlink", linkJson(down)}};
+}
+
+}  // namespace
+
+std::string statusJson(const RemoteStatus& status) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const RemoteAgent& a : agents) {
+  for (const RemoteAgent& a : status.agents) {
     nlohmann::ordered_json agent;
     agent["name"] = a.name;
     agent["site"] = a.site;
@@ -21,10 +41,13 @@ std::string statusJson(const std::vector<RemoteAgent>& agents) {
         {"recv_overhead_s", a.rates.receiveOverheadSeconds},
         {"compute_s_per_unit", a.rates.computeSecondsPerUnit},
     };
+    agent["links"] = linksJson(a.uplink, a.downlink);
     agent["roots"] = a.roots;
     list.push_back(std::move(agent));
   }
   nlohmann::ordered_json root;
+  root["coordinator"] = {{"name", "hnowd"}, {"surveying", status.surveying},
+                         {"links", linksJson(status.uplink, status.downlink)}};
   root["agents"] = std::move(list);
   return root.dump(2) + "\n";
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/link_probe.h"
+
 namespace hnow::daemon {
 
 struct AgentRegistration {
@@ -79,6 +81,13 @@ class AgentLink {
   virtual void fetchJobFile(const JobFile&, Done done) { done("this agent cannot run jobs"); }
   virtual void runJobTask(const JobTask&, TaskDone done) { done("this agent cannot run jobs", {}); }
   virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
+  // Its part of one probe round (link_probe.h); `done` once, later or at once.
+  using ProbeDone = std::function<void(const ProbeReply& reply)>;
+  virtual void probeLinks(const ProbeOrder&, ProbeDone done) {
+    ProbeReply reply;
+    reply.error = "this agent cannot take part in link probes";
+    done(reply);
+  }
 };
 
 }  // namespace hnow::daemon

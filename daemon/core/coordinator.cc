@@ -1,9 +1,31 @@
 #include "core/coordinator.h"
 
+#include <algorithm>
+
 namespace hnow::daemon {
 
-Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStore& store)
-    : clock_(clock), table_(clock, options), store_(store), operations_(clock, store) {}
+namespace {
+
+LinkOptions linkOptionsFrom(const RateTableOptions& o) {
+  LinkOptions links;
+  links.book.driftThreshold = o.driftThreshold;
+  links.book.dwell = o.driftDwell;
+  links.book.ewmaWeight = o.ewmaWeight;
+  return links;
+}
+
+std::optional<RateMethod> storedMethod(const std::string& name) {
+  for (RateMethod m : {RateMethod::kProbe, RateMethod::kPassive, RateMethod::kBound})
+    if (name == rateMethodName(m)) return m;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStore& store,
+                         std::optional<LinkOptions> links)
+    : clock_(clock), table_(clock, options), linkOptions_(links ? *links : linkOptionsFrom(options)),
+      links_(clock, linkOptions_.book), store_(store), operations_(clock, store) {}
 
 WallTime Coordinator::wallOf(TimePoint t) const { return clock_.wallNow() - (clock_.now() - t); }
 TimePoint Coordinator::steadyOf(WallTime t) const { return clock_.now() - (clock_.wallNow() - t); }
@@ -19,6 +41,14 @@ void Coordinator::restore() {
     record.lastHeard = steadyOf(stored.lastSeen);
     lastSeenSaved_[record.name] = record.lastHeard;
     table_.restore(std::move(record));
+  }
+  for (const StoredLink& stored : store_.loadLinks()) {
+    auto method = storedMethod(stored.method);
+    if (!method || (stored.direction != "uplink" && stored.direction != "downlink")) continue;
+    const LinkId link{stored.node, stored.direction == "uplink" ? LinkDirection::kUp : LinkDirection::kDown};
+    const TimePoint at = steadyOf(stored.measuredAt);
+    links_.restore(link, {stored.bytesPerSecond, *method, at, stored.spread});
+    linksSaved_[link] = at;
   }
   // What the previous hnowd was doing when it stopped did not finish here:
   // say so rather than show it running forever (`hnow ops`).
@@ -38,6 +68,21 @@ void Coordinator::persist() {
   store_.saveAgents(rows);  // throws on failure: everything stays pending
   changed_.clear();
   for (auto& [name, at] : saved) lastSeenSaved_[name] = at;
+  persistLinks();
+}
+
+void Coordinator::persistLinks() {
+  std::vector<StoredLink> rows;
+  std::map<LinkId, TimePoint> saved;
+  for (const auto& [link, rate] : links_.measured()) {
+    auto last = linksSaved_.find(link);
+    if (last != linksSaved_.end() && last->second == rate.at) continue;
+    rows.push_back({link.node, directionName(link.direction), rate.bytesPerSecond, rateMethodName(rate.method),
+                    wallOf(rate.at), rate.spread});
+    saved[link] = rate.at;
+  }
+  store_.saveLinks(rows);
+  for (auto& [link, at] : saved) linksSaved_[link] = at;
 }
 
 SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<AgentLink> link) {
@@ -58,15 +103,25 @@ Coordinator::Agent* Coordinator::current(SessionId session) {
   return it == sessions_.end() ? nullptr : it->second;
 }
 
-bool Coordinator::heartbeat(SessionId session) {
+bool Coordinator::heartbeat(SessionId session, const std::optional<CounterSample>& counters) {
   Agent* agent = current(session);
-  return agent && table_.heartbeat(agent->registration.name);
+  if (!agent || !table_.heartbeat(agent->registration.name)) return false;
+  if (counters) loads_.add(agent->registration.name, clock_.now(), *counters);
+  return true;
 }
 
-bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates) {
+void Coordinator::localCounters(const CounterSample& counters) { loads_.add(kCoordinatorNode, clock_.now(), counters); }
+
+bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates, const EmulatedLinks& emulated) {
   Agent* agent = current(session);
   if (!agent || !table_.reportRates(agent->registration.name, rates)) return false;
-  changed_.insert(agent->registration.name);
+  const std::string& name = agent->registration.name;
+  for (auto [direction, paced] : {std::pair{LinkDirection::kUp, emulated.uplinkBytesPerSecond},
+                                  std::pair{LinkDirection::kDown, emulated.downlinkBytesPerSecond}}) {
+    if (paced > 0 && !linkOptions_.measureEmulated) links_.setFixed({name, direction}, paced, RateMethod::kEmulated);
+    else links_.clearFixed({name, direction});
+  }
+  changed_.insert(name);
   return true;
 }
 
@@ -83,13 +138,73 @@ void Coordinator::detach(SessionId session) {
 
 std::vector<RateEvent> Coordinator::tick() {
   std::vector<RateEvent> events = table_.tick();
+  for (const LinkChange& c : links_.takeChanges())
+    events.push_back({RateEvent::Kind::kDrift, c.link.node, directionName(c.link.direction), c.before, c.after});
   for (TransferObserver* o : observers_)
     for (const RateEvent& e : events) {
       if (e.kind == RateEvent::Kind::kLost) o->agentGone(e.agent);
-      if (e.kind == RateEvent::Kind::kDrift)
-        if (const AgentRecord* r = table_.find(e.agent)) o->ratesDrifted(e, r->rates);
+      if (e.kind == RateEvent::Kind::kDrift) o->ratesDrifted(e, planningRates(e.agent));
     }
   return events;
+}
+
+void Coordinator::observeTransfers() {
+  const TimePoint now = clock_.now();
+  const Duration window = linkOptions_.window;
+  std::map<std::string, NodeLoad> loads;
+  for (const std::string& node : loads_.nodes()) {
+    auto load = loads_.over(node, now - window, now);
+    if (!load) continue;
+    loads[node] = *load;
+    links_.noteForeign(node, load->foreignSent, load->foreignReceived);
+  }
+  std::vector<Flow> flows;
+  for (const TransferObserver* o : observers_) o->collectFlows(window, flows);
+  // A flow is judged by both ends' loads: without one, it says nothing.
+  std::erase_if(flows, [&](const Flow& f) { return !loads.count(f.from) || !loads.count(f.to); });
+  if (flows.empty()) return;
+  links_.observe(judgeFlows(flows, loads, [this](const LinkId& l) { return links_.knownAtLeast(l); },
+                            linkOptions_.verdict));
+}
+
+bool Coordinator::moving() const {
+  for (const TransferObserver* o : observers_)
+    if (o->moving()) return true;
+  return false;
+}
+
+LinkView Coordinator::linkView(const std::string& node, LinkDirection direction) const {
+  const LinkId link{node, direction};
+  LinkView view;
+  if (const LinkRate* r = links_.rate(link)) {
+    view.rate = *r;
+    view.ageSeconds = seconds(clock_.now() - r->at);
+  }
+  view.foreign = links_.foreign(link);
+  view.available = links_.available(link);
+  view.samples = links_.samples(link);
+  return view;
+}
+
+NodeLinks Coordinator::coordinatorLinks() const {
+  return {linkView(kCoordinatorNode, LinkDirection::kUp), linkView(kCoordinatorNode, LinkDirection::kDown)};
+}
+
+SourceUplink Coordinator::sourceUplink(double configured) const {
+  const LinkId up{kCoordinatorNode, LinkDirection::kUp};
+  if (links_.rate(up)) return {links_.available(up), configured};
+  if (configured > 0) return {configured, configured};
+  double fastest = 0.0;
+  for (const AgentRecord& r : table_.snapshot()) fastest = std::max(fastest, links_.available({r.name, LinkDirection::kUp}));
+  return {fastest, fastest};
+}
+
+planner::NodeRates Coordinator::planningRates(const std::string& node) const {
+  planner::NodeRates rates;
+  if (const AgentRecord* r = table_.find(node)) rates = r->rates;
+  rates.uplinkBytesPerSecond = links_.available({node, LinkDirection::kUp});
+  rates.downlinkBytesPerSecond = links_.available({node, LinkDirection::kDown});
+  return rates;
 }
 
 bool Coordinator::reportTransfer(SessionId session, const std::string& token,
@@ -111,6 +226,8 @@ std::vector<AgentView> Coordinator::status() const {
   for (const AgentRecord& record : table_.snapshot()) {
     AgentView view;
     view.record = record;
+    view.record.rates = planningRates(record.name);
+    view.links = {linkView(record.name, LinkDirection::kUp), linkView(record.name, LinkDirection::kDown)};
     if (auto it = agents_.find(record.name); it != agents_.end()) {
       view.registration = it->second.registration;
       view.connected = it->second.session != 0;

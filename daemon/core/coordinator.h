@@ -14,26 +14,70 @@
 
 #include "core/agent_link.h"
 #include "core/clock.h"
+#include "core/link_book.h"
+#include "core/node_loads.h"
 #include "core/operation_log.h"
 #include "core/rate_table.h"
-#include "state/state_store.h"
 #include "core/transfer_observer.h"
+#include "state/state_store.h"
 
 namespace hnow::daemon {
 
 using SessionId = std::uint64_t;
 
+// hnowd's own node in link surveys, plans and status; no agent may take it.
+inline constexpr const char* kCoordinatorNode = "hnowd";
+
+// One link as `hnow status` shows it.
+struct LinkView {
+  LinkRate rate;             // method kUnknown: not measured yet
+  double ageSeconds = 0.0;   // since it was last measured or confirmed
+  double foreign = 0.0;      // other traffic on it now, bytes/s
+  double available = 0.0;    // what a plan made now takes
+  int samples = 0;
+};
+
+struct NodeLinks {
+  LinkView up, down;
+};
+
 struct AgentView {
-  AgentRecord record;
+  AgentRecord record;  // rates: the links' available rates, what plans take
   AgentRegistration registration;
   std::optional<double> ratesAgeSeconds;  // none before the first report
   bool connected = false;
+  NodeLinks links;
+};
+
+// Rates an agent paces its data plane at (0: not paced, a real link).
+struct EmulatedLinks {
+  double uplinkBytesPerSecond = 0.0;
+  double downlinkBytesPerSecond = 0.0;
+};
+
+// hnowd's uplink as the source of a send or a job: what plans take and
+// what its data plane is paced at (0: not paced, a real link).
+struct SourceUplink {
+  double plan = 0.0;
+  double pace = 0.0;
+};
+
+struct LinkOptions {
+  LinkBookOptions book;
+  VerdictOptions verdict;
+  // Passive readings are judged over this window (link_verdict.h).
+  Duration window = std::chrono::seconds(2);
+  // Emulated links are measured like real ones instead of taken as told
+  // (checking the surveys on one machine).
+  bool measureEmulated = false;
 };
 
 class Coordinator {
  public:
-  // `store` keeps agents and operation records across restarts.
-  Coordinator(const Clock& clock, RateTableOptions options, StateStore& store);
+  // `store` keeps agents and operation records across restarts. The link
+  // book's drift settings default to the rate table's.
+  Coordinator(const Clock& clock, RateTableOptions options, StateStore& store,
+              std::optional<LinkOptions> links = std::nullopt);
 
   // Loads the agents an earlier run knew, with their last rates and ages,
   // as lost until they register again. Call once, before serving.
@@ -49,16 +93,39 @@ class Coordinator {
   // A registration under a name that is already connected replaces the
   // earlier session (the agent restarted or reconnected).
   SessionId attach(AgentRegistration registration, std::unique_ptr<AgentLink> link);
-  // False when `session` is not the agent's current session.
-  bool heartbeat(SessionId session);
-  bool reportRates(SessionId session, const planner::NodeRates& rates);
+  // False when `session` is not the agent's current session. `counters`:
+  // what its data plane and interface carried so far (node_loads.h).
+  bool heartbeat(SessionId session, const std::optional<CounterSample>& counters = std::nullopt);
+  // Overheads and compute replace the agent's; an emulated link is taken
+  // as told (unless LinkOptions::measureEmulated), a real one is measured.
+  bool reportRates(SessionId session, const planner::NodeRates& rates, const EmulatedLinks& emulated = {});
+  // hnowd's own data plane's counters (it is a node of sends and surveys).
+  void localCounters(const CounterSample& counters);
   // The session's connection ended; a stale session is ignored.
   void detach(SessionId session);
 
-  // Call periodically: marks agents lost or back, detects drift.
+  // Call periodically: marks agents lost or back, detects drift (the link
+  // book's capacity changes and the agents' compute).
   std::vector<RateEvent> tick();
+  // Judges the flows of every operation moving data over the last window
+  // (link_verdict.h) into the link book, and notes other traffic on every
+  // node; call about once a second.
+  void observeTransfers();
+  // Some operation is moving data now (surveys wait for it).
+  bool moving() const;
 
   std::vector<AgentView> status() const;
+  // hnowd's own links (its uplink sources every send).
+  NodeLinks coordinatorLinks() const;
+  LinkBook& links() { return links_; }
+  const LinkBook& links() const { return links_; }
+  const LinkOptions& linkOptions() const { return linkOptions_; }
+  // The planning rates of a node: what it reported, links as available now.
+  planner::NodeRates planningRates(const std::string& node) const;
+  // `configured`: hnowd's uplink_mbps in bytes/s (0: not set), the rate it
+  // paces at. Otherwise its measured uplink, unpaced; before any survey,
+  // taken as fast as the fastest agent's and paced so, to keep that promise.
+  SourceUplink sourceUplink(double configured) const;
   // Empty on success, else the reason (unknown or disconnected agent). A
   // command sent is an operation record, finished when the agent answers.
   std::string setEmulatedRates(const std::string& name, const EmulatedRates& rates);
@@ -89,9 +156,15 @@ class Coordinator {
 
   WallTime wallOf(TimePoint t) const;
   TimePoint steadyOf(WallTime t) const;
+  LinkView linkView(const std::string& node, LinkDirection direction) const;
+  void persistLinks();
 
   const Clock& clock_;
   RateTable table_;
+  LinkOptions linkOptions_;
+  LinkBook links_;
+  NodeLoads loads_;
+  std::map<LinkId, TimePoint> linksSaved_;  // each link's `at` as last written
   StateStore& store_;
   OperationLog operations_;
   std::map<std::string, Agent> agents_;

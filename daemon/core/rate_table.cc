@@ -45,26 +45,9 @@ bool RateTable::reportRates(const std::string& name, const planner::NodeRates& m
   return true;
 }
 
-bool RateTable::observeUplink(const std::string& name, double bytesPerSecond) {
-  auto it = agents_.find(name);
-  if (it == agents_.end() || !(bytesPerSecond > 0)) return false;
-  AgentRecord& r = it->second.record;
-  double& uplink = r.rates.uplinkBytesPerSecond;
-  uplink = r.hasRates ? (1 - options_.ewmaWeight) * uplink + options_.ewmaWeight * bytesPerSecond
-                      : bytesPerSecond;
-  r.hasRates = true;
-  r.ratesAt = r.lastHeard = clock_.now();
-  return true;
-}
-
-namespace {
-const char* const kRateNames[] = {"uplink", "downlink", "compute"};
-}  // namespace
-
-void RateTable::watch(Entry& entry, std::size_t rate, double value,
-                      std::vector<RateEvent>& events) {
+void RateTable::watch(Entry& entry, double value, std::vector<RateEvent>& events) {
   if (!(value > 0)) return;
-  Watched& w = entry.watched.at(rate);
+  Watched& w = entry.compute;
   const TimePoint now = clock_.now();
   if (w.baseline <= 0) {
     w.baseline = value;
@@ -76,7 +59,7 @@ void RateTable::watch(Entry& entry, std::size_t rate, double value,
   }
   if (!w.outsideSince) w.outsideSince = now;
   if (now - *w.outsideSince < options_.driftDwell) return;
-  events.push_back({RateEvent::Kind::kDrift, entry.record.name, kRateNames[rate], w.baseline, value});
+  events.push_back({RateEvent::Kind::kDrift, entry.record.name, "compute", w.baseline, value});
   w.baseline = value;  // plans made from now on use the new value
   w.outsideSince.reset();
 }
@@ -95,11 +78,8 @@ std::vector<RateEvent> RateTable::tick() {
       events.push_back({RateEvent::Kind::kBack, name, "", 0, 0});
     }
     if (r.state == AgentState::kLost || !r.hasRates) continue;
-    watch(entry, 0, r.rates.uplinkBytesPerSecond, events);
-    watch(entry, 1, r.rates.downlinkBytesPerSecond, events);
     // Slower compute is a larger number of seconds per unit: compare rates.
-    if (r.rates.computeSecondsPerUnit > 0)
-      watch(entry, 2, 1.0 / r.rates.computeSecondsPerUnit, events);
+    if (r.rates.computeSecondsPerUnit > 0) watch(entry, 1.0 / r.rates.computeSecondsPerUnit, events);
   }
   return events;
 }

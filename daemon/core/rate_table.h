@@ -1,8 +1,8 @@
 #pragma once
-// hnowd's view of the cluster: every registered agent with its latest rates,
-// their age, and whether it is still heard from. The planner plans from a
-// snapshot of this table; replanning (later issues) reacts to its events.
-#include <array>
+// hnowd's view of the cluster: every registered agent with what it reports
+// of itself (overheads, compute), their age, and whether it is still heard
+// from. Link rates are the LinkBook's (link_book.h): the coordinator puts
+// them into the snapshots plans are made from.
 #include <map>
 #include <optional>
 #include <string>
@@ -19,19 +19,20 @@ struct AgentRecord {
   std::string name;
   std::string site;
   AgentState state = AgentState::kAlive;
-  planner::NodeRates rates;
+  planner::NodeRates rates;  // uplink and downlink: filled by the coordinator
   bool hasRates = false;
-  TimePoint ratesAt{};    // when `rates` last changed
+  TimePoint ratesAt{};    // when the agent last reported
   TimePoint lastHeard{};  // registration, heartbeat or report
 };
 
 struct RateTableOptions {
   Duration lostAfter = std::chrono::milliseconds(2500);
   // A rate that stays more than this fraction away from the one plans were
-  // made with, for longer than `driftDwell`, is a drift event.
+  // made with, for longer than `driftDwell`, is a drift event (the compute
+  // rate here; link rates in LinkBookOptions, from the same settings).
   double driftThreshold = 0.25;
   Duration driftDwell = std::chrono::seconds(2);
-  // Weight of a new observation of a real transfer in the running average.
+  // Weight of a confirming reading of a real transfer in a link's capacity.
   double ewmaWeight = 0.3;
 };
 
@@ -55,16 +56,14 @@ class RateTable {
   void registerAgent(const std::string& name, const std::string& site);
   // False for an unknown agent (it must register first).
   bool heartbeat(const std::string& name);
-  // A probe's result replaces the rates.
+  // What the agent measured of itself replaces its overheads and compute rate.
   bool reportRates(const std::string& name, const planner::NodeRates& measured);
-  // What a real transfer achieved is folded into the uplink by EWMA.
-  bool observeUplink(const std::string& name, double bytesPerSecond);
 
   // The agent's connection is gone: it is lost at the next tick instead of
   // after `lostAfter`, until it registers again.
   void disconnected(const std::string& name);
 
-  // Marks agents lost or back and detects drift; call it periodically.
+  // Marks agents lost or back and detects compute drift; call it periodically.
   std::vector<RateEvent> tick();
 
   std::vector<AgentRecord> snapshot() const;
@@ -77,13 +76,11 @@ class RateTable {
   };
   struct Entry {
     AgentRecord record;
-    // uplink, downlink, compute: a fixed array, since the tick visits every
-    // agent four times a second (1,000 agents: bench/control_bench).
-    std::array<Watched, 3> watched;
+    Watched compute;
     bool disconnected = false;
   };
 
-  void watch(Entry& entry, std::size_t rate, double value, std::vector<RateEvent>& events);
+  void watch(Entry& entry, double value, std::vector<RateEvent>& events);
 
   const Clock& clock_;
   RateTableOptions options_;

@@ -12,7 +12,7 @@ SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std:
     : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
       size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false),
       receivedFrom_(names_.size(), -1), failedAsLost_(names_.size(), false), pulledFrom_(names_.size(), -1),
-      watch_(names_.size()) {
+      flows_(names_.size()) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].node = names_[i];
     copies_[i].plannedS = tree_.finish[i];
@@ -33,19 +33,22 @@ void SendOperation::start() {
     copies_[i].state = CopyStatus::State::kReceiving;
     pulledFrom_[i] = tree_.parent[i];
     commands_.pull(names_[i], addresses_[static_cast<std::size_t>(tree_.parent[i])]);
+    flows_.held(started_, static_cast<int>(i), 0);
   }
-  std::vector<double> expected(names_.size(), 0.0);
-  for (std::size_t i = 1; i < names_.size(); ++i)
-    if (tree_.finish[i] > 0) expected[i] = static_cast<double>(size_) / tree_.finish[i];
-  watch_.expect(started_, std::move(expected));
 }
 
-void SendOperation::expectProgress(double remainingSeconds) {
-  std::vector<double> expected(names_.size(), 0.0);
-  if (remainingSeconds > 0)
-    for (std::size_t i = 1; i < names_.size(); ++i)
-      expected[i] = static_cast<double>(size_ - std::min(size_, copies_[i].bytes)) / remainingSeconds;
-  watch_.expect(clock_.now(), std::move(expected));
+std::vector<Flow> SendOperation::flows(Duration window) const {
+  std::vector<bool> receiving(names_.size(), false), holdsAll(names_.size(), false);
+  holdsAll[0] = true;
+  for (std::size_t i = 1; i < names_.size(); ++i) {
+    receiving[i] = copies_[i].state == CopyStatus::State::kReceiving && !cannotServe_[i];
+    holdsAll[i] = copies_[i].state == CopyStatus::State::kDone;
+  }
+  std::vector<Flow> out;
+  if (!running_) return out;
+  for (const TreeFlow& f : flows_.flows(clock_.now(), window, tree_.parent, receiving, holdsAll))
+    out.push_back({names_[static_cast<std::size_t>(f.from)], names_[static_cast<std::size_t>(f.to)], f.bytesPerSecond});
+  return out;
 }
 
 bool SendOperation::report(const std::string& node, const TransferReport& r) {
@@ -57,20 +60,9 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
   if (copy.state == CopyStatus::State::kDone || copy.state == CopyStatus::State::kFailed) return back;
   copy.bytes = std::max(copy.bytes, r.bytes);
   copy.corruptChunks = std::max(copy.corruptChunks, r.corruptChunks);
+  flows_.held(clock_.now(), i, copy.bytes);
   switch (r.state) {
-    case TransferReport::State::kProgress:
-      // Only a send that can re-plan watches: a probe costs bandwidth.
-      if (canReplan_ && running_) {
-        const int p = tree_.parent[static_cast<std::size_t>(i)];
-        const std::uint64_t held = p == 0 ? size_ : copies_[static_cast<std::size_t>(p)].bytes;
-        for (int n : watch_.observe(clock_.now(), i, copy.bytes, p, held)) {
-          note_ = "progress: " + names_[static_cast<std::size_t>(i)] + " lags its plan; asking " +
-                  names_[static_cast<std::size_t>(n)] + " to probe";
-          ++probesAsked_;
-          commands_.probe(names_[static_cast<std::size_t>(n)]);
-        }
-      }
-      break;
+    case TransferReport::State::kProgress: break;
     case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
     case TransferReport::State::kFailed: fail(i, r.message); break;
     case TransferReport::State::kDone:
@@ -186,7 +178,6 @@ bool SendOperation::replan(const std::string& reason) {
   if (!answer.adopt) return false;
   ++replans_;
   replannedPredictedS_ = now + answer.replannedSeconds;
-  expectProgress(answer.replannedSeconds);
   for (std::size_t i = 1; i < names_.size(); ++i) {
     if (answer.parent[i] < 0) continue;  // failed: nobody pulls from it, it pulls from nobody
     // A finished node pulls nothing: its new parent only keeps the relation a tree.
@@ -202,6 +193,7 @@ void SendOperation::moveTo(std::size_t node, int parent, const std::string& reas
                       seconds(clock_.now() - started_), reason});
   tree_.parent[node] = parent;
   pulledFrom_[node] = parent;
+  flows_.moved(clock_.now(), static_cast<int>(node));
   commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);
 }
 
@@ -217,7 +209,6 @@ SendStatus SendOperation::status() const {
   s.finished = finished();
   s.algo = tree_.algo;
   s.size = size_;
-  s.probesAsked = probesAsked_;
   s.predictedS = tree_.predictedSeconds;
   s.considered = tree_.considered;
   s.fluidBoundS = tree_.fluidBoundSeconds;
@@ -226,6 +217,7 @@ SendStatus SendOperation::status() const {
   s.replans = replans_;
   s.replannedPredictedS = replannedPredictedS_;
   s.parentChanges = changes_;
+  s.rateBounds = tree_.rateBounds;
   for (std::size_t i = 1; i < copies_.size(); ++i) {
     CopyStatus c = copies_[i];
     // A finished copy shows where it came from, not its place in a later plan.

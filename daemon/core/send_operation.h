@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "core/progress_watch.h"
+#include "core/link_verdict.h"
 #include "core/send_tree.h"
+#include "core/transfer_flows.h"
 #include "planner/node_rates.h"
 
 namespace hnow::daemon {
@@ -21,8 +22,6 @@ class SendCommands {
   virtual ~SendCommands() = default;
   // Tell agent `node` to (re)connect to `parentAddress` and pull.
   virtual void pull(const std::string& node, const std::string& parentAddress) = 0;
-  // Ask agent `node` to measure its rates now (progress_watch.h).
-  virtual void probe(const std::string& /*node*/) {}
 };
 
 struct TransferReport {
@@ -69,9 +68,9 @@ struct SendStatus {
   double fluidBoundS = 0.0;
   bool replanning = false;          // off: --no-replan (losses still re-parent)
   int replans = 0;                  // new trees adopted
-  int probesAsked = 0;              // by the progress watch (progress_watch.h)
   double replannedPredictedS = 0.0; // the latest replan's predicted end, since the start; 0: none
   std::vector<ParentChange> parentChanges;
+  std::vector<std::string> rateBounds;  // SendTree::rateBounds
 };
 
 // What replanning needs besides the tree: the rates it was planned from.
@@ -108,6 +107,9 @@ class SendOperation {
   bool finished() const;
   SendStatus status() const;
   bool involves(const std::string& node) const { return indexOf(node) > 0; }
+  // What each copy received from its parent over [now - window, now], for
+  // the copies hnowd can judge (transfer_flows.h), by node name.
+  std::vector<Flow> flows(Duration window) const;
   // The last replan considered: both predictions and why it was (not) adopted.
   const std::string& replanNote() const { return note_; }
 
@@ -117,8 +119,6 @@ class SendOperation {
   void comeBack(std::size_t node);
   bool replan(const std::string& reason);
   void moveTo(std::size_t node, int parent, const std::string& reason);
-  // What the watch expects of each node: `remaining` bytes in `seconds`.
-  void expectProgress(double seconds);
 
   const Clock& clock_;
   SendTree tree_;
@@ -138,10 +138,9 @@ class SendOperation {
   bool running_ = false;
   std::string note_;
   int replans_ = 0;
-  int probesAsked_ = 0;  // by the progress watch
   double replannedPredictedS_ = 0.0;
   std::vector<ParentChange> changes_;
-  ProgressWatch watch_;
+  TransferFlows flows_;
   TimePoint started_{};
   TimePoint ended_{};
 };

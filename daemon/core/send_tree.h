@@ -35,6 +35,9 @@ struct SendTree {
   // order; another algo: its own plan only.
   std::vector<PlanOption> considered;
   double fluidBoundSeconds = 0.0;  // issue 6's fluid lower bound for this send
+  // Links taken at a lower bound (never filled by a probe), as the report
+  // names them: "agent-3 downlink >= 192.0 Mbit/s".
+  std::vector<std::string> rateBounds;
   std::string error;               // non-empty: nothing could be planned
 };
 

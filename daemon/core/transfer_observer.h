@@ -1,8 +1,12 @@
 #pragma once
-// How agents' transfer reports and losses reach hnowd's running sends
-// (issue 6) through the Coordinator, which knows which session is whose.
+// How agents' transfer reports, losses and drift reach hnowd's running
+// operations through the Coordinator, which knows which session is whose;
+// and what the coordinator asks of them in turn: the flows they move (for
+// the link book's passive readings) and whether they move data at all.
 #include <string>
+#include <vector>
 
+#include "core/link_verdict.h"
 #include "core/rate_table.h"
 #include "core/send_operation.h"
 
@@ -15,8 +19,13 @@ class TransferObserver {
                               const TransferReport& report) = 0;
   // The agent's connection ended or it stopped heartbeating.
   virtual void agentGone(const std::string& agent) = 0;
-  // Issue 7: a drift event, with the agent's rates now; sends may re-plan.
+  // A drift event, with the node's planning rates now; sends may re-plan.
   virtual void ratesDrifted(const RateEvent& /*event*/, const planner::NodeRates& /*rates*/) {}
+  // Appends what each copy under way received over the last `window`
+  // (SendOperation::flows).
+  virtual void collectFlows(Duration /*window*/, std::vector<Flow>& /*out*/) const {}
+  // An operation of this observer is under way (surveys wait for it).
+  virtual bool moving() const { return false; }
 };
 
 }  // namespace hnow::daemon

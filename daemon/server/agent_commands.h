@@ -14,9 +14,6 @@ struct AgentCommands final : SendCommands {
   void pull(const std::string& node, const std::string& parentAddress) override {
     if (AgentLink* link = coordinator.link(node)) link->pull(token, parentAddress);
   }
-  void probe(const std::string& node) override {
-    if (AgentLink* link = coordinator.link(node)) link->probeNow();
-  }
   Coordinator& coordinator;
   std::string token;
 };

@@ -35,9 +35,9 @@ std::string peerName(kj::AsyncIoStream& stream) {
 
 ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret,
                              kj::Timer& timer, ConnectionLimits limits, kj::TlsContext* tls,
-                             SendService* sends, ManifestService* manifests, JobService* jobs)
+                             Services services)
     : coordinator_(coordinator), secret_(secret), timer_(timer), limits_(limits), tls_(tls),
-      sends_(sends), manifests_(manifests), jobs_(jobs), tasks_(*this), connections_(*this) {}
+      services_(services), tasks_(*this), connections_(*this) {}
 
 kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
   return receiver.accept().then([this, &receiver](kj::Own<kj::AsyncIoStream> stream) {
@@ -93,8 +93,7 @@ void ControlServer::serve(kj::Own<kj::AsyncIoStream> stream) {
 kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream, std::string peer,
                                               kj::TimePoint deadline, kj::Own<void> counted) {
   auto login = kj::newPromiseAndFulfiller<void>();
-  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, kj::mv(login.fulfiller),
-                                   sends_, manifests_, jobs_);
+  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, kj::mv(login.fulfiller), services_);
   // Messages over the reader's limit are refused, and logged, from the segment table.
   auto limited = kj::heap<transport::MessageLimitStream>(
       kj::mv(stream), peer, transport::peerReaderOptions().traversalLimitInWords * sizeof(capnp::word));

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "core/coordinator.h"
+#include "server/sessions.h"
 #include "transport/auth.h"
 
 namespace hnow::daemon {
@@ -19,19 +20,13 @@ struct ConnectionLimits {
   kj::Duration loginTimeout = 10 * kj::SECONDS;  // TLS handshake included
 };
 
-class SendService;
-class ManifestService;
-class JobService;
-
 class ControlServer final : private kj::TaskSet::ErrorHandler {
  public:
   // `tls`, when given, wraps every accepted connection (mutual TLS: the
   // context verifies client certificates); it must outlive the server.
-  // `sends` (issue 6) serves `hnow send`; without it sends are refused.
+  // `services` serve what clients ask for; a missing one is refused.
   ControlServer(Coordinator& coordinator, const transport::Secret& secret, kj::Timer& timer,
-                ConnectionLimits limits, kj::TlsContext* tls = nullptr,
-                SendService* sends = nullptr, ManifestService* manifests = nullptr,
-                JobService* jobs = nullptr);
+                ConnectionLimits limits, kj::TlsContext* tls = nullptr, Services services = {});
 
   // Never resolves unless accepting fails; drop it to stop listening.
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
@@ -52,9 +47,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   kj::TlsContext* tls_;
   std::size_t unauthenticated_ = 0;
   std::size_t refused_ = 0;
-  SendService* sends_;
-  ManifestService* manifests_;  // issue 7, `hnow send --manifest`
-  JobService* jobs_;  // issue 8: `hnow run`; null refuses it
+  Services services_;
   // Declared after what connections borrow, so connections close first.
   kj::TaskSet tasks_;
   kj::TaskSet connections_;

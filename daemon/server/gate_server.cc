@@ -13,10 +13,9 @@ using transport::Role;
 
 GateServer::GateServer(Coordinator& coordinator, const transport::Secret& secret,
                        kj::TaskSet& tasks, std::string peer,
-                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, SendService* sends,
-                       ManifestService* manifests, JobService* jobs)
-    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)),
-      sends_(sends), manifests_(manifests), jobs_(jobs), onLogin_(kj::mv(loggedIn)) {}
+                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services)
+    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)), services_(services),
+      onLogin_(kj::mv(loggedIn)) {}
 
 GateServer::~GateServer() {
   if (!loggedIn_ && !shut_)
@@ -64,6 +63,8 @@ kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
   registration.name = wireRegistration.getName();
   requireProof(Role::kAgent, registration.name, params.getProof());
   KJ_REQUIRE(!registration.name.empty(), "an agent needs a name");
+  // Sends, surveys and reports name hnowd's own node so.
+  KJ_REQUIRE(registration.name != kCoordinatorNode, "the agent name 'hnowd' is hnowd's own; choose another");
   registration.site = wireRegistration.getSite();
   registration.dataAddress = wireRegistration.getDataAddress();
   for (auto c : wireRegistration.getCapabilities()) registration.capabilities.emplace_back(c);
@@ -80,7 +81,7 @@ kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
 kj::Promise<void> GateServer::loginClient(LoginClientContext context) {
   requireProof(Role::kClient, "", context.getParams().getProof());
   spdlog::debug("client logged in from {}", peer_);
-  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, sends_, manifests_, jobs_, peer_));
+  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, services_, peer_));
   return kj::READY_NOW;
 }
 

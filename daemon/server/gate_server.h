@@ -8,14 +8,11 @@
 #include <string>
 
 #include "core/coordinator.h"
+#include "server/sessions.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
 
 namespace hnow::daemon {
-
-class SendService;
-class ManifestService;
-class JobService;
 
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
@@ -24,8 +21,7 @@ class GateServer final : public wire::Gate::Server {
   // `loggedIn`, if given, is fulfilled at the first successful login.
   GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
              std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr,
-             SendService* sends = nullptr, ManifestService* manifests = nullptr,
-             JobService* jobs = nullptr);
+             Services services = {});
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -44,9 +40,7 @@ class GateServer final : public wire::Gate::Server {
   const transport::Secret& secret_;
   kj::TaskSet& tasks_;
   std::string peer_;
-  SendService* sends_;
-  ManifestService* manifests_;
-  JobService* jobs_;
+  Services services_;
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;

@@ -13,7 +13,9 @@
 
 #include "conf/runtime_config.h"
 #include "core/coordinator.h"
+#include "core/survey_runner.h"
 #include "server/control_server.h"
+#include "server/link_probes.h"
 #include "state/sqlite_state_store.h"
 #include "server/manifest_service.h"
 #include "server/send_service.h"
@@ -36,15 +38,33 @@ void logEvent(const daemon::RateEvent& e) {
     case daemon::RateEvent::Kind::kLost: spdlog::warn("agent {} lost", e.agent); break;
     case daemon::RateEvent::Kind::kBack: spdlog::info("agent {} back", e.agent); break;
     case daemon::RateEvent::Kind::kDrift:
-      spdlog::info("agent {} drift: {} {:.4g} -> {:.4g}", e.agent, e.rate, e.before, e.after);
+      if (e.rate == "compute")
+        spdlog::info("{} drift: compute {:.4g} -> {:.4g} units/s", e.agent, e.before, e.after);
+      else
+        spdlog::info("{} drift: {} {:.1f} -> {:.1f} Mbit/s", e.agent, e.rate, e.before * 8 / 1e6, e.after * 8 / 1e6);
       break;
   }
+}
+
+void logSurvey(const daemon::SurveyReport& r) {
+  if (r.aborted) {
+    spdlog::info("link survey of {} link(s) gave way to an operation after {:.1f} s", r.targets.size(), r.seconds);
+    return;
+  }
+  spdlog::info("link survey ({}) of {} link(s) took {:.1f} s", r.asked ? "asked for" : "automatic", r.targets.size(),
+               r.seconds);
+  for (const auto& f : r.findings)
+    spdlog::info("  {} {} {}{:.1f} Mbit/s{}", f.link.node, daemon::directionName(f.link.direction),
+                 f.saturated ? "" : ">= ", f.bytesPerSecond * 8 / 1e6,
+                 f.foreign > 0 ? fmt::format(" (other traffic {:.1f} Mbit/s)", f.foreign * 8 / 1e6) : "");
+  for (const auto& e : r.errors) spdlog::warn("  {}", e);
 }
 
 // Lost detection happens at a tick: an agent silent for lost_timeout_s is
 // marked within one tick more (2.5 s + 0.25 s < 3 s by default).
 constexpr auto kTick = 250 * kj::MILLISECONDS;
 constexpr int kTicksPerPersist = 4;  // state.db is at most a second behind
+constexpr int kTicksPerObservation = 4;  // hnow's transfers are judged every second
 
 void persist(daemon::Coordinator& coordinator) {
   try {
@@ -54,11 +74,20 @@ void persist(daemon::Coordinator& coordinator) {
   }
 }
 
-kj::Promise<void> tickEvery(kj::Timer& timer, daemon::Coordinator& coordinator, int tick = 0) {
-  return timer.afterDelay(kTick).then([&timer, &coordinator, tick]() {
-    for (const auto& event : coordinator.tick()) logEvent(event);
-    if ((tick + 1) % kTicksPerPersist == 0) persist(coordinator);
-    return tickEvery(timer, coordinator, tick + 1);
+struct Ticked {
+  daemon::Coordinator& coordinator;
+  daemon::SurveyRunner& surveys;
+  transport::data::DataPlane& plane;
+};
+
+kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
+  return timer.afterDelay(kTick).then([&timer, t, tick]() {
+    t.coordinator.localCounters(daemon::countersOf(t.plane.counters()));
+    if ((tick + 1) % kTicksPerObservation == 0) t.coordinator.observeTransfers();
+    for (const auto& event : t.coordinator.tick()) logEvent(event);
+    t.surveys.tick();
+    if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);
+    return tickEvery(timer, t, tick + 1);
   });
 }
 
@@ -131,7 +160,12 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto store = std::move(opened).value();
-    daemon::Coordinator coordinator(clock, options, *store);
+    daemon::LinkOptions links;
+    links.book.driftThreshold = config->driftThreshold;
+    links.book.dwell = options.driftDwell;
+    links.book.ewmaWeight = config->ewmaWeight;
+    links.measureEmulated = config->survey.emulatedLinks;
+    daemon::Coordinator coordinator(clock, options, *store, links);
     coordinator.restore();
     if (int n = coordinator.interruptedAtStart())
       spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
@@ -167,10 +201,31 @@ int main(int argc, char** argv) {
     }
     const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(std::get<int>(dataPort));
     spdlog::info("data plane listening on {}", dataAddress);
-    daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, config->uplinkMbps * 1e6 / 8);
+    // What else crosses hnowd's interface (a wildcard listen names none).
+    dataPlane.watchInterface(hostOf(config->listen));
+    const double configuredUplink = config->uplinkMbps * 1e6 / 8;
+    if (configuredUplink > 0) dataPlane.setRates(configuredUplink, 0);  // probes are paced too
+    if (configuredUplink > 0 && !config->survey.emulatedLinks)
+      coordinator.links().setFixed({daemon::kCoordinatorNode, daemon::LinkDirection::kUp}, configuredUplink,
+                                   daemon::RateMethod::kConfigured);
+    daemon::NodeProber prober(coordinator, dataPlane);
+    daemon::SurveyRunnerOptions surveyOptions;
+    surveyOptions.warmSeconds = config->survey.warmSeconds;
+    surveyOptions.windowSeconds = config->survey.windowSeconds;
+    surveyOptions.survey.maxPeers = config->survey.peers;
+    surveyOptions.every = secondsToDuration(config->survey.intervalSeconds);
+    daemon::SurveyRunner surveys(
+        coordinator, prober, clock, dataAddress,
+        []() {
+          auto nonce = transport::freshNonce();
+          return std::string(nonce.begin(), nonce.end());
+        },
+        surveyOptions);
+    surveys.onReport(logSurvey);
+    daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, configuredUplink);
     daemon::ManifestService manifests(coordinator, clock);  // issue 7
     daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
-                            config->dataDir + "/jobs", config->runRoots, config->uplinkMbps * 1e6 / 8);
+                            config->dataDir + "/jobs", config->runRoots, configuredUplink);
     if (config->runRoots.empty())
       spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
                    "write --output to on this host)", *configPath);
@@ -180,7 +235,8 @@ int main(int argc, char** argv) {
     daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
                                     static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
     daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,
-                                 tls->get() ? &(*tls)->context() : nullptr, &sends, &manifests, &jobs);
+                                 tls->get() ? &(*tls)->context() : nullptr,
+                                 daemon::Services{&sends, &manifests, &jobs, &surveys});
 
     auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
     auto receiver = address->listen();
@@ -196,7 +252,7 @@ int main(int argc, char** argv) {
     auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
       spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
     });
-    auto ticking = tickEvery(io.provider->getTimer(), coordinator).eagerlyEvaluate(nullptr);
+    auto ticking = tickEvery(io.provider->getTimer(), {coordinator, surveys, dataPlane}).eagerlyEvaluate(nullptr);
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
     transport::notifyStopping();

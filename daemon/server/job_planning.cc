@@ -114,10 +114,9 @@ void JobService::plan(Job& job) {
   for (const auto& agent : job.agents)
     if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
   if (active.empty()) return finish(job, "every agent was lost");
-  double sourceUplink = sourceUplink_;
-  if (sourceUplink_ <= 0)
-    for (const AgentView& a : coordinator_.status()) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
-  plane_.setRates(sourceUplink, 0);
+  const SourceUplink source = coordinator_.sourceUplink(sourceUplink_);
+  const double sourceUplink = source.plan;
+  plane_.setRates(source.pace, 0);
   if (job.rounds == 0) {
     job.rounds = roundsFor(job, active, sourceUplink);
     job.roundsLeft = job.rounds;

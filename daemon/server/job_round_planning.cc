@@ -152,9 +152,7 @@ void JobService::ratesDrifted(const RateEvent& event, const planner::NodeRates& 
 // that would end it soonest (its ready time, start-up, compute, fetch).
 void JobService::moveUnstarted(Job& job, const std::string& slowed) {
   if (!job.run || job.phase != "running" || job.lost.count(slowed)) return;
-  double sourceUplink = sourceUplink_;
-  if (sourceUplink_ <= 0)
-    for (const AgentView& a : coordinator_.status()) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
+  const double sourceUplink = coordinator_.sourceUplink(sourceUplink_).plan;
   const TimePoint now = clock_.now();
   const std::uint64_t total = job.offsets.size() - 1;
   const double bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(std::max<std::uint64_t>(total, 1));

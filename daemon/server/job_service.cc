@@ -161,6 +161,12 @@ JobService::~JobService() {
     if (!job->finished) cleanUp(*job);
 }
 
+bool JobService::running() const {
+  for (const auto& [id, job] : jobs_)
+    if (!job->finished) return true;
+  return false;
+}
+
 std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   // hnowd's own files are at stake: --input and --output are checked
   // against [run] roots before anything else is read (server/run_paths.h).

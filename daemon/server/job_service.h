@@ -118,6 +118,8 @@ class JobService {
   std::string output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
   // Events of hnowd's data plane (results arriving), on the kj thread.
   void onTransfer(const transport::data::TransferEvent& event);
+  // Some job has not finished.
+  bool running() const;
 
   // The coordinator's drift events (through DriftListener): a compute drift
   // of an agent re-plans the work not yet sent (the next round); losses are
@@ -196,6 +198,8 @@ class JobService {
     void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override {
       service.ratesDrifted(event, rates);
     }
+    // A job moves shares and results between its phases of computing.
+    bool moving() const override { return service.running(); }
     JobService& service;
   };
   DriftListener driftListener_{*this};

@@ -86,6 +86,22 @@ ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock)
 
 ManifestService::~ManifestService() { coordinator_.removeTransferObserver(this); }
 
+void ManifestService::collectFlows(Duration window, std::vector<Flow>& out) const {
+  for (const auto& [id, running] : operations_)
+    for (const Item& item : running->items)
+      if (!item.released && item.operation) {
+        auto flows = item.operation->flows(window);
+        out.insert(out.end(), flows.begin(), flows.end());
+      }
+}
+
+bool ManifestService::moving() const {
+  for (const auto& [id, running] : operations_)
+    for (const Item& item : running->items)
+      if (!item.released) return true;
+  return false;
+}
+
 kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(ManifestRequest request) {
   if (!knownManifestAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
   if (request.items.empty()) transport::refuse("the manifest has no [[item]]");

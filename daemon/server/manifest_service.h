@@ -38,6 +38,8 @@ class ManifestService final : public TransferObserver {
   void agentGone(const std::string& agent) override;
   // Each item re-plans on its own, as a single send does (send_replan.h).
   void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
+  void collectFlows(Duration window, std::vector<Flow>& out) const override;
+  bool moving() const override;
 
  private:
   struct Item;

@@ -37,6 +37,27 @@ void checkDest(const std::string& dest) {
   }
 }
 
+}  // namespace
+
+std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vector<AgentView>& agents) {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& node, const char* direction, const LinkView& link) {
+    if (!link.rate.bound()) return;
+    char text[160];
+    std::snprintf(text, sizeof text, "%s %s >= %.1f Mbit/s", node.c_str(), direction,
+                  link.rate.bytesPerSecond * 8 / 1e6);
+    out.push_back(text);
+  };
+  add(kCoordinatorNode, "uplink", coordinator.coordinatorLinks().up);
+  for (const AgentView& a : agents) {
+    add(a.record.name, "uplink", a.links.up);
+    add(a.record.name, "downlink", a.links.down);
+  }
+  return out;
+}
+
+namespace {
+
 // A JSON number; an infinite prediction (a rate of 0) as null.
 std::string jsonNumber(double x) {
   if (!std::isfinite(x)) return "null";
@@ -60,9 +81,9 @@ struct SendService::Running {
 };
 
 SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& plane,
-                         std::string sourceAddress, const Clock& clock, double sourceUplinkBytesPerSecond)
+                         std::string sourceAddress, const Clock& clock, double configuredUplinkBytesPerSecond)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
-      sourceUplink_(sourceUplinkBytesPerSecond) {
+      configuredUplink_(configuredUplinkBytesPerSecond) {
   coordinator_.addTransferObserver(this);
 }
 
@@ -88,6 +109,12 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     for (std::size_t i = 0; i < request.to.size(); ++i)
       if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "'");
   if (chosen.empty()) transport::refuse("no alive agent can receive");
+  for (const AgentView& a : chosen)
+    for (const LinkView* link : {&a.links.up, &a.links.down})
+      if (!link->rate.known())
+        transport::refuse("the links of " + a.record.name +
+                          " have not been measured yet: hnowd surveys them once agents have joined and no "
+                          "operation runs (hnow status shows them; hnow measure asks for it now)");
 
   int fd = ::open(request.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) transport::refuse("cannot open " + request.path + ": " + std::strerror(errno));
@@ -110,22 +137,18 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     throw;
   }
 
-  // The source's uplink: configured (hnowd's `uplink_mbps`), else assumed
-  // as fast as the fastest agent's, since hnowd runs no probe of itself.
-  double sourceUplink = sourceUplink_;
-  std::vector<TreeNode> nodes{{"hnowd", "", {}}};
-  for (const AgentView& a : chosen) {
-    nodes.push_back({a.record.name, a.record.site, a.record.rates});
-    if (sourceUplink_ <= 0) sourceUplink = std::max(sourceUplink, a.record.rates.uplinkBytesPerSecond);
-  }
-  nodes[0].rates.uplinkBytesPerSecond = sourceUplink;
-  nodes[0].rates.downlinkBytesPerSecond = sourceUplink;
+  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
+  std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
+  for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  nodes[0].rates.uplinkBytesPerSecond = source.plan;
+  nodes[0].rates.downlinkBytesPerSecond = source.plan;
   SendTree tree = planSendTree(request.algo, nodes, size, transport::data::kChunkBytes);
   if (!tree.error.empty()) {
     ::close(fd);
     transport::refuse("cannot plan the send: " + tree.error);
   }
-  plane_.setRates(sourceUplink, 0);
+  tree.rateBounds = boundsOf(coordinator_, chosen);
+  plane_.setRates(source.pace, 0);
 
   auto nonce = transport::freshNonce();
   std::string token(nonce.begin(), nonce.end());
@@ -262,6 +285,20 @@ void SendService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rat
   }
 }
 
+void SendService::collectFlows(Duration window, std::vector<Flow>& out) const {
+  for (const auto& [id, running] : operations_)
+    if (!running->released && running->operation) {
+      auto flows = running->operation->flows(window);
+      out.insert(out.end(), flows.begin(), flows.end());
+    }
+}
+
+bool SendService::moving() const {
+  for (const auto& [id, running] : operations_)
+    if (!running->released) return true;
+  return false;
+}
+
 void SendService::logReplan(std::uint64_t id, const SendOperation& operation) {
   if (operation.replanNote().empty()) return;
   const SendStatus s = operation.status();
@@ -336,6 +373,8 @@ void sendStatusToWire(const SendStatus& s, wire::SendReport::Builder out) {
   out.setReplanning(s.replanning);
   out.setReplans(static_cast<std::uint32_t>(s.replans));
   out.setReplannedPredictedS(s.replannedPredictedS);
+  auto bounds = out.initRateBounds(static_cast<unsigned>(s.rateBounds.size()));
+  for (unsigned i = 0; i < bounds.size(); ++i) bounds.set(i, s.rateBounds[i]);
   auto changes = out.initParentChanges(static_cast<unsigned>(s.parentChanges.size()));
   for (std::size_t i = 0; i < s.parentChanges.size(); ++i) {
     const ParentChange& c = s.parentChanges[i];

@@ -29,11 +29,11 @@ struct SendRequest {
 
 class SendService final : public TransferObserver {
  public:
-  // `sourceAddress` is hnowd's data plane as agents reach it; hnowd sends
-  // at `sourceUplinkBytesPerSecond` (0: as fast as the fastest agent sends,
-  // an assumption, since hnowd runs no probe of itself).
+  // `sourceAddress` is hnowd's data plane as agents reach it; hnowd paces
+  // its uplink at `configuredUplinkBytesPerSecond` (hnowd's uplink_mbps; 0:
+  // its measured uplink, Coordinator::sourceUplink).
   SendService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
-              const Clock& clock, double sourceUplinkBytesPerSecond = 0);
+              const Clock& clock, double configuredUplinkBytesPerSecond = 0);
   ~SendService() override;
 
   // Resolves once every agent has prepared; fails with the reason otherwise.
@@ -45,6 +45,8 @@ class SendService final : public TransferObserver {
                       const TransferReport& report) override;
   void agentGone(const std::string& agent) override;
   void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
+  void collectFlows(Duration window, std::vector<Flow>& out) const override;
+  bool moving() const override;
 
  private:
   struct Running;
@@ -56,13 +58,15 @@ class SendService final : public TransferObserver {
   transport::data::DataPlane& plane_;
   std::string sourceAddress_;
   const Clock& clock_;
-  double sourceUplink_;
+  double configuredUplink_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
 };
 
 void sendStatusToWire(const SendStatus& status, wire::SendReport::Builder out);
+// The links of a plan's nodes taken at a lower bound, for its report (SendTree::rateBounds).
+std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vector<AgentView>& agents);
 // `options` into a list the caller initialised with as many entries.
 void planOptionsToWire(const std::vector<PlanOption>& options, capnp::List<wire::PlanOption>::Builder out);
 

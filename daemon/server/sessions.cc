@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "server/link_wire.h"
 #include "server/send_service.h"
+#include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
@@ -22,15 +24,26 @@ AgentSessionServer::~AgentSessionServer() {
   coordinator_.detach(session_);
 }
 
-kj::Promise<void> AgentSessionServer::heartbeat(HeartbeatContext) {
-  if (!coordinator_.heartbeat(session_)) transport::refuse("this session was replaced by a newer one");
+kj::Promise<void> AgentSessionServer::heartbeat(HeartbeatContext context) {
+  auto params = context.getParams();
+  std::optional<CounterSample> counters;
+  if (params.hasCounters()) counters = countersFromWire(params.getCounters());
+  if (!coordinator_.heartbeat(session_, counters)) transport::refuse("this session was replaced by a newer one");
   return kj::READY_NOW;
 }
 
 kj::Promise<void> AgentSessionServer::reportRates(ReportRatesContext context) {
-  auto rates = transport::ratesFromWire(context.getParams().getRates());
+  auto params = context.getParams();
+  auto rates = transport::ratesFromWire(params.getRates());
   KJ_REQUIRE(rates.has_value(), "rates must be finite and not negative");
-  if (!coordinator_.reportRates(session_, *rates))
+  EmulatedLinks emulated;
+  if (params.hasEmulated()) {
+    emulated.uplinkBytesPerSecond = params.getEmulated().getUplinkBytesPerS();
+    emulated.downlinkBytesPerSecond = params.getEmulated().getDownlinkBytesPerS();
+    for (double v : {emulated.uplinkBytesPerSecond, emulated.downlinkBytesPerSecond})
+      KJ_REQUIRE(std::isfinite(v) && v >= 0, "emulated rates must be finite and not negative");
+  }
+  if (!coordinator_.reportRates(session_, *rates, emulated))
     transport::refuse("this session was replaced by a newer one");
   spdlog::debug("agent {} reports uplink {:.0f} B/s, downlink {:.0f} B/s, compute {:.6f} s/unit",
                 name_, rates->uplinkBytesPerSecond, rates->downlinkBytesPerSecond,
@@ -39,20 +52,6 @@ kj::Promise<void> AgentSessionServer::reportRates(ReportRatesContext context) {
 }
 
 kj::Promise<void> AgentSessionServer::ping(PingContext) { return kj::READY_NOW; }
-
-kj::Promise<void> AgentSessionServer::probeUpload(ProbeUploadContext context) {
-  // The reader limits already bound the message; this states the contract.
-  KJ_REQUIRE(context.getParams().getData().size() <= transport::kMaxProbeChunkBytes,
-             "probe chunks are at most 1 MiB");
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> AgentSessionServer::probeDownload(ProbeDownloadContext context) {
-  uint32_t bytes = context.getParams().getBytes();
-  KJ_REQUIRE(bytes <= transport::kMaxProbeChunkBytes, "probe chunks are at most 1 MiB");
-  context.getResults().initData(bytes);  // zeros: the content does not matter
-  return kj::READY_NOW;
-}
 
 kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext context) {
   auto in = context.getParams().getReport();
@@ -102,7 +101,13 @@ kj::Promise<void> ClientSessionServer::sendProgress(SendProgressContext context)
 
 kj::Promise<void> ClientSessionServer::status(StatusContext context) {
   std::vector<AgentView> agents = coordinator_.status();
-  auto list = context.getResults().initAgents(agents.size());
+  auto results = context.getResults();
+  const NodeLinks own = coordinator_.coordinatorLinks();
+  auto coordinator = results.initCoordinator();
+  linkToWire(own.up, coordinator.initUplink());
+  linkToWire(own.down, coordinator.initDownlink());
+  coordinator.setSurveying(surveys_ && surveys_->running());
+  auto list = results.initAgents(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {
     const AgentView& a = agents[i];
     auto out = list[i];
@@ -119,6 +124,8 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     auto caps = out.initCapabilities(a.registration.capabilities.size());
     for (size_t c = 0; c < a.registration.capabilities.size(); ++c)
       caps.set(c, a.registration.capabilities[c]);
+    linkToWire(a.links.up, out.initUplink());
+    linkToWire(a.links.down, out.initDownlink());
   }
   return kj::READY_NOW;
 }
@@ -254,6 +261,18 @@ class RpcAgentLink final : public AgentLink {
     auto list = request.initTokens(static_cast<unsigned>(tokens.size()));
     for (unsigned i = 0; i < list.size(); ++i) list.set(i, bytes(tokens[i]));
     tasks_.add(request.send().ignoreResult().catch_([](kj::Exception&&) {}));
+  }
+  void probeLinks(const ProbeOrder& order, ProbeDone done) override {
+    auto request = control_.probeLinksRequest();
+    probeOrderToWire(order, request.initOrder());
+    const std::size_t flows = order.pullFrom.size();
+    tasks_.add(request.send().then(
+        [done, flows](auto response) { done(probeReplyFromWire(response.getResult(), flows)); },
+        [done](kj::Exception&& e) {
+          ProbeReply reply;
+          reply.error = transport::describe(e);
+          done(reply);
+        }));
   }
 
  private:

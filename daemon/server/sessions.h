@@ -21,8 +21,6 @@ class AgentSessionServer final : public wire::AgentSession::Server {
   kj::Promise<void> heartbeat(HeartbeatContext context) override;
   kj::Promise<void> reportRates(ReportRatesContext context) override;
   kj::Promise<void> ping(PingContext context) override;
-  kj::Promise<void> probeUpload(ProbeUploadContext context) override;
-  kj::Promise<void> probeDownload(ProbeDownloadContext context) override;
   kj::Promise<void> reportTransfer(ReportTransferContext context) override;
 
  private:
@@ -34,16 +32,22 @@ class AgentSessionServer final : public wire::AgentSession::Server {
 class SendService;
 class ManifestService;
 class JobService;
+class SurveyRunner;
+
+// What clients may ask of hnowd besides status; a missing one is refused.
+struct Services {
+  SendService* sends = nullptr;          // hnow send
+  ManifestService* manifests = nullptr;  // hnow send --manifest
+  JobService* jobs = nullptr;            // hnow run
+  SurveyRunner* surveys = nullptr;       // hnow measure, and status's "surveying"
+};
 
 class ClientSessionServer final : public wire::ClientSession::Server {
  public:
-  // Without `sends`, `hnow send` is refused.
-  // Without `manifests`, `hnow send --manifest` is refused; without `jobs`, `hnow run`.
   // `peer` (host:port) names the client in the logs of its refused requests.
-  explicit ClientSessionServer(Coordinator& coordinator, SendService* sends = nullptr,
-                               ManifestService* manifests = nullptr, JobService* jobs = nullptr,
-                               std::string peer = "")
-      : coordinator_(coordinator), sends_(sends), manifests_(manifests), jobs_(jobs), peer_(std::move(peer)) {}
+  explicit ClientSessionServer(Coordinator& coordinator, Services services = {}, std::string peer = "")
+      : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
+        surveys_(services.surveys), peer_(std::move(peer)) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
@@ -58,12 +62,15 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> run(RunContext context) override;
   kj::Promise<void> runProgress(RunProgressContext context) override;
   kj::Promise<void> runOutput(RunOutputContext context) override;
+  // server/link_rpc.cc.
+  kj::Promise<void> measure(MeasureContext context) override;
 
  private:
   Coordinator& coordinator_;
   SendService* sends_;
   ManifestService* manifests_;
   JobService* jobs_;
+  SurveyRunner* surveys_;
   std::string peer_;
 };
 

@@ -8,7 +8,8 @@ namespace hnow::daemon {
 
 namespace {
 
-// Version 1 of the schema; a later version migrates from `user_version`.
+// Version 2 of the schema: version 1 had no `links`, which CREATE ... IF NOT
+// EXISTS adds to it; a later version migrates from `user_version`.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS agents (
   name TEXT PRIMARY KEY,
@@ -30,7 +31,16 @@ CREATE TABLE IF NOT EXISTS operations (
   status TEXT NOT NULL,
   summary TEXT NOT NULL CHECK (json_valid(summary))
 );
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS links (
+  node TEXT NOT NULL,
+  direction TEXT NOT NULL CHECK (direction IN ('uplink', 'downlink')),
+  bytes_per_s REAL NOT NULL,
+  method TEXT NOT NULL,
+  measured_ms INTEGER NOT NULL,
+  spread REAL NOT NULL,
+  PRIMARY KEY (node, direction)
+);
+PRAGMA user_version = 2;
 )sql";
 
 std::int64_t toMs(WallTime t) {
@@ -159,6 +169,38 @@ std::vector<StoredAgent> SqliteStateStore::loadAgents() {
     a.ratesAt = fromMs(sqlite3_column_int64(s, 8));
     a.lastSeen = fromMs(sqlite3_column_int64(s, 9));
     out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void SqliteStateStore::saveLinks(const std::vector<StoredLink>& links) {
+  if (links.empty()) return;
+  exec("BEGIN");
+  try {
+    Statement insert(db_, path_,
+                     "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    for (const StoredLink& l : links) {
+      insert.bind(1, l.node).bind(2, l.direction).bind(3, l.bytesPerSecond).bind(4, l.method);
+      insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread);
+      insert.step();
+      insert.reset();
+    }
+  } catch (const StateError&) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
+}
+
+std::vector<StoredLink> SqliteStateStore::loadLinks() {
+  Statement select(db_, path_,
+                   "SELECT node, direction, bytes_per_s, method, measured_ms, spread FROM links ORDER BY node, direction");
+  std::vector<StoredLink> out;
+  while (select.step()) {
+    sqlite3_stmt* s = select.get();
+    out.push_back({text(s, 0), text(s, 1), sqlite3_column_double(s, 2), text(s, 3),
+                   fromMs(sqlite3_column_int64(s, 4)), sqlite3_column_double(s, 5)});
   }
   return out;
 }

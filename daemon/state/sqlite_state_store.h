@@ -24,6 +24,8 @@ class SqliteStateStore final : public StateStore {
 
   void saveAgents(const std::vector<StoredAgent>& agents) override;
   std::vector<StoredAgent> loadAgents() override;
+  void saveLinks(const std::vector<StoredLink>& links) override;
+  std::vector<StoredLink> loadLinks() override;
   OperationId beginOperation(const OperationRecord& record) override;
   void finishOperation(OperationId id, WallTime finished, const std::string& status,
                        const std::string& summary) override;

@@ -24,6 +24,17 @@ struct StoredAgent {
   WallTime lastSeen{};  // the last registration, heartbeat or report
 };
 
+// A measured link rate (core/link_book.h); emulated and configured rates
+// are told again when their node starts, so they are not kept.
+struct StoredLink {
+  std::string node;
+  std::string direction;  // "uplink" | "downlink"
+  double bytesPerSecond = 0.0;
+  std::string method;     // "probe" | "passive" | "bound"
+  WallTime measuredAt{};
+  double spread = 0.0;
+};
+
 using OperationId = std::int64_t;
 
 // One send/run/... operation as hnowd records it; `summary` is a JSON object.
@@ -49,6 +60,9 @@ class StateStore {
   // Inserts or replaces agents by name, all in one transaction.
   virtual void saveAgents(const std::vector<StoredAgent>& agents) = 0;
   virtual std::vector<StoredAgent> loadAgents() = 0;
+  // Inserts or replaces links by (node, direction), in one transaction.
+  virtual void saveLinks(const std::vector<StoredLink>& links) = 0;
+  virtual std::vector<StoredLink> loadLinks() = 0;
 
   // Assigns the record's id (the given one is ignored) and returns it.
   virtual OperationId beginOperation(const OperationRecord& record) = 0;

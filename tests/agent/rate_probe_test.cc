@@ -1,6 +1,5 @@
-// The agent's probes (agent/rate_probe.h) against a peer that moves bytes at
-// a known rate, on a real kj timer: an unpaced probe sharing its link with a
-// transfer reports the link's capacity, not what the transfer left over.
+// The agent's own probe (agent/rate_probe.h): overheads from a ping-pong,
+// compute from a calibration; links are not its to measure.
 #include <doctest/doctest.h>
 
 #include <kj/async-io.h>
@@ -8,63 +7,46 @@
 #include "agent/rate_probe.h"
 
 using namespace hnow::agent;
-using namespace std::chrono_literals;
 
 namespace {
 
-// Every upload or download of n bytes takes n / rate; while it runs, a
-// transfer on the same link moves as many bytes again (a fair share).
-struct SharedLinkPeer final : ProbePeer {
-  SharedLinkPeer(kj::Timer& t, double r) : timer(t), rate(r) {}
-  kj::Promise<void> ping() override { return kj::READY_NOW; }
-  kj::Promise<void> upload(std::uint32_t bytes) override { return move(bytes, sent); }
-  kj::Promise<void> download(std::uint32_t bytes) override { return move(bytes, received); }
-  kj::Promise<void> move(std::uint32_t bytes, std::uint64_t& alongside) {
-    alongside += bytes;
-    return timer.afterDelay(static_cast<std::int64_t>(bytes / rate * 1e9) * kj::NANOSECONDS);
+// Every ping takes `rtt` seconds on a real timer.
+struct SlowPeer final : ProbePeer {
+  SlowPeer(kj::Timer& t, double s) : timer(t), rtt(s) {}
+  kj::Promise<void> ping() override {
+    ++pings;
+    return timer.afterDelay(static_cast<std::int64_t>(rtt * 1e9) * kj::NANOSECONDS);
   }
   kj::Timer& timer;
-  double rate;  // what the probe gets, bytes/s; the link carries twice that
-  std::uint64_t sent = 0, received = 0;
+  double rtt;
+  int pings = 0;
 };
-
-ProbeSettings quick() {
-  ProbeSettings s;
-  s.transferTime = 200ms;
-  s.pings = 1;
-  return s;
-}
 
 }  // namespace
 
-TEST_CASE("an unpaced probe adds what the data plane moved meanwhile: the link's capacity") {
+TEST_CASE("a message's fixed overhead is a quarter of the median round trip, split between sender and receiver") {
   auto io = kj::setupAsyncIo();
   hnow::daemon::SteadyClock clock;
-  // 4 lanes at 20 MB/s each: the probe alone reads 80 MB/s, the link carries 160.
-  SharedLinkPeer peer(io.provider->getTimer(), 20e6);
-  ProbeSettings settings = quick();
-  settings.dataSent = [&peer]() { return peer.sent; };
-  settings.dataReceived = [&peer]() { return peer.received; };
-  auto rates = probeRates(peer, io.provider->getTimer(), clock, settings).wait(io.waitScope);
-  CHECK(rates.uplinkBytesPerSecond == doctest::Approx(160e6).epsilon(0.25));
-  CHECK(rates.downlinkBytesPerSecond == doctest::Approx(160e6).epsilon(0.25));
-
-  SUBCASE("without a data plane it reads what it got alone") {
-    SharedLinkPeer alone(io.provider->getTimer(), 20e6);
-    auto bare = probeRates(alone, io.provider->getTimer(), clock, quick()).wait(io.waitScope);
-    CHECK(bare.uplinkBytesPerSecond == doctest::Approx(80e6).epsilon(0.25));
-  }
+  SlowPeer peer(io.provider->getTimer(), 0.004);
+  ProbeSettings settings;
+  settings.pings = 5;
+  auto rates = probeRates(peer, clock, settings).wait(io.waitScope);
+  CHECK(peer.pings == 5);
+  CHECK(rates.sendOverheadSeconds == doctest::Approx(0.001).epsilon(0.5));
+  CHECK(rates.receiveOverheadSeconds == rates.sendOverheadSeconds);
+  CHECK(rates.computeSecondsPerUnit > 0);
+  CHECK(rates.uplinkBytesPerSecond == 0);  // hnowd's surveys measure the links
+  CHECK(rates.downlinkBytesPerSecond == 0);
 }
 
-TEST_CASE("a paced probe is not corrected: its token bucket is not the data plane's") {
+TEST_CASE("an emulated compute factor slows the calibrated compute rate") {
   auto io = kj::setupAsyncIo();
   hnow::daemon::SteadyClock clock;
-  SharedLinkPeer peer(io.provider->getTimer(), 1e9);  // the pacing, not the peer, sets the rate
-  ProbeSettings settings = quick();
-  settings.uplinkBytesPerSecond = 5e6;
-  settings.downlinkBytesPerSecond = 5e6;
-  settings.dataSent = [&peer]() { return peer.sent; };
-  settings.dataReceived = [&peer]() { return peer.received; };
-  auto rates = probeRates(peer, io.provider->getTimer(), clock, settings).wait(io.waitScope);
-  CHECK(rates.uplinkBytesPerSecond == doctest::Approx(5e6).epsilon(0.25));
+  SlowPeer peer(io.provider->getTimer(), 0.0);
+  ProbeSettings settings;
+  settings.pings = 1;
+  const double base = probeRates(peer, clock, settings).wait(io.waitScope).computeSecondsPerUnit;
+  settings.computeFactor = 4;
+  const double slowed = probeRates(peer, clock, settings).wait(io.waitScope).computeSecondsPerUnit;
+  CHECK(slowed == doctest::Approx(4 * base).epsilon(0.5));
 }

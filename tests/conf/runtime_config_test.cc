@@ -65,7 +65,12 @@ TEST_CASE("hnowd's config has defaults for everything but its directory and secr
   CHECK_FALSE(loaded->tls.enabled());
   CHECK(loaded->driftThreshold == 0.25);
   CHECK(loaded->logLevel == "info");
-  CHECK(loaded->uplinkMbps == 0);  // not known: sends assume the fastest agent's
+  CHECK(loaded->uplinkMbps == 0);  // not set: measured by the surveys
+  CHECK(loaded->survey.warmSeconds == 0.3);
+  CHECK(loaded->survey.windowSeconds == 0.6);
+  CHECK(loaded->survey.peers == 8);
+  CHECK(loaded->survey.intervalSeconds == 0);
+  CHECK_FALSE(loaded->survey.emulatedLinks);
   auto paced = parseCoordinatorConfig(kCoordinatorBase + "uplink_mbps = 400\n", "hnowd.toml", "/etc/hnow");
   REQUIRE(paced.ok());
   CHECK(paced->uplinkMbps == 400);
@@ -89,11 +94,32 @@ TEST_CASE("hnowd's [run] roots are absolute directories, none when unset, and a 
   CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = \"/srv/jobs\"\n").rfind("hnowd.toml:5:9: ", 0) == 0);
 }
 
+TEST_CASE("hnowd's [survey] table is read and bounded, each bad value named with its position") {
+  auto loaded = parseCoordinatorConfig(kCoordinatorBase +
+                                           "\n[survey]\nwarm_s = 0.1\nwindow_s = 0.3\npeers = 4\ninterval_s = 600\n"
+                                           "emulated_links = true\n",
+                                       "hnowd.toml", "/etc/hnow");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->survey.warmSeconds == 0.1);
+  CHECK(loaded->survey.windowSeconds == 0.3);
+  CHECK(loaded->survey.peers == 4);
+  CHECK(loaded->survey.intervalSeconds == 600);
+  CHECK(loaded->survey.emulatedLinks);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[survey]\npeers = 0\n") ==
+        "hnowd.toml:5:9: 'peers' must be from 1 to 64, not 0");
+  CHECK(coordinatorError(kCoordinatorBase + "\n[survey]\nwindow_s = 9\n").rfind("hnowd.toml:5:12: ", 0) == 0);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[survey]\ninterval_s = -1\n").find("'interval_s' must be") !=
+        std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[survey]\nemulated_links = 1\n").rfind("hnowd.toml:5:18: ", 0) == 0);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[survey]\nwindow = 1\n").find("unknown key 'window' in [survey]") !=
+        std::string::npos);
+}
+
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "data_dir, drift_dwell_s, drift_threshold, ewma_weight, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, tls, uplink_mbps)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, survey, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);

@@ -39,6 +39,8 @@ TEST_CASE("a restarted coordinator knows earlier agents, lost with their rates a
     Coordinator first(clock, RateTableOptions{}, store);
     SessionId s = first.attach(agent("a"), std::make_unique<PendingLink>(&pending));
     CHECK(first.reportRates(s, uplink(2e6)));
+    const LinkId up{"a", LinkDirection::kUp};
+    first.links().applySurvey({{up, 2e6, true, 0.0, 1, 0.0}}, {up}, false);
     first.persist();
   }
   clock.advance(10s);
@@ -51,6 +53,9 @@ TEST_CASE("a restarted coordinator knows earlier agents, lost with their rates a
   CHECK(views[0].record.state == AgentState::kLost);
   CHECK_FALSE(views[0].connected);
   CHECK(views[0].record.rates.uplinkBytesPerSecond == 2e6);
+  CHECK(views[0].links.up.rate.method == RateMethod::kProbe);  // how it was measured, kept too
+  CHECK(views[0].links.up.rate.at == clock.now() - 10s);
+  CHECK(views[0].links.down.rate.method == RateMethod::kUnknown);
   REQUIRE(views[0].ratesAgeSeconds.has_value());
   CHECK(*views[0].ratesAgeSeconds == doctest::Approx(10.0));
   CHECK(second.tick().empty());  // already lost: no second "lost" event

@@ -70,9 +70,7 @@ TEST_CASE("an agent that reconnects after being lost is back, with the rates it 
   Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
-  hnow::planner::NodeRates rates;
-  rates.uplinkBytesPerSecond = 1e6;
-  CHECK(coordinator.reportRates(s, rates));
+  CHECK(coordinator.reportRates(s, {}, {1e6, 0}));
   clock.advance(3500ms);  // silent past lostAfter
   REQUIRE(coordinator.tick().size() == 1);
   coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
@@ -132,34 +130,47 @@ struct RecordingObserver final : TransferObserver {
 
 }  // namespace
 
-TEST_CASE("a drift event reaches the running sends with the agent's rates now, a blip shorter than the dwell does not") {
+TEST_CASE("a link's capacity change beyond the threshold reaches the running sends at the next tick, with the planning rates") {
   ManualClock clock;
   MemoryStateStore store;
-  RateTableOptions options;
-  options.driftDwell = 1s;
-  Coordinator coordinator(clock, options, store);
+  Coordinator coordinator(clock, RateTableOptions{}, store);
   RecordingObserver observer;
   coordinator.addTransferObserver(&observer);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
-  REQUIRE(coordinator.reportRates(s, {100e6, 100e6}));
+  REQUIRE(coordinator.reportRates(s, {}, {100e6, 100e6}));
   coordinator.tick();  // the baseline
-  REQUIRE(coordinator.reportRates(s, {10e6, 100e6}));
-  coordinator.tick();
-  clock.advance(500ms);
-  REQUIRE(coordinator.reportRates(s, {100e6, 100e6}));  // back within the dwell: a blip
-  coordinator.tick();
-  clock.advance(2s);
+  REQUIRE(coordinator.reportRates(s, {}, {80e6, 100e6}));  // 20%: within the threshold
   coordinator.tick();
   CHECK(observer.drifts.empty());
-  REQUIRE(coordinator.reportRates(s, {10e6, 100e6}));
-  coordinator.tick();
-  clock.advance(1s);
+  REQUIRE(coordinator.reportRates(s, {}, {10e6, 100e6}));  // set-rate: the pacing is exact, no dwell
   coordinator.tick();
   REQUIRE(observer.drifts.size() == 1);
   CHECK(observer.drifts[0].first.agent == "a");
   CHECK(observer.drifts[0].first.rate == "uplink");
+  CHECK(observer.drifts[0].first.before == doctest::Approx(100e6));
   CHECK(observer.drifts[0].second.uplinkBytesPerSecond == doctest::Approx(10e6));
   CHECK(observer.gone.empty());
+  coordinator.removeTransferObserver(&observer);
+}
+
+TEST_CASE("hnowd's own links drift too: a send's source is node hnowd") {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  RecordingObserver observer;
+  coordinator.addTransferObserver(&observer);
+  const LinkId up{kCoordinatorNode, LinkDirection::kUp};
+  coordinator.links().setFixed(up, 50e6, RateMethod::kConfigured);
+  coordinator.tick();
+  coordinator.links().applySurvey({{up, 10e6, true, 0.0, 1, 0.0}}, {up}, false);  // fixed: not moved
+  coordinator.tick();
+  CHECK(observer.drifts.empty());
+  CHECK(coordinator.coordinatorLinks().up.rate.method == RateMethod::kConfigured);
+  coordinator.links().setFixed(up, 20e6, RateMethod::kConfigured);
+  coordinator.tick();
+  REQUIRE(observer.drifts.size() == 1);
+  CHECK(observer.drifts[0].first.agent == kCoordinatorNode);
+  CHECK(observer.drifts[0].second.uplinkBytesPerSecond == doctest::Approx(20e6));
   coordinator.removeTransferObserver(&observer);
 }

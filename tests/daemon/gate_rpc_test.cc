@@ -93,7 +93,8 @@ TEST_CASE("an agent with the secret registers, reports rates, and a client sees 
   Received received;
   auto session = h.loginAgent(agentLink, "a1", received, h.secret);
   auto report = session.reportRatesRequest();
-  report.initRates().setUplinkBytesPerS(12.5e6);
+  report.initRates().setSendOverheadS(2e-5);
+  report.initEmulated().setUplinkBytesPerS(12.5e6);  // hnow local: paced, so taken as told
   report.send().wait(h.ws);
 
   auto clientLink = h.connect();
@@ -105,6 +106,9 @@ TEST_CASE("an agent with the secret registers, reports rates, and a client sees 
   CHECK(a.getState() == wire::AgentState::ALIVE);
   CHECK(a.getHasRates());
   CHECK(a.getRates().getUplinkBytesPerS() == 12.5e6);
+  CHECK(a.getRates().getSendOverheadS() == 2e-5);
+  CHECK(std::string(a.getUplink().getMethod().cStr()) == "emulated");
+  CHECK(std::string(a.getDownlink().getMethod().cStr()) == "unknown");  // real: hnowd measures it
 }
 
 TEST_CASE("a peer with another secret gets no session, and hnowd's gate stays shut for it") {
@@ -180,16 +184,13 @@ TEST_CASE("an agent whose connection drops is lost at the next tick") {
   CHECK(events[0].kind == daemon::RateEvent::Kind::kLost);
 }
 
-TEST_CASE("oversized messages and probe requests from a peer are refused") {
+TEST_CASE("an oversized message from a peer is refused") {
   Harness h;
   auto link = h.connect();
   Received received;
   auto session = h.loginAgent(link, "a1", received, h.secret);
-  auto download = session.probeDownloadRequest();
-  download.setBytes(transport::kMaxProbeChunkBytes + 1);
-  CHECK_FALSE(h.failureOf([&]() { download.send().wait(h.ws); }).empty());
   // Past the reader's traversal limit: hnowd refuses to read the message at all.
-  auto upload = session.probeUploadRequest();
-  upload.initData(3 * transport::kMaxProbeChunkBytes);
-  CHECK_FALSE(h.failureOf([&]() { upload.send().wait(h.ws); }).empty());
+  auto report = session.reportTransferRequest();
+  report.initReport().initMessage(3 * transport::kLargestMessageBytes);
+  CHECK_FALSE(h.failureOf([&]() { report.send().wait(h.ws); }).empty());
 }

@@ -65,9 +65,8 @@ struct Lab {
       AgentRegistration r{name, "room", {"relay"}, std::string(name) + ":9000", {"/srv"}};
       SessionId s = coordinator.attach(r, std::make_unique<FakeAgent>(name, &commands));
       hnow::planner::NodeRates rates;
-      rates.uplinkBytesPerSecond = rates.downlinkBytesPerSecond = 1e7;
       rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
-      coordinator.reportRates(s, rates);
+      coordinator.reportRates(s, rates, {1e7, 1e7});  // emulated links: taken as told
       sessions[name] = s;
     }
     commands.files["a1:x.bin"] = "1000000";

@@ -20,6 +20,14 @@ class MemoryStateStore final : public StateStore {
     for (const auto& [_, a] : agents_) out.push_back(a);
     return out;
   }
+  void saveLinks(const std::vector<StoredLink>& links) override {
+    for (const auto& l : links) links_[l.node + "/" + l.direction] = l;
+  }
+  std::vector<StoredLink> loadLinks() override {
+    std::vector<StoredLink> out;
+    for (const auto& [_, l] : links_) out.push_back(l);
+    return out;
+  }
   OperationId beginOperation(const OperationRecord& record) override {
     records_.push_back(record);
     records_.back().id = static_cast<OperationId>(records_.size());
@@ -51,6 +59,7 @@ class MemoryStateStore final : public StateStore {
 
  private:
   std::map<std::string, StoredAgent> agents_;
+  std::map<std::string, StoredLink> links_;
   std::vector<OperationRecord> records_;
 };
 

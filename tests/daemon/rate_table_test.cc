@@ -7,6 +7,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
+hnow::planner::NodeRates computing(double secondsPerUnit) {
+  hnow::planner::NodeRates r;
+  r.computeSecondsPerUnit = secondsPerUnit;
+  return r;
+}
+
 hnow::planner::NodeRates uplink(double bytesPerSecond) {
   hnow::planner::NodeRates r;
   r.uplinkBytesPerSecond = bytesPerSecond;
@@ -46,20 +52,19 @@ TEST_CASE("heartbeats and reports from an unregistered agent are refused") {
   RateTable table(clock, RateTableOptions{});
   CHECK_FALSE(table.heartbeat("ghost"));
   CHECK_FALSE(table.reportRates("ghost", uplink(1e6)));
-  CHECK_FALSE(table.observeUplink("ghost", 1e6));
   CHECK(table.snapshot().empty());
 }
 
-TEST_CASE("a rate change beyond the threshold is drift only after the dwell time") {
+TEST_CASE("a compute rate change beyond the threshold is drift only after the dwell time") {
   ManualClock clock;
   RateTableOptions options;
   options.driftThreshold = 0.25;
   options.driftDwell = 2s;
   RateTable table(clock, options);
   table.registerAgent("a", "");
-  table.reportRates("a", uplink(100e6));
+  table.reportRates("a", computing(0.010));
   CHECK(table.tick().empty());  // sets the baseline
-  table.reportRates("a", uplink(60e6));  // 40% down
+  table.reportRates("a", computing(0.016));  // 37.5% slower
   CHECK(table.tick().empty());
   clock.advance(1500ms);
   table.heartbeat("a");
@@ -69,9 +74,9 @@ TEST_CASE("a rate change beyond the threshold is drift only after the dwell time
   auto events = table.tick();
   REQUIRE(events.size() == 1);
   CHECK(events[0].kind == RateEvent::Kind::kDrift);
-  CHECK(events[0].rate == "uplink");
-  CHECK(events[0].before == doctest::Approx(100e6));
-  CHECK(events[0].after == doctest::Approx(60e6));
+  CHECK(events[0].rate == "compute");
+  CHECK(events[0].before == doctest::Approx(100.0));
+  CHECK(events[0].after == doctest::Approx(62.5));
   clock.advance(3s);
   table.heartbeat("a");
   CHECK(table.tick().empty());  // the new rate is the new baseline
@@ -81,15 +86,15 @@ TEST_CASE("a blip shorter than the dwell time or within the threshold is not dri
   ManualClock clock;
   RateTable table(clock, RateTableOptions{});
   table.registerAgent("a", "");
-  table.reportRates("a", uplink(100e6));
+  table.reportRates("a", computing(0.010));
   table.tick();
-  table.reportRates("a", uplink(50e6));
+  table.reportRates("a", computing(0.020));
   table.tick();
   clock.advance(1s);
-  table.reportRates("a", uplink(100e6));  // recovered before the dwell
+  table.reportRates("a", computing(0.010));  // recovered before the dwell
   CHECK(table.tick().empty());
   clock.advance(5s);
-  table.reportRates("a", uplink(80e6));  // 20% < 25%
+  table.reportRates("a", computing(0.0125));  // 20% slower < 25%
   CHECK(table.tick().empty());
   clock.advance(5s);
   table.heartbeat("a");
@@ -111,23 +116,6 @@ TEST_CASE("a slower computation drifts like a slower link") {
   auto events = table.tick();
   REQUIRE(events.size() == 1);
   CHECK(events[0].rate == "compute");
-}
-
-TEST_CASE("observed transfers are folded into the uplink by EWMA") {
-  ManualClock clock;
-  RateTableOptions options;
-  options.ewmaWeight = 0.5;
-  RateTable table(clock, options);
-  table.registerAgent("a", "");
-  table.reportRates("a", uplink(100.0));
-  clock.advance(1s);
-  CHECK(table.observeUplink("a", 50.0));
-  CHECK(table.find("a")->rates.uplinkBytesPerSecond == doctest::Approx(75.0));
-  CHECK(table.observeUplink("a", 50.0));
-  CHECK(table.find("a")->rates.uplinkBytesPerSecond == doctest::Approx(62.5));
-  CHECK(table.find("a")->ratesAt == clock.now());
-  CHECK_FALSE(table.observeUplink("a", 0.0));  // nonsense is ignored
-  CHECK(table.find("a")->rates.uplinkBytesPerSecond == doctest::Approx(62.5));
 }
 
 TEST_CASE("re-registration keeps known rates and the site label is updated") {

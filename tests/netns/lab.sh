@@ -5,8 +5,8 @@
 #   uplink of node K   = tbf on its own end of the veth (what it sends);
 #   downlink of node K = tbf on the hub's end of its veth (what the bridge
 #                        forwards to it).
-# Unlike `hnow local`, no token bucket in hnow paces anything: the agents
-# probe the shaped links for real (probes are paced only when emulated).
+# Unlike `hnow local`, no token bucket in hnow paces anything: hnowd's link
+# surveys measure the shaped links for real, hnowd's own uplink included.
 # netem (delay, loss) does not exist on this kernel, so only rates are shaped.
 #
 #   lab.sh up --dir DIR --agents N [--uplink-mbps a,b,..] [--downlink-mbps a,b,..]
@@ -163,14 +163,13 @@ listen = "$address"
 data_dir = "hnowd"
 secret_file = "secret"
 log_level = "info"
-uplink_mbps = $SOURCE_UP
 drift_dwell_s = $DWELL
 EOF
   printf 'coordinator = "%s"\nsecret_file = "secret"\n' "$address" >"$DIR/client.toml"
   start hnowd "${prefix}d" "$BUILD_DIR/daemon/hnowd" --config "$DIR/hnowd.toml"
 
-  # One agent at a time, each probing alone: concurrent probes would share
-  # hnowd's links and under-measure every agent.
+  # Every agent at once: hnowd surveys their links together once they have
+  # joined (docs/link-rates.md), round by round.
   local name site
   for ((k = 1; k <= AGENTS; k++)); do
     name="agent-$k"
@@ -187,22 +186,27 @@ heartbeat_interval_s = 0.5
 probe_interval_s = 3600
 EOF
     start "$name" "${prefix}a$k" "$BUILD_DIR/agent/hnow-agent" --config "$DIR/agents/$name.toml"
-    wait_rates "$k"
   done
+  wait_rates "$AGENTS"
   trap - ERR
   echo "lab.sh: $AGENTS agents up in namespaces ${prefix}*, hnowd at $address"
 }
 
-# Waits until `count` agents are alive with measured rates (60 s at most).
+# Waits until `count` agents are alive with both links measured, and hnowd's
+# uplink too (60 s plus 3 s per agent at most: a survey takes two rounds of
+# about a second per node).
 wait_rates() {
-  local count=$1 have
-  for _ in $(seq 600); do
-    have=$(run_hnow status --json 2>/dev/null |
-      jq '[.agents[] | select(.state == "alive" and .age_s != null)] | length' 2>/dev/null || echo 0)
+  local count=$1 have=0 limit=$((600 + 30 * $1))
+  for _ in $(seq "$limit"); do
+    have=$(run_hnow status --json 2>/dev/null | jq '
+      if .coordinator.links.uplink.method == "unknown" then 0 else
+      [.agents[] | select(.state == "alive" and .age_s != null and
+        .links.uplink.method != "unknown" and .links.downlink.method != "unknown")] | length end' \
+      2>/dev/null || echo 0)
     [ "${have:-0}" -ge "$count" ] && return 0
     sleep 0.1
   done
-  echo "lab.sh: only ${have:-0} of $count agents reported rates within 60 s; logs in $DIR/logs" >&2
+  echo "lab.sh: only ${have:-0} of $count agents had measured links within $((limit / 10)) s; logs in $DIR/logs" >&2
   return 1
 }
 

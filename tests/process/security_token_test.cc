@@ -104,9 +104,9 @@ TEST_CASE("the token of a finished send is refused by the agent that served it, 
   login.setControl(kj::heap<MoleControl>(state));
   auto session = login.send().wait(ws).getSession();
   auto rates = session.reportRatesRequest();
-  rates.initRates().setUplinkBytesPerS(1e5);  // slow: a leaf, fed by agent-1
-  rates.getRates().setDownlinkBytesPerS(25e6);
-  rates.getRates().setSendOverheadS(1e-4);
+  rates.initEmulated().setUplinkBytesPerS(1e5);  // slow: a leaf, fed by agent-1; taken as told
+  rates.getEmulated().setDownlinkBytesPerS(25e6);
+  rates.initRates().setSendOverheadS(1e-4);
   rates.getRates().setRecvOverheadS(1e-4);
   rates.getRates().setComputeSPerUnit(1e-3);
   rates.send().wait(ws);

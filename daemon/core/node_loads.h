@@ -1,0 +1,56 @@
+#pragma once
+// What each node's data plane and network interface carried, from the
+// counters agents send with every heartbeat (and hnowd's own), turned into
+// the loads of an observation window (link_verdict.h). A node's counters
+// are differenced on its own clock, so clocks need not agree.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/clock.h"
+#include "core/link_verdict.h"
+
+namespace hnow::daemon {
+
+// Cumulative since the node's data plane started (transport/data/link_counters.h).
+struct CounterSample {
+  double atSeconds = 0.0;  // the node's own steady clock
+  std::uint64_t dataSent = 0, dataReceived = 0;  // hnow's payload handed to and taken from its sockets
+  std::uint64_t tcpSent = 0, tcpReceived = 0;    // hnow's payload acknowledged by peers, and received
+  std::uint64_t wireSent = 0, wireReceived = 0;  // hnow's connections on the wire
+  bool nicKnown = false;
+  std::uint64_t nicSent = 0, nicReceived = 0;    // everything through the interface
+};
+
+// Payload bytes/s between two samples of one node: what its connections'
+// peers acknowledged (a chunk queued on a socket is not yet on the link: a
+// new connection queues a whole window at once) and what it took from its
+// sockets (what an emulated downlink paces), plus other traffic: what the
+// interface carried beyond hnow's own connections, taken at the payload
+// share of a full TCP segment (1448 of 1514 bytes) to compare with hnow's
+// payload rates.
+NodeLoad loadBetween(const CounterSample& earlier, const CounterSample& later);
+
+class NodeLoads {
+ public:
+  // A sample as it arrived at hnowd; out-of-order or restarted counters
+  // (a restarted agent) drop what came before.
+  void add(const std::string& node, TimePoint arrived, const CounterSample& sample);
+  // The load over [from, to] by hnowd's clock, from the samples nearest its
+  // ends; none without two samples spanning at least half of it.
+  std::optional<NodeLoad> over(const std::string& node, TimePoint from, TimePoint to) const;
+  std::vector<std::string> nodes() const;
+
+ private:
+  struct Stamped {
+    TimePoint arrived;
+    CounterSample sample;
+  };
+  // Samples older than this are of no window hnowd asks about.
+  static constexpr Duration kKeep = std::chrono::seconds(10);
+  std::map<std::string, std::deque<Stamped>> samples_;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,273 @@
+#include "core/survey_runner.h"
+
+#include <algorithm>
+
+namespace hnow::daemon {
+
+namespace {
+
+// An automatic survey that measured nothing waits this long before the next.
+constexpr Duration kRetryFailed = std::chrono::seconds(60);
+
+std::string describe(const LinkId& link) { return link.node + " " + directionName(link.direction); }
+
+}  // namespace
+
+SurveyRunner::SurveyRunner(Coordinator& coordinator, LinkProber& prober, const Clock& clock,
+                           std::string coordinatorAddress, std::function<std::string()> newToken,
+                           SurveyRunnerOptions options)
+    : coordinator_(coordinator), prober_(prober), clock_(clock), coordinatorAddress_(std::move(coordinatorAddress)),
+      newToken_(std::move(newToken)), options_(options), lastFull_(clock.now()) {}
+
+std::vector<SurveyNode> SurveyRunner::surveyNodes() const {
+  std::vector<SurveyNode> nodes{{kCoordinatorNode, ""}};
+  for (const AgentView& a : coordinator_.status())
+    if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
+      nodes.push_back({a.record.name, a.record.site});
+  return nodes;
+}
+
+std::string SurveyRunner::addressOf(const std::string& node) const {
+  if (node == kCoordinatorNode) return coordinatorAddress_;
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == node && a.connected) return a.registration.dataAddress;
+  return "";
+}
+
+std::vector<LinkId> SurveyRunner::linksOf(const std::vector<std::string>& nodes) const {
+  std::vector<LinkId> out;
+  for (const std::string& node : nodes)
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp})
+      if (!coordinator_.links().fixed({node, d})) out.push_back({node, d});
+  return out;
+}
+
+double SurveyRunner::peerCapacity(const std::vector<SurveyNode>& nodes, const LinkId& link) const {
+  const LinkBook& book = coordinator_.links();
+  const KnownRate known = [&book](const LinkId& l) { return book.knownAtLeast(l); };
+  double total = 0.0;
+  for (const ProbeRound& round : planSurvey(nodes, {link}, known, options_.survey))
+    for (const auto& [from, to] : round.flows)
+      total += link.direction == LinkDirection::kDown ? known({from, LinkDirection::kUp})
+                                                      : known({to, LinkDirection::kDown});
+  return total;
+}
+
+std::vector<LinkId> SurveyRunner::unmeasured() const {
+  const LinkBook& book = coordinator_.links();
+  const std::vector<SurveyNode> nodes = surveyNodes();
+  std::vector<LinkId> out;
+  bool realAgent = false;
+  for (const SurveyNode& n : nodes)
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp})
+      realAgent |= n.name != kCoordinatorNode && !book.fixed({n.name, d});
+  const double headroom = options_.survey.verdict.headroom;
+  for (const SurveyNode& n : nodes) {
+    // hnowd measures itself only against real links: emulated agents would
+    // read their own pacing, not hnowd's link.
+    if (n.name == kCoordinatorNode && !realAgent) continue;
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp}) {
+      const LinkId link{n.name, d};
+      if (book.fixed(link)) continue;
+      const LinkRate* rate = book.rate(link);
+      if (!rate) {
+        out.push_back(link);
+        continue;
+      }
+      if (!rate->bound()) continue;
+      // A bound is measured again once the peers could fill it with room to
+      // spare, and could send (receive) clearly more than when last tried.
+      const double peers = peerCapacity(nodes, link);
+      auto tried = triedWith_.find(link);
+      if (peers >= (1.0 + 2 * headroom) * rate->bytesPerSecond &&
+          (tried == triedWith_.end() || peers > 1.25 * tried->second))
+        out.push_back(link);
+    }
+  }
+  return out;
+}
+
+void SurveyRunner::request(std::vector<std::string> nodes, Done done) {
+  asked_.push_back({std::move(nodes), std::move(done)});
+}
+
+void SurveyRunner::tick() {
+  const TimePoint now = clock_.now();
+  const Duration roundLimit = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double>(options_.warmSeconds + options_.windowSeconds + 5.0));
+  if (round_ && now - round_->started > roundLimit) finishRound();
+  if (current_) return;
+
+  if (!asked_.empty()) {
+    Asked a = std::move(asked_.front());
+    asked_.erase(asked_.begin());
+    std::vector<std::string> nodes = a.nodes;
+    const std::vector<SurveyNode> present = surveyNodes();
+    if (nodes.empty())
+      for (const SurveyNode& n : present) nodes.push_back(n.name);
+    for (const std::string& name : nodes)
+      if (std::none_of(present.begin(), present.end(), [&](const SurveyNode& n) { return n.name == name; }))
+        return a.done("no connected agent named '" + name + "' (hnow status lists them)");
+    std::vector<LinkId> targets = linksOf(nodes);
+    if (targets.empty()) return a.done("nothing to measure: every link named is emulated or configured");
+    return begin(std::move(targets), true, std::move(a.done));
+  }
+  // Joiners settle whether or not data moves meanwhile.
+  std::vector<LinkId> targets = unmeasured();
+  if (targets != lastUnmeasured_) {
+    lastUnmeasured_ = targets;
+    unmeasuredSince_ = now;
+  }
+  if (coordinator_.moving()) return;
+  const bool retryable = targets != failedTargets_ || now >= retryAt_;
+  if (!targets.empty() && now - unmeasuredSince_ >= options_.settle && retryable)
+    return begin(std::move(targets), false, {});
+
+  std::vector<LinkId> again;
+  for (const LinkId& link : coordinator_.links().remeasureNow())
+    if (!addressOf(link.node).empty()) again.push_back(link);
+  if (!again.empty()) {
+    for (const LinkId& link : again) coordinator_.links().remeasured(link);
+    return begin(std::move(again), false, {});
+  }
+
+  if (options_.every > Duration::zero() && now - lastFull_ >= options_.every) {
+    lastFull_ = now;
+    std::vector<std::string> nodes;
+    for (const SurveyNode& n : surveyNodes()) nodes.push_back(n.name);
+    if (auto all = linksOf(nodes); !all.empty()) begin(std::move(all), false, {});
+  }
+}
+
+void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
+  const LinkBook& book = coordinator_.links();
+  const std::vector<SurveyNode> nodes = surveyNodes();
+  for (const LinkId& link : targets) triedWith_[link] = peerCapacity(nodes, link);
+  std::vector<ProbeRound> rounds = planSurvey(nodes, targets,
+                                              [&book](const LinkId& l) { return book.knownAtLeast(l); },
+                                              options_.survey);
+  if (rounds.empty()) {
+    if (done) done("no peer to measure against: a survey needs hnowd and at least one agent with a data plane");
+    if (!asked) {
+      failedTargets_ = targets;
+      retryAt_ = clock_.now() + kRetryFailed;
+    }
+    return;
+  }
+  current_ = Survey{std::move(targets), std::move(rounds), 0, {}, {}, asked, std::move(done), clock_.now()};
+  startRound();
+}
+
+void SurveyRunner::startRound() {
+  const ProbeRound& plan = current_->rounds[current_->next];
+  Round round;
+  round.generation = ++generation_;
+  round.nodes = plan.nodes();
+  round.replies.resize(round.nodes.size());
+  round.started = clock_.now();
+  round_ = std::move(round);
+  const std::string token = newToken_();
+  const std::uint64_t generation = round_->generation;
+  const std::vector<std::string> nodes = round_->nodes;
+  issuing_ = true;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    ProbeOrder order{token, false, {}, options_.warmSeconds, options_.windowSeconds};
+    std::string missing;
+    for (const auto& [from, to] : plan.flows) {
+      if (from == nodes[i]) order.serve = true;
+      if (to != nodes[i]) continue;
+      order.pullFrom.push_back(addressOf(from));
+      if (order.pullFrom.back().empty()) missing = from;
+    }
+    if (!missing.empty() || addressOf(nodes[i]).empty()) {
+      ProbeReply gone;
+      gone.error = (missing.empty() ? nodes[i] : missing) + " is no longer connected";
+      answer(generation, i, gone);
+      continue;
+    }
+    prober_.probe(nodes[i], order, [this, generation, i](const ProbeReply& reply) { answer(generation, i, reply); });
+  }
+  issuing_ = false;
+  if (round_ && round_->generation == generation && round_->answered == round_->nodes.size()) finishRound();
+}
+
+void SurveyRunner::answer(std::uint64_t generation, std::size_t node, const ProbeReply& reply) {
+  if (!round_ || round_->generation != generation || round_->replies.at(node)) return;
+  round_->replies[node] = reply;
+  ++round_->answered;
+  if (round_->answered == round_->nodes.size() && !issuing_) finishRound();
+}
+
+void SurveyRunner::finishRound() {
+  Round round = std::move(*round_);
+  round_.reset();
+  const ProbeRound& plan = current_->rounds[current_->next];
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < round.nodes.size(); ++i) {
+    if (!round.replies[i]) problems.push_back(round.nodes[i] + ": no answer in time");
+    else if (!round.replies[i]->error.empty()) problems.push_back(round.nodes[i] + ": " + round.replies[i]->error);
+  }
+  if (problems.empty()) {
+    RoundOutcome outcome;
+    for (std::size_t i = 0; i < round.nodes.size(); ++i) {
+      const ProbeReply& reply = *round.replies[i];
+      outcome.loads[round.nodes[i]] = loadBetween(reply.before, reply.after);
+      std::size_t k = 0;
+      for (const auto& [from, to] : plan.flows) {
+        if (to != round.nodes[i]) continue;
+        const double bytes = k < reply.flowBytes.size() ? static_cast<double>(reply.flowBytes[k]) : 0.0;
+        ++k;
+        if (reply.windowSeconds > 0) outcome.flows.push_back({from, to, bytes / reply.windowSeconds});
+      }
+    }
+    current_->outcomes.push_back(std::move(outcome));
+  } else {
+    std::string line = "round for " + describe(plan.target) + ":";
+    for (const std::string& p : problems) line += " " + p + ";";
+    line.pop_back();
+    current_->errors.push_back(line);
+  }
+  ++current_->next;
+  if (current_->next == current_->rounds.size()) return complete(false);
+  // An automatic survey yields to an operation that starts moving data.
+  if (!current_->asked && coordinator_.moving()) return complete(true);
+  startRound();
+}
+
+void SurveyRunner::complete(bool aborted) {
+  Survey survey = std::move(*current_);
+  current_.reset();
+  SurveyReport report;
+  report.targets = survey.targets;
+  report.errors = survey.errors;
+  report.aborted = aborted;
+  report.asked = survey.asked;
+  report.seconds = seconds(clock_.now() - survey.started);
+  LinkBook& book = coordinator_.links();
+  if (!aborted && !survey.outcomes.empty()) {
+    report.findings = deriveSurvey(survey.outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); },
+                                   options_.survey);
+    const double noise = coordinator_.linkOptions().book.foreignNoise;
+    bool otherTraffic = false;
+    for (const SurveyFinding& f : report.findings) otherTraffic |= f.foreign > noise * f.bytesPerSecond;
+    book.applySurvey(report.findings, survey.targets, otherTraffic);
+    // Other traffic the rounds saw is on those links now.
+    std::map<std::string, NodeLoad> other;
+    for (const RoundOutcome& o : survey.outcomes)
+      for (const auto& [node, load] : o.loads) {
+        other[node].foreignSent = std::max(other[node].foreignSent, load.foreignSent);
+        other[node].foreignReceived = std::max(other[node].foreignReceived, load.foreignReceived);
+      }
+    for (const auto& [node, load] : other) book.noteForeign(node, load.foreignSent, load.foreignReceived);
+  } else if (!aborted && !survey.asked) {
+    failedTargets_ = survey.targets;
+    retryAt_ = clock_.now() + kRetryFailed;
+  }
+  if (report_) report_(report);
+  if (!survey.done) return;
+  if (aborted) survey.done("the survey gave way to an operation that started");
+  else if (survey.outcomes.empty()) survey.done("no probe round measured anything: " + survey.errors.front());
+  else survey.done("");
+}
+
+}  // namespace hnow::daemon

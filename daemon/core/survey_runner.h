@@ -1,0 +1,118 @@
+#pragma once
+// Runs link surveys (link_survey.h): which links to measure and when, one
+// probe round after another, and the survey's findings into the link book.
+// A survey runs on its own when nodes have links nobody measured yet (after
+// joiners settle), when links measured under other traffic can be measured
+// again because that traffic has gone, and on a schedule; but only while no
+// operation moves data, since a probe fills the links it measures. One
+// asked for (`hnow measure`) runs at once: its rounds judge every node's
+// whole load, so a send under way is accounted for, not mistaken for a
+// slower link. Logic only: time through Clock, probes through LinkProber.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/coordinator.h"
+#include "core/link_probe.h"
+#include "core/link_survey.h"
+
+namespace hnow::daemon {
+
+struct SurveyRunnerOptions {
+  double warmSeconds = 0.3;    // TCP ramps up on a LAN in well under this
+  double windowSeconds = 0.6;
+  Duration settle = std::chrono::seconds(1);  // agents joining together: one survey
+  Duration every{};            // measure every link again this often (0: never)
+  SurveyOptions survey;
+};
+
+struct SurveyReport {
+  std::vector<LinkId> targets;
+  std::vector<SurveyFinding> findings;
+  std::vector<std::string> errors;  // rounds that measured nothing, and why
+  bool aborted = false;             // an operation started: it measured nothing
+  bool asked = false;               // asked for, not automatic
+  double seconds = 0.0;
+};
+
+class SurveyRunner {
+ public:
+  using Done = std::function<void(const std::string& error)>;
+  // `coordinatorAddress`: hnowd's data plane as agents reach it; `newToken`
+  // makes a fresh 32-byte token per round.
+  SurveyRunner(Coordinator& coordinator, LinkProber& prober, const Clock& clock, std::string coordinatorAddress,
+               std::function<std::string()> newToken, SurveyRunnerOptions options = {});
+
+  // Measures the links of `nodes` (every node when empty) as soon as the
+  // survey under way ends, even while data moves. `done("")` once measured,
+  // else with why not (an unknown node, no peer, every round failed).
+  void request(std::vector<std::string> nodes, Done done);
+  // Call periodically (hnowd's tick).
+  void tick();
+  bool running() const { return current_.has_value(); }
+  // Called with every survey's report (hnowd logs it).
+  void onReport(std::function<void(const SurveyReport&)> report) { report_ = std::move(report); }
+
+ private:
+  struct Asked {
+    std::vector<std::string> nodes;
+    Done done;
+  };
+  struct Survey {
+    std::vector<LinkId> targets;
+    std::vector<ProbeRound> rounds;
+    std::size_t next = 0;
+    std::vector<RoundOutcome> outcomes;
+    std::vector<std::string> errors;
+    bool asked = false;
+    Done done;
+    TimePoint started{};
+  };
+  struct Round {
+    std::uint64_t generation = 0;
+    std::vector<std::string> nodes;
+    std::vector<std::optional<ProbeReply>> replies;
+    std::size_t answered = 0;
+    TimePoint started{};
+  };
+
+  std::vector<SurveyNode> surveyNodes() const;
+  std::string addressOf(const std::string& node) const;
+  // Links of connected nodes to measure without being asked: those never
+  // measured (hnowd's with them), and bounds that peers who joined since
+  // could now fill.
+  std::vector<LinkId> unmeasured() const;
+  // What the peers a round for `link` would take can send (or receive) together.
+  double peerCapacity(const std::vector<SurveyNode>& nodes, const LinkId& link) const;
+  std::vector<LinkId> linksOf(const std::vector<std::string>& nodes) const;
+  void begin(std::vector<LinkId> targets, bool asked, Done done);
+  void startRound();
+  void answer(std::uint64_t generation, std::size_t node, const ProbeReply& reply);
+  void finishRound();
+  void complete(bool aborted);
+
+  Coordinator& coordinator_;
+  LinkProber& prober_;
+  const Clock& clock_;
+  std::string coordinatorAddress_;
+  std::function<std::string()> newToken_;
+  SurveyRunnerOptions options_;
+  std::function<void(const SurveyReport&)> report_;
+  std::vector<Asked> asked_;
+  std::optional<Survey> current_;
+  std::optional<Round> round_;
+  std::uint64_t generation_ = 0;
+  bool issuing_ = false;  // startRound is handing out orders (a reply may come at once)
+  std::map<LinkId, double> triedWith_;  // peerCapacity when a link was last surveyed
+  std::vector<LinkId> lastUnmeasured_;
+  TimePoint unmeasuredSince_{};
+  TimePoint lastFull_{};
+  // An automatic survey that measured nothing is not tried again before this.
+  std::vector<LinkId> failedTargets_;
+  TimePoint retryAt_{};
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,80 @@
+#include <doctest/doctest.h>
+
+#include "core/link_verdict.h"
+
+using namespace hnow::daemon;
+
+namespace {
+
+KnownRate knownFrom(std::map<LinkId, double> known) {
+  return [known](const LinkId& l) {
+    auto it = known.find(l);
+    return it == known.end() ? 0.0 : it->second;
+  };
+}
+
+const LinkReading* readingOf(const std::vector<LinkReading>& r, const std::string& node, LinkDirection d) {
+  for (const LinkReading& x : r)
+    if (x.link == LinkId{node, d}) return &x;
+  return nullptr;
+}
+
+// Rates in these cases are small numbers: any flow counts.
+const VerdictOptions kAnyFlow{0.15, 0.0};
+
+constexpr auto kUp = LinkDirection::kUp;
+constexpr auto kDown = LinkDirection::kDown;
+
+}  // namespace
+
+TEST_CASE("a flow into a downlink with room is limited by its sender's uplink, and the other way round") {
+  auto known = knownFrom({{{"s", kUp}, 100}, {{"r", kDown}, 400}});
+  auto readings = judgeFlows({{"s", "r", 96}}, {{"s", {96, 0}}, {"r", {0, 96}}}, known, kAnyFlow);
+  REQUIRE(readings.size() == 2);
+  CHECK(readingOf(readings, "s", kUp)->saturated);
+  CHECK(readingOf(readings, "s", kUp)->bytesPerSecond == 96);
+  CHECK_FALSE(readingOf(readings, "r", kDown)->saturated);  // a share, not its capacity
+
+  auto other = knownFrom({{{"s", kUp}, 400}, {{"r", kDown}, 100}});
+  readings = judgeFlows({{"s", "r", 96}}, {{"s", {96, 0}}, {"r", {0, 96}}}, other, kAnyFlow);
+  CHECK(readingOf(readings, "r", kDown)->saturated);
+  CHECK_FALSE(readingOf(readings, "s", kUp)->saturated);
+}
+
+TEST_CASE("with nothing known of the other end a flow says nothing but what each link carried at least") {
+  auto readings = judgeFlows({{"s", "r", 50}}, {{"s", {50, 0}}, {"r", {0, 50}}}, knownFrom({}), kAnyFlow);
+  for (const LinkReading& r : readings) CHECK_FALSE(r.saturated);
+  CHECK(readingOf(readings, "r", kDown)->bytesPerSecond == 50);
+}
+
+TEST_CASE("a link busy with other traffic is judged by all of it: a full downlink leaves its sender no verdict") {
+  // r's 400 downlink carries 50 of hnow's and 350 of others': full, no room.
+  auto known = knownFrom({{{"s", kUp}, 100}, {{"r", kDown}, 400}});
+  auto readings = judgeFlows({{"s", "r", 50}}, {{"s", {50, 0}}, {"r", {0, 400, 0, 350}}}, known, kAnyFlow);
+  CHECK_FALSE(readingOf(readings, "s", kUp)->saturated);
+  // s had room (50 of 100): r's downlink was the limit, at 400 with others' 350.
+  CHECK(readingOf(readings, "r", kDown)->saturated);
+  CHECK(readingOf(readings, "r", kDown)->bytesPerSecond == 400);
+  CHECK(readingOf(readings, "r", kDown)->foreign == 350);
+}
+
+TEST_CASE("when both ends seem to have room the side more flows point at is the limit - a tie is no verdict") {
+  // A relay known at 100 sends 40 in all to three children with 400 downlinks:
+  // its uplink slowed (one change), not three downlinks.
+  auto known = knownFrom({{{"p", kUp}, 100}, {{"a", kDown}, 400}, {{"b", kDown}, 400}, {{"c", kDown}, 400}});
+  std::map<std::string, NodeLoad> loads{{"p", {40, 0}}, {"a", {0, 13}}, {"b", {0, 13}}, {"c", {0, 14}}};
+  auto readings = judgeFlows({{"p", "a", 13}, {"p", "b", 13}, {"p", "c", 14}}, loads, known, kAnyFlow);
+  CHECK(readingOf(readings, "p", kUp)->saturated);
+  CHECK(readingOf(readings, "p", kUp)->bytesPerSecond == 40);
+  for (const char* child : {"a", "b", "c"}) CHECK_FALSE(readingOf(readings, child, kDown)->saturated);
+
+  auto one = judgeFlows({{"p", "a", 13}}, {{"p", {13, 0}}, {"a", {0, 13}}}, known, kAnyFlow);
+  for (const LinkReading& r : one) CHECK_FALSE(r.saturated);
+}
+
+TEST_CASE("flows too slow to mean anything are left out - a load never reads below its own flows") {
+  auto known = knownFrom({{{"s", kUp}, 100}, {{"r", kDown}, 400}});
+  CHECK(judgeFlows({{"s", "r", 1000}}, {{"s", {1000, 0}}, {"r", {0, 1000}}}, known).empty());
+  auto readings = judgeFlows({{"s", "r", 90}}, {{"s", {80, 0}}, {"r", {0, 90}}}, known, kAnyFlow);
+  CHECK(readingOf(readings, "s", kUp)->bytesPerSecond == 90);
+}

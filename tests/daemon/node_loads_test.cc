@@ -1,0 +1,55 @@
+#include <doctest/doctest.h>
+
+#include "core/node_loads.h"
+
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+CounterSample at(double seconds, std::uint64_t sent, std::uint64_t received, std::uint64_t nicSent,
+                 std::uint64_t nicReceived, bool nic = true) {
+  CounterSample c;
+  c.atSeconds = seconds;
+  c.dataSent = c.tcpSent = sent;
+  c.dataReceived = c.tcpReceived = received;
+  c.wireSent = sent * 1514 / 1448;
+  c.wireReceived = received * 1514 / 1448;
+  c.nicKnown = nic;
+  c.nicSent = nicSent;
+  c.nicReceived = nicReceived;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("a node's load is hnow's payload plus the other traffic its interface carried, by its own clock") {
+  // 2 s: hnow sent 20 MB and received 2 MB; the interface carried 1.448 MB/s more out.
+  const CounterSample a = at(10.0, 0, 0, 0, 0);
+  const CounterSample b = at(12.0, 20'000'000, 2'000'000, 20'000'000ull * 1514 / 1448 + 3'028'000, 2'000'000ull * 1514 / 1448);
+  NodeLoad load = loadBetween(a, b);
+  CHECK(load.foreignSent == doctest::Approx(1'448'000).epsilon(0.001));
+  CHECK(load.sent == doctest::Approx(10'000'000 + 1'448'000).epsilon(0.001));
+  CHECK(load.foreignReceived == doctest::Approx(0).epsilon(0.001));
+  CHECK(load.received == doctest::Approx(1'000'000).epsilon(0.001));
+}
+
+TEST_CASE("without the interface's counters a load is hnow's alone - an interface reading below hnow's is no other traffic") {
+  NodeLoad load = loadBetween(at(0, 0, 0, 0, 0, false), at(1, 5'000'000, 0, 0, 0, false));
+  CHECK(load.sent == 5'000'000);
+  CHECK(load.foreignSent == 0);
+  load = loadBetween(at(0, 0, 0, 0, 0), at(1, 5'000'000, 0, 5'000'000, 0));  // GSO: fewer header bytes
+  CHECK(load.foreignSent == 0);
+}
+
+TEST_CASE("loads over a window come from the samples nearest its ends - too few samples give none - a restart starts over") {
+  NodeLoads loads;
+  const TimePoint t0{};
+  CHECK_FALSE(loads.over("a", t0, t0 + 2s));
+  for (int i = 0; i <= 8; ++i)
+    loads.add("a", t0 + i * 500ms, at(100 + i * 0.5, static_cast<std::uint64_t>(i) * 1'000'000, 0, 0, 0, false));
+  auto load = loads.over("a", t0 + 2s, t0 + 4s);
+  REQUIRE(load);
+  CHECK(load->sent == doctest::Approx(2'000'000));
+  CHECK_FALSE(loads.over("a", t0 + 3900ms, t0 + 10s));  // the samples span less than half the window
+  loads.add("a", t0 + 4500ms, at(1.0, 0, 0, 0, 0, false));  // the agent restarted
+  CHECK_FALSE(loads.over("a", t0 + 2s, t0 + 4500ms));
+}

@@ -1,0 +1,214 @@
+// Surveys on fluid labs (fluid_lab.h): every link measured within a percent
+// of what the lab gives, or reported as a bound no higher than it.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "daemon/fluid_lab.h"
+
+using namespace hnow::daemon;
+using namespace hnow::testing;
+
+namespace {
+
+void checkAgainstLab(const FluidLab& f, const std::string& node, LinkDirection d) {
+  const FluidNode& truth = f.lab.at(node);
+  const double real = d == LinkDirection::kUp ? truth.up : truth.down;
+  const LinkRate* r = f.rate(node, d);
+  INFO(node << " " << directionName(d));
+  REQUIRE(r != nullptr);
+  if (r->bound()) CHECK(r->bytesPerSecond <= real * 1.001);
+  else CHECK(r->bytesPerSecond == doctest::Approx(real).epsilon(0.01));
+}
+
+}  // namespace
+
+TEST_CASE("a survey of the volunteer-like lab measures every agent's links, hnowd's uplink, and a bound for its downlink") {
+  FluidLab f(volunteerLab());
+  f.run(2.0);  // the settle time passes: one survey of everything
+  REQUIRE(f.reports.size() == 1);
+  CHECK(f.reports[0].errors.empty());
+  CHECK(f.prober.rounds == 18);  // a downlink and an uplink round per node
+  for (int k = 1; k <= 8; ++k)
+    for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) {
+      const std::string name = "agent-" + std::to_string(k);
+      checkAgainstLab(f, name, d);
+      CHECK(f.rate(name, d)->method == RateMethod::kProbe);
+    }
+  CHECK(f.rate(kCoordinatorNode, LinkDirection::kUp)->method == RateMethod::kProbe);
+  checkAgainstLab(f, kCoordinatorNode, LinkDirection::kUp);
+  // Nothing could fill hnowd's 10 Gbit/s downlink: the agents' 440 Mbit/s together.
+  CHECK(f.rate(kCoordinatorNode, LinkDirection::kDown)->bound());
+  CHECK(f.rate(kCoordinatorNode, LinkDirection::kDown)->bytesPerSecond == doctest::Approx(mbps(440)).epsilon(0.01));
+  f.run(5.0);
+  CHECK(f.reports.size() == 1);  // nothing left to measure
+}
+
+TEST_CASE("downlinks four times hnowd's uplink are measured by several senders at once") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(100), mbps(1000)};
+  for (int k = 1; k <= 4; ++k) lab["agent-" + std::to_string(k)] = {mbps(200), mbps(400)};
+  FluidLab f(lab);
+  f.run(2.0);
+  for (int k = 1; k <= 4; ++k) {
+    const LinkRate* down = f.rate("agent-" + std::to_string(k), LinkDirection::kDown);
+    REQUIRE(down);
+    CHECK(down->method == RateMethod::kProbe);
+    CHECK(down->bytesPerSecond == doctest::Approx(mbps(400)).epsilon(0.01));
+  }
+}
+
+TEST_CASE("a downlink no set of peers can fill is a bound: the most the peers could send") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(100), mbps(1000)};
+  lab["agent-1"] = {mbps(50), mbps(1000)};
+  lab["agent-2"] = {mbps(50), mbps(400)};
+  FluidLab f(lab);
+  f.run(2.0);
+  const LinkRate* down = f.rate("agent-1", LinkDirection::kDown);
+  REQUIRE(down);
+  CHECK(down->bound());
+  CHECK(down->bytesPerSecond == doctest::Approx(mbps(150)).epsilon(0.01));  // hnowd's 100 and agent-2's 50
+  checkAgainstLab(f, "agent-2", LinkDirection::kDown);
+}
+
+TEST_CASE("random labs: every link within 1% of the lab or a bound below it - with two peers or more, a link they can fill by half again is measured") {
+  std::mt19937 random(17);
+  std::uniform_real_distribution<double> rate(10, 500);
+  std::uniform_int_distribution<int> size(1, 10);
+  for (int lab = 0; lab < 60; ++lab) {
+    std::map<std::string, FluidNode> nodes;
+    nodes[kCoordinatorNode] = {mbps(rate(random)), mbps(rate(random) * 4)};
+    const int n = size(random);
+    for (int k = 1; k <= n; ++k) nodes["agent-" + std::to_string(k)] = {mbps(rate(random)), mbps(rate(random))};
+    FluidLab f(nodes);
+    f.run(2.0);
+    CAPTURE(lab);
+    for (const auto& [name, truth] : nodes)
+      for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) {
+        checkAgainstLab(f, name, d);
+        // With at most 8 peers every other node takes part: what they can
+        // send (receive) together against this link.
+        double others = 0;
+        for (const auto& [peer, p] : nodes)
+          if (peer != name) others += d == LinkDirection::kDown ? p.up : p.down;
+        const double real = d == LinkDirection::kUp ? truth.up : truth.down;
+        if (nodes.size() >= 3 && nodes.size() <= 9 && others >= 1.5 * real) CHECK_FALSE(f.rate(name, d)->bound());
+      }
+  }
+}
+
+TEST_CASE("other traffic on a link does not lower its capacity: it is counted, and what is available is less") {
+  auto lab = volunteerLab(4);
+  lab["agent-2"].otherDown = std::numeric_limits<double>::infinity();  // iperf3 into agent-2
+  lab["agent-3"].otherUp = mbps(20);                                    // a swarm seeding from agent-3
+  FluidLab f(lab);
+  f.run(2.0);
+  for (const auto& [name, node] : lab)
+    for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) checkAgainstLab(f, name, d);
+  CHECK_FALSE(f.rate("agent-2", LinkDirection::kDown)->bound());
+  CHECK_FALSE(f.rate("agent-3", LinkDirection::kUp)->bound());
+  // While it lasts, plans take what is left: at least half (a new flow's TCP share).
+  const LinkBook& book = f.coordinator.links();
+  CHECK(book.foreign({"agent-3", LinkDirection::kUp}) == doctest::Approx(mbps(20)).epsilon(0.05));
+  CHECK(book.available({"agent-3", LinkDirection::kUp}) == doctest::Approx(mbps(20)).epsilon(0.05));
+  CHECK(book.available({"agent-2", LinkDirection::kDown}) == doctest::Approx(mbps(200)).epsilon(0.01));
+  CHECK(book.available({"agent-1", LinkDirection::kUp}) == doctest::Approx(mbps(100)).epsilon(0.01));  // no other traffic
+  f.clock.advance(std::chrono::seconds(4));  // gone: nothing noted it again
+  CHECK(book.available({"agent-3", LinkDirection::kUp}) == doctest::Approx(mbps(40)).epsilon(0.01));
+}
+
+TEST_CASE("a survey asked for while a send runs accounts for the send's traffic") {
+  auto lab = volunteerLab(4);
+  FluidLab f(lab);
+  f.run(2.0);
+  REQUIRE(f.reports.size() == 1);
+  f.operation.moving_ = true;
+  // The send: hnowd to agents 1 and 2, agent 1 relaying to 3 and 4.
+  f.prober.background = {{kCoordinatorNode, "agent-1"}, {kCoordinatorNode, "agent-2"},
+                         {"agent-1", "agent-3"}, {"agent-1", "agent-4"}};
+  std::string result = "pending";
+  f.runner.request({}, [&](const std::string& error) { result = error; });
+  f.run(2.0);
+  CHECK(result == "");
+  REQUIRE(f.reports.size() == 2);
+  CHECK(f.reports[1].asked);
+  for (const auto& [name, node] : lab)
+    for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) checkAgainstLab(f, name, d);
+  CHECK(f.rate("agent-1", LinkDirection::kUp)->method == RateMethod::kProbe);
+}
+
+TEST_CASE("an automatic survey waits while an operation moves data, and gives way to one that starts") {
+  FluidLab f(volunteerLab(4));
+  f.operation.moving_ = true;
+  f.run(3.0);
+  CHECK(f.reports.empty());
+  CHECK(f.prober.rounds == 0);
+  f.operation.moving_ = false;
+  // One round starts; the operation starts before the next.
+  f.clock.advance(std::chrono::seconds(2));
+  f.runner.tick();
+  REQUIRE(f.prober.waiting());
+  f.operation.moving_ = true;
+  f.prober.answer();
+  REQUIRE(f.reports.size() == 1);
+  CHECK(f.reports[0].aborted);
+  CHECK(f.rate("agent-1", LinkDirection::kDown) == nullptr);  // one round decides nothing
+  f.operation.moving_ = false;
+  f.run(2.0);
+  REQUIRE(f.reports.size() == 2);
+  CHECK_FALSE(f.reports[1].aborted);
+  CHECK(f.rate("agent-1", LinkDirection::kDown) != nullptr);
+}
+
+TEST_CASE("agents that join later are measured against the peers already known - bounds are measured again once peers can fill them") {
+  auto lab = volunteerLab(8);
+  std::map<std::string, FluidNode> first;
+  for (const char* name : {kCoordinatorNode, "agent-1", "agent-2", "agent-3", "agent-4"}) first[name] = lab[name];
+  FluidLab f(first);
+  f.run(2.0);
+  // Four agents can send 320 to 380 Mbit/s into a 400 Mbit/s downlink: bounds.
+  CHECK(f.rate("agent-1", LinkDirection::kDown)->bound());
+  for (int k = 5; k <= 8; ++k) {
+    const std::string name = "agent-" + std::to_string(k);
+    f.lab[name] = lab[name];
+    f.join(name, "lab");
+    f.run(1.5);
+    for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) checkAgainstLab(f, name, d);
+    CHECK(f.rate(name, LinkDirection::kUp)->method == RateMethod::kProbe);
+  }
+  f.run(5.0);
+  for (int k = 1; k <= 8; ++k) {
+    const std::string name = "agent-" + std::to_string(k);
+    CHECK(f.rate(name, LinkDirection::kDown)->method == RateMethod::kProbe);
+    checkAgainstLab(f, name, LinkDirection::kDown);
+  }
+  const std::size_t surveys = f.reports.size();
+  f.run(10.0);
+  CHECK(f.reports.size() == surveys);  // hnowd's downlink bound is not tried again in vain
+}
+
+TEST_CASE("a round a node cannot take part in measures nothing - the survey says why") {
+  FluidLab f(volunteerLab(2));
+  f.prober.failing["agent-2"] = "this agent cannot probe";
+  std::string result = "pending";
+  f.runner.request({"agent-1"}, [&](const std::string& error) { result = error; });
+  f.run(0.5);
+  REQUIRE(f.reports.size() == 1);
+  CHECK_FALSE(f.reports[0].errors.empty());
+  CHECK(f.reports[0].errors[0].find("agent-2: this agent cannot probe") != std::string::npos);
+  CHECK(result.find("no probe round measured anything") != std::string::npos);
+  std::string unknown;
+  f.runner.request({"agent-9"}, [&](const std::string& error) { unknown = error; });
+  f.run(0.5);
+  CHECK(unknown.find("no connected agent named 'agent-9'") != std::string::npos);
+}
+
+TEST_CASE("emulated links are taken as told and not surveyed - hnowd is not measured against them alone") {
+  FluidLab f(volunteerLab(2));
+  for (const char* name : {"agent-1", "agent-2"}) CHECK(f.coordinator.reportRates(f.join(name, "lab"), {}, {mbps(100), mbps(400)}));
+  f.run(3.0);
+  CHECK(f.reports.empty());
+  CHECK(f.rate("agent-1", LinkDirection::kUp)->method == RateMethod::kEmulated);
+  CHECK(f.rate(kCoordinatorNode, LinkDirection::kUp) == nullptr);
+}
