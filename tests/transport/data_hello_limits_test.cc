@@ -35,7 +35,9 @@ TEST_CASE("connections that never say hello are closed at the deadline, and past
   CHECK(first.readUntilClosed(2000ms));
   CHECK(second.readUntilClosed(2000ms));
   const auto waited = std::chrono::steady_clock::now() - start;
-  CHECK(waited >= 300ms);
+  // libuv's timers run on the loop's clock, whole milliseconds cached at
+  // the start of each turn: the deadline may fire a fraction of one early.
+  CHECK(waited >= 299ms);
   CHECK(waited < 1500ms);
   // The slots are free again: a new connection is held until its own deadline.
   RawPeer fourth(address);

@@ -3,7 +3,9 @@
 // agents: what a round reads is what the pacing allows.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <future>
+#include <thread>
 
 #include "transport/data/data_plane.h"
 #include "transport/data/link_counters.h"
@@ -61,6 +63,11 @@ TEST_CASE("a probe flow from a paced sender reads the sender's rate - the sender
   CHECK(rate(results[1], 0) == doctest::Approx(8e6).epsilon(0.1));
   const double sent = static_cast<double>(results[0].after.tcpSent - results[0].before.tcpSent) / results[0].windowSeconds;
   CHECK(sent == doctest::Approx(8e6).epsilon(0.15));
+  // Payload is counted as it is queued, a window ahead of the acks: the same
+  // rate, shifted.
+  const double queued =
+      static_cast<double>(results[0].after.dataSent - results[0].before.dataSent) / results[0].windowSeconds;
+  CHECK(queued == doctest::Approx(8e6).epsilon(0.25));
   CHECK(results[0].flowBytes.empty());
 }
 
@@ -110,6 +117,31 @@ TEST_CASE("a flow to a peer that registers its token late is opened again until 
   sender.plane.probe(order(true, {}, 0.15, 0.4), [](ProbeResult) {});
   REQUIRE(answer.wait_for(5s) == std::future_status::ready);
   CHECK(rate(answer.get(), 0) == doctest::Approx(8e6).epsilon(0.15));
+}
+
+TEST_CASE("a source stops serving a second after its window closed, whatever its pullers do") {
+  Node sender(8e6), receiver;
+  // The sender's round ends at 0.05 + 0.1 + 1 s; the puller's window opens later.
+  auto r = round({{&sender, order(true, {}, 0.05, 0.1)}, {&receiver, order(false, {sender.address}, 1.3, 0.2)}});
+  REQUIRE(r[1].error.empty());
+  CHECK(r[1].before.dataReceived > 4'000'000);  // the flow did run until then
+  CHECK(r[1].flowBytes == std::vector<std::uint64_t>{0});
+  CHECK(r[1].after.dataReceived == r[1].before.dataReceived);
+}
+
+TEST_CASE("planes destroyed in the middle of a round close their flows and sources without answering") {
+  auto sender = std::make_unique<Node>(8e6);
+  auto receiver = std::make_unique<Node>();
+  auto answered = std::make_shared<std::atomic<int>>(0);
+  sender->plane.probe(order(true, {}, 0.1, 5), [answered](ProbeResult) { ++*answered; });
+  receiver->plane.probe(order(false, {sender->address}, 0.1, 5), [answered](ProbeResult) { ++*answered; });
+  std::this_thread::sleep_for(300ms);
+  CHECK(receiver->plane.counters().dataReceived > 0);
+  const auto start = std::chrono::steady_clock::now();
+  receiver.reset();
+  sender.reset();
+  CHECK(std::chrono::steady_clock::now() - start < 500ms);
+  CHECK(*answered == 0);
 }
 
 TEST_CASE("link counters: hnow's wire bytes are what arrived and its headers - loopback and foreign addresses have no interface") {

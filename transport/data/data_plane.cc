@@ -176,7 +176,11 @@ struct DataPlane::Impl final : PlaneCore {
           op->state = Operation::State::kProbe;
           operations_[token] = std::move(op);
         },
-        [this](const std::string& token) { release(token); },
+        [this](const std::string& token) {
+          // Only the round's own source: the token may have been released
+          // and given to an operation since.
+          if (Operation* op = find(token); op && op->state == Operation::State::kProbe) release(token);
+        },
         [this]() { return counters(); },
         [this](ProbeRound* round) {
           auto it = rounds_.find(round);

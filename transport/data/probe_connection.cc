@@ -46,7 +46,7 @@ void ProbeConnection::onFrame(Frame frame) {
 // From inside the stream's own callback: the stream is replaced later, by
 // the retry timer.
 void ProbeConnection::onClosed() {
-  if (stopped_ || !retry_) return;
+  if (stopped_ || !retrying_ || !retry_) return;
   uv_timer_start(
       retry_.get(),
       [](uv_timer_t* t) {
@@ -55,6 +55,11 @@ void ProbeConnection::onClosed() {
         self->connect();
       },
       kRetryMs, 0);
+}
+
+void ProbeConnection::stopRetrying() {
+  retrying_ = false;
+  if (retry_) uv_timer_stop(retry_.get());
 }
 
 void ProbeConnection::stop() {

@@ -2,8 +2,8 @@
 // One probe flow of a probe round, the receiving side: connect to a peer's
 // data plane, say HELLO with the round's token, count the DATA that comes
 // and acknowledge it (so the peer's window moves), paced by the shared
-// downlink bucket like any download. A flow that fails before the round
-// ends is opened again after a moment: the peer may not have registered
+// downlink bucket like any download. A flow that fails before the window
+// opens is opened again after a moment: the peer may not have registered
 // the round's token yet. Data thread only.
 #include <sys/socket.h>
 
@@ -22,6 +22,10 @@ class ProbeConnection {
   void connect();
   // Payload received so far, over every connection this flow opened.
   std::uint64_t bytes() const { return bytes_; }
+  // The window opened: a flow that fails from now on stays closed (a peer
+  // that forgot the token would be asked every 50 ms for nothing, and a
+  // flow restarted mid-window measures its ramp-up, not the link).
+  void stopRetrying();
   // Stops at once, for good.
   void stop();
 
@@ -37,6 +41,7 @@ class ProbeConnection {
   UvHandle<uv_timer_t> retry_;
   std::uint64_t bytes_ = 0;
   bool stopped_ = false;
+  bool retrying_ = true;
 };
 
 }  // namespace hnow::transport::data

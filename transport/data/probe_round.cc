@@ -57,7 +57,10 @@ void ProbeRound::start() {
 
 void ProbeRound::openWindow() {
   result_.before = hooks_.counters();
-  for (auto& flow : flows_) atOpen_.push_back(flow->bytes());
+  for (auto& flow : flows_) {
+    atOpen_.push_back(flow->bytes());
+    flow->stopRetrying();
+  }
 }
 
 void ProbeRound::closeWindow() {
