@@ -96,7 +96,7 @@ struct LocalCluster {
 
 }  // namespace
 
-TEST_CASE("hnowd and 4 agents register and report their emulated uplinks within 20%") {
+TEST_CASE("hnowd and 4 agents register, their emulated links taken as told") {
   LocalCluster cluster("--agents 4 --uplink-mbps 20,50,100,200");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   auto s = cluster.status();
@@ -110,6 +110,8 @@ TEST_CASE("hnowd and 4 agents register and report their emulated uplinks within 
     double expected = mbps[i] * 1e6 / 8;
     CHECK(a["rates"]["uplink_bytes_per_s"].get<double>() == doctest::Approx(expected).epsilon(0.2));
     CHECK(a["rates"]["downlink_bytes_per_s"].get<double>() == doctest::Approx(expected).epsilon(0.2));
+    CHECK(a["links"]["uplink"]["method"] == "emulated");
+    CHECK(a["links"]["downlink"]["method"] == "emulated");
     CHECK(a["rates"]["send_overhead_s"].get<double>() > 0);
     CHECK(a["rates"]["compute_s_per_unit"].get<double>() > 0);
     REQUIRE(a["roots"].size() == 1);
@@ -120,6 +122,36 @@ TEST_CASE("hnowd and 4 agents register and report their emulated uplinks within 
   auto down = runCommand(kHnow + " local down --dir " + cluster.dir.path.string());
   CHECK(down.status == 0);
   for (pid_t pid : pids) CHECK_FALSE(running(pid));
+}
+
+TEST_CASE("with --measure-links hnowd surveys the paced links: each within 10% of its pacing, hnowd's own a bound - hnow measure names what it cannot measure") {
+  LocalCluster cluster("--agents 3 --uplink-mbps 40,80,20 --downlink-mbps 160 --measure-links");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  auto check = [](const nlohmann::json& s) {
+    const double up[] = {40, 80, 20};
+    REQUIRE(s["agents"].size() == 3);
+    for (int i = 0; i < 3; ++i) {
+      const auto& links = s["agents"][i]["links"];
+      INFO(s["agents"][i]["name"]);
+      CHECK(links["uplink"]["method"] == "probe");
+      CHECK(links["uplink"]["bytes_per_s"].get<double>() == doctest::Approx(up[i] * 1e6 / 8).epsilon(0.1));
+      CHECK(links["downlink"]["method"] == "probe");
+      CHECK(links["downlink"]["bytes_per_s"].get<double>() == doctest::Approx(160e6 / 8).epsilon(0.1));
+      CHECK(links["uplink"]["age_s"].is_number());
+    }
+    // hnowd is not paced here: the agents' downlinks together are the most it could show.
+    CHECK(s["coordinator"]["links"]["uplink"]["method"] == "bound");
+  };
+  check(cluster.status());
+  auto again = runCommand(kHnow + cluster.client() + " measure agent-2 --json");
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  check(nlohmann::json::parse(again.out));
+  auto unknown = runCommand(kHnow + cluster.client() + " measure agent-9");
+  CHECK(unknown.status == 1);
+  CHECK(unknown.err.find("no connected agent named 'agent-9'") != std::string::npos);
+  auto table = runCommand(kHnow + cluster.client() + " status");
+  CHECK(table.out.find("probe") != std::string::npos);
+  CHECK(table.out.find(">= ") != std::string::npos);  // hnowd's bound
 }
 
 TEST_CASE("a killed agent is lost within 3 s, set-rate changes another's reported uplink") {
