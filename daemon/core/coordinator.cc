@@ -106,11 +106,19 @@ Coordinator::Agent* Coordinator::current(SessionId session) {
 bool Coordinator::heartbeat(SessionId session, const std::optional<CounterSample>& counters) {
   Agent* agent = current(session);
   if (!agent || !table_.heartbeat(agent->registration.name)) return false;
-  if (counters) loads_.add(agent->registration.name, clock_.now(), *counters);
+  if (counters) addCounters(agent->registration.name, *counters);
   return true;
 }
 
-void Coordinator::localCounters(const CounterSample& counters) { loads_.add(kCoordinatorNode, clock_.now(), counters); }
+void Coordinator::localCounters(const CounterSample& counters) { addCounters(kCoordinatorNode, counters); }
+
+// Other traffic is what a plan made now must leave room for: it is taken
+// from the latest interval alone, so traffic that stopped frees the link
+// within a heartbeat.
+void Coordinator::addCounters(const std::string& node, const CounterSample& counters) {
+  loads_.add(node, clock_.now(), counters);
+  if (auto now = loads_.latest(node)) links_.noteForeign(node, now->foreignSent, now->foreignReceived);
+}
 
 bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates, const EmulatedLinks& emulated) {
   Agent* agent = current(session);
@@ -153,10 +161,7 @@ void Coordinator::observeTransfers() {
   const Duration window = linkOptions_.window;
   std::map<std::string, NodeLoad> loads;
   for (const std::string& node : loads_.nodes()) {
-    auto load = loads_.over(node, now - window, now);
-    if (!load) continue;
-    loads[node] = *load;
-    links_.noteForeign(node, load->foreignSent, load->foreignReceived);
+    if (auto load = loads_.over(node, now - window, now)) loads[node] = *load;
   }
   std::vector<Flow> flows;
   for (const TransferObserver* o : observers_) o->collectFlows(window, flows);

@@ -108,8 +108,7 @@ class Coordinator {
   // book's capacity changes and the agents' compute).
   std::vector<RateEvent> tick();
   // Judges the flows of every operation moving data over the last window
-  // (link_verdict.h) into the link book, and notes other traffic on every
-  // node; call about once a second.
+  // (link_verdict.h) into the link book; call about once a second.
   void observeTransfers();
   // Some operation is moving data now (surveys wait for it).
   bool moving() const;
@@ -157,6 +156,7 @@ class Coordinator {
   WallTime wallOf(TimePoint t) const;
   TimePoint steadyOf(WallTime t) const;
   LinkView linkView(const std::string& node, LinkDirection direction) const;
+  void addCounters(const std::string& node, const CounterSample& counters);
   void persistLinks();
 
   const Clock& clock_;

@@ -59,6 +59,13 @@ std::optional<NodeLoad> NodeLoads::over(const std::string& node, TimePoint from,
   return loadBetween(a->sample, b->sample);
 }
 
+std::optional<NodeLoad> NodeLoads::latest(const std::string& node) const {
+  auto it = samples_.find(node);
+  if (it == samples_.end() || it->second.size() < 2) return std::nullopt;
+  const auto& list = it->second;
+  return loadBetween(list[list.size() - 2].sample, list.back().sample);
+}
+
 std::vector<std::string> NodeLoads::nodes() const {
   std::vector<std::string> out;
   for (const auto& [name, list] : samples_) out.push_back(name);

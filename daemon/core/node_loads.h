@@ -41,6 +41,8 @@ class NodeLoads {
   // The load over [from, to] by hnowd's clock, from the samples nearest its
   // ends; none without two samples spanning at least half of it.
   std::optional<NodeLoad> over(const std::string& node, TimePoint from, TimePoint to) const;
+  // The load between the node's last two samples: what it carries now.
+  std::optional<NodeLoad> latest(const std::string& node) const;
   std::vector<std::string> nodes() const;
 
  private:
