@@ -53,18 +53,25 @@ std::string statusTable(const RemoteStatus& status) {
   return out.str();
 }
 
-int runStatusCommand(const StatusOptions& options) {
-  int exitCode = 0;
-  auto client = connectOrReport(options.configPath, exitCode);
-  if (!client) return exitCode;
-  auto status = client->status();
+namespace {
+
+int printStatus(CoordinatorClient& client, bool json) {
+  auto status = client.status();
   if (!status) {
     std::fprintf(stderr, "hnow: status failed: %s\n", status.error().message.c_str());
     return 1;
   }
-  std::string text = options.json ? statusJson(*status) : statusTable(*status);
+  std::string text = json ? statusJson(*status) : statusTable(*status);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
+}
+
+}  // namespace
+
+int runStatusCommand(const StatusOptions& options) {
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  return client ? printStatus(*client, options.json) : exitCode;
 }
 
 int runMeasureCommand(const MeasureOptions& options) {
@@ -76,14 +83,7 @@ int runMeasureCommand(const MeasureOptions& options) {
     std::fprintf(stderr, "hnow: measure failed: %s\n", measured.error().message.c_str());
     return 1;
   }
-  auto status = client->status();
-  if (!status) {
-    std::fprintf(stderr, "hnow: status failed: %s\n", status.error().message.c_str());
-    return 1;
-  }
-  std::string text = options.json ? statusJson(*status) : statusTable(*status);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return printStatus(*client, options.json);
 }
 
 int runSetRateCommand(const SetRateOptions& options) {

@@ -90,6 +90,35 @@ class Statement {
   sqlite3_stmt* s_ = nullptr;
 };
 
+void execute(sqlite3* db, const std::string& path, const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string what = path + ": " + (message ? message : sqlite3_errmsg(db));
+    sqlite3_free(message);
+    throw StateError(what);
+  }
+}
+
+// Inserts `rows` by `sql` in one transaction, `bind` binding one row; on a
+// failure nothing is written.
+template <class Row, class Bind>
+void insertAll(sqlite3* db, const std::string& path, const char* sql, const std::vector<Row>& rows, Bind bind) {
+  if (rows.empty()) return;
+  execute(db, path, "BEGIN");
+  try {
+    Statement insert(db, path, sql);
+    for (const Row& row : rows) {
+      bind(insert, row);
+      insert.step();
+      insert.reset();
+    }
+  } catch (const StateError&) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  execute(db, path, "COMMIT");
+}
+
 }  // namespace
 
 planner::Outcome<std::unique_ptr<SqliteStateStore>, SqliteStateStore::OpenError>
@@ -116,37 +145,20 @@ SqliteStateStore::open(const std::string& dataDir) {
 
 SqliteStateStore::~SqliteStateStore() { sqlite3_close(db_); }
 
-void SqliteStateStore::exec(const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string what = path_ + ": " + (message ? message : sqlite3_errmsg(db_));
-    sqlite3_free(message);
-    throw StateError(what);
-  }
-}
+void SqliteStateStore::exec(const char* sql) { execute(db_, path_, sql); }
 
 void SqliteStateStore::saveAgents(const std::vector<StoredAgent>& agents) {
-  if (agents.empty()) return;
-  exec("BEGIN");
-  try {
-    Statement insert(db_, path_,
-                     "INSERT OR REPLACE INTO agents (name, site, has_rates, uplink_bytes_per_s, "
-                     "downlink_bytes_per_s, send_overhead_s, recv_overhead_s, compute_s_per_unit, "
-                     "rates_at_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-    for (const StoredAgent& a : agents) {
-      insert.bind(1, a.name).bind(2, a.site).bind(3, std::int64_t{a.hasRates});
-      insert.bind(4, a.rates.uplinkBytesPerSecond).bind(5, a.rates.downlinkBytesPerSecond);
-      insert.bind(6, a.rates.sendOverheadSeconds).bind(7, a.rates.receiveOverheadSeconds);
-      insert.bind(8, a.rates.computeSecondsPerUnit);
-      insert.bind(9, toMs(a.ratesAt)).bind(10, toMs(a.lastSeen));
-      insert.step();
-      insert.reset();
-    }
-  } catch (const StateError&) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
-  exec("COMMIT");
+  insertAll(db_, path_,
+            "INSERT OR REPLACE INTO agents (name, site, has_rates, uplink_bytes_per_s, "
+            "downlink_bytes_per_s, send_overhead_s, recv_overhead_s, compute_s_per_unit, "
+            "rates_at_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            agents, [](Statement& insert, const StoredAgent& a) {
+              insert.bind(1, a.name).bind(2, a.site).bind(3, std::int64_t{a.hasRates});
+              insert.bind(4, a.rates.uplinkBytesPerSecond).bind(5, a.rates.downlinkBytesPerSecond);
+              insert.bind(6, a.rates.sendOverheadSeconds).bind(7, a.rates.receiveOverheadSeconds);
+              insert.bind(8, a.rates.computeSecondsPerUnit);
+              insert.bind(9, toMs(a.ratesAt)).bind(10, toMs(a.lastSeen));
+            });
 }
 
 std::vector<StoredAgent> SqliteStateStore::loadAgents() {
@@ -174,23 +186,13 @@ std::vector<StoredAgent> SqliteStateStore::loadAgents() {
 }
 
 void SqliteStateStore::saveLinks(const std::vector<StoredLink>& links) {
-  if (links.empty()) return;
-  exec("BEGIN");
-  try {
-    Statement insert(db_, path_,
-                     "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    for (const StoredLink& l : links) {
-      insert.bind(1, l.node).bind(2, l.direction).bind(3, l.bytesPerSecond).bind(4, l.method);
-      insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread);
-      insert.step();
-      insert.reset();
-    }
-  } catch (const StateError&) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
-  exec("COMMIT");
+  insertAll(db_, path_,
+            "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            links, [](Statement& insert, const StoredLink& l) {
+              insert.bind(1, l.node).bind(2, l.direction).bind(3, l.bytesPerSecond).bind(4, l.method);
+              insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread);
+            });
 }
 
 std::vector<StoredLink> SqliteStateStore::loadLinks() {
