@@ -154,7 +154,7 @@ void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
     }
     return;
   }
-  current_ = Survey{std::move(targets), std::move(rounds), 0, {}, {}, asked, std::move(done), clock_.now()};
+  current_ = Survey{std::move(targets), std::move(rounds), 0, {}, {}, {}, asked, std::move(done), clock_.now()};
   startRound();
 }
 
@@ -203,9 +203,12 @@ void SurveyRunner::finishRound() {
   round_.reset();
   const ProbeRound& plan = current_->rounds[current_->next];
   std::vector<std::string> problems;
+  std::set<std::string> failed;
   for (std::size_t i = 0; i < round.nodes.size(); ++i) {
     if (!round.replies[i]) problems.push_back(round.nodes[i] + ": no answer in time");
     else if (!round.replies[i]->error.empty()) problems.push_back(round.nodes[i] + ": " + round.replies[i]->error);
+    else continue;
+    failed.insert(round.nodes[i]);
   }
   if (problems.empty()) {
     RoundOutcome outcome;
@@ -226,12 +229,30 @@ void SurveyRunner::finishRound() {
     for (const std::string& p : problems) line += " " + p + ";";
     line.pop_back();
     current_->errors.push_back(line);
+    replanWithout(failed);
   }
   ++current_->next;
   if (current_->next == current_->rounds.size()) return complete(false);
   // An automatic survey yields to an operation that starts moving data.
   if (!current_->asked && coordinator_.moving()) return complete(true);
   startRound();
+}
+
+void SurveyRunner::replanWithout(const std::set<std::string>& failed) {
+  Survey& s = *current_;
+  s.excluded.insert(failed.begin(), failed.end());
+  std::vector<LinkId> targets;
+  for (std::size_t r = s.next; r < s.rounds.size(); ++r)
+    if (!s.excluded.count(s.rounds[r].target.node)) targets.push_back(s.rounds[r].target);
+  std::vector<SurveyNode> nodes;
+  for (const SurveyNode& n : surveyNodes())
+    if (!s.excluded.count(n.name)) nodes.push_back(n);
+  const LinkBook& book = coordinator_.links();
+  std::vector<ProbeRound> rest =
+      planSurvey(nodes, targets, [&book](const LinkId& l) { return book.knownAtLeast(l); }, options_.survey);
+  // The failed round stays in place (it is counted as done); the rest follows it.
+  s.rounds.resize(s.next + 1);
+  s.rounds.insert(s.rounds.end(), rest.begin(), rest.end());
 }
 
 void SurveyRunner::complete(bool aborted) {
@@ -259,9 +280,17 @@ void SurveyRunner::complete(bool aborted) {
         other[node].foreignReceived = std::max(other[node].foreignReceived, load.foreignReceived);
       }
     for (const auto& [node, load] : other) book.noteForeign(node, load.foreignSent, load.foreignReceived);
-  } else if (!aborted && !survey.asked) {
-    failedTargets_ = survey.targets;
-    retryAt_ = clock_.now() + kRetryFailed;
+  }
+  if (!aborted && !survey.asked) {
+    // Targets its rounds could not measure (their nodes failed) wait before
+    // the next try; a link measured as a bound is retried by its own rule.
+    std::vector<LinkId> left;
+    for (const LinkId& link : survey.targets)
+      if (!book.rate(link)) left.push_back(link);
+    if (!left.empty()) {
+      failedTargets_ = unmeasured();
+      retryAt_ = clock_.now() + kRetryFailed;
+    }
   }
   if (report_) report_(report);
   if (!survey.done) return;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ class SurveyRunner {
     std::size_t next = 0;
     std::vector<RoundOutcome> outcomes;
     std::vector<std::string> errors;
+    std::set<std::string> excluded;  // nodes that failed a round: left out of the rest
     bool asked = false;
     Done done;
     TimePoint started{};
@@ -92,6 +94,9 @@ class SurveyRunner {
   void startRound();
   void answer(std::uint64_t generation, std::size_t node, const ProbeReply& reply);
   void finishRound();
+  // Plans the rounds after the current one again without the nodes that
+  // failed, the current one's target included when it did not fail itself.
+  void replanWithout(const std::set<std::string>& failed);
   void complete(bool aborted);
 
   Coordinator& coordinator_;

@@ -188,7 +188,7 @@ TEST_CASE("agents that join later are measured against the peers already known -
   CHECK(f.reports.size() == surveys);  // hnowd's downlink bound is not tried again in vain
 }
 
-TEST_CASE("a round a node cannot take part in measures nothing - the survey says why") {
+TEST_CASE("a node that fails a round is left out of the rest, which measure without it - the survey says why") {
   FluidLab f(volunteerLab(2));
   f.prober.failing["agent-2"] = "this agent cannot probe";
   std::string result = "pending";
@@ -197,11 +197,30 @@ TEST_CASE("a round a node cannot take part in measures nothing - the survey says
   REQUIRE(f.reports.size() == 1);
   CHECK_FALSE(f.reports[0].errors.empty());
   CHECK(f.reports[0].errors[0].find("agent-2: this agent cannot probe") != std::string::npos);
+  CHECK(result == "");  // against hnowd alone
+  REQUIRE(f.rate("agent-1", LinkDirection::kUp) != nullptr);
+  f.prober.failing["agent-1"] = "this agent cannot probe either";
+  f.runner.request({"agent-1"}, [&](const std::string& error) { result = error; });
+  f.run(0.5);
   CHECK(result.find("no probe round measured anything") != std::string::npos);
   std::string unknown;
   f.runner.request({"agent-9"}, [&](const std::string& error) { unknown = error; });
   f.run(0.5);
   CHECK(unknown.find("no connected agent named 'agent-9'") != std::string::npos);
+}
+
+TEST_CASE("links an automatic survey could not measure are tried again a minute later, not at every tick") {
+  FluidLab f(volunteerLab(3));
+  f.prober.failing["agent-3"] = "this agent cannot probe";
+  f.run(10.0);
+  REQUIRE(f.reports.size() == 1);
+  CHECK(f.rate("agent-3", LinkDirection::kDown) == nullptr);
+  CHECK(f.rate("agent-1", LinkDirection::kDown) != nullptr);  // the rounds without agent-3 measured
+  f.run(55.0);
+  CHECK(f.reports.size() == 2);
+  f.prober.failing.clear();
+  f.run(65.0);
+  CHECK(f.rate("agent-3", LinkDirection::kDown) != nullptr);
 }
 
 TEST_CASE("emulated links are taken as told and not surveyed - hnowd is not measured against them alone") {
