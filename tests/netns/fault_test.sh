@@ -20,7 +20,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; echo "--- logs:" >&2; tail -n 20 "$DIR"/logs/*.log "$DIR"/send.err >&2 || true; exit 1; }
 
 status=0
-"$LAB" up --dir "$DIR" --agents 4 --uplink-mbps 40 --downlink-mbps 400 --source-uplink-mbps 40 || status=$?
+"$LAB" up --dir "$DIR" --survey-s 0.2,0.4 --agents 4 --uplink-mbps 40 --downlink-mbps 400 --source-uplink-mbps 40 || status=$?
 [ $status = 77 ] && exit 77
 [ $status = 0 ] || fail "the lab did not come up"
 

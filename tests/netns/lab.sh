@@ -11,6 +11,7 @@
 #
 #   lab.sh up --dir DIR --agents N [--uplink-mbps a,b,..] [--downlink-mbps a,b,..]
 #             [--sites s1,s2,..] [--source-uplink-mbps X] [--drift-dwell-s S]
+#             [--survey-s WARM,WINDOW]   hnowd's probe rounds (tests: shorter)
 #   lab.sh down --dir DIR     stop the daemons, delete the namespaces
 #   lab.sh exec --dir DIR NODE CMD...   run CMD in NODE's namespace
 #                                       (NODE: hnowd or agent-K)
@@ -34,7 +35,7 @@ cmd=${1:-}
 shift
 DIR=""
 AGENTS=4
-UPS=400 DOWNS="" SITES="" SOURCE_UP=400 DWELL=2.0
+UPS=400 DOWNS="" SITES="" SOURCE_UP=400 DWELL=2.0 SURVEY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) DIR=$2; shift 2 ;;
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
     --sites) SITES=$2; shift 2 ;;
     --source-uplink-mbps) SOURCE_UP=$2; shift 2 ;;
     --drift-dwell-s) DWELL=$2; shift 2 ;;
+    --survey-s) SURVEY=$2; shift 2 ;;
     *) break ;;
   esac
 done
@@ -165,6 +167,9 @@ secret_file = "secret"
 log_level = "info"
 drift_dwell_s = $DWELL
 EOF
+  if [ -n "$SURVEY" ]; then
+    printf '\n[survey]\nwarm_s = %s\nwindow_s = %s\n' "${SURVEY%,*}" "${SURVEY#*,}" >>"$DIR/hnowd.toml"
+  fi
   printf 'coordinator = "%s"\nsecret_file = "secret"\n' "$address" >"$DIR/client.toml"
   start hnowd "${prefix}d" "$BUILD_DIR/daemon/hnowd" --config "$DIR/hnowd.toml"
 

@@ -18,7 +18,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; tail -n 30 "$DIR"/logs/hnowd.log >&2 || true; exit 1; }
 
 status=0
-"$LAB" up --dir "$DIR" --agents 4 --uplink-mbps 400,40,40,40 --downlink-mbps 400 \
+"$LAB" up --dir "$DIR" --survey-s 0.2,0.4 --agents 4 --uplink-mbps 400,40,40,40 --downlink-mbps 400 \
   --source-uplink-mbps 200 --drift-dwell-s 0.5 || status=$?
 [ $status = 77 ] && exit 77
 [ $status = 0 ] || fail "the lab did not come up"

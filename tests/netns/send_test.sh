@@ -17,7 +17,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; echo "--- logs:" >&2; tail -n 20 "$DIR"/logs/*.log >&2 || true; exit 1; }
 
 status=0
-"$LAB" up --dir "$DIR" --agents 4 --uplink-mbps 200,100,50,200 --downlink-mbps 400 \
+"$LAB" up --dir "$DIR" --survey-s 0.2,0.4 --agents 4 --uplink-mbps 200,100,50,200 --downlink-mbps 400 \
   --sites east,east,west,west || status=$?
 [ $status = 77 ] && exit 77
 [ $status = 0 ] || fail "the lab did not come up"
