@@ -8,7 +8,10 @@
 #   bench/swarm.sh run --dir LAB --file FILE [--timeout S]
 #       prints "swarm: N agents, S seconds" (leechers started to the last
 #       complete copy), checks every copy's SHA-256, removes them
-#   bench/swarm.sh traffic --dir LAB --from NODE --to NODE --seconds S
+#   bench/swarm.sh traffic --dir LAB --from NODE --to NODE --seconds S [--mbps M]
+#       iperf3 (one TCP stream) from NODE to NODE for S seconds in the
+#       background, at most M Mbit/s (default: as fast as the links allow);
+#       prints the file holding its pids
 #   bench/swarm.sh stop-traffic --dir LAB
 # NODE: hnowd or agent-K. Root only (the lab's namespaces). Every process it
 # starts is stopped on the way out, also on failure or Ctrl-C.
@@ -18,7 +21,7 @@ die() { echo "swarm.sh: $*" >&2; exit 2; }
 
 cmd=${1:-}
 shift || true
-DIR="" FILE="" TIMEOUT=300 FROM="" TO="" SECONDS_=10
+DIR="" FILE="" TIMEOUT=300 FROM="" TO="" SECONDS_=10 MBPS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) DIR=$2; shift 2 ;;
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
     --from) FROM=$2; shift 2 ;;
     --to) TO=$2; shift 2 ;;
     --seconds) SECONDS_=$2; shift 2 ;;
+    --mbps) MBPS=$2; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -115,11 +119,16 @@ run_swarm() {
 
 traffic() {
   [ -n "$FROM" ] && [ -n "$TO" ] || die "traffic needs --from and --to"
+  local rate=()
+  if [ -n "$MBPS" ]; then
+    [[ "$MBPS" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--mbps must be a number of Mbit/s"
+    rate=(-b "${MBPS}M")
+  fi
   local port=$((5201 + RANDOM % 1000))
   ip netns exec "$(ns_of "$TO")" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
   echo $! >>"$DIR/traffic.pids"
   sleep 0.3
-  ip netns exec "$(ns_of "$FROM")" iperf3 -c "$(ip_of "$TO")" -p "$port" -t "$SECONDS_" >/dev/null 2>&1 &
+  ip netns exec "$(ns_of "$FROM")" iperf3 -c "$(ip_of "$TO")" -p "$port" -t "$SECONDS_" "${rate[@]}" >/dev/null 2>&1 &
   echo $! >>"$DIR/traffic.pids"
   echo "$DIR/traffic.pids"
 }
