@@ -117,7 +117,6 @@ class Coordinator {
   // hnowd's own links (its uplink sources every send).
   NodeLinks coordinatorLinks() const;
   LinkBook& links() { return links_; }
-  const NodeLoads& loads() const { return loads_; }
   const LinkBook& links() const { return links_; }
   const LinkOptions& linkOptions() const { return linkOptions_; }
   // The planning rates of a node: what it reported, links as available now.

@@ -24,24 +24,14 @@ struct CounterSample {
   std::uint64_t nicSent = 0, nicReceived = 0;    // everything through the interface
 };
 
-// Bytes a node's interface counts for each byte hnow's connections put on
-// the wire (as TCP_INFO estimates it, 66 bytes of headers a segment): 1
-// where the counters see every frame, about 0.96 on a veth that passes
-// whole GSO packets. Other traffic only adds to the interface's count, so
-// the least ratio a node showed while hnow's traffic flowed is hnow's own
-// (between 0.9 and 1).
-struct WireScale {
-  double sent = 1.0;
-  double received = 1.0;
-};
-
 // Payload bytes/s between two samples of one node: what its connections'
 // peers acknowledged (a chunk queued on a socket is not yet on the link: a
 // new connection queues a whole window at once) and what it took from its
 // sockets (what an emulated downlink paces), plus other traffic: what the
-// interface carried beyond hnow's own connections (scaled), at the payload
-// share of a full TCP segment (1448 of 1514 bytes) to compare with hnow's.
-NodeLoad loadBetween(const CounterSample& earlier, const CounterSample& later, const WireScale& scale = {});
+// interface carried beyond hnow's own connections, taken at the payload
+// share of a full TCP segment (1448 of 1514 bytes) to compare with hnow's
+// payload rates.
+NodeLoad loadBetween(const CounterSample& earlier, const CounterSample& later);
 
 class NodeLoads {
  public:
@@ -54,7 +44,6 @@ class NodeLoads {
   // The load between the node's last two samples: what it carries now.
   std::optional<NodeLoad> latest(const std::string& node) const;
   std::vector<std::string> nodes() const;
-  WireScale scaleOf(const std::string& node) const;
 
  private:
   struct Stamped {
@@ -64,11 +53,6 @@ class NodeLoads {
   // Samples older than this are of no window hnowd asks about.
   static constexpr Duration kKeep = std::chrono::seconds(10);
   std::map<std::string, std::deque<Stamped>> samples_;
-  struct Scale {
-    WireScale scale;
-    bool sentSeen = false, receivedSeen = false;
-  };
-  std::map<std::string, Scale> scales_;
 };
 
 }  // namespace hnow::daemon

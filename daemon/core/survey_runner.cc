@@ -214,8 +214,7 @@ void SurveyRunner::finishRound() {
     RoundOutcome outcome;
     for (std::size_t i = 0; i < round.nodes.size(); ++i) {
       const ProbeReply& reply = *round.replies[i];
-      outcome.loads[round.nodes[i]] =
-          loadBetween(reply.before, reply.after, coordinator_.loads().scaleOf(round.nodes[i]));
+      outcome.loads[round.nodes[i]] = loadBetween(reply.before, reply.after);
       std::size_t k = 0;
       for (const auto& [from, to] : plan.flows) {
         if (to != round.nodes[i]) continue;

@@ -53,30 +53,3 @@ TEST_CASE("loads over a window come from the samples nearest its ends - too few 
   loads.add("a", t0 + 4500ms, at(1.0, 0, 0, 0, 0, false));  // the agent restarted
   CHECK_FALSE(loads.over("a", t0 + 2s, t0 + 4500ms));
 }
-
-TEST_CASE("an interface that counts fewer header bytes than TCP_INFO's estimate (a veth's GSO packets) is learnt from hnow's own traffic") {
-  NodeLoads loads;
-  const TimePoint t0{};
-  auto sample = [](double at, std::uint64_t hnow, std::uint64_t other) {
-    CounterSample c;
-    c.atSeconds = at;
-    c.dataReceived = c.tcpReceived = hnow;
-    c.wireReceived = hnow * 1514 / 1448;
-    c.nicKnown = true;
-    c.nicReceived = hnow + other;  // whole GSO packets: about the payload
-    return c;
-  };
-  // 2 s of hnow alone at 40 MB/s (a span long enough to tell the scale by),
-  // then 1 s with 20 MB/s of other traffic.
-  loads.add("a", t0, sample(0, 0, 0));
-  loads.add("a", t0 + 2s, sample(2, 80'000'000, 0));
-  loads.add("a", t0 + 3s, sample(3, 120'000'000, 20'000'000));
-  CHECK(loads.scaleOf("a").received == doctest::Approx(1448.0 / 1514).epsilon(0.001));
-  auto load = loads.latest("a");
-  REQUIRE(load);
-  CHECK(load->foreignReceived == doctest::Approx(20'000'000).epsilon(0.01));
-  CHECK(load->received == doctest::Approx(60'000'000).epsilon(0.01));
-  // Without the scale the other traffic would read 4% of hnow's traffic short.
-  CHECK(loadBetween(sample(2, 80'000'000, 0), sample(3, 120'000'000, 20'000'000)).foreignReceived <
-        0.95 * 20'000'000);
-}

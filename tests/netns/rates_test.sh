@@ -58,15 +58,15 @@ check_rates() {
     --arg when "$when" "$DIR/status.json"
 }
 
-# iperf3 from one node to another for S seconds, in the background.
-traffic() { # FROM TO SECONDS
+# iperf3 from one node to another for S seconds at M Mbit/s, in the background.
+traffic() { # FROM TO SECONDS MBPS
   local to_ip port=$((5201 + RANDOM % 1000))
   . "$DIR/lab.env"
   to_ip="$NET.$((${2#agent-} + 1))"
   "$LAB" exec --dir "$DIR" "$2" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
   echo $! >>"$DIR/iperf.pids"
   sleep 0.3
-  "$LAB" exec --dir "$DIR" "$1" iperf3 -c "$to_ip" -p "$port" -t "$3" >/dev/null 2>&1 &
+  "$LAB" exec --dir "$DIR" "$1" iperf3 -c "$to_ip" -p "$port" -t "$3" -b "${4}M" >/dev/null 2>&1 &
   echo $! >>"$DIR/iperf.pids"
 }
 
@@ -84,9 +84,10 @@ sleep 1
 wait $send_pid || fail "the send during the survey failed: $(cat "$DIR/during.json")"
 check_rates "measured while a send ran"
 
-# While iperf3 fills agent-1's downlink (from agent-3) and agent-2's uplink (to agent-4).
-traffic agent-3 agent-1 12
-traffic agent-2 agent-4 12
+# While iperf3 takes a third of agent-1's downlink (from agent-3) and of
+# agent-2's uplink (to agent-4).
+traffic agent-3 agent-1 12 130
+traffic agent-2 agent-4 12 65
 sleep 1
 "$LAB" hnow --dir "$DIR" measure >/dev/null || fail "hnow measure under other traffic failed"
 check_rates "measured while iperf3 ran"
@@ -114,7 +115,7 @@ for n in 1 2 3 4 5; do
   jq -r --arg n "$n" '"send \($n): predicted \(.predicted_s * 100 | floor / 100) s, actual \(.actual_s * 100 | floor / 100) s"' "$DIR/row-$n.json"
   check_rates "after send $n"
   if [ $n = 2 ] || [ $n = 4 ]; then
-    traffic agent-$((n % 4 + 1)) agent-$(((n + 1) % 4 + 1)) 2
+    traffic agent-$((n % 4 + 1)) agent-$(((n + 1) % 4 + 1)) 2 1000
     sleep 2.5
     stop_traffic
   fi
