@@ -84,10 +84,10 @@ sleep 1
 wait $send_pid || fail "the send during the survey failed: $(cat "$DIR/during.json")"
 check_rates "measured while a send ran"
 
-# While iperf3 takes a third of agent-1's downlink (from agent-3) and of
+# While iperf3 takes a quarter of agent-1's downlink (from agent-3) and of
 # agent-2's uplink (to agent-4).
-traffic agent-3 agent-1 12 130
-traffic agent-2 agent-4 12 65
+traffic agent-3 agent-1 12 100
+traffic agent-2 agent-4 12 50
 sleep 1
 "$LAB" hnow --dir "$DIR" measure >/dev/null || fail "hnow measure under other traffic failed"
 check_rates "measured while iperf3 ran"

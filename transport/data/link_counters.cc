@@ -61,12 +61,18 @@ std::optional<WireBytes> wireBytesOf(int fd) {
   tcp_info info{};
   socklen_t length = sizeof info;
   if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
-  // Kernels before 4.19 end the struct before tcpi_bytes_sent: bytes acked instead.
-  const bool hasSent = length >= offsetof(tcp_info, tcpi_bytes_sent) + sizeof info.tcpi_bytes_sent;
   WireBytes w;
   w.acked = info.tcpi_bytes_acked;
   w.received = info.tcpi_bytes_received;
-  w.sent = (hasSent ? info.tcpi_bytes_sent : info.tcpi_bytes_acked) + kHeaderBytesPerSegment * info.tcpi_segs_out;
+  // What reached the wire: the data delivered (a segment a queue dropped
+  // before the interface, and sent again, passed it once), its segments'
+  // headers, and the pure ACKs. Kernels before 4.18 lack the delivered
+  // count: every segment sent instead.
+  const bool hasDelivered = length >= offsetof(tcp_info, tcpi_delivered) + sizeof info.tcpi_delivered;
+  const std::uint64_t segments =
+      hasDelivered ? std::uint64_t{info.tcpi_delivered} + (info.tcpi_segs_out - info.tcpi_data_segs_out)
+                   : info.tcpi_segs_out;
+  w.sent = info.tcpi_bytes_acked + kHeaderBytesPerSegment * segments;
   w.arrived = info.tcpi_bytes_received + kHeaderBytesPerSegment * info.tcpi_segs_in;
   return w;
 }

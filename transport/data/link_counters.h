@@ -34,7 +34,7 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> interfaceBytes(const std:
 struct WireBytes {
   std::uint64_t acked = 0;     // payload the peer acknowledged
   std::uint64_t received = 0;  // payload received
-  std::uint64_t sent = 0;      // on the wire: payload sent (retransmissions too) and headers
+  std::uint64_t sent = 0;      // on the wire: payload delivered, its headers and the pure ACKs'
   std::uint64_t arrived = 0;   // on the wire: payload received and headers
 };
 // A TCP socket's bytes so far (TCP_INFO); on the wire, 66 bytes (Ethernet,
