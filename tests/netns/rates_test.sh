@@ -22,11 +22,11 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; echo "--- hnowd log:" >&2; tail -n 40 "$DIR/logs/hnowd.log" >&2 || true; exit 1; }
 
 UPS=200,200,100,100 DOWN=400 SOURCE=100
+command -v iperf3 >/dev/null || { echo "SKIP: iperf3 is not installed (./dev.sh installs it)" >&2; exit 77; }
 status=0
 "$LAB" up --dir "$DIR" --survey-s 0.2,0.4 --agents 4 --uplink-mbps $UPS --downlink-mbps $DOWN --source-uplink-mbps $SOURCE || status=$?
 [ $status = 77 ] && exit 77
 [ $status = 0 ] || fail "the lab did not come up"
-command -v iperf3 >/dev/null || { echo "SKIP: iperf3 is not installed (apt-get install iperf3)" >&2; exit 77; }
 
 # check_rates WHEN: every link against its tc rate.
 check_rates() {
