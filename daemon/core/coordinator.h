@@ -122,9 +122,17 @@ class Coordinator {
   // The planning rates of a node: what it reported, links as available now.
   planner::NodeRates planningRates(const std::string& node) const;
   // `configured`: hnowd's uplink_mbps in bytes/s (0: not set), the rate it
-  // paces at. Otherwise its measured uplink, unpaced; before any survey,
-  // taken as fast as the fastest agent's and paced so, to keep that promise.
+  // paces at. Otherwise a little under its measured capacity (a bound, the
+  // least it can do, unpaced); before any survey, taken as fast as the
+  // fastest agent's and paced so, to keep that promise.
   SourceUplink sourceUplink(double configured) const;
+  // The same for an operation that starts now: while hnowd paces its own
+  // measured uplink, readings of that link measure the pacing, and the link
+  // book leaves them alone until sourceIdle().
+  SourceUplink paceSource(double configured);
+  // No operation runs: hnowd's uplink is not paced by measurement any more.
+  // True when it was (the data plane's pacing is to be reset).
+  bool sourceIdle();
   // Empty on success, else the reason (unknown or disconnected agent). A
   // command sent is an operation record, finished when the agent answers.
   std::string setEmulatedRates(const std::string& name, const EmulatedRates& rates);
@@ -165,6 +173,7 @@ class Coordinator {
   LinkBook links_;
   NodeLoads loads_;
   std::map<LinkId, TimePoint> linksSaved_;  // each link's `at` as last written
+  bool sourcePaced_ = false;                // paceSource() paced hnowd's measured uplink
   StateStore& store_;
   OperationLog operations_;
   std::map<std::string, Agent> agents_;

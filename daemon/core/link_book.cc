@@ -87,6 +87,8 @@ void LinkBook::clearFixed(const LinkId& link) {
   it->second.rate = {};  // unknown until measured; the baseline stays for drift
 }
 
+void LinkBook::pace(const LinkId& link, bool paced) { entry(link).paced = paced; }
+
 std::vector<std::pair<LinkId, LinkRate>> LinkBook::measured() const {
   std::vector<std::pair<LinkId, LinkRate>> out;
   for (const auto& [link, e] : links_)
@@ -107,7 +109,7 @@ void LinkBook::applySurvey(const std::vector<SurveyFinding>& findings, const std
                            bool otherTraffic) {
   for (const SurveyFinding& f : findings) {
     Entry& e = entry(f.link);
-    if (e.fixed || !(f.bytesPerSecond > 0)) continue;
+    if (e.fixed || e.paced || !(f.bytesPerSecond > 0)) continue;
     const bool target = std::find(targets.begin(), targets.end(), f.link) != targets.end();
     const double was = e.rate.known() ? e.rate.bytesPerSecond : 0.0;
     const bool wasCapacity = e.rate.known() && !e.rate.bound();
@@ -172,7 +174,7 @@ void LinkBook::weigh(const LinkId& link, Entry& e, const LinkReading& reading) {
 void LinkBook::observe(const std::vector<LinkReading>& readings) {
   for (const LinkReading& r : readings) {
     Entry& e = entry(r.link);
-    if (e.fixed || !(r.bytesPerSecond > 0)) continue;
+    if (e.fixed || e.paced || !(r.bytesPerSecond > 0)) continue;
     weigh(r.link, e, r);
   }
 }

@@ -52,6 +52,10 @@ class LinkBook {
   void setFixed(const LinkId& link, double bytesPerSecond, RateMethod method);
   // The node no longer paces this link: it must be measured.
   void clearFixed(const LinkId& link);
+  // The link's node paces it under its capacity for now (hnowd's own uplink
+  // during an operation): readings and findings of it measure the pacing and
+  // are left out until it is no longer paced.
+  void pace(const LinkId& link, bool paced);
 
   // A survey's findings (link_survey.h). A saturated finding replaces the
   // link's rate; a bound replaces a target's rate unless a capacity known
@@ -99,6 +103,7 @@ class LinkBook {
   struct Entry {
     LinkRate rate;
     bool fixed = false;
+    bool paced = false;
     double baseline = 0.0;  // the capacity plans were made with (drift)
     std::deque<double> recent;  // saturated readings behind the rate
     Evidence evidence;

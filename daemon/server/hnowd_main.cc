@@ -78,12 +78,15 @@ struct Ticked {
   daemon::Coordinator& coordinator;
   daemon::SurveyRunner& surveys;
   transport::data::DataPlane& plane;
+  double configuredUplink;  // bytes/s, 0: not set
 };
 
 kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
   return timer.afterDelay(kTick).then([&timer, t, tick]() {
     t.coordinator.localCounters(daemon::countersOf(t.plane.counters()));
     if ((tick + 1) % kTicksPerObservation == 0) t.coordinator.observeTransfers();
+    // Nothing runs: hnowd's uplink is no longer paced by what it measured.
+    if (!t.coordinator.moving() && t.coordinator.sourceIdle()) t.plane.setRates(t.configuredUplink, 0);
     for (const auto& event : t.coordinator.tick()) logEvent(event);
     t.surveys.tick();
     if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);
@@ -252,7 +255,8 @@ int main(int argc, char** argv) {
     auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
       spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
     });
-    auto ticking = tickEvery(io.provider->getTimer(), {coordinator, surveys, dataPlane}).eagerlyEvaluate(nullptr);
+    auto ticking =
+        tickEvery(io.provider->getTimer(), {coordinator, surveys, dataPlane, configuredUplink}).eagerlyEvaluate(nullptr);
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
     transport::notifyStopping();

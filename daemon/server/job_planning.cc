@@ -114,7 +114,7 @@ void JobService::plan(Job& job) {
   for (const auto& agent : job.agents)
     if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
   if (active.empty()) return finish(job, "every agent was lost");
-  const SourceUplink source = coordinator_.sourceUplink(sourceUplink_);
+  const SourceUplink source = coordinator_.paceSource(sourceUplink_);
   const double sourceUplink = source.plan;
   plane_.setRates(source.pace, 0);
   if (job.rounds == 0) {

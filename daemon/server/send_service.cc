@@ -148,7 +148,6 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     transport::refuse("cannot plan the send: " + tree.error);
   }
   tree.rateBounds = boundsOf(coordinator_, chosen);
-  plane_.setRates(source.pace, 0);
 
   auto nonce = transport::freshNonce();
   std::string token(nonce.begin(), nonce.end());
@@ -228,6 +227,9 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         raw->operation->setReplanning(kj::mv(settings));
         const std::uint64_t id = nextOperation_++;
         raw->id = id;
+        // Paced from the moment it runs: hnowd's idle tick resets the pacing
+        // whenever no operation is under way.
+        plane_.setRates(coordinator_.paceSource(configuredUplink_).pace, 0);
         raw->operation->start();
         operations_[id] = kj::mv(running);
         return std::make_pair(id, raw->operation->status());

@@ -174,3 +174,27 @@ TEST_CASE("hnowd's own links drift too: a send's source is node hnowd") {
   CHECK(observer.drifts[0].second.uplinkBytesPerSecond == doctest::Approx(20e6));
   coordinator.removeTransferObserver(&observer);
 }
+
+TEST_CASE("hnowd's uplink as a source: configured, paced a little under a measured capacity, unpaced at a bound, and left alone by readings while paced") {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  const LinkId up{kCoordinatorNode, LinkDirection::kUp};
+  CHECK(coordinator.sourceUplink(50e6).plan == 50e6);
+  CHECK(coordinator.sourceUplink(50e6).pace == 50e6);
+  coordinator.links().applySurvey({{up, 24e6, true, 0.0, 1, 0.0}}, {up}, false);
+  SourceUplink source = coordinator.paceSource(0);
+  CHECK(source.pace == doctest::Approx(0.97 * 24e6));
+  CHECK(source.plan == source.pace);  // planned as it will be paced
+  // While paced, what hnowd's uplink carries is its pacing: no reading counts.
+  coordinator.links().observe({{up, 0.97 * 24e6 * 0.9, true, 0.0}});
+  CHECK(coordinator.links().rate(up)->bytesPerSecond == 24e6);
+  CHECK(coordinator.links().samples(up) == 1);
+  CHECK(coordinator.sourceIdle());
+  CHECK_FALSE(coordinator.sourceIdle());
+  coordinator.links().observe({{up, 23e6, true, 0.0}});
+  CHECK(coordinator.links().samples(up) == 2);
+  coordinator.links().applySurvey({{up, 30e6, false, 0.0, 0, 0.0}}, {up}, false);  // a bound
+  CHECK(coordinator.paceSource(0).pace == 0);
+  CHECK_FALSE(coordinator.sourceIdle());
+}
