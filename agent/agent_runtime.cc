@@ -25,12 +25,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr daemon::Duration kFirstBackoff = 100ms;
-constexpr daemon::Duration kMaxBackoff = 5s;
+constexpr hnow::Duration kFirstBackoff = 100ms;
+constexpr hnow::Duration kMaxBackoff = 5s;
 // A heartbeat unanswered this long means hnowd is gone even if TCP says not.
-constexpr daemon::Duration kHeartbeatTimeout = 5s;
+constexpr hnow::Duration kHeartbeatTimeout = 5s;
 
-kj::Duration toKj(daemon::Duration d) { return d.count() * kj::NANOSECONDS; }
+kj::Duration toKj(hnow::Duration d) { return d.count() * kj::NANOSECONDS; }
 
 double bytesPerSecond(double mbps) { return mbps * 1e6 / 8; }
 
@@ -187,7 +187,7 @@ class SessionProbePeer final : public ProbePeer {
 }  // namespace
 
 AgentRuntime::AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
-                           kj::Network& network, kj::Timer& timer, const daemon::Clock& clock,
+                           kj::Network& network, kj::Timer& timer, const hnow::Clock& clock,
                            kj::TlsContext* tls)
     : config_(config), secret_(secret), network_(network), timer_(timer), clock_(clock), tls_(tls),
       emulation_{config.emulate.uplinkMbps, config.emulate.downlinkMbps,
@@ -296,9 +296,9 @@ kj::Promise<void> AgentRuntime::run() {
         // Jitter keeps a lab's agents from reconnecting in lockstep after a restart.
         static std::minstd_rand random(std::random_device{}());
         double jitter = 0.8 + 0.4 * (random() % 1000) / 1000.0;
-        auto wait = std::chrono::duration_cast<daemon::Duration>(backoff_ * jitter);
+        auto wait = std::chrono::duration_cast<hnow::Duration>(backoff_ * jitter);
         backoff_ = std::min(kMaxBackoff, backoff_ * 2);
-        spdlog::debug("reconnecting in {:.2f} s", daemon::seconds(wait));
+        spdlog::debug("reconnecting in {:.2f} s", hnow::seconds(wait));
         return timer_.afterDelay(toKj(wait)).then([this]() { return run(); });
       });
 }
@@ -355,7 +355,7 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
 
 kj::Promise<void> AgentRuntime::heartbeats(wire::AgentSession::Client session) {
   auto interval = std::chrono::duration<double>(config_.heartbeatIntervalSeconds);
-  return timer_.afterDelay(toKj(std::chrono::duration_cast<daemon::Duration>(interval)))
+  return timer_.afterDelay(toKj(std::chrono::duration_cast<hnow::Duration>(interval)))
       .then([this, session]() mutable {
         auto request = session.heartbeatRequest();
         if (receiver_) countersToWire(receiver_->counters(), request.initCounters());
@@ -386,7 +386,7 @@ kj::Promise<void> AgentRuntime::probes(wire::AgentSession::Client session) {
       })
       .then([this]() {
         auto interval = std::chrono::duration<double>(config_.probeIntervalSeconds);
-        return timer_.afterDelay(toKj(std::chrono::duration_cast<daemon::Duration>(interval)))
+        return timer_.afterDelay(toKj(std::chrono::duration_cast<hnow::Duration>(interval)))
             .exclusiveJoin(probeWakeup());
       })
       .then([this, session]() mutable { return probes(session); });

@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "conf/runtime_config.h"
-#include "daemon/core/clock.h"
+#include "base/clock.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"
@@ -36,7 +36,7 @@ class AgentRuntime {
   // `tls`, when given, wraps the connection to hnowd (config_.tls.serverName
   // is the name its certificate must carry); it must outlive the runtime.
   AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
-               kj::Network& network, kj::Timer& timer, const daemon::Clock& clock,
+               kj::Network& network, kj::Timer& timer, const hnow::Clock& clock,
                kj::TlsContext* tls = nullptr);
   ~AgentRuntime();
 
@@ -74,10 +74,10 @@ class AgentRuntime {
   const transport::Secret& secret_;
   kj::Network& network_;
   kj::Timer& timer_;
-  const daemon::Clock& clock_;
+  const hnow::Clock& clock_;
   kj::TlsContext* tls_;
   Emulation emulation_;
-  daemon::Duration backoff_;
+  hnow::Duration backoff_;
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
   bool probeRequested_ = false;  // asked for while a probe was running
   std::function<void()> onRegistered_;

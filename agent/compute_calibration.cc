@@ -22,13 +22,13 @@ std::uint64_t referenceUnit(std::uint64_t seed) {
 
 }  // namespace
 
-double calibrateComputeSecondsPerUnit(const daemon::Clock& clock, double computeFactor) {
+double calibrateComputeSecondsPerUnit(const hnow::Clock& clock, double computeFactor) {
   volatile std::uint64_t sink = 0;
   double best = 1e9;
   for (int run = 0; run < 5; ++run) {
     auto start = clock.now();
     sink = sink + referenceUnit(run + 1);
-    best = std::min(best, daemon::seconds(clock.now() - start));
+    best = std::min(best, hnow::seconds(clock.now() - start));
   }
   return best * computeFactor;
 }

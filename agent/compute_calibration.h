@@ -2,12 +2,12 @@
 // The "short compute calibration" of issue 5: seconds this node needs for one
 // reference work unit, times the emulated compute factor. A unit is a fixed
 // amount of integer mixing, so units compare across nodes.
-#include "daemon/core/clock.h"
+#include "base/clock.h"
 
 namespace hnow::agent {
 
 // Blocks for a few milliseconds (the best of several runs is kept, so a
 // busy neighbour does not make a node look slow).
-double calibrateComputeSecondsPerUnit(const daemon::Clock& clock, double computeFactor);
+double calibrateComputeSecondsPerUnit(const hnow::Clock& clock, double computeFactor);
 
 }  // namespace hnow::agent

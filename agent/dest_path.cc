@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "agent/path_parts.h"
+#include "base/path_confinement.h"
 
 namespace hnow::agent {
 
@@ -27,8 +27,8 @@ std::string tempSuffix() {
 std::variant<transport::data::ReceiveTarget, std::string> openDestination(
     const std::vector<std::string>& roots, const std::string& dest) {
   auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
-  if (auto* refused = std::get_if<std::string>(&opened)) return *refused;
-  auto& [dir, path, name] = std::get<ConfinedParent>(opened);
+  if (!opened) return opened.error().message;
+  auto& [dir, path, name] = opened.value();
   struct stat existing {};
   if (::fstatat(dir, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(existing.st_mode)) {
     ::close(dir);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "base/hex.h"
 #include "agent/command_process.h"
 #include "agent/receiver.h"
 #include "transport/rpc_errors.h"
@@ -23,7 +24,7 @@ constexpr const char* kJobDir = ".hnow-jobs";
 constexpr std::size_t kStderrTail = 2000;
 
 std::string hexToken(const std::string& token) {
-  return transport::data::hexOf(reinterpret_cast<const unsigned char*>(token.data()), token.size());
+  return hnow::hexOf(reinterpret_cast<const unsigned char*>(token.data()), token.size());
 }
 
 // SHA-256 of a whole file, or "" when it cannot be read.

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/core/clock.h"
+#include "base/clock.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::agent {

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   kj::UnixEventPort::captureSignal(SIGINT);
   try {
     auto io = kj::setupAsyncIo();
-    daemon::SteadyClock clock;
+    hnow::SteadyClock clock;
     auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kClient,
                                               io.provider->getTimer());
     if (!tls) {

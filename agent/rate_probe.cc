@@ -10,18 +10,18 @@ namespace hnow::agent {
 namespace {
 
 // Median round trip of `left` sequential pings, appended to `rtts`.
-kj::Promise<void> pingPong(ProbePeer& peer, const daemon::Clock& clock, int left, std::vector<double>& rtts) {
+kj::Promise<void> pingPong(ProbePeer& peer, const hnow::Clock& clock, int left, std::vector<double>& rtts) {
   if (left == 0) return kj::READY_NOW;
   auto start = clock.now();
   return peer.ping().then([&peer, &clock, left, &rtts, start]() {
-    rtts.push_back(daemon::seconds(clock.now() - start));
+    rtts.push_back(hnow::seconds(clock.now() - start));
     return pingPong(peer, clock, left - 1, rtts);
   });
 }
 
 }  // namespace
 
-kj::Promise<planner::NodeRates> probeRates(ProbePeer& peer, const daemon::Clock& clock, ProbeSettings settings) {
+kj::Promise<planner::NodeRates> probeRates(ProbePeer& peer, const hnow::Clock& clock, ProbeSettings settings) {
   auto rtts = kj::heap<std::vector<double>>();
   auto& samples = *rtts;
   return pingPong(peer, clock, settings.pings, samples)

@@ -7,7 +7,7 @@
 // or what traffic on either leaves over, not the agent's link.
 #include <kj/async.h>
 
-#include "daemon/core/clock.h"
+#include "base/clock.h"
 #include "planner/node_rates.h"
 
 namespace hnow::agent {
@@ -26,6 +26,6 @@ struct ProbeSettings {
 
 // Overheads and compute; the links are left 0. `peer` and `clock` must
 // outlive the promise.
-kj::Promise<planner::NodeRates> probeRates(ProbePeer& peer, const daemon::Clock& clock, ProbeSettings settings);
+kj::Promise<planner::NodeRates> probeRates(ProbePeer& peer, const hnow::Clock& clock, ProbeSettings settings);
 
 }  // namespace hnow::agent

@@ -8,7 +8,7 @@
 
 namespace hnow::agent {
 
-Receiver::Receiver(std::vector<std::string> roots, const daemon::Clock& clock,
+Receiver::Receiver(std::vector<std::string> roots, const hnow::Clock& clock,
                    transport::data::DataOptions options)
     : roots_(std::move(roots)),
       plane_(clock, [this](transport::data::TransferEvent e) { inbox_.push(std::move(e)); }, options) {}

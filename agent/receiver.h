@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/core/clock.h"
+#include "base/clock.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/kj_inbox.h"
 
@@ -17,7 +17,7 @@ namespace hnow::agent {
 
 class Receiver {
  public:
-  Receiver(std::vector<std::string> roots, const daemon::Clock& clock,
+  Receiver(std::vector<std::string> roots, const hnow::Clock& clock,
            transport::data::DataOptions options);
 
   // Binds the data port on `host`; returns "host:port" or throws kj's FAILED.

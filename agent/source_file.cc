@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "agent/path_parts.h"
+#include "base/path_confinement.h"
 #include "transport/data/file_digest.h"
 
 namespace hnow::agent {
@@ -15,8 +15,8 @@ namespace hnow::agent {
 std::variant<SourceFile, std::string> openSourceFile(const std::vector<std::string>& roots,
                                                      const std::string& file) {
   auto opened = openConfinedParent(roots, file, {"source file", "source", "read from"}, false);
-  if (auto* refused = std::get_if<std::string>(&opened)) return *refused;
-  auto& [dir, dirPath, name] = std::get<ConfinedParent>(opened);
+  if (!opened) return opened.error().message;
+  auto& [dir, dirPath, name] = opened.value();
   const std::string path = dirPath + "/" + name;
   int fd = ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   int error = errno;

@@ -1,10 +1,10 @@
 #pragma once
-// Daemon logic reads time only through this interface: main() passes the
+// Time for everything that waits or measures: logic reads it only through this interface: main() passes the
 // real clock, tests a ManualClock they advance by hand (as kj's TimerImpl
 // and Envoy's simulated time do; STYLE.md).
 #include <chrono>
 
-namespace hnow::daemon {
+namespace hnow {
 
 using Duration = std::chrono::nanoseconds;
 using TimePoint = std::chrono::time_point<std::chrono::steady_clock, Duration>;
@@ -38,4 +38,4 @@ class ManualClock final : public Clock {
 
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
-}  // namespace hnow::daemon
+}  // namespace hnow

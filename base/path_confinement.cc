@@ -1,4 +1,4 @@
-#include "agent/path_parts.h"
+#include "base/path_confinement.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace hnow::agent {
+namespace hnow {
 
 std::vector<std::string> componentsOf(const std::string& path) {
   std::vector<std::string> parts;
@@ -31,16 +31,16 @@ std::string realRoot(const std::string& root) {
   return ::realpath(root.c_str(), buffer) ? std::string(buffer) : "";
 }
 
-std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<std::string>& roots,
-                                                             const std::string& path, const PathWords& words,
-                                                             bool createDirs) {
-  if (roots.empty()) return std::string(words.owner) + " has no roots to " + words.rootsUse;
-  if (path.empty()) return std::string("the ") + words.noun + " is empty";
+Result<ConfinedParent> openConfinedParent(const std::vector<std::string>& roots,
+                                          const std::string& path, const PathWords& words,
+                                          bool createDirs) {
+  if (roots.empty()) return Error{std::string(words.owner) + " has no roots to " + words.rootsUse};
+  if (path.empty()) return Error{std::string("the ") + words.noun + " is empty"};
   std::vector<std::string> parts = componentsOf(path);
   for (const auto& p : parts)
-    if (p == "..") return std::string("'..' is not allowed in a ") + words.noun + " (" + path + ")";
+    if (p == "..") return Error{std::string("'..' is not allowed in a ") + words.noun + " (" + path + ")"};
   if (parts.empty() || path.back() == '/')
-    return std::string("the ") + words.shortNoun + " must name a file, not a directory (" + path + ")";
+    return Error{std::string("the ") + words.shortNoun + " must name a file, not a directory (" + path + ")"};
 
   // Pick the root: the data root for a relative path, the root it lies in otherwise.
   std::string root;
@@ -59,30 +59,30 @@ std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<s
       }
       if (!root.empty()) break;
     }
-    if (root.empty()) return path + " is outside " + words.owner + "'s roots";
+    if (root.empty()) return Error{path + " is outside " + words.owner + "'s roots"};
   }
-  if (root.empty()) return std::string("the agent's data root does not exist");
+  if (root.empty()) return Error{std::string("the agent's data root does not exist")};
 
   int dir = ::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  if (dir < 0) return "cannot open the root " + root + ": " + std::strerror(errno);
+  if (dir < 0) return Error{"cannot open the root " + root + ": " + std::strerror(errno)};
   std::string dirPath = root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     if (createDirs && ::mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
       std::string why = std::strerror(errno);
       ::close(dir);
-      return "cannot create " + dirPath + "/" + parts[i] + ": " + why;
+      return Error{"cannot create " + dirPath + "/" + parts[i] + ": " + why};
     }
     int next = ::openat(dir, parts[i].c_str(), O_DIRECTORY | O_NOFOLLOW | O_RDONLY | O_CLOEXEC);
     int error = errno;
     ::close(dir);
     if (next < 0)
-      return error == ELOOP || error == ENOTDIR
+      return Error{error == ELOOP || error == ENOTDIR
                  ? dirPath + "/" + parts[i] + " is a symlink or not a directory: refused"
-                 : "cannot open " + dirPath + "/" + parts[i] + ": " + std::strerror(error);
+                 : "cannot open " + dirPath + "/" + parts[i] + ": " + std::strerror(error)};
     dir = next;
     dirPath += "/" + parts[i];
   }
   return ConfinedParent{dir, dirPath, parts.back()};
 }
 
-}  // namespace hnow::agent
+}  // namespace hnow

@@ -1,15 +1,16 @@
 #pragma once
-// Confining a path to an agent's roots (DESIGN.md "Integrity and security
-// defaults"), for files it writes (dest_path.h) and files it serves
-// (source_file.h) alike, and hnowd's `hnow run --input/--output` to its
-// [run] roots (daemon/server/run_paths.h; library hnow_paths): a relative path is under the data root (the first
-// root), an absolute one must lie inside a root, `..` is refused, and every
-// directory on the way is opened with O_NOFOLLOW, so no symlink leads out.
+// Confining a path to a set of roots (DESIGN.md "Integrity and security
+// defaults"): the files an agent writes and serves, and hnowd's `hnow run
+// --input/--output` under its [run] roots. A relative path is under the data
+// root (the first root), an absolute one must lie inside a root, `..` is
+// refused, and every directory on the way is opened with O_NOFOLLOW, so no
+// symlink leads out.
 #include <string>
-#include <variant>
 #include <vector>
 
-namespace hnow::agent {
+#include "base/result.h"
+
+namespace hnow {
 
 // The components of `path`, without empty ones and ".": "a//./b/" -> {a, b}.
 std::vector<std::string> componentsOf(const std::string& path);
@@ -34,8 +35,7 @@ struct ConfinedParent {
 
 // Walks `path` down from its root, creating missing directories when
 // `createDirs`; the parent directory, or the reason the path is refused.
-std::variant<ConfinedParent, std::string> openConfinedParent(const std::vector<std::string>& roots,
-                                                             const std::string& path, const PathWords& words,
-                                                             bool createDirs);
+Result<ConfinedParent> openConfinedParent(const std::vector<std::string>& roots, const std::string& path,
+                                          const PathWords& words, bool createDirs);
 
-}  // namespace hnow::agent
+}  // namespace hnow

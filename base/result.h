@@ -1,22 +1,38 @@
 #pragma once
-// Values in, values out: an infeasible or malformed request is a value
-// (PlanError), never an exception (STYLE.md, "planner/").
+// The one result type of hnow: a value or an Error saying what went wrong,
+// where and how to fix it. Expected failures (a malformed request, an
+// infeasible plan, a file that cannot be read) are values, never exceptions
+// (STYLE.md, "planner/"); only the RPC glue turns an Error into a kj
+// exception for the peer.
 #include <string>
 #include <utility>
 #include <variant>
 
-namespace hnow::planner {
+namespace hnow {
 
-struct PlanError {
+struct Error {
   std::string message;
+  // Where, for a problem in a user's file, like a compiler says it: the
+  // file, and the line and column when known (0: not known).
+  std::string file{};
+  int line = 0;
+  int column = 0;
+
+  // "file:line:column: message", "file: message", or the message alone.
+  std::string text() const {
+    if (file.empty()) return message;
+    std::string out = file;
+    if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+    return out + ": " + message;
+  }
 };
 
-template <class T, class E = PlanError>
-class Outcome {
+template <class T>
+class Result {
  public:
-  Outcome(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  Outcome(E error) : v_(std::move(error)) {}  // NOLINT
-  static Outcome failure(std::string message) { return Outcome(E{std::move(message)}); }
+  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}      // NOLINT
+  static Result failure(std::string message) { return Result(Error{std::move(message)}); }
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
@@ -25,10 +41,10 @@ class Outcome {
   T&& value() && { return std::get<T>(std::move(v_)); }
   const T& operator*() const& { return value(); }
   const T* operator->() const { return &value(); }
-  const E& error() const { return std::get<E>(v_); }
+  const Error& error() const { return std::get<Error>(v_); }
 
  private:
-  std::variant<T, E> v_;
+  std::variant<T, Error> v_;
 };
 
-}  // namespace hnow::planner
+}  // namespace hnow

@@ -1,14 +1,14 @@
-#include "agent/token_bucket.h"
+#include "base/token_bucket.h"
 
 #include <algorithm>
 
-namespace hnow::agent {
+namespace hnow {
 
 TokenBucket::TokenBucket(double bytesPerSecond, double burstBytes, TimePoint now)
     : rate_(bytesPerSecond), burst_(burstBytes), last_(now) {}
 
 void TokenBucket::refill(TimePoint now) {
-  if (now > last_) tokens_ = std::min(burst_, tokens_ + rate_ * daemon::seconds(now - last_));
+  if (now > last_) tokens_ = std::min(burst_, tokens_ + rate_ * seconds(now - last_));
   last_ = std::max(last_, now);
 }
 
@@ -25,4 +25,4 @@ Duration TokenBucket::take(double bytes, TimePoint now) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(-tokens_ / rate_));
 }
 
-}  // namespace hnow::agent
+}  // namespace hnow

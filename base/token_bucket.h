@@ -1,13 +1,11 @@
 #pragma once
-// Paces bytes at an emulated rate (issue 5: `emulate.uplink_mbps` pace the
-// agent's sockets and the probes must see it). Pure: the caller passes the
-// time and does the waiting, so tests drive it with a ManualClock.
-#include "daemon/core/clock.h"
+// Paces bytes at a rate: an agent's emulated links (`emulate.uplink_mbps`,
+// which its probes must see too) and hnowd's uplink as a source. Pure: the
+// caller passes the time and does the waiting, so tests drive it with a
+// ManualClock.
+#include "base/clock.h"
 
-namespace hnow::agent {
-
-using daemon::Duration;
-using daemon::TimePoint;
+namespace hnow {
 
 class TokenBucket {
  public:
@@ -30,4 +28,4 @@ class TokenBucket {
   TimePoint last_;
 };
 
-}  // namespace hnow::agent
+}  // namespace hnow

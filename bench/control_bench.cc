@@ -71,7 +71,7 @@ class HnowdThread {
   void run() {
     pthread_setname_np(pthread_self(), "hnowd");  // for perf --comm
     auto io = kj::setupAsyncIo();
-    daemon::SteadyClock clock;
+    hnow::SteadyClock clock;
     auto store = std::move(daemon::SqliteStateStore::open(dataDir_)).value();
     daemon::Coordinator coordinator(clock, daemon::RateTableOptions{}, *store);
     coordinator_ = &coordinator;

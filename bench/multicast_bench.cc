@@ -134,7 +134,7 @@ double median(std::vector<double> xs) {
   return xs.empty() ? 0.0 : xs[xs.size() / 2];
 }
 
-using Planner = Outcome<MulticastPlan> (*)(const MulticastInstance&, MulticastAlgorithm, const MulticastOptions&);
+using Planner = hnow::Result<MulticastPlan> (*)(const MulticastInstance&, MulticastAlgorithm, const MulticastOptions&);
 
 double threadSeconds() {
   timespec t;

@@ -67,7 +67,7 @@ Manifest readManifest(const toml::table& root, const std::string& file) {
 
 }  // namespace
 
-Loaded<Manifest> parseManifest(std::string_view text, const std::string& sourceName) {
+Result<Manifest> parseManifest(std::string_view text, const std::string& sourceName) {
   try {
     toml::table root = parseToml(text, sourceName);
     return readManifest(root, sourceName);
@@ -76,7 +76,7 @@ Loaded<Manifest> parseManifest(std::string_view text, const std::string& sourceN
   }
 }
 
-Loaded<Manifest> loadManifest(const std::string& path) {
+Result<Manifest> loadManifest(const std::string& path) {
   try {
     toml::table root = parseTomlFile(path);
     return readManifest(root, path);

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "conf/conf_error.h"
+#include "base/result.h"
 
 namespace hnow::conf {
 
@@ -28,7 +28,7 @@ struct Manifest {
   std::vector<ManifestItem> items;  // in file order, at least one
 };
 
-Loaded<Manifest> parseManifest(std::string_view text, const std::string& sourceName);
-Loaded<Manifest> loadManifest(const std::string& path);
+Result<Manifest> parseManifest(std::string_view text, const std::string& sourceName);
+Result<Manifest> loadManifest(const std::string& path);
 
 }  // namespace hnow::conf

@@ -84,7 +84,7 @@ PlanRequest readRequest(TableReader& request) {
 
 }  // namespace
 
-Loaded<PlanRequest> parsePlanRequest(std::string_view text, const std::string& sourceName) {
+Result<PlanRequest> parsePlanRequest(std::string_view text, const std::string& sourceName) {
   try {
     toml::table root = parseToml(text, sourceName);
     TableReader request(root, sourceName, "the request");
@@ -94,7 +94,7 @@ Loaded<PlanRequest> parsePlanRequest(std::string_view text, const std::string& s
   }
 }
 
-Loaded<PlanRequest> loadPlanRequest(const std::string& path) {
+Result<PlanRequest> loadPlanRequest(const std::string& path) {
   try {
     toml::table root = parseTomlFile(path);
     TableReader request(root, path, "the request");

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "conf/conf_error.h"
+#include "base/result.h"
 #include "conf/two_level_request.h"
 #include "conf/multicast_request.h"
 #include "conf/worksharing_request.h"
@@ -32,8 +32,8 @@ using PlanRequest =
     std::variant<CollectiveRequest, TwoLevelRequest, MulticastRequest, WorksharingRequest>;
 
 // `sourceName` is used in error messages only.
-Loaded<PlanRequest> parsePlanRequest(std::string_view text, const std::string& sourceName);
-Loaded<PlanRequest> loadPlanRequest(const std::string& path);
+Result<PlanRequest> parsePlanRequest(std::string_view text, const std::string& sourceName);
+Result<PlanRequest> loadPlanRequest(const std::string& path);
 
 // The algorithm names each op accepts, in the order the docs list them.
 const std::vector<std::string>& broadcastAlgorithms();

@@ -9,14 +9,14 @@ namespace {
 const char* const kSplitHelp = "use --split lines, --split bytes:N (N > 0) or --split records:SEP";
 
 // \n \t \r \0 \\ in a separator typed on a command line.
-Parsed<std::string> decodeEscapes(std::string_view text) {
+Result<std::string> decodeEscapes(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '\\') {
       out += text[i];
       continue;
     }
-    if (i + 1 == text.size()) return RunSpecError{"the separator ends with a lone backslash; write \\\\ for one"};
+    if (i + 1 == text.size()) return Error{"the separator ends with a lone backslash; write \\\\ for one"};
     switch (text[++i]) {
       case 'n': out += '\n'; break;
       case 't': out += '\t'; break;
@@ -24,7 +24,7 @@ Parsed<std::string> decodeEscapes(std::string_view text) {
       case '0': out += '\0'; break;
       case '\\': out += '\\'; break;
       default:
-        return RunSpecError{std::string("unknown escape \\") + text[i] +
+        return Error{std::string("unknown escape \\") + text[i] +
                             " in the separator; known: \\n \\t \\r \\0 \\\\"};
     }
   }
@@ -33,7 +33,7 @@ Parsed<std::string> decodeEscapes(std::string_view text) {
 
 }  // namespace
 
-Parsed<SplitSpec> parseSplitSpec(std::string_view text) {
+Result<SplitSpec> parseSplitSpec(std::string_view text) {
   SplitSpec spec;
   if (text == "lines") return spec;
   if (text.substr(0, 6) == "bytes:") {
@@ -41,7 +41,7 @@ Parsed<SplitSpec> parseSplitSpec(std::string_view text) {
     std::uint64_t n = 0;
     auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), n);
     if (number.empty() || error != std::errc() || end != number.data() + number.size() || n == 0)
-      return RunSpecError{"--split " + std::string(text) + ": '" + std::string(number) +
+      return Error{"--split " + std::string(text) + ": '" + std::string(number) +
                           "' is not a positive byte count; " + kSplitHelp};
     spec.kind = SplitSpec::Kind::kBytes;
     spec.bytes = n;
@@ -49,14 +49,14 @@ Parsed<SplitSpec> parseSplitSpec(std::string_view text) {
   }
   if (text.substr(0, 8) == "records:") {
     auto separator = decodeEscapes(text.substr(8));
-    if (!separator) return RunSpecError{"--split " + std::string(text) + ": " + separator.error().message};
+    if (!separator) return Error{"--split " + std::string(text) + ": " + separator.error().message};
     if (separator.value().empty())
-      return RunSpecError{"--split " + std::string(text) + ": the record separator is empty; " + kSplitHelp};
+      return Error{"--split " + std::string(text) + ": the record separator is empty; " + kSplitHelp};
     spec.kind = SplitSpec::Kind::kRecords;
     spec.separator = std::move(separator).value();
     return spec;
   }
-  return RunSpecError{"unknown --split '" + std::string(text) + "'; " + kSplitHelp};
+  return Error{"unknown --split '" + std::string(text) + "'; " + kSplitHelp};
 }
 
 std::vector<std::uint64_t> unitOffsets(std::string_view input, const SplitSpec& spec) {
@@ -83,7 +83,7 @@ std::vector<std::uint64_t> unitOffsets(std::string_view input, const SplitSpec& 
   return offsets;
 }
 
-Parsed<std::vector<std::string>> splitCommandLine(std::string_view command) {
+Result<std::vector<std::string>> splitCommandLine(std::string_view command) {
   std::vector<std::string> words;
   std::string word;
   bool inWord = false;
@@ -97,11 +97,11 @@ Parsed<std::vector<std::string>> splitCommandLine(std::string_view command) {
     }
     inWord = true;
     if (c == '\\') {
-      if (i + 1 == command.size()) return RunSpecError{"the command ends with a lone backslash"};
+      if (i + 1 == command.size()) return Error{"the command ends with a lone backslash"};
       word += command[++i];
     } else if (c == '\'') {
       auto end = command.find('\'', i + 1);
-      if (end == std::string_view::npos) return RunSpecError{"unterminated ' in the command"};
+      if (end == std::string_view::npos) return Error{"unterminated ' in the command"};
       word += command.substr(i + 1, end - i - 1);
       i = end;
     } else if (c == '"') {
@@ -111,29 +111,29 @@ Parsed<std::vector<std::string>> splitCommandLine(std::string_view command) {
             std::string_view("\"\\$`").find(command[j + 1]) != std::string_view::npos) {
           word += command[++j];
         } else if (command[j] == '$' || command[j] == '`') {
-          return RunSpecError{std::string("'") + command[j] +
+          return Error{std::string("'") + command[j] +
                               "' inside \"...\" needs a shell to expand; pass --shell or quote it with '...'"};
         } else {
           word += command[j];
         }
       }
-      if (j == command.size()) return RunSpecError{"unterminated \" in the command"};
+      if (j == command.size()) return Error{"unterminated \" in the command"};
       i = j;
     } else if (special.find(c) != std::string_view::npos) {
-      return RunSpecError{std::string("'") + c + "' at column " + std::to_string(i + 1) +
+      return Error{std::string("'") + c + "' at column " + std::to_string(i + 1) +
                           " of the command needs a shell; pass --shell, or quote it with '...'"};
     } else {
       word += c;
     }
   }
   if (inWord) words.push_back(std::move(word));
-  if (words.empty()) return RunSpecError{"the command is empty"};
+  if (words.empty()) return Error{"the command is empty"};
   return words;
 }
 
-Parsed<std::vector<std::string>> commandArgv(std::string_view command, bool shell) {
+Result<std::vector<std::string>> commandArgv(std::string_view command, bool shell) {
   if (!shell) return splitCommandLine(command);
-  if (command.find_first_not_of(" \t\n") == std::string_view::npos) return RunSpecError{"the command is empty"};
+  if (command.find_first_not_of(" \t\n") == std::string_view::npos) return Error{"the command is empty"};
   return std::vector<std::string>{"/bin/sh", "-c", std::string(command)};
 }
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::conf {
 
@@ -21,14 +21,7 @@ struct SplitSpec {
   std::string separator;    // kRecords: a unit ends right after it (escapes \n \t \0 \\ decoded)
 };
 
-struct RunSpecError {
-  std::string message;  // what is wrong and how to write it instead
-};
-
-template <class T>
-using Parsed = planner::Outcome<T, RunSpecError>;
-
-Parsed<SplitSpec> parseSplitSpec(std::string_view text);
+Result<SplitSpec> parseSplitSpec(std::string_view text);
 
 // The byte offset where each unit starts, plus the input size at the end:
 // units = offsets.size() - 1. A unit ends after a '\n' (lines), after N
@@ -42,9 +35,9 @@ std::vector<std::uint64_t> unitOffsets(std::string_view input, const SplitSpec& 
 // character. Anything a shell would expand ($, `, *, ?, |, ;, <, >, & and
 // so on, unquoted) is refused with a hint to pass --shell, because without
 // a shell it would silently mean something else.
-Parsed<std::vector<std::string>> splitCommandLine(std::string_view command);
+Result<std::vector<std::string>> splitCommandLine(std::string_view command);
 
 // The argv for `command`: /bin/sh -c COMMAND with `shell`, else the words.
-Parsed<std::vector<std::string>> commandArgv(std::string_view command, bool shell);
+Result<std::vector<std::string>> commandArgv(std::string_view command, bool shell);
 
 }  // namespace hnow::conf

@@ -211,7 +211,7 @@ ClientConfig readClient(TableReader& t, const std::string& baseDir) {
 }
 
 template <class Config, class Reader>
-Loaded<Config> parseWith(Reader read, std::string_view text, const std::string& file,
+Result<Config> parseWith(Reader read, std::string_view text, const std::string& file,
                          const std::string& baseDir, const char* where) {
   try {
     toml::table root = parseToml(text, file);
@@ -223,9 +223,9 @@ Loaded<Config> parseWith(Reader read, std::string_view text, const std::string& 
 }
 
 template <class Config, class Reader>
-Loaded<Config> loadWith(Reader read, const std::string& path, const char* where) {
+Result<Config> loadWith(Reader read, const std::string& path, const char* where) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return ConfError{"cannot open the file for reading", path, 0, 0};
+  if (!in) return Error{"cannot open the file for reading", path, 0, 0};
   std::ostringstream buffer;
   buffer << in.rdbuf();
   std::string baseDir = fs::absolute(fs::path(path)).parent_path().string();
@@ -234,26 +234,26 @@ Loaded<Config> loadWith(Reader read, const std::string& path, const char* where)
 
 }  // namespace
 
-Loaded<CoordinatorConfig> parseCoordinatorConfig(std::string_view text, const std::string& file,
+Result<CoordinatorConfig> parseCoordinatorConfig(std::string_view text, const std::string& file,
                                                  const std::string& baseDir) {
   return parseWith<CoordinatorConfig>(readCoordinator, text, file, baseDir, "hnowd's config");
 }
-Loaded<AgentConfig> parseAgentConfig(std::string_view text, const std::string& file,
+Result<AgentConfig> parseAgentConfig(std::string_view text, const std::string& file,
                                      const std::string& baseDir) {
   return parseWith<AgentConfig>(readAgent, text, file, baseDir, "the agent's config");
 }
-Loaded<ClientConfig> parseClientConfig(std::string_view text, const std::string& file,
+Result<ClientConfig> parseClientConfig(std::string_view text, const std::string& file,
                                        const std::string& baseDir) {
   return parseWith<ClientConfig>(readClient, text, file, baseDir, "the client config");
 }
 
-Loaded<CoordinatorConfig> loadCoordinatorConfig(const std::string& path) {
+Result<CoordinatorConfig> loadCoordinatorConfig(const std::string& path) {
   return loadWith<CoordinatorConfig>(readCoordinator, path, "hnowd's config");
 }
-Loaded<AgentConfig> loadAgentConfig(const std::string& path) {
+Result<AgentConfig> loadAgentConfig(const std::string& path) {
   return loadWith<AgentConfig>(readAgent, path, "the agent's config");
 }
-Loaded<ClientConfig> loadClientConfig(const std::string& path) {
+Result<ClientConfig> loadClientConfig(const std::string& path) {
   return loadWith<ClientConfig>(readClient, path, "the client config");
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "conf/conf_error.h"
+#include "base/result.h"
 
 namespace hnow::conf {
 
@@ -50,7 +50,7 @@ struct CoordinatorConfig {
   SurveyConfig survey;
   TlsConfig tls;
   // [run] roots: where `hnow run` may read --input and write --output on
-  // hnowd's host (agent/path_parts.h confines them). Empty: runs refused.
+  // hnowd's host (base/path_confinement.h confines them). Empty: runs refused.
   std::vector<std::string> runRoots;
 };
 
@@ -81,16 +81,16 @@ struct ClientConfig {
   TlsConfig tls;
 };
 
-Loaded<CoordinatorConfig> loadCoordinatorConfig(const std::string& path);
-Loaded<AgentConfig> loadAgentConfig(const std::string& path);
-Loaded<ClientConfig> loadClientConfig(const std::string& path);
+Result<CoordinatorConfig> loadCoordinatorConfig(const std::string& path);
+Result<AgentConfig> loadAgentConfig(const std::string& path);
+Result<ClientConfig> loadClientConfig(const std::string& path);
 
 // The same from text; relative paths are taken relative to `baseDir`.
-Loaded<CoordinatorConfig> parseCoordinatorConfig(std::string_view text, const std::string& file,
+Result<CoordinatorConfig> parseCoordinatorConfig(std::string_view text, const std::string& file,
                                                  const std::string& baseDir);
-Loaded<AgentConfig> parseAgentConfig(std::string_view text, const std::string& file,
+Result<AgentConfig> parseAgentConfig(std::string_view text, const std::string& file,
                                      const std::string& baseDir);
-Loaded<ClientConfig> parseClientConfig(std::string_view text, const std::string& file,
+Result<ClientConfig> parseClientConfig(std::string_view text, const std::string& file,
                                        const std::string& baseDir);
 
 }  // namespace hnow::conf

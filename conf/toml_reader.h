@@ -10,14 +10,14 @@
 
 #include <toml++/toml.h>
 
-#include "conf/conf_error.h"
+#include "base/result.h"
 
 namespace hnow::conf {
 
-// Thrown inside conf/ only and turned into a ConfError value at the loader's
+// Thrown inside conf/ only and turned into a Error value at the loader's
 // boundary; it never escapes a public function.
 struct ConfFailure {
-  ConfError error;
+  Error error;
 };
 
 class TableReader {

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/quiet_logs.h"
 #include "server/control_server.h"
@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   kj::AsyncIoContext io = kj::setupAsyncIo();
   kj::TimerImpl timer{kj::origin<kj::TimePoint>()};
-  daemon::ManualClock clock;
+  hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 #include "server/gate_server.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   const bool agent = std::string(argv[1]) == "agent";
   kj::EventLoop loop;
   kj::WaitScope ws(loop);
-  daemon::ManualClock clock;
+  hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};

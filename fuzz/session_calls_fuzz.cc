@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/quiet_logs.h"
 #include "server/gate_server.h"
@@ -103,7 +103,7 @@ struct Lab {
   kj::EventLoop loop;
   kj::WaitScope ws{loop};
   kj::TimerImpl timer{kj::origin<kj::TimePoint>()};
-  daemon::ManualClock clock;
+  hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};

@@ -46,7 +46,7 @@ bool spansSites(const BroadcastRequest& request, const Participants& participant
   return seen.size() > 1;
 }
 
-Outcome<Schedule> storeAndForwardSchedule(const BroadcastRequest& request, const Participants& participants,
+Result<Schedule> storeAndForwardSchedule(const BroadcastRequest& request, const Participants& participants,
                                           BroadcastAlgorithm algorithm) {
   const std::vector<double> t =
       finiteSendTimes(senderDeterminedSendTimes(ratesOf(participants, request.rates), request.fileBytes));
@@ -60,7 +60,7 @@ Outcome<Schedule> storeAndForwardSchedule(const BroadcastRequest& request, const
     case BroadcastAlgorithm::kFlat: return toNodeIds(participants, flatBroadcast(t, s));
     case BroadcastAlgorithm::kLcf: {
       auto model = twoLevelFromRates(request.rates, participants, request.sites, request.fileBytes);
-      if (!model) return Outcome<Schedule>::failure(model.error().message);
+      if (!model) return Result<Schedule>::failure(model.error().message);
       Schedule s2 = largestClusterFirst(model->instance);
       for (Transfer& x : s2) {
         x.from = model->nodeOfLayout[x.from];
@@ -70,7 +70,7 @@ Outcome<Schedule> storeAndForwardSchedule(const BroadcastRequest& request, const
     }
     case BroadcastAlgorithm::kMaxBottleneck: break;
   }
-  return Outcome<Schedule>::failure("not a store-and-forward algorithm");
+  return Result<Schedule>::failure("not a store-and-forward algorithm");
 }
 
 }  // namespace
@@ -91,9 +91,9 @@ const char* transferModeName(TransferMode mode) {
   return mode == TransferMode::kPipelined ? "pipelined" : "store-and-forward";
 }
 
-Outcome<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAlgorithm algorithm,
+Result<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAlgorithm algorithm,
                                      TransferMode mode) {
-  using Result = Outcome<BroadcastPlan>;
+  using Result = Result<BroadcastPlan>;
   const int n = static_cast<int>(request.rates.size());
   if (request.source < 0 || request.source >= n) return Result::failure("source out of range");
   if (!request.sites.siteOf.empty() && static_cast<int>(request.sites.siteOf.size()) != n)
@@ -124,8 +124,8 @@ Outcome<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastA
   return plan;
 }
 
-Outcome<BroadcastChoice> chooseBroadcastPlan(const BroadcastRequest& request) {
-  using Result = Outcome<BroadcastChoice>;
+Result<BroadcastChoice> chooseBroadcastPlan(const BroadcastRequest& request) {
+  using Result = Result<BroadcastChoice>;
   auto participants = participantsOf(static_cast<int>(request.rates.size()), request.source, request.destinations);
   if (!participants) return Result::failure(participants.error().message);
   if (!request.sites.siteOf.empty() && request.sites.siteOf.size() != request.rates.size())

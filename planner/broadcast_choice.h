@@ -10,7 +10,7 @@
 
 #include "planner/broadcast_tree.h"
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/pipelined_tree.h"
 #include "planner/rate_models.h"
 #include "planner/search_limits.h"
@@ -65,7 +65,7 @@ struct BroadcastPlan {
 
 // One algorithm's tree, predicted both ways, to be run in `mode`. The seeds'
 // algorithms plan over the source and the destinations only (no relays).
-Outcome<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAlgorithm algorithm,
+Result<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAlgorithm algorithm,
                                      TransferMode mode = TransferMode::kPipelined);
 
 struct BroadcastChoice {
@@ -79,6 +79,6 @@ struct BroadcastChoice {
 };
 
 // --algo auto. Ties go to the pipelined tree (it needs no full-file buffering).
-Outcome<BroadcastChoice> chooseBroadcastPlan(const BroadcastRequest& request);
+Result<BroadcastChoice> chooseBroadcastPlan(const BroadcastRequest& request);
 
 }  // namespace hnow::planner

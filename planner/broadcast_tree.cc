@@ -24,16 +24,16 @@ std::vector<int> BroadcastTree::topDown() const {
   return order;
 }
 
-Outcome<BroadcastTree> treeFromParents(int source, std::vector<int> parent) {
+Result<BroadcastTree> treeFromParents(int source, std::vector<int> parent) {
   const int n = static_cast<int>(parent.size());
-  if (source < 0 || source >= n) return Outcome<BroadcastTree>::failure("source out of range");
-  if (parent[source] != -1) return Outcome<BroadcastTree>::failure("the source has a parent");
+  if (source < 0 || source >= n) return Result<BroadcastTree>::failure("source out of range");
+  if (parent[source] != -1) return Result<BroadcastTree>::failure("the source has a parent");
   BroadcastTree tree;
   tree.source = source;
   tree.children.assign(n, {});
   for (int v = 0; v < n; ++v) {
     if (parent[v] < -1 || parent[v] >= n || parent[v] == v)
-      return Outcome<BroadcastTree>::failure("node " + std::to_string(v) + " has an invalid parent");
+      return Result<BroadcastTree>::failure("node " + std::to_string(v) + " has an invalid parent");
     if (parent[v] >= 0) tree.children[parent[v]].push_back(v);
   }
   tree.parent = std::move(parent);
@@ -42,16 +42,16 @@ Outcome<BroadcastTree> treeFromParents(int source, std::vector<int> parent) {
   int reached = static_cast<int>(tree.topDown().size());
   int members = 1;
   for (int v = 0; v < n; ++v) members += tree.parent[v] >= 0;
-  if (reached != members) return Outcome<BroadcastTree>::failure("the parent relation is not a tree at the source");
+  if (reached != members) return Result<BroadcastTree>::failure("the parent relation is not a tree at the source");
   return tree;
 }
 
-Outcome<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int source, int nodeCount) {
-  if (source < 0 || source >= nodeCount) return Outcome<BroadcastTree>::failure("source out of range");
+Result<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int source, int nodeCount) {
+  if (source < 0 || source >= nodeCount) return Result<BroadcastTree>::failure("source out of range");
   std::vector<const Transfer*> first(nodeCount, nullptr);
   for (const Transfer& x : schedule) {
     if (x.from < 0 || x.from >= nodeCount || x.to < 0 || x.to >= nodeCount)
-      return Outcome<BroadcastTree>::failure("a transfer names a node out of range");
+      return Result<BroadcastTree>::failure("a transfer names a node out of range");
     if (x.to == source) continue;
     if (!first[x.to] || x.start < first[x.to]->start) first[x.to] = &x;
   }
@@ -66,8 +66,8 @@ Outcome<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int 
   return tree;
 }
 
-Outcome<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations) {
-  using Result = Outcome<std::vector<int>>;
+Result<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations) {
+  using Result = Result<std::vector<int>>;
   if (source < 0 || source >= nodeCount) return Result::failure("source out of range");
   std::vector<int> out;
   if (destinations.empty()) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/transfer.h"
 
 namespace hnow::planner {
@@ -27,16 +27,16 @@ struct BroadcastTree {
 
 // The tree of a parent relation (-1 = source or left out), children in index
 // order. Rejects a relation that is not a tree rooted at `source`.
-Outcome<BroadcastTree> treeFromParents(int source, std::vector<int> parent);
+Result<BroadcastTree> treeFromParents(int source, std::vector<int> parent);
 
 // The tree a store-and-forward schedule builds: each node's parent is the
 // node that sent to it, children in the order the schedule serves them. This
 // lets the data plane run any --algo's schedule as a pipelined tree.
-Outcome<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int source, int nodeCount);
+Result<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int source, int nodeCount);
 
 // Which nodes must end with the file: `destinations` deduplicated, ascending,
 // without the source; every node but the source when empty.
-Outcome<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations);
+Result<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations);
 
 // Checks a tree against a request: rooted at `source`, acyclic, parent and
 // children agree, every destination in it. Empty when valid, else the reason.

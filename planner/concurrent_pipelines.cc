@@ -47,9 +47,9 @@ double branchRate(const Branch& b, std::span<const PipelinedItem> items, std::sp
 
 }  // namespace
 
-Outcome<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
+Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
                                                          std::span<const NodeRates> rates, double chunkBytes) {
-  using Result = Outcome<ConcurrentPrediction>;
+  using Result = Result<ConcurrentPrediction>;
   const int n = static_cast<int>(rates.size());
   if (!(chunkBytes > 0.0)) return Result::failure("the chunk size must be positive");
   for (const PipelinedItem& item : items) {

@@ -19,7 +19,7 @@
 
 #include "planner/broadcast_tree.h"
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::planner {
 
@@ -37,7 +37,7 @@ struct ConcurrentPrediction {
 // An edge of rate 0 gives +infinity, a value, not an error. Errors: a tree
 // over a different number of nodes than `rates`, a negative size, a chunk
 // size that is not positive.
-Outcome<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
+Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
                                                          std::span<const NodeRates> rates, double chunkBytes);
 
 }  // namespace hnow::planner

@@ -102,27 +102,27 @@ ScheduleCheck checkMulticast(const MulticastInstance& instance,
   return ScheduleCheck{true, "", makespan};
 }
 
-Outcome<std::vector<MulticastTransfer>> simulateTaskLists(
+Result<std::vector<MulticastTransfer>> simulateTaskLists(
     const MulticastInstance& instance, const std::vector<std::vector<MulticastTask>>& taskLists) {
   const int n = instance.nodeCount();
-  if (static_cast<int>(taskLists.size()) != n) return PlanError{"one task list per node is needed"};
+  if (static_cast<int>(taskLists.size()) != n) return Error{"one task list per node is needed"};
   // Every send must be matched by exactly one receive, and the reverse.
   std::unordered_map<long long, int> sends, receives;
   for (int v = 0; v < n; ++v) {
     for (const MulticastTask& task : taskLists[v]) {
       if (task.message < 0 || task.message >= instance.messageCount() || task.peer < 0 ||
           task.peer >= n || task.peer == v)
-        return PlanError{"node " + std::to_string(v) + " has a task with a bad message or peer"};
+        return Error{"node " + std::to_string(v) + " has a task with a bad message or peer"};
       long long key = task.send ? keyOf(instance, task.message, v, task.peer)
                                 : keyOf(instance, task.message, task.peer, v);
       if ((task.send ? sends : receives)[key]++)
-        return PlanError{"node " + std::to_string(v) + " lists the same task twice"};
+        return Error{"node " + std::to_string(v) + " lists the same task twice"};
     }
   }
   for (auto& [key, count] : sends)
-    if (!receives.count(key)) return PlanError{"a send task has no matching receive task"};
+    if (!receives.count(key)) return Error{"a send task has no matching receive task"};
   for (auto& [key, count] : receives)
-    if (!sends.count(key)) return PlanError{"a receive task has no matching send task"};
+    if (!sends.count(key)) return Error{"a receive task has no matching send task"};
 
   std::unordered_map<long long, double> sendEnded, sendStarted;
   std::vector<size_t> next(n, 0);
@@ -141,7 +141,7 @@ Outcome<std::vector<MulticastTransfer>> simulateTaskLists(
         const int k = task.message;
         if (task.send) {
           if (!holds[k * n + v])
-            return PlanError{"node " + std::to_string(v) + " sends message " + std::to_string(k) +
+            return Error{"node " + std::to_string(v) + " sends message " + std::to_string(k) +
                              " before it holds it"};
           long long key = keyOf(instance, k, v, task.peer);
           sendStarted[key] = clock[v];
@@ -169,7 +169,7 @@ Outcome<std::vector<MulticastTransfer>> simulateTaskLists(
         progress = true;
       }
     }
-    if (!progress) return PlanError{"the task lists wait on each other forever"};
+    if (!progress) return Error{"the task lists wait on each other forever"};
   }
   std::stable_sort(out.begin(), out.end(), [](const MulticastTransfer& a, const MulticastTransfer& b) {
     return a.recvEnd < b.recvEnd;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "planner/multicast.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/schedule_check.h"
 
 namespace hnow::planner {
@@ -30,7 +30,7 @@ ScheduleCheck checkMulticast(const MulticastInstance& instance,
 // in the order their receives complete. An error value when a list sends a
 // message before holding it, a send has no matching receive (or the reverse),
 // or the lists wait on each other forever.
-Outcome<std::vector<MulticastTransfer>> simulateTaskLists(
+Result<std::vector<MulticastTransfer>> simulateTaskLists(
     const MulticastInstance& instance, const std::vector<std::vector<MulticastTask>>& taskLists);
 
 // Both: the plan's task lists, simulated, give exactly the plan's times (so

@@ -291,17 +291,17 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 
 }  // namespace
 
-Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options) {
   return planMulticastWithScan(instance, algorithm, options, MulticastSenderScan::kAuto);
 }
 
-Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+Result<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                              const MulticastOptions& options, MulticastSenderScan scan) {
-  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
+  if (auto problem = instanceProblem(instance)) return Error{*problem};
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
-      if (options.preemptive) return PlanError{"FEF has no preemptive form (seed 004 §5)"};
+      if (options.preemptive) return Error{"FEF has no preemptive form (seed 004 §5)"};
       return fastestEdgeFirst(instance, edgePassKernelAvailable(EdgePassKernel::kAvx512) ? EdgePassKernel::kAvx512
                                         : edgePassKernelAvailable(EdgePassKernel::kAvx2) ? EdgePassKernel::kAvx2
                                                                                          : EdgePassKernel::kPlain);
@@ -312,15 +312,15 @@ Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, 
   }
 }
 
-Outcome<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel) {
-  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
-  if (!edgePassKernelAvailable(kernel)) return PlanError{"this processor does not run that kernel"};
+Result<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel) {
+  if (auto problem = instanceProblem(instance)) return Error{*problem};
+  if (!edgePassKernelAvailable(kernel)) return Error{"this processor does not run that kernel"};
   return fastestEdgeFirst(instance, kernel);
 }
 
-Outcome<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
+Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
                                        std::span<const MulticastChoice> choices, bool preemptive) {
-  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
+  if (auto problem = instanceProblem(instance)) return Error{*problem};
   MulticastTimeline timeline(instance, preemptive);
   const int n = instance.nodeCount();
   for (const MulticastChoice& c : choices) {
@@ -328,24 +328,24 @@ Outcome<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
                               std::to_string(c.message) + ")";
     if (c.message < 0 || c.message >= instance.messageCount() || c.from < 0 || c.from >= n || c.to < 0 ||
         c.to >= n)
-      return PlanError{which + ": index out of range"};
-    if (!timeline.holds(c.from, c.message)) return PlanError{which + ": the sender does not hold the message"};
-    if (!timeline.pending(c.message, c.to)) return PlanError{which + ": the receiver does not need the message"};
+      return Error{which + ": index out of range"};
+    if (!timeline.holds(c.from, c.message)) return Error{which + ": the sender does not hold the message"};
+    if (!timeline.pending(c.message, c.to)) return Error{which + ": the receiver does not need the message"};
     timeline.commit(c.from, c.to, c.message);
   }
   return timeline.takePlan();
 }
 
-Outcome<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
+Result<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
                                              std::span<const int> receivers, bool preemptive) {
-  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
+  if (auto problem = instanceProblem(instance)) return Error{*problem};
   ReceiverFirst state(instance, preemptive);
   for (int j : receivers) {
     if (j < 0 || j >= instance.nodeCount() || !state.needs(j))
-      return PlanError{"receiver " + std::to_string(j) + " has nothing left to receive"};
+      return Error{"receiver " + std::to_string(j) + " has nothing left to receive"};
     state.serve(j);
   }
-  if (!state.done()) return PlanError{"the receiver order ends before every destination is served"};
+  if (!state.done()) return Error{"the receiver order ends before every destination is served"};
   return state.takePlan();
 }
 

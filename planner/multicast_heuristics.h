@@ -16,7 +16,7 @@
 
 #include "planner/multicast.h"
 #include "planner/multicast_edge_pass.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::planner {
 
@@ -35,7 +35,7 @@ struct MulticastOptions {
 };
 
 // Plans `instance` (which must pass instanceProblem) or says why not.
-Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options = {});
 
 // How the receiver-first rules (WR, EAF, RR, RRS without preemption) find
@@ -44,13 +44,13 @@ Outcome<MulticastPlan> planMulticast(const MulticastInstance& instance, Multicas
 // (sorted for RRS). The others are for tests and the bench, which compare
 // them; every one gives the same plan. FEF and ECF ignore it.
 enum class MulticastSenderScan { kAuto, kSorted, kBuckets, kDense };
-Outcome<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+Result<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                              const MulticastOptions& options, MulticastSenderScan scan);
 
 // FEF with a given kernel for its step's pass (multicast_edge_pass.h):
 // planMulticast takes the widest this processor runs; the tests compare
 // them all. An error value if this processor lacks the kernel.
-Outcome<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel);
+Result<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel);
 
 // A scheduling decision: `from` sends message `message` to `to`.
 struct MulticastChoice {
@@ -62,14 +62,14 @@ struct MulticastChoice {
 // Replays a given sequence of choices with the bookkeeping of §4 (append) or
 // §5 (preempt). An error value if a choice sends a message its sender does
 // not hold yet or to a node that does not (or no longer) need it.
-Outcome<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
+Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
                                        std::span<const MulticastChoice> choices, bool preemptive);
 
 // The receiver-first scheme of §4.3 with the receivers given in order (the
 // draws of an RRS run, say): each step picks message and sender for the
 // next receiver by earliest completion. An error value if a receiver has
 // nothing left to receive or the order ends before every destination is served.
-Outcome<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
+Result<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
                                              std::span<const int> receivers, bool preemptive);
 
 }  // namespace hnow::planner

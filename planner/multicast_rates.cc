@@ -11,9 +11,9 @@ constexpr double kLeastOverhead = 1e-6;
 
 }  // namespace
 
-Outcome<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
+Result<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
                                               std::vector<MulticastMessage> messages) {
-  using Result = Outcome<MulticastInstance>;
+  using Result = Result<MulticastInstance>;
   const int n = static_cast<int>(rates.size());
   MulticastInstance instance;
   instance.messages = std::move(messages);

@@ -7,7 +7,7 @@
 #include "planner/broadcast_tree.h"
 #include "planner/multicast.h"
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::planner {
 
@@ -24,7 +24,7 @@ namespace hnow::planner {
 // Overheads not measured (0) become 1 µs: §5's preemption needs them positive.
 // Errors: a node that takes part (a source or a destination) without a
 // positive uplink or downlink, and what instanceProblem refuses.
-Outcome<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
+Result<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
                                               std::vector<MulticastMessage> messages);
 
 // Per message, the tree its plan builds: each destination's parent is the

@@ -252,12 +252,12 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 
 }  // namespace
 
-Outcome<MulticastPlan> planMulticastReference(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+Result<MulticastPlan> planMulticastReference(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options) {
-  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
+  if (auto problem = instanceProblem(instance)) return Error{*problem};
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
-      if (options.preemptive) return PlanError{"FEF has no preemptive form (seed 004 §5)"};
+      if (options.preemptive) return Error{"FEF has no preemptive form (seed 004 §5)"};
       return fastestEdgeFirst(instance);
     case MulticastAlgorithm::kEarliestCompletionFirst:
       return earliestCompletionFirst(instance, options.preemptive);
@@ -266,16 +266,16 @@ Outcome<MulticastPlan> planMulticastReference(const MulticastInstance& instance,
   }
 }
 
-Outcome<MulticastPlan> scheduleReceiverOrderReference(const MulticastInstance& instance,
+Result<MulticastPlan> scheduleReceiverOrderReference(const MulticastInstance& instance,
                                              std::span<const int> receivers, bool preemptive) {
-  if (auto problem = instanceProblem(instance)) return PlanError{*problem};
+  if (auto problem = instanceProblem(instance)) return Error{*problem};
   ReceiverFirst state(instance, preemptive);
   for (int j : receivers) {
     if (j < 0 || j >= instance.nodeCount() || !state.needs(j))
-      return PlanError{"receiver " + std::to_string(j) + " has nothing left to receive"};
+      return Error{"receiver " + std::to_string(j) + " has nothing left to receive"};
     state.serve(j);
   }
-  if (!state.done()) return PlanError{"the receiver order ends before every destination is served"};
+  if (!state.done()) return Error{"the receiver order ends before every destination is served"};
   return state.plan();
 }
 

@@ -10,10 +10,10 @@
 
 namespace hnow::planner {
 
-Outcome<MulticastPlan> planMulticastReference(const MulticastInstance& instance, MulticastAlgorithm algorithm,
+Result<MulticastPlan> planMulticastReference(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                               const MulticastOptions& options = {});
 
-Outcome<MulticastPlan> scheduleReceiverOrderReference(const MulticastInstance& instance,
+Result<MulticastPlan> scheduleReceiverOrderReference(const MulticastInstance& instance,
                                                       std::span<const int> receivers, bool preemptive);
 
 }  // namespace hnow::planner

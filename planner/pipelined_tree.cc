@@ -164,9 +164,9 @@ class TreeSearch {
 
 }  // namespace
 
-Outcome<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int source,
+Result<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int source,
                                          std::span<const int> destinations, const PipelinedTreeOptions& options) {
-  using Result = Outcome<BroadcastTree>;
+  using Result = Result<BroadcastTree>;
   const int n = static_cast<int>(rates.size());
   auto dests = destinationSet(n, source, destinations);
   if (!dests) return Result::failure(dests.error().message);
@@ -237,9 +237,9 @@ double bottleneckRate(const BroadcastTree& tree, std::span<const NodeRates> rate
   return b == kInfinity ? 0.0 : b;
 }
 
-Outcome<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
+Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
                                               double fileBytes, double chunkBytes, const SiteLinks& sites) {
-  using Result = Outcome<PipelinedPrediction>;
+  using Result = Result<PipelinedPrediction>;
   if (static_cast<int>(rates.size()) != tree.nodeCount()) return Result::failure("one rate per node of the tree");
   if (std::string problem = treeProblem(tree, tree.source, {}); !problem.empty()) return Result::failure(problem);
   if (!(fileBytes >= 0.0)) return Result::failure("the file size is negative");

@@ -12,7 +12,7 @@
 
 #include "planner/broadcast_tree.h"
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/site_links.h"
 
 namespace hnow::planner {
@@ -31,7 +31,7 @@ struct PipelinedTreeOptions {
 // which minimizes depth. Site limits are not taken into account.
 // Errors: a source that cannot send (zero uplink) while there are
 // destinations, a destination with zero downlink, a bad node index.
-Outcome<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int source,
+Result<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int source,
                                          std::span<const int> destinations,
                                          const PipelinedTreeOptions& options = {});
 
@@ -59,7 +59,7 @@ struct PipelinedPrediction {
 // the source's child above c (a relay holds a bounded window, so it moves at
 // its slowest descendant's pace; the source reads the file once per child).
 // An edge of rate 0 gives +infinity, a value, not an error.
-Outcome<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
+Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
                                               double fileBytes, double chunkBytes,
                                               const SiteLinks& sites = {});
 

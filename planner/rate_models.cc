@@ -45,9 +45,9 @@ std::vector<double> senderDeterminedSendTimes(std::span<const NodeRates> rates, 
   return t;
 }
 
-Outcome<Participants> participantsOf(int nodeCount, int source, std::span<const int> destinations) {
+Result<Participants> participantsOf(int nodeCount, int source, std::span<const int> destinations) {
   auto dests = destinationSet(nodeCount, source, destinations);
-  if (!dests) return Outcome<Participants>::failure(dests.error().message);
+  if (!dests) return Result<Participants>::failure(dests.error().message);
   Participants p;
   p.nodes = std::move(dests.value());
   p.nodes.insert(std::lower_bound(p.nodes.begin(), p.nodes.end(), source), source);
@@ -71,9 +71,9 @@ Schedule toNodeIds(const Participants& participants, std::span<const Transfer> l
   return out;
 }
 
-Outcome<TwoLevelFromRates> twoLevelFromRates(std::span<const NodeRates> rates, const Participants& participants,
+Result<TwoLevelFromRates> twoLevelFromRates(std::span<const NodeRates> rates, const Participants& participants,
                                              const SiteLinks& sites, double messageBytes) {
-  using Result = Outcome<TwoLevelFromRates>;
+  using Result = Result<TwoLevelFromRates>;
   const int n = static_cast<int>(rates.size());
   if (!sites.siteOf.empty() && static_cast<int>(sites.siteOf.size()) != n)
     return Result::failure("one site per node");

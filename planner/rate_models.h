@@ -7,7 +7,7 @@
 
 #include "planner/broadcast_tree.h"
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/site_links.h"
 #include "planner/two_level.h"
 
@@ -24,7 +24,7 @@ struct Participants {
   std::vector<int> nodes;
   int sourceIndex = 0;
 };
-Outcome<Participants> participantsOf(int nodeCount, int source, std::span<const int> destinations);
+Result<Participants> participantsOf(int nodeCount, int source, std::span<const int> destinations);
 
 // The participants' rates, in local index order.
 std::vector<NodeRates> ratesOf(const Participants& participants, std::span<const NodeRates> rates);
@@ -44,7 +44,7 @@ struct TwoLevelFromRates {
   TwoLevelInstance instance;
   std::vector<int> nodeOfLayout;  // two-level node index -> node id
 };
-Outcome<TwoLevelFromRates> twoLevelFromRates(std::span<const NodeRates> rates, const Participants& participants,
+Result<TwoLevelFromRates> twoLevelFromRates(std::span<const NodeRates> rates, const Participants& participants,
                                              const SiteLinks& sites, double messageBytes);
 
 struct StoreAndForwardPrediction {

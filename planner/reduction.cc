@@ -76,22 +76,22 @@ std::vector<double> earliestPossibleStarts(std::span<const double> sendTime,
   return starts;
 }
 
-Outcome<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int sink,
+Result<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int sink,
                                            std::span<const int> senders) {
-  if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return PlanError{"sink out of range"};
+  if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return Error{"sink out of range"};
   if (senders.size() + 1 != sendTime.size())
-    return PlanError{"the sender sequence must list every node but the sink once"};
+    return Error{"the sender sequence must list every node but the sink once"};
   std::vector<char> listed(sendTime.size(), 0);
   for (int p : senders) {
     if (p < 0 || p >= static_cast<int>(sendTime.size()) || p == sink)
-      return PlanError{"the sender sequence names the sink or an unknown node"};
-    if (listed[p]++) return PlanError{"the sender sequence must list every node but the sink once"};
+      return Error{"the sender sequence names the sink or an unknown node"};
+    if (listed[p]++) return Error{"the sender sequence must list every node but the sink once"};
   }
   std::vector<double> starts = earliestPossibleStarts(sendTime, senders);
   std::vector<double> ends;
   for (size_t i = 0; i < senders.size(); ++i) ends.push_back(starts[i] + sendTime[senders[i]]);
   auto receivers = assignReceivers(starts, ends);
-  if (!receivers) return PlanError{"no receiver assignment exists for the EP schedule"};
+  if (!receivers) return Error{"no receiver assignment exists for the EP schedule"};
   Schedule out;
   for (size_t i = 0; i < senders.size(); ++i) {
     size_t r = static_cast<size_t>((*receivers)[i]);
@@ -100,7 +100,7 @@ Outcome<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int
   return out;
 }
 
-Outcome<Schedule> slowestNodeFirst(std::span<const double> sendTime, int sink) {
+Result<Schedule> slowestNodeFirst(std::span<const double> sendTime, int sink) {
   std::vector<int> order;
   for (int v = 0; v < static_cast<int>(sendTime.size()); ++v)
     if (v != sink) order.push_back(v);

@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/search_limits.h"
 #include "planner/transfer.h"
 
@@ -19,12 +19,12 @@ std::vector<double> earliestPossibleStarts(std::span<const double> sendTime,
 // The EP schedule of a sender sequence as concrete transfers: receivers (and,
 // among nodes of equal t, which one sends) chosen so that no node receives
 // after it has sent. An error value if no assignment is found.
-Outcome<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int sink,
+Result<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int sink,
                                            std::span<const int> senders);
 
 // Seed 003 §4: slowest-node-first, the EP schedule of senders in
 // non-increasing t.
-Outcome<Schedule> slowestNodeFirst(std::span<const double> sendTime, int sink);
+Result<Schedule> slowestNodeFirst(std::span<const double> sendTime, int sink);
 
 // What a homogeneous MPI does: a binomial tree over ranks in node order,
 // rotated so the sink is rank 0 (MPICH's binomial reduce): a node receives
@@ -41,7 +41,7 @@ struct OptimalReduction {
 // Seed 003 §6: branch-and-bound over sender sequences, slower senders first,
 // pruned by the exchange lemma (Lemma 1: nobody waits for a faster sender),
 // the fastest sender last, and the incumbent.
-Outcome<OptimalReduction> optimalReduction(std::span<const double> sendTime, int sink,
+Result<OptimalReduction> optimalReduction(std::span<const double> sendTime, int sink,
                                            const SearchLimits& limits = {});
 
 // A lower bound on any reduction to `sink`.

@@ -167,15 +167,15 @@ class Search {
 
 }  // namespace
 
-Outcome<OptimalReduction> optimalReduction(std::span<const double> sendTime, int sink,
+Result<OptimalReduction> optimalReduction(std::span<const double> sendTime, int sink,
                                            const SearchLimits& limits) {
-  if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return PlanError{"sink out of range"};
+  if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return Error{"sink out of range"};
   OptimalReduction out;
   Search search(sendTime, sink, limits);
   search.run();
   out.stats.searchNodes = search.nodes();
   std::vector<int> senders = search.bestSenders();
-  Outcome<Schedule> schedule = senders.size() + 1 == sendTime.size()
+  Result<Schedule> schedule = senders.size() + 1 == sendTime.size()
                                    ? earliestPossibleSchedule(sendTime, sink, senders)
                                    : slowestNodeFirst(sendTime, sink);  // limit hit before a leaf
   if (!schedule) return schedule.error();

@@ -40,7 +40,7 @@ void sumWork(Allocation& allocation) {
 
 }  // namespace
 
-Outcome<Allocation> solveProtocol(const WorksharingProblem& problem, const Protocol& protocol,
+Result<Allocation> solveProtocol(const WorksharingProblem& problem, const Protocol& protocol,
                                   double lifespan) {
   const auto& serve = protocol.serveOrder;
   const int k = static_cast<int>(serve.size());
@@ -48,11 +48,11 @@ Outcome<Allocation> solveProtocol(const WorksharingProblem& problem, const Proto
   std::vector<int> servePos(n, -1), returnPos(n, -1);
   for (int i = 0; i < k; ++i) servePos[serve[i]] = i;
   if (static_cast<int>(protocol.returnOrder.size()) != k)
-    return Outcome<Allocation>::failure("the serve and return orders list different workers");
+    return Result<Allocation>::failure("the serve and return orders list different workers");
   for (int i = 0; i < k; ++i) {
     int w = protocol.returnOrder[i];
     if (w < 0 || w >= n || servePos[w] < 0 || returnPos[w] >= 0)
-      return Outcome<Allocation>::failure("the serve and return orders list different workers");
+      return Result<Allocation>::failure("the serve and return orders list different workers");
     returnPos[w] = i;
   }
   // Row i (worker serve[i]), column j (worker serve[j]): equation (12).
@@ -77,7 +77,7 @@ Outcome<Allocation> solveProtocol(const WorksharingProblem& problem, const Proto
     for (int r = col + 1; r < k; ++r)
       if (std::fabs(at(r, col)) > std::fabs(at(pivot, col))) pivot = r;
     if (std::fabs(at(pivot, col)) < 1e-300)
-      return Outcome<Allocation>::failure("the protocol's equations are singular");
+      return Result<Allocation>::failure("the protocol's equations are singular");
     if (pivot != col)
       for (int c = col; c <= k; ++c) std::swap(at(pivot, c), at(col, c));
     for (int r = col + 1; r < k; ++r) {

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::planner {
 
@@ -58,7 +58,7 @@ Protocol lifoProtocol(std::span<const int> serveOrder);
 // elimination with partial pivoting (O(k^3) for k workers taking part).
 // Shares may come out negative: the protocol is then infeasible as given.
 // An error value only if the system is singular.
-Outcome<Allocation> solveProtocol(const WorksharingProblem& problem, const Protocol& protocol,
+Result<Allocation> solveProtocol(const WorksharingProblem& problem, const Protocol& protocol,
                                   double lifespan);
 
 // Seed 002 Theorem 1 (a), eq. (2)-(3): LIFO shares by the O(k) recurrence

@@ -36,21 +36,21 @@ std::string overlap(std::vector<std::tuple<double, double, int>> intervals, cons
 
 }  // namespace
 
-Outcome<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
+Result<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
                                               const Allocation& allocation) {
   const int n = static_cast<int>(problem.workers.size());
   const Protocol& p = allocation.protocol;
   if (p.serveOrder.size() != p.returnOrder.size() || allocation.units.size() != problem.workers.size())
-    return Outcome<WorksharingTimeline>::failure("the allocation does not match the workers");
+    return Result<WorksharingTimeline>::failure("the allocation does not match the workers");
   std::vector<int> position(n, -1);
   WorksharingTimeline out;
   double serveFree = 0.0;
   for (int w : p.serveOrder) {
     if (w < 0 || w >= n || position[w] >= 0)
-      return Outcome<WorksharingTimeline>::failure("the serve order lists " + name(w) + " twice or out of range");
+      return Result<WorksharingTimeline>::failure("the serve order lists " + name(w) + " twice or out of range");
     const double units = allocation.units[w];
     if (units < 0)
-      return Outcome<WorksharingTimeline>::failure(name(w) + " has a negative share");
+      return Result<WorksharingTimeline>::failure(name(w) + " has a negative share");
     const Worker& spec = problem.workers[w];
     WorkerTimeline t;
     t.worker = w;
@@ -66,7 +66,7 @@ Outcome<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
   int rank = 0;
   for (int w : p.returnOrder) {
     if (w < 0 || w >= n || position[w] < 0 || out.workers[position[w]].returnPosition != 0)
-      return Outcome<WorksharingTimeline>::failure("the return order does not list the served workers once each");
+      return Result<WorksharingTimeline>::failure("the return order does not list the served workers once each");
     WorkerTimeline& t = out.workers[position[w]];
     t.returnPosition = ++rank;
     t.returnStart = std::max(returnFree, t.computeEnd);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/schedule_check.h"
 #include "planner/worksharing.h"
 
@@ -33,7 +33,7 @@ struct WorksharingTimeline {
 // the master receives results in return order, each as soon as the worker
 // has finished and the previous return is over. An error value for a
 // malformed protocol or a negative share (nothing to replay).
-Outcome<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
+Result<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
                                               const Allocation& allocation);
 
 // Checks a timeline against the model and the lifespan; the first violation

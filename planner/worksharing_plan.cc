@@ -21,7 +21,7 @@ std::optional<NegativeShare> firstNegative(const Allocation& a) {
   return std::nullopt;
 }
 
-Outcome<Solved> smallResults(const WorksharingProblem& problem, std::span<const int> order,
+Result<Solved> smallResults(const WorksharingProblem& problem, std::span<const int> order,
                              bool selectWorkers) {
   // Prefix chosen by Proposition 1, then shrunk while a share is negative
   // (§V-B's order is first-order optimal; with large delta it can ask a
@@ -35,7 +35,7 @@ Outcome<Solved> smallResults(const WorksharingProblem& problem, std::span<const 
   }
 }
 
-Outcome<Solved> solve(const WorksharingProblem& problem, WorksharingAlgorithm algorithm,
+Result<Solved> solve(const WorksharingProblem& problem, WorksharingAlgorithm algorithm,
                       bool selectWorkers) {
   // Theorem 1(c) and Proposition 4: serve faster links first.
   const std::vector<int> order = byIncreasingLinkTime(problem);
@@ -50,14 +50,14 @@ Outcome<Solved> solve(const WorksharingProblem& problem, WorksharingAlgorithm al
       return Solved{lifoAllocation(problem, order, 1.0), std::nullopt};
     case WorksharingAlgorithm::kSmallResults:
       if (static_cast<int>(order.size()) > kMaxSmallResultsWorkers)
-        return Outcome<Solved>::failure("small-results solves a dense linear system and takes at most " +
+        return Result<Solved>::failure("small-results solves a dense linear system and takes at most " +
                                         std::to_string(kMaxSmallResultsWorkers) + " workers, not " +
                                         std::to_string(order.size()) + "; use fifo or lifo");
       return smallResults(problem, order, selectWorkers);
     case WorksharingAlgorithm::kBest:
       break;
   }
-  return Outcome<Solved>::failure("internal error: unknown algorithm");
+  return Result<Solved>::failure("internal error: unknown algorithm");
 }
 
 // A lower bound on the time any protocol needs for `work` units (work goal).
@@ -77,12 +77,12 @@ double makespanLowerBound(const WorksharingProblem& problem, double work, double
 
 }  // namespace
 
-Outcome<WorksharingPlan> planWorksharing(const WorksharingProblem& problem,
+Result<WorksharingPlan> planWorksharing(const WorksharingProblem& problem,
                                          WorksharingAlgorithm algorithm, bool selectWorkers,
                                          const WorksharingGoal& goal, const SearchLimits& limits) {
-  if (problem.workers.empty()) return Outcome<WorksharingPlan>::failure("there are no workers");
+  if (problem.workers.empty()) return Result<WorksharingPlan>::failure("there are no workers");
   if (goal.lifespan.has_value() == goal.work.has_value())
-    return Outcome<WorksharingPlan>::failure("give exactly one of a lifespan and an amount of work");
+    return Result<WorksharingPlan>::failure("give exactly one of a lifespan and an amount of work");
   WorksharingPlan plan;
   double tauMin = problem.workers.front().linkTime, tauMax = tauMin;
   for (const Worker& w : problem.workers) {

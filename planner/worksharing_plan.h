@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/search_limits.h"
 #include "planner/transfer.h"
 #include "planner/worksharing.h"
@@ -44,7 +44,7 @@ struct WorksharingPlan {
   SearchStats stats;
 };
 
-Outcome<WorksharingPlan> planWorksharing(const WorksharingProblem& problem,
+Result<WorksharingPlan> planWorksharing(const WorksharingProblem& problem,
                                          WorksharingAlgorithm algorithm, bool selectWorkers,
                                          const WorksharingGoal& goal, const SearchLimits& limits = {});
 

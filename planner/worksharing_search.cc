@@ -180,12 +180,12 @@ std::vector<Candidate> serveOrders(const WorksharingProblem& problem, bool selec
 
 }  // namespace
 
-Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
+Result<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
                                          double lifespan, const SearchLimits& limits) {
   const int n = static_cast<int>(problem.workers.size());
-  if (n == 0) return Outcome<BestWorksharing>::failure("there are no workers");
+  if (n == 0) return Result<BestWorksharing>::failure("there are no workers");
   if (n > kMaxBestWorkers)
-    return Outcome<BestWorksharing>::failure("best is an exhaustive search and takes at most " +
+    return Result<BestWorksharing>::failure("best is an exhaustive search and takes at most " +
                                              std::to_string(kMaxBestWorkers) + " workers, not " +
                                              std::to_string(n));
   // Incumbent: FIFO and LIFO serving by increasing link time (always

@@ -3,7 +3,7 @@
 // shows that neither FIFO nor LIFO dominates, so "best" is an exhaustive
 // search over worker subsets, serve orders and return orders, for small
 // clusters. It is the reference FIFO is measured against (Theorem 5).
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "planner/search_limits.h"
 #include "planner/transfer.h"
 #include "planner/worksharing.h"
@@ -34,7 +34,7 @@ struct BestWorksharing {
 // it is formed (worksharing_node_bound.h: O(r) or O(r^2) per child from one
 // LU factorization per node), and only improving leaves are re-solved in full. With delta = 1, one of each
 // pair of time-mirrored protocols is searched.
-Outcome<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
+Result<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
                                          double lifespan, const SearchLimits& limits = {});
 
 }  // namespace hnow::planner

@@ -8,7 +8,7 @@ namespace hnow::transport {
 
 // A null setup when [tls] is absent (plain TCP); an error value naming the
 // file when it is present but unusable.
-inline planner::Outcome<std::unique_ptr<TlsSetup>, TlsError> loadTlsIfConfigured(
+inline Result<std::unique_ptr<TlsSetup>> loadTlsIfConfigured(
     const conf::TlsConfig& tls, TlsSetup::Side side, kj::Timer& timer) {
   if (!tls.enabled()) return std::unique_ptr<TlsSetup>();
   return TlsSetup::load({tls.certFile, tls.keyFile, tls.caFile}, side, timer);

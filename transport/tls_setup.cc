@@ -18,14 +18,14 @@ std::optional<std::string> readFile(const std::string& path) {
 
 }  // namespace
 
-planner::Outcome<std::unique_ptr<TlsSetup>, TlsError> TlsSetup::load(const TlsFiles& files,
+Result<std::unique_ptr<TlsSetup>> TlsSetup::load(const TlsFiles& files,
                                                                      Side side, kj::Timer& timer) {
   std::string current;  // the file being used, for the error message
   try {
     auto pem = [&current](const std::string& path) {
       current = path;
       auto text = readFile(path);
-      if (!text) throw TlsError{"cannot read " + path};
+      if (!text) throw Error{"cannot read " + path};
       return kj::heapString(text->data(), text->size());
     };
     auto caPem = pem(files.caFile);
@@ -45,10 +45,10 @@ planner::Outcome<std::unique_ptr<TlsSetup>, TlsError> TlsSetup::load(const TlsFi
     options.timer = timer;
     setup->context_ = kj::heap<kj::TlsContext>(kj::mv(options));
     return setup;
-  } catch (const TlsError& e) {
+  } catch (const Error& e) {
     return e;
   } catch (const kj::Exception& e) {
-    return TlsError{current + ": " + e.getDescription().cStr()};
+    return Error{current + ": " + e.getDescription().cStr()};
   }
 }
 

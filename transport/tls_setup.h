@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::transport {
 
@@ -20,15 +20,11 @@ struct TlsFiles {
   std::string caFile;    // PEM CA the peer's certificate must chain to
 };
 
-struct TlsError {
-  std::string message;  // names the file that could not be used
-};
-
 class TlsSetup {
  public:
   enum class Side { kServer, kClient };
   // Reads the files and builds the context; an error value names the file.
-  static planner::Outcome<std::unique_ptr<TlsSetup>, TlsError> load(const TlsFiles& files, Side side,
+  static Result<std::unique_ptr<TlsSetup>> load(const TlsFiles& files, Side side,
                                                                      kj::Timer& timer);
   kj::TlsContext& context() { return *context_; }
 

@@ -86,7 +86,7 @@ struct CoordinatorClient::State {
     KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() {
       value.emplace(io.provider->getTimer().timeoutAfter(deadline, kj::mv(promise)).wait(io.waitScope));
     })) {
-      return ClientError{transport::describe(*e)};
+      return Error{transport::describe(*e)};
     }
     return std::move(*value);
   }
@@ -98,24 +98,24 @@ CoordinatorClient::~CoordinatorClient() = default;
 Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
     const conf::ClientConfig& config) {
   auto secret = transport::loadSecretFile(config.secretFile);
-  if (!secret.secret) return ClientError{secret.error};
+  if (!secret.secret) return Error{secret.error};
   auto state = std::make_unique<State>();
   state->secret.emplace(std::move(*secret.secret));
   auto& s = *state;
   auto stream = s.wait(s.io.provider->getNetwork().parseAddress(config.coordinator).then(
       [](kj::Own<kj::NetworkAddress> address) { return address->connect().attach(kj::mv(address)); }));
-  if (!stream) return ClientError{"cannot reach hnowd at " + config.coordinator + ": " + stream.error().message};
+  if (!stream) return Error{"cannot reach hnowd at " + config.coordinator + ": " + stream.error().message};
   if (config.tls.enabled()) {
     auto tls = transport::loadTlsIfConfigured(config.tls, transport::TlsSetup::Side::kClient,
                                               s.io.provider->getTimer());
-    if (!tls) return ClientError{tls.error().message};
+    if (!tls) return Error{tls.error().message};
     s.tls = std::move(tls.value());
     stream = s.wait(s.tls->context().wrapClient(kj::mv(stream.value()), config.tls.serverName));
-    if (!stream) return ClientError{"TLS with hnowd at " + config.coordinator + " failed: " + stream.error().message};
+    if (!stream) return Error{"TLS with hnowd at " + config.coordinator + " failed: " + stream.error().message};
   }
   s.connection = kj::heap<transport::RpcConnection>(kj::mv(stream.value()));
   auto session = s.wait(transport::loginAsClient(s.connection->peerBootstrap<wire::Gate>(), *s.secret));
-  if (!session) return ClientError{"hnowd at " + config.coordinator + " refused the login: " + session.error().message};
+  if (!session) return Error{"hnowd at " + config.coordinator + " refused the login: " + session.error().message};
   s.session.emplace(kj::mv(session.value()));
   return std::unique_ptr<CoordinatorClient>(new CoordinatorClient(std::move(state)));
 }

@@ -12,16 +12,12 @@
 #include "cli/run_command.h"
 #include "core/send_operation.h"
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::cli {
 
-struct ClientError {
-  std::string message;
-};
-
 template <class T>
-using Reply = planner::Outcome<T, ClientError>;
+using Reply = Result<T>;
 
 // One link as hnowd knows it (transport/control.capnp LinkRate).
 struct RemoteLink {

@@ -60,7 +60,7 @@ GanttChart chartOf(const PlanReport& report, const MulticastDetails& details) {
 
 }  // namespace
 
-planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& request) {
+hnow::Result<PlanReport> planMulticastRequest(const conf::MulticastRequest& request) {
   const AlgorithmChoice choice = choiceOf(request.algo);
   const planner::MulticastInstance& instance = request.instance;
   const Stopwatch stopwatch;
@@ -70,7 +70,7 @@ planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& 
 
   planner::ScheduleCheck check = planner::checkMulticastPlan(instance, *plan);
   if (!check.valid)
-    return planner::PlanError{"internal error: the " + request.algo + " schedule is invalid: " + check.reason};
+    return hnow::Error{"internal error: the " + request.algo + " schedule is invalid: " + check.reason};
 
   PlanReport report;
   report.op = "multicast";

@@ -2,13 +2,13 @@
 // `hnow plan` for op = "multicast" (seed 004).
 #include "cli/plan_report.h"
 #include "conf/multicast_request.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::cli {
 
 // Plans with the requested heuristic, replays the plan through the
 // multicast validator and simulator (an internal error if they disagree),
 // and adds the §3.2 lower bound, task lists and a Gantt chart with waits.
-planner::Outcome<PlanReport> planMulticastRequest(const conf::MulticastRequest& request);
+hnow::Result<PlanReport> planMulticastRequest(const conf::MulticastRequest& request);
 
 }  // namespace hnow::cli

@@ -17,10 +17,9 @@ namespace hnow::cli {
 
 namespace {
 
-using planner::Outcome;
 using planner::Schedule;
 
-Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
+Result<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   std::vector<double> t;
   PlanReport report;
   for (const auto& node : request.nodes) {
@@ -71,21 +70,21 @@ Outcome<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   planner::ScheduleCheck check = broadcast ? planner::checkBroadcast(t, root, report.transfers)
                                            : planner::checkReduction(t, root, report.transfers);
   if (!check.valid)
-    return planner::PlanError{"internal error: the " + algo + " schedule is invalid: " + check.reason};
+    return hnow::Error{"internal error: the " + algo + " schedule is invalid: " + check.reason};
   report.makespan = check.makespan;
   return report;
 }
 
 // One overload per request type; runPlan dispatches on the variant.
-Outcome<PlanReport> planRequest(const conf::CollectiveRequest& r) { return planCollective(r); }
-Outcome<PlanReport> planRequest(const conf::TwoLevelRequest& r) { return planTwoLevel(r); }
-Outcome<PlanReport> planRequest(const conf::MulticastRequest& r) { return planMulticastRequest(r); }
-Outcome<PlanReport> planRequest(const conf::WorksharingRequest& r) { return runWorksharingPlan(r); }
+Result<PlanReport> planRequest(const conf::CollectiveRequest& r) { return planCollective(r); }
+Result<PlanReport> planRequest(const conf::TwoLevelRequest& r) { return planTwoLevel(r); }
+Result<PlanReport> planRequest(const conf::MulticastRequest& r) { return planMulticastRequest(r); }
+Result<PlanReport> planRequest(const conf::WorksharingRequest& r) { return runWorksharingPlan(r); }
 
 }  // namespace
 
-Outcome<PlanReport> runPlan(const conf::PlanRequest& request) {
-  return std::visit([](const auto& r) -> Outcome<PlanReport> { return planRequest(r); }, request);
+Result<PlanReport> runPlan(const conf::PlanRequest& request) {
+  return std::visit([](const auto& r) -> Result<PlanReport> { return planRequest(r); }, request);
 }
 
 }  // namespace hnow::cli

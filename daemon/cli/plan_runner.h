@@ -4,10 +4,10 @@
 // a wrong plan printed as if it were right.
 #include "cli/plan_report.h"
 #include "conf/plan_request.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::cli {
 
-planner::Outcome<PlanReport> runPlan(const conf::PlanRequest& request);
+hnow::Result<PlanReport> runPlan(const conf::PlanRequest& request);
 
 }  // namespace hnow::cli

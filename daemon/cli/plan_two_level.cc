@@ -69,7 +69,7 @@ std::vector<ClusterOutcome> clusterOutcomes(const conf::TwoLevelRequest& request
 
 }  // namespace
 
-planner::Outcome<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request) {
+hnow::Result<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request) {
   const bool multicast = request.op == conf::TwoLevelRequest::Op::kMulticast;
   TwoLevelInstance instance;
   planner::GlobalLimits limits;
@@ -111,7 +111,7 @@ planner::Outcome<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request) 
 
   const planner::ScheduleCheck check = planner::checkTwoLevel(instance, limits, report.transfers);
   if (!check.valid)
-    return planner::PlanError{"internal error: the " + details.variant + " schedule is invalid: " +
+    return hnow::Error{"internal error: the " + details.variant + " schedule is invalid: " +
                               check.reason};
   report.makespan = check.makespan;
 

@@ -2,7 +2,7 @@
 // `hnow plan` for op = "cluster-broadcast" | "cluster-multicast" (seed 001).
 #include "cli/plan_report.h"
 #include "conf/two_level_request.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::cli {
 
@@ -10,6 +10,6 @@ namespace hnow::cli {
 // schedule through the two-level validator (an invalid one is an internal
 // error) and reports it with the lower bounds, per-cluster times and a Gantt
 // chart that tells local from global transfers.
-planner::Outcome<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request);
+hnow::Result<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request);
 
 }  // namespace hnow::cli

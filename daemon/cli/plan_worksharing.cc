@@ -47,7 +47,7 @@ GanttChart chartOf(const PlanReport& report, const WorksharingDetails& details) 
 
 }  // namespace
 
-planner::Outcome<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& request) {
+hnow::Result<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& request) {
   planner::WorksharingProblem problem;
   problem.resultRatio = request.resultRatio;
   PlanReport report;
@@ -64,7 +64,7 @@ planner::Outcome<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& 
   report.stats.seconds = stopwatch.seconds();
   if (!plan) return plan.error();
   if (plan->negativeShare)
-    return planner::PlanError{
+    return hnow::Error{
         "with select_workers = false every worker is kept, and " + request.algo + " then gives worker '" +
         request.workers[plan->negativeShare->worker].name + "' a negative share (" +
         shortNumber(plan->negativeShare->units) +
@@ -72,10 +72,10 @@ planner::Outcome<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& 
         "Proposition 1 leaves out the workers that do not pay off"};
 
   auto timeline = planner::replayAllocation(problem, plan->allocation);
-  if (!timeline) return planner::PlanError{"internal error: the " + request.algo + " allocation cannot be replayed: " + timeline.error().message};
+  if (!timeline) return hnow::Error{"internal error: the " + request.algo + " allocation cannot be replayed: " + timeline.error().message};
   planner::ScheduleCheck check = planner::checkWorksharing(problem, *timeline, plan->allocation.lifespan);
   if (!check.valid)
-    return planner::PlanError{"internal error: the " + request.algo + " allocation is invalid: " + check.reason};
+    return hnow::Error{"internal error: the " + request.algo + " allocation is invalid: " + check.reason};
 
   report.makespan = check.makespan;
   report.lowerBound = plan->makespanLowerBound;

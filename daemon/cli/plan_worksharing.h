@@ -2,10 +2,10 @@
 // `hnow plan` for op = "worksharing" (seed 002).
 #include "cli/plan_report.h"
 #include "conf/worksharing_request.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::cli {
 
-planner::Outcome<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& request);
+hnow::Result<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& request);
 
 }  // namespace hnow::cli

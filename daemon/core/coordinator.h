@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/agent_link.h"
-#include "core/clock.h"
+#include "base/clock.h"
 #include "core/link_book.h"
 #include "core/node_loads.h"
 #include "core/operation_log.h"

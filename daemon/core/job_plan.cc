@@ -47,9 +47,9 @@ std::vector<std::uint64_t> roundShares(const std::vector<double>& shares, std::u
 
 }  // namespace
 
-planner::Outcome<JobPlan> planJob(const JobPlanInput& input) {
-  if (input.workers.empty()) return planner::PlanError{"no agent can take a share"};
-  if (input.units == 0) return planner::PlanError{"the input has no work unit (is it empty?)"};
+hnow::Result<JobPlan> planJob(const JobPlanInput& input) {
+  if (input.workers.empty()) return hnow::Error{"no agent can take a share"};
+  if (input.units == 0) return hnow::Error{"the input has no work unit (is it empty?)"};
   const planner::WorksharingProblem problem = problemOf(input);
   const double work = static_cast<double>(input.units);
 
@@ -64,7 +64,7 @@ planner::Outcome<JobPlan> planJob(const JobPlanInput& input) {
     if (problem.workers.size() <= static_cast<std::size_t>(planner::kMaxBestWorkers))
       candidates.push_back({"best", planner::WorksharingAlgorithm::kBest});
   } else if (input.order != "equal") {
-    return planner::PlanError{"unknown --order '" + input.order + "'; use fifo, lifo or auto"};
+    return hnow::Error{"unknown --order '" + input.order + "'; use fifo, lifo or auto"};
   }
 
   std::optional<JobPlan> chosen;
@@ -138,7 +138,7 @@ planner::Outcome<JobPlan> planJob(const JobPlanInput& input) {
         if (plan.shares[k].worker == w) plan.returnOrder.push_back(static_cast<int>(k));
     if (!chosen || plan.predictedSeconds < chosen->predictedSeconds - 1e-12) chosen = std::move(plan);
   }
-  if (!chosen) return planner::PlanError{"no protocol fits: " + problems};
+  if (!chosen) return hnow::Error{"no protocol fits: " + problems};
   return *std::move(chosen);
 }
 

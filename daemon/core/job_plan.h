@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::daemon {
 
@@ -45,6 +45,6 @@ struct JobPlan {
 };
 
 // An error value when there is no worker or no unit.
-planner::Outcome<JobPlan> planJob(const JobPlanInput& input);
+hnow::Result<JobPlan> planJob(const JobPlanInput& input);
 
 }  // namespace hnow::daemon

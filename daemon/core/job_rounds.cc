@@ -112,13 +112,13 @@ double serveSlack(const RoundsInput& in, const Round& round) {
 
 }  // namespace
 
-planner::Outcome<RoundsPlan> planRounds(const RoundsInput& original) {
-  if (original.workers.empty()) return planner::PlanError{"no agent can take a share"};
-  if (original.units == 0) return planner::PlanError{"no work unit is left to plan"};
-  if (original.rounds < 1) return planner::PlanError{"a job needs at least one round"};
+hnow::Result<RoundsPlan> planRounds(const RoundsInput& original) {
+  if (original.workers.empty()) return hnow::Error{"no agent can take a share"};
+  if (original.units == 0) return hnow::Error{"no work unit is left to plan"};
+  if (original.rounds < 1) return hnow::Error{"a job needs at least one round"};
   for (const RoundWorker& w : original.workers)
     if (!(w.tau >= 0) || !(w.perUnit > 0) || !(w.fixedS >= 0) || !std::isfinite(w.readyAt) || !std::isfinite(w.tau))
-      return planner::PlanError{"a worker's rates are not usable (R must be positive, the rest finite)"};
+      return hnow::Error{"a worker's rates are not usable (R must be positive, the rest finite)"};
   RoundsInput in = original;
   in.resultRatio = std::clamp(in.resultRatio, 0.0, 1.0);
   RoundsPlan plan;

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::daemon {
 
@@ -70,7 +70,7 @@ struct RoundsPlan {
 
 // All rounds, each planned on the ready times the previous ones leave: the
 // whole job's prediction, and (its first round) what to serve now.
-planner::Outcome<RoundsPlan> planRounds(const RoundsInput& input);
+hnow::Result<RoundsPlan> planRounds(const RoundsInput& input);
 
 // --rounds auto: the most rounds (at most `maxRounds`) whose predicted
 // makespan stays within `tolerance` of one round's: rounds pay a start-up per

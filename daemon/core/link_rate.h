@@ -7,7 +7,7 @@
 // least that much.
 #include <string>
 
-#include "core/clock.h"
+#include "base/clock.h"
 
 namespace hnow::daemon {
 

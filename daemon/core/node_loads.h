@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "core/link_verdict.h"
 
 namespace hnow::daemon {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "state/state_store.h"
 
 namespace hnow::daemon {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "planner/node_rates.h"
 
 namespace hnow::daemon {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "core/link_verdict.h"
 #include "core/send_tree.h"
 #include "core/transfer_flows.h"

@@ -10,7 +10,7 @@
 #include <deque>
 #include <vector>
 
-#include "core/clock.h"
+#include "base/clock.h"
 
 namespace hnow::daemon {
 

@@ -111,8 +111,8 @@ bool writeAddressFile(const std::filesystem::path& path, const std::string& addr
 
 std::string hostOf(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 
-daemon::Duration secondsToDuration(double s) {
-  return std::chrono::duration_cast<daemon::Duration>(std::chrono::duration<double>(s));
+hnow::Duration secondsToDuration(double s) {
+  return std::chrono::duration_cast<hnow::Duration>(std::chrono::duration<double>(s));
 }
 
 kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::TransferEvent>& inbox,
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   kj::UnixEventPort::captureSignal(SIGINT);
   try {
     auto io = kj::setupAsyncIo();
-    daemon::SteadyClock clock;
+    hnow::SteadyClock clock;
     daemon::RateTableOptions options;
     options.lostAfter = secondsToDuration(config->lostTimeoutSeconds);
     options.driftThreshold = config->driftThreshold;

@@ -180,7 +180,7 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   if (!request.output.empty()) {
     auto outputDir = openRunOutputDir(runRoots_, request.output);
     if (auto* why = std::get_if<std::string>(&outputDir)) pathRefused(*why);
-    ::close(std::get<agent::ConfinedParent>(outputDir).dirFd);
+    ::close(std::get<hnow::ConfinedParent>(outputDir).dirFd);
   }
   if (request.argv.empty()) transport::refuse("--cmd is empty");
   auto split = conf::parseSplitSpec(request.split);
@@ -289,18 +289,18 @@ void JobService::advance(Job& job) {
   writeConcat(job);
 }
 
-std::variant<agent::ConfinedParent, std::string> JobService::outputTarget(const Job& job) const {
+std::variant<hnow::ConfinedParent, std::string> JobService::outputTarget(const Job& job) const {
   if (!job.request.output.empty()) return openRunOutputDir(runRoots_, job.request.output);
   int dir = ::open(workDir_.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
   if (dir < 0) return "cannot open " + workDir_ + ": " + std::strerror(errno);
-  return agent::ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
+  return hnow::ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
 }
 
 void JobService::writeConcat(Job& job) {
   job.phase = "writing";
   auto target = outputTarget(job);
   if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
-  const auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(target);
+  const auto& [dir, dirPath, name] = std::get<hnow::ConfinedParent>(target);
   const kj::AutoCloseFd closer(dir);
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   const std::string temp = outputTempName(name, job.id);

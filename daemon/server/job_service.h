@@ -18,8 +18,8 @@
 #include <variant>
 #include <vector>
 
-#include "agent/path_parts.h"
-#include "core/clock.h"
+#include "base/path_confinement.h"
+#include "base/clock.h"
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
 #include "core/job_plan.h"
@@ -161,7 +161,7 @@ class JobService {
   void writeFinal(Job& job, const std::string& path);
   // Where the output goes: --output's directory (confined again, it may have
   // changed since the start) or the work directory; the reason otherwise.
-  std::variant<agent::ConfinedParent, std::string> outputTarget(const Job& job) const;
+  std::variant<hnow::ConfinedParent, std::string> outputTarget(const Job& job) const;
   bool agentUp(const std::string& agent) const;
   void writeConcat(Job& job);
   void finish(Job& job, std::string error);

@@ -1,3 +1,4 @@
+#include "base/hex.h"
 #include "server/manifest_service.h"
 
 #include "server/agent_commands.h"
@@ -247,7 +248,7 @@ kj::Promise<void> ManifestService::prepareSources(Running& running) {
       it.serving = true;
       it.nodes.size = results[k]->size;
       it.sha256 = results[k]->text;
-      it.sha256Hex = transport::data::hexOf(reinterpret_cast<const unsigned char*>(it.sha256.data()),
+      it.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(it.sha256.data()),
                                             it.sha256.size());
     }
     if (!refusals.empty()) refuse(running, refusals);

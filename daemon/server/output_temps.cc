@@ -67,7 +67,7 @@ OutputTempSweep sweepOutputTemps(const std::string& jobsDir, const std::vector<s
       out.skipped.push_back(dirPath + "/" + name + ": " + *why);
       continue;
     }
-    const auto& confined = std::get<agent::ConfinedParent>(parent);
+    const auto& confined = std::get<hnow::ConfinedParent>(parent);
     const kj::AutoCloseFd closer(confined.dirFd);
     struct stat info {};
     if (::fstatat(confined.dirFd, confined.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&

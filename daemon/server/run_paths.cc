@@ -27,10 +27,10 @@ std::string refusal(const char* option, const std::string& path, const std::stri
 
 std::variant<int, std::string> openRunInput(const std::vector<std::string>& roots, const std::string& input) {
   if (auto problem = relativeProblem("--input", input); !problem.empty()) return problem + kRunRootsHint;
-  auto opened = agent::openConfinedParent(roots, input, {"--input path", "--input", "read --input from", "hnowd"},
+  auto opened = hnow::openConfinedParent(roots, input, {"--input path", "--input", "read --input from", "hnowd"},
                                           false);
-  if (auto* refused = std::get_if<std::string>(&opened)) return refusal("--input", input, *refused);
-  auto& [dir, dirPath, name] = std::get<agent::ConfinedParent>(opened);
+  if (!opened) return refusal("--input", input, opened.error().message);
+  auto& [dir, dirPath, name] = opened.value();
   // O_NONBLOCK: a FIFO named as --input must not hang hnowd (it is refused as not a regular file).
   int fd = ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   int error = errno;
@@ -40,13 +40,13 @@ std::variant<int, std::string> openRunInput(const std::vector<std::string>& root
   return "cannot open --input " + input + ": " + std::strerror(error);
 }
 
-std::variant<agent::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
+std::variant<hnow::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
                                                                  const std::string& output) {
   if (auto problem = relativeProblem("--output", output); !problem.empty()) return problem + kRunRootsHint;
-  auto opened = agent::openConfinedParent(
+  auto opened = hnow::openConfinedParent(
       roots, output, {"--output path", "--output", "write --output under", "hnowd"}, false);
-  if (auto* refused = std::get_if<std::string>(&opened)) return refusal("--output", output, *refused);
-  return opened;
+  if (!opened) return refusal("--output", output, opened.error().message);
+  return opened.value();
 }
 
 }  // namespace hnow::daemon

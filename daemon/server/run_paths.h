@@ -2,14 +2,14 @@
 // `hnow run --input/--output` name files on hnowd's host, which hnowd reads
 // and writes with its own permissions: they are confined to hnowd's
 // `[run] roots` (conf/runtime_config.h) by the agents' own confinement
-// (agent/path_parts.h, DESIGN.md "Integrity and security defaults"): an
+// (base/path_confinement.h, DESIGN.md "Integrity and security defaults"): an
 // absolute path inside a root, no `..`, no symlinked directory on the way
 // (each opened with O_NOFOLLOW), and for --input no symlink as the file.
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "agent/path_parts.h"
+#include "base/path_confinement.h"
 
 namespace hnow::daemon {
 
@@ -17,7 +17,7 @@ namespace hnow::daemon {
 std::variant<int, std::string> openRunInput(const std::vector<std::string>& roots, const std::string& input);
 
 // The --output's directory, opened (caller closes `dirFd`), or the refusal.
-std::variant<agent::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
+std::variant<hnow::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
                                                                  const std::string& output);
 
 // What a refusal adds: how to fix it.

@@ -1,3 +1,4 @@
+#include "base/hex.h"
 #include "server/send_service.h"
 
 #include "server/agent_commands.h"
@@ -130,7 +131,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     auto digest = transport::data::sha256OfFile(fd);
     if (auto* error = std::get_if<std::string>(&digest)) transport::refuse(request.path + ": " + *error);
     auto& bytes = std::get<transport::data::Sha256>(digest);
-    shaHex = transport::data::hexOf(bytes.data(), bytes.size());
+    shaHex = hnow::hexOf(bytes.data(), bytes.size());
     sha.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   } catch (...) {
     ::close(fd);

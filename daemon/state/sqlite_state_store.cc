@@ -121,7 +121,7 @@ void insertAll(sqlite3* db, const std::string& path, const char* sql, const std:
 
 }  // namespace
 
-planner::Outcome<std::unique_ptr<SqliteStateStore>, SqliteStateStore::OpenError>
+Result<std::unique_ptr<SqliteStateStore>>
 SqliteStateStore::open(const std::string& dataDir) {
   std::string path = (std::filesystem::path(dataDir) / "state.db").string();
   sqlite3* db = nullptr;
@@ -129,7 +129,7 @@ SqliteStateStore::open(const std::string& dataDir) {
   if (rc != SQLITE_OK) {
     std::string message = path + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);
-    return OpenError{message};
+    return Error{message};
   }
   std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(db, path));
   try {
@@ -138,7 +138,7 @@ SqliteStateStore::open(const std::string& dataDir) {
     store->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;");
     store->exec(kSchema);
   } catch (const StateError& e) {
-    return OpenError{e.what()};
+    return Error{e.what()};
   }
   return store;
 }

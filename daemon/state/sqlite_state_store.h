@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "planner/outcome.h"
+#include "base/result.h"
 #include "state/state_store.h"
 
 struct sqlite3;
@@ -14,12 +14,9 @@ namespace hnow::daemon {
 
 class SqliteStateStore final : public StateStore {
  public:
-  struct OpenError {
-    std::string message;  // names the file and what SQLite said
-  };
-  // Opens (creating if needed) `<dataDir>/state.db`.
-  static planner::Outcome<std::unique_ptr<SqliteStateStore>, OpenError> open(
-      const std::string& dataDir);
+  // Opens (creating if needed) `<dataDir>/state.db`; an error names the
+  // file and what SQLite said.
+  static Result<std::unique_ptr<SqliteStateStore>> open(const std::string& dataDir);
   ~SqliteStateStore() override;
 
   void saveAgents(const std::vector<StoredAgent>& agents) override;

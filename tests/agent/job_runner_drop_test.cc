@@ -3,6 +3,7 @@
 // hnowd. The command is killed and no file stays in .hnow-jobs/, even when
 // the drop comes before the worker created its files (found by the fault
 // matrix: a stopped hnowd's last reissued share left its result behind).
+#include "base/hex.h"
 #include "agent/job_runner.h"
 
 #include <doctest/doctest.h>
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 TEST_CASE("a job task dropped before or while its command runs is killed and leaves no file") {
   TempDir dir;
   auto io = kj::setupAsyncIo();
-  hnow::daemon::SteadyClock clock;
+  hnow::SteadyClock clock;
   hnow::agent::Receiver receiver({dir.path.string()}, clock, {});
   hnow::agent::JobRunner jobs(receiver, dir.path.string());
   const fs::path jobDir = dir.path / ".hnow-jobs";
@@ -32,7 +33,7 @@ TEST_CASE("a job task dropped before or while its command runs is killed and lea
     const auto begin = std::chrono::steady_clock::now();
     auto task = jobs.run({}, {"sleep", "5"}, token, 1.0);
     if (running) {  // the worker has created its result file: the command runs
-      while (!fs::exists(jobDir / hnow::transport::data::hexOf(reinterpret_cast<const unsigned char*>(token.data()),
+      while (!fs::exists(jobDir / hnow::hexOf(reinterpret_cast<const unsigned char*>(token.data()),
                                                                  token.size())) &&
              std::chrono::steady_clock::now() - begin < 3s)
         std::this_thread::sleep_for(5ms);

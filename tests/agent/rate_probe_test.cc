@@ -26,7 +26,7 @@ struct SlowPeer final : ProbePeer {
 
 TEST_CASE("a message's fixed overhead is a quarter of the median round trip, split between sender and receiver") {
   auto io = kj::setupAsyncIo();
-  hnow::daemon::SteadyClock clock;
+  hnow::SteadyClock clock;
   SlowPeer peer(io.provider->getTimer(), 0.004);
   ProbeSettings settings;
   settings.pings = 5;
@@ -41,7 +41,7 @@ TEST_CASE("a message's fixed overhead is a quarter of the median round trip, spl
 
 TEST_CASE("an emulated compute factor slows the calibrated compute rate") {
   auto io = kj::setupAsyncIo();
-  hnow::daemon::SteadyClock clock;
+  hnow::SteadyClock clock;
   SlowPeer peer(io.provider->getTimer(), 0.0);
   ProbeSettings settings;
   settings.pings = 1;

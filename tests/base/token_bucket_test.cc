@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
-#include "agent/token_bucket.h"
+#include "base/token_bucket.h"
 
-using hnow::agent::TokenBucket;
-using hnow::daemon::ManualClock;
-using hnow::daemon::seconds;
+using hnow::TokenBucket;
+using hnow::ManualClock;
+using hnow::seconds;
 using namespace std::chrono_literals;
 
 TEST_CASE("an empty bucket makes a transfer last bytes / rate") {

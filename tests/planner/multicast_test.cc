@@ -24,7 +24,7 @@ const MulticastAlgorithm kAll[] = {
     MulticastAlgorithm::kWorkRacing,             MulticastAlgorithm::kEarliestAvailableFirst,
     MulticastAlgorithm::kRoundRobin,             MulticastAlgorithm::kReceiverRandomSelection};
 
-MulticastPlan validPlan(const MulticastInstance& in, const Outcome<MulticastPlan>& plan) {
+MulticastPlan validPlan(const MulticastInstance& in, const hnow::Result<MulticastPlan>& plan) {
   REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
   ScheduleCheck check = checkMulticastPlan(in, *plan);
   REQUIRE_MESSAGE(check.valid, check.reason);

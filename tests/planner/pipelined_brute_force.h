@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "planner/node_rates.h"
-#include "planner/outcome.h"
+#include "base/result.h"
 
 namespace hnow::testing {
 
 // The reason an outcome failed, for REQUIRE_MESSAGE (safe on success too).
 template <class T>
-std::string why(const planner::Outcome<T>& outcome) {
+std::string why(const hnow::Result<T>& outcome) {
   return outcome.ok() ? std::string() : outcome.error().message;
 }
 

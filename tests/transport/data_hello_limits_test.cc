@@ -13,7 +13,7 @@ using hnow::testing::RawPeer;
 using namespace std::chrono_literals;
 
 TEST_CASE("connections that never say hello are closed at the deadline, and past the limit at once") {
-  hnow::daemon::SteadyClock clock;
+  hnow::SteadyClock clock;
   DataOptions options;
   options.helloTimeout = 300ms;
   options.maxAwaitingHello = 2;

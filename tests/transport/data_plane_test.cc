@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 
+#include "base/hex.h"
 #include "cli/run_process.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
@@ -56,7 +57,7 @@ struct Events {
 };
 
 struct Node {
-  hnow::daemon::SteadyClock clock;
+  hnow::SteadyClock clock;
   Events events;
   DataPlane plane;
   std::string address;
@@ -116,7 +117,7 @@ TEST_CASE("a file relayed source -> A -> B arrives byte-identical at both, renam
   REQUIRE(doneA);
   REQUIRE(doneB);
   CHECK(doneB->path == (dir.path / "b" / "f").string());
-  CHECK(doneB->sha256Hex == hexOf(shaOf(file.bytes).data(), 32));
+  CHECK(doneB->sha256Hex == hnow::hexOf(shaOf(file.bytes).data(), 32));
   CHECK(readWhole(dir.path / "a" / "f") == file.bytes);
   CHECK(readWhole(dir.path / "b" / "f") == file.bytes);
   CHECK_FALSE(fs::exists(dir.path / "b" / ".f.hnow-part"));

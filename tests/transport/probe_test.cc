@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 namespace {
 
 struct Node {
-  hnow::daemon::SteadyClock clock;
+  hnow::SteadyClock clock;
   DataPlane plane{clock, [](TransferEvent) {}};
   std::string address;
   Node(double up = 0, double down = 0) {

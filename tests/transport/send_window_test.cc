@@ -2,12 +2,12 @@
 
 #include <deque>
 
-#include "agent/token_bucket.h"
+#include "base/token_bucket.h"
 #include "transport/data/send_window.h"
 
 using namespace hnow::transport::data;
-using hnow::agent::TokenBucket;
-using hnow::daemon::ManualClock;
+using hnow::TokenBucket;
+using hnow::ManualClock;
 using namespace std::chrono_literals;
 
 TEST_CASE("the window stops the sender at windowBytes unacknowledged and reopens on an ack") {
@@ -60,7 +60,7 @@ TEST_CASE("pacing: 4 MiB at 1 MB/s takes 4.2 s of clock time and never exceeds t
   const std::uint64_t size = 4 << 20, window = 512 << 10;
   SendWindow w(size, window, 128 << 10, 0);
   TokenBucket uplink(1e6, 256 << 10, clock.now());
-  std::deque<std::pair<hnow::daemon::TimePoint, std::uint64_t>> acks;  // (arrives, offset)
+  std::deque<std::pair<hnow::TimePoint, std::uint64_t>> acks;  // (arrives, offset)
   const auto rtt = 20ms;
   std::uint64_t maxInFlight = 0;
   while (!w.complete()) {
@@ -76,7 +76,7 @@ TEST_CASE("pacing: 4 MiB at 1 MB/s takes 4.2 s of clock time and never exceeds t
       clock.advance(1ms);
     }
   }
-  const double elapsed = hnow::daemon::seconds(clock.now().time_since_epoch());
+  const double elapsed = hnow::seconds(clock.now().time_since_epoch());
   CHECK(elapsed == doctest::Approx(size / 1e6).epsilon(0.03));
   CHECK(maxInFlight <= window);
 }

@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 
+#include "base/hex.h"
 #include "transport/data/data_loop.h"
 #include "transport/data/plane_state.h"
 #include "transport/data/probe_round.h"
@@ -17,16 +18,6 @@
 
 namespace hnow::transport::data {
 
-std::string hexOf(const unsigned char* bytes, std::size_t size) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < size; ++i) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 15];
-  }
-  return out;
-}
-
 namespace {
 // Bursts of two chunks keep pacing close to the rate without a timer per chunk.
 double burstOf(const DataOptions& o) { return 2.0 * o.chunkBytes; }
@@ -34,7 +25,7 @@ double burstOf(const DataOptions& o) { return 2.0 * o.chunkBytes; }
 
 // Lives on the data thread: created and destroyed there.
 struct DataPlane::Impl final : PlaneCore {
-  Impl(DataLoop& dataLoop, const daemon::Clock& clock, EventSink sink, DataOptions options, Counters& counters)
+  Impl(DataLoop& dataLoop, const hnow::Clock& clock, EventSink sink, DataOptions options, Counters& counters)
       : dataLoop_(dataLoop), clock_(clock), sink_(std::move(sink)), options_(options), counters_(counters),
         uplink_(0, burstOf(options), clock.now()), downlink_(0, burstOf(options), clock.now()) {}
 
@@ -48,9 +39,9 @@ struct DataPlane::Impl final : PlaneCore {
 
   uv_loop_t* loop() override { return dataLoop_.loop(); }
   const DataOptions& options() const override { return options_; }
-  daemon::TimePoint now() const override { return clock_.now(); }
-  agent::TokenBucket& uplink() override { return uplink_; }
-  agent::TokenBucket& downlink() override { return downlink_; }
+  hnow::TimePoint now() const override { return clock_.now(); }
+  hnow::TokenBucket& uplink() override { return uplink_; }
+  hnow::TokenBucket& downlink() override { return downlink_; }
   std::shared_ptr<WireTally> wire() override { return wire_; }
   std::uint64_t countSentFrame() override { return ++sentFrames_; }
   void countSent(std::uint64_t bytes) override { counters_.sent.fetch_add(bytes, std::memory_order_relaxed); }
@@ -141,7 +132,7 @@ struct DataPlane::Impl final : PlaneCore {
 
   LinkCounters counters() {
     LinkCounters c;
-    c.atSeconds = daemon::seconds(now().time_since_epoch());
+    c.atSeconds = hnow::seconds(now().time_since_epoch());
     c.dataSent = counters_.sent.load(std::memory_order_relaxed);
     c.dataReceived = counters_.received.load(std::memory_order_relaxed);
     const WireBytes wire = wire_->total();
@@ -253,7 +244,7 @@ struct DataPlane::Impl final : PlaneCore {
   void chunkWritten(Operation& op) override {
     for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
       child->pump();
-    const daemon::TimePoint t = now();
+    const hnow::TimePoint t = now();
     if (t - op.lastProgress >= options_.progressInterval) {
       op.lastProgress = t;
       emit(TransferEvent::Kind::kProgress, op);
@@ -326,12 +317,12 @@ struct DataPlane::Impl final : PlaneCore {
   }
 
   DataLoop& dataLoop_;
-  const daemon::Clock& clock_;
+  const hnow::Clock& clock_;
   EventSink sink_;
   DataOptions options_;
   Counters& counters_;  // the facade's, read from any thread
-  agent::TokenBucket uplink_;
-  agent::TokenBucket downlink_;
+  hnow::TokenBucket uplink_;
+  hnow::TokenBucket downlink_;
   std::shared_ptr<WireTally> wire_ = std::make_shared<WireTally>();
   std::string interface_;  // whose counters counters() reads; "" none
   std::map<ProbeRound*, std::unique_ptr<ProbeRound>> rounds_;
@@ -343,7 +334,7 @@ struct DataPlane::Impl final : PlaneCore {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
-DataPlane::DataPlane(const daemon::Clock& clock, EventSink sink, DataOptions options)
+DataPlane::DataPlane(const hnow::Clock& clock, EventSink sink, DataOptions options)
     : loop_(std::make_unique<DataLoop>()) {
   // libuv writes with write(2): a peer that died mid-transfer would raise
   // SIGPIPE and kill the whole process instead of failing that one

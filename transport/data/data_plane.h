@@ -17,7 +17,7 @@
 #include <string>
 #include <variant>
 
-#include "daemon/core/clock.h"
+#include "base/clock.h"
 #include "transport/data/link_counters.h"
 
 namespace hnow::transport::data {
@@ -33,12 +33,12 @@ struct DataOptions {
   // the same offset of a connection (0: never).
   // From HNOW_TEST_CORRUPT_CHUNK_EVERY in the daemons' main().
   std::uint64_t corruptChunkEvery = 0;
-  daemon::Duration progressInterval = std::chrono::milliseconds(100);
-  daemon::Duration reconnectDelay = std::chrono::milliseconds(300);
+  hnow::Duration progressInterval = std::chrono::milliseconds(100);
+  hnow::Duration reconnectDelay = std::chrono::milliseconds(300);
   // A connection must say HELLO within helloTimeout, and at most
   // maxAwaitingHello may wait to: a peer without a token cannot hold this
   // process's sockets for long or in bulk (as hnowd's ConnectionLimits).
-  daemon::Duration helloTimeout = std::chrono::seconds(10);
+  hnow::Duration helloTimeout = std::chrono::seconds(10);
   std::size_t maxAwaitingHello = 256;
 };
 
@@ -86,7 +86,7 @@ class DataPlane {
   using EventSink = std::function<void(TransferEvent)>;
 
   // `clock` (for pacing) and `sink` must outlive the data plane.
-  DataPlane(const daemon::Clock& clock, EventSink sink, DataOptions options = {});
+  DataPlane(const hnow::Clock& clock, EventSink sink, DataOptions options = {});
   // Closes every connection, removes unfinished temp files, joins the thread.
   ~DataPlane();
   DataPlane(const DataPlane&) = delete;
@@ -142,6 +142,5 @@ class DataPlane {
   std::unique_ptr<Impl> impl_;  // created and destroyed on the data thread
 };
 
-std::string hexOf(const unsigned char* bytes, std::size_t size);
 
 }  // namespace hnow::transport::data

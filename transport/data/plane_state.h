@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "agent/token_bucket.h"
+#include "base/token_bucket.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/uv_handle.h"
 
@@ -38,7 +38,7 @@ struct Operation {
   std::unique_ptr<PullConnection> upstream;
   std::set<ServeConnection*> children;
   std::uint64_t corruptChunks = 0;
-  daemon::TimePoint lastProgress{};
+  hnow::TimePoint lastProgress{};
   UvHandle<uv_timer_t> retryTimer;
   std::function<void()> retry;  // reconnect to parentAddress
 
@@ -51,9 +51,9 @@ class PlaneCore {
   virtual ~PlaneCore() = default;
   virtual uv_loop_t* loop() = 0;
   virtual const DataOptions& options() const = 0;
-  virtual daemon::TimePoint now() const = 0;
-  virtual agent::TokenBucket& uplink() = 0;
-  virtual agent::TokenBucket& downlink() = 0;
+  virtual hnow::TimePoint now() const = 0;
+  virtual hnow::TokenBucket& uplink() = 0;
+  virtual hnow::TokenBucket& downlink() = 0;
   // Every data connection's bytes on the wire (link_counters.h).
   virtual std::shared_ptr<WireTally> wire() = 0;
   virtual Operation* find(const std::string& token) = 0;

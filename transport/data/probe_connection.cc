@@ -30,8 +30,8 @@ void ProbeConnection::onFrame(Frame frame) {
   bytes_ += length;
   core_.countReceived(length);
   stream_->write(encodeFrame(FrameType::kAck, frame.offset + length, {}));
-  daemon::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
-  if (wait > daemon::Duration::zero() && pacing_) {
+  hnow::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
+  if (wait > hnow::Duration::zero() && pacing_) {
     stream_->pauseReading();
     uv_timer_start(
         pacing_.get(),

@@ -47,8 +47,8 @@ void PullConnection::onFrame(Frame frame) {
   expected_ += length;
   stream_.write(encodeFrame(FrameType::kAck, expected_, {}));
   core_.countReceived(length);
-  daemon::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
-  if (wait > daemon::Duration::zero()) {
+  hnow::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
+  if (wait > hnow::Duration::zero()) {
     stream_.pauseReading();
     uv_timer_start(
         pacing_.get(), [](uv_timer_t* t) { static_cast<PullConnection*>(t->data)->stream_.resumeReading(); },

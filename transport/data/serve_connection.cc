@@ -9,7 +9,7 @@
 namespace hnow::transport::data {
 
 namespace {
-std::uint64_t toMillisCeil(daemon::Duration d) {
+std::uint64_t toMillisCeil(hnow::Duration d) {
   return static_cast<std::uint64_t>((d.count() + 999'999) / 1'000'000);
 }
 }  // namespace
@@ -84,8 +84,8 @@ void ServeConnection::pump() {
   if (!op_ || !window_ || !stream_.open() || held_) return;
   while (auto chunk = window_->next(op_->available)) {
     core_.countSent(chunk->length);
-    daemon::Duration wait = core_.uplink().take(chunk->length, core_.now());
-    if (wait > daemon::Duration::zero()) {
+    hnow::Duration wait = core_.uplink().take(chunk->length, core_.now());
+    if (wait > hnow::Duration::zero()) {
       held_ = chunk;
       uv_timer_start(
           pacing_.get(),

@@ -1,8 +1,9 @@
 #include <doctest/doctest.h>
 
 #include "core/coordinator.h"
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
 

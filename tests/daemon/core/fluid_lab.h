@@ -12,8 +12,8 @@
 
 #include "core/coordinator.h"
 #include "core/survey_runner.h"
-#include "daemon/fluid_network.h"
-#include "daemon/memory_state_store.h"
+#include "daemon/core/fluid_network.h"
+#include "daemon/core/memory_state_store.h"
 
 namespace hnow::testing {
 

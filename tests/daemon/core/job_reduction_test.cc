@@ -12,6 +12,7 @@
 
 #include "core/job_reduction.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
 

@@ -10,6 +10,7 @@
 
 #include "core/job_run.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
 

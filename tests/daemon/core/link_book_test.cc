@@ -2,6 +2,7 @@
 
 #include "core/link_book.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
 

@@ -2,6 +2,7 @@
 
 #include "core/node_loads.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
 

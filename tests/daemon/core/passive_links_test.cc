@@ -4,8 +4,9 @@
 // more than it was thought to is faster.
 #include <doctest/doctest.h>
 
-#include "daemon/fluid_lab.h"
+#include "daemon/core/fluid_lab.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace hnow::testing;
 

@@ -5,6 +5,7 @@
 #include "core/send_operation.h"
 #include "core/send_tree.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 
 namespace {

@@ -10,6 +10,7 @@
 #include "core/send_replan.h"
 #include "core/send_tree.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using hnow::planner::NodeRates;
 

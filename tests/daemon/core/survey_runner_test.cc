@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "daemon/fluid_lab.h"
+#include "daemon/core/fluid_lab.h"
 
 using namespace hnow::daemon;
 using namespace hnow::testing;

@@ -2,7 +2,7 @@
 // and for how long (ControlServer over real loopback sockets, manual timer).
 #include <doctest/doctest.h>
 
-#include "daemon/control_server_harness.h"
+#include "daemon/server/control_server_harness.h"
 
 using namespace hnow;
 using testing::ControlServerHarness;

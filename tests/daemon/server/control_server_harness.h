@@ -4,7 +4,7 @@
 #include <kj/async-io.h>
 #include <kj/timer.h>
 
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 #include "server/control_server.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
@@ -15,7 +15,7 @@ struct ControlServerHarness {
   kj::AsyncIoContext io = kj::setupAsyncIo();
   kj::WaitScope& ws = io.waitScope;
   kj::TimerImpl timer{kj::origin<kj::TimePoint>()};
-  daemon::ManualClock clock;
+  hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};

@@ -6,7 +6,7 @@
 #include <kj/compat/tls.h>
 
 #include "cli/run_process.h"
-#include "daemon/control_server_harness.h"
+#include "daemon/server/control_server_harness.h"
 #include "transport/tls_setup.h"
 
 using namespace hnow;

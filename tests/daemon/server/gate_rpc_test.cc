@@ -5,7 +5,7 @@
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 #include "server/gate_server.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
@@ -46,7 +46,7 @@ class RecordingControl final : public wire::AgentControl::Server {
 struct Harness {
   kj::EventLoop loop;
   kj::WaitScope ws{loop};
-  daemon::ManualClock clock;
+  hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{kSecret};

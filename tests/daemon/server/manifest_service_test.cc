@@ -7,9 +7,10 @@
 #include <map>
 
 #include "core/coordinator.h"
-#include "daemon/memory_state_store.h"
+#include "daemon/core/memory_state_store.h"
 #include "server/manifest_service.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using namespace std::chrono_literals;
 

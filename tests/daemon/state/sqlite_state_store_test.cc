@@ -7,6 +7,7 @@
 #include "cli/run_process.h"
 #include "state/sqlite_state_store.h"
 
+using namespace hnow;
 using namespace hnow::daemon;
 using hnow::testing::TempDir;
 using namespace std::chrono_literals;
