@@ -1,5 +1,5 @@
 #pragma once
-// One run of a job's command (issue 8): started with uv_spawn on a private
+// One run of a job's command: started with uv_spawn on a private
 // libuv loop in the calling thread, stdin and stdout and stderr bound to
 // files, no shell in between (argv[0] is looked up in PATH). Blocks until
 // the command ends; meant for a worker thread.

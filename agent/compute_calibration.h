@@ -1,5 +1,5 @@
 #pragma once
-// The "short compute calibration" of issue 5: seconds this node needs for one
+// The "short compute calibration": seconds this node needs for one
 // reference work unit, times the emulated compute factor. A unit is a fixed
 // amount of integer mixing, so units compare across nodes.
 #include "base/clock.h"

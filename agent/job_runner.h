@@ -1,5 +1,5 @@
 #pragma once
-// An agent's part of `hnow run` (issue 8), on the kj thread: fetch a share
+// An agent's part of `hnow run`, on the kj thread: fetch a share
 // (or a partial result of another agent) over the data plane, run the job's
 // command on held files in a worker thread, keep its stdout as a result
 // served under a token, drop files when hnowd says so.
@@ -62,7 +62,7 @@ class JobRunner {
   void drop(const std::vector<std::string>& tokens);
   // The emulated compute factor from now on (runs under way included).
   void setComputeFactor(double factor);
-  // Issue 9: hnowd is gone, and with it every job it ran here: kill running
+  // hnowd is gone, and with it every job it ran here: kill running
   // commands and drop every file.
   void dropAll();
 
@@ -80,7 +80,7 @@ class JobRunner {
   std::map<std::string, kj::Own<kj::PromiseFulfiller<void>>> fetching_;
   std::mutex mutex_;                          // guards pids_, running_, dropped_
   std::set<int> pids_;
-  // Issue 9: the result token of every task whose worker still runs -> its
+  // The result token of every task whose worker still runs -> its
   // command's pid (0 when none runs), and those dropped meanwhile: the worker
   // kills its command and removes the files it may create after the drop.
   std::map<std::string, int> running_;

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // A crash leaves temp files and job files no operation will claim (issue 9).
+  // A crash leaves temp files and job files no operation will claim.
   auto swept = agent::sweepLeftovers(config->roots);
   if (swept.tempFiles || swept.jobFiles)
     spdlog::warn("removed {} temp file(s) of unfinished receives and {} job file(s) left by an earlier run",

@@ -1,5 +1,5 @@
 #pragma once
-// An agent's part of `hnow send` (issue 6), on the kj thread: hnowd's
+// An agent's part of `hnow send`, on the kj thread: hnowd's
 // receive/pull/release commands go to the data plane (its own libuv thread),
 // and the data plane's events come back through a KjInbox for the runtime to
 // report to hnowd.
@@ -36,7 +36,7 @@ class Receiver {
   void release(const std::string& token) { plane_.release(token); }
   void releaseAll() { plane_.releaseAll(); }
   void discard(const std::string& token) { plane_.discard(token); }
-  // Issue 7: serve `fd` (owned from now) to children presenting `token`.
+  // Serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
   const std::vector<std::string>& roots() const { return roots_; }
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {

@@ -1,5 +1,5 @@
 #pragma once
-// Where an item of a manifest is read from (issue 7): an agent serves a file
+// Where an item of a manifest is read from: an agent serves a file
 // of its own. The confinement rules are the receive's (agent/dest_path.h,
 // DESIGN.md "Integrity and security defaults"): a relative path is under the
 // data root, an absolute one must lie inside a root, `..` is refused, and

@@ -1,5 +1,5 @@
 #pragma once
-// What an agent that crashed leaves behind (issue 9): temp files of receives
+// What an agent that crashed leaves behind: temp files of receives
 // it never finished (`.NAME.hnow-XXXXXXXXXXXXXXXX.part`, agent/dest_path.cc)
 // and the shares and results of jobs under `<data root>/.hnow-jobs/`
 // (agent/job_runner.h). At start no operation is known to this agent (hnowd

@@ -1,4 +1,4 @@
-// issue 5 targets: 1,000 agents reporting at 1 Hz cost hnowd under 10% of
+// Targets: 1,000 agents reporting at 1 Hz cost hnowd under 10% of
 // one core; 1,000 registrations take under 2 s.
 //
 // hnowd's real core (Coordinator, ControlServer, SqliteStateStore in a

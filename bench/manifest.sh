@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# hnow send --manifest on a paced lab (issue 7's targets), side by side in
+# hnow send --manifest on a paced lab, side by side in
 # one run: the joint plan (--algo auto: seed 004's heuristics and the
 # independent trees, run together) against the same items sent one after
 # another, each alone along its best single-send tree (a one-item manifest
-# with --algo independent = issue 6's auto tree from that source); actual
+# with --algo independent = the auto tree from that source); actual
 # against predicted; medians over repetitions.
 #   bench/manifest.sh                       2 items of 96 MiB, 6 agents, 3 repetitions
 #   bench/manifest.sh --size 33554432 --reps 5

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# hnow send over real shaped links (issue 7 target: actual within 15% of
+# hnow send over real shaped links (target: actual within 10% of
 # predicted): hnowd and the agents in network namespaces, every link shaped
-# by tc tbf (tests/netns/lab.sh), rates measured by the agents' own probes.
+# by tc tbf (tests/netns/lab.sh), links measured by hnowd's surveys.
 # Side by side in one run: auto and the baselines fnf, binomial, chain; each
 # REPS times; medians of actual / predicted. Root only.
 #   bench/netns_send.sh [--size BYTES] [--agents N] [--reps R]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replanning mid-transfer (issue 7's target), side by side in one run: the
+# Replanning mid-transfer, side by side in one run: the
 # same send with and without `--no-replan`, each time with a 10x uplink cut
 # on the busiest relay (most children in the planned tree, read from the tree
 # line `hnow send` prints at the start) once the send is 20% done. Reports the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hnow run on a three-class lab (issue 8's targets), side by side in one run:
+# hnow run on a three-class lab, side by side in one run:
 # the default plan (rounds on ready times, --rounds auto) and the one-shot
 # worksharing plan (seed 002, --rounds 1) against an equal split and against
 # self-scheduling of fixed 1 MiB blocks (GNU parallel --pipe style); actual

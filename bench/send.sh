@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hnow send on a paced three-class lab (issue 6's targets), side by side in
+# hnow send on a paced three-class lab, side by side in
 # one run: auto and the baselines binomial, chain, flat; actual against
 # predicted; against the fluid lower bound; peak resident memory per agent.
 #   bench/send.sh                   1 GiB to 8 agents (about 12-14 minutes)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak (issue 9 item 4): a local cluster of 16 agents, a warm-up, then 200
+# Soak: a local cluster of 16 agents, a warm-up, then 200
 # back-to-back sends and 50 concurrent small sends (each its own `hnow send`
 # client). Prints, per process (hnowd and every agent), the open file
 # descriptors (/proc/PID/fd) and resident memory (VmRSS) after the warm-up,

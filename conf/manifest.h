@@ -1,5 +1,5 @@
 #pragma once
-// A manifest for `hnow send --manifest M.toml` (issue 7): several files,
+// A manifest for `hnow send --manifest M.toml`: several files,
 // each from its own source agent to its own destinations, sent together.
 //   [[item]]
 //   source = "agent-name"     # the file lives under that agent's data root

@@ -1,5 +1,5 @@
 #pragma once
-// `hnow run` (issue 8): how an input is cut into work units and how a
+// `hnow run`: how an input is cut into work units and how a
 // command line becomes an argv. Pure: strings in, values or a clear error
 // out, so both the CLI (early refusal) and hnowd (the cut itself) use them.
 #include <cstdint>

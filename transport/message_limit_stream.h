@@ -3,7 +3,7 @@
 // (segment table, then segments) as it is read. A message whose segment
 // table declares more than the reader limit, or too many segments, is
 // refused before its body is read: capnp would refuse it too, but silently;
-// hnowd logs what was refused, from whom and why (issue 9, security tests).
+// hnowd logs what was refused, from whom and why (security tests).
 #include <kj/async-io.h>
 
 #include <cstdint>

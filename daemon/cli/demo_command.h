@@ -1,5 +1,5 @@
 #pragma once
-// `hnow demo` (issue 6 item 5): hnow's main job shown end to end on one
+// `hnow demo`: hnow's main job shown end to end on one
 // machine. A local cluster (hnowd + 8 agents, the lab below), a generated
 // file sent with `auto` and with the baselines binomial, chain (host order,
 // as Kascade) and flat, every copy's SHA-256 checked against the source's,

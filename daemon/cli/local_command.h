@@ -26,7 +26,7 @@ struct LocalUpOptions {
   std::vector<std::string> sites;
   // hnowd's uplink as a send's source (its `uplink_mbps`); 0: not set.
   double sourceUplinkMbps = 0;
-  // hnowd's `drift_dwell_s` (issue 7: tests and benches of replanning); < 0: its default.
+  // hnowd's `drift_dwell_s` (tests and benches of replanning); < 0: its default.
   double driftDwellSeconds = -1;
   // hnowd's [survey] emulated_links: the paced links are measured by surveys.
   bool measureLinks = false;

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       "send", "Put a file on every agent (or a group) along a planned tree, pipelined and verified");
   sendCommand->add_option("file", send.file, "The file, read by hnowd (give a path it can read)");
   sendCommand->add_option("--dest", send.dest, "Destination on each agent; relative: under its data root");
-  hnow::cli::ManifestOptions manifest;  // issue 7: several files from several agents, planned jointly
+  hnow::cli::ManifestOptions manifest;  // several files from several agents, planned jointly
   sendCommand->add_option("--manifest", manifest.manifestPath,
                           "Send the [[item]]s of this TOML file together instead of FILE (see docs/manifest.md)");
   sendCommand->add_option("--to", send.to, "all, a site, or agent names (comma-separated)")->delimiter(',');

@@ -1,5 +1,5 @@
 #pragma once
-// `hnow send --manifest M.toml` (issue 7): several files, each from its own
+// `hnow send --manifest M.toml`: several files, each from its own
 // source agent, planned jointly by seed 004's multiple multicast heuristics
 // and sent together; shows progress and the final report.
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// `hnow run` (issue 8): a divisible job over the cluster. hnowd reads
+// `hnow run`: a divisible job over the cluster. hnowd reads
 // --input (this machine is hnowd's, or the path is one it shares), cuts it
 // into units by --split, calibrates CMD per agent, plans shares by seed
 // 002's worksharing model and runs them; results are concatenated in input

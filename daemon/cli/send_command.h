@@ -1,5 +1,5 @@
 #pragma once
-// `hnow send FILE --dest PATH` (issue 6): hnowd reads FILE (this machine is
+// `hnow send FILE --dest PATH`: hnowd reads FILE (this machine is
 // hnowd's, or FILE is on a path hnowd shares), plans a tree from the live
 // rates and pushes the file along it; this command shows progress and the
 // final report.
@@ -17,7 +17,7 @@ struct SendOptions {
   std::vector<std::string> to;  // empty: all
   std::string algo = "auto";
   bool json = false;
-  bool noReplan = false;  // issue 7
+  bool noReplan = false;
   std::string ganttPath;
 };
 

@@ -35,7 +35,7 @@ class AgentLink {
   virtual void setEmulatedRates(const EmulatedRates& rates, Done done) = 0;
   virtual void probeNow() = 0;
 
-  // Issue 6, `hnow send`. Links that cannot receive refuse (the defaults
+  // `hnow send`. Links that cannot receive refuse (the defaults
   // keep older test links compiling).
   struct ReceiveOrder {
     std::string token;   // 32 bytes
@@ -49,14 +49,14 @@ class AgentLink {
   virtual void pull(const std::string& /*token*/, const std::string& /*parentAddress*/) {}
   virtual void release(const std::string& /*token*/) {}
 
-  // Issue 7, manifests: the agent serves a file of its own under `token`.
+  // manifests: the agent serves a file of its own under `token`.
   // `done(error, size, sha256)`: error empty with the size and the 32-byte
   // digest, or the refusal.
   using ServeDone = std::function<void(const std::string& error, std::uint64_t size, const std::string& sha256)>;
   virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/, ServeDone done) {
     done("this agent cannot serve files", 0, "");
   }
-  // Issue 8, `hnow run` (agent/job_runner.h). Tokens are 32 bytes, sha256 raw.
+  // `hnow run` (agent/job_runner.h). Tokens are 32 bytes, sha256 raw.
   struct JobFile {
     std::string token;
     std::uint64_t size = 0;

@@ -142,7 +142,7 @@ class Coordinator {
   // Where other services (sends) record their operations.
   OperationLog& operationLog() { return operations_; }
 
-  // Issue 6: the sends in progress hear of reports and losses; main() sets it.
+  // The sends in progress hear of reports and losses; main() sets it.
   // Every observer hears every report, loss and drift, and ignores what is
   // not its own (sends and manifests tell theirs apart by token). Not owned.
   void addTransferObserver(TransferObserver* observer) { observers_.push_back(observer); }

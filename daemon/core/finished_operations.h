@@ -1,7 +1,7 @@
 #pragma once
 // Finished operations hnowd still answers about: kept for clients still
 // reading their report, forgotten past the newest `kept` so a long-running
-// hnowd does not grow with every send, manifest or run (issue 9, soak).
+// hnowd does not grow with every send, manifest or run (soak).
 // Forgetting happens when the next operation starts, never from inside a
 // finished operation's own callbacks (the operation may be on the stack).
 #include <cstddef>

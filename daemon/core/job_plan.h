@@ -1,5 +1,5 @@
 #pragma once
-// `hnow run` (issue 8): the measured rates of each agent become seed 002's
+// `hnow run`: the measured rates of each agent become seed 002's
 // worksharing problem (DESIGN.md "From measured rates to each model":
 // tau_i = unit bytes / link rate, R_i = calibrated seconds per unit, which
 // already include the agent's emulated compute factor), the planner picks

@@ -1,5 +1,5 @@
 #pragma once
-// `hnow run --reduce CMD` (issue 8): partial results combined pairwise on
+// `hnow run --reduce CMD`: partial results combined pairwise on
 // the agents along a seed 003 reduction schedule (optimal for a few agents,
 // else slowest node first) to a sink, whose result hnowd collects. A state
 // machine on a Clock, like JobRun, so that losing an agent mid-reduction can

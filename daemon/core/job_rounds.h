@@ -1,5 +1,5 @@
 #pragma once
-// `hnow run` in rounds (issue 8 item 3): the work goes out in a few rounds,
+// `hnow run` in rounds: the work goes out in a few rounds,
 // each planned when the agents are about to be free, on the rates known
 // then (drift events, measured compute times, agents lost).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// One `hnow run` job on hnowd (issue 8), as a state machine: which share
+// One `hnow run` job on hnowd, as a state machine: which share
 // goes out next on hnowd's one serve port, which result comes back next on
 // its one return port (seed 002 §III-A: one message at a time each way), and
 // what to do when an agent is late, fails or disappears (volunteer
@@ -77,7 +77,7 @@ class JobRun {
          std::vector<std::string> agents, JobRunOptions options = {});
 
   void start();
-  // Rounds (issue 8 item 3): more shares, planned on what the first rounds
+  // Rounds: more shares, planned on what the first rounds
   // measured; `returnOrder` indexes `shares`. While more may come, the run
   // is not finished when every share so far is.
   void addShares(std::vector<JobShare> shares, const std::vector<int>& returnOrder);
@@ -89,7 +89,7 @@ class JobRun {
   void computed(int attempt, const std::string& error, double computeS, const std::string& digest = "");
   void collected(int attempt, const std::string& error);
   void agentLost(const std::string& agent);
-  // Rounds and drift (issue 8 item 3): a share served to an agent that has
+  // Rounds and drift: a share served to an agent that has
   // not started it (kQueued or kReceived) goes to `agent` instead, as a
   // reissue. False when the attempt has started, or `agent` is lost or has
   // tried the share already.

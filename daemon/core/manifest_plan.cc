@@ -47,7 +47,7 @@ struct Candidate {
   planner::ConcurrentPrediction prediction;
 };
 
-// Each item planned alone by issue 6's send planner, over its own nodes.
+// Each item planned alone by the send planner, over its own nodes.
 struct AloneTrees {
   std::vector<planner::BroadcastTree> trees;
   double sequentialSeconds = 0.0;
@@ -85,7 +85,7 @@ AloneTrees plannedAlone(const std::vector<TreeNode>& nodes, const std::vector<Ma
 // item, so they favour wide, shallow trees, and with the manifest's items run
 // pipelined a sender's children share its uplink. This candidate plans for
 // pipelining: the items, largest first, each along its max-bottleneck tree
-// (issue 6's pipelined tree, pipelined_tree.h) over the capacity the items
+// (the pipelined tree, pipelined_tree.h) over the capacity the items
 // before it left: every edge of an earlier item's tree at its bottleneck rate
 // b takes b from its sender's uplink and its receiver's downlink. Only an
 // item's destinations relay it. Empty when some item cannot be planned so.

@@ -1,5 +1,5 @@
 #pragma once
-// The joint plan of a manifest (issue 7): several files, each from its own
+// The joint plan of a manifest: several files, each from its own
 // source agent to its own destinations, planned together by seed 004's
 // multiple multicast heuristics and run on the data plane as one pipelined
 // tree per item, all at once.
@@ -8,7 +8,7 @@
 // says "The seeds' models are store-and-forward ... For large files the
 // runtime pipelines chunks", and the data plane has no store-and-forward
 // mode (send_tree.h). Holding each child back until its parent has the
-// whole item would make every hop cost a whole file's time, while issue 6's
+// whole item would make every hop cost a whole file's time, while pipelined
 // trees move at their bottleneck rate. So seed 004 decides who sends each
 // item to whom (its model, multicastFromRates, charges a sender's uplink
 // for every send, which keeps fan-out down where uplinks are shared), and
@@ -45,7 +45,7 @@ struct ManifestPlan {
   // own store-and-forward makespan ("store-and-forward").
   std::vector<PlanOption> considered;
   // The items one after another, each alone along its best single-send tree
-  // (planSendTree's auto): the baseline of issue 7's target.
+  // (planSendTree's auto): the baseline a joint plan must beat.
   double sequentialSeconds = 0.0;
   // Seed 004 §3.2 on the store-and-forward instance (for the report).
   double lowerBoundSeconds = 0.0;

@@ -1,5 +1,5 @@
 #pragma once
-// What `hnow send --manifest` asks for and reports (issue 7), as plain
+// What `hnow send --manifest` asks for and reports, as plain
 // values: hnowd's ManifestService and the CLI share them; capnp stays at
 // the edges (server/manifest_session.cc, cli/coordinator_client.cc).
 #include <cstdint>

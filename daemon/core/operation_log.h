@@ -18,7 +18,7 @@ class OperationLog {
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   void finish(OperationId id, const std::string& status, const std::string& summary);
   std::vector<OperationRecord> newest(std::size_t limit) { return store_.operations(limit); }
-  // Issue 9: hnowd stops with operations under way: they end "interrupted"
+  // hnowd stops with operations under way: they end "interrupted"
   // now (later finish() calls leave them so). Returns how many.
   int interruptRunning() { return store_.interruptRunning(clock_.wallNow()); }
 

@@ -122,7 +122,7 @@ void SendOperation::fail(int node, const std::string& message) {
     copy.message = message;
   }
   const std::string reason = names_[static_cast<std::size_t>(node)] + " failed (" + message + ")";
-  // Issue 7: re-plan the rest without it; its children move only once.
+  // Re-plan the rest without it; its children move only once.
   if (!replan("replan: " + reason)) {
     // Its children pull from the nearest ancestor still standing; the source always is.
     int ancestor = tree_.parent[static_cast<std::size_t>(node)];

@@ -1,8 +1,8 @@
 #pragma once
-// One `hnow send` in hnowd (issue 6): who pulls from whom, what each agent
+// One `hnow send` in hnowd: who pulls from whom, what each agent
 // reported, and the re-parenting when a node is lost or fails: its children
 // pull from its nearest living ancestor, resuming from the bytes they hold.
-// Issue 7: on a drift event or a loss it re-plans what is not yet delivered
+// On a drift event or a loss it re-plans what is not yet delivered
 // (send_replan.h) and moves only the nodes whose parent changes.
 // Logic only: time through Clock, commands through SendCommands.
 #include <cstdint>
@@ -48,7 +48,7 @@ struct CopyStatus {
   std::uint64_t corruptChunks = 0;
 };
 
-// One node moved to another parent while the send ran (issue 7).
+// One node moved to another parent while the send ran.
 struct ParentChange {
   std::string node;
   std::string oldParent;

@@ -1,5 +1,5 @@
 #pragma once
-// Replanning a send while it runs (issue 7): from the rates now known, plan a
+// Replanning a send while it runs: from the rates now known, plan a
 // new tree over what is not yet delivered and say whether it beats the tree
 // in use. Pure: values in, values out; SendOperation applies the answer.
 //

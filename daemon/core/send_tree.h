@@ -34,7 +34,7 @@ struct SendTree {
   // auto: the store-and-forward candidate and the pipelined tree, in that
   // order; another algo: its own plan only.
   std::vector<PlanOption> considered;
-  double fluidBoundSeconds = 0.0;  // issue 6's fluid lower bound for this send
+  double fluidBoundSeconds = 0.0;  // the fluid lower bound for this send
   // Links taken at a lower bound (never filled by a probe), as the report
   // names them: "agent-3 downlink >= 192.0 Mbit/s".
   std::vector<std::string> rateBounds;

@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
     coordinator.restore();
     if (int n = coordinator.interruptedAtStart())
       spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
-    // Issue 9: the shares and results of jobs an earlier hnowd ran (a crash
+    // The shares and results of jobs an earlier hnowd ran (a crash
     // leaves them) belong to no job now; job ids start over at 1. First the
     // temp files it was writing beside an --output (output_temps.h).
     {
@@ -189,11 +189,11 @@ int main(int argc, char** argv) {
       spdlog::error("{}", tls.error().message);
       return 2;
     }
-    // The data plane (issue 6): hnowd is the source of every send.
+    // The data plane: hnowd is the source of every send.
     transport::data::DataOptions dataOptions;
     if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
       dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
-    // Issue 8: results of `hnow run` arrive here; their events go to the jobs.
+    // Results of `hnow run` arrive here; their events go to the jobs.
     transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
     transport::data::DataPlane dataPlane(
         clock, [&dataEvents](transport::data::TransferEvent e) { dataEvents.push(std::move(e)); }, dataOptions);
@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
         surveyOptions);
     surveys.onReport(logSurvey);
     daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, configuredUplink);
-    daemon::ManifestService manifests(coordinator, clock);  // issue 7
+    daemon::ManifestService manifests(coordinator, clock);
     daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
                             config->dataDir + "/jobs", config->runRoots, configuredUplink);
     if (config->runRoots.empty())
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
     auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
     siginfo_t signal = stop.wait(io.waitScope);
     transport::notifyStopping();
-    // Operations under way end here as "interrupted" (issue 9), before the
+    // Operations under way end here as "interrupted", before the
     // connections close: agents disconnected by the stop are not lost, and
     // their sends are not failed.
     spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,

@@ -1,4 +1,4 @@
-// `hnow run`'s calibration and planning (issue 8), part of JobService:
+// `hnow run`'s calibration and planning, part of JobService:
 // each agent runs the command on a sample, then the shares are planned by
 // seed 002's worksharing model on the measured rates (one round), or in
 // rounds on the agents' ready times (job_rounds.cc, core/job_rounds.h).

@@ -1,4 +1,4 @@
-// `hnow run --reduce CMD` (issue 8): the partial results stay on the agents
+// `hnow run --reduce CMD`: the partial results stay on the agents
 // and are combined pairwise there, along a reduction schedule to a sink
 // agent (seed 003: optimal branch-and-bound for a few agents, else SNF,
 // slowest node first), whose result hnowd then collects. A combine runs CMD

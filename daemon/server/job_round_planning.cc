@@ -1,4 +1,4 @@
-// `hnow run` in rounds (issue 8 item 3), part of JobService: each round is
+// `hnow run` in rounds, part of JobService: each round is
 // planned when the agents are about to be free (core/job_rounds.h), on the
 // agents still alive, their ready times, and the rates known then: the
 // compute times their last shares showed, the coordinator's compute drift

@@ -1,5 +1,5 @@
 #pragma once
-// hnowd's side of `hnow run` (issue 8), on the kj thread. A job goes
+// hnowd's side of `hnow run`, on the kj thread. A job goes
 // through: calibrate (each agent runs the command on a small sample unless
 // a recent calibration exists), plan (core/job_plan.h, seed 002), run
 // (core/job_run.h: serve shares one at a time on hnowd's data plane, the

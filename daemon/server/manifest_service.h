@@ -1,5 +1,5 @@
 #pragma once
-// hnowd's side of `hnow send --manifest` (issue 7), on the kj thread. Every
+// hnowd's side of `hnow send --manifest`, on the kj thread. Every
 // item's source agent opens and hashes its file (AgentControl.serveFile),
 // the items are planned jointly (core/manifest_plan.h), every destination
 // prepares its receive, and only then do all items start at once, each a

@@ -1,5 +1,5 @@
 #pragma once
-// Issue 9: hnowd writes a run's --output as a temp file beside it
+// hnowd writes a run's --output as a temp file beside it
 // (.NAME.hnow-JOB.part), then renames it into place. A crash in between
 // left the temp file for good: hnowd's start-up sweep empties its own jobs/
 // directory but cannot know which directories under [run] roots held a

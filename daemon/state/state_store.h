@@ -67,7 +67,7 @@ class StateStore {
   // Assigns the record's id (the given one is ignored) and returns it.
   virtual OperationId beginOperation(const OperationRecord& record) = 0;
   // Sets finished, status and summary of a record begun earlier and still
-  // "running": a record ends once (issue 9: one marked "interrupted" when
+  // "running": a record ends once (one marked "interrupted" when
   // hnowd stops is not turned into "failed" by the agents it disconnects).
   virtual void finishOperation(OperationId id, WallTime finished, const std::string& status,
                                const std::string& summary) = 0;

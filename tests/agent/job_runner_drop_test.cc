@@ -1,4 +1,4 @@
-// A job task dropped while its worker runs (issue 9): hnowd dropping a
+// A job task dropped while its worker runs: hnowd dropping a
 // replica's result, or the agent dropping every job file when it loses
 // hnowd. The command is killed and no file stays in .hnow-jobs/, even when
 // the drop comes before the worker created its files (found by the fault

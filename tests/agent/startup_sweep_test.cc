@@ -1,4 +1,4 @@
-// What an agent sweeps at start (issue 9, agent/startup_sweep.h): receive
+// What an agent sweeps at start (agent/startup_sweep.h): receive
 // temp files anywhere under its roots and everything in .hnow-jobs/, and
 // nothing else - not a user's file that merely looks alike, not what a
 // symlink points at.

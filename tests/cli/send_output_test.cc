@@ -1,4 +1,4 @@
-// Issue 7: a send's report shows its replans in the table, --json and the Gantt chart.
+// A send's report shows its replans in the table, --json and the Gantt chart.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9's fault matrix over real shaped links (tests/netns/lab.sh): hnowd
+# The fault matrix over real shaped links (tests/netns/lab.sh): hnowd
 # and four agents in their own namespaces, every uplink 40 Mbit/s by tc tbf,
 # a 12 MiB send along a chain (hnowd > agent-1 > agent-2 > agent-3 > agent-4)
 # and the inner node agent-2 SIGKILLed at half the send. Asserts what the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hnow send --manifest over real shaped links (issue 7): two items from two
+# hnow send --manifest over real shaped links: two items from two
 # source agents (100 Mbit/s uplinks) to every other agent, in namespaces
 # shaped by tc (tests/netns/lab.sh). Asserts byte-identical copies at every
 # destination, none at a source for its own item, and no temp file left.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replanning over real shaped links (issue 7): hnowd (200 Mbit/s up) and four
+# Replanning over real shaped links: hnowd (200 Mbit/s up) and four
 # agents in namespaces; agent-1 (400 up) relays to the three slow ones (40
 # up). Mid-send its uplink is cut to 40 with tc, which no hnow process is
 # told of: hnowd must notice from the copies' progress (progress_watch.h),

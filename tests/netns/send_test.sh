@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hnow send over real shaped links (issue 7, "Real shaped links"): hnowd and
+# hnow send over real shaped links ("Real shaped links"): hnowd and
 # four agents in their own network namespaces (tests/netns/lab.sh), uplinks
 # 200/100/50 Mbit/s by tc tbf. Asserts what a send promises: every agent
 # holds a byte-identical copy at the destination, no temp file is left, the

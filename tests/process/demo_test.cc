@@ -1,4 +1,4 @@
-// `hnow demo` end to end with a small file (issue 6 item 6): real hnowd and
+// `hnow demo` end to end with a small file: real hnowd and
 // agents on 127.0.0.1, started and stopped by the demo itself.
 #include <doctest/doctest.h>
 

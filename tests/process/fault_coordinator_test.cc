@@ -1,4 +1,4 @@
-// Issue 9's fault matrix, the coordinator's row: hnowd SIGKILLed (a crash)
+// The fault matrix, the coordinator's row: hnowd SIGKILLed (a crash)
 // in the middle of a send and SIGTERMed (a stop) in the middle of a job, and
 // an agent SIGKILLed mid-job. The client fails at once with a clear message
 // and a non-zero exit; the agents drop the operation's temp files and job

@@ -1,4 +1,4 @@
-// Issue 9's fault matrix, the data's row: a relay that corrupts chunks it
+// The fault matrix, the data's row: a relay that corrupts chunks it
 // sends (only that one agent: HNOW_TEST_CORRUPT_CHUNK_EVERY in its own
 // environment), and a relay whose disk fills up (a 1 MiB tmpfs mounted as
 // its root; root only, skipped with a message otherwise). Along a chain

@@ -1,5 +1,5 @@
 #pragma once
-// The local lab the fault tests (issue 9) break things in: `hnow local up`,
+// The local lab the fault tests break things in: `hnow local up`,
 // daemons killed and started again by hand, a send or run watched from the
 // side (its tree from the client's stderr, its progress from the bytes at
 // the agents' destinations), and the checks every fault case ends with.

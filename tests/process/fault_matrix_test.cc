@@ -1,4 +1,4 @@
-// The fault matrix of issue 9: a send to 8 agents along a binomial tree, and
+// The fault matrix: a send to 8 agents along a binomial tree, and
 // one agent SIGKILLed at about 10%, 50% and 90% of the send, once in each
 // tree position: a leaf, an inner node (a relay whose parent is an agent),
 // a child of the source. Progress is what the agents' disks hold. Each case

@@ -1,4 +1,4 @@
-// `hnow send --manifest` on a local cluster (issue 7): two items from two
+// `hnow send --manifest` on a local cluster: two items from two
 // source agents, and the refusals that stop a manifest before a byte moves.
 #include <doctest/doctest.h>
 #include <signal.h>

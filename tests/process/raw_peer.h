@@ -1,5 +1,5 @@
 #pragma once
-// A raw TCP peer that sends whatever bytes a test gives it (issue 9,
+// A raw TCP peer that sends whatever bytes a test gives it (the
 // security tests), and small waits the process tests share.
 #include <arpa/inet.h>
 #include <netinet/in.h>

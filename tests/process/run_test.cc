@@ -1,4 +1,4 @@
-// `hnow run` on a local cluster (issue 8): real hnowd and agents on
+// `hnow run` on a local cluster: real hnowd and agents on
 // 127.0.0.1; distributed results equal the command run locally on the
 // whole input; a killed agent's share is redone elsewhere; clear errors.
 #include <doctest/doctest.h>

@@ -1,5 +1,4 @@
-// Hostile input against real hnowd and agents on 127.0.0.1 (issue 9 item 3;
-// DESIGN.md "Integrity and security defaults"). Each refusal must leave a
+// Hostile input against real hnowd and agents on 127.0.0.1 (DESIGN.md "Integrity and security defaults"). Each refusal must leave a
 // log line that says what was refused, from whom and why, and the daemons
 // must serve a normal send afterwards. docs/security-tests.md lists them.
 #include <doctest/doctest.h>

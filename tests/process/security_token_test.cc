@@ -1,4 +1,4 @@
-// An operation token outlives its operation nowhere (issue 9 item 3): a
+// An operation token outlives its operation nowhere: a
 // participant that once held a real token (here a "mole" agent that logs in
 // with the cluster's secret and is sent a file) cannot use it once the send
 // has ended. The token is first shown to be live, so the refusal afterwards

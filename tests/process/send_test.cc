@@ -1,4 +1,4 @@
-// `hnow send` on a local cluster (issue 6): real hnowd and agents on
+// `hnow send` on a local cluster: real hnowd and agents on
 // 127.0.0.1, stopped by a guard even when a check fails.
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -116,7 +116,7 @@ TEST_CASE("a send reaches every agent byte-identical, corrupt chunks are resent,
   CHECK(records[0]["summary"]["error"].get<std::string>().find("symlink") != std::string::npos);
 }
 
-// A relay killed mid-transfer: tests/process/fault_matrix_test.cc (issue 9)
+// A relay killed mid-transfer: tests/process/fault_matrix_test.cc
 // kills a leaf, an inner node and a child of the source at 10%, 50% and 90%.
 
 namespace {

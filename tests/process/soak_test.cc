@@ -1,4 +1,4 @@
-// A reduced soak (issue 9 item 4; the full one is bench/soak.sh): after a
+// A reduced soak (the full one is bench/soak.sh): after a
 // warm-up, back-to-back and concurrent small sends on 16 agents leave every
 // daemon with exactly the file descriptors it had, and resident memory
 // within a bound that one leaked operation per send would break.

@@ -1,6 +1,6 @@
 #pragma once
 // A local cluster started by `hnow local up` and stopped by a guard, its
-// logs, pids and addresses (issue 9: the security and soak tests).
+// logs, pids and addresses (the security and soak tests).
 #include <filesystem>
 #include <string>
 #include <vector>

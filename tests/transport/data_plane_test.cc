@@ -215,7 +215,7 @@ TEST_CASE("a child whose relay dies resumes from its last acknowledged byte at t
   CHECK(readWhole(dir.path / "b" / "f") == file.bytes);
 }
 
-// Issue 9: what an agent does with its operations when it loses hnowd
+// What an agent does with its operations when it loses hnowd
 // (releaseAll), and with a job file nobody wants (discard).
 TEST_CASE("release keeps a finished file, discard removes it, releaseAll forgets every operation and its temp file") {
   TempDir dir;

@@ -293,7 +293,7 @@ struct DataPlane::Impl final : PlaneCore {
     retire(std::move(op.upstream));
     uv_timer_stop(op.retryTimer.get());
     spdlog::error("transfer to {} failed: {}", op.target.path, message);
-    // Nothing partial stays (issue 9): a full disk gets its space back now,
+    // Nothing partial stays: a full disk gets its space back now,
     // not when hnowd ends the operation; children still read the open fd.
     if (op.target.dirFd >= 0) ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
     emit(TransferEvent::Kind::kFailed, op, message);

@@ -107,7 +107,7 @@ class DataPlane {
   void pull(std::string token, std::string parentAddress);
   // Forget the operation: close its connections; an unfinished temp file is removed.
   void release(std::string token);
-  // Issue 9: release() every operation (the agent lost hnowd, which forgot them).
+  // Release() every operation (the agent lost hnowd, which forgot them).
   void releaseAll();
   // Runs one node's part of a probe round: `done` once, on the data thread,
   // when the window has closed (at once with an error for a bad order).
@@ -120,7 +120,7 @@ class DataPlane {
   // address `host` (none for loopback or an address no interface has).
   void watchInterface(const std::string& host);
 
-  // Issue 9: release() and remove the received file even when it is complete
+  // Release() and remove the received file even when it is complete
   // (a job file nobody wants). In order with the rename on the data thread,
   // so a receive finishing as it is discarded leaves nothing either.
   void discard(std::string token);

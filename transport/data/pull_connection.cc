@@ -65,7 +65,7 @@ bool PullConnection::writeChunk(const Frame& frame) {
                          static_cast<off_t>(frame.offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      // Where and how far, so a full disk names its filesystem (issue 9).
+      // Where and how far, so a full disk names its filesystem.
       core_.fail(op_, "cannot write " + op_.target.path + " at byte " + std::to_string(frame.offset + done) + ": " +
                           (n == 0 ? std::string("nothing written") : std::strerror(errno)));
       return false;

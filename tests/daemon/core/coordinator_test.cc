@@ -118,7 +118,7 @@ TEST_CASE("set-rate reaches a connected agent and explains why not otherwise") {
 
 namespace {
 
-// What reaches the sends (issue 7): drift events with the agent's rates now.
+// What reaches the sends: drift events with the agent's rates now.
 struct RecordingObserver final : TransferObserver {
   std::vector<std::pair<RateEvent, hnow::planner::NodeRates>> drifts;
   std::vector<std::string> gone;

@@ -1,5 +1,5 @@
 // FinishedOperations: the bound on what hnowd keeps of finished sends,
-// manifests and runs (issue 9, soak).
+// manifests and runs (soak).
 #include <doctest/doctest.h>
 
 #include <map>

@@ -1,4 +1,4 @@
-// Issue 7: replanning a send while it runs, in-process with a manual clock.
+// Replanning a send while it runs, in-process with a manual clock.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// ManifestService in memory (issue 7): a manual clock, agents whose links
+// ManifestService in memory: a manual clock, agents whose links
 // answer at once and record the commands; no sockets.
 #include <doctest/doctest.h>
 #include <kj/async.h>

@@ -138,7 +138,7 @@ TEST_CASE("records left running by a stopped hnowd are marked interrupted, finis
   CHECK(records[2].status == "done");
   CHECK(*records[2].finished == WallTime(1'700'000'011'000ms));
   CHECK(store->interruptRunning(WallTime(1'700'000'030'000ms)) == 0);
-  // Issue 9: a record ends once; what a stopping hnowd's services report
+  // A record ends once; what a stopping hnowd's services report
   // after it marked them interrupted does not change them.
   store->finishOperation(records[0].id, WallTime(1'700'000'040'000ms), "failed", R"({"late":true})");
   store->finishOperation(records[2].id, WallTime(1'700'000'040'000ms), "failed", "{}");
