@@ -4,6 +4,7 @@
 // infeasible plan, a file that cannot be read) are values, never exceptions
 // (STYLE.md, "planner/"); only the RPC glue turns an Error into a kj
 // exception for the peer.
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -45,6 +46,22 @@ class Result {
 
  private:
   std::variant<T, Error> v_;
+};
+
+// What gives nothing back but may fail: done, or the Error that says why not.
+template <>
+class Result<void> {
+ public:
+  Result() = default;                                 // done
+  Result(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
+  static Result failure(std::string message) { return Result(Error{std::move(message)}); }
+
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  std::optional<Error> error_;
 };
 
 }  // namespace hnow

@@ -77,7 +77,7 @@ class Launcher {
     pid_t pid = spawnDaemon({binary, "--config", config.string()}, (dir_ / "logs" / (name + ".log")).string());
     if (pid < 0) return false;
     started_.push_back(pid);
-    return writeFileAtomically((dir_ / "pids" / (name + ".pid")).string(), std::to_string(pid) + "\n").empty();
+    return writeFileAtomically((dir_ / "pids" / (name + ".pid")).string(), std::to_string(pid) + "\n").ok();
   }
   // A started process that already exited (a bad config, a taken port).
   bool anyExited() {
@@ -93,9 +93,9 @@ class Launcher {
 };
 
 bool writeConfig(const fs::path& path, const std::string& text) {
-  std::string problem = writeFileAtomically(path.string(), text);
-  if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
-  return problem.empty();
+  auto written = writeFileAtomically(path.string(), text);
+  if (!written) std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
+  return written.ok();
 }
 
 std::string waitForAddress(const fs::path& file, Launcher& launcher) {
@@ -206,29 +206,29 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
 
 }  // namespace
 
-std::string localUpProblem(const LocalUpOptions& options) {
-  if (options.agents < 1 || options.agents > 64) return "--agents must be from 1 to 64";
+Result<void> checkLocalUp(const LocalUpOptions& options) {
+  if (options.agents < 1 || options.agents > 64) return Error{"--agents must be from 1 to 64"};
   const auto n = static_cast<std::size_t>(options.agents);
   auto badCount = [n](std::size_t size) { return size != 0 && size != 1 && size != n; };
   const std::string each = ", or one per agent (" + std::to_string(n) + ")";
-  if (badCount(options.uplinkMbps.size())) return "give one --uplink-mbps value" + each;
-  if (badCount(options.downlinkMbps.size())) return "give one --downlink-mbps value" + each;
-  if (badCount(options.sites.size())) return "give one --sites label" + each;
+  if (badCount(options.uplinkMbps.size())) return Error{"give one --uplink-mbps value" + each};
+  if (badCount(options.downlinkMbps.size())) return Error{"give one --downlink-mbps value" + each};
+  if (badCount(options.sites.size())) return Error{"give one --sites label" + each};
   for (const auto* list : {&options.uplinkMbps, &options.downlinkMbps})
     for (double r : *list)
-      if (!(r > 0 && r <= 100000)) return "rates must be > 0 and at most 100000 Mbit/s";
+      if (!(r > 0 && r <= 100000)) return Error{"rates must be > 0 and at most 100000 Mbit/s"};
   if (!(options.sourceUplinkMbps >= 0 && options.sourceUplinkMbps <= 100000))
-    return "--source-uplink-mbps must be from 0 to 100000";
+    return Error{"--source-uplink-mbps must be from 0 to 100000"};
   if (!(options.driftDwellSeconds < 0 || options.driftDwellSeconds <= 3600))
-    return "--drift-dwell-s must be from 0 to 3600";
+    return Error{"--drift-dwell-s must be from 0 to 3600"};
   for (const auto& site : options.sites)
-    if (site.empty()) return "a site label cannot be empty";
-  return "";
+    if (site.empty()) return Error{"a site label cannot be empty"};
+  return {};
 }
 
 int runLocalUp(const LocalUpOptions& options) {
-  if (std::string problem = localUpProblem(options); !problem.empty()) {
-    std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+  if (auto valid = checkLocalUp(options); !valid) {
+    std::fprintf(stderr, "hnow: %s\n", valid.error().message.c_str());
     return 2;
   }
   std::error_code error;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
+
 namespace hnow::cli {
 
 struct LocalUpOptions {
@@ -32,8 +34,8 @@ struct LocalUpOptions {
   bool measureLinks = false;
 };
 
-// Checks the per-agent lists; empty when fine, else the message.
-std::string localUpProblem(const LocalUpOptions& options);
+// Checks the agent count and the per-agent lists.
+Result<void> checkLocalUp(const LocalUpOptions& options);
 
 struct LocalDownOptions {
   std::string dir;

@@ -145,8 +145,8 @@ int runManifestCommand(const ManifestOptions& options) {
   }
   std::fputs((options.json ? manifestJson(status) : manifestTable(status)).c_str(), stdout);
   if (!options.ganttPath.empty()) {
-    std::string problem = writeFileAtomically(options.ganttPath, manifestGanttSvg(status));
-    if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+    if (auto written = writeFileAtomically(options.ganttPath, manifestGanttSvg(status)); !written)
+      std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
   }
   for (const auto& item : status.items)
     for (const auto& c : item.send.copies)

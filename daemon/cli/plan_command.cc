@@ -23,9 +23,8 @@ int runPlanCommand(const PlanOptions& options) {
   }
   std::cout << (options.json ? planJson(*report) : planTable(*report));
   if (options.svgPath) {
-    if (std::string error = writeFileAtomically(*options.svgPath, renderGanttSvg(ganttOf(*report)));
-        !error.empty()) {
-      std::cerr << "hnow plan: " << error << "\n";
+    if (auto written = writeFileAtomically(*options.svgPath, renderGanttSvg(ganttOf(*report))); !written) {
+      std::cerr << "hnow plan: " << written.error().message << "\n";
       return 1;
     }
     if (!options.json) std::cout << "\nGantt chart written to " << *options.svgPath << "\n";

@@ -203,8 +203,8 @@ int runRunCommand(const RunOptions& options) {
   if (options.json) std::fputs(runJson(report).c_str(), stdout);
   else std::fputs(runTable(report).c_str(), stderr);
   if (!options.ganttPath.empty()) {
-    std::string problem = writeFileAtomically(options.ganttPath, runGanttSvg(report));
-    if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+    if (auto written = writeFileAtomically(options.ganttPath, runGanttSvg(report)); !written)
+      std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
   }
   return 0;
 }

@@ -210,8 +210,8 @@ int runSendCommand(const SendOptions& options) {
   progress.end();
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
   if (!options.ganttPath.empty()) {
-    std::string problem = writeFileAtomically(options.ganttPath, sendGanttSvg(status));
-    if (!problem.empty()) std::fprintf(stderr, "hnow: %s\n", problem.c_str());
+    if (auto written = writeFileAtomically(options.ganttPath, sendGanttSvg(status)); !written)
+      std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
   }
   for (const auto& c : status.copies)
     if (c.state != daemon::CopyStatus::State::kDone) return 1;

@@ -9,24 +9,24 @@
 
 namespace hnow::cli {
 
-std::string writeFileAtomically(const std::string& path, const std::string& contents) {
+Result<void> writeFileAtomically(const std::string& path, const std::string& contents) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + path + ": " + std::strerror(errno);
+    if (!out) return Error{"cannot write " + path + ": " + std::strerror(errno)};
     out << contents;
     out.flush();
     if (!out) {
       std::remove(temp.c_str());
-      return "cannot write " + path + ": " + std::strerror(errno);
+      return Error{"cannot write " + path + ": " + std::strerror(errno)};
     }
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     std::string why = std::strerror(errno);
     std::remove(temp.c_str());
-    return "cannot write " + path + ": " + why;
+    return Error{"cannot write " + path + ": " + why};
   }
-  return "";
+  return {};
 }
 
 }  // namespace hnow::cli

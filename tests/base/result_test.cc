@@ -37,3 +37,18 @@ TEST_CASE("a result gives up a value it owns") {
   REQUIRE(taken);
   CHECK(*taken == 3);
 }
+
+TEST_CASE("a result of nothing is done, or the error that says why not") {
+  const Result<void> done;
+  CHECK(done.ok());
+  CHECK(static_cast<bool>(done));
+  const Result<void> refused = Error{"cannot write /x: Permission denied"};
+  CHECK_FALSE(refused.ok());
+  CHECK(refused.error().message == "cannot write /x: Permission denied");
+}
+
+TEST_CASE("an error in a user's file names the file, line and column like a compiler") {
+  CHECK(Error{"expected a number", "lab.toml", 3, 14}.text() == "lab.toml:3:14: expected a number");
+  CHECK(Error{"cannot open the file for reading", "lab.toml"}.text() == "lab.toml: cannot open the file for reading");
+  CHECK(Error{"no file"}.text() == "no file");
+}
