@@ -107,73 +107,52 @@ std::string runGanttSvg(const RunReportView& r) {
   return renderGanttSvg(chart);
 }
 
-int runRunCommand(const RunOptions& options) {
-  if (options.input.empty() || options.command.empty()) {
-    std::fprintf(stderr, "hnow: run needs --input FILE and --cmd 'CMD'\n");
-    return 2;
-  }
-  if (options.concat == !options.reduce.empty()) {
-    std::fprintf(stderr, "hnow: run needs exactly one of --concat and --reduce 'CMD'\n");
-    return 2;
-  }
+namespace {
+
+// What hnowd is asked for, or why the options cannot make a run.
+Result<CoordinatorClient::RunStart> runRequestOf(const RunOptions& options) {
+  if (options.input.empty() || options.command.empty()) return Error{"run needs --input FILE and --cmd 'CMD'"};
+  if (options.concat == !options.reduce.empty()) return Error{"run needs exactly one of --concat and --reduce 'CMD'"};
   auto split = conf::parseSplitSpec(options.split);
-  if (!split) {
-    std::fprintf(stderr, "hnow: %s\n", split.error().message.c_str());
-    return 2;
-  }
+  if (!split) return split.error();
   auto argv = conf::commandArgv(options.command, options.shell);
-  if (!argv) {
-    std::fprintf(stderr, "hnow: --cmd: %s\n", argv.error().message.c_str());
-    return 2;
-  }
-  std::vector<std::string> reduceArgv;
+  if (!argv) return Error{"--cmd: " + argv.error().message};
+  CoordinatorClient::RunStart request;
   if (!options.reduce.empty()) {
     auto parsed = conf::commandArgv(options.reduce, options.shell);
-    if (!parsed) {
-      std::fprintf(stderr, "hnow: --reduce: %s\n", parsed.error().message.c_str());
-      return 2;
-    }
-    reduceArgv = parsed.value();
+    if (!parsed) return Error{"--reduce: " + parsed.error().message};
+    request.reduceArgv = parsed.value();
   }
-  int exitCode = 0;
-  auto client = connectOrReport(options.configPath, exitCode);
-  if (!client) return exitCode;
+  if (options.rounds != "auto") {
+    int n = 0;
+    auto [end, problem] = std::from_chars(options.rounds.data(), options.rounds.data() + options.rounds.size(), n);
+    if (problem != std::errc() || end != options.rounds.data() + options.rounds.size() || n < 1 || n > 100)
+      return Error{"--rounds '" + options.rounds + "': use auto or a number from 1 to 100"};
+    request.rounds = n;
+  }
   std::error_code error;
-  CoordinatorClient::RunStart request;
   request.input = std::filesystem::absolute(options.input, error).string();
   request.split = options.split;
   request.argv = argv.value();
   request.command = options.command;
   request.to = options.to;
   request.order = options.order;
-  request.reduceArgv = reduceArgv;
   request.output = options.output.empty() ? "" : std::filesystem::absolute(options.output, error).string();
   request.slack = options.slack;
   request.strategy = options.strategy;
   request.blockBytes = options.blockBytes;
   request.replicas = options.replicas;
-  if (options.rounds != "auto") {
-    int n = 0;
-    auto [end, problem] = std::from_chars(options.rounds.data(), options.rounds.data() + options.rounds.size(), n);
-    if (problem != std::errc() || end != options.rounds.data() + options.rounds.size() || n < 1 || n > 100) {
-      std::fprintf(stderr, "hnow: --rounds '%s': use auto or a number from 1 to 100\n", options.rounds.c_str());
-      return 2;
-    }
-    request.rounds = n;
-  }
-  auto started = client->startRun(request);
-  if (!started) {
-    std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
-    return 1;
-  }
+  return request;
+}
+
+// Polls the run until it ends, its phase on a terminal; the last report.
+Result<RunReportView> awaitRun(CoordinatorClient& client, std::uint64_t id) {
   const bool tty = ::isatty(STDERR_FILENO);
   RunReportView report;
   std::string shown;
   for (;;) {
-    auto polled = client->runProgress(started.value());
-    if (!polled) {
-      return reportLostHnowd("running", "job", "its shares", "Run it again", polled.error().message);
-    }
+    auto polled = client.runProgress(id);
+    if (!polled) return polled.error();
     report = std::move(polled.value());
     if (tty && report.phase != shown) {
       std::fprintf(stderr, "\r%-12s %6.1f s", report.phase.c_str(), report.elapsedS);
@@ -183,27 +162,54 @@ int runRunCommand(const RunOptions& options) {
     std::this_thread::sleep_for(50ms);
   }
   if (tty) std::fputs("\n", stderr);
-  if (!report.error.empty()) {
-    std::fprintf(stderr, "hnow: run failed: %s\n", report.error.c_str());
+  return report;
+}
+
+// The result, from hnowd to stdout.
+Result<void> copyOutput(CoordinatorClient& client, std::uint64_t id) {
+  for (std::uint64_t offset = 0;;) {
+    auto chunk = client.runOutput(id, offset);
+    if (!chunk) return Error{"reading the result: " + chunk.error().message};
+    if (chunk.value().empty()) break;
+    std::fwrite(chunk.value().data(), 1, chunk.value().size(), stdout);
+    offset += chunk.value().size();
+  }
+  std::fflush(stdout);
+  return {};
+}
+
+}  // namespace
+
+int runRunCommand(const RunOptions& options) {
+  auto request = runRequestOf(options);
+  if (!request) {
+    std::fprintf(stderr, "hnow: %s\n", request.error().message.c_str());
+    return 2;
+  }
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
+  auto started = client->startRun(request.value());
+  if (!started) {
+    std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  auto report = awaitRun(*client, started.value());
+  if (!report) return reportLostHnowd("running", "job", "its shares", "Run it again", report.error().message);
+  if (!report->error.empty()) {
+    std::fprintf(stderr, "hnow: run failed: %s\n", report->error.c_str());
     return 1;
   }
   if (options.output.empty() && !options.json) {
-    for (std::uint64_t offset = 0;;) {
-      auto chunk = client->runOutput(started.value(), offset);
-      if (!chunk) {
-        std::fprintf(stderr, "hnow: reading the result: %s\n", chunk.error().message.c_str());
-        return 1;
-      }
-      if (chunk.value().empty()) break;
-      std::fwrite(chunk.value().data(), 1, chunk.value().size(), stdout);
-      offset += chunk.value().size();
+    if (auto copied = copyOutput(*client, started.value()); !copied) {
+      std::fprintf(stderr, "hnow: %s\n", copied.error().message.c_str());
+      return 1;
     }
-    std::fflush(stdout);
   }
-  if (options.json) std::fputs(runJson(report).c_str(), stdout);
-  else std::fputs(runTable(report).c_str(), stderr);
+  if (options.json) std::fputs(runJson(*report).c_str(), stdout);
+  else std::fputs(runTable(*report).c_str(), stderr);
   if (!options.ganttPath.empty()) {
-    if (auto written = writeFileAtomically(options.ganttPath, runGanttSvg(report)); !written)
+    if (auto written = writeFileAtomically(options.ganttPath, runGanttSvg(*report)); !written)
       std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
   }
   return 0;
