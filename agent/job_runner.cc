@@ -176,24 +176,8 @@ double JobRunner::emulatedSeconds(std::chrono::steady_clock::time_point start,
   return total + std::max(factor, 1.0) * std::chrono::duration<double>(end - from).count();
 }
 
-kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
-                                        std::string resultToken, double computeFactor) {
-  std::vector<std::string> paths;
-  for (const auto& token : inputs) {
-    auto it = files_.find(token);
-    if (it == files_.end() || fetching_.count(token)) transport::refuse("an input of this task is not here");
-    paths.push_back(it->second);
-  }
-  if (files_.count(resultToken)) transport::refuse("this result token is taken");
-  ::mkdir(dir_.c_str(), 0755);
-  const std::string resultPath = pathFor(resultToken);
-  files_[resultToken] = resultPath;  // reserved; removed by drop()
-  {
-    std::lock_guard lock(mutex_);
-    running_[resultToken] = 0;
-  }
-  auto paf = kj::newPromiseAndCrossThreadFulfiller<TaskOutcome>();
-  for (auto it = threads_.begin(); it != threads_.end();) {  // reap finished workers
+void JobRunner::joinFinishedWorkers() {
+  for (auto it = threads_.begin(); it != threads_.end();) {
     if (!it->second->load()) {
       ++it;
       continue;
@@ -201,70 +185,94 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     it->first.join();
     it = threads_.erase(it);
   }
+}
+
+void JobRunner::runCommandOf(const Task& task, int in, int out, const std::string& errPath, int err,
+                             TaskOutcome& outcome) {
+  Worker worker{this, task.resultToken};
+  CommandOutcome run = runCommand(task.argv, in, out, err, &Worker::started, &worker);
+  outcome.exitCode = run.exitCode;
+  outcome.runS = run.wallSeconds;
+  outcome.error = run.error;
+  if (!run.error.empty() && run.started) {
+    std::string tail = tailOf(errPath);
+    if (!tail.empty()) outcome.error += ": " + tail;
+  }
+  const auto end = std::chrono::steady_clock::now();
+  const auto start = end - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(run.wallSeconds));
+  const double emulated = run.started ? emulatedSeconds(start, end, task.computeFactor) : run.wallSeconds;
+  if (emulated > run.wallSeconds) std::this_thread::sleep_for(std::chrono::duration<double>(emulated - run.wallSeconds));
+  outcome.computeS = std::max(emulated, run.wallSeconds);
+  if (outcome.error.empty()) {
+    struct stat info {};
+    ::fstat(out, &info);
+    outcome.size = static_cast<std::uint64_t>(info.st_size);
+    outcome.sha256 = sha256Of(out);
+    if (outcome.sha256.empty()) outcome.error = "cannot read the result back";
+  }
+}
+
+TaskOutcome JobRunner::execute(const Task& task) {
+  TaskOutcome outcome;
+  {
+    std::lock_guard lock(mutex_);
+    if (dropped_.count(task.resultToken)) outcome.error = "the task was dropped";
+  }
+  // One input is the command's stdin as is; several are concatenated first.
+  const bool joined = task.inputs.size() != 1;
+  const std::string stdinPath = joined ? task.resultPath + ".in" : task.inputs[0];
+  if (joined && outcome.error.empty()) {
+    int in = ::open(stdinPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = in >= 0;
+    for (const auto& p : task.inputs) ok = ok && appendFile(in, p);
+    if (in >= 0) ::close(in);
+    if (!ok) outcome.error = "cannot join the task's inputs: " + std::string(std::strerror(errno));
+  }
+  const bool proceed = outcome.error.empty();
+  int in = proceed ? ::open(stdinPath.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  int out = proceed ? ::open(task.resultPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  const std::string errPath = task.resultPath + ".err";
+  int err = proceed ? ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  if (outcome.error.empty() && (in < 0 || out < 0 || err < 0))
+    outcome.error = "cannot open the task's files: " + std::string(std::strerror(errno));
+  if (outcome.error.empty()) runCommandOf(task, in, out, errPath, err, outcome);
+  for (int fd : {in, out, err})
+    if (fd >= 0) ::close(fd);
+  ::unlink(errPath.c_str());
+  if (joined) ::unlink(stdinPath.c_str());
+  std::lock_guard lock(mutex_);
+  running_.erase(task.resultToken);
+  if (dropped_.erase(task.resultToken)) {  // its result is nobody's: created after the drop, or not
+    ::unlink(task.resultPath.c_str());
+    outcome.error = "the task was dropped";
+  }
+  return outcome;
+}
+
+kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
+                                        std::string resultToken, double computeFactor) {
+  Task task{{}, std::move(argv), resultToken, pathFor(resultToken), computeFactor};
+  for (const auto& token : inputs) {
+    auto it = files_.find(token);
+    if (it == files_.end() || fetching_.count(token)) transport::refuse("an input of this task is not here");
+    task.inputs.push_back(it->second);
+  }
+  if (files_.count(resultToken)) transport::refuse("this result token is taken");
+  ::mkdir(dir_.c_str(), 0755);
+  const std::string resultPath = task.resultPath;
+  files_[resultToken] = resultPath;  // reserved; removed by drop()
+  {
+    std::lock_guard lock(mutex_);
+    running_[resultToken] = 0;
+  }
+  auto paf = kj::newPromiseAndCrossThreadFulfiller<TaskOutcome>();
+  joinFinishedWorkers();
   auto finished = std::make_shared<std::atomic<bool>>(false);
   // Held by a shared_ptr: kj::Own's destructor may throw, std::thread's state may not.
   auto fulfiller = std::make_shared<kj::Own<kj::CrossThreadPromiseFulfiller<TaskOutcome>>>(kj::mv(paf.fulfiller));
-  std::thread worker([this, paths, argv = std::move(argv), resultToken, resultPath, computeFactor, fulfiller,
-                      finished]() mutable {
-    TaskOutcome outcome;
-    {
-      std::lock_guard lock(mutex_);
-      if (dropped_.count(resultToken)) outcome.error = "the task was dropped";
-    }
-    // One input is the command's stdin as is; several are concatenated first.
-    std::string stdinPath = paths.size() == 1 ? paths[0] : resultPath + ".in";
-    if (paths.size() != 1 && outcome.error.empty()) {
-      int in = ::open(stdinPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      bool ok = in >= 0;
-      for (const auto& p : paths) ok = ok && appendFile(in, p);
-      if (in >= 0) ::close(in);
-      if (!ok) outcome.error = "cannot join the task's inputs: " + std::string(std::strerror(errno));
-    }
-    const bool proceed = outcome.error.empty();
-    int in = proceed ? ::open(stdinPath.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-    int out = proceed ? ::open(resultPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    const std::string errPath = resultPath + ".err";
-    int err = proceed ? ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    if (outcome.error.empty() && (in < 0 || out < 0 || err < 0))
-      outcome.error = "cannot open the task's files: " + std::string(std::strerror(errno));
-    if (outcome.error.empty()) {
-      Worker worker{this, resultToken};
-      CommandOutcome run = runCommand(argv, in, out, err, &Worker::started, &worker);
-      outcome.exitCode = run.exitCode;
-      outcome.runS = run.wallSeconds;
-      outcome.error = run.error;
-      if (!run.error.empty() && run.started) {
-        std::string tail = tailOf(errPath);
-        if (!tail.empty()) outcome.error += ": " + tail;
-      }
-      const auto end = std::chrono::steady_clock::now();
-      const auto start = end - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                   std::chrono::duration<double>(run.wallSeconds));
-      const double emulated = run.started ? emulatedSeconds(start, end, computeFactor) : run.wallSeconds;
-      if (emulated > run.wallSeconds)
-        std::this_thread::sleep_for(std::chrono::duration<double>(emulated - run.wallSeconds));
-      outcome.computeS = std::max(emulated, run.wallSeconds);
-      if (outcome.error.empty()) {
-        struct stat info {};
-        ::fstat(out, &info);
-        outcome.size = static_cast<std::uint64_t>(info.st_size);
-        outcome.sha256 = sha256Of(out);
-        if (outcome.sha256.empty()) outcome.error = "cannot read the result back";
-      }
-    }
-    for (int fd : {in, out, err})
-      if (fd >= 0) ::close(fd);
-    ::unlink(errPath.c_str());
-    if (paths.size() != 1) ::unlink(stdinPath.c_str());
-    {
-      std::lock_guard lock(mutex_);
-      running_.erase(resultToken);
-      if (dropped_.erase(resultToken)) {  // its result is nobody's: created after the drop, or not
-        ::unlink(resultPath.c_str());
-        outcome.error = "the task was dropped";
-      }
-    }
-    (*fulfiller)->fulfill(std::move(outcome));
+  std::thread worker([this, task = std::move(task), fulfiller, finished]() {
+    (*fulfiller)->fulfill(execute(task));
     finished->store(true);
   });
   threads_.emplace_back(std::move(worker), finished);

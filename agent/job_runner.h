@@ -72,6 +72,19 @@ class JobRunner {
   double emulatedSeconds(std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point end,
                          double initial);
   struct Worker;
+  // One task as its worker thread runs it.
+  struct Task {
+    std::vector<std::string> inputs;  // paths, in order
+    std::vector<std::string> argv;
+    std::string resultToken;
+    std::string resultPath;
+    double computeFactor = 1.0;
+  };
+  // On the worker thread: the command over the task's inputs, its result
+  // kept at resultPath, stretched by the emulated compute factor.
+  TaskOutcome execute(const Task& task);
+  void runCommandOf(const Task& task, int in, int out, const std::string& errPath, int err, TaskOutcome& outcome);
+  void joinFinishedWorkers();
   std::string pathFor(const std::string& token) const;
 
   Receiver& receiver_;
