@@ -21,6 +21,26 @@ double predicted(const std::vector<int>& parent, const std::vector<planner::Node
   return p ? p->seconds : std::numeric_limits<double>::infinity();
 }
 
+// The best tree for what is left. The data plane pipelines every tree: under
+// auto the max-bottleneck tree is a candidate even when the store-and-forward
+// plan won on its own terms.
+SendTree bestTree(const std::string& algo, const std::vector<TreeNode>& sub,
+                  const std::vector<planner::NodeRates>& rates, double remaining, std::uint32_t chunkBytes) {
+  SendTree best = planSendTree(algo, sub, static_cast<std::uint64_t>(remaining), chunkBytes);
+  if (!best.error.empty()) best.predictedSeconds = std::numeric_limits<double>::infinity();
+  if (algo != "auto") return best;
+  if (auto tree = planner::maxBottleneckTree(rates, 0, {})) {
+    if (auto p = planner::predictPipelined(*tree, rates, remaining, chunkBytes); p && p->seconds < best.predictedSeconds) {
+      best.algo = "pipelined";
+      best.parent = tree->parent;
+      best.parent[0] = -1;
+      best.finish = p->finishSeconds;
+      best.predictedSeconds = p->seconds;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 ReplanAnswer replanSend(const ReplanInput& in) {
@@ -71,22 +91,7 @@ ReplanAnswer replanSend(const ReplanInput& in) {
   }
   answer.keptSeconds = predicted(kept, rates, remaining, in.chunkBytes);
 
-  SendTree best = planSendTree(in.algo, sub, static_cast<std::uint64_t>(remaining), in.chunkBytes);
-  if (!best.error.empty()) best.predictedSeconds = std::numeric_limits<double>::infinity();
-  // The data plane pipelines every tree: under auto the max-bottleneck tree
-  // is a candidate even when the store-and-forward plan won on its own terms.
-  if (in.algo == "auto") {
-    if (auto tree = planner::maxBottleneckTree(rates, 0, {})) {
-      if (auto p = planner::predictPipelined(*tree, rates, remaining, in.chunkBytes);
-          p && p->seconds < best.predictedSeconds) {
-        best.algo = "pipelined";
-        best.parent = tree->parent;
-        best.parent[0] = -1;
-        best.finish = p->finishSeconds;
-        best.predictedSeconds = p->seconds;
-      }
-    }
-  }
+  const SendTree best = bestTree(in.algo, sub, rates, remaining, in.chunkBytes);
   answer.replannedSeconds = best.predictedSeconds;
   if (!std::isfinite(best.predictedSeconds)) {
     answer.why = "no tree could be planned" + (best.error.empty() ? "" : ": " + best.error);
