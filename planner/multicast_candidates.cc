@@ -4,18 +4,14 @@
 #include <bit>
 #include <climits>
 
-#include "planner/multicast_dense_scan.h"
-
 namespace hnow::planner {
 
 namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 }
 
-MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers,
-                                         SenderOrder order)
-    : instance_(instance), timeline_(instance, preemptive), n_(instance.nodeCount()),
-      trackReceivers_(trackReceivers), buckets_(order == SenderOrder::kBuckets), dense_(order == SenderOrder::kDense),
+MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers)
+    : instance_(instance), timeline_(instance, preemptive), n_(instance.nodeCount()), trackReceivers_(trackReceivers),
       needCount_(n_, 0), avail_(n_, 0.0),
       words_((instance.messageCount() + 63) / 64) {
   const int messages = instance.messageCount();
@@ -54,28 +50,18 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
       auto size = std::find_if(sizes_.begin(), sizes_.end(),
                                [&](const SizeClass& c) { return c.bytes == instance.messages[k].bytes; });
       if (size == sizes_.end()) {
-        SizeClass c{instance.messages[k].bytes, std::vector<std::uint64_t>(words_, 0), {}, {}, {}, {}, {}, {}, {}};
+        SizeClass c{instance.messages[k].bytes, std::vector<std::uint64_t>(words_, 0), {}, {}, {}, {}, {}, {}};
         for (int v = 0; v < n_; ++v) c.send.push_back(instance.sendTime(v, k)), c.receive.push_back(instance.recvTime(v, k));
         c.sendEnd = c.send;  // every Avail is 0
-        if (buckets_) {
-          // Buckets of 1/16 of the mean S: of 1/2 to 1/32, the best for WR,
-          // EAF and RR together on the 80-node all-to-all.
-          double meanSend = 0.0;
-          for (double x : c.send) meanSend += x / n_;
-          c.buckets = SendEndBuckets(c.sendEnd, meanSend / 16.0);
-        }
-        for (int v = 0; v < n_ && !buckets_ && !dense_; ++v) c.bySendEnd.push_back(v);
+        for (int v = 0; v < n_; ++v) c.bySendEnd.push_back(v);
         std::sort(c.bySendEnd.begin(), c.bySendEnd.end(),
                   [&](int a, int b) { return c.sendEnd[a] < c.sendEnd[b]; });
-        if (!buckets_ && !dense_) {
-          c.positionOf.resize(n_);
-          for (int at = 0; at < n_; ++at) c.positionOf[c.bySendEnd[at]] = at;
-          // A sentinel after the last node (index n, +inf) ends every move.
-          c.bySendEnd.push_back(n_);
-        }
-        // The sentinel n, and for the dense scan the padding: +inf.
-        c.sendEnd.resize(std::max(n_ + 1, (n_ + 7) / 8 * 8), kInfinity);
-        for (int j = 0; j < n_ && !dense_; ++j) {  // the scans' early stop; the dense scan has none
+        c.positionOf.resize(n_);
+        for (int at = 0; at < n_; ++at) c.positionOf[c.bySendEnd[at]] = at;
+        // A sentinel after the last node (index n, +inf) ends every move.
+        c.bySendEnd.push_back(n_);
+        c.sendEnd.push_back(kInfinity);
+        for (int j = 0; j < n_; ++j) {  // the scans' early stop
           double fastest = kInfinity;
           for (int i = 0; i < n_; ++i)
             if (i != j) fastest = std::min(fastest, instance.link(i, j) * c.bytes);
@@ -87,26 +73,9 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
       size->messages[k / 64] |= bit;
       sizeOf_.push_back(static_cast<int>(size - sizes_.begin()));
     }
-    // + a row's worth of padding: the dense scan reads whole groups of 8
-    // senders, past the last row's end when n is not a multiple of 8.
-    linkTo_.assign(static_cast<size_t>(n_) * n_ + 8, 0.0);
+    linkTo_.assign(static_cast<size_t>(n_) * n_, 0.0);
     for (int j = 0; j < n_; ++j)
       for (int i = 0; i < n_; ++i) linkTo_[static_cast<size_t>(j) * n_ + i] = instance.link(i, j);
-    if (dense_) {
-      padded_ = (n_ + 7) / 8 * 8;
-      denseInput_.padded = padded_;
-      denseInput_.sourceOf = sourceOf_.data();
-      for (int w = 0; w < 2; ++w) {
-        heldByWord_[w].assign(padded_, 0);
-        sourcedByWord_[w].assign(padded_, 0);
-        for (int v = 0; v < n_ && w < words_; ++v) {
-          heldByWord_[w][v] = held_[static_cast<size_t>(v) * words_ + w];
-          sourcedByWord_[w][v] = sourced_[static_cast<size_t>(v) * words_ + w];
-        }
-        denseInput_.held[w] = heldByWord_[w].data();
-        denseInput_.sourced[w] = sourcedByWord_[w].data();
-      }
-    }
   } else {
     slot_.assign(cells, -1);
     pending_.resize(n_);
@@ -123,7 +92,7 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
   }
   if (trackReceivers_) {
     receiverBest_.resize(n_);
-    receivers_ = TimedTournament<BestTime, ByBestKey>(n_, BestTime{&receiverBest_}, ByBestKey{&receiverBest_});
+    receivers_ = Tournament<ByBestKey>(n_, ByBestKey{&receiverBest_});
     for (int j = 0; j < n_; ++j) {
       receiverBest_[j].key.receiver = j;
       if (waiting(j)) receiverBest_[j].key = bestFor(j);  // every changes() count is still 0
@@ -133,7 +102,6 @@ MulticastCandidates::MulticastCandidates(const MulticastInstance& instance, bool
 }
 
 MulticastTaskKey MulticastCandidates::bestFor(int j) {
-  if (dense_) return bestDense(j);
   return timeline_.preemptive() ? bestByPair(j) : bestBySender(j, {kInfinity, 1, INT_MAX, INT_MAX, j});
 }
 
@@ -178,7 +146,7 @@ int firstMessage(const std::uint64_t* held, const std::uint64_t* sourced, const 
 // link into j could not complete by the best time found (equal times still
 // count: the tie rules may prefer a later sender). kWords > 0 fixes the
 // number of set words at compile time (M <= 128, the common case).
-template <int kWords, bool kBuckets>
+template <int kWords>
 void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const {
   const int words = kWords > 0 ? kWords : words_;
   const double receive = size.receive[j];
@@ -200,7 +168,7 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   // the best task of this size. (ECF's receivers rarely have one: there the
   // check costs more than it saves.)
   if (!trackReceivers_ && floor <= best.time &&
-      MulticastTimeline::arrivalAfter(kBuckets ? size.buckets.leastBound() : sendEnd[size.bySendEnd[0]], fastest) +
+      MulticastTimeline::arrivalAfter(sendEnd[size.bySendEnd[0]], fastest) +
               receive <=
           floor) {
     for (int w = 0; w < words; ++w)
@@ -249,25 +217,10 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
   auto beyond = [&](double sendEndValue) {
     return MulticastTimeline::arrivalAfter(sendEndValue, fastest) + receive > best.time;
   };
-  if constexpr (!kBuckets) {
-    for (const int* at = size.bySendEnd.data(), *end = at + n_; at != end; ++at) {
-      if (beyond(sendEnd[*at])) return;
-      if (consider(*at)) return;
-    }
-    return;
+  for (const int* at = size.bySendEnd.data(), *end = at + n_; at != end; ++at) {
+    if (beyond(sendEnd[*at])) return;
+    if (consider(*at)) return;
   }
-  // Bucket by bucket, then the far list (multicast_send_order.h); a bucket
-  // is left, with all after it, once its least value is beyond.
-  const SendEndBuckets& order = size.buckets;
-  const bool stopped = order.scan([&](std::int64_t b) __attribute__((always_inline)) {
-    if (beyond(order.lowest(b))) return true;
-    for (int i = order.head(b), stop = order.stop(b); i != stop; i = order.next(i))
-      if (consider(i)) return true;
-    return false;
-  });
-  if (stopped) return;
-  for (int i = order.farHead(), stop = order.farStop(); i != stop; i = order.next(i))
-    if (consider(i)) return;
 }
 
 // A node's Avail only grows: it moves towards the end of the order, one
@@ -277,15 +230,6 @@ void MulticastCandidates::scanSenders(int j, const SizeClass& size, MulticastTas
 // moves, this predictable loop takes 37 ns a move against 53 ns for two
 // binary searches (whose branches on the keys mispredict) and a memmove.
 void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
-  if (dense_) {  // no order to keep
-    size.sendEnd[v] = value;
-    return;
-  }
-  if (buckets_) {
-    size.sendEnd[v] = value;
-    size.buckets.raise(v, value);
-    return;
-  }
   int* order = size.bySendEnd.data();
   int* position = size.positionOf.data();
   const double* key = size.sendEnd.data();
@@ -300,34 +244,6 @@ void MulticastCandidates::raiseSendEnd(SizeClass& size, int v, double value) {
   position[v] = at;
 }
 
-bool MulticastCandidates::denseAvailable(const MulticastInstance& instance, bool preemptive) {
-  return !preemptive && instance.nodeCount() <= kDenseScanMax && instance.messageCount() <= 128 &&
-         denseScanAvailable();
-}
-
-// Every sender at once, size by size (multicast_dense_scan.h); each size's
-// least key then meets the others' under the full tie order. The input's
-// arrays were set at construction; only the receiver's parts change.
-MulticastTaskKey MulticastCandidates::bestDense(int j) {
-  MulticastTaskKey best{kInfinity, 1, INT_MAX, INT_MAX, j};
-  DenseScanInput& in = denseInput_;
-  in.linkTo = &linkTo_[static_cast<size_t>(j) * n_];
-  in.available = avail_[j];
-  const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
-  for (const SizeClass& size : sizes_) {
-    in.wanted[0] = needs[0] & size.messages[0];
-    in.wanted[1] = words_ > 1 ? needs[1] & size.messages[1] : 0;
-    if ((in.wanted[0] | in.wanted[1]) == 0) continue;
-    in.sendEnd = size.sendEnd.data();
-    in.bytes = size.bytes;
-    in.receive = size.receive[j];
-    const DenseScanResult r = denseScan(in);
-    const MulticastTaskKey key{r.time, r.notOwnSource, r.message, r.sender, j};
-    if (r.found && key < best) best = key;
-  }
-  return best;
-}
-
 // `best` starts as a known candidate (or +inf): it lets the scan stop early.
 MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best) {
   const std::uint64_t* needs = &needs_[static_cast<size_t>(j) * words_];
@@ -335,15 +251,9 @@ MulticastTaskKey MulticastCandidates::bestBySender(int j, MulticastTaskKey best)
     bool any = false;
     for (int w = 0; w < words_; ++w) any |= (wanted_[w] = needs[w] & size.messages[w]) != 0;
     if (!any) continue;
-    if (buckets_) {
-      if (words_ == 1) scanSenders<1, true>(j, size, best);
-      else if (words_ == 2) scanSenders<2, true>(j, size, best);
-      else scanSenders<0, true>(j, size, best);
-    } else {
-      if (words_ == 1) scanSenders<1, false>(j, size, best);
-      else if (words_ == 2) scanSenders<2, false>(j, size, best);
-      else scanSenders<0, false>(j, size, best);
-    }
+    if (words_ == 1) scanSenders<1>(j, size, best);
+    else if (words_ == 2) scanSenders<2>(j, size, best);
+    else scanSenders<0>(j, size, best);
   }
   return best;
 }
@@ -410,7 +320,6 @@ void MulticastCandidates::removePending(int j, int k) {
     const std::uint64_t bit = std::uint64_t{1} << (k % 64);
     needs_[static_cast<size_t>(j) * words_ + k / 64] &= ~bit;
     held_[static_cast<size_t>(j) * words_ + k / 64] |= bit;
-    if (dense_) heldByWord_[k / 64][j] |= bit;
     return;
   }
   std::vector<Pair>& pairs = pending_[j];

@@ -24,8 +24,6 @@
 #include <vector>
 
 #include "planner/multicast.h"
-#include "planner/multicast_dense_scan.h"
-#include "planner/multicast_send_order.h"
 #include "planner/multicast_timeline.h"
 #include "planner/multicast_tournament.h"
 
@@ -55,26 +53,11 @@ inline bool operator<(const MulticastTaskKey& a, const MulticastTaskKey& b) {
 
 class MulticastCandidates {
  public:
-  // How the senders are kept by Avail + S without preemption (what the
-  // scans visit in order): sorted, where a move costs the places it passes,
-  // or in buckets (multicast_send_order.h), where a move costs O(1) and a
-  // scan a little more. Buckets pay off when nodes move far and scans are
-  // few (WR, EAF, RR on the 80-node all-to-all); sorted when scans dominate
-  // (ECF) or moves are short (RRS): docs/bench-multicast.md.
-  // kDense: no order at all; every sender is evaluated at once with AVX2
-  // (multicast_dense_scan.h). Only for the receiver-first rules without
-  // preemption, at most kDenseScanMax nodes and 128 messages, on a
-  // processor with AVX2: denseAvailable() says whether an instance and
-  // this machine allow it.
-  enum class SenderOrder { kSorted, kBuckets, kDense };
-  static bool denseAvailable(const MulticastInstance& instance, bool preemptive);
-
   // `instance` must be valid (instanceProblem) and outlive this object.
   // `trackReceivers` keeps the per-receiver keys bestTask() needs (ECF).
-  MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers,
-                      SenderOrder order = SenderOrder::kSorted);
+  MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers);
 
-  // denseInput_ points into this object's own tables.
+  // receivers_ orders by this object's own table.
   MulticastCandidates(const MulticastCandidates&) = delete;
   MulticastCandidates& operator=(const MulticastCandidates&) = delete;
 
@@ -109,11 +92,8 @@ class MulticastCandidates {
     std::vector<std::uint64_t> messages;  // the messages of this size
     std::vector<double> send, receive;    // [v]: S(v, bytes), R(v, bytes)
     std::vector<double> sendEnd;          // [v]: Avail_v + S(v, bytes); [n]: +inf, the sentinel
-    // SenderOrder::kSorted:
     std::vector<int> bySendEnd;           // the nodes by sendEnd, then the sentinel n
     std::vector<int> positionOf;          // [v]: v's index in bySendEnd
-    // SenderOrder::kBuckets:
-    SendEndBuckets buckets;
     std::vector<double> fastestTo;        // [j]: the least X(i, j)·bytes, i != j
   };
   void raiseSendEnd(SizeClass& size, int v, double value);
@@ -142,7 +122,7 @@ class MulticastCandidates {
   MulticastTaskKey bestBySender(int j, MulticastTaskKey best);
   void raiseToFloor(int v);
   MulticastTaskKey keyBySender(int i, int j) const;
-  template <int kWords, bool kBuckets>
+  template <int kWords>
   void scanSenders(int j, const SizeClass& size, MulticastTaskKey& best) const;
   MulticastTaskKey bestByPair(int j);
   Pair& pairOf(int j, int k) { return pending_[j][slot_[static_cast<size_t>(k) * n_ + j]]; }
@@ -157,10 +137,7 @@ class MulticastCandidates {
   MulticastTimeline timeline_;
   const int n_;
   bool trackReceivers_;
-  bool buckets_;  // SenderOrder::kBuckets
-  bool dense_;    // SenderOrder::kDense
   TransferParts lastParts_{0.0, 0.0, 0.0};
-  MulticastTaskKey bestDense(int j);
   int remaining_ = 0;
   std::vector<int> needCount_;                  // [j]: |SR_j|
   std::vector<double> avail_;                   // [v]: Avail_v (§4: the end of v's list)
@@ -172,11 +149,6 @@ class MulticastCandidates {
   std::vector<double> linkTo_;            // [j * n + i]: X(i, j), j's column contiguous
   std::vector<std::uint64_t> wanted_;     // scratch: j's needs of one size
   std::vector<int> sourceOf_;             // [k]: m_k's source, flat for the own-source checks
-  // SenderOrder::kDense: held_ and sourced_ by word, each padded to a
-  // multiple of 8 nodes with nothing held.
-  int padded_ = 0;
-  std::vector<std::uint64_t> heldByWord_[2], sourcedByWord_[2];
-  DenseScanInput denseInput_;
   // With preemption, per waiting pair:
   std::vector<std::vector<Pair>> pending_;      // [j]: SR_j with the cached parts
   std::vector<int> slot_;                       // [k * n + j]: index into pending_[j]
@@ -186,15 +158,11 @@ class MulticastCandidates {
   // With preemption:
   std::vector<std::vector<int>> holders_;       // [k]: A_k, the source first
   std::vector<ReceiverBest> receiverBest_;      // [j], when tracking receivers
-  struct BestTime {
-    const std::vector<ReceiverBest>* best = nullptr;
-    double operator()(int j) const { return (*best)[j].key.time; }
-  };
   struct ByBestKey {
     const std::vector<ReceiverBest>* best = nullptr;
     bool operator()(int a, int b) const { return (*best)[a].key < (*best)[b].key; }
   };
-  TimedTournament<BestTime, ByBestKey> receivers_;  // the waiting receivers by receiverBest_
+  Tournament<ByBestKey> receivers_;  // the waiting receivers by receiverBest_
   // Preemptive SendAvailable walks a task list (Figure 16): memoized per
   // (k, i) with i's changes() count.
   std::vector<double> sendAvailableMemo_;

@@ -7,7 +7,6 @@
 #include <tuple>
 
 #include "planner/multicast_candidates.h"
-#include "planner/multicast_edge_pass.h"
 #include "planner/multicast_tournament.h"
 #include "planner/multicast_timeline.h"
 
@@ -67,17 +66,13 @@ class NodeSet {
 // Prim's algorithm run on every message at once: per waiting (destination,
 // message) the best holder so far, per message its best edge, and a
 // tournament over the messages. Ties: weight, receiver, sender, message.
-MulticastPlan fastestEdgeFirst(const MulticastInstance& instance, EdgePassKernel kernel) {
+MulticastPlan fastestEdgeFirst(const MulticastInstance& instance) {
   MulticastTimeline timeline(instance, false);
   const int n = instance.nodeCount(), messages = instance.messageCount();
   // Weight (Equation 7) = (S + X·l) + R, with S and R looked up once.
   const size_t cells = static_cast<size_t>(messages) * n;
-  // Each table padded by a group of 8: the AVX2 pass reads and writes back
-  // whole groups, past the last row's end when n is not a multiple of 8.
-  std::vector<double> receive(cells + 8), weight(cells + 8);  // [k * n + d]: R(d, m_k); d's lightest edge from A_k
-  std::vector<int> from(cells + 8);                            // [k * n + d]: that edge's holder
-  std::vector<double> links(instance.linkPerByte);             // X, row-major, padded likewise
-  links.resize(links.size() + 8, 0.0);
+  std::vector<double> receive(cells), weight(cells);  // [k * n + d]: R(d, m_k); d's lightest edge from A_k
+  std::vector<int> from(cells);                        // [k * n + d]: that edge's holder
   struct Edge {
     double weight;
     int to, from;
@@ -111,7 +106,7 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance, EdgePassKernel
     const Edge& y = messageBest[b];
     return lighter(x, y) || (!lighter(y, x) && a < b);
   };
-  TimedTournament tournament(messages, [&](int k) { return messageBest[k].weight; }, lighterMessage);
+  Tournament tournament(messages, lighterMessage);
   for (int k = 0; k < messages; ++k) tournament.update(k, !instance.messages[k].destinations.empty());
   for (int k; (k = tournament.least()) >= 0;) {
     const int i = messageBest[k].from, j = messageBest[k].to;
@@ -119,23 +114,24 @@ MulticastPlan fastestEdgeFirst(const MulticastInstance& instance, EdgePassKernel
     std::uint64_t* left = &waiting[static_cast<size_t>(k) * words];
     left[j / 64] &= ~(std::uint64_t{1} << (j % 64));
     // One pass over B_k, the hot loop of FEF (O(N) per step, O(N^3) for
-    // all-to-all): offer j's edges and find the new lightest, the lower
-    // receiver on equal weight (multicast_edge_pass.h).
-    EdgePassInput pass;
-    pass.count = n;
-    pass.waiting = left;
-    pass.sender = j;
-    pass.send = instance.sendTime(j, k);
-    pass.bytes = instance.messages[k].bytes;
-    pass.link = &links[static_cast<size_t>(j) * n];
-    pass.receive = &receive[static_cast<size_t>(k) * n];
-    pass.bestWeight = &weight[static_cast<size_t>(k) * n];
-    pass.bestFrom = &from[static_cast<size_t>(k) * n];
-    const EdgePassResult lightest = edgePassWith(kernel, pass);
-    const double leastWeight = lightest.weight;
-    const int leastTo = lightest.to;
-    const int* bestFrom = pass.bestFrom;
-    if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, bestFrom[leastTo]};
+    // all-to-all): j's edge replaces a waiting destination's lightest if
+    // lighter (the lower sender on equal weight); the new lightest over B_k
+    // has the lower receiver on equal weight (visited in index order).
+    const double send = instance.sendTime(j, k), bytes = instance.messages[k].bytes;
+    const double* link = &instance.linkPerByte[static_cast<size_t>(j) * n];
+    const size_t row = static_cast<size_t>(k) * n;
+    double leastWeight = std::numeric_limits<double>::infinity();
+    int leastTo = -1;
+    for (int w = 0; w < words; ++w) {
+      for (std::uint64_t bits = left[w]; bits != 0; bits &= bits - 1) {
+        const int d = w * 64 + std::countr_zero(bits);
+        const double x = send + link[d] * bytes + receive[row + d];
+        double& b = weight[row + d];
+        if (x < b || (x == b && j < from[row + d])) b = x, from[row + d] = j;
+        if (b < leastWeight) leastWeight = b, leastTo = d;  // weights are finite
+      }
+    }
+    if (leastTo >= 0) messageBest[k] = {leastWeight, leastTo, from[row + leastTo]};
     tournament.update(k, leastTo >= 0);
   }
   return timeline.takePlan();
@@ -158,10 +154,8 @@ class ReceiverFirst {
  public:
   // `workRacing` keeps WR's virtual times (Equations 8 and 9); the other
   // rules do not read them.
-  ReceiverFirst(const MulticastInstance& instance, bool preemptive,
-                MulticastCandidates::SenderOrder order = MulticastCandidates::SenderOrder::kSorted,
-                bool workRacing = false)
-      : instance_(instance), candidates_(instance, preemptive, false, order), workRacing_(workRacing),
+  ReceiverFirst(const MulticastInstance& instance, bool preemptive, bool workRacing = false)
+      : instance_(instance), candidates_(instance, preemptive, false), workRacing_(workRacing),
         virtualTime_(workRacing ? instance.nodeCount() : 0, 0.0),
         virtualAfter_(workRacing ? static_cast<size_t>(instance.messageCount()) * instance.nodeCount() : 0, 0.0) {}
 
@@ -234,7 +228,10 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
   std::sort(rank.begin(), rank.end(), [&](int a, int b) { return state.faster(a, b); });
   std::vector<int> byNode(n);
   for (int r = 0; r < n; ++r) byNode[rank[r]] = r;
-  TimedTournament receivers(n, key, [&](int a, int b) { return byNode[a] < byNode[b]; });
+  Tournament receivers(n, [&](int a, int b) {
+    const double x = key(a), y = key(b);
+    return x < y || (x == y && byNode[a] < byNode[b]);
+  });
   for (int v = 0; v < n; ++v) receivers.update(v, state.needs(v));
   while (!state.done()) {
     const int j = receivers.least();
@@ -246,27 +243,8 @@ MulticastPlan leastKeyFirst(ReceiverFirst& state, Key key, bool senderMoves) {
 }
 
 MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorithm rule,
-                            const MulticastOptions& options, MulticastSenderScan scan) {
-  using Order = MulticastCandidates::SenderOrder;
-  Order order = Order::kBuckets;
-  switch (scan) {
-    case MulticastSenderScan::kAuto:
-      // The dense scan where it runs: on the 80-node all-to-all it is the
-      // fastest for all four rules (docs/bench-multicast.md). Else buckets,
-      // but sorted for RRS: its random receivers spread the nodes' Avail,
-      // so its moves are short.
-      order = MulticastCandidates::denseAvailable(instance, options.preemptive) ? Order::kDense
-              : rule == MulticastAlgorithm::kReceiverRandomSelection          ? Order::kSorted
-                                                                              : Order::kBuckets;
-      break;
-    case MulticastSenderScan::kSorted: order = Order::kSorted; break;
-    case MulticastSenderScan::kBuckets: order = Order::kBuckets; break;
-    case MulticastSenderScan::kDense:
-      order = MulticastCandidates::denseAvailable(instance, options.preemptive) ? Order::kDense : Order::kBuckets;
-      break;
-  }
-  if (options.preemptive) order = Order::kSorted;  // the per-pair caches of §5 use no order
-  ReceiverFirst state(instance, options.preemptive, order, rule == MulticastAlgorithm::kWorkRacing);
+                            const MulticastOptions& options) {
+  ReceiverFirst state(instance, options.preemptive, rule == MulticastAlgorithm::kWorkRacing);
   if (rule == MulticastAlgorithm::kWorkRacing)
     return leastKeyFirst(state, [&](int v) { return state.virtualTime(v); }, false);
   if (rule == MulticastAlgorithm::kEarliestAvailableFirst)
@@ -293,29 +271,16 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 
 Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options) {
-  return planMulticastWithScan(instance, algorithm, options, MulticastSenderScan::kAuto);
-}
-
-Result<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
-                                             const MulticastOptions& options, MulticastSenderScan scan) {
   if (auto problem = instanceProblem(instance)) return Error{*problem};
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
       if (options.preemptive) return Error{"FEF has no preemptive form (seed 004 §5)"};
-      return fastestEdgeFirst(instance, edgePassKernelAvailable(EdgePassKernel::kAvx512) ? EdgePassKernel::kAvx512
-                                        : edgePassKernelAvailable(EdgePassKernel::kAvx2) ? EdgePassKernel::kAvx2
-                                                                                         : EdgePassKernel::kPlain);
+      return fastestEdgeFirst(instance);
     case MulticastAlgorithm::kEarliestCompletionFirst:
       return earliestCompletionFirst(instance, options.preemptive);
     default:
-      return receiverFirst(instance, algorithm, options, scan);
+      return receiverFirst(instance, algorithm, options);
   }
-}
-
-Result<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel) {
-  if (auto problem = instanceProblem(instance)) return Error{*problem};
-  if (!edgePassKernelAvailable(kernel)) return Error{"this processor does not run that kernel"};
-  return fastestEdgeFirst(instance, kernel);
 }
 
 Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,

@@ -1,7 +1,7 @@
 #pragma once
 // The multiple multicast heuristics of seed 004 §4 and their preemptive
-// forms (§5). Ties are broken so that results are reproducible (issue 3,
-// docs/multicast.md):
+// forms (§5). Ties are broken so that results are reproducible
+// (docs/multicast.md):
 // - a (sender, receiver, message) choice by completion time: the earlier
 //   completion, then the message's own source as sender, then the lower
 //   message index, sender index, receiver index;
@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "planner/multicast.h"
-#include "planner/multicast_edge_pass.h"
 #include "base/result.h"
 
 namespace hnow::planner {
@@ -37,20 +36,6 @@ struct MulticastOptions {
 // Plans `instance` (which must pass instanceProblem) or says why not.
 Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options = {});
-
-// How the receiver-first rules (WR, EAF, RR, RRS without preemption) find
-// a receiver's sender: planMulticast takes kAuto, the dense scan where this
-// processor and instance allow it (multicast_dense_scan.h), else buckets
-// (sorted for RRS). The others are for tests and the bench, which compare
-// them; every one gives the same plan. FEF and ECF ignore it.
-enum class MulticastSenderScan { kAuto, kSorted, kBuckets, kDense };
-Result<MulticastPlan> planMulticastWithScan(const MulticastInstance& instance, MulticastAlgorithm algorithm,
-                                             const MulticastOptions& options, MulticastSenderScan scan);
-
-// FEF with a given kernel for its step's pass (multicast_edge_pass.h):
-// planMulticast takes the widest this processor runs; the tests compare
-// them all. An error value if this processor lacks the kernel.
-Result<MulticastPlan> planFastestEdgeFirstWith(const MulticastInstance& instance, EdgePassKernel kernel);
 
 // A scheduling decision: `from` sends message `message` to `to`.
 struct MulticastChoice {
