@@ -14,8 +14,8 @@
 #include "bench/random_cluster.h"
 #include "bench/sample.h"
 #include "bench/search_tree.h"
-#include "planner/broadcast.h"
-#include "planner/broadcast_search.h"
+#include "planner/broadcast/broadcast.h"
+#include "planner/broadcast/broadcast_search.h"
 #include "planner/node_classes.h"
 #include "planner/schedule_check.h"
 

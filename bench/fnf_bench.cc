@@ -12,7 +12,7 @@
 #include "bench/format.h"
 #include "bench/random_cluster.h"
 #include "bench/sample.h"
-#include "planner/broadcast.h"
+#include "planner/broadcast/broadcast.h"
 #include "planner/schedule_check.h"
 
 namespace hnow::bench {

@@ -25,10 +25,10 @@
 #include <thread>
 #include <vector>
 
-#include "planner/multicast_bound.h"
-#include "planner/multicast_check.h"
-#include "planner/multicast_heuristics.h"
-#include "planner/multicast_reference.h"
+#include "planner/multicast/multicast_bound.h"
+#include "planner/multicast/multicast_check.h"
+#include "planner/multicast/multicast_heuristics.h"
+#include "planner/multicast/multicast_reference.h"
 
 using namespace hnow::planner;
 

@@ -18,7 +18,7 @@
 #include "bench/sample.h"
 #include "bench/search_tree.h"
 #include "planner/node_classes.h"
-#include "planner/reduction.h"
+#include "planner/reduction/reduction.h"
 #include "planner/schedule_check.h"
 
 namespace hnow::bench {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "planner/two_level_bounds.h"
-#include "planner/two_level_check.h"
-#include "planner/two_level_degree.h"
-#include "planner/two_level_lcf.h"
-#include "planner/two_level_postal.h"
+#include "planner/clusters/two_level_bounds.h"
+#include "planner/clusters/two_level_check.h"
+#include "planner/clusters/two_level_degree.h"
+#include "planner/clusters/two_level_lcf.h"
+#include "planner/clusters/two_level_postal.h"
 
 using namespace hnow::planner;
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/worksharing_check.h"
-#include "planner/worksharing_plan.h"
+#include "planner/worksharing/worksharing_check.h"
+#include "planner/worksharing/worksharing_plan.h"
 
 using namespace hnow::planner;
 

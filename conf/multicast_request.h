@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/multicast.h"
+#include "planner/multicast/multicast.h"
 
 namespace hnow::conf {
 

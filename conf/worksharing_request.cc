@@ -3,8 +3,8 @@
 #include <map>
 
 #include "conf/toml_reader.h"
-#include "planner/worksharing_plan.h"
-#include "planner/worksharing_search.h"
+#include "planner/worksharing/worksharing_plan.h"
+#include "planner/worksharing/worksharing_search.h"
 
 namespace hnow::conf {
 

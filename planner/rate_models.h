@@ -5,11 +5,11 @@
 #include <span>
 #include <vector>
 
-#include "planner/broadcast_tree.h"
+#include "planner/broadcast/broadcast_tree.h"
 #include "planner/node_rates.h"
 #include "base/result.h"
 #include "planner/site_links.h"
-#include "planner/two_level.h"
+#include "planner/clusters/two_level.h"
 
 namespace hnow::planner {
 

@@ -4,7 +4,7 @@
 // §3.1), which is what an agent executes.
 #include <vector>
 
-#include "planner/multicast.h"
+#include "planner/multicast/multicast.h"
 
 namespace hnow::cli {
 

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <map>
 
-#include "planner/multicast_bound.h"
-#include "planner/multicast_check.h"
-#include "planner/multicast_heuristics.h"
+#include "planner/multicast/multicast_bound.h"
+#include "planner/multicast/multicast_check.h"
+#include "planner/multicast/multicast_heuristics.h"
 
 namespace hnow::cli {
 

@@ -8,9 +8,9 @@
 #include "cli/plan_two_level.h"
 #include "cli/plan_multicast.h"
 #include "cli/plan_worksharing.h"
-#include "planner/broadcast.h"
-#include "planner/broadcast_search.h"
-#include "planner/reduction.h"
+#include "planner/broadcast/broadcast.h"
+#include "planner/broadcast/broadcast_search.h"
+#include "planner/reduction/reduction.h"
 #include "planner/schedule_check.h"
 
 namespace hnow::cli {

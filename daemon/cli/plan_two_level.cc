@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstdio>
 
-#include "planner/two_level_bounds.h"
-#include "planner/two_level_check.h"
-#include "planner/two_level_degree.h"
-#include "planner/two_level_lcf.h"
-#include "planner/two_level_postal.h"
+#include "planner/clusters/two_level_bounds.h"
+#include "planner/clusters/two_level_check.h"
+#include "planner/clusters/two_level_degree.h"
+#include "planner/clusters/two_level_lcf.h"
+#include "planner/clusters/two_level_postal.h"
 
 namespace hnow::cli {
 

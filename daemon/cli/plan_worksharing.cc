@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "planner/worksharing_check.h"
-#include "planner/worksharing_plan.h"
+#include "planner/worksharing/worksharing_check.h"
+#include "planner/worksharing/worksharing_plan.h"
 
 namespace hnow::cli {
 

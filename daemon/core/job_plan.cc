@@ -4,9 +4,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "planner/worksharing_check.h"
-#include "planner/worksharing_plan.h"
-#include "planner/worksharing_search.h"
+#include "planner/worksharing/worksharing_check.h"
+#include "planner/worksharing/worksharing_plan.h"
+#include "planner/worksharing/worksharing_search.h"
 
 namespace hnow::daemon {
 

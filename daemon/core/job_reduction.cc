@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "planner/reduction.h"
+#include "planner/reduction/reduction.h"
 
 namespace hnow::daemon {
 

@@ -4,11 +4,11 @@
 #include <limits>
 #include <map>
 
-#include "planner/concurrent_pipelines.h"
-#include "planner/multicast_bound.h"
-#include "planner/multicast_heuristics.h"
-#include "planner/multicast_rates.h"
-#include "planner/pipelined_tree.h"
+#include "planner/pipelined/concurrent_pipelines.h"
+#include "planner/multicast/multicast_bound.h"
+#include "planner/multicast/multicast_heuristics.h"
+#include "planner/multicast/multicast_rates.h"
+#include "planner/pipelined/pipelined_tree.h"
 
 namespace hnow::daemon {
 

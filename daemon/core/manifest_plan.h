@@ -13,7 +13,7 @@
 // item to whom (its model, multicastFromRates, charges a sender's uplink
 // for every send, which keeps fan-out down where uplinks are shared), and
 // the time is predicted for what runs: the trees pipelined together, with
-// uplinks and downlinks shared across items (planner/concurrent_pipelines.h).
+// uplinks and downlinks shared across items (planner/pipelined/concurrent_pipelines.h).
 // `auto` takes the candidate with the least such prediction; besides seed
 // 004's heuristics it weighs two pipelined candidates (knownManifestAlgo).
 // Logic only.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "planner/pipelined_tree.h"
+#include "planner/pipelined/pipelined_tree.h"
 
 namespace hnow::daemon {
 

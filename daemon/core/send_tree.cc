@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "planner/broadcast_choice.h"
+#include "planner/broadcast/broadcast_choice.h"
 
 namespace hnow::daemon {
 

@@ -20,7 +20,7 @@
 #include "conf/run_request.h"
 #include "core/job_plan.h"
 #include "core/job_run.h"
-#include "planner/reduction.h"
+#include "planner/reduction/reduction.h"
 #include "transport/auth.h"
 #include "transport/rpc_errors.h"
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "planner/broadcast.h"
-#include "planner/reduction.h"
+#include "planner/broadcast/broadcast.h"
+#include "planner/reduction/reduction.h"
 
 namespace hnow::testing {
 

@@ -78,7 +78,7 @@ TEST_CASE("fault matrix: a relay whose disk fills up fails alone with the reason
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   const fs::path source = lab.dir.path / "source.bin";
   const std::string bytes = writeRandomFile(source, 3 << 20);
-  // The chain runs in name order (planner/broadcast.cc): agent-2 relays to agent-3.
+  // The chain runs in name order (planner/broadcast/broadcast.cc): agent-2 relays to agent-3.
   const std::string full = "agent-2";
   SmallDisk disk(lab.rootOf(full), 1 << 20);  // the file is 3 MiB
   if (!disk.mounted) {

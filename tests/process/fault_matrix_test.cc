@@ -35,7 +35,7 @@ const char* nameOf(Position p) {
 }
 
 // 40 Mbit/s everywhere. The binomial tree of hnowd and 8 agents (in name
-// order, planner/broadcast.cc): hnowd feeds agents 1, 2, 4 and 8 at
+// order, planner/broadcast/broadcast.cc): hnowd feeds agents 1, 2, 4 and 8 at
 // 10 Mbit/s each, agent-4 relays to 5 and 6, agent-6 to 7, agent-2 to 3;
 // 3 MiB take about 2.5 s.
 constexpr const char* kLabOptions = "--uplink-mbps 40 --source-uplink-mbps 40";
