@@ -92,7 +92,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
     runtime_.receiver().release(tokenOf(context.getParams().getToken()));
     return kj::READY_NOW;
   }
-  // Issue 7: this agent is the source of a manifest item.
+  // This agent is the source of a manifest item.
   kj::Promise<void> serveFile(ServeFileContext context) override {
     auto params = context.getParams();
     KJ_REQUIRE(params.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
@@ -109,7 +109,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
     results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
     return kj::READY_NOW;
   }
-  // Issue 8 (agent/job_runner.h).
+  // `hnow run`'s shares and results (agent/job_runner.h).
   kj::Promise<void> fetchJobFile(FetchJobFileContext context) override {
     auto in = context.getParams().getInput();
     KJ_REQUIRE(in.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");

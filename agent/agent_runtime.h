@@ -49,10 +49,10 @@ class AgentRuntime {
   const Emulation& emulation() const { return emulation_; }
   // Called after every successful login (main tells systemd READY=1).
   void onRegistered(std::function<void()> callback) { onRegistered_ = std::move(callback); }
-  // The data plane (issue 6); exists once the first connection to hnowd
+  // The data plane; exists once the first connection to hnowd
   // showed which local address to listen on.
   Receiver& receiver() { return *receiver_; }
-  // Issue 8: `hnow run` shares; exists with the data plane.
+  // `hnow run`'s shares; exists with the data plane.
   JobRunner* jobs() { return jobs_.get(); }  // null without a data root
 
  private:
@@ -64,7 +64,7 @@ class AgentRuntime {
   kj::Promise<void> probes(wire::AgentSession::Client session);
   // Starts the data plane on the address this agent reaches hnowd from.
   void startDataPlane(kj::AsyncIoStream& controlStream);
-  // Issue 9: the connection to hnowd ended, and with it every operation
+  // The connection to hnowd ended, and with it every operation
   // hnowd had here (it fails a lost agent's part, and a restarted hnowd knows
   // none): temp files, served files, job files and running commands go.
   void forgetOperations();

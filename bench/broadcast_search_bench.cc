@@ -261,7 +261,7 @@ const Row* find(const std::vector<Row>& rows, int n) {
 const char* verdict(bool ok) { return ok ? "met" : "**missed**"; }
 
 void printTargets(const Options& o, const std::vector<Row>& rows) {
-  std::printf("## Targets (issue 2)\n\n");
+  std::printf("## Targets\n\n");
   if (const Row* r = find(rows, 21); r && r->plainRan) {
     const double t = median(r->ours.seconds);
     const double ratio = mean(r->plain.nodes) / mean(r->ours.nodes);

@@ -1,4 +1,4 @@
-// Seed 004 §7's experiments, as issue 3 lists them, with the seed's numbers
+// Seed 004 §7's experiments, with the seed's numbers
 // alongside: scheduling time per algorithm (Table 1: all-to-all broadcast of
 // 1 KB on 8..80 nodes; Table 2: random multiple multicast on 64 nodes) and
 // completion time over the §3.2 lower bound (Figures 7–8: all-to-all;
@@ -360,11 +360,11 @@ int main(int argc, char** argv) {
                  });
   line("");
 
-  // The issue's targets.
+  // The targets.
   double slowestPlain = 0.0;
   for (int a = 0; a < kAlgoCount; ++a)
     if (!kAlgos[a].preemptive && a != 1) slowestPlain = std::max(slowestPlain, table1.back()[a]);
-  line("### Targets (issue 3)");
+  line("### Targets");
   line("");
   line("- ECF, 80-node all-to-all: " + microseconds(table1.back()[1]) + " µs CPU (target < 5000; seed 45597).");
   line("- Slowest other non-preemptive heuristic at 80 nodes: " + microseconds(slowestPlain) +

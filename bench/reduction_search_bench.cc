@@ -237,7 +237,7 @@ void printTimes(const Options& o, const std::vector<Cell>& cells) {
 }
 
 void printTargets(const Options& o, const std::vector<Cell>& cells) {
-  std::printf("## Targets (issue 2)\n\n");
+  std::printf("## Targets\n\n");
   if (o.maxN >= 32) {
     for (int k = kMinClasses; k <= kMaxClasses; ++k) {
       const Cell& c = at(cells, 32, k);

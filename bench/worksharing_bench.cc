@@ -1,4 +1,4 @@
-// Speed targets of issue 4 (seed 002): fifo and lifo for 10,000 workers
+// Speed targets (seed 002): fifo and lifo for 10,000 workers
 // under 10 ms (median of 21 runs); best for 8 workers under 2 s (median over
 // 20 random clusters per delta). By hand:
 // `ninja -C build worksharing_bench && build/bench/worksharing_bench`;

@@ -101,7 +101,7 @@ interface AgentSession {
   # Progress of a receive: throttled progress, then done or failed.
 }
 
-# Data plane (issue 6). The token names one operation; data connections
+# Data plane. The token names one operation; data connections
 # present it and unknown tokens are dropped (DESIGN.md security defaults).
 const tokenBytes :UInt32 = 32;
 
@@ -144,16 +144,16 @@ interface AgentControl {
   release @4 (token :Data);
   # The operation is over: close its connections, remove an unfinished temp file.
   serveFile @5 (token :Data, file :Text) -> (size :UInt64, sha256 :Data);
-  # Issue 7, manifests: be the source of one item. `file` is resolved like a
+  # manifests: be the source of one item. `file` is resolved like a
   # receive's dest (relative: under the data root; absolute: inside a root;
   # no '..', no symlink on the way); fails with the reason when refused.
   # Served to children presenting `token` until release(token).
   fetchJobFile @6 (input :JobInput);
-  # Issue 8: pull a file into this agent's job area; resolves once verified.
+  # Pull a file into this agent's job area; resolves once verified.
   runJobTask @7 (task :JobTask) -> (result :JobResult);
-  # Issue 8: run a command on held files; resolves when it ended.
+  # Run a command on held files; resolves when it ended.
   dropJobFiles @8 (tokens :List(Data));
-  # Issue 8: stop serving these files and delete them.
+  # Stop serving these files and delete them.
   probeLinks @9 (order :LinkProbeOrder) -> (result :LinkProbeResult);
   # This agent's part of one probe round of a link survey: serve probe
   # flows presenting the token, pull one from each address, and measure
@@ -216,7 +216,7 @@ struct SendRequest {
   dest @1 :Text;
   to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
   algo @3 :Text;          # auto|fnf|optimal|lcf|binomial|chain|flat
-  noReplan @4 :Bool;      # issue 7: keep the first tree on drift (losses still re-parent)
+  noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
 }
 
 enum CopyState {
@@ -249,7 +249,7 @@ struct SendReport {
   considered @6 :List(PlanOption);
   # what `auto` weighed (or the one algorithm's two predictions)
   fluidBoundS @7 :Float64;
-  # issue 7: replanning mid-transfer
+  # replanning mid-transfer
   replanning @8 :Bool;             # false: --no-replan
   replans @9 :UInt32;              # new trees adopted
   replannedPredictedS @10 :Float64;  # the latest replan's predicted end, since the start; 0: none
@@ -283,11 +283,11 @@ interface ClientSession {
   # Plans and starts a send; fails with the reason when any destination is refused.
   sendProgress @4 (operation :UInt64) -> (report :SendReport);
   sendManifest @5 (request :ManifestRequest) -> (operation :UInt64, report :ManifestReport);
-  # Issue 7: plans the items jointly and starts them; fails before any byte
+  # Plans the items jointly and starts them; fails before any byte
   # moves when a source file or a destination is refused, naming the item.
   manifestProgress @6 (operation :UInt64) -> (report :ManifestReport);
   run @7 (request :RunRequest) -> (operation :UInt64);
-  # Issue 8: checks the request and starts the job; fails with the reason.
+  # Checks the request and starts the job; fails with the reason.
   runProgress @8 (operation :UInt64) -> (report :RunReport);
   runOutput @9 (operation :UInt64, offset :UInt64) -> (data :Data);
   # The job's result from `offset`, at most 1 MiB per call; empty at the end.
@@ -297,7 +297,7 @@ interface ClientSession {
   # fails with the reason.
 }
 
-# Issue 7: several files from several source agents at once.
+# Several files from several source agents at once.
 struct ManifestItem {
   source @0 :Text;        # agent name; the file lives under its data root
   file @1 :Text;
@@ -331,7 +331,7 @@ struct ManifestReport {
   considered @8 :List(PlanOption);
 }
 
-# ---- Jobs (issue 8): `hnow run`. Shares and results travel on the data
+# ---- Jobs: `hnow run`. Shares and results travel on the data
 # plane under per-file tokens; these calls only say what to fetch and run.
 
 struct JobInput {

@@ -222,7 +222,7 @@ Reply<daemon::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operatio
   return s.wait(request.send().then([](auto response) { return sendStatusFromWire(response.getReport()); }));
 }
 
-// Issue 7, `hnow send --manifest`.
+// `hnow send --manifest`.
 Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> CoordinatorClient::startManifest(
     const daemon::ManifestRequest& r) {
   auto& s = *state_;

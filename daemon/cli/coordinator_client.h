@@ -79,21 +79,21 @@ class CoordinatorClient {
   // The newest `limit` records, newest first.
   Reply<std::vector<RemoteOperation>> operations(std::uint32_t limit);
 
-  // `hnow send` (issue 6): starts a send, then polls it by its id.
+  // `hnow send`: starts a send, then polls it by its id.
   struct SendStart {
     std::string path;  // absolute, on hnowd's machine
     std::string dest;
     std::vector<std::string> to;
     std::string algo;
-    bool replan = true;  // issue 7: false for --no-replan
+    bool replan = true;  // false for --no-replan
   };
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);
-  // Issue 7, `hnow send --manifest`: starts the items together, then polls.
+  // `hnow send --manifest`: starts the items together, then polls.
   Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> startManifest(const daemon::ManifestRequest& request);
   Reply<daemon::ManifestStatus> manifestProgress(std::uint64_t operation);
 
-  // `hnow run` (issue 8): starts a job, polls it, reads its result.
+  // `hnow run`: starts a job, polls it, reads its result.
   struct RunStart {
     std::string input;  // absolute, on hnowd's machine
     std::string split;
@@ -124,7 +124,7 @@ class CoordinatorClient {
 // (2: a bad config, 1: hnowd unreachable or refusing) on failure.
 std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath, int& exitCode);
 
-// Issue 9: a client that lost hnowd while polling its operation says what
+// A client that lost hnowd while polling its operation says what
 // became of it and what to do, e.g. ("sending", "send", "their partial
 // copies", "Send again"); returns the exit code, 1.
 int reportLostHnowd(const char* doing, const char* operation, const char* whatAgentsDrop, const char* retry,

@@ -1,4 +1,4 @@
-// `hnow run` on the wire (issue 8): ClientSession's run calls, and the
+// `hnow run` on the wire: ClientSession's run calls, and the
 // job's status as the CLI sees it (per agent units, compute and idle time;
 // bars for the Gantt chart).
 #include <fcntl.h>

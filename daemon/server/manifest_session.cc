@@ -1,4 +1,4 @@
-// ClientSession's manifest methods (issue 7): capnp readers to plain values
+// ClientSession's manifest methods: capnp readers to plain values
 // and back; the work is ManifestService's.
 #include "server/manifest_service.h"
 #include "server/send_service.h"

@@ -1,5 +1,5 @@
 #pragma once
-// hnowd's side of `hnow send` (issue 6), on the kj thread: plans a tree from
+// hnowd's side of `hnow send`, on the kj thread: plans a tree from
 // the rate table, makes hnowd the source on its data plane, asks every
 // agent to prepare (any refusal stops the send before a byte moves), then
 // runs the SendOperation and answers progress queries.
@@ -24,7 +24,7 @@ struct SendRequest {
   std::string dest;
   std::vector<std::string> to;
   std::string algo = "auto";
-  bool replan = true;  // issue 7: re-plan on drift events and losses
+  bool replan = true;  // re-plan on drift events and losses
 };
 
 class SendService final : public TransferObserver {

@@ -222,7 +222,7 @@ class RpcAgentLink final : public AgentLink {
         },
         [done](kj::Exception&& e) { done(transport::describe(e), 0, ""); }));
   }
-  // Issue 8, `hnow run`.
+  // `hnow run`.
   void fetchJobFile(const JobFile& file, Done done) override {
     auto request = control_.fetchJobFileRequest();
     auto in = request.initInput();

@@ -55,10 +55,10 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
   kj::Promise<void> sendProgress(SendProgressContext context) override;
-  // Issue 7: server/manifest_session.cc.
+  // Server/manifest_session.cc.
   kj::Promise<void> sendManifest(SendManifestContext context) override;
   kj::Promise<void> manifestProgress(ManifestProgressContext context) override;
-  // Issue 8, in server/job_service.cc.
+  // in server/job_service.cc.
   kj::Promise<void> run(RunContext context) override;
   kj::Promise<void> runProgress(RunProgressContext context) override;
   kj::Promise<void> runOutput(RunOutputContext context) override;

@@ -1,6 +1,6 @@
 #pragma once
 // From measured rates to seed 004's multiple multicast model, and from a
-// multicast plan back to one tree per message, for manifests (issue 7).
+// multicast plan back to one tree per message, for manifests.
 #include <span>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Several pipelined trees at once over the same nodes: the prediction for a
-// manifest (issue 7), whose items run together on the data plane.
+// manifest, whose items run together on the data plane.
 // predictPipelined's model (pipelined_tree.h, within 1% in docs/bench-send.md)
 // extended to sharing across items:
 // - one uplink token bucket per process is shared by all the children it

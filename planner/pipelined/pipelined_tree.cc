@@ -311,7 +311,7 @@ double fluidLowerBound(std::span<const NodeRates> rates, int source, std::span<c
     bestRate = std::max(bestRate, uplinks / receivers);
   }
   const double byDownlink = minDownlink > 0.0 ? fileBytes / minDownlink : kInfinity;
-  // bestRate is (uplinks) / N without relays: issue 6's N·size / Σ uplinks.
+  // bestRate is (uplinks) / N without relays: the N·size / Σ uplinks.
   const double byUplinks = bestRate > 0.0 ? fileBytes / bestRate : kInfinity;
   return std::max(byDownlink, byUplinks);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The size-aware pipelined broadcast (DESIGN.md "Operations and the models
-// behind them", issue 6 item 2). The seeds' models are store-and-forward;
+// behind them"). The seeds' models are store-and-forward;
 // for a large file the runtime relays each chunk as it arrives, so the file
 // moves at the tree's bottleneck rate. A node's uplink is shared by its
 // children: the edge p -> c carries
@@ -63,7 +63,7 @@ Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::spa
                                               double fileBytes, double chunkBytes,
                                               const SiteLinks& sites = {});
 
-// The fluid lower bound of issue 6's targets: no destination receives faster
+// The fluid lower bound of the targets: no destination receives faster
 // than its downlink, and the N·size bytes the N destinations receive are sent
 // by the source, the destinations and any relays (a relay also receives the
 // file, so relays are counted only as long as they raise the bound's rate):

@@ -121,7 +121,7 @@ TEST_CASE("ECFP differs from Figure 5(a) only in the order of two steps tied at 
   const std::vector<Triple> seed{{0, 1, 0}, {2, 0, 2}, {2, 1, 2}, {1, 3, 1}, {0, 2, 0}, {0, 3, 2}, {1, 2, 1}};
   MulticastPlan replayed = validPlan(in, scheduleChoices(in, choicesOf(seed), true));
   MulticastPlan ecfp = validPlan(in, MulticastAlgorithm::kEarliestCompletionFirst, true);
-  // The issue's tie rule takes message 1 before message 2 at completion 7.
+  // The tie rule (docs/multicast.md) takes message 1 before message 2 at completion 7.
   CHECK(sequenceOf(ecfp)[2] == Triple{1, 3, 1});
   CHECK(sequenceOf(ecfp)[3] == Triple{2, 1, 2});
   CHECK(timedSet(ecfp) == timedSet(replayed));

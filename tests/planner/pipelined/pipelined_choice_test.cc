@@ -18,7 +18,7 @@ using hnow::testing::why;
 
 namespace {
 
-// The demo's lab (issue 6): a source and 8 agents of three classes, uplinks
+// The demo's lab: a source and 8 agents of three classes, uplinks
 // of 400, 100 and 25 Mbit/s, the classes in different rooms; downlinks not
 // shaped (the switch gives everyone 400 Mbit/s). With downlinks as slow as
 // the uplinks every tree would be held to the slowest downlink.

@@ -189,7 +189,7 @@ TEST_CASE("the fluid lower bound is never above any tree's pipelined prediction 
   CHECK(trees > 1000);
 }
 
-TEST_CASE("without relays the fluid bound is issue 6's formula") {
+TEST_CASE("without relays the fluid bound is the formula") {
   std::vector<NodeRates> r{rates(40, 100), rates(10, 20), rates(30, 50), rates(5, 100)};
   const double size = 1000;
   const double expected = std::max(size / 20, 3 * size / (40 + 10 + 30 + 5));
