@@ -247,8 +247,14 @@ bool Coordinator::reportTransfer(SessionId session, const std::string& token,
                                  const TransferReport& report) {
   Agent* agent = current(session);
   if (!agent) return false;
-  for (TransferObserver* o : observers_) o->transferReport(agent->registration.name, token, report);
+  if (auto owner = owners_.find(token); owner != owners_.end())
+    owner->second->transferReport(agent->registration.name, token, report);
   return true;
+}
+
+void Coordinator::removeTransferObserver(TransferObserver* observer) {
+  std::erase(observers_, observer);
+  std::erase_if(owners_, [observer](const auto& entry) { return entry.second == observer; });
 }
 
 AgentLink* Coordinator::link(const std::string& name) {

@@ -146,7 +146,13 @@ class Coordinator {
   // Every observer hears every report, loss and drift, and ignores what is
   // not its own (sends and manifests tell theirs apart by token). Not owned.
   void addTransferObserver(TransferObserver* observer) { observers_.push_back(observer); }
-  void removeTransferObserver(TransferObserver* observer) { std::erase(observers_, observer); }
+  // Also forgets the tokens it owns.
+  void removeTransferObserver(TransferObserver* observer);
+  // The reports on a token go to the operation that owns it, and to no one
+  // else; a report on a token nobody owns (an operation already released,
+  // or a guess) is dropped.
+  void claimToken(const std::string& token, TransferObserver* owner) { owners_[token] = owner; }
+  void releaseToken(const std::string& token) { owners_.erase(token); }
   // False when `session` is not the agent's current session.
   bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
   // The command link of a connected agent, or null.
@@ -182,6 +188,7 @@ class Coordinator {
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
   std::vector<TransferObserver*> observers_;
+  std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
   int interruptedAtStart_ = 0;
 };
 

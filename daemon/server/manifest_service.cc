@@ -150,6 +150,7 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
     auto nonce = transport::freshNonce();
     it.token.assign(nonce.begin(), nonce.end());
     it.commands = std::make_unique<AgentCommands>(coordinator_, it.token);
+    coordinator_.claimToken(it.token, this);
     running->items.push_back(std::move(it));
   }
   // Two items writing the same path on one agent would race for it.
@@ -216,6 +217,8 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
         for (Item& it : raw->items) it.operation->start();
         const std::uint64_t id = nextOperation_++;
         raw->id = id;
+        for (Item& it : raw->items)
+          if (!it.released) itemOfToken_[it.token] = {id, &it};
         operations_[id] = kj::mv(running);
         return std::make_pair(id, *status(id));
       });
@@ -308,6 +311,8 @@ void ManifestService::releaseAll(Running& running) {
   for (Item& it : running.items) {
     if (it.released) continue;
     it.released = true;
+    coordinator_.releaseToken(it.token);
+    itemOfToken_.erase(it.token);
     for (const std::string& agent : it.names)
       if (AgentLink* link = coordinator_.link(agent)) link->release(it.token);
   }
@@ -337,15 +342,13 @@ std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) c
 
 void ManifestService::transferReport(const std::string& agent, const std::string& token,
                                      const TransferReport& report) {
-  for (auto& [id, running] : operations_)
-    for (Item& it : running->items) {
-      if (it.token != token) continue;
-      if (report.state == TransferReport::State::kFailed)
-        spdlog::warn("manifest {}: {} failed {}: {}", id, agent, it.request.file, report.message);
-      it.operation->report(agent, report);
-      endIfFinished(*running);
-      return;
-    }
+  auto owner = itemOfToken_.find(token);
+  if (owner == itemOfToken_.end()) return;  // still preparing
+  const auto [id, item] = owner->second;
+  if (report.state == TransferReport::State::kFailed)
+    spdlog::warn("manifest {}: {} failed {}: {}", id, agent, item->request.file, report.message);
+  item->operation->report(agent, report);
+  endIfFinished(*operations_.at(id));
 }
 
 void ManifestService::agentGone(const std::string& agent) {
@@ -387,6 +390,8 @@ void ManifestService::endIfFinished(Running& running) {
   for (Item& it : running.items) {
     if (it.released || !it.operation->finished()) continue;
     it.released = true;
+    coordinator_.releaseToken(it.token);
+    itemOfToken_.erase(it.token);
     for (const std::string& agent : it.names)
       if (AgentLink* link = coordinator_.link(agent)) link->release(it.token);
   }

@@ -53,6 +53,7 @@ class ManifestService final : public TransferObserver {
   Coordinator& coordinator_;
   const Clock& clock_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
+  std::map<std::string, std::pair<std::uint64_t, Item*>> itemOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished manifests stay answerable
   std::uint64_t nextOperation_ = 1;
 };

@@ -153,6 +153,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   auto nonce = transport::freshNonce();
   std::string token(nonce.begin(), nonce.end());
   plane_.addSource(token, fd, size);
+  coordinator_.claimToken(token, this);
 
   auto running = std::make_unique<Running>();
   running->token = token;
@@ -215,6 +216,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
           for (const auto& agent : raw->agents)
             if (AgentLink* link = coordinator_.link(agent)) link->release(raw->token);
           plane_.release(raw->token);
+          coordinator_.releaseToken(raw->token);
           finishRecord(raw->record, "failed", raw->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
           transport::refuse("refused: " + refusals);
         }
@@ -232,6 +234,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         // whenever no operation is under way.
         plane_.setRates(coordinator_.paceSource(configuredUplink_).pace, 0);
         raw->operation->start();
+        operationOfToken_[raw->token] = id;
         operations_[id] = kj::mv(running);
         return std::make_pair(id, raw->operation->status());
       });
@@ -254,16 +257,17 @@ std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
 
 void SendService::transferReport(const std::string& agent, const std::string& token,
                                  const TransferReport& report) {
-  for (auto& [id, running] : operations_) {
-    if (running->token != token) continue;
-    if (report.state == TransferReport::State::kFailed)
-      spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
-    if (report.state == TransferReport::State::kParentLost)
-      spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
-    if (running->operation->report(agent, report))
-      spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
-    endIfFinished(*running);
-  }
+  auto owner = operationOfToken_.find(token);
+  if (owner == operationOfToken_.end()) return;  // still preparing
+  const std::uint64_t id = owner->second;
+  Running& running = *operations_.at(id);
+  if (report.state == TransferReport::State::kFailed)
+    spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
+  if (report.state == TransferReport::State::kParentLost)
+    spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
+  if (running.operation->report(agent, report))
+    spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
+  endIfFinished(running);
 }
 
 void SendService::agentGone(const std::string& agent) {
@@ -316,6 +320,8 @@ void SendService::endIfFinished(Running& running) {
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
   plane_.release(running.token);
+  coordinator_.releaseToken(running.token);
+  operationOfToken_.erase(running.token);
   SendStatus s = running.operation->status();
   std::size_t ok = 0;
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;

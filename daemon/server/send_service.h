@@ -60,6 +60,7 @@ class SendService final : public TransferObserver {
   const Clock& clock_;
   double configuredUplink_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
+  std::map<std::string, std::uint64_t> operationOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
 };

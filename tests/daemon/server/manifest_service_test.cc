@@ -105,9 +105,12 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
   CHECK(started.predictedS > 0);
   CHECK(started.replans == 0);
 
-  // Every observer hears every report; the manifest ignores tokens not its own.
+  // A report goes to the operation that owns its token, and no other; one
+  // on a token nobody holds is dropped.
   TransferReport ok = lab.done();
-  lab.coordinator.reportTransfer(lab.sessions["a3"], "not a manifest token", ok);
+  lab.coordinator.claimToken("a send's token", &lab.sends);
+  lab.coordinator.reportTransfer(lab.sessions["a3"], "a send's token", ok);
+  lab.coordinator.reportTransfer(lab.sessions["a3"], "a token nobody holds", ok);
   CHECK(lab.sends.reports == std::vector<std::string>{"a3"});
   lab.clock.advance(2s);
   REQUIRE(lab.commands.receives.size() == 5);
@@ -122,6 +125,7 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
   auto status = *service.status(id);
   CHECK(status.finished);
   CHECK(status.elapsedS == doctest::Approx(3.0));
+  CHECK(lab.sends.reports == std::vector<std::string>{"a3"});  // the manifest's reports reached only it
   for (const auto& item : status.items)
     for (const auto& c : item.send.copies) CHECK(c.state == CopyStatus::State::kDone);
   CHECK(lab.commands.releases.size() == 7);  // each item's source and destinations
