@@ -97,11 +97,11 @@ class AgentControlServer final : public wire::AgentControl::Server {
     auto params = context.getParams();
     KJ_REQUIRE(params.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
     auto opened = openSourceFile(runtime_.receiver().roots(), params.getFile());
-    if (auto* refused = std::get_if<std::string>(&opened)) {
-      spdlog::warn("refused to serve a file: {}", *refused);
-      transport::refuse(*refused);
+    if (!opened) {
+      spdlog::warn("refused to serve a file: {}", opened.error().message);
+      transport::refuse(opened.error().message);
     }
-    auto& source = std::get<SourceFile>(opened);
+    auto& source = opened.value();
     spdlog::info("serving {} ({} bytes)", params.getFile().cStr(), source.size);
     runtime_.receiver().serve(tokenOf(params.getToken()), source.fd, source.size);
     auto results = context.getResults();

@@ -24,15 +24,15 @@ std::string tempSuffix() {
 
 }  // namespace
 
-std::variant<transport::data::ReceiveTarget, std::string> openDestination(
-    const std::vector<std::string>& roots, const std::string& dest) {
+Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::string>& roots,
+                                                       const std::string& dest) {
   auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
-  if (!opened) return opened.error().message;
+  if (!opened) return opened.error();
   auto& [dir, path, name] = opened.value();
   struct stat existing {};
   if (::fstatat(dir, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(existing.st_mode)) {
     ::close(dir);
-    return path + "/" + name + " is a directory";
+    return Error{path + "/" + name + " is a directory"};
   }
   transport::data::ReceiveTarget target;
   target.dirFd = dir;
@@ -44,7 +44,7 @@ std::variant<transport::data::ReceiveTarget, std::string> openDestination(
   if (target.fileFd < 0) {
     std::string why = std::strerror(errno);
     ::close(dir);
-    return "cannot create a temp file in " + path + ": " + why;
+    return Error{"cannot create a temp file in " + path + ": " + why};
   }
   return target;
 }

@@ -6,16 +6,16 @@
 // relative to the one before, so a symlink cannot lead outside the root
 // even if it appears while we walk. Missing directories are created.
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "base/result.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::agent {
 
 // The opened directory and a fresh temp file beside the destination, or
 // the reason the destination is refused.
-std::variant<transport::data::ReceiveTarget, std::string> openDestination(
-    const std::vector<std::string>& roots, const std::string& dest);
+Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::string>& roots,
+                                                       const std::string& dest);
 
 }  // namespace hnow::agent

@@ -15,19 +15,19 @@ Receiver::Receiver(std::vector<std::string> roots, const hnow::Clock& clock,
 
 std::string Receiver::listen(const std::string& host) {
   auto port = plane_.listen(host);
-  if (auto* error = std::get_if<std::string>(&port)) transport::refuse(*error);
+  if (!port) transport::refuse(port.error().message);
   const bool v6 = host.find(':') != std::string::npos;
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(std::get<int>(port));
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port.value());
 }
 
 std::string Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
                               const transport::data::Sha256& sha256) {
   auto target = openDestination(roots_, dest);
-  if (auto* refused = std::get_if<std::string>(&target)) {
-    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, *refused);
-    transport::refuse(*refused);
+  if (!target) {
+    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, target.error().message);
+    transport::refuse(target.error().message);
   }
-  auto& t = std::get<transport::data::ReceiveTarget>(target);
+  auto& t = target.value();
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
   plane_.receive(token, size, sha256, std::move(t));

@@ -12,29 +12,27 @@
 
 namespace hnow::agent {
 
-std::variant<SourceFile, std::string> openSourceFile(const std::vector<std::string>& roots,
-                                                     const std::string& file) {
+Result<SourceFile> openSourceFile(const std::vector<std::string>& roots, const std::string& file) {
   auto opened = openConfinedParent(roots, file, {"source file", "source", "read from"}, false);
-  if (!opened) return opened.error().message;
+  if (!opened) return opened.error();
   auto& [dir, dirPath, name] = opened.value();
   const std::string path = dirPath + "/" + name;
   int fd = ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   int error = errno;
   ::close(dir);
   if (fd < 0)
-    return error == ELOOP ? path + " is a symlink: refused"
-                          : "cannot open " + path + ": " + std::strerror(error);
+    return Error{error == ELOOP ? path + " is a symlink: refused" : "cannot open " + path + ": " + std::strerror(error)};
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    return path + " is not a regular file";
+    return Error{path + " is not a regular file"};
   }
   auto digest = transport::data::sha256OfFile(fd);
-  if (auto* problem = std::get_if<std::string>(&digest)) {
+  if (!digest) {
     ::close(fd);
-    return path + ": " + *problem;
+    return Error{path + ": " + digest.error().message};
   }
-  return SourceFile{fd, static_cast<std::uint64_t>(info.st_size), std::get<0>(digest)};
+  return SourceFile{fd, static_cast<std::uint64_t>(info.st_size), digest.value()};
 }
 
 }  // namespace hnow::agent

@@ -8,8 +8,9 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <variant>
 #include <vector>
+
+#include "base/result.h"
 
 namespace hnow::agent {
 
@@ -20,7 +21,6 @@ struct SourceFile {
 };
 
 // The opened, hashed file, or the reason it is refused.
-std::variant<SourceFile, std::string> openSourceFile(const std::vector<std::string>& roots,
-                                                     const std::string& file);
+Result<SourceFile> openSourceFile(const std::vector<std::string>& roots, const std::string& file);
 
 }  // namespace hnow::agent

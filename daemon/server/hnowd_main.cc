@@ -198,11 +198,11 @@ int main(int argc, char** argv) {
     transport::data::DataPlane dataPlane(
         clock, [&dataEvents](transport::data::TransferEvent e) { dataEvents.push(std::move(e)); }, dataOptions);
     auto dataPort = dataPlane.listen(hostOf(config->listen));
-    if (auto* problem = std::get_if<std::string>(&dataPort)) {
-      spdlog::error("data plane: {}", *problem);
+    if (!dataPort) {
+      spdlog::error("data plane: {}", dataPort.error().message);
       return 1;
     }
-    const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(std::get<int>(dataPort));
+    const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(dataPort.value());
     spdlog::info("data plane listening on {}", dataAddress);
     // What else crosses hnowd's interface (a wildcard listen names none).
     dataPlane.watchInterface(hostOf(config->listen));

@@ -162,8 +162,8 @@ void JobService::reductionChanged(Job& job) {
 
 void JobService::writeFinal(Job& job, const std::string& path) {
   auto target = outputTarget(job);
-  if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
-  const auto& [dir, dirPath, name] = std::get<hnow::ConfinedParent>(target);
+  if (!target) return finish(job, target.error().message);
+  const auto& [dir, dirPath, name] = target.value();
   const kj::AutoCloseFd closer(dir);
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   // Same file system: one rename. Else a copy beside the output, then a rename.

@@ -175,12 +175,12 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
     transport::refuse(why);
   };
   auto input = openRunInput(runRoots_, request.input);
-  if (auto* why = std::get_if<std::string>(&input)) pathRefused(*why);
-  const kj::AutoCloseFd inputFd(std::get<int>(input));
+  if (!input) pathRefused(input.error().message);
+  const kj::AutoCloseFd inputFd(input.value());
   if (!request.output.empty()) {
     auto outputDir = openRunOutputDir(runRoots_, request.output);
-    if (auto* why = std::get_if<std::string>(&outputDir)) pathRefused(*why);
-    ::close(std::get<hnow::ConfinedParent>(outputDir).dirFd);
+    if (!outputDir) pathRefused(outputDir.error().message);
+    ::close(outputDir.value().dirFd);
   }
   if (request.argv.empty()) transport::refuse("--cmd is empty");
   auto split = conf::parseSplitSpec(request.split);
@@ -289,18 +289,18 @@ void JobService::advance(Job& job) {
   writeConcat(job);
 }
 
-std::variant<hnow::ConfinedParent, std::string> JobService::outputTarget(const Job& job) const {
+Result<ConfinedParent> JobService::outputTarget(const Job& job) const {
   if (!job.request.output.empty()) return openRunOutputDir(runRoots_, job.request.output);
   int dir = ::open(workDir_.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  if (dir < 0) return "cannot open " + workDir_ + ": " + std::strerror(errno);
-  return hnow::ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
+  if (dir < 0) return Error{"cannot open " + workDir_ + ": " + std::strerror(errno)};
+  return ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
 }
 
 void JobService::writeConcat(Job& job) {
   job.phase = "writing";
   auto target = outputTarget(job);
-  if (auto* why = std::get_if<std::string>(&target)) return finish(job, *why);
-  const auto& [dir, dirPath, name] = std::get<hnow::ConfinedParent>(target);
+  if (!target) return finish(job, target.error().message);
+  const auto& [dir, dirPath, name] = target.value();
   const kj::AutoCloseFd closer(dir);
   const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
   const std::string temp = outputTempName(name, job.id);

@@ -15,7 +15,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "base/path_confinement.h"
@@ -161,7 +160,7 @@ class JobService {
   void writeFinal(Job& job, const std::string& path);
   // Where the output goes: --output's directory (confined again, it may have
   // changed since the start) or the work directory; the reason otherwise.
-  std::variant<hnow::ConfinedParent, std::string> outputTarget(const Job& job) const;
+  Result<ConfinedParent> outputTarget(const Job& job) const;
   bool agentUp(const std::string& agent) const;
   void writeConcat(Job& job);
   void finish(Job& job, std::string error);

@@ -8,7 +8,6 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <variant>
 
 #include "server/run_paths.h"
 
@@ -63,11 +62,11 @@ OutputTempSweep sweepOutputTemps(const std::string& jobsDir, const std::vector<s
     // Reached as --output is, so never outside [run] roots or through a
     // symlinked directory, whatever the marker says.
     auto parent = openRunOutputDir(roots, dirPath + "/" + name);
-    if (auto* why = std::get_if<std::string>(&parent)) {
-      out.skipped.push_back(dirPath + "/" + name + ": " + *why);
+    if (!parent) {
+      out.skipped.push_back(dirPath + "/" + name + ": " + parent.error().message);
       continue;
     }
-    const auto& confined = std::get<hnow::ConfinedParent>(parent);
+    const auto& confined = parent.value();
     const kj::AutoCloseFd closer(confined.dirFd);
     struct stat info {};
     if (::fstatat(confined.dirFd, confined.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&

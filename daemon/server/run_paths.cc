@@ -25,28 +25,28 @@ std::string refusal(const char* option, const std::string& path, const std::stri
 
 }  // namespace
 
-std::variant<int, std::string> openRunInput(const std::vector<std::string>& roots, const std::string& input) {
-  if (auto problem = relativeProblem("--input", input); !problem.empty()) return problem + kRunRootsHint;
+Result<int> openRunInput(const std::vector<std::string>& roots, const std::string& input) {
+  if (auto problem = relativeProblem("--input", input); !problem.empty()) return Error{problem + kRunRootsHint};
   auto opened = hnow::openConfinedParent(roots, input, {"--input path", "--input", "read --input from", "hnowd"},
                                           false);
-  if (!opened) return refusal("--input", input, opened.error().message);
+  if (!opened) return Error{refusal("--input", input, opened.error().message)};
   auto& [dir, dirPath, name] = opened.value();
   // O_NONBLOCK: a FIFO named as --input must not hang hnowd (it is refused as not a regular file).
   int fd = ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   int error = errno;
   ::close(dir);
   if (fd >= 0) return fd;
-  if (error == ELOOP) return "refused --input " + input + ": " + dirPath + "/" + name + " is a symlink" + kRunRootsHint;
-  return "cannot open --input " + input + ": " + std::strerror(error);
+  if (error == ELOOP)
+    return Error{"refused --input " + input + ": " + dirPath + "/" + name + " is a symlink" + kRunRootsHint};
+  return Error{"cannot open --input " + input + ": " + std::strerror(error)};
 }
 
-std::variant<hnow::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
-                                                                 const std::string& output) {
-  if (auto problem = relativeProblem("--output", output); !problem.empty()) return problem + kRunRootsHint;
+Result<ConfinedParent> openRunOutputDir(const std::vector<std::string>& roots, const std::string& output) {
+  if (auto problem = relativeProblem("--output", output); !problem.empty()) return Error{problem + kRunRootsHint};
   auto opened = hnow::openConfinedParent(
       roots, output, {"--output path", "--output", "write --output under", "hnowd"}, false);
-  if (!opened) return refusal("--output", output, opened.error().message);
-  return opened.value();
+  if (!opened) return Error{refusal("--output", output, opened.error().message)};
+  return opened;
 }
 
 }  // namespace hnow::daemon

@@ -6,7 +6,6 @@
 // absolute path inside a root, no `..`, no symlinked directory on the way
 // (each opened with O_NOFOLLOW), and for --input no symlink as the file.
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "base/path_confinement.h"
@@ -14,11 +13,10 @@
 namespace hnow::daemon {
 
 // The --input file, opened read-only (caller closes), or the refusal.
-std::variant<int, std::string> openRunInput(const std::vector<std::string>& roots, const std::string& input);
+Result<int> openRunInput(const std::vector<std::string>& roots, const std::string& input);
 
 // The --output's directory, opened (caller closes `dirFd`), or the refusal.
-std::variant<hnow::ConfinedParent, std::string> openRunOutputDir(const std::vector<std::string>& roots,
-                                                                 const std::string& output);
+Result<ConfinedParent> openRunOutputDir(const std::vector<std::string>& roots, const std::string& output);
 
 // What a refusal adds: how to fix it.
 inline constexpr const char* kRunRootsHint =

@@ -129,8 +129,8 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   std::string sha;
   try {
     auto digest = transport::data::sha256OfFile(fd);
-    if (auto* error = std::get_if<std::string>(&digest)) transport::refuse(request.path + ": " + *error);
-    auto& bytes = std::get<transport::data::Sha256>(digest);
+    if (!digest) transport::refuse(request.path + ": " + digest.error().message);
+    auto& bytes = digest.value();
     shaHex = hnow::hexOf(bytes.data(), bytes.size());
     sha.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   } catch (...) {

@@ -18,11 +18,12 @@ void closeTarget(const ReceiveTarget& t) {
 }
 std::string refusal(const std::vector<std::string>& roots, const std::string& dest) {
   auto r = openDestination(roots, dest);
-  if (auto* t = std::get_if<ReceiveTarget>(&r)) {
+  if (r) {
+    auto* t = &r.value();
     closeTarget(*t);
     return "";
   }
-  return std::get<std::string>(r);
+  return r.error().message;
 }
 }  // namespace
 
@@ -30,7 +31,7 @@ TEST_CASE("a relative destination goes under the data root, directories created,
   TempDir dir;
   fs::create_directories(dir.path / "root");
   auto r = openDestination({(dir.path / "root").string()}, "a/b/file.bin");
-  auto* t = std::get_if<ReceiveTarget>(&r);
+  auto* t = r ? &r.value() : nullptr;
   REQUIRE(t);
   CHECK(t->path == fs::canonical(dir.path / "root").string() + "/a/b/file.bin");
   CHECK(t->finalName == "file.bin");

@@ -38,8 +38,8 @@ TEST_CASE("the temp names dest_path gives are recognised, look-alikes are not") 
 
   TempDir dir;
   auto target = hnow::agent::openDestination({dir.path.string()}, "sub/copy.bin");
-  REQUIRE(std::holds_alternative<hnow::transport::data::ReceiveTarget>(target));
-  auto& t = std::get<hnow::transport::data::ReceiveTarget>(target);
+  REQUIRE(target.ok());
+  auto& t = target.value();
   CHECK(isReceiveTempName(t.tempName));  // the sweep and dest_path agree
   ::close(t.fileFd);
   ::close(t.dirFd);

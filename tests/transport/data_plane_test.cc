@@ -63,8 +63,8 @@ struct Node {
   std::string address;
   explicit Node(DataOptions options = {}) : plane(clock, events.sink(), options) {
     auto port = plane.listen("127.0.0.1");
-    REQUIRE(std::holds_alternative<int>(port));
-    address = "127.0.0.1:" + std::to_string(std::get<int>(port));
+    REQUIRE(port.ok());
+    address = "127.0.0.1:" + std::to_string(port.value());
   }
 };
 

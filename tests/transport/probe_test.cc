@@ -21,8 +21,8 @@ struct Node {
   std::string address;
   Node(double up = 0, double down = 0) {
     auto port = plane.listen("127.0.0.1");
-    REQUIRE(std::holds_alternative<int>(port));
-    address = "127.0.0.1:" + std::to_string(std::get<int>(port));
+    REQUIRE(port.ok());
+    address = "127.0.0.1:" + std::to_string(port.value());
     plane.setRates(up, down);
   }
 };

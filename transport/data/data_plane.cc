@@ -76,19 +76,19 @@ struct DataPlane::Impl final : PlaneCore {
     sink_(std::move(e));
   }
 
-  std::variant<int, std::string> listen(const std::string& host) {
+  Result<int> listen(const std::string& host) {
     listener_ = UvHandle<uv_tcp_t>([this](uv_tcp_t* t) { return uv_tcp_init(loop(), t); });
     sockaddr_storage address{};
-    if (!parseAddress(host + ":1", address)) return "cannot parse the data listen host " + host;
+    if (!parseAddress(host + ":1", address)) return Error{"cannot parse the data listen host " + host};
     if (address.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&address)->sin_port = 0;
     else reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = 0;
     if (int rc = uv_tcp_bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), 0); rc != 0)
-      return std::string("cannot bind the data port: ") + uv_strerror(rc);
+      return Error{std::string("cannot bind the data port: ") + uv_strerror(rc)};
     listener_.get()->data = this;
     int rc = uv_listen(listener_.stream(), 128, [](uv_stream_t* server, int status) {
       if (status == 0 && server->data) static_cast<Impl*>(server->data)->accept(server);
     });
-    if (rc != 0) return std::string("cannot listen: ") + uv_strerror(rc);
+    if (rc != 0) return Error{std::string("cannot listen: ") + uv_strerror(rc)};
     sockaddr_storage bound{};
     int length = sizeof bound;
     uv_tcp_getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&bound), &length);
@@ -349,8 +349,8 @@ DataPlane::~DataPlane() {
   loop_->stop();
 }
 
-std::variant<int, std::string> DataPlane::listen(const std::string& host) {
-  std::variant<int, std::string> result;
+Result<int> DataPlane::listen(const std::string& host) {
+  Result<int> result = Error{"the data plane did not answer"};
   loop_->runSync([&]() { result = impl_->listen(host); });
   return result;
 }

@@ -15,8 +15,8 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <variant>
 
+#include "base/result.h"
 #include "base/clock.h"
 #include "transport/data/link_counters.h"
 
@@ -93,7 +93,7 @@ class DataPlane {
   DataPlane& operator=(const DataPlane&) = delete;
 
   // Binds `host`:0 and returns the port, or the error (blocks until bound).
-  std::variant<int, std::string> listen(const std::string& host);
+  Result<int> listen(const std::string& host);
 
   // Emulated rates, bytes/s; 0: not limited. The uplink is shared by every
   // child this process serves, the downlink by every parent it pulls from.

@@ -10,7 +10,7 @@
 
 namespace hnow::transport::data {
 
-std::variant<Sha256, std::string> sha256OfFile(int fd) {
+Result<Sha256> sha256OfFile(int fd) {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
   std::vector<char> buffer(1 << 20);
@@ -18,7 +18,7 @@ std::variant<Sha256, std::string> sha256OfFile(int fd) {
   for (;;) {
     ssize_t n = ::pread(fd, buffer.data(), buffer.size(), offset);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::string("cannot read: ") + std::strerror(errno);
+    if (n < 0) return Error{std::string("cannot read: ") + std::strerror(errno)};
     if (n == 0) break;
     EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(n));
     offset += n;

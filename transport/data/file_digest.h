@@ -3,14 +3,14 @@
 // checked before the rename into place), for whoever serves a file: hnowd
 // as a send's source, an agent as a manifest item's.
 #include <string>
-#include <variant>
 
+#include "base/result.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::transport::data {
 
 // Reads `fd` from offset 0 with pread (its own offset is left alone); the
 // digest, or why the file could not be read.
-std::variant<Sha256, std::string> sha256OfFile(int fd);
+Result<Sha256> sha256OfFile(int fd);
 
 }  // namespace hnow::transport::data
