@@ -1,4 +1,5 @@
 #include "server/job_service.h"
+#include "core/agent_selection.h"
 #include "server/job_state.h"
 #include "server/output_temps.h"
 #include "server/run_paths.h"
@@ -217,19 +218,14 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
 
   // Who works: alive agents that run jobs, filtered by --to.
-  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
-  std::vector<bool> matched(request.to.size(), false);
-  for (const AgentView& a : coordinator_.status()) {
-    if (!a.connected || a.record.state != AgentState::kAlive || a.registration.dataAddress.empty()) continue;
+  std::vector<AgentView> workers;
+  for (AgentView& a : coordinator_.status()) {
     const auto& caps = a.registration.capabilities;
-    if (std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
-    bool wanted = all;
-    for (std::size_t i = 0; i < request.to.size(); ++i)
-      if (request.to[i] == a.record.name || request.to[i] == a.record.site) wanted = matched[i] = true;
-    if (wanted) job->agents.push_back(a.record.name);
+    if (reachable(a) && std::find(caps.begin(), caps.end(), "jobs") != caps.end()) workers.push_back(std::move(a));
   }
-  for (std::size_t i = 0; i < request.to.size() && !all; ++i)
-    if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "' that runs jobs");
+  auto selected = selectAgents(std::move(workers), request.to, " that runs jobs");
+  if (!selected) transport::refuse(selected.error().message);
+  for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);
   if (job->agents.empty()) transport::refuse("no alive agent can run jobs");
   if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
     transport::refuse("--replicas " + std::to_string(request.replicas) + " needs as many agents; " +

@@ -1,38 +1,23 @@
-#include "base/hex.h"
 #include "server/manifest_service.h"
-
-#include "server/agent_commands.h"
 
 #include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <cstdio>
 
+#include "base/hex.h"
+#include "core/agent_selection.h"
 #include "core/manifest_plan.h"
 #include "transport/auth.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
+#include "server/agent_commands.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
 namespace {
 
-
-// What no agent would accept, refused before anything is opened.
-std::string destProblem(const std::string& dest) {
-  if (dest.empty()) return "dest is empty";
-  std::string part;
-  for (char c : dest + "/") {
-    if (c != '/') {
-      part += c;
-      continue;
-    }
-    if (part == "..") return "'..' is not allowed in dest (" + dest + ")";
-    part.clear();
-  }
-  return "";
-}
 
 std::string jsonNumber(double x) {
   if (!std::isfinite(x)) return "null";
@@ -111,8 +96,7 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
   // Who can take part: alive agents with a data plane.
   std::vector<AgentView> alive;
   for (AgentView& a : coordinator_.status())
-    if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
-      alive.push_back(std::move(a));
+    if (reachable(a)) alive.push_back(std::move(a));
   auto running = std::make_unique<Running>();
   running->algo = request.algo;
   running->replan = request.replan;
@@ -124,9 +108,9 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
   };
   for (ManifestItemRequest& r : request.items) {
     const std::string item = "item at " + r.where;
-    if (std::string problem = destProblem(r.dest); !problem.empty()) {
-      spdlog::warn("manifest refused: {}: {}", item, problem);
-      transport::refuse(item + ": " + problem);
+    if (auto dest = checkDestination(r.dest, "dest"); !dest) {
+      spdlog::warn("manifest refused: {}: {}", item, dest.error().message);
+      transport::refuse(item + ": " + dest.error().message);
     }
     const AgentView* source = nullptr;
     for (const AgentView& a : alive)
@@ -134,17 +118,10 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
     if (!source) transport::refuse(item + ": no alive agent named '" + r.source + "' to read " + r.file + " from");
     Item it;
     it.nodes.source = nodeOf(*source);
-    const bool all = r.to.empty() || (r.to.size() == 1 && r.to[0] == "all");
-    std::vector<bool> matched(r.to.size(), false);
-    for (const AgentView& a : alive) {
-      bool wanted = all;
-      for (std::size_t i = 0; i < r.to.size(); ++i)
-        if (r.to[i] == a.record.name || r.to[i] == a.record.site) wanted = matched[i] = true;
-      if (wanted && a.record.name != r.source) it.nodes.destinations.push_back(nodeOf(a));
-    }
-    if (!all)
-      for (std::size_t i = 0; i < r.to.size(); ++i)
-        if (!matched[i]) transport::refuse(item + ": no alive agent or site named '" + r.to[i] + "'");
+    auto selected = selectAgents(alive, r.to);
+    if (!selected) transport::refuse(item + ": " + selected.error().message);
+    for (const AgentView& a : selected.value())
+      if (a.record.name != r.source) it.nodes.destinations.push_back(nodeOf(a));
     if (it.nodes.destinations.empty()) transport::refuse(item + ": no alive agent but its source can receive it");
     it.request = std::move(r);
     auto nonce = transport::freshNonce();

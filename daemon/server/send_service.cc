@@ -1,7 +1,4 @@
-#include "base/hex.h"
 #include "server/send_service.h"
-
-#include "server/agent_commands.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -12,6 +9,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/hex.h"
+#include "core/agent_selection.h"
+#include "server/agent_commands.h"
 #include "transport/auth.h"
 #include "transport/data/file_digest.h"
 #include "transport/data/frame.h"
@@ -20,23 +20,6 @@
 namespace hnow::daemon {
 
 namespace {
-
-// Refuses lexically what no agent would accept, before any file is opened.
-void checkDest(const std::string& dest) {
-  if (dest.empty()) transport::refuse("--dest is empty");
-  std::string part;
-  for (char c : dest + "/") {
-    if (c != '/') {
-      part += c;
-      continue;
-    }
-    if (part == "..") {
-      spdlog::warn("refused a send: '..' is not allowed in --dest ({})", dest);
-      transport::refuse("'..' is not allowed in --dest (" + dest + ")");
-    }
-    part.clear();
-  }
-}
 
 }  // namespace
 
@@ -93,22 +76,18 @@ SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
   finished_.forgetOldest(operations_);
   if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
-  checkDest(request.dest);
+  if (auto dest = checkDestination(request.dest, "--dest"); !dest) {
+    spdlog::warn("refused a send: {}", dest.error().message);
+    transport::refuse(dest.error().message);
+  }
 
   // Who receives: alive agents with a data plane, filtered by --to.
-  std::vector<AgentView> chosen;
-  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
-  std::vector<bool> matched(request.to.size(), false);
-  for (AgentView& a : coordinator_.status()) {
-    if (!a.connected || a.record.state != AgentState::kAlive || a.registration.dataAddress.empty()) continue;
-    bool wanted = all;
-    for (std::size_t i = 0; i < request.to.size(); ++i)
-      if (request.to[i] == a.record.name || request.to[i] == a.record.site) wanted = matched[i] = true;
-    if (wanted) chosen.push_back(std::move(a));
-  }
-  if (!all)
-    for (std::size_t i = 0; i < request.to.size(); ++i)
-      if (!matched[i]) transport::refuse("no alive agent or site named '" + request.to[i] + "'");
+  std::vector<AgentView> reachableAgents;
+  for (AgentView& a : coordinator_.status())
+    if (reachable(a)) reachableAgents.push_back(std::move(a));
+  auto selected = selectAgents(std::move(reachableAgents), request.to);
+  if (!selected) transport::refuse(selected.error().message);
+  std::vector<AgentView> chosen = std::move(selected).value();
   if (chosen.empty()) transport::refuse("no alive agent can receive");
   for (const AgentView& a : chosen)
     for (const LinkView* link : {&a.links.up, &a.links.down})

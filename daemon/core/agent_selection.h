@@ -1,0 +1,26 @@
+#pragma once
+// Which agents an operation goes to, the same for a send, a manifest item
+// and a job: `--to` names agents or sites ("all", or nothing, is every one)
+// among the agents that can take part; a name that matches none is refused.
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "core/coordinator.h"
+
+namespace hnow::daemon {
+
+// Alive, connected and with a data plane: an agent that can take part now.
+bool reachable(const AgentView& agent);
+
+// The candidates `to` names, in their order. A name that matches no
+// candidate is an error: "no alive agent or site named 'X'" + `unmatched`
+// (what the candidates had to be, e.g. " that runs jobs").
+Result<std::vector<AgentView>> selectAgents(std::vector<AgentView> candidates, const std::vector<std::string>& to,
+                                            const std::string& unmatched = "");
+
+// A destination no agent would accept, refused before anything is opened:
+// empty, or with a ".." component. `option` names it in the error ("--dest").
+Result<void> checkDestination(const std::string& dest, const std::string& option);
+
+}  // namespace hnow::daemon
