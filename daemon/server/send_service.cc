@@ -73,15 +73,12 @@ SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& p
 
 SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
-kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
-  finished_.forgetOldest(operations_);
+std::vector<AgentView> SendService::receiversOf(const SendRequest& request) {
   if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
   if (auto dest = checkDestination(request.dest, "--dest"); !dest) {
     spdlog::warn("refused a send: {}", dest.error().message);
     transport::refuse(dest.error().message);
   }
-
-  // Who receives: alive agents with a data plane, filtered by --to.
   std::vector<AgentView> reachableAgents;
   for (AgentView& a : coordinator_.status())
     if (reachable(a)) reachableAgents.push_back(std::move(a));
@@ -95,77 +92,36 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         transport::refuse("the links of " + a.record.name +
                           " have not been measured yet: hnowd surveys them once agents have joined and no "
                           "operation runs (hnow status shows them; hnow measure asks for it now)");
+  return chosen;
+}
 
-  int fd = ::open(request.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) transport::refuse("cannot open " + request.path + ": " + std::strerror(errno));
+SendService::Source SendService::openSource(const std::string& path) {
+  Source source;
+  source.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (source.fd < 0) transport::refuse("cannot open " + path + ": " + std::strerror(errno));
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    transport::refuse(request.path + " is not a regular file");
+  if (::fstat(source.fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(source.fd);
+    transport::refuse(path + " is not a regular file");
   }
-  const auto size = static_cast<std::uint64_t>(info.st_size);
-  std::string shaHex;
-  std::string sha;
-  try {
-    auto digest = transport::data::sha256OfFile(fd);
-    if (!digest) transport::refuse(request.path + ": " + digest.error().message);
-    auto& bytes = digest.value();
-    shaHex = hnow::hexOf(bytes.data(), bytes.size());
-    sha.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  } catch (...) {
-    ::close(fd);
-    throw;
+  source.size = static_cast<std::uint64_t>(info.st_size);
+  auto digest = transport::data::sha256OfFile(source.fd);
+  if (!digest) {
+    ::close(source.fd);
+    transport::refuse(path + ": " + digest.error().message);
   }
+  const auto& bytes = digest.value();
+  source.shaHex = hnow::hexOf(bytes.data(), bytes.size());
+  source.sha.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return source;
+}
 
-  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
-  std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
-  for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
-  nodes[0].rates.uplinkBytesPerSecond = source.plan;
-  nodes[0].rates.downlinkBytesPerSecond = source.plan;
-  SendTree tree = planSendTree(request.algo, nodes, size, transport::data::kChunkBytes);
-  if (!tree.error.empty()) {
-    ::close(fd);
-    transport::refuse("cannot plan the send: " + tree.error);
-  }
-  tree.rateBounds = boundsOf(coordinator_, chosen);
-
-  auto nonce = transport::freshNonce();
-  std::string token(nonce.begin(), nonce.end());
-  plane_.addSource(token, fd, size);
-  coordinator_.claimToken(token, this);
-
-  auto running = std::make_unique<Running>();
-  running->token = token;
-  running->commands = std::make_unique<AgentCommands>(coordinator_, token);
-  std::vector<std::string> names{"hnowd"}, addresses{sourceAddress_};
-  for (const AgentView& a : chosen) {
-    names.push_back(a.record.name);
-    addresses.push_back(a.registration.dataAddress);
-    running->agents.push_back(a.record.name);
-  }
-  spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, size,
-               chosen.size(), tree.algo, tree.predictedSeconds);
-  for (const PlanOption& o : tree.considered)
-    spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
-  running->summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
-                     ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
-                     ",\"size\":" + std::to_string(size) + ",\"agents\":" + std::to_string(chosen.size()) +
-                     ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) +
-                     ",\"replan\":" + (request.replan ? "true" : "false");
-  try {
-    running->record = coordinator_.operationLog().begin("send", running->summary + "}");
-  } catch (const StateError& e) {
-    spdlog::error("recording a send: {}", e.what());  // the send goes ahead unrecorded
-  }
-
-  // Prepare everywhere; each answer is (error, path). Held by pointer: GCC 12
-  // warns falsely about strings inside kj's ExceptionOr.
-  using Answer = std::shared_ptr<std::pair<std::string, std::string>>;
+kj::Promise<kj::Array<SendService::Answer>> SendService::prepareReceives(const std::vector<AgentView>& chosen,
+                                                                       const AgentLink::ReceiveOrder& order) {
   auto answers = kj::heapArrayBuilder<kj::Promise<Answer>>(chosen.size());
   for (const AgentView& a : chosen) {
     auto paf = kj::newPromiseAndFulfiller<Answer>();
     AgentLink* link = coordinator_.link(a.record.name);
-    AgentLink::ReceiveOrder order{token, request.dest, size, sha};
     using Fulfiller = kj::Own<kj::PromiseFulfiller<Answer>>;
     auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
     if (!link) {
@@ -177,12 +133,64 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     }
     answers.add(kj::mv(paf.promise));
   }
+  return kj::joinPromises(answers.finish());
+}
+
+kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
+  finished_.forgetOldest(operations_);
+  std::vector<AgentView> chosen = receiversOf(request);
+  const Source file = openSource(request.path);
+  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
+  std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
+  for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  nodes[0].rates.uplinkBytesPerSecond = source.plan;
+  nodes[0].rates.downlinkBytesPerSecond = source.plan;
+  SendTree tree = planSendTree(request.algo, nodes, file.size, transport::data::kChunkBytes);
+  if (!tree.error.empty()) {
+    ::close(file.fd);
+    transport::refuse("cannot plan the send: " + tree.error);
+  }
+  tree.rateBounds = boundsOf(coordinator_, chosen);
+
+  auto nonce = transport::freshNonce();
+  std::string token(nonce.begin(), nonce.end());
+  plane_.addSource(token, file.fd, file.size);
+  coordinator_.claimToken(token, this);
+
+  auto running = std::make_unique<Running>();
+  running->token = token;
+  running->commands = std::make_unique<AgentCommands>(coordinator_, token);
+  std::vector<std::string> names{"hnowd"}, addresses{sourceAddress_};
+  for (const AgentView& a : chosen) {
+    names.push_back(a.record.name);
+    addresses.push_back(a.registration.dataAddress);
+    running->agents.push_back(a.record.name);
+  }
+  spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, file.size,
+               chosen.size(), tree.algo, tree.predictedSeconds);
+  for (const PlanOption& o : tree.considered)
+    spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
+  running->summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
+                     ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
+                     ",\"size\":" + std::to_string(file.size) + ",\"agents\":" + std::to_string(chosen.size()) +
+                     ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) +
+                     ",\"replan\":" + (request.replan ? "true" : "false");
+  try {
+    running->record = coordinator_.operationLog().begin("send", running->summary + "}");
+  } catch (const StateError& e) {
+    spdlog::error("recording a send: {}", e.what());  // the send goes ahead unrecorded
+  }
+
+  ReplanSettings settings;
+  settings.enabled = request.replan;
+  settings.algo = request.algo;
+  settings.nodes = kj::mv(nodes);
+  settings.chunkBytes = transport::data::kChunkBytes;
   auto* raw = running.get();
-  return kj::joinPromises(answers.finish())
+  return prepareReceives(chosen, {token, request.dest, file.size, file.sha})
       .then([this, running = kj::mv(running), raw, tree = kj::mv(tree), names = kj::mv(names),
-             addresses = kj::mv(addresses), size, shaHex, nodes = kj::mv(nodes), algo = request.algo,
-             replan = request.replan](
-                kj::Array<Answer> results) mutable {
+             addresses = kj::mv(addresses), size = file.size, shaHex = file.shaHex,
+             settings = kj::mv(settings)](kj::Array<Answer> results) mutable {
         std::string refusals;
         std::vector<std::string> paths{""};
         for (std::size_t i = 0; i < results.size(); ++i) {
@@ -201,11 +209,6 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         }
         raw->operation = std::make_unique<SendOperation>(clock_, kj::mv(tree), kj::mv(names), kj::mv(addresses),
                                                          kj::mv(paths), size, shaHex, *raw->commands);
-        ReplanSettings settings;
-        settings.enabled = replan;
-        settings.algo = algo;
-        settings.nodes = kj::mv(nodes);
-        settings.chunkBytes = transport::data::kChunkBytes;
         raw->operation->setReplanning(kj::mv(settings));
         const std::uint64_t id = nextOperation_++;
         raw->id = id;
