@@ -10,6 +10,7 @@
 #include "transport/rpc_connection.h"
 #include "transport/tls_config.h"
 #include "transport/wire_rates.h"
+#include "wire/operation_wire.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::cli {
@@ -17,58 +18,6 @@ namespace hnow::cli {
 namespace {
 // hnowd answers in milliseconds; anything slower means it is wedged.
 constexpr auto kDeadline = 5 * kj::SECONDS;
-
-daemon::SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
-  daemon::SendStatus s;
-  s.finished = in.getFinished();
-  s.algo = in.getAlgo();
-  s.size = in.getSize();
-  s.predictedS = in.getPredictedS();
-  s.elapsedS = in.getElapsedS();
-  s.fluidBoundS = in.getFluidBoundS();
-  for (auto o : in.getConsidered()) s.considered.push_back({o.getAlgo(), o.getMode(), o.getPredictedS()});
-  for (auto c : in.getCopies()) {
-    daemon::CopyStatus copy;
-    copy.node = c.getNode();
-    copy.parent = c.getParent();
-    switch (c.getState()) {
-      case wire::CopyState::WAITING: copy.state = daemon::CopyStatus::State::kWaiting; break;
-      case wire::CopyState::RECEIVING: copy.state = daemon::CopyStatus::State::kReceiving; break;
-      case wire::CopyState::DONE: copy.state = daemon::CopyStatus::State::kDone; break;
-      case wire::CopyState::FAILED: copy.state = daemon::CopyStatus::State::kFailed; break;
-    }
-    copy.bytes = c.getBytes();
-    copy.finishedS = c.getFinishedS();
-    copy.plannedS = c.getPlannedS();
-    copy.path = c.getPath();
-    copy.sha256 = c.getSha256();
-    copy.message = c.getMessage();
-    copy.corruptChunks = c.getCorruptChunks();
-    s.copies.push_back(std::move(copy));
-  }
-  s.replanning = in.getReplanning();
-  s.replans = static_cast<int>(in.getReplans());
-  s.replannedPredictedS = in.getReplannedPredictedS();
-  for (auto c : in.getParentChanges())
-    s.parentChanges.push_back({c.getNode(), c.getOldParent(), c.getNewParent(), c.getAtS(), c.getReason()});
-  for (auto b : in.getRateBounds()) s.rateBounds.emplace_back(b);
-  return s;
-}
-
-daemon::ManifestStatus manifestStatusFromWire(wire::ManifestReport::Reader in) {
-  daemon::ManifestStatus s;
-  s.finished = in.getFinished();
-  s.algo = in.getAlgo();
-  s.predictedS = in.getPredictedS();
-  s.elapsedS = in.getElapsedS();
-  s.replans = in.getReplans();
-  s.sequentialS = in.getSequentialS();
-  s.lowerBoundS = in.getLowerBoundS();
-  for (auto item : in.getItems())
-    s.items.push_back({item.getSource(), item.getFile(), item.getDest(), sendStatusFromWire(item.getReport())});
-  for (auto o : in.getConsidered()) s.considered.push_back({o.getAlgo(), o.getMode(), o.getPredictedS()});
-  return s;
-}
 
 }  // namespace
 
@@ -211,7 +160,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setAlgo(r.algo);
   out.setNoReplan(!r.replan);
   return s.wait(request.send().then([](auto response) {
-    return std::make_pair(response.getOperation(), sendStatusFromWire(response.getReport()));
+    return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));
 }
 
@@ -219,7 +168,7 @@ Reply<daemon::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operatio
   auto& s = *state_;
   auto request = s.session->sendProgressRequest();
   request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return sendStatusFromWire(response.getReport()); }));
+  return s.wait(request.send().then([](auto response) { return daemon::sendStatusFromWire(response.getReport()); }));
 }
 
 // `hnow send --manifest`.
@@ -241,7 +190,7 @@ Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> CoordinatorClient::start
     w.setWhere(r.items[i].where);
   }
   return s.wait(request.send().then([](auto response) {
-    return std::make_pair(response.getOperation(), manifestStatusFromWire(response.getReport()));
+    return std::make_pair(response.getOperation(), daemon::manifestStatusFromWire(response.getReport()));
   }));
 }
 
@@ -249,7 +198,7 @@ Reply<daemon::ManifestStatus> CoordinatorClient::manifestProgress(std::uint64_t 
   auto& s = *state_;
   auto request = s.session->manifestProgressRequest();
   request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return manifestStatusFromWire(response.getReport()); }));
+  return s.wait(request.send().then([](auto response) { return daemon::manifestStatusFromWire(response.getReport()); }));
 }
 
 }  // namespace hnow::cli

@@ -3,30 +3,12 @@
 #include "server/manifest_service.h"
 #include "server/send_service.h"
 #include "server/sessions.h"
+#include "wire/operation_wire.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
 namespace {
-
-void manifestStatusToWire(const ManifestStatus& s, wire::ManifestReport::Builder out) {
-  out.setFinished(s.finished);
-  out.setAlgo(s.algo);
-  out.setPredictedS(s.predictedS);
-  out.setElapsedS(s.elapsedS);
-  out.setReplans(s.replans);
-  out.setSequentialS(s.sequentialS);
-  out.setLowerBoundS(s.lowerBoundS);
-  auto items = out.initItems(static_cast<unsigned>(s.items.size()));
-  for (std::size_t i = 0; i < s.items.size(); ++i) {
-    auto w = items[static_cast<unsigned>(i)];
-    w.setSource(s.items[i].source);
-    w.setFile(s.items[i].file);
-    w.setDest(s.items[i].dest);
-    sendStatusToWire(s.items[i].send, w.initReport());
-  }
-  planOptionsToWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
-}
 
 }  // namespace
 
@@ -51,7 +33,7 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
       .then([context](std::pair<std::uint64_t, ManifestStatus> started) mutable {
         auto results = context.getResults();
         results.setOperation(started.first);
-        manifestStatusToWire(started.second, results.initReport());
+        toWire(started.second, results.initReport());
       });
 }
 
@@ -59,7 +41,7 @@ kj::Promise<void> ClientSessionServer::manifestProgress(ManifestProgressContext 
   if (!manifests_) transport::refuse("this hnowd cannot send manifests");
   auto status = manifests_->status(context.getParams().getOperation());
   if (!status) transport::refuse("no such manifest operation");
-  manifestStatusToWire(*status, context.getResults().initReport());
+  toWire(*status, context.getResults().initReport());
   return kj::READY_NOW;
 }
 

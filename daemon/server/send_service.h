@@ -14,7 +14,6 @@
 #include "core/finished_operations.h"
 #include "core/send_operation.h"
 #include "core/transfer_observer.h"
-#include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::daemon {
@@ -79,10 +78,7 @@ class SendService final : public TransferObserver {
   std::uint64_t nextOperation_ = 1;
 };
 
-void sendStatusToWire(const SendStatus& status, wire::SendReport::Builder out);
 // The links of a plan's nodes taken at a lower bound, for its report (SendTree::rateBounds).
 std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vector<AgentView>& agents);
-// `options` into a list the caller initialised with as many entries.
-void planOptionsToWire(const std::vector<PlanOption>& options, capnp::List<wire::PlanOption>::Builder out);
 
 }  // namespace hnow::daemon

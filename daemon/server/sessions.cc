@@ -1,4 +1,5 @@
 #include "server/sessions.h"
+#include "wire/operation_wire.h"
 
 #include <kj/debug.h>
 #include <spdlog/spdlog.h>
@@ -87,7 +88,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   return sends_->start(std::move(request)).then([context](std::pair<std::uint64_t, SendStatus> started) mutable {
     auto results = context.getResults();
     results.setOperation(started.first);
-    sendStatusToWire(started.second, results.initReport());
+    toWire(started.second, results.initReport());
   });
 }
 
@@ -95,7 +96,7 @@ kj::Promise<void> ClientSessionServer::sendProgress(SendProgressContext context)
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto status = sends_->status(context.getParams().getOperation());
   if (!status) transport::refuse("no such send operation");
-  sendStatusToWire(*status, context.getResults().initReport());
+  toWire(*status, context.getResults().initReport());
   return kj::READY_NOW;
 }
 

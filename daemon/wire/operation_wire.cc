@@ -1,0 +1,156 @@
+#include "wire/operation_wire.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+wire::CopyState copyStateToWire(CopyStatus::State state) {
+  switch (state) {
+    case CopyStatus::State::kWaiting: return wire::CopyState::WAITING;
+    case CopyStatus::State::kReceiving: return wire::CopyState::RECEIVING;
+    case CopyStatus::State::kDone: return wire::CopyState::DONE;
+    case CopyStatus::State::kFailed: return wire::CopyState::FAILED;
+  }
+  return wire::CopyState::WAITING;
+}
+
+CopyStatus::State copyStateFromWire(wire::CopyState state) {
+  switch (state) {
+    case wire::CopyState::WAITING: return CopyStatus::State::kWaiting;
+    case wire::CopyState::RECEIVING: return CopyStatus::State::kReceiving;
+    case wire::CopyState::DONE: return CopyStatus::State::kDone;
+    case wire::CopyState::FAILED: return CopyStatus::State::kFailed;
+  }
+  return CopyStatus::State::kWaiting;
+}
+
+void copiesToWire(const std::vector<CopyStatus>& copies, capnp::List<wire::CopyStatus>::Builder out) {
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const CopyStatus& c = copies[i];
+    auto w = out[static_cast<unsigned>(i)];
+    w.setNode(c.node);
+    w.setParent(c.parent);
+    w.setState(copyStateToWire(c.state));
+    w.setBytes(c.bytes);
+    w.setFinishedS(c.finishedS);
+    w.setPlannedS(c.plannedS);
+    w.setPath(c.path);
+    w.setSha256(c.sha256);
+    w.setMessage(c.message);
+    w.setCorruptChunks(c.corruptChunks);
+  }
+}
+
+void parentChangesToWire(const std::vector<ParentChange>& changes, capnp::List<wire::ParentChange>::Builder out) {
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const ParentChange& c = changes[i];
+    auto w = out[static_cast<unsigned>(i)];
+    w.setNode(c.node);
+    w.setOldParent(c.oldParent);
+    w.setNewParent(c.newParent);
+    w.setAtS(c.atS);
+    w.setReason(c.reason);
+  }
+}
+
+}  // namespace
+
+void toWire(const std::vector<PlanOption>& options, capnp::List<wire::PlanOption>::Builder out) {
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    auto w = out[static_cast<unsigned>(i)];
+    w.setAlgo(options[i].algo);
+    w.setMode(options[i].mode);
+    w.setPredictedS(options[i].predictedSeconds);
+  }
+}
+
+std::vector<PlanOption> planOptionsFromWire(capnp::List<wire::PlanOption>::Reader in) {
+  std::vector<PlanOption> out;
+  for (auto o : in) out.push_back({o.getAlgo(), o.getMode(), o.getPredictedS()});
+  return out;
+}
+
+void toWire(const SendStatus& s, wire::SendReport::Builder out) {
+  out.setFinished(s.finished);
+  out.setAlgo(s.algo);
+  out.setSize(s.size);
+  out.setPredictedS(s.predictedS);
+  out.setElapsedS(s.elapsedS);
+  copiesToWire(s.copies, out.initCopies(static_cast<unsigned>(s.copies.size())));
+  toWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
+  out.setFluidBoundS(s.fluidBoundS);
+  out.setReplanning(s.replanning);
+  out.setReplans(static_cast<std::uint32_t>(s.replans));
+  out.setReplannedPredictedS(s.replannedPredictedS);
+  auto bounds = out.initRateBounds(static_cast<unsigned>(s.rateBounds.size()));
+  for (unsigned i = 0; i < bounds.size(); ++i) bounds.set(i, s.rateBounds[i]);
+  parentChangesToWire(s.parentChanges, out.initParentChanges(static_cast<unsigned>(s.parentChanges.size())));
+}
+
+SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
+  SendStatus s;
+  s.finished = in.getFinished();
+  s.algo = in.getAlgo();
+  s.size = in.getSize();
+  s.predictedS = in.getPredictedS();
+  s.elapsedS = in.getElapsedS();
+  s.fluidBoundS = in.getFluidBoundS();
+  s.considered = planOptionsFromWire(in.getConsidered());
+  for (auto c : in.getCopies()) {
+    CopyStatus copy;
+    copy.node = c.getNode();
+    copy.parent = c.getParent();
+    copy.state = copyStateFromWire(c.getState());
+    copy.bytes = c.getBytes();
+    copy.finishedS = c.getFinishedS();
+    copy.plannedS = c.getPlannedS();
+    copy.path = c.getPath();
+    copy.sha256 = c.getSha256();
+    copy.message = c.getMessage();
+    copy.corruptChunks = c.getCorruptChunks();
+    s.copies.push_back(std::move(copy));
+  }
+  s.replanning = in.getReplanning();
+  s.replans = static_cast<int>(in.getReplans());
+  s.replannedPredictedS = in.getReplannedPredictedS();
+  for (auto c : in.getParentChanges())
+    s.parentChanges.push_back({c.getNode(), c.getOldParent(), c.getNewParent(), c.getAtS(), c.getReason()});
+  for (auto b : in.getRateBounds()) s.rateBounds.emplace_back(b);
+  return s;
+}
+
+void toWire(const ManifestStatus& s, wire::ManifestReport::Builder out) {
+  out.setFinished(s.finished);
+  out.setAlgo(s.algo);
+  out.setPredictedS(s.predictedS);
+  out.setElapsedS(s.elapsedS);
+  out.setReplans(s.replans);
+  out.setSequentialS(s.sequentialS);
+  out.setLowerBoundS(s.lowerBoundS);
+  auto items = out.initItems(static_cast<unsigned>(s.items.size()));
+  for (std::size_t i = 0; i < s.items.size(); ++i) {
+    auto w = items[static_cast<unsigned>(i)];
+    w.setSource(s.items[i].source);
+    w.setFile(s.items[i].file);
+    w.setDest(s.items[i].dest);
+    toWire(s.items[i].send, w.initReport());
+  }
+  toWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
+}
+
+ManifestStatus manifestStatusFromWire(wire::ManifestReport::Reader in) {
+  ManifestStatus s;
+  s.finished = in.getFinished();
+  s.algo = in.getAlgo();
+  s.predictedS = in.getPredictedS();
+  s.elapsedS = in.getElapsedS();
+  s.replans = in.getReplans();
+  s.sequentialS = in.getSequentialS();
+  s.lowerBoundS = in.getLowerBoundS();
+  for (auto item : in.getItems())
+    s.items.push_back({item.getSource(), item.getFile(), item.getDest(), sendStatusFromWire(item.getReport())});
+  s.considered = planOptionsFromWire(in.getConsidered());
+  return s;
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,132 @@
+// Every field of a send's and a manifest's report survives hnowd's writing
+// and the CLI's reading: each is set to a value other than its default, so
+// a field one side forgets fails here.
+#include <doctest/doctest.h>
+
+#include <capnp/message.h>
+
+#include "wire/operation_wire.h"
+
+using namespace hnow::daemon;
+
+namespace {
+
+SendStatus everyField(int seed) {
+  SendStatus s;
+  s.finished = true;
+  s.algo = "pipelined-" + std::to_string(seed);
+  s.size = 123456789ull + seed;
+  s.predictedS = 22.5 + seed;
+  s.elapsedS = 23.25 + seed;
+  CopyStatus done;
+  done.node = "agent-1";
+  done.parent = "hnowd";
+  done.state = CopyStatus::State::kDone;
+  done.bytes = 42;
+  done.finishedS = 1.5;
+  done.plannedS = 1.25;
+  done.path = "/data/in/file.bin";
+  done.sha256 = "ab12";
+  done.message = "verified";
+  done.corruptChunks = 3;
+  CopyStatus failed = done;
+  failed.node = "agent-2";
+  failed.state = CopyStatus::State::kFailed;
+  CopyStatus receiving = done;
+  receiving.state = CopyStatus::State::kReceiving;
+  CopyStatus waiting = done;
+  waiting.state = CopyStatus::State::kWaiting;
+  s.copies = {done, failed, receiving, waiting};
+  s.considered = {{"fnf", "store-and-forward", 30.5}, {"pipelined", "pipelined", 22.5}};
+  s.fluidBoundS = 13.4;
+  s.replanning = true;
+  s.replans = 2;
+  s.replannedPredictedS = 24.75;
+  s.parentChanges = {{"agent-3", "agent-1", "hnowd", 5.5, "lost: agent-1"}};
+  s.rateBounds = {"hnowd downlink >= 415.0 Mbit/s"};
+  return s;
+}
+
+void checkSame(const SendStatus& a, const SendStatus& b) {
+  CHECK(a.finished == b.finished);
+  CHECK(a.algo == b.algo);
+  CHECK(a.size == b.size);
+  CHECK(a.predictedS == b.predictedS);
+  CHECK(a.elapsedS == b.elapsedS);
+  REQUIRE(a.copies.size() == b.copies.size());
+  for (std::size_t i = 0; i < a.copies.size(); ++i) {
+    const CopyStatus &x = a.copies[i], &y = b.copies[i];
+    CHECK(x.node == y.node);
+    CHECK(x.parent == y.parent);
+    CHECK(x.state == y.state);
+    CHECK(x.bytes == y.bytes);
+    CHECK(x.finishedS == y.finishedS);
+    CHECK(x.plannedS == y.plannedS);
+    CHECK(x.path == y.path);
+    CHECK(x.sha256 == y.sha256);
+    CHECK(x.message == y.message);
+    CHECK(x.corruptChunks == y.corruptChunks);
+  }
+  REQUIRE(a.considered.size() == b.considered.size());
+  for (std::size_t i = 0; i < a.considered.size(); ++i) {
+    CHECK(a.considered[i].algo == b.considered[i].algo);
+    CHECK(a.considered[i].mode == b.considered[i].mode);
+    CHECK(a.considered[i].predictedSeconds == b.considered[i].predictedSeconds);
+  }
+  CHECK(a.fluidBoundS == b.fluidBoundS);
+  CHECK(a.replanning == b.replanning);
+  CHECK(a.replans == b.replans);
+  CHECK(a.replannedPredictedS == b.replannedPredictedS);
+  REQUIRE(a.parentChanges.size() == b.parentChanges.size());
+  for (std::size_t i = 0; i < a.parentChanges.size(); ++i) {
+    CHECK(a.parentChanges[i].node == b.parentChanges[i].node);
+    CHECK(a.parentChanges[i].oldParent == b.parentChanges[i].oldParent);
+    CHECK(a.parentChanges[i].newParent == b.parentChanges[i].newParent);
+    CHECK(a.parentChanges[i].atS == b.parentChanges[i].atS);
+    CHECK(a.parentChanges[i].reason == b.parentChanges[i].reason);
+  }
+  CHECK(a.rateBounds == b.rateBounds);
+}
+
+}  // namespace
+
+TEST_CASE("a send's report reads back as it was written, every field and every copy state") {
+  const SendStatus sent = everyField(1);
+  capnp::MallocMessageBuilder message;
+  auto report = message.initRoot<hnow::wire::SendReport>();
+  toWire(sent, report);
+  checkSame(sendStatusFromWire(report.asReader()), sent);
+}
+
+TEST_CASE("a manifest's report reads back as it was written, with each item's send report") {
+  ManifestStatus sent;
+  sent.finished = true;
+  sent.algo = "wrp";
+  sent.predictedS = 7.5;
+  sent.elapsedS = 8.25;
+  sent.replans = 4;
+  sent.sequentialS = 12.5;
+  sent.lowerBoundS = 5.25;
+  sent.items = {{"agent-1", "a.bin", "in/a.bin", everyField(2)}, {"agent-2", "b.bin", "in/b.bin", everyField(3)}};
+  sent.considered = {{"independent", "pipelined, together", 9.5}};
+  capnp::MallocMessageBuilder message;
+  auto report = message.initRoot<hnow::wire::ManifestReport>();
+  toWire(sent, report);
+  const ManifestStatus read = manifestStatusFromWire(report.asReader());
+  CHECK(read.finished == sent.finished);
+  CHECK(read.algo == sent.algo);
+  CHECK(read.predictedS == sent.predictedS);
+  CHECK(read.elapsedS == sent.elapsedS);
+  CHECK(read.replans == sent.replans);
+  CHECK(read.sequentialS == sent.sequentialS);
+  CHECK(read.lowerBoundS == sent.lowerBoundS);
+  REQUIRE(read.items.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(read.items[i].source == sent.items[i].source);
+    CHECK(read.items[i].file == sent.items[i].file);
+    CHECK(read.items[i].dest == sent.items[i].dest);
+    checkSame(read.items[i].send, sent.items[i].send);
+  }
+  REQUIRE(read.considered.size() == 1);
+  CHECK(read.considered[0].mode == "pipelined, together");
+}
