@@ -123,6 +123,167 @@ kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::Tr
   });
 }
 
+daemon::RateTableOptions rateOptionsOf(const conf::CoordinatorConfig& config) {
+  daemon::RateTableOptions options;
+  options.lostAfter = secondsToDuration(config.lostTimeoutSeconds);
+  options.driftThreshold = config.driftThreshold;
+  options.driftDwell = secondsToDuration(config.driftDwellSeconds);
+  options.ewmaWeight = config.ewmaWeight;
+  return options;
+}
+
+daemon::LinkOptions linkOptionsOf(const conf::CoordinatorConfig& config) {
+  daemon::LinkOptions links;
+  links.book.driftThreshold = config.driftThreshold;
+  links.book.dwell = secondsToDuration(config.driftDwellSeconds);
+  links.book.ewmaWeight = config.ewmaWeight;
+  links.measureEmulated = config.survey.emulatedLinks;
+  return links;
+}
+
+daemon::SurveyRunnerOptions surveyOptionsOf(const conf::CoordinatorConfig& config) {
+  daemon::SurveyRunnerOptions options;
+  options.warmSeconds = config.survey.warmSeconds;
+  options.windowSeconds = config.survey.windowSeconds;
+  options.survey.maxPeers = config.survey.peers;
+  options.every = secondsToDuration(config.survey.intervalSeconds);
+  return options;
+}
+
+// The shares and results of jobs an earlier hnowd ran (a crash leaves them)
+// belong to no job now; job ids start over at 1. First the temp files it was
+// writing beside an --output (output_temps.h).
+void sweepEarlierJobs(const conf::CoordinatorConfig& config) {
+  const daemon::OutputTempSweep swept = daemon::sweepOutputTemps(config.dataDir + "/jobs", config.runRoots);
+  for (const std::string& path : swept.removed)
+    spdlog::warn("removed {}, the half-written --output of a run an earlier hnowd did not finish", path);
+  for (const std::string& why : swept.skipped) spdlog::warn("left an earlier run's output temp file: {}", why);
+  std::error_code error;
+  if (auto n = std::filesystem::remove_all(std::filesystem::path(config.dataDir) / "jobs", error); n > 1)
+    spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", n - 1, config.dataDir);
+}
+
+// hnowd's data plane listening, watching its interface and paced at the
+// configured uplink; the address agents reach it at.
+Result<std::string> startDataPlane(transport::data::DataPlane& plane, const conf::CoordinatorConfig& config,
+                                   daemon::Coordinator& coordinator) {
+  auto port = plane.listen(hostOf(config.listen));
+  if (!port) return port.error();
+  const std::string address = hostOf(config.listen) + ":" + std::to_string(port.value());
+  spdlog::info("data plane listening on {}", address);
+  // What else crosses hnowd's interface (a wildcard listen names none).
+  plane.watchInterface(hostOf(config.listen));
+  const double configuredUplink = config.uplinkMbps * 1e6 / 8;
+  if (configuredUplink > 0) plane.setRates(configuredUplink, 0);  // probes are paced too
+  if (configuredUplink > 0 && !config.survey.emulatedLinks)
+    coordinator.links().setFixed({daemon::kCoordinatorNode, daemon::LinkDirection::kUp}, configuredUplink,
+                                 daemon::RateMethod::kConfigured);
+  return address;
+}
+
+// Listens for agents and clients until SIGTERM or SIGINT; 0, or the exit
+// code of what failed.
+int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, const conf::CoordinatorConfig& config,
+                      Ticked ticked, const std::filesystem::path& addressFile) {
+  auto address = io.provider->getNetwork().parseAddress(config.listen).wait(io.waitScope);
+  auto receiver = address->listen();
+  std::string bound = hostOf(config.listen) + ":" + std::to_string(receiver->getPort());
+  if (!writeAddressFile(addressFile, bound)) {
+    spdlog::error("cannot write {}", addressFile.string());
+    return 1;
+  }
+  spdlog::info("listening on {}", bound);
+  transport::notifyReady("listening on " + bound);
+  auto watchdog = transport::feedWatchdog(io.provider->getTimer()).eagerlyEvaluate(nullptr);
+
+  auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
+    spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
+  });
+  auto ticking = tickEvery(io.provider->getTimer(), ticked).eagerlyEvaluate(nullptr);
+  auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
+  siginfo_t signal = stop.wait(io.waitScope);
+  transport::notifyStopping();
+  // Operations under way end here as "interrupted", before the
+  // connections close: agents disconnected by the stop are not lost, and
+  // their sends are not failed.
+  spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
+               ticked.coordinator.connectedCount());
+  if (int n = ticked.coordinator.operationLog().interruptRunning())
+    spdlog::warn("{} operation(s) under way marked interrupted", n);
+  std::error_code error;
+  std::filesystem::remove(addressFile, error);
+  persist(ticked.coordinator);
+  return 0;
+}
+
+std::string freshToken() {
+  auto nonce = transport::freshNonce();
+  return std::string(nonce.begin(), nonce.end());
+}
+
+// hnowd from its checked configuration to its stop: state, the data plane,
+// the services, the control server.
+int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret& secret,
+        const std::filesystem::path& addressFile) {
+  auto io = kj::setupAsyncIo();
+  hnow::SteadyClock clock;
+  auto opened = daemon::SqliteStateStore::open(config.dataDir);
+  if (!opened) {
+    spdlog::error("cannot open hnowd's state: {}", opened.error().message);
+    return 1;
+  }
+  auto store = std::move(opened).value();
+  daemon::Coordinator coordinator(clock, rateOptionsOf(config), *store, linkOptionsOf(config));
+  coordinator.restore();
+  if (int n = coordinator.interruptedAtStart())
+    spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
+  sweepEarlierJobs(config);
+  auto tls = transport::loadTlsIfConfigured(config.tls, transport::TlsSetup::Side::kServer,
+                                            io.provider->getTimer());
+  if (!tls) {
+    spdlog::error("{}", tls.error().message);
+    return 2;
+  }
+  // The data plane: hnowd is the source of every send.
+  transport::data::DataOptions dataOptions;
+  if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
+    dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
+  // Results of `hnow run` arrive here; their events go to the jobs.
+  transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
+  transport::data::DataPlane dataPlane(
+      clock, [&dataEvents](transport::data::TransferEvent e) { dataEvents.push(std::move(e)); }, dataOptions);
+  auto listening = startDataPlane(dataPlane, config, coordinator);
+  if (!listening) {
+    spdlog::error("data plane: {}", listening.error().message);
+    return 1;
+  }
+  const std::string dataAddress = listening.value();
+  const double configuredUplink = config.uplinkMbps * 1e6 / 8;
+  daemon::NodeProber prober(coordinator, dataPlane);
+  daemon::SurveyRunner surveys(
+      coordinator, prober, clock, dataAddress,
+      freshToken,
+      surveyOptionsOf(config));
+  surveys.onReport(logSurvey);
+  daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, configuredUplink);
+  daemon::ManifestService manifests(coordinator, clock);
+  daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
+                          config.dataDir + "/jobs", config.runRoots, configuredUplink);
+  if (config.runRoots.empty())
+    spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
+                 "write --output to on this host)", configPath);
+  auto forwarding = forwardDataEvents(dataEvents, jobs).eagerlyEvaluate([](kj::Exception&& e) {
+    spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
+  });
+  daemon::ConnectionLimits limits{static_cast<std::size_t>(config.maxUnauthenticated),
+                                  static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
+  daemon::ControlServer server(coordinator, secret, io.provider->getTimer(), limits,
+                               tls->get() ? &(*tls)->context() : nullptr,
+                               daemon::Services{&sends, &manifests, &jobs, &surveys});
+
+  return serveUntilStopped(io, server, config, {coordinator, surveys, dataPlane, configuredUplink}, addressFile);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -150,125 +311,7 @@ int main(int argc, char** argv) {
   kj::UnixEventPort::captureSignal(SIGTERM);
   kj::UnixEventPort::captureSignal(SIGINT);
   try {
-    auto io = kj::setupAsyncIo();
-    hnow::SteadyClock clock;
-    daemon::RateTableOptions options;
-    options.lostAfter = secondsToDuration(config->lostTimeoutSeconds);
-    options.driftThreshold = config->driftThreshold;
-    options.driftDwell = secondsToDuration(config->driftDwellSeconds);
-    options.ewmaWeight = config->ewmaWeight;
-    auto opened = daemon::SqliteStateStore::open(config->dataDir);
-    if (!opened) {
-      spdlog::error("cannot open hnowd's state: {}", opened.error().message);
-      return 1;
-    }
-    auto store = std::move(opened).value();
-    daemon::LinkOptions links;
-    links.book.driftThreshold = config->driftThreshold;
-    links.book.dwell = options.driftDwell;
-    links.book.ewmaWeight = config->ewmaWeight;
-    links.measureEmulated = config->survey.emulatedLinks;
-    daemon::Coordinator coordinator(clock, options, *store, links);
-    coordinator.restore();
-    if (int n = coordinator.interruptedAtStart())
-      spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
-    // The shares and results of jobs an earlier hnowd ran (a crash
-    // leaves them) belong to no job now; job ids start over at 1. First the
-    // temp files it was writing beside an --output (output_temps.h).
-    {
-      const daemon::OutputTempSweep swept = daemon::sweepOutputTemps(config->dataDir + "/jobs", config->runRoots);
-      for (const std::string& path : swept.removed)
-        spdlog::warn("removed {}, the half-written --output of a run an earlier hnowd did not finish", path);
-      for (const std::string& why : swept.skipped) spdlog::warn("left an earlier run's output temp file: {}", why);
-    }
-    if (auto n = std::filesystem::remove_all(std::filesystem::path(config->dataDir) / "jobs", error); n > 1)
-      spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", n - 1, config->dataDir);
-    auto tls = transport::loadTlsIfConfigured(config->tls, transport::TlsSetup::Side::kServer,
-                                              io.provider->getTimer());
-    if (!tls) {
-      spdlog::error("{}", tls.error().message);
-      return 2;
-    }
-    // The data plane: hnowd is the source of every send.
-    transport::data::DataOptions dataOptions;
-    if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
-      dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
-    // Results of `hnow run` arrive here; their events go to the jobs.
-    transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
-    transport::data::DataPlane dataPlane(
-        clock, [&dataEvents](transport::data::TransferEvent e) { dataEvents.push(std::move(e)); }, dataOptions);
-    auto dataPort = dataPlane.listen(hostOf(config->listen));
-    if (!dataPort) {
-      spdlog::error("data plane: {}", dataPort.error().message);
-      return 1;
-    }
-    const std::string dataAddress = hostOf(config->listen) + ":" + std::to_string(dataPort.value());
-    spdlog::info("data plane listening on {}", dataAddress);
-    // What else crosses hnowd's interface (a wildcard listen names none).
-    dataPlane.watchInterface(hostOf(config->listen));
-    const double configuredUplink = config->uplinkMbps * 1e6 / 8;
-    if (configuredUplink > 0) dataPlane.setRates(configuredUplink, 0);  // probes are paced too
-    if (configuredUplink > 0 && !config->survey.emulatedLinks)
-      coordinator.links().setFixed({daemon::kCoordinatorNode, daemon::LinkDirection::kUp}, configuredUplink,
-                                   daemon::RateMethod::kConfigured);
-    daemon::NodeProber prober(coordinator, dataPlane);
-    daemon::SurveyRunnerOptions surveyOptions;
-    surveyOptions.warmSeconds = config->survey.warmSeconds;
-    surveyOptions.windowSeconds = config->survey.windowSeconds;
-    surveyOptions.survey.maxPeers = config->survey.peers;
-    surveyOptions.every = secondsToDuration(config->survey.intervalSeconds);
-    daemon::SurveyRunner surveys(
-        coordinator, prober, clock, dataAddress,
-        []() {
-          auto nonce = transport::freshNonce();
-          return std::string(nonce.begin(), nonce.end());
-        },
-        surveyOptions);
-    surveys.onReport(logSurvey);
-    daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, configuredUplink);
-    daemon::ManifestService manifests(coordinator, clock);
-    daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
-                            config->dataDir + "/jobs", config->runRoots, configuredUplink);
-    if (config->runRoots.empty())
-      spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
-                   "write --output to on this host)", *configPath);
-    auto forwarding = forwardDataEvents(dataEvents, jobs).eagerlyEvaluate([](kj::Exception&& e) {
-      spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
-    });
-    daemon::ConnectionLimits limits{static_cast<std::size_t>(config->maxUnauthenticated),
-                                    static_cast<int64_t>(config->loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
-    daemon::ControlServer server(coordinator, *secret.secret, io.provider->getTimer(), limits,
-                                 tls->get() ? &(*tls)->context() : nullptr,
-                                 daemon::Services{&sends, &manifests, &jobs, &surveys});
-
-    auto address = io.provider->getNetwork().parseAddress(config->listen).wait(io.waitScope);
-    auto receiver = address->listen();
-    std::string bound = hostOf(config->listen) + ":" + std::to_string(receiver->getPort());
-    if (!writeAddressFile(addressFile, bound)) {
-      spdlog::error("cannot write {}", addressFile.string());
-      return 1;
-    }
-    spdlog::info("listening on {}", bound);
-    transport::notifyReady("listening on " + bound);
-    auto watchdog = transport::feedWatchdog(io.provider->getTimer()).eagerlyEvaluate(nullptr);
-
-    auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
-      spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
-    });
-    auto ticking =
-        tickEvery(io.provider->getTimer(), {coordinator, surveys, dataPlane, configuredUplink}).eagerlyEvaluate(nullptr);
-    auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
-    siginfo_t signal = stop.wait(io.waitScope);
-    transport::notifyStopping();
-    // Operations under way end here as "interrupted", before the
-    // connections close: agents disconnected by the stop are not lost, and
-    // their sends are not failed.
-    spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
-                 coordinator.connectedCount());
-    if (int n = coordinator.operationLog().interruptRunning())
-      spdlog::warn("{} operation(s) under way marked interrupted", n);
-    std::filesystem::remove(addressFile, error);
-    persist(coordinator);
+    return run(*config, *configPath, *secret.secret, addressFile);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());
     return 1;
@@ -276,5 +319,4 @@ int main(int argc, char** argv) {
     spdlog::error("hnowd's state: {}", e.what());
     return 1;
   }
-  return 0;
 }
