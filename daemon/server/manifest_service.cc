@@ -5,19 +5,17 @@
 #include <cmath>
 #include <cstdio>
 
-#include "base/hex.h"
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
 #include "transport/auth.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
-#include "server/agent_commands.h"
+#include "server/manifest_running.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
 namespace {
-
 
 std::string jsonNumber(double x) {
   if (!std::isfinite(x)) return "null";
@@ -26,44 +24,7 @@ std::string jsonNumber(double x) {
   return out;
 }
 
-// An agent's answer to serveFile or receive, held by pointer (GCC 12 warns
-// falsely about strings inside kj's ExceptionOr).
-struct Answer {
-  std::string error;
-  std::uint64_t size = 0;
-  std::string text;  // serveFile: the digest; receive: the final path
-};
-using AnswerPtr = std::shared_ptr<Answer>;
-using Fulfiller = std::shared_ptr<kj::Own<kj::PromiseFulfiller<AnswerPtr>>>;
-
 }  // namespace
-
-struct ManifestService::Item {
-  ManifestItemRequest request;
-  std::string token;
-  ManifestItemNodes nodes;          // indices into Running::agents
-  std::vector<std::string> names;   // source, then destinations
-  std::vector<std::string> addresses;
-  std::vector<std::string> paths;   // "" for the source
-  std::string sha256;               // 32 bytes
-  std::string sha256Hex;
-  bool serving = false;             // the source agreed to serve
-  std::unique_ptr<AgentCommands> commands;
-  std::unique_ptr<SendOperation> operation;
-  bool released = false;
-};
-
-struct ManifestService::Running {
-  std::vector<AgentView> agents;  // every agent taking part, the plan's node order
-  std::vector<Item> items;
-  ManifestPlan plan;
-  std::string algo;
-  bool replan = true;
-  OperationId record = 0;
-  std::string summary;
-  bool recorded = false;
-  std::uint64_t id = 0;  // set once every item has started
-};
 
 ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock)
     : coordinator_(coordinator), clock_(clock) {
@@ -88,11 +49,9 @@ bool ManifestService::moving() const {
   return false;
 }
 
-kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(ManifestRequest request) {
-  if (!knownManifestAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
-  if (request.items.empty()) transport::refuse("the manifest has no [[item]]");
-  finished_.forgetOldest(operations_);
-
+// The items as the request names them, each with its source and
+// destinations among the reachable agents; every refusal names its item.
+std::unique_ptr<ManifestService::Running> ManifestService::itemsOf(ManifestRequest& request) {
   // Who can take part: alive agents with a data plane.
   std::vector<AgentView> alive;
   for (AgentView& a : coordinator_.status())
@@ -127,7 +86,6 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
     auto nonce = transport::freshNonce();
     it.token.assign(nonce.begin(), nonce.end());
     it.commands = std::make_unique<AgentCommands>(coordinator_, it.token);
-    coordinator_.claimToken(it.token, this);
     running->items.push_back(std::move(it));
   }
   // Two items writing the same path on one agent would race for it.
@@ -138,6 +96,7 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
         transport::refuse("items at " + at->second + " and " + it.request.where + " both write " + it.request.dest +
                           " on " + running->agents[static_cast<std::size_t>(d)].record.name);
   for (Item& it : running->items) {
+    coordinator_.claimToken(it.token, this);
     const AgentView& source = running->agents[static_cast<std::size_t>(it.nodes.source)];
     it.names.push_back(source.record.name);
     it.addresses.push_back(source.registration.dataAddress);
@@ -147,127 +106,74 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
     }
   }
 
+  return running;
+}
+
+// The joint plan of the items, logged and recorded.
+void ManifestService::planItems(Running& running) {
+  std::vector<TreeNode> nodes;
+  for (const AgentView& a : running.agents) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  std::vector<ManifestItemNodes> items;
+  for (const Item& it : running.items) items.push_back(it.nodes);
+  running.plan = planManifest(running.algo, nodes, items, transport::data::kChunkBytes);
+  if (!running.plan.error.empty()) refuse(running, "cannot plan the manifest: " + running.plan.error);
+  spdlog::info("manifest of {} items over {} agents along {} (predicted {:.2f} s, one after another {:.2f} s)",
+               running.items.size(), running.agents.size(), running.plan.algo, running.plan.predictedSeconds,
+               running.plan.sequentialSeconds);
+  running.summary = "{\"items\":" + std::to_string(running.items.size()) + ",\"algo\":" + jsonString(running.algo) +
+                    ",\"plan\":" + jsonString(running.plan.algo) +
+                    ",\"predicted_s\":" + jsonNumber(running.plan.predictedSeconds) +
+                    ",\"sequential_s\":" + jsonNumber(running.plan.sequentialSeconds);
+  try {
+    running.record = coordinator_.operationLog().begin("manifest", running.summary + "}");
+  } catch (const StateError& e) {
+    spdlog::error("recording a manifest: {}", e.what());  // it goes ahead unrecorded
+  }
+}
+
+std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<Running> running) {
+  Running* raw = running.get();
+  for (std::size_t k = 0; k < raw->items.size(); ++k) {
+    Item& it = raw->items[k];
+    it.operation = std::make_unique<SendOperation>(
+        clock_, itemSendTree(raw->plan, it.nodes, k), it.names, it.addresses, it.paths, it.nodes.size,
+        it.sha256Hex, *it.commands);
+    // Each item re-plans alone, as a single send from its source agent
+    // (the other items' shares of the links are not modelled there;
+    // send_replan.h adopts a tree only when it saves 10%).
+    ReplanSettings settings;
+    settings.enabled = raw->replan;
+    settings.algo = "auto";
+    settings.chunkBytes = transport::data::kChunkBytes;
+    auto node = [&](int a) {
+      const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
+      return TreeNode{v.record.name, v.record.site, v.record.rates};
+    };
+    settings.nodes.push_back(node(it.nodes.source));
+    for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
+    it.operation->setReplanning(std::move(settings));
+  }
+  for (Item& it : raw->items) it.operation->start();
+  const std::uint64_t id = nextOperation_++;
+  raw->id = id;
+  for (Item& it : raw->items)
+    if (!it.released) itemOfToken_[it.token] = {id, &it};
+  operations_[id] = kj::mv(running);
+  return std::make_pair(id, *status(id));
+}
+
+kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(ManifestRequest request) {
+  if (!knownManifestAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
+  if (request.items.empty()) transport::refuse("the manifest has no [[item]]");
+  finished_.forgetOldest(operations_);
+  auto running = itemsOf(request);
   auto* raw = running.get();
   return prepareSources(*raw)
       .then([this, raw]() {
-        std::vector<TreeNode> nodes;
-        for (const AgentView& a : raw->agents) nodes.push_back({a.record.name, a.record.site, a.record.rates});
-        std::vector<ManifestItemNodes> items;
-        for (const Item& it : raw->items) items.push_back(it.nodes);
-        raw->plan = planManifest(raw->algo, nodes, items, transport::data::kChunkBytes);
-        if (!raw->plan.error.empty()) refuse(*raw, "cannot plan the manifest: " + raw->plan.error);
-        spdlog::info("manifest of {} items over {} agents along {} (predicted {:.2f} s, one after another {:.2f} s)",
-                     raw->items.size(), raw->agents.size(), raw->plan.algo, raw->plan.predictedSeconds,
-                     raw->plan.sequentialSeconds);
-        raw->summary = "{\"items\":" + std::to_string(raw->items.size()) + ",\"algo\":" + jsonString(raw->algo) +
-                       ",\"plan\":" + jsonString(raw->plan.algo) +
-                       ",\"predicted_s\":" + jsonNumber(raw->plan.predictedSeconds) +
-                       ",\"sequential_s\":" + jsonNumber(raw->plan.sequentialSeconds);
-        try {
-          raw->record = coordinator_.operationLog().begin("manifest", raw->summary + "}");
-        } catch (const StateError& e) {
-          spdlog::error("recording a manifest: {}", e.what());  // it goes ahead unrecorded
-        }
+        planItems(*raw);
         return prepareReceives(*raw);
       })
-      .then([this, running = kj::mv(running), raw]() mutable {
-        for (std::size_t k = 0; k < raw->items.size(); ++k) {
-          Item& it = raw->items[k];
-          it.operation = std::make_unique<SendOperation>(
-              clock_, itemSendTree(raw->plan, it.nodes, k), it.names, it.addresses, it.paths, it.nodes.size,
-              it.sha256Hex, *it.commands);
-          // Each item re-plans alone, as a single send from its source agent
-          // (the other items' shares of the links are not modelled there;
-          // send_replan.h adopts a tree only when it saves 10%).
-          ReplanSettings settings;
-          settings.enabled = raw->replan;
-          settings.algo = "auto";
-          settings.chunkBytes = transport::data::kChunkBytes;
-          auto node = [&](int a) {
-            const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
-            return TreeNode{v.record.name, v.record.site, v.record.rates};
-          };
-          settings.nodes.push_back(node(it.nodes.source));
-          for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
-          it.operation->setReplanning(std::move(settings));
-        }
-        for (Item& it : raw->items) it.operation->start();
-        const std::uint64_t id = nextOperation_++;
-        raw->id = id;
-        for (Item& it : raw->items)
-          if (!it.released) itemOfToken_[it.token] = {id, &it};
-        operations_[id] = kj::mv(running);
-        return std::make_pair(id, *status(id));
-      });
-}
-
-kj::Promise<void> ManifestService::prepareSources(Running& running) {
-  auto answers = kj::heapArrayBuilder<kj::Promise<AnswerPtr>>(running.items.size());
-  for (Item& it : running.items) {
-    auto paf = kj::newPromiseAndFulfiller<AnswerPtr>();
-    auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<AnswerPtr>>>(kj::mv(paf.fulfiller));
-    if (AgentLink* link = coordinator_.link(it.names[0])) {
-      link->serveFile(it.token, it.request.file,
-                      [fulfiller](const std::string& error, std::uint64_t size, const std::string& sha) {
-                        (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{error, size, sha}));
-                      });
-    } else {
-      (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{"not connected", 0, ""}));
-    }
-    answers.add(kj::mv(paf.promise));
-  }
-  return kj::joinPromises(answers.finish()).then([this, &running](kj::Array<AnswerPtr> results) {
-    std::string refusals;
-    for (std::size_t k = 0; k < results.size(); ++k) {
-      Item& it = running.items[k];
-      if (!results[k]->error.empty()) {
-        refusals += (refusals.empty() ? "" : "; ") + std::string("item at ") + it.request.where + ": " +
-                    it.names[0] + " cannot serve " + it.request.file + ": " + results[k]->error;
-        continue;
-      }
-      it.serving = true;
-      it.nodes.size = results[k]->size;
-      it.sha256 = results[k]->text;
-      it.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(it.sha256.data()),
-                                            it.sha256.size());
-    }
-    if (!refusals.empty()) refuse(running, refusals);
-  });
-}
-
-kj::Promise<void> ManifestService::prepareReceives(Running& running) {
-  std::size_t count = 0;
-  for (const Item& it : running.items) count += it.nodes.destinations.size();
-  auto answers = kj::heapArrayBuilder<kj::Promise<AnswerPtr>>(count);
-  for (Item& it : running.items) {
-    for (std::size_t i = 1; i < it.names.size(); ++i) {
-      auto paf = kj::newPromiseAndFulfiller<AnswerPtr>();
-      auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<AnswerPtr>>>(kj::mv(paf.fulfiller));
-      if (AgentLink* link = coordinator_.link(it.names[i])) {
-        link->receive({it.token, it.request.dest, it.nodes.size, it.sha256},
-                      [fulfiller](const std::string& error, const std::string& path) {
-                        (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{error, 0, path}));
-                      });
-      } else {
-        (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{"not connected", 0, ""}));
-      }
-      answers.add(kj::mv(paf.promise));
-    }
-  }
-  return kj::joinPromises(answers.finish()).then([this, &running](kj::Array<AnswerPtr> results) {
-    std::string refusals;
-    std::size_t at = 0;
-    for (Item& it : running.items) {
-      it.paths.assign(1, "");
-      for (std::size_t i = 1; i < it.names.size(); ++i, ++at) {
-        it.paths.push_back(results[at]->text);
-        if (!results[at]->error.empty())
-          refusals += (refusals.empty() ? "" : "; ") + std::string("item at ") + it.request.where + ": " +
-                      it.names[i] + " refused " + it.request.dest + ": " + results[at]->error;
-      }
-    }
-    if (!refusals.empty()) refuse(running, refusals);
-  });
+      .then([this, running = kj::mv(running)]() mutable { return begin(kj::mv(running)); });
 }
 
 void ManifestService::refuse(Running& running, const std::string& why) {
@@ -282,17 +188,6 @@ void ManifestService::refuse(Running& running, const std::string& why) {
   }
   spdlog::warn("manifest refused: {}", why);
   transport::refuse("refused: " + why);
-}
-
-void ManifestService::releaseAll(Running& running) {
-  for (Item& it : running.items) {
-    if (it.released) continue;
-    it.released = true;
-    coordinator_.releaseToken(it.token);
-    itemOfToken_.erase(it.token);
-    for (const std::string& agent : it.names)
-      if (AgentLink* link = coordinator_.link(agent)) link->release(it.token);
-  }
 }
 
 std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) const {

@@ -44,6 +44,9 @@ class ManifestService final : public TransferObserver {
  private:
   struct Item;
   struct Running;
+  std::unique_ptr<Running> itemsOf(ManifestRequest& request);
+  void planItems(Running& running);
+  std::pair<std::uint64_t, ManifestStatus> begin(std::unique_ptr<Running> running);
   kj::Promise<void> prepareSources(Running& running);
   kj::Promise<void> prepareReceives(Running& running);
   void releaseAll(Running& running);

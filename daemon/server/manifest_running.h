@@ -1,0 +1,53 @@
+#pragma once
+// What ManifestService keeps of a manifest under way, shared by the files
+// that start it (manifest_service.cc) and prepare its agents
+// (manifest_prepare.cc).
+#include <kj/async.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/manifest_plan.h"
+#include "server/agent_commands.h"
+#include "server/manifest_service.h"
+
+namespace hnow::daemon {
+
+// An agent's answer to serveFile or receive, held by pointer (GCC 12 warns
+// falsely about strings inside kj's ExceptionOr).
+struct Answer {
+  std::string error;
+  std::uint64_t size = 0;
+  std::string text;  // serveFile: the digest; receive: the final path
+};
+using AnswerPtr = std::shared_ptr<Answer>;
+
+struct ManifestService::Item {
+  ManifestItemRequest request;
+  std::string token;
+  ManifestItemNodes nodes;          // indices into Running::agents
+  std::vector<std::string> names;   // source, then destinations
+  std::vector<std::string> addresses;
+  std::vector<std::string> paths;   // "" for the source
+  std::string sha256;               // 32 bytes
+  std::string sha256Hex;
+  bool serving = false;             // the source agreed to serve
+  std::unique_ptr<AgentCommands> commands;
+  std::unique_ptr<SendOperation> operation;
+  bool released = false;
+};
+
+struct ManifestService::Running {
+  std::vector<AgentView> agents;  // every agent taking part, the plan's node order
+  std::vector<Item> items;
+  ManifestPlan plan;
+  std::string algo;
+  bool replan = true;
+  OperationId record = 0;
+  std::string summary;
+  bool recorded = false;
+  std::uint64_t id = 0;  // set once every item has started
+};
+
+}  // namespace hnow::daemon
