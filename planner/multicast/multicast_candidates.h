@@ -119,6 +119,7 @@ class MulticastCandidates {
     int index;  // into pending_[j]
   };
 
+  void buildMessageSets();
   MulticastTaskKey bestBySender(int j, MulticastTaskKey best);
   void raiseToFloor(int v);
   MulticastTaskKey keyBySender(int i, int j) const;
