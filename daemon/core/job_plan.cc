@@ -45,6 +45,51 @@ std::vector<std::uint64_t> roundShares(const std::vector<double>& shares, std::u
   return units;
 }
 
+// An allocation in whole units, laid out over the input in serve order,
+// with the workers rounded to nothing dropped, and its replayed timeline.
+hnow::Result<JobPlan> wholePlanOf(const planner::WorksharingProblem& problem, const planner::Allocation& allocation,
+                                  const std::string& name, std::uint64_t units) {
+  // Whole units, laid out over the input in serve order.
+  std::vector<double> shares;
+  for (int w : allocation.protocol.serveOrder) shares.push_back(allocation.units[static_cast<std::size_t>(w)]);
+  std::vector<std::uint64_t> rounded = roundShares(shares, units);
+  planner::Allocation whole = allocation;
+  std::fill(whole.units.begin(), whole.units.end(), 0.0);
+  for (std::size_t k = 0; k < rounded.size(); ++k)
+    whole.units[static_cast<std::size_t>(allocation.protocol.serveOrder[k])] = static_cast<double>(rounded[k]);
+  // Drop workers rounded to nothing from both orders.
+  auto keep = [&](int w) { return whole.units[static_cast<std::size_t>(w)] > 0; };
+  planner::Protocol protocol;
+  std::copy_if(allocation.protocol.serveOrder.begin(), allocation.protocol.serveOrder.end(),
+               std::back_inserter(protocol.serveOrder), keep);
+  std::copy_if(allocation.protocol.returnOrder.begin(), allocation.protocol.returnOrder.end(),
+               std::back_inserter(protocol.returnOrder), keep);
+  whole.protocol = protocol;
+  auto timeline = planner::replayAllocation(problem, whole);
+  if (!timeline) return timeline.error();
+  JobPlan plan;
+  plan.algorithm = name;
+  plan.predictedSeconds = timeline->makespan;
+  std::uint64_t next = 0;
+  for (const auto& t : timeline->workers) {  // serve order
+    PlannedShare share;
+    share.worker = t.worker;
+    share.units = static_cast<std::uint64_t>(std::llround(t.units));
+    share.firstUnit = next;
+    next += share.units;
+    share.serveStart = t.sendStart;
+    share.serveEnd = t.sendEnd;
+    share.computeEnd = t.computeEnd;
+    share.returnStart = t.returnStart;
+    share.returnEnd = t.returnEnd;
+    plan.shares.push_back(share);
+  }
+  for (int w : protocol.returnOrder)
+    for (std::size_t k = 0; k < plan.shares.size(); ++k)
+      if (plan.shares[k].worker == w) plan.returnOrder.push_back(static_cast<int>(k));
+  return plan;
+}
+
 }  // namespace
 
 hnow::Result<JobPlan> planJob(const JobPlanInput& input) {
@@ -93,50 +138,12 @@ hnow::Result<JobPlan> planJob(const JobPlanInput& input) {
     names.push_back(name);
   }
   for (std::size_t c = 0; c < allocations.size(); ++c) {
-    const std::string& name = names[c];
-    const planner::Allocation& allocation = allocations[c];
-    // Whole units, laid out over the input in serve order.
-    std::vector<double> shares;
-    for (int w : allocation.protocol.serveOrder) shares.push_back(allocation.units[static_cast<std::size_t>(w)]);
-    std::vector<std::uint64_t> rounded = roundShares(shares, input.units);
-    planner::Allocation whole = allocation;
-    std::fill(whole.units.begin(), whole.units.end(), 0.0);
-    for (std::size_t k = 0; k < rounded.size(); ++k)
-      whole.units[static_cast<std::size_t>(allocation.protocol.serveOrder[k])] = static_cast<double>(rounded[k]);
-    // Drop workers rounded to nothing from both orders.
-    auto keep = [&](int w) { return whole.units[static_cast<std::size_t>(w)] > 0; };
-    planner::Protocol protocol;
-    std::copy_if(allocation.protocol.serveOrder.begin(), allocation.protocol.serveOrder.end(),
-                 std::back_inserter(protocol.serveOrder), keep);
-    std::copy_if(allocation.protocol.returnOrder.begin(), allocation.protocol.returnOrder.end(),
-                 std::back_inserter(protocol.returnOrder), keep);
-    whole.protocol = protocol;
-    auto timeline = planner::replayAllocation(problem, whole);
-    if (!timeline) {
-      problems += (problems.empty() ? "" : "; ") + name + ": " + timeline.error().message;
+    auto plan = wholePlanOf(problem, allocations[c], names[c], input.units);
+    if (!plan) {
+      problems += (problems.empty() ? "" : "; ") + names[c] + ": " + plan.error().message;
       continue;
     }
-    JobPlan plan;
-    plan.algorithm = name;
-    plan.predictedSeconds = timeline->makespan;
-    std::uint64_t next = 0;
-    for (const auto& t : timeline->workers) {  // serve order
-      PlannedShare share;
-      share.worker = t.worker;
-      share.units = static_cast<std::uint64_t>(std::llround(t.units));
-      share.firstUnit = next;
-      next += share.units;
-      share.serveStart = t.sendStart;
-      share.serveEnd = t.sendEnd;
-      share.computeEnd = t.computeEnd;
-      share.returnStart = t.returnStart;
-      share.returnEnd = t.returnEnd;
-      plan.shares.push_back(share);
-    }
-    for (int w : protocol.returnOrder)
-      for (std::size_t k = 0; k < plan.shares.size(); ++k)
-        if (plan.shares[k].worker == w) plan.returnOrder.push_back(static_cast<int>(k));
-    if (!chosen || plan.predictedSeconds < chosen->predictedSeconds - 1e-12) chosen = std::move(plan);
+    if (!chosen || plan->predictedSeconds < chosen->predictedSeconds - 1e-12) chosen = std::move(plan).value();
   }
   if (!chosen) return hnow::Error{"no protocol fits: " + problems};
   return *std::move(chosen);
