@@ -73,6 +73,22 @@ SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& p
 
 SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
+static void logPlan(const SendRequest& request, std::uint64_t size, std::size_t agents, const SendTree& tree) {
+  spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, size, agents,
+               tree.algo, tree.predictedSeconds);
+  for (const PlanOption& o : tree.considered)
+    spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
+}
+
+// The operation record's summary, an open JSON object (its end is written
+// when the send ends).
+static std::string summaryOf(const SendRequest& request, const SendTree& tree, std::uint64_t size, std::size_t agents) {
+  return "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
+         ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
+         ",\"size\":" + std::to_string(size) + ",\"agents\":" + std::to_string(agents) +
+         ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false");
+}
+
 std::vector<AgentView> SendService::receiversOf(const SendRequest& request) {
   if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
   if (auto dest = checkDestination(request.dest, "--dest"); !dest) {
@@ -166,15 +182,8 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
     addresses.push_back(a.registration.dataAddress);
     running->agents.push_back(a.record.name);
   }
-  spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, file.size,
-               chosen.size(), tree.algo, tree.predictedSeconds);
-  for (const PlanOption& o : tree.considered)
-    spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
-  running->summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
-                     ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
-                     ",\"size\":" + std::to_string(file.size) + ",\"agents\":" + std::to_string(chosen.size()) +
-                     ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) +
-                     ",\"replan\":" + (request.replan ? "true" : "false");
+  logPlan(request, file.size, chosen.size(), tree);
+  running->summary = summaryOf(request, tree, file.size, chosen.size());
   try {
     running->record = coordinator_.operationLog().begin("send", running->summary + "}");
   } catch (const StateError& e) {
