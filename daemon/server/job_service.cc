@@ -35,54 +35,6 @@ std::string jsonText(const std::string& s) { return jsonString(s); }
 
 }  // namespace
 
-std::string sha256Of(std::string_view bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  return std::string(reinterpret_cast<char*>(digest), sizeof digest);
-}
-
-// Writes `bytes` to `path` and opens it for the data plane to serve.
-int writeServable(const std::string& path, std::string_view bytes) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return -1;
-  for (std::size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return -1;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return fd;
-}
-
-bool appendFileTo(int out, const std::string& path, std::uint64_t& written) {
-  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  bool ok = in >= 0;
-  std::vector<char> buffer(1 << 20);
-  for (ssize_t n; ok && (n = ::read(in, buffer.data(), buffer.size())) != 0;) {
-    if (n < 0) ok = errno == EINTR;
-    for (ssize_t done = 0; ok && n > 0 && done < n;) {
-      ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
-      ok = w >= 0 || errno == EINTR;
-      done += std::max<ssize_t>(w, 0);
-      written += static_cast<std::uint64_t>(std::max<ssize_t>(w, 0));
-    }
-  }
-  if (in >= 0) {
-    int error = errno;
-    ::close(in);
-    errno = error;
-  }
-  return ok;
-}
-
-std::string freshJobToken() {
-  auto nonce = transport::freshNonce();
-  return std::string(nonce.begin(), nonce.end());
-}
-
 struct JobService::Actions final : JobActions {
   Actions(JobService& s, Job& j) : service(s), job(j) {}
   void serve(int id) override {
@@ -255,16 +207,6 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   return raw.id;
 }
 
-// Results kept for `hnow run` without --output live until eight newer jobs have run.
-void JobService::forgetOldOutputs(std::uint64_t newest) {
-  for (auto& [id, job] : jobs_) {
-    if (id + kKeptOutputs > newest || job->outputPath.empty() || job->request.output == job->outputPath) continue;
-    std::error_code error;
-    fs::remove(job->outputPath, error);
-    job->outputPath.clear();
-  }
-}
-
 void JobService::startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder,
                           std::vector<std::string> pool, JobRunOptions options) {
   job.actions = std::make_unique<Actions>(*this, job);
@@ -283,44 +225,6 @@ void JobService::advance(Job& job) {
   if (job.run->failure()) return finish(job, *job.run->failure());
   if (job.reduce) return startReduction(job);
   writeConcat(job);
-}
-
-Result<ConfinedParent> JobService::outputTarget(const Job& job) const {
-  if (!job.request.output.empty()) return openRunOutputDir(runRoots_, job.request.output);
-  int dir = ::open(workDir_.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  if (dir < 0) return Error{"cannot open " + workDir_ + ": " + std::strerror(errno)};
-  return ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
-}
-
-void JobService::writeConcat(Job& job) {
-  job.phase = "writing";
-  auto target = outputTarget(job);
-  if (!target) return finish(job, target.error().message);
-  const auto& [dir, dirPath, name] = target.value();
-  const kj::AutoCloseFd closer(dir);
-  const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
-  const std::string temp = outputTempName(name, job.id);
-  // Named in jobs/ while it exists, for the start-up sweep (output_temps.h);
-  // the default output is inside jobs/ already.
-  std::optional<OutputTempMarker> marker;
-  if (!job.request.output.empty()) marker.emplace(workDir_, job.id, dirPath, temp);
-  int out = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (out < 0) return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
-  std::uint64_t total = 0;
-  for (const JobShare& share : job.run->shares()) {  // input order: shares tile it in serve order
-    if (!appendFileTo(out, job.attempts[*share.accepted].path, total)) {
-      ::close(out);
-      ::unlinkat(dir, temp.c_str(), 0);
-      return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
-    }
-  }
-  if (::fsync(out) != 0 || ::close(out) != 0 || ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
-    ::unlinkat(dir, temp.c_str(), 0);
-    return finish(job, "cannot write " + final + ": " + std::strerror(errno));
-  }
-  job.outputPath = final;
-  job.outputSize = total;
-  finish(job, "");
 }
 
 std::string JobService::addressOf(const std::string& agent) const {
