@@ -45,6 +45,41 @@ double branchRate(const Branch& b, std::span<const PipelinedItem> items, std::sp
   return r;
 }
 
+// The fluid phases: every moving branch at its rate until the next one
+// ends; each branch's `end` is when its last byte left the source.
+void runFluidPhases(std::vector<Branch>& branches, std::span<const PipelinedItem> items,
+                    std::span<const NodeRates> rates, int n) {
+  double now = 0.0;
+  for (Branch& b : branches)
+    if (b.remaining <= 0.0) b.moving = false;
+  for (;;) {
+    const Degrees d = degreesOf(branches, items, n);
+    std::vector<double> rate(branches.size(), 0.0);
+    double step = kInfinity;
+    bool anyMoving = false;
+    for (std::size_t i = 0; i < branches.size(); ++i) {
+      if (!branches[i].moving) continue;
+      anyMoving = true;
+      rate[i] = branchRate(branches[i], items, rates, d);
+      if (rate[i] > 0.0) step = std::min(step, branches[i].remaining / rate[i]);
+    }
+    if (!anyMoving) break;
+    if (step == kInfinity) {  // only branches that cannot move are left
+      for (Branch& b : branches)
+        if (b.moving) b.end = kInfinity, b.moving = false;
+      break;
+    }
+    now += step;
+    for (std::size_t i = 0; i < branches.size(); ++i) {
+      Branch& b = branches[i];
+      if (!b.moving) continue;
+      b.remaining -= rate[i] * step;
+      // The branch that set the step ends exactly; others within rounding too.
+      if (rate[i] > 0.0 && b.remaining <= 1e-9 * items[b.item].bytes) b.end = now, b.moving = false;
+    }
+  }
+}
+
 }  // namespace
 
 Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
@@ -91,36 +126,7 @@ Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const Pipeline
     }
   }
 
-  // The fluid phases: every moving branch at its rate until the next one ends.
-  double now = 0.0;
-  for (Branch& b : branches)
-    if (b.remaining <= 0.0) b.moving = false;
-  for (;;) {
-    const Degrees d = degreesOf(branches, items, n);
-    std::vector<double> rate(branches.size(), 0.0);
-    double step = kInfinity;
-    bool anyMoving = false;
-    for (std::size_t i = 0; i < branches.size(); ++i) {
-      if (!branches[i].moving) continue;
-      anyMoving = true;
-      rate[i] = branchRate(branches[i], items, rates, d);
-      if (rate[i] > 0.0) step = std::min(step, branches[i].remaining / rate[i]);
-    }
-    if (!anyMoving) break;
-    if (step == kInfinity) {  // only branches that cannot move are left
-      for (Branch& b : branches)
-        if (b.moving) b.end = kInfinity, b.moving = false;
-      break;
-    }
-    now += step;
-    for (std::size_t i = 0; i < branches.size(); ++i) {
-      Branch& b = branches[i];
-      if (!b.moving) continue;
-      b.remaining -= rate[i] * step;
-      // The branch that set the step ends exactly; others within rounding too.
-      if (rate[i] > 0.0 && b.remaining <= 1e-9 * items[b.item].bytes) b.end = now, b.moving = false;
-    }
-  }
+  runFluidPhases(branches, items, rates, n);
 
   for (std::size_t k = 0; k < items.size(); ++k) {
     const BroadcastTree& tree = items[k].tree;
