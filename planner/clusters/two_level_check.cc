@@ -40,17 +40,13 @@ void sortEvents(std::vector<Event>& events) {
   });
 }
 
-}  // namespace
-
-ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits& limits,
-                            std::span<const Transfer> schedule) {
-  const ClusterLayout layout(instance.sizes);
+// Each transfer's events, in the schedule's order, once every transfer is
+// between valid nodes and lasts what the model says; the makespan.
+ScheduleCheck eventsOf(const TwoLevelInstance& instance, const ClusterLayout& layout,
+                       std::span<const Transfer> schedule, std::vector<Event>& events) {
   const int n = layout.nodes();
   const double local = instance.localTime, global = instance.globalTime;
   const bool postal = instance.model == TwoLevelModel::kPostal;
-  if (n == 0) return fail("the instance has no nodes");
-
-  std::vector<Event> events;
   double makespan = 0.0;
   for (int i = 0; i < static_cast<int>(schedule.size()); ++i) {
     const Transfer& x = schedule[i];
@@ -75,6 +71,21 @@ ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits
     events.push_back({receiverStart, false, Event::kBusy, i, x.to});
     events.push_back({x.end, true, Event::kBusy, i, x.to});
   }
+  return ScheduleCheck{true, "", makespan};
+}
+
+}  // namespace
+
+ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits& limits,
+                            std::span<const Transfer> schedule) {
+  const ClusterLayout layout(instance.sizes);
+  const int n = layout.nodes();
+  if (n == 0) return fail("the instance has no nodes");
+
+  std::vector<Event> events;
+  const ScheduleCheck timed = eventsOf(instance, layout, schedule, events);
+  if (!timed.valid) return timed;
+  const double makespan = timed.makespan;
   sortEvents(events);
 
   std::vector<int> busyWith(n, -1);
