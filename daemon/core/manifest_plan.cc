@@ -122,6 +122,23 @@ bool knownManifestAlgo(const std::string& algo) {
   return false;
 }
 
+// The items run together along `trees`, each pipelined (seed 004's trees
+// included: the data plane pipelines every tree).
+static planner::ConcurrentPrediction predictTogether(std::vector<planner::BroadcastTree> trees,
+                                                     const std::vector<ManifestItemNodes>& items,
+                                                     const std::vector<planner::NodeRates>& rates,
+                                                     std::uint32_t chunkBytes) {
+  std::vector<planner::PipelinedItem> run;
+  for (std::size_t k = 0; k < items.size(); ++k) run.push_back({std::move(trees[k]), static_cast<double>(items[k].size)});
+  auto predicted = planner::predictConcurrentPipelines(run, rates, chunkBytes);
+  if (!predicted) {  // cannot happen for trees built here; keep the candidate out
+    planner::ConcurrentPrediction never;
+    never.seconds = std::numeric_limits<double>::infinity();
+    return never;
+  }
+  return *predicted;
+}
+
 ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& nodes,
                           const std::vector<ManifestItemNodes>& items, std::uint32_t chunkBytes) {
   ManifestPlan plan;
@@ -146,17 +163,8 @@ ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& 
   }
   plan.sequentialSeconds = alone.sequentialSeconds;
 
-  auto together = [&](std::vector<planner::BroadcastTree> trees) -> planner::ConcurrentPrediction {
-    std::vector<planner::PipelinedItem> run;
-    for (std::size_t k = 0; k < items.size(); ++k)
-      run.push_back({std::move(trees[k]), static_cast<double>(items[k].size)});
-    auto predicted = planner::predictConcurrentPipelines(run, rates, chunkBytes);
-    if (!predicted) {  // cannot happen for trees built here; keep the candidate out
-      planner::ConcurrentPrediction never;
-      never.seconds = std::numeric_limits<double>::infinity();
-      return never;
-    }
-    return *predicted;
+  auto together = [&](std::vector<planner::BroadcastTree> trees) {
+    return predictTogether(std::move(trees), items, rates, chunkBytes);
   };
 
   std::vector<Candidate> candidates;
