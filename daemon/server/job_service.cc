@@ -120,6 +120,24 @@ bool JobService::running() const {
   return false;
 }
 
+namespace {
+
+// The options of a run that need no file and no agent to be refused.
+Result<void> checkRunOptions(const RunRequest& request) {
+  if (request.argv.empty()) return Error{"--cmd is empty"};
+  if (auto split = conf::parseSplitSpec(request.split); !split) return split.error();
+  if (request.order != "fifo" && request.order != "lifo" && request.order != "auto")
+    return Error{"unknown --order '" + request.order + "'; use fifo, lifo or auto"};
+  if (!std::isfinite(request.slack) || request.slack < 0) return Error{"--slack must be a positive number"};
+  if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
+    return Error{"unknown --strategy '" + request.strategy + "'; use plan, equal or self"};
+  if (request.strategy == "self" && request.blockBytes == 0) return Error{"--block must be positive"};
+  if (request.rounds < 0 || request.rounds > 100) return Error{"--rounds must be auto or from 1 to 100"};
+  return {};
+}
+
+}  // namespace
+
 std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   // hnowd's own files are at stake: --input and --output are checked
   // against [run] roots before anything else is read (server/run_paths.h).
@@ -135,38 +153,18 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
     if (!outputDir) pathRefused(outputDir.error().message);
     ::close(outputDir.value().dirFd);
   }
-  if (request.argv.empty()) transport::refuse("--cmd is empty");
-  auto split = conf::parseSplitSpec(request.split);
-  if (!split) transport::refuse(split.error().message);
-  if (request.order != "fifo" && request.order != "lifo" && request.order != "auto")
-    transport::refuse("unknown --order '" + request.order + "'; use fifo, lifo or auto");
-  if (!std::isfinite(request.slack) || request.slack < 0) transport::refuse("--slack must be a positive number");
   if (request.strategy.empty()) request.strategy = "plan";
-  if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
-    transport::refuse("unknown --strategy '" + request.strategy + "'; use plan, equal or self");
-  if (request.strategy == "self" && request.blockBytes == 0) transport::refuse("--block must be positive");
-  if (request.rounds < 0 || request.rounds > 100) transport::refuse("--rounds must be auto or from 1 to 100");
+  if (auto checked = checkRunOptions(request); !checked) transport::refuse(checked.error().message);
+  const conf::SplitSpec split = conf::parseSplitSpec(request.split).value();
 
   finished_.forgetOldest(jobs_);
   auto job = std::make_shared<Job>();
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
-  {
-    const int fd = inputFd.get();
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
-      transport::refuse("--input " + request.input + " is not a regular file");
-    job->content.resize(static_cast<std::size_t>(info.st_size));
-    std::size_t done = 0;
-    while (done < job->content.size()) {
-      ssize_t n = ::read(fd, job->content.data() + done, job->content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    if (done != job->content.size()) transport::refuse("cannot read --input " + request.input);
-  }
-  job->offsets = conf::unitOffsets(job->content, split.value());
+  auto content = readWholeInput(inputFd.get(), request.input);
+  if (!content) transport::refuse(content.error().message);
+  job->content = std::move(content).value();
+  job->offsets = conf::unitOffsets(job->content, split);
   if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
 
   // Who works: alive agents that run jobs, filtered by --to.

@@ -80,5 +80,7 @@ std::string sha256Of(std::string_view bytes);
 bool appendFileTo(int out, const std::string& path, std::uint64_t& written);
 // Writes `bytes` to `path` and opens it for the data plane to serve; -1 on failure.
 int writeServable(const std::string& path, std::string_view bytes);
+// The whole of a run's --input, read from `fd` (`path` names it in errors).
+Result<std::string> readWholeInput(int fd, const std::string& path);
 
 }  // namespace hnow::daemon
