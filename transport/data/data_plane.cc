@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <future>
 #include <map>
 
 #include "base/hex.h"
@@ -131,21 +130,8 @@ struct DataPlane::Impl final : PlaneCore {
   }
 
   LinkCounters counters() {
-    LinkCounters c;
-    c.atSeconds = hnow::seconds(now().time_since_epoch());
-    c.dataSent = counters_.sent.load(std::memory_order_relaxed);
-    c.dataReceived = counters_.received.load(std::memory_order_relaxed);
-    const WireBytes wire = wire_->total();
-    c.tcpSent = wire.acked;
-    c.tcpReceived = wire.received;
-    c.wireSent = wire.sent;
-    c.wireReceived = wire.arrived;
-    if (auto nic = interfaceBytes(interface_)) {
-      c.nicKnown = true;
-      c.nicSent = nic->first;
-      c.nicReceived = nic->second;
-    }
-    return c;
+    return countersOf(hnow::seconds(now().time_since_epoch()), counters_.sent.load(std::memory_order_relaxed),
+                      counters_.received.load(std::memory_order_relaxed), wire_->total(), interface_);
   }
 
   void probe(ProbeOrder order, std::function<void(ProbeResult)> done) {

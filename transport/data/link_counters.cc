@@ -77,4 +77,22 @@ std::optional<WireBytes> wireBytesOf(int fd) {
   return w;
 }
 
+LinkCounters countersOf(double atSeconds, std::uint64_t dataSent, std::uint64_t dataReceived, const WireBytes& wire,
+                        const std::string& interface) {
+  LinkCounters c;
+  c.atSeconds = atSeconds;
+  c.dataSent = dataSent;
+  c.dataReceived = dataReceived;
+  c.tcpSent = wire.acked;
+  c.tcpReceived = wire.received;
+  c.wireSent = wire.sent;
+  c.wireReceived = wire.arrived;
+  if (auto nic = interfaceBytes(interface)) {
+    c.nicKnown = true;
+    c.nicSent = nic->first;
+    c.nicReceived = nic->second;
+  }
+  return c;
+}
+
 }  // namespace hnow::transport::data

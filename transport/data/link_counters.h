@@ -37,6 +37,11 @@ struct WireBytes {
   std::uint64_t sent = 0;      // on the wire: payload delivered, its headers and the pure ACKs'
   std::uint64_t arrived = 0;   // on the wire: payload received and headers
 };
+
+// A node's counters now: the DATA payload its plane moved, its connections'
+// bytes, and its interface's when it has one ("": none).
+LinkCounters countersOf(double atSeconds, std::uint64_t dataSent, std::uint64_t dataReceived, const WireBytes& wire,
+                        const std::string& interface);
 // A TCP socket's bytes so far (TCP_INFO); on the wire, 66 bytes (Ethernet,
 // IPv4 and TCP headers with timestamps) per segment; none when `fd` is not
 // a TCP socket.
