@@ -72,7 +72,7 @@ Schedule toNodeIds(const Participants& participants, std::span<const Transfer> l
 }
 
 Result<TwoLevelFromRates> twoLevelFromRates(std::span<const NodeRates> rates, const Participants& participants,
-                                             const SiteLinks& sites, double messageBytes) {
+                                            const SiteLinks& sites, double messageBytes) {
   using Result = Result<TwoLevelFromRates>;
   const int n = static_cast<int>(rates.size());
   if (!sites.siteOf.empty() && static_cast<int>(sites.siteOf.size()) != n)

@@ -45,7 +45,7 @@ struct TwoLevelFromRates {
   std::vector<int> nodeOfLayout;  // two-level node index -> node id
 };
 Result<TwoLevelFromRates> twoLevelFromRates(std::span<const NodeRates> rates, const Participants& participants,
-                                             const SiteLinks& sites, double messageBytes);
+                                            const SiteLinks& sites, double messageBytes);
 
 struct StoreAndForwardPrediction {
   double seconds = 0.0;

@@ -47,7 +47,7 @@ bool spansSites(const BroadcastRequest& request, const Participants& participant
 }
 
 Result<Schedule> storeAndForwardSchedule(const BroadcastRequest& request, const Participants& participants,
-                                          BroadcastAlgorithm algorithm) {
+                                         BroadcastAlgorithm algorithm) {
   const std::vector<double> t =
       finiteSendTimes(senderDeterminedSendTimes(ratesOf(participants, request.rates), request.fileBytes));
   const int s = participants.sourceIndex;
@@ -92,7 +92,7 @@ const char* transferModeName(TransferMode mode) {
 }
 
 Result<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAlgorithm algorithm,
-                                     TransferMode mode) {
+                                    TransferMode mode) {
   using Result = Result<BroadcastPlan>;
   const int n = static_cast<int>(request.rates.size());
   if (request.source < 0 || request.source >= n) return Result::failure("source out of range");

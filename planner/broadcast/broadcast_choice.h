@@ -66,7 +66,7 @@ struct BroadcastPlan {
 // One algorithm's tree, predicted both ways, to be run in `mode`. The seeds'
 // algorithms plan over the source and the destinations only (no relays).
 Result<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAlgorithm algorithm,
-                                     TransferMode mode = TransferMode::kPipelined);
+                                    TransferMode mode = TransferMode::kPipelined);
 
 struct BroadcastChoice {
   BroadcastPlan chosen;           // the faster of the two below

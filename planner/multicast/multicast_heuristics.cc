@@ -270,7 +270,7 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 }  // namespace
 
 Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
-                                     const MulticastOptions& options) {
+                                    const MulticastOptions& options) {
   if (auto problem = instanceProblem(instance)) return Error{*problem};
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
@@ -284,7 +284,7 @@ Result<MulticastPlan> planMulticast(const MulticastInstance& instance, Multicast
 }
 
 Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
-                                       std::span<const MulticastChoice> choices, bool preemptive) {
+                                      std::span<const MulticastChoice> choices, bool preemptive) {
   if (auto problem = instanceProblem(instance)) return Error{*problem};
   MulticastTimeline timeline(instance, preemptive);
   const int n = instance.nodeCount();
@@ -302,7 +302,7 @@ Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
 }
 
 Result<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
-                                             std::span<const int> receivers, bool preemptive) {
+                                            std::span<const int> receivers, bool preemptive) {
   if (auto problem = instanceProblem(instance)) return Error{*problem};
   ReceiverFirst state(instance, preemptive);
   for (int j : receivers) {

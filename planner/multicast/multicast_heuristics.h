@@ -35,7 +35,7 @@ struct MulticastOptions {
 
 // Plans `instance` (which must pass instanceProblem) or says why not.
 Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
-                                     const MulticastOptions& options = {});
+                                    const MulticastOptions& options = {});
 
 // A scheduling decision: `from` sends message `message` to `to`.
 struct MulticastChoice {
@@ -48,13 +48,13 @@ struct MulticastChoice {
 // §5 (preempt). An error value if a choice sends a message its sender does
 // not hold yet or to a node that does not (or no longer) need it.
 Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
-                                       std::span<const MulticastChoice> choices, bool preemptive);
+                                      std::span<const MulticastChoice> choices, bool preemptive);
 
 // The receiver-first scheme of §4.3 with the receivers given in order (the
 // draws of an RRS run, say): each step picks message and sender for the
 // next receiver by earliest completion. An error value if a receiver has
 // nothing left to receive or the order ends before every destination is served.
 Result<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
-                                             std::span<const int> receivers, bool preemptive);
+                                            std::span<const int> receivers, bool preemptive);
 
 }  // namespace hnow::planner

@@ -12,7 +12,7 @@ constexpr double kLeastOverhead = 1e-6;
 }  // namespace
 
 Result<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
-                                              std::vector<MulticastMessage> messages) {
+                                             std::vector<MulticastMessage> messages) {
   using Result = Result<MulticastInstance>;
   const int n = static_cast<int>(rates.size());
   MulticastInstance instance;

@@ -25,7 +25,7 @@ namespace hnow::planner {
 // Errors: a node that takes part (a source or a destination) without a
 // positive uplink or downlink, and what instanceProblem refuses.
 Result<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
-                                              std::vector<MulticastMessage> messages);
+                                             std::vector<MulticastMessage> messages);
 
 // Per message, the tree its plan builds: each destination's parent is the
 // node that sent it the message, children in the order the plan sends.

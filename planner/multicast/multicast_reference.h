@@ -11,9 +11,9 @@
 namespace hnow::planner {
 
 Result<MulticastPlan> planMulticastReference(const MulticastInstance& instance, MulticastAlgorithm algorithm,
-                                              const MulticastOptions& options = {});
+                                             const MulticastOptions& options = {});
 
 Result<MulticastPlan> scheduleReceiverOrderReference(const MulticastInstance& instance,
-                                                      std::span<const int> receivers, bool preemptive);
+                                                     std::span<const int> receivers, bool preemptive);
 
 }  // namespace hnow::planner

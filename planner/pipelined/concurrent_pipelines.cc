@@ -83,7 +83,7 @@ void runFluidPhases(std::vector<Branch>& branches, std::span<const PipelinedItem
 }  // namespace
 
 Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
-                                                         std::span<const NodeRates> rates, double chunkBytes) {
+                                                        std::span<const NodeRates> rates, double chunkBytes) {
   using Result = Result<ConcurrentPrediction>;
   const int n = static_cast<int>(rates.size());
   if (!(chunkBytes > 0.0)) return Result::failure("the chunk size must be positive");

@@ -38,6 +38,6 @@ struct ConcurrentPrediction {
 // over a different number of nodes than `rates`, a negative size, a chunk
 // size that is not positive.
 Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
-                                                         std::span<const NodeRates> rates, double chunkBytes);
+                                                        std::span<const NodeRates> rates, double chunkBytes);
 
 }  // namespace hnow::planner

@@ -165,7 +165,7 @@ class TreeSearch {
 }  // namespace
 
 Result<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int source,
-                                         std::span<const int> destinations, const PipelinedTreeOptions& options) {
+                                        std::span<const int> destinations, const PipelinedTreeOptions& options) {
   using Result = Result<BroadcastTree>;
   const int n = static_cast<int>(rates.size());
   auto dests = destinationSet(n, source, destinations);
@@ -238,7 +238,7 @@ double bottleneckRate(const BroadcastTree& tree, std::span<const NodeRates> rate
 }
 
 Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
-                                              double fileBytes, double chunkBytes, const SiteLinks& sites) {
+                                             double fileBytes, double chunkBytes, const SiteLinks& sites) {
   using Result = Result<PipelinedPrediction>;
   if (static_cast<int>(rates.size()) != tree.nodeCount()) return Result::failure("one rate per node of the tree");
   if (std::string problem = treeProblem(tree, tree.source, {}); !problem.empty()) return Result::failure(problem);

@@ -32,8 +32,8 @@ struct PipelinedTreeOptions {
 // Errors: a source that cannot send (zero uplink) while there are
 // destinations, a destination with zero downlink, a bad node index.
 Result<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int source,
-                                         std::span<const int> destinations,
-                                         const PipelinedTreeOptions& options = {});
+                                        std::span<const int> destinations,
+                                        const PipelinedTreeOptions& options = {});
 
 // The rate of every edge of `tree` under uplink sharing, per child node
 // (0 for the source and nodes out of the tree).
@@ -60,8 +60,8 @@ struct PipelinedPrediction {
 // its slowest descendant's pace; the source reads the file once per child).
 // An edge of rate 0 gives +infinity, a value, not an error.
 Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
-                                              double fileBytes, double chunkBytes,
-                                              const SiteLinks& sites = {});
+                                             double fileBytes, double chunkBytes,
+                                             const SiteLinks& sites = {});
 
 // The fluid lower bound of the targets: no destination receives faster
 // than its downlink, and the N·size bytes the N destinations receive are sent

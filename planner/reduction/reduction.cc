@@ -77,7 +77,7 @@ std::vector<double> earliestPossibleStarts(std::span<const double> sendTime,
 }
 
 Result<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int sink,
-                                           std::span<const int> senders) {
+                                          std::span<const int> senders) {
   if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return Error{"sink out of range"};
   if (senders.size() + 1 != sendTime.size())
     return Error{"the sender sequence must list every node but the sink once"};

@@ -20,7 +20,7 @@ std::vector<double> earliestPossibleStarts(std::span<const double> sendTime,
 // among nodes of equal t, which one sends) chosen so that no node receives
 // after it has sent. An error value if no assignment is found.
 Result<Schedule> earliestPossibleSchedule(std::span<const double> sendTime, int sink,
-                                           std::span<const int> senders);
+                                          std::span<const int> senders);
 
 // Seed 003 §4: slowest-node-first, the EP schedule of senders in
 // non-increasing t.
@@ -42,7 +42,7 @@ struct OptimalReduction {
 // pruned by the exchange lemma (Lemma 1: nobody waits for a faster sender),
 // the fastest sender last, and the incumbent.
 Result<OptimalReduction> optimalReduction(std::span<const double> sendTime, int sink,
-                                           const SearchLimits& limits = {});
+                                          const SearchLimits& limits = {});
 
 // A lower bound on any reduction to `sink`.
 double reductionLowerBound(std::span<const double> sendTime, int sink);

@@ -168,7 +168,7 @@ class Search {
 }  // namespace
 
 Result<OptimalReduction> optimalReduction(std::span<const double> sendTime, int sink,
-                                           const SearchLimits& limits) {
+                                          const SearchLimits& limits) {
   if (sink < 0 || sink >= static_cast<int>(sendTime.size())) return Error{"sink out of range"};
   OptimalReduction out;
   Search search(sendTime, sink, limits);

@@ -41,7 +41,7 @@ void sumWork(Allocation& allocation) {
 }  // namespace
 
 Result<Allocation> solveProtocol(const WorksharingProblem& problem, const Protocol& protocol,
-                                  double lifespan) {
+                                 double lifespan) {
   const auto& serve = protocol.serveOrder;
   const int k = static_cast<int>(serve.size());
   const int n = static_cast<int>(problem.workers.size());

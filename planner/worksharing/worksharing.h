@@ -59,7 +59,7 @@ Protocol lifoProtocol(std::span<const int> serveOrder);
 // Shares may come out negative: the protocol is then infeasible as given.
 // An error value only if the system is singular.
 Result<Allocation> solveProtocol(const WorksharingProblem& problem, const Protocol& protocol,
-                                  double lifespan);
+                                 double lifespan);
 
 // Seed 002 Theorem 1 (a), eq. (2)-(3): LIFO shares by the O(k) recurrence
 // w_1 = L/(R_1 + (1+delta)tau_1), w_k = R_{k-1} w_{k-1} / (R_k + (1+delta)tau_k).

@@ -37,7 +37,7 @@ std::string overlap(std::vector<std::tuple<double, double, int>> intervals, cons
 }  // namespace
 
 Result<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
-                                              const Allocation& allocation) {
+                                             const Allocation& allocation) {
   const int n = static_cast<int>(problem.workers.size());
   const Protocol& p = allocation.protocol;
   if (p.serveOrder.size() != p.returnOrder.size() || allocation.units.size() != problem.workers.size())

@@ -34,7 +34,7 @@ struct WorksharingTimeline {
 // has finished and the previous return is over. An error value for a
 // malformed protocol or a negative share (nothing to replay).
 Result<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
-                                              const Allocation& allocation);
+                                             const Allocation& allocation);
 
 // Checks a timeline against the model and the lifespan; the first violation
 // found is the reason. `makespan` is the last return's end when valid.

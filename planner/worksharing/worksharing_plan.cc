@@ -22,7 +22,7 @@ std::optional<NegativeShare> firstNegative(const Allocation& a) {
 }
 
 Result<Solved> smallResults(const WorksharingProblem& problem, std::span<const int> order,
-                             bool selectWorkers) {
+                            bool selectWorkers) {
   // Prefix chosen by Proposition 1, then shrunk while a share is negative
   // (§V-B's order is first-order optimal; with large delta it can ask a
   // late worker for negative work).
@@ -36,7 +36,7 @@ Result<Solved> smallResults(const WorksharingProblem& problem, std::span<const i
 }
 
 Result<Solved> solve(const WorksharingProblem& problem, WorksharingAlgorithm algorithm,
-                      bool selectWorkers) {
+                     bool selectWorkers) {
   // Theorem 1(c) and Proposition 4: serve faster links first.
   const std::vector<int> order = byIncreasingLinkTime(problem);
   switch (algorithm) {
@@ -78,8 +78,8 @@ double makespanLowerBound(const WorksharingProblem& problem, double work, double
 }  // namespace
 
 Result<WorksharingPlan> planWorksharing(const WorksharingProblem& problem,
-                                         WorksharingAlgorithm algorithm, bool selectWorkers,
-                                         const WorksharingGoal& goal, const SearchLimits& limits) {
+                                        WorksharingAlgorithm algorithm, bool selectWorkers,
+                                        const WorksharingGoal& goal, const SearchLimits& limits) {
   if (problem.workers.empty()) return Result<WorksharingPlan>::failure("there are no workers");
   if (goal.lifespan.has_value() == goal.work.has_value())
     return Result<WorksharingPlan>::failure("give exactly one of a lifespan and an amount of work");

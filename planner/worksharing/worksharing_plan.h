@@ -45,7 +45,7 @@ struct WorksharingPlan {
 };
 
 Result<WorksharingPlan> planWorksharing(const WorksharingProblem& problem,
-                                         WorksharingAlgorithm algorithm, bool selectWorkers,
-                                         const WorksharingGoal& goal, const SearchLimits& limits = {});
+                                        WorksharingAlgorithm algorithm, bool selectWorkers,
+                                        const WorksharingGoal& goal, const SearchLimits& limits = {});
 
 }  // namespace hnow::planner

@@ -181,7 +181,7 @@ std::vector<Candidate> serveOrders(const WorksharingProblem& problem, bool selec
 }  // namespace
 
 Result<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
-                                         double lifespan, const SearchLimits& limits) {
+                                        double lifespan, const SearchLimits& limits) {
   const int n = static_cast<int>(problem.workers.size());
   if (n == 0) return Result<BestWorksharing>::failure("there are no workers");
   if (n > kMaxBestWorkers)

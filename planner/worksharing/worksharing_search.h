@@ -35,6 +35,6 @@ struct BestWorksharing {
 // LU factorization per node), and only improving leaves are re-solved in full. With delta = 1, one of each
 // pair of time-mirrored protocols is searched.
 Result<BestWorksharing> bestWorksharing(const WorksharingProblem& problem, bool selectWorkers,
-                                         double lifespan, const SearchLimits& limits = {});
+                                        double lifespan, const SearchLimits& limits = {});
 
 }  // namespace hnow::planner
