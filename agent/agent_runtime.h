@@ -11,8 +11,8 @@
 #include <memory>
 #include <optional>
 
-#include "conf/runtime_config.h"
 #include "base/clock.h"
+#include "conf/runtime_config.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"

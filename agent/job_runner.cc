@@ -11,9 +11,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "base/hex.h"
 #include "agent/command_process.h"
 #include "agent/receiver.h"
+#include "base/hex.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::agent {

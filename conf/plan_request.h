@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "conf/two_level_request.h"
 #include "conf/multicast_request.h"
+#include "conf/two_level_request.h"
 #include "conf/worksharing_request.h"
 
 namespace hnow::conf {

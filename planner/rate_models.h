@@ -5,11 +5,11 @@
 #include <span>
 #include <vector>
 
-#include "planner/broadcast/broadcast_tree.h"
-#include "planner/node_rates.h"
 #include "base/result.h"
-#include "planner/site_links.h"
+#include "planner/broadcast/broadcast_tree.h"
 #include "planner/clusters/two_level.h"
+#include "planner/node_rates.h"
+#include "planner/site_links.h"
 
 namespace hnow::planner {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
+#include "cli/run_command.h"
 #include "conf/runtime_config.h"
 #include "core/manifest_status.h"
-#include "cli/run_command.h"
 #include "core/send_operation.h"
 #include "planner/node_rates.h"
-#include "base/result.h"
 
 namespace hnow::cli {
 

@@ -1,8 +1,8 @@
 #pragma once
 // `hnow plan` for op = "multicast" (seed 004).
+#include "base/result.h"
 #include "cli/plan_report.h"
 #include "conf/multicast_request.h"
-#include "base/result.h"
 
 namespace hnow::cli {
 

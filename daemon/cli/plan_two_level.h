@@ -1,8 +1,8 @@
 #pragma once
 // `hnow plan` for op = "cluster-broadcast" | "cluster-multicast" (seed 001).
+#include "base/result.h"
 #include "cli/plan_report.h"
 #include "conf/two_level_request.h"
-#include "base/result.h"
 
 namespace hnow::cli {
 

@@ -1,8 +1,8 @@
 #pragma once
 // `hnow plan` for op = "worksharing" (seed 002).
+#include "base/result.h"
 #include "cli/plan_report.h"
 #include "conf/worksharing_request.h"
-#include "base/result.h"
 
 namespace hnow::cli {
 

@@ -280,10 +280,10 @@ std::vector<AgentView> Coordinator::status() const {
   return out;
 }
 
-std::string Coordinator::setEmulatedRates(const std::string& name, const EmulatedRates& rates) {
+Result<void> Coordinator::setEmulatedRates(const std::string& name, const EmulatedRates& rates) {
   auto it = agents_.find(name);
-  if (it == agents_.end()) return "no agent named '" + name + "' has registered";
-  if (!it->second.link) return "agent '" + name + "' is not connected";
+  if (it == agents_.end()) return Error{"no agent named '" + name + "' has registered"};
+  if (!it->second.link) return Error{"agent '" + name + "' is not connected"};
   const std::string summary = "{\"agent\":" + jsonString(name) +
                               ",\"uplink_mbps\":" + std::to_string(rates.uplinkMbps) +
                               ",\"downlink_mbps\":" + std::to_string(rates.downlinkMbps) +
@@ -295,7 +295,7 @@ std::string Coordinator::setEmulatedRates(const std::string& name, const Emulate
     else
       operations_.finish(id, "failed", summary + ",\"error\":" + jsonString(error) + "}");
   });
-  return "";
+  return {};
 }
 
 std::size_t Coordinator::connectedCount() const { return sessions_.size(); }

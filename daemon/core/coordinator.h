@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/agent_link.h"
 #include "base/clock.h"
+#include "base/result.h"
+#include "core/agent_link.h"
 #include "core/link_book.h"
 #include "core/node_loads.h"
 #include "core/operation_log.h"
@@ -133,9 +134,9 @@ class Coordinator {
   // No operation runs: hnowd's uplink is not paced by measurement any more.
   // True when it was (the data plane's pacing is to be reset).
   bool sourceIdle();
-  // Empty on success, else the reason (unknown or disconnected agent). A
-  // command sent is an operation record, finished when the agent answers.
-  std::string setEmulatedRates(const std::string& name, const EmulatedRates& rates);
+  // Refused for an unknown or disconnected agent. A command sent is an
+  // operation record, finished when the agent answers.
+  Result<void> setEmulatedRates(const std::string& name, const EmulatedRates& rates);
   std::size_t connectedCount() const;
   // The newest `limit` operation records, newest first.
   std::vector<OperationRecord> operations(std::size_t limit) { return operations_.newest(limit); }

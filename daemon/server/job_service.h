@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "base/path_confinement.h"
 #include "base/clock.h"
+#include "base/path_confinement.h"
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
 #include "core/job_plan.h"

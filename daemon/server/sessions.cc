@@ -138,8 +138,7 @@ kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext 
   for (double v : {rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor})
     KJ_REQUIRE(std::isfinite(v) && v >= 0, "rates must be finite and not negative");
   std::string name = params.getName();
-  std::string problem = coordinator_.setEmulatedRates(name, rates);
-  if (!problem.empty()) transport::refuse(problem);
+  if (auto set = coordinator_.setEmulatedRates(name, rates); !set) transport::refuse(set.error().message);
   spdlog::info("emulated rates of {} set: uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = unchanged)",
                name, rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor);
   return kj::READY_NOW;

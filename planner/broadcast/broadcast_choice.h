@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/broadcast/broadcast_tree.h"
 #include "planner/node_rates.h"
-#include "base/result.h"
 #include "planner/pipelined/pipelined_tree.h"
 #include "planner/rate_models.h"
 #include "planner/search_limits.h"

@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
-#include "planner/multicast/multicast.h"
 #include "base/result.h"
+#include "planner/multicast/multicast.h"
 #include "planner/schedule_check.h"
 
 namespace hnow::planner {

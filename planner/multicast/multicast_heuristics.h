@@ -14,8 +14,8 @@
 #include <span>
 #include <vector>
 
-#include "planner/multicast/multicast.h"
 #include "base/result.h"
+#include "planner/multicast/multicast.h"
 
 namespace hnow::planner {
 

@@ -4,10 +4,10 @@
 #include <span>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/broadcast/broadcast_tree.h"
 #include "planner/multicast/multicast.h"
 #include "planner/node_rates.h"
-#include "base/result.h"
 
 namespace hnow::planner {
 

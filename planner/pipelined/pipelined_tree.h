@@ -10,9 +10,9 @@
 #include <span>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/broadcast/broadcast_tree.h"
 #include "planner/node_rates.h"
-#include "base/result.h"
 #include "planner/site_links.h"
 
 namespace hnow::planner {

@@ -3,8 +3,8 @@
 // hnowd. The command is killed and no file stays in .hnow-jobs/, even when
 // the drop comes before the worker created its files (found by the fault
 // matrix: a stopped hnowd's last reissued share left its result behind).
-#include "base/hex.h"
 #include "agent/job_runner.h"
+#include "base/hex.h"
 
 #include <doctest/doctest.h>
 #include <kj/async-io.h>

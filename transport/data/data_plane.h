@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 
-#include "base/result.h"
 #include "base/clock.h"
+#include "base/result.h"
 #include "transport/data/link_counters.h"
 
 namespace hnow::transport::data {

@@ -105,8 +105,8 @@ TEST_CASE("a set-rate is an operation record: running, then done or failed when 
   std::vector<AgentLink::Done> pending;
   Coordinator coordinator(clock, RateTableOptions{}, store);
   coordinator.attach(agent("a"), std::make_unique<PendingLink>(&pending));
-  REQUIRE(coordinator.setEmulatedRates("a", {40, 0, 0}).empty());
-  REQUIRE(coordinator.setEmulatedRates("a", {80, 0, 0}).empty());
+  REQUIRE(coordinator.setEmulatedRates("a", {40, 0, 0}).ok());
+  REQUIRE(coordinator.setEmulatedRates("a", {80, 0, 0}).ok());
   auto records = coordinator.operations(10);
   REQUIRE(records.size() == 2);
   CHECK(records[0].id == 2);  // newest first

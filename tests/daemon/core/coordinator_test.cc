@@ -107,12 +107,12 @@ TEST_CASE("set-rate reaches a connected agent and explains why not otherwise") {
   Coordinator coordinator(clock, RateTableOptions{}, store);
   std::vector<EmulatedRates> sent;
   SessionId s = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
-  CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).empty());
+  CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).ok());
   REQUIRE(sent.size() == 1);
   CHECK(sent[0].uplinkMbps == 50);
-  CHECK(coordinator.setEmulatedRates("ghost", {50, 0, 0}).find("no agent named") != std::string::npos);
+  CHECK(coordinator.setEmulatedRates("ghost", {50, 0, 0}).error().message.find("no agent named") != std::string::npos);
   coordinator.detach(s);
-  CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).find("not connected") != std::string::npos);
+  CHECK(coordinator.setEmulatedRates("a", {50, 0, 0}).error().message.find("not connected") != std::string::npos);
   CHECK(sent.size() == 1);
 }
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/node_rates.h"
 #include "base/result.h"
+#include "planner/node_rates.h"
 
 namespace hnow::testing {
 
