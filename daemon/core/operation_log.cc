@@ -1,5 +1,6 @@
 #include "core/operation_log.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace hnow::daemon {
@@ -15,6 +16,13 @@ OperationId OperationLog::begin(const std::string& kind, const std::string& summ
 
 void OperationLog::finish(OperationId id, const std::string& status, const std::string& summary) {
   store_.finishOperation(id, clock_.wallNow(), status, summary);
+}
+
+std::string jsonNumber(double x) {
+  if (!std::isfinite(x)) return "null";
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3f", x);
+  return out;
 }
 
 std::string jsonString(const std::string& value) {

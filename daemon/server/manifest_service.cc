@@ -15,17 +15,6 @@
 
 namespace hnow::daemon {
 
-namespace {
-
-std::string jsonNumber(double x) {
-  if (!std::isfinite(x)) return "null";
-  char out[32];
-  std::snprintf(out, sizeof out, "%.3f", x);
-  return out;
-}
-
-}  // namespace
-
 ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock)
     : coordinator_(coordinator), clock_(clock) {
   coordinator_.addTransferObserver(this);

@@ -40,19 +40,6 @@ std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vec
   return out;
 }
 
-namespace {
-
-// A JSON number; an infinite prediction (a rate of 0) as null.
-std::string jsonNumber(double x) {
-  if (!std::isfinite(x)) return "null";
-  char out[32];
-  std::snprintf(out, sizeof out, "%.3f", x);
-  return out;
-}
-
-
-}  // namespace
-
 struct SendService::Running {
   std::uint64_t id = 0;
   std::string token;
