@@ -2,16 +2,13 @@
 // jobs directory), written beside it and renamed into place, and the
 // default outputs of old jobs forgotten.
 #include <fcntl.h>
-#include <kj/io.h>
-#include <openssl/sha.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 
+#include "base/env.h"
+#include "core/job_output.h"
 #include "server/job_service.h"
 #include "server/job_state.h"
 #include "server/output_temps.h"
@@ -38,34 +35,39 @@ Result<ConfinedParent> JobService::outputTarget(const Job& job) const {
   return ConfinedParent{dir, workDir_, "run-" + std::to_string(job.id) + ".out"};
 }
 
+Result<std::uint64_t> JobService::placeOutput(Job& job, const std::function<Result<std::uint64_t>(OutputPlace&)>& write) {
+  auto target = outputTarget(job);
+  if (!target) return target.error();
+  const auto& [dir, dirPath, name] = target.value();
+  auto outputDir = posixEnvAt(dir, dirPath);
+  // A temp beside --output is named in jobs/ while it exists, for the
+  // start-up sweep (output_temps.h); the default output is inside jobs/ already.
+  OutputPlace place{*outputDir, name, outputTempName(name, job.id), nullptr};
+  if (!job.request.output.empty())
+    place.markTemp = [this, &job, dirPath = dirPath, temp = place.temp]() -> std::shared_ptr<void> {
+      return std::make_shared<OutputTempMarker>(workDir_, job.id, dirPath, temp);
+    };
+  auto written = write(place);
+  // --output as the user named it: forgetOldOutputs() leaves exactly that alone.
+  if (written) job.outputPath = job.request.output.empty() ? outputDir->pathOf(name) : job.request.output;
+  return written;
+}
+
 void JobService::writeConcat(Job& job) {
   job.phase = "writing";
-  auto target = outputTarget(job);
-  if (!target) return finish(job, target.error().message);
-  const auto& [dir, dirPath, name] = target.value();
-  const kj::AutoCloseFd closer(dir);
-  const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
-  const std::string temp = outputTempName(name, job.id);
-  // Named in jobs/ while it exists, for the start-up sweep (output_temps.h);
-  // the default output is inside jobs/ already.
-  std::optional<OutputTempMarker> marker;
-  if (!job.request.output.empty()) marker.emplace(workDir_, job.id, dirPath, temp);
-  int out = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (out < 0) return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
-  std::uint64_t total = 0;
-  for (const JobShare& share : job.run->shares()) {  // input order: shares tile it in serve order
-    if (!appendFileTo(out, job.attempts[*share.accepted].path, total)) {
-      ::close(out);
-      ::unlinkat(dir, temp.c_str(), 0);
-      return finish(job, "cannot write " + dirPath + "/" + temp + ": " + std::strerror(errno));
-    }
-  }
-  if (::fsync(out) != 0 || ::close(out) != 0 || ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
-    ::unlinkat(dir, temp.c_str(), 0);
-    return finish(job, "cannot write " + final + ": " + std::strerror(errno));
-  }
-  job.outputPath = final;
-  job.outputSize = total;
+  std::vector<std::string> results;
+  for (const JobShare& share : job.run->shares())  // input order: shares tile it in serve order
+    results.push_back(job.attempts[*share.accepted].path);
+  auto written = placeOutput(job, [&](OutputPlace& place) { return writeConcatenation(*posixEnv(), results, place); });
+  if (!written) return finish(job, written.error().message);
+  job.outputSize = *written;
+  finish(job, "");
+}
+
+void JobService::writeFinal(Job& job, const std::string& path) {
+  auto written = placeOutput(job, [&](OutputPlace& place) { return placeFinal(*posixEnv(), path, place); });
+  if (!written) return finish(job, written.error().message);
+  job.outputSize = *written;
   finish(job, "");
 }
 

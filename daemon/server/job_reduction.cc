@@ -160,35 +160,4 @@ void JobService::reductionChanged(Job& job) {
   if (!job.reduction->waitingForRecompute()) job.reductionName = job.reduction->scheduleName();
 }
 
-void JobService::writeFinal(Job& job, const std::string& path) {
-  auto target = outputTarget(job);
-  if (!target) return finish(job, target.error().message);
-  const auto& [dir, dirPath, name] = target.value();
-  const kj::AutoCloseFd closer(dir);
-  const std::string final = job.request.output.empty() ? dirPath + "/" + name : job.request.output;
-  // Same file system: one rename. Else a copy beside the output, then a rename.
-  if (::renameat(AT_FDCWD, path.c_str(), dir, name.c_str()) != 0) {
-    const std::string temp = outputTempName(name, job.id);
-    const bool acrossFileSystems = errno == EXDEV;
-    // Named in jobs/ while it exists, for the start-up sweep (output_temps.h).
-    std::optional<OutputTempMarker> marker;
-    if (acrossFileSystems && !job.request.output.empty()) marker.emplace(workDir_, job.id, dirPath, temp);
-    int out = acrossFileSystems ? ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
-                             : -1;
-    std::uint64_t copied = 0;
-    bool ok = out >= 0 && appendFileTo(out, path, copied) && ::fsync(out) == 0;
-    int error = errno;
-    if (out >= 0 && ::close(out) != 0 && ok) ok = false, error = errno;
-    if (ok && ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) ok = false, error = errno;
-    if (!ok) {
-      if (out >= 0) ::unlinkat(dir, temp.c_str(), 0);
-      return finish(job, "cannot write " + final + ": " + std::strerror(error));
-    }
-  }
-  struct stat info {};
-  job.outputPath = final;
-  job.outputSize = ::fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
-  finish(job, "");
-}
-
 }  // namespace hnow::daemon

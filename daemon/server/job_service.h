@@ -21,6 +21,7 @@
 #include "base/path_confinement.h"
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
+#include "core/job_output.h"
 #include "core/job_plan.h"
 #include "core/job_run.h"
 #include "core/transfer_observer.h"
@@ -158,6 +159,9 @@ class JobService {
   void startReduction(Job& job);
   void reductionChanged(Job& job);
   void writeFinal(Job& job, const std::string& path);
+  // The output written by `write` at its place (outputTarget), named in
+  // `job.outputPath`; its size, or why it could not be written.
+  Result<std::uint64_t> placeOutput(Job& job, const std::function<Result<std::uint64_t>(OutputPlace&)>& write);
   // Where the output goes: --output's directory (confined again, it may have
   // changed since the start) or the work directory; the reason otherwise.
   Result<ConfinedParent> outputTarget(const Job& job) const;
