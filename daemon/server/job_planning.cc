@@ -15,26 +15,18 @@ namespace hnow::daemon {
 
 namespace {
 constexpr double kDefaultSlack = 2.0;
-// The calibration sample: enough bytes that process start-up is small
-// against the work, few enough that calibrating is quick.
-constexpr std::uint64_t kSampleMinBytes = 16 * 1024, kSampleMaxBytes = 256 * 1024;
 constexpr double kUnknownRate = 1e9;
 }  // namespace
 
 void JobService::calibrate(Job& job) {
-  const std::string key = job.request.command + "\x1f" + job.request.split + (job.reduce ? "\x1fr" : "");
-  const std::uint64_t units = job.offsets.size() - 1;
-  const std::uint64_t target = std::clamp<std::uint64_t>(job.content.size() / (8 * job.agents.size()),
-                                                         kSampleMinBytes, kSampleMaxBytes);
-  std::uint64_t k = 1;
-  while (k < units && job.offsets[k] < target) ++k;
+  const std::string key = CalibrationCache::keyOf(job.request.command, job.request.split, job.reduce);
+  const std::uint64_t k = calibrationSampleUnits(job.offsets, job.agents.size());
   const std::string_view sample(job.content.data(), job.offsets[k]);
 
   std::vector<std::string> needed;
   for (const auto& agent : job.agents) {
-    auto it = calibrations_.find({agent, key});
-    if (it != calibrations_.end() && clock_.now() - it->second.at < kCalibrationLifetime) {
-      job.calibrated[agent] = it->second;
+    if (auto known = calibrations_.find(agent, key)) {
+      job.calibrated[agent] = *known;
     } else {
       needed.push_back(agent);
     }
@@ -49,53 +41,25 @@ void JobService::calibrate(Job& job) {
   job.calibrating = static_cast<int>(needed.size());
   spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
   for (const auto& agent : needed) {
-    AgentLink* link = coordinator_.link(agent);
-    if (!link) return finish(job, "agent " + agent + " is not connected");
-    const std::string resultToken = freshJobToken(), emptyToken = freshJobToken();
-    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, resultToken, emptyToken});
-    // The command failing fails the job (it would fail on every share);
-    // the agent failing (not answering) only leaves it out.
-    auto failed = [this, &job, agent](const std::string& what, bool commandFailed = true) {
+    const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, freshJobToken(),
+                               freshJobToken()};
+    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
+    auto linkOf = [this, agent]() { return coordinator_.link(agent); };
+    auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
+    calibrateAgent(linkOf, runs, wanted, [=, this, &job, keep = job.self()](const CalibrationOutcome& outcome) {
       if (job.finished || job.excluded.count(agent)) return;
-      if (!commandFailed) return excludeFromCalibration(job, agent);
-      finish(job, "calibrating on " + agent + ": " + what);
-    };
-    // Two runs: on no input (the command's fixed cost: start-up, and its
-    // compute-factor stretch) and on the sample; the difference over the
-    // sample's units is R_i (seed 002's model is linear, without fixed costs).
-    auto measured = [=, this, &job](double fixedS, const AgentLink::JobTaskResult& r) {
-      Calibration c;
-      c.fixedS = fixedS;
-      c.secondsPerUnit = std::max(r.computeS - fixedS, 0.1 * r.computeS) / static_cast<double>(k);
-      c.resultRatio = static_cast<double>(r.size) / static_cast<double>(std::max<std::size_t>(sample.size(), 1));
+      if (!outcome.ok && !outcome.commandFailed) return excludeFromCalibration(job, agent);
+      if (!outcome.ok) return finish(job, "calibrating on " + agent + ": " + outcome.error);
+      JobCalibration c = calibrationFrom(outcome.emptyS, outcome.sample, k, sample.size());
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())
         if (a.record.name == agent) c.probeSecondsPerUnit = a.record.rates.computeSecondsPerUnit;
-      calibrations_[{agent, key}] = c;
+      calibrations_.store(agent, key, c);
       job.calibrated[agent] = c;
-      if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, resultToken, emptyToken});
+      if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, runs.emptyResultToken, runs.sampleResultToken});
       spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.id, agent,
                    c.secondsPerUnit, c.fixedS, c.resultRatio);
       if (--job.calibrating == 0) plan(job);
-    };
-    link->fetchJobFile({token, sample.size(), sha, sourceAddress_}, [=, this, &job, keep = job.self()](const std::string& error) {
-      if (job.finished || job.excluded.count(agent)) return;
-      if (!error.empty()) return failed(error, false);
-      AgentLink* link = coordinator_.link(agent);
-      if (!link) return failed("not connected", false);
-      link->runJobTask({{}, job.request.argv, emptyToken}, [=, this, &job, keep = job.self()](const std::string& error,
-                                                                          const AgentLink::JobTaskResult& empty) {
-        if (job.finished || job.excluded.count(agent)) return;
-        if (!error.empty()) return failed(error, empty.answered);
-        AgentLink* link = coordinator_.link(agent);
-        if (!link) return failed("not connected", false);
-        link->runJobTask({{token}, job.request.argv, resultToken},
-                         [=, &job, keep = job.self()](const std::string& error, const AgentLink::JobTaskResult& r) {
-                           if (job.finished || job.excluded.count(agent)) return;
-                           if (!error.empty()) return failed(error, r.answered);
-                           measured(empty.computeS, r);
-                         });
-      });
     });
   }
 }

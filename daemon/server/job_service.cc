@@ -101,7 +101,7 @@ JobService::JobService(Coordinator& coordinator, transport::data::DataPlane& pla
                        double sourceUplinkBytesPerSecond)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
       timer_(timer), workDir_(std::move(workDir)), runRoots_(std::move(runRoots)),
-      sourceUplink_(sourceUplinkBytesPerSecond) {
+      sourceUplink_(sourceUplinkBytesPerSecond), calibrations_(clock) {
   ticking_ = ticks().eagerlyEvaluate([](kj::Exception&& e) {
     spdlog::error("job ticks stopped: {}", e.getDescription().cStr());
   });

@@ -21,6 +21,7 @@
 #include "base/path_confinement.h"
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
+#include "core/job_calibration.h"
 #include "core/job_output.h"
 #include "core/job_plan.h"
 #include "core/job_run.h"
@@ -85,17 +86,6 @@ struct RunStatus {
   int rounds = 0;  // planned (1: one-shot)
 };
 
-// One agent's measured cost of one command (agent's compute factor included).
-struct JobCalibration {
-  double secondsPerUnit = 0.0;
-  double fixedS = 0.0;       // a run on no input: start-up
-  double resultRatio = 0.0;  // result bytes per input byte
-  // The agent's own compute probe (rate table) then: a compute drift event
-  // scales secondsPerUnit by the probe's change (job_rounds.cc).
-  double probeSecondsPerUnit = 0.0;
-  TimePoint at{};
-};
-
 class JobService {
  public:
   // `workDir` holds shares and results while a job runs. A run's --input
@@ -126,13 +116,9 @@ class JobService {
   // noticed by tick() from the coordinator's status.
   void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates);
 
-  // How long a calibration is reused (per agent and command).
-  static constexpr Duration kCalibrationLifetime = std::chrono::minutes(5);
-
  private:
   struct Job;
   struct Actions;
-  using Calibration = JobCalibration;
   void calibrate(Job& job);
   // An agent that cannot finish its calibration (lost) is left out of the job.
   void excludeFromCalibration(Job& job, const std::string& agent);
@@ -188,7 +174,7 @@ class JobService {
   double sourceUplink_;
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   FinishedOperations finished_;  // the newest 32 finished runs stay answerable
-  std::map<std::pair<std::string, std::string>, JobCalibration> calibrations_;  // (agent, command|split)
+  CalibrationCache calibrations_;
   std::map<std::string, std::function<void(const transport::data::TransferEvent&)>> receiving_;
   std::uint64_t nextJob_ = 1;
   kj::Promise<void> ticking_ = nullptr;

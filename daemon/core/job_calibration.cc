@@ -1,0 +1,82 @@
+#include "core/job_calibration.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace hnow::daemon {
+
+namespace {
+constexpr std::uint64_t kSampleMinBytes = 16 * 1024, kSampleMaxBytes = 256 * 1024;
+}  // namespace
+
+std::uint64_t calibrationSampleUnits(const std::vector<std::uint64_t>& offsets, std::size_t agents) {
+  const std::uint64_t units = offsets.size() - 1, size = offsets.back();
+  const std::uint64_t target =
+      std::clamp<std::uint64_t>(size / (8 * std::max<std::size_t>(agents, 1)), kSampleMinBytes, kSampleMaxBytes);
+  std::uint64_t k = 1;
+  while (k < units && offsets[k] < target) ++k;
+  return k;
+}
+
+JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskResult& sample, std::uint64_t units,
+                               std::uint64_t sampleBytes) {
+  JobCalibration c;
+  c.fixedS = emptyS;
+  // seed 002's model is linear without fixed costs: the fixed part is kept apart.
+  c.secondsPerUnit = std::max(sample.computeS - emptyS, 0.1 * sample.computeS) / static_cast<double>(units);
+  c.resultRatio = static_cast<double>(sample.size) / static_cast<double>(std::max<std::uint64_t>(sampleBytes, 1));
+  return c;
+}
+
+std::string CalibrationCache::keyOf(const std::string& command, const std::string& split, bool reduce) {
+  return command + "\x1f" + split + (reduce ? "\x1fr" : "");
+}
+
+std::optional<JobCalibration> CalibrationCache::find(const std::string& agent, const std::string& key) const {
+  auto it = byAgent_.find({agent, key});
+  if (it == byAgent_.end() || clock_.now() - it->second.at >= lifetime_) return std::nullopt;
+  return it->second;
+}
+
+void CalibrationCache::store(const std::string& agent, const std::string& key, const JobCalibration& calibration) {
+  byAgent_[{agent, key}] = calibration;
+}
+
+void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRuns& runs,
+                    const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done) {
+  auto finish = std::make_shared<std::function<void(const CalibrationOutcome&)>>(std::move(done));
+  auto failed = [finish](const std::string& error, bool commandFailed) {
+    CalibrationOutcome outcome;
+    outcome.error = error;
+    outcome.commandFailed = commandFailed;
+    (*finish)(outcome);
+  };
+  AgentLink* first = link();
+  if (!first) return failed("not connected", false);
+  first->fetchJobFile(runs.sample, [=](const std::string& error) {
+    if (!wanted()) return;
+    if (!error.empty()) return failed(error, false);
+    AgentLink* second = link();
+    if (!second) return failed("not connected", false);
+    second->runJobTask({{}, runs.argv, runs.emptyResultToken}, [=](const std::string& error,
+                                                                   const AgentLink::JobTaskResult& empty) {
+      if (!wanted()) return;
+      // An answer means the agent ran the command: its failure is the command's.
+      if (!error.empty()) return failed(error, empty.answered);
+      AgentLink* third = link();
+      if (!third) return failed("not connected", false);
+      third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken},
+                        [=](const std::string& error, const AgentLink::JobTaskResult& sample) {
+                          if (!wanted()) return;
+                          if (!error.empty()) return failed(error, sample.answered);
+                          CalibrationOutcome outcome;
+                          outcome.ok = true;
+                          outcome.emptyS = empty.computeS;
+                          outcome.sample = sample;
+                          (*finish)(outcome);
+                        });
+    });
+  });
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,79 @@
+#pragma once
+// Before a job is planned, each agent runs its command on a small sample of
+// the input (seed 002 plans on measured rates, and a command's cost is known
+// only by running it): once on no input (its fixed cost: start-up) and once
+// on the sample; the difference over the sample's units is its seconds per
+// unit. The command failing fails the job (it would fail on every share);
+// the agent failing only leaves it out. A calibration is reused for a while.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/agent_link.h"
+
+namespace hnow::daemon {
+
+// One agent's measured cost of one command (its compute factor included).
+struct JobCalibration {
+  double secondsPerUnit = 0.0;
+  double fixedS = 0.0;       // a run on no input: start-up
+  double resultRatio = 0.0;  // result bytes per input byte
+  // The agent's own compute probe (rate table) then: a compute drift event
+  // scales secondsPerUnit by the probe's change.
+  double probeSecondsPerUnit = 0.0;
+  TimePoint at{};
+};
+
+// How many units the sample takes: the first units of the input up to about
+// 1/8 of an agent's even share, within [16 KiB, 256 KiB] (enough that
+// start-up is small against the work, few enough that calibrating is
+// quick), and at least one. `offsets` are the units' starts and the end.
+std::uint64_t calibrationSampleUnits(const std::vector<std::uint64_t>& offsets, std::size_t agents);
+
+// The calibration from the two runs: `emptyS` on no input, `sample` on
+// `units` units of `sampleBytes` bytes. A run on the sample no longer than
+// the empty one still counts a tenth of it as work.
+JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskResult& sample, std::uint64_t units,
+                               std::uint64_t sampleBytes);
+
+// What the agents measured, per (agent, command), for `lifetime`.
+class CalibrationCache {
+ public:
+  explicit CalibrationCache(const Clock& clock, Duration lifetime = std::chrono::minutes(5))
+      : clock_(clock), lifetime_(lifetime) {}
+  // The same command on the same split (and --reduce or not) costs the same.
+  static std::string keyOf(const std::string& command, const std::string& split, bool reduce);
+  std::optional<JobCalibration> find(const std::string& agent, const std::string& key) const;
+  void store(const std::string& agent, const std::string& key, const JobCalibration& calibration);
+
+ private:
+  const Clock& clock_;
+  Duration lifetime_;
+  std::map<std::pair<std::string, std::string>, JobCalibration> byAgent_;
+};
+
+// One agent's two runs, over whatever link the agent has at each step.
+struct CalibrationRuns {
+  AgentLink::JobFile sample;  // served by hnowd
+  std::vector<std::string> argv;
+  std::string emptyResultToken, sampleResultToken;
+};
+struct CalibrationOutcome {
+  bool ok = false;
+  double emptyS = 0.0;                  // ok: the run on no input
+  AgentLink::JobTaskResult sample;      // ok: the run on the sample
+  std::string error;                    // not ok: why
+  bool commandFailed = false;           // not ok: the command's fault, not the agent's
+};
+// Fetches the sample, runs the command on nothing, then on the sample;
+// `done` once, unless `wanted` says the answer no longer matters. `link`
+// gives the agent's link at each step (null: it is gone).
+void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRuns& runs,
+                    const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done);
+
+}  // namespace hnow::daemon

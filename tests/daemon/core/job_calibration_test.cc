@@ -1,0 +1,165 @@
+#include <doctest/doctest.h>
+
+#include <deque>
+
+#include "core/job_calibration.h"
+
+using hnow::ManualClock;
+using hnow::daemon::AgentLink;
+using hnow::daemon::CalibrationCache;
+using hnow::daemon::CalibrationOutcome;
+using hnow::daemon::CalibrationRuns;
+using hnow::daemon::calibrateAgent;
+using hnow::daemon::calibrationFrom;
+using hnow::daemon::calibrationSampleUnits;
+using hnow::daemon::JobCalibration;
+using namespace std::chrono_literals;
+
+namespace {
+
+// An agent that records what it was asked and answers when the test says.
+struct ScriptedAgent final : AgentLink {
+  void setEmulatedRates(const hnow::daemon::EmulatedRates&, Done done) override { done(""); }
+  void probeNow() override {}
+  void fetchJobFile(const JobFile& file, Done done) override {
+    calls.push_back("fetch " + file.token);
+    fetches.push_back(std::move(done));
+  }
+  void runJobTask(const JobTask& task, TaskDone done) override {
+    calls.push_back("run " + (task.inputs.empty() ? std::string("-") : task.inputs[0]) + " > " + task.resultToken);
+    runs.push_back(std::move(done));
+  }
+  std::vector<std::string> calls;
+  std::deque<Done> fetches;
+  std::deque<TaskDone> runs;
+};
+
+AgentLink::JobTaskResult ran(double computeS, std::uint64_t size) {
+  AgentLink::JobTaskResult r;
+  r.exitCode = 0;
+  r.computeS = computeS;
+  r.size = size;
+  r.answered = true;
+  return r;
+}
+
+const CalibrationRuns kRuns{{"sample", 1000, "sha", "hnowd:7000"}, {"wc", "-l"}, "empty-out", "sample-out"};
+
+}  // namespace
+
+TEST_CASE("the calibration sample takes units up to an eighth of an even share, within 16-256 KiB, at least one") {
+  std::vector<std::uint64_t> offsets;
+  for (std::uint64_t at = 0; at <= 8 << 20; at += 1024) offsets.push_back(at);  // 8 MiB in 1 KiB units
+  CHECK(calibrationSampleUnits(offsets, 4) == 256);   // 8 MiB / 32 = 256 KiB, the most
+  CHECK(calibrationSampleUnits(offsets, 16) == 64);   // 8 MiB / 128 = 64 KiB
+  CHECK(calibrationSampleUnits(offsets, 1024) == 16); // 8 KiB would be too little: 16 KiB
+  CHECK(calibrationSampleUnits({0, 1 << 20, 2 << 20}, 2) == 1);  // big units: one
+  CHECK(calibrationSampleUnits({0, 10, 20}, 2) == 2);            // a small input: all of it
+}
+
+TEST_CASE("a calibration is the sample run less the empty run, per unit, and the result bytes per input byte") {
+  const JobCalibration c = calibrationFrom(0.05, ran(0.25, 500), 10, 1000);
+  CHECK(c.fixedS == doctest::Approx(0.05));
+  CHECK(c.secondsPerUnit == doctest::Approx(0.02));
+  CHECK(c.resultRatio == doctest::Approx(0.5));
+  // Start-up noise larger than the work: a tenth of the sample run still counts as work.
+  CHECK(calibrationFrom(0.3, ran(0.2, 0), 10, 1000).secondsPerUnit == doctest::Approx(0.002));
+}
+
+TEST_CASE("a calibration is reused for its lifetime, per agent and command, and then measured again") {
+  ManualClock clock;
+  CalibrationCache cache(clock, 5min);
+  const std::string key = CalibrationCache::keyOf("wc -l", "lines", false);
+  JobCalibration c;
+  c.secondsPerUnit = 0.01;
+  c.at = clock.now();
+  cache.store("a1", key, c);
+  clock.advance(4min);
+  REQUIRE(cache.find("a1", key));
+  CHECK(cache.find("a1", key)->secondsPerUnit == 0.01);
+  CHECK_FALSE(cache.find("a2", key));
+  CHECK_FALSE(cache.find("a1", CalibrationCache::keyOf("wc -l", "bytes:4096", false)));
+  CHECK_FALSE(cache.find("a1", CalibrationCache::keyOf("wc -l", "lines", true)));
+  clock.advance(1min);
+  CHECK_FALSE(cache.find("a1", key));
+}
+
+TEST_CASE("an agent's calibration fetches the sample, runs the command on nothing, then on the sample") {
+  ScriptedAgent agent;
+  std::vector<CalibrationOutcome> outcomes;
+  calibrateAgent([&]() -> AgentLink* { return &agent; }, kRuns, [] { return true; },
+                 [&](const CalibrationOutcome& o) { outcomes.push_back(o); });
+  REQUIRE(agent.fetches.size() == 1);
+  agent.fetches.front()("");
+  REQUIRE(agent.runs.size() == 1);
+  agent.runs.front()("", ran(0.05, 0));
+  REQUIRE(agent.runs.size() == 2);
+  agent.runs.back()("", ran(0.3, 700));
+  CHECK(agent.calls == std::vector<std::string>{"fetch sample", "run - > empty-out", "run sample > sample-out"});
+  REQUIRE(outcomes.size() == 1);
+  CHECK(outcomes[0].ok);
+  CHECK(outcomes[0].emptyS == 0.05);
+  CHECK(outcomes[0].sample.size == 700);
+}
+
+TEST_CASE("the command failing is the command's fault, the agent not answering or gone is the agent's") {
+  ScriptedAgent agent;
+  bool connected = true;
+  std::vector<CalibrationOutcome> outcomes;
+  auto start = [&] {
+    calibrateAgent([&]() -> AgentLink* { return connected ? &agent : nullptr; }, kRuns, [] { return true; },
+                   [&](const CalibrationOutcome& o) { outcomes.push_back(o); });
+  };
+  SUBCASE("the fetch fails") {
+    start();
+    agent.fetches.front()("connection refused");
+    REQUIRE(outcomes.size() == 1);
+    CHECK_FALSE(outcomes[0].commandFailed);
+    CHECK(outcomes[0].error == "connection refused");
+  }
+  SUBCASE("the command exits non-zero on the sample") {
+    start();
+    agent.fetches.front()("");
+    agent.runs.front()("", ran(0.05, 0));
+    AgentLink::JobTaskResult failed = ran(0.1, 0);
+    failed.exitCode = 2;
+    agent.runs.back()("the command exited with 2", failed);
+    REQUIRE(outcomes.size() == 1);
+    CHECK(outcomes[0].commandFailed);
+    CHECK(outcomes[0].error == "the command exited with 2");
+  }
+  SUBCASE("the agent never answers the empty run") {
+    start();
+    agent.fetches.front()("");
+    agent.runs.front()("disconnected", {});
+    REQUIRE(outcomes.size() == 1);
+    CHECK_FALSE(outcomes[0].commandFailed);
+  }
+  SUBCASE("the agent is gone after the fetch") {
+    start();
+    connected = false;
+    agent.fetches.front()("");
+    REQUIRE(outcomes.size() == 1);
+    CHECK_FALSE(outcomes[0].commandFailed);
+    CHECK(outcomes[0].error == "not connected");
+  }
+  SUBCASE("the agent is not connected at all") {
+    connected = false;
+    start();
+    REQUIRE(outcomes.size() == 1);
+    CHECK(agent.calls.empty());
+  }
+}
+
+TEST_CASE("an answer that no longer matters (the job ended, the agent was left out) is dropped") {
+  ScriptedAgent agent;
+  bool wanted = true;
+  int outcomes = 0;
+  calibrateAgent([&]() -> AgentLink* { return &agent; }, kRuns, [&] { return wanted; },
+                 [&](const CalibrationOutcome&) { ++outcomes; });
+  agent.fetches.front()("");
+  wanted = false;
+  agent.runs.front()("", ran(0.05, 0));
+  CHECK(agent.runs.size() == 1);  // no run on the sample either
+  CHECK(outcomes == 0);
+}
