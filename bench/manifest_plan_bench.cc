@@ -52,11 +52,11 @@ double medianMs(const std::vector<TreeNode>& nodes, const std::vector<ManifestIt
     const auto start = std::chrono::steady_clock::now();
     auto plan = hnow::daemon::planManifest("auto", nodes, its, 1 << 20);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (!plan.error.empty()) {
-      std::fprintf(stderr, "manifest_plan_bench: %s\n", plan.error.c_str());
+    if (!plan) {
+      std::fprintf(stderr, "manifest_plan_bench: %s\n", plan.error().message.c_str());
       std::exit(1);
     }
-    algo = plan.algo;
+    algo = plan->algo;
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "core/link_probe.h"
 
 namespace hnow::daemon {
@@ -29,8 +30,8 @@ struct EmulatedRates {
 class AgentLink {
  public:
   virtual ~AgentLink() = default;
-  // Called once with "" when the agent acknowledged, else with the reason.
-  using Done = std::function<void(const std::string& error)>;
+  // Called once: done when the agent acknowledged, else the reason.
+  using Done = std::function<void(const Result<void>& done)>;
   // Returns at once; `done` runs later on the same thread.
   virtual void setEmulatedRates(const EmulatedRates& rates, Done done) = 0;
   virtual void probeNow() = 0;
@@ -43,18 +44,21 @@ class AgentLink {
     std::uint64_t size = 0;
     std::string sha256;  // 32 bytes
   };
-  // `done(error, path)`: error empty and the absolute path, or the refusal.
-  using ReceiveDone = std::function<void(const std::string& error, const std::string& path)>;
-  virtual void receive(const ReceiveOrder&, ReceiveDone done) { done("this agent cannot receive files", ""); }
+  // The absolute path the file will have, or the refusal.
+  using ReceiveDone = std::function<void(const Result<std::string>& path)>;
+  virtual void receive(const ReceiveOrder&, ReceiveDone done) { done(Error{"this agent cannot receive files"}); }
   virtual void pull(const std::string& /*token*/, const std::string& /*parentAddress*/) {}
   virtual void release(const std::string& /*token*/) {}
 
-  // manifests: the agent serves a file of its own under `token`.
-  // `done(error, size, sha256)`: error empty with the size and the 32-byte
-  // digest, or the refusal.
-  using ServeDone = std::function<void(const std::string& error, std::uint64_t size, const std::string& sha256)>;
+  // manifests: the agent serves a file of its own under `token`: its size
+  // and 32-byte digest, or the refusal.
+  struct ServedFile {
+    std::uint64_t size = 0;
+    std::string sha256;
+  };
+  using ServeDone = std::function<void(const Result<ServedFile>& served)>;
   virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/, ServeDone done) {
-    done("this agent cannot serve files", 0, "");
+    done(Error{"this agent cannot serve files"});
   }
   // `hnow run` (agent/job_runner.h). Tokens are 32 bytes, sha256 raw.
   struct JobFile {
@@ -68,18 +72,22 @@ class AgentLink {
     std::vector<std::string> argv;
     std::string resultToken;
   };
+  // What the agent answered: the command ran, and succeeded unless
+  // `commandError` says how it failed (its exit code, a signal, no result).
   struct JobTaskResult {
     int exitCode = -1;
-    std::string error;  // "" on success
+    std::string commandError;
     std::uint64_t size = 0;
     std::string sha256;
     double computeS = 0.0;
     double runS = 0.0;
-    bool answered = false;  // false: the agent never answered (the connection failed)
+    bool succeeded() const { return commandError.empty(); }
   };
-  using TaskDone = std::function<void(const std::string& error, const JobTaskResult& result)>;
-  virtual void fetchJobFile(const JobFile&, Done done) { done("this agent cannot run jobs"); }
-  virtual void runJobTask(const JobTask&, TaskDone done) { done("this agent cannot run jobs", {}); }
+  // The agent's answer, or the Error of the call itself (the agent never
+  // answered: the command's fault or not is unknown).
+  using TaskDone = std::function<void(const Result<JobTaskResult>& result)>;
+  virtual void fetchJobFile(const JobFile&, Done done) { done(Error{"this agent cannot run jobs"}); }
+  virtual void runJobTask(const JobTask&, TaskDone done) { done(Error{"this agent cannot run jobs"}); }
   virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
   // Its part of one probe round (link_probe.h); `done` once, later or at once.
   using ProbeDone = std::function<void(const ProbeReply& reply)>;

@@ -289,11 +289,11 @@ Result<void> Coordinator::setEmulatedRates(const std::string& name, const Emulat
                               ",\"downlink_mbps\":" + std::to_string(rates.downlinkMbps) +
                               ",\"compute_factor\":" + std::to_string(rates.computeFactor);
   const OperationId id = operations_.begin("set-rate", summary + "}");
-  it->second.link->setEmulatedRates(rates, [this, id, summary](const std::string& error) {
-    if (error.empty())
+  it->second.link->setEmulatedRates(rates, [this, id, summary](const Result<void>& done) {
+    if (done)
       operations_.finish(id, "done", summary + "}");
     else
-      operations_.finish(id, "failed", summary + ",\"error\":" + jsonString(error) + "}");
+      operations_.finish(id, "failed", summary + ",\"error\":" + jsonString(done.error().message) + "}");
   });
   return {};
 }

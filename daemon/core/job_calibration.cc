@@ -46,34 +46,29 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
                     const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done) {
   auto finish = std::make_shared<std::function<void(const CalibrationOutcome&)>>(std::move(done));
   auto failed = [finish](const std::string& error, bool commandFailed) {
-    CalibrationOutcome outcome;
-    outcome.error = error;
-    outcome.commandFailed = commandFailed;
-    (*finish)(outcome);
+    (*finish)(CalibrationOutcome{Error{error}, commandFailed});
+  };
+  // An answer means the agent ran the command: a failure then is the command's.
+  auto ranWell = [failed](const Result<AgentLink::JobTaskResult>& r) {
+    if (!r) failed(r.error().message, false);
+    else if (!r->succeeded()) failed(r->commandError, true);
+    return r && r->succeeded();
   };
   AgentLink* first = link();
   if (!first) return failed("not connected", false);
-  first->fetchJobFile(runs.sample, [=](const std::string& error) {
+  first->fetchJobFile(runs.sample, [=](const Result<void>& fetched) {
     if (!wanted()) return;
-    if (!error.empty()) return failed(error, false);
+    if (!fetched) return failed(fetched.error().message, false);
     AgentLink* second = link();
     if (!second) return failed("not connected", false);
-    second->runJobTask({{}, runs.argv, runs.emptyResultToken}, [=](const std::string& error,
-                                                                   const AgentLink::JobTaskResult& empty) {
-      if (!wanted()) return;
-      // An answer means the agent ran the command: its failure is the command's.
-      if (!error.empty()) return failed(error, empty.answered);
+    second->runJobTask({{}, runs.argv, runs.emptyResultToken}, [=](const Result<AgentLink::JobTaskResult>& empty) {
+      if (!wanted() || !ranWell(empty)) return;
       AgentLink* third = link();
       if (!third) return failed("not connected", false);
       third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken},
-                        [=](const std::string& error, const AgentLink::JobTaskResult& sample) {
-                          if (!wanted()) return;
-                          if (!error.empty()) return failed(error, sample.answered);
-                          CalibrationOutcome outcome;
-                          outcome.ok = true;
-                          outcome.emptyS = empty.computeS;
-                          outcome.sample = sample;
-                          (*finish)(outcome);
+                        [=](const Result<AgentLink::JobTaskResult>& sample) {
+                          if (!wanted() || !ranWell(sample)) return;
+                          (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample}, false});
                         });
     });
   });

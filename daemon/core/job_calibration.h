@@ -63,12 +63,13 @@ struct CalibrationRuns {
   std::vector<std::string> argv;
   std::string emptyResultToken, sampleResultToken;
 };
+struct CalibrationRan {
+  double emptyS = 0.0;              // the run on no input
+  AgentLink::JobTaskResult sample;  // the run on the sample
+};
 struct CalibrationOutcome {
-  bool ok = false;
-  double emptyS = 0.0;                  // ok: the run on no input
-  AgentLink::JobTaskResult sample;      // ok: the run on the sample
-  std::string error;                    // not ok: why
-  bool commandFailed = false;           // not ok: the command's fault, not the agent's
+  Result<CalibrationRan> ran;
+  bool commandFailed = false;  // not ran: the command's fault, not the agent's
 };
 // Fetches the sample, runs the command on nothing, then on the sample;
 // `done` once, unless `wanted` says the answer no longer matters. `link`

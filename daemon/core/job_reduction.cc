@@ -148,20 +148,19 @@ void JobReduction::pump() {
   }
 }
 
-void JobReduction::combined(int stepId, const std::string& error, std::uint64_t size, std::string token,
-                            std::string digest) {
+void JobReduction::combined(int stepId, const Result<CombinedFile>& combined) {
   auto it = steps_.find(stepId);
   if (it == steps_.end() || finished()) return;  // abandoned by a re-plan
   const Step s = it->second;
   steps_.erase(it);
-  if (!error.empty()) return fail("the reduce command failed on " + s.agent + ": " + error);
+  if (!combined) return fail("the reduce command failed on " + s.agent + ": " + combined.error().message);
   ReductionPartial p;
   p.producer = s.agent;
   p.holders.insert(s.agent);
   p.children = {s.partial, s.other};
-  p.size = size;
-  p.token = std::move(token);
-  p.digest = std::move(digest);
+  p.size = combined->size;
+  p.token = combined->token;
+  p.digest = combined->digest;
   partials_.push_back(std::move(p));
   const int made = static_cast<int>(partials_.size()) - 1;
   for (int input : {s.partial, s.other}) {
@@ -177,12 +176,12 @@ void JobReduction::combined(int stepId, const std::string& error, std::uint64_t 
   pump();
 }
 
-void JobReduction::moved(int stepId, const std::string& error) {
+void JobReduction::moved(int stepId, const Result<void>& moved) {
   auto it = steps_.find(stepId);
   if (it == steps_.end() || finished()) return;
   const Step s = it->second;
   steps_.erase(it);
-  if (!error.empty()) return fail("moving a partial result from " + s.from + " to " + s.agent + ": " + error);
+  if (!moved) return fail("moving a partial result from " + s.from + " to " + s.agent + ": " + moved.error().message);
   partials_[static_cast<std::size_t>(s.partial)].holders.insert(s.agent);
   Node& n = nodes_[s.agent];
   n.arrived.push_back(s.partial);
@@ -190,12 +189,12 @@ void JobReduction::moved(int stepId, const std::string& error) {
   pump();
 }
 
-void JobReduction::collected(int stepId, const std::string& error) {
+void JobReduction::collected(int stepId, const Result<void>& collected) {
   auto it = steps_.find(stepId);
   if (it == steps_.end() || finished()) return;
   const Step s = it->second;
   steps_.erase(it);
-  if (!error.empty()) return fail("collecting the reduced result from " + s.agent + ": " + error);
+  if (!collected) return fail("collecting the reduced result from " + s.agent + ": " + collected.error().message);
   final_ = s.partial;
   running_ = false;
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/result.h"
 
 namespace hnow::daemon {
 
@@ -35,6 +36,12 @@ struct ReductionPartial {
   bool consumed = false;          // input to a combine that succeeded
   bool replaced = false;          // a leaf whose share was computed again
   std::string token, digest;      // the caller's names for its file (opaque here)
+};
+
+// A combine's output file: its size and the caller's names for it (see ReductionPartial).
+struct CombinedFile {
+  std::uint64_t size = 0;
+  std::string token{}, digest{};
 };
 
 class ReductionActions {
@@ -79,11 +86,10 @@ class JobReduction {
   // Plans over the live partials and starts moving them (or asks for
   // recomputation first). Call once all leaves are added.
   void start();
-  // The combined partial is named `token` / `digest` (see ReductionPartial).
-  void combined(int step, const std::string& error, std::uint64_t size, std::string token = "",
-                std::string digest = "");
-  void moved(int step, const std::string& error);
-  void collected(int step, const std::string& error);
+  // The answers to ReductionActions' calls: done, or why not.
+  void combined(int step, const Result<CombinedFile>& combined);
+  void moved(int step, const Result<void>& moved);
+  void collected(int step, const Result<void>& collected);
   void agentLost(const std::string& agent);
   // Steps past their deadline: their agent is treated as lost. Call periodically.
   void tick();

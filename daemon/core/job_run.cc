@@ -119,14 +119,14 @@ bool JobRun::assignNextBlock() {
   return false;
 }
 
-void JobRun::served(int id, const std::string& error) {
+void JobRun::served(int id, const Result<void>& served) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if (a.state != State::kServing) return;  // dropped meanwhile (agent lost)
   serving_ = false;
-  if (!error.empty()) {
+  if (!served) {
     a.state = State::kFailed;
-    a.error = error;
-    reissue(a.share, a.agent + ": " + error);
+    a.error = served.error().message;
+    reissue(a.share, a.agent + ": " + a.error);
   } else {
     a.serveEnd = clock_.now();
     a.state = State::kReceived;
@@ -135,7 +135,7 @@ void JobRun::served(int id, const std::string& error) {
   pumpServes();
 }
 
-void JobRun::computed(int id, const std::string& error, double computeS, const std::string& digest) {
+void JobRun::computed(int id, double computeS, const Result<std::string>& computed) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if (a.state != State::kComputing || finished()) return;
   JobShare& share = shares_[static_cast<std::size_t>(a.share)];
@@ -143,15 +143,16 @@ void JobRun::computed(int id, const std::string& error, double computeS, const s
   a.state = State::kComputed;  // provisional: the agent is free for its next share
   startNextCompute(a.agent);
   a.computeS = computeS;
-  a.digest = digest;
-  if (!error.empty()) {
+  if (!computed) {
     a.state = State::kFailed;
-    a.error = error;
+    a.error = computed.error().message;
     bool another = false;
     for (const auto& b : attempts_) another |= b.share == a.share && live(b);
-    if (!share.accepted && !another) reissue(a.share, a.agent + ": " + error);
+    if (!share.accepted && !another) reissue(a.share, a.agent + ": " + a.error);
     return;
   }
+  a.digest = *computed;
+  const std::string& digest = a.digest;
   if (share.accepted) {  // a duplicate: the first result counts
     a.state = State::kDropped;
     actions_.drop(id);
@@ -210,16 +211,16 @@ void JobRun::pumpReturns() {
   }
 }
 
-void JobRun::collected(int id, const std::string& error) {
+void JobRun::collected(int id, const Result<void>& collected) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if (a.state != State::kCollecting) return;
   collecting_ = false;
   JobShare& share = shares_[static_cast<std::size_t>(a.share)];
-  if (!error.empty()) {
+  if (!collected) {
     a.state = State::kFailed;
-    a.error = error;
+    a.error = collected.error().message;
     share.accepted.reset();
-    reissue(a.share, a.agent + ": " + error);
+    reissue(a.share, a.agent + ": " + a.error);
   } else {
     a.state = State::kDone;
     a.collectEnd = clock_.now();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/result.h"
 
 namespace hnow::daemon {
 
@@ -84,10 +85,11 @@ class JobRun {
   void setMoreComing(bool more) { moreComing_ = more; }
   // Nothing being served or waiting to be: time to plan the next round.
   bool servesIdle() const { return !serving_ && serveQueue_.empty() && unassigned_.empty(); }
-  // error empty: success.
-  void served(int attempt, const std::string& error);
-  void computed(int attempt, const std::string& error, double computeS, const std::string& digest = "");
-  void collected(int attempt, const std::string& error);
+  // The answers to JobActions' calls: done, or why not.
+  void served(int attempt, const Result<void>& served);
+  // How long the agent computed (0: unknown), and its result's digest or why there is none.
+  void computed(int attempt, double computeS, const Result<std::string>& digest);
+  void collected(int attempt, const Result<void>& collected);
   void agentLost(const std::string& agent);
   // Rounds and drift: a share served to an agent that has
   // not started it (kQueued or kReceived) goes to `agent` instead, as a

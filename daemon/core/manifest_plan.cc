@@ -51,21 +51,18 @@ struct Candidate {
 struct AloneTrees {
   std::vector<planner::BroadcastTree> trees;
   double sequentialSeconds = 0.0;
-  std::string error;
 };
 
-AloneTrees plannedAlone(const std::vector<TreeNode>& nodes, const std::vector<ManifestItemNodes>& items,
+Result<AloneTrees> plannedAlone(const std::vector<TreeNode>& nodes, const std::vector<ManifestItemNodes>& items,
                         std::uint32_t chunkBytes) {
   AloneTrees out;
   const int n = static_cast<int>(nodes.size());
   for (const ManifestItemNodes& item : items) {
     std::vector<TreeNode> local{nodes[item.source]};
     for (int d : item.destinations) local.push_back(nodes[d]);
-    SendTree alone = planSendTree("auto", local, item.size, chunkBytes);
-    if (!alone.error.empty()) {
-      out.error = alone.error;
-      return out;
-    }
+    auto planned = planSendTree("auto", local, item.size, chunkBytes);
+    if (!planned) return planned.error();
+    const SendTree& alone = *planned;
     out.sequentialSeconds += alone.predictedSeconds;
     planner::BroadcastTree tree;
     tree.source = item.source;
@@ -139,28 +136,20 @@ static planner::ConcurrentPrediction predictTogether(std::vector<planner::Broadc
   return *predicted;
 }
 
-ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& nodes,
-                          const std::vector<ManifestItemNodes>& items, std::uint32_t chunkBytes) {
+Result<ManifestPlan> planManifest(const std::string& algo, const std::vector<TreeNode>& nodes,
+                                  const std::vector<ManifestItemNodes>& items, std::uint32_t chunkBytes) {
   ManifestPlan plan;
-  if (!knownManifestAlgo(algo)) {
-    plan.error = "unknown algo " + algo;
-    return plan;
-  }
-  if (items.empty()) {
-    plan.error = "the manifest has no items";
-    return plan;
-  }
+  if (!knownManifestAlgo(algo)) return Error{"unknown algo " + algo};
+  if (items.empty()) return Error{"the manifest has no items"};
   std::vector<planner::NodeRates> rates;
   for (const TreeNode& node : nodes) rates.push_back(node.rates);
   std::vector<planner::MulticastMessage> messages;
   for (const ManifestItemNodes& item : items)
     messages.push_back({item.source, static_cast<double>(item.size), item.destinations});
 
-  AloneTrees alone = plannedAlone(nodes, items, chunkBytes);
-  if (!alone.error.empty()) {
-    plan.error = alone.error;
-    return plan;
-  }
+  auto planned = plannedAlone(nodes, items, chunkBytes);
+  if (!planned) return planned.error();
+  const AloneTrees& alone = *planned;
   plan.sequentialSeconds = alone.sequentialSeconds;
 
   auto together = [&](std::vector<planner::BroadcastTree> trees) {
@@ -169,18 +158,12 @@ ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& 
 
   std::vector<Candidate> candidates;
   auto instance = planner::multicastFromRates(rates, messages);
-  if (!instance) {
-    plan.error = instance.error().message;
-    return plan;
-  }
+  if (!instance) return instance.error();
   plan.lowerBoundSeconds = planner::multicastLowerBound(*instance);
   for (const auto& [name, h] : heuristics()) {
     if (algo != "auto" && algo != name) continue;
     auto planned = planner::planMulticast(*instance, h.algorithm, {h.preemptive, 1});
-    if (!planned) {
-      plan.error = name + ": " + planned.error().message;
-      return plan;
-    }
+    if (!planned) return Error{name + ": " + planned.error().message};
     auto trees = planner::treesOfMulticastPlan(*instance, *planned);
     Candidate c{name, trees, together(trees)};
     plan.considered.push_back({name, "store-and-forward", planned->makespan});
@@ -199,8 +182,7 @@ ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& 
       plan.considered.push_back({"residual", kTogether, c.prediction.seconds});
       candidates.push_back(std::move(c));
     } else if (algo == "residual") {
-      plan.error = "an item has no max-bottleneck tree over its destinations";
-      return plan;
+      return Error{"an item has no max-bottleneck tree over its destinations"};
     }
   }
   // The least predicted time; ties keep the earlier candidate (the seed's order).

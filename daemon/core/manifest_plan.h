@@ -49,7 +49,6 @@ struct ManifestPlan {
   double sequentialSeconds = 0.0;
   // Seed 004 §3.2 on the store-and-forward instance (for the report).
   double lowerBoundSeconds = 0.0;
-  std::string error;  // non-empty: nothing could be planned
 };
 
 // auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual
@@ -59,8 +58,8 @@ struct ManifestPlan {
 // downlink capacity the items before it left).
 bool knownManifestAlgo(const std::string& algo);
 
-ManifestPlan planManifest(const std::string& algo, const std::vector<TreeNode>& nodes,
-                          const std::vector<ManifestItemNodes>& items, std::uint32_t chunkBytes);
+Result<ManifestPlan> planManifest(const std::string& algo, const std::vector<TreeNode>& nodes,
+                                  const std::vector<ManifestItemNodes>& items, std::uint32_t chunkBytes);
 
 // Item `item`'s tree as a SendTree over local indices: 0 the source, then
 // the destinations in the order given (what SendOperation runs).

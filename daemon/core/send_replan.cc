@@ -24,11 +24,13 @@ double predicted(const std::vector<int>& parent, const std::vector<planner::Node
 // The best tree for what is left. The data plane pipelines every tree: under
 // auto the max-bottleneck tree is a candidate even when the store-and-forward
 // plan won on its own terms.
-SendTree bestTree(const std::string& algo, const std::vector<TreeNode>& sub,
-                  const std::vector<planner::NodeRates>& rates, double remaining, std::uint32_t chunkBytes) {
-  SendTree best = planSendTree(algo, sub, static_cast<std::uint64_t>(remaining), chunkBytes);
-  if (!best.error.empty()) best.predictedSeconds = std::numeric_limits<double>::infinity();
-  if (algo != "auto") return best;
+Result<SendTree> bestTree(const std::string& algo, const std::vector<TreeNode>& sub,
+                          const std::vector<planner::NodeRates>& rates, double remaining, std::uint32_t chunkBytes) {
+  auto planned = planSendTree(algo, sub, static_cast<std::uint64_t>(remaining), chunkBytes);
+  if (algo != "auto") return planned;
+  SendTree best;
+  if (planned) best = *planned;
+  else best.predictedSeconds = std::numeric_limits<double>::infinity();
   if (auto tree = planner::maxBottleneckTree(rates, 0, {})) {
     if (auto p = planner::predictPipelined(*tree, rates, remaining, chunkBytes); p && p->seconds < best.predictedSeconds) {
       best.algo = "pipelined";
@@ -38,6 +40,7 @@ SendTree bestTree(const std::string& algo, const std::vector<TreeNode>& sub,
       best.predictedSeconds = p->seconds;
     }
   }
+  if (!planned && !std::isfinite(best.predictedSeconds)) return planned.error();
   return best;
 }
 
@@ -91,10 +94,16 @@ ReplanAnswer replanSend(const ReplanInput& in) {
   }
   answer.keptSeconds = predicted(kept, rates, remaining, in.chunkBytes);
 
-  const SendTree best = bestTree(in.algo, sub, rates, remaining, in.chunkBytes);
+  const Result<SendTree> planned = bestTree(in.algo, sub, rates, remaining, in.chunkBytes);
+  if (!planned) {
+    answer.replannedSeconds = std::numeric_limits<double>::infinity();
+    answer.why = "no tree could be planned: " + planned.error().message;
+    return answer;
+  }
+  const SendTree& best = *planned;
   answer.replannedSeconds = best.predictedSeconds;
   if (!std::isfinite(best.predictedSeconds)) {
-    answer.why = "no tree could be planned" + (best.error.empty() ? "" : ": " + best.error);
+    answer.why = "no tree could be planned";
     return answer;
   }
   const bool better = !std::isfinite(answer.keptSeconds) ||

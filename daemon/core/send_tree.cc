@@ -50,8 +50,8 @@ bool knownSendAlgo(const std::string& algo) {
   return false;
 }
 
-SendTree planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes, std::uint64_t size,
-                      std::uint32_t chunkBytes) {
+Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes, std::uint64_t size,
+                              std::uint32_t chunkBytes) {
   planner::BroadcastRequest request;
   for (const TreeNode& n : nodes) request.rates.push_back(n.rates);
   request.source = 0;
@@ -61,28 +61,18 @@ SendTree planSendTree(const std::string& algo, const std::vector<TreeNode>& node
   // hnowd answers `hnow send` within a second.
   request.limits.maxSearchNodes = 2'000'000;
 
-  SendTree failed;
   if (algo == "auto") {
     auto choice = planner::chooseBroadcastPlan(request);
-    if (!choice) {
-      failed.error = choice.error().message;
-      return failed;
-    }
+    if (!choice) return choice.error();
     SendTree tree = treeOf(choice->chosen);
     tree.considered = {optionOf(choice->storeAndForward), optionOf(choice->pipelined)};
     tree.fluidBoundSeconds = choice->fluidLowerBound;
     return tree;
   }
   auto algorithm = planner::broadcastAlgorithmFromName(algo);
-  if (!algorithm || *algorithm == BroadcastAlgorithm::kMaxBottleneck) {
-    failed.error = "unknown algo " + algo;
-    return failed;
-  }
+  if (!algorithm || *algorithm == BroadcastAlgorithm::kMaxBottleneck) return Error{"unknown algo " + algo};
   auto plan = planner::planBroadcast(request, *algorithm, TransferMode::kPipelined);
-  if (!plan) {
-    failed.error = plan.error().message;
-    return failed;
-  }
+  if (!plan) return plan.error();
   SendTree tree = treeOf(*plan);
   BroadcastPlan storeAndForward = *plan;
   storeAndForward.mode = TransferMode::kStoreAndForward;

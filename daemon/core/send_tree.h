@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/node_rates.h"
 
 namespace hnow::daemon {
@@ -38,7 +39,6 @@ struct SendTree {
   // Links taken at a lower bound (never filled by a probe), as the report
   // names them: "agent-3 downlink >= 192.0 Mbit/s".
   std::vector<std::string> rateBounds;
-  std::string error;               // non-empty: nothing could be planned
 };
 
 // auto|fnf|optimal|lcf|binomial|chain|flat
@@ -48,7 +48,7 @@ bool knownSendAlgo(const std::string& algo);
 // planner::chooseBroadcastPlan, the faster of store-and-forward (FNF, or LCF
 // when the agents carry two or more site labels) and the max-bottleneck
 // pipelined tree. Another algo: its tree, with both predictions in `considered`.
-SendTree planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes,
-                      std::uint64_t size, std::uint32_t chunkBytes);
+Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes,
+                              std::uint64_t size, std::uint32_t chunkBytes);
 
 }  // namespace hnow::daemon

@@ -107,9 +107,9 @@ void SurveyRunner::tick() {
       for (const SurveyNode& n : present) nodes.push_back(n.name);
     for (const std::string& name : nodes)
       if (std::none_of(present.begin(), present.end(), [&](const SurveyNode& n) { return n.name == name; }))
-        return a.done("no connected agent named '" + name + "' (hnow status lists them)");
+        return a.done(Error{"no connected agent named '" + name + "' (hnow status lists them)"});
     std::vector<LinkId> targets = linksOf(nodes);
-    if (targets.empty()) return a.done("nothing to measure: every link named is emulated or configured");
+    if (targets.empty()) return a.done(Error{"nothing to measure: every link named is emulated or configured"});
     return begin(std::move(targets), true, std::move(a.done));
   }
   // Joiners settle whether or not data moves meanwhile.
@@ -147,7 +147,7 @@ void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
                                               [&book](const LinkId& l) { return book.knownAtLeast(l); },
                                               options_.survey);
   if (rounds.empty()) {
-    if (done) done("no peer to measure against: a survey needs hnowd and at least one agent with a data plane");
+    if (done) done(Error{"no peer to measure against: a survey needs hnowd and at least one agent with a data plane"});
     if (!asked) {
       failedTargets_ = targets;
       retryAt_ = clock_.now() + kRetryFailed;
@@ -294,9 +294,9 @@ void SurveyRunner::complete(bool aborted) {
   }
   if (report_) report_(report);
   if (!survey.done) return;
-  if (aborted) survey.done("the survey gave way to an operation that started");
-  else if (survey.outcomes.empty()) survey.done("no probe round measured anything: " + survey.errors.front());
-  else survey.done("");
+  if (aborted) survey.done(Error{"the survey gave way to an operation that started"});
+  else if (survey.outcomes.empty()) survey.done(Error{"no probe round measured anything: " + survey.errors.front()});
+  else survey.done({});
 }
 
 }  // namespace hnow::daemon

@@ -41,14 +41,14 @@ struct SurveyReport {
 
 class SurveyRunner {
  public:
-  using Done = std::function<void(const std::string& error)>;
+  using Done = std::function<void(const Result<void>& measured)>;
   // `coordinatorAddress`: hnowd's data plane as agents reach it; `newToken`
   // makes a fresh 32-byte token per round.
   SurveyRunner(Coordinator& coordinator, LinkProber& prober, const Clock& clock, std::string coordinatorAddress,
                std::function<std::string()> newToken, SurveyRunnerOptions options = {});
 
   // Measures the links of `nodes` (every node when empty) as soon as the
-  // survey under way ends, even while data moves. `done("")` once measured,
+  // survey under way ends, even while data moves. `done` once measured,
   // else with why not (an unknown node, no peer, every round failed).
   void request(std::vector<std::string> nodes, Done done);
   // Call periodically (hnowd's tick).

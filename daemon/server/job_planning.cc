@@ -48,9 +48,9 @@ void JobService::calibrate(Job& job) {
     auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
     calibrateAgent(linkOf, runs, wanted, [=, this, &job, keep = job.self()](const CalibrationOutcome& outcome) {
       if (job.finished || job.excluded.count(agent)) return;
-      if (!outcome.ok && !outcome.commandFailed) return excludeFromCalibration(job, agent);
-      if (!outcome.ok) return finish(job, "calibrating on " + agent + ": " + outcome.error);
-      JobCalibration c = calibrationFrom(outcome.emptyS, outcome.sample, k, sample.size());
+      if (!outcome.ran && !outcome.commandFailed) return excludeFromCalibration(job, agent);
+      if (!outcome.ran) return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message);
+      JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sample.size());
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())
         if (a.record.name == agent) c.probeSecondsPerUnit = a.record.rates.computeSecondsPerUnit;

@@ -33,54 +33,56 @@ struct JobService::ReductionLink final : ReductionActions {
     const std::string token = freshJobToken(), a = part(into).token, b = part(other).token;
     job.agentTokens[agent].push_back(token);
     const double begun = seconds(service.clock_.now() - job.started);
-    auto answer = [this, step, agent, token, begun, keep = job.self()](const std::string& error, const AgentLink::JobTaskResult& r) {
+    auto answer = [this, step, agent, token, begun, keep = job.self()](const Result<AgentLink::JobTaskResult>& r) {
       if (job.finished) return;
-      if (!error.empty() && (!r.answered || !service.agentUp(agent))) {
+      if (!r || (!r->succeeded() && !service.agentUp(agent))) {
         job.reduction->agentLost(agent);
-      } else {  // the command's own failure fails the job: it would fail anywhere
-        if (error.empty()) job.bars.push_back({agent, "reduce", begun, seconds(service.clock_.now() - job.started)});
-        job.reduction->combined(step, error, r.size, token, r.sha256);
+      } else if (!r->succeeded()) {  // the command's own failure fails the job: it would fail anywhere
+        job.reduction->combined(step, Error{r->commandError});
+      } else {
+        job.bars.push_back({agent, "reduce", begun, seconds(service.clock_.now() - job.started)});
+        job.reduction->combined(step, CombinedFile{r->size, token, r->sha256});
       }
       service.reductionChanged(job);
     };
     AgentLink* link = service.coordinator_.link(agent);
-    if (!link) return later([answer]() { answer("not connected", {}); });
+    if (!link) return later([answer]() { answer(Error{"not connected"}); });
     link->runJobTask({{a, b}, job.request.reduceArgv, token}, answer);
   }
   void move(int step, int partial, const std::string& from, const std::string& to) override {
     const ReductionPartial& p = part(partial);
     job.agentTokens[to].push_back(p.token);
     const double begun = seconds(service.clock_.now() - job.started);
-    auto answer = [this, step, from, to, begun, keep = job.self()](const std::string& error) {
+    auto answer = [this, step, from, to, begun, keep = job.self()](const Result<void>& moved) {
       if (job.finished) return;
       // A failed move drops the receiver if it is gone, else the sender (its
       // partial is found again elsewhere): the job goes on without it.
-      if (!error.empty()) {
+      if (!moved) {
         job.reduction->agentLost(service.agentUp(to) ? from : to);
       } else {
-        if (error.empty()) job.bars.push_back({from, "return", begun, seconds(service.clock_.now() - job.started)});
-        job.reduction->moved(step, error);
+        job.bars.push_back({from, "return", begun, seconds(service.clock_.now() - job.started)});
+        job.reduction->moved(step, moved);
       }
       service.reductionChanged(job);
     };
     AgentLink* link = service.coordinator_.link(to);
-    if (!link) return later([answer]() { answer("not connected"); });
+    if (!link) return later([answer]() { answer(Error{"not connected"}); });
     link->fetchJobFile({p.token, p.size, p.digest, service.addressOf(from)}, answer);
   }
   void collect(int step, int partial, const std::string& agent) override {
     const ReductionPartial& p = part(partial);
     const double begun = seconds(service.clock_.now() - job.started);
     service.receiveFile(job, p.token, p.size, p.digest, service.addressOf(agent), "final-" + std::to_string(step),
-                        [this, step, partial, agent, begun, keep = job.self()](const std::string& error, const std::string& path) {
+                        [this, step, partial, agent, begun, keep = job.self()](const Result<std::string>& path) {
                           if (job.finished) return;
-                          if (!error.empty()) {  // the sink's partial is found again elsewhere
+                          if (!path) {  // the sink's partial is found again elsewhere
                             job.reduction->agentLost(agent);
                             return service.reductionChanged(job);
                           }
-                          job.reduction->collected(step, error);
+                          job.reduction->collected(step, {});
                           if (job.reduction->finalPartial() != partial) return service.reductionChanged(job);
                           job.bars.push_back({agent, "return", begun, seconds(service.clock_.now() - job.started)});
-                          service.writeFinal(job, path);
+                          service.writeFinal(job, *path);
                         });
   }
   void drop(int partial, const std::string& agent) override {

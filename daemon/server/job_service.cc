@@ -41,13 +41,13 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     const auto k = static_cast<std::size_t>(a.share);
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id, keep = job.self()](const std::string& error) {
+    auto answer = [this, id, keep = job.self()](const Result<void>& served) {
       if (job.finished) return;
-      job.run->served(id, error);
+      job.run->served(id, served);
       service.advance(job);
     };
     job.agentTokens[a.agent].push_back(job.shareTokens[k]);
-    if (!link) return later([answer]() { answer("not connected"); });
+    if (!link) return later([answer]() { answer(Error{"not connected"}); });
     link->fetchJobFile({job.shareTokens[k], job.shareSizes[k], job.shareShas[k], service.sourceAddress_}, answer);
   }
   void compute(int id) override {
@@ -57,23 +57,28 @@ struct JobService::Actions final : JobActions {
     data.resultToken = freshJobToken();
     job.agentTokens[a.agent].push_back(data.resultToken);
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id, keep = job.self()](const std::string& error, const AgentLink::JobTaskResult& result) {
+    auto answer = [this, id, keep = job.self()](const Result<AgentLink::JobTaskResult>& result) {
       if (job.finished) return;
-      job.attempts[id].result = result;
-      job.run->computed(id, error, result.computeS, result.sha256);
+      if (!result) {
+        job.run->computed(id, 0.0, result.error());
+      } else {
+        job.attempts[id].result = *result;
+        job.run->computed(id, result->computeS,
+                          result->succeeded() ? Result<std::string>(result->sha256) : Error{result->commandError});
+      }
       service.advance(job);
     };
-    if (!link) return later([answer]() { answer("not connected", {}); });
+    if (!link) return later([answer]() { answer(Error{"not connected"}); });
     link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken}, answer);
   }
   void collect(int id) override {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     auto& data = job.attempts[id];
     service.receiveFile(job, data.resultToken, data.result.size, data.result.sha256, service.addressOf(a.agent),
-                        "result-" + std::to_string(id), [this, id, keep = job.self()](const std::string& error, const std::string& path) {
+                        "result-" + std::to_string(id), [this, id, keep = job.self()](const Result<std::string>& path) {
                           if (job.finished) return;
-                          job.attempts[id].path = path;
-                          job.run->collected(id, error);
+                          if (path) job.attempts[id].path = *path;
+                          job.run->collected(id, path ? Result<void>() : path.error());
                           service.advance(job);
                         });
   }
@@ -233,7 +238,7 @@ std::string JobService::addressOf(const std::string& agent) const {
 
 void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
                              const std::string& from, const std::string& name,
-                             std::function<void(const std::string&, const std::string&)> done) {
+                             std::function<void(const Result<std::string>& path)> done) {
   transport::data::ReceiveTarget target;
   target.dirFd = ::open(job.dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
   target.tempName = "." + name + ".part";
@@ -244,7 +249,7 @@ void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t s
                                               O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (target.fileFd < 0 || sha.size() != 32) {
     if (target.dirFd >= 0) ::close(target.dirFd);
-    kj::evalLater([done, name]() { done("cannot receive " + name + " at hnowd", ""); }).detach([](kj::Exception&&) {});
+    kj::evalLater([done, name]() { done(Error{"cannot receive " + name + " at hnowd"}); }).detach([](kj::Exception&&) {});
     return;
   }
   transport::data::Sha256 expected{};
@@ -252,8 +257,8 @@ void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t s
   const std::string path = target.path;
   receiving_[token] = [done, path](const transport::data::TransferEvent& e) {
     using Kind = transport::data::TransferEvent::Kind;
-    if (e.kind == Kind::kDone) done("", path);
-    if (e.kind == Kind::kFailed) done(e.message, "");
+    if (e.kind == Kind::kDone) done(path);
+    if (e.kind == Kind::kFailed) done(Error{e.message});
   };
   job.planeTokens.push_back(token);
   plane_.receive(token, size, expected, std::move(target));

@@ -159,7 +159,7 @@ class JobService {
   static constexpr std::uint64_t kKeptOutputs = 8;
   void receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
                    const std::string& from, const std::string& name,
-                   std::function<void(const std::string& error, const std::string& path)> done);
+                   std::function<void(const Result<std::string>& path)> done);
   std::string addressOf(const std::string& agent) const;
   kj::Promise<void> ticks();
   void tick();

@@ -17,10 +17,12 @@ kj::Promise<void> ClientSessionServer::measure(MeasureContext context) {
   auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<void>>>(kj::mv(paf.fulfiller));
   spdlog::info("link survey asked for by {} ({})", peer_.empty() ? "a client" : peer_,
                nodes.empty() ? std::string("every node") : std::to_string(nodes.size()) + " node(s)");
-  surveys_->request(std::move(nodes), [fulfiller](const std::string& error) {
+  surveys_->request(std::move(nodes), [fulfiller](const Result<void>& measured) {
     if (!(*fulfiller)->isWaiting()) return;  // the client went away
-    if (error.empty()) (*fulfiller)->fulfill();
-    else (*fulfiller)->reject(kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString(error)));
+    if (measured) (*fulfiller)->fulfill();
+    else
+      (*fulfiller)->reject(
+          kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString(measured.error().message)));
   });
   return kj::mv(paf.promise);
 }

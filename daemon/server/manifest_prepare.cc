@@ -4,74 +4,81 @@
 #include <spdlog/spdlog.h>
 
 #include "base/hex.h"
+#include "core/agent_answers.h"
 #include "server/manifest_running.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
+namespace {
+
+// Every agent's answer, in the order asked, as a promise. Held by pointer:
+// GCC 12 warns falsely about strings inside kj's ExceptionOr.
+template <class T>
+using Answers = std::shared_ptr<std::vector<Result<T>>>;
+
+template <class T>
+kj::Promise<Answers<T>> ask(Coordinator& coordinator, const std::vector<std::string>& agents,
+                            const std::function<void(AgentLink&, std::size_t, std::function<void(const Result<T>&)>)>& what) {
+  auto paf = kj::newPromiseAndFulfiller<Answers<T>>();
+  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Answers<T>>>>(kj::mv(paf.fulfiller));
+  askAgents<T>(
+      agents, [&coordinator](const std::string& name) { return coordinator.link(name); }, what,
+      [fulfiller](std::vector<Result<T>> answers) {
+        (*fulfiller)->fulfill(std::make_shared<std::vector<Result<T>>>(std::move(answers)));
+      });
+  return kj::mv(paf.promise);
+}
+
+}  // namespace
+
 kj::Promise<void> ManifestService::prepareSources(Running& running) {
-  auto answers = kj::heapArrayBuilder<kj::Promise<AnswerPtr>>(running.items.size());
-  for (Item& it : running.items) {
-    auto paf = kj::newPromiseAndFulfiller<AnswerPtr>();
-    auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<AnswerPtr>>>(kj::mv(paf.fulfiller));
-    if (AgentLink* link = coordinator_.link(it.names[0])) {
-      link->serveFile(it.token, it.request.file,
-                      [fulfiller](const std::string& error, std::uint64_t size, const std::string& sha) {
-                        (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{error, size, sha}));
-                      });
-    } else {
-      (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{"not connected", 0, ""}));
-    }
-    answers.add(kj::mv(paf.promise));
-  }
-  return kj::joinPromises(answers.finish()).then([this, &running](kj::Array<AnswerPtr> results) {
+  std::vector<std::string> sources;
+  for (const Item& it : running.items) sources.push_back(it.names[0]);
+  using Served = AgentLink::ServedFile;
+  auto serve = [&running](AgentLink& link, std::size_t k, std::function<void(const Result<Served>&)> answer) {
+    const Item& it = running.items[k];
+    link.serveFile(it.token, it.request.file, answer);
+  };
+  return ask<Served>(coordinator_, sources, serve).then([this, &running](Answers<Served> results) {
     std::string refusals;
-    for (std::size_t k = 0; k < results.size(); ++k) {
+    for (std::size_t k = 0; k < results->size(); ++k) {
       Item& it = running.items[k];
-      if (!results[k]->error.empty()) {
+      const Result<Served>& served = (*results)[k];
+      if (!served) {
         refusals += (refusals.empty() ? "" : "; ") + std::string("item at ") + it.request.where + ": " +
-                    it.names[0] + " cannot serve " + it.request.file + ": " + results[k]->error;
+                    it.names[0] + " cannot serve " + it.request.file + ": " + served.error().message;
         continue;
       }
       it.serving = true;
-      it.nodes.size = results[k]->size;
-      it.sha256 = results[k]->text;
-      it.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(it.sha256.data()),
-                                            it.sha256.size());
+      it.nodes.size = served->size;
+      it.sha256 = served->sha256;
+      it.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(it.sha256.data()), it.sha256.size());
     }
     if (!refusals.empty()) refuse(running, refusals);
   });
 }
 
 kj::Promise<void> ManifestService::prepareReceives(Running& running) {
-  std::size_t count = 0;
-  for (const Item& it : running.items) count += it.nodes.destinations.size();
-  auto answers = kj::heapArrayBuilder<kj::Promise<AnswerPtr>>(count);
-  for (Item& it : running.items) {
-    for (std::size_t i = 1; i < it.names.size(); ++i) {
-      auto paf = kj::newPromiseAndFulfiller<AnswerPtr>();
-      auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<AnswerPtr>>>(kj::mv(paf.fulfiller));
-      if (AgentLink* link = coordinator_.link(it.names[i])) {
-        link->receive({it.token, it.request.dest, it.nodes.size, it.sha256},
-                      [fulfiller](const std::string& error, const std::string& path) {
-                        (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{error, 0, path}));
-                      });
-      } else {
-        (*fulfiller)->fulfill(std::make_shared<Answer>(Answer{"not connected", 0, ""}));
-      }
-      answers.add(kj::mv(paf.promise));
-    }
-  }
-  return kj::joinPromises(answers.finish()).then([this, &running](kj::Array<AnswerPtr> results) {
+  std::vector<std::string> destinations;
+  std::vector<const Item*> itemOf;  // per destination
+  for (const Item& it : running.items)
+    for (std::size_t i = 1; i < it.names.size(); ++i) destinations.push_back(it.names[i]), itemOf.push_back(&it);
+  auto receive = [itemOf](AgentLink& link, std::size_t k, std::function<void(const Result<std::string>&)> answer) {
+    const Item& it = *itemOf[k];
+    link.receive({it.token, it.request.dest, it.nodes.size, it.sha256}, answer);
+  };
+  return ask<std::string>(coordinator_, destinations, receive).then([this, &running](Answers<std::string> results) {
     std::string refusals;
     std::size_t at = 0;
     for (Item& it : running.items) {
       it.paths.assign(1, "");
       for (std::size_t i = 1; i < it.names.size(); ++i, ++at) {
-        it.paths.push_back(results[at]->text);
-        if (!results[at]->error.empty())
+        const Result<std::string>& path = (*results)[at];
+        it.paths.push_back(path ? *path : "");
+        if (!path)
           refusals += (refusals.empty() ? "" : "; ") + std::string("item at ") + it.request.where + ": " +
-                      it.names[i] + " refused " + it.request.dest + ": " + results[at]->error;
+                      it.names[i] + " refused " + it.request.dest + ": " + path.error().message;
       }
     }
     if (!refusals.empty()) refuse(running, refusals);

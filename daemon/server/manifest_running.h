@@ -14,15 +14,6 @@
 
 namespace hnow::daemon {
 
-// An agent's answer to serveFile or receive, held by pointer (GCC 12 warns
-// falsely about strings inside kj's ExceptionOr).
-struct Answer {
-  std::string error;
-  std::uint64_t size = 0;
-  std::string text;  // serveFile: the digest; receive: the final path
-};
-using AnswerPtr = std::shared_ptr<Answer>;
-
 struct ManifestService::Item {
   ManifestItemRequest request;
   std::string token;

@@ -104,8 +104,9 @@ void ManifestService::planItems(Running& running) {
   for (const AgentView& a : running.agents) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   std::vector<ManifestItemNodes> items;
   for (const Item& it : running.items) items.push_back(it.nodes);
-  running.plan = planManifest(running.algo, nodes, items, transport::data::kChunkBytes);
-  if (!running.plan.error.empty()) refuse(running, "cannot plan the manifest: " + running.plan.error);
+  auto planned = planManifest(running.algo, nodes, items, transport::data::kChunkBytes);
+  if (!planned) refuse(running, "cannot plan the manifest: " + planned.error().message);
+  running.plan = std::move(planned).value();
   spdlog::info("manifest of {} items over {} agents along {} (predicted {:.2f} s, one after another {:.2f} s)",
                running.items.size(), running.agents.size(), running.plan.algo, running.plan.predictedSeconds,
                running.plan.sequentialSeconds);

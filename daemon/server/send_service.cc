@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/hex.h"
+#include "core/agent_answers.h"
 #include "core/agent_selection.h"
 #include "server/agent_commands.h"
 #include "transport/auth.h"
@@ -119,24 +120,21 @@ SendService::Source SendService::openSource(const std::string& path) {
   return source;
 }
 
-kj::Promise<kj::Array<SendService::Answer>> SendService::prepareReceives(const std::vector<AgentView>& chosen,
-                                                                       const AgentLink::ReceiveOrder& order) {
-  auto answers = kj::heapArrayBuilder<kj::Promise<Answer>>(chosen.size());
-  for (const AgentView& a : chosen) {
-    auto paf = kj::newPromiseAndFulfiller<Answer>();
-    AgentLink* link = coordinator_.link(a.record.name);
-    using Fulfiller = kj::Own<kj::PromiseFulfiller<Answer>>;
-    auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
-    if (!link) {
-      (*fulfiller)->fulfill(std::make_shared<std::pair<std::string, std::string>>("not connected", ""));
-    } else {
-      link->receive(order, [fulfiller](const std::string& error, const std::string& path) {
-        (*fulfiller)->fulfill(std::make_shared<std::pair<std::string, std::string>>(error, path));
+kj::Promise<SendService::Answers> SendService::prepareReceives(const std::vector<AgentView>& chosen,
+                                                              const AgentLink::ReceiveOrder& order) {
+  auto paf = kj::newPromiseAndFulfiller<Answers>();
+  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Answers>>>(kj::mv(paf.fulfiller));
+  std::vector<std::string> names;
+  for (const AgentView& a : chosen) names.push_back(a.record.name);
+  askAgents<std::string>(
+      names, [this](const std::string& name) { return coordinator_.link(name); },
+      [&order](AgentLink& link, std::size_t, std::function<void(const Result<std::string>&)> answer) {
+        link.receive(order, answer);
+      },
+      [fulfiller](std::vector<Result<std::string>> answers) {
+        (*fulfiller)->fulfill(std::make_shared<std::vector<Result<std::string>>>(std::move(answers)));
       });
-    }
-    answers.add(kj::mv(paf.promise));
-  }
-  return kj::joinPromises(answers.finish());
+  return kj::mv(paf.promise);
 }
 
 kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
@@ -148,11 +146,12 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   nodes[0].rates.uplinkBytesPerSecond = source.plan;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
-  SendTree tree = planSendTree(request.algo, nodes, file.size, transport::data::kChunkBytes);
-  if (!tree.error.empty()) {
+  auto planned = planSendTree(request.algo, nodes, file.size, transport::data::kChunkBytes);
+  if (!planned) {
     ::close(file.fd);
-    transport::refuse("cannot plan the send: " + tree.error);
+    transport::refuse("cannot plan the send: " + planned.error().message);
   }
+  SendTree tree = std::move(planned).value();
   tree.rateBounds = boundsOf(coordinator_, chosen);
 
   auto nonce = transport::freshNonce();
@@ -186,13 +185,13 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   return prepareReceives(chosen, {token, request.dest, file.size, file.sha})
       .then([this, running = kj::mv(running), raw, tree = kj::mv(tree), names = kj::mv(names),
              addresses = kj::mv(addresses), size = file.size, shaHex = file.shaHex,
-             settings = kj::mv(settings)](kj::Array<Answer> results) mutable {
+             settings = kj::mv(settings)](Answers results) mutable {
         std::string refusals;
         std::vector<std::string> paths{""};
-        for (std::size_t i = 0; i < results.size(); ++i) {
-          if (!results[i]->first.empty())
-            refusals += (refusals.empty() ? "" : "; ") + raw->agents[i] + ": " + results[i]->first;
-          paths.push_back(results[i]->second);
+        for (std::size_t i = 0; i < results->size(); ++i) {
+          const Result<std::string>& path = (*results)[i];
+          if (!path) refusals += (refusals.empty() ? "" : "; ") + raw->agents[i] + ": " + path.error().message;
+          paths.push_back(path ? *path : "");
         }
         if (!refusals.empty()) {
           spdlog::warn("a send was refused by its destinations: {}", refusals);

@@ -55,13 +55,14 @@ class SendService final : public TransferObserver {
     std::uint64_t size = 0;
     std::string sha, shaHex;
   };
-  // Each agent's answer to a receive order: (error, path). Held by pointer:
-  // GCC 12 warns falsely about strings inside kj's ExceptionOr.
-  using Answer = std::shared_ptr<std::pair<std::string, std::string>>;
+  // The agents' answers to a receive order (the path each will write, or
+  // its refusal), in the order asked. Held by pointer: GCC 12 warns falsely
+  // about strings inside kj's ExceptionOr.
+  using Answers = std::shared_ptr<std::vector<Result<std::string>>>;
   // The agents a request goes to, every check refused with its reason.
   std::vector<AgentView> receiversOf(const SendRequest& request);
   static Source openSource(const std::string& path);
-  kj::Promise<kj::Array<Answer>> prepareReceives(const std::vector<AgentView>& chosen,
+  kj::Promise<Answers> prepareReceives(const std::vector<AgentView>& chosen,
                                                  const AgentLink::ReceiveOrder& order);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendOperation& operation);

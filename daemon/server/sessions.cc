@@ -184,8 +184,8 @@ class RpcAgentLink final : public AgentLink {
     out.setDownlinkMbps(rates.downlinkMbps);
     out.setComputeFactor(rates.computeFactor);
     auto answered = request.send().ignoreResult();
-    tasks_.add(answered.then([done]() { done(""); },
-                             [done](kj::Exception&& e) { done(transport::describe(e)); }));
+    tasks_.add(answered.then([done]() { done({}); },
+                             [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void probeNow() override { tasks_.add(control_.probeNowRequest().send().ignoreResult()); }
 
@@ -197,8 +197,8 @@ class RpcAgentLink final : public AgentLink {
     out.setSize(order.size);
     out.setSha256(bytes(order.sha256));
     tasks_.add(request.send().then(
-        [done](auto response) { done("", response.getPath()); },
-        [done](kj::Exception&& e) { done(transport::describe(e), ""); }));
+        [done](auto response) { done(std::string(response.getPath())); },
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void pull(const std::string& token, const std::string& parentAddress) override {
     auto request = control_.pullRequest();
@@ -218,9 +218,9 @@ class RpcAgentLink final : public AgentLink {
     tasks_.add(request.send().then(
         [done](auto response) {
           auto sha = response.getSha256();
-          done("", response.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()));
+          done(ServedFile{response.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size())});
         },
-        [done](kj::Exception&& e) { done(transport::describe(e), 0, ""); }));
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   // `hnow run`.
   void fetchJobFile(const JobFile& file, Done done) override {
@@ -230,8 +230,8 @@ class RpcAgentLink final : public AgentLink {
     in.setSize(file.size);
     in.setSha256(bytes(file.sha256));
     in.setSource(file.source);
-    tasks_.add(request.send().then([done](auto) { done(""); },
-                                   [done](kj::Exception&& e) { done(transport::describe(e)); }));
+    tasks_.add(request.send().then([done](auto) { done({}); },
+                                   [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void runJobTask(const JobTask& task, TaskDone done) override {
     auto request = control_.runJobTaskRequest();
@@ -246,15 +246,14 @@ class RpcAgentLink final : public AgentLink {
           auto in = response.getResult();
           JobTaskResult result;
           result.exitCode = in.getExitCode();
-          result.error = in.getError();
+          result.commandError = in.getError();
           result.size = in.getSize();
           result.sha256 = std::string(reinterpret_cast<const char*>(in.getSha256().begin()), in.getSha256().size());
           result.computeS = in.getComputeS();
           result.runS = in.getRunS();
-          result.answered = true;
-          done(result.error, result);
+          done(result);
         },
-        [done](kj::Exception&& e) { done(transport::describe(e), {}); }));
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void dropJobFiles(const std::vector<std::string>& tokens) override {
     auto request = control_.dropJobFilesRequest();

@@ -117,8 +117,8 @@ TEST_CASE("a set-rate is an operation record: running, then done or failed when 
 
   clock.advance(2s);
   REQUIRE(pending.size() == 2);
-  pending[0]("");
-  pending[1]("agent went away");
+  pending[0]({});
+  pending[1](hnow::Error{"agent went away"});
   records = coordinator.operations(10);
   CHECK(records[1].status == "done");
   REQUIRE(records[1].finished.has_value());

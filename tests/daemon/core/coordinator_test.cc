@@ -15,7 +15,7 @@ struct RecordingLink final : AgentLink {
   explicit RecordingLink(std::vector<EmulatedRates>* s) : sent(s) {}
   void setEmulatedRates(const EmulatedRates& rates, Done done) override {
     sent->push_back(rates);
-    done("");
+    done({});
   }
   void probeNow() override {}
 };

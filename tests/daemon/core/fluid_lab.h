@@ -40,7 +40,7 @@ inline CounterSample countersAfter(double seconds, double sent, double received,
 }
 
 struct QuietLink final : AgentLink {
-  void setEmulatedRates(const EmulatedRates&, Done done) override { done(""); }
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
   void probeNow() override {}
 };
 

@@ -19,7 +19,7 @@ namespace {
 
 // An agent that records what it was asked and answers when the test says.
 struct ScriptedAgent final : AgentLink {
-  void setEmulatedRates(const hnow::daemon::EmulatedRates&, Done done) override { done(""); }
+  void setEmulatedRates(const hnow::daemon::EmulatedRates&, Done done) override { done({}); }
   void probeNow() override {}
   void fetchJobFile(const JobFile& file, Done done) override {
     calls.push_back("fetch " + file.token);
@@ -39,7 +39,6 @@ AgentLink::JobTaskResult ran(double computeS, std::uint64_t size) {
   r.exitCode = 0;
   r.computeS = computeS;
   r.size = size;
-  r.answered = true;
   return r;
 }
 
@@ -90,16 +89,16 @@ TEST_CASE("an agent's calibration fetches the sample, runs the command on nothin
   calibrateAgent([&]() -> AgentLink* { return &agent; }, kRuns, [] { return true; },
                  [&](const CalibrationOutcome& o) { outcomes.push_back(o); });
   REQUIRE(agent.fetches.size() == 1);
-  agent.fetches.front()("");
+  agent.fetches.front()({});
   REQUIRE(agent.runs.size() == 1);
-  agent.runs.front()("", ran(0.05, 0));
+  agent.runs.front()(ran(0.05, 0));
   REQUIRE(agent.runs.size() == 2);
-  agent.runs.back()("", ran(0.3, 700));
+  agent.runs.back()(ran(0.3, 700));
   CHECK(agent.calls == std::vector<std::string>{"fetch sample", "run - > empty-out", "run sample > sample-out"});
   REQUIRE(outcomes.size() == 1);
-  CHECK(outcomes[0].ok);
-  CHECK(outcomes[0].emptyS == 0.05);
-  CHECK(outcomes[0].sample.size == 700);
+  REQUIRE(outcomes[0].ran);
+  CHECK(outcomes[0].ran->emptyS == 0.05);
+  CHECK(outcomes[0].ran->sample.size == 700);
 }
 
 TEST_CASE("the command failing is the command's fault, the agent not answering or gone is the agent's") {
@@ -112,36 +111,37 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
   };
   SUBCASE("the fetch fails") {
     start();
-    agent.fetches.front()("connection refused");
+    agent.fetches.front()(hnow::Error{"connection refused"});
     REQUIRE(outcomes.size() == 1);
     CHECK_FALSE(outcomes[0].commandFailed);
-    CHECK(outcomes[0].error == "connection refused");
+    CHECK(outcomes[0].ran.error().message == "connection refused");
   }
   SUBCASE("the command exits non-zero on the sample") {
     start();
-    agent.fetches.front()("");
-    agent.runs.front()("", ran(0.05, 0));
+    agent.fetches.front()({});
+    agent.runs.front()(ran(0.05, 0));
     AgentLink::JobTaskResult failed = ran(0.1, 0);
     failed.exitCode = 2;
-    agent.runs.back()("the command exited with 2", failed);
+    failed.commandError = "the command exited with 2";
+    agent.runs.back()(failed);
     REQUIRE(outcomes.size() == 1);
     CHECK(outcomes[0].commandFailed);
-    CHECK(outcomes[0].error == "the command exited with 2");
+    CHECK(outcomes[0].ran.error().message == "the command exited with 2");
   }
   SUBCASE("the agent never answers the empty run") {
     start();
-    agent.fetches.front()("");
-    agent.runs.front()("disconnected", {});
+    agent.fetches.front()({});
+    agent.runs.front()(hnow::Error{"disconnected"});
     REQUIRE(outcomes.size() == 1);
     CHECK_FALSE(outcomes[0].commandFailed);
   }
   SUBCASE("the agent is gone after the fetch") {
     start();
     connected = false;
-    agent.fetches.front()("");
+    agent.fetches.front()({});
     REQUIRE(outcomes.size() == 1);
     CHECK_FALSE(outcomes[0].commandFailed);
-    CHECK(outcomes[0].error == "not connected");
+    CHECK(outcomes[0].ran.error().message == "not connected");
   }
   SUBCASE("the agent is not connected at all") {
     connected = false;
@@ -157,9 +157,9 @@ TEST_CASE("an answer that no longer matters (the job ended, the agent was left o
   int outcomes = 0;
   calibrateAgent([&]() -> AgentLink* { return &agent; }, kRuns, [&] { return wanted; },
                  [&](const CalibrationOutcome&) { ++outcomes; });
-  agent.fetches.front()("");
+  agent.fetches.front()({});
   wanted = false;
-  agent.runs.front()("", ran(0.05, 0));
+  agent.runs.front()(ran(0.05, 0));
   CHECK(agent.runs.size() == 1);  // no run on the sample either
   CHECK(outcomes == 0);
 }

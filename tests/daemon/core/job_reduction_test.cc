@@ -56,11 +56,11 @@ bool answerOne(JobReduction& r, Fake& f) {
   const Call c = f.pending.front();
   f.pending.erase(f.pending.begin());
   if (c.kind == "combine")
-    r.combined(c.step, "", r.partials()[c.partial].size + r.partials()[c.other].size);
+    r.combined(c.step, CombinedFile{r.partials()[c.partial].size + r.partials()[c.other].size});
   else if (c.kind == "move")
-    r.moved(c.step, "");
+    r.moved(c.step, {});
   else
-    r.collected(c.step, "");
+    r.collected(c.step, {});
   return true;
 }
 
@@ -130,7 +130,7 @@ TEST_CASE("reduction: a sender lost during its move - the move is abandoned, its
   const Call stale = *move;
   r.agentLost("c");
   CHECK(f.recomputes == std::vector<Shares>{{2}});
-  r.moved(stale.step, "");  // its late answer no longer counts
+  r.moved(stale.step, {});  // its late answer no longer counts
   f.pending.clear();
   r.addLeaf(2, "a", 100);
   r.start();
@@ -171,13 +171,13 @@ TEST_CASE("reduction: the receiver lost after combining - only its own share is 
   const Call landed = *first;
   f.pending.erase(first);
   const std::string receiver = landed.agent, sender = landed.from;
-  r.moved(landed.step, "");
+  r.moved(landed.step, {});
   auto combine = std::find_if(f.pending.begin(), f.pending.end(), [&](const Call& c) { return c.kind == "combine"; });
   REQUIRE(combine != f.pending.end());
   const Call merge = *combine;
   f.pending.erase(combine);
   CHECK(merge.agent == receiver);
-  r.combined(merge.step, "", 200);
+  r.combined(merge.step, CombinedFile{200});
   const int receiverShare = receiver == "a" ? 0 : receiver == "b" ? 1 : 2;
   r.agentLost(receiver);
   REQUIRE(f.recomputes == std::vector<Shares>{{receiverShare}});
@@ -225,7 +225,7 @@ TEST_CASE("reduction: a step past its deadline drops its agent from the job, its
   r.tick();  // a (the receiver, running the fetch) is dropped: share 0 again
   CHECK(r.lost().count("a") == 1);
   REQUIRE(f.recomputes == std::vector<Shares>{{0}});
-  r.moved(slow.step, "");
+  r.moved(slow.step, {});
   r.addLeaf(0, "b", 100);
   r.start();
   drive(r, f);
@@ -240,7 +240,7 @@ TEST_CASE("reduction: a reduce command that fails fails the reduction with its r
   r.addLeaf(1, "a", 100);
   r.start();
   REQUIRE(f.pending.size() == 1);
-  r.combined(f.pending[0].step, "exit status 2: awk: syntax error", 0);
+  r.combined(f.pending[0].step, Error{"exit status 2: awk: syntax error"});
   REQUIRE(r.failure());
   CHECK(r.failure()->find("awk: syntax error") != std::string::npos);
   CHECK(r.finished());

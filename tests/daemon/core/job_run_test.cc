@@ -16,6 +16,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// A result that agrees with every other (digests matter only with --replicas).
+const Result<std::string> kDigest = std::string("same");
+
 struct Recorder final : JobActions {
   std::vector<std::string> log;
   void serve(int a) override { log.push_back("serve " + std::to_string(a)); }
@@ -48,21 +51,21 @@ TEST_CASE("shares are served one at a time and collected one at a time in return
   JobRun run(clock, actions, threeShares(), {2, 0, 1}, {"a", "b", "c"});
   run.start();
   CHECK(actions.take() == Log{"serve 0"});
-  run.served(0, "");
+  run.served(0, {});
   CHECK(actions.take() == Log{"compute 0", "serve 1"});
-  run.served(1, "");
-  run.served(2, "");
+  run.served(1, {});
+  run.served(2, {});
   CHECK(actions.take() == Log{"compute 1", "serve 2", "compute 2"});
-  run.computed(0, "", 1.0);  // share 0 is second to return: nothing yet
-  run.computed(1, "", 1.0);
+  run.computed(0, 1.0, kDigest);  // share 0 is second to return: nothing yet
+  run.computed(1, 1.0, kDigest);
   CHECK(actions.take().empty());
-  run.computed(2, "", 1.0);
+  run.computed(2, 1.0, kDigest);
   CHECK(actions.take() == Log{"collect 2"});
-  run.collected(2, "");
+  run.collected(2, {});
   CHECK(actions.take() == Log{"collect 0"});
   CHECK_FALSE(run.finished());
-  run.collected(0, "");
-  run.collected(1, "");
+  run.collected(0, {});
+  run.collected(1, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
   CHECK(run.reissued() == 0);
@@ -76,11 +79,11 @@ TEST_CASE("a share past its deadline is reissued to an idle agent - the first re
   options.grace = 1s;
   JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
   run.start();
-  run.served(0, "");
-  run.served(1, "");
-  run.served(2, "");
-  run.computed(1, "", 1);
-  run.computed(2, "", 1);
+  run.served(0, {});
+  run.served(1, {});
+  run.served(2, {});
+  run.computed(1, 1, kDigest);
+  run.computed(2, 1, kDigest);
   actions.take();
   clock.advance(10s);  // share 0 predicted 5 s: deadline 2 x 5 + 1 = 11 s
   run.tick();
@@ -93,15 +96,15 @@ TEST_CASE("a share past its deadline is reissued to an idle agent - the first re
   CHECK(run.reissued() == 1);
   // Share 0 no longer holds the return port: share 1 is collected meanwhile.
   CHECK(actions.take() == Log{"serve 3", "collect 1"});
-  run.served(3, "");
-  run.computed(3, "", 1);  // the reissue wins: the late original is dropped
-  run.computed(0, "", 9);  // and its result, when it comes, ignored
+  run.served(3, {});
+  run.computed(3, 1, kDigest);  // the reissue wins: the late original is dropped
+  run.computed(0, 9, kDigest);  // and its result, when it comes, ignored
   CHECK(actions.take() == Log{"compute 3", "drop 0"});
-  run.collected(1, "");
+  run.collected(1, {});
   CHECK(actions.take() == Log{"collect 3"});  // share 0 is first in return order again
-  run.collected(3, "");
+  run.collected(3, {});
   CHECK(actions.take() == Log{"collect 2"});
-  run.collected(2, "");
+  run.collected(2, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
   CHECK(run.shares()[0].accepted == 3);
@@ -119,16 +122,16 @@ TEST_CASE("a duplicate result after acceptance is dropped") {
   one[0].plannedComputeEnd = 1;
   JobRun run(clock, actions, one, {0}, {"a", "b"}, options);
   run.start();
-  run.served(0, "");
+  run.served(0, {});
   clock.advance(3s);
   run.tick();
-  run.served(1, "");
+  run.served(1, {});
   actions.take();
-  run.computed(0, "", 1);  // the original comes first after all
+  run.computed(0, 1, kDigest);  // the original comes first after all
   CHECK(actions.take() == Log{"drop 1", "collect 0"});
-  run.computed(1, "", 1);  // ignored: already dropped
+  run.computed(1, 1, kDigest);  // ignored: already dropped
   CHECK(actions.take().empty());
-  run.collected(0, "");
+  run.collected(0, {});
   CHECK(run.finished());
   CHECK(run.shares()[0].accepted == 0);
 }
@@ -144,13 +147,13 @@ TEST_CASE("a failing command is reissued elsewhere, and fails the job with its s
   options.maxAttempts = 2;
   JobRun run(clock, actions, one, {0}, {"a", "b", "c"}, options);
   run.start();
-  run.served(0, "");
-  run.computed(0, "'x' exited with status 1: boom", 0);
+  run.served(0, {});
+  run.computed(0, 0, Error{"'x' exited with status 1: boom"});
   CHECK(run.reissued() == 1);
   CHECK(run.attempts()[1].agent == "b");
-  run.served(1, "");
+  run.served(1, {});
   CHECK_FALSE(run.finished());
-  run.computed(1, "'x' exited with status 1: boom again", 0);
+  run.computed(1, 0, Error{"'x' exited with status 1: boom again"});
   REQUIRE(run.finished());
   REQUIRE(run.failure());
   CHECK(run.failure()->find("boom again") != std::string::npos);
@@ -165,11 +168,11 @@ TEST_CASE("a command that fails once but succeeds elsewhere does not fail the jo
   one[0].agent = "a";
   JobRun run(clock, actions, one, {0}, {"a", "b"});
   run.start();
-  run.served(0, "");
-  run.computed(0, "killed by signal 9", 0);
-  run.served(1, "");
-  run.computed(1, "", 1);
-  run.collected(1, "");
+  run.served(0, {});
+  run.computed(0, 0, Error{"killed by signal 9"});
+  run.served(1, {});
+  run.computed(1, 1, kDigest);
+  run.collected(1, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
@@ -179,10 +182,10 @@ TEST_CASE("a lost agent's shares go to the others, including a result not yet co
   Recorder actions;
   JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"});
   run.start();
-  run.served(0, "");
-  run.served(1, "");
-  run.served(2, "");
-  run.computed(1, "", 1);  // b holds a result, waiting behind share 0
+  run.served(0, {});
+  run.served(1, {});
+  run.served(2, {});
+  run.computed(1, 1, kDigest);  // b holds a result, waiting behind share 0
   actions.take();
   run.agentLost("b");
   run.agentLost("b");  // reported twice: no second reissue
@@ -191,11 +194,11 @@ TEST_CASE("a lost agent's shares go to the others, including a result not yet co
   CHECK(run.attempts()[3].share == 1);
   CHECK(run.attempts()[3].agent != "b");
   CHECK(actions.take() == Log{"serve 3"});
-  run.computed(0, "", 1);
-  run.computed(2, "", 1);
-  run.served(3, "");
-  run.computed(3, "", 1);
-  for (int id : {0, 3, 2}) run.collected(id, "");
+  run.computed(0, 1, kDigest);
+  run.computed(2, 1, kDigest);
+  run.served(3, {});
+  run.computed(3, 1, kDigest);
+  for (int id : {0, 3, 2}) run.collected(id, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
@@ -207,13 +210,13 @@ TEST_CASE("without collection (--reduce) the run ends when every share is comput
   options.collectResults = false;
   JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
   run.start();
-  for (int id : {0, 1, 2}) run.served(id, "");
-  for (int id : {0, 1}) run.computed(id, "", 1);
+  for (int id : {0, 1, 2}) run.served(id, {});
+  for (int id : {0, 1}) run.computed(id, 1, kDigest);
   run.agentLost("a");  // its partial result is gone with it
-  run.computed(2, "", 1);
+  run.computed(2, 1, kDigest);
   CHECK_FALSE(run.finished());
-  run.served(3, "");
-  run.computed(3, "", 1);
+  run.served(3, {});
+  run.computed(3, 1, kDigest);
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
   for (const auto& line : actions.log) CHECK(line.rfind("collect", 0) != 0);
@@ -239,23 +242,23 @@ TEST_CASE("self-scheduling (the GNU parallel --pipe baseline): each block goes t
   JobRun run(clock, actions, blocks, {0, 1, 2, 3}, {"a", "b"}, options);
   run.start();
   CHECK(actions.take() == Log{"serve 0"});
-  run.served(0, "");
+  run.served(0, {});
   CHECK(actions.take() == Log{"compute 0", "serve 1"});
-  run.served(1, "");
+  run.served(1, {});
   CHECK(actions.take() == Log{"compute 1"});  // both busy: nothing more goes out
-  run.computed(1, "", 1);                      // b first: its result comes back, b gets block 2
+  run.computed(1, 1, kDigest);                      // b first: its result comes back, b gets block 2
   CHECK(actions.take() == Log{"collect 1", "serve 2"});
   CHECK(run.attempts()[2].agent == "b");
-  run.served(2, "");
-  run.computed(0, "", 1);
-  run.collected(1, "");
+  run.served(2, {});
+  run.computed(0, 1, kDigest);
+  run.collected(1, {});
   auto log = actions.take();
   CHECK(log == Log{"compute 2", "serve 3", "collect 0"});
   CHECK(run.attempts()[3].agent == "a");
-  run.served(3, "");
-  run.computed(2, "", 1);
-  run.computed(3, "", 1);
-  for (int id : {0, 2, 3}) run.collected(id, "");
+  run.served(3, {});
+  run.computed(2, 1, kDigest);
+  run.computed(3, 1, kDigest);
+  for (int id : {0, 2, 3}) run.collected(id, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
@@ -272,26 +275,26 @@ TEST_CASE("--replicas 2: a share counts once two agents agree - a disagreement r
   options.maxAttempts = 4;
   JobRun run(clock, actions, one, {0}, {"a", "b", "c"}, options);
   run.start();
-  run.served(0, "");
-  run.served(1, "");
+  run.served(0, {});
+  run.served(1, {});
   REQUIRE(run.attempts().size() == 2);
   CHECK(run.attempts()[1].agent == "b");
   actions.take();
-  run.computed(0, "", 1, "digest-x");
+  run.computed(0, 1, std::string("digest-x"));
   CHECK(actions.take().empty());           // one result is not enough
-  run.computed(1, "", 1, "digest-y");      // a lying (or broken) volunteer
+  run.computed(1, 1, std::string("digest-y"));      // a lying (or broken) volunteer
   CHECK(run.reissued() == 1);
   REQUIRE(run.attempts().size() == 3);
   CHECK(run.attempts()[2].agent == "c");
-  run.served(2, "");
+  run.served(2, {});
   actions.take();
-  run.computed(2, "", 1, "digest-x");      // agrees with a
+  run.computed(2, 1, std::string("digest-x"));      // agrees with a
   CHECK(run.shares()[0].accepted == 2);
   auto log = actions.take();
   CHECK(std::find(log.begin(), log.end(), "collect 2") != log.end());
   CHECK(std::find(log.begin(), log.end(), "drop 0") != log.end());  // the agreeing copy is not needed
   CHECK(std::find(log.begin(), log.end(), "drop 1") != log.end());  // nor the disagreeing one
-  run.collected(2, "");
+  run.collected(2, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
@@ -305,7 +308,7 @@ TEST_CASE("rounds: more shares join a running job, an agent computes one share a
   JobRun run(clock, actions, first, {0}, {"a", "b"});
   run.setMoreComing(true);
   run.start();
-  run.served(0, "");
+  run.served(0, {});
   CHECK(run.servesIdle());
   std::vector<JobShare> second(2);
   second[0].units = 3, second[0].firstUnit = 5, second[0].agent = "a";
@@ -313,25 +316,25 @@ TEST_CASE("rounds: more shares join a running job, an agent computes one share a
   run.setMoreComing(false);
   run.addShares(second, {1, 0});
   CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
-  run.served(1, "");  // a is still computing share 0: share 1 waits for it
+  run.served(1, {});  // a is still computing share 0: share 1 waits for it
   CHECK(actions.take() == Log{"serve 2"});
   CHECK(run.attempts()[1].state == JobAttempt::State::kReceived);
   CHECK_FALSE(run.attempts()[1].computeStart);
   clock.advance(3s);
-  run.computed(0, "", 1);
+  run.computed(0, 1, kDigest);
   CHECK(actions.take() == Log{"compute 1", "collect 0"});
   // Its compute starts when the agent is free, not when it arrived: the ready time of rounds.
   REQUIRE(run.attempts()[1].computeStart);
   CHECK(*run.attempts()[1].computeStart == clock.now());
   CHECK(*run.attempts()[0].computeStart < clock.now());
-  run.served(2, "");
-  run.collected(0, "");
-  run.computed(2, "", 1);
-  run.computed(1, "", 1);
+  run.served(2, {});
+  run.collected(0, {});
+  run.computed(2, 1, kDigest);
+  run.computed(1, 1, kDigest);
   CHECK(actions.take() == Log{"compute 2", "collect 2"});  // round 2 returns b's share first
-  run.collected(2, "");
+  run.collected(2, {});
   CHECK_FALSE(run.finished());
-  run.collected(1, "");
+  run.collected(1, {});
   CHECK(run.finished());
   CHECK(run.shares().size() == 3);
 }
@@ -346,10 +349,10 @@ TEST_CASE("a share waiting behind its agent's previous share is not late: its de
   options.grace = 1s;
   JobRun run(clock, actions, two, {0, 1}, {"a", "b"}, options);
   run.start();
-  run.served(0, "");
-  run.served(1, "");  // waits for share 0 on a
+  run.served(0, {});
+  run.served(1, {});  // waits for share 0 on a
   clock.advance(9s);
-  run.computed(0, "", 9);  // share 1 starts computing at 9 s
+  run.computed(0, 9, kDigest);  // share 1 starts computing at 9 s
   clock.advance(9s);       // 18 s since its serve, 9 s since its compute started: within 2 x 5 + 1
   run.tick();
   CHECK(run.reissued() == 0);
@@ -365,8 +368,8 @@ TEST_CASE("--reduce: handed-over results stay put when their agent is lost, redo
   options.collectResults = false;
   JobRun run(clock, actions, threeShares(), {0, 1, 2}, {"a", "b", "c"}, options);
   run.start();
-  for (int k = 0; k < 3; ++k) run.served(k, "");
-  for (int k = 0; k < 3; ++k) run.computed(k, "", 1.0);
+  for (int k = 0; k < 3; ++k) run.served(k, {});
+  for (int k = 0; k < 3; ++k) run.computed(k, 1.0, kDigest);
   REQUIRE(run.finished());
   run.handOver();
   actions.take();
@@ -378,9 +381,9 @@ TEST_CASE("--reduce: handed-over results stay put when their agent is lost, redo
   CHECK_FALSE(run.finished());
   CHECK(actions.take() == Log{"serve 3"});
   CHECK(run.attempts()[3].agent == "b");
-  run.served(3, "");
+  run.served(3, {});
   CHECK(actions.take() == Log{"compute 3"});
-  run.computed(3, "", 1.0);
+  run.computed(3, 1.0, kDigest);
   CHECK(run.finished());
   CHECK(run.shares()[0].accepted == 3);
   CHECK(run.reissued() == 1);
@@ -396,8 +399,8 @@ TEST_CASE("rounds with --replicas 2: a later round's shares are replicated on th
   JobRun run(clock, actions, first, {0}, {"a", "b"}, options);
   run.setMoreComing(true);
   run.start();
-  run.served(0, "");
-  run.served(1, "");
+  run.served(0, {});
+  run.served(1, {});
   CHECK(run.attempts().size() == 2);
   CHECK(run.attempts()[1].agent == "b");
   std::vector<JobShare> second(1);
@@ -419,8 +422,8 @@ TEST_CASE("a share an agent has not started can move to another agent, one it co
   shares[1].firstUnit = 4;
   JobRun run(clock, actions, shares, {0, 1}, {"a", "b"});
   run.start();
-  run.served(0, "");
-  run.served(1, "");  // a computes share 0; share 1 waits on a
+  run.served(0, {});
+  run.served(1, {});  // a computes share 0; share 1 waits on a
   CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
   CHECK_FALSE(run.moveTo(0, "b"));  // computing
   CHECK_FALSE(run.moveTo(1, "a"));  // a has it already
@@ -429,15 +432,15 @@ TEST_CASE("a share an agent has not started can move to another agent, one it co
   CHECK(run.attempts()[1].state == JobAttempt::State::kDropped);
   CHECK(run.attempts()[2].agent == "b");
   CHECK(run.reissued() == 1);
-  run.served(2, "");
+  run.served(2, {});
   CHECK(actions.take() == Log{"compute 2"});
-  run.computed(2, "", 1);
+  run.computed(2, 1, kDigest);
   CHECK(actions.take() == Log{});  // share 0 returns first, and it is still computing
-  run.computed(0, "", 1);
+  run.computed(0, 1, kDigest);
   CHECK(actions.take() == Log{"collect 0"});
-  run.collected(0, "");
+  run.collected(0, {});
   CHECK(actions.take() == Log{"collect 2"});
-  run.collected(2, "");
+  run.collected(2, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
 }
@@ -455,15 +458,15 @@ TEST_CASE("a share accepted from its reissue frees the late agent: its next rece
   options.grace = 1s;
   JobRun run(clock, actions, two, {0, 1}, {"a", "b"}, options);
   run.start();
-  run.served(0, "");
-  run.served(1, "");  // waits behind share 0 on a
+  run.served(0, {});
+  run.served(1, {});  // waits behind share 0 on a
   CHECK(actions.take() == Log{"serve 0", "compute 0", "serve 1"});
   clock.advance(12s);  // past share 0's deadline (2 x 5 + 1 s)
   run.tick();
   CHECK(run.reissued() == 1);
   CHECK(actions.take() == Log{"serve 2"});  // share 0 again, on the idle b
-  run.served(2, "");
-  run.computed(2, "", 1);
+  run.served(2, {});
+  run.computed(2, 1, kDigest);
   const Log log = actions.take();
   CHECK(std::find(log.begin(), log.end(), "drop 0") != log.end());
   CHECK(std::find(log.begin(), log.end(), "compute 1") != log.end());
@@ -494,25 +497,25 @@ TEST_CASE("a serve still running at its deadline is given up: the serve port goe
   // behind the shares already waiting), and a late answer from the
   // abandoned serve changes nothing.
   CHECK(actions.take() == Log{"drop 0", "serve 1"});
-  run.served(0, "");
+  run.served(0, {});
   CHECK(actions.take().empty());
-  run.served(1, "");
+  run.served(1, {});
   CHECK(actions.take() == Log{"compute 1", "serve 2"});
-  run.served(2, "");
+  run.served(2, {});
   CHECK(actions.take() == Log{"compute 2", "serve 3"});
-  run.served(3, "");
+  run.served(3, {});
   CHECK(actions.take().empty());  // its agent computes its own share first
-  run.computed(1, "", 1);
+  run.computed(1, 1, kDigest);
   // Share 0 no longer holds the return order: share 1 comes back meanwhile.
   CHECK(actions.take() == Log{"compute 3", "collect 1"});
-  run.computed(2, "", 1);
-  run.computed(3, "", 1);
+  run.computed(2, 1, kDigest);
+  run.computed(3, 1, kDigest);
   CHECK(actions.take().empty());  // the return port is busy
-  run.collected(1, "");
+  run.collected(1, {});
   CHECK(actions.take() == Log{"collect 3"});  // share 0, first in return order
-  run.collected(3, "");
+  run.collected(3, {});
   CHECK(actions.take() == Log{"collect 2"});
-  run.collected(2, "");
+  run.collected(2, {});
   CHECK(run.finished());
   CHECK_FALSE(run.failure());
   CHECK(run.shares()[0].accepted == 3);

@@ -8,6 +8,15 @@ using namespace hnow::daemon;
 
 namespace {
 
+// The plan, or the test stops with the planner's reason.
+ManifestPlan planned(const std::string& algo, const std::vector<TreeNode>& nodes,
+                     const std::vector<ManifestItemNodes>& items, std::uint32_t chunk) {
+  auto plan = planManifest(algo, nodes, items, chunk);
+  REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+  return *plan;
+}
+
+
 TreeNode node(const std::string& name, double upMbps, double downMbps) {
   TreeNode n{name, "", {}};
   n.rates.uplinkBytesPerSecond = upMbps * 1e6 / 8;
@@ -45,8 +54,7 @@ void checkSpans(const ItemTree& tree, const ManifestItemNodes& item) {
 }  // namespace
 
 TEST_CASE("auto takes the candidate with the least predicted time of the trees run together") {
-  ManifestPlan plan = planManifest("auto", lab(), kItems, kChunk);
-  REQUIRE_MESSAGE(plan.error.empty(), plan.error);
+  const ManifestPlan plan = planned("auto", lab(), kItems, kChunk);
   double least = 1e300;
   int together = 0;
   for (const PlanOption& o : plan.considered)
@@ -62,8 +70,7 @@ TEST_CASE("auto takes the candidate with the least predicted time of the trees r
 }
 
 TEST_CASE("a named heuristic is planned alone, with its store-and-forward makespan beside it") {
-  ManifestPlan plan = planManifest("ecfp", lab(), kItems, kChunk);
-  REQUIRE(plan.error.empty());
+  const ManifestPlan plan = planned("ecfp", lab(), kItems, kChunk);
   CHECK(plan.algo == "ecfp");
   REQUIRE(plan.considered.size() == 2);
   CHECK(plan.considered[0].mode == "store-and-forward");
@@ -72,8 +79,7 @@ TEST_CASE("a named heuristic is planned alone, with its store-and-forward makesp
 }
 
 TEST_CASE("independent runs each item's own best tree, all at once") {
-  ManifestPlan plan = planManifest("independent", lab(), kItems, kChunk);
-  REQUIRE(plan.error.empty());
+  const ManifestPlan plan = planned("independent", lab(), kItems, kChunk);
   CHECK(plan.algo == "independent");
   CHECK(plan.considered.size() == 1);
   for (std::size_t k = 0; k < kItems.size(); ++k) checkSpans(plan.items[k], kItems[k]);
@@ -82,8 +88,7 @@ TEST_CASE("independent runs each item's own best tree, all at once") {
 TEST_CASE("residual plans each item over the capacity the larger items left") {
   // Relays n1..n4 (25 MB/s up) can each feed two at the sources' 10 MB/s:
   // what item 0's relays have left decides where item 1 branches.
-  ManifestPlan plan = planManifest("residual", lab(), kItems, kChunk);
-  REQUIRE_MESSAGE(plan.error.empty(), plan.error);
+  const ManifestPlan plan = planned("residual", lab(), kItems, kChunk);
   CHECK(plan.algo == "residual");
   for (std::size_t k = 0; k < kItems.size(); ++k) checkSpans(plan.items[k], kItems[k]);
   int sourceChildren[2] = {0, 0};
@@ -96,16 +101,15 @@ TEST_CASE("residual plans each item over the capacity the larger items left") {
 }
 
 TEST_CASE("a manifest plan refuses unknown algorithms, no items and nodes without rates") {
-  CHECK(planManifest("fnf", lab(), kItems, kChunk).error == "unknown algo fnf");
-  CHECK(planManifest("auto", lab(), {}, kChunk).error == "the manifest has no items");
+  CHECK(planManifest("fnf", lab(), kItems, kChunk).error().message == "unknown algo fnf");
+  CHECK(planManifest("auto", lab(), {}, kChunk).error().message == "the manifest has no items");
   std::vector<TreeNode> noRates = lab();
   noRates[1].rates.uplinkBytesPerSecond = 0;
-  CHECK(!planManifest("ecf", noRates, kItems, kChunk).error.empty());
+  CHECK_FALSE(planManifest("ecf", noRates, kItems, kChunk).ok());
 }
 
 TEST_CASE("an item's send tree is over local indices: the source, then its destinations in order") {
-  ManifestPlan plan = planManifest("ecf", lab(), kItems, kChunk);
-  REQUIRE(plan.error.empty());
+  const ManifestPlan plan = planned("ecf", lab(), kItems, kChunk);
   const ManifestItemNodes& item = kItems[1];
   SendTree tree = itemSendTree(plan, item, 1);
   REQUIRE(tree.parent.size() == 5);

@@ -16,6 +16,15 @@ using hnow::planner::NodeRates;
 
 namespace {
 
+// The tree, or the test stops with the planner's reason.
+SendTree plannedTree(const std::string& algo, const std::vector<TreeNode>& nodes, std::uint64_t size,
+                     std::uint32_t chunk) {
+  auto tree = planSendTree(algo, nodes, size, chunk);
+  REQUIRE_MESSAGE(tree.ok(), (tree.ok() ? "" : tree.error().message));
+  return *tree;
+}
+
+
 constexpr double MB = 1e6;
 constexpr std::uint64_t kSize = 100'000'000;
 
@@ -44,7 +53,7 @@ struct Send {
   ManualClock clock;
   RecordingCommands commands;
   std::vector<TreeNode> nodes = lab();
-  SendTree tree = planSendTree("auto", nodes, kSize, 1 << 20);
+  SendTree tree = plannedTree("auto", nodes, kSize, 1 << 20);
   SendOperation op{clock, tree, {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"},
                    {"", "/a", "/b", "/c", "/d"}, kSize, "sha", commands};
 
@@ -176,7 +185,7 @@ TEST_CASE("replan: a lost relay whose subtree a new tree serves better is re-pla
   RecordingCommands commands;
   std::vector<TreeNode> nodes = lab();
   nodes[3].rates = rates(30);
-  SendTree tree = planSendTree("auto", nodes, kSize, 1 << 20);
+  SendTree tree = plannedTree("auto", nodes, kSize, 1 << 20);
   REQUIRE(tree.parent == std::vector<int>{-1, 0, 1, 1, 1});
   SendOperation op(clock, tree, {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"}, {"", "/a", "/b", "/c", "/d"},
                    kSize, "sha", commands);

@@ -128,7 +128,7 @@ TEST_CASE("a survey asked for while a send runs accounts for the send's traffic"
   f.prober.background = {{kCoordinatorNode, "agent-1"}, {kCoordinatorNode, "agent-2"},
                          {"agent-1", "agent-3"}, {"agent-1", "agent-4"}};
   std::string result = "pending";
-  f.runner.request({}, [&](const std::string& error) { result = error; });
+  f.runner.request({}, [&](const hnow::Result<void>& measured) { result = measured ? "" : measured.error().message; });
   f.run(2.0);
   CHECK(result == "");
   REQUIRE(f.reports.size() == 2);
@@ -192,7 +192,7 @@ TEST_CASE("a node that fails a round is left out of the rest, which measure with
   FluidLab f(volunteerLab(2));
   f.prober.failing["agent-2"] = "this agent cannot probe";
   std::string result = "pending";
-  f.runner.request({"agent-1"}, [&](const std::string& error) { result = error; });
+  f.runner.request({"agent-1"}, [&](const hnow::Result<void>& measured) { result = measured ? "" : measured.error().message; });
   f.run(0.5);
   REQUIRE(f.reports.size() == 1);
   CHECK_FALSE(f.reports[0].errors.empty());
@@ -200,11 +200,11 @@ TEST_CASE("a node that fails a round is left out of the rest, which measure with
   CHECK(result == "");  // against hnowd alone
   REQUIRE(f.rate("agent-1", LinkDirection::kUp) != nullptr);
   f.prober.failing["agent-1"] = "this agent cannot probe either";
-  f.runner.request({"agent-1"}, [&](const std::string& error) { result = error; });
+  f.runner.request({"agent-1"}, [&](const hnow::Result<void>& measured) { result = measured ? "" : measured.error().message; });
   f.run(0.5);
   CHECK(result.find("no probe round measured anything") != std::string::npos);
   std::string unknown;
-  f.runner.request({"agent-9"}, [&](const std::string& error) { unknown = error; });
+  f.runner.request({"agent-9"}, [&](const hnow::Result<void>& measured) { unknown = measured ? "" : measured.error().message; });
   f.run(0.5);
   CHECK(unknown.find("no connected agent named 'agent-9'") != std::string::npos);
 }

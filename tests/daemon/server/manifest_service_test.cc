@@ -25,16 +25,16 @@ struct Commands {
 
 struct FakeAgent final : AgentLink {
   FakeAgent(std::string n, Commands* c) : name(std::move(n)), commands(c) {}
-  void setEmulatedRates(const EmulatedRates&, Done done) override { done(""); }
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
   void probeNow() override {}
   void serveFile(const std::string&, const std::string& file, ServeDone done) override {
     auto it = commands->files.find(name + ":" + file);
-    if (it == commands->files.end()) return done("cannot open " + file + ": No such file or directory", 0, "");
-    done("", std::stoull(it->second), std::string(32, 'h'));
+    if (it == commands->files.end()) return done(Error{"cannot open " + file + ": No such file or directory"});
+    done(ServedFile{std::stoull(it->second), std::string(32, 'h')});
   }
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     commands->receives.emplace_back(name, order.token);
-    done("", "/srv/" + name + "/" + order.dest);
+    done("/srv/" + name + "/" + order.dest);
   }
   void pull(const std::string&, const std::string& parent) override { commands->pulls.push_back(name + "<-" + parent); }
   void release(const std::string&) override { commands->releases.push_back(name); }
