@@ -30,8 +30,10 @@ Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStor
 WallTime Coordinator::wallOf(TimePoint t) const { return clock_.wallNow() - (clock_.now() - t); }
 TimePoint Coordinator::steadyOf(WallTime t) const { return clock_.now() - (clock_.wallNow() - t); }
 
-void Coordinator::restore() {
-  for (const StoredAgent& stored : store_.loadAgents()) {
+Result<void> Coordinator::restore() {
+  auto agents = store_.loadAgents();
+  if (!agents) return agents.error();
+  for (const StoredAgent& stored : *agents) {
     AgentRecord record;
     record.name = stored.name;
     record.site = stored.site;
@@ -42,7 +44,9 @@ void Coordinator::restore() {
     lastSeenSaved_[record.name] = record.lastHeard;
     table_.restore(std::move(record));
   }
-  for (const StoredLink& stored : store_.loadLinks()) {
+  auto links = store_.loadLinks();
+  if (!links) return links.error();
+  for (const StoredLink& stored : *links) {
     auto method = storedMethod(stored.method);
     if (!method || (stored.direction != "uplink" && stored.direction != "downlink")) continue;
     const LinkId link{stored.node, stored.direction == "uplink" ? LinkDirection::kUp : LinkDirection::kDown};
@@ -52,10 +56,13 @@ void Coordinator::restore() {
   }
   // What the previous hnowd was doing when it stopped did not finish here:
   // say so rather than show it running forever (`hnow ops`).
-  interruptedAtStart_ = store_.interruptRunning(clock_.wallNow());
+  auto interrupted = store_.interruptRunning(clock_.wallNow());
+  if (!interrupted) return interrupted.error();
+  interruptedAtStart_ = *interrupted;
+  return {};
 }
 
-void Coordinator::persist() {
+Result<void> Coordinator::persist() {
   std::vector<StoredAgent> rows;
   std::map<std::string, TimePoint> saved;
   for (const AgentRecord& r : table_.snapshot()) {
@@ -65,13 +72,13 @@ void Coordinator::persist() {
     rows.push_back({r.name, r.site, r.hasRates, r.rates, wallOf(r.ratesAt), wallOf(r.lastHeard)});
     saved[r.name] = r.lastHeard;
   }
-  store_.saveAgents(rows);  // throws on failure: everything stays pending
+  if (auto written = store_.saveAgents(rows); !written) return written;  // everything stays pending
   changed_.clear();
   for (auto& [name, at] : saved) lastSeenSaved_[name] = at;
-  persistLinks();
+  return persistLinks();
 }
 
-void Coordinator::persistLinks() {
+Result<void> Coordinator::persistLinks() {
   std::vector<StoredLink> rows;
   std::map<LinkId, TimePoint> saved;
   for (const auto& [link, rate] : links_.measured()) {
@@ -81,8 +88,9 @@ void Coordinator::persistLinks() {
                     wallOf(rate.at), rate.spread});
     saved[link] = rate.at;
   }
-  store_.saveLinks(rows);
+  if (auto written = store_.saveLinks(rows); !written) return written;
   for (auto& [link, at] : saved) linksSaved_[link] = at;
+  return {};
 }
 
 SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<AgentLink> link) {
@@ -288,12 +296,14 @@ Result<void> Coordinator::setEmulatedRates(const std::string& name, const Emulat
                               ",\"uplink_mbps\":" + std::to_string(rates.uplinkMbps) +
                               ",\"downlink_mbps\":" + std::to_string(rates.downlinkMbps) +
                               ",\"compute_factor\":" + std::to_string(rates.computeFactor);
-  const OperationId id = operations_.begin("set-rate", summary + "}");
+  // Unrecorded when the store fails: the rates are set all the same.
+  const Result<OperationId> id = operations_.begin("set-rate", summary + "}");
   it->second.link->setEmulatedRates(rates, [this, id, summary](const Result<void>& done) {
+    if (!id) return;
     if (done)
-      operations_.finish(id, "done", summary + "}");
+      (void)operations_.finish(*id, "done", summary + "}");
     else
-      operations_.finish(id, "failed", summary + ",\"error\":" + jsonString(done.error().message) + "}");
+      (void)operations_.finish(*id, "failed", summary + ",\"error\":" + jsonString(done.error().message) + "}");
   });
   return {};
 }

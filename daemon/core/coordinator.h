@@ -82,13 +82,13 @@ class Coordinator {
 
   // Loads the agents an earlier run knew, with their last rates and ages,
   // as lost until they register again. Call once, before serving.
-  void restore();
+  Result<void> restore();
   // Operations restore() found still "running" and marked "interrupted".
   int interruptedAtStart() const { return interruptedAtStart_; }
   // Writes agents whose registration or rates changed, and the last-seen
   // time of the others at most every `kLastSeenEvery`, in one transaction.
   // hnowd calls it every second: a restart forgets at most that much.
-  void persist();
+  Result<void> persist();
   static constexpr Duration kLastSeenEvery = std::chrono::seconds(30);
 
   // A registration under a name that is already connected replaces the
@@ -139,7 +139,7 @@ class Coordinator {
   Result<void> setEmulatedRates(const std::string& name, const EmulatedRates& rates);
   std::size_t connectedCount() const;
   // The newest `limit` operation records, newest first.
-  std::vector<OperationRecord> operations(std::size_t limit) { return operations_.newest(limit); }
+  Result<std::vector<OperationRecord>> operations(std::size_t limit) { return operations_.newest(limit); }
   // Where other services (sends) record their operations.
   OperationLog& operationLog() { return operations_; }
 
@@ -172,7 +172,7 @@ class Coordinator {
   TimePoint steadyOf(WallTime t) const;
   LinkView linkView(const std::string& node, LinkDirection direction) const;
   void addCounters(const std::string& node, const CounterSample& counters);
-  void persistLinks();
+  Result<void> persistLinks();
 
   const Clock& clock_;
   RateTable table_;

@@ -5,7 +5,7 @@
 
 namespace hnow::daemon {
 
-OperationId OperationLog::begin(const std::string& kind, const std::string& summary) {
+Result<OperationId> OperationLog::begin(const std::string& kind, const std::string& summary) {
   OperationRecord record;
   record.kind = kind;
   record.started = clock_.wallNow();
@@ -14,8 +14,8 @@ OperationId OperationLog::begin(const std::string& kind, const std::string& summ
   return store_.beginOperation(record);
 }
 
-void OperationLog::finish(OperationId id, const std::string& status, const std::string& summary) {
-  store_.finishOperation(id, clock_.wallNow(), status, summary);
+Result<void> OperationLog::finish(OperationId id, const std::string& status, const std::string& summary) {
+  return store_.finishOperation(id, clock_.wallNow(), status, summary);
 }
 
 std::string jsonNumber(double x) {

@@ -1,6 +1,6 @@
 #pragma once
-// Records of the operations hnowd carries out (set-rate now; send and run
-// in later issues), kept in the StateStore so they survive restarts.
+// Records of the operations hnowd carries out (set-rate, send, manifest,
+// run), kept in the StateStore so they survive restarts.
 #include <string>
 #include <vector>
 
@@ -13,14 +13,15 @@ class OperationLog {
  public:
   OperationLog(const Clock& clock, StateStore& store) : clock_(clock), store_(store) {}
 
-  // A record with status "running"; `summary` is a JSON object.
-  OperationId begin(const std::string& kind, const std::string& summary);
+  // A record with status "running"; `summary` is a JSON object. Its id, or
+  // why the store could not keep it (the operation goes ahead unrecorded).
+  Result<OperationId> begin(const std::string& kind, const std::string& summary);
   // status: "done" or "failed"; `summary` replaces the one given to begin().
-  void finish(OperationId id, const std::string& status, const std::string& summary);
-  std::vector<OperationRecord> newest(std::size_t limit) { return store_.operations(limit); }
+  Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
+  Result<std::vector<OperationRecord>> newest(std::size_t limit) { return store_.operations(limit); }
   // hnowd stops with operations under way: they end "interrupted"
   // now (later finish() calls leave them so). Returns how many.
-  int interruptRunning() { return store_.interruptRunning(clock_.wallNow()); }
+  Result<int> interruptRunning() { return store_.interruptRunning(clock_.wallNow()); }
 
  private:
   const Clock& clock_;

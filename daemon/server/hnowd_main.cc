@@ -67,11 +67,8 @@ constexpr int kTicksPerPersist = 4;  // state.db is at most a second behind
 constexpr int kTicksPerObservation = 4;  // hnow's transfers are judged every second
 
 void persist(daemon::Coordinator& coordinator) {
-  try {
-    coordinator.persist();
-  } catch (const daemon::StateError& e) {
-    spdlog::error("saving state: {}", e.what());  // kept pending: retried next time
-  }
+  if (auto saved = coordinator.persist(); !saved)
+    spdlog::error("saving state: {}", saved.error().message);  // kept pending: retried next time
 }
 
 struct Ticked {
@@ -208,8 +205,10 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
   // their sends are not failed.
   spdlog::info("stopping on signal {}; {} agents connected", signal.si_signo,
                ticked.coordinator.connectedCount());
-  if (int n = ticked.coordinator.operationLog().interruptRunning())
-    spdlog::warn("{} operation(s) under way marked interrupted", n);
+  if (auto n = ticked.coordinator.operationLog().interruptRunning(); !n)
+    spdlog::error("marking operations under way interrupted: {}", n.error().message);
+  else if (*n > 0)
+    spdlog::warn("{} operation(s) under way marked interrupted", *n);
   std::error_code error;
   std::filesystem::remove(addressFile, error);
   persist(ticked.coordinator);
@@ -234,7 +233,10 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   }
   auto store = std::move(opened).value();
   daemon::Coordinator coordinator(clock, rateOptionsOf(config), *store, linkOptionsOf(config));
-  coordinator.restore();
+  if (auto restored = coordinator.restore(); !restored) {
+    spdlog::error("hnowd's state: {}", restored.error().message);
+    return 1;
+  }
   if (int n = coordinator.interruptedAtStart())
     spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
   sweepEarlierJobs(config);
@@ -314,9 +316,6 @@ int main(int argc, char** argv) {
     return run(*config, *configPath, *secret.secret, addressFile);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());
-    return 1;
-  } catch (const daemon::StateError& e) {
-    spdlog::error("hnowd's state: {}", e.what());
     return 1;
   }
 }

@@ -1,6 +1,7 @@
 #include "server/job_service.h"
 #include "core/agent_selection.h"
 #include "server/job_state.h"
+#include "server/operation_records.h"
 #include "server/output_temps.h"
 #include "server/run_paths.h"
 
@@ -195,13 +196,10 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   ++nextJob_;
   job->request = std::move(request);
   job->created = clock_.now();
-  try {
-    job->record = coordinator_.operationLog().begin(
-        "run", "{\"input\":" + jsonText(job->request.input) + ",\"command\":" + jsonText(job->request.command) +
-                   ",\"agents\":" + std::to_string(job->agents.size()) + "}");
-  } catch (const StateError& e) {
-    spdlog::error("recording a run: {}", e.what());
-  }
+  job->record = beginRecord(coordinator_, "run",
+                            "{\"input\":" + jsonText(job->request.input) + ",\"command\":" +
+                                jsonText(job->request.command) + ",\"agents\":" + std::to_string(job->agents.size()) +
+                                "}");
   spdlog::info("run {}: '{}' on {} ({} units, {} bytes) over {} agents", job->id, job->request.command,
                job->request.input, job->offsets.size() - 1, job->content.size(), job->agents.size());
   Job& raw = *job;
@@ -299,11 +297,7 @@ void JobService::finish(Job& job, std::string error) {
                           jsonText(job.request.command) + ",\"plan\":" +
                           jsonText(job.plan ? job.plan->algorithm : "") + numbers +
                           (job.error.empty() ? "" : ",\"error\":" + jsonText(job.error)) + "}";
-    try {
-      coordinator_.operationLog().finish(job.record, job.error.empty() ? "done" : "failed", summary);
-    } catch (const StateError& e) {
-      spdlog::error("recording run {}: {}", job.id, e.what());
-    }
+    finishRecord(coordinator_, job.record, job.error.empty() ? "done" : "failed", summary);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
+#include "server/operation_records.h"
 #include "transport/auth.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
@@ -114,11 +115,7 @@ void ManifestService::planItems(Running& running) {
                     ",\"plan\":" + jsonString(running.plan.algo) +
                     ",\"predicted_s\":" + jsonNumber(running.plan.predictedSeconds) +
                     ",\"sequential_s\":" + jsonNumber(running.plan.sequentialSeconds);
-  try {
-    running.record = coordinator_.operationLog().begin("manifest", running.summary + "}");
-  } catch (const StateError& e) {
-    spdlog::error("recording a manifest: {}", e.what());  // it goes ahead unrecorded
-  }
+  running.record = beginRecord(coordinator_, "manifest", running.summary + "}");
 }
 
 std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<Running> running) {
@@ -168,14 +165,8 @@ kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(Man
 
 void ManifestService::refuse(Running& running, const std::string& why) {
   releaseAll(running);
-  if (running.record != 0) {
-    try {
-      coordinator_.operationLog().finish(running.record, "failed",
-                                         running.summary + ",\"error\":" + jsonString("refused: " + why) + "}");
-    } catch (const StateError& e) {
-      spdlog::error("recording manifest: {}", e.what());
-    }
-  }
+  finishRecord(coordinator_, running.record, "failed",
+               running.summary + ",\"error\":" + jsonString("refused: " + why) + "}");
   spdlog::warn("manifest refused: {}", why);
   transport::refuse("refused: " + why);
 }
@@ -280,11 +271,7 @@ void ManifestService::endIfFinished(Running& running) {
   char numbers[160];
   std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"replans\":%d}", elapsed, ok,
                 copies - ok, replans);
-  try {
-    coordinator_.operationLog().finish(running.record, ok == copies ? "done" : "failed", running.summary + numbers);
-  } catch (const StateError& e) {
-    spdlog::error("recording manifest: {}", e.what());
-  }
+  finishRecord(coordinator_, running.record, ok == copies ? "done" : "failed", running.summary + numbers);
 }
 
 }  // namespace hnow::daemon

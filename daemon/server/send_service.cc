@@ -11,6 +11,7 @@
 
 #include "base/hex.h"
 #include "core/agent_answers.h"
+#include "server/operation_records.h"
 #include "core/agent_selection.h"
 #include "server/agent_commands.h"
 #include "transport/auth.h"
@@ -170,11 +171,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   }
   logPlan(request, file.size, chosen.size(), tree);
   running->summary = summaryOf(request, tree, file.size, chosen.size());
-  try {
-    running->record = coordinator_.operationLog().begin("send", running->summary + "}");
-  } catch (const StateError& e) {
-    spdlog::error("recording a send: {}", e.what());  // the send goes ahead unrecorded
-  }
+  running->record = beginRecord(coordinator_, "send", running->summary + "}");
 
   ReplanSettings settings;
   settings.enabled = request.replan;
@@ -199,7 +196,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
             if (AgentLink* link = coordinator_.link(agent)) link->release(raw->token);
           plane_.release(raw->token);
           coordinator_.releaseToken(raw->token);
-          finishRecord(raw->record, "failed", raw->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
+          finishRecord(coordinator_, raw->record, "failed", raw->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
           transport::refuse("refused: " + refusals);
         }
         raw->operation = std::make_unique<SendOperation>(clock_, kj::mv(tree), kj::mv(names), kj::mv(addresses),
@@ -215,15 +212,6 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         operations_[id] = kj::mv(running);
         return std::make_pair(id, raw->operation->status());
       });
-}
-
-void SendService::finishRecord(OperationId id, const std::string& status, const std::string& summary) {
-  if (id == 0) return;
-  try {
-    coordinator_.operationLog().finish(id, status, summary);
-  } catch (const StateError& e) {
-    spdlog::error("recording send {}: {}", id, e.what());  // the send itself is not affected
-  }
 }
 
 std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
@@ -316,7 +304,7 @@ void SendService::endIfFinished(Running& running) {
   }
   changes += "]";
   if (s.replannedPredictedS > 0) changes += ",\"replanned_predicted_s\":" + jsonNumber(s.replannedPredictedS);
-  finishRecord(running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
+  finishRecord(coordinator_, running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
 }
 
 }  // namespace hnow::daemon

@@ -66,7 +66,6 @@ class SendService final : public TransferObserver {
                                                  const AgentLink::ReceiveOrder& order);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendOperation& operation);
-  void finishRecord(OperationId id, const std::string& status, const std::string& summary);
 
   Coordinator& coordinator_;
   transport::data::DataPlane& plane_;

@@ -146,7 +146,9 @@ kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext 
 
 kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
   const std::size_t limit = std::min<std::size_t>(context.getParams().getLimit(), 1000);
-  std::vector<OperationRecord> records = coordinator_.operations(limit);
+  auto newest = coordinator_.operations(limit);
+  if (!newest) transport::refuse("cannot read hnowd's operation records: " + newest.error().message);
+  const std::vector<OperationRecord>& records = *newest;
   auto list = context.getResults().initRecords(records.size());
   auto ms = [](WallTime t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();

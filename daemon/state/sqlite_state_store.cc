@@ -3,10 +3,33 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <stdexcept>
+#include <type_traits>
 
 namespace hnow::daemon {
 
 namespace {
+
+// SQLite's failures inside this file: thrown where they happen (a statement
+// has many steps), caught at each StateStore call and given back as an Error.
+struct SqlFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `body` run, its SqlFailure as an Error.
+template <class F>
+auto guarded(F body) -> Result<decltype(body())> {
+  try {
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      return {};
+    } else {
+      return body();
+    }
+  } catch (const SqlFailure& e) {
+    return Error{e.what()};
+  }
+}
 
 // Version 2 of the schema: version 1 had no `links`, which CREATE ... IF NOT
 // EXISTS adds to it; a later version migrates from `user_version`.
@@ -83,7 +106,7 @@ class Statement {
  private:
   void check(int rc) {
     if (rc != SQLITE_OK)
-      throw StateError(path_ + ": " + sqlite3_errmsg(db_));
+      throw SqlFailure(path_ + ": " + sqlite3_errmsg(db_));
   }
   sqlite3* db_;
   const std::string& path_;
@@ -95,7 +118,7 @@ void execute(sqlite3* db, const std::string& path, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string what = path + ": " + (message ? message : sqlite3_errmsg(db));
     sqlite3_free(message);
-    throw StateError(what);
+    throw SqlFailure(what);
   }
 }
 
@@ -112,7 +135,7 @@ void insertAll(sqlite3* db, const std::string& path, const char* sql, const std:
       insert.step();
       insert.reset();
     }
-  } catch (const StateError&) {
+  } catch (const SqlFailure&) {
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
@@ -137,7 +160,7 @@ SqliteStateStore::open(const std::string& dataDir) {
     // fsynced; a power cut may lose the last second, never corrupt the file.
     store->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;");
     store->exec(kSchema);
-  } catch (const StateError& e) {
+  } catch (const SqlFailure& e) {
     return Error{e.what()};
   }
   return store;
@@ -147,112 +170,128 @@ SqliteStateStore::~SqliteStateStore() { sqlite3_close(db_); }
 
 void SqliteStateStore::exec(const char* sql) { execute(db_, path_, sql); }
 
-void SqliteStateStore::saveAgents(const std::vector<StoredAgent>& agents) {
-  insertAll(db_, path_,
-            "INSERT OR REPLACE INTO agents (name, site, has_rates, uplink_bytes_per_s, "
-            "downlink_bytes_per_s, send_overhead_s, recv_overhead_s, compute_s_per_unit, "
-            "rates_at_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            agents, [](Statement& insert, const StoredAgent& a) {
-              insert.bind(1, a.name).bind(2, a.site).bind(3, std::int64_t{a.hasRates});
-              insert.bind(4, a.rates.uplinkBytesPerSecond).bind(5, a.rates.downlinkBytesPerSecond);
-              insert.bind(6, a.rates.sendOverheadSeconds).bind(7, a.rates.receiveOverheadSeconds);
-              insert.bind(8, a.rates.computeSecondsPerUnit);
-              insert.bind(9, toMs(a.ratesAt)).bind(10, toMs(a.lastSeen));
-            });
+Result<void> SqliteStateStore::saveAgents(const std::vector<StoredAgent>& agents) {
+  return guarded([&] {
+    insertAll(db_, path_,
+              "INSERT OR REPLACE INTO agents (name, site, has_rates, uplink_bytes_per_s, "
+              "downlink_bytes_per_s, send_overhead_s, recv_overhead_s, compute_s_per_unit, "
+              "rates_at_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+              agents, [](Statement& insert, const StoredAgent& a) {
+                insert.bind(1, a.name).bind(2, a.site).bind(3, std::int64_t{a.hasRates});
+                insert.bind(4, a.rates.uplinkBytesPerSecond).bind(5, a.rates.downlinkBytesPerSecond);
+                insert.bind(6, a.rates.sendOverheadSeconds).bind(7, a.rates.receiveOverheadSeconds);
+                insert.bind(8, a.rates.computeSecondsPerUnit);
+                insert.bind(9, toMs(a.ratesAt)).bind(10, toMs(a.lastSeen));
+              });
+  });
 }
 
-std::vector<StoredAgent> SqliteStateStore::loadAgents() {
-  Statement select(db_, path_,
-                   "SELECT name, site, has_rates, uplink_bytes_per_s, downlink_bytes_per_s, "
-                   "send_overhead_s, recv_overhead_s, compute_s_per_unit, rates_at_ms, "
-                   "last_seen_ms FROM agents ORDER BY name");
-  std::vector<StoredAgent> out;
-  while (select.step()) {
-    sqlite3_stmt* s = select.get();
-    StoredAgent a;
-    a.name = text(s, 0);
-    a.site = text(s, 1);
-    a.hasRates = sqlite3_column_int(s, 2) != 0;
-    a.rates.uplinkBytesPerSecond = sqlite3_column_double(s, 3);
-    a.rates.downlinkBytesPerSecond = sqlite3_column_double(s, 4);
-    a.rates.sendOverheadSeconds = sqlite3_column_double(s, 5);
-    a.rates.receiveOverheadSeconds = sqlite3_column_double(s, 6);
-    a.rates.computeSecondsPerUnit = sqlite3_column_double(s, 7);
-    a.ratesAt = fromMs(sqlite3_column_int64(s, 8));
-    a.lastSeen = fromMs(sqlite3_column_int64(s, 9));
-    out.push_back(std::move(a));
-  }
-  return out;
+Result<std::vector<StoredAgent>> SqliteStateStore::loadAgents() {
+  return guarded([&] {
+    Statement select(db_, path_,
+                     "SELECT name, site, has_rates, uplink_bytes_per_s, downlink_bytes_per_s, "
+                     "send_overhead_s, recv_overhead_s, compute_s_per_unit, rates_at_ms, "
+                     "last_seen_ms FROM agents ORDER BY name");
+    std::vector<StoredAgent> out;
+    while (select.step()) {
+      sqlite3_stmt* s = select.get();
+      StoredAgent a;
+      a.name = text(s, 0);
+      a.site = text(s, 1);
+      a.hasRates = sqlite3_column_int(s, 2) != 0;
+      a.rates.uplinkBytesPerSecond = sqlite3_column_double(s, 3);
+      a.rates.downlinkBytesPerSecond = sqlite3_column_double(s, 4);
+      a.rates.sendOverheadSeconds = sqlite3_column_double(s, 5);
+      a.rates.receiveOverheadSeconds = sqlite3_column_double(s, 6);
+      a.rates.computeSecondsPerUnit = sqlite3_column_double(s, 7);
+      a.ratesAt = fromMs(sqlite3_column_int64(s, 8));
+      a.lastSeen = fromMs(sqlite3_column_int64(s, 9));
+      out.push_back(std::move(a));
+    }
+    return out;
+  });
 }
 
-void SqliteStateStore::saveLinks(const std::vector<StoredLink>& links) {
-  insertAll(db_, path_,
-            "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            links, [](Statement& insert, const StoredLink& l) {
-              insert.bind(1, l.node).bind(2, l.direction).bind(3, l.bytesPerSecond).bind(4, l.method);
-              insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread);
-            });
+Result<void> SqliteStateStore::saveLinks(const std::vector<StoredLink>& links) {
+  return guarded([&] {
+    insertAll(db_, path_,
+              "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+              links, [](Statement& insert, const StoredLink& l) {
+                insert.bind(1, l.node).bind(2, l.direction).bind(3, l.bytesPerSecond).bind(4, l.method);
+                insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread);
+              });
+  });
 }
 
-std::vector<StoredLink> SqliteStateStore::loadLinks() {
-  Statement select(db_, path_,
-                   "SELECT node, direction, bytes_per_s, method, measured_ms, spread FROM links ORDER BY node, direction");
-  std::vector<StoredLink> out;
-  while (select.step()) {
-    sqlite3_stmt* s = select.get();
-    out.push_back({text(s, 0), text(s, 1), sqlite3_column_double(s, 2), text(s, 3),
-                   fromMs(sqlite3_column_int64(s, 4)), sqlite3_column_double(s, 5)});
-  }
-  return out;
+Result<std::vector<StoredLink>> SqliteStateStore::loadLinks() {
+  return guarded([&] {
+    Statement select(db_, path_,
+                     "SELECT node, direction, bytes_per_s, method, measured_ms, spread FROM links ORDER BY node, direction");
+    std::vector<StoredLink> out;
+    while (select.step()) {
+      sqlite3_stmt* s = select.get();
+      out.push_back({text(s, 0), text(s, 1), sqlite3_column_double(s, 2), text(s, 3),
+                     fromMs(sqlite3_column_int64(s, 4)), sqlite3_column_double(s, 5)});
+    }
+    return out;
+  });
 }
 
-OperationId SqliteStateStore::beginOperation(const OperationRecord& record) {
-  Statement insert(db_, path_,
-                   "INSERT INTO operations (kind, started_ms, finished_ms, status, summary) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5)");
-  insert.bind(1, record.kind).bind(2, toMs(record.started));
-  if (record.finished) insert.bind(3, toMs(*record.finished)); else insert.bindNull(3);
-  insert.bind(4, record.status).bind(5, record.summary);
-  insert.step();
-  return sqlite3_last_insert_rowid(db_);
+Result<OperationId> SqliteStateStore::beginOperation(const OperationRecord& record) {
+  return guarded([&] {
+    Statement insert(db_, path_,
+                     "INSERT INTO operations (kind, started_ms, finished_ms, status, summary) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5)");
+    insert.bind(1, record.kind).bind(2, toMs(record.started));
+    if (record.finished) insert.bind(3, toMs(*record.finished)); else insert.bindNull(3);
+    insert.bind(4, record.status).bind(5, record.summary);
+    insert.step();
+    return static_cast<OperationId>(sqlite3_last_insert_rowid(db_));
+  });
 }
 
-void SqliteStateStore::finishOperation(OperationId id, WallTime finished, const std::string& status,
-                                       const std::string& summary) {
-  Statement update(db_, path_,
-                   "UPDATE operations SET finished_ms = ?1, status = ?2, summary = ?3 WHERE id = ?4 "
-                   "AND status = 'running'");
-  update.bind(1, toMs(finished)).bind(2, status).bind(3, summary).bind(4, std::int64_t{id});
-  update.step();
+Result<void> SqliteStateStore::finishOperation(OperationId id, WallTime finished, const std::string& status,
+                                               const std::string& summary) {
+  return guarded([&] {
+    Statement update(db_, path_,
+                     "UPDATE operations SET finished_ms = ?1, status = ?2, summary = ?3 WHERE id = ?4 "
+                     "AND status = 'running'");
+    update.bind(1, toMs(finished)).bind(2, status).bind(3, summary).bind(4, std::int64_t{id});
+    update.step();
+  });
 }
 
-int SqliteStateStore::interruptRunning(WallTime at) {
-  Statement update(db_, path_,
-                   "UPDATE operations SET finished_ms = ?1, status = 'interrupted' WHERE status = 'running'");
-  update.bind(1, toMs(at));
-  update.step();
-  return sqlite3_changes(db_);
+Result<int> SqliteStateStore::interruptRunning(WallTime at) {
+  return guarded([&] {
+    Statement update(db_, path_,
+                     "UPDATE operations SET finished_ms = ?1, status = 'interrupted' WHERE status = 'running'");
+    update.bind(1, toMs(at));
+    update.step();
+    return sqlite3_changes(db_);
+  });
 }
 
-std::vector<OperationRecord> SqliteStateStore::operations(std::size_t limit) {
-  Statement select(db_, path_,
-                   "SELECT id, kind, started_ms, finished_ms, status, summary FROM operations "
-                   "ORDER BY id DESC LIMIT ?1");
-  select.bind(1, static_cast<std::int64_t>(limit));
-  std::vector<OperationRecord> out;
-  while (select.step()) {
-    sqlite3_stmt* s = select.get();
-    OperationRecord r;
-    r.id = sqlite3_column_int64(s, 0);
-    r.kind = text(s, 1);
-    r.started = fromMs(sqlite3_column_int64(s, 2));
-    if (sqlite3_column_type(s, 3) != SQLITE_NULL) r.finished = fromMs(sqlite3_column_int64(s, 3));
-    r.status = text(s, 4);
-    r.summary = text(s, 5);
-    out.push_back(std::move(r));
-  }
-  return out;
+Result<std::vector<OperationRecord>> SqliteStateStore::operations(std::size_t limit) {
+  return guarded([&] {
+    Statement select(db_, path_,
+                     "SELECT id, kind, started_ms, finished_ms, status, summary FROM operations "
+                     "ORDER BY id DESC LIMIT ?1");
+    select.bind(1, static_cast<std::int64_t>(limit));
+    std::vector<OperationRecord> out;
+    while (select.step()) {
+      sqlite3_stmt* s = select.get();
+      OperationRecord r;
+      r.id = sqlite3_column_int64(s, 0);
+      r.kind = text(s, 1);
+      r.started = fromMs(sqlite3_column_int64(s, 2));
+      if (sqlite3_column_type(s, 3) != SQLITE_NULL) r.finished = fromMs(sqlite3_column_int64(s, 3));
+      r.status = text(s, 4);
+      r.summary = text(s, 5);
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
 }
 
 }  // namespace hnow::daemon

@@ -19,15 +19,15 @@ class SqliteStateStore final : public StateStore {
   static Result<std::unique_ptr<SqliteStateStore>> open(const std::string& dataDir);
   ~SqliteStateStore() override;
 
-  void saveAgents(const std::vector<StoredAgent>& agents) override;
-  std::vector<StoredAgent> loadAgents() override;
-  void saveLinks(const std::vector<StoredLink>& links) override;
-  std::vector<StoredLink> loadLinks() override;
-  OperationId beginOperation(const OperationRecord& record) override;
-  void finishOperation(OperationId id, WallTime finished, const std::string& status,
-                       const std::string& summary) override;
-  std::vector<OperationRecord> operations(std::size_t limit) override;
-  int interruptRunning(WallTime at) override;
+  Result<void> saveAgents(const std::vector<StoredAgent>& agents) override;
+  Result<std::vector<StoredAgent>> loadAgents() override;
+  Result<void> saveLinks(const std::vector<StoredLink>& links) override;
+  Result<std::vector<StoredLink>> loadLinks() override;
+  Result<OperationId> beginOperation(const OperationRecord& record) override;
+  Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
+                               const std::string& summary) override;
+  Result<std::vector<OperationRecord>> operations(std::size_t limit) override;
+  Result<int> interruptRunning(WallTime at) override;
 
  private:
   explicit SqliteStateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

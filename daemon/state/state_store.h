@@ -6,11 +6,11 @@
 // restart with the process.
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/result.h"
 #include "planner/node_rates.h"
 
 namespace hnow::daemon {
@@ -47,35 +47,32 @@ struct OperationRecord {
   std::string summary = "{}";
 };
 
-// Failures of the store are exceptions: they are logistics (a full disk, a
-// damaged file), not business logic; hnowd logs them and carries on.
-struct StateError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// Every call can fail (a full disk, a damaged file): the Error names
+// state.db and what went wrong. hnowd logs it and carries on; what was not
+// written stays pending for the next try.
 class StateStore {
  public:
   virtual ~StateStore() = default;
 
   // Inserts or replaces agents by name, all in one transaction.
-  virtual void saveAgents(const std::vector<StoredAgent>& agents) = 0;
-  virtual std::vector<StoredAgent> loadAgents() = 0;
+  virtual Result<void> saveAgents(const std::vector<StoredAgent>& agents) = 0;
+  virtual Result<std::vector<StoredAgent>> loadAgents() = 0;
   // Inserts or replaces links by (node, direction), in one transaction.
-  virtual void saveLinks(const std::vector<StoredLink>& links) = 0;
-  virtual std::vector<StoredLink> loadLinks() = 0;
+  virtual Result<void> saveLinks(const std::vector<StoredLink>& links) = 0;
+  virtual Result<std::vector<StoredLink>> loadLinks() = 0;
 
   // Assigns the record's id (the given one is ignored) and returns it.
-  virtual OperationId beginOperation(const OperationRecord& record) = 0;
+  virtual Result<OperationId> beginOperation(const OperationRecord& record) = 0;
   // Sets finished, status and summary of a record begun earlier and still
   // "running": a record ends once (one marked "interrupted" when
   // hnowd stops is not turned into "failed" by the agents it disconnects).
-  virtual void finishOperation(OperationId id, WallTime finished, const std::string& status,
-                               const std::string& summary) = 0;
+  virtual Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
+                                       const std::string& summary) = 0;
   // The newest `limit` records, newest first.
-  virtual std::vector<OperationRecord> operations(std::size_t limit) = 0;
+  virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;
   // Records still "running" belong to an hnowd that stopped before they
   // ended: marks them "interrupted", finished at `at`. Returns how many.
-  virtual int interruptRunning(WallTime at) = 0;
+  virtual Result<int> interruptRunning(WallTime at) = 0;
 };
 
 }  // namespace hnow::daemon

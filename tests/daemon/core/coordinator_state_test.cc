@@ -42,11 +42,11 @@ TEST_CASE("a restarted coordinator knows earlier agents, lost with their rates a
     CHECK(first.reportRates(s, uplink(2e6)));
     const LinkId up{"a", LinkDirection::kUp};
     first.links().applySurvey({{up, 2e6, true, 0.0, 1, 0.0}}, {up}, false);
-    first.persist();
+    REQUIRE(first.persist().ok());
   }
   clock.advance(10s);
   Coordinator second(clock, RateTableOptions{}, store);
-  second.restore();
+  REQUIRE(second.restore().ok());
   auto views = second.status();
   REQUIRE(views.size() == 1);
   CHECK(views[0].record.name == "a");
@@ -68,13 +68,35 @@ TEST_CASE("a restarted coordinator knows earlier agents, lost with their rates a
   CHECK(second.status()[0].record.rates.uplinkBytesPerSecond == 2e6);
 }
 
+TEST_CASE("a store that cannot write says why, keeps what changed pending, and writes it on the next try") {
+  ManualClock clock;
+  MemoryStateStore store;
+  std::vector<AgentLink::Done> pending;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  SessionId s = coordinator.attach(agent("a"), std::make_unique<PendingLink>(&pending));
+  CHECK(coordinator.reportRates(s, uplink(5e6)));
+  store.failing = true;
+  auto saved = coordinator.persist();
+  REQUIRE_FALSE(saved.ok());
+  CHECK(saved.error().message == "/mem/state.db: disk I/O error");
+  CHECK(store.agents().empty());
+  auto record = coordinator.operationLog().begin("send", "{}");
+  REQUIRE_FALSE(record.ok());
+  CHECK(record.error().message == "/mem/state.db: disk I/O error");
+
+  store.failing = false;
+  REQUIRE(coordinator.persist().ok());
+  REQUIRE(store.agents().count("a") == 1);
+  CHECK(store.agents().at("a").rates.uplinkBytesPerSecond == 5e6);
+}
+
 TEST_CASE("persist writes new rates at once but a heartbeat's last-seen only every 30 s") {
   ManualClock clock;
   MemoryStateStore store;
   std::vector<AgentLink::Done> pending;
   Coordinator coordinator(clock, RateTableOptions{}, store);
   SessionId s = coordinator.attach(agent("a"), std::make_unique<PendingLink>(&pending));
-  coordinator.persist();
+  REQUIRE(coordinator.persist().ok());
   REQUIRE(store.agents().count("a") == 1);
   const WallTime registeredAt = store.agents().at("a").lastSeen;
   CHECK(registeredAt == clock.wallNow());
@@ -83,17 +105,17 @@ TEST_CASE("persist writes new rates at once but a heartbeat's last-seen only eve
   for (int i = 0; i < 29; ++i) {
     clock.advance(1s);
     CHECK(coordinator.heartbeat(s));
-    coordinator.persist();
+    REQUIRE(coordinator.persist().ok());
   }
   CHECK(store.agents().at("a").lastSeen == registeredAt);
   clock.advance(1s);
   CHECK(coordinator.heartbeat(s));
-  coordinator.persist();
+  REQUIRE(coordinator.persist().ok());
   CHECK(store.agents().at("a").lastSeen == clock.wallNow());
 
   clock.advance(1s);
   CHECK(coordinator.reportRates(s, uplink(5e6)));
-  coordinator.persist();
+  REQUIRE(coordinator.persist().ok());
   CHECK(store.agents().at("a").hasRates);
   CHECK(store.agents().at("a").rates.uplinkBytesPerSecond == 5e6);
   CHECK(store.agents().at("a").ratesAt == clock.wallNow());
@@ -107,7 +129,7 @@ TEST_CASE("a set-rate is an operation record: running, then done or failed when 
   coordinator.attach(agent("a"), std::make_unique<PendingLink>(&pending));
   REQUIRE(coordinator.setEmulatedRates("a", {40, 0, 0}).ok());
   REQUIRE(coordinator.setEmulatedRates("a", {80, 0, 0}).ok());
-  auto records = coordinator.operations(10);
+  auto records = coordinator.operations(10).value();
   REQUIRE(records.size() == 2);
   CHECK(records[0].id == 2);  // newest first
   CHECK(records[1].kind == "set-rate");
@@ -119,14 +141,14 @@ TEST_CASE("a set-rate is an operation record: running, then done or failed when 
   REQUIRE(pending.size() == 2);
   pending[0]({});
   pending[1](hnow::Error{"agent went away"});
-  records = coordinator.operations(10);
+  records = coordinator.operations(10).value();
   CHECK(records[1].status == "done");
   REQUIRE(records[1].finished.has_value());
   CHECK(*records[1].finished - records[1].started == 2s);
   CHECK(records[1].summary.rfind("{\"agent\":\"a\",\"uplink_mbps\":40", 0) == 0);
   CHECK(records[0].status == "failed");
   CHECK(records[0].summary.find("\"error\":\"agent went away\"}") != std::string::npos);
-  CHECK(coordinator.operations(1).size() == 1);
+  CHECK(coordinator.operations(1)->size() == 1);
 }
 
 TEST_CASE("JSON strings in summaries escape quotes, backslashes and control characters") {
@@ -139,15 +161,15 @@ TEST_CASE("a restarted coordinator marks the operations its predecessor left run
   MemoryStateStore store;
   {
     Coordinator first(clock, {}, store);
-    first.restore();
+    REQUIRE(first.restore().ok());
     first.operationLog().begin("send", "{}");
-    OperationId finished = first.operationLog().begin("send", "{}");
+    OperationId finished = first.operationLog().begin("send", "{}").value();
     first.operationLog().finish(finished, "done", "{}");
   }
   Coordinator second(clock, {}, store);
-  second.restore();
+  REQUIRE(second.restore().ok());
   CHECK(second.interruptedAtStart() == 1);
-  auto records = second.operations(10);
+  auto records = second.operations(10).value();
   REQUIRE(records.size() == 2);
   CHECK(records[0].status == "done");
   CHECK(records[1].status == "interrupted");

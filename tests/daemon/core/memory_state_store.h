@@ -11,43 +11,50 @@ namespace hnow::daemon {
 
 class MemoryStateStore final : public StateStore {
  public:
-  void saveAgents(const std::vector<StoredAgent>& agents) override {
+  Result<void> saveAgents(const std::vector<StoredAgent>& agents) override {
     ++saves;
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
     for (const auto& a : agents) agents_[a.name] = a;
+    return {};
   }
-  std::vector<StoredAgent> loadAgents() override {
+  Result<std::vector<StoredAgent>> loadAgents() override {
     std::vector<StoredAgent> out;
     for (const auto& [_, a] : agents_) out.push_back(a);
     return out;
   }
-  void saveLinks(const std::vector<StoredLink>& links) override {
+  Result<void> saveLinks(const std::vector<StoredLink>& links) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
     for (const auto& l : links) links_[l.node + "/" + l.direction] = l;
+    return {};
   }
-  std::vector<StoredLink> loadLinks() override {
+  Result<std::vector<StoredLink>> loadLinks() override {
     std::vector<StoredLink> out;
     for (const auto& [_, l] : links_) out.push_back(l);
     return out;
   }
-  OperationId beginOperation(const OperationRecord& record) override {
+  Result<OperationId> beginOperation(const OperationRecord& record) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
     records_.push_back(record);
     records_.back().id = static_cast<OperationId>(records_.size());
     return records_.back().id;
   }
-  void finishOperation(OperationId id, WallTime finished, const std::string& status,
-                       const std::string& summary) override {
+  Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
+                               const std::string& summary) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
     OperationRecord& r = records_.at(static_cast<std::size_t>(id - 1));
-    if (r.status != "running") return;  // a record ends once, as in SqliteStateStore
+    if (r.status != "running") return {};  // a record ends once, as in SqliteStateStore
     r.finished = finished;
     r.status = status;
     r.summary = summary;
+    return {};
   }
-  std::vector<OperationRecord> operations(std::size_t limit) override {
+  Result<std::vector<OperationRecord>> operations(std::size_t limit) override {
     std::vector<OperationRecord> out(records_.rbegin(), records_.rend());
     out.resize(std::min(limit, out.size()));
     return out;
   }
 
-  int interruptRunning(WallTime at) override {
+  Result<int> interruptRunning(WallTime at) override {
     int n = 0;
     for (OperationRecord& r : records_)
       if (r.status == "running") r.status = "interrupted", r.finished = at, ++n;
@@ -55,7 +62,8 @@ class MemoryStateStore final : public StateStore {
   }
 
   const std::map<std::string, StoredAgent>& agents() const { return agents_; }
-  int saves = 0;  // saveAgents() calls
+  int saves = 0;         // saveAgents() calls
+  bool failing = false;  // every write fails, as on a full disk
 
  private:
   std::map<std::string, StoredAgent> agents_;

@@ -129,7 +129,7 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
   for (const auto& item : status.items)
     for (const auto& c : item.send.copies) CHECK(c.state == CopyStatus::State::kDone);
   CHECK(lab.commands.releases.size() == 7);  // each item's source and destinations
-  auto ops = lab.coordinator.operations(1);
+  auto ops = lab.coordinator.operations(1).value();
   REQUIRE(ops.size() == 1);
   CHECK(ops[0].kind == "manifest");
   CHECK(ops[0].status == "done");

@@ -1,0 +1,20 @@
+#include "server/operation_records.h"
+
+#include <spdlog/spdlog.h>
+
+namespace hnow::daemon {
+
+OperationId beginRecord(Coordinator& coordinator, const std::string& kind, const std::string& summary) {
+  auto id = coordinator.operationLog().begin(kind, summary);
+  if (id) return *id;
+  spdlog::error("recording a {}: {}", kind, id.error().message);
+  return 0;
+}
+
+void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary) {
+  if (id == 0) return;
+  if (auto done = coordinator.operationLog().finish(id, status, summary); !done)
+    spdlog::error("recording the end of operation {}: {}", id, done.error().message);
+}
+
+}  // namespace hnow::daemon

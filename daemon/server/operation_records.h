@@ -1,0 +1,16 @@
+#pragma once
+// The operation records of hnowd's services (core/operation_log.h): a
+// record state.db cannot keep is logged and the operation goes ahead
+// unrecorded; the operation itself is never affected.
+#include <string>
+
+#include "core/coordinator.h"
+
+namespace hnow::daemon {
+
+// The record's id, or 0 when it could not be kept.
+OperationId beginRecord(Coordinator& coordinator, const std::string& kind, const std::string& summary);
+// Ends the record (nothing for id 0).
+void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary);
+
+}  // namespace hnow::daemon
