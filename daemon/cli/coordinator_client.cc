@@ -10,8 +10,9 @@
 #include "transport/rpc_connection.h"
 #include "transport/tls_config.h"
 #include "transport/wire_rates.h"
-#include "wire/operation_wire.h"
 #include "transport/rpc_errors.h"
+#include "wire/operation_wire.h"
+#include "wire/run_wire.h"
 
 namespace hnow::cli {
 
@@ -201,34 +202,10 @@ Reply<daemon::ManifestStatus> CoordinatorClient::manifestProgress(std::uint64_t 
   return s.wait(request.send().then([](auto response) { return daemon::manifestStatusFromWire(response.getReport()); }));
 }
 
-}  // namespace hnow::cli
-
-namespace hnow::cli {
-
-namespace {
-template <class List>
-void setTexts(List list, const std::vector<std::string>& values) {
-  for (std::size_t i = 0; i < values.size(); ++i) list.set(static_cast<unsigned>(i), values[i]);
-}
-}  // namespace
-
-Reply<std::uint64_t> CoordinatorClient::startRun(const RunStart& r) {
+Reply<std::uint64_t> CoordinatorClient::startRun(const daemon::RunRequest& r) {
   auto& s = *state_;
   auto request = s.session->runRequest();
-  auto out = request.initRequest();
-  out.setInput(r.input);
-  out.setSplit(r.split);
-  setTexts(out.initArgv(static_cast<unsigned>(r.argv.size())), r.argv);
-  out.setCommand(r.command);
-  setTexts(out.initTo(static_cast<unsigned>(r.to.size())), r.to);
-  out.setOrder(r.order);
-  setTexts(out.initReduceArgv(static_cast<unsigned>(r.reduceArgv.size())), r.reduceArgv);
-  out.setOutput(r.output);
-  out.setSlack(r.slack);
-  out.setStrategy(r.strategy);
-  out.setBlockBytes(r.blockBytes);
-  out.setReplicas(static_cast<std::uint8_t>(r.replicas));
-  out.setRounds(static_cast<std::uint8_t>(r.rounds));
+  daemon::toWire(r, request.initRequest());
   return s.wait(request.send().then([](auto response) { return response.getOperation(); }));
 }
 
@@ -236,29 +213,7 @@ Reply<RunReportView> CoordinatorClient::runProgress(std::uint64_t operation) {
   auto& s = *state_;
   auto request = s.session->runProgressRequest();
   request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) {
-    auto in = response.getReport();
-    RunReportView r;
-    r.finished = in.getFinished();
-    r.error = in.getError();
-    r.algorithm = in.getAlgorithm();
-    r.phase = in.getPhase();
-    r.output = in.getOutput();
-    r.reduction = in.getReduction();
-    r.predictedS = in.getPredictedS();
-    r.elapsedS = in.getElapsedS();
-    r.reissued = in.getReissued();
-    r.units = in.getUnits();
-    r.outputSize = in.getOutputSize();
-    for (auto a : in.getAgents()) {
-      r.agents.push_back({a.getName(), a.getUnits(), a.getPlannedUnits(), a.getComputeS(), a.getIdleS(),
-                          a.getSecondsPerUnit(), {}});
-      for (auto u : a.getShareUnits()) r.agents.back().shareUnits.push_back(u);
-    }
-    r.rounds = in.getRounds();
-    for (auto b : in.getBars()) r.bars.push_back({b.getRow(), b.getKind(), b.getStart(), b.getEnd()});
-    return r;
-  }));
+  return s.wait(request.send().then([](auto response) { return daemon::runStatusFromWire(response.getReport()); }));
 }
 
 Reply<std::string> CoordinatorClient::runOutput(std::uint64_t operation, std::uint64_t offset) {

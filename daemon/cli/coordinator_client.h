@@ -94,22 +94,7 @@ class CoordinatorClient {
   Reply<daemon::ManifestStatus> manifestProgress(std::uint64_t operation);
 
   // `hnow run`: starts a job, polls it, reads its result.
-  struct RunStart {
-    std::string input;  // absolute, on hnowd's machine
-    std::string split;
-    std::vector<std::string> argv;
-    std::string command;
-    std::vector<std::string> to;
-    std::string order;
-    std::vector<std::string> reduceArgv;
-    std::string output;
-    double slack = 0.0;
-    std::string strategy;
-    std::uint64_t blockBytes = 0;
-    int replicas = 1;
-    int rounds = 0;  // 0: auto
-  };
-  Reply<std::uint64_t> startRun(const RunStart& request);
+  Reply<std::uint64_t> startRun(const daemon::RunRequest& request);
   Reply<RunReportView> runProgress(std::uint64_t operation);
   // At most 1 MiB from `offset`; empty at the end.
   Reply<std::string> runOutput(std::uint64_t operation, std::uint64_t offset);

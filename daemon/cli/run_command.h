@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_status.h"
 #include "core/send_operation.h"
 
 namespace hnow::cli {
@@ -36,26 +37,8 @@ struct RunOptions {
 // 0 on success, 1 when the job failed or hnowd refused, 2 for bad options.
 int runRunCommand(const RunOptions& options);
 
-struct RunAgentLine {
-  std::string name;
-  std::uint64_t units = 0, plannedUnits = 0;
-  double computeS = 0, idleS = 0, secondsPerUnit = 0;
-  std::vector<std::uint64_t> shareUnits;  // units planned for it in each round
-};
-struct RunBarLine {
-  std::string row, kind;
-  double start = 0, end = 0;
-};
-struct RunReportView {
-  bool finished = false;
-  std::string error, algorithm, phase, output, reduction;
-  double predictedS = 0, elapsedS = 0;
-  std::vector<RunAgentLine> agents;
-  unsigned reissued = 0;
-  std::uint64_t units = 0, outputSize = 0;
-  std::vector<RunBarLine> bars;
-  unsigned rounds = 0;
-};
+// hnowd's report of a run (core/run_status.h).
+using RunReportView = daemon::RunStatus;
 
 // {"predicted_s", "actual_s", "agents": [{"name", "units", "compute_s",
 // "idle_s", "share_units"}], "reissued", "plan", "rounds", "reduction", "units", "output", "output_bytes"}

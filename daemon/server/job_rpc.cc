@@ -10,6 +10,7 @@
 #include "server/job_state.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
+#include "wire/run_wire.h"
 
 namespace hnow::daemon {
 
@@ -98,22 +99,11 @@ std::string JobService::output(std::uint64_t id, std::uint64_t offset, std::size
 
 kj::Promise<void> ClientSessionServer::run(RunContext context) {
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
-  auto in = context.getParams().getRequest();
-  RunRequest request;
-  request.input = in.getInput();
-  request.split = in.getSplit();
-  for (auto a : in.getArgv()) request.argv.emplace_back(a);
-  request.command = in.getCommand();
-  for (auto t : in.getTo()) request.to.emplace_back(t);
-  request.order = in.getOrder();
+  RunRequest request = runRequestFromWire(context.getParams().getRequest());
+  // What the client left empty takes hnowd's default.
   if (request.order.empty()) request.order = "auto";
-  for (auto a : in.getReduceArgv()) request.reduceArgv.emplace_back(a);
-  request.output = in.getOutput();
-  request.slack = in.getSlack();
-  request.strategy = in.getStrategy();
-  request.replicas = std::max<int>(1, in.getReplicas());
-  request.rounds = in.getRounds();  // 0: auto
-  if (in.getBlockBytes() > 0) request.blockBytes = in.getBlockBytes();
+  request.replicas = std::max<int>(1, request.replicas);
+  if (request.blockBytes == 0) request.blockBytes = RunRequest{}.blockBytes;
   context.getResults().setOperation(jobs_->start(std::move(request), peer_));
   return kj::READY_NOW;
 }
@@ -122,38 +112,7 @@ kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
   auto s = jobs_->status(context.getParams().getOperation());
   if (!s) transport::refuse("no such run");
-  auto out = context.getResults().initReport();
-  out.setFinished(s->finished);
-  out.setError(s->error);
-  out.setAlgorithm(s->algorithm);
-  out.setPredictedS(s->predictedS);
-  out.setElapsedS(s->elapsedS);
-  out.setReissued(static_cast<std::uint32_t>(s->reissued));
-  out.setUnits(s->units);
-  out.setOutputSize(s->outputSize);
-  out.setOutput(s->output);
-  out.setPhase(s->phase);
-  out.setReduction(s->reduction);
-  out.setRounds(static_cast<std::uint32_t>(s->rounds));
-  auto agents = out.initAgents(static_cast<unsigned>(s->agents.size()));
-  for (unsigned i = 0; i < agents.size(); ++i) {
-    const auto& a = s->agents[i];
-    agents[i].setName(a.name);
-    agents[i].setUnits(a.units);
-    agents[i].setPlannedUnits(a.plannedUnits);
-    agents[i].setComputeS(a.computeS);
-    agents[i].setIdleS(a.idleS);
-    agents[i].setSecondsPerUnit(a.secondsPerUnit);
-    auto units = agents[i].initShareUnits(static_cast<unsigned>(a.shareUnits.size()));
-    for (unsigned k = 0; k < units.size(); ++k) units.set(k, a.shareUnits[k]);
-  }
-  auto bars = out.initBars(static_cast<unsigned>(s->bars.size()));
-  for (unsigned i = 0; i < bars.size(); ++i) {
-    bars[i].setRow(s->bars[i].row);
-    bars[i].setKind(s->bars[i].kind);
-    bars[i].setStart(s->bars[i].start);
-    bars[i].setEnd(s->bars[i].end);
-  }
+  toWire(*s, context.getResults().initReport());
   return kj::READY_NOW;
 }
 

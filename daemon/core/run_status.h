@@ -1,0 +1,66 @@
+#pragma once
+// `hnow run` as the CLI asks for it and as hnowd reports it: plain values,
+// put on the wire by daemon/wire/run_wire.h on both sides.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hnow::daemon {
+
+struct RunRequest {
+  std::string input;  // on hnowd's machine
+  std::string split = "lines";
+  std::vector<std::string> argv;
+  std::string command;  // as typed: reports and the calibration cache key
+  std::vector<std::string> to;
+  std::string order = "auto";
+  std::vector<std::string> reduceArgv;  // empty: concat
+  std::string output;                   // "": kept for runOutput
+  double slack = 0.0;                   // 0: the default
+  // The bench's baselines: "plan" (seed 002, the default), "equal" (the same
+  // units for everyone) or "self" (self-scheduling of fixed blocks of
+  // `blockBytes`, as GNU parallel --pipe does).
+  std::string strategy = "plan";
+  std::uint64_t blockBytes = 1 << 20;
+  int replicas = 1;  // each share on this many agents, results compared
+  // Shares go out in this many rounds, each planned when the agents are
+  // about to be free, on what was measured and drifted (core/job_rounds.h);
+  // 0: auto (as many as start-up costs allow, 1 for --order fifo|lifo).
+  int rounds = 0;
+};
+
+struct RunAgentStatus {
+  std::string name;
+  std::uint64_t units = 0;
+  std::uint64_t plannedUnits = 0;
+  double computeS = 0.0;
+  double idleS = 0.0;
+  double secondsPerUnit = 0.0;
+  std::vector<std::uint64_t> shareUnits;  // units planned for it in each round (0: none that round)
+};
+
+struct RunBar {
+  std::string row;
+  std::string kind;  // serve | compute | return | reduce | planned
+  double start = 0.0;
+  double end = 0.0;
+};
+
+struct RunStatus {
+  bool finished = false;
+  std::string error;
+  std::string phase = "calibrating";
+  std::string algorithm;
+  std::string reduction;
+  double predictedS = 0.0;
+  double elapsedS = 0.0;  // from the end of calibration (the planned part)
+  std::vector<RunAgentStatus> agents;
+  int reissued = 0;
+  std::uint64_t units = 0;
+  std::uint64_t outputSize = 0;
+  std::string output;
+  std::vector<RunBar> bars;
+  int rounds = 0;  // planned (1: one-shot)
+};
+
+}  // namespace hnow::daemon
