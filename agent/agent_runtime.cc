@@ -15,6 +15,7 @@
 #include "agent/receiver.h"
 #include "agent/source_file.h"
 #include "transport/gate_client.h"
+#include "transport/link_wire.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
@@ -39,19 +40,6 @@ std::string tokenOf(capnp::Data::Reader data) {
 }
 
 std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
-
-void countersToWire(const transport::data::LinkCounters& c, wire::LinkCounters::Builder out) {
-  out.setAtS(c.atSeconds);
-  out.setDataSent(c.dataSent);
-  out.setDataReceived(c.dataReceived);
-  out.setTcpSent(c.tcpSent);
-  out.setTcpReceived(c.tcpReceived);
-  out.setWireSent(c.wireSent);
-  out.setWireReceived(c.wireReceived);
-  out.setNicKnown(c.nicKnown);
-  out.setNicSent(c.nicSent);
-  out.setNicReceived(c.nicReceived);
-}
 
 // hnowd's commands to this agent.
 class AgentControlServer final : public wire::AgentControl::Server {
@@ -145,22 +133,11 @@ class AgentControlServer final : public wire::AgentControl::Server {
     return kj::READY_NOW;
   }
   kj::Promise<void> probeLinks(ProbeLinksContext context) override {
-    auto in = context.getParams().getOrder();
-    KJ_REQUIRE(in.getToken().size() == wire::TOKEN_BYTES, "a probe token is 32 bytes");
-    transport::data::ProbeOrder order;
-    order.token = tokenOf(in.getToken());
-    order.serve = in.getServe();
-    for (auto a : in.getPullFrom()) order.pullFrom.emplace_back(a);
-    order.warmSeconds = in.getWarmS();
-    order.windowSeconds = in.getWindowS();
-    return runtime_.receiver().probe(std::move(order)).then([context](transport::data::ProbeResult r) mutable {
+    auto order = transport::probeOrderFromWire(context.getParams().getOrder());
+    if (!order) transport::refuse(order.error().message);
+    return runtime_.receiver().probe(std::move(order).value()).then([context](transport::data::ProbeResult r) mutable {
       if (!r.error.empty()) transport::refuse(r.error);
-      auto out = context.getResults().initResult();
-      auto flows = out.initFlowBytes(static_cast<unsigned>(r.flowBytes.size()));
-      for (unsigned i = 0; i < flows.size(); ++i) flows.set(i, r.flowBytes[i]);
-      out.setWindowS(r.windowSeconds);
-      countersToWire(r.before, out.initBefore());
-      countersToWire(r.after, out.initAfter());
+      transport::toWire(r, context.getResults().initResult());
     });
   }
 
@@ -358,7 +335,7 @@ kj::Promise<void> AgentRuntime::heartbeats(wire::AgentSession::Client session) {
   return timer_.afterDelay(toKj(std::chrono::duration_cast<hnow::Duration>(interval)))
       .then([this, session]() mutable {
         auto request = session.heartbeatRequest();
-        if (receiver_) countersToWire(receiver_->counters(), request.initCounters());
+        if (receiver_) transport::toWire(receiver_->counters(), request.initCounters());
         return timer_.timeoutAfter(toKj(kHeartbeatTimeout), request.send().ignoreResult());
       })
       .then([this, session]() mutable { return heartbeats(session); });

@@ -7,6 +7,7 @@
 
 #include "transport/auth.h"
 #include "transport/gate_client.h"
+#include "transport/link_wire.h"
 #include "transport/rpc_connection.h"
 #include "transport/tls_config.h"
 #include "transport/wire_rates.h"
@@ -70,23 +71,6 @@ Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
   return std::unique_ptr<CoordinatorClient>(new CoordinatorClient(std::move(state)));
 }
 
-namespace {
-
-RemoteLink linkFromWire(wire::LinkRate::Reader in) {
-  RemoteLink l;
-  l.bytesPerSecond = in.getBytesPerS();
-  l.method = in.getMethod();
-  if (l.method.empty()) l.method = "unknown";
-  l.ageSeconds = in.getAgeS();
-  l.spread = in.getSpread();
-  l.samples = in.getSamples();
-  l.otherTraffic = in.getForeignBytesPerS();
-  l.available = in.getAvailableBytesPerS();
-  return l;
-}
-
-}  // namespace
-
 Reply<bool> CoordinatorClient::measure(const std::vector<std::string>& nodes, double seconds) {
   auto& s = *state_;
   auto request = s.session->measureRequest();
@@ -100,8 +84,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
   auto& s = *state_;
   return s.wait(s.session->statusRequest().send().then([](auto response) {
     RemoteStatus status;
-    status.uplink = linkFromWire(response.getCoordinator().getUplink());
-    status.downlink = linkFromWire(response.getCoordinator().getDownlink());
+    status.uplink = transport::linkRateFromWire(response.getCoordinator().getUplink());
+    status.downlink = transport::linkRateFromWire(response.getCoordinator().getDownlink());
     status.surveying = response.getCoordinator().getSurveying();
     auto& agents = status.agents;
     for (auto in : response.getAgents()) {
@@ -114,8 +98,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       for (auto r : in.getRoots()) a.roots.emplace_back(r);
       for (auto c : in.getCapabilities()) a.capabilities.emplace_back(c);
       a.dataAddress = in.getDataAddress();
-      a.uplink = linkFromWire(in.getUplink());
-      a.downlink = linkFromWire(in.getDownlink());
+      a.uplink = transport::linkRateFromWire(in.getUplink());
+      a.downlink = transport::linkRateFromWire(in.getDownlink());
       agents.push_back(std::move(a));
     }
     return status;

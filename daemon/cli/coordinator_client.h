@@ -13,6 +13,7 @@
 #include "core/manifest_status.h"
 #include "core/send_operation.h"
 #include "planner/node_rates.h"
+#include "transport/link_report.h"
 
 namespace hnow::cli {
 
@@ -20,15 +21,7 @@ template <class T>
 using Reply = Result<T>;
 
 // One link as hnowd knows it (transport/control.capnp LinkRate).
-struct RemoteLink {
-  double bytesPerSecond = 0.0;  // the capacity; for method "bound", the least it is
-  std::string method = "unknown";
-  double ageSeconds = 0.0;
-  double spread = 0.0;
-  unsigned samples = 0;
-  double otherTraffic = 0.0;    // bytes/s that are not hnow's on it now
-  double available = 0.0;       // what a plan made now takes
-};
+using RemoteLink = transport::LinkRateReport;
 
 struct RemoteAgent {
   std::string name;

@@ -16,6 +16,7 @@
 #include "core/survey_runner.h"
 #include "server/control_server.h"
 #include "server/link_probes.h"
+#include "server/link_values.h"
 #include "state/sqlite_state_store.h"
 #include "server/manifest_service.h"
 #include "server/send_service.h"

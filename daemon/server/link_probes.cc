@@ -3,38 +3,10 @@
 #include <kj/async.h>
 #include <spdlog/spdlog.h>
 
+#include "server/link_values.h"
 #include "transport/data/kj_inbox.h"
 
 namespace hnow::daemon {
-
-CounterSample countersOf(const transport::data::LinkCounters& c) {
-  CounterSample out;
-  out.atSeconds = c.atSeconds;
-  out.dataSent = c.dataSent;
-  out.dataReceived = c.dataReceived;
-  out.tcpSent = c.tcpSent;
-  out.tcpReceived = c.tcpReceived;
-  out.wireSent = c.wireSent;
-  out.wireReceived = c.wireReceived;
-  out.nicKnown = c.nicKnown;
-  out.nicSent = c.nicSent;
-  out.nicReceived = c.nicReceived;
-  return out;
-}
-
-namespace {
-
-ProbeReply replyOf(const transport::data::ProbeResult& r) {
-  ProbeReply reply;
-  reply.error = r.error;
-  reply.flowBytes = r.flowBytes;
-  reply.windowSeconds = r.windowSeconds;
-  reply.before = countersOf(r.before);
-  reply.after = countersOf(r.after);
-  return reply;
-}
-
-}  // namespace
 
 // hnowd's own probes: the data thread pushes each result to an inbox the kj
 // thread drains, calling the waiting `done` by its number.
@@ -54,7 +26,7 @@ struct NodeProber::Pending {
         if (it == waiting.end()) continue;
         auto done = std::move(it->second);
         waiting.erase(it);
-        done(replyOf(r.result));
+        done(probeReplyOf(r.result));
       }
       return drain();
     });
@@ -82,8 +54,7 @@ void NodeProber::probe(const std::string& node, const ProbeOrder& order,
   }
   const std::uint64_t id = pending_->next++;
   pending_->waiting[id] = std::move(done);
-  transport::data::ProbeOrder own{order.token, order.serve, order.pullFrom, order.warmSeconds, order.windowSeconds};
-  plane_.probe(std::move(own), [pending = pending_, id](transport::data::ProbeResult result) {
+  plane_.probe(probeOrderOf(order), [pending = pending_, id](transport::data::ProbeResult result) {
     pending->inbox.push({id, std::move(result)});
   });
 }

@@ -28,7 +28,5 @@ class NodeProber final : public LinkProber {
   kj::Promise<void> draining_;
 };
 
-// hnowd's own data plane's counters as the core counts them.
-CounterSample countersOf(const transport::data::LinkCounters& counters);
 
 }  // namespace hnow::daemon

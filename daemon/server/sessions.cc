@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "server/link_wire.h"
+#include "server/link_values.h"
+#include "transport/link_wire.h"
 #include "server/send_service.h"
 #include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
@@ -28,7 +29,8 @@ AgentSessionServer::~AgentSessionServer() {
 kj::Promise<void> AgentSessionServer::heartbeat(HeartbeatContext context) {
   auto params = context.getParams();
   std::optional<CounterSample> counters;
-  if (params.hasCounters()) counters = countersFromWire(params.getCounters());
+  if (params.hasCounters())
+    if (auto sample = transport::countersFromWire(params.getCounters())) counters = countersOf(*sample);
   if (!coordinator_.heartbeat(session_, counters)) transport::refuse("this session was replaced by a newer one");
   return kj::READY_NOW;
 }
@@ -105,8 +107,8 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
   auto results = context.getResults();
   const NodeLinks own = coordinator_.coordinatorLinks();
   auto coordinator = results.initCoordinator();
-  linkToWire(own.up, coordinator.initUplink());
-  linkToWire(own.down, coordinator.initDownlink());
+  transport::toWire(linkReportOf(own.up), coordinator.initUplink());
+  transport::toWire(linkReportOf(own.down), coordinator.initDownlink());
   coordinator.setSurveying(surveys_ && surveys_->running());
   auto list = results.initAgents(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {
@@ -125,8 +127,8 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     auto caps = out.initCapabilities(a.registration.capabilities.size());
     for (size_t c = 0; c < a.registration.capabilities.size(); ++c)
       caps.set(c, a.registration.capabilities[c]);
-    linkToWire(a.links.up, out.initUplink());
-    linkToWire(a.links.down, out.initDownlink());
+    transport::toWire(linkReportOf(a.links.up), out.initUplink());
+    transport::toWire(linkReportOf(a.links.down), out.initDownlink());
   }
   return kj::READY_NOW;
 }
@@ -265,10 +267,16 @@ class RpcAgentLink final : public AgentLink {
   }
   void probeLinks(const ProbeOrder& order, ProbeDone done) override {
     auto request = control_.probeLinksRequest();
-    probeOrderToWire(order, request.initOrder());
+    transport::toWire(probeOrderOf(order), request.initOrder());
     const std::size_t flows = order.pullFrom.size();
     tasks_.add(request.send().then(
-        [done, flows](auto response) { done(probeReplyFromWire(response.getResult(), flows)); },
+        [done, flows](auto response) {
+          auto result = transport::probeResultFromWire(response.getResult(), flows);
+          if (result) return done(probeReplyOf(*result));
+          ProbeReply refused;
+          refused.error = result.error().message;
+          done(refused);
+        },
         [done](kj::Exception&& e) {
           ProbeReply reply;
           reply.error = transport::describe(e);
