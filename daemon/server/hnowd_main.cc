@@ -15,6 +15,7 @@
 #include "core/coordinator.h"
 #include "core/survey_runner.h"
 #include "server/control_server.h"
+#include "server/data_source_plane.h"
 #include "server/link_probes.h"
 #include "server/link_values.h"
 #include "state/sqlite_state_store.h"
@@ -268,7 +269,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
       freshToken,
       surveyOptionsOf(config));
   surveys.onReport(logSurvey);
-  daemon::SendService sends(coordinator, dataPlane, dataAddress, clock, configuredUplink);
+  daemon::DataSourcePlane source(dataPlane);
+  daemon::SendService sends(coordinator, source, dataAddress, clock, configuredUplink);
   daemon::ManifestService manifests(coordinator, clock);
   daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
                           config.dataDir + "/jobs", config.runRoots, configuredUplink);

@@ -1,9 +1,6 @@
 #include "server/send_service.h"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -15,15 +12,10 @@
 #include "core/agent_selection.h"
 #include "server/agent_commands.h"
 #include "transport/auth.h"
-#include "transport/data/file_digest.h"
 #include "transport/data/frame.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
-
-namespace {
-
-}  // namespace
 
 std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vector<AgentView>& agents) {
   std::vector<std::string> out;
@@ -53,10 +45,16 @@ struct SendService::Running {
   std::string summary;  // the record's JSON object, without its closing brace
 };
 
-SendService::SendService(Coordinator& coordinator, transport::data::DataPlane& plane,
-                         std::string sourceAddress, const Clock& clock, double configuredUplinkBytesPerSecond)
+SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
+                         const Clock& clock, double configuredUplinkBytesPerSecond,
+                         std::function<std::string()> newToken)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
-      configuredUplink_(configuredUplinkBytesPerSecond) {
+      configuredUplink_(configuredUplinkBytesPerSecond), newToken_(std::move(newToken)) {
+  if (!newToken_)
+    newToken_ = [] {
+      auto nonce = transport::freshNonce();
+      return std::string(nonce.begin(), nonce.end());
+    };
   coordinator_.addTransferObserver(this);
 }
 
@@ -100,27 +98,6 @@ std::vector<AgentView> SendService::receiversOf(const SendRequest& request) {
   return chosen;
 }
 
-SendService::Source SendService::openSource(const std::string& path) {
-  Source source;
-  source.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (source.fd < 0) transport::refuse("cannot open " + path + ": " + std::strerror(errno));
-  struct stat info {};
-  if (::fstat(source.fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(source.fd);
-    transport::refuse(path + " is not a regular file");
-  }
-  source.size = static_cast<std::uint64_t>(info.st_size);
-  auto digest = transport::data::sha256OfFile(source.fd);
-  if (!digest) {
-    ::close(source.fd);
-    transport::refuse(path + ": " + digest.error().message);
-  }
-  const auto& bytes = digest.value();
-  source.shaHex = hnow::hexOf(bytes.data(), bytes.size());
-  source.sha.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  return source;
-}
-
 kj::Promise<SendService::Answers> SendService::prepareReceives(const std::vector<AgentView>& chosen,
                                                               const AgentLink::ReceiveOrder& order) {
   auto paf = kj::newPromiseAndFulfiller<Answers>();
@@ -141,7 +118,10 @@ kj::Promise<SendService::Answers> SendService::prepareReceives(const std::vector
 kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
   finished_.forgetOldest(operations_);
   std::vector<AgentView> chosen = receiversOf(request);
-  const Source file = openSource(request.path);
+  const std::string token = newToken_();
+  auto served = plane_.serveFile(token, request.path);
+  if (!served) transport::refuse(served.error().message);
+  const SourceFile file = std::move(served).value();
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
@@ -149,15 +129,12 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
   auto planned = planSendTree(request.algo, nodes, file.size, transport::data::kChunkBytes);
   if (!planned) {
-    ::close(file.fd);
+    plane_.release(token);
     transport::refuse("cannot plan the send: " + planned.error().message);
   }
   SendTree tree = std::move(planned).value();
   tree.rateBounds = boundsOf(coordinator_, chosen);
 
-  auto nonce = transport::freshNonce();
-  std::string token(nonce.begin(), nonce.end());
-  plane_.addSource(token, file.fd, file.size);
   coordinator_.claimToken(token, this);
 
   auto running = std::make_unique<Running>();
@@ -179,9 +156,9 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
   settings.nodes = kj::mv(nodes);
   settings.chunkBytes = transport::data::kChunkBytes;
   auto* raw = running.get();
-  return prepareReceives(chosen, {token, request.dest, file.size, file.sha})
+  return prepareReceives(chosen, {token, request.dest, file.size, file.sha256})
       .then([this, running = kj::mv(running), raw, tree = kj::mv(tree), names = kj::mv(names),
-             addresses = kj::mv(addresses), size = file.size, shaHex = file.shaHex,
+             addresses = kj::mv(addresses), size = file.size, shaHex = file.sha256Hex,
              settings = kj::mv(settings)](Answers results) mutable {
         std::string refusals;
         std::vector<std::string> paths{""};
@@ -206,7 +183,7 @@ kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest
         raw->id = id;
         // Paced from the moment it runs: hnowd's idle tick resets the pacing
         // whenever no operation is under way.
-        plane_.setRates(coordinator_.paceSource(configuredUplink_).pace, 0);
+        plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
         raw->operation->start();
         operationOfToken_[raw->token] = id;
         operations_[id] = kj::mv(running);

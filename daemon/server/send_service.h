@@ -5,6 +5,7 @@
 // runs the SendOperation and answers progress queries.
 #include <kj/async.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,8 +14,8 @@
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
 #include "core/send_operation.h"
+#include "core/source_plane.h"
 #include "core/transfer_observer.h"
-#include "transport/data/data_plane.h"
 
 namespace hnow::daemon {
 
@@ -31,8 +32,8 @@ class SendService final : public TransferObserver {
   // `sourceAddress` is hnowd's data plane as agents reach it; hnowd paces
   // its uplink at `configuredUplinkBytesPerSecond` (hnowd's uplink_mbps; 0:
   // its measured uplink, Coordinator::sourceUplink).
-  SendService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
-              const Clock& clock, double configuredUplinkBytesPerSecond = 0);
+  SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress, const Clock& clock,
+              double configuredUplinkBytesPerSecond = 0, std::function<std::string()> newToken = {});
   ~SendService() override;
 
   // Resolves once every agent has prepared; fails with the reason otherwise.
@@ -49,29 +50,23 @@ class SendService final : public TransferObserver {
 
  private:
   struct Running;
-  // The file hnowd serves: open, its size and SHA-256 (raw and hex).
-  struct Source {
-    int fd = -1;
-    std::uint64_t size = 0;
-    std::string sha, shaHex;
-  };
   // The agents' answers to a receive order (the path each will write, or
   // its refusal), in the order asked. Held by pointer: GCC 12 warns falsely
   // about strings inside kj's ExceptionOr.
   using Answers = std::shared_ptr<std::vector<Result<std::string>>>;
   // The agents a request goes to, every check refused with its reason.
   std::vector<AgentView> receiversOf(const SendRequest& request);
-  static Source openSource(const std::string& path);
   kj::Promise<Answers> prepareReceives(const std::vector<AgentView>& chosen,
                                                  const AgentLink::ReceiveOrder& order);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendOperation& operation);
 
   Coordinator& coordinator_;
-  transport::data::DataPlane& plane_;
+  SourcePlane& plane_;
   std::string sourceAddress_;
   const Clock& clock_;
   double configuredUplink_;
+  std::function<std::string()> newToken_;  // 32 random bytes per send
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
   std::map<std::string, std::uint64_t> operationOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
