@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include <kj/async.h>
+#include <openssl/sha.h>
+
 #include "base/hex.h"
 #include "transport/data/file_digest.h"
 
@@ -32,6 +35,85 @@ Result<SourceFile> DataSourcePlane::serveFile(const std::string& token, const st
   file.sha256.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   plane_.addSource(token, fd, file.size);  // the plane owns the descriptor from here
   return file;
+}
+
+namespace {
+
+// `bytes` written to a new `path`, opened for the data plane to serve; -1 on failure.
+int writeServable(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      errno = error;
+      return -1;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<SourceFile> DataSourcePlane::serveBytes(const std::string& token, const std::string& path,
+                                               std::string_view bytes) {
+  const int fd = writeServable(path, bytes);
+  if (fd < 0) return Error{"cannot write " + path + ": " + std::strerror(errno)};
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  SourceFile file;
+  file.size = bytes.size();
+  file.sha256.assign(reinterpret_cast<const char*>(digest), sizeof digest);
+  file.sha256Hex = hnow::hexOf(digest, sizeof digest);
+  plane_.addSource(token, fd, file.size);
+  return file;
+}
+
+void DataSourcePlane::receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256,
+                                  const std::string& path, const std::string& from, Received done) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  transport::data::ReceiveTarget target;
+  target.dirFd = ::open(dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  target.tempName = "." + name + ".part";
+  target.finalName = name;
+  target.path = path;
+  target.fileFd = target.dirFd < 0 ? -1
+                                   : ::openat(target.dirFd, target.tempName.c_str(),
+                                              O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (target.fileFd < 0 || sha256.size() != 32) {
+    if (target.dirFd >= 0) ::close(target.dirFd);
+    // Answered on the next turn, never from inside the caller's own call.
+    kj::evalLater([done, name]() { done(Error{"cannot receive " + name + " at hnowd"}); })
+        .detach([](kj::Exception&&) {});
+    return;
+  }
+  transport::data::Sha256 expected{};
+  std::copy(sha256.begin(), sha256.end(), expected.begin());
+  receiving_[token] = {path, std::move(done)};
+  plane_.receive(token, size, expected, std::move(target));
+  plane_.pull(token, from);
+}
+
+void DataSourcePlane::onTransfer(const transport::data::TransferEvent& e) {
+  using Kind = transport::data::TransferEvent::Kind;
+  if (e.kind != Kind::kDone && e.kind != Kind::kFailed) return;
+  auto it = receiving_.find(e.token);
+  if (it == receiving_.end()) return;
+  Receive receive = std::move(it->second);
+  receiving_.erase(it);
+  if (e.kind == Kind::kDone) receive.done(receive.path);
+  else receive.done(Error{e.message});
+}
+
+void DataSourcePlane::release(const std::string& token) {
+  receiving_.erase(token);
+  plane_.release(token);
 }
 
 }  // namespace hnow::daemon

@@ -1,5 +1,8 @@
 #pragma once
-// SourcePlane (core/source_plane.h) over hnowd's data plane.
+// SourcePlane (core/source_plane.h) over hnowd's data plane, on the kj
+// thread: the plane's transfer events come back through onTransfer().
+#include <map>
+
 #include "core/source_plane.h"
 #include "transport/data/data_plane.h"
 
@@ -9,11 +12,21 @@ class DataSourcePlane final : public SourcePlane {
  public:
   explicit DataSourcePlane(transport::data::DataPlane& plane) : plane_(plane) {}
   Result<SourceFile> serveFile(const std::string& token, const std::string& path) override;
-  void release(const std::string& token) override { plane_.release(token); }
+  Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
+  void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256, const std::string& path,
+                   const std::string& from, Received done) override;
+  void release(const std::string& token) override;
   void paceUplink(double bytesPerSecond) override { plane_.setRates(bytesPerSecond, 0); }
+  // An event of the data plane (a receive ending), on the kj thread.
+  void onTransfer(const transport::data::TransferEvent& event);
 
  private:
   transport::data::DataPlane& plane_;
+  struct Receive {
+    std::string path;
+    Received done;
+  };
+  std::map<std::string, Receive> receiving_;
 };
 
 }  // namespace hnow::daemon

@@ -115,10 +115,10 @@ hnow::Duration secondsToDuration(double s) {
 }
 
 kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::TransferEvent>& inbox,
-                                    daemon::JobService& jobs) {
-  return inbox.next().then([&inbox, &jobs](std::vector<transport::data::TransferEvent> events) {
-    for (const auto& e : events) jobs.onTransfer(e);
-    return forwardDataEvents(inbox, jobs);
+                                    daemon::DataSourcePlane& source) {
+  return inbox.next().then([&inbox, &source](std::vector<transport::data::TransferEvent> events) {
+    for (const auto& e : events) source.onTransfer(e);
+    return forwardDataEvents(inbox, source);
   });
 }
 
@@ -252,7 +252,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   transport::data::DataOptions dataOptions;
   if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
     dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
-  // Results of `hnow run` arrive here; their events go to the jobs.
+  // Results of `hnow run` arrive here; their events go to the source plane's receives.
   transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
   transport::data::DataPlane dataPlane(
       clock, [&dataEvents](transport::data::TransferEvent e) { dataEvents.push(std::move(e)); }, dataOptions);
@@ -272,12 +272,12 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::DataSourcePlane source(dataPlane);
   daemon::SendService sends(coordinator, source, dataAddress, clock, configuredUplink);
   daemon::ManifestService manifests(coordinator, clock);
-  daemon::JobService jobs(coordinator, dataPlane, dataAddress, clock, io.provider->getTimer(),
+  daemon::JobService jobs(coordinator, source, dataAddress, clock, io.provider->getTimer(),
                           config.dataDir + "/jobs", config.runRoots, configuredUplink);
   if (config.runRoots.empty())
     spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
                  "write --output to on this host)", configPath);
-  auto forwarding = forwardDataEvents(dataEvents, jobs).eagerlyEvaluate([](kj::Exception&& e) {
+  auto forwarding = forwardDataEvents(dataEvents, source).eagerlyEvaluate([](kj::Exception&& e) {
     spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
   });
   daemon::ConnectionLimits limits{static_cast<std::size_t>(config.maxUnauthenticated),

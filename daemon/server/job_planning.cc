@@ -33,10 +33,10 @@ void JobService::calibrate(Job& job) {
   }
   if (needed.empty()) return plan(job);
 
-  const std::string token = freshJobToken(), sha = sha256Of(sample);
-  int fd = writeServable(job.dir + "/sample", sample);
-  if (fd < 0) return finish(job, "cannot write the calibration sample: " + std::string(std::strerror(errno)));
-  plane_.addSource(token, fd, sample.size());
+  const std::string token = freshJobToken();
+  auto served = plane_.serveBytes(token, job.dir + "/sample", sample);
+  if (!served) return finish(job, "cannot write the calibration sample: " + served.error().message);
+  const std::string sha = served->sha256;
   job.planeTokens.push_back(token);
   job.calibrating = static_cast<int>(needed.size());
   spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
@@ -80,7 +80,7 @@ void JobService::plan(Job& job) {
   if (active.empty()) return finish(job, "every agent was lost");
   const SourceUplink source = coordinator_.paceSource(sourceUplink_);
   const double sourceUplink = source.plan;
-  plane_.setRates(source.pace, 0);
+  plane_.paceUplink(source.pace);
   if (job.rounds == 0) {
     job.rounds = roundsFor(job, active, sourceUplink);
     job.roundsLeft = job.rounds;
@@ -155,16 +155,16 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
     std::string_view bytes(job.content.data() + from, to - from);
     const std::size_t k = job.shareTokens.size();
-    int fd = writeServable(job.dir + "/share-" + std::to_string(k), bytes);
-    if (fd < 0) {
-      finish(job, "cannot write share files in " + job.dir + ": " + std::strerror(errno));
+    const std::string token = freshJobToken();
+    auto served = plane_.serveBytes(token, job.dir + "/share-" + std::to_string(k), bytes);
+    if (!served) {
+      finish(job, "cannot write share files in " + job.dir + ": " + served.error().message);
       return false;
     }
-    job.shareTokens.push_back(freshJobToken());
-    job.shareShas.push_back(sha256Of(bytes));
+    job.shareTokens.push_back(token);
+    job.shareShas.push_back(served->sha256);
     job.shareSizes.push_back(bytes.size());
-    plane_.addSource(job.shareTokens.back(), fd, bytes.size());
-    job.planeTokens.push_back(job.shareTokens.back());
+    job.planeTokens.push_back(token);
     JobShare share;
     share.firstUnit = p.firstUnit;
     share.units = p.units;

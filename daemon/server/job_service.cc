@@ -87,7 +87,6 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     auto& data = job.attempts[id];
     if (!data.resultToken.empty()) {
-      service.receiving_.erase(data.resultToken);
       service.plane_.release(data.resultToken);
     }
     if (AgentLink* link = service.coordinator_.link(a.agent))
@@ -102,7 +101,7 @@ struct JobService::Actions final : JobActions {
   Job& job;
 };
 
-JobService::JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
+JobService::JobService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
                        const Clock& clock, kj::Timer& timer, std::string workDir, std::vector<std::string> runRoots,
                        double sourceUplinkBytesPerSecond)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
@@ -237,40 +236,8 @@ std::string JobService::addressOf(const std::string& agent) const {
 void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
                              const std::string& from, const std::string& name,
                              std::function<void(const Result<std::string>& path)> done) {
-  transport::data::ReceiveTarget target;
-  target.dirFd = ::open(job.dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  target.tempName = "." + name + ".part";
-  target.finalName = name;
-  target.path = job.dir + "/" + name;
-  target.fileFd = target.dirFd < 0 ? -1
-                                   : ::openat(target.dirFd, target.tempName.c_str(),
-                                              O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (target.fileFd < 0 || sha.size() != 32) {
-    if (target.dirFd >= 0) ::close(target.dirFd);
-    kj::evalLater([done, name]() { done(Error{"cannot receive " + name + " at hnowd"}); }).detach([](kj::Exception&&) {});
-    return;
-  }
-  transport::data::Sha256 expected{};
-  std::copy(sha.begin(), sha.end(), expected.begin());
-  const std::string path = target.path;
-  receiving_[token] = [done, path](const transport::data::TransferEvent& e) {
-    using Kind = transport::data::TransferEvent::Kind;
-    if (e.kind == Kind::kDone) done(path);
-    if (e.kind == Kind::kFailed) done(Error{e.message});
-  };
   job.planeTokens.push_back(token);
-  plane_.receive(token, size, expected, std::move(target));
-  plane_.pull(token, from);
-}
-
-void JobService::onTransfer(const transport::data::TransferEvent& e) {
-  auto it = receiving_.find(e.token);
-  if (it == receiving_.end()) return;
-  using Kind = transport::data::TransferEvent::Kind;
-  if (e.kind != Kind::kDone && e.kind != Kind::kFailed) return;
-  auto handler = std::move(it->second);
-  receiving_.erase(it);
-  handler(e);
+  plane_.receiveFile(token, size, sha, job.dir + "/" + name, from, std::move(done));
 }
 
 void JobService::finish(Job& job, std::string error) {
@@ -305,7 +272,6 @@ void JobService::cleanUp(Job& job) {
   for (const auto& [agent, tokens] : job.agentTokens)
     if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
   for (const auto& token : job.planeTokens) {
-    receiving_.erase(token);
     plane_.release(token);
   }
   job.planeTokens.clear();

@@ -26,8 +26,8 @@
 #include "core/job_plan.h"
 #include "core/job_run.h"
 #include "core/run_status.h"
+#include "core/source_plane.h"
 #include "core/transfer_observer.h"
-#include "transport/data/data_plane.h"
 
 namespace hnow::daemon {
 
@@ -37,7 +37,7 @@ class JobService {
   // and --output must lie inside `runRoots` (server/run_paths.h; none: every
   // run is refused). hnowd serves at `sourceUplinkBytesPerSecond` (0: as
   // fast as the fastest agent's uplink).
-  JobService(Coordinator& coordinator, transport::data::DataPlane& plane, std::string sourceAddress,
+  JobService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
              const Clock& clock, kj::Timer& timer, std::string workDir, std::vector<std::string> runRoots,
              double sourceUplinkBytesPerSecond = 0);
   ~JobService();
@@ -51,8 +51,6 @@ class JobService {
   // At most `limit` bytes of a finished job's output from `offset`; refuses
   // for an unknown or unfinished job.
   std::string output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
-  // Events of hnowd's data plane (results arriving), on the kj thread.
-  void onTransfer(const transport::data::TransferEvent& event);
   // Some job has not finished.
   bool running() const;
 
@@ -110,7 +108,7 @@ class JobService {
   void tick();
 
   Coordinator& coordinator_;
-  transport::data::DataPlane& plane_;
+  SourcePlane& plane_;
   std::string sourceAddress_;
   const Clock& clock_;
   kj::Timer& timer_;
@@ -120,7 +118,6 @@ class JobService {
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   FinishedOperations finished_;  // the newest 32 finished runs stay answerable
   CalibrationCache calibrations_;
-  std::map<std::string, std::function<void(const transport::data::TransferEvent&)>> receiving_;
   std::uint64_t nextJob_ = 1;
   kj::Promise<void> ticking_ = nullptr;
   // A TransferObserver of its own: JobService's destructor may throw (kj

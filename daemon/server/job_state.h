@@ -73,13 +73,6 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
 };
 
 std::string freshJobToken();
-// Raw SHA-256 (32 bytes) of `bytes`.
-std::string sha256Of(std::string_view bytes);
-// Appends the file at `path` to `out`, counting into `written`; false
-// (errno says why) when it cannot be read or written.
-bool appendFileTo(int out, const std::string& path, std::uint64_t& written);
-// Writes `bytes` to `path` and opens it for the data plane to serve; -1 on failure.
-int writeServable(const std::string& path, std::string_view bytes);
 // The whole of a run's --input, read from `fd` (`path` names it in errors).
 Result<std::string> readWholeInput(int fd, const std::string& path);
 

@@ -51,6 +51,13 @@ struct RecordingPlane final : SourcePlane {
     for (int i = 0; i < 32; ++i) f.sha256Hex += "68";
     return f;
   }
+  Result<SourceFile> serveBytes(const std::string&, const std::string&, std::string_view) override {
+    return Error{"a send serves no bytes of its own"};
+  }
+  void receiveFile(const std::string&, std::uint64_t, const std::string&, const std::string&, const std::string&,
+                   Received done) override {
+    done(Error{"a send receives nothing at hnowd"});
+  }
   void release(const std::string& token) override { served.erase(token); }
   void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
