@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/job_evidence.h"
 #include "core/job_rounds.h"
 #include "server/job_state.h"
 
@@ -21,10 +22,6 @@ constexpr double kLead = 0.25;
 constexpr double kWithin = 0.25;  // commit when the plan's serve start is this close
 constexpr int kMaxAutoRounds = 4;
 
-bool holds(JobAttempt::State s) {
-  using State = JobAttempt::State;
-  return s == State::kQueued || s == State::kServing || s == State::kReceived || s == State::kComputing;
-}
 }  // namespace
 
 int JobService::roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink) {
@@ -45,26 +42,12 @@ int JobService::roundsFor(Job& job, const std::vector<std::string>& active, doub
   return chooseRounds(in, kMaxAutoRounds);
 }
 
-// The latest evidence of the agent's seconds per unit: its calibration,
-// then the last share it computed, unless a compute drift event came after
-// that share began: then the calibration scaled by the agent's compute probe
-// (absolute, so a share that already showed the slow-down is not counted twice).
 double JobService::secondsPerUnitNow(const Job& job, const std::string& agent) const {
   auto c = job.calibrated.find(agent);
   if (c == job.calibrated.end()) return 0.0;
-  double perUnit = c->second.secondsPerUnit;
-  TimePoint at = c->second.at;
-  if (job.run)
-    for (const JobAttempt& t : job.run->attempts()) {
-      if (t.agent != agent || !t.computeStart || !t.computeEnd || !t.error.empty() || t.computeS <= 0) continue;
-      if (*t.computeStart < at) continue;
-      const double units = static_cast<double>(job.run->shares()[static_cast<std::size_t>(t.share)].units);
-      perUnit = std::max(t.computeS - c->second.fixedS, 0.1 * t.computeS) / units;
-      at = *t.computeStart;
-    }
-  if (auto d = job.drifted.find(agent); d != job.drifted.end() && d->second.at > at && c->second.probeSecondsPerUnit > 0)
-    perUnit = c->second.secondsPerUnit * d->second.probeSecondsPerUnit / c->second.probeSecondsPerUnit;
-  return perUnit;
+  std::optional<ComputeDrift> drift;
+  if (auto d = job.drifted.find(agent); d != job.drifted.end()) drift = d->second;
+  return daemon::secondsPerUnitNow(c->second, job.run.get(), agent, drift);
 }
 
 void JobService::planNextRound(Job& job, const std::vector<std::string>& active, double sourceUplink) {
@@ -87,18 +70,8 @@ void JobService::planNextRound(Job& job, const std::vector<std::string>& active,
     w.tau = bytesPerUnit / link;
     w.perUnit = std::max(secondsPerUnitNow(job, agent), 1e-9);
     w.fixedS = job.calibrated[agent].fixedS;
-    std::vector<HeldShare> held;  // what it still has to compute, in the order it will
-    if (job.run)
-      for (const JobAttempt& t : job.run->attempts()) {
-        if (t.agent != agent || !holds(t.state)) continue;
-        HeldShare h;
-        h.units = job.run->shares()[static_cast<std::size_t>(t.share)].units;
-        h.computing = t.state == JobAttempt::State::kComputing;
-        if (h.computing && t.computeStart) h.startedAgo = seconds(now - *t.computeStart);
-        if (t.state == JobAttempt::State::kQueued || t.state == JobAttempt::State::kServing)
-          h.arrivesIn = static_cast<double>(job.shareSizes[static_cast<std::size_t>(t.share)]) / link;
-        held.push_back(h);
-      }
+    const std::vector<HeldShare> held = job.run ? heldShares(*job.run, agent, now, link, job.shareSizes)
+                                                : std::vector<HeldShare>{};
     w.readyAt = readyTime(held, w.perUnit, w.fixedS);
     in.workers.push_back(w);
     in.resultRatio += (job.reduce ? 0.0 : job.calibrated[agent].resultRatio) / static_cast<double>(active.size());
@@ -171,7 +144,7 @@ void JobService::moveUnstarted(Job& job, const std::string& slowed) {
     std::vector<HeldShare> held;
     for (std::size_t id = 0; id < attempts.size(); ++id) {
       const JobAttempt& t = attempts[id];
-      if (t.agent != name || !holds(t.state)) continue;
+      if (t.agent != name || !holdsWork(t.state)) continue;
       const std::uint64_t n = job.run->shares()[static_cast<std::size_t>(t.share)].units;
       const bool computing = t.state == JobAttempt::State::kComputing;
       if (name == slowed && (t.state == JobAttempt::State::kQueued || t.state == JobAttempt::State::kReceived)) {

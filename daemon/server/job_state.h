@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/job_evidence.h"
 #include "core/job_plan.h"
 #include "core/job_reduction.h"
 #include "core/job_run.h"
@@ -63,12 +64,7 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
-  // Compute drift events (coordinator) since the job started: the agent's
-  // compute probe afterwards (seconds per probe unit) and when it came.
-  struct ComputeDrift {
-    TimePoint at{};
-    double probeSecondsPerUnit = 0.0;
-  };
+  // Compute drift events (coordinator) since the job started, per agent.
   std::map<std::string, ComputeDrift> drifted;
 };
 
