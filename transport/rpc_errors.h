@@ -7,10 +7,13 @@
 
 namespace hnow::transport {
 
-// Fails the current RPC call with `message` as the whole description.
-[[noreturn]] inline void refuse(const std::string& message) {
-  throw kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString(message));
+// The exception that fails an RPC call with `message` as its whole description.
+inline kj::Exception refusal(const std::string& message) {
+  return kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString(message));
 }
+
+// Fails the current RPC call with `message` as the whole description.
+[[noreturn]] inline void refuse(const std::string& message) { throw refusal(message); }
 
 // The sentence of an exception, as a client shows it.
 inline std::string describe(const kj::Exception& e) {

@@ -20,11 +20,12 @@
 #include "server/link_values.h"
 #include "state/sqlite_state_store.h"
 #include "server/manifest_service.h"
-#include "server/send_service.h"
+#include "core/send_service.h"
 #include "server/job_service.h"
 #include "server/output_temps.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
+#include "transport/data/frame.h"
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
@@ -270,7 +271,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
       surveyOptionsOf(config));
   surveys.onReport(logSurvey);
   daemon::DataSourcePlane source(dataPlane);
-  daemon::SendService sends(coordinator, source, dataAddress, clock, configuredUplink);
+  daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
+                            freshToken);
   daemon::ManifestService manifests(coordinator, clock);
   daemon::JobService jobs(coordinator, source, dataAddress, clock, io.provider->getTimer(),
                           config.dataDir + "/jobs", config.runRoots, configuredUplink);

@@ -1,7 +1,7 @@
 #include "server/job_service.h"
 #include "core/agent_selection.h"
 #include "server/job_state.h"
-#include "server/operation_records.h"
+#include "core/operation_records.h"
 #include "server/output_temps.h"
 #include "server/run_paths.h"
 

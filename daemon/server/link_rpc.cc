@@ -21,8 +21,7 @@ kj::Promise<void> ClientSessionServer::measure(MeasureContext context) {
     if (!(*fulfiller)->isWaiting()) return;  // the client went away
     if (measured) (*fulfiller)->fulfill();
     else
-      (*fulfiller)->reject(
-          kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString(measured.error().message)));
+      (*fulfiller)->reject(transport::refusal(measured.error().message));
   });
   return kj::mv(paf.promise);
 }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/manifest_plan.h"
-#include "server/agent_commands.h"
+#include "core/agent_commands.h"
 #include "server/manifest_service.h"
 
 namespace hnow::daemon {

@@ -7,7 +7,7 @@
 
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
-#include "server/operation_records.h"
+#include "core/operation_records.h"
 #include "transport/auth.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"

@@ -1,7 +1,7 @@
 // ClientSession's manifest methods: capnp readers to plain values
 // and back; the work is ManifestService's.
 #include "server/manifest_service.h"
-#include "server/send_service.h"
+#include "core/send_service.h"
 #include "server/sessions.h"
 #include "wire/operation_wire.h"
 #include "transport/rpc_errors.h"

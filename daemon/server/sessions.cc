@@ -9,7 +9,7 @@
 
 #include "server/link_values.h"
 #include "transport/link_wire.h"
-#include "server/send_service.h"
+#include "core/send_service.h"
 #include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
@@ -87,7 +87,15 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   request.algo = in.getAlgo();
   if (request.algo.empty()) request.algo = "auto";
   request.replan = !in.getNoReplan();
-  return sends_->start(std::move(request)).then([context](std::pair<std::uint64_t, SendStatus> started) mutable {
+  using Started = std::pair<std::uint64_t, SendStatus>;
+  auto paf = kj::newPromiseAndFulfiller<Started>();
+  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Started>>>(kj::mv(paf.fulfiller));
+  sends_->start(std::move(request), [fulfiller](const Result<Started>& started) {
+    if (!(*fulfiller)->isWaiting()) return;  // the client went away
+    if (started) (*fulfiller)->fulfill(Started(*started));
+    else (*fulfiller)->reject(transport::refusal(started.error().message));
+  });
+  return paf.promise.then([context](Started started) mutable {
     auto results = context.getResults();
     results.setOperation(started.first);
     toWire(started.second, results.initReport());

@@ -1,9 +1,10 @@
 #pragma once
-// hnowd's side of `hnow send`, on the kj thread: plans a tree from
+// hnowd's side of `hnow send`, on the control thread: plans a tree from
 // the rate table, makes hnowd the source on its data plane, asks every
 // agent to prepare (any refusal stops the send before a byte moves), then
-// runs the SendOperation and answers progress queries.
-#include <kj/async.h>
+// runs the SendOperation and answers progress queries. The RPC glue
+// (server/sessions.cc) turns its answers into the client's.
+#include <cstdint>
 
 #include <functional>
 #include <map>
@@ -29,15 +30,20 @@ struct SendRequest {
 
 class SendService final : public TransferObserver {
  public:
-  // `sourceAddress` is hnowd's data plane as agents reach it; hnowd paces
-  // its uplink at `configuredUplinkBytesPerSecond` (hnowd's uplink_mbps; 0:
-  // its measured uplink, Coordinator::sourceUplink).
+  // `sourceAddress` is hnowd's data plane as agents reach it, which moves
+  // files in chunks of `chunkBytes`; hnowd paces its uplink at
+  // `configuredUplinkBytesPerSecond` (hnowd's uplink_mbps; 0: its measured
+  // uplink, Coordinator::sourceUplink). `newToken` makes 32 random bytes.
   SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress, const Clock& clock,
-              double configuredUplinkBytesPerSecond = 0, std::function<std::string()> newToken = {});
+              std::uint32_t chunkBytes, double configuredUplinkBytesPerSecond,
+              std::function<std::string()> newToken);
   ~SendService() override;
 
-  // Resolves once every agent has prepared; fails with the reason otherwise.
-  kj::Promise<std::pair<std::uint64_t, SendStatus>> start(SendRequest request);
+  // The operation's id and first status, once every agent has prepared;
+  // else why the send was refused (at once for the request itself, after
+  // the agents' answers for a refusal of theirs).
+  using Started = std::function<void(const Result<std::pair<std::uint64_t, SendStatus>>& started)>;
+  void start(SendRequest request, Started started);
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
 
@@ -50,14 +56,11 @@ class SendService final : public TransferObserver {
 
  private:
   struct Running;
-  // The agents' answers to a receive order (the path each will write, or
-  // its refusal), in the order asked. Held by pointer: GCC 12 warns falsely
-  // about strings inside kj's ExceptionOr.
-  using Answers = std::shared_ptr<std::vector<Result<std::string>>>;
-  // The agents a request goes to, every check refused with its reason.
-  std::vector<AgentView> receiversOf(const SendRequest& request);
-  kj::Promise<Answers> prepareReceives(const std::vector<AgentView>& chosen,
-                                                 const AgentLink::ReceiveOrder& order);
+  // The agents a request goes to, or the first check that refused it.
+  Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
+  // The agents' answers (the path each will write, or its refusal) to the
+  // receive order: the send runs, or is refused and everything released.
+  void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendOperation& operation);
 
@@ -65,6 +68,7 @@ class SendService final : public TransferObserver {
   SourcePlane& plane_;
   std::string sourceAddress_;
   const Clock& clock_;
+  std::uint32_t chunkBytes_;
   double configuredUplink_;
   std::function<std::string()> newToken_;  // 32 random bytes per send
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;

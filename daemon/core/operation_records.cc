@@ -1,4 +1,4 @@
-#include "server/operation_records.h"
+#include "core/operation_records.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "server/send_service.h"
+#include "core/send_service.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,12 +8,9 @@
 
 #include "base/hex.h"
 #include "core/agent_answers.h"
-#include "server/operation_records.h"
+#include "core/agent_commands.h"
 #include "core/agent_selection.h"
-#include "server/agent_commands.h"
-#include "transport/auth.h"
-#include "transport/data/frame.h"
-#include "transport/rpc_errors.h"
+#include "core/operation_records.h"
 
 namespace hnow::daemon {
 
@@ -43,18 +40,19 @@ struct SendService::Running {
   bool released = false;
   OperationId record = 0;
   std::string summary;  // the record's JSON object, without its closing brace
+  // What the operation starts with once every agent has prepared.
+  SendTree tree;
+  std::vector<std::string> names, addresses;  // hnowd, then the agents
+  std::uint64_t size = 0;
+  std::string shaHex;
+  ReplanSettings settings;
 };
 
 SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
-                         const Clock& clock, double configuredUplinkBytesPerSecond,
+                         const Clock& clock, std::uint32_t chunkBytes, double configuredUplinkBytesPerSecond,
                          std::function<std::string()> newToken)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
-      configuredUplink_(configuredUplinkBytesPerSecond), newToken_(std::move(newToken)) {
-  if (!newToken_)
-    newToken_ = [] {
-      auto nonce = transport::freshNonce();
-      return std::string(nonce.begin(), nonce.end());
-    };
+      chunkBytes_(chunkBytes), configuredUplink_(configuredUplinkBytesPerSecond), newToken_(std::move(newToken)) {
   coordinator_.addTransferObserver(this);
 }
 
@@ -76,119 +74,118 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
          ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false");
 }
 
-std::vector<AgentView> SendService::receiversOf(const SendRequest& request) {
-  if (!knownSendAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
+Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {
+  if (!knownSendAlgo(request.algo)) return Error{"unknown --algo " + request.algo};
   if (auto dest = checkDestination(request.dest, "--dest"); !dest) {
     spdlog::warn("refused a send: {}", dest.error().message);
-    transport::refuse(dest.error().message);
+    return dest.error();
   }
   std::vector<AgentView> reachableAgents;
   for (AgentView& a : coordinator_.status())
     if (reachable(a)) reachableAgents.push_back(std::move(a));
   auto selected = selectAgents(std::move(reachableAgents), request.to);
-  if (!selected) transport::refuse(selected.error().message);
+  if (!selected) return selected.error();
   std::vector<AgentView> chosen = std::move(selected).value();
-  if (chosen.empty()) transport::refuse("no alive agent can receive");
+  if (chosen.empty()) return Error{"no alive agent can receive"};
   for (const AgentView& a : chosen)
     for (const LinkView* link : {&a.links.up, &a.links.down})
       if (!link->rate.known())
-        transport::refuse("the links of " + a.record.name +
-                          " have not been measured yet: hnowd surveys them once agents have joined and no "
-                          "operation runs (hnow status shows them; hnow measure asks for it now)");
+        return Error{"the links of " + a.record.name +
+                     " have not been measured yet: hnowd surveys them once agents have joined and no "
+                     "operation runs (hnow status shows them; hnow measure asks for it now)"};
   return chosen;
 }
 
-kj::Promise<SendService::Answers> SendService::prepareReceives(const std::vector<AgentView>& chosen,
-                                                              const AgentLink::ReceiveOrder& order) {
-  auto paf = kj::newPromiseAndFulfiller<Answers>();
-  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Answers>>>(kj::mv(paf.fulfiller));
-  std::vector<std::string> names;
-  for (const AgentView& a : chosen) names.push_back(a.record.name);
-  askAgents<std::string>(
-      names, [this](const std::string& name) { return coordinator_.link(name); },
-      [&order](AgentLink& link, std::size_t, std::function<void(const Result<std::string>&)> answer) {
-        link.receive(order, answer);
-      },
-      [fulfiller](std::vector<Result<std::string>> answers) {
-        (*fulfiller)->fulfill(std::make_shared<std::vector<Result<std::string>>>(std::move(answers)));
-      });
-  return kj::mv(paf.promise);
-}
-
-kj::Promise<std::pair<std::uint64_t, SendStatus>> SendService::start(SendRequest request) {
+void SendService::start(SendRequest request, Started started) {
   finished_.forgetOldest(operations_);
-  std::vector<AgentView> chosen = receiversOf(request);
+  auto receivers = receiversOf(request);
+  if (!receivers) return started(receivers.error());
+  const std::vector<AgentView>& chosen = *receivers;
   const std::string token = newToken_();
   auto served = plane_.serveFile(token, request.path);
-  if (!served) transport::refuse(served.error().message);
+  if (!served) return started(served.error());
   const SourceFile file = std::move(served).value();
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   nodes[0].rates.uplinkBytesPerSecond = source.plan;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
-  auto planned = planSendTree(request.algo, nodes, file.size, transport::data::kChunkBytes);
+  auto planned = planSendTree(request.algo, nodes, file.size, chunkBytes_);
   if (!planned) {
     plane_.release(token);
-    transport::refuse("cannot plan the send: " + planned.error().message);
+    return started(Error{"cannot plan the send: " + planned.error().message});
   }
-  SendTree tree = std::move(planned).value();
-  tree.rateBounds = boundsOf(coordinator_, chosen);
-
   coordinator_.claimToken(token, this);
 
   auto running = std::make_unique<Running>();
   running->token = token;
   running->commands = std::make_unique<AgentCommands>(coordinator_, token);
-  std::vector<std::string> names{"hnowd"}, addresses{sourceAddress_};
+  running->tree = std::move(planned).value();
+  running->tree.rateBounds = boundsOf(coordinator_, chosen);
+  running->names = {"hnowd"};
+  running->addresses = {sourceAddress_};
   for (const AgentView& a : chosen) {
-    names.push_back(a.record.name);
-    addresses.push_back(a.registration.dataAddress);
+    running->names.push_back(a.record.name);
+    running->addresses.push_back(a.registration.dataAddress);
     running->agents.push_back(a.record.name);
   }
-  logPlan(request, file.size, chosen.size(), tree);
-  running->summary = summaryOf(request, tree, file.size, chosen.size());
+  logPlan(request, file.size, chosen.size(), running->tree);
+  running->summary = summaryOf(request, running->tree, file.size, chosen.size());
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
+  running->size = file.size;
+  running->shaHex = file.sha256Hex;
+  running->settings.enabled = request.replan;
+  running->settings.algo = request.algo;
+  running->settings.nodes = std::move(nodes);
+  running->settings.chunkBytes = chunkBytes_;
 
-  ReplanSettings settings;
-  settings.enabled = request.replan;
-  settings.algo = request.algo;
-  settings.nodes = kj::mv(nodes);
-  settings.chunkBytes = transport::data::kChunkBytes;
-  auto* raw = running.get();
-  return prepareReceives(chosen, {token, request.dest, file.size, file.sha256})
-      .then([this, running = kj::mv(running), raw, tree = kj::mv(tree), names = kj::mv(names),
-             addresses = kj::mv(addresses), size = file.size, shaHex = file.sha256Hex,
-             settings = kj::mv(settings)](Answers results) mutable {
-        std::string refusals;
-        std::vector<std::string> paths{""};
-        for (std::size_t i = 0; i < results->size(); ++i) {
-          const Result<std::string>& path = (*results)[i];
-          if (!path) refusals += (refusals.empty() ? "" : "; ") + raw->agents[i] + ": " + path.error().message;
-          paths.push_back(path ? *path : "");
-        }
-        if (!refusals.empty()) {
-          spdlog::warn("a send was refused by its destinations: {}", refusals);
-          for (const auto& agent : raw->agents)
-            if (AgentLink* link = coordinator_.link(agent)) link->release(raw->token);
-          plane_.release(raw->token);
-          coordinator_.releaseToken(raw->token);
-          finishRecord(coordinator_, raw->record, "failed", raw->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
-          transport::refuse("refused: " + refusals);
-        }
-        raw->operation = std::make_unique<SendOperation>(clock_, kj::mv(tree), kj::mv(names), kj::mv(addresses),
-                                                         kj::mv(paths), size, shaHex, *raw->commands);
-        raw->operation->setReplanning(kj::mv(settings));
-        const std::uint64_t id = nextOperation_++;
-        raw->id = id;
-        // Paced from the moment it runs: hnowd's idle tick resets the pacing
-        // whenever no operation is under way.
-        plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
-        raw->operation->start();
-        operationOfToken_[raw->token] = id;
-        operations_[id] = kj::mv(running);
-        return std::make_pair(id, raw->operation->status());
+  const AgentLink::ReceiveOrder order{token, request.dest, file.size, file.sha256};
+  const std::vector<std::string> agents = running->agents;
+  // Held by the answers' callback until every agent has answered (gone with
+  // it if a link drops its callbacks unanswered).
+  auto held = std::make_shared<std::unique_ptr<Running>>(std::move(running));
+  askAgents<std::string>(
+      agents, [this](const std::string& name) { return coordinator_.link(name); },
+      [&order](AgentLink& link, std::size_t, std::function<void(const Result<std::string>&)> answer) {
+        link.receive(order, answer);
+      },
+      [this, held, started = std::move(started)](std::vector<Result<std::string>> answers) {
+        prepared(std::move(*held), std::move(answers), started);
       });
+}
+
+void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers,
+                           Started started) {
+  std::string refusals;
+  std::vector<std::string> paths{""};
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    const Result<std::string>& path = answers[i];
+    if (!path) refusals += (refusals.empty() ? "" : "; ") + running->agents[i] + ": " + path.error().message;
+    paths.push_back(path ? *path : "");
+  }
+  if (!refusals.empty()) {
+    spdlog::warn("a send was refused by its destinations: {}", refusals);
+    for (const auto& agent : running->agents)
+      if (AgentLink* link = coordinator_.link(agent)) link->release(running->token);
+    plane_.release(running->token);
+    coordinator_.releaseToken(running->token);
+    finishRecord(coordinator_, running->record, "failed",
+                 running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
+    return started(Error{"refused: " + refusals});
+  }
+  Running& r = *running;
+  r.operation = std::make_unique<SendOperation>(clock_, std::move(r.tree), std::move(r.names), std::move(r.addresses),
+                                                std::move(paths), r.size, r.shaHex, *r.commands);
+  r.operation->setReplanning(std::move(r.settings));
+  const std::uint64_t id = nextOperation_++;
+  r.id = id;
+  // Paced from the moment it runs: hnowd's idle tick resets the pacing
+  // whenever no operation is under way.
+  plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
+  r.operation->start();
+  operationOfToken_[r.token] = id;
+  operations_[id] = std::move(running);
+  started(std::make_pair(id, r.operation->status()));
 }
 
 std::optional<SendStatus> SendService::status(std::uint64_t operation) const {

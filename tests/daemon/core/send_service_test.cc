@@ -1,15 +1,15 @@
 // SendService in memory: a manual clock, a source plane that records what
 // hnowd serves, agents whose links answer at once; no sockets, no files.
 #include <doctest/doctest.h>
-#include <kj/async.h>
 
 #include <algorithm>
+#include <optional>
 #include <map>
 #include <set>
 
 #include "core/coordinator.h"
 #include "daemon/core/memory_state_store.h"
-#include "server/send_service.h"
+#include "core/send_service.h"
 
 using namespace hnow;
 using namespace hnow::daemon;
@@ -71,10 +71,8 @@ struct Lab {
   Coordinator coordinator{clock, RateTableOptions{}, store};
   Agents agents;
   RecordingPlane plane;
-  kj::EventLoop loop;
-  kj::WaitScope wait{loop};
   std::map<std::string, SessionId> sessions;
-  SendService service{coordinator, plane, "hnowd:7000", clock, 12.5e6, [] { return std::string(32, 't'); }};
+  SendService service{coordinator, plane, "hnowd:7000", clock, 128 << 10, 12.5e6, [] { return std::string(32, 't'); }};
 
   Lab() {
     for (const char* name : {"a1", "a2", "a3"}) {
@@ -96,32 +94,37 @@ struct Lab {
   }
 };
 
-// Why hnowd refused the send (checks refuse at once, agents' answers later); "" if it started.
+// Starts a send whose agents answer at once: its id and first status, or why it was refused.
+Result<std::pair<std::uint64_t, SendStatus>> started(Lab& lab, const SendRequest& request) {
+  std::optional<Result<std::pair<std::uint64_t, SendStatus>>> answer;
+  lab.service.start(request, [&](const Result<std::pair<std::uint64_t, SendStatus>>& a) { answer = a; });
+  REQUIRE(answer);
+  return *answer;
+}
+
 std::string refusalOf(Lab& lab, const SendRequest& request) {
-  try {
-    lab.service.start(request).wait(lab.wait);
-  } catch (const kj::Exception& e) {
-    return e.getDescription().cStr();
-  }
-  return "";
+  auto answer = started(lab, request);
+  return answer ? "" : answer.error().message;
 }
 
 }  // namespace
 
 TEST_CASE("a send serves the file from hnowd, orders every receive, starts the tree and ends when all copies are verified") {
   Lab lab;
-  auto [id, started] = lab.service.start(lab.toAll()).wait(lab.wait);
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
   CHECK(lab.plane.served == std::set<std::string>{std::string(32, 't')});
   REQUIRE(lab.agents.receives.size() == 3);
   for (const auto& [agent, token] : lab.agents.receives) CHECK(token == std::string(32, 't'));
-  REQUIRE(started.copies.size() == 3);
+  REQUIRE(first.copies.size() == 3);
   std::vector<std::string> expected;
-  for (const auto& c : started.copies)
+  for (const auto& c : first.copies)
     expected.push_back(c.node + "<-" + (c.parent == "hnowd" ? std::string("hnowd:7000") : c.parent + ":9000"));
   std::sort(expected.begin(), expected.end());
   std::sort(lab.agents.pulls.begin(), lab.agents.pulls.end());
   CHECK(lab.agents.pulls == expected);
-  CHECK(started.predictedS > 0);
+  CHECK(first.predictedS > 0);
   REQUIRE(lab.plane.paced.size() == 1);
   CHECK(lab.plane.paced[0] > 0);
 
@@ -144,7 +147,7 @@ TEST_CASE("a destination that refuses stops the send before a byte moves, and hn
   Lab lab;
   lab.agents.refusing.insert("a2");
   const std::string why = refusalOf(lab, lab.toAll());
-  CHECK(why.find("refused: a2: '/etc/passwd' is outside this agent's roots") != std::string::npos);
+  CHECK(why == "refused: a2: '/etc/passwd' is outside this agent's roots");
   CHECK(lab.agents.pulls.empty());
   CHECK(lab.plane.served.empty());
   CHECK(lab.agents.releases.size() == 3);
@@ -157,11 +160,10 @@ TEST_CASE("a file hnowd cannot serve, or an unknown algorithm, is refused before
   Lab lab;
   SendRequest missing = lab.toAll();
   missing.path = "/data/none.iso";
-  CHECK(refusalOf(lab, missing).find("cannot open /data/none.iso: No such file or directory") !=
-        std::string::npos);
+  CHECK(refusalOf(lab, missing) == "cannot open /data/none.iso: No such file or directory");
   SendRequest unknown = lab.toAll();
   unknown.algo = "fastest";
-  CHECK(refusalOf(lab, unknown).find("unknown --algo fastest") != std::string::npos);
+  CHECK(refusalOf(lab, unknown) == "unknown --algo fastest");
   CHECK(lab.agents.receives.empty());
   CHECK(lab.plane.served.empty());
 }
