@@ -19,7 +19,7 @@
 #include "server/link_probes.h"
 #include "server/link_values.h"
 #include "state/sqlite_state_store.h"
-#include "server/manifest_service.h"
+#include "core/manifest_service.h"
 #include "core/send_service.h"
 #include "server/job_service.h"
 #include "server/output_temps.h"
@@ -273,7 +273,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::DataSourcePlane source(dataPlane);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             freshToken);
-  daemon::ManifestService manifests(coordinator, clock);
+  daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, freshToken);
   daemon::JobService jobs(coordinator, source, dataAddress, clock, io.provider->getTimer(),
                           config.dataDir + "/jobs", config.runRoots, configuredUplink);
   if (config.runRoots.empty())

@@ -1,16 +1,12 @@
 // ClientSession's manifest methods: capnp readers to plain values
 // and back; the work is ManifestService's.
-#include "server/manifest_service.h"
+#include "core/manifest_service.h"
 #include "core/send_service.h"
 #include "server/sessions.h"
 #include "wire/operation_wire.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
-
-namespace {
-
-}  // namespace
 
 kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context) {
   if (!manifests_) transport::refuse("this hnowd cannot send manifests");
@@ -29,12 +25,19 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
     if (r.where.empty()) r.where = "#" + std::to_string(request.items.size() + 1);
     request.items.push_back(std::move(r));
   }
-  return manifests_->start(std::move(request))
-      .then([context](std::pair<std::uint64_t, ManifestStatus> started) mutable {
-        auto results = context.getResults();
-        results.setOperation(started.first);
-        toWire(started.second, results.initReport());
-      });
+  using Started = std::pair<std::uint64_t, ManifestStatus>;
+  auto paf = kj::newPromiseAndFulfiller<Started>();
+  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Started>>>(kj::mv(paf.fulfiller));
+  manifests_->start(std::move(request), [fulfiller](const Result<Started>& started) {
+    if (!(*fulfiller)->isWaiting()) return;  // the client went away
+    if (started) (*fulfiller)->fulfill(Started(*started));
+    else (*fulfiller)->reject(transport::refusal(started.error().message));
+  });
+  return paf.promise.then([context](Started started) mutable {
+    auto results = context.getResults();
+    results.setOperation(started.first);
+    toWire(started.second, results.initReport());
+  });
 }
 
 kj::Promise<void> ClientSessionServer::manifestProgress(ManifestProgressContext context) {

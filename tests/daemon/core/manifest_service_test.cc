@@ -1,14 +1,15 @@
 // ManifestService in memory: a manual clock, agents whose links
 // answer at once and record the commands; no sockets.
 #include <doctest/doctest.h>
-#include <kj/async.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "core/coordinator.h"
 #include "daemon/core/memory_state_store.h"
-#include "server/manifest_service.h"
+#include "core/manifest_service.h"
 
 using namespace hnow;
 using namespace hnow::daemon;
@@ -56,8 +57,6 @@ struct Lab {
   Coordinator coordinator{clock, RateTableOptions{}, store};
   Commands commands;
   RecordingObserver sends;  // stands for the SendService
-  kj::EventLoop loop;
-  kj::WaitScope wait{loop};
   std::map<std::string, SessionId> sessions;
 
   Lab() {
@@ -73,6 +72,10 @@ struct Lab {
     commands.files["a1:x.bin"] = "1000000";
     commands.files["a2:y.bin"] = "2000000";
   }
+  // Distinct 32-byte tokens, as hnowd's fresh ones are.
+  std::function<std::string()> tokens() {
+    return [n = 0]() mutable { return std::string(31, 't') + static_cast<char>('a' + n++); };
+  }
   ManifestRequest twoItems() const {
     return {{{"a1", "x.bin", "in/x.bin", {"all"}, "m.toml:1:1"}, {"a2", "y.bin", "in/y.bin", {"a3", "a4"}, "m.toml:6:1"}},
             "auto"};
@@ -86,12 +89,27 @@ struct Lab {
   }
 };
 
+// Starts a manifest whose agents answer at once: its id and first status, or why it was refused.
+Result<std::pair<std::uint64_t, ManifestStatus>> started(ManifestService& service, const ManifestRequest& request) {
+  std::optional<Result<std::pair<std::uint64_t, ManifestStatus>>> answer;
+  service.start(request, [&](const Result<std::pair<std::uint64_t, ManifestStatus>>& a) { answer = a; });
+  REQUIRE(answer);
+  return *answer;
+}
+
+// The manifest's id and first status; the test stops if it was refused.
+std::pair<std::uint64_t, ManifestStatus> startedOk(ManifestService& service, const ManifestRequest& request) {
+  auto answer = started(service, request);
+  REQUIRE_MESSAGE(answer.ok(), (answer.ok() ? "" : answer.error().message));
+  return *answer;
+}
+
 }  // namespace
 
 TEST_CASE("a manifest starts every item along its plan and finishes when every copy is verified") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
-  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  auto [id, started] = startedOk(service, lab.twoItems());
   REQUIRE(started.items.size() == 2);
   CHECK(started.items[0].send.copies.size() == 3);  // "all" but the source
   CHECK(started.items[1].send.copies.size() == 2);
@@ -137,8 +155,8 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
 
 TEST_CASE("a lost destination fails its copies, and the SendService hears of the loss too") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
-  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  auto [id, started] = startedOk(service, lab.twoItems());
   lab.coordinator.detach(lab.sessions["a4"]);
   CHECK(std::count(lab.sends.gone.begin(), lab.sends.gone.end(), "a4") >= 1);
   auto status = *service.status(id);
@@ -151,33 +169,26 @@ TEST_CASE("a lost destination fails its copies, and the SendService hears of the
 
 TEST_CASE("a missing source file refuses the manifest before any receive, naming the item and the agent") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
   ManifestRequest request = lab.twoItems();
   request.items[1].file = "nope.bin";
-  try {
-    service.start(request).wait(lab.wait);
-    FAIL("the manifest was not refused");
-  } catch (const kj::Exception& e) {
-    CHECK(std::string(e.getDescription().cStr()) ==
-          "refused: item at m.toml:6:1: a2 cannot serve nope.bin: cannot open nope.bin: No such file or directory");
-  }
+  auto refused = started(service, request);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message ==
+        "refused: item at m.toml:6:1: a2 cannot serve nope.bin: cannot open nope.bin: No such file or directory");
   CHECK(lab.commands.pulls.empty());
   CHECK(std::count(lab.commands.releases.begin(), lab.commands.releases.end(), "a1") >= 1);  // a1 served x.bin
   request = lab.twoItems();
   request.items[0].to = {"nowhere"};
-  std::string refusal;
-  try {
-    service.start(request).wait(lab.wait);
-  } catch (const kj::Exception& e) {
-    refusal = e.getDescription().cStr();
-  }
-  CHECK(refusal == "item at m.toml:1:1: no alive agent or site named 'nowhere'");
+  refused = started(service, request);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == "item at m.toml:1:1: no alive agent or site named 'nowhere'");
 }
 
 TEST_CASE("a lost source agent fails what its item had not delivered") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
-  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  auto [id, started] = startedOk(service, lab.twoItems());
   lab.coordinator.detach(lab.sessions["a2"]);
   auto status = *service.status(id);
   REQUIRE(status.items.size() == 2);
@@ -208,8 +219,8 @@ RateEvent uplinkCut(const std::string& agent) {
 
 TEST_CASE("a relay of a manifest item slowing 10x re-plans that item around it, counted in the manifest") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
-  auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  auto [id, started] = startedOk(service, lab.twoItems());
   auto [item, relay] = firstRelay(started);
   REQUIRE_FALSE(relay.empty());
   lab.commands.pulls.clear();
@@ -228,10 +239,10 @@ TEST_CASE("a relay of a manifest item slowing 10x re-plans that item around it, 
 
 TEST_CASE("with --no-replan a manifest keeps its trees when a relay slows") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
   ManifestRequest request = lab.twoItems();
   request.replan = false;
-  auto [id, started] = service.start(request).wait(lab.wait);
+  auto [id, started] = startedOk(service, request);
   auto [item, relay] = firstRelay(started);
   REQUIRE_FALSE(relay.empty());
   lab.commands.pulls.clear();
@@ -246,12 +257,12 @@ TEST_CASE("with --no-replan a manifest keeps its trees when a relay slows") {
 
 TEST_CASE("hnowd keeps the newest 32 finished manifests and forgets older ones when the next starts") {
   Lab lab;
-  ManifestService service(lab.coordinator, lab.clock);
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
   const TransferReport ok = lab.done();
   std::vector<std::uint64_t> ids;
   for (int n = 0; n < 34; ++n) {
     lab.commands.receives.clear();
-    auto [id, started] = service.start(lab.twoItems()).wait(lab.wait);
+    auto [id, started] = startedOk(service, lab.twoItems());
     for (const auto& [agent, token] : lab.commands.receives) lab.coordinator.reportTransfer(lab.sessions[agent], token, ok);
     REQUIRE(service.status(id)->finished);
     ids.push_back(id);
@@ -260,7 +271,7 @@ TEST_CASE("hnowd keeps the newest 32 finished manifests and forgets older ones w
   // until the next start, which forgets the second.
   CHECK_FALSE(service.status(ids[0]));
   CHECK(service.status(ids[1]));
-  auto [next, started] = service.start(lab.twoItems()).wait(lab.wait);
+  auto [next, started] = startedOk(service, lab.twoItems());
   CHECK_FALSE(service.status(ids[1]));
   for (std::size_t i = 2; i < ids.size(); ++i) CHECK(service.status(ids[i]));
   REQUIRE(service.status(next));

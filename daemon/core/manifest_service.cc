@@ -1,4 +1,4 @@
-#include "server/manifest_service.h"
+#include "core/manifest_service.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,16 +8,13 @@
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
 #include "core/operation_records.h"
-#include "transport/auth.h"
-#include "transport/data/data_plane.h"
-#include "transport/data/frame.h"
-#include "server/manifest_running.h"
-#include "transport/rpc_errors.h"
+#include "core/manifest_running.h"
 
 namespace hnow::daemon {
 
-ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock)
-    : coordinator_(coordinator), clock_(clock) {
+ManifestService::ManifestService(Coordinator& coordinator, const Clock& clock, std::uint32_t chunkBytes,
+                                 std::function<std::string()> newToken)
+    : coordinator_(coordinator), clock_(clock), chunkBytes_(chunkBytes), newToken_(std::move(newToken)) {
   coordinator_.addTransferObserver(this);
 }
 
@@ -41,7 +38,7 @@ bool ManifestService::moving() const {
 
 // The items as the request names them, each with its source and
 // destinations among the reachable agents; every refusal names its item.
-std::unique_ptr<ManifestService::Running> ManifestService::itemsOf(ManifestRequest& request) {
+Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(ManifestRequest& request) {
   // Who can take part: alive agents with a data plane.
   std::vector<AgentView> alive;
   for (AgentView& a : coordinator_.status())
@@ -59,22 +56,21 @@ std::unique_ptr<ManifestService::Running> ManifestService::itemsOf(ManifestReque
     const std::string item = "item at " + r.where;
     if (auto dest = checkDestination(r.dest, "dest"); !dest) {
       spdlog::warn("manifest refused: {}: {}", item, dest.error().message);
-      transport::refuse(item + ": " + dest.error().message);
+      return Error{item + ": " + dest.error().message};
     }
     const AgentView* source = nullptr;
     for (const AgentView& a : alive)
       if (a.record.name == r.source) source = &a;
-    if (!source) transport::refuse(item + ": no alive agent named '" + r.source + "' to read " + r.file + " from");
+    if (!source) return Error{item + ": no alive agent named '" + r.source + "' to read " + r.file + " from"};
     Item it;
     it.nodes.source = nodeOf(*source);
     auto selected = selectAgents(alive, r.to);
-    if (!selected) transport::refuse(item + ": " + selected.error().message);
+    if (!selected) return Error{item + ": " + selected.error().message};
     for (const AgentView& a : selected.value())
       if (a.record.name != r.source) it.nodes.destinations.push_back(nodeOf(a));
-    if (it.nodes.destinations.empty()) transport::refuse(item + ": no alive agent but its source can receive it");
+    if (it.nodes.destinations.empty()) return Error{item + ": no alive agent but its source can receive it"};
     it.request = std::move(r);
-    auto nonce = transport::freshNonce();
-    it.token.assign(nonce.begin(), nonce.end());
+    it.token = newToken_();
     it.commands = std::make_unique<AgentCommands>(coordinator_, it.token);
     running->items.push_back(std::move(it));
   }
@@ -83,8 +79,8 @@ std::unique_ptr<ManifestService::Running> ManifestService::itemsOf(ManifestReque
   for (const Item& it : running->items)
     for (int d : it.nodes.destinations)
       if (auto [at, fresh] = writer.emplace(std::make_pair(d, it.request.dest), it.request.where); !fresh)
-        transport::refuse("items at " + at->second + " and " + it.request.where + " both write " + it.request.dest +
-                          " on " + running->agents[static_cast<std::size_t>(d)].record.name);
+        return Error{"items at " + at->second + " and " + it.request.where + " both write " + it.request.dest +
+                     " on " + running->agents[static_cast<std::size_t>(d)].record.name};
   for (Item& it : running->items) {
     coordinator_.claimToken(it.token, this);
     const AgentView& source = running->agents[static_cast<std::size_t>(it.nodes.source)];
@@ -100,13 +96,13 @@ std::unique_ptr<ManifestService::Running> ManifestService::itemsOf(ManifestReque
 }
 
 // The joint plan of the items, logged and recorded.
-void ManifestService::planItems(Running& running) {
+Result<void> ManifestService::planItems(Running& running) {
   std::vector<TreeNode> nodes;
   for (const AgentView& a : running.agents) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   std::vector<ManifestItemNodes> items;
   for (const Item& it : running.items) items.push_back(it.nodes);
-  auto planned = planManifest(running.algo, nodes, items, transport::data::kChunkBytes);
-  if (!planned) refuse(running, "cannot plan the manifest: " + planned.error().message);
+  auto planned = planManifest(running.algo, nodes, items, chunkBytes_);
+  if (!planned) return refused(running, "cannot plan the manifest: " + planned.error().message);
   running.plan = std::move(planned).value();
   spdlog::info("manifest of {} items over {} agents along {} (predicted {:.2f} s, one after another {:.2f} s)",
                running.items.size(), running.agents.size(), running.plan.algo, running.plan.predictedSeconds,
@@ -116,6 +112,7 @@ void ManifestService::planItems(Running& running) {
                     ",\"predicted_s\":" + jsonNumber(running.plan.predictedSeconds) +
                     ",\"sequential_s\":" + jsonNumber(running.plan.sequentialSeconds);
   running.record = beginRecord(coordinator_, "manifest", running.summary + "}");
+  return {};
 }
 
 std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<Running> running) {
@@ -131,7 +128,7 @@ std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<
     ReplanSettings settings;
     settings.enabled = raw->replan;
     settings.algo = "auto";
-    settings.chunkBytes = transport::data::kChunkBytes;
+    settings.chunkBytes = chunkBytes_;
     auto node = [&](int a) {
       const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
       return TreeNode{v.record.name, v.record.site, v.record.rates};
@@ -145,30 +142,36 @@ std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<
   raw->id = id;
   for (Item& it : raw->items)
     if (!it.released) itemOfToken_[it.token] = {id, &it};
-  operations_[id] = kj::mv(running);
+  operations_[id] = std::move(running);
   return std::make_pair(id, *status(id));
 }
 
-kj::Promise<std::pair<std::uint64_t, ManifestStatus>> ManifestService::start(ManifestRequest request) {
-  if (!knownManifestAlgo(request.algo)) transport::refuse("unknown --algo " + request.algo);
-  if (request.items.empty()) transport::refuse("the manifest has no [[item]]");
+void ManifestService::start(ManifestRequest request, Started started) {
+  if (!knownManifestAlgo(request.algo)) return started(Error{"unknown --algo " + request.algo});
+  if (request.items.empty()) return started(Error{"the manifest has no [[item]]"});
   finished_.forgetOldest(operations_);
-  auto running = itemsOf(request);
-  auto* raw = running.get();
-  return prepareSources(*raw)
-      .then([this, raw]() {
-        planItems(*raw);
-        return prepareReceives(*raw);
-      })
-      .then([this, running = kj::mv(running)]() mutable { return begin(kj::mv(running)); });
+  auto items = itemsOf(request);
+  if (!items) return started(items.error());
+  // Held by the agents' answers until every one has come (gone with them if
+  // a link drops its callbacks unanswered).
+  auto held = std::make_shared<std::unique_ptr<Running>>(std::move(items).value());
+  prepareSources(**held, [this, held, started](const Result<void>& sources) {
+    Running& running = **held;
+    if (!sources) return started(sources.error());
+    if (auto planned = planItems(running); !planned) return started(planned.error());
+    prepareReceives(running, [this, held, started](const Result<void>& receives) {
+      if (!receives) return started(receives.error());
+      started(begin(std::move(*held)));
+    });
+  });
 }
 
-void ManifestService::refuse(Running& running, const std::string& why) {
+Error ManifestService::refused(Running& running, const std::string& why) {
   releaseAll(running);
   finishRecord(coordinator_, running.record, "failed",
                running.summary + ",\"error\":" + jsonString("refused: " + why) + "}");
   spdlog::warn("manifest refused: {}", why);
-  transport::refuse("refused: " + why);
+  return Error{"refused: " + why};
 }
 
 std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) const {

@@ -2,15 +2,13 @@
 // What ManifestService keeps of a manifest under way, shared by the files
 // that start it (manifest_service.cc) and prepare its agents
 // (manifest_prepare.cc).
-#include <kj/async.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/manifest_plan.h"
 #include "core/agent_commands.h"
-#include "server/manifest_service.h"
+#include "core/manifest_plan.h"
+#include "core/manifest_service.h"
 
 namespace hnow::daemon {
 

@@ -1,12 +1,13 @@
 #pragma once
-// hnowd's side of `hnow send --manifest`, on the kj thread. Every
+// hnowd's side of `hnow send --manifest`, on the control thread. Every
 // item's source agent opens and hashes its file (AgentControl.serveFile),
 // the items are planned jointly (core/manifest_plan.h), every destination
 // prepares its receive, and only then do all items start at once, each a
 // SendOperation whose node 0 is its source agent. Any refusal on the way
 // releases what was prepared and refuses the whole manifest, naming the
 // item (file:line) and the agent.
-#include <kj/async.h>
+#include <cstdint>
+#include <functional>
 
 #include <map>
 #include <memory>
@@ -25,11 +26,15 @@ class ManifestService final : public TransferObserver {
  public:
   // Hears the coordinator's transfer reports, losses and drifts (of every
   // operation: it acts on its own tokens and agents only).
-  ManifestService(Coordinator& coordinator, const Clock& clock);
+  // Files move in chunks of `chunkBytes`; `newToken` makes 32 random bytes.
+  ManifestService(Coordinator& coordinator, const Clock& clock, std::uint32_t chunkBytes,
+                  std::function<std::string()> newToken);
   ~ManifestService() override;
 
-  // Resolves once every item is prepared and started; fails with the reason otherwise.
-  kj::Promise<std::pair<std::uint64_t, ManifestStatus>> start(ManifestRequest request);
+  // The operation's id and first status once every item is prepared and
+  // started; else why the manifest was refused.
+  using Started = std::function<void(const Result<std::pair<std::uint64_t, ManifestStatus>>& started)>;
+  void start(ManifestRequest request, Started started);
   // None for an unknown operation.
   std::optional<ManifestStatus> status(std::uint64_t operation) const;
 
@@ -44,17 +49,23 @@ class ManifestService final : public TransferObserver {
  private:
   struct Item;
   struct Running;
-  std::unique_ptr<Running> itemsOf(ManifestRequest& request);
-  void planItems(Running& running);
+  using Prepared = std::function<void(const Result<void>& prepared)>;
+  Result<std::unique_ptr<Running>> itemsOf(ManifestRequest& request);
+  Result<void> planItems(Running& running);
   std::pair<std::uint64_t, ManifestStatus> begin(std::unique_ptr<Running> running);
-  kj::Promise<void> prepareSources(Running& running);
-  kj::Promise<void> prepareReceives(Running& running);
+  // Each source serves its item's file, then each destination opens its
+  // receive: `prepared` once, with every refusal named.
+  void prepareSources(Running& running, Prepared prepared);
+  void prepareReceives(Running& running, Prepared prepared);
   void releaseAll(Running& running);
   void endIfFinished(Running& running);
-  void refuse(Running& running, const std::string& why);
+  // Releases what was prepared, records the failure: the Error to answer.
+  Error refused(Running& running, const std::string& why);
 
   Coordinator& coordinator_;
   const Clock& clock_;
+  std::uint32_t chunkBytes_;
+  std::function<std::string()> newToken_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
   std::map<std::string, std::pair<std::uint64_t, Item*>> itemOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished manifests stay answerable
