@@ -83,13 +83,13 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   return s;
 }
 
-std::string JobService::output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const {
+Result<std::string> JobService::output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const {
   auto it = jobs_.find(id);
-  if (it == jobs_.end()) transport::refuse("no such run");
+  if (it == jobs_.end()) return Error{"no such run"};
   const Job& job = *it->second;
-  if (!job.finished || !job.error.empty() || job.outputPath.empty()) transport::refuse("this run has no output (yet)");
+  if (!job.finished || !job.error.empty() || job.outputPath.empty()) return Error{"this run has no output (yet)"};
   int fd = ::open(job.outputPath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) transport::refuse("the output " + job.outputPath + " is gone");
+  if (fd < 0) return Error{"the output " + job.outputPath + " is gone"};
   std::string bytes(limit, '\0');
   ssize_t n = ::pread(fd, bytes.data(), limit, static_cast<off_t>(offset));
   ::close(fd);
@@ -104,7 +104,9 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   if (request.order.empty()) request.order = "auto";
   request.replicas = std::max<int>(1, request.replicas);
   if (request.blockBytes == 0) request.blockBytes = RunRequest{}.blockBytes;
-  context.getResults().setOperation(jobs_->start(std::move(request), peer_));
+  auto started = jobs_->start(std::move(request), peer_);
+  if (!started) transport::refuse(started.error().message);
+  context.getResults().setOperation(*started);
   return kj::READY_NOW;
 }
 
@@ -119,7 +121,9 @@ kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
 kj::Promise<void> ClientSessionServer::runOutput(RunOutputContext context) {
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
   auto params = context.getParams();
-  std::string bytes = jobs_->output(params.getOperation(), params.getOffset(), 1 << 20);
+  auto output = jobs_->output(params.getOperation(), params.getOffset(), 1 << 20);
+  if (!output) transport::refuse(output.error().message);
+  const std::string& bytes = *output;
   context.getResults().setData(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()));
   return kj::READY_NOW;
 }

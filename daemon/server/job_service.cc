@@ -143,23 +143,23 @@ Result<void> checkRunOptions(const RunRequest& request) {
 
 }  // namespace
 
-std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
+Result<std::uint64_t> JobService::start(RunRequest request, const std::string& peer) {
   // hnowd's own files are at stake: --input and --output are checked
   // against [run] roots before anything else is read (server/run_paths.h).
-  auto pathRefused = [&peer](const std::string& why) {
-    spdlog::warn("refused a run from {}: {}", peer.empty() ? "a client" : peer, why);
-    transport::refuse(why);
+  auto pathRefused = [&peer](const Error& why) {
+    spdlog::warn("refused a run from {}: {}", peer.empty() ? "a client" : peer, why.message);
+    return why;
   };
   auto input = openRunInput(runRoots_, request.input);
-  if (!input) pathRefused(input.error().message);
+  if (!input) return pathRefused(input.error());
   const kj::AutoCloseFd inputFd(input.value());
   if (!request.output.empty()) {
     auto outputDir = openRunOutputDir(runRoots_, request.output);
-    if (!outputDir) pathRefused(outputDir.error().message);
+    if (!outputDir) return pathRefused(outputDir.error());
     ::close(outputDir.value().dirFd);
   }
   if (request.strategy.empty()) request.strategy = "plan";
-  if (auto checked = checkRunOptions(request); !checked) transport::refuse(checked.error().message);
+  if (auto checked = checkRunOptions(request); !checked) return checked.error();
   const conf::SplitSpec split = conf::parseSplitSpec(request.split).value();
 
   finished_.forgetOldest(jobs_);
@@ -167,10 +167,10 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
   auto content = readWholeInput(inputFd.get(), request.input);
-  if (!content) transport::refuse(content.error().message);
+  if (!content) return content.error();
   job->content = std::move(content).value();
   job->offsets = conf::unitOffsets(job->content, split);
-  if (job->offsets.size() < 2) transport::refuse("--input " + request.input + " is empty: there is no work unit");
+  if (job->offsets.size() < 2) return Error{"--input " + request.input + " is empty: there is no work unit"};
 
   // Who works: alive agents that run jobs, filtered by --to.
   std::vector<AgentView> workers;
@@ -179,18 +179,18 @@ std::uint64_t JobService::start(RunRequest request, const std::string& peer) {
     if (reachable(a) && std::find(caps.begin(), caps.end(), "jobs") != caps.end()) workers.push_back(std::move(a));
   }
   auto selected = selectAgents(std::move(workers), request.to, " that runs jobs");
-  if (!selected) transport::refuse(selected.error().message);
+  if (!selected) return selected.error();
   for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);
-  if (job->agents.empty()) transport::refuse("no alive agent can run jobs");
+  if (job->agents.empty()) return Error{"no alive agent can run jobs"};
   if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
-    transport::refuse("--replicas " + std::to_string(request.replicas) + " needs as many agents; " +
-                      std::to_string(job->agents.size()) + " can run jobs");
+    return Error{"--replicas " + std::to_string(request.replicas) + " needs as many agents; " +
+                 std::to_string(job->agents.size()) + " can run jobs"};
 
   job->dir = workDir_ + "/job-" + std::to_string(job->id) + "-" + std::to_string(::getpid());
   std::error_code error;
   fs::remove_all(job->dir, error);
   fs::create_directories(job->dir, error);
-  if (error) transport::refuse("cannot create " + job->dir + ": " + error.message());
+  if (error) return Error{"cannot create " + job->dir + ": " + error.message()};
 
   ++nextJob_;
   job->request = std::move(request);

@@ -44,13 +44,13 @@ class JobService {
   JobService(const JobService&) = delete;
   JobService& operator=(const JobService&) = delete;
 
-  // Checks the request and starts the job; refuses (kj FAILED) with the
-  // reason, and logs a refused --input/--output with the client's `peer`.
-  std::uint64_t start(RunRequest request, const std::string& peer = "");
+  // Checks the request and starts the job: its id, or why it was refused
+  // (a refused --input/--output is logged with the client's `peer`).
+  Result<std::uint64_t> start(RunRequest request, const std::string& peer = "");
   std::optional<RunStatus> status(std::uint64_t id) const;
-  // At most `limit` bytes of a finished job's output from `offset`; refuses
-  // for an unknown or unfinished job.
-  std::string output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
+  // At most `limit` bytes of a finished job's output from `offset` (empty
+  // at its end); refused for an unknown or unfinished job.
+  Result<std::string> output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
   // Some job has not finished.
   bool running() const;
 
