@@ -21,8 +21,9 @@
 #include "state/sqlite_state_store.h"
 #include "core/manifest_service.h"
 #include "core/send_service.h"
-#include "server/job_service.h"
+#include "core/job_service.h"
 #include "server/output_temps.h"
+#include "server/posix_run_files.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
@@ -77,6 +78,7 @@ void persist(daemon::Coordinator& coordinator) {
 struct Ticked {
   daemon::Coordinator& coordinator;
   daemon::SurveyRunner& surveys;
+  daemon::JobService& jobs;
   transport::data::DataPlane& plane;
   double configuredUplink;  // bytes/s, 0: not set
 };
@@ -89,6 +91,7 @@ kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
     if (!t.coordinator.moving() && t.coordinator.sourceIdle()) t.plane.setRates(t.configuredUplink, 0);
     for (const auto& event : t.coordinator.tick()) logEvent(event);
     t.surveys.tick();
+    t.jobs.tick();
     if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);
     return tickEvery(timer, t, tick + 1);
   });
@@ -274,8 +277,10 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             freshToken);
   daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, freshToken);
-  daemon::JobService jobs(coordinator, source, dataAddress, clock, io.provider->getTimer(),
-                          config.dataDir + "/jobs", config.runRoots, configuredUplink);
+  daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", config.runRoots);
+  // A step a job must not take inside the call that caused it waits for the next turn of the loop.
+  auto nextTurn = [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); };
+  daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, freshToken, configuredUplink);
   if (config.runRoots.empty())
     spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
                  "write --output to on this host)", configPath);
@@ -288,7 +293,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys});
 
-  return serveUntilStopped(io, server, config, {coordinator, surveys, dataPlane, configuredUplink}, addressFile);
+  return serveUntilStopped(io, server, config, {coordinator, surveys, jobs, dataPlane, configuredUplink}, addressFile);
 }
 
 }  // namespace

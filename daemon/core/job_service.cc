@@ -1,37 +1,25 @@
-#include "server/job_service.h"
-#include "core/agent_selection.h"
-#include "server/job_state.h"
-#include "core/operation_records.h"
-#include "server/output_temps.h"
-#include "server/run_paths.h"
+#include "core/job_service.h"
 
-#include <fcntl.h>
-#include <openssl/sha.h>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
-#include <kj/io.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 #include <optional>
 #include <set>
 
 #include "conf/run_request.h"
+#include "core/agent_selection.h"
 #include "core/job_plan.h"
 #include "core/job_run.h"
+#include "core/job_state.h"
+#include "core/operation_records.h"
 #include "planner/reduction/reduction.h"
-#include "transport/auth.h"
-#include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
 namespace {
 
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 std::string jsonText(const std::string& s) { return jsonString(s); }
 
 }  // namespace
@@ -55,7 +43,7 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     const auto k = static_cast<std::size_t>(a.share);
     auto& data = job.attempts[id];
-    data.resultToken = freshJobToken();
+    data.resultToken = service.newToken_();
     job.agentTokens[a.agent].push_back(data.resultToken);
     AgentLink* link = service.coordinator_.link(a.agent);
     auto answer = [this, id, keep = job.self()](const Result<AgentLink::JobTaskResult>& result) {
@@ -93,23 +81,17 @@ struct JobService::Actions final : JobActions {
       link->dropJobFiles({job.shareTokens[static_cast<std::size_t>(a.share)], data.resultToken});
   }
   // A failure found at once is answered on the next turn, never from inside the run's own call.
-  template <class F>
-  void later(F f) {
-    kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {});
-  }
+  void later(std::function<void()> f) { service.defer_(std::move(f)); }
   JobService& service;
   Job& job;
 };
 
-JobService::JobService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
-                       const Clock& clock, kj::Timer& timer, std::string workDir, std::vector<std::string> runRoots,
+JobService::JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
+                       const Clock& clock, Defer defer, std::function<std::string()> newToken,
                        double sourceUplinkBytesPerSecond)
-    : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
-      timer_(timer), workDir_(std::move(workDir)), runRoots_(std::move(runRoots)),
+    : coordinator_(coordinator), plane_(plane), files_(files), sourceAddress_(std::move(sourceAddress)),
+      clock_(clock), defer_(std::move(defer)), newToken_(std::move(newToken)),
       sourceUplink_(sourceUplinkBytesPerSecond), calibrations_(clock) {
-  ticking_ = ticks().eagerlyEvaluate([](kj::Exception&& e) {
-    spdlog::error("job ticks stopped: {}", e.getDescription().cStr());
-  });
   coordinator_.addTransferObserver(&driftListener_);  // drift events re-plan the next round
 }
 
@@ -150,14 +132,10 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
     spdlog::warn("refused a run from {}: {}", peer.empty() ? "a client" : peer, why.message);
     return why;
   };
-  auto input = openRunInput(runRoots_, request.input);
-  if (!input) return pathRefused(input.error());
-  const kj::AutoCloseFd inputFd(input.value());
-  if (!request.output.empty()) {
-    auto outputDir = openRunOutputDir(runRoots_, request.output);
-    if (!outputDir) return pathRefused(outputDir.error());
-    ::close(outputDir.value().dirFd);
-  }
+  auto content = files_.readInput(request.input);
+  if (!content) return pathRefused(content.error());
+  if (!request.output.empty())
+    if (auto outputDir = files_.outputDir(nextJob_, request.output); !outputDir) return pathRefused(outputDir.error());
   if (request.strategy.empty()) request.strategy = "plan";
   if (auto checked = checkRunOptions(request); !checked) return checked.error();
   const conf::SplitSpec split = conf::parseSplitSpec(request.split).value();
@@ -166,8 +144,6 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   auto job = std::make_shared<Job>();
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
-  auto content = readWholeInput(inputFd.get(), request.input);
-  if (!content) return content.error();
   job->content = std::move(content).value();
   job->offsets = conf::unitOffsets(job->content, split);
   if (job->offsets.size() < 2) return Error{"--input " + request.input + " is empty: there is no work unit"};
@@ -186,11 +162,9 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
     return Error{"--replicas " + std::to_string(request.replicas) + " needs as many agents; " +
                  std::to_string(job->agents.size()) + " can run jobs"};
 
-  job->dir = workDir_ + "/job-" + std::to_string(job->id) + "-" + std::to_string(::getpid());
-  std::error_code error;
-  fs::remove_all(job->dir, error);
-  fs::create_directories(job->dir, error);
-  if (error) return Error{"cannot create " + job->dir + ": " + error.message()};
+  auto dir = files_.makeWorkDir(job->id);
+  if (!dir) return dir.error();
+  job->dir = *dir;
 
   ++nextJob_;
   job->request = std::move(request);
@@ -275,17 +249,9 @@ void JobService::cleanUp(Job& job) {
     plane_.release(token);
   }
   job.planeTokens.clear();
-  std::error_code error;
-  fs::remove_all(job.dir, error);
+  files_.removeWorkDir(job.dir);
   job.content.clear();
   job.content.shrink_to_fit();
-}
-
-kj::Promise<void> JobService::ticks() {
-  return timer_.afterDelay(250 * kj::MILLISECONDS).then([this]() {
-    tick();
-    return ticks();
-  });
 }
 
 void JobService::tick() {

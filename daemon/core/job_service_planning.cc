@@ -2,14 +2,11 @@
 // each agent runs the command on a sample, then the shares are planned by
 // seed 002's worksharing model on the measured rates (one round), or in
 // rounds on the agents' ready times (job_rounds.cc, core/job_rounds.h).
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 
-#include "server/job_state.h"
+#include "core/job_state.h"
 
 namespace hnow::daemon {
 
@@ -33,7 +30,7 @@ void JobService::calibrate(Job& job) {
   }
   if (needed.empty()) return plan(job);
 
-  const std::string token = freshJobToken();
+  const std::string token = newToken_();
   auto served = plane_.serveBytes(token, job.dir + "/sample", sample);
   if (!served) return finish(job, "cannot write the calibration sample: " + served.error().message);
   const std::string sha = served->sha256;
@@ -41,8 +38,8 @@ void JobService::calibrate(Job& job) {
   job.calibrating = static_cast<int>(needed.size());
   spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
   for (const auto& agent : needed) {
-    const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, freshJobToken(),
-                               freshJobToken()};
+    const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, newToken_(),
+                               newToken_()};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
     auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
@@ -155,7 +152,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
     std::string_view bytes(job.content.data() + from, to - from);
     const std::size_t k = job.shareTokens.size();
-    const std::string token = freshJobToken();
+    const std::string token = newToken_();
     auto served = plane_.serveBytes(token, job.dir + "/share-" + std::to_string(k), bytes);
     if (!served) {
       finish(job, "cannot write share files in " + job.dir + ": " + served.error().message);

@@ -10,7 +10,7 @@
 
 #include "core/job_evidence.h"
 #include "core/job_rounds.h"
-#include "server/job_state.h"
+#include "core/job_state.h"
 
 namespace hnow::daemon {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The state of one `hnow run` job inside JobService (job_service.cc, the
-// reduction in job_reduction.cc, the wire in job_rpc.cc). Not an interface.
+// The state of one `hnow run` job inside JobService (job_service*.cc; the
+// wire in server/job_rpc.cc). Not an interface.
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,7 +13,7 @@
 #include "core/job_plan.h"
 #include "core/job_reduction.h"
 #include "core/job_run.h"
-#include "server/job_service.h"
+#include "core/job_service.h"
 
 namespace hnow::daemon {
 
@@ -67,9 +67,5 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   // Compute drift events (coordinator) since the job started, per agent.
   std::map<std::string, ComputeDrift> drifted;
 };
-
-std::string freshJobToken();
-// The whole of a run's --input, read from `fd` (`path` names it in errors).
-Result<std::string> readWholeInput(int fd, const std::string& path);
 
 }  // namespace hnow::daemon

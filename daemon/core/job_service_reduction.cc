@@ -4,21 +4,13 @@
 // slowest node first), whose result hnowd then collects. A combine runs CMD
 // on the receiver's partial followed by the sender's, so CMD must be
 // associative and commutative (sums, counts, merges of sorted runs).
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <spdlog/spdlog.h>
-#include <kj/io.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <optional>
 
 #include "core/job_reduction.h"
-#include "server/job_state.h"
-#include "server/output_temps.h"
+#include "core/job_state.h"
 
 namespace hnow::daemon {
 
@@ -30,7 +22,7 @@ struct JobService::ReductionLink final : ReductionActions {
   ReductionLink(JobService& s, Job& j) : service(s), job(j) {}
   const ReductionPartial& part(int p) const { return job.reduction->partials()[static_cast<std::size_t>(p)]; }
   void combine(int step, const std::string& agent, int into, int other) override {
-    const std::string token = freshJobToken(), a = part(into).token, b = part(other).token;
+    const std::string token = service.newToken_(), a = part(into).token, b = part(other).token;
     job.agentTokens[agent].push_back(token);
     const double begun = seconds(service.clock_.now() - job.started);
     auto answer = [this, step, agent, token, begun, keep = job.self()](const Result<AgentLink::JobTaskResult>& r) {
@@ -96,10 +88,7 @@ struct JobService::ReductionLink final : ReductionActions {
     job.run->redo(shares, std::vector<std::string>(lost.begin(), lost.end()));
     // The run answers later; advance() brings the new results back here.
   }
-  template <class F>
-  void later(F f) {
-    kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {});
-  }
+  void later(std::function<void()> f) { service.defer_(std::move(f)); }
   JobService& service;
   Job& job;
 };

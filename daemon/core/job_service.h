@@ -1,14 +1,15 @@
 #pragma once
-// hnowd's side of `hnow run`, on the kj thread. A job goes
+// hnowd's side of `hnow run`, on the control thread. A job goes
 // through: calibrate (each agent runs the command on a small sample unless
 // a recent calibration exists), plan (core/job_plan.h, seed 002), run
 // (core/job_run.h: serve shares one at a time on hnowd's data plane, the
 // agents compute, results come back one at a time), then either --concat
 // (results in input order into the output, temp + rename) or --reduce
 // (partials combined pairwise on the agents along a seed 003 reduction
-// schedule, the last one brought to hnowd).
-#include <kj/async.h>
-#include <kj/timer.h>
+// schedule, the last one brought to hnowd). It reaches agents through
+// AgentLink, hnowd's data plane through SourcePlane and files through
+// RunFiles; hnowd's loop calls tick() every 250 ms.
+#include <functional>
 
 #include <cstdint>
 #include <map>
@@ -18,13 +19,13 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "base/path_confinement.h"
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
 #include "core/job_calibration.h"
 #include "core/job_output.h"
 #include "core/job_plan.h"
 #include "core/job_run.h"
+#include "core/run_files.h"
 #include "core/run_status.h"
 #include "core/source_plane.h"
 #include "core/transfer_observer.h"
@@ -33,12 +34,12 @@ namespace hnow::daemon {
 
 class JobService {
  public:
-  // `workDir` holds shares and results while a job runs. A run's --input
-  // and --output must lie inside `runRoots` (server/run_paths.h; none: every
-  // run is refused). hnowd serves at `sourceUplinkBytesPerSecond` (0: as
-  // fast as the fastest agent's uplink).
-  JobService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
-             const Clock& clock, kj::Timer& timer, std::string workDir, std::vector<std::string> runRoots,
+  // Runs `f` on a later turn of the control thread, never inside the caller.
+  using Defer = std::function<void(std::function<void()> f)>;
+  // hnowd serves at `sourceUplinkBytesPerSecond` (0: as fast as the fastest
+  // agent's uplink); `newToken` makes 32 random bytes.
+  JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
+             const Clock& clock, Defer defer, std::function<std::string()> newToken,
              double sourceUplinkBytesPerSecond = 0);
   ~JobService();
   JobService(const JobService&) = delete;
@@ -53,6 +54,8 @@ class JobService {
   Result<std::string> output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
   // Some job has not finished.
   bool running() const;
+  // Lost agents, deadlines, the next round: hnowd's loop calls it every 250 ms.
+  void tick();
 
   // The coordinator's drift events (through DriftListener): a compute drift
   // of an agent re-plans the work not yet sent (the next round); losses are
@@ -88,12 +91,10 @@ class JobService {
   void startReduction(Job& job);
   void reductionChanged(Job& job);
   void writeFinal(Job& job, const std::string& path);
-  // The output written by `write` at its place (outputTarget), named in
+  // The output written by `write` at its place (RunFiles::outputDir: --output
+  // confined again, it may have changed since the start), named in
   // `job.outputPath`; its size, or why it could not be written.
   Result<std::uint64_t> placeOutput(Job& job, const std::function<Result<std::uint64_t>(OutputPlace&)>& write);
-  // Where the output goes: --output's directory (confined again, it may have
-  // changed since the start) or the work directory; the reason otherwise.
-  Result<ConfinedParent> outputTarget(const Job& job) const;
   bool agentUp(const std::string& agent) const;
   void writeConcat(Job& job);
   void finish(Job& job, std::string error);
@@ -104,24 +105,21 @@ class JobService {
                    const std::string& from, const std::string& name,
                    std::function<void(const Result<std::string>& path)> done);
   std::string addressOf(const std::string& agent) const;
-  kj::Promise<void> ticks();
-  void tick();
 
   Coordinator& coordinator_;
   SourcePlane& plane_;
+  RunFiles& files_;
   std::string sourceAddress_;
   const Clock& clock_;
-  kj::Timer& timer_;
-  std::string workDir_;
-  std::vector<std::string> runRoots_;
+  Defer defer_;
+  std::function<std::string()> newToken_;
   double sourceUplink_;
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   FinishedOperations finished_;  // the newest 32 finished runs stay answerable
   CalibrationCache calibrations_;
   std::uint64_t nextJob_ = 1;
-  kj::Promise<void> ticking_ = nullptr;
-  // A TransferObserver of its own: JobService's destructor may throw (kj
-  // promises), an observer's may not.
+  // A TransferObserver of its own, so that JobService's own interface stays
+  // what a job needs.
   struct DriftListener final : TransferObserver {
     explicit DriftListener(JobService& s) : service(s) {}
     void transferReport(const std::string&, const std::string&, const TransferReport&) override {}

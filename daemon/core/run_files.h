@@ -1,0 +1,46 @@
+#pragma once
+// The files of `hnow run` on hnowd's host as JobService sees them: --input
+// and --output confined to hnowd's [run] roots, each job's work directory,
+// and the outputs kept for `hnow run` without --output. The server
+// implements it over the real file system (server/posix_run_files.h).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/env.h"
+#include "base/result.h"
+
+namespace hnow::daemon {
+
+// Where a job's output goes: its directory (opened once, confined), its
+// name there and its temp file's, the path reported, and the marker of the
+// temp file for hnowd's start-up sweep (empty when none is needed).
+struct OutputDir {
+  std::unique_ptr<Env> dir;
+  std::string name, temp;
+  std::string path;
+  std::function<std::shared_ptr<void>()> markTemp;
+};
+
+class RunFiles {
+ public:
+  virtual ~RunFiles() = default;
+  // The whole --input, read where the roots allow; or why not.
+  virtual Result<std::string> readInput(const std::string& input) = 0;
+  // --output's directory (`output` empty: hnowd's own jobs directory, the
+  // output named after job `job`); checked at the start and again before
+  // the write, since the directory may have changed meanwhile.
+  virtual Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) = 0;
+  // A new, empty work directory for job `job`: its path.
+  virtual Result<std::string> makeWorkDir(std::uint64_t job) = 0;
+  virtual void removeWorkDir(const std::string& dir) = 0;
+  // Files inside work directories, by path.
+  virtual Env& workFiles() = 0;
+  // An output kept for `hnow run` without --output, forgotten.
+  virtual void forgetOutput(const std::string& path) = 0;
+  // At most `limit` bytes of an output from `offset` (empty at its end).
+  virtual Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) = 0;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,96 @@
+#include "server/posix_run_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "server/output_temps.h"
+#include "server/run_paths.h"
+
+namespace hnow::daemon {
+
+namespace fs = std::filesystem;
+
+PosixRunFiles::PosixRunFiles(std::string jobsDir, std::vector<std::string> roots)
+    : jobsDir_(std::move(jobsDir)), roots_(std::move(roots)), workFiles_(posixEnv()) {}
+
+Result<std::string> PosixRunFiles::readInput(const std::string& input) {
+  auto opened = openRunInput(roots_, input);
+  if (!opened) return opened.error();
+  const int fd = opened.value();
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Error{"--input " + input + " is not a regular file"};
+  }
+  std::string content(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::read(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (done != content.size()) return Error{"cannot read --input " + input};
+  return content;
+}
+
+Result<OutputDir> PosixRunFiles::outputDir(std::uint64_t job, const std::string& output) {
+  OutputDir out;
+  if (output.empty()) {
+    const int dir = ::open(jobsDir_.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    if (dir < 0) return Error{"cannot open " + jobsDir_ + ": " + std::strerror(errno)};
+    out.dir = posixEnvAt(dir, jobsDir_);
+    out.name = "run-" + std::to_string(job) + ".out";
+    out.temp = outputTempName(out.name, job);
+    out.path = out.dir->pathOf(out.name);
+    return out;  // inside jobs/ already: the sweep empties it
+  }
+  auto confined = openRunOutputDir(roots_, output);
+  if (!confined) return confined.error();
+  const auto& [dir, dirPath, name] = confined.value();
+  out.dir = posixEnvAt(dir, dirPath);
+  out.name = name;
+  out.temp = outputTempName(name, job);
+  out.path = output;  // as the user named it
+  out.markTemp = [jobsDir = jobsDir_, job, dirPath = dirPath, temp = outputTempName(name, job)]() {
+    return std::shared_ptr<void>(std::make_shared<OutputTempMarker>(jobsDir, job, dirPath, temp));
+  };
+  return out;
+}
+
+Result<std::string> PosixRunFiles::makeWorkDir(std::uint64_t job) {
+  const std::string dir = jobsDir_ + "/job-" + std::to_string(job) + "-" + std::to_string(::getpid());
+  std::error_code error;
+  fs::remove_all(dir, error);
+  fs::create_directories(dir, error);
+  if (error) return Error{"cannot create " + dir + ": " + error.message()};
+  return dir;
+}
+
+void PosixRunFiles::removeWorkDir(const std::string& dir) {
+  std::error_code error;
+  fs::remove_all(dir, error);
+}
+
+void PosixRunFiles::forgetOutput(const std::string& path) {
+  std::error_code error;
+  fs::remove(path, error);
+}
+
+Result<std::string> PosixRunFiles::readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{"the output " + path + " is gone"};
+  std::string bytes(limit, '\0');
+  const ssize_t n = ::pread(fd, bytes.data(), limit, static_cast<off_t>(offset));
+  ::close(fd);
+  bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return bytes;
+}
+
+}  // namespace hnow::daemon

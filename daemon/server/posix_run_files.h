@@ -1,0 +1,30 @@
+#pragma once
+// RunFiles (core/run_files.h) on hnowd's own file system: --input and
+// --output confined to `[run] roots` (run_paths.h), work directories and
+// default outputs under hnowd's jobs directory, temp files of --output
+// named in it for the start-up sweep (output_temps.h).
+#include <string>
+#include <vector>
+
+#include "core/run_files.h"
+
+namespace hnow::daemon {
+
+class PosixRunFiles final : public RunFiles {
+ public:
+  PosixRunFiles(std::string jobsDir, std::vector<std::string> roots);
+  Result<std::string> readInput(const std::string& input) override;
+  Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) override;
+  Result<std::string> makeWorkDir(std::uint64_t job) override;
+  void removeWorkDir(const std::string& dir) override;
+  Env& workFiles() override { return *workFiles_; }
+  void forgetOutput(const std::string& path) override;
+  Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) override;
+
+ private:
+  std::string jobsDir_;
+  std::vector<std::string> roots_;
+  std::unique_ptr<Env> workFiles_;
+};
+
+}  // namespace hnow::daemon
