@@ -1,0 +1,232 @@
+// JobService in memory: agents that run a line-counting command when told,
+// a source plane and run files kept in maps, a manual clock and a queue of
+// turns; a whole job from calibration to its output, without a socket or a
+// process.
+#include <doctest/doctest.h>
+
+#include <deque>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "core/coordinator.h"
+#include "core/job_service.h"
+#include "daemon/core/memory_state_store.h"
+#include "support/memory_env.h"
+
+using namespace hnow;
+using namespace hnow::daemon;
+
+namespace {
+
+using Turns = std::deque<std::function<void()>>;
+
+// hnowd's data plane: what it serves (by token) and where agents' files land.
+struct MapPlane;
+
+// An agent holding files by token; its command counts the lines of its inputs.
+struct CountingAgent final : AgentLink {
+  CountingAgent(std::string n, MapPlane& p, Turns& t) : name(std::move(n)), plane(p), turns(t) {}
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
+  void probeNow() override {}
+  void fetchJobFile(const JobFile& file, Done done) override;
+  void runJobTask(const JobTask& task, TaskDone done) override {
+    std::string input;
+    for (const auto& t : task.inputs) input += files[t];
+    const long lines = std::count(input.begin(), input.end(), '\n');
+    ++runs;
+    if (failing) return turns.push_back([done] {
+      AgentLink::JobTaskResult r;
+      r.exitCode = 1;
+      r.commandError = "'count' exited with status 1";
+      done(r);
+    });
+    files[task.resultToken] = std::to_string(lines) + "\n";
+    AgentLink::JobTaskResult r;
+    r.exitCode = 0;
+    r.size = files[task.resultToken].size();
+    r.sha256 = std::string(32, 's');
+    r.computeS = 0.01 + 0.001 * static_cast<double>(lines);
+    turns.push_back([done, r] { done(r); });
+  }
+  void dropJobFiles(const std::vector<std::string>& tokens) override {
+    for (const auto& t : tokens) files.erase(t);
+  }
+  std::string name;
+  MapPlane& plane;
+  Turns& turns;
+  std::map<std::string, std::string> files;
+  int runs = 0;
+  bool failing = false;
+};
+
+struct MapPlane final : SourcePlane {
+  Result<SourceFile> serveFile(const std::string&, const std::string&) override { return Error{"not in jobs"}; }
+  Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override {
+    served[token] = std::string(bytes);
+    work->files[path] = std::string(bytes);
+    return SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7')};
+  }
+  void receiveFile(const std::string& token, std::uint64_t, const std::string&, const std::string& path,
+                   const std::string& from, Received done) override {
+    CountingAgent* agent = agents.at(from);
+    work->files[path] = agent->files.at(token);
+    turns->push_back([done, path] { done(path); });
+  }
+  void release(const std::string& token) override { served.erase(token); }
+  void paceUplink(double) override {}
+  std::map<std::string, std::string> served;
+  std::map<std::string, CountingAgent*> agents;  // by data address
+  testing::MemoryEnv* work = nullptr;
+  Turns* turns = nullptr;
+};
+
+void CountingAgent::fetchJobFile(const JobFile& file, Done done) {
+  files[file.token] = plane.served.at(file.token);
+  turns.push_back([done] { done({}); });
+}
+
+// An Env that stands for one kept elsewhere (RunFiles hands out owned Envs).
+struct EnvRef final : Env {
+  explicit EnvRef(Env& e) : env(e) {}
+  std::string pathOf(const std::string& name) const override { return env.pathOf(name); }
+  Result<std::unique_ptr<SequentialFile>> openSequential(const std::string& n) override { return env.openSequential(n); }
+  Result<std::unique_ptr<WritableFile>> createWritable(const std::string& n) override { return env.createWritable(n); }
+  Result<void> rename(const std::string& a, const std::string& b) override { return env.rename(a, b); }
+  Result<bool> renameFrom(Env& o, const std::string& a, const std::string& b) override { return env.renameFrom(o, a, b); }
+  Result<void> remove(const std::string& n) override { return env.remove(n); }
+  Result<std::uint64_t> fileSize(const std::string& n) override { return env.fileSize(n); }
+  Env& env;
+};
+
+struct MapRunFiles final : RunFiles {
+  Result<std::string> readInput(const std::string& input) override {
+    auto it = inputs.find(input);
+    if (it == inputs.end()) return Error{"cannot open --input " + input + ": No such file or directory"};
+    return it->second;
+  }
+  Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) override {
+    OutputDir out;
+    out.dir = std::make_unique<EnvRef>(outputs);
+    out.name = output.empty() ? "run-" + std::to_string(job) + ".out" : output;
+    out.temp = "." + out.name + ".part";
+    out.path = outputs.pathOf(out.name);
+    return out;
+  }
+  Result<std::string> makeWorkDir(std::uint64_t job) override { return "/jobs/job-" + std::to_string(job); }
+  void removeWorkDir(const std::string& dir) override {
+    for (auto it = work.files.begin(); it != work.files.end();)
+      it = it->first.rfind(dir + "/", 0) == 0 ? work.files.erase(it) : std::next(it);
+  }
+  Env& workFiles() override { return work; }
+  void forgetOutput(const std::string&) override {}
+  Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) override {
+    const std::string name = path.substr(path.rfind('/') + 1);
+    auto bytes = outputs.files.at(name);
+    return bytes.substr(std::min<std::size_t>(offset, bytes.size()), limit);
+  }
+  std::map<std::string, std::string> inputs;
+  testing::MemoryEnv work{""}, outputs{"/var/lib/hnow/jobs"};
+};
+
+struct Lab {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator{clock, RateTableOptions{}, store};
+  Turns turns;
+  MapPlane plane;
+  MapRunFiles files;
+  std::map<std::string, CountingAgent*> agents;
+  int tokens = 0;
+  JobService jobs{coordinator, plane, files, "hnowd:7000", clock,
+                  [this](std::function<void()> f) { turns.push_back(std::move(f)); },
+                  [this] { return std::string(24, 't') + std::to_string(10000000 + tokens++); }, 12.5e6};
+
+  Lab() {
+    plane.work = &files.work;
+    plane.turns = &turns;
+    for (const char* name : {"a1", "a2", "a3"}) {
+      AgentRegistration r{name, "room", {"jobs"}, std::string(name) + ":9000", {"/srv"}};
+      auto link = std::make_unique<CountingAgent>(name, plane, turns);
+      agents[name] = link.get();
+      plane.agents[r.dataAddress] = link.get();
+      SessionId s = coordinator.attach(r, std::move(link));
+      planner::NodeRates rates;
+      rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+      rates.computeSecondsPerUnit = 1e-3;
+      coordinator.reportRates(s, rates, {1e7, 1e7});
+    }
+    std::string input;
+    for (int i = 0; i < 3000; ++i) input += "line " + std::to_string(i) + "\n";
+    files.inputs["/data/lines.txt"] = input;
+  }
+  // Runs every turn queued, and the ticks between, until nothing is left to do.
+  void settle() {
+    for (int rounds = 0; rounds < 1000 && (!turns.empty() || jobs.running()); ++rounds) {
+      while (!turns.empty()) {
+        auto f = std::move(turns.front());
+        turns.pop_front();
+        f();
+      }
+      jobs.tick();
+    }
+  }
+  RunRequest count() const {
+    RunRequest r;
+    r.input = "/data/lines.txt";
+    r.argv = {"count"};
+    r.command = "count";
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a job calibrates on every agent, runs its shares and concatenates the results in input order") {
+  Lab lab;
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE_MESSAGE(started.ok(), (started.ok() ? "" : started.error().message));
+  lab.settle();
+  auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK(status->error.empty());
+  CHECK(status->units == 3000);
+  for (const auto& [name, agent] : lab.agents) CHECK(agent->runs >= 2);  // the empty run and the sample
+  // The output: one count per share, in input order, adding up to every line.
+  const std::string output = lab.files.outputs.files.at("run-1.out");
+  std::istringstream lines(output);
+  long total = 0;
+  for (long n; lines >> n;) total += n;
+  CHECK(total == 3000);
+  CHECK(status->outputSize == output.size());
+  auto read = lab.jobs.output(*started, 0, 1 << 20);
+  REQUIRE(read);
+  CHECK(*read == output);
+  CHECK(lab.plane.served.empty());                           // hnowd serves nothing once it ended
+  CHECK(lab.files.work.files.empty());                       // its work directory is gone
+  for (const auto& [name, agent] : lab.agents) CHECK(agent->files.empty());  // agents dropped every file
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].kind == "run");
+  CHECK(ops[0].status == "done");
+}
+
+TEST_CASE("a command that fails on the sample fails the job, naming the agent, and a missing input is refused") {
+  Lab lab;
+  lab.agents["a2"]->failing = true;
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE(started.ok());
+  lab.settle();
+  auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK(status->error == "calibrating on a2: 'count' exited with status 1");
+  CHECK_FALSE(lab.jobs.output(*started, 0, 10).ok());
+
+  RunRequest missing = lab.count();
+  missing.input = "/data/none.txt";
+  auto refused = lab.jobs.start(missing);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == "cannot open --input /data/none.txt: No such file or directory");
+}
