@@ -15,6 +15,7 @@
 #include "agent/receiver.h"
 #include "agent/source_file.h"
 #include "transport/gate_client.h"
+#include "transport/agent_wire.h"
 #include "transport/link_wire.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
@@ -39,6 +40,13 @@ std::string tokenOf(capnp::Data::Reader data) {
   return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
 }
 
+// A 32-byte digest (checked by the codec) as the data plane holds it.
+transport::data::Sha256 digestOf(const std::string& sha256) {
+  transport::data::Sha256 sha{};
+  std::copy(sha256.begin(), sha256.end(), sha.begin());
+  return sha;
+}
+
 std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
 
 // hnowd's commands to this agent.
@@ -61,13 +69,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
     return kj::READY_NOW;
   }
   kj::Promise<void> receive(ReceiveContext context) override {
-    auto order = context.getParams().getOrder();
-    KJ_REQUIRE(order.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
-    KJ_REQUIRE(order.getSha256().size() == 32, "a SHA-256 is 32 bytes");
-    transport::data::Sha256 sha{};
-    std::copy(order.getSha256().begin(), order.getSha256().end(), sha.begin());
-    std::string path = runtime_.receiver().receive(tokenOf(order.getToken()), order.getDest(),
-                                                   order.getSize(), sha);
+    auto order = transport::receiveOrderFromWire(context.getParams().getOrder());
+    if (!order) transport::refuse(order.error().message);
+    std::string path = runtime_.receiver().receive(order->token, order->dest, order->size, digestOf(order->sha256));
     context.getResults().setPath(path);
     return kj::READY_NOW;
   }
@@ -99,31 +103,20 @@ class AgentControlServer final : public wire::AgentControl::Server {
   }
   // `hnow run`'s shares and results (agent/job_runner.h).
   kj::Promise<void> fetchJobFile(FetchJobFileContext context) override {
-    auto in = context.getParams().getInput();
-    KJ_REQUIRE(in.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
-    KJ_REQUIRE(in.getSha256().size() == 32, "a SHA-256 is 32 bytes");
-    transport::data::Sha256 sha{};
-    std::copy(in.getSha256().begin(), in.getSha256().end(), sha.begin());
-    return jobs().fetch(tokenOf(in.getToken()), in.getSize(), sha, in.getSource());
+    auto file = transport::jobFileFromWire(context.getParams().getInput());
+    if (!file) transport::refuse(file.error().message);
+    return jobs().fetch(file->token, file->size, digestOf(file->sha256), file->source);
   }
   kj::Promise<void> runJobTask(RunJobTaskContext context) override {
-    auto task = context.getParams().getTask();
-    KJ_REQUIRE(task.getResultToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
-    std::vector<std::string> inputs, argv;
-    for (auto t : task.getInputs()) inputs.push_back(tokenOf(t));
-    for (auto a : task.getArgv()) argv.emplace_back(a);
-    KJ_REQUIRE(!argv.empty(), "the command is empty");
+    auto task = transport::jobTaskFromWire(context.getParams().getTask());
+    if (!task) transport::refuse(task.error().message);
+    auto& t = task.value();
     return jobs()
-        .run(std::move(inputs), std::move(argv), tokenOf(task.getResultToken()), runtime_.emulation().computeFactor)
+        .run(std::move(t.inputs), std::move(t.argv), t.resultToken, runtime_.emulation().computeFactor)
         .then([context](TaskOutcome outcome) mutable {
-          auto out = context.getResults().initResult();
-          out.setExitCode(outcome.exitCode);
-          out.setError(outcome.error);
-          out.setSize(outcome.size);
-          out.setSha256(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(outcome.sha256.data()),
-                                            outcome.sha256.size()));
-          out.setComputeS(outcome.computeS);
-          out.setRunS(outcome.runS);
+          transport::toWire(transport::JobTaskAnswer{outcome.exitCode, outcome.error, outcome.size, outcome.sha256,
+                                                     outcome.computeS, outcome.runS},
+                            context.getResults().initResult());
         });
   }
   kj::Promise<void> dropJobFiles(DropJobFilesContext context) override {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "server/link_values.h"
+#include "transport/agent_wire.h"
 #include "transport/link_wire.h"
 #include "core/send_service.h"
 #include "core/survey_runner.h"
@@ -203,11 +204,7 @@ class RpcAgentLink final : public AgentLink {
 
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     auto request = control_.receiveRequest();
-    auto out = request.initOrder();
-    out.setToken(bytes(order.token));
-    out.setDest(order.dest);
-    out.setSize(order.size);
-    out.setSha256(bytes(order.sha256));
+    transport::toWire(transport::ReceiveOrder{order.token, order.dest, order.size, order.sha256}, request.initOrder());
     tasks_.add(request.send().then(
         [done](auto response) { done(std::string(response.getPath())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
@@ -237,33 +234,17 @@ class RpcAgentLink final : public AgentLink {
   // `hnow run`.
   void fetchJobFile(const JobFile& file, Done done) override {
     auto request = control_.fetchJobFileRequest();
-    auto in = request.initInput();
-    in.setToken(bytes(file.token));
-    in.setSize(file.size);
-    in.setSha256(bytes(file.sha256));
-    in.setSource(file.source);
+    transport::toWire(transport::JobFileOrder{file.token, file.size, file.sha256, file.source}, request.initInput());
     tasks_.add(request.send().then([done](auto) { done({}); },
                                    [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void runJobTask(const JobTask& task, TaskDone done) override {
     auto request = control_.runJobTaskRequest();
-    auto out = request.initTask();
-    auto inputs = out.initInputs(static_cast<unsigned>(task.inputs.size()));
-    for (unsigned i = 0; i < inputs.size(); ++i) inputs.set(i, bytes(task.inputs[i]));
-    auto argv = out.initArgv(static_cast<unsigned>(task.argv.size()));
-    for (unsigned i = 0; i < argv.size(); ++i) argv.set(i, task.argv[i]);
-    out.setResultToken(bytes(task.resultToken));
+    transport::toWire(transport::JobTaskOrder{task.inputs, task.argv, task.resultToken}, request.initTask());
     tasks_.add(request.send().then(
         [done](auto response) {
-          auto in = response.getResult();
-          JobTaskResult result;
-          result.exitCode = in.getExitCode();
-          result.commandError = in.getError();
-          result.size = in.getSize();
-          result.sha256 = std::string(reinterpret_cast<const char*>(in.getSha256().begin()), in.getSha256().size());
-          result.computeS = in.getComputeS();
-          result.runS = in.getRunS();
-          done(result);
+          const transport::JobTaskAnswer in = transport::jobTaskAnswerFromWire(response.getResult());
+          done(JobTaskResult{in.exitCode, in.commandError, in.size, in.sha256, in.computeS, in.runS});
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }

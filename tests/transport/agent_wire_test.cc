@@ -1,0 +1,67 @@
+// Every field of hnowd's data-carrying orders to an agent, and of a job
+// task's answer, survives the wire; what the agent must not accept (a short
+// token or digest, no command) is refused.
+#include <doctest/doctest.h>
+
+#include <capnp/message.h>
+
+#include "transport/agent_wire.h"
+
+using namespace hnow::transport;
+
+TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a short token or digest is refused") {
+  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's')};
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::ReceiveOrder>();
+  toWire(order, out);
+  auto back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->token == order.token);
+  CHECK(back->dest == order.dest);
+  CHECK(back->size == order.size);
+  CHECK(back->sha256 == order.sha256);
+  toWire(ReceiveOrder{"short", "x", 1, std::string(32, 's')}, out);
+  CHECK(receiveOrderFromWire(out.asReader()).error().message == "an operation token is 32 bytes");
+  toWire(ReceiveOrder{std::string(32, 't'), "x", 1, "short"}, out);
+  CHECK(receiveOrderFromWire(out.asReader()).error().message == "a SHA-256 is 32 bytes");
+}
+
+TEST_CASE("a job file order survives the wire - a short token is refused") {
+  const JobFileOrder order{std::string(32, 'f'), 4096, std::string(32, 'h'), "10.0.0.1:7101"};
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::JobInput>();
+  toWire(order, out);
+  auto back = jobFileFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->token == order.token);
+  CHECK(back->size == order.size);
+  CHECK(back->sha256 == order.sha256);
+  CHECK(back->source == order.source);
+  toWire(JobFileOrder{"", 1, std::string(32, 'h'), "x"}, out);
+  CHECK_FALSE(jobFileFromWire(out.asReader()));
+}
+
+TEST_CASE("a job task and its answer survive the wire - a task without a command is refused") {
+  const JobTaskOrder task{{std::string(32, 'a'), std::string(32, 'b')}, {"sort", "-n"}, std::string(32, 'r')};
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::JobTask>();
+  toWire(task, out);
+  auto back = jobTaskFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->inputs == task.inputs);
+  CHECK(back->argv == task.argv);
+  CHECK(back->resultToken == task.resultToken);
+  toWire(JobTaskOrder{{}, {}, std::string(32, 'r')}, out);
+  CHECK(jobTaskFromWire(out.asReader()).error().message == "the command is empty");
+
+  const JobTaskAnswer answer{2, "'sort' exited with status 2: sort: invalid option", 77, std::string(32, 'd'), 1.25, 0.5};
+  auto result = message.initRoot<hnow::wire::JobResult>();
+  toWire(answer, result);
+  const JobTaskAnswer read = jobTaskAnswerFromWire(result.asReader());
+  CHECK(read.exitCode == answer.exitCode);
+  CHECK(read.commandError == answer.commandError);
+  CHECK(read.size == answer.size);
+  CHECK(read.sha256 == answer.sha256);
+  CHECK(read.computeS == answer.computeS);
+  CHECK(read.runS == answer.runS);
+}

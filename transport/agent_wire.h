@@ -1,0 +1,55 @@
+#pragma once
+// The one codec of hnowd's orders to an agent that carry data (control.capnp
+// ReceiveOrder, JobInput, JobTask, JobResult): hnowd's RPC glue writes the
+// orders and reads the results, the agent the other way round, both through
+// these pairs. Tokens and digests are raw bytes; what the agent reads is
+// checked (32-byte tokens and digests, a command to run).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "transport/control.capnp.h"
+
+namespace hnow::transport {
+
+struct ReceiveOrder {
+  std::string token;  // 32 bytes
+  std::string dest;
+  std::uint64_t size = 0;
+  std::string sha256;  // 32 bytes
+};
+void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
+Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);
+
+// A file the agent fetches into its job area (a share, a partial result).
+struct JobFileOrder {
+  std::string token;  // 32 bytes
+  std::uint64_t size = 0;
+  std::string sha256;  // 32 bytes
+  std::string source;  // host:port of the data plane serving it
+};
+void toWire(const JobFileOrder& order, wire::JobInput::Builder out);
+Result<JobFileOrder> jobFileFromWire(wire::JobInput::Reader in);
+
+struct JobTaskOrder {
+  std::vector<std::string> inputs;  // tokens of files the agent holds, on stdin in this order
+  std::vector<std::string> argv;
+  std::string resultToken;  // 32 bytes
+};
+void toWire(const JobTaskOrder& order, wire::JobTask::Builder out);
+Result<JobTaskOrder> jobTaskFromWire(wire::JobTask::Reader in);
+
+// What the command did: it ran (and failed unless `commandError` is empty).
+struct JobTaskAnswer {
+  int exitCode = -1;
+  std::string commandError;
+  std::uint64_t size = 0;
+  std::string sha256;
+  double computeS = 0.0;  // including the emulated slow-down (compute factor)
+  double runS = 0.0;      // the command's own wall time
+};
+void toWire(const JobTaskAnswer& answer, wire::JobResult::Builder out);
+JobTaskAnswer jobTaskAnswerFromWire(wire::JobResult::Reader in);
+
+}  // namespace hnow::transport
