@@ -1,7 +1,6 @@
 #include "agent/source_file.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,17 +21,9 @@ Result<SourceFile> openSourceFile(const std::vector<std::string>& roots, const s
   ::close(dir);
   if (fd < 0)
     return Error{error == ELOOP ? path + " is a symlink: refused" : "cannot open " + path + ": " + std::strerror(error)};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return Error{path + " is not a regular file"};
-  }
-  auto digest = transport::data::sha256OfFile(fd);
-  if (!digest) {
-    ::close(fd);
-    return Error{path + ": " + digest.error().message};
-  }
-  return SourceFile{fd, static_cast<std::uint64_t>(info.st_size), digest.value()};
+  auto hashed = transport::data::hashedFile(fd, path);
+  if (!hashed) return hashed.error();
+  return SourceFile{hashed->fd, hashed->size, hashed->sha256};
 }
 
 }  // namespace hnow::agent

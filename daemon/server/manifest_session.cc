@@ -4,6 +4,7 @@
 #include "core/send_service.h"
 #include "server/sessions.h"
 #include "wire/operation_wire.h"
+#include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
@@ -26,14 +27,9 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
     request.items.push_back(std::move(r));
   }
   using Started = std::pair<std::uint64_t, ManifestStatus>;
-  auto paf = kj::newPromiseAndFulfiller<Started>();
-  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Started>>>(kj::mv(paf.fulfiller));
-  manifests_->start(std::move(request), [fulfiller](const Result<Started>& started) {
-    if (!(*fulfiller)->isWaiting()) return;  // the client went away
-    if (started) (*fulfiller)->fulfill(Started(*started));
-    else (*fulfiller)->reject(transport::refusal(started.error().message));
-  });
-  return paf.promise.then([context](Started started) mutable {
+  auto pending = transport::pendingAnswer<Started>();
+  manifests_->start(std::move(request), pending.answer);
+  return pending.promise.then([context](Started started) mutable {
     auto results = context.getResults();
     results.setOperation(started.first);
     toWire(started.second, results.initReport());

@@ -10,6 +10,7 @@
 #include "server/link_values.h"
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
+#include "transport/pending_answer.h"
 #include "core/send_service.h"
 #include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
@@ -89,14 +90,9 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   if (request.algo.empty()) request.algo = "auto";
   request.replan = !in.getNoReplan();
   using Started = std::pair<std::uint64_t, SendStatus>;
-  auto paf = kj::newPromiseAndFulfiller<Started>();
-  auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<Started>>>(kj::mv(paf.fulfiller));
-  sends_->start(std::move(request), [fulfiller](const Result<Started>& started) {
-    if (!(*fulfiller)->isWaiting()) return;  // the client went away
-    if (started) (*fulfiller)->fulfill(Started(*started));
-    else (*fulfiller)->reject(transport::refusal(started.error().message));
-  });
-  return paf.promise.then([context](Started started) mutable {
+  auto pending = transport::pendingAnswer<Started>();
+  sends_->start(std::move(request), pending.answer);
+  return pending.promise.then([context](Started started) mutable {
     auto results = context.getResults();
     results.setOperation(started.first);
     toWire(started.second, results.initReport());

@@ -1,6 +1,7 @@
 #include "transport/data/file_digest.h"
 
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,6 +28,20 @@ Result<Sha256> sha256OfFile(int fd) {
   unsigned int length = 0;
   EVP_DigestFinal_ex(context.get(), digest.data(), &length);
   return digest;
+}
+
+Result<HashedFile> hashedFile(int fd, const std::string& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Error{path + " is not a regular file"};
+  }
+  auto digest = sha256OfFile(fd);
+  if (!digest) {
+    ::close(fd);
+    return Error{path + ": " + digest.error().message};
+  }
+  return HashedFile{fd, static_cast<std::uint64_t>(info.st_size), digest.value()};
 }
 
 }  // namespace hnow::transport::data

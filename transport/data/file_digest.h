@@ -2,6 +2,7 @@
 // The SHA-256 of a whole file (DESIGN.md "Integrity and security defaults":
 // checked before the rename into place), for whoever serves a file: hnowd
 // as a send's source, an agent as a manifest item's.
+#include <cstdint>
 #include <string>
 
 #include "base/result.h"
@@ -12,5 +13,15 @@ namespace hnow::transport::data {
 // Reads `fd` from offset 0 with pread (its own offset is left alone); the
 // digest, or why the file could not be read.
 Result<Sha256> sha256OfFile(int fd);
+
+// A file opened to be served: its descriptor, size and digest.
+struct HashedFile {
+  int fd = -1;
+  std::uint64_t size = 0;
+  Sha256 sha256{};
+};
+// `fd`, owned from now (closed when refused), checked to be a regular file
+// and hashed; `path` names it in the reason it is refused.
+Result<HashedFile> hashedFile(int fd, const std::string& path);
 
 }  // namespace hnow::transport::data
