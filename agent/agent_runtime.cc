@@ -128,9 +128,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> probeLinks(ProbeLinksContext context) override {
     auto order = transport::probeOrderFromWire(context.getParams().getOrder());
     if (!order) transport::refuse(order.error().message);
-    return runtime_.receiver().probe(std::move(order).value()).then([context](transport::data::ProbeResult r) mutable {
-      if (!r.error.empty()) transport::refuse(r.error);
-      transport::toWire(r, context.getResults().initResult());
+    return runtime_.receiver().probe(std::move(order).value()).then([context](Receiver::ProbeAnswer r) mutable {
+      if (!*r) transport::refuse(r->error().message);
+      transport::toWire(r->value(), context.getResults().initResult());
     });
   }
 

@@ -45,13 +45,14 @@ void Receiver::pull(const std::string& token, const std::string& parentAddress) 
   plane_.pull(token, reachable(parentAddress));
 }
 
-kj::Promise<transport::data::ProbeResult> Receiver::probe(transport::data::ProbeOrder order) {
+kj::Promise<Receiver::ProbeAnswer> Receiver::probe(transport::data::ProbeOrder order) {
   for (std::string& address : order.pullFrom) address = reachable(address);
-  auto paf = kj::newPromiseAndCrossThreadFulfiller<transport::data::ProbeResult>();
-  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<transport::data::ProbeResult>>;
+  auto paf = kj::newPromiseAndCrossThreadFulfiller<ProbeAnswer>();
+  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<ProbeAnswer>>;
   auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
-  plane_.probe(std::move(order),
-               [fulfiller](transport::data::ProbeResult result) { (*fulfiller)->fulfill(kj::mv(result)); });
+  plane_.probe(std::move(order), [fulfiller](Result<transport::data::ProbeResult> result) {
+    (*fulfiller)->fulfill(kj::heap<Result<transport::data::ProbeResult>>(std::move(result)));
+  });
   return kj::mv(paf.promise);
 }
 

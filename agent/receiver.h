@@ -6,6 +6,7 @@
 #include <kj/async.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,10 @@ class Receiver {
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.
-  kj::Promise<transport::data::ProbeResult> probe(transport::data::ProbeOrder order);
+  // The round's result, or why the order was refused. Held by kj::Own: GCC
+  // 12 warns falsely about vectors (and shared_ptr) inside kj's ExceptionOr.
+  using ProbeAnswer = kj::Own<Result<transport::data::ProbeResult>>;
+  kj::Promise<ProbeAnswer> probe(transport::data::ProbeOrder order);
   // What the data plane and the interface carrying `host` moved so far.
   transport::data::LinkCounters counters() { return plane_.counters(); }
   void watchInterface(const std::string& host) { plane_.watchInterface(host); }

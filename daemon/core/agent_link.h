@@ -90,12 +90,8 @@ class AgentLink {
   virtual void runJobTask(const JobTask&, TaskDone done) { done(Error{"this agent cannot run jobs"}); }
   virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
   // Its part of one probe round (link_probe.h); `done` once, later or at once.
-  using ProbeDone = std::function<void(const ProbeReply& reply)>;
-  virtual void probeLinks(const ProbeOrder&, ProbeDone done) {
-    ProbeReply reply;
-    reply.error = "this agent cannot take part in link probes";
-    done(reply);
-  }
+  using ProbeDone = LinkProber::ProbeDone;
+  virtual void probeLinks(const ProbeOrder&, ProbeDone done) { done(Error{"this agent cannot take part in link probes"}); }
 };
 
 }  // namespace hnow::daemon

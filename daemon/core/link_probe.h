@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "core/node_loads.h"
 
 namespace hnow::daemon {
@@ -20,7 +21,6 @@ struct ProbeOrder {
 };
 
 struct ProbeReply {
-  std::string error;                     // "" when measured
   std::vector<std::uint64_t> flowBytes;  // per pullFrom, within the window
   double windowSeconds = 0.0;
   CounterSample before, after;           // the node's counters at the window's ends
@@ -31,8 +31,9 @@ class LinkProber {
   virtual ~LinkProber() = default;
   // Runs `node`'s part (kCoordinatorNode: hnowd's own data plane); `done`
   // is called once, later, on the caller's thread.
-  virtual void probe(const std::string& node, const ProbeOrder& order,
-                     std::function<void(const ProbeReply&)> done) = 0;
+  // The reply, or why the node measured nothing.
+  using ProbeDone = std::function<void(const Result<ProbeReply>& reply)>;
+  virtual void probe(const std::string& node, const ProbeOrder& order, ProbeDone done) = 0;
 };
 
 }  // namespace hnow::daemon

@@ -180,18 +180,17 @@ void SurveyRunner::startRound() {
       if (order.pullFrom.back().empty()) missing = from;
     }
     if (!missing.empty() || addressOf(nodes[i]).empty()) {
-      ProbeReply gone;
-      gone.error = (missing.empty() ? nodes[i] : missing) + " is no longer connected";
-      answer(generation, i, gone);
+      answer(generation, i, Error{(missing.empty() ? nodes[i] : missing) + " is no longer connected"});
       continue;
     }
-    prober_.probe(nodes[i], order, [this, generation, i](const ProbeReply& reply) { answer(generation, i, reply); });
+    prober_.probe(nodes[i], order,
+                  [this, generation, i](const Result<ProbeReply>& reply) { answer(generation, i, reply); });
   }
   issuing_ = false;
   if (round_ && round_->generation == generation && round_->answered == round_->nodes.size()) finishRound();
 }
 
-void SurveyRunner::answer(std::uint64_t generation, std::size_t node, const ProbeReply& reply) {
+void SurveyRunner::answer(std::uint64_t generation, std::size_t node, const Result<ProbeReply>& reply) {
   if (!round_ || round_->generation != generation || round_->replies.at(node)) return;
   round_->replies[node] = reply;
   ++round_->answered;
@@ -206,14 +205,14 @@ void SurveyRunner::finishRound() {
   std::set<std::string> failed;
   for (std::size_t i = 0; i < round.nodes.size(); ++i) {
     if (!round.replies[i]) problems.push_back(round.nodes[i] + ": no answer in time");
-    else if (!round.replies[i]->error.empty()) problems.push_back(round.nodes[i] + ": " + round.replies[i]->error);
+    else if (!*round.replies[i]) problems.push_back(round.nodes[i] + ": " + round.replies[i]->error().message);
     else continue;
     failed.insert(round.nodes[i]);
   }
   if (problems.empty()) {
     RoundOutcome outcome;
     for (std::size_t i = 0; i < round.nodes.size(); ++i) {
-      const ProbeReply& reply = *round.replies[i];
+      const ProbeReply& reply = round.replies[i]->value();
       outcome.loads[round.nodes[i]] = loadBetween(reply.before, reply.after);
       std::size_t k = 0;
       for (const auto& [from, to] : plan.flows) {

@@ -76,7 +76,7 @@ class SurveyRunner {
   struct Round {
     std::uint64_t generation = 0;
     std::vector<std::string> nodes;
-    std::vector<std::optional<ProbeReply>> replies;
+    std::vector<std::optional<Result<ProbeReply>>> replies;
     std::size_t answered = 0;
     TimePoint started{};
   };
@@ -92,7 +92,7 @@ class SurveyRunner {
   std::vector<LinkId> linksOf(const std::vector<std::string>& nodes) const;
   void begin(std::vector<LinkId> targets, bool asked, Done done);
   void startRound();
-  void answer(std::uint64_t generation, std::size_t node, const ProbeReply& reply);
+  void answer(std::uint64_t generation, std::size_t node, const Result<ProbeReply>& reply);
   void finishRound();
   // Plans the rounds after the current one again without the nodes that
   // failed, the current one's target included when it did not fail itself.

@@ -11,22 +11,23 @@ namespace hnow::daemon {
 // hnowd's own probes: the data thread pushes each result to an inbox the kj
 // thread drains, calling the waiting `done` by its number.
 struct NodeProber::Pending {
-  struct Result {
+  struct Answer {
     std::uint64_t id;
-    transport::data::ProbeResult result;
+    hnow::Result<transport::data::ProbeResult> result;
   };
-  transport::data::KjInbox<Result> inbox;
-  std::map<std::uint64_t, std::function<void(const ProbeReply&)>> waiting;
+  transport::data::KjInbox<Answer> inbox;
+  std::map<std::uint64_t, ProbeDone> waiting;
   std::uint64_t next = 1;
 
   kj::Promise<void> drain() {
-    return inbox.next().then([this](std::vector<Result> results) {
-      for (Result& r : results) {
+    return inbox.next().then([this](std::vector<Answer> results) {
+      for (Answer& r : results) {
         auto it = waiting.find(r.id);
         if (it == waiting.end()) continue;
         auto done = std::move(it->second);
         waiting.erase(it);
-        done(probeReplyOf(r.result));
+        if (r.result) done(probeReplyOf(r.result.value()));
+        else done(r.result.error());
       }
       return drain();
     });
@@ -41,20 +42,15 @@ NodeProber::NodeProber(Coordinator& coordinator, transport::data::DataPlane& pla
 
 NodeProber::~NodeProber() noexcept {}
 
-void NodeProber::probe(const std::string& node, const ProbeOrder& order,
-                       std::function<void(const ProbeReply&)> done) {
+void NodeProber::probe(const std::string& node, const ProbeOrder& order, ProbeDone done) {
   if (node != kCoordinatorNode) {
     AgentLink* link = coordinator_.link(node);
-    if (!link) {
-      ProbeReply gone;
-      gone.error = "not connected";
-      return done(gone);
-    }
+    if (!link) return done(Error{"not connected"});
     return link->probeLinks(order, std::move(done));
   }
   const std::uint64_t id = pending_->next++;
   pending_->waiting[id] = std::move(done);
-  plane_.probe(probeOrderOf(order), [pending = pending_, id](transport::data::ProbeResult result) {
+  plane_.probe(probeOrderOf(order), [pending = pending_, id](hnow::Result<transport::data::ProbeResult> result) {
     pending->inbox.push({id, std::move(result)});
   });
 }

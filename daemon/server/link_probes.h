@@ -17,7 +17,7 @@ class NodeProber final : public LinkProber {
   NodeProber(Coordinator& coordinator, transport::data::DataPlane& plane);
   // kj promises may throw from their destructors; LinkProber's may not.
   ~NodeProber() noexcept override;
-  void probe(const std::string& node, const ProbeOrder& order, std::function<void(const ProbeReply&)> done) override;
+  void probe(const std::string& node, const ProbeOrder& order, ProbeDone done) override;
 
  private:
   struct Pending;

@@ -41,7 +41,6 @@ transport::data::ProbeOrder probeOrderOf(const ProbeOrder& order) {
 
 ProbeReply probeReplyOf(const transport::data::ProbeResult& result) {
   ProbeReply reply;
-  reply.error = result.error;
   reply.flowBytes = result.flowBytes;
   reply.windowSeconds = result.windowSeconds;
   reply.before = countersOf(result.before);

@@ -258,15 +258,9 @@ class RpcAgentLink final : public AgentLink {
         [done, flows](auto response) {
           auto result = transport::probeResultFromWire(response.getResult(), flows);
           if (result) return done(probeReplyOf(*result));
-          ProbeReply refused;
-          refused.error = result.error().message;
-          done(refused);
+          done(result.error());
         },
-        [done](kj::Exception&& e) {
-          ProbeReply reply;
-          reply.error = transport::describe(e);
-          done(reply);
-        }));
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
 
  private:

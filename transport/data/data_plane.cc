@@ -134,17 +134,9 @@ struct DataPlane::Impl final : PlaneCore {
                       counters_.received.load(std::memory_order_relaxed), wire_->total(), interface_);
   }
 
-  void probe(ProbeOrder order, std::function<void(ProbeResult)> done) {
-    if (std::string problem = ProbeRound::problem(order); !problem.empty()) {
-      ProbeResult refused;
-      refused.error = problem;
-      return done(std::move(refused));
-    }
-    if (order.serve && find(order.token)) {
-      ProbeResult refused;
-      refused.error = "the probe token is in use";
-      return done(std::move(refused));
-    }
+  void probe(ProbeOrder order, ProbeDone done) {
+    if (std::string problem = ProbeRound::problem(order); !problem.empty()) return done(Error{problem});
+    if (order.serve && find(order.token)) return done(Error{"the probe token is in use"});
     ProbeRound::Hooks hooks{
         [this](const std::string& token) {
           auto op = std::make_unique<Operation>();
@@ -348,7 +340,7 @@ void DataPlane::setRates(double up, double down) {
   });
 }
 
-void DataPlane::probe(ProbeOrder order, std::function<void(ProbeResult)> done) {
+void DataPlane::probe(ProbeOrder order, ProbeDone done) {
   loop_->post([this, order = std::move(order), done = std::move(done)]() mutable {
     impl_->probe(std::move(order), std::move(done));
   });

@@ -78,8 +78,9 @@ struct ProbeResult {
   std::vector<std::uint64_t> flowBytes;  // payload from each pullFrom peer within the window
   double windowSeconds = 0.0;            // the window as measured here
   LinkCounters before, after;            // this plane's counters when it opened and closed
-  std::string error;                     // "" or why the order was refused (nothing done then)
 };
+// The round's result, or why the order was refused (nothing done then).
+using ProbeDone = std::function<void(Result<ProbeResult>)>;
 
 class DataPlane {
  public:
@@ -112,7 +113,7 @@ class DataPlane {
   // Runs one node's part of a probe round: `done` once, on the data thread,
   // when the window has closed (at once with an error for a bad order).
   // The round's token is served only until shortly after that.
-  void probe(ProbeOrder order, std::function<void(ProbeResult)> done);
+  void probe(ProbeOrder order, ProbeDone done);
   // What this plane and its interface carried so far; a sample taken on the
   // data thread (the caller waits a moment for it).
   LinkCounters counters();

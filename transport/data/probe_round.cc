@@ -24,7 +24,7 @@ std::string ProbeRound::problem(const ProbeOrder& order) {
   return "";
 }
 
-ProbeRound::ProbeRound(PlaneCore& core, ProbeOrder order, std::function<void(ProbeResult)> done, Hooks hooks)
+ProbeRound::ProbeRound(PlaneCore& core, ProbeOrder order, ProbeDone done, Hooks hooks)
     : core_(core), order_(std::move(order)), done_(std::move(done)), hooks_(std::move(hooks)) {}
 
 UvHandle<uv_timer_t> ProbeRound::timer(void (*callback)(uv_timer_t*), double seconds) {

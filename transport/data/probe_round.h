@@ -25,7 +25,7 @@ class ProbeRound {
   // Why `order` cannot be run, or "".
   static std::string problem(const ProbeOrder& order);
 
-  ProbeRound(PlaneCore& core, ProbeOrder order, std::function<void(ProbeResult)> done, Hooks hooks);
+  ProbeRound(PlaneCore& core, ProbeOrder order, ProbeDone done, Hooks hooks);
   void start();
 
  private:
@@ -36,7 +36,7 @@ class ProbeRound {
 
   PlaneCore& core_;
   ProbeOrder order_;
-  std::function<void(ProbeResult)> done_;
+  ProbeDone done_;
   Hooks hooks_;
   std::vector<std::unique_ptr<ProbeConnection>> flows_;
   std::vector<std::uint64_t> atOpen_;

@@ -56,13 +56,8 @@ class FluidProber final : public LinkProber {
  public:
   explicit FluidProber(std::map<std::string, FluidNode>& lab) : lab_(lab) {}
 
-  void probe(const std::string& node, const ProbeOrder& order, std::function<void(const ProbeReply&)> done) override {
-    if (failing.count(node)) {
-      ProbeReply r;
-      r.error = failing.at(node);
-      done(r);
-      return;
-    }
+  void probe(const std::string& node, const ProbeOrder& order, ProbeDone done) override {
+    if (failing.count(node)) return done(Error{failing.at(node)});
     pending_.push_back({node, order, std::move(done)});
   }
 
@@ -110,7 +105,7 @@ class FluidProber final : public LinkProber {
   struct Pending {
     std::string node;
     ProbeOrder order;
-    std::function<void(const ProbeReply&)> done;
+    ProbeDone done;
   };
   std::string nameOf(const std::string& address) const {
     return address.substr(0, address.find(':'));  // the fixture's addresses are "name:1"
