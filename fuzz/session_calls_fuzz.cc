@@ -26,10 +26,13 @@
 #include "daemon/core/memory_state_store.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/quiet_logs.h"
+#include "core/job_service.h"
+#include "core/manifest_service.h"
+#include "core/send_service.h"
+#include "server/data_source_plane.h"
 #include "server/gate_server.h"
-#include "server/job_service.h"
-#include "server/manifest_service.h"
-#include "server/send_service.h"
+#include "server/posix_run_files.h"
+#include "transport/data/frame.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
 
@@ -109,9 +112,14 @@ struct Lab {
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};
   Ignore ignore;
   transport::data::DataPlane plane{clock, [](transport::data::TransferEvent) {}};
-  daemon::SendService sends{coordinator, plane, "hnowd:1", clock};
-  daemon::ManifestService manifests{coordinator, clock};
-  daemon::JobService jobs{coordinator, plane, "hnowd:1", clock, timer, scratch + "/work", {scratch}};  // runs confined to the scratch directory, as [run] roots
+  daemon::DataSourcePlane source{plane};
+  daemon::PosixRunFiles runFiles{scratch + "/work", {scratch}};  // runs confined to the scratch directory, as [run] roots
+  std::function<std::string()> newToken = [] { return std::string(32, 'k'); };
+  daemon::SendService sends{coordinator, source, "hnowd:1", clock, transport::data::kChunkBytes, 0, newToken};
+  daemon::ManifestService manifests{coordinator, clock, transport::data::kChunkBytes, newToken};
+  daemon::JobService jobs{coordinator, source, runFiles, "hnowd:1", clock,
+                          [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); },
+                          newToken};
   kj::TaskSet tasks{ignore};
   std::vector<std::string> tokens;
   std::vector<std::uint64_t> operations{1};
@@ -398,11 +406,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       else if (what <= 5) agentCall(in, lab, what - 1);
       else if (what <= 15) clientCall(in, lab, what - 6);
       else if (what == 16) {
-        // Time passes: hnowd's tick (lost agents, drift) and its timers.
+        // Time passes: hnowd's tick (lost agents, drift, jobs) and its timers.
         const auto step = std::chrono::milliseconds(in.ConsumeIntegralInRange<int>(0, 5000));
         lab.clock.advance(step);
         lab.timer.advanceTo(lab.timer.now() + step.count() * kj::MILLISECONDS);
         lab.coordinator.tick();
+        lab.jobs.tick();
         lab.ws.poll();
       } else if (what == 17 && !lab.agents.empty()) {
         // An agent's connection ends.
