@@ -17,13 +17,6 @@
 
 namespace hnow::daemon {
 
-namespace {
-
-using namespace std::chrono_literals;
-std::string jsonText(const std::string& s) { return jsonString(s); }
-
-}  // namespace
-
 struct JobService::Actions final : JobActions {
   Actions(JobService& s, Job& j) : service(s), job(j) {}
   void serve(int id) override {
@@ -170,8 +163,8 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   job->request = std::move(request);
   job->created = clock_.now();
   job->record = beginRecord(coordinator_, "run",
-                            "{\"input\":" + jsonText(job->request.input) + ",\"command\":" +
-                                jsonText(job->request.command) + ",\"agents\":" + std::to_string(job->agents.size()) +
+                            "{\"input\":" + jsonString(job->request.input) + ",\"command\":" +
+                                jsonString(job->request.command) + ",\"agents\":" + std::to_string(job->agents.size()) +
                                 "}");
   spdlog::info("run {}: '{}' on {} ({} units, {} bytes) over {} agents", job->id, job->request.command,
                job->request.input, job->offsets.size() - 1, job->content.size(), job->agents.size());
@@ -234,10 +227,10 @@ void JobService::finish(Job& job, std::string error) {
     std::snprintf(numbers, sizeof numbers, ",\"predicted_s\":%.3f,\"actual_s\":%.3f,\"reissued\":%d,\"units\":%zu",
                   job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.elapsedS,
                   job.run ? job.run->reissued() : 0, job.offsets.size() - 1);
-    std::string summary = "{\"input\":" + jsonText(job.request.input) + ",\"command\":" +
-                          jsonText(job.request.command) + ",\"plan\":" +
-                          jsonText(job.plan ? job.plan->algorithm : "") + numbers +
-                          (job.error.empty() ? "" : ",\"error\":" + jsonText(job.error)) + "}";
+    std::string summary = "{\"input\":" + jsonString(job.request.input) + ",\"command\":" +
+                          jsonString(job.request.command) + ",\"plan\":" +
+                          jsonString(job.plan ? job.plan->algorithm : "") + numbers +
+                          (job.error.empty() ? "" : ",\"error\":" + jsonString(job.error)) + "}";
     finishRecord(coordinator_, job.record, job.error.empty() ? "done" : "failed", summary);
   }
 }
