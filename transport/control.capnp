@@ -42,13 +42,15 @@ struct LinkCounters {
   atS @0 :Float64;            # the agent's steady clock
   dataSent @1 :UInt64;        # hnow's payload handed to and taken from its sockets
   dataReceived @2 :UInt64;
-  wireSent @3 :UInt64;        # hnow's connections on the wire, headers included
-  wireReceived @4 :UInt64;
+  obsoleteWireSent @3 :UInt64;      # not set: the interface's packet counts
+  obsoleteWireReceived @4 :UInt64;  # tell its headers (nicSentPackets)
   nicKnown @5 :Bool;
-  nicSent @6 :UInt64;         # everything through the interface
+  nicSent @6 :UInt64;         # everything through the interface: bytes
   nicReceived @7 :UInt64;
   tcpSent @8 :UInt64;         # hnow's payload its peers acknowledged
   tcpReceived @9 :UInt64;     # hnow's payload received
+  nicSentPackets @10 :UInt64; # and packets
+  nicReceivedPackets @11 :UInt64;
 }
 
 struct LinkRate {

@@ -10,11 +10,11 @@ void toWire(const data::LinkCounters& c, wire::LinkCounters::Builder out) {
   out.setDataReceived(c.dataReceived);
   out.setTcpSent(c.tcpSent);
   out.setTcpReceived(c.tcpReceived);
-  out.setWireSent(c.wireSent);
-  out.setWireReceived(c.wireReceived);
   out.setNicKnown(c.nicKnown);
   out.setNicSent(c.nicSent);
   out.setNicReceived(c.nicReceived);
+  out.setNicSentPackets(c.nicSentPackets);
+  out.setNicReceivedPackets(c.nicReceivedPackets);
 }
 
 std::optional<data::LinkCounters> countersFromWire(wire::LinkCounters::Reader in) {
@@ -25,11 +25,11 @@ std::optional<data::LinkCounters> countersFromWire(wire::LinkCounters::Reader in
   c.dataReceived = in.getDataReceived();
   c.tcpSent = in.getTcpSent();
   c.tcpReceived = in.getTcpReceived();
-  c.wireSent = in.getWireSent();
-  c.wireReceived = in.getWireReceived();
   c.nicKnown = in.getNicKnown();
   c.nicSent = in.getNicSent();
   c.nicReceived = in.getNicReceived();
+  c.nicSentPackets = in.getNicSentPackets();
+  c.nicReceivedPackets = in.getNicReceivedPackets();
   return c;
 }
 

@@ -7,8 +7,6 @@ namespace hnow::daemon {
 
 namespace {
 
-constexpr double kPayloadPerWire = 1448.0 / 1514.0;
-
 double perSecond(std::uint64_t earlier, std::uint64_t later, double seconds) {
   return later >= earlier ? static_cast<double>(later - earlier) / seconds : 0.0;
 }
@@ -21,13 +19,19 @@ NodeLoad loadBetween(const CounterSample& a, const CounterSample& b) {
   if (!(dt > 0)) return load;
   load.sent = perSecond(a.tcpSent, b.tcpSent, dt);
   load.received = perSecond(a.dataReceived, b.dataReceived, dt);
-  if (a.nicKnown && b.nicKnown) {
-    // What hnow's connections put on the wire, headers and ACKs included,
-    // is subtracted: the rest is somebody else's.
-    const double nicSent = perSecond(a.nicSent, b.nicSent, dt), nicReceived = perSecond(a.nicReceived, b.nicReceived, dt);
-    const double wireSent = perSecond(a.wireSent, b.wireSent, dt), wireReceived = perSecond(a.wireReceived, b.wireReceived, dt);
-    load.foreignSent = std::max(0.0, nicSent - wireSent) * kPayloadPerWire;
-    load.foreignReceived = std::max(0.0, nicReceived - wireReceived) * kPayloadPerWire;
+  // Interface counters without packet counts (an agent that does not send
+  // them) cannot tell headers from payload: hnow's traffic alone then.
+  const bool packets = b.nicSentPackets > 0 || b.nicReceivedPackets > 0;
+  if (a.nicKnown && b.nicKnown && packets) {
+    // The interface's payload, hnow's acknowledged and received payload
+    // subtracted: the rest is somebody else's. Pure ACKs are headers alone.
+    auto payload = [&](std::uint64_t bytesA, std::uint64_t bytesB, std::uint64_t packetsA, std::uint64_t packetsB) {
+      return std::max(0.0, perSecond(bytesA, bytesB, dt) - kHeaderBytesPerPacket * perSecond(packetsA, packetsB, dt));
+    };
+    const double nicSent = payload(a.nicSent, b.nicSent, a.nicSentPackets, b.nicSentPackets);
+    const double nicReceived = payload(a.nicReceived, b.nicReceived, a.nicReceivedPackets, b.nicReceivedPackets);
+    load.foreignSent = std::max(0.0, nicSent - perSecond(a.tcpSent, b.tcpSent, dt));
+    load.foreignReceived = std::max(0.0, nicReceived - perSecond(a.tcpReceived, b.tcpReceived, dt));
     load.sent += load.foreignSent;
     load.received += load.foreignReceived;
   }

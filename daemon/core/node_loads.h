@@ -19,19 +19,22 @@ struct CounterSample {
   double atSeconds = 0.0;  // the node's own steady clock
   std::uint64_t dataSent = 0, dataReceived = 0;  // hnow's payload handed to and taken from its sockets
   std::uint64_t tcpSent = 0, tcpReceived = 0;    // hnow's payload acknowledged by peers, and received
-  std::uint64_t wireSent = 0, wireReceived = 0;  // hnow's connections on the wire
   bool nicKnown = false;
-  std::uint64_t nicSent = 0, nicReceived = 0;    // everything through the interface
+  std::uint64_t nicSent = 0, nicReceived = 0;    // everything through the interface: bytes
+  std::uint64_t nicSentPackets = 0, nicReceivedPackets = 0;  // and packets
 };
 
 // Payload bytes/s between two samples of one node: what its connections'
 // peers acknowledged (a chunk queued on a socket is not yet on the link: a
 // new connection queues a whole window at once) and what it took from its
-// sockets (what an emulated downlink paces), plus other traffic: what the
-// interface carried beyond hnow's own connections, taken at the payload
-// share of a full TCP segment (1448 of 1514 bytes) to compare with hnow's
-// payload rates.
+// sockets (what an emulated downlink paces), plus other traffic: the
+// payload the interface carried beyond hnow's. The interface's payload is
+// its bytes less one set of headers per packet (kHeaderBytesPerPacket): a
+// NIC counts every frame, a veth whole GSO packets of up to 64 KiB with
+// their headers once, and both hold as many headers as packets.
 NodeLoad loadBetween(const CounterSample& earlier, const CounterSample& later);
+// Ethernet, IPv4 and TCP with timestamps (Linux's default): 14 + 20 + 32.
+constexpr double kHeaderBytesPerPacket = 66.0;
 
 class NodeLoads {
  public:

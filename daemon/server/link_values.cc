@@ -9,11 +9,11 @@ CounterSample countersOf(const transport::data::LinkCounters& in) {
   c.dataReceived = in.dataReceived;
   c.tcpSent = in.tcpSent;
   c.tcpReceived = in.tcpReceived;
-  c.wireSent = in.wireSent;
-  c.wireReceived = in.wireReceived;
   c.nicKnown = in.nicKnown;
   c.nicSent = in.nicSent;
   c.nicReceived = in.nicReceived;
+  c.nicSentPackets = in.nicSentPackets;
+  c.nicReceivedPackets = in.nicReceivedPackets;
   return c;
 }
 

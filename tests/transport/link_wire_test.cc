@@ -21,7 +21,8 @@ data::LinkCounters counters(std::uint64_t k) {
   data::LinkCounters c;
   c.atSeconds = 12.5 + static_cast<double>(k);
   c.dataSent = 1 + k, c.dataReceived = 2 + k, c.tcpSent = 3 + k, c.tcpReceived = 4 + k;
-  c.wireSent = 5 + k, c.wireReceived = 6 + k, c.nicKnown = true, c.nicSent = 7 + k, c.nicReceived = 8 + k;
+  c.nicKnown = true, c.nicSent = 7 + k, c.nicReceived = 8 + k;
+  c.nicSentPackets = 5 + k, c.nicReceivedPackets = 6 + k;
   return c;
 }
 
@@ -31,11 +32,11 @@ void checkSame(const data::LinkCounters& a, const data::LinkCounters& b) {
   CHECK(a.dataReceived == b.dataReceived);
   CHECK(a.tcpSent == b.tcpSent);
   CHECK(a.tcpReceived == b.tcpReceived);
-  CHECK(a.wireSent == b.wireSent);
-  CHECK(a.wireReceived == b.wireReceived);
   CHECK(a.nicKnown == b.nicKnown);
   CHECK(a.nicSent == b.nicSent);
   CHECK(a.nicReceived == b.nicReceived);
+  CHECK(a.nicSentPackets == b.nicSentPackets);
+  CHECK(a.nicReceivedPackets == b.nicReceivedPackets);
 }
 
 }  // namespace

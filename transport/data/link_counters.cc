@@ -15,8 +15,6 @@ namespace hnow::transport::data {
 
 namespace {
 
-constexpr std::uint64_t kHeaderBytesPerSegment = 66;
-
 std::optional<std::uint64_t> readNumber(const std::string& path) {
   std::ifstream in(path);
   std::uint64_t value = 0;
@@ -49,32 +47,20 @@ std::string interfaceOf(const std::string& host) {
   return found;
 }
 
-std::optional<std::pair<std::uint64_t, std::uint64_t>> interfaceBytes(const std::string& interface) {
+std::optional<InterfaceCounters> interfaceCounters(const std::string& interface) {
   if (interface.empty() || interface.find('/') != std::string::npos) return std::nullopt;
   const std::string base = "/sys/class/net/" + interface + "/statistics/";
-  auto tx = readNumber(base + "tx_bytes"), rx = readNumber(base + "rx_bytes");
-  if (!tx || !rx) return std::nullopt;
-  return std::make_pair(*tx, *rx);
+  auto txBytes = readNumber(base + "tx_bytes"), rxBytes = readNumber(base + "rx_bytes");
+  auto txPackets = readNumber(base + "tx_packets"), rxPackets = readNumber(base + "rx_packets");
+  if (!txBytes || !rxBytes || !txPackets || !rxPackets) return std::nullopt;
+  return InterfaceCounters{*txBytes, *rxBytes, *txPackets, *rxPackets};
 }
 
 std::optional<WireBytes> wireBytesOf(int fd) {
   tcp_info info{};
   socklen_t length = sizeof info;
   if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
-  WireBytes w;
-  w.acked = info.tcpi_bytes_acked;
-  w.received = info.tcpi_bytes_received;
-  // What reached the wire: the data delivered (a segment a queue dropped
-  // before the interface, and sent again, passed it once), its segments'
-  // headers, and the pure ACKs. Kernels before 4.18 lack the delivered
-  // count: every segment sent instead.
-  const bool hasDelivered = length >= offsetof(tcp_info, tcpi_delivered) + sizeof info.tcpi_delivered;
-  const std::uint64_t segments =
-      hasDelivered ? std::uint64_t{info.tcpi_delivered} + (info.tcpi_segs_out - info.tcpi_data_segs_out)
-                   : info.tcpi_segs_out;
-  w.sent = info.tcpi_bytes_acked + kHeaderBytesPerSegment * segments;
-  w.arrived = info.tcpi_bytes_received + kHeaderBytesPerSegment * info.tcpi_segs_in;
-  return w;
+  return WireBytes{info.tcpi_bytes_acked, info.tcpi_bytes_received};
 }
 
 LinkCounters countersOf(double atSeconds, std::uint64_t dataSent, std::uint64_t dataReceived, const WireBytes& wire,
@@ -85,12 +71,12 @@ LinkCounters countersOf(double atSeconds, std::uint64_t dataSent, std::uint64_t 
   c.dataReceived = dataReceived;
   c.tcpSent = wire.acked;
   c.tcpReceived = wire.received;
-  c.wireSent = wire.sent;
-  c.wireReceived = wire.arrived;
-  if (auto nic = interfaceBytes(interface)) {
+  if (auto nic = interfaceCounters(interface)) {
     c.nicKnown = true;
-    c.nicSent = nic->first;
-    c.nicReceived = nic->second;
+    c.nicSent = nic->txBytes;
+    c.nicReceived = nic->rxBytes;
+    c.nicSentPackets = nic->txPackets;
+    c.nicReceivedPackets = nic->rxPackets;
   }
   return c;
 }

@@ -3,9 +3,8 @@
 // carried since the start (hnowd differences two samples: node_loads.h).
 // hnow's own bytes come from each connection's TCP_INFO: the payload its
 // peers acknowledged or it received (a chunk handed to the socket is not yet
-// on the link: a new connection queues a whole window at once), and the same
-// on the wire, every segment's headers and pure ACKs included, so that what
-// else crossed the interface can be told apart from hnow's.
+// on the link: a new connection queues a whole window at once). The
+// interface's bytes and packets tell the payload it carried, hnow's or not.
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -18,9 +17,9 @@ struct LinkCounters {
   double atSeconds = 0.0;  // the plane's clock
   std::uint64_t dataSent = 0, dataReceived = 0;  // DATA payload handed to and taken from the sockets
   std::uint64_t tcpSent = 0, tcpReceived = 0;    // payload acknowledged by peers, and received (TCP_INFO)
-  std::uint64_t wireSent = 0, wireReceived = 0;  // the same connections on the wire
   bool nicKnown = false;                         // the interface below was found
-  std::uint64_t nicSent = 0, nicReceived = 0;    // everything through it, hnow's or not
+  std::uint64_t nicSent = 0, nicReceived = 0;    // everything through it, hnow's or not: bytes
+  std::uint64_t nicSentPackets = 0, nicReceivedPackets = 0;  // and packets
 };
 
 // The interface that carries the local address `host` (numeric IPv4 or
@@ -28,23 +27,23 @@ struct LinkCounters {
 // shared by every process of the machine, its counters say nothing of one
 // node's link.
 std::string interfaceOf(const std::string& host);
-// tx and rx bytes of `interface` (sysfs); none when unreadable.
-std::optional<std::pair<std::uint64_t, std::uint64_t>> interfaceBytes(const std::string& interface);
+struct InterfaceCounters {
+  std::uint64_t txBytes = 0, rxBytes = 0, txPackets = 0, rxPackets = 0;
+};
+// What `interface` carried (sysfs); none when unreadable.
+std::optional<InterfaceCounters> interfaceCounters(const std::string& interface);
 
 struct WireBytes {
   std::uint64_t acked = 0;     // payload the peer acknowledged
   std::uint64_t received = 0;  // payload received
-  std::uint64_t sent = 0;      // on the wire: payload delivered, its headers and the pure ACKs'
-  std::uint64_t arrived = 0;   // on the wire: payload received and headers
 };
 
 // A node's counters now: the DATA payload its plane moved, its connections'
 // bytes, and its interface's when it has one ("": none).
 LinkCounters countersOf(double atSeconds, std::uint64_t dataSent, std::uint64_t dataReceived, const WireBytes& wire,
                         const std::string& interface);
-// A TCP socket's bytes so far (TCP_INFO); on the wire, 66 bytes (Ethernet,
-// IPv4 and TCP headers with timestamps) per segment; none when `fd` is not
-// a TCP socket.
+// A TCP socket's payload so far (TCP_INFO); none when `fd` is not a TCP
+// socket.
 std::optional<WireBytes> wireBytesOf(int fd);
 
 class TcpStream;
@@ -59,8 +58,6 @@ class WireTally {
   void add(const WireBytes& more) {
     total_.acked += more.acked;
     total_.received += more.received;
-    total_.sent += more.sent;
-    total_.arrived += more.arrived;
   }
   // Samples every open connection first.
   WireBytes total();

@@ -37,8 +37,7 @@ void TcpStream::countWire() {
   auto now = wireBytesOf(fd);
   if (!now) return;
   auto since = [](std::uint64_t now, std::uint64_t seen) { return now - std::min(now, seen); };
-  wire_->add({since(now->acked, wireSeen_.acked), since(now->received, wireSeen_.received),
-              since(now->sent, wireSeen_.sent), since(now->arrived, wireSeen_.arrived)});
+  wire_->add({since(now->acked, wireSeen_.acked), since(now->received, wireSeen_.received)});
   wireSeen_ = *now;
 }
 

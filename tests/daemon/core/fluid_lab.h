@@ -22,20 +22,21 @@ using namespace hnow::daemon;
 inline double mbps(double m) { return m * 1e6 / 8; }
 
 // Counters after `seconds` at the given payload rates (node_loads.h's
-// inverse): hnow's wire bytes 1514/1448 of its payload, the interface
-// carries them plus the other traffic's.
+// inverse): the interface carries hnow's payload and the other traffic's
+// in full segments, 66 bytes of headers each.
 inline CounterSample countersAfter(double seconds, double sent, double received, double otherSent,
                                    double otherReceived, double at) {
-  const double wire = 1514.0 / 1448.0;
   CounterSample c;
   c.atSeconds = at;
   c.dataSent = c.tcpSent = static_cast<std::uint64_t>(sent * seconds);
   c.dataReceived = c.tcpReceived = static_cast<std::uint64_t>(received * seconds);
-  c.wireSent = static_cast<std::uint64_t>(sent * seconds * wire);
-  c.wireReceived = static_cast<std::uint64_t>(received * seconds * wire);
   c.nicKnown = true;
-  c.nicSent = c.wireSent + static_cast<std::uint64_t>(otherSent * seconds * wire);
-  c.nicReceived = c.wireReceived + static_cast<std::uint64_t>(otherReceived * seconds * wire);
+  const auto nicSent = static_cast<std::uint64_t>((sent + otherSent) * seconds);
+  const auto nicReceived = static_cast<std::uint64_t>((received + otherReceived) * seconds);
+  c.nicSentPackets = nicSent / 1448 + 1;
+  c.nicReceivedPackets = nicReceived / 1448 + 1;
+  c.nicSent = nicSent + 66 * c.nicSentPackets;
+  c.nicReceived = nicReceived + 66 * c.nicReceivedPackets;
   return c;
 }
 

@@ -55,9 +55,9 @@ struct PassiveLab {
         c.atSeconds += 0.25;
         c.dataSent += step.dataSent, c.dataReceived += step.dataReceived;
         c.tcpSent += step.tcpSent, c.tcpReceived += step.tcpReceived;
-        c.wireSent += step.wireSent, c.wireReceived += step.wireReceived;
         c.nicKnown = true;
         c.nicSent += step.nicSent, c.nicReceived += step.nicReceived;
+        c.nicSentPackets += step.nicSentPackets, c.nicReceivedPackets += step.nicReceivedPackets;
       }
       for (std::size_t i = 0; i < f.sessions.size(); ++i) f.coordinator.heartbeat(f.sessions[i], counters["agent-" + std::to_string(i + 1)]);
       f.coordinator.localCounters(counters[kCoordinatorNode]);
