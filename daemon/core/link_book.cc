@@ -223,6 +223,11 @@ bool LinkBook::fixed(const LinkId& link) const {
   return e && e->fixed;
 }
 
+bool LinkBook::paced(const LinkId& link) const {
+  const Entry* e = find(link);
+  return e && e->paced;
+}
+
 std::vector<LinkChange> LinkBook::takeChanges() {
   std::vector<LinkChange> out;
   out.swap(changes_);

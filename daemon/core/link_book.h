@@ -80,6 +80,7 @@ class LinkBook {
   // Readings behind the current rate (survey and passive).
   int samples(const LinkId& link) const;
   bool fixed(const LinkId& link) const;
+  bool paced(const LinkId& link) const;
   // Every measured link (not emulated or configured), for state/.
   std::vector<std::pair<LinkId, LinkRate>> measured() const;
 

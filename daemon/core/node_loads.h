@@ -24,14 +24,15 @@ struct CounterSample {
   std::uint64_t nicSentPackets = 0, nicReceivedPackets = 0;  // and packets
 };
 
-// Payload bytes/s between two samples of one node: what its connections'
-// peers acknowledged (a chunk queued on a socket is not yet on the link: a
-// new connection queues a whole window at once) and what it took from its
-// sockets (what an emulated downlink paces), plus other traffic: the
-// payload the interface carried beyond hnow's. The interface's payload is
-// its bytes less one set of headers per packet (kHeaderBytesPerPacket): a
-// NIC counts every frame, a veth whole GSO packets of up to 64 KiB with
-// their headers once, and both hold as many headers as packets.
+// Payload bytes/s between two samples of one node. Where its interface's
+// counters are known, the payload the interface carried, hnow's and
+// others' (other traffic: beyond hnow's). That payload is the interface's
+// bytes less one set of headers per packet (kHeaderBytesPerPacket): a NIC
+// counts every frame, a veth whole GSO packets of up to 64 KiB with their
+// headers once, and both hold as many headers as packets. Otherwise hnow's
+// alone: what its connections' peers acknowledged (a chunk queued on a
+// socket is not yet on the link: a new connection queues a whole window at
+// once) and what it took from its sockets (what an emulated downlink paces).
 NodeLoad loadBetween(const CounterSample& earlier, const CounterSample& later);
 // Ethernet, IPv4 and TCP with timestamps (Linux's default): 14 + 20 + 32.
 constexpr double kHeaderBytesPerPacket = 66.0;

@@ -154,7 +154,7 @@ void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
     }
     return;
   }
-  current_ = Survey{std::move(targets), std::move(rounds), 0, {}, {}, {}, asked, std::move(done), clock_.now()};
+  current_ = Survey{std::move(targets), std::move(rounds), 0, {}, {}, {}, {}, asked, std::move(done), clock_.now()};
   startRound();
 }
 
@@ -166,6 +166,7 @@ void SurveyRunner::startRound() {
   round.replies.resize(round.nodes.size());
   round.started = clock_.now();
   round_ = std::move(round);
+  notePaced(round_->nodes);
   const std::string token = newToken_();
   const std::uint64_t generation = round_->generation;
   const std::vector<std::string> nodes = round_->nodes;
@@ -210,6 +211,7 @@ void SurveyRunner::finishRound() {
     failed.insert(round.nodes[i]);
   }
   if (problems.empty()) {
+    notePaced(round.nodes);
     RoundOutcome outcome;
     for (std::size_t i = 0; i < round.nodes.size(); ++i) {
       const ProbeReply& reply = round.replies[i]->value();
@@ -235,6 +237,12 @@ void SurveyRunner::finishRound() {
   // An automatic survey yields to an operation that starts moving data.
   if (!current_->asked && coordinator_.moving()) return complete(true);
   startRound();
+}
+
+void SurveyRunner::notePaced(const std::vector<std::string>& nodes) {
+  for (const std::string& node : nodes)
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp})
+      if (coordinator_.links().paced({node, d})) current_->paced.insert({node, d});
 }
 
 void SurveyRunner::replanWithout(const std::set<std::string>& failed) {
@@ -267,6 +275,7 @@ void SurveyRunner::complete(bool aborted) {
   if (!aborted && !survey.outcomes.empty()) {
     report.findings = deriveSurvey(survey.outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); },
                                    options_.survey);
+    std::erase_if(report.findings, [&](const SurveyFinding& f) { return survey.paced.count(f.link) > 0; });
     const double noise = coordinator_.linkOptions().book.foreignNoise;
     bool otherTraffic = false;
     for (const SurveyFinding& f : report.findings) otherTraffic |= f.foreign > noise * f.bytesPerSecond;

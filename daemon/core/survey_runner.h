@@ -69,6 +69,10 @@ class SurveyRunner {
     std::vector<RoundOutcome> outcomes;
     std::vector<std::string> errors;
     std::set<std::string> excluded;  // nodes that failed a round: left out of the rest
+    // Links paced during a round (hnowd's uplink while a send runs): what
+    // they carried measured the pacing, so their findings are left out even
+    // if the operation ended before the survey did.
+    std::set<LinkId> paced;
     bool asked = false;
     Done done;
     TimePoint started{};
@@ -94,6 +98,8 @@ class SurveyRunner {
   void startRound();
   void answer(std::uint64_t generation, std::size_t node, const Result<ProbeReply>& reply);
   void finishRound();
+  // Notes the links of the round's nodes that are paced now.
+  void notePaced(const std::vector<std::string>& nodes);
   // Plans the rounds after the current one again without the nodes that
   // failed, the current one's target included when it did not fail itself.
   void replanWithout(const std::set<std::string>& failed);

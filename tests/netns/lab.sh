@@ -70,18 +70,24 @@ ns_of() { # NODE -> namespace name
 }
 
 shape() { # NAMESPACE DEV MBPS: replace the root qdisc with tbf at MBPS
-  # 10 ms of queue
-  # (a LAN switch's, not 50 ms: hnow keeps 2 MiB in flight per child, which
-  # 50 ms of queue at 400 Mbit/s exceeds, so the lab would measure bufferbloat);
-  # a fast link needs a burst of at least rate / HZ, so scale it up; and at
-  # least one 64 KiB GSO packet (veth passes them whole): a queued packet
-  # larger than the burst of a slowed link would never leave.
-  local burst=$(($3 * 1000 / 250))
+  # 10 ms of queue (a LAN switch's, not 50 ms: hnow keeps 2 MiB in flight
+  # per child, which 50 ms of queue at 400 Mbit/s exceeds, so the lab would
+  # measure bufferbloat) on top of the burst the kernel needs (rate / HZ, at
+  # least one 64 KiB GSO packet: veth passes them whole, and a queued packet
+  # larger than the burst of a slowed link would never leave).
+  # The bucket itself holds 25 ms of tokens: tbf sends again when its timer
+  # fires, and on a loaded machine (a test suite on 2 cores) the timer fires
+  # late; with only rate / HZ of tokens a 100 Mbit/s link then carried 86-95
+  # (iperf3), with 25 ms 95-96, as idle.
+  local queue=$(($3 * 1000 / 250))
+  [ "$queue" -ge 640 ] || queue=640
+  queue=$(((queue + $3 * 10) * 1000 / 8))
+  local burst=$(($3 * 25))
   [ "$burst" -ge 640 ] || burst=640
   # `change` keeps the packets queued (a link slowing down); `replace`
   # would drop them, and TCP's retransmission backoff would stall every flow.
-  tc -n "$1" qdisc change dev "$2" root tbf rate "${3}mbit" burst "${burst}kbit" latency 10ms 2>/dev/null ||
-    tc -n "$1" qdisc replace dev "$2" root tbf rate "${3}mbit" burst "${burst}kbit" latency 10ms
+  tc -n "$1" qdisc change dev "$2" root tbf rate "${3}mbit" burst "${burst}kbit" limit "$queue" 2>/dev/null ||
+    tc -n "$1" qdisc replace dev "$2" root tbf rate "${3}mbit" burst "${burst}kbit" limit "$queue"
 }
 
 down() {

@@ -231,3 +231,33 @@ TEST_CASE("emulated links are taken as told and not surveyed - hnowd is not meas
   CHECK(f.rate("agent-1", LinkDirection::kUp)->method == RateMethod::kEmulated);
   CHECK(f.rate(kCoordinatorNode, LinkDirection::kUp) == nullptr);
 }
+
+TEST_CASE("a survey that ran while hnowd paced its uplink leaves that uplink as it was, even when the send ended before the survey did") {
+  auto lab = volunteerLab(4);
+  FluidLab f(lab);
+  f.run(2.0);
+  const LinkId up{kCoordinatorNode, LinkDirection::kUp};
+  REQUIRE(f.rate(kCoordinatorNode, LinkDirection::kUp));
+  const double measured = f.rate(kCoordinatorNode, LinkDirection::kUp)->bytesPerSecond;
+  // A send starts: hnowd paces its uplink, which then carries less.
+  f.coordinator.paceSource(0);
+  REQUIRE(f.coordinator.links().paced(up));
+  f.lab[kCoordinatorNode].up = 0.8 * lab[kCoordinatorNode].up;
+  f.runner.request({}, [](const hnow::Result<void>&) {});
+  f.runner.tick();
+  for (int round = 0; round < 4; ++round) {
+    REQUIRE(f.prober.waiting());
+    f.prober.answer();
+  }
+  // The send ends halfway through the survey: the pacing is lifted.
+  CHECK(f.coordinator.sourceIdle());
+  f.lab[kCoordinatorNode].up = lab[kCoordinatorNode].up;
+  while (f.prober.waiting()) f.prober.answer();
+  REQUIRE(f.reports.size() == 2);
+  CHECK(f.rate(kCoordinatorNode, LinkDirection::kUp)->bytesPerSecond == measured);
+  for (const SurveyFinding& finding : f.reports[1].findings) CHECK_FALSE(finding.link == up);
+  // The agents' links were measured as usual.
+  for (const auto& [name, node] : lab)
+    if (name != kCoordinatorNode)
+      for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) checkAgainstLab(f, name, d);
+}
