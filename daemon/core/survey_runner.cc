@@ -154,7 +154,12 @@ void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
     }
     return;
   }
-  current_ = Survey{std::move(targets), std::move(rounds), 0, {}, {}, {}, {}, asked, std::move(done), clock_.now()};
+  current_.emplace();
+  current_->targets = std::move(targets);
+  current_->rounds = std::move(rounds);
+  current_->asked = asked;
+  current_->done = std::move(done);
+  current_->started = clock_.now();
   startRound();
 }
 
@@ -262,7 +267,63 @@ void SurveyRunner::replanWithout(const std::set<std::string>& failed) {
   s.rounds.insert(s.rounds.end(), rest.begin(), rest.end());
 }
 
+std::vector<SurveyFinding> SurveyRunner::findingsOf(const Survey& survey, std::size_t fromOutcome) const {
+  const LinkBook& book = coordinator_.links();
+  const std::vector<RoundOutcome> outcomes(survey.outcomes.begin() + static_cast<std::ptrdiff_t>(fromOutcome),
+                                           survey.outcomes.end());
+  std::vector<SurveyFinding> findings =
+      deriveSurvey(outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); }, options_.survey);
+  std::erase_if(findings, [&](const SurveyFinding& f) { return survey.paced.count(f.link) > 0; });
+  return findings;
+}
+
+bool SurveyRunner::retakeFalls() {
+  Survey& s = *current_;
+  const LinkBook& book = coordinator_.links();
+  std::vector<SurveyFinding> first = findingsOf(s, 0);
+  std::vector<LinkId> falls;
+  for (const SurveyFinding& f : first) {
+    const LinkRate* known = book.rate(f.link);
+    if (f.saturated && known && !known->bound() && f.bytesPerSecond < (1.0 - options_.confirmFall) * known->bytesPerSecond)
+      falls.push_back(f.link);
+  }
+  std::vector<SurveyNode> nodes;
+  for (const SurveyNode& n : surveyNodes())
+    if (!s.excluded.count(n.name)) nodes.push_back(n);
+  std::vector<ProbeRound> rounds =
+      planSurvey(nodes, falls, [&book](const LinkId& l) { return book.knownAtLeast(l); }, options_.survey);
+  if (rounds.empty()) return false;
+  s.retakeFrom = s.outcomes.size();
+  s.first = std::move(first);
+  s.falls = std::move(falls);
+  s.rounds.insert(s.rounds.end(), rounds.begin(), rounds.end());
+  startRound();
+  return true;
+}
+
+std::vector<SurveyFinding> SurveyRunner::retaken(const Survey& survey, std::vector<SurveyFinding>& falls) const {
+  const std::vector<SurveyFinding> again = findingsOf(survey, *survey.retakeFrom);
+  std::vector<SurveyFinding> out;
+  for (const SurveyFinding& f : survey.first) {
+    if (std::find(survey.falls.begin(), survey.falls.end(), f.link) == survey.falls.end()) {
+      out.push_back(f);
+      continue;
+    }
+    falls.push_back(f);
+    auto g = std::find_if(again.begin(), again.end(), [&](const SurveyFinding& a) { return a.link == f.link; });
+    if (g == again.end()) continue;
+    SurveyFinding best = g->bytesPerSecond > f.bytesPerSecond ? *g : f;
+    best.foreign = std::max(f.foreign, g->foreign);
+    out.push_back(best);
+  }
+  return out;
+}
+
 void SurveyRunner::complete(bool aborted) {
+  // An automatic survey that gives way while it measures falls again keeps
+  // what its first rounds found, the falls aside.
+  if (current_->retakeFrom) aborted = false;
+  else if (!aborted && !current_->outcomes.empty() && retakeFalls()) return;
   Survey survey = std::move(*current_);
   current_.reset();
   SurveyReport report;
@@ -273,9 +334,7 @@ void SurveyRunner::complete(bool aborted) {
   report.seconds = seconds(clock_.now() - survey.started);
   LinkBook& book = coordinator_.links();
   if (!aborted && !survey.outcomes.empty()) {
-    report.findings = deriveSurvey(survey.outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); },
-                                   options_.survey);
-    std::erase_if(report.findings, [&](const SurveyFinding& f) { return survey.paced.count(f.link) > 0; });
+    report.findings = survey.retakeFrom ? retaken(survey, report.retaken) : findingsOf(survey, 0);
     const double noise = coordinator_.linkOptions().book.foreignNoise;
     bool otherTraffic = false;
     for (const SurveyFinding& f : report.findings) otherTraffic |= f.foreign > noise * f.bytesPerSecond;

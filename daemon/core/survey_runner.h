@@ -27,12 +27,21 @@ struct SurveyRunnerOptions {
   double windowSeconds = 0.6;
   Duration settle = std::chrono::seconds(1);  // agents joining together: one survey
   Duration every{};            // measure every link again this often (0: never)
+  // A probe can read a link low (its senders short of CPU, a flow
+  // recovering from a loss), never high: a reading this far under the known
+  // capacity is taken again, and the higher of the two kept. TCP's readings
+  // of a saturated link agree within about 3%.
+  double confirmFall = 0.05;
   SurveyOptions survey;
 };
 
 struct SurveyReport {
   std::vector<LinkId> targets;
   std::vector<SurveyFinding> findings;
+  // First readings that fell under a known capacity by more than
+  // SurveyRunnerOptions::confirmFall: measured again, and the higher of the
+  // two readings is in `findings`.
+  std::vector<SurveyFinding> retaken;
   std::vector<std::string> errors;  // rounds that measured nothing, and why
   bool aborted = false;             // an operation started: it measured nothing
   bool asked = false;               // asked for, not automatic
@@ -69,13 +78,18 @@ class SurveyRunner {
     std::vector<RoundOutcome> outcomes;
     std::vector<std::string> errors;
     std::set<std::string> excluded;  // nodes that failed a round: left out of the rest
+    bool asked = false;
+    Done done;
+    TimePoint started{};
     // Links paced during a round (hnowd's uplink while a send runs): what
     // they carried measured the pacing, so their findings are left out even
     // if the operation ended before the survey did.
     std::set<LinkId> paced;
-    bool asked = false;
-    Done done;
-    TimePoint started{};
+    // Once the rounds are done: the findings, and where the rounds that
+    // measure their falls again begin.
+    std::optional<std::size_t> retakeFrom;
+    std::vector<SurveyFinding> first;
+    std::vector<LinkId> falls;
   };
   struct Round {
     std::uint64_t generation = 0;
@@ -103,6 +117,14 @@ class SurveyRunner {
   // Plans the rounds after the current one again without the nodes that
   // failed, the current one's target included when it did not fail itself.
   void replanWithout(const std::set<std::string>& failed);
+  std::vector<SurveyFinding> findingsOf(const Survey& survey, std::size_t fromOutcome) const;
+  // Plans rounds for the links whose findings fell under their capacity;
+  // false when there are none.
+  bool retakeFalls();
+  // The first findings with each fall replaced by the higher of its two
+  // readings (dropped when it could not be measured again); the falls' first
+  // readings into `falls`.
+  std::vector<SurveyFinding> retaken(const Survey& survey, std::vector<SurveyFinding>& falls) const;
   void complete(bool aborted);
 
   Coordinator& coordinator_;

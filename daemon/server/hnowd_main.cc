@@ -61,6 +61,9 @@ void logSurvey(const daemon::SurveyReport& r) {
     spdlog::info("  {} {} {}{:.1f} Mbit/s{}", f.link.node, daemon::directionName(f.link.direction),
                  f.saturated ? "" : ">= ", f.bytesPerSecond * 8 / 1e6,
                  f.foreign > 0 ? fmt::format(" (other traffic {:.1f} Mbit/s)", f.foreign * 8 / 1e6) : "");
+  for (const auto& f : r.retaken)
+    spdlog::info("  {} {} first read {:.1f} Mbit/s, under its capacity: measured again, the higher kept", f.link.node,
+                 daemon::directionName(f.link.direction), f.bytesPerSecond * 8 / 1e6);
   for (const auto& e : r.errors) spdlog::warn("  {}", e);
 }
 

@@ -90,8 +90,16 @@ class FluidProber final : public LinkProber {
         auto it = m.find(k);
         return it == m.end() ? 0.0 : it->second;
       };
+      // A node short of CPU in the round for its downlink (it pulls from
+      // several peers) takes only a share of what the link would carry.
+      double share = 1.0;
+      if (auto it = starveOnce.find(p.node); it != starveOnce.end() && p.order.pullFrom.size() >= 2) {
+        share = it->second;
+        starveOnce.erase(it);
+        for (auto& bytes : reply.flowBytes) bytes = static_cast<std::uint64_t>(static_cast<double>(bytes) * share);
+      }
       reply.before = countersAfter(0, 0, 0, 0, 0, 100.0);
-      reply.after = countersAfter(w, get(rates.sent, p.node), get(rates.received, p.node),
+      reply.after = countersAfter(w, get(rates.sent, p.node), share * get(rates.received, p.node),
                                   get(rates.otherSent, p.node), get(rates.otherReceived, p.node), 100.0 + w);
       p.done(reply);
     }
@@ -100,6 +108,7 @@ class FluidProber final : public LinkProber {
 
   std::vector<std::pair<std::string, std::string>> background;
   std::map<std::string, std::string> failing;  // node -> the error it answers with
+  std::map<std::string, double> starveOnce;    // node -> the share it reads of its downlink round, once
   int rounds = 0;
 
  private:

@@ -261,3 +261,43 @@ TEST_CASE("a survey that ran while hnowd paced its uplink leaves that uplink as 
     if (name != kCoordinatorNode)
       for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) checkAgainstLab(f, name, d);
 }
+
+TEST_CASE("a reading that falls under a known capacity is taken again - a node short of CPU once keeps its capacity, a slower link is confirmed") {
+  std::map<std::string, FluidNode> lab;  // the downlinks are what the peers can fill
+  lab[kCoordinatorNode] = {mbps(100), mbps(1000)};
+  for (int k = 1; k <= 4; ++k) lab["agent-" + std::to_string(k)] = {mbps(200), mbps(400)};
+  FluidLab f(lab);
+  f.run(2.0);
+  REQUIRE(f.reports.size() == 1);
+  const int firstRounds = f.prober.rounds;
+  // agent-2 reads 12% short in its round, once: measured again, it keeps
+  // what the link carries.
+  f.prober.starveOnce["agent-2"] = 0.88;
+  f.runner.request({"agent-2"}, [](const hnow::Result<void>&) {});
+  f.run(1.0);
+  REQUIRE(f.reports.size() == 2);
+  CHECK(f.prober.starveOnce.empty());
+  CHECK(f.prober.rounds == firstRounds + 3);  // its downlink, its uplink, the downlink again
+  REQUIRE(f.reports[1].retaken.size() == 1);
+  CHECK(f.reports[1].retaken[0].link == LinkId{"agent-2", LinkDirection::kDown});
+  CHECK(f.reports[1].retaken[0].bytesPerSecond == doctest::Approx(0.88 * lab["agent-2"].down).epsilon(0.01));
+  checkAgainstLab(f, "agent-2", LinkDirection::kDown);
+  CHECK(f.rate("agent-2", LinkDirection::kDown)->method == RateMethod::kProbe);
+
+  // The link itself slows by a fifth: both readings say so.
+  f.lab["agent-2"].down = 0.8 * lab["agent-2"].down;
+  f.runner.request({"agent-2"}, [](const hnow::Result<void>&) {});
+  f.run(1.0);
+  REQUIRE(f.reports.size() == 3);
+  CHECK(f.reports[2].retaken.size() == 1);
+  checkAgainstLab(f, "agent-2", LinkDirection::kDown);
+
+  // Within the noise of TCP's readings (3% short): no second round.
+  const int before = f.prober.rounds;
+  f.prober.starveOnce["agent-2"] = 0.97;
+  f.runner.request({"agent-2"}, [](const hnow::Result<void>&) {});
+  f.run(1.0);
+  REQUIRE(f.reports.size() == 4);
+  CHECK(f.reports[3].retaken.empty());
+  CHECK(f.prober.rounds == before + 2);
+}
