@@ -11,14 +11,17 @@ struct Claim {
   bool awarded = false;
 };
 
-// A node's load on a link, at least what its own flows moved (the load and
-// the flows come from samples a few milliseconds apart).
+// A node's load on a link. Counted at its interface, it is what the link
+// carried. From hnow's counters, at least what its own flows moved (the
+// load and the flows come from samples a few milliseconds apart). Not so at
+// an interface: a receiver short of CPU reads what its socket held before
+// the window opened (up to a 2 MiB window per flow) within the window, and
+// four such flows read a 200 Mbit/s uplink at 285.
 double loadOn(const LinkId& link, const std::map<std::string, NodeLoad>& loads, double flowsTotal) {
   auto it = loads.find(link.node);
-  const double load = it == loads.end() ? 0.0
-                      : link.direction == LinkDirection::kUp ? it->second.sent
-                                                             : it->second.received;
-  return std::max(load, flowsTotal);
+  if (it == loads.end()) return flowsTotal;
+  const double load = link.direction == LinkDirection::kUp ? it->second.sent : it->second.received;
+  return it->second.atInterface ? load : std::max(load, flowsTotal);
 }
 
 double foreignOn(const LinkId& link, const std::map<std::string, NodeLoad>& loads) {

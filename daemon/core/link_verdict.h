@@ -25,6 +25,9 @@ struct NodeLoad {
   double received = 0.0;
   double foreignSent = 0.0;      // the part that was not hnow's (NIC known)
   double foreignReceived = 0.0;
+  // Counted at the interface: the link's own load. Otherwise hnow's
+  // counters, which a flow's receiver may outrun (node_loads.h).
+  bool atInterface = false;
 };
 
 struct Flow {

@@ -36,6 +36,7 @@ NodeLoad loadBetween(const CounterSample& a, const CounterSample& b) {
   load.foreignReceived = std::max(0.0, nicReceived - perSecond(a.tcpReceived, b.tcpReceived, dt));
   load.sent = nicSent;
   load.received = nicReceived;
+  load.atInterface = true;
   return load;
 }
 

@@ -78,3 +78,18 @@ TEST_CASE("flows too slow to mean anything are left out - a load never reads bel
   auto readings = judgeFlows({{"s", "r", 90}}, {{"s", {80, 0}}, {"r", {0, 90}}}, known, kAnyFlow);
   CHECK(readingOf(readings, "s", kUp)->bytesPerSecond == 90);
 }
+
+TEST_CASE("a load counted at the interface is the link's, even under what its flows' receivers read") {
+  // Four receivers each read 70 while their sockets held a backlog: 280 for
+  // an uplink whose interface carried 190.
+  auto known = knownFrom({{{"s", kUp}, 190}, {{"a", kDown}, 400}, {{"b", kDown}, 400}, {{"c", kDown}, 400}, {{"d", kDown}, 400}});
+  std::vector<Flow> flows{{"s", "a", 70}, {"s", "b", 70}, {"s", "c", 70}, {"s", "d", 70}};
+  std::map<std::string, NodeLoad> loads{{"s", {190, 0, 0, 0, true}}};
+  for (const char* r : {"a", "b", "c", "d"}) loads[r] = {0, 70, 0, 0, true};
+  auto readings = judgeFlows(flows, loads, known, kAnyFlow);
+  REQUIRE(readingOf(readings, "s", kUp));
+  CHECK(readingOf(readings, "s", kUp)->saturated);
+  CHECK(readingOf(readings, "s", kUp)->bytesPerSecond == 190);
+  loads["s"].atInterface = false;  // hnow's counters: at least what its flows moved
+  CHECK(readingOf(judgeFlows(flows, loads, known, kAnyFlow), "s", kUp)->bytesPerSecond == 280);
+}
