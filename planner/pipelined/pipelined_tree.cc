@@ -313,7 +313,10 @@ double fluidLowerBound(std::span<const NodeRates> rates, int source, std::span<c
   const double byDownlink = minDownlink > 0.0 ? fileBytes / minDownlink : kInfinity;
   // bestRate is (uplinks) / N without relays: the N·size / Σ uplinks.
   const double byUplinks = bestRate > 0.0 ? fileBytes / bestRate : kInfinity;
-  return std::max(byDownlink, byUplinks);
+  // The source sends every byte at least once.
+  const double sourceUp = rates[source].uplinkBytesPerSecond;
+  const double bySource = sourceUp > 0.0 ? fileBytes / sourceUp : kInfinity;
+  return std::max({byDownlink, byUplinks, bySource});
 }
 
 }  // namespace hnow::planner

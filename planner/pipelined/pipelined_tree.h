@@ -67,7 +67,8 @@ Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::spa
 // than its downlink, and the N·size bytes the N destinations receive are sent
 // by the source, the destinations and any relays (a relay also receives the
 // file, so relays are counted only as long as they raise the bound's rate):
-//   max(size / min downlink, N·size / (uplink(source) + Σ uplinks)).
+//   max(size / uplink(source), size / min downlink,
+//       N·size / (uplink(source) + Σ uplinks)).
 // Never above the predicted time of any tree, pipelined or store-and-forward.
 double fluidLowerBound(std::span<const NodeRates> rates, int source, std::span<const int> destinations,
                        double fileBytes, const PipelinedTreeOptions& options = {});

@@ -1,0 +1,77 @@
+#include "planner/striped/striped_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "planner/pipelined/pipelined_check.h"
+
+namespace hnow::planner {
+
+namespace {
+
+StripedReplay invalid(std::string reason) {
+  StripedReplay r;
+  r.reason = std::move(reason);
+  return r;
+}
+
+}  // namespace
+
+StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
+                            std::span<const int> destinations, double fileBytes, double chunkBytes) {
+  const int n = static_cast<int>(rates.size());
+  const int stripes = plan.stripes();
+  if (stripes < 1) return invalid("a striped plan has at least one stripe");
+  if (!(chunkBytes > 0.0) || !(fileBytes > 0.0)) return invalid("bad sizes");
+  const long long chunks = static_cast<long long>(std::ceil(fileBytes / chunkBytes));
+  if (static_cast<int>(plan.firstChunk.size()) != stripes + 1 || plan.firstChunk.front() != 0 ||
+      plan.firstChunk.back() != chunks)
+    return invalid("the stripes do not cover the file's chunks");
+  for (int k = 0; k < stripes; ++k)
+    if (plan.firstChunk[k + 1] <= plan.firstChunk[k]) return invalid("stripe " + std::to_string(k) + " is empty");
+
+  // Children across stripes, and parents, per node.
+  std::vector<int> children(n, 0);
+  std::vector<std::set<int>> parents(n);
+  std::vector<int> inStripes(n, 0);
+  for (const BroadcastTree& tree : plan.trees) {
+    if (tree.nodeCount() != n) return invalid("a stripe tree over a different number of nodes");
+    for (int v = 0; v < n; ++v) {
+      children[v] += static_cast<int>(tree.children[v].size());
+      if (tree.parent[v] >= 0) {
+        parents[v].insert(tree.parent[v]);
+        ++inStripes[v];
+      }
+    }
+  }
+  StripedReplay out;
+  out.valid = true;
+  out.finish.assign(n, -1.0);
+  for (int v = 0; v < n; ++v) {
+    out.mostChildren = std::max(out.mostChildren, children[v]);
+    out.mostParents = std::max(out.mostParents, static_cast<int>(parents[v].size()));
+  }
+  for (int k = 0; k < stripes; ++k) {
+    const BroadcastTree& tree = plan.trees[k];
+    // The stripe's view: a parent's uplink is its equal share per child
+    // times its children here; a child's downlink its share per stripe.
+    std::vector<NodeRates> shares(rates.begin(), rates.end());
+    for (int v = 0; v < n; ++v) {
+      if (children[v] > 0)
+        shares[v].uplinkBytesPerSecond =
+            rates[v].uplinkBytesPerSecond / children[v] * static_cast<double>(tree.children[v].size());
+      if (inStripes[v] > 0) shares[v].downlinkBytesPerSecond = rates[v].downlinkBytesPerSecond / inStripes[v];
+    }
+    const double first = static_cast<double>(plan.firstChunk[k]) * chunkBytes;
+    const double end = std::min(fileBytes, static_cast<double>(plan.firstChunk[k + 1]) * chunkBytes);
+    const PipelinedReplay replay = replayPipelined(tree, shares, destinations, end - first, chunkBytes);
+    if (!replay.valid) return invalid("stripe " + std::to_string(k) + ": " + replay.reason);
+    for (int v = 0; v < n; ++v)
+      if (replay.finish[v] >= 0) out.finish[v] = std::max(out.finish[v], replay.finish[v]);
+    out.makespan = std::max(out.makespan, replay.makespan);
+  }
+  return out;
+}
+
+}  // namespace hnow::planner

@@ -1,0 +1,31 @@
+#pragma once
+// An independent check of a striped plan, chunk by chunk (DESIGN.md
+// "Testing": every plan through a simulator). Each stripe is replayed by
+// replayPipelined with the shares the data plane gives it: a node's uplink
+// split equally among all its children across stripes, a destination's
+// downlink among its S parents. The stripes then move side by side, each at
+// its own shares; the plan takes as long as its slowest stripe.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "planner/node_rates.h"
+#include "planner/striped/striped_plan.h"
+
+namespace hnow::planner {
+
+struct StripedReplay {
+  bool valid = false;
+  std::string reason;          // why not valid; empty when valid
+  double makespan = 0.0;       // when the last destination holds every stripe
+  std::vector<double> finish;  // per node; 0 for the source, -1 out of the plan
+  int mostChildren = 0;        // the most children any node feeds, across stripes
+  int mostParents = 0;         // the most distinct parents any node pulls from
+};
+
+// Rejects a plan whose stripes do not cover the file's chunks in order, a
+// stripe tree that misses a destination, or shares that exceed a link.
+StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
+                            std::span<const int> destinations, double fileBytes, double chunkBytes);
+
+}  // namespace hnow::planner
