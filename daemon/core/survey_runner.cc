@@ -154,12 +154,13 @@ void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
     }
     return;
   }
-  current_.emplace();
-  current_->targets = std::move(targets);
-  current_->rounds = std::move(rounds);
-  current_->asked = asked;
-  current_->done = std::move(done);
-  current_->started = clock_.now();
+  Survey survey;
+  survey.targets = std::move(targets);
+  survey.rounds = std::move(rounds);
+  survey.asked = asked;
+  survey.done = std::move(done);
+  survey.started = clock_.now();
+  current_ = std::move(survey);
   startRound();
 }
 
