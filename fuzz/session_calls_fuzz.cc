@@ -240,11 +240,13 @@ void agentCall(FuzzedDataProvider& in, Lab& lab, int method) {
       c.setAtS(anyDouble(in));
       c.setDataSent(in.ConsumeIntegral<std::uint64_t>());
       c.setDataReceived(in.ConsumeIntegral<std::uint64_t>());
-      c.setWireSent(in.ConsumeIntegral<std::uint64_t>());
-      c.setWireReceived(in.ConsumeIntegral<std::uint64_t>());
+      c.setTcpSent(in.ConsumeIntegral<std::uint64_t>());
+      c.setTcpReceived(in.ConsumeIntegral<std::uint64_t>());
       c.setNicKnown(in.ConsumeBool());
       c.setNicSent(in.ConsumeIntegral<std::uint64_t>());
       c.setNicReceived(in.ConsumeIntegral<std::uint64_t>());
+      c.setNicSentPackets(in.ConsumeIntegral<std::uint64_t>());
+      c.setNicReceivedPackets(in.ConsumeIntegral<std::uint64_t>());
       lab.settle(request.send().ignoreResult(), true);
       break;
     }
