@@ -4,7 +4,6 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <string>
 
@@ -188,10 +187,12 @@ Result<StripedPlan> planStriped(std::span<const NodeRates> rates, int source, st
       return Error{"destination " + std::to_string(d) + " has no downlink to receive with"};
     lab.minDownlink = std::min(lab.minDownlink, rates[d].downlinkBytesPerSecond);
   }
-  StripedPlan plan;
-  plan.finishSeconds.assign(n, -1.0);
-  plan.finishSeconds[source] = 0.0;
-  if (lab.dests.empty()) return plan;
+  if (lab.dests.empty()) {
+    StripedPlan none;
+    none.finishSeconds.assign(n, -1.0);
+    none.finishSeconds[source] = 0.0;
+    return none;
+  }
   if (!(rates[source].uplinkBytesPerSecond > 0.0)) return Error{"the source has no uplink to send with"};
 
   // More stripes waste less of each uplink to rounding but fill each
@@ -213,9 +214,8 @@ Result<StripedPlan> planStriped(std::span<const NodeRates> rates, int source, st
     if (chunk / 2 < options.minChunkBytes) break;
   }
   if (!best) return Error{"no striped plan: the nodes' uplinks cannot feed every destination"};
-  plan = std::move(*best);
-  plan.boundSeconds = kumarRossBound(rates, source, lab.dests, fileBytes);
-  return plan;
+  best->boundSeconds = kumarRossBound(rates, source, lab.dests, fileBytes);
+  return std::move(*best);
 }
 
 }  // namespace hnow::planner
