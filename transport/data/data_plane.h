@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
@@ -51,6 +52,17 @@ struct ReceiveTarget {
   std::string tempName;
   std::string finalName;
   std::string path;  // absolute final path, for reports
+};
+
+// One byte range of a file moved as several (a striped broadcast,
+// docs/striped-broadcast.md): bytes [offset, offset + length) under their
+// own token, pulled, relayed and acknowledged apart from the other ranges,
+// with their own SHA-256. A range's offsets on the wire start at 0.
+struct ByteRange {
+  std::string token;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  Sha256 sha256{};
 };
 
 struct TransferEvent {
@@ -102,8 +114,17 @@ class DataPlane {
 
   // hnowd: serve `fd` (owned from now) to children presenting `token`.
   void addSource(std::string token, int fd, std::uint64_t size);
+  // hnowd: serve each range of `fd` (owned from now) to children
+  // presenting the range's token; release(fileToken) ends them all.
+  void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges);
   // An agent: accept children presenting `token` and wait for pull().
   void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
+  // An agent: receive a file as `ranges` (in order, covering it), each
+  // pulled with pull(range.token, ...) and relayed as it lands. Once every
+  // range matched its SHA-256 the file is renamed into place and each range
+  // reports kDone (its bytes and digest); a failure of any fails them all.
+  // release(fileToken) ends every range; release(range.token) that one.
+  void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target);
   // (Re)connect to the parent at host:port, resuming after the bytes held.
   void pull(std::string token, std::string parentAddress);
   // Forget the operation: close its connections; an unfinished temp file is removed.

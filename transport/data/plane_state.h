@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <vector>
 #include <string>
 
 #include "base/token_bucket.h"
@@ -21,13 +22,31 @@ struct ShaDeleter {
   void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
 };
 
+// A file moved as byte ranges, each its own operation under its own token
+// (a striped broadcast, docs/striped-broadcast.md): the ranges share its
+// descriptor and, on a receiver, its target, which is renamed into place
+// once every range has matched its own SHA-256. Together the ranges cover
+// the file, so the whole file is then the source's.
+struct Assembly {
+  enum class State { kSource, kReceiving, kVerifying, kDone, kFailed };
+  std::string token;  // the file's: release(token) ends every range
+  State state = State::kReceiving;
+  int fd = -1;          // owned; the ranges' operations read and write it
+  ReceiveTarget target; // a receiver's (its fileFd is `fd`)
+  std::vector<std::string> ranges;  // the ranges' tokens, in file order
+  std::size_t verified = 0;         // ranges whose digest matched
+  hnow::TimePoint lastProgress{};
+};
+
 struct Operation {
   // kProbe: a probe round's source (DataPlane::probe): chunks of zeros for
   // as long as the round lasts, no file behind them.
   enum class State { kSource, kProbe, kWaiting, kReceiving, kVerifying, kDone, kFailed };
   std::string token;
   std::uint64_t size = 0;
-  int fd = -1;                  // what children are served from
+  int fd = -1;                  // what children are served from (the assembly's, if any: not owned then)
+  std::uint64_t base = 0;       // where offset 0 of this operation lies in `fd` (a range's start)
+  Assembly* assembly = nullptr; // the file this operation is a range of; none for a whole file
   std::uint64_t available = 0;  // bytes of `fd` written, in order
   State state = State::kWaiting;
   ReceiveTarget target;
@@ -43,6 +62,8 @@ struct Operation {
   std::function<void()> retry;  // reconnect to parentAddress
 
   bool receiving() const { return state == State::kWaiting || state == State::kReceiving; }
+  // Where the received bytes go: this operation's file, or its assembly's.
+  const ReceiveTarget& file() const { return assembly ? assembly->target : target; }
 };
 
 // What connections ask of the plane.

@@ -61,12 +61,13 @@ void PullConnection::onFrame(Frame frame) {
 bool PullConnection::writeChunk(const Frame& frame) {
   std::size_t done = 0;
   while (done < frame.payload.size()) {
-    ssize_t n = ::pwrite(op_.target.fileFd, frame.payload.data() + done, frame.payload.size() - done,
-                         static_cast<off_t>(frame.offset + done));
+    ssize_t n = ::pwrite(op_.fd, frame.payload.data() + done, frame.payload.size() - done,
+                         static_cast<off_t>(op_.base + frame.offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       // Where and how far, so a full disk names its filesystem.
-      core_.fail(op_, "cannot write " + op_.target.path + " at byte " + std::to_string(frame.offset + done) + ": " +
+      core_.fail(op_, "cannot write " + op_.file().path + " at byte " +
+                          std::to_string(op_.base + frame.offset + done) + ": " +
                           (n == 0 ? std::string("nothing written") : std::strerror(errno)));
       return false;
     }

@@ -114,7 +114,7 @@ void ServeConnection::sendChunk(Chunk chunk) {
   std::size_t done = 0;
   while (done < chunk.length) {
     ssize_t n = ::pread(op_->fd, frame.data() + kHeaderBytes + done, chunk.length - done,
-                        static_cast<off_t>(chunk.offset + done));
+                        static_cast<off_t>(op_->base + chunk.offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return stream_.close(std::string("cannot read the file: ") + std::strerror(errno));
     done += static_cast<std::size_t>(n);

@@ -1,0 +1,258 @@
+// The receiving side of the data plane: whole files and files moved as
+// byte ranges, each range pulled from its own parent and relayed as it
+// lands; the checks before the rename into place.
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "transport/data/plane_impl.h"
+
+namespace hnow::transport::data {
+
+namespace {
+
+// Gives up a duplicate order's descriptors: the first order stands.
+void dropTarget(ReceiveTarget& target) {
+  ::close(target.fileFd);
+  ::unlinkat(target.dirFd, target.tempName.c_str(), 0);
+  ::close(target.dirFd);
+}
+
+}  // namespace
+
+void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target) {
+  if (find(token) || assemblies_.count(token)) return dropTarget(target);  // a repeated command
+  auto op = std::make_unique<Operation>();
+  op->token = token;
+  op->size = size;
+  op->fd = target.fileFd;
+  op->target = std::move(target);
+  op->expected = expected;
+  op->sha.reset(EVP_MD_CTX_new());
+  EVP_DigestInit_ex(op->sha.get(), EVP_sha256(), nullptr);
+  op->retryTimer = UvHandle<uv_timer_t>([this](uv_timer_t* t) { return uv_timer_init(loop(), t); });
+  op->retryTimer.get()->data = op.get();
+  op->retry = [this, raw = op.get()]() { connectUpstream(*raw); };
+  operations_[token] = std::move(op);
+}
+
+void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target) {
+  bool repeated = find(fileToken) || assemblies_.count(fileToken);
+  for (const ByteRange& range : ranges) repeated = repeated || find(range.token) || assemblies_.count(range.token);
+  if (repeated) return dropTarget(target);
+  auto file = std::make_unique<Assembly>();
+  file->token = fileToken;
+  file->fd = target.fileFd;
+  file->target = std::move(target);
+  for (const ByteRange& range : ranges) {
+    auto op = std::make_unique<Operation>();
+    op->token = range.token;
+    op->size = range.length;
+    op->base = range.offset;
+    op->fd = file->fd;
+    op->assembly = file.get();
+    op->expected = range.sha256;
+    op->sha.reset(EVP_MD_CTX_new());
+    EVP_DigestInit_ex(op->sha.get(), EVP_sha256(), nullptr);
+    op->retryTimer = UvHandle<uv_timer_t>([this](uv_timer_t* t) { return uv_timer_init(loop(), t); });
+    op->retryTimer.get()->data = op.get();
+    op->retry = [this, raw = op.get()]() { connectUpstream(*raw); };
+    file->ranges.push_back(range.token);
+    operations_[range.token] = std::move(op);
+  }
+  assemblies_[fileToken] = std::move(file);
+}
+
+void DataPlane::Impl::pull(const std::string& token, std::string parentAddress) {
+  Operation* op = find(token);
+  if (!op || !op->receiving()) return;
+  op->parentAddress = std::move(parentAddress);
+  uv_timer_stop(op->retryTimer.get());
+  connectUpstream(*op);
+}
+
+void DataPlane::Impl::connectUpstream(Operation& op) {
+  retire(std::move(op.upstream));
+  if (op.available == op.size) return finish(op);
+  sockaddr_storage address{};
+  if (!parseAddress(op.parentAddress, address)) return fail(op, "cannot resolve the parent " + op.parentAddress);
+  op.state = Operation::State::kReceiving;
+  op.upstream = std::make_unique<PullConnection>(*this, op);
+  op.upstream->connect(reinterpret_cast<sockaddr*>(&address));
+}
+
+void DataPlane::Impl::upstreamClosed(Operation& op, const std::string& reason) {
+  if (!op.receiving()) return;
+  retire(std::move(op.upstream));
+  spdlog::warn("the parent {} of a transfer went away at byte {}: {}; retrying until hnowd "
+               "re-parents", op.parentAddress, op.base + op.available, reason);
+  emit(TransferEvent::Kind::kParentLost, op, reason);
+  uv_timer_start(
+      op.retryTimer.get(), [](uv_timer_t* t) { static_cast<Operation*>(t->data)->retry(); },
+      static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.reconnectDelay).count()),
+      0);
+}
+
+void DataPlane::Impl::chunkWritten(Operation& op) {
+  for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
+    child->pump();
+  // The ranges of one file report in turn: an agent sends hnowd about as
+  // many reports for a striped file as for a whole one.
+  const auto shares = op.assembly ? op.assembly->ranges.size() : 1;
+  const hnow::TimePoint t = now();
+  if (t - op.lastProgress >= options_.progressInterval * static_cast<int>(shares)) {
+    op.lastProgress = t;
+    emit(TransferEvent::Kind::kProgress, op);
+  }
+  if (op.available == op.size) finish(op);
+}
+
+void DataPlane::Impl::finish(Operation& op) {
+  retire(std::move(op.upstream));
+  Sha256 digest{};
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(op.sha.get(), digest.data(), &length);
+  if (digest != op.expected)
+    return fail(op, op.assembly ? "the bytes " + std::to_string(op.base) + "-" + std::to_string(op.base + op.size) +
+                                      " received differ from the source's (SHA-256)"
+                                : "the received file's SHA-256 differs from the source's");
+  op.state = Operation::State::kVerifying;
+  if (op.assembly) return rangeVerified(op);
+  syncThenRename(op.token, op.target.fileFd);
+}
+
+// The range keeps serving its children; the file is renamed once every
+// range has matched.
+void DataPlane::Impl::rangeVerified(Operation& op) {
+  Assembly& file = *op.assembly;
+  if (++file.verified < file.ranges.size() || file.state != Assembly::State::kReceiving) return;
+  file.state = Assembly::State::kVerifying;
+  syncThenRename(file.token, file.fd);
+}
+
+void DataPlane::Impl::syncThenRename(const std::string& token, int fd) {
+  struct Sync {
+    uv_fs_t request;
+    std::weak_ptr<bool> alive;
+    Impl* impl;
+    std::string token;
+  };
+  auto* sync = new Sync{{}, alive_, this, token};
+  uv_fs_fdatasync(loop(), &sync->request, fd, [](uv_fs_t* r) {
+    auto* sync = reinterpret_cast<Sync*>(r);
+    uv_fs_req_cleanup(r);
+    if (!sync->alive.expired()) sync->impl->renameIntoPlace(sync->token, r->result);
+    delete sync;
+  });
+}
+
+bool DataPlane::Impl::renamed(const ReceiveTarget& target, ssize_t syncResult, std::string& error) {
+  if (syncResult < 0) {
+    error = std::string("fdatasync failed: ") + uv_strerror(static_cast<int>(syncResult));
+    return false;
+  }
+  if (::renameat(target.dirFd, target.tempName.c_str(), target.dirFd, target.finalName.c_str()) != 0) {
+    error = std::string("cannot rename into place: ") + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+void DataPlane::Impl::renameIntoPlace(const std::string& token, ssize_t syncResult) {
+  std::string error;
+  if (auto it = assemblies_.find(token); it != assemblies_.end()) {
+    Assembly& file = *it->second;
+    if (file.state != Assembly::State::kVerifying) return;
+    if (!renamed(file.target, syncResult, error)) return failAssembly(file, error);
+    file.state = Assembly::State::kDone;
+    spdlog::info("received {} in {} ranges (each range's SHA-256 verified)", file.target.path, file.ranges.size());
+    for (const std::string& range : file.ranges)
+      if (Operation* op = find(range)) {
+        op->state = Operation::State::kDone;
+        emit(TransferEvent::Kind::kDone, *op);
+      }
+    return;
+  }
+  Operation* op = find(token);
+  if (!op || op->state != Operation::State::kVerifying) return;
+  if (!renamed(op->target, syncResult, error)) return fail(*op, error);
+  op->state = Operation::State::kDone;
+  spdlog::info("received {} ({} bytes, SHA-256 verified)", op->target.path, op->size);
+  emit(TransferEvent::Kind::kDone, *op);
+}
+
+void DataPlane::Impl::fail(Operation& op, const std::string& message) {
+  if (op.assembly) return failAssembly(*op.assembly, message);
+  if (op.state == Operation::State::kFailed || op.state == Operation::State::kDone) return;
+  op.state = Operation::State::kFailed;
+  retire(std::move(op.upstream));
+  uv_timer_stop(op.retryTimer.get());
+  spdlog::error("transfer to {} failed: {}", op.target.path, message);
+  // Nothing partial stays: a full disk gets its space back now,
+  // not when hnowd ends the operation; children still read the open fd.
+  if (op.target.dirFd >= 0) ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
+  emit(TransferEvent::Kind::kFailed, op, message);
+}
+
+// One range failing fails the file: every range reports it.
+void DataPlane::Impl::failAssembly(Assembly& file, const std::string& message) {
+  if (file.state == Assembly::State::kFailed || file.state == Assembly::State::kDone ||
+      file.state == Assembly::State::kSource)
+    return;
+  file.state = Assembly::State::kFailed;
+  spdlog::error("transfer to {} failed: {}", file.target.path, message);
+  if (file.target.dirFd >= 0) ::unlinkat(file.target.dirFd, file.target.tempName.c_str(), 0);
+  for (const std::string& range : file.ranges) {
+    Operation* op = find(range);
+    if (!op || op->state == Operation::State::kFailed) continue;
+    op->state = Operation::State::kFailed;
+    retire(std::move(op->upstream));
+    uv_timer_stop(op->retryTimer.get());
+    emit(TransferEvent::Kind::kFailed, *op, message);
+  }
+}
+
+void DataPlane::Impl::release(const std::string& token, bool removeFile) {
+  auto it = assemblies_.find(token);
+  if (it == assemblies_.end()) return releaseOperation(token, removeFile);
+  Assembly& file = *it->second;
+  for (const std::string& range : file.ranges) releaseOperation(range, false);
+  if (file.state != Assembly::State::kSource) {
+    if (file.state != Assembly::State::kDone) ::unlinkat(file.target.dirFd, file.target.tempName.c_str(), 0);
+    else if (removeFile) ::unlinkat(file.target.dirFd, file.target.finalName.c_str(), 0);
+    if (file.target.dirFd >= 0) ::close(file.target.dirFd);
+  }
+  if (file.fd >= 0) ::close(file.fd);
+  assemblies_.erase(it);
+}
+
+void DataPlane::Impl::releaseOperation(const std::string& token, bool removeFile) {
+  auto it = operations_.find(token);
+  if (it == operations_.end()) return;
+  Operation& op = *it->second;
+  for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
+    child->close("the operation ended");
+  retire(std::move(op.upstream));
+  if (!op.assembly) {  // a range's file is its assembly's, released with it
+    if (removeFile && op.state == Operation::State::kDone)
+      ::unlinkat(op.target.dirFd, op.target.finalName.c_str(), 0);
+    if (op.state != Operation::State::kSource && op.state != Operation::State::kProbe) {
+      if (op.state != Operation::State::kDone) ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
+      if (op.target.dirFd >= 0) ::close(op.target.dirFd);
+    }
+    if (op.fd >= 0) ::close(op.fd);
+  }
+  operations_.erase(it);
+}
+
+void DataPlane::Impl::releaseAll() {
+  std::vector<std::string> tokens;
+  for (const auto& [token, file] : assemblies_) tokens.push_back(token);
+  for (const auto& [token, op] : operations_) tokens.push_back(token);
+  for (const auto& token : tokens) release(token);
+}
+
+}  // namespace hnow::transport::data
