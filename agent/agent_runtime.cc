@@ -71,7 +71,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> receive(ReceiveContext context) override {
     auto order = transport::receiveOrderFromWire(context.getParams().getOrder());
     if (!order) transport::refuse(order.error().message);
-    std::string path = runtime_.receiver().receive(order->token, order->dest, order->size, digestOf(order->sha256));
+    std::string path = order->stripes.empty()
+                           ? runtime_.receiver().receive(order->token, order->dest, order->size, digestOf(order->sha256))
+                           : runtime_.receiver().receiveStriped(*order);
     context.getResults().setPath(path);
     return kj::READY_NOW;
   }

@@ -34,6 +34,25 @@ std::string Receiver::receive(const std::string& token, const std::string& dest,
   return path;
 }
 
+std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
+  auto target = openDestination(roots_, order.dest);
+  if (!target) {
+    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", order.dest, target.error().message);
+    transport::refuse(target.error().message);
+  }
+  auto& t = target.value();
+  std::string path = t.path;
+  std::vector<transport::data::ByteRange> ranges;
+  for (const transport::StripeOrder& s : order.stripes) {
+    transport::data::ByteRange r{s.token, s.offset, s.length, {}};
+    std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
+    ranges.push_back(std::move(r));
+  }
+  spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
+  plane_.receiveRanges(order.token, std::move(ranges), std::move(t));
+  return path;
+}
+
 std::string Receiver::reachable(const std::string& address) const {
   for (const char* any : {"0.0.0.0:", "[::]:"})
     if (address.rfind(any, 0) == 0 && !coordinatorHost_.empty())

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "transport/agent_wire.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/kj_inbox.h"
 
@@ -27,6 +28,9 @@ class Receiver {
   // absolute final path or refuses the call with the reason.
   std::string receive(const std::string& token, const std::string& dest, std::uint64_t size,
                       const transport::data::Sha256& sha256);
+  // The same for a file that comes as byte ranges (its stripes), each
+  // pulled under its own token.
+  std::string receiveStriped(const transport::ReceiveOrder& order);
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.

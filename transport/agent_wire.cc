@@ -25,12 +25,38 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setDest(order.dest);
   out.setSize(order.size);
   out.setSha256(bytesOf(order.sha256));
+  auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
+  for (unsigned i = 0; i < stripes.size(); ++i) {
+    const StripeOrder& s = order.stripes[i];
+    stripes[i].setToken(bytesOf(s.token));
+    stripes[i].setOffset(s.offset);
+    stripes[i].setLength(s.length);
+    stripes[i].setSha256(bytesOf(s.sha256));
+  }
 }
 
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (auto ok = checkToken(in.getToken()); !ok) return ok.error();
   if (auto ok = checkDigest(in.getSha256()); !ok) return ok.error();
-  return ReceiveOrder{textOf(in.getToken()), in.getDest(), in.getSize(), textOf(in.getSha256())};
+  ReceiveOrder order{textOf(in.getToken()), in.getDest(), in.getSize(), textOf(in.getSha256()), {}};
+  if (in.getStripes().size() > wire::MAX_STRIPES)
+    return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
+  std::uint64_t next = 0;
+  for (auto s : in.getStripes()) {
+    if (auto ok = checkToken(s.getToken()); !ok) return ok.error();
+    if (auto ok = checkDigest(s.getSha256()); !ok) return ok.error();
+    if (textOf(s.getToken()) == order.token) return Error{"a stripe's token is the file's"};
+    for (const StripeOrder& earlier : order.stripes)
+      if (earlier.token == textOf(s.getToken())) return Error{"two stripes share a token"};
+    // In order, end to end: every byte of the file is in exactly one stripe.
+    if (s.getOffset() != next || s.getLength() == 0 || s.getLength() > order.size - next)
+      return Error{"the stripes must cover the file in order, end to end (stripe at byte " +
+                   std::to_string(s.getOffset()) + ")"};
+    next += s.getLength();
+    order.stripes.push_back({textOf(s.getToken()), s.getOffset(), s.getLength(), textOf(s.getSha256())});
+  }
+  if (!order.stripes.empty() && next != order.size) return Error{"the stripes end before the file does"};
+  return order;
 }
 
 void toWire(const JobFileOrder& order, wire::JobInput::Builder out) {

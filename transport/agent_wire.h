@@ -3,7 +3,8 @@
 // ReceiveOrder, JobInput, JobTask, JobResult): hnowd's RPC glue writes the
 // orders and reads the results, the agent the other way round, both through
 // these pairs. Tokens and digests are raw bytes; what the agent reads is
-// checked (32-byte tokens and digests, a command to run).
+// checked (32-byte tokens and digests, stripes that cover the file in
+// order, a command to run).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,11 +14,19 @@
 
 namespace hnow::transport {
 
+// One byte range of a file received as several (control.capnp Stripe).
+struct StripeOrder {
+  std::string token;  // 32 bytes
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  std::string sha256;  // 32 bytes, of these bytes
+};
 struct ReceiveOrder {
   std::string token;  // 32 bytes
   std::string dest;
   std::uint64_t size = 0;
   std::string sha256;  // 32 bytes
+  std::vector<StripeOrder> stripes;  // none: the file comes whole
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

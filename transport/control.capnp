@@ -112,7 +112,21 @@ struct ReceiveOrder {
   dest @1 :Text;     # relative: under the agent's data root (its first root); absolute: inside a root
   size @2 :UInt64;
   sha256 @3 :Data;   # of the whole file, checked before the rename into place
+  stripes @4 :List(Stripe);
+  # Empty: the file comes whole under `token`. Else the file comes as these
+  # byte ranges (in order, covering it), each pulled and relayed under its
+  # own token and checked against its own digest before the rename; `token`
+  # then names the file as a whole (release).
 }
+
+struct Stripe {
+  token @0 :Data;
+  offset @1 :UInt64;
+  length @2 :UInt64;
+  sha256 @3 :Data;
+}
+
+const maxStripes :UInt32 = 64;
 
 enum TransferState {
   progress @0;
@@ -217,7 +231,7 @@ struct SendRequest {
   path @0 :Text;          # on hnowd's machine
   dest @1 :Text;
   to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
-  algo @3 :Text;          # auto|fnf|optimal|lcf|binomial|chain|flat
+  algo @3 :Text;          # auto|striped|fnf|optimal|lcf|binomial|chain|flat
   noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
 }
 
@@ -239,6 +253,7 @@ struct CopyStatus {
   sha256 @7 :Text;
   message @8 :Text;       # failed: why
   corruptChunks @9 :UInt64;
+  stripeParents @10 :List(Text);  # a striped send: the parent in each stripe
 }
 
 struct SendReport {
@@ -258,6 +273,9 @@ struct SendReport {
   parentChanges @11 :List(ParentChange);
   rateBounds @12 :List(Text);
   # links the plan took at a lower bound, e.g. "agent-3 downlink >= 192.0 Mbit/s"
+  boundS @13 :Float64;             # Kumar & Ross's minimum distribution time; 0: not computed
+  why @14 :Text;                   # auto: why the plan won
+  stripeOffsets @15 :List(UInt64); # a striped send: stripe k is bytes [k, k + 1) of these
 }
 
 struct ParentChange {

@@ -81,9 +81,27 @@ class Progress {
 // The tree at the start, then every parent change as it happens, on stderr
 // (bench/replan.sh reads the tree from here to pick the busiest relay).
 std::string treeLine(const daemon::SendStatus& s) {
-  std::string line = "tree (parent>node):";
-  for (const auto& c : s.copies) line += " " + c.parent + ">" + c.node;
-  return line + "\n";
+  if (s.stripeOffsets.size() < 2) {
+    std::string line = "tree (parent>node):";
+    for (const auto& c : s.copies) line += " " + c.parent + ">" + c.node;
+    return line + "\n";
+  }
+  std::string lines;
+  for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k) {
+    lines += "stripe " + std::to_string(k + 1) + " tree (parent>node):";
+    for (const auto& c : s.copies)
+      if (k < c.stripeParents.size()) lines += " " + c.stripeParents[k] + ">" + c.node;
+    lines += "\n";
+  }
+  return lines;
+}
+
+// Who fed a copy: its parent, or its parent in each stripe.
+std::string parentsOf(const daemon::CopyStatus& c) {
+  if (c.stripeParents.empty()) return c.parent;
+  std::string out;
+  for (const std::string& p : c.stripeParents) out += (out.empty() ? "" : ",") + p;
+  return out;
 }
 
 std::string changeLine(const daemon::ParentChange& c) {
@@ -107,9 +125,25 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
                   o.predictedSeconds);
     out += line;
   }
+  if (!s.why.empty()) out += "  chosen: " + s.why + "\n";
   if (s.fluidBoundS > 0) {
     std::snprintf(line, sizeof line, "  fluid lower bound %.2f s\n", s.fluidBoundS);
     out += line;
+  }
+  if (s.boundS > 0) {
+    std::snprintf(line, sizeof line, "  Kumar-Ross bound %.2f s (actual %.2fx)\n", s.boundS,
+                  s.finished ? s.elapsedS / s.boundS : 0.0);
+    out += line;
+  }
+  // A striped send: each stripe's bytes and tree.
+  for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k) {
+    std::snprintf(line, sizeof line, "  stripe %zu: bytes %llu-%llu from", k + 1,
+                  static_cast<unsigned long long>(s.stripeOffsets[k]),
+                  static_cast<unsigned long long>(s.stripeOffsets[k + 1]));
+    out += line;
+    for (const auto& c : s.copies)
+      if (k < c.stripeParents.size()) out += " " + c.stripeParents[k] + ">" + c.node;
+    out += "\n";
   }
   // No probe could fill these links: the plan took the most they were seen to carry.
   for (const std::string& bound : s.rateBounds) out += "  planned with a lower bound: " + bound + "\n";
@@ -130,7 +164,9 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   std::string ok, failed;
   for (const auto& c : s.copies) {
     const bool done = c.state == daemon::CopyStatus::State::kDone;
-    std::snprintf(line, sizeof line, "%-12s %-12s %10.2f %10s  %s\n", c.node.c_str(), c.parent.c_str(), c.plannedS,
+    std::snprintf(line, sizeof line, "%-12s %-12s %10.2f %10s  %s\n", c.node.c_str(),
+                  (c.stripeParents.empty() ? c.parent : std::to_string(c.stripeParents.size()) + " parents").c_str(),
+                  c.plannedS,
                   done ? std::to_string(c.finishedS).substr(0, 6).c_str() : "-",
                   done ? c.path.c_str() : ("FAILED: " + c.message).c_str());
     out += line;
@@ -148,9 +184,9 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
     const int row = static_cast<int>(chart.rows.size());
     chart.rows.push_back(c.node + " planned");
     chart.rows.push_back(c.node + " actual");
-    chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + c.parent});
+    chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + parentsOf(c)});
     if (c.state == daemon::CopyStatus::State::kDone)
-      chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + c.parent});
+      chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + parentsOf(c)});
     for (const auto& change : s.parentChanges)
       if (change.node == c.node)
         chart.marks.push_back({row + 1, change.atS, change.oldParent + " → " + change.newParent,

@@ -16,6 +16,7 @@ std::string sendJson(const daemon::SendStatus& s) {
                         {"planned_s", c.plannedS},
                         {"parent", c.parent},
                         {"corrupt_chunks", c.corruptChunks}});
+      if (!c.stripeParents.empty()) copies.back()["stripe_parents"] = c.stripeParents;
     } else {
       failed.push_back({{"node", c.node}, {"reason", c.message.empty() ? "not finished" : c.message}});
     }
@@ -30,6 +31,19 @@ std::string sendJson(const daemon::SendStatus& s) {
     considered.push_back({{"algo", o.algo}, {"mode", o.mode}, {"predicted_s", o.predictedSeconds}});
   root["considered"] = std::move(considered);
   root["fluid_bound_s"] = s.fluidBoundS;
+  root["kumar_ross_bound_s"] = s.boundS > 0 ? nlohmann::ordered_json(s.boundS) : nlohmann::ordered_json(nullptr);
+  root["why"] = s.why;
+  // The plan's stripes: each one's bytes, and who fed whom in it.
+  nlohmann::ordered_json stripes = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k) {
+    nlohmann::ordered_json parents = nlohmann::ordered_json::object();
+    for (const auto& c : s.copies)
+      if (k < c.stripeParents.size()) parents[c.node] = c.stripeParents[k];
+    stripes.push_back({{"offset", s.stripeOffsets[k]},
+                       {"length", s.stripeOffsets[k + 1] - s.stripeOffsets[k]},
+                       {"parents", std::move(parents)}});
+  }
+  root["stripes"] = std::move(stripes);
   root["replanning"] = s.replanning;
   root["replans"] = s.replans;
   root["replanned_predicted_s"] = s.replannedPredictedS > 0 ? nlohmann::ordered_json(s.replannedPredictedS)

@@ -38,11 +38,19 @@ class AgentLink {
 
   // `hnow send`. Links that cannot receive refuse (the defaults
   // keep older test links compiling).
+  // A byte range of a striped file (transport/agent_wire.h StripeOrder).
+  struct Stripe {
+    std::string token;  // 32 bytes
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    std::string sha256;  // 32 bytes
+  };
   struct ReceiveOrder {
     std::string token;   // 32 bytes
     std::string dest;
     std::uint64_t size = 0;
     std::string sha256;  // 32 bytes
+    std::vector<Stripe> stripes;  // none: the file comes whole
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

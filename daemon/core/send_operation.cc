@@ -218,6 +218,8 @@ SendStatus SendOperation::status() const {
   s.replannedPredictedS = replannedPredictedS_;
   s.parentChanges = changes_;
   s.rateBounds = tree_.rateBounds;
+  s.boundS = tree_.boundSeconds;
+  s.why = tree_.why;
   for (std::size_t i = 1; i < copies_.size(); ++i) {
     CopyStatus c = copies_[i];
     // A finished copy shows where it came from, not its place in a later plan.

@@ -46,6 +46,7 @@ struct CopyStatus {
   std::string sha256;
   std::string message;
   std::uint64_t corruptChunks = 0;
+  std::vector<std::string> stripeParents;  // a striped send: the parent in each stripe
 };
 
 // One node moved to another parent while the send ran.
@@ -71,6 +72,27 @@ struct SendStatus {
   double replannedPredictedS = 0.0; // the latest replan's predicted end, since the start; 0: none
   std::vector<ParentChange> parentChanges;
   std::vector<std::string> rateBounds;  // SendTree::rateBounds
+  double boundS = 0.0;                  // Kumar & Ross's minimum distribution time; 0: not computed
+  std::string why;                      // SendTree::why
+  std::vector<std::uint64_t> stripeOffsets;  // a striped send: S + 1 offsets (SendTree::stripeOffsets)
+};
+
+// One send as SendService runs it: one tree (SendOperation) or several
+// stripes (StripedSend). Reports come under a transfer token: the send's,
+// or one stripe's.
+class SendRun {
+ public:
+  virtual ~SendRun() = default;
+  virtual void start() = 0;
+  // True when the report shows a node lost earlier is back.
+  virtual bool report(const std::string& node, const std::string& token, const TransferReport& report) = 0;
+  virtual void lost(const std::string& node) = 0;
+  virtual bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) = 0;
+  virtual bool finished() const = 0;
+  virtual SendStatus status() const = 0;
+  virtual bool involves(const std::string& node) const = 0;
+  virtual std::vector<Flow> flows(Duration window) const = 0;
+  virtual const std::string& replanNote() const = 0;
 };
 
 // What replanning needs besides the tree: the rates it was planned from.
@@ -82,7 +104,7 @@ struct ReplanSettings {
   double minGain = 0.1;         // send_replan.h
 };
 
-class SendOperation {
+class SendOperation final : public SendRun {
  public:
   // `names[0]`/`addresses[0]` are the source's; paths are the agents' final paths.
   SendOperation(const Clock& clock, SendTree tree, std::vector<std::string> names,
@@ -90,28 +112,33 @@ class SendOperation {
                 std::uint64_t size, std::string sha256Hex, SendCommands& commands);
 
   // Every agent pulls from its parent; the clock starts.
-  void start();
+  void start() override;
   // True when the report shows a node lost earlier is back (lost()).
   bool report(const std::string& node, const TransferReport& report);
+  bool report(const std::string& node, const std::string&, const TransferReport& r) override {
+    return report(node, r);
+  }
   // The agent is gone (connection ended or heartbeats stopped). One that
   // was only silent (heartbeats queued behind data on a saturated link) and
   // reports again while the send runs is back: its copy resumes.
-  void lost(const std::string& node);
+  void lost(const std::string& node) override;
 
   // Without settings (or with enabled = false) the send never re-plans.
   void setReplanning(ReplanSettings settings);
   // A drift event: `node` now measures `rates`. Re-plans when enabled and
   // the node takes part; true when a new tree was adopted.
-  bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason);
+  bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) override;
 
-  bool finished() const;
-  SendStatus status() const;
-  bool involves(const std::string& node) const { return indexOf(node) > 0; }
+  bool finished() const override;
+  SendStatus status() const override;
+  bool involves(const std::string& node) const override { return indexOf(node) > 0; }
   // What each copy received from its parent over [now - window, now], for
   // the copies hnowd can judge (transfer_flows.h), by node name.
-  std::vector<Flow> flows(Duration window) const;
+  std::vector<Flow> flows(Duration window) const override;
   // The last replan considered: both predictions and why it was (not) adopted.
-  const std::string& replanNote() const { return note_; }
+  const std::string& replanNote() const override { return note_; }
+  // Reported when the send started, not since: the tree as planned.
+  const SendTree& plan() const { return tree_; }
 
  private:
   int indexOf(const std::string& node) const;

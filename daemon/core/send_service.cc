@@ -11,6 +11,7 @@
 #include "core/agent_commands.h"
 #include "core/agent_selection.h"
 #include "core/operation_records.h"
+#include "core/striped_send.h"
 
 namespace hnow::daemon {
 
@@ -33,10 +34,18 @@ std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vec
 
 struct SendService::Running {
   std::uint64_t id = 0;
-  std::string token;
+  std::string token;                      // the file's: agents release it at the end
+  std::vector<StripeSource> stripes;      // a striped send's, each under its own token
   std::vector<std::string> agents;
-  std::unique_ptr<AgentCommands> commands;
-  std::unique_ptr<SendOperation> operation;
+  std::vector<std::unique_ptr<AgentCommands>> commands;  // one per transfer token
+  std::unique_ptr<SendRun> operation;
+  // The tokens reports come under: the file's, or each stripe's.
+  std::vector<std::string> transferTokens() const {
+    if (stripes.empty()) return {token};
+    std::vector<std::string> out;
+    for (const StripeSource& s : stripes) out.push_back(s.token);
+    return out;
+  }
   bool released = false;
   OperationId record = 0;
   std::string summary;  // the record's JSON object, without its closing brace
@@ -63,6 +72,8 @@ static void logPlan(const SendRequest& request, std::uint64_t size, std::size_t 
                tree.algo, tree.predictedSeconds);
   for (const PlanOption& o : tree.considered)
     spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
+  if (!tree.why.empty()) spdlog::info("  chosen: {}", tree.why);
+  if (tree.boundSeconds > 0) spdlog::info("  Kumar-Ross bound: {:.2f} s", tree.boundSeconds);
 }
 
 // The operation record's summary, an open JSON object (its end is written
@@ -71,7 +82,8 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
   return "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
          ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
          ",\"size\":" + std::to_string(size) + ",\"agents\":" + std::to_string(agents) +
-         ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false");
+         ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false") +
+         (tree.striped() ? ",\"stripes\":" + std::to_string(tree.stripeParents.size()) : std::string());
 }
 
 Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {
@@ -101,25 +113,33 @@ void SendService::start(SendRequest request, Started started) {
   auto receivers = receiversOf(request);
   if (!receivers) return started(receivers.error());
   const std::vector<AgentView>& chosen = *receivers;
-  const std::string token = newToken_();
-  auto served = plane_.serveFile(token, request.path);
-  if (!served) return started(served.error());
-  const SourceFile file = std::move(served).value();
+  auto size = plane_.sizeOf(request.path);
+  if (!size) return started(size.error());
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   nodes[0].rates.uplinkBytesPerSecond = source.plan;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
-  auto planned = planSendTree(request.algo, nodes, file.size, chunkBytes_);
-  if (!planned) {
-    plane_.release(token);
-    return started(Error{"cannot plan the send: " + planned.error().message});
+  auto planned = planSendTree(request.algo, nodes, *size, chunkBytes_, true);
+  if (!planned) return started(Error{"cannot plan the send: " + planned.error().message});
+  const std::string token = newToken_();
+  std::vector<StripeSource> stripes;
+  std::vector<StripeCut> cuts;
+  for (std::size_t k = 0; planned->striped() && k + 1 < planned->stripeOffsets.size(); ++k) {
+    const std::uint64_t offset = planned->stripeOffsets[k], length = planned->stripeOffsets[k + 1] - offset;
+    stripes.push_back({newToken_(), offset, length, ""});
+    cuts.push_back({stripes.back().token, offset, length});
   }
-  coordinator_.claimToken(token, this);
-
+  auto served = planned->striped() ? plane_.serveStripes(token, request.path, *size, cuts)
+                                   : plane_.serveFile(token, request.path);
+  if (!served) return started(served.error());
+  const SourceFile file = std::move(served).value();
+  if (file.size != *size) {
+    plane_.release(token);
+    return started(Error{request.path + " changed while the send was planned; run the send again"});
+  }
   auto running = std::make_unique<Running>();
   running->token = token;
-  running->commands = std::make_unique<AgentCommands>(coordinator_, token);
   running->tree = std::move(planned).value();
   running->tree.rateBounds = boundsOf(coordinator_, chosen);
   running->names = {"hnowd"};
@@ -130,6 +150,8 @@ void SendService::start(SendRequest request, Started started) {
     running->agents.push_back(a.record.name);
   }
   logPlan(request, file.size, chosen.size(), running->tree);
+  running->stripes = std::move(stripes);
+  for (std::size_t k = 0; k < running->stripes.size(); ++k) running->stripes[k].sha256Hex = file.stripeSha256Hex[k];
   running->summary = summaryOf(request, running->tree, file.size, chosen.size());
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
   running->size = file.size;
@@ -139,7 +161,15 @@ void SendService::start(SendRequest request, Started started) {
   running->settings.nodes = std::move(nodes);
   running->settings.chunkBytes = chunkBytes_;
 
-  const AgentLink::ReceiveOrder order{token, request.dest, file.size, file.sha256};
+  AgentLink::ReceiveOrder order{token, request.dest, file.size, file.sha256, {}};
+  for (std::size_t k = 0; k < running->stripes.size(); ++k) {
+    const StripeSource& s = running->stripes[k];
+    order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k]});
+  }
+  for (const std::string& t : running->transferTokens()) {
+    coordinator_.claimToken(t, this);
+    running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));
+  }
   const std::vector<std::string> agents = running->agents;
   // Held by the answers' callback until every agent has answered (gone with
   // it if a link drops its callbacks unanswered).
@@ -168,22 +198,31 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
     for (const auto& agent : running->agents)
       if (AgentLink* link = coordinator_.link(agent)) link->release(running->token);
     plane_.release(running->token);
-    coordinator_.releaseToken(running->token);
+    for (const std::string& t : running->transferTokens()) coordinator_.releaseToken(t);
     finishRecord(coordinator_, running->record, "failed",
                  running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
     return started(Error{"refused: " + refusals});
   }
   Running& r = *running;
-  r.operation = std::make_unique<SendOperation>(clock_, std::move(r.tree), std::move(r.names), std::move(r.addresses),
-                                                std::move(paths), r.size, r.shaHex, *r.commands);
-  r.operation->setReplanning(std::move(r.settings));
+  if (r.tree.striped()) {
+    std::vector<SendCommands*> commands;
+    for (auto& c : r.commands) commands.push_back(c.get());
+    r.operation = std::make_unique<StripedSend>(clock_, r.tree, r.names, r.addresses, paths, r.size, r.shaHex,
+                                                r.stripes, commands);
+  } else {
+    auto operation = std::make_unique<SendOperation>(clock_, std::move(r.tree), std::move(r.names),
+                                                     std::move(r.addresses), std::move(paths), r.size, r.shaHex,
+                                                     *r.commands.front());
+    operation->setReplanning(std::move(r.settings));
+    r.operation = std::move(operation);
+  }
   const std::uint64_t id = nextOperation_++;
   r.id = id;
   // Paced from the moment it runs: hnowd's idle tick resets the pacing
   // whenever no operation is under way.
   plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
   r.operation->start();
-  operationOfToken_[r.token] = id;
+  for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;
   operations_[id] = std::move(running);
   started(std::make_pair(id, r.operation->status()));
 }
@@ -204,7 +243,7 @@ void SendService::transferReport(const std::string& agent, const std::string& to
     spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
   if (report.state == TransferReport::State::kParentLost)
     spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
-  if (running.operation->report(agent, report))
+  if (running.operation->report(agent, token, report))
     spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
   endIfFinished(running);
 }
@@ -245,7 +284,7 @@ bool SendService::moving() const {
   return false;
 }
 
-void SendService::logReplan(std::uint64_t id, const SendOperation& operation) {
+void SendService::logReplan(std::uint64_t id, const SendRun& operation) {
   if (operation.replanNote().empty()) return;
   const SendStatus s = operation.status();
   spdlog::info("send {}: {} ({} replans, {} parent changes)", id, operation.replanNote(), s.replans,
@@ -259,8 +298,10 @@ void SendService::endIfFinished(Running& running) {
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
   plane_.release(running.token);
-  coordinator_.releaseToken(running.token);
-  operationOfToken_.erase(running.token);
+  for (const std::string& t : running.transferTokens()) {
+    coordinator_.releaseToken(t);
+    operationOfToken_.erase(t);
+  }
   SendStatus s = running.operation->status();
   std::size_t ok = 0;
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;

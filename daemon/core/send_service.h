@@ -62,7 +62,7 @@ class SendService final : public TransferObserver {
   // receive order: the send runs, or is refused and everything released.
   void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);
   void endIfFinished(Running& running);
-  void logReplan(std::uint64_t id, const SendOperation& operation);
+  void logReplan(std::uint64_t id, const SendRun& operation);
 
   Coordinator& coordinator_;
   SourcePlane& plane_;

@@ -1,8 +1,11 @@
 #include "core/send_tree.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "planner/broadcast/broadcast_choice.h"
+#include "planner/striped/striped_plan.h"
 
 namespace hnow::daemon {
 
@@ -42,16 +45,62 @@ SendTree treeOf(const BroadcastPlan& plan) {
   return tree;
 }
 
+// Stripes in whole chunks of the data plane's size (the planner's own chunk
+// choice is kept to that size: planStriped is asked for no smaller one).
+SendTree stripedOf(const planner::StripedPlan& plan, std::uint64_t size, std::uint32_t chunkBytes) {
+  SendTree tree;
+  tree.algo = "striped";
+  for (const planner::BroadcastTree& t : plan.trees) {
+    std::vector<int> parent = t.parent;
+    parent[0] = -1;
+    tree.stripeParents.push_back(std::move(parent));
+  }
+  for (long long chunk : plan.firstChunk)
+    tree.stripeOffsets.push_back(std::min<std::uint64_t>(size, static_cast<std::uint64_t>(chunk) * chunkBytes));
+  tree.parent = tree.stripeParents.front();
+  tree.finish = plan.finishSeconds;
+  tree.predictedSeconds = plan.predictedSeconds;
+  tree.boundSeconds = plan.boundSeconds;
+  return tree;
+}
+
+std::vector<int> agentsOf(const planner::BroadcastRequest& request) {
+  std::vector<int> destinations;
+  for (int i = 1; i < static_cast<int>(request.rates.size()); ++i) destinations.push_back(i);
+  return destinations;
+}
+
+double kumarRossOf(const planner::BroadcastRequest& request) {
+  return planner::kumarRossBound(request.rates, 0, agentsOf(request), request.fileBytes);
+}
+
+Result<planner::StripedPlan> stripedPlanOf(const planner::BroadcastRequest& request) {
+  planner::StripedOptions options;
+  options.minChunkBytes = request.chunkBytes;  // the data plane's chunk: no smaller
+  return planner::planStriped(request.rates, 0, agentsOf(request), request.fileBytes, request.chunkBytes, options);
+}
+
+PlanOption optionOf(const planner::StripedPlan& plan) {
+  return {"striped", std::to_string(plan.stripes()) + (plan.stripes() == 1 ? " stripe" : " stripes"),
+          plan.predictedSeconds};
+}
+
+std::string seconds2(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", s);
+  return text;
+}
+
 }  // namespace
 
 bool knownSendAlgo(const std::string& algo) {
-  for (const char* a : {"auto", "fnf", "optimal", "lcf", "binomial", "chain", "flat"})
+  for (const char* a : {"auto", "striped", "fnf", "optimal", "lcf", "binomial", "chain", "flat"})
     if (algo == a) return true;
   return false;
 }
 
 Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes, std::uint64_t size,
-                              std::uint32_t chunkBytes) {
+                              std::uint32_t chunkBytes, bool weighStriped) {
   planner::BroadcastRequest request;
   for (const TreeNode& n : nodes) request.rates.push_back(n.rates);
   request.source = 0;
@@ -61,12 +110,47 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
   // hnowd answers `hnow send` within a second.
   request.limits.maxSearchNodes = 2'000'000;
 
+  if (algo == "striped") {
+    auto striped = stripedPlanOf(request);
+    if (!striped) return striped.error();
+    SendTree tree = stripedOf(*striped, size, chunkBytes);
+    tree.considered = {optionOf(*striped)};
+    tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
+    return tree;
+  }
   if (algo == "auto") {
     auto choice = planner::chooseBroadcastPlan(request);
     if (!choice) return choice.error();
     SendTree tree = treeOf(choice->chosen);
     tree.considered = {optionOf(choice->storeAndForward), optionOf(choice->pipelined)};
     tree.fluidBoundSeconds = choice->fluidLowerBound;
+    tree.why = "one tree: " + seconds2(tree.predictedSeconds) + " predicted";
+    tree.boundSeconds = kumarRossOf(request);
+    if (!weighStriped) return tree;
+    if (!request.sites.siteOf.empty()) {
+      tree.why += "; striped not weighed (its plan does not model site links)";
+      return tree;
+    }
+    auto striped = stripedPlanOf(request);
+    if (!striped) return tree;  // one tree still stands
+    tree.considered.push_back(optionOf(*striped));
+    tree.boundSeconds = striped->boundSeconds;
+    const double oneTree = tree.predictedSeconds;
+    if (striped->stripes() >= 2 && striped->predictedSeconds <= oneTree * (1 - kStripedGain)) {
+      const double bound = tree.boundSeconds, fluid = tree.fluidBoundSeconds;
+      auto considered = std::move(tree.considered);
+      tree = stripedOf(*striped, size, chunkBytes);
+      tree.considered = std::move(considered);
+      tree.fluidBoundSeconds = fluid;
+      tree.boundSeconds = bound;
+      tree.why = "striped: " + seconds2(tree.predictedSeconds) + " predicted in " +
+                 std::to_string(striped->stripes()) + " stripes against " + seconds2(oneTree) + " for one tree";
+    } else {
+      tree.why += ", striped " + seconds2(striped->predictedSeconds) +
+                  (striped->stripes() < 2 ? " (one stripe: the same tree)"
+                                           : " (not " + std::to_string(static_cast<int>(kStripedGain * 100)) +
+                                                 "% faster)");
+    }
     return tree;
   }
   auto algorithm = planner::broadcastAlgorithmFromName(algo);
@@ -77,6 +161,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
   BroadcastPlan storeAndForward = *plan;
   storeAndForward.mode = TransferMode::kStoreAndForward;
   tree.considered = {optionOf(storeAndForward), optionOf(*plan)};
+  tree.boundSeconds = kumarRossOf(request);
   tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
   return tree;
 }

@@ -39,16 +39,30 @@ struct SendTree {
   // Links taken at a lower bound (never filled by a probe), as the report
   // names them: "agent-3 downlink >= 192.0 Mbit/s".
   std::vector<std::string> rateBounds;
+  // A striped plan (algo "striped", planner/striped/striped_plan.h): stripe
+  // k is bytes [stripeOffsets[k], stripeOffsets[k + 1]) pushed along
+  // stripeParents[k] (`parent` is stripe 0's). Empty for one tree.
+  std::vector<std::vector<int>> stripeParents;
+  std::vector<std::uint64_t> stripeOffsets;
+  double boundSeconds = 0.0;  // Kumar & Ross's minimum distribution time
+  std::string why;            // auto: why this plan won
+  bool striped() const { return !stripeParents.empty(); }
 };
 
-// auto|fnf|optimal|lcf|binomial|chain|flat
+// auto|striped|fnf|optimal|lcf|binomial|chain|flat
 bool knownSendAlgo(const std::string& algo);
 
 // `nodes[0]` is the source; its uplink is what it will be paced at. `auto`:
 // planner::chooseBroadcastPlan, the faster of store-and-forward (FNF, or LCF
 // when the agents carry two or more site labels) and the max-bottleneck
-// pipelined tree. Another algo: its tree, with both predictions in `considered`.
+// pipelined tree; then, with `weighStriped` and the agents in one site, the
+// striped plan if it predicts at least kStripedGain less (its stripes cost connections,
+// digests and reports the model leaves out). `striped`: the striped plan
+// (site links are not modelled in it). Another algo: its tree, with both
+// predictions in `considered`.
+inline constexpr double kStripedGain = 0.05;
+// Replans and manifests run one tree per file and leave `weighStriped` off.
 Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes,
-                              std::uint64_t size, std::uint32_t chunkBytes);
+                              std::uint64_t size, std::uint32_t chunkBytes, bool weighStriped = false);
 
 }  // namespace hnow::daemon

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 
@@ -17,6 +18,16 @@ struct SourceFile {
   std::uint64_t size = 0;
   std::string sha256;     // 32 bytes
   std::string sha256Hex;  // the same, as 64 hex digits
+  // serveStripes: each stripe's, in order (32 bytes each; and as hex).
+  std::vector<std::string> stripeSha256;
+  std::vector<std::string> stripeSha256Hex;
+};
+
+// One byte range of a striped send, served under its own token.
+struct StripeCut {
+  std::string token;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
 };
 
 class SourcePlane {
@@ -25,6 +36,17 @@ class SourcePlane {
   // The file at `path` opened, hashed and served under `token` until
   // released; its size and digest, or why it cannot be served.
   virtual Result<SourceFile> serveFile(const std::string& token, const std::string& path) = 0;
+  // A send's: the size of the regular file at `path`, or why it cannot be
+  // served (planes of jobs alone refuse, as below).
+  virtual Result<std::uint64_t> sizeOf(const std::string& /*path*/) { return Error{"this plane cannot send"}; }
+  // The file at `path` served as `stripes` (in order, covering it), each
+  // under its token, until `token` is released; the whole file's digest and
+  // each stripe's, taken in one pass. Refused when the file is not `size`
+  // bytes (it changed since it was planned).
+  virtual Result<SourceFile> serveStripes(const std::string& /*token*/, const std::string& /*path*/,
+                                          std::uint64_t /*size*/, const std::vector<StripeCut>& /*stripes*/) {
+    return Error{"this plane cannot send in stripes"};
+  }
   // `bytes` written to `path` (a file of hnowd's own) and served under
   // `token`: a job's share.
   virtual Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) = 0;

@@ -29,6 +29,45 @@ Result<SourceFile> DataSourcePlane::serveFile(const std::string& token, const st
   return file;
 }
 
+Result<std::uint64_t> DataSourcePlane::sizeOf(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  if (!S_ISREG(info.st_mode)) return Error{path + " is not a regular file"};
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
+Result<SourceFile> DataSourcePlane::serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                                                 const std::vector<StripeCut>& stripes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) != size) {
+    ::close(fd);
+    return Error{path + " changed while the send was planned (it is not " + std::to_string(size) +
+                 " bytes any more); run the send again"};
+  }
+  std::vector<std::uint64_t> ends;
+  for (const StripeCut& s : stripes) ends.push_back(s.offset + s.length);
+  auto digests = transport::data::sha256OfRanges(fd, ends);
+  if (!digests) {
+    ::close(fd);
+    return Error{path + ": " + digests.error().message};
+  }
+  SourceFile file;
+  file.size = size;
+  file.sha256.assign(reinterpret_cast<const char*>(digests->whole.data()), 32);
+  file.sha256Hex = hnow::hexOf(digests->whole.data(), 32);
+  std::vector<transport::data::ByteRange> ranges;
+  for (std::size_t k = 0; k < stripes.size(); ++k) {
+    const auto& d = digests->ranges[k];
+    file.stripeSha256.emplace_back(reinterpret_cast<const char*>(d.data()), 32);
+    file.stripeSha256Hex.push_back(hnow::hexOf(d.data(), 32));
+    ranges.push_back({stripes[k].token, stripes[k].offset, stripes[k].length, d});
+  }
+  plane_.addSourceRanges(token, fd, std::move(ranges));  // the plane owns the descriptor from here
+  return file;
+}
+
 namespace {
 
 // `bytes` written to a new `path`, opened for the data plane to serve; -1 on failure.

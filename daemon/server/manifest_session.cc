@@ -29,10 +29,10 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
   using Started = std::pair<std::uint64_t, ManifestStatus>;
   auto pending = transport::pendingAnswer<Started>();
   manifests_->start(std::move(request), pending.answer);
-  return pending.promise.then([context](Started started) mutable {
+  return pending.promise.then([context](kj::Own<Started> started) mutable {
     auto results = context.getResults();
-    results.setOperation(started.first);
-    toWire(started.second, results.initReport());
+    results.setOperation(started->first);
+    toWire(started->second, results.initReport());
   });
 }
 

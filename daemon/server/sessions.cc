@@ -92,10 +92,10 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
   sends_->start(std::move(request), pending.answer);
-  return pending.promise.then([context](Started started) mutable {
+  return pending.promise.then([context](kj::Own<Started> started) mutable {
     auto results = context.getResults();
-    results.setOperation(started.first);
-    toWire(started.second, results.initReport());
+    results.setOperation(started->first);
+    toWire(started->second, results.initReport());
   });
 }
 
@@ -200,7 +200,9 @@ class RpcAgentLink final : public AgentLink {
 
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     auto request = control_.receiveRequest();
-    transport::toWire(transport::ReceiveOrder{order.token, order.dest, order.size, order.sha256}, request.initOrder());
+    transport::ReceiveOrder wireOrder{order.token, order.dest, order.size, order.sha256, {}};
+    for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
+    transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(
         [done](auto response) { done(std::string(response.getPath())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));

@@ -38,6 +38,8 @@ void copiesToWire(const std::vector<CopyStatus>& copies, capnp::List<wire::CopyS
     w.setSha256(c.sha256);
     w.setMessage(c.message);
     w.setCorruptChunks(c.corruptChunks);
+    auto parents = w.initStripeParents(static_cast<unsigned>(c.stripeParents.size()));
+    for (unsigned k = 0; k < parents.size(); ++k) parents.set(k, c.stripeParents[k]);
   }
 }
 
@@ -85,6 +87,10 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
   auto bounds = out.initRateBounds(static_cast<unsigned>(s.rateBounds.size()));
   for (unsigned i = 0; i < bounds.size(); ++i) bounds.set(i, s.rateBounds[i]);
   parentChangesToWire(s.parentChanges, out.initParentChanges(static_cast<unsigned>(s.parentChanges.size())));
+  out.setBoundS(s.boundS);
+  out.setWhy(s.why);
+  auto offsets = out.initStripeOffsets(static_cast<unsigned>(s.stripeOffsets.size()));
+  for (unsigned k = 0; k < offsets.size(); ++k) offsets.set(k, s.stripeOffsets[k]);
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -108,6 +114,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
     copy.sha256 = c.getSha256();
     copy.message = c.getMessage();
     copy.corruptChunks = c.getCorruptChunks();
+    for (auto p : c.getStripeParents()) copy.stripeParents.emplace_back(p);
     s.copies.push_back(std::move(copy));
   }
   s.replanning = in.getReplanning();
@@ -116,6 +123,9 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   for (auto c : in.getParentChanges())
     s.parentChanges.push_back({c.getNode(), c.getOldParent(), c.getNewParent(), c.getAtS(), c.getReason()});
   for (auto b : in.getRateBounds()) s.rateBounds.emplace_back(b);
+  s.boundS = in.getBoundS();
+  s.why = in.getWhy();
+  for (auto o : in.getStripeOffsets()) s.stripeOffsets.push_back(o);
   return s;
 }
 

@@ -87,7 +87,10 @@ TEST_CASE("a send reaches every agent byte-identical, corrupt chunks are resent,
   CHECK(ops[0]["summary"]["failed"] == 0);
   CHECK(ops[0]["summary"]["predicted_s"].get<double>() == doctest::Approx(report["predicted_s"].get<double>()).epsilon(0.01));
   CHECK(ops[0]["summary"]["actual_s"].get<double>() == doctest::Approx(report["actual_s"].get<double>()).epsilon(0.01));
-  CHECK(report["considered"].size() == 2);  // auto's two candidates
+  REQUIRE(report["considered"].size() == 3);  // auto's two trees, and the striped plan
+  CHECK(report["considered"][2]["algo"] == "striped");
+  CHECK_FALSE(report["why"].get<std::string>().empty());
+  CHECK(report["kumar_ross_bound_s"].get<double>() > 0);
   for (int a = 1; a <= 4; ++a) {
     CHECK(fs::exists(cluster.root(a) / "in" / "copy.bin"));
     CHECK(partFiles(cluster.root(a)) == 0);

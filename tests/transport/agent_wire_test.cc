@@ -10,7 +10,7 @@
 using namespace hnow::transport;
 
 TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a short token or digest is refused") {
-  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's')};
+  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's'), {}};
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::ReceiveOrder>();
   toWire(order, out);
@@ -20,10 +20,65 @@ TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a 
   CHECK(back->dest == order.dest);
   CHECK(back->size == order.size);
   CHECK(back->sha256 == order.sha256);
-  toWire(ReceiveOrder{"short", "x", 1, std::string(32, 's')}, out);
+  toWire(ReceiveOrder{"short", "x", 1, std::string(32, 's'), {}}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "an operation token is 32 bytes");
-  toWire(ReceiveOrder{std::string(32, 't'), "x", 1, "short"}, out);
+  toWire(ReceiveOrder{std::string(32, 't'), "x", 1, "short", {}}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "a SHA-256 is 32 bytes");
+}
+
+TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover the file in order are refused") {
+  ReceiveOrder order{std::string(32, 't'), "in/image.iso", 1000, std::string(32, 's'), {}};
+  order.stripes = {{std::string(32, 'a'), 0, 600, std::string(32, '1')},
+                   {std::string(32, 'b'), 600, 400, std::string(32, '2')}};
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::ReceiveOrder>();
+  toWire(order, out);
+  auto back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  REQUIRE(back->stripes.size() == 2);
+  CHECK(back->stripes[1].token == order.stripes[1].token);
+  CHECK(back->stripes[1].offset == 600);
+  CHECK(back->stripes[1].length == 400);
+  CHECK(back->stripes[1].sha256 == order.stripes[1].sha256);
+
+  auto refused = [&](ReceiveOrder bad) {
+    capnp::MallocMessageBuilder m;
+    auto o = m.initRoot<hnow::wire::ReceiveOrder>();
+    toWire(bad, o);
+    auto read = receiveOrderFromWire(o.asReader());
+    return read ? std::string() : read.error().message;
+  };
+  ReceiveOrder gap = order;
+  gap.stripes[1].offset = 601;
+  CHECK(refused(gap).find("cover the file in order") != std::string::npos);
+  ReceiveOrder overlap = order;
+  overlap.stripes[1].offset = 500;
+  CHECK(refused(overlap).find("cover the file in order") != std::string::npos);
+  ReceiveOrder past = order;
+  past.stripes[1].length = 401;
+  CHECK(refused(past).find("cover the file in order") != std::string::npos);
+  ReceiveOrder shortOf = order;
+  shortOf.stripes[1].length = 399;
+  CHECK(refused(shortOf) == "the stripes end before the file does");
+  ReceiveOrder empty = order;
+  empty.stripes[1].length = 0;
+  CHECK(refused(empty).find("cover the file in order") != std::string::npos);
+  ReceiveOrder shared = order;
+  shared.stripes[1].token = shared.stripes[0].token;
+  CHECK(refused(shared) == "two stripes share a token");
+  ReceiveOrder fileToken = order;
+  fileToken.stripes[0].token = order.token;
+  CHECK(refused(fileToken) == "a stripe's token is the file's");
+  ReceiveOrder badDigest = order;
+  badDigest.stripes[0].sha256 = "short";
+  CHECK(refused(badDigest) == "a SHA-256 is 32 bytes");
+  ReceiveOrder many = order;
+  many.size = 100;
+  many.stripes.clear();
+  for (int k = 0; k < 65; ++k)
+    many.stripes.push_back({std::string(31, 'x') + static_cast<char>(k), static_cast<std::uint64_t>(k), 1,
+                            std::string(32, '1')});
+  CHECK(refused(many) == "a file comes in at most 64 stripes");
 }
 
 TEST_CASE("a job file order survives the wire - a short token is refused") {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -28,6 +29,44 @@ Result<Sha256> sha256OfFile(int fd) {
   unsigned int length = 0;
   EVP_DigestFinal_ex(context.get(), digest.data(), &length);
   return digest;
+}
+
+Result<RangeDigests> sha256OfRanges(int fd, const std::vector<std::uint64_t>& ends) {
+  using Context = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+  auto fresh = []() {
+    Context c(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    EVP_DigestInit_ex(c.get(), EVP_sha256(), nullptr);
+    return c;
+  };
+  auto digestOf = [](Context& c) {
+    Sha256 d{};
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(c.get(), d.data(), &length);
+    return d;
+  };
+  Context whole = fresh(), range = fresh();
+  RangeDigests out;
+  std::vector<char> buffer(1 << 20);
+  std::uint64_t offset = 0;
+  std::size_t k = 0;
+  while (k < ends.size()) {
+    // Up to the end of the current range, so no read spans two.
+    const std::uint64_t want = std::min<std::uint64_t>(buffer.size(), ends[k] - offset);
+    ssize_t n = want == 0 ? 0 : ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{std::string("cannot read: ") + std::strerror(errno)};
+    if (n == 0 && want > 0) return Error{"the file ends at byte " + std::to_string(offset) + ", before its ranges do"};
+    EVP_DigestUpdate(whole.get(), buffer.data(), static_cast<std::size_t>(n));
+    EVP_DigestUpdate(range.get(), buffer.data(), static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+    if (offset == ends[k]) {
+      out.ranges.push_back(digestOf(range));
+      range = fresh();
+      ++k;
+    }
+  }
+  out.whole = digestOf(whole);
+  return out;
 }
 
 Result<HashedFile> hashedFile(int fd, const std::string& path) {

@@ -4,6 +4,7 @@
 // as a send's source, an agent as a manifest item's.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "transport/data/data_plane.h"
@@ -13,6 +14,15 @@ namespace hnow::transport::data {
 // Reads `fd` from offset 0 with pread (its own offset is left alone); the
 // digest, or why the file could not be read.
 Result<Sha256> sha256OfFile(int fd);
+
+// The SHA-256 of the whole file and of each byte range [ends[k-1], ends[k])
+// (ends ascending, the last the file's size), in one pass over it: a
+// striped file's ranges are checked apart (data_plane.h ByteRange).
+struct RangeDigests {
+  Sha256 whole{};
+  std::vector<Sha256> ranges;
+};
+Result<RangeDigests> sha256OfRanges(int fd, const std::vector<std::uint64_t>& ends);
 
 // A file opened to be served: its descriptor, size and digest.
 struct HashedFile {

@@ -65,7 +65,7 @@ struct MapPlane final : SourcePlane {
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override {
     served[token] = std::string(bytes);
     work->files[path] = std::string(bytes);
-    return SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7')};
+    return SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7'), {}, {}};
   }
   void receiveFile(const std::string& token, std::uint64_t, const std::string&, const std::string& path,
                    const std::string& from, Received done) override {

@@ -127,6 +127,54 @@ TEST_CASE("tree adapter: slow senders with fast downlinks make auto choose the p
     CHECK(chosen.finish[v] <= chosen.predictedSeconds);
 }
 
+TEST_CASE("tree adapter: on an uplink-bound lab auto weighs the striped plan and takes it, each stripe a tree over every agent") {
+  // Fast downlinks, mixed uplinks: one tree leaves its leaves' uplinks idle.
+  std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
+  for (int i = 0; i < 8; ++i) nodes.push_back({"n" + std::to_string(i), "one", {i < 2 ? 50e6 : i < 5 ? 12.5e6 : 6e6, 50e6}});
+  const std::uint64_t size = 128 << 20;
+  auto planned = planSendTree("auto", nodes, size, 128 << 10, true);
+  REQUIRE(planned);
+  const SendTree& t = *planned;
+  REQUIRE(t.considered.size() == 3);
+  CHECK(t.considered[2].algo == "striped");
+  CHECK(t.algo == "striped");
+  CHECK(t.predictedSeconds <= t.considered[1].predictedSeconds * (1 - kStripedGain));
+  CHECK(t.why.find("striped") == 0);
+  CHECK(t.boundSeconds > 0);
+  CHECK(t.predictedSeconds >= t.boundSeconds * 0.999);
+  REQUIRE(t.striped());
+  REQUIRE(t.stripeOffsets.size() == t.stripeParents.size() + 1);
+  CHECK(t.stripeOffsets.front() == 0);
+  CHECK(t.stripeOffsets.back() == size);
+  for (std::size_t k = 0; k + 1 < t.stripeOffsets.size(); ++k) {
+    CHECK(t.stripeOffsets[k] % (128 << 10) == 0);  // whole chunks
+    CHECK(t.stripeOffsets[k] < t.stripeOffsets[k + 1]);
+    const std::vector<int>& parent = t.stripeParents[k];
+    REQUIRE(parent.size() == nodes.size());
+    CHECK(parent[0] == -1);
+    for (std::size_t v = 1; v < nodes.size(); ++v) {  // every agent reaches hnowd
+      int hops = 0;
+      for (int u = static_cast<int>(v); u != 0 && hops <= 8; u = parent[static_cast<std::size_t>(u)]) ++hops;
+      CHECK(hops <= 8);
+    }
+  }
+  // Without weighStriped (replans, manifests) the same lab gets one tree.
+  auto oneTree = planSendTree("auto", nodes, size, 128 << 10);
+  REQUIRE(oneTree);
+  CHECK_FALSE(oneTree->striped());
+  CHECK(oneTree->considered.size() == 2);
+  // Agents in two sites: the striped plan is not weighed (it does not model site links).
+  nodes[1].site = "two";
+  auto sited = planSendTree("auto", nodes, size, 128 << 10, true);
+  REQUIRE(sited);
+  CHECK_FALSE(sited->striped());
+  CHECK(sited->why.find("not weighed") != std::string::npos);
+  // --algo striped plans stripes whatever the sites.
+  auto forced = planSendTree("striped", nodes, size, 128 << 10);
+  REQUIRE(forced);
+  CHECK(forced->striped());
+}
+
 TEST_CASE("an agent lost for silence that reports again is back: its copy resumes and finishes") {
   ManualClock clock;
   RecordingCommands commands;

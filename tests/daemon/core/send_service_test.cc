@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "base/hex.h"
 #include "core/coordinator.h"
 #include "daemon/core/memory_state_store.h"
 #include "core/send_service.h"
@@ -51,6 +52,26 @@ struct RecordingPlane final : SourcePlane {
     for (int i = 0; i < 32; ++i) f.sha256Hex += "68";
     return f;
   }
+  Result<std::uint64_t> sizeOf(const std::string& path) override {
+    auto it = files.find(path);
+    if (it == files.end()) return Error{"cannot open " + path + ": No such file or directory"};
+    return it->second;
+  }
+  // Each stripe's digest is its token's first byte, repeated.
+  Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                                  const std::vector<StripeCut>& stripes) override {
+    auto served = serveFile(token, path);
+    if (!served) return served;
+    SourceFile file = *served;
+    if (file.size != size) return Error{"changed"};
+    for (const StripeCut& s : stripes) {
+      this->served.insert(s.token);
+      file.stripeSha256.push_back(std::string(32, s.token[0]));
+      file.stripeSha256Hex.push_back(hnow::hexOf(reinterpret_cast<const unsigned char*>(file.stripeSha256.back().data()), 32));
+    }
+    cuts = stripes;
+    return file;
+  }
   Result<SourceFile> serveBytes(const std::string&, const std::string&, std::string_view) override {
     return Error{"a send serves no bytes of its own"};
   }
@@ -62,6 +83,7 @@ struct RecordingPlane final : SourcePlane {
   void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
   std::set<std::string> served;
+  std::vector<StripeCut> cuts;  // the last striped send's
   std::vector<double> paced;
 };
 

@@ -1,0 +1,54 @@
+#pragma once
+// A striped send in hnowd (docs/striped-broadcast.md): one SendOperation
+// per stripe, each under its own token and along its own tree, the agents'
+// copies reported as one. A node lost or failed leaves every stripe: its
+// children in each move to their nearest ancestor still standing there
+// (the source at worst) and resume from the bytes of that stripe they hold.
+// An agent renames the file once every stripe matched its digest, so each
+// stripe's copy finishes with the file.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/send_operation.h"
+
+namespace hnow::daemon {
+
+struct StripeSource {
+  std::string token;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  std::string sha256Hex;
+};
+
+class StripedSend final : public SendRun {
+ public:
+  // `tree` is striped (SendTree::striped()); `stripes` and `commands` (one
+  // per stripe, outliving this) are in its stripes' order.
+  StripedSend(const Clock& clock, const SendTree& tree, const std::vector<std::string>& names,
+              const std::vector<std::string>& addresses, const std::vector<std::string>& paths,
+              std::uint64_t size, std::string sha256Hex, std::vector<StripeSource> stripes,
+              const std::vector<SendCommands*>& commands);
+
+  void start() override;
+  bool report(const std::string& node, const std::string& token, const TransferReport& report) override;
+  void lost(const std::string& node) override;
+  // Re-sharing the stripes on drift is not done: the send keeps its plan.
+  bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) override;
+  bool finished() const override;
+  SendStatus status() const override;
+  bool involves(const std::string& node) const override { return stripes_.front()->involves(node); }
+  std::vector<Flow> flows(Duration window) const override;
+  const std::string& replanNote() const override { return note_; }
+
+ private:
+  SendTree tree_;
+  std::uint64_t size_;
+  std::string sha256Hex_;
+  std::vector<StripeSource> sources_;
+  std::vector<std::unique_ptr<SendOperation>> stripes_;
+  std::string note_;
+};
+
+}  // namespace hnow::daemon
