@@ -13,6 +13,8 @@ namespace hnow::transport::data {
 
 namespace {
 
+constexpr std::uint64_t kWritebackBytes = 8 << 20;
+
 // Gives up a duplicate order's descriptors: the first order stands.
 void dropTarget(ReceiveTarget& target) {
   ::close(target.fileFd);
@@ -97,6 +99,15 @@ void DataPlane::Impl::upstreamClosed(Operation& op, const std::string& reason) {
 }
 
 void DataPlane::Impl::chunkWritten(Operation& op) {
+  // Start the disk's writeback as the bytes land, so that the fdatasync
+  // before the rename has little left to write: a striped file completes
+  // at every node at once, and 8 copies syncing 128 MiB each together took
+  // 0.6 s of a 6 s send on one machine. Only starts writing; never waits.
+  if (op.available - op.writebackFrom >= kWritebackBytes || op.available == op.size) {
+    ::sync_file_range(op.fd, static_cast<off_t>(op.base + op.writebackFrom),
+                      static_cast<off_t>(op.available - op.writebackFrom), SYNC_FILE_RANGE_WRITE);
+    op.writebackFrom = op.available;
+  }
   for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
     child->pump();
   // The ranges of one file report in turn: an agent sends hnowd about as

@@ -48,6 +48,7 @@ struct Operation {
   std::uint64_t base = 0;       // where offset 0 of this operation lies in `fd` (a range's start)
   Assembly* assembly = nullptr; // the file this operation is a range of; none for a whole file
   std::uint64_t available = 0;  // bytes of `fd` written, in order
+  std::uint64_t writebackFrom = 0;  // bytes before this have been handed to the disk's writeback
   State state = State::kWaiting;
   ReceiveTarget target;
   Sha256 expected{};
