@@ -122,6 +122,11 @@ class SendOperation final : public SendRun {
   // was only silent (heartbeats queued behind data on a saturated link) and
   // reports again while the send runs is back: its copy resumes.
   void lost(const std::string& node) override;
+  // The copy at `node` cannot complete (a striped file's other stripe
+  // failed there): it serves nobody, its children move.
+  void failCopy(const std::string& node, const std::string& message) {
+    if (const int i = indexOf(node); i > 0) fail(i, message);
+  }
 
   // Without settings (or with enabled = false) the send never re-plans.
   void setReplanning(ReplanSettings settings);

@@ -25,8 +25,19 @@ void StripedSend::start() {
 }
 
 bool StripedSend::report(const std::string& node, const std::string& token, const TransferReport& report) {
-  for (std::size_t k = 0; k < sources_.size(); ++k)
-    if (sources_[k].token == token) return stripes_[k]->report(node, report);
+  for (std::size_t k = 0; k < sources_.size(); ++k) {
+    if (sources_[k].token != token) continue;
+    const bool back = stripes_[k]->report(node, report);
+    if (report.state != TransferReport::State::kFailed && report.state != TransferReport::State::kDone) return back;
+    // One stripe failed at the node fails its file: its other stripes stop
+    // there too, and their children move.
+    for (const CopyStatus& copy : stripes_[k]->status().copies) {
+      if (copy.node != node || copy.state != CopyStatus::State::kFailed) continue;
+      for (std::size_t other = 0; other < stripes_.size(); ++other)
+        if (other != k) stripes_[other]->failCopy(node, "stripe " + std::to_string(k + 1) + ": " + copy.message);
+    }
+    return back;
+  }
   return false;
 }
 

@@ -5,6 +5,7 @@
 // the agents' destinations), and the checks every fault case ends with.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -144,20 +145,30 @@ class FaultLab {
   // The tree `hnow send` printed ("tree (parent>node): hnowd>agent-1 ..."):
   // node -> parent; empty until it is printed.
   std::map<std::string, std::string> treeOf(const std::string& label) const {
-    std::map<std::string, std::string> parent;
+    auto trees = treesOf(label);
+    return trees.empty() ? std::map<std::string, std::string>{} : trees.front();
+  }
+  // Every tree it printed: one, or a striped send's, one per stripe
+  // ("stripe 2 tree (parent>node): ...").
+  std::vector<std::map<std::string, std::string>> treesOf(const std::string& label) const {
+    std::vector<std::map<std::string, std::string>> trees;
     const std::string err = readWhole(errPath(label));
     const std::string head = "tree (parent>node):";
-    auto at = err.find(head);
-    auto end = err.find('\n', at);
-    if (at == std::string::npos || end == std::string::npos) return parent;
-    std::istringstream words(err.substr(at + head.size(), end - at - head.size()));
-    for (std::string edge; words >> edge;)
-      if (auto gt = edge.find('>'); gt != std::string::npos) parent[edge.substr(gt + 1)] = edge.substr(0, gt);
-    return parent;
+    for (auto at = err.find(head); at != std::string::npos; at = err.find(head, at + head.size())) {
+      auto end = err.find('\n', at);
+      if (end == std::string::npos) break;
+      std::map<std::string, std::string> parent;
+      std::istringstream words(err.substr(at + head.size(), end - at - head.size()));
+      for (std::string edge; words >> edge;)
+        if (auto gt = edge.find('>'); gt != std::string::npos) parent[edge.substr(gt + 1)] = edge.substr(0, gt);
+      trees.push_back(std::move(parent));
+    }
+    return trees;
   }
 
   // Bytes of `dest` (relative to each root) the agents hold, finished or
-  // not, over agents x size: the send's progress as the disks see it.
+  // not, over agents x size: the send's progress as the disks see it (the
+  // blocks a part file holds: a striped one is written at several offsets).
   double progress(const std::string& dest, std::uintmax_t size) const {
     std::uintmax_t held = 0;
     const fs::path rel(dest);
@@ -171,7 +182,11 @@ class FaultLab {
       }
       std::uintmax_t best = 0;
       for (const auto& e : fs::directory_iterator(final.parent_path(), error))
-        if (e.path().filename().string().rfind(prefix, 0) == 0) best = std::max(best, fs::file_size(e.path(), error));
+        if (e.path().filename().string().rfind(prefix, 0) == 0) {
+          struct stat info {};
+          if (::stat(e.path().c_str(), &info) == 0)
+            best = std::max(best, std::min<std::uintmax_t>(size, static_cast<std::uintmax_t>(info.st_blocks) * 512));
+        }
       held += best;
     }
     return static_cast<double>(held) / static_cast<double>(size * static_cast<std::uintmax_t>(agents_));

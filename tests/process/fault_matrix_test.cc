@@ -1,7 +1,8 @@
 // The fault matrix: a send to 8 agents along a binomial tree, and
 // one agent SIGKILLed at about 10%, 50% and 90% of the send, once in each
 // tree position: a leaf, an inner node (a relay whose parent is an agent),
-// a child of the source. Progress is what the agents' disks hold. Each case
+// a child of the source; and a striped send whose busiest relay (the most
+// children over all its stripes) is killed. Progress is what the agents' disks hold. Each case
 // asserts the promises of docs/fault-matrix.md: every surviving agent holds
 // a byte-identical copy (its children re-parented) and only the killed one
 // is reported failed; nothing partial at a destination path; no temp file
@@ -23,13 +24,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum class Position { kLeaf, kInner, kSourceChild };
+enum class Position { kLeaf, kInner, kSourceChild, kStripeRelay };
 
 const char* nameOf(Position p) {
   switch (p) {
     case Position::kLeaf: return "leaf";
     case Position::kInner: return "inner node";
     case Position::kSourceChild: return "child of the source";
+    case Position::kStripeRelay: return "relay of stripes";
   }
   return "";
 }
@@ -38,8 +40,28 @@ const char* nameOf(Position p) {
 // order, planner/broadcast/broadcast.cc): hnowd feeds agents 1, 2, 4 and 8 at
 // 10 Mbit/s each, agent-4 relays to 5 and 6, agent-6 to 7, agent-2 to 3;
 // 3 MiB take about 2.5 s.
-constexpr const char* kLabOptions = "--uplink-mbps 40 --source-uplink-mbps 40";
-constexpr std::uintmax_t kFileBytes = 3 << 20;
+struct Row {
+  const char* labOptions;
+  const char* algo;
+  std::uintmax_t fileBytes;
+};
+constexpr Row kTreeRow{"--uplink-mbps 40 --source-uplink-mbps 40", "binomial", 3 << 20};
+// Uplink-bound: hnowd 40, agents 20 up and 80 down. The striped plan feeds
+// every agent at (40 + 8 x 20) / 8 = 25 Mbit/s, in several stripes with a
+// relay in each; 8 MiB take about 2.7 s.
+constexpr Row kStripedRow{"--uplink-mbps 20 --downlink-mbps 80 --source-uplink-mbps 40", "striped", 8 << 20};
+
+// The agent with the most children over all trees (a striped send's).
+std::string busiestRelay(const std::vector<std::map<std::string, std::string>>& trees) {
+  std::map<std::string, int> children;
+  for (const auto& tree : trees)
+    for (const auto& [node, up] : tree)
+      if (up != "hnowd") ++children[up];
+  std::string best;
+  for (const auto& [node, kids] : children)
+    if (best.empty() || kids > children[best]) best = node;
+  return best;
+}
 
 // The agent in position `p` of the tree (node -> parent), or "": the
 // deepest leaf, the relay with the most children.
@@ -64,21 +86,24 @@ std::string victimAt(const std::map<std::string, std::string>& parent, Position 
   return best;
 }
 
-void killCase(FaultLab& lab, Position position, double fraction, int index) {
+void killCase(FaultLab& lab, Position position, double fraction, int index, const Row& row) {
   const std::string label = "case-" + std::to_string(index), dest = "m/" + label + ".bin";
   const fs::path source = lab.dir.path / "source.bin";
-  const std::string bytes = writeRandomFile(source, kFileBytes);
+  const std::string bytes = writeRandomFile(source, row.fileBytes);
   const auto started = Clock::now();
-  auto send = lab.startClient("send " + source.string() + " --dest " + dest + " --algo binomial --json", label);
+  auto send = lab.startClient("send " + source.string() + " --dest " + dest + " --algo " + row.algo + " --json", label);
   REQUIRE(eventually([&] { return lab.treeOf(label).size() == static_cast<std::size_t>(lab.agents()); }, 10s));
-  const auto tree = lab.treeOf(label);
-  const std::string victim = victimAt(tree, position);
+  const auto trees = lab.treesOf(label);
+  const std::string victim =
+      position == Position::kStripeRelay ? busiestRelay(trees) : victimAt(trees.front(), position);
   REQUIRE_MESSAGE(!victim.empty(), "no " << std::string(nameOf(position)) << " in " << readWhole(lab.errPath(label)));
+  if (position == Position::kStripeRelay) REQUIRE(trees.size() >= 2);  // the plan is striped
   int orphans = 0;
-  for (const auto& [node, up] : tree) orphans += up == victim;
+  for (const auto& tree : trees)
+    for (const auto& [node, up] : tree) orphans += up == victim;
 
-  REQUIRE(eventually([&] { return lab.progress(dest, kFileBytes) >= fraction; }, 20s));
-  const double killedAt = lab.progress(dest, kFileBytes);
+  REQUIRE(eventually([&] { return lab.progress(dest, row.fileBytes) >= fraction; }, 20s));
+  const double killedAt = lab.progress(dest, row.fileBytes);
   lab.kill(victim);
   auto status = send->waitExit(30s);
   REQUIRE(status.has_value());
@@ -95,6 +120,8 @@ void killCase(FaultLab& lab, Position position, double fraction, int index) {
   for (const auto& copy : report["copies"]) {
     CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
     if (victimFailed) CHECK(copy["parent"] != victim);  // its children moved to a live parent
+    if (victimFailed && copy.contains("stripe_parents"))  // in every stripe
+      for (const auto& parent : copy["stripe_parents"]) CHECK(parent != victim);
   }
   CHECK(*status == (victimFailed ? 1 : 0));
   // Nothing partial at the victim's destination: no file, or the whole one.
@@ -131,13 +158,13 @@ void killCase(FaultLab& lab, Position position, double fraction, int index) {
                                 << report["actual_s"] << " s, case with restart and follow-up " << caseS << " s");
 }
 
-void matrixRow(Position position) {
-  FaultLab lab(8, kLabOptions);
+void matrixRow(Position position, const Row& row = kTreeRow) {
+  FaultLab lab(8, row.labOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   int index = 0;
   for (double fraction : {0.1, 0.5, 0.9}) {
     CAPTURE(fraction);
-    killCase(lab, position, fraction, ++index);
+    killCase(lab, position, fraction, ++index, row);
   }
 }
 
@@ -151,4 +178,8 @@ TEST_CASE("fault matrix: an inner node (relay) killed at 10%, 50% and 90% of a s
 
 TEST_CASE("fault matrix: a child of the source killed at 10%, 50% and 90% of a send to 8 agents") {
   matrixRow(Position::kSourceChild);
+}
+
+TEST_CASE("fault matrix: the busiest relay of a striped send killed at 10%, 50% and 90% of a send to 8 agents") {
+  matrixRow(Position::kStripeRelay, kStripedRow);
 }

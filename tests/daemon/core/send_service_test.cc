@@ -23,6 +23,8 @@ struct Agents {
   std::vector<std::pair<std::string, std::string>> receives;  // (agent, token)
   std::vector<std::string> pulls;                              // "agent<-address"
   std::vector<std::string> releases;                           // agent names
+  std::vector<AgentLink::ReceiveOrder> orders;
+  std::vector<std::pair<std::string, std::string>> pulledTokens;  // (agent, token)
 };
 
 struct FakeAgent final : AgentLink {
@@ -31,10 +33,14 @@ struct FakeAgent final : AgentLink {
   void probeNow() override {}
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     agents->receives.emplace_back(name, order.token);
+    agents->orders.push_back(order);
     if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
     done("/srv/" + name + "/" + order.dest);
   }
-  void pull(const std::string&, const std::string& parent) override { agents->pulls.push_back(name + "<-" + parent); }
+  void pull(const std::string& token, const std::string& parent) override {
+    agents->pulls.push_back(name + "<-" + parent);
+    agents->pulledTokens.emplace_back(name, token);
+  }
   void release(const std::string&) override { agents->releases.push_back(name); }
   std::string name;
   Agents* agents;
@@ -57,7 +63,7 @@ struct RecordingPlane final : SourcePlane {
     if (it == files.end()) return Error{"cannot open " + path + ": No such file or directory"};
     return it->second;
   }
-  // Each stripe's digest is its token's first byte, repeated.
+  // Each stripe's digest is its token's last byte, repeated.
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                                   const std::vector<StripeCut>& stripes) override {
     auto served = serveFile(token, path);
@@ -66,10 +72,11 @@ struct RecordingPlane final : SourcePlane {
     if (file.size != size) return Error{"changed"};
     for (const StripeCut& s : stripes) {
       this->served.insert(s.token);
-      file.stripeSha256.push_back(std::string(32, s.token[0]));
+      file.stripeSha256.push_back(std::string(32, s.token.back()));
       file.stripeSha256Hex.push_back(hnow::hexOf(reinterpret_cast<const unsigned char*>(file.stripeSha256.back().data()), 32));
     }
     cuts = stripes;
+    stripedFile = token;
     return file;
   }
   Result<SourceFile> serveBytes(const std::string&, const std::string&, std::string_view) override {
@@ -79,11 +86,17 @@ struct RecordingPlane final : SourcePlane {
                    Received done) override {
     done(Error{"a send receives nothing at hnowd"});
   }
-  void release(const std::string& token) override { served.erase(token); }
+  // A striped file's token releases its stripes too, as the data plane does.
+  void release(const std::string& token) override {
+    served.erase(token);
+    if (token == stripedFile)
+      for (const StripeCut& c : cuts) served.erase(c.token);
+  }
   void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
   std::set<std::string> served;
   std::vector<StripeCut> cuts;  // the last striped send's
+  std::string stripedFile;
   std::vector<double> paced;
 };
 
@@ -94,15 +107,19 @@ struct Lab {
   Agents agents;
   RecordingPlane plane;
   std::map<std::string, SessionId> sessions;
-  SendService service{coordinator, plane, "hnowd:7000", clock, 128 << 10, 12.5e6, [] { return std::string(32, 't'); }};
+  // The first token is 32 't'; a striped send's next ones differ in their last byte.
+  int tokens = 0;
+  SendService service{coordinator, plane, "hnowd:7000", clock, 128 << 10, 12.5e6,
+                      [this] { return std::string(31, 't') + (tokens++ == 0 ? 't' : static_cast<char>('a' + tokens)); }};
 
-  Lab() {
+  // Links of 10 MB/s each way; `uplink` and `downlink` change the agents'.
+  explicit Lab(double uplink = 1e7, double downlink = 1e7) {
     for (const char* name : {"a1", "a2", "a3"}) {
       AgentRegistration r{name, "room", {"relay"}, std::string(name) + ":9000", {"/srv"}};
       SessionId s = coordinator.attach(r, std::make_unique<FakeAgent>(name, &agents));
       planner::NodeRates rates;
       rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
-      coordinator.reportRates(s, rates, {1e7, 1e7});  // emulated links: taken as told
+      coordinator.reportRates(s, rates, {uplink, downlink});  // emulated links: taken as told
       sessions[name] = s;
     }
   }
@@ -188,4 +205,113 @@ TEST_CASE("a file hnowd cannot serve, or an unknown algorithm, is refused before
   CHECK(refusalOf(lab, unknown) == "unknown --algo fastest");
   CHECK(lab.agents.receives.empty());
   CHECK(lab.plane.served.empty());
+}
+
+TEST_CASE("a striped send serves each stripe under its own token, orders receives that cover the file, and ends when every stripe is done") {
+  Lab lab(2e6, 5e7);  // uplinks well under hnowd's 12.5 MB/s and the downlinks: one tree idles them
+  SendRequest request = lab.toAll();
+  request.algo = "striped";
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  const std::vector<StripeCut>& cuts = lab.plane.cuts;
+  REQUIRE(cuts.size() >= 2);
+  REQUIRE(first.stripeOffsets.size() == cuts.size() + 1);
+  std::uint64_t next = 0;
+  for (std::size_t k = 0; k < cuts.size(); ++k) {
+    CHECK(cuts[k].offset == next);
+    CHECK(cuts[k].offset == first.stripeOffsets[k]);
+    CHECK(cuts[k].token != std::string(32, 't'));  // the file's token names it whole
+    next += cuts[k].length;
+  }
+  CHECK(next == 64u << 20);
+  // Each agent is told the stripes with their digests, and pulls each once.
+  REQUIRE(lab.agents.orders.size() == 3);
+  for (const auto& order : lab.agents.orders) {
+    CHECK(order.token == std::string(32, 't'));
+    REQUIRE(order.stripes.size() == cuts.size());
+    for (std::size_t k = 0; k < cuts.size(); ++k) {
+      CHECK(order.stripes[k].token == cuts[k].token);
+      CHECK(order.stripes[k].length == cuts[k].length);
+      CHECK(order.stripes[k].sha256 == std::string(32, cuts[k].token.back()));
+    }
+  }
+  CHECK(lab.agents.pulledTokens.size() == 3 * cuts.size());
+  for (const auto& copy : first.copies) CHECK(copy.stripeParents.size() == cuts.size());
+
+  // a1 done with every stripe but the last: not finished yet.
+  auto stripeDone = [&](std::size_t k) {
+    TransferReport r;
+    r.state = TransferReport::State::kDone;
+    r.bytes = cuts[k].length;
+    r.path = "/srv/x";
+    const std::string digest(32, cuts[k].token.back());
+    r.sha256 = hnow::hexOf(reinterpret_cast<const unsigned char*>(digest.data()), 32);
+    return r;
+  };
+  lab.clock.advance(3s);
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+    lab.coordinator.reportTransfer(lab.sessions["a1"], cuts[k].token, stripeDone(k));
+  auto partial = *lab.service.status(id);
+  CHECK_FALSE(partial.finished);
+  CHECK(partial.copies[0].state == CopyStatus::State::kReceiving);
+  std::uint64_t held = 0;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) held += cuts[k].length;
+  CHECK(partial.copies[0].bytes == held);
+  // a2 reports its last stripe with another stripe's digest: its copy fails.
+  TransferReport wrong = stripeDone(0);
+  wrong.bytes = cuts.back().length;
+  lab.coordinator.reportTransfer(lab.sessions["a2"], cuts.back().token, wrong);
+  CHECK(lab.service.status(id)->copies[1].state == CopyStatus::State::kFailed);
+  // The rest done: finished, the file whole at a1 and a3, every token released.
+  lab.coordinator.reportTransfer(lab.sessions["a1"], cuts.back().token, stripeDone(cuts.size() - 1));
+  for (std::size_t k = 0; k < cuts.size(); ++k)
+    lab.coordinator.reportTransfer(lab.sessions["a3"], cuts[k].token, stripeDone(k));
+  auto status = *lab.service.status(id);
+  CHECK(status.finished);
+  CHECK(status.algo == "striped");
+  CHECK(status.copies[0].state == CopyStatus::State::kDone);
+  std::string whole;  // the file's digest as hnowd took it, not a stripe's
+  for (int i = 0; i < 32; ++i) whole += "68";
+  CHECK(status.copies[0].sha256 == whole);
+  CHECK(status.copies[0].bytes == 64u << 20);
+  CHECK(status.copies[2].state == CopyStatus::State::kDone);
+  CHECK(lab.plane.served.empty());
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "failed");  // a2's copy failed
+  CHECK(ops[0].summary.find("\"stripes\":" + std::to_string(cuts.size())) != std::string::npos);
+}
+
+TEST_CASE("a striped send: a relay lost moves its children in every stripe to their nearest ancestor, hnowd at worst") {
+  Lab lab(2e6, 5e7);
+  SendRequest request = lab.toAll();
+  request.algo = "striped";
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  // The agent feeding the most children over all stripes.
+  std::map<std::string, int> children;
+  for (const auto& copy : first.copies)
+    for (const auto& parent : copy.stripeParents) ++children[parent];
+  children.erase("hnowd");
+  REQUIRE_FALSE(children.empty());
+  std::string relay = children.begin()->first;
+  for (const auto& [node, n] : children)
+    if (n > children[relay]) relay = node;
+  lab.agents.pulls.clear();
+  lab.coordinator.detach(lab.sessions[relay]);
+  auto status = *lab.service.status(id);
+  std::size_t moved = 0;
+  for (const auto& copy : status.copies) {
+    if (copy.node == relay) {
+      CHECK(copy.state == CopyStatus::State::kFailed);
+      continue;
+    }
+    for (const auto& parent : copy.stripeParents) CHECK(parent != relay);
+  }
+  for (const auto& pull : lab.agents.pulls) moved += pull.find("<-") != std::string::npos;
+  CHECK(moved == static_cast<std::size_t>(children[relay]));
+  CHECK(status.parentChanges.size() == static_cast<std::size_t>(children[relay]));
+  for (const auto& change : status.parentChanges) CHECK(change.reason.rfind("stripe ", 0) == 0);
 }
