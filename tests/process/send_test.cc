@@ -166,6 +166,42 @@ nlohmann::json sendAndCut(const Cluster& cluster, const std::string& file, const
 
 }  // namespace
 
+TEST_CASE("a striped send assembles every copy from its stripes' parents, byte-identical, corrupt chunks resent") {
+  // Uplink-bound: one tree would leave the leaves' 20 Mbit/s idle.
+  Cluster cluster("HNOW_TEST_CORRUPT_CHUNK_EVERY=7",
+                  "--agents 6 --uplink-mbps 20 --downlink-mbps 200 --source-uplink-mbps 100");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string bytes = writeRandomFile(cluster.dir.path / "source.bin", (4 << 20) + 4321);
+
+  auto r = runCommand(cluster.send((cluster.dir.path / "source.bin").string() + " --dest in/striped.bin --json"));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto report = nlohmann::json::parse(r.out);
+  CHECK(report["algo"] == "striped");  // auto took it: the stripes predict well under one tree
+  CHECK(report["why"].get<std::string>().rfind("striped", 0) == 0);
+  CHECK(report["failed"].empty());
+  const auto& stripes = report["stripes"];
+  REQUIRE(stripes.size() >= 2);
+  std::uint64_t next = 0;
+  for (const auto& stripe : stripes) {
+    CHECK(stripe["offset"] == next);
+    next += stripe["length"].get<std::uint64_t>();
+    CHECK(stripe["parents"].size() == 6);
+  }
+  CHECK(next == bytes.size());
+  REQUIRE(report["copies"].size() == 6);
+  std::uint64_t corrupt = 0;
+  for (const auto& copy : report["copies"]) {
+    CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+    CHECK(copy["sha256"] == shaHex(bytes));
+    CHECK(copy["stripe_parents"].size() == stripes.size());
+    corrupt += copy["corrupt_chunks"].get<std::uint64_t>();
+  }
+  CHECK(corrupt >= 1);
+  CHECK(report["kumar_ross_bound_s"].get<double>() > 0);
+  CHECK(report["predicted_s"].get<double>() >= report["kumar_ross_bound_s"].get<double>() * 0.999);
+  for (int a = 1; a <= 6; ++a) CHECK(partFiles(cluster.root(a)) == 0);
+}
+
 TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes sooner than with --no-replan") {
   // hnowd sends at 40 Mbit/s, agent-1 relays at 120, the others send at 8:
   // the tree is hnowd -> agent-1 -> {agent-2, agent-3, agent-4} at 40 Mbit/s.
