@@ -231,7 +231,7 @@ struct SendRequest {
   path @0 :Text;          # on hnowd's machine
   dest @1 :Text;
   to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
-  algo @3 :Text;          # auto|striped|fnf|optimal|lcf|binomial|chain|flat
+  algo @3 :Text;          # auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat
   noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
 }
 

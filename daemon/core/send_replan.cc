@@ -23,11 +23,11 @@ double predicted(const std::vector<int>& parent, const std::vector<planner::Node
 
 // The best tree for what is left. The data plane pipelines every tree: under
 // auto the max-bottleneck tree is a candidate even when the store-and-forward
-// plan won on its own terms.
+// plan won on its own terms (`tree` is auto among single trees).
 Result<SendTree> bestTree(const std::string& algo, const std::vector<TreeNode>& sub,
                           const std::vector<planner::NodeRates>& rates, double remaining, std::uint32_t chunkBytes) {
   auto planned = planSendTree(algo, sub, static_cast<std::uint64_t>(remaining), chunkBytes);
-  if (algo != "auto") return planned;
+  if (algo != "auto" && algo != "tree") return planned;
   SendTree best;
   if (planned) best = *planned;
   else best.predictedSeconds = std::numeric_limits<double>::infinity();

@@ -94,7 +94,7 @@ std::string seconds2(double s) {
 }  // namespace
 
 bool knownSendAlgo(const std::string& algo) {
-  for (const char* a : {"auto", "striped", "fnf", "optimal", "lcf", "binomial", "chain", "flat"})
+  for (const char* a : {"auto", "tree", "striped", "fnf", "optimal", "lcf", "binomial", "chain", "flat"})
     if (algo == a) return true;
   return false;
 }
@@ -118,7 +118,8 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
     return tree;
   }
-  if (algo == "auto") {
+  if (algo == "auto" || algo == "tree") {
+    if (algo == "tree") weighStriped = false;
     auto choice = planner::chooseBroadcastPlan(request);
     if (!choice) return choice.error();
     SendTree tree = treeOf(choice->chosen);

@@ -49,7 +49,7 @@ struct SendTree {
   bool striped() const { return !stripeParents.empty(); }
 };
 
-// auto|striped|fnf|optimal|lcf|binomial|chain|flat
+// auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat
 bool knownSendAlgo(const std::string& algo);
 
 // `nodes[0]` is the source; its uplink is what it will be paced at. `auto`:
@@ -58,7 +58,8 @@ bool knownSendAlgo(const std::string& algo);
 // pipelined tree; then, with `weighStriped` and the agents in one site, the
 // striped plan if it predicts at least kStripedGain less (its stripes cost connections,
 // digests and reports the model leaves out). `striped`: the striped plan
-// (site links are not modelled in it). Another algo: its tree, with both
+// (site links are not modelled in it). `tree`: auto's choice among single
+// trees, never striped. Another algo: its tree, with both
 // predictions in `considered`.
 inline constexpr double kStripedGain = 0.05;
 // Replans and manifests run one tree per file and leave `weighStriped` off.
