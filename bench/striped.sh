@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Striped broadcast against one tree, a baseline and a BitTorrent swarm on
+# the same shaped links (tests/netns/lab.sh; docs/bench-striped.md). Three
+# labs of 8 agents: the demo's (the slowest downlink is the limit), an
+# uplink-bound one (hnowd 400 up, agents 400/100/50 up, 400 down) and a
+# volunteer-like one (hnowd 200 up, agents 100/60/40/20 up, 400 down). In
+# each, rep by rep in turn: hnow send --algo auto, tree (auto's best single
+# tree), striped, binomial, and bench/swarm.sh (aria2c + opentracker).
+# Medians of REPS; each time against the Kumar-Ross bound of the links' tc
+# rates, max(F/u_s, F/d_min, N·F/(u_s + Σu_i)), and against the swarm.
+#   bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer] [--no-swarm]
+# Root only. Writes markdown to stdout, progress to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
+SIZE=$((128 << 20)) REPS=3 LABS=demo,uplink,volunteer SWARM=1 AGENTS=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) SIZE=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --labs) LABS=$2; shift 2 ;;
+    --no-swarm) SWARM=0; shift ;;
+    *) echo "usage: bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer] [--no-swarm]" >&2
+       exit 2 ;;
+  esac
+done
+[ "$(id -u)" = 0 ] || { echo "bench/striped.sh: needs root (network namespaces)" >&2; exit 77; }
+command -v jq >/dev/null || { echo "bench/striped.sh needs jq" >&2; exit 2; }
+LAB=tests/netns/lab.sh
+DIR=""
+cleanup() { [ -z "$DIR" ] || { "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"; }; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# The i-th entry of a comma list, round-robin (as lab.sh reads its lists).
+pick() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${l[$(($2 % ${#l[@]}))]}"; }
+
+lab_options() {
+  case "$1" in
+    demo) echo "--uplink-mbps 400,100,50 --downlink-mbps 400,400,200 --sites new-wing,new-wing,old-wing --source-uplink-mbps 400" ;;
+    uplink) echo "--uplink-mbps 400,100,50 --downlink-mbps 400 --source-uplink-mbps 400" ;;
+    volunteer) echo "--uplink-mbps 100,60,40,20 --downlink-mbps 400 --source-uplink-mbps 200" ;;
+    *) echo "bench/striped.sh: unknown lab '$1' (demo, uplink, volunteer)" >&2; exit 2 ;;
+  esac
+}
+
+# Kumar & Ross over the lab's tc rates (Mbit/s), in seconds for SIZE bytes.
+kumar_ross() {
+  local ups=$1 downs=$2 source=$3 sum=0 dmin="" k
+  for ((k = 0; k < AGENTS; k++)); do
+    sum=$(awk -v s="$sum" -v u="$(pick "$ups" $k)" 'BEGIN { print s + u }')
+    dmin=$(awk -v m="$dmin" -v d="$(pick "$downs" $k)" 'BEGIN { print (m == "" || d < m) ? d : m }')
+  done
+  awk -v f="$SIZE" -v us="$source" -v d="$dmin" -v s="$sum" -v n="$AGENTS" 'BEGIN {
+    bits = f * 8 / 1e6; t = bits / us; if (bits / d > t) t = bits / d
+    if (n * bits / (us + s) > t) t = n * bits / (us + s); print t }'
+}
+
+echo "# Striped broadcast against one tree and a BitTorrent swarm: $SIZE bytes to $AGENTS agents"
+echo
+echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
+echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
+echo "- Links: tests/netns/lab.sh (tc tbf per uplink and downlink); rates measured by hnowd's surveys"
+echo "- Bound: Kumar-Ross over the tc rates; hnow's own, over the rates it measured, in parentheses"
+echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+IFS=, read -r -a labs <<<"$LABS"
+for lab in "${labs[@]}"; do
+  options=$(lab_options "$lab")
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-striped-XXXXXX")
+  echo "bench/striped.sh: lab $lab: $options" >&2
+  # shellcheck disable=SC2086
+  "$LAB" up --dir "$DIR" --agents "$AGENTS" $options >&2
+  head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
+  ups=$(sed 's/.*--uplink-mbps \([^ ]*\).*/\1/' <<<"$options")
+  downs=$(sed 's/.*--downlink-mbps \([^ ]*\).*/\1/' <<<"$options")
+  source_up=$(sed 's/.*--source-uplink-mbps \([^ ]*\).*/\1/' <<<"$options")
+  bound=$(kumar_ross "$ups" "$downs" "$source_up")
+  methods=(auto tree striped binomial)
+  [ "$SWARM" = 1 ] && methods+=(swarm)
+  declare -A times=() plan=() predicted=() hbound=()
+  for ((r = 0; r < REPS; r++)); do
+    for m in "${methods[@]}"; do
+      if [ "$m" = swarm ]; then
+        out=$(bench/swarm.sh run --dir "$DIR" --file "$DIR/file.bin" --timeout 300 2>&1) ||
+          { echo "bench/striped.sh: the swarm failed on $lab: $out" >&2; exit 1; }
+        t=$(sed -n 's/^swarm: .* \([0-9.]*\) seconds$/\1/p' <<<"$out")
+        plan[$m]="aria2c swarm" predicted[$m]=""
+      else
+        report=$("$LAB" hnow --dir "$DIR" send "$DIR/file.bin" --dest "in/$m-$r.bin" --algo "$m" --json 2>/dev/null) ||
+          { echo "bench/striped.sh: $m run $r failed on $lab" >&2; exit 1; }
+        [ "$(jq '.failed | length' <<<"$report")" = 0 ] || { echo "bench/striped.sh: $m lost copies on $lab" >&2; exit 1; }
+        t=$(jq .actual_s <<<"$report")
+        plan[$m]="$(jq -r '.algo + (if (.stripes | length) > 0 then " (\(.stripes | length) stripes)" else "" end)' <<<"$report")"
+        predicted[$m]=$(jq .predicted_s <<<"$report")
+        hbound[$m]=$(jq '.kumar_ross_bound_s // 0' <<<"$report")
+        rm -f "$DIR"/agents/*/files/in/"$m-$r.bin"
+      fi
+      times[$m]="${times[$m]:-} $t"
+      echo "bench/striped.sh: $lab $m rep $r: $t s" >&2
+    done
+  done
+  swarm=""
+  [ "$SWARM" = 1 ] && swarm=$(tr ' ' '\n' <<<"${times[swarm]}" | grep . | median)
+  echo
+  echo "## Lab: $lab ($options)"
+  echo
+  printf 'Kumar-Ross bound over the tc rates: %.2f s.\n\n' "$bound"
+  echo "| method | plan | predicted s | actual s | actual / predicted | actual / bound | swarm / actual |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
+  for m in "${methods[@]}"; do
+    a=$(tr ' ' '\n' <<<"${times[$m]}" | grep . | median)
+    awk -v m="$m" -v plan="${plan[$m]}" -v p="${predicted[$m]}" -v hb="${hbound[$m]:-0}" -v a="$a" -v b="$bound" \
+      -v s="$swarm" 'BEGIN {
+        pred = p == "" ? "-" : sprintf("%.2f", p); ratio = p == "" ? "-" : sprintf("%.2f", a / p)
+        sw = s == "" ? "-" : sprintf("%.2f", s / a)
+        bb = sprintf("%.2f", a / b); if (hb > 0) bb = bb sprintf(" (%.2f)", a / hb)
+        printf "| %s | %s | %s | %.2f | %s | %s | %s |\n", m, plan, pred, a, ratio, bb, sw }'
+  done
+  echo
+  echo "Times per rep (s): $(for m in "${methods[@]}"; do printf '%s:%s; ' "$m" "${times[$m]}"; done)"
+  unset times plan predicted hbound
+  "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+  rm -rf "$DIR"
+  DIR=""
+done
+echo
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
