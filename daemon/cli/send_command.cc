@@ -151,8 +151,6 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
     std::snprintf(line, sizeof line, "  replanned %d time%s; the last replan predicted the end at %.2f s\n",
                   s.replans, s.replans == 1 ? "" : "s", s.replannedPredictedS);
     out += line;
-  } else if (s.stripeOffsets.size() >= 2) {
-    out += "  stripes keep their plan on drift; a lost node's children move in each stripe\n";
   } else if (!s.replanning) {
     out += "  replanning off (--no-replan)\n";
   }

@@ -178,13 +178,23 @@ bool SendOperation::replan(const std::string& reason) {
   if (!answer.adopt) return false;
   ++replans_;
   replannedPredictedS_ = now + answer.replannedSeconds;
-  for (std::size_t i = 1; i < names_.size(); ++i) {
-    if (answer.parent[i] < 0) continue;  // failed: nobody pulls from it, it pulls from nobody
-    // A finished node pulls nothing: its new parent only keeps the relation a tree.
-    if (copies_[i].state != CopyStatus::State::kReceiving) tree_.parent[i] = answer.parent[i];
-    else if (answer.parent[i] != tree_.parent[i]) moveTo(i, answer.parent[i], reason);
-  }
+  adoptParents(answer.parent, reason);
   return true;
+}
+
+void SendOperation::adoptParents(const std::vector<int>& parent, const std::string& reason) {
+  for (std::size_t i = 1; i < names_.size() && i < parent.size(); ++i) {
+    if (parent[i] < 0) continue;  // failed: nobody pulls from it, it pulls from nobody
+    // A finished node pulls nothing: its new parent only keeps the relation a tree.
+    if (copies_[i].state != CopyStatus::State::kReceiving) tree_.parent[i] = parent[i];
+    else if (parent[i] != tree_.parent[i]) moveTo(i, parent[i], reason);
+  }
+}
+
+std::vector<std::uint64_t> SendOperation::held() const {
+  std::vector<std::uint64_t> out(names_.size(), 0);
+  for (std::size_t i = 1; i < names_.size(); ++i) out[i] = copies_[i].bytes;
+  return out;
 }
 
 void SendOperation::moveTo(std::size_t node, int parent, const std::string& reason) {

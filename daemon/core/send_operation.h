@@ -122,6 +122,12 @@ class SendOperation final : public SendRun {
   // was only silent (heartbeats queued behind data on a saturated link) and
   // reports again while the send runs is back: its copy resumes.
   void lost(const std::string& node) override;
+  // Another plan's parents for this send's nodes (a striped send re-shared):
+  // each receiving node whose parent changes moves, resuming from the bytes
+  // it holds; the others only take the new relation; parent -1 keeps a node's.
+  void adoptParents(const std::vector<int>& parent, const std::string& reason);
+  // What each node holds now: [i] for node i (0 for the source).
+  std::vector<std::uint64_t> held() const;
   // The copy at `node` cannot complete (a striped file's other stripe
   // failed there): it serves nobody, its children move.
   void failCopy(const std::string& node, const std::string& message) {

@@ -208,7 +208,7 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
     std::vector<SendCommands*> commands;
     for (auto& c : r.commands) commands.push_back(c.get());
     r.operation = std::make_unique<StripedSend>(clock_, r.tree, r.names, r.addresses, paths, r.size, r.shaHex,
-                                                r.stripes, commands);
+                                                r.stripes, commands, std::move(r.settings));
   } else {
     auto operation = std::make_unique<SendOperation>(clock_, std::move(r.tree), std::move(r.names),
                                                      std::move(r.addresses), std::move(paths), r.size, r.shaHex,

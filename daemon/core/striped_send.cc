@@ -1,14 +1,19 @@
 #include "core/striped_send.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "planner/pipelined/concurrent_pipelines.h"
+#include "planner/striped/striped_plan.h"
 
 namespace hnow::daemon {
 
 StripedSend::StripedSend(const Clock& clock, const SendTree& tree, const std::vector<std::string>& names,
                          const std::vector<std::string>& addresses, const std::vector<std::string>& paths,
                          std::uint64_t size, std::string sha256Hex, std::vector<StripeSource> stripes,
-                         const std::vector<SendCommands*>& commands)
-    : tree_(tree), size_(size), sha256Hex_(std::move(sha256Hex)), sources_(std::move(stripes)) {
+                         const std::vector<SendCommands*>& commands, ReplanSettings settings)
+    : clock_(clock), settings_(std::move(settings)), tree_(tree), size_(size), sha256Hex_(std::move(sha256Hex)), sources_(std::move(stripes)) {
   for (std::size_t k = 0; k < sources_.size(); ++k) {
     SendTree stripe;
     stripe.algo = tree.algo;
@@ -21,6 +26,7 @@ StripedSend::StripedSend(const Clock& clock, const SendTree& tree, const std::ve
 }
 
 void StripedSend::start() {
+  started_ = clock_.now();
   for (auto& stripe : stripes_) stripe->start();
 }
 
@@ -42,14 +48,79 @@ bool StripedSend::report(const std::string& node, const std::string& token, cons
 }
 
 void StripedSend::lost(const std::string& node) {
+  if (!involves(node)) return;
   for (auto& stripe : stripes_) stripe->lost(node);
-  note_ = node + " lost: in each stripe its children move to their nearest ancestor still standing";
+  note_ = node + " lost: in each stripe its children moved to their nearest ancestor still standing";
+  reshare("replan: " + node + " lost");
 }
 
-bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates&, const std::string& reason) {
-  if (!involves(node)) return false;
-  note_ = reason + ": a striped send keeps its stripes (re-sharing them on drift is not done yet)";
-  return false;
+bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) {
+  const auto& names = stripes_.front()->status().copies;
+  std::size_t i = node == "hnowd" ? 0 : names.size() + 1;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (names[c].node == node) i = c + 1;
+  if (i >= settings_.nodes.size()) return false;
+  settings_.nodes[i].rates = rates;
+  return reshare(reason);
+}
+
+bool StripedSend::reshare(const std::string& reason) {
+  if (!settings_.enabled || finished() || settings_.nodes.size() != stripes_.front()->held().size()) return false;
+  std::vector<planner::NodeRates> rates;
+  for (const TreeNode& n : settings_.nodes) rates.push_back(n.rates);
+  const std::size_t n = rates.size();
+  // What is left: each stripe's bytes past the least any node standing holds.
+  const SendStatus whole = status();
+  std::vector<bool> standing(n, true);
+  std::vector<int> destinations;
+  for (std::size_t i = 1; i < n; ++i) {
+    standing[i] = whole.copies[i - 1].state != CopyStatus::State::kFailed;
+    if (standing[i]) destinations.push_back(static_cast<int>(i));
+  }
+  std::vector<planner::PipelinedItem> kept;
+  double left = 0.0;
+  for (std::size_t k = 0; k < stripes_.size(); ++k) {
+    const auto held = stripes_[k]->held();
+    std::uint64_t least = sources_[k].length;
+    for (std::size_t i = 1; i < n; ++i)
+      if (standing[i] && whole.copies[i - 1].state != CopyStatus::State::kDone) least = std::min(least, held[i]);
+    std::vector<int> parent = stripes_[k]->plan().parent;
+    for (std::size_t i = 1; i < n; ++i)
+      if (!standing[i]) parent[i] = -1;
+    parent[0] = -1;
+    auto tree = planner::treeFromParents(0, parent);
+    const double bytes = static_cast<double>(sources_[k].length - least);
+    left += bytes;
+    if (tree) kept.push_back({std::move(*tree), bytes});
+  }
+  if (!(left > 0.0) || destinations.empty()) return false;
+  double keptSeconds = std::numeric_limits<double>::infinity();
+  if (kept.size() == stripes_.size())
+    if (auto p = planner::predictConcurrentPipelines(kept, rates, settings_.chunkBytes)) keptSeconds = p->seconds;
+  planner::StripedOptions options;
+  options.minStripes = options.maxStripes = static_cast<int>(stripes_.size());
+  options.minChunkBytes = settings_.chunkBytes;
+  auto plan = planner::planStriped(rates, 0, destinations, left, settings_.chunkBytes, options);
+  const double now = seconds(clock_.now() - started_);
+  char text[200];
+  if (!plan || plan->stripes() != static_cast<int>(stripes_.size())) {
+    note_ = reason + ": kept the stripes (" + (plan ? "no plan of as many stripes" : plan.error().message) + ")";
+    return false;
+  }
+  const bool adopt = plan->predictedSeconds < keptSeconds * (1.0 - settings_.minGain);
+  std::snprintf(text, sizeof text, ": kept %.2f s, re-shared %.2f s%s", keptSeconds, plan->predictedSeconds,
+                adopt ? "" : " (gain below the threshold)");
+  note_ = reason + text;
+  if (!adopt) return false;
+  ++replans_;
+  replannedPredictedS_ = now + plan->predictedSeconds;
+  for (std::size_t k = 0; k < stripes_.size(); ++k) {
+    std::vector<int> parent = plan->trees[k].parent;
+    for (std::size_t i = 1; i < n; ++i)
+      if (!standing[i]) parent[i] = -1;  // a failed node stays where it is, out of every plan
+    stripes_[k]->adoptParents(parent, reason);
+  }
+  return true;
 }
 
 bool StripedSend::finished() const {
@@ -70,6 +141,9 @@ SendStatus StripedSend::status() const {
   s.why = tree_.why;
   s.rateBounds = tree_.rateBounds;
   s.stripeOffsets = tree_.stripeOffsets;
+  s.replanning = settings_.enabled;
+  s.replans = replans_;
+  s.replannedPredictedS = replannedPredictedS_;
   for (std::size_t k = 0; k < each.size(); ++k) {
     s.elapsedS = std::max(s.elapsedS, each[k].elapsedS);
     for (ParentChange change : each[k].parentChanges) {

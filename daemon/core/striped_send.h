@@ -4,6 +4,10 @@
 // copies reported as one. A node lost or failed leaves every stripe: its
 // children in each move to their nearest ancestor still standing there
 // (the source at worst) and resume from the bytes of that stripe they hold.
+// On a drift event or a loss the stripes are re-shared: a striped plan with
+// the same number of stripes for what is left, over the nodes still
+// standing, adopted when it predicts at least minGain less than the trees
+// kept (send_replan.h's rule); nodes whose parent changes in a stripe move.
 // An agent renames the file once every stripe matched its digest, so each
 // stripe's copy finishes with the file.
 #include <cstdint>
@@ -29,12 +33,12 @@ class StripedSend final : public SendRun {
   StripedSend(const Clock& clock, const SendTree& tree, const std::vector<std::string>& names,
               const std::vector<std::string>& addresses, const std::vector<std::string>& paths,
               std::uint64_t size, std::string sha256Hex, std::vector<StripeSource> stripes,
-              const std::vector<SendCommands*>& commands);
+              const std::vector<SendCommands*>& commands, ReplanSettings settings = {});
 
   void start() override;
   bool report(const std::string& node, const std::string& token, const TransferReport& report) override;
   void lost(const std::string& node) override;
-  // Re-sharing the stripes on drift is not done: the send keeps its plan.
+  // True when the stripes were re-shared.
   bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) override;
   bool finished() const override;
   SendStatus status() const override;
@@ -43,6 +47,13 @@ class StripedSend final : public SendRun {
   const std::string& replanNote() const override { return note_; }
 
  private:
+  bool reshare(const std::string& reason);
+
+  const Clock& clock_;
+  TimePoint started_{};
+  ReplanSettings settings_;
+  int replans_ = 0;
+  double replannedPredictedS_ = 0.0;
   SendTree tree_;
   std::uint64_t size_;
   std::string sha256Hex_;

@@ -203,7 +203,7 @@ Result<StripedPlan> planStriped(std::span<const NodeRates> rates, int source, st
   for (double chunk = chunkBytes;; chunk /= 2) {
     const long long chunks = static_cast<long long>(std::ceil(fileBytes / chunk));
     const int most = static_cast<int>(std::min<long long>(options.maxStripes, chunks));
-    for (int stripes = 1; stripes <= most; ++stripes) {
+    for (int stripes = std::max(1, options.minStripes); stripes <= most; ++stripes) {
       const double rate = bestRate(lab, stripes, options);
       if (!(rate > 0.0)) continue;
       auto candidate = stripedAt(lab, rate, stripes, chunks, fileBytes, chunk, options);

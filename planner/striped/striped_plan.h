@@ -28,6 +28,7 @@ namespace hnow::planner {
 
 struct StripedOptions {
   int maxStripes = 16;   // S at most (and at most the file's chunks)
+  int minStripes = 1;    // S at least: a running send re-plans its stripes with their number fixed
   int maxChildren = 32;  // children per node across all stripes
   // A stripe's chunk crosses each hop at R/S, so its pipeline fills S times
   // slower than one tree's: the plan may halve the chunk size down to this

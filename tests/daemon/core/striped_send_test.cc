@@ -1,0 +1,157 @@
+// hnowd's side of a striped send, deterministically: one SendOperation per
+// stripe, re-shared on drift and on a loss.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "base/clock.h"
+#include "core/striped_send.h"
+
+using namespace hnow;
+using namespace hnow::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct RecordingCommands final : SendCommands {
+  std::map<std::string, std::vector<std::string>> pulls;  // node -> parent addresses, in order
+  void pull(const std::string& node, const std::string& parentAddress) override {
+    pulls[node].push_back(parentAddress);
+  }
+};
+
+// hnowd 50 MB/s up; 8 agents with fast downlinks and mixed uplinks: the
+// uplink-bound lab, where the striped plan gives every agent children.
+struct StripedLab {
+  ManualClock clock;
+  std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
+  std::vector<std::string> names{"hnowd"}, addresses{"H"}, paths{""};
+  SendTree tree;
+  std::vector<StripeSource> sources;
+  std::vector<RecordingCommands> commands;
+  std::unique_ptr<StripedSend> send;
+  static constexpr std::uint64_t kSize = 128 << 20;
+
+  explicit StripedLab(bool replan = true) {
+    for (int i = 1; i <= 8; ++i) {
+      nodes.push_back({"n" + std::to_string(i), "one", {i <= 2 ? 50e6 : i <= 5 ? 12.5e6 : 6e6, 50e6}});
+      names.push_back(nodes.back().name);
+      addresses.push_back("A" + std::to_string(i));
+      paths.push_back("/p");
+    }
+    auto planned = planSendTree("striped", nodes, kSize, 128 << 10);
+    REQUIRE(planned);
+    tree = *planned;
+    REQUIRE(tree.stripeParents.size() >= 2);
+    commands.resize(tree.stripeParents.size());
+    std::vector<SendCommands*> each;
+    for (std::size_t k = 0; k + 1 < tree.stripeOffsets.size(); ++k) {
+      sources.push_back({"token" + std::to_string(k), tree.stripeOffsets[k],
+                         tree.stripeOffsets[k + 1] - tree.stripeOffsets[k], "sha" + std::to_string(k)});
+      each.push_back(&commands[k]);
+    }
+    ReplanSettings settings;
+    settings.enabled = replan;
+    settings.nodes = nodes;
+    settings.chunkBytes = 128 << 10;
+    send = std::make_unique<StripedSend>(clock, tree, names, addresses, paths, kSize, "whole", sources, each, settings);
+    send->start();
+  }
+  // Children of `node` over every stripe, as the send stands now.
+  int childrenOf(const std::string& node) const {
+    int n = 0;
+    for (const CopyStatus& c : send->status().copies)
+      for (const std::string& p : c.stripeParents) n += p == node;
+    return n;
+  }
+  // Every agent holds `fraction` of each stripe.
+  void progress(double fraction) {
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      for (std::size_t i = 1; i < names.size(); ++i) {
+        TransferReport r;
+        r.bytes = static_cast<std::uint64_t>(static_cast<double>(sources[k].length) * fraction);
+        send->report(names[i], sources[k].token, r);
+      }
+  }
+};
+
+// The agent feeding the most children over all stripes.
+std::string busiest(const StripedLab& lab) {
+  std::string best;
+  for (std::size_t i = 1; i < lab.names.size(); ++i)
+    if (best.empty() || lab.childrenOf(lab.names[i]) > lab.childrenOf(best)) best = lab.names[i];
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("a striped send re-shares its stripes when a busy relay's uplink drops tenfold: its children move away") {
+  StripedLab lab;
+  lab.clock.advance(1s);
+  lab.progress(0.2);
+  const std::string relay = busiest(lab);
+  const int before = lab.childrenOf(relay);
+  REQUIRE(before >= 2);
+  planner::NodeRates slowed = lab.nodes[static_cast<std::size_t>(std::stoi(relay.substr(1)))].rates;
+  slowed.uplinkBytesPerSecond /= 10;
+  CHECK(lab.send->ratesChanged(relay, slowed, "drift: " + relay + " uplink"));
+  const SendStatus s = lab.send->status();
+  CHECK(s.replans == 1);
+  CHECK(s.replannedPredictedS > 1.0);
+  CHECK(lab.childrenOf(relay) < before);
+  CHECK(lab.send->replanNote().find("re-shared") != std::string::npos);
+  // Every move is a pull to the new parent's address, logged with its stripe.
+  std::size_t pulls = 0;
+  for (const auto& c : lab.commands)
+    for (const auto& [node, parents] : c.pulls) pulls += parents.size();
+  CHECK(pulls == 8 * lab.sources.size() + s.parentChanges.size());
+  for (const ParentChange& change : s.parentChanges) CHECK(change.reason.rfind("stripe ", 0) == 0);
+}
+
+TEST_CASE("a striped send keeps its stripes on a drift that changes little, and with replanning off") {
+  StripedLab lab;
+  const std::string relay = busiest(lab);
+  planner::NodeRates nudged = lab.nodes[static_cast<std::size_t>(std::stoi(relay.substr(1)))].rates;
+  nudged.uplinkBytesPerSecond *= 0.97;
+  CHECK_FALSE(lab.send->ratesChanged(relay, nudged, "drift"));
+  CHECK(lab.send->status().replans == 0);
+  CHECK(lab.send->replanNote().find("gain below the threshold") != std::string::npos);
+
+  StripedLab off(false);
+  planner::NodeRates slowed = nudged;
+  slowed.uplinkBytesPerSecond /= 10;
+  CHECK_FALSE(off.send->ratesChanged(relay, slowed, "drift"));
+  CHECK(off.send->status().parentChanges.empty());
+  CHECK_FALSE(off.send->status().replanning);
+}
+
+TEST_CASE("a striped send that loses a relay re-shares over the agents left, none pulling from the lost one") {
+  StripedLab lab;
+  lab.clock.advance(1s);
+  lab.progress(0.5);
+  const std::string relay = busiest(lab);
+  lab.send->lost(relay);
+  const SendStatus s = lab.send->status();
+  for (const CopyStatus& c : s.copies) {
+    if (c.node == relay) {
+      CHECK(c.state == CopyStatus::State::kFailed);
+      continue;
+    }
+    for (const std::string& p : c.stripeParents) CHECK(p != relay);
+  }
+  CHECK(lab.send->replanNote().find(relay + " lost") != std::string::npos);
+  // Every agent standing done with every stripe: the send is over.
+  for (std::size_t k = 0; k < lab.sources.size(); ++k)
+    for (std::size_t i = 1; i < lab.names.size(); ++i) {
+      if (lab.names[i] == relay) continue;  // a report from it would bring it back
+      TransferReport r;
+      r.state = TransferReport::State::kDone;
+      r.bytes = lab.sources[k].length;
+      r.sha256 = lab.sources[k].sha256Hex;
+      lab.send->report(lab.names[i], lab.sources[k].token, r);
+    }
+  CHECK(lab.send->finished());
+  std::size_t done = 0;
+  for (const CopyStatus& c : lab.send->status().copies) done += c.state == CopyStatus::State::kDone;
+  CHECK(done == 7);
+}
