@@ -42,7 +42,8 @@ std::vector<Flow> SendOperation::flows(Duration window) const {
   holdsAll[0] = true;
   for (std::size_t i = 1; i < names_.size(); ++i) {
     receiving[i] = copies_[i].state == CopyStatus::State::kReceiving && !cannotServe_[i];
-    holdsAll[i] = copies_[i].state == CopyStatus::State::kDone;
+    // All of this operation's bytes: a stripe held whole while its file waits for the other stripes.
+    holdsAll[i] = copies_[i].state == CopyStatus::State::kDone || copies_[i].bytes >= size_;
   }
   std::vector<Flow> out;
   if (!running_) return out;
