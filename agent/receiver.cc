@@ -49,7 +49,7 @@ std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
     ranges.push_back(std::move(r));
   }
   spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
-  plane_.receiveRanges(order.token, std::move(ranges), std::move(t));
+  plane_.receiveRanges(order.token, std::move(ranges), std::move(t), order.stripeChunkBytes);
   return path;
 }
 

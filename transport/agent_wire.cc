@@ -25,6 +25,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setDest(order.dest);
   out.setSize(order.size);
   out.setSha256(bytesOf(order.sha256));
+  out.setStripeChunkBytes(order.stripeChunkBytes);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -38,7 +39,10 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (auto ok = checkToken(in.getToken()); !ok) return ok.error();
   if (auto ok = checkDigest(in.getSha256()); !ok) return ok.error();
-  ReceiveOrder order{textOf(in.getToken()), in.getDest(), in.getSize(), textOf(in.getSha256()), {}};
+  ReceiveOrder order{textOf(in.getToken()), in.getDest(), in.getSize(), textOf(in.getSha256()), {},
+                     in.getStripeChunkBytes()};
+  if (order.stripeChunkBytes != 0 && (order.stripeChunkBytes < 4096 || order.stripeChunkBytes > 128 * 1024))
+    return Error{"a stripe's chunk is 4 KiB to 128 KiB"};
   if (in.getStripes().size() > wire::MAX_STRIPES)
     return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
   std::uint64_t next = 0;

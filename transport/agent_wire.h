@@ -27,6 +27,7 @@ struct ReceiveOrder {
   std::uint64_t size = 0;
   std::string sha256;  // 32 bytes
   std::vector<StripeOrder> stripes;  // none: the file comes whole
+  std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

@@ -117,6 +117,9 @@ struct ReceiveOrder {
   # byte ranges (in order, covering it), each pulled and relayed under its
   # own token and checked against its own digest before the rename; `token`
   # then names the file as a whole (release).
+  stripeChunkBytes @5 :UInt32;
+  # what each stripe is relayed in: 0 the data plane's own (128 KiB), else
+  # 4 KiB to 128 KiB (a stripe's pipeline fills faster in smaller chunks)
 }
 
 struct Stripe {

@@ -51,6 +51,7 @@ class AgentLink {
     std::uint64_t size = 0;
     std::string sha256;  // 32 bytes
     std::vector<Stripe> stripes;  // none: the file comes whole
+    std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

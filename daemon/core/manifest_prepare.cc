@@ -48,7 +48,7 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
       destinations, [this](const std::string& name) { return coordinator_.link(name); },
       [&itemOf](AgentLink& link, std::size_t k, std::function<void(const Result<std::string>&)> answer) {
         const Item& it = *itemOf[k];
-        link.receive({it.token, it.request.dest, it.nodes.size, it.sha256, {}}, answer);
+        link.receive({it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0}, answer);
       },
       [this, &running, prepared](std::vector<Result<std::string>> results) {
         std::string refusals;

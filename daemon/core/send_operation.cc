@@ -215,22 +215,28 @@ bool SendOperation::finished() const {
   return true;
 }
 
-SendStatus SendOperation::status() const {
+SendStatus planStatus(const SendTree& tree, std::uint64_t size) {
   SendStatus s;
+  s.algo = tree.algo;
+  s.size = size;
+  s.predictedS = tree.predictedSeconds;
+  s.considered = tree.considered;
+  s.fluidBoundS = tree.fluidBoundSeconds;
+  s.rateBounds = tree.rateBounds;
+  s.boundS = tree.boundSeconds;
+  s.why = tree.why;
+  s.stripeOffsets = tree.stripeOffsets;
+  return s;
+}
+
+SendStatus SendOperation::status() const {
+  SendStatus s = planStatus(tree_, size_);
   s.finished = finished();
-  s.algo = tree_.algo;
-  s.size = size_;
-  s.predictedS = tree_.predictedSeconds;
-  s.considered = tree_.considered;
-  s.fluidBoundS = tree_.fluidBoundSeconds;
   s.elapsedS = seconds((s.finished ? ended_ : clock_.now()) - started_);
   s.replanning = canReplan_;
   s.replans = replans_;
   s.replannedPredictedS = replannedPredictedS_;
   s.parentChanges = changes_;
-  s.rateBounds = tree_.rateBounds;
-  s.boundS = tree_.boundSeconds;
-  s.why = tree_.why;
   for (std::size_t i = 1; i < copies_.size(); ++i) {
     CopyStatus c = copies_[i];
     // A finished copy shows where it came from, not its place in a later plan.

@@ -77,6 +77,9 @@ struct SendStatus {
   std::vector<std::uint64_t> stripeOffsets;  // a striped send: S + 1 offsets (SendTree::stripeOffsets)
 };
 
+// What a status says of the plan itself (algo, predictions, bounds, stripes).
+SendStatus planStatus(const SendTree& tree, std::uint64_t size);
+
 // One send as SendService runs it: one tree (SendOperation) or several
 // stripes (StripedSend). Reports come under a transfer token: the send's,
 // or one stripe's.

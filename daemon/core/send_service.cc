@@ -130,7 +130,7 @@ void SendService::start(SendRequest request, Started started) {
     stripes.push_back({newToken_(), offset, length, ""});
     cuts.push_back({stripes.back().token, offset, length});
   }
-  auto served = planned->striped() ? plane_.serveStripes(token, request.path, *size, cuts)
+  auto served = planned->striped() ? plane_.serveStripes(token, request.path, *size, cuts, planned->stripeChunkBytes)
                                    : plane_.serveFile(token, request.path);
   if (!served) return started(served.error());
   const SourceFile file = std::move(served).value();
@@ -161,7 +161,7 @@ void SendService::start(SendRequest request, Started started) {
   running->settings.nodes = std::move(nodes);
   running->settings.chunkBytes = chunkBytes_;
 
-  AgentLink::ReceiveOrder order{token, request.dest, file.size, file.sha256, {}};
+  AgentLink::ReceiveOrder order{token, request.dest, file.size, file.sha256, {}, running->tree.stripeChunkBytes};
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
     const StripeSource& s = running->stripes[k];
     order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k]});

@@ -45,9 +45,10 @@ SendTree treeOf(const BroadcastPlan& plan) {
   return tree;
 }
 
-// Stripes in whole chunks of the data plane's size (the planner's own chunk
-// choice is kept to that size: planStriped is asked for no smaller one).
-SendTree stripedOf(const planner::StripedPlan& plan, std::uint64_t size, std::uint32_t chunkBytes) {
+// Stripes in whole chunks of the plan's size (the data plane's halved at
+// most down to kStripeMinChunkBytes), relayed in that size.
+SendTree stripedOf(const planner::StripedPlan& plan, std::uint64_t size) {
+  const auto chunkBytes = static_cast<std::uint32_t>(plan.chunkBytes);
   SendTree tree;
   tree.algo = "striped";
   for (const planner::BroadcastTree& t : plan.trees) {
@@ -57,6 +58,7 @@ SendTree stripedOf(const planner::StripedPlan& plan, std::uint64_t size, std::ui
   }
   for (long long chunk : plan.firstChunk)
     tree.stripeOffsets.push_back(std::min<std::uint64_t>(size, static_cast<std::uint64_t>(chunk) * chunkBytes));
+  tree.stripeChunkBytes = chunkBytes;
   tree.parent = tree.stripeParents.front();
   tree.finish = plan.finishSeconds;
   tree.predictedSeconds = plan.predictedSeconds;
@@ -76,7 +78,7 @@ double kumarRossOf(const planner::BroadcastRequest& request) {
 
 Result<planner::StripedPlan> stripedPlanOf(const planner::BroadcastRequest& request) {
   planner::StripedOptions options;
-  options.minChunkBytes = request.chunkBytes;  // the data plane's chunk: no smaller
+  options.minChunkBytes = std::min<double>(request.chunkBytes, kStripeMinChunkBytes);
   return planner::planStriped(request.rates, 0, agentsOf(request), request.fileBytes, request.chunkBytes, options);
 }
 
@@ -113,7 +115,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
   if (algo == "striped") {
     auto striped = stripedPlanOf(request);
     if (!striped) return striped.error();
-    SendTree tree = stripedOf(*striped, size, chunkBytes);
+    SendTree tree = stripedOf(*striped, size);
     tree.considered = {optionOf(*striped)};
     tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
     return tree;
@@ -140,7 +142,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     if (striped->stripes() >= 2 && striped->predictedSeconds <= oneTree * (1 - kStripedGain)) {
       const double bound = tree.boundSeconds, fluid = tree.fluidBoundSeconds;
       auto considered = std::move(tree.considered);
-      tree = stripedOf(*striped, size, chunkBytes);
+      tree = stripedOf(*striped, size);
       tree.considered = std::move(considered);
       tree.fluidBoundSeconds = fluid;
       tree.boundSeconds = bound;

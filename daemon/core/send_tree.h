@@ -44,6 +44,7 @@ struct SendTree {
   // stripeParents[k] (`parent` is stripe 0's). Empty for one tree.
   std::vector<std::vector<int>> stripeParents;
   std::vector<std::uint64_t> stripeOffsets;
+  std::uint32_t stripeChunkBytes = 0;  // what the stripes are relayed in
   double boundSeconds = 0.0;  // Kumar & Ross's minimum distribution time
   std::string why;            // auto: why this plan won
   bool striped() const { return !stripeParents.empty(); }
@@ -62,6 +63,10 @@ bool knownSendAlgo(const std::string& algo);
 // trees, never striped. Another algo: its tree, with both
 // predictions in `considered`.
 inline constexpr double kStripedGain = 0.05;
+// The smallest chunk a striped plan may relay its stripes in: a stripe's
+// chunk crosses each hop at R/S, so many stripes fill their pipelines too
+// slowly in the data plane's 128 KiB; 32 KiB frames still cost little.
+inline constexpr std::uint32_t kStripeMinChunkBytes = 32 * 1024;
 // Replans and manifests run one tree per file and leave `weighStriped` off.
 Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes,
                               std::uint64_t size, std::uint32_t chunkBytes, bool weighStriped = false);

@@ -40,11 +40,13 @@ class SourcePlane {
   // served (planes of jobs alone refuse, as below).
   virtual Result<std::uint64_t> sizeOf(const std::string& /*path*/) { return Error{"this plane cannot send"}; }
   // The file at `path` served as `stripes` (in order, covering it), each
-  // under its token, until `token` is released; the whole file's digest and
-  // each stripe's, taken in one pass. Refused when the file is not `size`
-  // bytes (it changed since it was planned).
+  // under its token in chunks of `chunkBytes` (0: the plane's), until
+  // `token` is released; the whole file's digest and each stripe's, taken in
+  // one pass. Refused when the file is not `size` bytes (it changed since it
+  // was planned).
   virtual Result<SourceFile> serveStripes(const std::string& /*token*/, const std::string& /*path*/,
-                                          std::uint64_t /*size*/, const std::vector<StripeCut>& /*stripes*/) {
+                                          std::uint64_t /*size*/, const std::vector<StripeCut>& /*stripes*/,
+                                          std::uint32_t /*chunkBytes*/) {
     return Error{"this plane cannot send in stripes"};
   }
   // `bytes` written to `path` (a file of hnowd's own) and served under

@@ -94,13 +94,15 @@ bool StripedSend::reshare(const std::string& reason) {
     if (tree) kept.push_back({std::move(*tree), bytes});
   }
   if (!(left > 0.0) || destinations.empty()) return false;
+  // The stripes keep the chunk they are relayed in.
+  const double chunk = tree_.stripeChunkBytes ? tree_.stripeChunkBytes : settings_.chunkBytes;
   double keptSeconds = std::numeric_limits<double>::infinity();
   if (kept.size() == stripes_.size())
-    if (auto p = planner::predictConcurrentPipelines(kept, rates, settings_.chunkBytes)) keptSeconds = p->seconds;
+    if (auto p = planner::predictConcurrentPipelines(kept, rates, chunk)) keptSeconds = p->seconds;
   planner::StripedOptions options;
   options.minStripes = options.maxStripes = static_cast<int>(stripes_.size());
-  options.minChunkBytes = settings_.chunkBytes;
-  auto plan = planner::planStriped(rates, 0, destinations, left, settings_.chunkBytes, options);
+  options.minChunkBytes = chunk;
+  auto plan = planner::planStriped(rates, 0, destinations, left, chunk, options);
   const double now = seconds(clock_.now() - started_);
   char text[200];
   if (!plan || plan->stripes() != static_cast<int>(stripes_.size())) {
@@ -130,17 +132,8 @@ bool StripedSend::finished() const {
 SendStatus StripedSend::status() const {
   std::vector<SendStatus> each;
   for (const auto& stripe : stripes_) each.push_back(stripe->status());
-  SendStatus s;
+  SendStatus s = planStatus(tree_, size_);
   s.finished = finished();
-  s.algo = tree_.algo;
-  s.size = size_;
-  s.predictedS = tree_.predictedSeconds;
-  s.considered = tree_.considered;
-  s.fluidBoundS = tree_.fluidBoundSeconds;
-  s.boundS = tree_.boundSeconds;
-  s.why = tree_.why;
-  s.rateBounds = tree_.rateBounds;
-  s.stripeOffsets = tree_.stripeOffsets;
   s.replanning = settings_.enabled;
   s.replans = replans_;
   s.replannedPredictedS = replannedPredictedS_;

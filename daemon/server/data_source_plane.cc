@@ -37,7 +37,7 @@ Result<std::uint64_t> DataSourcePlane::sizeOf(const std::string& path) {
 }
 
 Result<SourceFile> DataSourcePlane::serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
-                                                 const std::vector<StripeCut>& stripes) {
+                                                 const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
   struct stat info {};
@@ -64,7 +64,7 @@ Result<SourceFile> DataSourcePlane::serveStripes(const std::string& token, const
     file.stripeSha256Hex.push_back(hnow::hexOf(d.data(), 32));
     ranges.push_back({stripes[k].token, stripes[k].offset, stripes[k].length, d});
   }
-  plane_.addSourceRanges(token, fd, std::move(ranges));  // the plane owns the descriptor from here
+  plane_.addSourceRanges(token, fd, std::move(ranges), chunkBytes);  // the plane owns the descriptor from here
   return file;
 }
 

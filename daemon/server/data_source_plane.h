@@ -14,7 +14,7 @@ class DataSourcePlane final : public SourcePlane {
   Result<SourceFile> serveFile(const std::string& token, const std::string& path) override;
   Result<std::uint64_t> sizeOf(const std::string& path) override;
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
-                                  const std::vector<StripeCut>& stripes) override;
+                                  const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override;
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
   void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256, const std::string& path,
                    const std::string& from, Received done) override;

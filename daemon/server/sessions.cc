@@ -200,7 +200,7 @@ class RpcAgentLink final : public AgentLink {
 
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     auto request = control_.receiveRequest();
-    transport::ReceiveOrder wireOrder{order.token, order.dest, order.size, order.sha256, {}};
+    transport::ReceiveOrder wireOrder{order.token, order.dest, order.size, order.sha256, {}, order.stripeChunkBytes};
     for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(

@@ -10,7 +10,7 @@
 using namespace hnow::transport;
 
 TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a short token or digest is refused") {
-  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's'), {}};
+  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's'), {}, 0};
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::ReceiveOrder>();
   toWire(order, out);
@@ -20,14 +20,14 @@ TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a 
   CHECK(back->dest == order.dest);
   CHECK(back->size == order.size);
   CHECK(back->sha256 == order.sha256);
-  toWire(ReceiveOrder{"short", "x", 1, std::string(32, 's'), {}}, out);
+  toWire(ReceiveOrder{"short", "x", 1, std::string(32, 's'), {}, 0}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "an operation token is 32 bytes");
-  toWire(ReceiveOrder{std::string(32, 't'), "x", 1, "short", {}}, out);
+  toWire(ReceiveOrder{std::string(32, 't'), "x", 1, "short", {}, 0}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "a SHA-256 is 32 bytes");
 }
 
 TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover the file in order are refused") {
-  ReceiveOrder order{std::string(32, 't'), "in/image.iso", 1000, std::string(32, 's'), {}};
+  ReceiveOrder order{std::string(32, 't'), "in/image.iso", 1000, std::string(32, 's'), {}, 32768};
   order.stripes = {{std::string(32, 'a'), 0, 600, std::string(32, '1')},
                    {std::string(32, 'b'), 600, 400, std::string(32, '2')}};
   capnp::MallocMessageBuilder message;
@@ -40,6 +40,7 @@ TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover
   CHECK(back->stripes[1].offset == 600);
   CHECK(back->stripes[1].length == 400);
   CHECK(back->stripes[1].sha256 == order.stripes[1].sha256);
+  CHECK(back->stripeChunkBytes == 32768);
 
   auto refused = [&](ReceiveOrder bad) {
     capnp::MallocMessageBuilder m;
@@ -72,6 +73,12 @@ TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover
   ReceiveOrder badDigest = order;
   badDigest.stripes[0].sha256 = "short";
   CHECK(refused(badDigest) == "a SHA-256 is 32 bytes");
+  ReceiveOrder tiny = order;
+  tiny.stripeChunkBytes = 1024;
+  CHECK(refused(tiny) == "a stripe's chunk is 4 KiB to 128 KiB");
+  ReceiveOrder huge = order;
+  huge.stripeChunkBytes = 256 * 1024;
+  CHECK(refused(huge) == "a stripe's chunk is 4 KiB to 128 KiB");
   ReceiveOrder many = order;
   many.size = 100;
   many.stripes.clear();

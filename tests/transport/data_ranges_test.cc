@@ -23,7 +23,9 @@ struct StripedSource {
   std::string bytes;
   std::string fileToken = std::string(kTokenBytes, 'f');
   std::vector<ByteRange> ranges;
-  StripedSource(TempDir& dir, std::size_t size, std::vector<std::uint64_t> cuts, DataPlane& plane)
+  // Served in chunks of `chunkBytes` (0: the plane's).
+  StripedSource(TempDir& dir, std::size_t size, std::vector<std::uint64_t> cuts, DataPlane& plane,
+                std::uint32_t chunkBytes = 0)
       : bytes(randomBytes(size)) {
     std::ofstream(dir.path / "source", std::ios::binary) << bytes;
     cuts.push_back(size);
@@ -37,7 +39,7 @@ struct StripedSource {
       ranges.push_back(r);
       start = cuts[k];
     }
-    plane.addSourceRanges(fileToken, ::open((dir.path / "source").c_str(), O_RDONLY | O_CLOEXEC), ranges);
+    plane.addSourceRanges(fileToken, ::open((dir.path / "source").c_str(), O_RDONLY | O_CLOEXEC), ranges, chunkBytes);
   }
 };
 
@@ -56,12 +58,12 @@ std::vector<TransferEvent> doneEvents(Node& node, std::size_t count) {
 
 }  // namespace
 
-TEST_CASE("a file in three ranges, each relayed along its own tree, arrives whole at every node") {
+TEST_CASE("a file in three ranges, each relayed along its own tree in 32 KiB chunks, arrives whole at every node") {
   TempDir dir;
   Node source, a, b, c;
-  StripedSource file(dir, (3 << 20) + 12345, {1 << 20, 2 << 20}, source.plane);
+  StripedSource file(dir, (3 << 20) + 12345, {1 << 20, 2 << 20}, source.plane, 32 << 10);
   for (Node* n : {&a, &b, &c})
-    n->plane.receiveRanges(file.fileToken, file.ranges, targetIn(dir.path / n->address.substr(10), "f"));
+    n->plane.receiveRanges(file.fileToken, file.ranges, targetIn(dir.path / n->address.substr(10), "f"), 32 << 10);
   // Range 0: source -> a -> b, c; range 1: source -> b -> a, c; range 2: source -> c -> a -> b.
   a.plane.pull(file.ranges[0].token, source.address);
   b.plane.pull(file.ranges[0].token, a.address);

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 
+#include <algorithm>
+
 #include "base/hex.h"
+#include "transport/data/frame.h"
 #include "transport/data/plane_impl.h"
 
 namespace hnow::transport::data {
@@ -95,7 +98,8 @@ void DataPlane::Impl::addSource(std::string token, int fd, std::uint64_t size) {
   operations_[token] = std::move(op);
 }
 
-void DataPlane::Impl::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges) {
+void DataPlane::Impl::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges,
+                                      std::uint32_t chunkBytes) {
   auto file = std::make_unique<Assembly>();
   file->token = fileToken;
   file->state = Assembly::State::kSource;
@@ -107,6 +111,7 @@ void DataPlane::Impl::addSourceRanges(std::string fileToken, int fd, std::vector
     op->base = range.offset;
     op->fd = fd;
     op->assembly = file.get();
+    op->chunkBytes = std::min(chunkBytes, kChunkBytes);
     op->state = Operation::State::kSource;
     file->ranges.push_back(range.token);
     operations_[range.token] = std::move(op);
@@ -198,15 +203,17 @@ void DataPlane::addSource(std::string token, int fd, std::uint64_t size) {
   loop_->post([this, token = std::move(token), fd, size]() mutable { impl_->addSource(std::move(token), fd, size); });
 }
 
-void DataPlane::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges) {
-  loop_->post([this, fileToken = std::move(fileToken), fd, ranges = std::move(ranges)]() mutable {
-    impl_->addSourceRanges(std::move(fileToken), fd, std::move(ranges));
+void DataPlane::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges, std::uint32_t chunkBytes) {
+  loop_->post([this, fileToken = std::move(fileToken), fd, ranges = std::move(ranges), chunkBytes]() mutable {
+    impl_->addSourceRanges(std::move(fileToken), fd, std::move(ranges), chunkBytes);
   });
 }
 
-void DataPlane::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target) {
-  loop_->post([this, fileToken = std::move(fileToken), ranges = std::move(ranges), target = std::move(target)]() mutable {
-    impl_->receiveRanges(std::move(fileToken), std::move(ranges), std::move(target));
+void DataPlane::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
+                              std::uint32_t chunkBytes) {
+  loop_->post([this, fileToken = std::move(fileToken), ranges = std::move(ranges), target = std::move(target),
+               chunkBytes]() mutable {
+    impl_->receiveRanges(std::move(fileToken), std::move(ranges), std::move(target), chunkBytes);
   });
 }
 

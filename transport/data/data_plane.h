@@ -115,8 +115,9 @@ class DataPlane {
   // hnowd: serve `fd` (owned from now) to children presenting `token`.
   void addSource(std::string token, int fd, std::uint64_t size);
   // hnowd: serve each range of `fd` (owned from now) to children
-  // presenting the range's token; release(fileToken) ends them all.
-  void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges);
+  // presenting the range's token, in chunks of `chunkBytes` (0: the
+  // plane's; at most kChunkBytes); release(fileToken) ends them all.
+  void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges, std::uint32_t chunkBytes = 0);
   // An agent: accept children presenting `token` and wait for pull().
   void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
   // An agent: receive a file as `ranges` (in order, covering it), each
@@ -124,7 +125,9 @@ class DataPlane {
   // range matched its SHA-256 the file is renamed into place and each range
   // reports kDone (its bytes and digest); a failure of any fails them all.
   // release(fileToken) ends every range; release(range.token) that one.
-  void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target);
+  // Children are served in chunks of `chunkBytes` (as addSourceRanges).
+  void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
+                     std::uint32_t chunkBytes = 0);
   // (Re)connect to the parent at host:port, resuming after the bytes held.
   void pull(std::string token, std::string parentAddress);
   // Forget the operation: close its connections; an unfinished temp file is removed.

@@ -50,13 +50,14 @@ struct DataPlane::Impl final : PlaneCore {
   void accept(uv_stream_t* server);
   void serveClosed(ServeConnection* connection) override;
   void addSource(std::string token, int fd, std::uint64_t size);
-  void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges);
+  void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges, std::uint32_t chunkBytes);
   LinkCounters counters();
   void probe(ProbeOrder order, ProbeDone done);
 
   // plane_receive.cc
   void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
-  void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target);
+  void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
+                     std::uint32_t chunkBytes);
   void pull(const std::string& token, std::string parentAddress);
   void connectUpstream(Operation& op);
   void upstreamClosed(Operation& op, const std::string& reason) override;

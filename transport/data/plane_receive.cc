@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "transport/data/frame.h"
 #include "transport/data/plane_impl.h"
 
 namespace hnow::transport::data {
@@ -41,7 +42,8 @@ void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expe
   operations_[token] = std::move(op);
 }
 
-void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target) {
+void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
+                                    std::uint32_t chunkBytes) {
   bool repeated = find(fileToken) || assemblies_.count(fileToken);
   for (const ByteRange& range : ranges) repeated = repeated || find(range.token) || assemblies_.count(range.token);
   if (repeated) return dropTarget(target);
@@ -56,6 +58,7 @@ void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange
     op->base = range.offset;
     op->fd = file->fd;
     op->assembly = file.get();
+    op->chunkBytes = std::min(chunkBytes, kChunkBytes);
     op->expected = range.sha256;
     op->sha.reset(EVP_MD_CTX_new());
     EVP_DigestInit_ex(op->sha.get(), EVP_sha256(), nullptr);

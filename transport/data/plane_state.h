@@ -46,6 +46,7 @@ struct Operation {
   std::uint64_t size = 0;
   int fd = -1;                  // what children are served from (the assembly's, if any: not owned then)
   std::uint64_t base = 0;       // where offset 0 of this operation lies in `fd` (a range's start)
+  std::uint32_t chunkBytes = 0; // what it is served in; 0: the plane's (DataOptions::chunkBytes)
   Assembly* assembly = nullptr; // the file this operation is a range of; none for a whole file
   std::uint64_t available = 0;  // bytes of `fd` written, in order
   std::uint64_t writebackFrom = 0;  // bytes before this have been handed to the disk's writeback

@@ -63,7 +63,8 @@ void ServeConnection::onFrame(Frame frame) {
     op_ = op;
     if (pacing_) uv_timer_stop(pacing_.get());
     op_->children.insert(this);
-    window_.emplace(op->size, core_.options().windowBytes, core_.options().chunkBytes, frame.offset);
+    window_.emplace(op->size, core_.options().windowBytes, op->chunkBytes ? op->chunkBytes : core_.options().chunkBytes,
+                    frame.offset);
     spdlog::debug("child {} pulls from offset {}", stream_.peer(), frame.offset);
     return pump();
   }

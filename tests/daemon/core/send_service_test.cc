@@ -65,7 +65,8 @@ struct RecordingPlane final : SourcePlane {
   }
   // Each stripe's digest is its token's last byte, repeated.
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
-                                  const std::vector<StripeCut>& stripes) override {
+                                  const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override {
+    stripeChunk = chunkBytes;
     auto served = serveFile(token, path);
     if (!served) return served;
     SourceFile file = *served;
@@ -97,6 +98,7 @@ struct RecordingPlane final : SourcePlane {
   std::set<std::string> served;
   std::vector<StripeCut> cuts;  // the last striped send's
   std::string stripedFile;
+  std::uint32_t stripeChunk = 0;
   std::vector<double> paced;
 };
 
