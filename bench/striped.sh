@@ -8,19 +8,20 @@
 # tree), striped, binomial, and bench/swarm.sh (aria2c + opentracker).
 # Medians of REPS; each time against the Kumar-Ross bound of the links' tc
 # rates, max(F/u_s, F/d_min, N·F/(u_s + Σu_i)), and against the swarm.
-#   bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer] [--no-swarm]
+#   bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer]
+#                    [--methods auto,tree,striped,binomial,swarm]
 # Root only. Writes markdown to stdout, progress to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-SIZE=$((128 << 20)) REPS=3 LABS=demo,uplink,volunteer SWARM=1 AGENTS=8
+SIZE=$((128 << 20)) REPS=3 LABS=demo,uplink,volunteer METHODS=auto,tree,striped,binomial,swarm AGENTS=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) SIZE=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --labs) LABS=$2; shift 2 ;;
-    --no-swarm) SWARM=0; shift ;;
-    *) echo "usage: bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer] [--no-swarm]" >&2
+    --methods) METHODS=$2; shift 2 ;;
+    *) echo "usage: bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer] [--methods M,..]" >&2
        exit 2 ;;
   esac
 done
@@ -76,8 +77,7 @@ for lab in "${labs[@]}"; do
   downs=$(sed 's/.*--downlink-mbps \([^ ]*\).*/\1/' <<<"$options")
   source_up=$(sed 's/.*--source-uplink-mbps \([^ ]*\).*/\1/' <<<"$options")
   bound=$(kumar_ross "$ups" "$downs" "$source_up")
-  methods=(auto tree striped binomial)
-  [ "$SWARM" = 1 ] && methods+=(swarm)
+  IFS=, read -r -a methods <<<"$METHODS"
   declare -A times=() plan=() predicted=() hbound=()
   for ((r = 0; r < REPS; r++)); do
     for m in "${methods[@]}"; do
@@ -101,7 +101,7 @@ for lab in "${labs[@]}"; do
     done
   done
   swarm=""
-  [ "$SWARM" = 1 ] && swarm=$(tr ' ' '\n' <<<"${times[swarm]}" | grep . | median)
+  [ -n "${times[swarm]:-}" ] && swarm=$(tr ' ' '\n' <<<"${times[swarm]}" | grep . | median)
   echo
   echo "## Lab: $lab ($options)"
   echo

@@ -131,6 +131,15 @@ class SendOperation final : public SendRun {
   void adoptParents(const std::vector<int>& parent, const std::string& reason);
   // What each node holds now: [i] for node i (0 for the source).
   std::vector<std::uint64_t> held() const;
+  // Node `node`'s index (1..n for the agents), -1 for none; what node i
+  // holds; whether it is still receiving (not done, failed or lost).
+  int nodeIndex(const std::string& node) const { return indexOf(node); }
+  std::uint64_t heldBy(int i) const { return i == 0 ? size_ : copies_[static_cast<std::size_t>(i)].bytes; }
+  bool receivingAt(int i) const {
+    return i > 0 && copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving &&
+           !cannotServe_[static_cast<std::size_t>(i)];
+  }
+  bool canServe(int i) const { return i == 0 || !cannotServe_[static_cast<std::size_t>(i)]; }
   // The copy at `node` cannot complete (a striped file's other stripe
   // failed there): it serves nobody, its children move.
   void failCopy(const std::string& node, const std::string& message) {

@@ -34,6 +34,7 @@ bool StripedSend::report(const std::string& node, const std::string& token, cons
   for (std::size_t k = 0; k < sources_.size(); ++k) {
     if (sources_[k].token != token) continue;
     const bool back = stripes_[k]->report(node, report);
+    if (report.state == TransferReport::State::kProgress) endGame(stripes_[k]->nodeIndex(node));
     if (report.state != TransferReport::State::kFailed && report.state != TransferReport::State::kDone) return back;
     // One stripe failed at the node fails its file: its other stripes stop
     // there too, and their children move.
@@ -123,6 +124,63 @@ bool StripedSend::reshare(const std::string& reason) {
     stripes_[k]->adoptParents(parent, reason);
   }
   return true;
+}
+
+int StripedSend::feeding(int j) const {
+  int n = 0;
+  for (std::size_t k = 0; k < stripes_.size(); ++k) {
+    const SendOperation& stripe = *stripes_[k];
+    const std::vector<int>& parent = stripe.plan().parent;
+    for (std::size_t c = 1; c < parent.size(); ++c) {
+      const int child = static_cast<int>(c);
+      n += parent[c] == j && stripe.receivingAt(child) && stripe.heldBy(child) < sources_[k].length;
+    }
+  }
+  return n;
+}
+
+void StripedSend::endGame(int node) {
+  if (node <= 0 || settings_.nodes.size() <= static_cast<std::size_t>(node)) return;
+  // The stripe this node lags most in, and how far behind its others.
+  std::size_t lagging = 0;
+  double least = 2.0, others = 1.0;
+  for (std::size_t k = 0; k < stripes_.size(); ++k) {
+    const double held = static_cast<double>(stripes_[k]->heldBy(node)) / static_cast<double>(sources_[k].length);
+    if (held < least) others = std::min(others, least), least = held, lagging = k;
+    else others = std::min(others, held);
+  }
+  SendOperation& stripe = *stripes_[lagging];
+  const StripeSource& source = sources_[lagging];
+  if (others - least < kEndGameLag || !stripe.receivingAt(node) ||
+      source.length - stripe.heldBy(node) < kEndGameBytes)
+    return;
+  if (endGameMoved_.empty()) endGameMoved_.assign(stripes_.size(), std::vector<bool>(settings_.nodes.size(), false));
+  if (endGameMoved_[lagging][static_cast<std::size_t>(node)]) return;
+  const std::vector<int>& parent = stripe.plan().parent;
+  const int current = parent[static_cast<std::size_t>(node)];
+  auto uplink = [&](int j) { return settings_.nodes[static_cast<std::size_t>(j)].rates.uplinkBytesPerSecond; };
+  // Not one of its own descendants in the stripe: the parents stay a tree.
+  auto below = [&](int j) {
+    for (int up = j, hops = 0; up > 0 && hops < static_cast<int>(parent.size()); up = parent[static_cast<std::size_t>(up)], ++hops)
+      if (up == node) return true;
+    return false;
+  };
+  const double currentShare = uplink(current) / std::max(1, feeding(current));
+  int best = -1;
+  double bestShare = currentShare * kEndGameGain;
+  for (int j = 0; j < static_cast<int>(parent.size()); ++j) {
+    if (j == node || j == current || !stripe.canServe(j) || stripe.heldBy(j) < source.length || below(j)) continue;
+    const double share = uplink(j) / (feeding(j) + 1);
+    if (share > bestShare) best = j, bestShare = share;
+  }
+  if (best < 0) return;
+  endGameMoved_[lagging][static_cast<std::size_t>(node)] = true;
+  std::vector<int> moved = parent;
+  moved[static_cast<std::size_t>(node)] = best;
+  char why[160];
+  std::snprintf(why, sizeof why, "end game: %.1f MiB left, %.0f%% behind its other stripes",
+                static_cast<double>(source.length - stripe.heldBy(node)) / (1 << 20), (others - least) * 100);
+  stripe.adoptParents(moved, why);
 }
 
 bool StripedSend::finished() const {

@@ -8,6 +8,14 @@
 // the same number of stripes for what is left, over the nodes still
 // standing, adopted when it predicts at least minGain less than the trees
 // kept (send_replan.h's rule); nodes whose parent changes in a stripe move.
+// The end game: a node whose copy of one stripe lags its other stripes by
+// kEndGameLag of a stripe and more than kEndGameBytes (two TCP flows out of
+// one uplink need not split it evenly: on shaped links one child of a relay
+// was seen at 65% of its stripe while its sibling had 90%) moves in that
+// stripe to whichever holder of the whole stripe would feed it fastest
+// (hnowd, or an agent whose children are served), when that holder's share
+// of its uplink is at least kEndGameGain times the current parent's: one
+// slow flow does not hold the finish. Once per node and stripe.
 // An agent renames the file once every stripe matched its digest, so each
 // stripe's copy finishes with the file.
 #include <cstdint>
@@ -25,6 +33,10 @@ struct StripeSource {
   std::uint64_t length = 0;
   std::string sha256Hex;
 };
+
+inline constexpr std::uint64_t kEndGameBytes = 1 << 20;
+inline constexpr double kEndGameLag = 0.1;
+inline constexpr double kEndGameGain = 1.5;
 
 class StripedSend final : public SendRun {
  public:
@@ -48,6 +60,9 @@ class StripedSend final : public SendRun {
 
  private:
   bool reshare(const std::string& reason);
+  void endGame(int node);
+  // Children node j still feeds bytes of a stripe, over every stripe.
+  int feeding(int j) const;
 
   const Clock& clock_;
   TimePoint started_{};
@@ -60,6 +75,7 @@ class StripedSend final : public SendRun {
   std::vector<StripeSource> sources_;
   std::vector<std::unique_ptr<SendOperation>> stripes_;
   std::string note_;
+  std::vector<std::vector<bool>> endGameMoved_;  // [stripe][node]
 };
 
 }  // namespace hnow::daemon

@@ -155,3 +155,55 @@ TEST_CASE("a striped send that loses a relay re-shares over the agents left, non
   for (const CopyStatus& c : lab.send->status().copies) done += c.state == CopyStatus::State::kDone;
   CHECK(done == 7);
 }
+
+TEST_CASE("end game: a node whose stripe from a slow relay lags its others moves, once, to a fast holder of that stripe") {
+  StripedLab lab(false);  // no re-sharing: only the end game moves anyone
+  // A node and a stripe whose parent there is a slow agent.
+  int node = -1;
+  std::size_t lagging = 0;
+  for (std::size_t k = 0; k < lab.tree.stripeParents.size() && node < 0; ++k)
+    for (std::size_t i = 1; i < lab.names.size(); ++i) {
+      const int p = lab.tree.stripeParents[k][i];
+      if (p > 0 && lab.nodes[static_cast<std::size_t>(p)].rates.uplinkBytesPerSecond < 20e6) {
+        node = static_cast<int>(i), lagging = k;
+        break;
+      }
+    }
+  REQUIRE(node > 0);
+  const std::string name = lab.names[static_cast<std::size_t>(node)];
+  lab.clock.advance(5s);
+  // Every copy of every stripe grows in steps of 5%, but the node's copy of
+  // its lagging stripe at half that pace.
+  auto report = [&](const std::string& who, std::size_t k, std::uint64_t bytes) {
+    TransferReport r;
+    r.bytes = bytes;
+    lab.send->report(who, lab.sources[k].token, r);
+  };
+  for (int step = 1; step <= 20; ++step)
+    for (std::size_t i = 1; i < lab.names.size(); ++i)
+      for (std::size_t k = 0; k < lab.sources.size(); ++k) {
+        const double pace = static_cast<int>(i) == node && k == lagging ? 0.5 : 1.0;
+        report(lab.names[i], k, static_cast<std::uint64_t>(static_cast<double>(lab.sources[k].length) * step / 20 * pace));
+      }
+  // Its next report, once the others hold every stripe and feed nobody.
+  report(name, lagging, lab.sources[lagging].length / 2 + 1);
+  SendStatus s = lab.send->status();
+  REQUIRE(s.parentChanges.size() == 1);  // nobody else moved
+  const ParentChange& change = s.parentChanges[0];
+  CHECK(change.node == name);
+  CHECK(change.reason.rfind("stripe " + std::to_string(lagging + 1) + ": end game", 0) == 0);
+  // To a holder of the whole stripe with a fast uplink (hnowd and the 50 MB/s agents).
+  CHECK((change.newParent == "hnowd" || change.newParent == "n1" || change.newParent == "n2"));
+  REQUIRE(lab.commands[lagging].pulls[name].size() == 2);  // its first parent, then the new one
+  // Once per node and stripe.
+  report(name, lagging, lab.sources[lagging].length / 2 + 2);
+  CHECK(lab.send->status().parentChanges.size() == 1);
+}
+
+TEST_CASE("end game: stripes that progress together, or a lag under a mebibyte, move nobody") {
+  StripedLab lab(false);
+  lab.clock.advance(5s);
+  lab.progress(0.5);
+  lab.progress(0.7);
+  CHECK(lab.send->status().parentChanges.empty());
+}
