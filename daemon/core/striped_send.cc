@@ -13,7 +13,8 @@ StripedSend::StripedSend(const Clock& clock, const SendTree& tree, const std::ve
                          const std::vector<std::string>& addresses, const std::vector<std::string>& paths,
                          std::uint64_t size, std::string sha256Hex, std::vector<StripeSource> stripes,
                          const std::vector<SendCommands*>& commands, ReplanSettings settings)
-    : clock_(clock), settings_(std::move(settings)), tree_(tree), size_(size), sha256Hex_(std::move(sha256Hex)), sources_(std::move(stripes)) {
+    : clock_(clock), settings_(std::move(settings)), tree_(tree), size_(size), sha256Hex_(std::move(sha256Hex)),
+      sources_(std::move(stripes)) {
   for (std::size_t k = 0; k < sources_.size(); ++k) {
     SendTree stripe;
     stripe.algo = tree.algo;
@@ -56,12 +57,10 @@ void StripedSend::lost(const std::string& node) {
 }
 
 bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) {
-  const auto& names = stripes_.front()->status().copies;
-  std::size_t i = node == "hnowd" ? 0 : names.size() + 1;
-  for (std::size_t c = 0; c < names.size(); ++c)
-    if (names[c].node == node) i = c + 1;
-  if (i >= settings_.nodes.size()) return false;
-  settings_.nodes[i].rates = rates;
+  // The source too: hnowd's uplink may drift.
+  const int i = node == kCoordinatorNode ? 0 : stripes_.front()->nodeIndex(node);
+  if (i < 0 || static_cast<std::size_t>(i) >= settings_.nodes.size()) return false;
+  settings_.nodes[static_cast<std::size_t>(i)].rates = rates;
   return reshare(reason);
 }
 
@@ -161,7 +160,8 @@ void StripedSend::endGame(int node) {
   auto uplink = [&](int j) { return settings_.nodes[static_cast<std::size_t>(j)].rates.uplinkBytesPerSecond; };
   // Not one of its own descendants in the stripe: the parents stay a tree.
   auto below = [&](int j) {
-    for (int up = j, hops = 0; up > 0 && hops < static_cast<int>(parent.size()); up = parent[static_cast<std::size_t>(up)], ++hops)
+    const int most = static_cast<int>(parent.size());
+    for (int up = j, hops = 0; up > 0 && hops < most; up = parent[static_cast<std::size_t>(up)], ++hops)
       if (up == node) return true;
     return false;
   };

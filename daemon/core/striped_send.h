@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/coordinator.h"
 #include "core/send_operation.h"
 
 namespace hnow::daemon {

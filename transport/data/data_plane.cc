@@ -203,7 +203,8 @@ void DataPlane::addSource(std::string token, int fd, std::uint64_t size) {
   loop_->post([this, token = std::move(token), fd, size]() mutable { impl_->addSource(std::move(token), fd, size); });
 }
 
-void DataPlane::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges, std::uint32_t chunkBytes) {
+void DataPlane::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges,
+                                std::uint32_t chunkBytes) {
   loop_->post([this, fileToken = std::move(fileToken), fd, ranges = std::move(ranges), chunkBytes]() mutable {
     impl_->addSourceRanges(std::move(fileToken), fd, std::move(ranges), chunkBytes);
   });
