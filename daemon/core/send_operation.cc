@@ -192,11 +192,6 @@ void SendOperation::adoptParents(const std::vector<int>& parent, const std::stri
   }
 }
 
-std::vector<std::uint64_t> SendOperation::held() const {
-  std::vector<std::uint64_t> out(names_.size(), 0);
-  for (std::size_t i = 1; i < names_.size(); ++i) out[i] = copies_[i].bytes;
-  return out;
-}
 
 void SendOperation::moveTo(std::size_t node, int parent, const std::string& reason) {
   const int old = tree_.parent[node];

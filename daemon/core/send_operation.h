@@ -129,8 +129,6 @@ class SendOperation final : public SendRun {
   // each receiving node whose parent changes moves, resuming from the bytes
   // it holds; the others only take the new relation; parent -1 keeps a node's.
   void adoptParents(const std::vector<int>& parent, const std::string& reason);
-  // What each node holds now: [i] for node i (0 for the source).
-  std::vector<std::uint64_t> held() const;
   // Node `node`'s index (1..n for the agents), -1 for none; what node i
   // holds; whether it is still receiving (not done, failed or lost).
   int nodeIndex(const std::string& node) const { return indexOf(node); }

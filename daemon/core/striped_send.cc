@@ -65,7 +65,8 @@ bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates
 }
 
 bool StripedSend::reshare(const std::string& reason) {
-  if (!settings_.enabled || finished() || settings_.nodes.size() != stripes_.front()->held().size()) return false;
+  if (!settings_.enabled || finished() || settings_.nodes.size() != stripes_.front()->status().copies.size() + 1)
+    return false;
   std::vector<planner::NodeRates> rates;
   for (const TreeNode& n : settings_.nodes) rates.push_back(n.rates);
   const std::size_t n = rates.size();
@@ -80,10 +81,10 @@ bool StripedSend::reshare(const std::string& reason) {
   std::vector<planner::PipelinedItem> kept;
   double left = 0.0;
   for (std::size_t k = 0; k < stripes_.size(); ++k) {
-    const auto held = stripes_[k]->held();
     std::uint64_t least = sources_[k].length;
     for (std::size_t i = 1; i < n; ++i)
-      if (standing[i] && whole.copies[i - 1].state != CopyStatus::State::kDone) least = std::min(least, held[i]);
+      if (standing[i] && whole.copies[i - 1].state != CopyStatus::State::kDone)
+        least = std::min(least, stripes_[k]->heldBy(static_cast<int>(i)));
     std::vector<int> parent = stripes_[k]->plan().parent;
     for (std::size_t i = 1; i < n; ++i)
       if (!standing[i]) parent[i] = -1;

@@ -55,6 +55,8 @@ struct DataPlane::Impl final : PlaneCore {
   void probe(ProbeOrder order, ProbeDone done);
 
   // plane_receive.cc
+  // A receiving operation on `fd` (not owned by it), waiting for pull().
+  Operation& addReceiving(const std::string& token, std::uint64_t size, Sha256 expected, int fd);
   void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
   void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
                      std::uint32_t chunkBytes);

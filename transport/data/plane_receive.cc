@@ -26,20 +26,25 @@ void dropTarget(ReceiveTarget& target) {
 
 }  // namespace
 
-void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target) {
-  if (find(token) || assemblies_.count(token)) return dropTarget(target);  // a repeated command
+Operation& DataPlane::Impl::addReceiving(const std::string& token, std::uint64_t size, Sha256 expected, int fd) {
   auto op = std::make_unique<Operation>();
   op->token = token;
   op->size = size;
-  op->fd = target.fileFd;
-  op->target = std::move(target);
+  op->fd = fd;
   op->expected = expected;
   op->sha.reset(EVP_MD_CTX_new());
   EVP_DigestInit_ex(op->sha.get(), EVP_sha256(), nullptr);
   op->retryTimer = UvHandle<uv_timer_t>([this](uv_timer_t* t) { return uv_timer_init(loop(), t); });
   op->retryTimer.get()->data = op.get();
   op->retry = [this, raw = op.get()]() { connectUpstream(*raw); };
+  Operation& added = *op;
   operations_[token] = std::move(op);
+  return added;
+}
+
+void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target) {
+  if (find(token) || assemblies_.count(token)) return dropTarget(target);  // a repeated command
+  addReceiving(token, size, expected, target.fileFd).target = std::move(target);
 }
 
 void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
@@ -52,21 +57,11 @@ void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange
   file->fd = target.fileFd;
   file->target = std::move(target);
   for (const ByteRange& range : ranges) {
-    auto op = std::make_unique<Operation>();
-    op->token = range.token;
-    op->size = range.length;
-    op->base = range.offset;
-    op->fd = file->fd;
-    op->assembly = file.get();
-    op->chunkBytes = std::min(chunkBytes, kChunkBytes);
-    op->expected = range.sha256;
-    op->sha.reset(EVP_MD_CTX_new());
-    EVP_DigestInit_ex(op->sha.get(), EVP_sha256(), nullptr);
-    op->retryTimer = UvHandle<uv_timer_t>([this](uv_timer_t* t) { return uv_timer_init(loop(), t); });
-    op->retryTimer.get()->data = op.get();
-    op->retry = [this, raw = op.get()]() { connectUpstream(*raw); };
+    Operation& op = addReceiving(range.token, range.length, range.sha256, file->fd);
+    op.base = range.offset;
+    op.assembly = file.get();
+    op.chunkBytes = std::min(chunkBytes, kChunkBytes);
     file->ranges.push_back(range.token);
-    operations_[range.token] = std::move(op);
   }
   assemblies_[fileToken] = std::move(file);
 }
