@@ -4,11 +4,11 @@
 
 namespace hnow {
 
-TokenBucket::TokenBucket(double bytesPerSecond, double burstBytes, TimePoint now)
-    : rate_(bytesPerSecond), burst_(burstBytes), last_(now) {}
+TokenBucket::TokenBucket(double bytesPerSecond, Duration burst, TimePoint now)
+    : rate_(bytesPerSecond), burst_(burst), last_(now) {}
 
 void TokenBucket::refill(TimePoint now) {
-  if (now > last_) tokens_ = std::min(burst_, tokens_ + rate_ * seconds(now - last_));
+  if (now > last_) tokens_ = std::min(rate_ * seconds(burst_), tokens_ + rate_ * seconds(now - last_));
   last_ = std::max(last_, now);
 }
 

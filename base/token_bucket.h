@@ -10,8 +10,9 @@ namespace hnow {
 class TokenBucket {
  public:
   // 0 bytes/s: not limited. The bucket starts empty, so a timed transfer
-  // measures the rate rather than the burst.
-  TokenBucket(double bytesPerSecond, double burstBytes, TimePoint now);
+  // measures the rate rather than the burst. The burst is time at the rate,
+  // not bytes, so it stays right when the rate changes.
+  TokenBucket(double bytesPerSecond, Duration burst, TimePoint now);
 
   void setRate(double bytesPerSecond, TimePoint now);
   double rate() const { return rate_; }
@@ -23,7 +24,7 @@ class TokenBucket {
   void refill(TimePoint now);
 
   double rate_;
-  double burst_;
+  Duration burst_;
   double tokens_ = 0.0;  // negative while in debt
   TimePoint last_;
 };

@@ -59,7 +59,7 @@ TEST_CASE("pacing: 4 MiB at 1 MB/s takes 4.2 s of clock time and never exceeds t
   ManualClock clock;
   const std::uint64_t size = 4 << 20, window = 512 << 10;
   SendWindow w(size, window, 128 << 10, 0);
-  TokenBucket uplink(1e6, 256 << 10, clock.now());
+  TokenBucket uplink(1e6, 250ms, clock.now());
   std::deque<std::pair<hnow::TimePoint, std::uint64_t>> acks;  // (arrives, offset)
   const auto rtt = 20ms;
   std::uint64_t maxInFlight = 0;

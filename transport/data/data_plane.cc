@@ -15,14 +15,18 @@
 namespace hnow::transport::data {
 
 namespace {
-// Bursts of two chunks keep pacing close to the rate without a timer per chunk.
-double burstOf(const DataOptions& o) { return 2.0 * o.chunkBytes; }
+// Credit for a timer that fires late (libuv's are in whole milliseconds), so
+// pacing keeps the rate; no more, so an emulated link stays a link: a relay
+// idle for a while cannot pass its next chunk on at once. With a burst of
+// whole chunks, as before, every hop of a slow tree took no time and sends
+// finished well before the planner's per-hop model said.
+constexpr hnow::Duration kPacingBurst = std::chrono::milliseconds(5);
 }  // namespace
 
 DataPlane::Impl::Impl(DataLoop& dataLoop, const hnow::Clock& clock, EventSink sink, DataOptions options,
                       Counters& counters)
     : dataLoop_(dataLoop), clock_(clock), sink_(std::move(sink)), options_(options), counters_(counters),
-      uplink_(0, burstOf(options), clock.now()), downlink_(0, burstOf(options), clock.now()) {}
+      uplink_(0, kPacingBurst, clock.now()), downlink_(0, kPacingBurst, clock.now()) {}
 
 DataPlane::Impl::~Impl() {
   rounds_.clear();
