@@ -76,9 +76,21 @@ double kumarRossOf(const planner::BroadcastRequest& request) {
   return planner::kumarRossBound(request.rates, 0, agentsOf(request), request.fileBytes);
 }
 
+// The chunk halved from the data plane's while it stays at or above both
+// kStripeMinChunkBytes and what the fastest link carries in 1/kMaxChunksPerSecond.
+double stripeChunkFloor(const planner::BroadcastRequest& request) {
+  double fastest = 0.0;
+  for (const planner::NodeRates& r : request.rates)
+    fastest = std::max({fastest, r.uplinkBytesPerSecond, r.downlinkBytesPerSecond});
+  const double floor = std::max<double>(kStripeMinChunkBytes, fastest / kMaxChunksPerSecond);
+  double chunk = request.chunkBytes;
+  while (chunk / 2 >= floor) chunk /= 2;
+  return chunk;
+}
+
 Result<planner::StripedPlan> stripedPlanOf(const planner::BroadcastRequest& request) {
   planner::StripedOptions options;
-  options.minChunkBytes = std::min<double>(request.chunkBytes, kStripeMinChunkBytes);
+  options.minChunkBytes = stripeChunkFloor(request);
   return planner::planStriped(request.rates, 0, agentsOf(request), request.fileBytes, request.chunkBytes, options);
 }
 

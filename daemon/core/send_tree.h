@@ -65,8 +65,13 @@ bool knownSendAlgo(const std::string& algo);
 inline constexpr double kStripedGain = 0.05;
 // The smallest chunk a striped plan may relay its stripes in: a stripe's
 // chunk crosses each hop at R/S, so many stripes fill their pipelines too
-// slowly in the data plane's 128 KiB; 32 KiB frames still cost little.
-inline constexpr std::uint32_t kStripeMinChunkBytes = 32 * 1024;
+// slowly in the data plane's 128 KiB; on volunteers' links of a few Mbit/s
+// a 32 KiB chunk to each of nine children takes seconds a hop. But every
+// chunk costs a frame, a hash, an acknowledgement and a wakeup at both
+// ends: no node should carry more than kMaxChunksPerSecond of them, so the
+// floor rises with the fastest link (32 KiB at 400 Mbit/s).
+inline constexpr std::uint32_t kStripeMinChunkBytes = 8 * 1024;
+inline constexpr double kMaxChunksPerSecond = 2000;
 // Replans and manifests run one tree per file and leave `weighStriped` off.
 Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes,
                               std::uint64_t size, std::uint32_t chunkBytes, bool weighStriped = false);

@@ -240,3 +240,27 @@ TEST_CASE("a lost node's report after the send finished does not reopen it, nor 
   CHECK(op.finished());
   CHECK(op.status().copies[2].state == CopyStatus::State::kFailed);
 }
+
+TEST_CASE("tree adapter: stripes over slow links go in small chunks, over fast links never below 1/2000 s of the fastest") {
+  // 32 volunteers at 0.5-2 Mbit/s up, 4 down, hnowd 4 up: a 32 KiB chunk
+  // to each of a relay's children takes seconds a hop.
+  auto lab = [](double scale) {
+    std::vector<TreeNode> nodes{{"hnowd", "", {0.5e6 * scale, 0.5e6 * scale}}};
+    for (int i = 0; i < 32; ++i) {
+      const double up = (i % 3 == 0 ? 62.5e3 : i % 3 == 1 ? 125e3 : 250e3) * scale;
+      nodes.push_back({"v" + std::to_string(i), "one", {up, 0.5e6 * scale}});
+    }
+    return nodes;
+  };
+  auto slow = planSendTree("striped", lab(1), 4 << 20, 128 << 10);
+  REQUIRE(slow);
+  CHECK(slow->stripeChunkBytes < 32 * 1024);
+  CHECK(slow->stripeChunkBytes >= kStripeMinChunkBytes);
+  // The uplink-bound lab at 400/100/50 Mbit/s, whose stripes the model
+  // would relay in 16 KiB: 50 MB/s / 2000 = 25 kB at least.
+  std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
+  for (int i = 0; i < 8; ++i) nodes.push_back({"n" + std::to_string(i), "one", {i < 2 ? 50e6 : i < 5 ? 12.5e6 : 6e6, 50e6}});
+  auto fast = planSendTree("striped", nodes, 128 << 20, 128 << 10);
+  REQUIRE(fast);
+  CHECK(fast->stripeChunkBytes >= 25e3);
+}
