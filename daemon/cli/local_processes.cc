@@ -12,7 +12,7 @@
 
 namespace hnow::cli {
 
-pid_t spawnDaemon(const std::vector<std::string>& argv, const std::string& logPath) {
+pid_t spawnDaemon(const std::vector<std::string>& argv, const std::string& logPath, int niceness) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -27,6 +27,7 @@ pid_t spawnDaemon(const std::vector<std::string>& argv, const std::string& logPa
   pid_t pid = ::fork();
   if (pid == 0) {
     ::setsid();
+    if (niceness != 0) (void)::nice(niceness);
     ::dup2(devNull, 0);
     ::dup2(log, 1);
     ::dup2(log, 2);

@@ -11,8 +11,9 @@
 namespace hnow::cli {
 
 // Starts `argv` in a new session (it outlives `hnow`), stdin from /dev/null,
-// stdout and stderr appended to `logPath`. Returns the pid, or -1.
-pid_t spawnDaemon(const std::vector<std::string>& argv, const std::string& logPath);
+// stdout and stderr appended to `logPath`, `niceness` added to its nice
+// value. Returns the pid, or -1.
+pid_t spawnDaemon(const std::vector<std::string>& argv, const std::string& logPath, int niceness = 0);
 
 // True while `pid` runs (a zombie counts as gone).
 bool isRunning(pid_t pid);

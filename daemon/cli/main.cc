@@ -94,7 +94,7 @@ void addLocal(CLI::App& app, CommandLine& c) {
   c.upCommand = localCommand->add_subcommand(
       "up", "Start hnowd and N agents on 127.0.0.1; returns once all are registered");
   c.upCommand->add_option("--dir", c.localUp.dir, "Directory for configs, pids, logs")->required();
-  c.upCommand->add_option("--agents", c.localUp.agents, "Number of agents")->check(CLI::Range(1, 64));
+  c.upCommand->add_option("--agents", c.localUp.agents, "Number of agents")->check(CLI::Range(1, 256));
   c.upCommand->add_option("--uplink-mbps", c.localUp.uplinkMbps,
                         "Emulated uplink per agent, comma-separated (default: a three-class lab)")
       ->delimiter(',');

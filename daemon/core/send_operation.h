@@ -47,6 +47,11 @@ struct CopyStatus {
   std::string message;
   std::uint64_t corruptChunks = 0;
   std::vector<std::string> stripeParents;  // a striped send: the parent in each stripe
+  // Since the start, when every byte was in (before the digest and the
+  // rename that make it done); 0 until then. A striped send: per stripe,
+  // so each stripe's rate from its parent shows.
+  double heldS = 0.0;
+  std::vector<double> stripeHeldS;
 };
 
 // One node moved to another parent while the send ran.
@@ -96,6 +101,11 @@ class SendRun {
   virtual bool involves(const std::string& node) const = 0;
   virtual std::vector<Flow> flows(Duration window) const = 0;
   virtual const std::string& replanNote() const = 0;
+  // Trees adopted and parent changes so far, without building status():
+  // hnowd logs them after every loss, and a lab of hundreds losing many
+  // nodes at once must not copy every change each time.
+  virtual int replans() const = 0;
+  virtual std::size_t parentChangeCount() const = 0;
 };
 
 // What replanning needs besides the tree: the rates it was planned from.
@@ -158,6 +168,8 @@ class SendOperation final : public SendRun {
   std::vector<Flow> flows(Duration window) const override;
   // The last replan considered: both predictions and why it was (not) adopted.
   const std::string& replanNote() const override { return note_; }
+  int replans() const override { return replans_; }
+  std::size_t parentChangeCount() const override { return changes_.size(); }
   // Reported when the send started, not since: the tree as planned.
   const SendTree& plan() const { return tree_; }
 

@@ -286,9 +286,8 @@ bool SendService::moving() const {
 
 void SendService::logReplan(std::uint64_t id, const SendRun& operation) {
   if (operation.replanNote().empty()) return;
-  const SendStatus s = operation.status();
-  spdlog::info("send {}: {} ({} replans, {} parent changes)", id, operation.replanNote(), s.replans,
-               s.parentChanges.size());
+  spdlog::info("send {}: {} ({} replans, {} parent changes)", id, operation.replanNote(), operation.replans(),
+               operation.parentChangeCount());
 }
 
 void SendService::endIfFinished(Running& running) {

@@ -188,6 +188,12 @@ bool StripedSend::finished() const {
   return std::all_of(stripes_.begin(), stripes_.end(), [](const auto& s) { return s->finished(); });
 }
 
+std::size_t StripedSend::parentChangeCount() const {
+  std::size_t n = 0;
+  for (const auto& stripe : stripes_) n += stripe->parentChangeCount();
+  return n;
+}
+
 SendStatus StripedSend::status() const {
   std::vector<SendStatus> each;
   for (const auto& stripe : stripes_) each.push_back(stripe->status());
@@ -209,6 +215,7 @@ SendStatus StripedSend::status() const {
     copy.bytes = 0;
     copy.corruptChunks = 0;
     copy.finishedS = 0;
+    copy.heldS = 0;
     bool allDone = true;
     for (const SendStatus& stripe : each) {
       const CopyStatus& part = stripe.copies[i];
@@ -216,6 +223,7 @@ SendStatus StripedSend::status() const {
       copy.corruptChunks += part.corruptChunks;
       copy.finishedS = std::max(copy.finishedS, part.finishedS);
       copy.stripeParents.push_back(part.parent);
+      copy.stripeHeldS.push_back(part.heldS);
       allDone = allDone && part.state == CopyStatus::State::kDone;
       if (part.state == CopyStatus::State::kFailed && copy.state != CopyStatus::State::kFailed) {
         copy.state = CopyStatus::State::kFailed;
@@ -223,6 +231,8 @@ SendStatus StripedSend::status() const {
       }
     }
     if (copy.state == CopyStatus::State::kFailed) continue;
+    if (std::all_of(copy.stripeHeldS.begin(), copy.stripeHeldS.end(), [](double t) { return t > 0; }))
+      copy.heldS = *std::max_element(copy.stripeHeldS.begin(), copy.stripeHeldS.end());
     // Every stripe's copy finishes with the file (renamed once all matched).
     copy.state = allDone ? CopyStatus::State::kDone : CopyStatus::State::kReceiving;
     if (allDone) copy.sha256 = sha256Hex_;

@@ -58,6 +58,8 @@ class StripedSend final : public SendRun {
   bool involves(const std::string& node) const override { return stripes_.front()->involves(node); }
   std::vector<Flow> flows(Duration window) const override;
   const std::string& replanNote() const override { return note_; }
+  int replans() const override { return replans_; }
+  std::size_t parentChangeCount() const override;
 
  private:
   bool reshare(const std::string& reason);
