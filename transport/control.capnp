@@ -257,6 +257,8 @@ struct CopyStatus {
   message @8 :Text;       # failed: why
   corruptChunks @9 :UInt64;
   stripeParents @10 :List(Text);  # a striped send: the parent in each stripe
+  heldS @11 :Float64;             # since the start, every byte in (before the digest); 0 until then
+  stripeHeldS @12 :List(Float64); # a striped send: heldS per stripe
 }
 
 struct SendReport {

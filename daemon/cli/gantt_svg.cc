@@ -30,7 +30,7 @@ std::string colourOf(const std::string& kind) {
   static const std::map<std::string, std::string> colours{
       {"send", "#3b7dd8"}, {"receive", "#5fb760"}, {"compute", "#e0a030"},
       {"return", "#a05fd0"}, {"planned", "#b0b8c8"}, {"actual", "#3b7dd8"},
-      {"global send", "#1f4e9a"}, {"global receive", "#2e7d32"}};
+      {"global send", "#1f4e9a"}, {"global receive", "#2e7d32"}, {"stripe", "#7fa8e0"}};
   auto it = colours.find(kind);
   return it == colours.end() ? "#888888" : it->second;
 }

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "cli/coordinator_client.h"
@@ -19,6 +21,8 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 // No byte moving anywhere for this long: the send is stuck, stop waiting.
 constexpr auto kStallLimit = 30s;
+// Past this many nodes a stripe's tree is told by its shape, not its edges.
+constexpr std::size_t kEdgesListedUpTo = 16;
 
 std::string bytesText(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -78,6 +82,39 @@ class Progress {
   double rate_ = 0.0;
 };
 
+// Stripe k's tree: every edge on a lab small enough to read them, else
+// its shape (`--json` lists every edge of any lab).
+std::string stripeTreeText(const daemon::SendStatus& s, std::size_t k) {
+  std::map<std::string, std::string> parentOf;
+  std::map<std::string, int> children;
+  for (const auto& c : s.copies)
+    if (k < c.stripeParents.size()) {
+      parentOf[c.node] = c.stripeParents[k];
+      ++children[c.stripeParents[k]];
+    }
+  if (parentOf.size() <= kEdgesListedUpTo) {
+    std::string text = " (parent>node):";
+    for (const auto& c : s.copies)
+      if (k < c.stripeParents.size()) text += " " + c.stripeParents[k] + ">" + c.node;
+    return text;
+  }
+  int depth = 0, widest = 0;
+  for (const auto& [node, parent] : parentOf) {
+    int d = 1;
+    for (auto up = parentOf.find(parent); up != parentOf.end() && d <= static_cast<int>(parentOf.size());
+         up = parentOf.find(up->second))
+      ++d;
+    depth = std::max(depth, d);
+  }
+  std::string fromSource;
+  for (const auto& [parent, n] : children) widest = std::max(widest, n);
+  for (const auto& c : s.copies)
+    if (k < c.stripeParents.size() && c.stripeParents[k] == "hnowd") fromSource += " " + c.node;
+  const std::size_t relays = children.size() - children.count("hnowd");
+  return ": " + std::to_string(parentOf.size()) + " nodes, " + std::to_string(relays) + " relays, depth " +
+         std::to_string(depth) + ", at most " + std::to_string(widest) + " children; from hnowd:" + fromSource;
+}
+
 // The tree at the start, then every parent change as it happens, on stderr
 // (bench/replan.sh reads the tree from here to pick the busiest relay).
 std::string treeLine(const daemon::SendStatus& s) {
@@ -88,10 +125,7 @@ std::string treeLine(const daemon::SendStatus& s) {
   }
   std::string lines;
   for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k) {
-    lines += "stripe " + std::to_string(k + 1) + " tree (parent>node):";
-    for (const auto& c : s.copies)
-      if (k < c.stripeParents.size()) lines += " " + c.stripeParents[k] + ">" + c.node;
-    lines += "\n";
+    lines += "stripe " + std::to_string(k + 1) + " tree" + stripeTreeText(s, k) + "\n";
   }
   return lines;
 }
@@ -102,6 +136,15 @@ std::string parentsOf(const daemon::CopyStatus& c) {
   std::string out;
   for (const std::string& p : c.stripeParents) out += (out.empty() ? "" : ",") + p;
   return out;
+}
+
+// "stripe 2: 800.0 KiB from agent-5, held at 30.10 s: 0.22 Mbit/s on average"
+std::string stripeLabel(const daemon::SendStatus& s, const daemon::CopyStatus& c, std::size_t k, double held) {
+  const double bytes = static_cast<double>(s.stripeOffsets[k + 1] - s.stripeOffsets[k]);
+  char text[200];
+  std::snprintf(text, sizeof text, "stripe %zu: %s from %s, held at %.2f s: %.2f Mbit/s on average", k + 1,
+                bytesText(bytes).c_str(), c.stripeParents[k].c_str(), held, bytes * 8 / held / 1e6);
+  return text;
 }
 
 std::string changeLine(const daemon::ParentChange& c) {
@@ -137,13 +180,10 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   }
   // A striped send: each stripe's bytes and tree.
   for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k) {
-    std::snprintf(line, sizeof line, "  stripe %zu: bytes %llu-%llu from", k + 1,
+    std::snprintf(line, sizeof line, "  stripe %zu: bytes %llu-%llu", k + 1,
                   static_cast<unsigned long long>(s.stripeOffsets[k]),
                   static_cast<unsigned long long>(s.stripeOffsets[k + 1]));
-    out += line;
-    for (const auto& c : s.copies)
-      if (k < c.stripeParents.size()) out += " " + c.stripeParents[k] + ">" + c.node;
-    out += "\n";
+    out += line + stripeTreeText(s, k) + "\n";
   }
   // No probe could fill these links: the plan took the most they were seen to carry.
   for (const std::string& bound : s.rateBounds) out += "  planned with a lower bound: " + bound + "\n";
@@ -187,6 +227,13 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
     chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + parentsOf(c)});
     if (c.state == daemon::CopyStatus::State::kDone)
       chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + parentsOf(c)});
+    // A striped copy: a row per stripe, who fed it and at what rate.
+    for (std::size_t k = 0; k < c.stripeParents.size() && k + 1 < s.stripeOffsets.size(); ++k) {
+      const int stripeRow = static_cast<int>(chart.rows.size());
+      chart.rows.push_back(c.node + " stripe " + std::to_string(k + 1) + " <- " + c.stripeParents[k]);
+      const double held = k < c.stripeHeldS.size() ? c.stripeHeldS[k] : 0.0;
+      if (held > 0) chart.bars.push_back({stripeRow, 0.0, held, "stripe", stripeLabel(s, c, k, held)});
+    }
     for (const auto& change : s.parentChanges)
       if (change.node == c.node)
         chart.marks.push_back({row + 1, change.atS, change.oldParent + " → " + change.newParent,

@@ -16,7 +16,11 @@ std::string sendJson(const daemon::SendStatus& s) {
                         {"planned_s", c.plannedS},
                         {"parent", c.parent},
                         {"corrupt_chunks", c.corruptChunks}});
-      if (!c.stripeParents.empty()) copies.back()["stripe_parents"] = c.stripeParents;
+      copies.back()["held_s"] = c.heldS;
+      if (!c.stripeParents.empty()) {
+        copies.back()["stripe_parents"] = c.stripeParents;
+        copies.back()["stripe_held_s"] = c.stripeHeldS;
+      }
     } else {
       failed.push_back({{"node", c.node}, {"reason", c.message.empty() ? "not finished" : c.message}});
     }

@@ -60,6 +60,7 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
   if (back) comeBack(static_cast<std::size_t>(i));
   if (copy.state == CopyStatus::State::kDone || copy.state == CopyStatus::State::kFailed) return back;
   copy.bytes = std::max(copy.bytes, r.bytes);
+  if (copy.bytes >= size_ && copy.heldS == 0.0) copy.heldS = seconds(clock_.now() - started_);
   copy.corruptChunks = std::max(copy.corruptChunks, r.corruptChunks);
   flows_.held(clock_.now(), i, copy.bytes);
   switch (r.state) {
@@ -77,6 +78,7 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
       copy.sha256 = r.sha256;
       receivedFrom_[static_cast<std::size_t>(i)] = tree_.parent[static_cast<std::size_t>(i)];
       copy.finishedS = seconds(clock_.now() - started_);
+      if (copy.heldS == 0.0) copy.heldS = copy.finishedS;
       break;
   }
   if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();

@@ -40,6 +40,9 @@ void copiesToWire(const std::vector<CopyStatus>& copies, capnp::List<wire::CopyS
     w.setCorruptChunks(c.corruptChunks);
     auto parents = w.initStripeParents(static_cast<unsigned>(c.stripeParents.size()));
     for (unsigned k = 0; k < parents.size(); ++k) parents.set(k, c.stripeParents[k]);
+    w.setHeldS(c.heldS);
+    auto held = w.initStripeHeldS(static_cast<unsigned>(c.stripeHeldS.size()));
+    for (unsigned k = 0; k < held.size(); ++k) held.set(k, c.stripeHeldS[k]);
   }
 }
 
@@ -115,6 +118,8 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
     copy.message = c.getMessage();
     copy.corruptChunks = c.getCorruptChunks();
     for (auto p : c.getStripeParents()) copy.stripeParents.emplace_back(p);
+    copy.heldS = c.getHeldS();
+    for (double t : c.getStripeHeldS()) copy.stripeHeldS.push_back(t);
     s.copies.push_back(std::move(copy));
   }
   s.replanning = in.getReplanning();

@@ -70,3 +70,55 @@ TEST_CASE("send report: the table lists each parent change, the Gantt chart mark
   plain.parentChanges.clear();
   CHECK(cli::sendGanttSvg(plain).find("class=\"mark\"") == std::string::npos);
 }
+
+namespace {
+
+// Two stripes of 1000 bytes over `n` agents: in stripe 1 hnowd feeds
+// agent-1 and agent-1 feeds the rest; in stripe 2 hnowd feeds agent-2 and
+// the others hang off agent-2, agent-3 at depth 3 under agent-2's child.
+daemon::SendStatus stripedSend(int n) {
+  daemon::SendStatus s;
+  s.finished = true;
+  s.algo = "striped";
+  s.size = 2000;
+  s.stripeOffsets = {0, 1000, 2000};
+  for (int i = 1; i <= n; ++i) {
+    daemon::CopyStatus c;
+    c.node = "agent-" + std::to_string(i);
+    c.state = daemon::CopyStatus::State::kDone;
+    c.finishedS = 2.0;
+    c.plannedS = 2.0;
+    c.stripeParents = {i == 1 ? "hnowd" : "agent-1", i == 2 ? "hnowd" : i == 4 ? "agent-3" : "agent-2"};
+    c.parent = c.stripeParents[0];
+    c.stripeHeldS = {1.0, 2.0};
+    c.heldS = 2.0;
+    s.copies.push_back(c);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("send report: a striped send's table lists each stripe's edges on a small lab, its shape on a large one") {
+  const std::string small = cli::sendTable(stripedSend(4), "f");
+  CHECK(small.find("stripe 1: bytes 0-1000 (parent>node): hnowd>agent-1 agent-1>agent-2 agent-1>agent-3 "
+                   "agent-1>agent-4\n") != std::string::npos);
+  const std::string large = cli::sendTable(stripedSend(40), "f");
+  CHECK(large.find("stripe 1: bytes 0-1000: 40 nodes, 1 relays, depth 2, at most 39 children; from hnowd: agent-1\n") !=
+        std::string::npos);
+  CHECK(large.find("stripe 2: bytes 1000-2000: 40 nodes, 2 relays, depth 3, at most 38 children; from hnowd: agent-2\n") !=
+        std::string::npos);
+  CHECK(large.find("agent-1>agent-2") == std::string::npos);
+}
+
+TEST_CASE("send report: a striped copy's --json has when each stripe was held, its Gantt rows each stripe's parent and rate") {
+  auto json = nlohmann::json::parse(cli::sendJson(stripedSend(3)));
+  CHECK(json["copies"][0]["stripe_held_s"] == nlohmann::json::array({1.0, 2.0}));
+  CHECK(json["copies"][0]["held_s"].get<double>() == doctest::Approx(2.0));
+  const std::string svg = cli::sendGanttSvg(stripedSend(3));
+  CHECK(svg.find("agent-3 stripe 2 &lt;- agent-2") != std::string::npos);
+  // 1000 bytes held 1.0 s after the start: 0.01 Mbit/s.
+  CHECK(svg.find("stripe 1: 1000.0 B from agent-1, held at 1.00 s: 0.01 Mbit/s on average") != std::string::npos);
+  // A single tree has no stripe rows.
+  CHECK(cli::sendGanttSvg(replannedSend()).find(" stripe ") == std::string::npos);
+}

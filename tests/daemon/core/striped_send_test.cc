@@ -207,3 +207,31 @@ TEST_CASE("end game: stripes that progress together, or a lag under a mebibyte, 
   lab.progress(0.7);
   CHECK(lab.send->status().parentChanges.empty());
 }
+
+TEST_CASE("a striped copy tells when it held each stripe, and is held itself once it holds them all") {
+  StripedLab lab;
+  lab.clock.advance(2s);
+  TransferReport whole;
+  whole.bytes = lab.sources[0].length;
+  lab.send->report("n3", lab.sources[0].token, whole);  // stripe 1 in at 2 s
+  lab.clock.advance(3s);
+  lab.progress(0.5);
+  auto copyOf = [&lab](const std::string& node) {
+    for (const CopyStatus& c : lab.send->status().copies)
+      if (c.node == node) return c;
+    FAIL("no copy of " << node);
+    return CopyStatus{};
+  };
+  CopyStatus n3 = copyOf("n3");
+  REQUIRE(n3.stripeHeldS.size() == lab.sources.size());
+  CHECK(n3.stripeHeldS[0] == doctest::Approx(2.0));
+  for (std::size_t k = 1; k < n3.stripeHeldS.size(); ++k) CHECK(n3.stripeHeldS[k] == 0.0);
+  CHECK(n3.heldS == 0.0);
+  lab.clock.advance(4s);
+  lab.progress(1.0);  // every stripe in at 9 s
+  n3 = copyOf("n3");
+  CHECK(n3.stripeHeldS[0] == doctest::Approx(2.0));
+  CHECK(n3.stripeHeldS[1] == doctest::Approx(9.0));
+  CHECK(n3.heldS == doctest::Approx(9.0));
+  CHECK(copyOf("n4").stripeHeldS[0] == doctest::Approx(9.0));
+}

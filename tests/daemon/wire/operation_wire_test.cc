@@ -29,6 +29,9 @@ SendStatus everyField(int seed) {
   done.sha256 = "ab12";
   done.message = "verified";
   done.corruptChunks = 3;
+  done.stripeParents = {"hnowd", "agent-4"};
+  done.heldS = 1.375;
+  done.stripeHeldS = {1.125, 1.375};
   CopyStatus failed = done;
   failed.node = "agent-2";
   failed.state = CopyStatus::State::kFailed;
@@ -44,6 +47,9 @@ SendStatus everyField(int seed) {
   s.replannedPredictedS = 24.75;
   s.parentChanges = {{"agent-3", "agent-1", "hnowd", 5.5, "lost: agent-1"}};
   s.rateBounds = {"hnowd downlink >= 415.0 Mbit/s"};
+  s.boundS = 12.5;
+  s.why = "striped: 22.50 s predicted in 2 stripes";
+  s.stripeOffsets = {0, 61728394, 123456789ull + static_cast<unsigned>(seed)};
   return s;
 }
 
@@ -66,6 +72,9 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
     CHECK(x.sha256 == y.sha256);
     CHECK(x.message == y.message);
     CHECK(x.corruptChunks == y.corruptChunks);
+    CHECK(x.stripeParents == y.stripeParents);
+    CHECK(x.heldS == y.heldS);
+    CHECK(x.stripeHeldS == y.stripeHeldS);
   }
   REQUIRE(a.considered.size() == b.considered.size());
   for (std::size_t i = 0; i < a.considered.size(); ++i) {
@@ -86,6 +95,9 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
     CHECK(a.parentChanges[i].reason == b.parentChanges[i].reason);
   }
   CHECK(a.rateBounds == b.rateBounds);
+  CHECK(a.boundS == b.boundS);
+  CHECK(a.why == b.why);
+  CHECK(a.stripeOffsets == b.stripeOffsets);
 }
 
 }  // namespace
