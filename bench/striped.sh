@@ -1,35 +1,51 @@
 #!/usr/bin/env bash
 # Striped broadcast against one tree, a baseline and a BitTorrent swarm on
-# the same shaped links (tests/netns/lab.sh; docs/bench-striped.md). Three
-# labs of 8 agents: the demo's (the slowest downlink is the limit), an
-# uplink-bound one (hnowd 400 up, agents 400/100/50 up, 400 down) and a
-# volunteer-like one (hnowd 200 up, agents 100/60/40/20 up, 400 down). In
-# each, rep by rep in turn: hnow send --algo auto, tree (auto's best single
-# tree), striped, binomial, and bench/swarm.sh (aria2c + opentracker).
-# Medians of REPS; each time against the Kumar-Ross bound of the links' tc
-# rates, max(F/u_s, F/d_min, N·F/(u_s + Σu_i)), and against the swarm.
-#   bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer]
-#                    [--methods auto,tree,striped,binomial,swarm]
-# Root only. Writes markdown to stdout, progress to stderr.
+# the same links (docs/bench-striped.md). Three labs of 8 agents: the
+# demo's (the slowest downlink is the limit), an uplink-bound one (hnowd
+# 400 up, agents 400/100/50 up, 400 down) and a volunteer-like one (hnowd
+# 200 up, agents 100/60/40/20 up, 400 down); and `slow`, volunteers at
+# 0.5/1/2 Mbit/s up and 4 down behind hnowd's 4, for many agents on one
+# machine (`wide`: 2/4/8 up, 20 down, hnowd 20, for many namespaces: tc
+# takes whole Mbit/s). In each, rep by rep in turn: hnow send --algo auto, tree (auto's
+# best single tree), striped, binomial, and bench/swarm.sh (aria2c +
+# opentracker). Medians of REPS; each time against the Kumar-Ross bound of
+# the links' rates, max(F/u_s, F/d_min, N·F/(u_s + Σu_i)), and the swarm.
+#   --links netns: shaped namespaces (tests/netns/lab.sh, tc), root only;
+#   --links local: `hnow local up`, links paced by the agents themselves
+#                  (no swarm there: aria2c would run unshaped).
+#   bench/striped.sh [--links netns|local] [--agents N] [--size BYTES] [--reps R]
+#                    [--labs demo,uplink,volunteer,slow] [--methods auto,tree,striped,binomial,swarm]
+#   bench/striped.sh --links local --agents 256 --labs slow --size 4194304 --methods auto,tree
+# Writes markdown to stdout, progress to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-SIZE=$((128 << 20)) REPS=3 LABS=demo,uplink,volunteer METHODS=auto,tree,striped,binomial,swarm AGENTS=8
+SIZE=$((128 << 20)) REPS=3 LABS=demo,uplink,volunteer METHODS=auto,tree,striped,binomial,swarm AGENTS=8 LINKS=netns
 while [ $# -gt 0 ]; do
   case "$1" in
+    --links) LINKS=$2; shift 2 ;;
+    --agents) AGENTS=$2; shift 2 ;;
     --size) SIZE=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --labs) LABS=$2; shift 2 ;;
     --methods) METHODS=$2; shift 2 ;;
-    *) echo "usage: bench/striped.sh [--size BYTES] [--reps R] [--labs demo,uplink,volunteer] [--methods M,..]" >&2
+    *) echo "usage: bench/striped.sh [--links netns|local] [--agents N] [--size BYTES] [--reps R] [--labs L,..] [--methods M,..]" >&2
        exit 2 ;;
   esac
 done
-[ "$(id -u)" = 0 ] || { echo "bench/striped.sh: needs root (network namespaces)" >&2; exit 77; }
+case "$LINKS" in
+  netns) [ "$(id -u)" = 0 ] || { echo "bench/striped.sh: --links netns needs root (network namespaces)" >&2; exit 77; } ;;
+  local) METHODS=$(tr , '\n' <<<"$METHODS" | grep -vx swarm | paste -sd, -) ;;
+  *) echo "bench/striped.sh: --links is netns or local, not '$LINKS'" >&2; exit 2 ;;
+esac
 command -v jq >/dev/null || { echo "bench/striped.sh needs jq" >&2; exit 2; }
 LAB=tests/netns/lab.sh
+HNOW="$HNOW_BUILD_DIR/daemon/hnow"
 DIR=""
-cleanup() { [ -z "$DIR" ] || { "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"; }; }
+lab_down() {
+  if [ "$LINKS" = netns ]; then "$LAB" down --dir "$DIR"; else "$HNOW" local down --dir "$DIR"; fi >/dev/null 2>&1 || true
+}
+cleanup() { [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -42,8 +58,36 @@ lab_options() {
     demo) echo "--uplink-mbps 400,100,50 --downlink-mbps 400,400,200 --sites new-wing,new-wing,old-wing --source-uplink-mbps 400" ;;
     uplink) echo "--uplink-mbps 400,100,50 --downlink-mbps 400 --source-uplink-mbps 400" ;;
     volunteer) echo "--uplink-mbps 100,60,40,20 --downlink-mbps 400 --source-uplink-mbps 200" ;;
-    *) echo "bench/striped.sh: unknown lab '$1' (demo, uplink, volunteer)" >&2; exit 2 ;;
+    slow) echo "--uplink-mbps 0.5,1,2 --downlink-mbps 4 --source-uplink-mbps 4" ;;
+    wide) echo "--uplink-mbps 2,4,8 --downlink-mbps 20 --source-uplink-mbps 20" ;;
+    *) echo "bench/striped.sh: unknown lab '$1' (demo, uplink, volunteer, slow, wide)" >&2; exit 2 ;;
   esac
+}
+
+# `hnow local up` takes one value per agent: the lists round-robin, as lab.sh reads them.
+local_options() {
+  local out="" opt list k
+  read -r -a words <<<"$1"
+  for ((k = 0; k < ${#words[@]}; k += 2)); do
+    opt=${words[k]} list=${words[k + 1]}
+    if [ "$opt" = --source-uplink-mbps ]; then out+=" $opt $list"; continue; fi
+    out+=" $opt $(for ((i = 0; i < AGENTS; i++)); do pick "$list" $i; done | paste -sd, -)"
+  done
+  grep -q -- --sites <<<"$1" || out+=" --sites local"
+  echo "$out"
+}
+
+lab_up() {
+  # shellcheck disable=SC2086
+  if [ "$LINKS" = netns ]; then
+    "$LAB" up --dir "$DIR" --agents "$AGENTS" $1 >&2
+  else
+    "$HNOW" local up --dir "$DIR" --agents "$AGENTS" $(local_options "$1") >&2
+  fi
+}
+
+hnow_send() {
+  if [ "$LINKS" = netns ]; then "$LAB" hnow --dir "$DIR" send "$@"; else "$HNOW" --config "$DIR/client.toml" send "$@"; fi
 }
 
 # Kumar & Ross over the lab's tc rates (Mbit/s), in seconds for SIZE bytes.
@@ -58,20 +102,24 @@ kumar_ross() {
     if (n * bits / (us + s) > t) t = n * bits / (us + s); print t }'
 }
 
-echo "# Striped broadcast against one tree and a BitTorrent swarm: $SIZE bytes to $AGENTS agents"
+echo "# Striped broadcast against one tree and a BitTorrent swarm: $SIZE bytes to $AGENTS agents, $LINKS links"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
 echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
-echo "- Links: tests/netns/lab.sh (tc tbf per uplink and downlink); rates measured by hnowd's surveys"
-echo "- Bound: Kumar-Ross over the tc rates; hnow's own, over the rates it measured, in parentheses"
+if [ "$LINKS" = netns ]; then
+  echo "- Links: tests/netns/lab.sh (tc tbf per uplink and downlink); rates measured by hnowd's surveys"
+  echo "- Bound: Kumar-Ross over the tc rates; hnow's own, over the rates it measured, in parentheses"
+else
+  echo "- Links: hnow local up on 127.0.0.1, each agent pacing its own uplink and downlink; rates as configured"
+  echo "- Bound: Kumar-Ross over the configured rates"
+fi
 echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 IFS=, read -r -a labs <<<"$LABS"
 for lab in "${labs[@]}"; do
   options=$(lab_options "$lab")
   DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-striped-XXXXXX")
   echo "bench/striped.sh: lab $lab: $options" >&2
-  # shellcheck disable=SC2086
-  "$LAB" up --dir "$DIR" --agents "$AGENTS" $options >&2
+  lab_up "$options"
   head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
   ups=$(sed 's/.*--uplink-mbps \([^ ]*\).*/\1/' <<<"$options")
   downs=$(sed 's/.*--downlink-mbps \([^ ]*\).*/\1/' <<<"$options")
@@ -87,7 +135,7 @@ for lab in "${labs[@]}"; do
         t=$(sed -n 's/^swarm: .* \([0-9.]*\) seconds$/\1/p' <<<"$out")
         plan[$m]="aria2c swarm" predicted[$m]=""
       else
-        report=$("$LAB" hnow --dir "$DIR" send "$DIR/file.bin" --dest "in/$m-$r.bin" --algo "$m" --json 2>/dev/null) ||
+        report=$(hnow_send "$DIR/file.bin" --dest "in/$m-$r.bin" --algo "$m" --json 2>/dev/null) ||
           { echo "bench/striped.sh: $m run $r failed on $lab" >&2; exit 1; }
         [ "$(jq '.failed | length' <<<"$report")" = 0 ] || { echo "bench/striped.sh: $m lost copies on $lab" >&2; exit 1; }
         t=$(jq .actual_s <<<"$report")
@@ -103,9 +151,9 @@ for lab in "${labs[@]}"; do
   swarm=""
   [ -n "${times[swarm]:-}" ] && swarm=$(tr ' ' '\n' <<<"${times[swarm]}" | grep . | median)
   echo
-  echo "## Lab: $lab ($options)"
+  echo "## Lab: $lab ($options), $LINKS links"
   echo
-  printf 'Kumar-Ross bound over the tc rates: %.2f s.\n\n' "$bound"
+  printf 'Kumar-Ross bound over the %s rates: %.2f s.\n\n' "$([ "$LINKS" = netns ] && echo tc || echo configured)" "$bound"
   echo "| method | plan | predicted s | actual s | actual / predicted | actual / bound | swarm / actual |"
   echo "|---|---|---:|---:|---:|---:|---:|"
   for m in "${methods[@]}"; do
@@ -120,7 +168,7 @@ for lab in "${labs[@]}"; do
   echo
   echo "Times per rep (s): $(for m in "${methods[@]}"; do printf '%s:%s; ' "$m" "${times[$m]}"; done)"
   unset times plan predicted hbound
-  "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+  lab_down
   rm -rf "$DIR"
   DIR=""
 done
