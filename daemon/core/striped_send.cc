@@ -151,14 +151,15 @@ void StripedSend::endGame(int node) {
   }
   SendOperation& stripe = *stripes_[lagging];
   const StripeSource& source = sources_[lagging];
-  if (others - least < kEndGameLag || !stripe.receivingAt(node) ||
-      source.length - stripe.heldBy(node) < kEndGameBytes)
-    return;
+  if (others - least < kEndGameLag || !stripe.receivingAt(node)) return;
   if (endGameMoved_.empty()) endGameMoved_.assign(stripes_.size(), std::vector<bool>(settings_.nodes.size(), false));
   if (endGameMoved_[lagging][static_cast<std::size_t>(node)]) return;
   const std::vector<int>& parent = stripe.plan().parent;
   const int current = parent[static_cast<std::size_t>(node)];
   auto uplink = [&](int j) { return settings_.nodes[static_cast<std::size_t>(j)].rates.uplinkBytesPerSecond; };
+  const double currentShare = uplink(current) / std::max(1, feeding(current));
+  const auto left = static_cast<double>(source.length - stripe.heldBy(node));
+  if (!(currentShare > 0) || left / currentShare < kEndGameSeconds) return;
   // Not one of its own descendants in the stripe: the parents stay a tree.
   auto below = [&](int j) {
     const int most = static_cast<int>(parent.size());
@@ -166,7 +167,6 @@ void StripedSend::endGame(int node) {
       if (up == node) return true;
     return false;
   };
-  const double currentShare = uplink(current) / std::max(1, feeding(current));
   int best = -1;
   double bestShare = currentShare * kEndGameGain;
   for (int j = 0; j < static_cast<int>(parent.size()); ++j) {

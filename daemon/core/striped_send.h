@@ -9,7 +9,8 @@
 // standing, adopted when it predicts at least minGain less than the trees
 // kept (send_replan.h's rule); nodes whose parent changes in a stripe move.
 // The end game: a node whose copy of one stripe lags its other stripes by
-// kEndGameLag of a stripe and more than kEndGameBytes (two TCP flows out of
+// kEndGameLag of a stripe, with kEndGameSeconds or more left at its parent's
+// share of its uplink (two TCP flows out of
 // one uplink need not split it evenly: on shaped links one child of a relay
 // was seen at 65% of its stripe while its sibling had 90%) moves in that
 // stripe to whichever holder of the whole stripe would feed it fastest
@@ -35,7 +36,10 @@ struct StripeSource {
   std::string sha256Hex;
 };
 
-inline constexpr std::uint64_t kEndGameBytes = 1 << 20;
+// A move costs a connection and what the old parent had in flight: worth it
+// only for half a second's work or more (on volunteers' 2 Mbit/s links that is
+// 128 KiB; at a 100 Mbit/s share, 6 MiB).
+inline constexpr double kEndGameSeconds = 0.5;
 inline constexpr double kEndGameLag = 0.1;
 inline constexpr double kEndGameGain = 1.5;
 

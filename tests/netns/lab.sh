@@ -118,6 +118,27 @@ down() {
   done
 }
 
+# Every node knows every other's MAC address for good: ARP shares the
+# shaped queues with the data, and a tail-dropping tbf queue full of it
+# loses the requests, so a child reaching a new parent mid-send (a striped
+# send's eight parents, a re-parenting) failed with "host is unreachable"
+# for tens of seconds on 2 Mbit/s links. A LAN switch does not do that.
+pin_neighbors() { # PREFIX NET COUNT: nodes 0..COUNT
+  local prefix=$1 net=$2 count=$3 k j ns lines=""
+  local -a macs names
+  for ((k = 0; k <= count; k++)); do
+    if [ $k = 0 ]; then names[k]="${prefix}d"; else names[k]="${prefix}a$k"; fi
+    macs[k]=$(ip -n "${names[k]}" -o link show eth0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+  done
+  for ((k = 0; k <= count; k++)); do
+    lines=""
+    for ((j = 0; j <= count; j++)); do
+      [ $j = $k ] || lines+="neigh replace $net.$((j + 1)) lladdr ${macs[j]} dev eth0 nud permanent"$'\n'
+    done
+    [ -z "$lines" ] || ip -n "${names[k]}" -batch - <<<"$lines"
+  done
+}
+
 start() { # NAME NAMESPACE ARGV...: a daemon in NAMESPACE, pid in DIR/pids/NAME.pid
   local name=$1 ns=$2
   shift 2
@@ -162,6 +183,7 @@ up() {
     [ -z "$up" ] || [ "$up" = 0 ] || shape "$ns" eth0 "$up"
     [ -z "$dn" ] || [ "$dn" = 0 ] || shape "${prefix}hub" "p$k" "$dn"
   done
+  pin_neighbors "$prefix" "$net" "$AGENTS"
 
   head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$DIR/secret"
   chmod 600 "$DIR/secret"
@@ -204,10 +226,11 @@ EOF
 }
 
 # Waits until `count` agents are alive with both links measured, and hnowd's
-# uplink too (60 s plus 3 s per agent at most: a survey takes two rounds of
-# about a second per node).
+# uplink too (60 s plus 6 s per agent at most: a survey takes two rounds of
+# about a second per node, and what a round could not read waits a minute
+# for the next survey; 64 agents on 2-8 Mbit/s links took 6 minutes).
 wait_rates() {
-  local count=$1 have=0 limit=$((600 + 30 * $1))
+  local count=$1 have=0 limit=$((600 + 60 * $1))
   for _ in $(seq "$limit"); do
     have=$(run_hnow status --json 2>/dev/null | jq '
       if .coordinator.links.uplink.method == "unknown" then 0 else
