@@ -82,51 +82,55 @@ class Progress {
   double rate_ = 0.0;
 };
 
-// Stripe k's tree: every edge on a lab small enough to read them, else
-// its shape (`--json` lists every edge of any lab).
-std::string stripeTreeText(const daemon::SendStatus& s, std::size_t k) {
-  std::map<std::string, std::string> parentOf;
+// A tree (one stripe's, or the single tree's): every edge on a lab small
+// enough to read them, else its shape (`--json` lists every edge of any
+// lab). `parentOf(copy)` names a copy's parent in it.
+template <typename ParentOf>
+std::string treeText(const daemon::SendStatus& s, ParentOf parentOf) {
+  std::map<std::string, std::string> up;
   std::map<std::string, int> children;
   for (const auto& c : s.copies)
-    if (k < c.stripeParents.size()) {
-      parentOf[c.node] = c.stripeParents[k];
-      ++children[c.stripeParents[k]];
+    if (const std::string* p = parentOf(c)) {
+      up[c.node] = *p;
+      ++children[*p];
     }
-  if (parentOf.size() <= kEdgesListedUpTo) {
+  if (up.size() <= kEdgesListedUpTo) {
     std::string text = " (parent>node):";
     for (const auto& c : s.copies)
-      if (k < c.stripeParents.size()) text += " " + c.stripeParents[k] + ">" + c.node;
+      if (const std::string* p = parentOf(c)) text += " " + *p + ">" + c.node;
     return text;
   }
   int depth = 0, widest = 0;
-  for (const auto& [node, parent] : parentOf) {
+  for (const auto& [node, parent] : up) {
     int d = 1;
-    for (auto up = parentOf.find(parent); up != parentOf.end() && d <= static_cast<int>(parentOf.size());
-         up = parentOf.find(up->second))
+    for (auto above = up.find(parent); above != up.end() && d <= static_cast<int>(up.size());
+         above = up.find(above->second))
       ++d;
     depth = std::max(depth, d);
   }
   std::string fromSource;
   for (const auto& [parent, n] : children) widest = std::max(widest, n);
   for (const auto& c : s.copies)
-    if (k < c.stripeParents.size() && c.stripeParents[k] == "hnowd") fromSource += " " + c.node;
+    if (const std::string* p = parentOf(c); p && *p == "hnowd") fromSource += " " + c.node;
   const std::size_t relays = children.size() - children.count("hnowd");
-  return ": " + std::to_string(parentOf.size()) + " nodes, " + std::to_string(relays) + " relays, depth " +
+  return ": " + std::to_string(up.size()) + " nodes, " + std::to_string(relays) + " relays, depth " +
          std::to_string(depth) + ", at most " + std::to_string(widest) + " children; from hnowd:" + fromSource;
+}
+
+std::string stripeTreeText(const daemon::SendStatus& s, std::size_t k) {
+  return treeText(s, [k](const daemon::CopyStatus& c) {
+    return k < c.stripeParents.size() ? &c.stripeParents[k] : nullptr;
+  });
 }
 
 // The tree at the start, then every parent change as it happens, on stderr
 // (bench/replan.sh reads the tree from here to pick the busiest relay).
 std::string treeLine(const daemon::SendStatus& s) {
-  if (s.stripeOffsets.size() < 2) {
-    std::string line = "tree (parent>node):";
-    for (const auto& c : s.copies) line += " " + c.parent + ">" + c.node;
-    return line + "\n";
-  }
+  if (s.stripeOffsets.size() < 2)
+    return "tree" + treeText(s, [](const daemon::CopyStatus& c) { return &c.parent; }) + "\n";
   std::string lines;
-  for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k) {
+  for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k)
     lines += "stripe " + std::to_string(k + 1) + " tree" + stripeTreeText(s, k) + "\n";
-  }
   return lines;
 }
 
