@@ -9,10 +9,10 @@
 // standing, adopted when it predicts at least minGain less than the trees
 // kept (send_replan.h's rule); nodes whose parent changes in a stripe move.
 // The end game: a node whose copy of one stripe lags its other stripes by
-// kEndGameLag of a stripe, with kEndGameSeconds or more left at its parent's
-// share of its uplink (two TCP flows out of
-// one uplink need not split it evenly: on shaped links one child of a relay
-// was seen at 65% of its stripe while its sibling had 90%) moves in that
+// kEndGameLag of a stripe, with kEndGameSeconds or more left at its
+// parent's share of its uplink (two TCP flows out of one uplink need not
+// split it evenly: on shaped links one child of a relay was seen at 65% of
+// its stripe while its sibling had 90%), moves in that
 // stripe to whichever holder of the whole stripe would feed it fastest
 // (hnowd, or an agent whose children are served), when that holder's share
 // of its uplink is at least kEndGameGain times the current parent's: one
