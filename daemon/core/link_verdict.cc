@@ -1,6 +1,7 @@
 #include "core/link_verdict.h"
 
 #include <algorithm>
+#include <set>
 
 namespace hnow::daemon {
 
@@ -35,8 +36,16 @@ double foreignOn(const LinkId& link, const std::map<std::string, NodeLoad>& load
 std::vector<LinkReading> judgeFlows(const std::vector<Flow>& flows, const std::map<std::string, NodeLoad>& loads,
                                     const KnownRate& known, const VerdictOptions& options) {
   std::vector<Flow> counted;
-  for (const Flow& f : flows)
-    if (f.bytesPerSecond >= options.minFlowBytesPerSecond && f.from != f.to) counted.push_back(f);
+  std::set<LinkId> partlyIdle;
+  for (const Flow& f : flows) {
+    if (f.from == f.to) continue;
+    if (!f.fed) {
+      partlyIdle.insert({f.from, LinkDirection::kUp});
+      partlyIdle.insert({f.to, LinkDirection::kDown});
+    } else if (f.bytesPerSecond >= options.minFlowBytesPerSecond) {
+      counted.push_back(f);
+    }
+  }
 
   std::map<LinkId, double> flowsTotal;
   for (const Flow& f : counted) {
@@ -81,7 +90,7 @@ std::vector<LinkReading> judgeFlows(const std::vector<Flow>& flows, const std::m
 
   std::vector<LinkReading> readings;
   for (const auto& [link, total] : flowsTotal)
-    readings.push_back({link, load(link), claims[link].awarded, foreignOn(link, loads)});
+    readings.push_back({link, load(link), claims[link].awarded && !partlyIdle.count(link), foreignOn(link, loads)});
   return readings;
 }
 

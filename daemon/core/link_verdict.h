@@ -34,6 +34,10 @@ struct Flow {
   std::string from;
   std::string to;
   double bytesPerSecond = 0.0;
+  // False: the sender had nothing more for this receiver (it waited for its
+  // own parent's data). Such a flow is not judged, and neither of its links
+  // can be called the limit over the window: part of them sat idle.
+  bool fed = true;
 };
 
 struct LinkReading {
@@ -56,8 +60,10 @@ struct VerdictOptions {
   double minFlowBytesPerSecond = 16e3;
 };
 
-// One reading per link some flow crosses: the node's load on it, saturated
-// when the verdict says it was a flow's limit.
+// One reading per link some fed flow crosses: the node's load on it,
+// saturated when the verdict says it was a flow's limit and every flow on
+// it was fed (a relay of several stripes whose uplink carried one stripe at
+// full speed while it waited for another's data was not full).
 std::vector<LinkReading> judgeFlows(const std::vector<Flow>& flows, const std::map<std::string, NodeLoad>& loads,
                                     const KnownRate& known, const VerdictOptions& options = {});
 

@@ -37,9 +37,9 @@ std::vector<TreeFlow> TransferFlows::flows(TimePoint now, Duration window, const
   std::vector<TreeFlow> out;
   const TimePoint start = now - window;
   for (std::size_t i = 1; i < samples_.size() && i < parent.size(); ++i) {
-    if (!receiving[i] || movedAt_[i] > start) continue;
     const int p = parent[i];
-    if (p < 0 || static_cast<std::size_t>(p) >= samples_.size()) continue;
+    if (!receiving[i] || p < 0 || static_cast<std::size_t>(p) >= samples_.size()) continue;
+    TreeFlow flow{p, static_cast<int>(i), 0.0, false};
     // The first report inside the window and the last one.
     const Sample* first = nullptr;
     const Sample* last = nullptr;
@@ -48,11 +48,12 @@ std::vector<TreeFlow> TransferFlows::flows(TimePoint now, Duration window, const
       if (!first) first = &s;
       last = &s;
     }
-    if (!first || last->at - first->at < window / 2) continue;
-    const auto pi = static_cast<std::size_t>(p);
-    if (!holdsAll[pi] && heldAt(pi, first->at) < last->bytes + lead_) continue;
-    out.push_back({p, static_cast<int>(i),
-                   static_cast<double>(last->bytes - first->bytes) / seconds(last->at - first->at)});
+    if (first && last->at - first->at >= window / 2) {
+      flow.bytesPerSecond = static_cast<double>(last->bytes - first->bytes) / seconds(last->at - first->at);
+      const auto pi = static_cast<std::size_t>(p);
+      flow.fed = movedAt_[i] <= start && (holdsAll[pi] || heldAt(pi, first->at) >= last->bytes + lead_);
+    }
+    out.push_back(flow);
   }
   return out;
 }

@@ -18,6 +18,10 @@ struct TreeFlow {
   int from = 0;
   int to = 0;
   double bytesPerSecond = 0.0;
+  // False: a copy that could not be judged (its parent not ahead, a move,
+  // too few reports). Its parent's uplink and its own downlink were not
+  // shown full by the window (link_verdict.h, Flow::fed).
+  bool fed = true;
 };
 
 class TransferFlows {
@@ -30,9 +34,9 @@ class TransferFlows {
   // Node `node` was told to pull from another parent at `now`.
   void moved(TimePoint now, int node);
 
-  // Over [now - window, now]: every node `receiving` whose parent (`parent`)
-  // either `holdsAll` or stayed `leadBytes` ahead. A node needs reports
-  // spanning at least half the window.
+  // Over [now - window, now]: every node `receiving`, fed when its parent
+  // (`parent`) either `holdsAll` or stayed `leadBytes` ahead, the node did
+  // not move, and its reports span at least half the window.
   std::vector<TreeFlow> flows(TimePoint now, Duration window, const std::vector<int>& parent,
                               const std::vector<bool>& receiving, const std::vector<bool>& holdsAll) const;
 

@@ -10,7 +10,7 @@ namespace {
 constexpr std::uint64_t MiB = 1 << 20;
 }
 
-TEST_CASE("a copy's flow is its bytes over the window while its parent stays ahead - a copy waiting for its parent is not judged") {
+TEST_CASE("a copy's flow is its bytes over the window while its parent stays ahead - a copy waiting for its parent is unfed") {
   // Node 1 pulls from the source at 10 MiB/s; node 2 from node 1, right behind it.
   TransferFlows flows(3);
   TimePoint now{};
@@ -20,17 +20,23 @@ TEST_CASE("a copy's flow is its bytes over the window while its parent stays ahe
     flows.held(now, 2, static_cast<std::uint64_t>(step) * MiB);
   }
   auto out = flows.flows(now, 2s, {-1, 0, 1}, {false, true, true}, {true, false, false});
-  REQUIRE(out.size() == 1);
+  REQUIRE(out.size() == 2);
   CHECK(out[0].from == 0);
   CHECK(out[0].to == 1);
+  CHECK(out[0].fed);
   CHECK(out[0].bytesPerSecond == doctest::Approx(10.0 * MiB).epsilon(0.06));
-  // Once node 1 holds everything, node 2's flow is judged too.
+  // Node 2 trails node 1 by a MiB: node 1 had nothing more to send it.
+  CHECK(out[1].from == 1);
+  CHECK(out[1].to == 2);
+  CHECK_FALSE(out[1].fed);
+  // Once node 1 holds everything, node 2's flow is fed too.
   out = flows.flows(now, 2s, {-1, 0, 1}, {false, false, true}, {true, true, false});
   REQUIRE(out.size() == 1);
   CHECK(out[0].to == 2);
+  CHECK(out[0].fed);
 }
 
-TEST_CASE("a copy moved to another parent within the window, or with too few reports, is not judged") {
+TEST_CASE("a copy moved to another parent within the window, or with too few reports, is unfed") {
   TransferFlows flows(2);
   TimePoint now{};
   for (int step = 0; step < 30; ++step) {
@@ -38,6 +44,13 @@ TEST_CASE("a copy moved to another parent within the window, or with too few rep
     flows.held(now, 1, static_cast<std::uint64_t>(step) * MiB);
     if (step == 25) flows.moved(now, 1);
   }
-  CHECK(flows.flows(now, 2s, {-1, 0}, {false, true}, {true, false}).empty());
-  CHECK(flows.flows(now + 5s, 2s, {-1, 0}, {false, true}, {true, false}).empty());  // no report in the window
+  auto moved = flows.flows(now, 2s, {-1, 0}, {false, true}, {true, false});
+  REQUIRE(moved.size() == 1);
+  CHECK_FALSE(moved[0].fed);
+  auto silent = flows.flows(now + 5s, 2s, {-1, 0}, {false, true}, {true, false});  // no report in the window
+  REQUIRE(silent.size() == 1);
+  CHECK_FALSE(silent[0].fed);
+  CHECK(silent[0].bytesPerSecond == 0.0);
+  // A copy that is not receiving (done, or failed) has no flow at all.
+  CHECK(flows.flows(now, 2s, {-1, 0}, {false, false}, {true, false}).empty());
 }
