@@ -49,7 +49,8 @@ StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> 
   out.valid = true;
   out.finish.assign(n, -1.0);
   for (int v = 0; v < n; ++v) {
-    out.mostChildren = std::max(out.mostChildren, children[v]);
+    if (v == plan.trees.front().source) out.sourceChildren = children[v];
+    else out.mostChildren = std::max(out.mostChildren, children[v]);
     out.mostParents = std::max(out.mostParents, static_cast<int>(parents[v].size()));
   }
   for (int k = 0; k < stripes; ++k) {

@@ -19,7 +19,8 @@ struct StripedReplay {
   std::string reason;          // why not valid; empty when valid
   double makespan = 0.0;       // when the last destination holds every stripe
   std::vector<double> finish;  // per node; 0 for the source, -1 out of the plan
-  int mostChildren = 0;        // the most children any node feeds, across stripes
+  int mostChildren = 0;        // the most children any agent feeds, across stripes
+  int sourceChildren = 0;      // the children the source feeds, across stripes
   int mostParents = 0;         // the most distinct parents any node pulls from
 };
 

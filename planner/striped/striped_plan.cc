@@ -33,7 +33,7 @@ struct Lab {
 
 bool feasible(const Lab& lab, double rate, int stripes, const StripedOptions& options) {
   if (rate > lab.minDownlink * (1.0 + kSlack)) return false;
-  const long long source = slotsOf(lab.rates[lab.source].uplinkBytesPerSecond, rate, stripes, options.maxChildren);
+  const long long source = slotsOf(lab.rates[lab.source].uplinkBytesPerSecond, rate, stripes, options.maxSourceChildren);
   if (source < stripes) return false;
   long long slots = source;
   for (int v : lab.dests) slots += slotsOf(lab.rates[v].uplinkBytesPerSecond, rate, stripes, options.maxChildren);
@@ -62,7 +62,7 @@ std::vector<std::vector<long long>> slotsPerStripe(const Lab& lab, double rate, 
   std::vector<std::vector<long long>> slots(stripes, std::vector<long long>(n, 0));
   std::vector<long long> have(stripes, 0);
   long long source = std::min<long long>(
-      slotsOf(lab.rates[lab.source].uplinkBytesPerSecond, rate, stripes, options.maxChildren),
+      slotsOf(lab.rates[lab.source].uplinkBytesPerSecond, rate, stripes, options.maxSourceChildren),
       need * stripes);
   for (int k = 0; k < stripes; ++k) {
     const long long share = std::min(need, source / stripes + (k < source % stripes ? 1 : 0));
