@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -74,6 +75,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
     std::string path = order->stripes.empty()
                            ? runtime_.receiver().receive(order->token, order->dest, order->size, digestOf(order->sha256))
                            : runtime_.receiver().receiveStriped(*order);
+    runtime_.paceUplink(order->token, order->uplinkPaceBytesPerSecond);
     context.getResults().setPath(path);
     return kj::READY_NOW;
   }
@@ -83,7 +85,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
     return kj::READY_NOW;
   }
   kj::Promise<void> release(ReleaseContext context) override {
-    runtime_.receiver().release(tokenOf(context.getParams().getToken()));
+    const std::string token = tokenOf(context.getParams().getToken());
+    runtime_.receiver().release(token);
+    runtime_.paceUplink(token, 0.0);
     return kj::READY_NOW;
   }
   // This agent is the source of a manifest item.
@@ -184,7 +188,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
     options.corruptChunkEvery = std::strtoull(every, nullptr, 10);
   receiver_ = std::make_unique<Receiver>(config_.roots, clock_, options);
   receiver_->setCoordinatorHost(hostOf(config_.coordinator));
-  receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
+  applyRates();
   // Peers reach this agent where hnowd does: the address of this connection.
   dataAddress_ = receiver_->listen(host);
   // Its interface's counters tell hnowd what other traffic shares this node's links.
@@ -201,6 +205,24 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
 void AgentRuntime::forgetOperations() {
   if (jobs_) jobs_->dropAll();
   if (receiver_) receiver_->releaseAll();
+  paces_.clear();
+  applyRates();
+}
+
+void AgentRuntime::paceUplink(const std::string& token, double bytesPerSecond) {
+  if (bytesPerSecond > 0) paces_[token] = bytesPerSecond;
+  else if (paces_.erase(token) == 0) return;
+  applyRates();
+}
+
+// Emulated rates first (they are the links hnowd plans with); else the
+// slowest pace a live receive asked for; else unpaced.
+void AgentRuntime::applyRates() {
+  if (!receiver_) return;
+  double up = bytesPerSecond(emulation_.uplinkMbps);
+  if (up <= 0)
+    for (const auto& [token, pace] : paces_) up = up > 0 ? std::min(up, pace) : pace;
+  receiver_->setRates(up, bytesPerSecond(emulation_.downlinkMbps));
 }
 
 void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e) {
@@ -230,8 +252,7 @@ void AgentRuntime::setEmulation(double uplinkMbps, double downlinkMbps, double c
   if (downlinkMbps > 0) emulation_.downlinkMbps = downlinkMbps;
   if (computeFactor > 0) emulation_.computeFactor = computeFactor;
   if (jobs_ && computeFactor > 0) jobs_->setComputeFactor(computeFactor);  // runs under way too
-  if (receiver_)
-    receiver_->setRates(bytesPerSecond(emulation_.uplinkMbps), bytesPerSecond(emulation_.downlinkMbps));
+  applyRates();
   spdlog::info("emulating uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = not limited)",
                emulation_.uplinkMbps, emulation_.downlinkMbps, emulation_.computeFactor);
   requestProbe();

@@ -8,7 +8,9 @@
 #include <kj/timer.h>
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <optional>
 
 #include "base/clock.h"
@@ -47,6 +49,10 @@ class AgentRuntime {
   void setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor);
   void requestProbe();
   const Emulation& emulation() const { return emulation_; }
+  // A receive's pace for this agent's uplink (ReceiveOrder), 0 when it is
+  // released: the data plane is paced at the slowest live one, unless
+  // emulated rates pace it.
+  void paceUplink(const std::string& token, double bytesPerSecond);
   // Called after every successful login (main tells systemd READY=1).
   void onRegistered(std::function<void()> callback) { onRegistered_ = std::move(callback); }
   // The data plane; exists once the first connection to hnowd
@@ -69,6 +75,7 @@ class AgentRuntime {
   // none): temp files, served files, job files and running commands go.
   void forgetOperations();
   void reportTransfer(const transport::data::TransferEvent& event);
+  void applyRates();
 
   const conf::AgentConfig& config_;
   const transport::Secret& secret_;
@@ -77,6 +84,7 @@ class AgentRuntime {
   const hnow::Clock& clock_;
   kj::TlsContext* tls_;
   Emulation emulation_;
+  std::map<std::string, double> paces_;  // live receives' uplink paces, bytes/s
   hnow::Duration backoff_;
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
   bool probeRequested_ = false;  // asked for while a probe was running

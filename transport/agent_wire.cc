@@ -1,5 +1,7 @@
 #include "transport/agent_wire.h"
 
+#include <cmath>
+
 namespace hnow::transport {
 
 namespace {
@@ -26,6 +28,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setSize(order.size);
   out.setSha256(bytesOf(order.sha256));
   out.setStripeChunkBytes(order.stripeChunkBytes);
+  out.setUplinkPaceBytesPerSecond(order.uplinkPaceBytesPerSecond);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -43,6 +46,9 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
                      in.getStripeChunkBytes()};
   if (order.stripeChunkBytes != 0 && (order.stripeChunkBytes < 4096 || order.stripeChunkBytes > 128 * 1024))
     return Error{"a stripe's chunk is 4 KiB to 128 KiB"};
+  order.uplinkPaceBytesPerSecond = in.getUplinkPaceBytesPerSecond();
+  if (!std::isfinite(order.uplinkPaceBytesPerSecond) || order.uplinkPaceBytesPerSecond < 0)
+    return Error{"an uplink pace is a finite rate, 0 or more"};
   if (in.getStripes().size() > wire::MAX_STRIPES)
     return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
   std::uint64_t next = 0;

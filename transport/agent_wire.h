@@ -28,6 +28,7 @@ struct ReceiveOrder {
   std::string sha256;  // 32 bytes
   std::vector<StripeOrder> stripes;  // none: the file comes whole
   std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
+  double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

@@ -120,6 +120,11 @@ struct ReceiveOrder {
   stripeChunkBytes @5 :UInt32;
   # what each stripe is relayed in: 0 the data plane's own (128 KiB), else
   # 4 KiB to 128 KiB (a stripe's pipeline fills faster in smaller chunks)
+  uplinkPaceBytesPerSecond @6 :Float64;
+  # While this receive lives, pace the data plane's uplink at this (a little
+  # under the capacity hnowd measured), so the pacing, not the link's
+  # shallow queue, divides it among the children; 0: as it is. Emulated
+  # rates (setEmulatedRates) take precedence.
 }
 
 struct Stripe {

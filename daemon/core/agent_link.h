@@ -52,6 +52,7 @@ class AgentLink {
     std::string sha256;  // 32 bytes
     std::vector<Stripe> stripes;  // none: the file comes whole
     std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
+    double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

@@ -205,12 +205,11 @@ NodeLinks Coordinator::coordinatorLinks() const {
 
 namespace {
 
-// hnowd paces its own uplink this much under what it measured, so that its
-// pacing, not the link's shallow queue, divides the uplink among its
-// children: TCP shared it unevenly there, and a relay starved for a while
-// held back its whole subtree (the volunteer-like lab: 22.6 to 27.7 s for
-// one tree, 22.5 to 22.7 s paced, against 22.4 predicted).
-constexpr double kSourcePacing = 0.97;
+// A capacity hnowd measured: paced a little under while data moves.
+bool measuredCapacity(const LinkBook& links, const LinkId& link) {
+  const LinkRate* rate = links.rate(link);
+  return rate && !rate->bound() && !links.fixed(link);
+}
 
 }  // namespace
 
@@ -219,7 +218,7 @@ SourceUplink Coordinator::sourceUplink(double configured) const {
   if (configured > 0 && !links_.rate(up)) return {configured, configured};
   if (const LinkRate* rate = links_.rate(up)) {
     if (configured > 0 || rate->bound()) return {links_.available(up), configured};
-    const double paced = kSourcePacing * links_.available(up);
+    const double paced = kUplinkPacing * links_.available(up);
     return {paced, paced};
   }
   double fastest = 0.0;
@@ -230,15 +229,31 @@ SourceUplink Coordinator::sourceUplink(double configured) const {
 SourceUplink Coordinator::paceSource(double configured) {
   const SourceUplink source = sourceUplink(configured);
   if (configured <= 0 && source.pace > 0 && links_.rate({kCoordinatorNode, LinkDirection::kUp})) {
-    links_.pace({kCoordinatorNode, LinkDirection::kUp}, true);
+    links_.pace({kCoordinatorNode, LinkDirection::kUp}, source.pace);
     sourcePaced_ = true;
   }
   return source;
 }
 
+double Coordinator::agentUplinkPace(const std::string& agent) const {
+  const LinkId up{agent, LinkDirection::kUp};
+  return measuredCapacity(links_, up) ? kUplinkPacing * links_.available(up) : 0.0;
+}
+
+void Coordinator::paceAgentUplinks(const std::vector<std::string>& agents) {
+  for (const std::string& agent : agents) {
+    const double pace = agentUplinkPace(agent);
+    if (pace <= 0) continue;
+    links_.pace({agent, LinkDirection::kUp}, pace);
+    pacedAgents_.insert(agent);
+  }
+}
+
 bool Coordinator::sourceIdle() {
+  for (const std::string& agent : pacedAgents_) links_.pace({agent, LinkDirection::kUp}, 0.0);
+  pacedAgents_.clear();
   if (!sourcePaced_) return false;
-  links_.pace({kCoordinatorNode, LinkDirection::kUp}, false);
+  links_.pace({kCoordinatorNode, LinkDirection::kUp}, 0.0);
   sourcePaced_ = false;
   return true;
 }
@@ -246,7 +261,9 @@ bool Coordinator::sourceIdle() {
 planner::NodeRates Coordinator::planningRates(const std::string& node) const {
   planner::NodeRates rates;
   if (const AgentRecord* r = table_.find(node)) rates = r->rates;
-  rates.uplinkBytesPerSecond = links_.available({node, LinkDirection::kUp});
+  const LinkId up{node, LinkDirection::kUp};
+  // Planned as a send will pace it (agentUplinkPace).
+  rates.uplinkBytesPerSecond = (measuredCapacity(links_, up) ? kUplinkPacing : 1.0) * links_.available(up);
   rates.downlinkBytesPerSecond = links_.available({node, LinkDirection::kDown});
   return rates;
 }

@@ -56,6 +56,18 @@ struct EmulatedLinks {
   double downlinkBytesPerSecond = 0.0;
 };
 
+// hnowd paces its own uplink this much under what it measured, and has each
+// agent pace its own during a send, so that the pacing, not the link's
+// shallow queue, divides an uplink among its children: TCP shared it
+// unevenly there, and a relay starved for a while held back its whole
+// subtree (the volunteer-like lab: 22.6 to 27.7 s for one tree, 22.5 to
+// 22.7 s with hnowd paced at 0.97, against 22.4 predicted). A striped
+// send's relays feed children in several stripes; with only hnowd paced
+// their stripes ended up to a second apart, and the send took 15.2-15.7 s
+// against 14.7 predicted. With every uplink paced, 0.97 of it: 14.8-15.2 s;
+// 0.99: 14.65-14.88 s, 14.6-14.7 predicted (docs/link-rates.md).
+inline constexpr double kUplinkPacing = 0.99;
+
 // hnowd's uplink as the source of a send or a job: what plans take and
 // what its data plane is paced at (0: not paced, a real link).
 struct SourceUplink {
@@ -120,7 +132,8 @@ class Coordinator {
   LinkBook& links() { return links_; }
   const LinkBook& links() const { return links_; }
   const LinkOptions& linkOptions() const { return linkOptions_; }
-  // The planning rates of a node: what it reported, links as available now.
+  // The planning rates of a node: what it reported, links as available now,
+  // a measured uplink as a send paces it (agentUplinkPace).
   planner::NodeRates planningRates(const std::string& node) const;
   // `configured`: hnowd's uplink_mbps in bytes/s (0: not set), the rate it
   // paces at. Otherwise a little under its measured capacity (a bound, the
@@ -131,8 +144,16 @@ class Coordinator {
   // measured uplink, readings of that link measure the pacing, and the link
   // book leaves them alone until sourceIdle().
   SourceUplink paceSource(double configured);
-  // No operation runs: hnowd's uplink is not paced by measurement any more.
-  // True when it was (the data plane's pacing is to be reset).
+  // What an agent paces its uplink at during a send that starts now (the
+  // receive order carries it): a little under its measured capacity, as
+  // planningRates() plans it. 0: not paced (emulated, a bound, not measured).
+  double agentUplinkPace(const std::string& agent) const;
+  // The send runs: readings of these agents' uplinks are the pacing's until
+  // sourceIdle().
+  void paceAgentUplinks(const std::vector<std::string>& agents);
+  // No operation runs: hnowd's uplink, and the agents', are not paced by
+  // measurement any more. True when hnowd's was (its data plane's pacing is
+  // to be reset; each agent's ends with its receives).
   bool sourceIdle();
   // Refused for an unknown or disconnected agent. A command sent is an
   // operation record, finished when the agent answers.
@@ -181,6 +202,7 @@ class Coordinator {
   NodeLoads loads_;
   std::map<LinkId, TimePoint> linksSaved_;  // each link's `at` as last written
   bool sourcePaced_ = false;                // paceSource() paced hnowd's measured uplink
+  std::set<std::string> pacedAgents_;       // paceAgentUplinks() since the last idle tick
   StateStore& store_;
   OperationLog operations_;
   std::map<std::string, Agent> agents_;

@@ -87,7 +87,7 @@ void LinkBook::clearFixed(const LinkId& link) {
   it->second.rate = {};  // unknown until measured; the baseline stays for drift
 }
 
-void LinkBook::pace(const LinkId& link, bool paced) { entry(link).paced = paced; }
+void LinkBook::pace(const LinkId& link, double bytesPerSecond) { entry(link).pacedAt = bytesPerSecond; }
 
 std::vector<std::pair<LinkId, LinkRate>> LinkBook::measured() const {
   std::vector<std::pair<LinkId, LinkRate>> out;
@@ -109,7 +109,7 @@ void LinkBook::applySurvey(const std::vector<SurveyFinding>& findings, const std
                            bool otherTraffic) {
   for (const SurveyFinding& f : findings) {
     Entry& e = entry(f.link);
-    if (e.fixed || e.paced || !(f.bytesPerSecond > 0)) continue;
+    if (e.fixed || e.pacedAt > 0 || !(f.bytesPerSecond > 0)) continue;
     const bool target = std::find(targets.begin(), targets.end(), f.link) != targets.end();
     const double was = e.rate.known() ? e.rate.bytesPerSecond : 0.0;
     const bool wasCapacity = e.rate.known() && !e.rate.bound();
@@ -174,7 +174,8 @@ void LinkBook::weigh(const LinkId& link, Entry& e, const LinkReading& reading) {
 void LinkBook::observe(const std::vector<LinkReading>& readings) {
   for (const LinkReading& r : readings) {
     Entry& e = entry(r.link);
-    if (e.fixed || e.paced || !(r.bytesPerSecond > 0)) continue;
+    if (e.fixed || !(r.bytesPerSecond > 0)) continue;
+    if (e.pacedAt > 0 && r.bytesPerSecond >= e.pacedAt * (1.0 - options_.driftThreshold)) continue;
     weigh(r.link, e, r);
   }
 }
@@ -225,7 +226,7 @@ bool LinkBook::fixed(const LinkId& link) const {
 
 bool LinkBook::paced(const LinkId& link) const {
   const Entry* e = find(link);
-  return e && e->paced;
+  return e && e->pacedAt > 0;
 }
 
 std::vector<LinkChange> LinkBook::takeChanges() {

@@ -52,10 +52,12 @@ class LinkBook {
   void setFixed(const LinkId& link, double bytesPerSecond, RateMethod method);
   // The node no longer paces this link: it must be measured.
   void clearFixed(const LinkId& link);
-  // The link's node paces it under its capacity for now (hnowd's own uplink
-  // during an operation): readings and findings of it measure the pacing and
-  // are left out until it is no longer paced.
-  void pace(const LinkId& link, bool paced);
+  // The link's node paces it under its capacity for now, at `bytesPerSecond`
+  // (0: no longer): hnowd's own uplink and the agents' during a send.
+  // Findings of it, and readings near the pace, measure the pacing and are
+  // left out; a reading below the pace by more than the drift threshold
+  // still counts: the link cannot carry even that.
+  void pace(const LinkId& link, double bytesPerSecond);
 
   // A survey's findings (link_survey.h). A saturated finding replaces the
   // link's rate; a bound replaces a target's rate unless a capacity known
@@ -104,7 +106,7 @@ class LinkBook {
   struct Entry {
     LinkRate rate;
     bool fixed = false;
-    bool paced = false;
+    double pacedAt = 0.0;  // bytes/s; 0: not paced
     double baseline = 0.0;  // the capacity plans were made with (drift)
     std::deque<double> recent;  // saturated readings behind the rate
     Evidence evidence;

@@ -171,13 +171,18 @@ void SendService::start(SendRequest request, Started started) {
     running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));
   }
   const std::vector<std::string> agents = running->agents;
+  // Each agent relays at a pace a little under its uplink, as planned.
+  std::vector<double> paces;
+  for (const std::string& name : agents) paces.push_back(coordinator_.agentUplinkPace(name));
   // Held by the answers' callback until every agent has answered (gone with
   // it if a link drops its callbacks unanswered).
   auto held = std::make_shared<std::unique_ptr<Running>>(std::move(running));
   askAgents<std::string>(
       agents, [this](const std::string& name) { return coordinator_.link(name); },
-      [&order](AgentLink& link, std::size_t, std::function<void(const Result<std::string>&)> answer) {
-        link.receive(order, answer);
+      [&order, &paces](AgentLink& link, std::size_t i, std::function<void(const Result<std::string>&)> answer) {
+        AgentLink::ReceiveOrder paced = order;
+        paced.uplinkPaceBytesPerSecond = paces[i];
+        link.receive(paced, answer);
       },
       [this, held, started = std::move(started)](std::vector<Result<std::string>> answers) {
         prepared(std::move(*held), std::move(answers), started);
@@ -221,6 +226,7 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
   // Paced from the moment it runs: hnowd's idle tick resets the pacing
   // whenever no operation is under way.
   plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
+  coordinator_.paceAgentUplinks(r.agents);
   r.operation->start();
   for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;
   operations_[id] = std::move(running);

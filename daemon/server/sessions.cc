@@ -200,7 +200,9 @@ class RpcAgentLink final : public AgentLink {
 
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     auto request = control_.receiveRequest();
-    transport::ReceiveOrder wireOrder{order.token, order.dest, order.size, order.sha256, {}, order.stripeChunkBytes};
+    transport::ReceiveOrder wireOrder{order.token,  order.dest, order.size,
+                                      order.sha256, {},         order.stripeChunkBytes,
+                                      order.uplinkPaceBytesPerSecond};
     for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(

@@ -5,12 +5,14 @@
 
 #include <capnp/message.h>
 
+#include <cmath>
+
 #include "transport/agent_wire.h"
 
 using namespace hnow::transport;
 
 TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a short token or digest is refused") {
-  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's'), {}, 0};
+  const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's'), {}, 0, 11.5e6};
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::ReceiveOrder>();
   toWire(order, out);
@@ -20,10 +22,15 @@ TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a 
   CHECK(back->dest == order.dest);
   CHECK(back->size == order.size);
   CHECK(back->sha256 == order.sha256);
+  CHECK(back->uplinkPaceBytesPerSecond == 11.5e6);
   toWire(ReceiveOrder{"short", "x", 1, std::string(32, 's'), {}, 0}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "an operation token is 32 bytes");
   toWire(ReceiveOrder{std::string(32, 't'), "x", 1, "short", {}, 0}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "a SHA-256 is 32 bytes");
+  for (double pace : {-1.0, std::nan(""), HUGE_VAL}) {
+    toWire(ReceiveOrder{std::string(32, 't'), "x", 1, std::string(32, 's'), {}, 0, pace}, out);
+    CHECK(receiveOrderFromWire(out.asReader()).error().message == "an uplink pace is a finite rate, 0 or more");
+  }
 }
 
 TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover the file in order are refused") {

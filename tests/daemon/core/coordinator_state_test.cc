@@ -53,7 +53,8 @@ TEST_CASE("a restarted coordinator knows earlier agents, lost with their rates a
   CHECK(views[0].record.site == "room-b");
   CHECK(views[0].record.state == AgentState::kLost);
   CHECK_FALSE(views[0].connected);
-  CHECK(views[0].record.rates.uplinkBytesPerSecond == 2e6);
+  CHECK(views[0].links.up.rate.bytesPerSecond == 2e6);
+  CHECK(views[0].record.rates.uplinkBytesPerSecond == doctest::Approx(kUplinkPacing * 2e6));  // planned as a send paces it
   CHECK(views[0].links.up.rate.method == RateMethod::kProbe);  // how it was measured, kept too
   CHECK(views[0].links.up.rate.at == clock.now() - 10s);
   CHECK(views[0].links.down.rate.method == RateMethod::kUnknown);
@@ -65,7 +66,7 @@ TEST_CASE("a restarted coordinator knows earlier agents, lost with their rates a
   auto events = second.tick();
   REQUIRE(events.size() == 1);
   CHECK(events[0].kind == RateEvent::Kind::kBack);
-  CHECK(second.status()[0].record.rates.uplinkBytesPerSecond == 2e6);
+  CHECK(second.status()[0].links.up.rate.bytesPerSecond == 2e6);
 }
 
 TEST_CASE("a store that cannot write says why, keeps what changed pending, and writes it on the next try") {

@@ -176,6 +176,37 @@ TEST_CASE("hnowd's own links drift too: a send's source is node hnowd") {
   coordinator.removeTransferObserver(&observer);
 }
 
+TEST_CASE("an agent's measured uplink is planned and paced a little under its capacity during a send - emulated links and bounds are not") {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  std::vector<EmulatedRates> sent;
+  SessionId measured = coordinator.attach(agent("m"), std::make_unique<RecordingLink>(&sent));
+  SessionId emulated = coordinator.attach(agent("e"), std::make_unique<RecordingLink>(&sent));
+  SessionId bounded = coordinator.attach(agent("b"), std::make_unique<RecordingLink>(&sent));
+  planner::NodeRates rates;
+  CHECK(coordinator.reportRates(measured, rates));
+  CHECK(coordinator.reportRates(emulated, rates, {30e6, 60e6}));  // paced by the agent itself
+  CHECK(coordinator.reportRates(bounded, rates));
+  const LinkId up{"m", LinkDirection::kUp}, boundUp{"b", LinkDirection::kUp};
+  coordinator.links().applySurvey({{up, 40e6, true, 0.0, 1, 0.0}, {boundUp, 50e6, false, 0.0, 0, 0.0}}, {up, boundUp},
+                                  false);
+  CHECK(coordinator.planningRates("m").uplinkBytesPerSecond == doctest::Approx(kUplinkPacing * 40e6));
+  CHECK(coordinator.planningRates("e").uplinkBytesPerSecond == 30e6);
+  CHECK(coordinator.planningRates("b").uplinkBytesPerSecond == 50e6);
+  CHECK(coordinator.agentUplinkPace("m") == doctest::Approx(kUplinkPacing * 40e6));
+  CHECK(coordinator.agentUplinkPace("e") == 0);
+  CHECK(coordinator.agentUplinkPace("b") == 0);
+  CHECK(coordinator.agentUplinkPace("nobody") == 0);
+  CHECK_FALSE(coordinator.links().paced(up));  // until the send runs
+  coordinator.paceAgentUplinks({"m", "e", "b", "nobody"});
+  CHECK(coordinator.links().paced(up));
+  CHECK_FALSE(coordinator.links().paced(boundUp));
+  // hnowd's own uplink was not paced: false, but the agents' paces end too.
+  CHECK_FALSE(coordinator.sourceIdle());
+  CHECK_FALSE(coordinator.links().paced(up));
+}
+
 TEST_CASE("hnowd's uplink as a source: configured, paced a little under a measured capacity, unpaced at a bound, and left alone by readings while paced") {
   ManualClock clock;
   MemoryStateStore store;
@@ -185,10 +216,10 @@ TEST_CASE("hnowd's uplink as a source: configured, paced a little under a measur
   CHECK(coordinator.sourceUplink(50e6).pace == 50e6);
   coordinator.links().applySurvey({{up, 24e6, true, 0.0, 1, 0.0}}, {up}, false);
   SourceUplink source = coordinator.paceSource(0);
-  CHECK(source.pace == doctest::Approx(0.97 * 24e6));
+  CHECK(source.pace == doctest::Approx(kUplinkPacing * 24e6));
   CHECK(source.plan == source.pace);  // planned as it will be paced
   // While paced, what hnowd's uplink carries is its pacing: no reading counts.
-  coordinator.links().observe({{up, 0.97 * 24e6 * 0.9, true, 0.0}});
+  coordinator.links().observe({{up, kUplinkPacing * 24e6 * 0.9, true, 0.0}});
   CHECK(coordinator.links().rate(up)->bytesPerSecond == 24e6);
   CHECK(coordinator.links().samples(up) == 1);
   CHECK(coordinator.sourceIdle());

@@ -127,3 +127,32 @@ TEST_CASE("other traffic lowers what is available while it lasts, to half the li
   CHECK(book.available(kDown) == 400);
   CHECK(book.takeChanges().empty());  // capacities never moved
 }
+
+TEST_CASE("a paced link: readings near its pace and survey findings are the pacing's - one far below it still drifts the link") {
+  ManualClock clock;
+  LinkBook book(clock, {});
+  book.applySurvey({capacity(kUp, 100)}, {kUp}, false);
+  book.pace(kUp, 97);
+  CHECK(book.paced(kUp));
+  for (int i = 0; i < 6; ++i) {
+    clock.advance(600ms);
+    book.observe({saturated(kUp, 80)});  // within the threshold of the pace: its children's shares
+  }
+  CHECK(book.rate(kUp)->bytesPerSecond == 100);
+  CHECK(book.samples(kUp) == 1);
+  book.applySurvey({capacity(kUp, 90)}, {kUp}, false);
+  CHECK(book.rate(kUp)->bytesPerSecond == 100);
+  // Cut to 40: the link cannot carry even the pace.
+  for (int i = 0; i < 6; ++i) {
+    clock.advance(600ms);
+    book.observe({saturated(kUp, 40)});
+  }
+  CHECK(book.rate(kUp)->bytesPerSecond == doctest::Approx(40));
+  CHECK(book.takeChanges().size() == 1);
+  book.pace(kUp, 0);
+  CHECK_FALSE(book.paced(kUp));
+  const int before = book.samples(kUp);
+  clock.advance(600ms);
+  book.observe({saturated(kUp, 39)});
+  CHECK(book.samples(kUp) == before + 1);  // readings near the capacity count again
+}

@@ -184,6 +184,31 @@ TEST_CASE("a send serves the file from hnowd, orders every receive, starts the t
   CHECK(ops[0].status == "done");
 }
 
+TEST_CASE("each agent is told to pace its uplink a little under its measured capacity while it receives - emulated links are not") {
+  Lab lab;
+  // a2's uplink measured (no longer emulated); a1 and a3 stay emulated.
+  const LinkId up{"a2", LinkDirection::kUp};
+  lab.coordinator.links().clearFixed(up);
+  lab.coordinator.links().applySurvey({{up, 8e6, true, 0.0, 1, 0.0}}, {up}, false);
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  REQUIRE(lab.agents.orders.size() == 3);
+  for (std::size_t i = 0; i < lab.agents.receives.size(); ++i) {
+    const double pace = lab.agents.orders[i].uplinkPaceBytesPerSecond;
+    if (lab.agents.receives[i].first == "a2") CHECK(pace == doctest::Approx(kUplinkPacing * 8e6));
+    else CHECK(pace == 0);
+  }
+  // While the send runs, readings of a2's uplink are the pacing's.
+  CHECK(lab.coordinator.links().paced(up));
+  lab.clock.advance(2s);
+  for (const char* agent : {"a1", "a2", "a3"})
+    lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), lab.done());
+  CHECK(lab.service.status(answer->first)->finished);
+  CHECK_FALSE(lab.coordinator.moving());
+  lab.coordinator.sourceIdle();
+  CHECK_FALSE(lab.coordinator.links().paced(up));
+}
+
 TEST_CASE("a destination that refuses stops the send before a byte moves, and hnowd stops serving") {
   Lab lab;
   lab.agents.refusing.insert("a2");
