@@ -15,7 +15,10 @@ namespace hnow::transport::data {
 
 namespace {
 
+// A file's bytes are handed to the disk's writeback every this many landed
+// (per range: this over the file's ranges, 1 MiB at least).
 constexpr std::uint64_t kWritebackBytes = 8 << 20;
+constexpr std::uint64_t kMinRangeWritebackBytes = 1 << 20;
 
 // Gives up a duplicate order's descriptors: the first order stands.
 void dropTarget(ReceiveTarget& target) {
@@ -102,7 +105,13 @@ void DataPlane::Impl::chunkWritten(Operation& op) {
   // before the rename has little left to write: a striped file completes
   // at every node at once, and 8 copies syncing 128 MiB each together took
   // 0.6 s of a 6 s send on one machine. Only starts writing; never waits.
-  if (op.available - op.writebackFrom >= kWritebackBytes || op.available == op.size) {
+  // Each range of a file starts its own share: 16 ranges of 8 MiB each
+  // waited for 8 MiB apiece, their ends, and a whole GiB was left dirty
+  // until the last second of a 5 s send.
+  const std::uint64_t every =
+      op.assembly ? std::max<std::uint64_t>(kMinRangeWritebackBytes, kWritebackBytes / op.assembly->ranges.size())
+                  : kWritebackBytes;
+  if (op.available - op.writebackFrom >= every || op.available == op.size) {
     ::sync_file_range(op.fd, static_cast<off_t>(op.base + op.writebackFrom),
                       static_cast<off_t>(op.available - op.writebackFrom), SYNC_FILE_RANGE_WRITE);
     op.writebackFrom = op.available;
