@@ -39,12 +39,11 @@ std::vector<LinkReading> judgeFlows(const std::vector<Flow>& flows, const std::m
   std::set<LinkId> partlyIdle;
   for (const Flow& f : flows) {
     if (f.from == f.to) continue;
-    if (!f.fed) {
+    if (f.starved) {
       partlyIdle.insert({f.from, LinkDirection::kUp});
       partlyIdle.insert({f.to, LinkDirection::kDown});
-    } else if (f.bytesPerSecond >= options.minFlowBytesPerSecond) {
-      counted.push_back(f);
     }
+    if (f.fed && !f.starved && f.bytesPerSecond >= options.minFlowBytesPerSecond) counted.push_back(f);
   }
 
   std::map<LinkId, double> flowsTotal;

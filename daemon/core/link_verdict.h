@@ -34,10 +34,12 @@ struct Flow {
   std::string from;
   std::string to;
   double bytesPerSecond = 0.0;
-  // False: the sender had nothing more for this receiver (it waited for its
-  // own parent's data). Such a flow is not judged, and neither of its links
-  // can be called the limit over the window: part of them sat idle.
+  // False: not judged (its sender may not have kept it busy).
   bool fed = true;
+  // The sender had nothing more for this receiver (it waited for its own
+  // parent's data): neither of its links can be called the limit over the
+  // window, since part of them sat idle.
+  bool starved = false;
 };
 
 struct LinkReading {
@@ -61,8 +63,8 @@ struct VerdictOptions {
 };
 
 // One reading per link some fed flow crosses: the node's load on it,
-// saturated when the verdict says it was a flow's limit and every flow on
-// it was fed (a relay of several stripes whose uplink carried one stripe at
+// saturated when the verdict says it was a flow's limit and no flow on it
+// starved (a relay of several stripes whose uplink carried one stripe at
 // full speed while it waited for another's data was not full).
 std::vector<LinkReading> judgeFlows(const std::vector<Flow>& flows, const std::map<std::string, NodeLoad>& loads,
                                     const KnownRate& known, const VerdictOptions& options = {});

@@ -49,7 +49,7 @@ std::vector<Flow> SendOperation::flows(Duration window) const {
   if (!running_) return out;
   for (const TreeFlow& f : flows_.flows(clock_.now(), window, tree_.parent, receiving, holdsAll))
     out.push_back({names_[static_cast<std::size_t>(f.from)], names_[static_cast<std::size_t>(f.to)], f.bytesPerSecond,
-                   f.fed});
+                   f.fed, f.starved});
   return out;
 }
 

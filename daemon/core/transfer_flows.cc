@@ -7,8 +7,8 @@ namespace {
 constexpr Duration kKeep = std::chrono::seconds(10);
 }  // namespace
 
-TransferFlows::TransferFlows(std::size_t nodes, std::uint64_t leadBytes)
-    : lead_(leadBytes), samples_(nodes), movedAt_(nodes) {}
+TransferFlows::TransferFlows(std::size_t nodes, std::uint64_t leadBytes, std::uint64_t inFlightBytes)
+    : lead_(leadBytes), inFlight_(inFlightBytes), samples_(nodes), movedAt_(nodes) {}
 
 void TransferFlows::held(TimePoint now, int node, std::uint64_t bytes) {
   if (node <= 0 || static_cast<std::size_t>(node) >= samples_.size()) return;
@@ -52,6 +52,7 @@ std::vector<TreeFlow> TransferFlows::flows(TimePoint now, Duration window, const
       flow.bytesPerSecond = static_cast<double>(last->bytes - first->bytes) / seconds(last->at - first->at);
       const auto pi = static_cast<std::size_t>(p);
       flow.fed = movedAt_[i] <= start && (holdsAll[pi] || heldAt(pi, first->at) >= last->bytes + lead_);
+      flow.starved = !holdsAll[pi] && heldAt(pi, last->at) < last->bytes + inFlight_;
     }
     out.push_back(flow);
   }

@@ -18,16 +18,20 @@ struct TreeFlow {
   int from = 0;
   int to = 0;
   double bytesPerSecond = 0.0;
-  // False: a copy that could not be judged (its parent not ahead, a move,
-  // too few reports). Its parent's uplink and its own downlink were not
-  // shown full by the window (link_verdict.h, Flow::fed).
+  // False: a copy that cannot be judged (its parent not far enough ahead,
+  // a move, too few reports).
   bool fed = true;
+  // Its parent held less than a child's in-flight window more than it at
+  // the window's end: the parent had nothing more to send it, so its
+  // uplink and the copy's downlink were not full (link_verdict.h).
+  bool starved = false;
 };
 
 class TransferFlows {
  public:
   // `leadBytes`: more than the in-flight window per child (2 MiB).
-  explicit TransferFlows(std::size_t nodes, std::uint64_t leadBytes = 6u << 20);
+  // `inFlightBytes`: what the data plane keeps in flight per child (2 MiB).
+  explicit TransferFlows(std::size_t nodes, std::uint64_t leadBytes = 6u << 20, std::uint64_t inFlightBytes = 2u << 20);
 
   // Node `node` holds `bytes` (in order) at `now`.
   void held(TimePoint now, int node, std::uint64_t bytes);
@@ -36,7 +40,9 @@ class TransferFlows {
 
   // Over [now - window, now]: every node `receiving`, fed when its parent
   // (`parent`) either `holdsAll` or stayed `leadBytes` ahead, the node did
-  // not move, and its reports span at least half the window.
+  // not move, and its reports span at least half the window; starved when
+  // the parent does not hold everything and was less than `inFlightBytes`
+  // ahead at the end.
   std::vector<TreeFlow> flows(TimePoint now, Duration window, const std::vector<int>& parent,
                               const std::vector<bool>& receiving, const std::vector<bool>& holdsAll) const;
 
@@ -49,6 +55,7 @@ class TransferFlows {
   std::uint64_t heldAt(std::size_t node, TimePoint t) const;
 
   std::uint64_t lead_;
+  std::uint64_t inFlight_;
   std::vector<std::deque<Sample>> samples_;
   std::vector<TimePoint> movedAt_;
 };

@@ -94,32 +94,37 @@ TEST_CASE("a load counted at the interface is the link's, even under what its fl
   CHECK(readingOf(judgeFlows(flows, loads, known, kAnyFlow), "s", kUp)->bytesPerSecond == 280);
 }
 
-TEST_CASE("a link one of whose flows waited for data is no flow's limit - it gets a bound, not a capacity") {
-  // A relay of two stripes, known at 100: it sends one stripe at full speed
-  // (60, the child far behind it) while the other stripe's child is right
-  // behind it (the relay waited for that stripe's own data).
+TEST_CASE("a link one of whose flows starved for data is no flow's limit - it gets a bound, not a capacity") {
+  // A relay of two stripes, known at 100, carried 90: one stripe's child far
+  // behind it (60), the other's right behind it (30: the relay waited for
+  // that stripe's own data).
   auto known = knownFrom({{{"p", kUp}, 100}, {{"a", kDown}, 400}, {{"b", kDown}, 400}});
-  std::map<std::string, NodeLoad> loads{{"p", {75, 0}}, {"a", {0, 60}}, {"b", {0, 15}}};
-  std::vector<Flow> flows{{"p", "a", 60}, {"p", "b", 15, false}};
+  std::map<std::string, NodeLoad> loads{{"p", {90, 0}}, {"a", {0, 60}}, {"b", {0, 30}}};
+  std::vector<Flow> flows{{"p", "a", 60}, {"p", "b", 30, false, true}};
   auto readings = judgeFlows(flows, loads, known, kAnyFlow);
   REQUIRE(readingOf(readings, "p", kUp));
   CHECK_FALSE(readingOf(readings, "p", kUp)->saturated);
-  CHECK(readingOf(readings, "p", kUp)->bytesPerSecond == 75);  // at least that
-  CHECK_FALSE(readingOf(readings, "b", kDown));                 // an unfed flow is not judged
+  CHECK(readingOf(readings, "p", kUp)->bytesPerSecond == 90);  // at least that
+  CHECK_FALSE(readingOf(readings, "b", kDown));                 // a starved flow is not judged
+  // Not judged but not starved (its parent a few MiB ahead): it says nothing either way.
+  flows[1].starved = false;
+  readings = judgeFlows(flows, loads, known, kAnyFlow);
+  CHECK(readingOf(readings, "p", kUp)->saturated);
+  CHECK(readingOf(readings, "p", kUp)->bytesPerSecond == 90);
   // Both fed: the uplink was the limit, at its whole load.
   flows[1].fed = true;
   readings = judgeFlows(flows, loads, known, kAnyFlow);
   CHECK(readingOf(readings, "p", kUp)->saturated);
-  CHECK(readingOf(readings, "p", kUp)->bytesPerSecond == 75);
+  CHECK(readingOf(readings, "p", kUp)->bytesPerSecond == 90);
 }
 
-TEST_CASE("a downlink fed by several parents is no limit while one of them waited for data") {
+TEST_CASE("a downlink fed by several parents is no limit while one of them starved it") {
   // a's downlink, known at 80, carries 78 from two parents with room: fed,
   // it was the limit. One of them waited for its own data: a gap in the
   // window may have left it idle, so it is only a bound.
   auto known = knownFrom({{{"p", kUp}, 400}, {{"q", kUp}, 400}, {{"a", kDown}, 80}});
   std::map<std::string, NodeLoad> loads{{"p", {60, 0}}, {"q", {18, 0}}, {"a", {0, 78}}};
-  auto readings = judgeFlows({{"p", "a", 60}, {"q", "a", 18, false}}, loads, known, kAnyFlow);
+  auto readings = judgeFlows({{"p", "a", 60}, {"q", "a", 18, false, true}}, loads, known, kAnyFlow);
   REQUIRE(readingOf(readings, "a", kDown));
   CHECK_FALSE(readingOf(readings, "a", kDown)->saturated);
   auto fed = judgeFlows({{"p", "a", 60}, {"q", "a", 18}}, loads, known, kAnyFlow);

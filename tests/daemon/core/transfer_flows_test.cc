@@ -29,6 +29,8 @@ TEST_CASE("a copy's flow is its bytes over the window while its parent stays ahe
   CHECK(out[1].from == 1);
   CHECK(out[1].to == 2);
   CHECK_FALSE(out[1].fed);
+  CHECK(out[1].starved);
+  CHECK_FALSE(out[0].starved);  // the source holds everything
   // Once node 1 holds everything, node 2's flow is fed too.
   out = flows.flows(now, 2s, {-1, 0, 1}, {false, false, true}, {true, true, false});
   REQUIRE(out.size() == 1);
@@ -50,7 +52,22 @@ TEST_CASE("a copy moved to another parent within the window, or with too few rep
   auto silent = flows.flows(now + 5s, 2s, {-1, 0}, {false, true}, {true, false});  // no report in the window
   REQUIRE(silent.size() == 1);
   CHECK_FALSE(silent[0].fed);
+  CHECK_FALSE(silent[0].starved);  // nothing known either way
   CHECK(silent[0].bytesPerSecond == 0.0);
   // A copy that is not receiving (done, or failed) has no flow at all.
   CHECK(flows.flows(now, 2s, {-1, 0}, {false, false}, {true, false}).empty());
+}
+
+TEST_CASE("a copy 2 to 6 MiB behind its parent is not judged, yet not starved: the parent may still have kept it busy") {
+  TransferFlows flows(3);
+  TimePoint now{};
+  for (int step = 0; step < 30; ++step) {
+    now += 100ms;
+    flows.held(now, 1, static_cast<std::uint64_t>(step + 4) * MiB);
+    flows.held(now, 2, static_cast<std::uint64_t>(step) * MiB);
+  }
+  auto out = flows.flows(now, 2s, {-1, 0, 1}, {false, true, true}, {true, false, false});
+  REQUIRE(out.size() == 2);
+  CHECK_FALSE(out[1].fed);
+  CHECK_FALSE(out[1].starved);
 }
