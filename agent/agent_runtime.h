@@ -10,8 +10,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 
 #include "base/clock.h"
 #include "conf/runtime_config.h"
