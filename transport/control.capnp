@@ -286,6 +286,12 @@ struct SendReport {
   boundS @13 :Float64;             # Kumar & Ross's minimum distribution time; 0: not computed
   why @14 :Text;                   # auto: why the plan won
   stripeOffsets @15 :List(UInt64); # a striped send: stripe k is bytes [k, k + 1) of these
+  skipped @16 :List(SkippedAgent); # agents the send was for (all, a site) that could not receive
+}
+
+struct SkippedAgent {
+  node @0 :Text;
+  why @1 :Text;                    # e.g. "lost 42 s ago"
 }
 
 struct ParentChange {

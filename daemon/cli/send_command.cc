@@ -218,6 +218,10 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   }
   out += "ok: " + (ok.empty() ? std::string("none") : ok) + "\n";
   out += "failed: " + (failed.empty() ? std::string("none") : failed) + "\n";
+  // Agents the send was for that could not take part: said, never passed over.
+  std::string skipped;
+  for (const auto& k : s.skipped) skipped += (skipped.empty() ? "" : ", ") + k.node + " (" + k.why + ")";
+  if (!skipped.empty()) out += "skipped: " + skipped + "\n";
   return out;
 }
 

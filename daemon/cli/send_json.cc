@@ -63,6 +63,9 @@ std::string sendJson(const daemon::SendStatus& s) {
   root["rate_bounds"] = s.rateBounds;
   root["copies"] = std::move(copies);
   root["failed"] = std::move(failed);
+  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
+  for (const auto& k : s.skipped) skipped.push_back({{"node", k.node}, {"why", k.why}});
+  root["skipped"] = std::move(skipped);
   return root.dump(2) + "\n";
 }
 

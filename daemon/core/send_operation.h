@@ -63,6 +63,13 @@ struct ParentChange {
   std::string reason;  // "drift: ...", "lost: ...", ...
 };
 
+// An agent a send was for that could not take part (lost, disconnected),
+// and why: it is listed, not passed over in silence.
+struct SkippedAgent {
+  std::string node;
+  std::string why;
+};
+
 struct SendStatus {
   bool finished = false;
   std::string algo;
@@ -80,6 +87,7 @@ struct SendStatus {
   double boundS = 0.0;                  // Kumar & Ross's minimum distribution time; 0: not computed
   std::string why;                      // SendTree::why
   std::vector<std::uint64_t> stripeOffsets;  // a striped send: S + 1 offsets (SendTree::stripeOffsets)
+  std::vector<SkippedAgent> skipped;         // agents --to named (all, a site) that could not receive
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

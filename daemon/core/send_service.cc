@@ -55,6 +55,12 @@ struct SendService::Running {
   std::uint64_t size = 0;
   std::string shaHex;
   ReplanSettings settings;
+  std::vector<SkippedAgent> skipped;  // reported with every status
+  SendStatus status() const {
+    SendStatus s = operation->status();
+    s.skipped = skipped;
+    return s;
+  }
 };
 
 SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
@@ -86,6 +92,37 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
          (tree.striped() ? ",\"stripes\":" + std::to_string(tree.stripeParents.size()) : std::string());
 }
 
+namespace {
+
+std::string agoText(double seconds) {
+  char text[48];
+  if (seconds < 120) std::snprintf(text, sizeof text, "%.0f s ago", seconds);
+  else if (seconds < 2 * 3600) std::snprintf(text, sizeof text, "%.0f min ago", seconds / 60);
+  else if (seconds < 2 * 86400) std::snprintf(text, sizeof text, "%.0f h ago", seconds / 3600);
+  else std::snprintf(text, sizeof text, "%.0f days ago", seconds / 86400);
+  return text;
+}
+
+}  // namespace
+
+std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
+  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
+  std::vector<SkippedAgent> out;
+  for (const AgentView& a : coordinator_.status()) {
+    if (reachable(a)) continue;
+    bool wanted = all;
+    for (const std::string& t : request.to) wanted = wanted || t == a.record.name || t == a.record.site;
+    if (!wanted) continue;
+    if (a.record.state == AgentState::kLost)
+      out.push_back({a.record.name, "lost, last heard " + agoText(seconds(clock_.now() - a.record.lastHeard))});
+    else if (!a.connected)
+      out.push_back({a.record.name, "not connected"});
+    else
+      out.push_back({a.record.name, "no data address: it cannot receive files"});
+  }
+  return out;
+}
+
 Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {
   if (!knownSendAlgo(request.algo)) return Error{"unknown --algo " + request.algo};
   if (auto dest = checkDestination(request.dest, "--dest"); !dest) {
@@ -96,7 +133,15 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
   for (AgentView& a : coordinator_.status())
     if (reachable(a)) reachableAgents.push_back(std::move(a));
   auto selected = selectAgents(std::move(reachableAgents), request.to);
-  if (!selected) return selected.error();
+  if (!selected) {
+    // An agent named that hnowd knows but cannot reach: say why.
+    for (const SkippedAgent& k : skippedOf(request))
+      for (const std::string& t : request.to)
+        if (t == k.node)
+          return Error{k.node + " cannot receive now (" + k.why +
+                       "); leave it out of --to, or wait until it is back"};
+    return selected.error();
+  }
   std::vector<AgentView> chosen = std::move(selected).value();
   if (chosen.empty()) return Error{"no alive agent can receive"};
   for (const AgentView& a : chosen)
@@ -150,6 +195,8 @@ void SendService::start(SendRequest request, Started started) {
     running->agents.push_back(a.record.name);
   }
   logPlan(request, file.size, chosen.size(), running->tree);
+  running->skipped = skippedOf(request);
+  for (const SkippedAgent& k : running->skipped) spdlog::info("  skipped {}: {}", k.node, k.why);
   running->stripes = std::move(stripes);
   for (std::size_t k = 0; k < running->stripes.size(); ++k) running->stripes[k].sha256Hex = file.stripeSha256Hex[k];
   running->summary = summaryOf(request, running->tree, file.size, chosen.size());
@@ -230,13 +277,13 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
   r.operation->start();
   for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;
   operations_[id] = std::move(running);
-  started(std::make_pair(id, r.operation->status()));
+  started(std::make_pair(id, r.status()));
 }
 
 std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
   auto it = operations_.find(operation);
   if (it == operations_.end()) return std::nullopt;
-  return it->second->operation->status();
+  return it->second->status();
 }
 
 void SendService::transferReport(const std::string& agent, const std::string& token,
@@ -307,14 +354,16 @@ void SendService::endIfFinished(Running& running) {
     coordinator_.releaseToken(t);
     operationOfToken_.erase(t);
   }
-  SendStatus s = running.operation->status();
+  SendStatus s = running.status();
   std::size_t ok = 0;
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
-  spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies", s.elapsedS, s.predictedS,
-               ok, s.copies.size());
+  const std::string skipped = s.skipped.empty() ? "" : ", " + std::to_string(s.skipped.size()) + " agents skipped";
+  spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies{}", s.elapsedS, s.predictedS, ok,
+               s.copies.size(), skipped);
   char numbers[200];
-  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"replans\":%d", s.elapsedS,
-                ok, s.copies.size() - ok, s.replans);
+  std::snprintf(numbers, sizeof numbers,
+                ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"skipped\":%zu,\"replans\":%d", s.elapsedS, ok,
+                s.copies.size() - ok, s.skipped.size(), s.replans);
   std::string changes = ",\"parent_changes\":[";
   for (std::size_t i = 0; i < s.parentChanges.size(); ++i) {
     const ParentChange& c = s.parentChanges[i];

@@ -58,6 +58,8 @@ class SendService final : public TransferObserver {
   struct Running;
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
+  // The agents it would go to (all, or a site) that cannot receive now, and why.
+  std::vector<SkippedAgent> skippedOf(const SendRequest& request) const;
   // The agents' answers (the path each will write, or its refusal) to the
   // receive order: the send runs, or is refused and everything released.
   void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);

@@ -94,6 +94,11 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
   out.setWhy(s.why);
   auto offsets = out.initStripeOffsets(static_cast<unsigned>(s.stripeOffsets.size()));
   for (unsigned k = 0; k < offsets.size(); ++k) offsets.set(k, s.stripeOffsets[k]);
+  auto skipped = out.initSkipped(static_cast<unsigned>(s.skipped.size()));
+  for (unsigned i = 0; i < skipped.size(); ++i) {
+    skipped[i].setNode(s.skipped[i].node);
+    skipped[i].setWhy(s.skipped[i].why);
+  }
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -131,6 +136,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   s.boundS = in.getBoundS();
   s.why = in.getWhy();
   for (auto o : in.getStripeOffsets()) s.stripeOffsets.push_back(o);
+  for (auto k : in.getSkipped()) s.skipped.push_back({k.getNode(), k.getWhy()});
   return s;
 }
 

@@ -33,7 +33,8 @@ struct Lab {
 
 bool feasible(const Lab& lab, double rate, int stripes, const StripedOptions& options) {
   if (rate > lab.minDownlink * (1.0 + kSlack)) return false;
-  const long long source = slotsOf(lab.rates[lab.source].uplinkBytesPerSecond, rate, stripes, options.maxSourceChildren);
+  const long long source =
+      slotsOf(lab.rates[lab.source].uplinkBytesPerSecond, rate, stripes, options.maxSourceChildren);
   if (source < stripes) return false;
   long long slots = source;
   for (int v : lab.dests) slots += slotsOf(lab.rates[v].uplinkBytesPerSecond, rate, stripes, options.maxChildren);

@@ -122,3 +122,21 @@ TEST_CASE("send report: a striped copy's --json has when each stripe was held, i
   // A single tree has no stripe rows.
   CHECK(cli::sendGanttSvg(replannedSend()).find(" stripe ") == std::string::npos);
 }
+
+TEST_CASE("send report: agents the send was for that could not take part are listed as skipped, with why") {
+  daemon::SendStatus s = replannedSend();
+  s.skipped = {{"c", "lost, last heard 3 min ago"}, {"d", "not connected"}};
+  const std::string table = cli::sendTable(s, "image.iso");
+  CHECK(table.find("ok: a, b\n") != std::string::npos);
+  CHECK(table.find("failed: none\n") != std::string::npos);
+  CHECK(table.find("skipped: c (lost, last heard 3 min ago), d (not connected)\n") != std::string::npos);
+  auto json = nlohmann::json::parse(cli::sendJson(s));
+  REQUIRE(json["skipped"].size() == 2);
+  CHECK(json["skipped"][0]["node"] == "c");
+  CHECK(json["skipped"][0]["why"] == "lost, last heard 3 min ago");
+  CHECK(json["skipped"][1]["node"] == "d");
+  // None skipped: no line in the table, an empty list in --json.
+  const daemon::SendStatus all = replannedSend();
+  CHECK(cli::sendTable(all, "image.iso").find("skipped") == std::string::npos);
+  CHECK(nlohmann::json::parse(cli::sendJson(all))["skipped"].empty());
+}

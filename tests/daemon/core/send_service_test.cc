@@ -209,6 +209,42 @@ TEST_CASE("each agent is told to pace its uplink a little under its measured cap
   CHECK_FALSE(lab.coordinator.links().paced(up));
 }
 
+TEST_CASE("an agent lost before a send is listed as skipped, with when it was last heard - one outside --to is not") {
+  Lab lab;
+  lab.coordinator.detach(lab.sessions["a3"]);
+  lab.coordinator.tick();
+  for (int i = 0; i < 90; ++i) {  // the others keep beating
+    lab.clock.advance(1s);
+    for (const char* agent : {"a1", "a2"}) CHECK(lab.coordinator.heartbeat(lab.sessions[agent]));
+    lab.coordinator.tick();
+  }
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  CHECK(first.copies.size() == 2);
+  REQUIRE(first.skipped.size() == 1);
+  CHECK(first.skipped[0].node == "a3");
+  CHECK(first.skipped[0].why == "lost, last heard 90 s ago");
+  REQUIRE(lab.service.status(id)->skipped.size() == 1);  // and in every later status
+  for (const char* agent : {"a1", "a2"})
+    lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), lab.done());
+  CHECK(lab.service.status(id)->finished);
+  CHECK(lab.service.status(id)->skipped.size() == 1);
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].summary.find("\"skipped\":1") != std::string::npos);
+
+  SendRequest one = lab.toAll();
+  one.to = {"a1"};
+  auto named = started(lab, one);
+  REQUIRE(named);
+  CHECK(named->second.skipped.empty());
+  // Named itself, the lost agent refuses the send, saying why.
+  one.to = {"a1", "a3"};
+  CHECK(refusalOf(lab, one) ==
+        "a3 cannot receive now (lost, last heard 90 s ago); leave it out of --to, or wait until it is back");
+}
+
 TEST_CASE("a destination that refuses stops the send before a byte moves, and hnowd stops serving") {
   Lab lab;
   lab.agents.refusing.insert("a2");

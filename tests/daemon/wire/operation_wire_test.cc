@@ -50,6 +50,7 @@ SendStatus everyField(int seed) {
   s.boundS = 12.5;
   s.why = "striped: 22.50 s predicted in 2 stripes";
   s.stripeOffsets = {0, 61728394, 123456789ull + static_cast<unsigned>(seed)};
+  s.skipped = {{"agent-9", "lost, last heard 3 min ago"}, {"agent-10", "not connected"}};
   return s;
 }
 
@@ -98,6 +99,11 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
   CHECK(a.boundS == b.boundS);
   CHECK(a.why == b.why);
   CHECK(a.stripeOffsets == b.stripeOffsets);
+  REQUIRE(a.skipped.size() == b.skipped.size());
+  for (std::size_t i = 0; i < a.skipped.size(); ++i) {
+    CHECK(a.skipped[i].node == b.skipped[i].node);
+    CHECK(a.skipped[i].why == b.skipped[i].why);
+  }
 }
 
 }  // namespace
