@@ -6,16 +6,32 @@ bool reachable(const AgentView& agent) {
   return agent.connected && agent.record.state == AgentState::kAlive && !agent.registration.dataAddress.empty();
 }
 
+namespace {
+
+bool everyAgent(const std::vector<std::string>& to) { return to.empty() || (to.size() == 1 && to[0] == "all"); }
+
+bool names(const std::string& entry, const AgentView& agent) {
+  return entry == agent.record.name || entry == agent.record.site;
+}
+
+}  // namespace
+
+bool wantedBy(const AgentView& agent, const std::vector<std::string>& to) {
+  if (everyAgent(to)) return true;
+  for (const std::string& entry : to)
+    if (names(entry, agent)) return true;
+  return false;
+}
+
 Result<std::vector<AgentView>> selectAgents(std::vector<AgentView> candidates, const std::vector<std::string>& to,
                                             const std::string& unmatched) {
-  const bool all = to.empty() || (to.size() == 1 && to[0] == "all");
+  const bool all = everyAgent(to);
   std::vector<bool> matched(to.size(), false);
   std::vector<AgentView> chosen;
   for (AgentView& a : candidates) {
-    bool wanted = all;
     for (std::size_t i = 0; i < to.size(); ++i)
-      if (to[i] == a.record.name || to[i] == a.record.site) wanted = matched[i] = true;
-    if (wanted) chosen.push_back(std::move(a));
+      if (names(to[i], a)) matched[i] = true;
+    if (wantedBy(a, to)) chosen.push_back(std::move(a));
   }
   if (!all)
     for (std::size_t i = 0; i < to.size(); ++i)

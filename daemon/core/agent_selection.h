@@ -13,6 +13,10 @@ namespace hnow::daemon {
 // Alive, connected and with a data plane: an agent that can take part now.
 bool reachable(const AgentView& agent);
 
+// `to` covers the agent: it is every agent ("all" or nothing), or names the
+// agent or its site.
+bool wantedBy(const AgentView& agent, const std::vector<std::string>& to);
+
 // The candidates `to` names, in their order. A name that matches no
 // candidate is an error: "no alive agent or site named 'X'" + `unmatched`
 // (what the candidates had to be, e.g. " that runs jobs").

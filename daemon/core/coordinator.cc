@@ -261,9 +261,9 @@ bool Coordinator::sourceIdle() {
 planner::NodeRates Coordinator::planningRates(const std::string& node) const {
   planner::NodeRates rates;
   if (const AgentRecord* r = table_.find(node)) rates = r->rates;
-  const LinkId up{node, LinkDirection::kUp};
-  // Planned as a send will pace it (agentUplinkPace).
-  rates.uplinkBytesPerSecond = (measuredCapacity(links_, up) ? kUplinkPacing : 1.0) * links_.available(up);
+  // Planned as a send will pace it.
+  const double pace = agentUplinkPace(node);
+  rates.uplinkBytesPerSecond = pace > 0 ? pace : links_.available({node, LinkDirection::kUp});
   rates.downlinkBytesPerSecond = links_.available({node, LinkDirection::kDown});
   return rates;
 }

@@ -106,13 +106,9 @@ std::string agoText(double seconds) {
 }  // namespace
 
 std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
-  const bool all = request.to.empty() || (request.to.size() == 1 && request.to[0] == "all");
   std::vector<SkippedAgent> out;
   for (const AgentView& a : coordinator_.status()) {
-    if (reachable(a)) continue;
-    bool wanted = all;
-    for (const std::string& t : request.to) wanted = wanted || t == a.record.name || t == a.record.site;
-    if (!wanted) continue;
+    if (reachable(a) || !wantedBy(a, request.to)) continue;
     if (a.record.state == AgentState::kLost)
       out.push_back({a.record.name, "lost, last heard " + agoText(seconds(clock_.now() - a.record.lastHeard))});
     else if (!a.connected)

@@ -8,17 +8,25 @@ using namespace std::chrono_literals;
 
 namespace {
 constexpr std::uint64_t MiB = 1 << 20;
-}
 
-TEST_CASE("a copy's flow is its bytes over the window while its parent stays ahead - a copy waiting for its parent is unfed") {
-  // Node 1 pulls from the source at 10 MiB/s; node 2 from node 1, right behind it.
-  TransferFlows flows(3);
+// Three seconds of reports, every 100 ms: node 1 pulls from the source at
+// 10 MiB/s, node 2 from node 1, `behind` MiB behind it. Returns the last report's time.
+TimePoint relayChain(TransferFlows& flows, std::uint64_t behind) {
   TimePoint now{};
   for (int step = 0; step < 30; ++step) {
     now += 100ms;
-    flows.held(now, 1, static_cast<std::uint64_t>(step + 1) * MiB);
+    flows.held(now, 1, static_cast<std::uint64_t>(step + behind) * MiB);
     flows.held(now, 2, static_cast<std::uint64_t>(step) * MiB);
   }
+  return now;
+}
+
+}  // namespace
+
+TEST_CASE("a copy's flow is its bytes over the window while its parent stays ahead - a copy waiting for its parent is unfed") {
+  // Node 2 right behind node 1.
+  TransferFlows flows(3);
+  const TimePoint now = relayChain(flows, 1);
   auto out = flows.flows(now, 2s, {-1, 0, 1}, {false, true, true}, {true, false, false});
   REQUIRE(out.size() == 2);
   CHECK(out[0].from == 0);
@@ -60,12 +68,7 @@ TEST_CASE("a copy moved to another parent within the window, or with too few rep
 
 TEST_CASE("a copy 2 to 6 MiB behind its parent is not judged, yet not starved: the parent may still have kept it busy") {
   TransferFlows flows(3);
-  TimePoint now{};
-  for (int step = 0; step < 30; ++step) {
-    now += 100ms;
-    flows.held(now, 1, static_cast<std::uint64_t>(step + 4) * MiB);
-    flows.held(now, 2, static_cast<std::uint64_t>(step) * MiB);
-  }
+  const TimePoint now = relayChain(flows, 4);
   auto out = flows.flows(now, 2s, {-1, 0, 1}, {false, true, true}, {true, false, false});
   REQUIRE(out.size() == 2);
   CHECK_FALSE(out[1].fed);
