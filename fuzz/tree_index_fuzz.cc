@@ -1,0 +1,51 @@
+// A tree bundle's index (transport/data/tree_bundle.h) as an agent reads it
+// from a bundle hnowd or a relay sent: arbitrary bytes must give entries
+// that unpackTree can write without leaving the tree, or one error that
+// says what is wrong; never a crash or an allocation the input's length
+// does not pay for. The first 8 bytes choose the data region (little
+// endian: the data's start, then the bytes after it), the rest is the index.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "fuzz/fuzz_check.h"
+#include "transport/data/tree_bundle.h"
+
+using namespace hnow::transport::data;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::uint64_t dataStart = 16, dataBytes = 1 << 20;
+  if (size >= 8) {
+    dataStart = dataBytes = 0;
+    for (int i = 3; i >= 0; --i) dataStart = (dataStart << 8) | data[i];
+    for (int i = 7; i >= 4; --i) dataBytes = (dataBytes << 8) | data[i];
+    data += 8;
+    size -= 8;
+  }
+  const std::uint64_t bundleSize = dataStart + dataBytes;
+  const std::string_view index(reinterpret_cast<const char*>(data), size);
+  auto decoded = decodeTreeIndex(index, dataStart, bundleSize);
+  if (!decoded.ok()) {
+    HNOW_FUZZ_CHECK(!decoded.error().message.empty(), "an error says what is wrong");
+    return 0;
+  }
+  HNOW_FUZZ_CHECK(encodeTreeIndex(*decoded) == index, "an accepted index encodes back to the same bytes");
+  std::unordered_set<std::string> directories;
+  for (const TreeEntry& e : *decoded) {
+    HNOW_FUZZ_CHECK(!e.path.empty() && e.path.front() != '/' && e.path.size() <= kMaxTreePathBytes,
+                    "a path is relative and bounded");
+    HNOW_FUZZ_CHECK(e.mode <= 07777, "a mode is permission bits");
+    const std::size_t slash = e.path.rfind('/');
+    HNOW_FUZZ_CHECK(slash == std::string::npos || directories.count(e.path.substr(0, slash)) == 1,
+                    "an entry's directory is listed before it");
+    if (e.kind == TreeEntryKind::kDirectory) directories.insert(e.path);
+    if (e.kind == TreeEntryKind::kFile)
+      HNOW_FUZZ_CHECK(e.offset >= dataStart && e.size <= bundleSize && e.offset <= bundleSize - e.size,
+                      "a file's bytes lie in the data region");
+    if (e.kind == TreeEntryKind::kSymlink)
+      HNOW_FUZZ_CHECK(treeSymlinkStaysInside(e.path, e.target), "a symlink stays inside the tree");
+  }
+  return 0;
+}

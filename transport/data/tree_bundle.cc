@@ -1,0 +1,273 @@
+#include "transport/data/tree_bundle.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+#include "base/printable.h"
+
+namespace hnow::transport::data {
+
+namespace {
+
+void putLe(std::string& out, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+void putBytes(std::string& out, std::string_view bytes) {
+  putLe(out, bytes.size(), 4);
+  out.append(bytes);
+}
+
+// Little-endian fields off the front of the index; each read checks the
+// bytes left first, so a hostile length never allocates past the input.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : rest_(bytes) {}
+  std::size_t left() const { return rest_.size(); }
+  bool le(std::uint64_t& v, std::size_t bytes) {
+    if (rest_.size() < bytes) return false;
+    v = 0;
+    for (std::size_t i = 0; i < bytes; ++i) v |= std::uint64_t{static_cast<unsigned char>(rest_[i])} << (8 * i);
+    rest_.remove_prefix(bytes);
+    return true;
+  }
+  bool take(std::size_t n, std::string_view& out) {
+    if (rest_.size() < n) return false;
+    out = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return true;
+  }
+  // A u32 length, then that many bytes (at most `max`; `tooLong` says so).
+  bool sized(std::string_view& out, std::size_t max, bool& tooLong) {
+    std::uint64_t n = 0;
+    if (!le(n, 4)) return false;
+    tooLong = n > max;
+    return !tooLong && take(n, out);
+  }
+
+ private:
+  std::string_view rest_;
+};
+
+// What is wrong with `path` as an entry's path, or nothing.
+std::optional<std::string> pathProblem(std::string_view path) {
+  if (path.empty()) return "its path is empty";
+  if (path.front() == '/') return "its path is absolute";
+  if (path.find('\0') != std::string_view::npos) return "its path holds a NUL byte";
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view name = path.substr(start, end - start);
+    if (name.empty()) return "its path has an empty component";
+    if (name == "." || name == "..") return "its path has a \"" + std::string(name) + "\" component";
+    if (name.size() > kMaxTreeNameBytes)
+      return "its path has a component of " + std::to_string(name.size()) + " bytes, more than " +
+             std::to_string(kMaxTreeNameBytes);
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::string_view parentOf(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+const char* kindName(TreeEntryKind kind) {
+  return kind == TreeEntryKind::kDirectory ? "directory" : kind == TreeEntryKind::kFile ? "file" : "symlink";
+}
+
+Error entryError(std::size_t k, std::string_view path, const std::string& what) {
+  return Error{"tree index entry " + std::to_string(k) + " (\"" + printable(path) + "\"): " + what +
+               "; the bundle is damaged or was not written by hnow"};
+}
+
+Error truncated(std::size_t k, const char* field) {
+  return Error{"the tree index ends inside entry " + std::to_string(k) + ", before its " + field +
+               "; the bundle is damaged or was not written by hnow"};
+}
+
+}  // namespace
+
+bool treeSymlinkStaysInside(std::string_view linkPath, std::string_view target) {
+  if (target.empty() || target.front() == '/') return false;
+  // The depth of the link's directory below the top, then each component moves it.
+  auto depth = static_cast<long>(std::count(linkPath.begin(), linkPath.end(), '/'));
+  std::size_t start = 0;
+  while (start < target.size()) {
+    const std::size_t end = std::min(target.find('/', start), target.size());
+    const std::string_view name = target.substr(start, end - start);
+    if (name == "..") {
+      if (--depth < 0) return false;
+    } else if (!name.empty() && name != ".") {
+      ++depth;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string encodeTreeIndex(const std::vector<TreeEntry>& entries) {
+  std::string out;
+  putLe(out, entries.size(), 4);
+  for (const TreeEntry& e : entries) {
+    putLe(out, static_cast<std::uint8_t>(e.kind), 1);
+    putBytes(out, e.path);
+    putLe(out, e.mode, 4);
+    putLe(out, static_cast<std::uint64_t>(e.mtimeNs), 8);
+    if (e.kind == TreeEntryKind::kFile) {
+      putLe(out, e.size, 8);
+      putLe(out, e.offset, 8);
+      out.append(reinterpret_cast<const char*>(e.sha256.data()), e.sha256.size());
+    } else if (e.kind == TreeEntryKind::kSymlink) {
+      putBytes(out, e.target);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
+                                               std::uint64_t bundleSize) {
+  Reader in(bytes);
+  std::uint64_t count = 0;
+  if (!in.le(count, 4)) return Error{"the tree index is shorter than its entry count; the bundle is damaged"};
+  if (count > kMaxTreeEntries)
+    return Error{"the tree index lists " + std::to_string(count) + " entries, more than " +
+                 std::to_string(kMaxTreeEntries) + "; the bundle is damaged or was not written by hnow"};
+  std::vector<TreeEntry> entries;
+  // The smallest entry (a directory with a one-byte path) takes 18 bytes.
+  entries.reserve(std::min<std::uint64_t>(count, in.left() / 18));
+  // Paths seen so far, as views into `bytes` (stable, unlike the entries' strings).
+  std::unordered_map<std::string_view, TreeEntryKind> seen;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint64_t kind = 0, mode = 0, mtime = 0;
+    if (!in.le(kind, 1)) return truncated(k, "kind");
+    if (kind < 1 || kind > 3)
+      return Error{"tree index entry " + std::to_string(k) + ": unknown kind " + std::to_string(kind) +
+                   " (1 directory, 2 file, 3 symlink); the bundle is damaged or was not written by hnow"};
+    std::string_view path;
+    bool tooLong = false;
+    if (!in.sized(path, kMaxTreePathBytes, tooLong)) {
+      if (tooLong)
+        return Error{"tree index entry " + std::to_string(k) + ": its path is longer than " +
+                     std::to_string(kMaxTreePathBytes) + " bytes; the bundle is damaged or was not written by hnow"};
+      return truncated(k, "path");
+    }
+    if (auto problem = pathProblem(path)) return entryError(k, path, *problem);
+    if (!in.le(mode, 4) || !in.le(mtime, 8)) return truncated(k, "mode and mtime");
+    if (mode > 07777) return entryError(k, path, "its mode " + std::to_string(mode) + " has bits beyond 07777");
+    TreeEntry e;
+    e.kind = static_cast<TreeEntryKind>(kind);
+    e.mode = static_cast<std::uint32_t>(mode);
+    e.mtimeNs = static_cast<std::int64_t>(mtime);
+    if (e.kind == TreeEntryKind::kFile) {
+      std::string_view sha;
+      if (!in.le(e.size, 8) || !in.le(e.offset, 8) || !in.take(e.sha256.size(), sha))
+        return truncated(k, "size, offset and digest");
+      std::memcpy(e.sha256.data(), sha.data(), sha.size());
+      if (e.offset < dataStart || e.size > bundleSize || e.offset > bundleSize - e.size)
+        return entryError(k, path, "its " + std::to_string(e.size) + " bytes at offset " + std::to_string(e.offset) +
+                                       " lie outside the bundle's data [" + std::to_string(dataStart) + ", " +
+                                       std::to_string(bundleSize) + ")");
+    } else if (e.kind == TreeEntryKind::kSymlink) {
+      std::string_view target;
+      if (!in.sized(target, kMaxTreePathBytes, tooLong)) {
+        if (tooLong)
+          return entryError(k, path, "its symlink target is longer than " + std::to_string(kMaxTreePathBytes) +
+                                         " bytes");
+        return truncated(k, "symlink target");
+      }
+      if (target.find('\0') != std::string_view::npos) return entryError(k, path, "its symlink target holds a NUL byte");
+      if (!treeSymlinkStaysInside(path, target))
+        return entryError(k, path, "its symlink target \"" + printable(target) +
+                                       (target.empty() ? "\" is empty"
+                                        : target.front() == '/' ? "\" is absolute"
+                                                                : "\" leads outside the tree"));
+      e.target = std::string(target);
+    }
+    const std::string_view parent = parentOf(path);
+    if (!parent.empty()) {
+      auto it = seen.find(parent);
+      if (it == seen.end())
+        return entryError(k, path, "its directory \"" + printable(parent) + "\" is not listed before it");
+      if (it->second != TreeEntryKind::kDirectory)
+        return entryError(k, path, std::string("it lies under \"") + printable(parent) + "\", which is a " +
+                                       kindName(it->second) + ", not a directory");
+    }
+    if (!seen.emplace(path, e.kind).second) return entryError(k, path, "its path is listed twice");
+    e.path = std::string(path);
+    entries.push_back(std::move(e));
+  }
+  if (in.left() > 0)
+    return Error{"the tree index has " + std::to_string(in.left()) +
+                 " bytes after its last entry; the bundle is damaged or was not written by hnow"};
+  // No two files' bytes overlap: sorted by offset, each non-empty range ends before the next starts.
+  std::vector<std::size_t> files;
+  for (std::size_t k = 0; k < entries.size(); ++k)
+    if (entries[k].kind == TreeEntryKind::kFile && entries[k].size > 0) files.push_back(k);
+  std::sort(files.begin(), files.end(),
+            [&](std::size_t a, std::size_t b) { return entries[a].offset < entries[b].offset; });
+  for (std::size_t i = 1; i < files.size(); ++i) {
+    const TreeEntry& before = entries[files[i - 1]];
+    const TreeEntry& at = entries[files[i]];
+    if (before.offset + before.size > at.offset)
+      return entryError(files[i], at.path, "its bytes from offset " + std::to_string(at.offset) +
+                                                " overlap those of entry " + std::to_string(files[i - 1]) + " (\"" +
+                                                printable(before.path) + "\")");
+  }
+  return entries;
+}
+
+Result<TreeIndex> readTreeIndex(int bundleFd) {
+  const std::string damaged = "; the bundle is damaged or was not written by hnow";
+  struct stat info {};
+  if (::fstat(bundleFd, &info) != 0) return Error{std::string("cannot stat the tree's bundle: ") + std::strerror(errno)};
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  auto readAt = [&](std::string& out, std::uint64_t offset) -> Result<void> {
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t n = ::pread(bundleFd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Error{std::string("cannot read the tree's bundle: ") + std::strerror(errno)};
+      if (n == 0) return Error{"the tree's bundle ends at byte " + std::to_string(offset + done) + damaged};
+      done += static_cast<std::size_t>(n);
+    }
+    return {};
+  };
+  if (size < kTreeHeaderBytes)
+    return Error{"the tree's bundle is " + std::to_string(size) + " bytes, shorter than its header" + damaged};
+  std::string header(kTreeHeaderBytes, '\0');
+  if (auto read = readAt(header, 0); !read) return read.error();
+  if (std::string_view(header).substr(0, kTreeMagic.size()) != kTreeMagic)
+    return Error{"the file does not start with " + std::string(kTreeMagic) + damaged};
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(header[8 + i]);
+  if (length > kMaxTreeIndexBytes || length > size - kTreeHeaderBytes)
+    return Error{"the tree's index claims " + std::to_string(length) + " bytes, more than the bundle's " +
+                 std::to_string(size - kTreeHeaderBytes) + " after its header (at most " +
+                 std::to_string(kMaxTreeIndexBytes) + ")" + damaged};
+  std::string index(length, '\0');
+  if (auto read = readAt(index, kTreeHeaderBytes); !read) return read.error();
+  const std::uint64_t dataStart = kTreeHeaderBytes + length;
+  auto entries = decodeTreeIndex(index, dataStart, size);
+  if (!entries) return entries.error();
+  return TreeIndex{std::move(entries).value(), dataStart};
+}
+
+bool isTreeStagingName(const std::string& name) {
+  constexpr std::string_view kMiddle = ".hnow-stage-";
+  constexpr std::size_t kHex = 16;
+  if (name.size() < 1 + 1 + kMiddle.size() + kHex || name.front() != '.') return false;
+  const std::size_t hexAt = name.size() - kHex;
+  if (name.compare(hexAt - kMiddle.size(), kMiddle.size(), kMiddle) != 0) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(hexAt), name.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace hnow::transport::data

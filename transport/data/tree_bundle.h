@@ -1,0 +1,126 @@
+#pragma once
+// A directory tree moved as one file (docs/tree-send.md): hnowd packs the
+// tree into a bundle, the bundle goes along the broadcast plan as any file
+// does (whole or in stripes, checked by its SHA-256), and each agent unpacks
+// it beside the destination. Small files then cost no round trip each, and
+// the planner sees one file of the tree's size.
+//
+// Layout: the magic "HNOWTRE1", the index's length (8 bytes, little
+// endian), the index, then every file's bytes at the offset its entry names.
+// The index lists directories before what they hold; paths are relative,
+// '/'-separated, with no empty, "." or ".." component (any other bytes,
+// newlines and invalid UTF-8 included, as the filesystem allows).
+// The index's length is its exact encoded length, and file bytes start at
+// or after its end: packTree reserves room for the index of every entry it
+// found and, when it then leaves files out (changed while read), writes
+// the shorter index followed by zeros up to the first file's bytes. Those
+// zeros belong to no entry and are never read.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "transport/data/data_plane.h"
+
+namespace hnow::transport::data {
+
+inline constexpr std::string_view kTreeMagic = "HNOWTRE1";
+inline constexpr std::uint64_t kTreeHeaderBytes = 16;  // the magic and the index's length
+
+// What an index may hold; a bundle past them is refused, not allocated.
+inline constexpr std::uint64_t kMaxTreeEntries = 10'000'000;
+inline constexpr std::size_t kMaxTreePathBytes = 4096;  // a path, and a symlink's target
+inline constexpr std::size_t kMaxTreeNameBytes = 255;   // one component of a path
+inline constexpr std::uint64_t kMaxTreeIndexBytes = 1ull << 30;
+
+enum class TreeEntryKind : std::uint8_t { kDirectory = 1, kFile = 2, kSymlink = 3 };
+
+struct TreeEntry {
+  TreeEntryKind kind = TreeEntryKind::kFile;
+  std::string path;           // relative to the tree's top; "" is never an entry
+  std::uint32_t mode = 0;     // permission bits (07777)
+  std::int64_t mtimeNs = 0;   // since the epoch
+  std::uint64_t size = 0;     // a file's bytes
+  std::uint64_t offset = 0;   // a file: where its bytes start in the bundle
+  Sha256 sha256{};            // a file's, over the bytes packed
+  std::string target;         // a symlink's, relative and inside the tree
+};
+
+// A path left out of a pack, or not written by an unpack, and why.
+struct TreeProblem {
+  std::string path;  // relative to the tree's top
+  std::string why;
+};
+
+// The index as bytes, and back. decodeTreeIndex refuses (with what and
+// where) anything packTree would not write: unknown kinds, bad paths, a
+// path listed twice, an entry under a non-directory or before its
+// directory, a symlink leaving the tree, file bytes outside
+// [dataStart, bundleSize) or overlapping.
+std::string encodeTreeIndex(const std::vector<TreeEntry>& entries);
+Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
+                                               std::uint64_t bundleSize);
+
+// A bundle's index as read from its file: the entries, and where the
+// data region starts (kTreeHeaderBytes + the index's length).
+struct TreeIndex {
+  std::vector<TreeEntry> entries;
+  std::uint64_t dataStart = 0;
+};
+// Reads the header and the index of the bundle `bundleFd` (its size from
+// fstat) and decodes it; an index longer than the bundle or than
+// kMaxTreeIndexBytes is refused before it is read.
+Result<TreeIndex> readTreeIndex(int bundleFd);
+
+// True when the symlink at `linkPath` pointing at `target` stays inside
+// the tree, resolved lexically from the link's directory: `target` is
+// relative and its ".." never climb above the tree's top.
+bool treeSymlinkStaysInside(std::string_view linkPath, std::string_view target);
+
+struct PackedTree {
+  std::vector<TreeEntry> entries;
+  std::vector<TreeProblem> refused;  // left out at the source: symlinks leaving the tree, unreadable, changed while read
+  std::uint64_t size = 0;            // of the bundle
+  std::uint64_t fileBytes = 0;       // of the files packed
+  std::uint64_t files = 0;
+};
+
+// Walks `dir` (symlinks not followed, one filesystem's entries as they
+// are) and writes its bundle to `outFd` (empty, opened for writing) from
+// offset 0. A file that cannot be read, or that changes while it is read
+// (size or mtime differ after), is left out and listed in `refused`; so is
+// a symlink that is absolute or leads outside the tree, and anything not
+// a regular file, directory or symlink. Fails only when `dir` is not a
+// readable directory or the bundle cannot be written.
+Result<PackedTree> packTree(const std::string& dir, int outFd);
+
+struct UnpackedTree {
+  std::uint64_t files = 0;     // files published
+  std::uint64_t bytes = 0;     // their bytes
+  std::uint64_t replaced = 0;  // of them, files that replaced another at their path
+  std::vector<TreeProblem> failed;  // entries not published, and why
+};
+
+// Unpacks the verified bundle `bundleFd` as `name` inside the directory
+// `parentFd` (`displayPath`: its absolute path, for messages). The tree is
+// first written into a staging directory beside it (synced once), then:
+//  - `atomic`: the staging directory takes `name`'s place in one rename
+//    (exchanged with an existing directory, whose old tree is removed);
+//  - otherwise each file is renamed into place on its own, so each appears
+//    whole or not at all; files and directories already there that the
+//    tree does not name are left alone.
+// Modes, mtimes (directories' last), empty directories and symlinks are
+// kept. Nothing is written outside `name`. Fails as a whole (and leaves no
+// staging behind) when the bundle is malformed, `name` is a file, or the
+// staging cannot be written; a single entry that cannot be published (a
+// directory in a file's place) is listed in `failed`.
+Result<UnpackedTree> unpackTree(int bundleFd, int parentFd, const std::string& name,
+                                const std::string& displayPath, bool atomic);
+
+// True for the names unpackTree gives its staging directories
+// (`.NAME.hnow-stage-XXXXXXXXXXXXXXXX`), for the agent's startup sweep.
+bool isTreeStagingName(const std::string& name);
+
+}  // namespace hnow::transport::data

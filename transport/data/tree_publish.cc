@@ -1,0 +1,87 @@
+#include "transport/data/tree_publish.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <unordered_set>
+
+#include "transport/data/tree_fs.h"
+
+namespace hnow::transport::data {
+
+UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, int destFd) {
+  UnpackedTree out;
+  // Directories not published: what an index lists under one fails with it
+  // (listed after it, so checking the parent alone is enough).
+  std::unordered_set<std::string> failedDirs;
+  std::vector<bool> placed(entries.size(), false);
+  DirWalk stage(stageFd), dest(destFd);
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    const TreeEntry& e = entries[k];
+    const bool isDir = e.kind == TreeEntryKind::kDirectory;
+    auto fail = [&](std::string why) {
+      out.failed.push_back({e.path, std::move(why)});
+      if (isDir) failedDirs.insert(e.path);
+    };
+    const std::string parent(dirName(e.path)), name(baseName(e.path));
+    if (!parent.empty() && failedDirs.count(parent) > 0) {
+      fail("its directory was not published");
+      continue;
+    }
+    auto destDir = dest.open(parent);
+    if (!destDir) {
+      fail(destDir.error().message);
+      continue;
+    }
+    struct stat there {};
+    const bool exists = ::fstatat(*destDir, name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0;
+    if (isDir) {
+      if (exists && !S_ISDIR(there.st_mode)) {
+        fail(std::string(S_ISLNK(there.st_mode) ? "a symlink" : "a file") + " is in the way; nothing was removed");
+        continue;
+      }
+      // 0700 until its mode is set, after what goes inside it.
+      if (!exists && ::mkdirat(*destDir, name.c_str(), 0700) != 0) {
+        fail(std::string("cannot create the directory: ") + std::strerror(errno));
+        continue;
+      }
+      placed[k] = true;
+      continue;
+    }
+    if (exists && S_ISDIR(there.st_mode)) {
+      fail("a directory is in the way");
+      continue;
+    }
+    auto stageDir = stage.open(parent);
+    if (!stageDir) {
+      fail(stageDir.error().message);
+      continue;
+    }
+    // One rename: the file appears whole or not at all, and a file or
+    // symlink at its path is replaced, never written through.
+    if (::renameat(*stageDir, name.c_str(), *destDir, name.c_str()) != 0) {
+      fail(std::string("cannot move it into place: ") + std::strerror(errno));
+      continue;
+    }
+    if (e.kind == TreeEntryKind::kFile) {
+      ++out.files;
+      out.bytes += e.size;
+      if (exists) ++out.replaced;
+    }
+  }
+  // Modes and mtimes after the renames that changed the mtimes, children before parents.
+  for (std::size_t k = entries.size(); k-- > 0;) {
+    if (!placed[k]) continue;
+    const TreeEntry& e = entries[k];
+    auto destDir = dest.open(dirName(e.path));
+    auto set = destDir ? setDirectoryMeta(*destDir, std::string(baseName(e.path)), e.mode, e.mtimeNs)
+                       : Result<void>(destDir.error());
+    if (!set) out.failed.push_back({e.path, set.error().message});
+  }
+  return out;
+}
+
+}  // namespace hnow::transport::data
