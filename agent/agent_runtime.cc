@@ -15,6 +15,7 @@
 #include "agent/rate_probe.h"
 #include "agent/receiver.h"
 #include "agent/source_file.h"
+#include "base/printable.h"
 #include "transport/gate_client.h"
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
@@ -72,9 +73,10 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> receive(ReceiveContext context) override {
     auto order = transport::receiveOrderFromWire(context.getParams().getOrder());
     if (!order) transport::refuse(order.error().message);
-    std::string path = order->stripes.empty()
-                           ? runtime_.receiver().receive(order->token, order->dest, order->size, digestOf(order->sha256))
-                           : runtime_.receiver().receiveStriped(*order);
+    std::string path = order->tree            ? runtime_.receiver().receiveTree(*order)
+                       : order->stripes.empty() ? runtime_.receiver().receive(order->token, order->dest, order->size,
+                                                                              digestOf(order->sha256))
+                                                : runtime_.receiver().receiveStriped(*order);
     runtime_.paceUplink(order->token, order->uplinkPaceBytesPerSecond);
     context.getResults().setPath(path);
     return kj::READY_NOW;
@@ -196,7 +198,8 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   if (!config_.roots.empty()) jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front());
   spdlog::info("data plane listening on {}", dataAddress_);
   reporting_ = receiver_
-                   ->forwardEvents([this](const transport::data::TransferEvent& e) { reportTransfer(e); })
+                   ->forwardEvents([this](const transport::data::TransferEvent& e,
+                                          const transport::data::UnpackedTree* unpacked) { reportTransfer(e, unpacked); })
                    .eagerlyEvaluate([](kj::Exception&& e) {
                      spdlog::error("transfer reports stopped: {}", e.getDescription().cStr());
                    });
@@ -225,7 +228,25 @@ void AgentRuntime::applyRates() {
   receiver_->setRates(up, bytesPerSecond(emulation_.downlinkMbps));
 }
 
-void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e) {
+namespace {
+
+// What an unpack published, as hnowd's report carries it: the first
+// problems listed (names made printable), the rest counted.
+void treeToWire(const transport::data::UnpackedTree& t, wire::TreeOutcome::Builder out) {
+  out.setFiles(t.files);
+  out.setBytes(t.bytes);
+  out.setReplaced(t.replaced);
+  out.setFailedCount(t.failed.size());
+  auto failed = out.initFailed(static_cast<unsigned>(std::min<std::size_t>(t.failed.size(), wire::MAX_PATH_PROBLEMS)));
+  for (unsigned i = 0; i < failed.size(); ++i) {
+    failed[i].setPath(printable(t.failed[i].path));
+    failed[i].setWhy(printable(t.failed[i].why));
+  }
+}
+
+}  // namespace
+
+void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const transport::data::UnpackedTree* unpacked) {
   if (jobs_ && jobs_->onTransfer(e)) return;  // a job file's: answered by fetchJobFile
   // Without a session the report is dropped: hnowd counts this agent lost anyway.
   if (!session_) return;
@@ -244,6 +265,7 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e) {
   out.setMessage(e.message);
   out.setPath(e.path);
   out.setSha256(e.sha256Hex);
+  if (unpacked && e.kind == Kind::kDone) treeToWire(*unpacked, out.initTree());
   request.send().ignoreResult().detach([](kj::Exception&&) {});
 }
 

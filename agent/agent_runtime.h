@@ -18,6 +18,7 @@
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"
+#include "transport/data/tree_bundle.h"
 
 namespace hnow::agent {
 class Receiver;
@@ -74,7 +75,7 @@ class AgentRuntime {
   // hnowd had here (it fails a lost agent's part, and a restarted hnowd knows
   // none): temp files, served files, job files and running commands go.
   void forgetOperations();
-  void reportTransfer(const transport::data::TransferEvent& event);
+  void reportTransfer(const transport::data::TransferEvent& event, const transport::data::UnpackedTree* unpacked);
   void applyRates();
 
   const conf::AgentConfig& config_;

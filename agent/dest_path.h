@@ -18,4 +18,16 @@ namespace hnow::agent {
 Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::string>& roots,
                                                        const std::string& dest);
 
+// A directory tree's destination (docs/tree-send.md): its bundle arrives
+// in a temp file beside `dest` (named as a receive's, so a crash leaves
+// only what the startup sweep removes) and is unpacked as `dest` once
+// whole. `dest` may exist as a directory, not as anything else.
+struct TreeDestination {
+  transport::data::ReceiveTarget bundle;  // for the data plane; its final name is a temp name too
+  int parentFd = -1;                      // dest's directory, owned by the caller
+  std::string name;                       // dest's last component
+  std::string parentPath;                 // absolute
+};
+Result<TreeDestination> openTreeDestination(const std::vector<std::string>& roots, const std::string& dest);
+
 }  // namespace hnow::agent

@@ -41,9 +41,10 @@ int main(int argc, char** argv) {
 
   // A crash leaves temp files and job files no operation will claim.
   auto swept = agent::sweepLeftovers(config->roots);
-  if (swept.tempFiles || swept.jobFiles)
-    spdlog::warn("removed {} temp file(s) of unfinished receives and {} job file(s) left by an earlier run",
-                 swept.tempFiles, swept.jobFiles);
+  if (swept.tempFiles || swept.jobFiles || swept.stagingDirs)
+    spdlog::warn("removed {} temp file(s) of unfinished receives, {} unpublished tree(s) and {} job file(s) left "
+                 "by an earlier run",
+                 swept.tempFiles, swept.stagingDirs, swept.jobFiles);
   for (const auto& problem : swept.errors) spdlog::warn("cannot sweep a leftover: {}", problem);
 
   // Signals are captured before any thread exists, so only the kj loop sees them.

@@ -5,15 +5,21 @@
 // report to hnowd.
 #include <kj/async.h>
 
+#include <condition_variable>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/clock.h"
 #include "transport/agent_wire.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/kj_inbox.h"
+#include "transport/data/tree_bundle.h"
 
 namespace hnow::agent {
 
@@ -21,6 +27,8 @@ class Receiver {
  public:
   Receiver(std::vector<std::string> roots, const hnow::Clock& clock,
            transport::data::DataOptions options);
+  // Waits for the unpacks still running.
+  ~Receiver();
 
   // Binds the data port on `host`; returns "host:port" or throws kj's FAILED.
   std::string listen(const std::string& host);
@@ -31,6 +39,10 @@ class Receiver {
   // The same for a file that comes as byte ranges (its stripes), each
   // pulled under its own token.
   std::string receiveStriped(const transport::ReceiveOrder& order);
+  // A directory tree's bundle (whole or in stripes), unpacked as
+  // `order.dest` once it matched; its transfers report done only after
+  // the unpack, with what it published (docs/tree-send.md).
+  std::string receiveTree(const transport::ReceiveOrder& order);
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.
@@ -41,8 +53,8 @@ class Receiver {
   // What the data plane and the interface carrying `host` moved so far.
   transport::data::LinkCounters counters() { return plane_.counters(); }
   void watchInterface(const std::string& host) { plane_.watchInterface(host); }
-  void release(const std::string& token) { plane_.release(token); }
-  void releaseAll() { plane_.releaseAll(); }
+  void release(const std::string& token);
+  void releaseAll();
   void discard(const std::string& token) { plane_.discard(token); }
   // Serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
@@ -50,8 +62,10 @@ class Receiver {
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {
     plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
   }
-  // Calls `report` on the kj thread for every event, forever.
-  kj::Promise<void> forwardEvents(std::function<void(const transport::data::TransferEvent&)> report);
+  // Calls `report` on the kj thread for every event, forever; a tree's
+  // done (or failed unpack) comes with what its unpack published.
+  using Report = std::function<void(const transport::data::TransferEvent&, const transport::data::UnpackedTree*)>;
+  kj::Promise<void> forwardEvents(Report report);
 
   // Set before pull(): a parent advertised as 0.0.0.0 or :: (hnowd listening
   // on every interface) is reached at the host the agent uses for hnowd.
@@ -61,8 +75,27 @@ class Receiver {
   // A data address as this agent reaches it (the coordinator host for 0.0.0.0 or ::).
   std::string reachable(const std::string& address) const;
 
+  struct Event {
+    transport::data::TransferEvent transfer;
+    std::shared_ptr<const transport::data::UnpackedTree> unpacked;  // a tree's done, after its unpack
+    bool afterUnpack = false;
+  };
+  struct Tree;
+  // An event on the kj thread: a tree's transfers wait for its unpack.
+  void route(Event event, const Report& report);
+  void unpack(std::shared_ptr<Tree> tree);
+  void unpackOne(Tree& tree);
+
   std::vector<std::string> roots_;
-  transport::data::KjInbox<transport::data::TransferEvent> inbox_;
+  transport::data::KjInbox<Event> inbox_;
+  std::map<std::string, std::shared_ptr<Tree>> trees_;  // by each transfer token and the file's token
+  // One unpack at a time, on a thread of its own (the kj thread answers
+  // hnowd meanwhile; the data plane keeps relaying the bundle).
+  std::mutex unpackMutex_;
+  std::condition_variable unpackWake_;
+  std::deque<std::shared_ptr<Tree>> unpackQueue_;
+  bool stopping_ = false;
+  std::thread unpacker_;
   transport::data::DataPlane plane_;
   std::string coordinatorHost_;
 };

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include "transport/data/tree_bundle.h"
+
 namespace hnow::agent {
 
 namespace fs = std::filesystem;
@@ -47,9 +49,19 @@ SweepResult sweepLeftovers(const std::vector<std::string>& roots) {
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error), end;
     for (; !error && it != end; it.increment(error)) {
       std::error_code typeError;
-      if (it->is_regular_file(typeError) && !it->is_symlink(typeError) &&
-          isReceiveTempName(it->path().filename().string()))
+      const std::string name = it->path().filename().string();
+      if (it->is_regular_file(typeError) && !it->is_symlink(typeError) && isReceiveTempName(name)) {
         remove(it->path(), result.tempFiles);
+      } else if (it->is_directory(typeError) && !it->is_symlink(typeError) &&
+                 transport::data::isTreeStagingName(name)) {
+        // A tree an unpack never published: remove_all removes symlinks inside, never what they point to.
+        it.disable_recursion_pending();
+        std::error_code removeError;
+        if (fs::remove_all(it->path(), removeError) != static_cast<std::uintmax_t>(-1) && !removeError)
+          ++result.stagingDirs;
+        else
+          result.errors.push_back(it->path().string() + ": " + removeError.message());
+      }
     }
     if (error && error != std::errc::no_such_file_or_directory)
       result.errors.push_back("walking " + root + ": " + error.message());

@@ -2,7 +2,8 @@
 // What an agent that crashed leaves behind: temp files of receives
 // it never finished (`.NAME.hnow-XXXXXXXXXXXXXXXX.part`, agent/dest_path.cc)
 // and the shares and results of jobs under `<data root>/.hnow-jobs/`
-// (agent/job_runner.h). At start no operation is known to this agent (hnowd
+// (agent/job_runner.h), and the staging directories of trees it never
+// published (`.NAME.hnow-stage-XXXXXXXXXXXXXXXX`). At start no operation is known to this agent (hnowd
 // forgets a lost agent's part, and the tokens died with the old process), so
 // every such file is stale and is removed before the agent registers.
 // Roots belong to one agent: two agents running on a shared root would
@@ -19,6 +20,7 @@ bool isReceiveTempName(const std::string& name);
 struct SweepResult {
   std::size_t tempFiles = 0;  // receive temp files removed under the roots
   std::size_t jobFiles = 0;   // entries removed from .hnow-jobs/
+  std::size_t stagingDirs = 0;  // trees an unpack staged and never published (transport/data/tree_bundle.h)
   std::vector<std::string> errors;  // what could not be removed, and why
 };
 

@@ -112,7 +112,7 @@ struct Lab {
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};
   Ignore ignore;
   transport::data::DataPlane plane{clock, [](transport::data::TransferEvent) {}};
-  daemon::DataSourcePlane source{plane};
+  daemon::DataSourcePlane source{plane, scratch + "/trees"};
   daemon::PosixRunFiles runFiles{scratch + "/work", {scratch}};  // runs confined to the scratch directory, as [run] roots
   std::function<std::string()> newToken = [] { return std::string(32, 'k'); };
   daemon::SendService sends{coordinator, source, "hnowd:1", clock, transport::data::kChunkBytes, 0, newToken};

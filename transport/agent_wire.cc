@@ -29,6 +29,8 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setSha256(bytesOf(order.sha256));
   out.setStripeChunkBytes(order.stripeChunkBytes);
   out.setUplinkPaceBytesPerSecond(order.uplinkPaceBytesPerSecond);
+  out.setTree(order.tree);
+  out.setAtomic(order.atomic);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -49,6 +51,9 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   order.uplinkPaceBytesPerSecond = in.getUplinkPaceBytesPerSecond();
   if (!std::isfinite(order.uplinkPaceBytesPerSecond) || order.uplinkPaceBytesPerSecond < 0)
     return Error{"an uplink pace is a finite rate, 0 or more"};
+  order.tree = in.getTree();
+  order.atomic = in.getAtomic();
+  if (order.atomic && !order.tree) return Error{"only a tree is published atomically"};
   if (in.getStripes().size() > wire::MAX_STRIPES)
     return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
   std::uint64_t next = 0;

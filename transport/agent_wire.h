@@ -29,6 +29,8 @@ struct ReceiveOrder {
   std::vector<StripeOrder> stripes;  // none: the file comes whole
   std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
   double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
+  bool tree = false;    // a tree's bundle, unpacked as dest
+  bool atomic = false;  // a tree published at once
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

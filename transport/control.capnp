@@ -125,6 +125,12 @@ struct ReceiveOrder {
   # under the capacity hnowd measured), so the pacing, not the link's
   # shallow queue, divides it among the children; 0: as it is. Emulated
   # rates (setEmulatedRates) take precedence.
+  tree @7 :Bool;
+  # The file is a directory tree's bundle (docs/tree-send.md): once it
+  # matched, the agent unpacks it as `dest` (a directory) and reports done
+  # only then, with what it published.
+  atomic @8 :Bool;
+  # A tree: publish it at once (staged beside dest, then one rename), not file by file.
 }
 
 struct Stripe {
@@ -151,6 +157,24 @@ struct TransferReport {
   message @4 :Text;
   path @5 :Text;             # done: the absolute path on the agent
   sha256 @6 :Text;           # done: hex
+  tree @7 :TreeOutcome;      # done, a tree's: what the unpack published
+}
+
+# A path of a tree (relative to its top, bytes that are not printable
+# UTF-8 escaped as \xNN) and what went wrong with it.
+struct PathProblem {
+  path @0 :Text;
+  why @1 :Text;
+}
+
+const maxPathProblems :UInt32 = 100;  # listed per report; the rest only counted
+
+struct TreeOutcome {
+  files @0 :UInt64;          # files published
+  bytes @1 :UInt64;
+  replaced @2 :UInt64;       # of them, files that took another's place
+  failedCount @3 :UInt64;
+  failed @4 :List(PathProblem);  # at most maxPathProblems
 }
 
 interface AgentControl {
@@ -241,6 +265,7 @@ struct SendRequest {
   to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
   algo @3 :Text;          # auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat
   noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
+  atomic @5 :Bool;        # a directory: publish the whole tree at once on each agent
 }
 
 enum CopyState {
@@ -264,6 +289,7 @@ struct CopyStatus {
   stripeParents @10 :List(Text);  # a striped send: the parent in each stripe
   heldS @11 :Float64;             # since the start, every byte in (before the digest); 0 until then
   stripeHeldS @12 :List(Float64); # a striped send: heldS per stripe
+  tree @13 :TreeOutcome;          # a tree's copy, done: what the agent published
 }
 
 struct SendReport {
@@ -287,6 +313,16 @@ struct SendReport {
   why @14 :Text;                   # auto: why the plan won
   stripeOffsets @15 :List(UInt64); # a striped send: stripe k is bytes [k, k + 1) of these
   skipped @16 :List(SkippedAgent); # agents the send was for (all, a site) that could not receive
+  tree @17 :TreeSummary;           # a directory's send; absent for a file
+}
+
+struct TreeSummary {
+  entries @0 :UInt64;              # directories, files and symlinks packed
+  files @1 :UInt64;
+  fileBytes @2 :UInt64;            # the bundle (`size`) adds the index
+  atomic @3 :Bool;
+  refusedCount @4 :UInt64;         # left out at hnowd
+  refused @5 :List(PathProblem);   # at most maxPathProblems
 }
 
 struct SkippedAgent {

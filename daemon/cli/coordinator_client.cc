@@ -144,6 +144,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   for (std::size_t i = 0; i < r.to.size(); ++i) to.set(static_cast<unsigned>(i), r.to[i]);
   out.setAlgo(r.algo);
   out.setNoReplan(!r.replan);
+  out.setAtomic(r.atomic);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));

@@ -79,6 +79,7 @@ class CoordinatorClient {
     std::vector<std::string> to;
     std::string algo;
     bool replan = true;  // false for --no-replan
+    bool atomic = false;  // a directory: publish the tree at once
   };
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);

@@ -115,7 +115,9 @@ void addLocal(CLI::App& app, CommandLine& c) {
 void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand = app.add_subcommand(
       "send", "Put a file on every agent (or a group) along a planned tree, pipelined and verified");
-  c.sendCommand->add_option("file", c.send.file, "The file, read by hnowd (give a path it can read)");
+  c.sendCommand->add_option("file", c.send.file,
+                            "The file or directory, read by hnowd (give a path it can read); a directory's tree "
+                            "goes whole: files, empty directories, modes, mtimes, symlinks inside it");
   c.sendCommand->add_option("--dest", c.send.dest, "Destination on each agent; relative: under its data root");
   c.sendCommand->add_option("--manifest", c.manifest.manifestPath,
                           "Send the [[item]]s of this TOML file together instead of FILE (see docs/manifest.md)");
@@ -127,6 +129,9 @@ void addSend(CLI::App& app, CommandLine& c) {
                              "rr", "rrs", "ecfp", "wrp", "eafp", "rrp", "rrsp", "independent", "residual"}));
   c.sendCommand->add_flag("--json", c.send.json, "Print JSON for scripts");
   c.sendCommand->add_flag("--no-replan", c.send.noReplan, "Keep the first tree when rates drift (for comparison)");
+  c.sendCommand->add_flag("--atomic", c.send.atomic,
+                          "FILE is a directory: publish its whole tree on each agent at once (staged beside "
+                          "--dest, then one rename), not file by file");
   c.sendCommand->add_option("--gantt", c.send.ganttPath, "Write planned and actual bars to this SVG file");
 }
 

@@ -151,6 +151,35 @@ std::string stripeLabel(const daemon::SendStatus& s, const daemon::CopyStatus& c
   return text;
 }
 
+// What hnowd packed of a directory, and what it left out.
+std::string treeSummaryText(const daemon::TreeSummary& t) {
+  char line[400];
+  std::snprintf(line, sizeof line, "  tree: %llu files (%s) in %llu entries%s\n",
+                static_cast<unsigned long long>(t.files), bytesText(static_cast<double>(t.fileBytes)).c_str(),
+                static_cast<unsigned long long>(t.entries), t.atomic ? ", published at once (--atomic)" : "");
+  std::string out = line;
+  if (t.refusedCount > 0) {
+    out += "  left out at hnowd: " + std::to_string(t.refusedCount) + "\n";
+    for (const auto& p : t.refused) out += "    " + p.path + ": " + p.why + "\n";
+    if (t.refusedCount > t.refused.size())
+      out += "    (and " + std::to_string(t.refusedCount - t.refused.size()) + " more)\n";
+  }
+  return out;
+}
+
+// One agent's unpack: what it published, and every entry it could not.
+std::string treeOutcomeText(const daemon::TreeOutcome& t) {
+  char line[300];
+  std::snprintf(line, sizeof line, "             published %llu files (%s), %llu replaced, %llu failed\n",
+                static_cast<unsigned long long>(t.files), bytesText(static_cast<double>(t.bytes)).c_str(),
+                static_cast<unsigned long long>(t.replaced), static_cast<unsigned long long>(t.failedCount));
+  std::string out = line;
+  for (const auto& p : t.failed) out += "               failed " + p.path + ": " + p.why + "\n";
+  if (t.failedCount > t.failed.size())
+    out += "               (and " + std::to_string(t.failedCount - t.failed.size()) + " more)\n";
+  return out;
+}
+
 std::string changeLine(const daemon::ParentChange& c) {
   char line[400];
   std::snprintf(line, sizeof line, "%.1f s: %s now pulls from %s, not %s (%s)\n", c.atS, c.node.c_str(),
@@ -203,6 +232,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
                   c.newParent.c_str(), c.reason.c_str());
     out += line;
   }
+  if (s.tree) out += treeSummaryText(*s.tree);
   std::snprintf(line, sizeof line, "%-12s %-12s %10s %10s  %s\n", "node", "parent", "planned_s", "finished_s", "path");
   out += line;
   std::string ok, failed;
@@ -214,6 +244,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
                   done ? std::to_string(c.finishedS).substr(0, 6).c_str() : "-",
                   done ? c.path.c_str() : ("FAILED: " + c.message).c_str());
     out += line;
+    if (c.tree) out += treeOutcomeText(*c.tree);
     (done ? ok : failed) += (done ? (ok.empty() ? "" : ", ") : (failed.empty() ? "" : ", ")) + c.node;
   }
   out += "ok: " + (ok.empty() ? std::string("none") : ok) + "\n";
@@ -261,8 +292,12 @@ int runSendCommand(const SendOptions& options) {
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
   std::error_code error;
-  CoordinatorClient::SendStart request{std::filesystem::absolute(options.file, error).string(), options.dest,
-                                       options.to, options.algo, !options.noReplan};
+  CoordinatorClient::SendStart request{std::filesystem::absolute(options.file, error).string(),
+                                       options.dest,
+                                       options.to,
+                                       options.algo,
+                                       !options.noReplan,
+                                       options.atomic};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
@@ -305,7 +340,7 @@ int runSendCommand(const SendOptions& options) {
       std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
   }
   for (const auto& c : status.copies)
-    if (c.state != daemon::CopyStatus::State::kDone) return 1;
+    if (c.state != daemon::CopyStatus::State::kDone || (c.tree && c.tree->failedCount > 0)) return 1;
   return 0;
 }
 

@@ -2,7 +2,8 @@
 // `hnow send FILE --dest PATH`: hnowd reads FILE (this machine is
 // hnowd's, or FILE is on a path hnowd shares), plans a tree from the live
 // rates and pushes the file along it; this command shows progress and the
-// final report.
+// final report. FILE may be a directory: its tree goes as one bundle and
+// each agent reports what it published (docs/tree-send.md).
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct SendOptions {
   std::string algo = "auto";
   bool json = false;
   bool noReplan = false;
+  bool atomic = false;  // FILE is a directory: publish its tree at once on each agent
   std::string ganttPath;
 };
 
@@ -28,7 +30,10 @@ int runSendCommand(const SendOptions& options);
 // "predicted_s"}], "fluid_bound_s", "replanning", "replans", "replanned_predicted_s"
 // (null without a replan), "parent_changes": [{"node", "old_parent", "new_parent",
 // "at_s", "reason"}], "copies": [{"node", "path", "sha256", "finished_s",
-// "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}
+// "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}; a
+// directory's send adds "tree": {"entries", "files", "file_bytes",
+// "atomic", "refused_count", "refused": [{"path", "why"}]} and per copy
+// "tree": {"files", "bytes", "replaced", "failed_count", "failed": [...]}.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
 // Planned and actual bars side by side, two rows per node; a replan's parent

@@ -5,6 +5,16 @@
 
 namespace hnow::cli {
 
+namespace {
+
+nlohmann::ordered_json problemsJson(const std::vector<daemon::PathProblem>& problems) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& p : problems) out.push_back({{"path", p.path}, {"why", p.why}});
+  return out;
+}
+
+}  // namespace
+
 std::string sendJson(const daemon::SendStatus& s) {
   nlohmann::ordered_json copies = nlohmann::ordered_json::array(), failed = nlohmann::ordered_json::array();
   for (const auto& c : s.copies) {
@@ -21,6 +31,12 @@ std::string sendJson(const daemon::SendStatus& s) {
         copies.back()["stripe_parents"] = c.stripeParents;
         copies.back()["stripe_held_s"] = c.stripeHeldS;
       }
+      if (c.tree)
+        copies.back()["tree"] = {{"files", c.tree->files},
+                                 {"bytes", c.tree->bytes},
+                                 {"replaced", c.tree->replaced},
+                                 {"failed_count", c.tree->failedCount},
+                                 {"failed", problemsJson(c.tree->failed)}};
     } else {
       failed.push_back({{"node", c.node}, {"reason", c.message.empty() ? "not finished" : c.message}});
     }
@@ -66,7 +82,12 @@ std::string sendJson(const daemon::SendStatus& s) {
   nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
   for (const auto& k : s.skipped) skipped.push_back({{"node", k.node}, {"why", k.why}});
   root["skipped"] = std::move(skipped);
-  return root.dump(2) + "\n";
+  if (s.tree)
+    root["tree"] = {{"entries", s.tree->entries},     {"files", s.tree->files},
+                    {"file_bytes", s.tree->fileBytes}, {"atomic", s.tree->atomic},
+                    {"refused_count", s.tree->refusedCount}, {"refused", problemsJson(s.tree->refused)}};
+  // Names are printable already (hnowd and the agents escape them); replace guards the rest.
+  return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace hnow::cli

@@ -53,6 +53,8 @@ class AgentLink {
     std::vector<Stripe> stripes;  // none: the file comes whole
     std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
     double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
+    bool tree = false;    // the file is a tree's bundle, unpacked as dest
+    bool atomic = false;  // a tree published at once
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

@@ -6,6 +6,7 @@
 // (send_replan.h) and moves only the nodes whose parent changes.
 // Logic only: time through Clock, commands through SendCommands.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "core/link_verdict.h"
 #include "core/send_tree.h"
 #include "core/transfer_flows.h"
+#include "core/tree_send.h"
 #include "planner/node_rates.h"
 
 namespace hnow::daemon {
@@ -32,6 +34,7 @@ struct TransferReport {
   std::string message;
   std::string path;
   std::string sha256;
+  std::optional<TreeOutcome> tree;  // done, a tree's: what the agent published
 };
 
 struct CopyStatus {
@@ -52,6 +55,7 @@ struct CopyStatus {
   // so each stripe's rate from its parent shows.
   double heldS = 0.0;
   std::vector<double> stripeHeldS;
+  std::optional<TreeOutcome> tree;  // a tree's copy, once done
 };
 
 // One node moved to another parent while the send ran.
@@ -88,6 +92,7 @@ struct SendStatus {
   std::string why;                      // SendTree::why
   std::vector<std::uint64_t> stripeOffsets;  // a striped send: S + 1 offsets (SendTree::stripeOffsets)
   std::vector<SkippedAgent> skipped;         // agents --to named (all, a site) that could not receive
+  std::optional<TreeSummary> tree;           // a directory's send
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

@@ -32,6 +32,13 @@ std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vec
   return out;
 }
 
+// A tree's bundle on hnowd's disk, removed once nothing sends it any more.
+struct SendService::HeldBundle {
+  SourcePlane& plane;
+  TreeBundle bundle;
+  ~HeldBundle() { plane.dropBundle(bundle.path); }
+};
+
 struct SendService::Running {
   std::uint64_t id = 0;
   std::string token;                      // the file's: agents release it at the end
@@ -56,9 +63,17 @@ struct SendService::Running {
   std::string shaHex;
   ReplanSettings settings;
   std::vector<SkippedAgent> skipped;  // reported with every status
+  // A directory's send: the bundle while it is sent, what was packed, and
+  // what each agent published.
+  std::unique_ptr<HeldBundle> bundle;
+  std::optional<TreeSummary> packed;
+  std::map<std::string, TreeOutcome> unpacked;
   SendStatus status() const {
     SendStatus s = operation->status();
     s.skipped = skipped;
+    s.tree = packed;
+    for (CopyStatus& c : s.copies)
+      if (auto it = unpacked.find(c.node); it != unpacked.end()) c.tree = it->second;
     return s;
   }
 };
@@ -84,8 +99,15 @@ static void logPlan(const SendRequest& request, std::uint64_t size, std::size_t 
 
 // The operation record's summary, an open JSON object (its end is written
 // when the send ends).
-static std::string summaryOf(const SendRequest& request, const SendTree& tree, std::uint64_t size, std::size_t agents) {
-  return "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
+static std::string summaryOf(const SendRequest& request, const SendTree& tree, std::uint64_t size, std::size_t agents,
+                             const std::optional<TreeSummary>& packed) {
+  const std::string treeFields =
+      packed ? ",\"tree\":{\"entries\":" + std::to_string(packed->entries) +
+                   ",\"files\":" + std::to_string(packed->files) + ",\"file_bytes\":" +
+                   std::to_string(packed->fileBytes) + ",\"refused\":" + std::to_string(packed->refusedCount) +
+                   ",\"atomic\":" + (packed->atomic ? "true" : "false") + "}"
+             : std::string();
+  return "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) + treeFields +
          ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
          ",\"size\":" + std::to_string(size) + ",\"agents\":" + std::to_string(agents) +
          ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false") +
@@ -154,7 +176,22 @@ void SendService::start(SendRequest request, Started started) {
   auto receivers = receiversOf(request);
   if (!receivers) return started(receivers.error());
   const std::vector<AgentView>& chosen = *receivers;
-  auto size = plane_.sizeOf(request.path);
+  // A directory goes as one bundle of its tree; the rest is a file's send.
+  std::unique_ptr<HeldBundle> bundle;
+  if (plane_.isDirectory(request.path)) {
+    auto packed = plane_.packTree(request.path);
+    if (!packed) return started(packed.error());
+    bundle.reset(new HeldBundle{plane_, std::move(packed).value()});
+    bundle->bundle.summary.atomic = request.atomic;
+    spdlog::info("packed {}: {} files ({} bytes) in {} entries, {} left out", request.path,
+                 bundle->bundle.summary.files, bundle->bundle.summary.fileBytes, bundle->bundle.summary.entries,
+                 bundle->bundle.summary.refusedCount);
+  } else if (request.atomic) {
+    return started(Error{"--atomic publishes a directory's tree at once; " + request.path +
+                         " is not a directory (a file is always renamed into place whole)"});
+  }
+  const std::string sourcePath = bundle ? bundle->bundle.path : request.path;
+  auto size = bundle ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(sourcePath);
   if (!size) return started(size.error());
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
@@ -171,8 +208,8 @@ void SendService::start(SendRequest request, Started started) {
     stripes.push_back({newToken_(), offset, length, ""});
     cuts.push_back({stripes.back().token, offset, length});
   }
-  auto served = planned->striped() ? plane_.serveStripes(token, request.path, *size, cuts, planned->stripeChunkBytes)
-                                   : plane_.serveFile(token, request.path);
+  auto served = planned->striped() ? plane_.serveStripes(token, sourcePath, *size, cuts, planned->stripeChunkBytes)
+                                   : plane_.serveFile(token, sourcePath);
   if (!served) return started(served.error());
   const SourceFile file = std::move(served).value();
   if (file.size != *size) {
@@ -195,7 +232,9 @@ void SendService::start(SendRequest request, Started started) {
   for (const SkippedAgent& k : running->skipped) spdlog::info("  skipped {}: {}", k.node, k.why);
   running->stripes = std::move(stripes);
   for (std::size_t k = 0; k < running->stripes.size(); ++k) running->stripes[k].sha256Hex = file.stripeSha256Hex[k];
-  running->summary = summaryOf(request, running->tree, file.size, chosen.size());
+  if (bundle) running->packed = bundle->bundle.summary;
+  running->bundle = std::move(bundle);
+  running->summary = summaryOf(request, running->tree, file.size, chosen.size(), running->packed);
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
   running->size = file.size;
   running->shaHex = file.sha256Hex;
@@ -204,7 +243,8 @@ void SendService::start(SendRequest request, Started started) {
   running->settings.nodes = std::move(nodes);
   running->settings.chunkBytes = chunkBytes_;
 
-  AgentLink::ReceiveOrder order{token, request.dest, file.size, file.sha256, {}, running->tree.stripeChunkBytes};
+  AgentLink::ReceiveOrder order{token,  request.dest, file.size, file.sha256, {}, running->tree.stripeChunkBytes,
+                                0.0,    running->bundle != nullptr, request.atomic};
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
     const StripeSource& s = running->stripes[k];
     order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k]});
@@ -246,6 +286,7 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
     for (const auto& agent : running->agents)
       if (AgentLink* link = coordinator_.link(agent)) link->release(running->token);
     plane_.release(running->token);
+    running->bundle.reset();
     for (const std::string& t : running->transferTokens()) coordinator_.releaseToken(t);
     finishRecord(coordinator_, running->record, "failed",
                  running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
@@ -290,6 +331,8 @@ void SendService::transferReport(const std::string& agent, const std::string& to
   Running& running = *operations_.at(id);
   if (report.state == TransferReport::State::kFailed)
     spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
+  if (report.state == TransferReport::State::kDone && report.tree && running.packed)
+    running.unpacked[agent] = *report.tree;
   if (report.state == TransferReport::State::kParentLost)
     spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
   if (running.operation->report(agent, token, report))
@@ -346,6 +389,7 @@ void SendService::endIfFinished(Running& running) {
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
   plane_.release(running.token);
+  running.bundle.reset();
   for (const std::string& t : running.transferTokens()) {
     coordinator_.releaseToken(t);
     operationOfToken_.erase(t);
@@ -369,6 +413,12 @@ void SendService::endIfFinished(Running& running) {
   }
   changes += "]";
   if (s.replannedPredictedS > 0) changes += ",\"replanned_predicted_s\":" + jsonNumber(s.replannedPredictedS);
+  if (running.packed) {
+    std::uint64_t published = 0, failedEntries = 0;
+    for (const auto& [agent, outcome] : running.unpacked) published += outcome.files, failedEntries += outcome.failedCount;
+    changes += ",\"tree_files_published\":" + std::to_string(published) +
+               ",\"tree_entries_failed\":" + std::to_string(failedEntries);
+  }
   finishRecord(coordinator_, running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
 }
 

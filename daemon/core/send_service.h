@@ -26,6 +26,7 @@ struct SendRequest {
   std::vector<std::string> to;
   std::string algo = "auto";
   bool replan = true;  // re-plan on drift events and losses
+  bool atomic = false;  // a directory: publish the whole tree at once on each agent
 };
 
 class SendService final : public TransferObserver {
@@ -56,6 +57,7 @@ class SendService final : public TransferObserver {
 
  private:
   struct Running;
+  struct HeldBundle;
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
   // The agents it would go to (all, or a site) that cannot receive now, and why.

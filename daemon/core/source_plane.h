@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/tree_send.h"
 
 namespace hnow::daemon {
 
@@ -39,6 +40,13 @@ class SourcePlane {
   // A send's: the size of the regular file at `path`, or why it cannot be
   // served (planes of jobs alone refuse, as below).
   virtual Result<std::uint64_t> sizeOf(const std::string& /*path*/) { return Error{"this plane cannot send"}; }
+  // True when `path` is a directory (sent as a tree), following a symlink to it.
+  virtual bool isDirectory(const std::string& /*path*/) { return false; }
+  // The directory at `path` packed into a bundle on hnowd's disk (it is
+  // then sent as a file), or why it cannot be.
+  virtual Result<TreeBundle> packTree(const std::string& /*path*/) { return Error{"this plane cannot send trees"}; }
+  // The bundle removed (the send that carried it ended).
+  virtual void dropBundle(const std::string& /*bundlePath*/) {}
   // The file at `path` served as `stripes` (in order, covering it), each
   // under its token in chunks of `chunkBytes` (0: the plane's), until
   // `token` is released; the whole file's digest and each stripe's, taken in

@@ -1,7 +1,9 @@
 #pragma once
 // SourcePlane (core/source_plane.h) over hnowd's data plane, on the kj
 // thread: the plane's transfer events come back through onTransfer().
+#include <cstddef>
 #include <map>
+#include <string>
 
 #include "core/source_plane.h"
 #include "transport/data/data_plane.h"
@@ -10,9 +12,15 @@ namespace hnow::daemon {
 
 class DataSourcePlane final : public SourcePlane {
  public:
-  explicit DataSourcePlane(transport::data::DataPlane& plane) : plane_(plane) {}
+  // Trees are packed into bundles in `bundleDir` (created when needed;
+  // what an earlier hnowd left there is stale: sweepBundles).
+  DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir)
+      : plane_(plane), bundleDir_(std::move(bundleDir)) {}
   Result<SourceFile> serveFile(const std::string& token, const std::string& path) override;
   Result<std::uint64_t> sizeOf(const std::string& path) override;
+  bool isDirectory(const std::string& path) override;
+  Result<TreeBundle> packTree(const std::string& path) override;
+  void dropBundle(const std::string& bundlePath) override;
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                                   const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override;
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
@@ -25,11 +33,17 @@ class DataSourcePlane final : public SourcePlane {
 
  private:
   transport::data::DataPlane& plane_;
+  std::string bundleDir_;
+  std::uint64_t nextBundle_ = 1;
   struct Receive {
     std::string path;
     Received done;
   };
   std::map<std::string, Receive> receiving_;
 };
+
+// Removes the bundles an earlier hnowd left in `bundleDir` (no send of
+// theirs lives on); how many.
+std::size_t sweepBundles(const std::string& bundleDir);
 
 }  // namespace hnow::daemon

@@ -276,7 +276,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
       freshToken,
       surveyOptionsOf(config));
   surveys.onReport(logSurvey);
-  daemon::DataSourcePlane source(dataPlane);
+  daemon::DataSourcePlane source(dataPlane, config.dataDir + "/trees");
+  if (std::size_t n = daemon::sweepBundles(config.dataDir + "/trees"))
+    spdlog::warn("removed {} tree bundle(s) an earlier hnowd left in {}/trees", n, config.dataDir);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             freshToken);
   daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, freshToken);

@@ -1,5 +1,6 @@
 #include "server/sessions.h"
 #include "wire/operation_wire.h"
+#include "wire/tree_wire.h"
 
 #include <kj/debug.h>
 #include <spdlog/spdlog.h>
@@ -72,6 +73,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
   report.message = in.getMessage();
   report.path = in.getPath();
   report.sha256 = in.getSha256();
+  if (in.hasTree()) report.tree = treeOutcomeFromWire(in.getTree());
   auto token = in.getToken();
   if (!coordinator_.reportTransfer(session_, std::string(reinterpret_cast<const char*>(token.begin()), token.size()),
                                    report))
@@ -89,6 +91,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   request.algo = in.getAlgo();
   if (request.algo.empty()) request.algo = "auto";
   request.replan = !in.getNoReplan();
+  request.atomic = in.getAtomic();
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
   sends_->start(std::move(request), pending.answer);
@@ -202,7 +205,8 @@ class RpcAgentLink final : public AgentLink {
     auto request = control_.receiveRequest();
     transport::ReceiveOrder wireOrder{order.token,  order.dest, order.size,
                                       order.sha256, {},         order.stripeChunkBytes,
-                                      order.uplinkPaceBytesPerSecond};
+                                      order.uplinkPaceBytesPerSecond,
+                                      order.tree,   order.atomic};
     for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(

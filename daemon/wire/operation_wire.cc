@@ -1,5 +1,7 @@
 #include "wire/operation_wire.h"
 
+#include "wire/tree_wire.h"
+
 namespace hnow::daemon {
 
 namespace {
@@ -43,6 +45,7 @@ void copiesToWire(const std::vector<CopyStatus>& copies, capnp::List<wire::CopyS
     w.setHeldS(c.heldS);
     auto held = w.initStripeHeldS(static_cast<unsigned>(c.stripeHeldS.size()));
     for (unsigned k = 0; k < held.size(); ++k) held.set(k, c.stripeHeldS[k]);
+    if (c.tree) toWire(*c.tree, w.initTree());
   }
 }
 
@@ -99,6 +102,7 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
     skipped[i].setNode(s.skipped[i].node);
     skipped[i].setWhy(s.skipped[i].why);
   }
+  if (s.tree) toWire(*s.tree, out.initTree());
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -125,6 +129,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
     for (auto p : c.getStripeParents()) copy.stripeParents.emplace_back(p);
     copy.heldS = c.getHeldS();
     for (double t : c.getStripeHeldS()) copy.stripeHeldS.push_back(t);
+    if (c.hasTree()) copy.tree = treeOutcomeFromWire(c.getTree());
     s.copies.push_back(std::move(copy));
   }
   s.replanning = in.getReplanning();
@@ -137,6 +142,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   s.why = in.getWhy();
   for (auto o : in.getStripeOffsets()) s.stripeOffsets.push_back(o);
   for (auto k : in.getSkipped()) s.skipped.push_back({k.getNode(), k.getWhy()});
+  if (in.hasTree()) s.tree = treeSummaryFromWire(in.getTree());
   return s;
 }
 

@@ -88,3 +88,30 @@ TEST_CASE("an agent's start sweeps receive temp files under every root and its .
   CHECK(linked.errors[0].find("is a symlink") != std::string::npos);
   CHECK(fs::exists(outside / "precious"));
 }
+
+TEST_CASE("an agent's start removes the staging directories of trees it never published, and a tree's bundle temp file") {
+  TempDir dir;
+  const fs::path data = dir.path / "data", outside = dir.path / "outside";
+  touch(data / "courses" / ".c1.hnow-stage-0123456789abcdef" / "lib" / "a.txt");
+  touch(outside / "precious");
+  fs::create_directory_symlink(outside, data / "courses" / ".c1.hnow-stage-0123456789abcdef" / "lib" / "link");
+  fs::create_directory_symlink(outside, data / ".c2.hnow-stage-00000000000000aa");  // a link by that name: kept
+  touch(data / "courses" / "c1" / "kept.txt");
+
+  auto tree = hnow::agent::openTreeDestination({data.string()}, "courses/c3");
+  REQUIRE(tree.ok());
+  CHECK(isReceiveTempName(tree->bundle.tempName));
+  CHECK(isReceiveTempName(tree->bundle.finalName));  // the bundle, whole or not, is a temp file to the sweep
+  ::close(tree->bundle.fileFd);
+  ::close(tree->bundle.dirFd);
+  ::close(tree->parentFd);
+
+  auto swept = sweepLeftovers({data.string()});
+  CHECK(swept.stagingDirs == 1);
+  CHECK(swept.tempFiles == 1);
+  CHECK(swept.errors.empty());
+  CHECK_FALSE(fs::exists(data / "courses" / ".c1.hnow-stage-0123456789abcdef"));
+  CHECK(fs::exists(outside / "precious"));  // a symlink inside the staging is removed as a link
+  CHECK(fs::is_symlink(data / ".c2.hnow-stage-00000000000000aa"));
+  CHECK(fs::exists(data / "courses" / "c1" / "kept.txt"));
+}

@@ -33,6 +33,18 @@ TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a 
   }
 }
 
+TEST_CASE("a tree's receive order keeps that it is a tree and whether it is atomic - atomic without a tree is refused") {
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::ReceiveOrder>();
+  toWire(ReceiveOrder{std::string(32, 't'), "courses/c1", 4096, std::string(32, 's'), {}, 0, 0.0, true, true}, out);
+  auto back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->tree);
+  CHECK(back->atomic);
+  toWire(ReceiveOrder{std::string(32, 't'), "in/f", 4096, std::string(32, 's'), {}, 0, 0.0, false, true}, out);
+  CHECK(receiveOrderFromWire(out.asReader()).error().message == "only a tree is published atomically");
+}
+
 TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover the file in order are refused") {
   ReceiveOrder order{std::string(32, 't'), "in/image.iso", 1000, std::string(32, 's'), {}, 32768};
   order.stripes = {{std::string(32, 'a'), 0, 600, std::string(32, '1')},

@@ -94,6 +94,16 @@ struct RecordingPlane final : SourcePlane {
       for (const StripeCut& c : cuts) served.erase(c.token);
   }
   void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
+  // Directories pack into a bundle "file" of 64 MiB with two files, one refused.
+  bool isDirectory(const std::string& path) override { return path == "/data/course"; }
+  Result<TreeBundle> packTree(const std::string& path) override {
+    if (path != "/data/course") return Error{"cannot open " + path};
+    files["/state/trees/1.bundle"] = 64 << 20;
+    bundles.insert("/state/trees/1.bundle");
+    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}}};
+  }
+  void dropBundle(const std::string& bundlePath) override { bundles.erase(bundlePath); }
+  std::set<std::string> bundles;  // packed and not dropped
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
   std::set<std::string> served;
   std::vector<StripeCut> cuts;  // the last striped send's
@@ -256,6 +266,64 @@ TEST_CASE("a destination that refuses stops the send before a byte moves, and hn
   auto ops = lab.coordinator.operations(1).value();
   REQUIRE(ops.size() == 1);
   CHECK(ops[0].status == "failed");
+}
+
+TEST_CASE("a directory is packed into one bundle, sent as its tree to every agent, and each agent's unpack is reported") {
+  Lab lab;
+  SendRequest request = lab.toAll();
+  request.path = "/data/course";
+  request.atomic = true;
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  CHECK(lab.plane.bundles.size() == 1);
+  REQUIRE(lab.agents.orders.size() == 3);
+  for (const auto& order : lab.agents.orders) {
+    CHECK(order.tree);
+    CHECK(order.atomic);
+    CHECK(order.size == (64u << 20));
+  }
+  REQUIRE(first.tree);
+  CHECK(first.tree->files == 2);
+  CHECK(first.tree->atomic);
+  REQUIRE(first.tree->refused.size() == 1);
+  CHECK(first.tree->refused[0].path == "out");
+
+  lab.clock.advance(2s);
+  for (const char* agent : {"a1", "a2", "a3"}) {
+    TransferReport done = lab.done();
+    done.tree = TreeOutcome{2, 100, agent == std::string("a2") ? 1u : 0u, 0, {}};
+    if (agent == std::string("a3")) done.tree->failed = {{"b", "a directory is in the way"}}, done.tree->failedCount = 1;
+    lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), done);
+  }
+  auto status = *lab.service.status(id);
+  CHECK(status.finished);
+  for (const auto& c : status.copies) {
+    REQUIRE(c.tree);
+    CHECK(c.tree->files == 2);
+    CHECK(c.tree->replaced == (c.node == "a2" ? 1u : 0u));
+    CHECK(c.tree->failedCount == (c.node == "a3" ? 1u : 0u));
+  }
+  CHECK(lab.plane.bundles.empty());  // dropped when the send ended
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].summary.find("\"tree\":{\"entries\":3,\"files\":2") != std::string::npos);
+}
+
+TEST_CASE("a tree refused by a destination drops its bundle, and --atomic of a file is refused before anything") {
+  Lab lab;
+  lab.agents.refusing.insert("a1");
+  SendRequest request = lab.toAll();
+  request.path = "/data/course";
+  CHECK(refusalOf(lab, request).find("refused: a1") == 0);
+  CHECK(lab.plane.bundles.empty());
+  CHECK(lab.plane.served.empty());
+
+  SendRequest file = lab.toAll();
+  file.atomic = true;
+  lab.agents.orders.clear();
+  CHECK(refusalOf(lab, file).find("--atomic publishes a directory's tree at once") == 0);
+  CHECK(lab.agents.orders.empty());
 }
 
 TEST_CASE("a file hnowd cannot serve, or an unknown algorithm, is refused before any agent is asked") {

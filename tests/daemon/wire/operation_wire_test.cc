@@ -32,7 +32,9 @@ SendStatus everyField(int seed) {
   done.stripeParents = {"hnowd", "agent-4"};
   done.heldS = 1.375;
   done.stripeHeldS = {1.125, 1.375};
+  done.tree = TreeOutcome{305, 3u << 20, 2, 1, {{"lib/x\\x0a", "a directory is in the way"}}};
   CopyStatus failed = done;
+  failed.tree.reset();
   failed.node = "agent-2";
   failed.state = CopyStatus::State::kFailed;
   CopyStatus receiving = done;
@@ -51,7 +53,24 @@ SendStatus everyField(int seed) {
   s.why = "striped: 22.50 s predicted in 2 stripes";
   s.stripeOffsets = {0, 61728394, 123456789ull + static_cast<unsigned>(seed)};
   s.skipped = {{"agent-9", "lost, last heard 3 min ago"}, {"agent-10", "not connected"}};
+  s.tree = TreeSummary{310, 305, 3u << 20, true, 1, {{"outside", "symlink to /etc leads outside the tree"}}};
   return s;
+}
+
+void checkSameProblems(const std::vector<PathProblem>& a, const std::vector<PathProblem>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].path == b[i].path);
+    CHECK(a[i].why == b[i].why);
+  }
+}
+
+void checkSameTree(const TreeOutcome& a, const TreeOutcome& b) {
+  CHECK(a.files == b.files);
+  CHECK(a.bytes == b.bytes);
+  CHECK(a.replaced == b.replaced);
+  CHECK(a.failedCount == b.failedCount);
+  checkSameProblems(a.failed, b.failed);
 }
 
 void checkSame(const SendStatus& a, const SendStatus& b) {
@@ -76,6 +95,8 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
     CHECK(x.stripeParents == y.stripeParents);
     CHECK(x.heldS == y.heldS);
     CHECK(x.stripeHeldS == y.stripeHeldS);
+    REQUIRE(x.tree.has_value() == y.tree.has_value());
+    if (x.tree) checkSameTree(*x.tree, *y.tree);
   }
   REQUIRE(a.considered.size() == b.considered.size());
   for (std::size_t i = 0; i < a.considered.size(); ++i) {
@@ -104,6 +125,15 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
     CHECK(a.skipped[i].node == b.skipped[i].node);
     CHECK(a.skipped[i].why == b.skipped[i].why);
   }
+  REQUIRE(a.tree.has_value() == b.tree.has_value());
+  if (a.tree) {
+    CHECK(a.tree->entries == b.tree->entries);
+    CHECK(a.tree->files == b.tree->files);
+    CHECK(a.tree->fileBytes == b.tree->fileBytes);
+    CHECK(a.tree->atomic == b.tree->atomic);
+    CHECK(a.tree->refusedCount == b.tree->refusedCount);
+    checkSameProblems(a.tree->refused, b.tree->refused);
+  }
 }
 
 }  // namespace
@@ -114,6 +144,19 @@ TEST_CASE("a send's report reads back as it was written, every field and every c
   auto report = message.initRoot<hnow::wire::SendReport>();
   toWire(sent, report);
   checkSame(sendStatusFromWire(report.asReader()), sent);
+}
+
+TEST_CASE("a tree's lists of problems stop at 100 on the wire, and the counts stay whole") {
+  SendStatus sent = everyField(2);
+  for (int i = 0; i < 150; ++i) sent.tree->refused.push_back({"f" + std::to_string(i), "unreadable"});
+  sent.tree->refusedCount = 151;
+  capnp::MallocMessageBuilder message;
+  auto report = message.initRoot<hnow::wire::SendReport>();
+  toWire(sent, report);
+  const SendStatus back = sendStatusFromWire(report.asReader());
+  REQUIRE(back.tree);
+  CHECK(back.tree->refused.size() == kMaxPathProblems);
+  CHECK(back.tree->refusedCount == 151);
 }
 
 TEST_CASE("a manifest's report reads back as it was written, with each item's send report") {

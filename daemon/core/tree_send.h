@@ -1,0 +1,47 @@
+#pragma once
+// What a directory tree's send says beyond a file's (docs/tree-send.md):
+// hnowd packs the tree into one bundle, which moves along the plan as a
+// file does; each agent unpacks it and reports what it published.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hnow::daemon {
+
+// A path of the tree (relative to its top, printable) and what went wrong with it.
+struct PathProblem {
+  std::string path;
+  std::string why;
+};
+
+// Lists of problems carry at most this many; the rest are only counted
+// (a tree of 20,000 unreadable files must not make a 20,000-line report).
+inline constexpr std::size_t kMaxPathProblems = 100;
+
+// One agent's unpack of the bundle.
+struct TreeOutcome {
+  std::uint64_t files = 0;     // published
+  std::uint64_t bytes = 0;
+  std::uint64_t replaced = 0;  // of them, files that took another file's place
+  std::uint64_t failedCount = 0;
+  std::vector<PathProblem> failed;  // at most kMaxPathProblems
+};
+
+// The tree as hnowd packed it.
+struct TreeSummary {
+  std::uint64_t entries = 0;  // directories, files and symlinks
+  std::uint64_t files = 0;
+  std::uint64_t fileBytes = 0;
+  bool atomic = false;
+  std::uint64_t refusedCount = 0;    // left out at hnowd
+  std::vector<PathProblem> refused;  // at most kMaxPathProblems
+};
+
+// A packed tree on hnowd's disk, sent as the file at `path`, removed when the send ends.
+struct TreeBundle {
+  std::string path;
+  std::uint64_t size = 0;
+  TreeSummary summary;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,70 @@
+#include "wire/tree_wire.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace hnow::daemon {
+
+namespace {
+
+void problemsToWire(const std::vector<PathProblem>& problems, capnp::List<wire::PathProblem>::Builder out) {
+  for (unsigned i = 0; i < out.size(); ++i) {
+    out[i].setPath(problems[i].path);
+    out[i].setWhy(problems[i].why);
+  }
+}
+
+std::vector<PathProblem> problemsFromWire(capnp::List<wire::PathProblem>::Reader in) {
+  std::vector<PathProblem> out;
+  for (auto p : in) {
+    if (out.size() == kMaxPathProblems) break;
+    out.push_back({p.getPath(), p.getWhy()});
+  }
+  return out;
+}
+
+unsigned listed(const std::vector<PathProblem>& problems) {
+  return static_cast<unsigned>(std::min(problems.size(), kMaxPathProblems));
+}
+
+}  // namespace
+
+void toWire(const TreeOutcome& o, wire::TreeOutcome::Builder out) {
+  out.setFiles(o.files);
+  out.setBytes(o.bytes);
+  out.setReplaced(o.replaced);
+  out.setFailedCount(o.failedCount);
+  problemsToWire(o.failed, out.initFailed(listed(o.failed)));
+}
+
+TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in) {
+  TreeOutcome o;
+  o.files = in.getFiles();
+  o.bytes = in.getBytes();
+  o.replaced = in.getReplaced();
+  o.failed = problemsFromWire(in.getFailed());
+  o.failedCount = std::max<std::uint64_t>(in.getFailedCount(), o.failed.size());
+  return o;
+}
+
+void toWire(const TreeSummary& s, wire::TreeSummary::Builder out) {
+  out.setEntries(s.entries);
+  out.setFiles(s.files);
+  out.setFileBytes(s.fileBytes);
+  out.setAtomic(s.atomic);
+  out.setRefusedCount(s.refusedCount);
+  problemsToWire(s.refused, out.initRefused(listed(s.refused)));
+}
+
+TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in) {
+  TreeSummary s;
+  s.entries = in.getEntries();
+  s.files = in.getFiles();
+  s.fileBytes = in.getFileBytes();
+  s.atomic = in.getAtomic();
+  s.refused = problemsFromWire(in.getRefused());
+  s.refusedCount = std::max<std::uint64_t>(in.getRefusedCount(), s.refused.size());
+  return s;
+}
+
+}  // namespace hnow::daemon

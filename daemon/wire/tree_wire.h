@@ -1,0 +1,15 @@
+#pragma once
+// The codec of a tree send's parts of the reports (transport/control.capnp
+// TreeOutcome, TreeSummary): what an agent published, what hnowd packed.
+#include "core/tree_send.h"
+#include "transport/control.capnp.h"
+
+namespace hnow::daemon {
+
+void toWire(const TreeOutcome& outcome, wire::TreeOutcome::Builder out);
+// At most kMaxPathProblems problems are kept, whatever a peer sent.
+TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in);
+void toWire(const TreeSummary& summary, wire::TreeSummary::Builder out);
+TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in);
+
+}  // namespace hnow::daemon

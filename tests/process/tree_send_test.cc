@@ -1,0 +1,190 @@
+// `hnow send DIR` on a local cluster: real hnowd and agents on 127.0.0.1.
+// Every agent ends with the same tree (bytes, modes, mtimes, empty
+// directories, symlinks inside it), the report says what was left out and
+// what each agent published, and nothing of the staging stays behind.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "process/test_cluster.h"
+#include "process/transfer_checks.h"
+
+using hnow::testing::partFiles;
+using hnow::testing::readWhole;
+using hnow::testing::runCommand;
+using hnow::testing::TestCluster;
+using hnow::testing::writeRandomFile;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One entry of a tree as a comparison sees it.
+struct Seen {
+  char kind = '?';  // d, f, l
+  mode_t mode = 0;
+  std::int64_t mtimeNs = 0;
+  std::string content;  // a file's bytes, a link's target
+  bool operator==(const Seen& o) const {
+    return kind == o.kind && mode == o.mode && mtimeNs == o.mtimeNs && content == o.content;
+  }
+};
+
+// Every entry under `top`, by path relative to it (directories' mtimes
+// too; a symlink's own mode is not compared: Linux gives them all 0777).
+std::map<std::string, Seen> treeOf(const fs::path& top) {
+  std::map<std::string, Seen> out;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(top, error); !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    struct stat info {};
+    REQUIRE(::lstat(it->path().c_str(), &info) == 0);
+    Seen s;
+    s.mtimeNs = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+    if (S_ISLNK(info.st_mode)) {
+      s.kind = 'l';
+      s.content = fs::read_symlink(it->path()).string();
+      s.mtimeNs = 0;
+    } else {
+      s.kind = S_ISDIR(info.st_mode) ? 'd' : 'f';
+      s.mode = info.st_mode & 07777;
+      if (s.kind == 'f') s.content = readWhole(it->path());
+    }
+    out[it->path().lexically_relative(top).string()] = s;
+  }
+  return out;
+}
+
+// The paths whose entries differ between two trees, "" when none do.
+std::string differences(const std::map<std::string, Seen>& got, const std::map<std::string, Seen>& want) {
+  std::string out;
+  for (const auto& [path, seen] : want) {
+    auto it = got.find(path);
+    if (it == got.end()) out += path + ": missing\n";
+    else if (!(it->second == seen))
+      out += path + ": " + it->second.kind + " mode " + std::to_string(it->second.mode) + " mtime " +
+             std::to_string(it->second.mtimeNs) + ", want " + seen.kind + " mode " + std::to_string(seen.mode) +
+             " mtime " + std::to_string(seen.mtimeNs) + "\n";
+  }
+  for (const auto& [path, seen] : got)
+    if (!want.count(path)) out += path + ": not in the tree sent\n";
+  return out;
+}
+
+void setMtime(const fs::path& path, std::int64_t seconds, long nanos) {
+  struct timespec times[2] = {{seconds, nanos}, {seconds, nanos}};
+  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
+}
+
+// A course's tree in small: nested directories, an empty one, many small
+// files, one of several chunks, modes, a newline and invalid UTF-8 in
+// names, a symlink inside the tree and one leading out of it.
+fs::path makeCourseTree(const fs::path& at) {
+  const fs::path top = at / "course";
+  fs::create_directories(top / "lib" / "deep" / "er");
+  fs::create_directories(top / "empty");
+  for (int i = 0; i < 300; ++i) std::ofstream(top / "lib" / ("small-" + std::to_string(i) + ".txt")) << "file " << i;
+  writeRandomFile(top / "lib" / "deep" / "er" / "big.bin", 3 << 20);
+  std::ofstream(top / "run.sh") << "#!/bin/sh\necho hi\n";
+  fs::permissions(top / "run.sh", fs::perms(0750));
+  std::ofstream(top / "secret.txt") << "only the owner";
+  fs::permissions(top / "secret.txt", fs::perms(0600));
+  std::ofstream(top / "two\nlines") << "a name with a newline";
+  std::ofstream(top / "bad\xff.txt") << "a name that is not UTF-8";
+  fs::create_symlink("lib/deep/er/big.bin", top / "latest");
+  fs::create_symlink("/etc/passwd", top / "outside");
+  setMtime(top / "lib" / "small-7.txt", 1600000000, 123456789);
+  setMtime(top / "lib" / "deep", 1500000000, 5);
+  return top;
+}
+
+}  // namespace
+
+TEST_CASE("a directory sent to every agent arrives as the same tree, and a symlink leading out of it is left out and said") {
+  TestCluster cluster("--agents 3 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = makeCourseTree(cluster.dir.path);
+
+  for (const std::string algo : {"tree", "striped"}) {
+    CAPTURE(algo);
+    auto r = runCommand(cluster.hnow("send " + top.string() + " --dest courses/c1 --json --algo " + algo));
+    REQUIRE_MESSAGE(r.status == 0, (r.err + r.out));
+    auto report = nlohmann::json::parse(r.out);
+    CHECK(report["failed"].empty());
+    CHECK(report["tree"]["files"] == 305);
+    CHECK(report["tree"]["refused_count"] == 1);
+    REQUIRE(report["tree"]["refused"].size() == 1);
+    CHECK(report["tree"]["refused"][0]["path"] == "outside");
+    CHECK(report["tree"]["refused"][0]["why"].get<std::string>().find("outside the tree") != std::string::npos);
+    auto expected = treeOf(top);
+    expected.erase("outside");
+    REQUIRE(report["copies"].size() == 3);
+    for (const auto& copy : report["copies"]) {
+      const fs::path dest = copy["path"].get<std::string>();
+      CHECK(dest.filename() == "c1");
+      CHECK(copy["tree"]["files"] == 305);
+      CHECK(copy["tree"]["failed_count"] == 0);
+      CHECK(differences(treeOf(dest), expected) == "");
+      CHECK(partFiles(dest.parent_path()) == 0);  // no bundle, no staging directory left
+    }
+  }
+  // hnowd's bundles go with their sends.
+  std::size_t bundles = 0;
+  std::error_code error;
+  for (const auto& e : fs::recursive_directory_iterator(cluster.dir.path / "hnowd", error))
+    bundles += e.path().extension() == ".bundle";
+  CHECK(bundles == 0);
+}
+
+TEST_CASE("a tree sent again replaces changed files and keeps the others - with --atomic the old tree goes whole") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = cluster.dir.path / "site";
+  fs::create_directories(top / "a");
+  std::ofstream(top / "a" / "index.html") << "version 1";
+  auto first = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));
+  REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
+  const fs::path dest = nlohmann::json::parse(first.out)["copies"][0]["path"].get<std::string>();
+  std::ofstream(dest / "local-notes.txt") << "written on the agent";
+
+  std::ofstream(top / "a" / "index.html") << "version 2";
+  auto second = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));
+  REQUIRE_MESSAGE(second.status == 0, (second.err + second.out));
+  auto report = nlohmann::json::parse(second.out);
+  CHECK(report["copies"][0]["tree"]["replaced"] == 1);
+  CHECK(readWhole(dest / "a" / "index.html") == "version 2");
+  CHECK(fs::exists(dest / "local-notes.txt"));  // not named by the tree: left alone
+
+  std::ofstream(top / "a" / "index.html") << "version 3";
+  auto atomic = runCommand(cluster.hnow("send " + top.string() + " --dest www --atomic --json"));
+  REQUIRE_MESSAGE(atomic.status == 0, (atomic.err + atomic.out));
+  CHECK(nlohmann::json::parse(atomic.out)["tree"]["atomic"] == true);
+  CHECK(readWhole(dest / "a" / "index.html") == "version 3");
+  CHECK_FALSE(fs::exists(dest / "local-notes.txt"));  // the old tree went whole
+  CHECK(partFiles(dest.parent_path()) == 0);
+}
+
+TEST_CASE("a tree whose destination is a file on an agent is refused before a byte moves, and --atomic of a file is refused too") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = cluster.dir.path / "t";
+  fs::create_directories(top);
+  std::ofstream(top / "f") << "x";
+  const fs::path root = cluster.dir.path / "agents" / "agent-1" / "files";
+  fs::create_directories(root);
+  std::ofstream(root / "taken") << "a file, not a directory";
+
+  auto r = runCommand(cluster.hnow("send " + top.string() + " --dest taken"));
+  CHECK(r.status == 1);
+  CHECK(r.err.find("is not a directory") != std::string::npos);
+  CHECK(readWhole(root / "taken") == "a file, not a directory");
+
+  auto file = runCommand(cluster.hnow("send " + (top / "f").string() + " --dest g --atomic"));
+  CHECK(file.status == 1);
+  CHECK(file.err.find("--atomic") != std::string::npos);
+}
