@@ -1,12 +1,14 @@
 #pragma once
 // Trees on disk for the tree bundle's tests (tree_bundle_test.cc,
-// tree_unpack_test.cc): a scratch directory under /tmp, files with chosen
-// bytes, modes and mtimes, and pack/unpack through real files.
+// tree_unpack_test.cc, tree_scan_test.cc, tree_held_test.cc): a scratch
+// directory under /tmp, files with chosen bytes, modes and mtimes, and
+// scan/pack/unpack through real files.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +16,9 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
 
 #include "transport/data/tree_bundle.h"
 
@@ -110,13 +115,86 @@ struct Packed {
   Packed& operator=(const Packed&) = delete;
 };
 
+// A scan of `dir` packed into `bundlePath`, the files with `send` only.
+struct PackedScan {
+  Result<transport::data::PackedTree> tree = Error{"not packed"};
+  int fd = -1;
+  PackedScan(const std::string& dir, const transport::data::ScannedTree& scan, const std::vector<bool>& send,
+             const std::string& bundlePath)
+      : fd(::open(bundlePath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) {
+    tree = transport::data::packTree(dir, scan, send, fd);
+  }
+  ~PackedScan() { ::close(fd); }
+  PackedScan(const PackedScan&) = delete;
+  PackedScan& operator=(const PackedScan&) = delete;
+};
+
 // Unpacks `bundleFd` as `name` in the directory `parent`.
 inline Result<transport::data::UnpackedTree> unpackInto(int bundleFd, const std::string& parent, const std::string& name,
-                                                        bool atomic) {
+                                                        bool atomic, bool deleteOthers = false) {
   const int parentFd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  auto out = transport::data::unpackTree(bundleFd, parentFd, name, parent, atomic);
+  auto out = transport::data::unpackTree(bundleFd, parentFd, name, parent, atomic, deleteOthers);
   ::close(parentFd);
   return out;
+}
+
+// missingFiles for `name` in the directory `parent`.
+inline std::vector<std::uint32_t> missingIn(const std::vector<transport::data::TreeEntry>& entries,
+                                            const std::string& parent, const std::string& name) {
+  const int parentFd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  auto out = transport::data::missingFiles(entries, parentFd, name);
+  ::close(parentFd);
+  return out;
+}
+
+// The ordinal of the entry at `path` in `entries` (entries.size() if none).
+inline std::uint32_t ordinalOf(const std::vector<transport::data::TreeEntry>& entries, const std::string& path) {
+  std::uint32_t k = 0;
+  while (k < entries.size() && entries[k].path != path) ++k;
+  return k;
+}
+
+inline std::int64_t mtimeNsOf(const std::string& path) {
+  const struct stat info = lstatOf(path);
+  return static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+}
+
+// A small tree: two directories, three files (one empty), a symlink.
+inline void makeSmallTree(const std::string& top) {
+  ::mkdir(top.c_str(), 0755);
+  ::mkdir((top + "/d").c_str(), 0755);
+  ::mkdir((top + "/d/e").c_str(), 0700);
+  writeFile(top + "/a.txt", "alpha alpha", 0644);
+  writeFile(top + "/d/b.bin", std::string(70000, 'b'), 0600);
+  writeFile(top + "/d/e/c", "gamma", 0640);
+  writeFile(top + "/empty", "", 0644);
+  ::symlink("d/b.bin", (top + "/link").c_str());
+  setMtime(top + "/a.txt", 1'600'000'000, 1);
+  setMtime(top + "/d/b.bin", 1'600'000'001, 2);
+  setMtime(top + "/d/e/c", 1'600'000'002, 3);
+}
+
+// scanTree of `top`, required to succeed.
+inline transport::data::ScannedTree scanOf(const std::string& top, transport::data::TreeDigestCache& cache) {
+  auto scan = transport::data::scanTree(top, cache);
+  REQUIRE_MESSAGE(scan.ok(), messageOf(scan));
+  return scan.value();
+}
+
+// The entries of `scan`'s query index as an agent decodes them.
+inline std::vector<transport::data::TreeEntry> queryEntries(const transport::data::ScannedTree& scan) {
+  const std::string bytes = transport::data::queryIndexOf(scan);
+  const std::uint64_t end = transport::data::kTreeHeaderBytes + bytes.size();
+  auto decoded = transport::data::decodeTreeIndex(bytes, end, end);
+  REQUIRE_MESSAGE(decoded.ok(), messageOf(decoded));
+  return decoded.value();
+}
+
+// packTree's `send` for `scan`: true for `paths` only.
+inline std::vector<bool> sendOnly(const transport::data::ScannedTree& scan, const std::vector<std::string>& paths) {
+  std::vector<bool> send(scan.entries.size(), false);
+  for (const std::string& path : paths) send.at(ordinalOf(scan.entries, path)) = true;
+  return send;
 }
 
 }  // namespace hnow::testing

@@ -171,7 +171,8 @@ Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint
       if (!in.le(e.size, 8) || !in.le(e.offset, 8) || !in.take(e.sha256.size(), sha))
         return truncated(k, "size, offset and digest");
       std::memcpy(e.sha256.data(), sha.data(), sha.size());
-      if (e.offset < dataStart || e.size > bundleSize || e.offset > bundleSize - e.size)
+      const bool held = e.size > 0 && e.offset == kHeldOffset;  // no bytes here: the receiver holds them
+      if (!held && (e.offset < dataStart || e.size > bundleSize || e.offset > bundleSize - e.size))
         return entryError(k, path, "its " + std::to_string(e.size) + " bytes at offset " + std::to_string(e.offset) +
                                        " lie outside the bundle's data [" + std::to_string(dataStart) + ", " +
                                        std::to_string(bundleSize) + ")");
@@ -207,10 +208,12 @@ Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint
   if (in.left() > 0)
     return Error{"the tree index has " + std::to_string(in.left()) +
                  " bytes after its last entry; the bundle is damaged or was not written by hnow"};
-  // No two files' bytes overlap: sorted by offset, each non-empty range ends before the next starts.
+  // No two files' bytes overlap: sorted by offset, each non-empty range
+  // ends before the next starts. Held files have no range.
   std::vector<std::size_t> files;
   for (std::size_t k = 0; k < entries.size(); ++k)
-    if (entries[k].kind == TreeEntryKind::kFile && entries[k].size > 0) files.push_back(k);
+    if (entries[k].kind == TreeEntryKind::kFile && entries[k].size > 0 && entries[k].offset != kHeldOffset)
+      files.push_back(k);
   std::sort(files.begin(), files.end(),
             [&](std::size_t a, std::size_t b) { return entries[a].offset < entries[b].offset; });
   for (std::size_t i = 1; i < files.size(); ++i) {

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -58,7 +60,8 @@ struct TreeProblem {
 // where) anything packTree would not write: unknown kinds, bad paths, a
 // path listed twice, an entry under a non-directory or before its
 // directory, a symlink leaving the tree, file bytes outside
-// [dataStart, bundleSize) or overlapping.
+// [dataStart, bundleSize) or overlapping (held files, kHeldOffset below,
+// name no bytes and are not checked for either).
 std::string encodeTreeIndex(const std::vector<TreeEntry>& entries);
 Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
                                                std::uint64_t bundleSize);
@@ -79,6 +82,64 @@ Result<TreeIndex> readTreeIndex(int bundleFd);
 // relative and its ".." never climb above the tree's top.
 bool treeSymlinkStaysInside(std::string_view linkPath, std::string_view target);
 
+// Only what changed (docs/tree-send.md): a file entry whose offset is
+// kHeldOffset (and whose size is not 0) has no bytes in this bundle; every
+// receiver told hnowd it already holds that file (missingFiles), and
+// unpackTree keeps the copy it holds. decodeTreeIndex accepts such entries
+// without a byte range.
+inline constexpr std::uint64_t kHeldOffset = 0;
+
+// A file's identity as a walk saw it: a digest learned for it stays true
+// while all of these do.
+struct FileStamp {
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtimeNs = 0, ctimeNs = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+// hnowd's memory of the digests it computed, by absolute path: a second
+// send of a tree hashes only the files whose stamp changed.
+class TreeDigestCache {
+ public:
+  const Sha256* find(const std::string& path, const FileStamp& stamp) const;
+  void put(const std::string& path, const FileStamp& stamp, const Sha256& sha256);
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::pair<FileStamp, Sha256>> entries_;  // at most kMaxTreeEntries; cleared past that
+};
+
+// A tree as a walk found it: every entry (files with their digests, from
+// the cache or read), each file's stamp (parallel to entries; unused for
+// the rest), and what was left out. No bundle written yet.
+struct ScannedTree {
+  std::vector<TreeEntry> entries;  // files' offsets are kHeldOffset (an empty file's too: queryIndexOf fixes those)
+  std::vector<FileStamp> stamps;
+  std::vector<TreeProblem> refused;
+  std::uint64_t files = 0, fileBytes = 0;
+};
+
+// Walks `dir` as packTree does and takes each file's SHA-256 from `cache`
+// (keyed by `dir` + "/" + the entry's path) when its stamp is unchanged,
+// else reads it (and tells the cache, when the whole stamp held through
+// the read). A file that changes while it is read, or cannot be read, is
+// refused as packTree refuses it.
+Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache);
+
+// The index of `scan` as hnowd asks the agents with it: every file held
+// (kHeldOffset), so it names no bytes (an empty file, which cannot be
+// held, names its 0 bytes at the end); decodeTreeIndex(bytes,
+// kTreeHeaderBytes + bytes.size(), same) reads it back.
+std::string queryIndexOf(const ScannedTree& scan);
+
+// The files of `entries` (a decoded index) that the directory `name` in
+// `parentFd` does not hold: the ordinals (indices into `entries`) of file
+// entries whose path there is not a regular file of the same size and
+// mtime, or, with the same size but another mtime, of another SHA-256.
+// Symlinks on the way are not followed (a path through one is missing).
+// A missing `name` (or one that is not a single name) holds nothing.
+std::vector<std::uint32_t> missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name);
+
 struct PackedTree {
   std::vector<TreeEntry> entries;
   std::vector<TreeProblem> refused;  // left out at the source: symlinks leaving the tree, unreadable, changed while read
@@ -95,11 +156,22 @@ struct PackedTree {
 // a regular file, directory or symlink. Fails only when `dir` is not a
 // readable directory or the bundle cannot be written.
 Result<PackedTree> packTree(const std::string& dir, int outFd);
+// The same from a scan: only the files whose `send[k]` is true (k indexes
+// scan.entries; `send` as long as them) get their bytes, read again and
+// checked against the scan's stamp and digest (changed since: refused
+// "changed while it was read; send again"); the other files are listed
+// held (kHeldOffset, the scan's digest), except empty files, always packed.
+// Directories and symlinks are all listed. `refused` lists only what this
+// pack left out (scan.refused are not repeated); `files` and `fileBytes`
+// count the files packed, not the held.
+Result<PackedTree> packTree(const std::string& dir, const ScannedTree& scan, const std::vector<bool>& send, int outFd);
 
 struct UnpackedTree {
   std::uint64_t files = 0;     // files published
   std::uint64_t bytes = 0;     // their bytes
   std::uint64_t replaced = 0;  // of them, files that replaced another at their path
+  std::uint64_t held = 0;      // files kept as they were: this agent held them already
+  std::uint64_t deleted = 0;   // entries removed with `deleteOthers`
   std::vector<TreeProblem> failed;  // entries not published, and why
 };
 
@@ -116,8 +188,24 @@ struct UnpackedTree {
 // staging behind) when the bundle is malformed, `name` is a file, or the
 // staging cannot be written; a single entry that cannot be published (a
 // directory in a file's place) is listed in `failed`.
+//
+// A held entry (kHeldOffset) is kept from what `name` holds: checked again
+// (size and mtime, else SHA-256), its mode and mtime set to the entry's;
+// with `atomic` it is copied into the staging first. A held file no longer
+// there, or changed, fails that entry (atomic: the whole unpack) with
+// "changed on this agent since hnowd asked; send again". Without
+// `atomic`, a file of the bundle whose path already holds a regular file
+// of the same size and mtime is kept too (counted held, its mode set).
+// `deleteOthers` (not atomic, where it is implied): afterwards every file,
+// symlink and directory under `name` that the tree does not name is
+// removed (never through a symlink, never outside `name`, never `name`),
+// counted in `deleted` (a directory once); hnow's temp names (staging
+// directories, `.NAME.hnow-<16 hex>.part`) stay, and a directory the tree
+// names as a file or symlink (its entry failed) is not entered. With
+// `atomic`, `deleted` counts what the old tree held that the new one does
+// not name, the same way.
 Result<UnpackedTree> unpackTree(int bundleFd, int parentFd, const std::string& name,
-                                const std::string& displayPath, bool atomic);
+                                const std::string& displayPath, bool atomic, bool deleteOthers = false);
 
 // True for the names unpackTree gives its staging directories
 // (`.NAME.hnow-stage-XXXXXXXXXXXXXXXX`), for the agent's startup sweep.

@@ -9,10 +9,12 @@
 #include <unordered_set>
 
 #include "transport/data/tree_fs.h"
+#include "transport/data/tree_held.h"
+#include "transport/data/tree_walk.h"
 
 namespace hnow::transport::data {
 
-UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, int destFd) {
+UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, int destFd, bool deleteOthers) {
   UnpackedTree out;
   // Directories not published: what an index lists under one fails with it
   // (listed after it, so checking the parent alone is enough).
@@ -51,8 +53,32 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
       placed[k] = true;
       continue;
     }
+    if (isHeldEntry(e)) {
+      // Nothing staged: the file there is kept, if it still is the one the agent held.
+      const Holding holding = holdingOf(*destDir, name, e);
+      if (holding == Holding::kNot) {
+        fail(std::string(kHeldChanged));
+        continue;
+      }
+      if (auto kept = keepHeldFile(*destDir, name, e, holding); !kept) {
+        fail(kept.error().message);
+        continue;
+      }
+      ++out.held;
+      continue;
+    }
     if (exists && S_ISDIR(there.st_mode)) {
       fail("a directory is in the way");
+      continue;
+    }
+    if (e.kind == TreeEntryKind::kFile && exists && S_ISREG(there.st_mode) &&
+        static_cast<std::uint64_t>(there.st_size) == e.size && mtimeNsOf(there) == e.mtimeNs) {
+      // Already there (size and mtime): kept, the staged copy dropped with the staging.
+      if (auto kept = keepHeldFile(*destDir, name, e, Holding::kSame); !kept) {
+        fail(kept.error().message);
+        continue;
+      }
+      ++out.held;
       continue;
     }
     auto stageDir = stage.open(parent);
@@ -72,7 +98,8 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
       if (exists) ++out.replaced;
     }
   }
-  // Modes and mtimes after the renames that changed the mtimes, children before parents.
+  if (deleteOthers) out.deleted = pruneUnnamed(destFd, entries, true, out.failed);
+  // Modes and mtimes after the renames (and removals) that changed the mtimes, children before parents.
   for (std::size_t k = entries.size(); k-- > 0;) {
     if (!placed[k]) continue;
     const TreeEntry& e = entries[k];

@@ -3,7 +3,9 @@
 // (tree_publish.h for the entry-by-entry way). Every write goes through a
 // directory fd opened component by component without following symlinks,
 // and the index was checked (decodeTreeIndex) to hold no entry under a
-// symlink, so nothing lands outside the staging or `name`.
+// symlink, so nothing lands outside the staging or `name`. Held files
+// (tree_held.h) are checked where `name` holds them: kept in place, or,
+// atomic, copied from there into the staging.
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -13,13 +15,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "base/printable.h"
+#include "transport/data/file_digest.h"
 #include "transport/data/tree_bundle.h"
 #include "transport/data/tree_fs.h"
+#include "transport/data/tree_held.h"
 #include "transport/data/tree_publish.h"
+#include "transport/data/tree_walk.h"
 
 namespace hnow::transport::data {
 
@@ -100,16 +106,65 @@ Result<void> writeEntry(int bundleFd, int dirFd, const TreeEntry& e) {
   return outcome;
 }
 
+// The held entry `e` copied from the tree `held` holds (nullptr: none)
+// into the staging directory `dirFd`, and checked: the source kept the
+// entry's size and mtime all along, or the copy has its SHA-256.
+Result<void> copyHeld(DirWalk* held, int dirFd, const TreeEntry& e) {
+  const std::string again(kHeldChanged);
+  if (held == nullptr) return Error{"this agent no longer holds it: " + again};
+  auto from = held->open(dirName(e.path));
+  if (!from) return Error{from.error().message + ": " + again};
+  const std::string name(baseName(e.path));
+  const int in = ::openat(*from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (in < 0)
+    return Error{(errno == ENOENT ? std::string("this agent no longer holds it") : std::strerror(errno)) + ": " + again};
+  struct stat before {}, after {};
+  if (::fstat(in, &before) != 0 || !S_ISREG(before.st_mode) || static_cast<std::uint64_t>(before.st_size) != e.size) {
+    ::close(in);
+    return Error{"it is no longer the file this agent held: " + again};
+  }
+  const int out = ::openat(dirFd, name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (out < 0) {
+    const int error = errno;
+    ::close(in);
+    return Error{std::strerror(error)};
+  }
+  Result<void> outcome = copyBytes(in, 0, e.size, out);
+  if (outcome) {
+    const bool untouched = ::fstat(in, &after) == 0 && after.st_size == before.st_size &&
+                           mtimeNsOf(after) == mtimeNsOf(before) && mtimeNsOf(before) == e.mtimeNs;
+    if (!untouched) {
+      auto digest = sha256OfFile(out);
+      if (!digest || *digest != e.sha256) outcome = Error{"its bytes are no longer those this agent held: " + again};
+    }
+  }
+  ::close(in);
+  const FileTimes t = mtimeOnly(e.mtimeNs);
+  if (outcome && ::fchmod(out, e.mode) != 0) outcome = Error{std::string("cannot set its mode: ") + std::strerror(errno)};
+  if (outcome && ::futimens(out, t.times) != 0)
+    outcome = Error{std::string("cannot set its mtime: ") + std::strerror(errno)};
+  ::close(out);
+  return outcome;
+}
+
 // Every entry of `entries` into the staging directory `stageFd`; with
-// `dirMeta`, the directories' modes and mtimes too, deepest first.
-Result<void> writeStaging(int bundleFd, const std::vector<TreeEntry>& entries, int stageFd, bool dirMeta) {
+// `atomic`, held files copied from `heldFd` (the tree `name` holds, or
+// -1) and the directories' modes and mtimes set, deepest first; without,
+// held files are left where they are (publishInPlace keeps them).
+Result<void> writeStaging(int bundleFd, const std::vector<TreeEntry>& entries, int stageFd, bool atomic, int heldFd) {
   DirWalk dirs(stageFd);
+  std::optional<DirWalk> held;
+  if (heldFd >= 0) held.emplace(heldFd);
   for (const TreeEntry& e : entries) {
+    const bool isHeld = isHeldEntry(e);
+    if (isHeld && !atomic) continue;
     auto dirFd = dirs.open(dirName(e.path));
-    auto written = dirFd ? writeEntry(bundleFd, *dirFd, e) : Result<void>(dirFd.error());
+    auto written = !dirFd  ? Result<void>(dirFd.error())
+                   : isHeld ? copyHeld(held ? &*held : nullptr, *dirFd, e)
+                            : writeEntry(bundleFd, *dirFd, e);
     if (!written) return Error{"cannot write \"" + printable(e.path) + "\": " + written.error().message};
   }
-  for (std::size_t k = entries.size(); dirMeta && k-- > 0;) {
+  for (std::size_t k = entries.size(); atomic && k-- > 0;) {
     const TreeEntry& e = entries[k];
     if (e.kind != TreeEntryKind::kDirectory) continue;
     auto dirFd = dirs.open(dirName(e.path));
@@ -125,8 +180,10 @@ Result<UnpackedTree> publishAtomic(const std::vector<TreeEntry>& entries, int pa
                                    const std::string& staging, int stageFd, const std::string& displayPath) {
   const std::string where = displayPath + "/" + printable(name);
   UnpackedTree out;
-  for (const TreeEntry& e : entries)
-    if (e.kind == TreeEntryKind::kFile) ++out.files, out.bytes += e.size;
+  for (const TreeEntry& e : entries) {
+    if (isHeldEntry(e)) ++out.held;
+    else if (e.kind == TreeEntryKind::kFile) ++out.files, out.bytes += e.size;
+  }
   struct stat old {};
   if (::fstatat(parentFd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) != 0) {
     // The top has no entry of its own: a new one is 0755.
@@ -143,7 +200,7 @@ Result<UnpackedTree> publishAtomic(const std::vector<TreeEntry>& entries, int pa
   if (const int oldFd = ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); oldFd >= 0) {
     DirWalk oldDirs(oldFd);
     for (const TreeEntry& e : entries) {
-      if (e.kind != TreeEntryKind::kFile) continue;
+      if (e.kind != TreeEntryKind::kFile || isHeldEntry(e)) continue;
       auto dirFd = oldDirs.open(dirName(e.path));
       struct stat there {};
       if (dirFd && ::fstatat(*dirFd, std::string(baseName(e.path)).c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -156,7 +213,14 @@ Result<UnpackedTree> publishAtomic(const std::vector<TreeEntry>& entries, int pa
   if (::renameat2(parentFd, staging.c_str(), parentFd, name.c_str(), RENAME_EXCHANGE) != 0)
     return Error{"cannot swap the unpacked tree with " + where + ": " + std::strerror(errno) +
                  "; send without atomic"};
-  // The old tree now has the staging name.
+  // The old tree now has the staging name: what it held that the new one
+  // does not name is counted deleted (hnow's temp names aside), then all
+  // of it removed.
+  if (const int oldFd = ::openat(parentFd, staging.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); oldFd >= 0) {
+    std::vector<TreeProblem> unlisted;  // a count only: what it cannot list is removed all the same
+    out.deleted = pruneUnnamed(oldFd, entries, false, unlisted);
+    ::close(oldFd);
+  }
   dropStaging(parentFd, staging, displayPath);
   return out;
 }
@@ -164,7 +228,7 @@ Result<UnpackedTree> publishAtomic(const std::vector<TreeEntry>& entries, int pa
 }  // namespace
 
 Result<UnpackedTree> unpackTree(int bundleFd, int parentFd, const std::string& name, const std::string& displayPath,
-                                bool atomic) {
+                                bool atomic, bool deleteOthers) {
   const std::string where = displayPath + "/" + printable(name);
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
       name.find('\0') != std::string::npos)
@@ -189,9 +253,20 @@ Result<UnpackedTree> unpackTree(int bundleFd, int parentFd, const std::string& n
     return fail("cannot open the staging directory " + displayPath + "/" + printable(staging) + ": " +
                 std::strerror(errno));
   const std::vector<TreeEntry>& entries = index->entries;
-  if (auto written = writeStaging(bundleFd, entries, stageFd, atomic); !written)
-    return fail("cannot unpack the tree into " + where + ": " + written.error().message + " (in " + displayPath +
-                "/" + printable(staging) + ")");
+  // With `atomic`, held files come from the tree `name` holds now.
+  const bool anyHeld = std::any_of(entries.begin(), entries.end(), isHeldEntry);
+  const int heldFd = atomic && anyHeld ? ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                       : -1;
+  auto written = writeStaging(bundleFd, entries, stageFd, atomic, heldFd);
+  if (heldFd >= 0) ::close(heldFd);
+  if (!written) {
+    const std::string& why = written.error().message;
+    // A held file gone or changed says so last ("send again"); where the staging was matters only for the rest.
+    const bool heldChanged = why.size() >= kHeldChanged.size() &&
+                             why.compare(why.size() - kHeldChanged.size(), kHeldChanged.size(), kHeldChanged) == 0;
+    return fail("cannot unpack the tree into " + where + ": " + why +
+                (heldChanged ? std::string() : " (in " + displayPath + "/" + printable(staging) + ")"));
+  }
   if (::syncfs(stageFd) != 0)
     return fail("cannot sync the tree unpacked for " + where + ": " + std::strerror(errno));
   if (atomic) {
@@ -206,7 +281,7 @@ Result<UnpackedTree> unpackTree(int bundleFd, int parentFd, const std::string& n
   if (destFd < 0)
     return fail(errno == ENOTDIR || errno == ELOOP ? where + " is not a directory; remove it or send to another --dest"
                                                    : "cannot open " + where + ": " + std::strerror(errno));
-  UnpackedTree out = publishInPlace(entries, stageFd, destFd);
+  UnpackedTree out = publishInPlace(entries, stageFd, destFd, deleteOthers);
   ::close(destFd);
   ::close(stageFd);
   dropStaging(parentFd, staging, displayPath);  // what was not published, and the directories

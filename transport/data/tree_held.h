@@ -1,0 +1,37 @@
+#pragma once
+// What an agent already holds of a tree (tree_bundle.h, "Only what
+// changed"): missingFiles asks it before the bundle is packed, unpackTree
+// again before it keeps a held file.
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "transport/data/tree_bundle.h"
+
+namespace hnow::transport::data {
+
+inline bool isHeldEntry(const TreeEntry& e) {
+  return e.kind == TreeEntryKind::kFile && e.size > 0 && e.offset == kHeldOffset;
+}
+
+inline constexpr std::string_view kHeldChanged = "changed on this agent since hnowd asked; send again";
+
+enum class Holding {
+  kNot,        // missing, not a regular file, another size, or other bytes
+  kSame,       // a regular file of the entry's size and mtime
+  kSameBytes,  // of its size and SHA-256, with another mtime
+};
+// What the file `name` in `dirFd` (never through a symlink) is to the file entry `e`.
+Holding holdingOf(int dirFd, const std::string& name, const TreeEntry& e);
+
+// Keeps the file `name` in `dirFd` as the entry `e` it holds (`how`): its
+// mtime set to the entry's (kSameBytes), its mode too when it differs,
+// never through a symlink.
+Result<void> keepHeldFile(int dirFd, const std::string& name, const TreeEntry& e, Holding how);
+
+// The names of hnow's transfers under way that a tree's publish leaves
+// alone: staging directories (isTreeStagingName) and receive temp files
+// (`.NAME.hnow-<16 hex>.part`).
+bool isHnowTempName(const std::string& name);
+
+}  // namespace hnow::transport::data
