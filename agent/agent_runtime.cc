@@ -133,6 +133,16 @@ class AgentControlServer final : public wire::AgentControl::Server {
     jobs().drop(tokens);
     return kj::READY_NOW;
   }
+  // Only what changed: which files of a tree's index this agent lacks.
+  kj::Promise<void> treeHeld(TreeHeldContext context) override {
+    auto params = context.getParams();
+    auto index = params.getIndex();
+    auto missing = runtime_.receiver().treeHeld(
+        params.getDest(), std::string_view(reinterpret_cast<const char*>(index.begin()), index.size()));
+    auto out = context.getResults().initMissing(static_cast<unsigned>(missing.size()));
+    for (unsigned i = 0; i < out.size(); ++i) out.set(i, missing[i]);
+    return kj::READY_NOW;
+  }
   kj::Promise<void> probeLinks(ProbeLinksContext context) override {
     auto order = transport::probeOrderFromWire(context.getParams().getOrder());
     if (!order) transport::refuse(order.error().message);
@@ -236,6 +246,8 @@ void treeToWire(const transport::data::UnpackedTree& t, wire::TreeOutcome::Build
   out.setFiles(t.files);
   out.setBytes(t.bytes);
   out.setReplaced(t.replaced);
+  out.setHeld(t.held);
+  out.setDeleted(t.deleted);
   out.setFailedCount(t.failed.size());
   auto failed = out.initFailed(static_cast<unsigned>(std::min<std::size_t>(t.failed.size(), wire::MAX_PATH_PROBLEMS)));
   for (unsigned i = 0; i < failed.size(); ++i) {

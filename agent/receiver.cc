@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <set>
 
 #include "agent/dest_path.h"
+#include "base/path_confinement.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::agent {
@@ -30,6 +32,7 @@ struct Receiver::Tree {
   int parentFd = -1;  // the destination's directory
   std::string name, parentPath, bundleName;
   bool atomic = false;
+  bool deleteOthers = false;
   ~Tree() {
     if (parentFd >= 0) ::close(parentFd);
   }
@@ -98,6 +101,7 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   tree->parentPath = t.parentPath;
   tree->bundleName = t.bundle.finalName;
   tree->atomic = order.atomic;
+  tree->deleteOthers = order.deleteOthers;
   const std::string path = t.parentPath + "/" + t.name;
   if (order.stripes.empty()) {
     tree->transfers = {order.token};
@@ -119,6 +123,22 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   for (const std::string& token : tree->transfers) trees_[token] = tree;
   spdlog::info("receiving a tree of {} bytes into {}{}", order.size, path, order.atomic ? " (atomic)" : "");
   return path;
+}
+
+std::vector<std::uint32_t> Receiver::treeHeld(const std::string& dest, std::string_view index) {
+  const std::uint64_t end = transport::data::kTreeHeaderBytes + index.size();
+  auto entries = transport::data::decodeTreeIndex(index, end, end);
+  if (!entries) transport::refuse("a bad tree index from hnowd: " + entries.error().message);
+  // The directories on the way are made now: the send that follows needs them anyway.
+  auto opened = openConfinedParent(roots_, dest, {"destination", "destination", "write under"}, true);
+  if (!opened) {
+    spdlog::warn("refused a tree into '{}' that hnowd asked about: {}", dest, opened.error().message);
+    transport::refuse(opened.error().message);
+  }
+  auto& [dir, path, name] = opened.value();
+  auto missing = transport::data::missingFiles(*entries, dir, name);
+  ::close(dir);
+  return missing;
 }
 
 void Receiver::release(const std::string& token) {
@@ -172,11 +192,13 @@ void Receiver::unpack(std::shared_ptr<Tree> tree) {
 // On the unpack thread: the bundle, whole and matched, becomes the tree;
 // its transfers then report done with what was published, or failed.
 void Receiver::unpackOne(Tree& tree) {
+  const auto began = std::chrono::steady_clock::now();
   const int fd = ::openat(tree.parentFd, tree.bundleName.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   Result<transport::data::UnpackedTree> unpacked =
       fd < 0 ? Result<transport::data::UnpackedTree>(Error{"cannot open the received bundle " + tree.parentPath + "/" +
                                                           tree.bundleName + ": " + std::strerror(errno)})
-             : transport::data::unpackTree(fd, tree.parentFd, tree.name, tree.parentPath, tree.atomic);
+             : transport::data::unpackTree(fd, tree.parentFd, tree.name, tree.parentPath, tree.atomic,
+                                           tree.deleteOthers);
   if (fd >= 0) ::close(fd);
   // The data plane still relays the bundle to this agent's children from its open descriptor.
   ::unlinkat(tree.parentFd, tree.bundleName.c_str(), 0);
@@ -184,8 +206,10 @@ void Receiver::unpackOne(Tree& tree) {
   std::shared_ptr<const transport::data::UnpackedTree> outcome;
   if (unpacked) {
     outcome = std::make_shared<const transport::data::UnpackedTree>(std::move(unpacked).value());
-    spdlog::info("unpacked {}: {} files ({} bytes), {} replaced, {} failed", path, outcome->files, outcome->bytes,
-                 outcome->replaced, outcome->failed.size());
+    spdlog::info("unpacked {} in {:.3f} s: {} files ({} bytes), {} held already, {} replaced, {} deleted, {} failed",
+                 path, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
+                 outcome->files, outcome->bytes, outcome->held, outcome->replaced, outcome->deleted,
+                 outcome->failed.size());
   } else {
     spdlog::warn("cannot unpack the tree into {}: {}", path, unpacked.error().message);
   }

@@ -43,6 +43,9 @@ class Receiver {
   // `order.dest` once it matched; its transfers report done only after
   // the unpack, with what it published (docs/tree-send.md).
   std::string receiveTree(const transport::ReceiveOrder& order);
+  // Only what changed: the ordinals of the files of `index` (a part of a
+  // tree's, no bytes) that `dest` lacks; refuses a bad index or dest.
+  std::vector<std::uint32_t> treeHeld(const std::string& dest, std::string_view index);
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.

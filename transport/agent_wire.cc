@@ -31,6 +31,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setUplinkPaceBytesPerSecond(order.uplinkPaceBytesPerSecond);
   out.setTree(order.tree);
   out.setAtomic(order.atomic);
+  out.setDeleteOthers(order.deleteOthers);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -53,7 +54,10 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
     return Error{"an uplink pace is a finite rate, 0 or more"};
   order.tree = in.getTree();
   order.atomic = in.getAtomic();
+  order.deleteOthers = in.getDeleteOthers();
   if (order.atomic && !order.tree) return Error{"only a tree is published atomically"};
+  if (order.deleteOthers && (!order.tree || order.atomic))
+    return Error{"only a tree published file by file removes what it does not name"};
   if (in.getStripes().size() > wire::MAX_STRIPES)
     return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
   std::uint64_t next = 0;

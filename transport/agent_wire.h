@@ -31,6 +31,7 @@ struct ReceiveOrder {
   double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
   bool tree = false;    // a tree's bundle, unpacked as dest
   bool atomic = false;  // a tree published at once
+  bool deleteOthers = false;  // a tree: then remove what dest holds that it does not name
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

@@ -131,6 +131,8 @@ struct ReceiveOrder {
   # only then, with what it published.
   atomic @8 :Bool;
   # A tree: publish it at once (staged beside dest, then one rename), not file by file.
+  deleteOthers @9 :Bool;
+  # A tree, not atomic: then remove what dest holds that the tree does not name.
 }
 
 struct Stripe {
@@ -175,6 +177,8 @@ struct TreeOutcome {
   replaced @2 :UInt64;       # of them, files that took another's place
   failedCount @3 :UInt64;
   failed @4 :List(PathProblem);  # at most maxPathProblems
+  held @5 :UInt64;           # files kept as they were: the agent held them already
+  deleted @6 :UInt64;        # entries removed (--delete)
 }
 
 interface AgentControl {
@@ -206,6 +210,12 @@ interface AgentControl {
   # This agent's part of one probe round of a link survey: serve probe
   # flows presenting the token, pull one from each address, and measure
   # over the window; answers when the window has closed.
+  treeHeld @10 (dest :Text, index :Data) -> (missing :List(UInt32));
+  # Only what changed (docs/tree-send.md): which files of a tree's index
+  # (a part of it: the directories its files lie in, then the files, no
+  # bytes) `dest` lacks, as ordinals into that index; the same size and
+  # mtime, or the same SHA-256, is held. Fails with the reason for a bad
+  # index or a refused dest.
 }
 
 struct LinkProbeOrder {
@@ -266,6 +276,7 @@ struct SendRequest {
   algo @3 :Text;          # auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat
   noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
   atomic @5 :Bool;        # a directory: publish the whole tree at once on each agent
+  deleteOthers @6 :Bool;  # a directory: remove what --dest holds that the tree does not name
 }
 
 enum CopyState {
@@ -323,6 +334,9 @@ struct TreeSummary {
   atomic @3 :Bool;
   refusedCount @4 :UInt64;         # left out at hnowd
   refused @5 :List(PathProblem);   # at most maxPathProblems
+  sentFiles @6 :UInt64;            # files whose bytes the bundle carries: some agent lacked them
+  sentBytes @7 :UInt64;
+  deleteOthers @8 :Bool;
 }
 
 struct SkippedAgent {

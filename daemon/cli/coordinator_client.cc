@@ -145,6 +145,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setAlgo(r.algo);
   out.setNoReplan(!r.replan);
   out.setAtomic(r.atomic);
+  out.setDeleteOthers(r.deleteOthers);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));

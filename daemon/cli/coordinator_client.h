@@ -80,6 +80,7 @@ class CoordinatorClient {
     std::string algo;
     bool replan = true;  // false for --no-replan
     bool atomic = false;  // a directory: publish the tree at once
+    bool deleteOthers = false;  // a directory: remove what --dest holds that the tree does not name
   };
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);

@@ -132,6 +132,9 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand->add_flag("--atomic", c.send.atomic,
                           "FILE is a directory: publish its whole tree on each agent at once (staged beside "
                           "--dest, then one rename), not file by file");
+  c.sendCommand->add_flag("--delete", c.send.deleteOthers,
+                          "FILE is a directory: on each agent, remove what --dest holds that the tree does not "
+                          "name (never outside --dest)");
   c.sendCommand->add_option("--gantt", c.send.ganttPath, "Write planned and actual bars to this SVG file");
 }
 

@@ -154,10 +154,14 @@ std::string stripeLabel(const daemon::SendStatus& s, const daemon::CopyStatus& c
 // What hnowd packed of a directory, and what it left out.
 std::string treeSummaryText(const daemon::TreeSummary& t) {
   char line[400];
-  std::snprintf(line, sizeof line, "  tree: %llu files (%s) in %llu entries%s\n",
+  std::snprintf(line, sizeof line, "  tree: %llu files (%s) in %llu entries%s%s\n",
                 static_cast<unsigned long long>(t.files), bytesText(static_cast<double>(t.fileBytes)).c_str(),
-                static_cast<unsigned long long>(t.entries), t.atomic ? ", published at once (--atomic)" : "");
+                static_cast<unsigned long long>(t.entries), t.atomic ? ", published at once (--atomic)" : "",
+                t.deleteOthers ? ", what it does not name removed (--delete)" : "");
   std::string out = line;
+  std::snprintf(line, sizeof line, "  sent: %llu files (%s) some agent lacked; the rest each agent held\n",
+                static_cast<unsigned long long>(t.sentFiles), bytesText(static_cast<double>(t.sentBytes)).c_str());
+  out += line;
   if (t.refusedCount > 0) {
     out += "  left out at hnowd: " + std::to_string(t.refusedCount) + "\n";
     for (const auto& p : t.refused) out += "    " + p.path + ": " + p.why + "\n";
@@ -170,9 +174,11 @@ std::string treeSummaryText(const daemon::TreeSummary& t) {
 // One agent's unpack: what it published, and every entry it could not.
 std::string treeOutcomeText(const daemon::TreeOutcome& t) {
   char line[300];
-  std::snprintf(line, sizeof line, "             published %llu files (%s), %llu replaced, %llu failed\n",
+  std::snprintf(line, sizeof line,
+                "             published %llu files (%s), %llu held already, %llu replaced, %llu deleted, %llu failed\n",
                 static_cast<unsigned long long>(t.files), bytesText(static_cast<double>(t.bytes)).c_str(),
-                static_cast<unsigned long long>(t.replaced), static_cast<unsigned long long>(t.failedCount));
+                static_cast<unsigned long long>(t.held), static_cast<unsigned long long>(t.replaced),
+                static_cast<unsigned long long>(t.deleted), static_cast<unsigned long long>(t.failedCount));
   std::string out = line;
   for (const auto& p : t.failed) out += "               failed " + p.path + ": " + p.why + "\n";
   if (t.failedCount > t.failed.size())
@@ -297,7 +303,8 @@ int runSendCommand(const SendOptions& options) {
                                        options.to,
                                        options.algo,
                                        !options.noReplan,
-                                       options.atomic};
+                                       options.atomic,
+                                       options.deleteOthers};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

@@ -20,6 +20,7 @@ struct SendOptions {
   bool json = false;
   bool noReplan = false;
   bool atomic = false;  // FILE is a directory: publish its tree at once on each agent
+  bool deleteOthers = false;  // FILE is a directory: remove what --dest holds that the tree does not name
   std::string ganttPath;
 };
 
@@ -32,8 +33,9 @@ int runSendCommand(const SendOptions& options);
 // "at_s", "reason"}], "copies": [{"node", "path", "sha256", "finished_s",
 // "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}; a
 // directory's send adds "tree": {"entries", "files", "file_bytes",
-// "atomic", "refused_count", "refused": [{"path", "why"}]} and per copy
-// "tree": {"files", "bytes", "replaced", "failed_count", "failed": [...]}.
+// "sent_files", "sent_bytes", "atomic", "delete", "refused_count",
+// "refused": [{"path", "why"}]} and per copy "tree": {"files", "bytes",
+// "held", "replaced", "deleted", "failed_count", "failed": [...]}.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
 // Planned and actual bars side by side, two rows per node; a replan's parent

@@ -34,7 +34,9 @@ std::string sendJson(const daemon::SendStatus& s) {
       if (c.tree)
         copies.back()["tree"] = {{"files", c.tree->files},
                                  {"bytes", c.tree->bytes},
+                                 {"held", c.tree->held},
                                  {"replaced", c.tree->replaced},
+                                 {"deleted", c.tree->deleted},
                                  {"failed_count", c.tree->failedCount},
                                  {"failed", problemsJson(c.tree->failed)}};
     } else {
@@ -84,7 +86,9 @@ std::string sendJson(const daemon::SendStatus& s) {
   root["skipped"] = std::move(skipped);
   if (s.tree)
     root["tree"] = {{"entries", s.tree->entries},     {"files", s.tree->files},
-                    {"file_bytes", s.tree->fileBytes}, {"atomic", s.tree->atomic},
+                    {"file_bytes", s.tree->fileBytes}, {"sent_files", s.tree->sentFiles},
+                    {"sent_bytes", s.tree->sentBytes}, {"atomic", s.tree->atomic},
+                    {"delete", s.tree->deleteOthers},
                     {"refused_count", s.tree->refusedCount}, {"refused", problemsJson(s.tree->refused)}};
   // Names are printable already (hnowd and the agents escape them); replace guards the rest.
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -55,11 +55,18 @@ class AgentLink {
     double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
     bool tree = false;    // the file is a tree's bundle, unpacked as dest
     bool atomic = false;  // a tree published at once
+    bool deleteOthers = false;  // a tree: then remove what dest holds that it does not name
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;
   virtual void receive(const ReceiveOrder&, ReceiveDone done) { done(Error{"this agent cannot receive files"}); }
   virtual void pull(const std::string& /*token*/, const std::string& /*parentAddress*/) {}
+  // Only what changed: the ordinals of the files of `index` (one part of a
+  // tree's, TreeScan::queries) that `dest` lacks, or the refusal.
+  using HeldDone = std::function<void(const Result<std::vector<std::uint32_t>>& missing)>;
+  virtual void treeHeld(const std::string& /*dest*/, const std::string& /*index*/, HeldDone done) {
+    done(Error{"this agent cannot receive trees"});
+  }
   virtual void release(const std::string& /*token*/) {}
 
   // manifests: the agent serves a file of its own under `token`: its size

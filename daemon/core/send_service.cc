@@ -12,6 +12,7 @@
 #include "core/agent_selection.h"
 #include "core/operation_records.h"
 #include "core/striped_send.h"
+#include "core/tree_held.h"
 
 namespace hnow::daemon {
 
@@ -175,21 +176,43 @@ void SendService::start(SendRequest request, Started started) {
   finished_.forgetOldest(operations_);
   auto receivers = receiversOf(request);
   if (!receivers) return started(receivers.error());
-  const std::vector<AgentView>& chosen = *receivers;
-  // A directory goes as one bundle of its tree; the rest is a file's send.
-  std::unique_ptr<HeldBundle> bundle;
-  if (plane_.isDirectory(request.path)) {
-    auto packed = plane_.packTree(request.path);
-    if (!packed) return started(packed.error());
-    bundle.reset(new HeldBundle{plane_, std::move(packed).value()});
-    bundle->bundle.summary.atomic = request.atomic;
-    spdlog::info("packed {}: {} files ({} bytes) in {} entries, {} left out", request.path,
-                 bundle->bundle.summary.files, bundle->bundle.summary.fileBytes, bundle->bundle.summary.entries,
-                 bundle->bundle.summary.refusedCount);
-  } else if (request.atomic) {
-    return started(Error{"--atomic publishes a directory's tree at once; " + request.path +
-                         " is not a directory (a file is always renamed into place whole)"});
+  if (!plane_.isDirectory(request.path)) {
+    for (const auto& [set, flag] : {std::pair{request.atomic, "--atomic"}, std::pair{request.deleteOthers, "--delete"}})
+      if (set)
+        return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
+                             " is not a directory (a file is always renamed into place whole)"});
+    return startPlanned(std::move(request), std::move(receivers).value(), nullptr, std::move(started));
   }
+  if (request.atomic && request.deleteOthers)
+    return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
+  // A directory goes as one bundle of its tree, holding only the files some agent lacks.
+  auto scanned = plane_.scanTree(request.path);
+  if (!scanned) return started(scanned.error());
+  auto scan = std::make_shared<const TreeScan>(std::move(scanned).value());
+  std::vector<std::string> agents;
+  for (const AgentView& a : *receivers) agents.push_back(a.record.name);
+  askMissing(
+      agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, scan,
+      [this, scan, request, chosen = std::move(receivers).value(), started](const Result<std::vector<bool>>& missing) {
+        if (!missing) {
+          plane_.dropScan(scan->id);
+          spdlog::warn("a tree send was refused by its destinations: {}", missing.error().message);
+          return started(missing.error());
+        }
+        auto packed = plane_.packScanned(scan->id, *missing);
+        if (!packed) return started(packed.error());
+        auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, std::move(packed).value()});
+        TreeSummary& s = bundle->bundle.summary;
+        s.atomic = request.atomic;
+        s.deleteOthers = request.deleteOthers;
+        spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out",
+                     request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount);
+        startPlanned(request, chosen, std::move(bundle), started);
+      });
+}
+
+void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
+                               Started started) {
   const std::string sourcePath = bundle ? bundle->bundle.path : request.path;
   auto size = bundle ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(sourcePath);
   if (!size) return started(size.error());
@@ -243,8 +266,16 @@ void SendService::start(SendRequest request, Started started) {
   running->settings.nodes = std::move(nodes);
   running->settings.chunkBytes = chunkBytes_;
 
-  AgentLink::ReceiveOrder order{token,  request.dest, file.size, file.sha256, {}, running->tree.stripeChunkBytes,
-                                0.0,    running->bundle != nullptr, request.atomic};
+  AgentLink::ReceiveOrder order{token,
+                                request.dest,
+                                file.size,
+                                file.sha256,
+                                {},
+                                running->tree.stripeChunkBytes,
+                                0.0,
+                                running->bundle != nullptr,
+                                request.atomic,
+                                request.deleteOthers};
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
     const StripeSource& s = running->stripes[k];
     order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k]});

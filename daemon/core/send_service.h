@@ -27,6 +27,7 @@ struct SendRequest {
   std::string algo = "auto";
   bool replan = true;  // re-plan on drift events and losses
   bool atomic = false;  // a directory: publish the whole tree at once on each agent
+  bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
 };
 
 class SendService final : public TransferObserver {
@@ -57,13 +58,16 @@ class SendService final : public TransferObserver {
 
  private:
   struct Running;
-  struct HeldBundle;
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
   // The agents it would go to (all, or a site) that cannot receive now, and why.
   std::vector<SkippedAgent> skippedOf(const SendRequest& request) const;
   // The agents' answers (the path each will write, or its refusal) to the
   // receive order: the send runs, or is refused and everything released.
+  struct HeldBundle;
+  // The send planned and started from hnowd's file, or from a tree's bundle.
+  void startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
+                    Started started);
   void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendRun& operation);

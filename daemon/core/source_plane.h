@@ -42,9 +42,17 @@ class SourcePlane {
   virtual Result<std::uint64_t> sizeOf(const std::string& /*path*/) { return Error{"this plane cannot send"}; }
   // True when `path` is a directory (sent as a tree), following a symlink to it.
   virtual bool isDirectory(const std::string& /*path*/) { return false; }
-  // The directory at `path` packed into a bundle on hnowd's disk (it is
-  // then sent as a file), or why it cannot be.
-  virtual Result<TreeBundle> packTree(const std::string& /*path*/) { return Error{"this plane cannot send trees"}; }
+  // The directory at `path` walked, its files' digests taken (kept from
+  // the last scan when a file's stamp is unchanged), or why it cannot be.
+  virtual Result<TreeScan> scanTree(const std::string& /*path*/) { return Error{"this plane cannot send trees"}; }
+  // A scan packed into a bundle on hnowd's disk (then sent as a file):
+  // the bytes of scan entry k only where `send[k]`, the other files listed
+  // as held. The scan is dropped either way.
+  virtual Result<TreeBundle> packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/) {
+    return Error{"this plane cannot send trees"};
+  }
+  // A scan no send will pack.
+  virtual void dropScan(std::uint64_t /*scanId*/) {}
   // The bundle removed (the send that carried it ended).
   virtual void dropBundle(const std::string& /*bundlePath*/) {}
   // The file at `path` served as `stripes` (in order, covering it), each

@@ -25,6 +25,8 @@ struct TreeOutcome {
   std::uint64_t replaced = 0;  // of them, files that took another file's place
   std::uint64_t failedCount = 0;
   std::vector<PathProblem> failed;  // at most kMaxPathProblems
+  std::uint64_t held = 0;     // files kept as they were: the agent held them already
+  std::uint64_t deleted = 0;  // entries removed (--delete)
 };
 
 // The tree as hnowd packed it.
@@ -35,6 +37,22 @@ struct TreeSummary {
   bool atomic = false;
   std::uint64_t refusedCount = 0;    // left out at hnowd
   std::vector<PathProblem> refused;  // at most kMaxPathProblems
+  std::uint64_t sentFiles = 0;       // files whose bytes the bundle carries: some agent lacked them
+  std::uint64_t sentBytes = 0;
+  bool deleteOthers = false;
+};
+
+// A tree as hnowd's walk found it, before any bundle: what the agents are
+// asked about (only what changed). The index goes in parts that each fit
+// one message: `queries[i]` holds the directories its files lie in, then
+// the files; `ordinals[i][j]` is the scan entry of its j-th entry (-1 for
+// a directory). The plane keeps the scan itself until dropScan(id).
+struct TreeScan {
+  std::uint64_t id = 0;
+  std::size_t entries = 0;
+  TreeSummary summary;
+  std::vector<std::string> queries;
+  std::vector<std::vector<std::int64_t>> ordinals;
 };
 
 // A packed tree on hnowd's disk, sent as the file at `path`, removed when the send ends.

@@ -3,10 +3,12 @@
 // thread: the plane's transfer events come back through onTransfer().
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/source_plane.h"
 #include "transport/data/data_plane.h"
+#include "transport/data/tree_bundle.h"
 
 namespace hnow::daemon {
 
@@ -15,11 +17,15 @@ class DataSourcePlane final : public SourcePlane {
   // Trees are packed into bundles in `bundleDir` (created when needed;
   // what an earlier hnowd left there is stale: sweepBundles).
   DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir)
-      : plane_(plane), bundleDir_(std::move(bundleDir)) {}
+      : plane_(plane),
+        bundleDir_(std::move(bundleDir)),
+        digests_(std::make_shared<transport::data::TreeDigestCache>()) {}
   Result<SourceFile> serveFile(const std::string& token, const std::string& path) override;
   Result<std::uint64_t> sizeOf(const std::string& path) override;
   bool isDirectory(const std::string& path) override;
-  Result<TreeBundle> packTree(const std::string& path) override;
+  Result<TreeScan> scanTree(const std::string& path) override;
+  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override;
+  void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropBundle(const std::string& bundlePath) override;
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                                   const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override;
@@ -35,6 +41,10 @@ class DataSourcePlane final : public SourcePlane {
   transport::data::DataPlane& plane_;
   std::string bundleDir_;
   std::uint64_t nextBundle_ = 1;
+  struct Scan;
+  std::map<std::uint64_t, std::shared_ptr<Scan>> scans_;  // scanned, not packed yet
+  std::uint64_t nextScan_ = 1;
+  std::shared_ptr<transport::data::TreeDigestCache> digests_;  // by path: a second send hashes what changed
   struct Receive {
     std::string path;
     Received done;

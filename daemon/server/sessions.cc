@@ -92,6 +92,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   if (request.algo.empty()) request.algo = "auto";
   request.replan = !in.getNoReplan();
   request.atomic = in.getAtomic();
+  request.deleteOthers = in.getDeleteOthers();
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
   sends_->start(std::move(request), pending.answer);
@@ -206,11 +207,24 @@ class RpcAgentLink final : public AgentLink {
     transport::ReceiveOrder wireOrder{order.token,  order.dest, order.size,
                                       order.sha256, {},         order.stripeChunkBytes,
                                       order.uplinkPaceBytesPerSecond,
-                                      order.tree,   order.atomic};
+                                      order.tree,   order.atomic,
+                                      order.deleteOthers};
     for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(
         [done](auto response) { done(std::string(response.getPath())); },
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
+  void treeHeld(const std::string& dest, const std::string& index, HeldDone done) override {
+    auto request = control_.treeHeldRequest();
+    request.setDest(dest);
+    request.setIndex(bytes(index));
+    tasks_.add(request.send().then(
+        [done](auto response) {
+          std::vector<std::uint32_t> missing;
+          for (std::uint32_t o : response.getMissing()) missing.push_back(o);
+          done(missing);
+        },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void pull(const std::string& token, const std::string& parentAddress) override {

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
@@ -34,7 +36,85 @@ std::vector<PathProblem> firstProblems(const std::vector<transport::data::TreePr
 
 }  // namespace
 
-Result<TreeBundle> DataSourcePlane::packTree(const std::string& path) {
+struct DataSourcePlane::Scan {
+  std::string path;
+  transport::data::ScannedTree tree;
+};
+
+namespace {
+
+// Each part of a query stays well under one message (transport's 1 MiB).
+constexpr std::size_t kQueryPartBytes = 512 * 1024;
+
+// The bytes one entry takes in an index (transport/data/tree_bundle.cc's encoding).
+std::size_t encodedBytes(const transport::data::TreeEntry& e) {
+  return 17 + e.path.size() + (e.kind == transport::data::TreeEntryKind::kFile ? 48 : 0) +
+         (e.kind == transport::data::TreeEntryKind::kSymlink ? 4 + e.target.size() : 0);
+}
+
+// The scan's files in parts, each with the directories its files lie in.
+void splitQueries(const transport::data::ScannedTree& scan, TreeScan& out) {
+  std::map<std::string, std::int64_t> dirOf;  // a directory's path to its scan entry
+  for (std::size_t k = 0; k < scan.entries.size(); ++k)
+    if (scan.entries[k].kind == transport::data::TreeEntryKind::kDirectory)
+      dirOf[scan.entries[k].path] = static_cast<std::int64_t>(k);
+  std::vector<transport::data::TreeEntry> part;
+  std::vector<std::int64_t> ordinals;
+  std::set<std::string> listed;
+  std::size_t bytes = 0;
+  auto close = [&] {
+    if (part.empty()) return;
+    out.queries.push_back(transport::data::encodeTreeIndex(part));
+    out.ordinals.push_back(std::move(ordinals));
+    part.clear(), ordinals.clear(), listed.clear(), bytes = 0;
+  };
+  for (std::size_t k = 0; k < scan.entries.size(); ++k) {
+    const auto& e = scan.entries[k];
+    if (e.kind != transport::data::TreeEntryKind::kFile) continue;
+    if (bytes > kQueryPartBytes) close();
+    // Its directories, top first, each once per part.
+    for (auto slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1)) {
+      const std::string dir = e.path.substr(0, slash);
+      if (!listed.insert(dir).second) continue;
+      const std::int64_t at = dirOf.at(dir);
+      part.push_back(scan.entries[static_cast<std::size_t>(at)]);
+      ordinals.push_back(-1);
+      bytes += encodedBytes(part.back());
+    }
+    part.push_back(e);
+    ordinals.push_back(static_cast<std::int64_t>(k));
+    bytes += encodedBytes(e);
+  }
+  close();
+}
+
+}  // namespace
+
+Result<TreeScan> DataSourcePlane::scanTree(const std::string& path) {
+  auto scanned = transport::data::scanTree(path, *digests_);
+  if (!scanned) return scanned.error();
+  TreeScan out;
+  out.id = nextScan_++;
+  out.entries = scanned->entries.size();
+  TreeSummary& s = out.summary;
+  s.entries = scanned->entries.size();
+  s.files = scanned->files;
+  s.fileBytes = scanned->fileBytes;
+  s.refusedCount = scanned->refused.size();
+  s.refused = firstProblems(scanned->refused);
+  for (const PathProblem& r : s.refused) spdlog::warn("left out of {}: {}: {}", path, r.path, r.why);
+  if (s.refusedCount > s.refused.size())
+    spdlog::warn("left out of {}: {} more entries", path, s.refusedCount - s.refused.size());
+  splitQueries(*scanned, out);
+  scans_[out.id] = std::make_shared<Scan>(Scan{path, std::move(scanned).value()});
+  return out;
+}
+
+Result<TreeBundle> DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>& send) {
+  auto found = scans_.find(scanId);
+  if (found == scans_.end()) return Error{"the tree's scan is gone; send again"};
+  const std::shared_ptr<Scan> scan = found->second;
+  scans_.erase(found);
   std::error_code error;
   std::filesystem::create_directories(bundleDir_, error);
   if (error) return Error{"cannot create " + bundleDir_ + " for the tree's bundle: " + error.message()};
@@ -42,7 +122,7 @@ Result<TreeBundle> DataSourcePlane::packTree(const std::string& path) {
   bundle.path = bundleDir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(nextBundle_++) + ".bundle";
   const int fd = ::open(bundle.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Error{"cannot create " + bundle.path + ": " + std::strerror(errno)};
-  auto packed = transport::data::packTree(path, fd);
+  auto packed = transport::data::packTree(scan->path, scan->tree, send, fd);
   ::close(fd);
   if (!packed) {
     ::unlink(bundle.path.c_str());
@@ -51,13 +131,19 @@ Result<TreeBundle> DataSourcePlane::packTree(const std::string& path) {
   bundle.size = packed->size;
   TreeSummary& s = bundle.summary;
   s.entries = packed->entries.size();
-  s.files = packed->files;
-  s.fileBytes = packed->fileBytes;
-  s.refusedCount = packed->refused.size();
-  s.refused = firstProblems(packed->refused);
-  for (const PathProblem& r : s.refused) spdlog::warn("left out of {}: {}: {}", path, r.path, r.why);
-  if (s.refusedCount > s.refused.size())
-    spdlog::warn("left out of {}: {} more entries", path, s.refusedCount - s.refused.size());
+  s.sentFiles = packed->files;
+  s.sentBytes = packed->fileBytes;
+  // Files left out now had changed since the scan: they join what the scan refused.
+  std::vector<transport::data::TreeProblem> refused = scan->tree.refused;
+  refused.insert(refused.end(), packed->refused.begin(), packed->refused.end());
+  s.refusedCount = refused.size();
+  s.refused = firstProblems(refused);
+  for (const auto& p : packed->refused) spdlog::warn("left out of {}: {}: {}", scan->path, printable(p.path), printable(p.why));
+  s.files = scan->tree.files - packed->refused.size();
+  s.fileBytes = scan->tree.fileBytes;
+  for (const auto& p : packed->refused)
+    for (const auto& e : scan->tree.entries)
+      if (e.path == p.path) s.fileBytes -= e.size;
   return bundle;
 }
 

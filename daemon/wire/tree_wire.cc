@@ -35,6 +35,8 @@ void toWire(const TreeOutcome& o, wire::TreeOutcome::Builder out) {
   out.setReplaced(o.replaced);
   out.setFailedCount(o.failedCount);
   problemsToWire(o.failed, out.initFailed(listed(o.failed)));
+  out.setHeld(o.held);
+  out.setDeleted(o.deleted);
 }
 
 TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in) {
@@ -44,6 +46,8 @@ TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in) {
   o.replaced = in.getReplaced();
   o.failed = problemsFromWire(in.getFailed());
   o.failedCount = std::max<std::uint64_t>(in.getFailedCount(), o.failed.size());
+  o.held = in.getHeld();
+  o.deleted = in.getDeleted();
   return o;
 }
 
@@ -54,6 +58,9 @@ void toWire(const TreeSummary& s, wire::TreeSummary::Builder out) {
   out.setAtomic(s.atomic);
   out.setRefusedCount(s.refusedCount);
   problemsToWire(s.refused, out.initRefused(listed(s.refused)));
+  out.setSentFiles(s.sentFiles);
+  out.setSentBytes(s.sentBytes);
+  out.setDeleteOthers(s.deleteOthers);
 }
 
 TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in) {
@@ -64,6 +71,9 @@ TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in) {
   s.atomic = in.getAtomic();
   s.refused = problemsFromWire(in.getRefused());
   s.refusedCount = std::max<std::uint64_t>(in.getRefusedCount(), s.refused.size());
+  s.sentFiles = in.getSentFiles();
+  s.sentBytes = in.getSentBytes();
+  s.deleteOthers = in.getDeleteOthers();
   return s;
 }
 

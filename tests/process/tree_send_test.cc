@@ -112,7 +112,8 @@ TEST_CASE("a directory sent to every agent arrives as the same tree, and a symli
 
   for (const std::string algo : {"tree", "striped"}) {
     CAPTURE(algo);
-    auto r = runCommand(cluster.hnow("send " + top.string() + " --dest courses/c1 --json --algo " + algo));
+    const std::string name = "c-" + algo;
+    auto r = runCommand(cluster.hnow("send " + top.string() + " --dest courses/" + name + " --json --algo " + algo));
     REQUIRE_MESSAGE(r.status == 0, (r.err + r.out));
     auto report = nlohmann::json::parse(r.out);
     CHECK(report["failed"].empty());
@@ -126,8 +127,9 @@ TEST_CASE("a directory sent to every agent arrives as the same tree, and a symli
     REQUIRE(report["copies"].size() == 3);
     for (const auto& copy : report["copies"]) {
       const fs::path dest = copy["path"].get<std::string>();
-      CHECK(dest.filename() == "c1");
+      CHECK(dest.filename() == name);
       CHECK(copy["tree"]["files"] == 305);
+      CHECK(copy["tree"]["held"] == 0);
       CHECK(copy["tree"]["failed_count"] == 0);
       CHECK(differences(treeOf(dest), expected) == "");
       CHECK(partFiles(dest.parent_path()) == 0);  // no bundle, no staging directory left
@@ -141,24 +143,47 @@ TEST_CASE("a directory sent to every agent arrives as the same tree, and a symli
   CHECK(bundles == 0);
 }
 
-TEST_CASE("a tree sent again replaces changed files and keeps the others - with --atomic the old tree goes whole") {
+TEST_CASE("a tree sent again moves only the files that changed, keeps what it does not name, and --delete removes that") {
   TestCluster cluster("--agents 2 --uplink-mbps 400");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const fs::path top = cluster.dir.path / "site";
   fs::create_directories(top / "a");
   std::ofstream(top / "a" / "index.html") << "version 1";
+  writeRandomFile(top / "a" / "video.bin", 2 << 20);
   auto first = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));
   REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
   const fs::path dest = nlohmann::json::parse(first.out)["copies"][0]["path"].get<std::string>();
   std::ofstream(dest / "local-notes.txt") << "written on the agent";
 
+  // The same tree again: nothing to carry, every file held.
+  auto same = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));
+  REQUIRE_MESSAGE(same.status == 0, (same.err + same.out));
+  auto unchanged = nlohmann::json::parse(same.out);
+  CHECK(unchanged["tree"]["sent_files"] == 0);
+  CHECK(unchanged["size"].get<std::uint64_t>() < 4096);  // the index alone
+  for (const auto& copy : unchanged["copies"]) {
+    CHECK(copy["tree"]["held"] == 2);
+    CHECK(copy["tree"]["files"] == 0);
+  }
+
   std::ofstream(top / "a" / "index.html") << "version 2";
   auto second = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));
   REQUIRE_MESSAGE(second.status == 0, (second.err + second.out));
   auto report = nlohmann::json::parse(second.out);
+  CHECK(report["tree"]["sent_files"] == 1);
+  CHECK(report["size"].get<std::uint64_t>() < 8192);  // the changed file, not the 2 MiB one
+  CHECK(report["copies"][0]["tree"]["files"] == 1);
   CHECK(report["copies"][0]["tree"]["replaced"] == 1);
+  CHECK(report["copies"][0]["tree"]["held"] == 1);
   CHECK(readWhole(dest / "a" / "index.html") == "version 2");
   CHECK(fs::exists(dest / "local-notes.txt"));  // not named by the tree: left alone
+
+  auto pruned = runCommand(cluster.hnow("send " + top.string() + " --dest www --delete --json"));
+  REQUIRE_MESSAGE(pruned.status == 0, (pruned.err + pruned.out));
+  CHECK(nlohmann::json::parse(pruned.out)["copies"][0]["tree"]["deleted"] == 1);
+  CHECK_FALSE(fs::exists(dest / "local-notes.txt"));
+  CHECK(readWhole(dest / "a" / "index.html") == "version 2");
+  std::ofstream(dest / "local-notes.txt") << "written on the agent";
 
   std::ofstream(top / "a" / "index.html") << "version 3";
   auto atomic = runCommand(cluster.hnow("send " + top.string() + " --dest www --atomic --json"));

@@ -25,6 +25,9 @@ struct Agents {
   std::vector<std::string> releases;                           // agent names
   std::vector<AgentLink::ReceiveOrder> orders;
   std::vector<std::pair<std::string, std::string>> pulledTokens;  // (agent, token)
+  // Only what changed: what each agent says it lacks of each part ("part one" -> ordinals).
+  std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> lacking;
+  std::vector<std::string> asked;  // "agent: part"
 };
 
 struct FakeAgent final : AgentLink {
@@ -42,6 +45,11 @@ struct FakeAgent final : AgentLink {
     agents->pulledTokens.emplace_back(name, token);
   }
   void release(const std::string&) override { agents->releases.push_back(name); }
+  void treeHeld(const std::string&, const std::string& index, HeldDone done) override {
+    agents->asked.push_back(name + ": " + index);
+    if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
+    done(agents->lacking[name][index]);
+  }
   std::string name;
   Agents* agents;
 };
@@ -94,15 +102,27 @@ struct RecordingPlane final : SourcePlane {
       for (const StripeCut& c : cuts) served.erase(c.token);
   }
   void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
-  // Directories pack into a bundle "file" of 64 MiB with two files, one refused.
+  // A directory scans as three entries (a directory and two files) in two
+  // parts of the index, one entry refused; it packs into a bundle "file"
+  // of 64 MiB.
   bool isDirectory(const std::string& path) override { return path == "/data/course"; }
-  Result<TreeBundle> packTree(const std::string& path) override {
+  Result<TreeScan> scanTree(const std::string& path) override {
     if (path != "/data/course") return Error{"cannot open " + path};
+    scans.insert(7);
+    return TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false},
+                    {"part one", "part two"}, {{-1, 1}, {-1, 2}}};
+  }
+  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override {
+    scans.erase(scanId);
+    sent = send;
     files["/state/trees/1.bundle"] = 64 << 20;
     bundles.insert("/state/trees/1.bundle");
-    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}}};
+    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}};
   }
+  void dropScan(std::uint64_t scanId) override { scans.erase(scanId); }
   void dropBundle(const std::string& bundlePath) override { bundles.erase(bundlePath); }
+  std::set<std::uint64_t> scans;  // scanned, not packed or dropped
+  std::vector<bool> sent;         // the last pack's files to send
   std::set<std::string> bundles;  // packed and not dropped
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
   std::set<std::string> served;
@@ -273,9 +293,15 @@ TEST_CASE("a directory is packed into one bundle, sent as its tree to every agen
   SendRequest request = lab.toAll();
   request.path = "/data/course";
   request.atomic = true;
+  // a1 lacks the first file, a3 the second; a2 holds both.
+  lab.agents.lacking["a1"]["part one"] = {1};
+  lab.agents.lacking["a3"]["part two"] = {1};
   auto answer = started(lab, request);
   REQUIRE(answer);
   const auto& [id, first] = *answer;
+  CHECK(lab.agents.asked.size() == 6);  // each agent, each part
+  CHECK(lab.plane.sent == std::vector<bool>{false, true, true});  // what some agent lacks
+  CHECK(lab.plane.scans.empty());
   CHECK(lab.plane.bundles.size() == 1);
   REQUIRE(lab.agents.orders.size() == 3);
   for (const auto& order : lab.agents.orders) {
@@ -310,20 +336,34 @@ TEST_CASE("a directory is packed into one bundle, sent as its tree to every agen
   CHECK(ops[0].summary.find("\"tree\":{\"entries\":3,\"files\":2") != std::string::npos);
 }
 
-TEST_CASE("a tree refused by a destination drops its bundle, and --atomic of a file is refused before anything") {
+TEST_CASE("a tree refused by a destination drops its scan before packing, and --atomic or --delete of a file is refused") {
   Lab lab;
   lab.agents.refusing.insert("a1");
   SendRequest request = lab.toAll();
   request.path = "/data/course";
-  CHECK(refusalOf(lab, request).find("refused: a1") == 0);
+  CHECK(refusalOf(lab, request).find("refused: a1: ") == 0);
+  CHECK(lab.plane.scans.empty());
   CHECK(lab.plane.bundles.empty());
   CHECK(lab.plane.served.empty());
+  CHECK(lab.agents.orders.empty());
+
+  lab.agents.refusing.clear();
+  lab.agents.lacking["a2"]["part one"] = {0};  // a directory named as a missing file
+  CHECK(refusalOf(lab, request).find("refused: a2: named entry 0 of a part of the index as a missing file") == 0);
+  CHECK(lab.plane.scans.empty());
+  lab.agents.lacking.clear();
+  lab.agents.refusing.insert("a1");
+  lab.agents.asked.clear();
 
   SendRequest file = lab.toAll();
   file.atomic = true;
   lab.agents.orders.clear();
-  CHECK(refusalOf(lab, file).find("--atomic publishes a directory's tree at once") == 0);
+  CHECK(refusalOf(lab, file).find("--atomic is for a directory's tree") == 0);
+  file.atomic = false;
+  file.deleteOthers = true;
+  CHECK(refusalOf(lab, file).find("--delete is for a directory's tree") == 0);
   CHECK(lab.agents.orders.empty());
+  CHECK(lab.agents.asked.empty());
 }
 
 TEST_CASE("a file hnowd cannot serve, or an unknown algorithm, is refused before any agent is asked") {
