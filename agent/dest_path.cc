@@ -67,6 +67,7 @@ Result<TreeDestination> openTreeDestination(const std::vector<std::string>& root
   out.bundle.tempName = "." + name + ".hnow-" + tempSuffix() + ".part";
   out.bundle.finalName = "." + name + ".hnow-" + tempSuffix() + ".part";
   out.bundle.path = path + "/" + out.bundle.finalName;
+  out.bundle.durable = false;  // unpacked, synced as the tree's files, then removed
   out.bundle.fileFd = out.parentFd < 0 ? -1
                                        : ::openat(dir, out.bundle.tempName.c_str(),
                                                   O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -21,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 // No byte moving anywhere for this long: the send is stuck, stop waiting.
 constexpr auto kStallLimit = 30s;
+// Every byte in and copies still to finish: the agents verify, sync and
+// (a tree) unpack, which on a slow disk takes long for a large tree.
+constexpr auto kFinishingLimit = 10min;
 // Past this many nodes a stripe's tree is told by its shape, not its edges.
 constexpr std::size_t kEdgesListedUpTo = 16;
 
@@ -58,7 +61,15 @@ class Progress {
     const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
     const double eta = rate_ > 0 ? static_cast<double>(total - done) / rate_ : 0.0;
     char line[160];
-    if (tty_) {
+    if (done == total && finished < s.copies.size()) {
+      // Nothing left to move: an ETA from the falling rate would be noise.
+      if (tty_ || now - lastLine_ >= 1s) {
+        lastLine_ = now;
+        std::snprintf(line, sizeof line, "%s%5.1f s  every byte in; %zu/%zu copies verified%s%s", tty_ ? "\r" : "",
+                      s.elapsedS, finished, s.copies.size(), s.tree ? " and unpacked" : "", tty_ ? "    " : "\n");
+        std::fputs(line, stderr);
+      }
+    } else if (tty_) {
       std::string bar(30, ' ');
       for (int i = 0; i < static_cast<int>(fraction * 30); ++i) bar[static_cast<std::size_t>(i)] = '#';
       std::snprintf(line, sizeof line, "\r[%s] %3.0f%% %10s/s  ETA %5.1f s  %zu/%zu copies ", bar.c_str(),
@@ -330,13 +341,20 @@ int runSendCommand(const SendOptions& options) {
       std::fputs(changeLine(status.parentChanges[changesShown]).c_str(), stderr);
     }
     progress.show(status);
+    // Progress is bytes moved or copies finished.
     std::uint64_t bytes = 0;
-    for (const auto& c : status.copies) bytes += c.bytes;
+    bool allIn = true;
+    for (const auto& c : status.copies) {
+      bytes += c.bytes + (c.state == daemon::CopyStatus::State::kDone ? 1 : 0);
+      allIn = allIn && (c.bytes >= status.size || c.state == daemon::CopyStatus::State::kDone ||
+                        c.state == daemon::CopyStatus::State::kFailed);
+    }
     if (bytes != lastBytes) lastMove = Clock::now(), lastBytes = bytes;
-    if (Clock::now() - lastMove > kStallLimit) {
+    const auto limit = allIn ? std::chrono::duration_cast<std::chrono::seconds>(kFinishingLimit) : kStallLimit;
+    if (Clock::now() - lastMove > limit) {
       progress.end();
       std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
-                   static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kStallLimit).count()));
+                   static_cast<long long>(limit.count()));
       return 1;
     }
   }

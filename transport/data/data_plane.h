@@ -52,6 +52,11 @@ struct ReceiveTarget {
   std::string tempName;
   std::string finalName;
   std::string path;  // absolute final path, for reports
+  // False for a scratch file the receiver copies out and removes (a tree's
+  // bundle, docs/tree-send.md): no writeback as it lands and no fdatasync
+  // before the rename, since what is unpacked from it is synced instead;
+  // its bytes may then never reach the disk at all.
+  bool durable = true;
 };
 
 // One byte range of a file moved as several (a striped broadcast,

@@ -67,7 +67,8 @@ struct DataPlane::Impl final : PlaneCore {
   void finish(Operation& op);
   void rangeVerified(Operation& op);
   // fdatasync off the loop (libuv's thread pool), then renameIntoPlace.
-  void syncThenRename(const std::string& token, int fd);
+  // `durable` false: renamed at once (ReceiveTarget::durable).
+  void syncThenRename(const std::string& token, int fd, bool durable);
   void renameIntoPlace(const std::string& token, ssize_t syncResult);
   bool renamed(const ReceiveTarget& target, ssize_t syncResult, std::string& error);
   void fail(Operation& op, const std::string& message) override;

@@ -111,7 +111,8 @@ void DataPlane::Impl::chunkWritten(Operation& op) {
   const std::uint64_t every =
       op.assembly ? std::max<std::uint64_t>(kMinRangeWritebackBytes, kWritebackBytes / op.assembly->ranges.size())
                   : kWritebackBytes;
-  if (op.available - op.writebackFrom >= every || op.available == op.size) {
+  const bool durable = op.file().durable;
+  if (durable && (op.available - op.writebackFrom >= every || op.available == op.size)) {
     ::sync_file_range(op.fd, static_cast<off_t>(op.base + op.writebackFrom),
                       static_cast<off_t>(op.available - op.writebackFrom), SYNC_FILE_RANGE_WRITE);
     op.writebackFrom = op.available;
@@ -142,7 +143,7 @@ void DataPlane::Impl::finish(Operation& op) {
                                 : "the received file's SHA-256 differs from the source's");
   op.state = Operation::State::kVerifying;
   if (op.assembly) return rangeVerified(op);
-  syncThenRename(op.token, op.target.fileFd);
+  syncThenRename(op.token, op.target.fileFd, op.target.durable);
 }
 
 // The range keeps serving its children; the file is renamed once every
@@ -151,10 +152,11 @@ void DataPlane::Impl::rangeVerified(Operation& op) {
   Assembly& file = *op.assembly;
   if (++file.verified < file.ranges.size() || file.state != Assembly::State::kReceiving) return;
   file.state = Assembly::State::kVerifying;
-  syncThenRename(file.token, file.fd);
+  syncThenRename(file.token, file.fd, file.target.durable);
 }
 
-void DataPlane::Impl::syncThenRename(const std::string& token, int fd) {
+void DataPlane::Impl::syncThenRename(const std::string& token, int fd, bool durable) {
+  if (!durable) return renameIntoPlace(token, 0);
   struct Sync {
     uv_fs_t request;
     std::weak_ptr<bool> alive;
