@@ -381,6 +381,9 @@ interface ClientSession {
   # Surveys the links of these nodes ("hnowd" for hnowd's own; every node
   # when empty) and answers once they are measured, even while data moves;
   # fails with the reason.
+  forgetAgent @11 (name :Text);
+  # A machine gone for good: its record, rates and links removed. Fails
+  # for an unknown agent and for one that is connected.
 }
 
 # Several files from several source agents at once.

@@ -117,6 +117,13 @@ Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const 
   return s.wait(request.send().then([](auto) { return true; }));
 }
 
+Reply<bool> CoordinatorClient::forgetAgent(const std::string& agent) {
+  auto& s = *state_;
+  auto request = s.session->forgetAgentRequest();
+  request.setName(agent);
+  return s.wait(request.send().then([](auto) { return true; }));
+}
+
 Reply<std::vector<RemoteOperation>> CoordinatorClient::operations(std::uint32_t limit) {
   auto& s = *state_;
   auto request = s.session->operationsRequest();

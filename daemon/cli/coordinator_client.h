@@ -69,6 +69,7 @@ class CoordinatorClient {
   Reply<bool> measure(const std::vector<std::string>& nodes, double seconds);
   // An empty-struct reply: std::monostate-like success.
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
+  Reply<bool> forgetAgent(const std::string& agent);
   // The newest `limit` records, newest first.
   Reply<std::vector<RemoteOperation>> operations(std::uint32_t limit);
 

@@ -33,6 +33,8 @@ struct CommandLine {
   CLI::App* statusCommand = nullptr;
   CLI::App* measureCommand = nullptr;
   CLI::App* setRateCommand = nullptr;
+  CLI::App* forgetCommand = nullptr;
+  std::string forgetAgent;
   CLI::App* opsCommand = nullptr;
   CLI::App* upCommand = nullptr;
   CLI::App* downCommand = nullptr;
@@ -80,6 +82,10 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.setRateCommand->add_option("--compute-factor", c.setRate.change.computeFactor,
                              "Job work takes this many times longer (>= 1)")
       ->check(CLI::Range(1.0, 1000.0));
+
+  c.forgetCommand = agentCommand->add_subcommand(
+      "forget", "Remove a machine gone for good: its record, rates and links (it must not be connected)");
+  c.forgetCommand->add_option("name", c.forgetAgent, "Agent name")->required();
 
   c.opsCommand =
       app.add_subcommand("ops", "List the operations hnowd recorded, newest first");
@@ -201,6 +207,7 @@ int dispatch(CommandLine& c) {
   if (c.sendCommand->parsed()) return hnow::cli::runSendCommand(c.send);
   if (c.statusCommand->parsed()) return hnow::cli::runStatusCommand(c.status);
   if (c.setRateCommand->parsed()) return hnow::cli::runSetRateCommand(c.setRate);
+  if (c.forgetCommand->parsed()) return hnow::cli::runForgetCommand(c.clientConfig, c.forgetAgent);
   if (c.opsCommand->parsed()) return hnow::cli::runOpsCommand(c.ops);
   if (c.upCommand->parsed()) return hnow::cli::runLocalUp(c.localUp);
   if (c.downCommand->parsed()) return hnow::cli::runLocalDown(c.localDown);

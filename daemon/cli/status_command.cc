@@ -104,6 +104,20 @@ int runSetRateCommand(const SetRateOptions& options) {
   return 0;
 }
 
+int runForgetCommand(const std::string& configPath, const std::string& agent) {
+  int exitCode = 0;
+  auto client = connectOrReport(configPath, exitCode);
+  if (!client) return exitCode;
+  auto done = client->forgetAgent(agent);
+  if (!done) {
+    std::fprintf(stderr, "hnow: agent forget failed: %s\n", done.error().message.c_str());
+    return 1;
+  }
+  std::printf("agent %s forgotten: its record, rates and links are gone; if it starts again it registers anew\n",
+              agent.c_str());
+  return 0;
+}
+
 namespace {
 
 // UTC, to the second: what a person compares with journald's timestamps.

@@ -38,6 +38,8 @@ struct OpsOptions {
 int runStatusCommand(const StatusOptions& options);
 int runMeasureCommand(const MeasureOptions& options);
 int runSetRateCommand(const SetRateOptions& options);
+// `hnow agent forget NAME`: a machine gone for good leaves status and sends.
+int runForgetCommand(const std::string& configPath, const std::string& agent);
 int runOpsCommand(const OpsOptions& options);
 
 // {"operations": [{"id", "kind", "status", "started_unix_s", "finished_unix_s"

@@ -1,5 +1,7 @@
 #include "core/coordinator.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace hnow::daemon {
@@ -326,5 +328,25 @@ Result<void> Coordinator::setEmulatedRates(const std::string& name, const Emulat
 }
 
 std::size_t Coordinator::connectedCount() const { return sessions_.size(); }
+
+Result<void> Coordinator::forget(const std::string& name) {
+  auto it = agents_.find(name);
+  if (it == agents_.end() && !table_.find(name)) return Error{"no agent named '" + name + "' is known"};
+  if (it != agents_.end() && it->second.session != 0)
+    return Error{"agent '" + name + "' is connected; stop its hnow-agent first, or it registers again"};
+  // The store first: an agent forgotten here but not there would come back at the next start.
+  if (auto removed = store_.forgetAgent(name); !removed) return removed.error();
+  if (it != agents_.end()) agents_.erase(it);
+  table_.forget(name);
+  links_.forget(name);
+  loads_.forget(name);
+  changed_.erase(name);
+  lastSeenSaved_.erase(name);
+  for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) linksSaved_.erase({name, d});
+  spdlog::info("forgot agent {}: its record, rates and links", name);
+  const std::string summary = "{\"agent\":" + jsonString(name) + "}";
+  if (auto id = operations_.begin("forget", summary)) (void)operations_.finish(*id, "done", summary);
+  return {};
+}
 
 }  // namespace hnow::daemon

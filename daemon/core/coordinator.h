@@ -159,6 +159,11 @@ class Coordinator {
   // operation record, finished when the agent answers.
   Result<void> setEmulatedRates(const std::string& name, const EmulatedRates& rates);
   std::size_t connectedCount() const;
+  // A machine gone for good (`hnow agent forget`): its record, rates and
+  // links, here and in state.db, so status and sends no longer name it.
+  // Refused for an unknown agent and for a connected one (it would only
+  // register again: stop it first).
+  Result<void> forget(const std::string& name);
   // The newest `limit` operation records, newest first.
   Result<std::vector<OperationRecord>> operations(std::size_t limit) { return operations_.newest(limit); }
   // Where other services (sends) record their operations.

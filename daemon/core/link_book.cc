@@ -253,4 +253,8 @@ void LinkBook::remeasured(const LinkId& link) {
   if (auto it = links_.find(link); it != links_.end()) it->second.disturbed = false;
 }
 
+void LinkBook::forget(const std::string& node) {
+  for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) links_.erase({node, d});
+}
+
 }  // namespace hnow::daemon

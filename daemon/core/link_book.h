@@ -52,6 +52,8 @@ class LinkBook {
   void setFixed(const LinkId& link, double bytesPerSecond, RateMethod method);
   // The node no longer paces this link: it must be measured.
   void clearFixed(const LinkId& link);
+  // Every link of `node` dropped (a machine gone for good).
+  void forget(const std::string& node);
   // The link's node paces it under its capacity for now, at `bytesPerSecond`
   // (0: no longer): hnowd's own uplink and the agents' during a send.
   // Findings of it, and readings near the pace, measure the pacing and are

@@ -48,6 +48,7 @@ class NodeLoads {
   // The load between the node's last two samples: what it carries now.
   std::optional<NodeLoad> latest(const std::string& node) const;
   std::vector<std::string> nodes() const;
+  void forget(const std::string& node) { samples_.erase(node); }
 
  private:
   struct Stamped {

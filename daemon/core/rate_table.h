@@ -62,6 +62,8 @@ class RateTable {
   // The agent's connection is gone: it is lost at the next tick instead of
   // after `lostAfter`, until it registers again.
   void disconnected(const std::string& name);
+  // The agent's record dropped (hnow agent forget).
+  void forget(const std::string& name) { agents_.erase(name); }
 
   // Marks agents lost or back and detects compute drift; call it periodically.
   std::vector<RateEvent> tick();

@@ -155,6 +155,15 @@ kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext 
   return kj::READY_NOW;
 }
 
+kj::Promise<void> ClientSessionServer::forgetAgent(ForgetAgentContext context) {
+  const std::string name = context.getParams().getName();
+  if (auto forgotten = coordinator_.forget(name); !forgotten) {
+    spdlog::warn("refused to forget agent '{}' for {}: {}", name, peer_, forgotten.error().message);
+    transport::refuse(forgotten.error().message);
+  }
+  return kj::READY_NOW;
+}
+
 kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
   const std::size_t limit = std::min<std::size_t>(context.getParams().getLimit(), 1000);
   auto newest = coordinator_.operations(limit);

@@ -52,6 +52,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
  protected:
   kj::Promise<void> status(StatusContext context) override;
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
+  kj::Promise<void> forgetAgent(ForgetAgentContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
   kj::Promise<void> sendProgress(SendProgressContext context) override;

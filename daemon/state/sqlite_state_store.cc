@@ -224,6 +224,23 @@ Result<void> SqliteStateStore::saveLinks(const std::vector<StoredLink>& links) {
   });
 }
 
+Result<void> SqliteStateStore::forgetAgent(const std::string& name) {
+  return guarded([&] {
+    exec("BEGIN");
+    try {
+      for (const char* sql : {"DELETE FROM agents WHERE name = ?1", "DELETE FROM links WHERE node = ?1"}) {
+        Statement remove(db_, path_, sql);
+        remove.bind(1, name);
+        remove.step();
+      }
+    } catch (const SqlFailure&) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    exec("COMMIT");
+  });
+}
+
 Result<std::vector<StoredLink>> SqliteStateStore::loadLinks() {
   return guarded([&] {
     Statement select(db_, path_,

@@ -22,6 +22,7 @@ class SqliteStateStore final : public StateStore {
   Result<void> saveAgents(const std::vector<StoredAgent>& agents) override;
   Result<std::vector<StoredAgent>> loadAgents() override;
   Result<void> saveLinks(const std::vector<StoredLink>& links) override;
+  Result<void> forgetAgent(const std::string& name) override;
   Result<std::vector<StoredLink>> loadLinks() override;
   Result<OperationId> beginOperation(const OperationRecord& record) override;
   Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,

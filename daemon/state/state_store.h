@@ -59,6 +59,8 @@ class StateStore {
   virtual Result<std::vector<StoredAgent>> loadAgents() = 0;
   // Inserts or replaces links by (node, direction), in one transaction.
   virtual Result<void> saveLinks(const std::vector<StoredLink>& links) = 0;
+  // The agent and its links removed (`hnow agent forget`), in one transaction.
+  virtual Result<void> forgetAgent(const std::string& name) = 0;
   virtual Result<std::vector<StoredLink>> loadLinks() = 0;
 
   // Assigns the record's id (the given one is ignored) and returns it.

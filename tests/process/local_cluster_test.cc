@@ -154,7 +154,7 @@ TEST_CASE("with --measure-links hnowd surveys the paced links: each within 10% o
   CHECK(table.out.find(">= ") != std::string::npos);  // hnowd's bound
 }
 
-TEST_CASE("a killed agent is lost within 3 s, set-rate changes another's reported uplink") {
+TEST_CASE("a killed agent is lost within 3 s and can be forgotten, set-rate changes another's reported uplink") {
   LocalCluster cluster("--agents 3");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   ::kill(pidOf(cluster.dir.path / "pids" / "agent-2.pid"), SIGKILL);
@@ -175,6 +175,15 @@ TEST_CASE("a killed agent is lost within 3 s, set-rate changes another's reporte
   auto unknown = runCommand(kHnow + cluster.client() + " agent set-rate nobody --uplink-mbps 60");
   CHECK(unknown.status == 1);
   CHECK(unknown.err.find("no agent named 'nobody'") != std::string::npos);
+
+  // A machine gone for good leaves status; one still connected cannot be forgotten.
+  auto connected = runCommand(kHnow + cluster.client() + " agent forget agent-1");
+  CHECK(connected.status == 1);
+  CHECK(connected.err.find("agent 'agent-1' is connected") != std::string::npos);
+  auto forgotten = runCommand(kHnow + cluster.client() + " agent forget agent-2");
+  CHECK_MESSAGE(forgotten.status == 0, forgotten.err);
+  CHECK(cluster.stateOf("agent-2").empty());
+  CHECK(cluster.status()["agents"].size() == 2);
 }
 
 TEST_CASE("a wrong secret is refused, for a client and for an agent, and hnowd logs it") {

@@ -176,3 +176,36 @@ TEST_CASE("a restarted coordinator marks the operations its predecessor left run
   CHECK(records[1].status == "interrupted");
   CHECK(records[1].finished.has_value());
 }
+
+TEST_CASE("a machine gone for good is forgotten with its rates and links, here and in the store - a connected one is not") {
+  ManualClock clock;
+  MemoryStateStore store;
+  std::vector<AgentLink::Done> pending;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  SessionId gone = coordinator.attach(agent("gone"), std::make_unique<PendingLink>(&pending));
+  SessionId kept = coordinator.attach(agent("kept"), std::make_unique<PendingLink>(&pending));
+  CHECK(coordinator.reportRates(gone, uplink(2e6)));
+  CHECK(coordinator.reportRates(kept, uplink(3e6)));
+  const LinkId up{"gone", LinkDirection::kUp};
+  coordinator.links().applySurvey({{up, 2e6, true, 0.0, 1, 0.0}}, {up}, false);
+  REQUIRE(coordinator.persist().ok());
+
+  CHECK(coordinator.forget("gone").error().message ==
+        "agent 'gone' is connected; stop its hnow-agent first, or it registers again");
+  CHECK(coordinator.forget("nobody").error().message == "no agent named 'nobody' is known");
+  coordinator.detach(gone);
+  REQUIRE(coordinator.forget("gone").ok());
+  auto views = coordinator.status();
+  REQUIRE(views.size() == 1);
+  CHECK(views[0].record.name == "kept");
+  CHECK(coordinator.links().rate(up) == nullptr);
+  CHECK(coordinator.operations(1).value()[0].kind == "forget");
+  REQUIRE(coordinator.persist().ok());  // nothing of it written back
+
+  Coordinator restarted(clock, RateTableOptions{}, store);
+  REQUIRE(restarted.restore().ok());
+  REQUIRE(restarted.status().size() == 1);
+  CHECK(restarted.status()[0].record.name == "kept");
+  CHECK(restarted.links().rate(up) == nullptr);
+  (void)kept;
+}

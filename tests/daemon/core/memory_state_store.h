@@ -27,6 +27,13 @@ class MemoryStateStore final : public StateStore {
     for (const auto& l : links) links_[l.node + "/" + l.direction] = l;
     return {};
   }
+  Result<void> forgetAgent(const std::string& name) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    agents_.erase(name);
+    links_.erase(name + "/uplink");
+    links_.erase(name + "/downlink");
+    return {};
+  }
   Result<std::vector<StoredLink>> loadLinks() override {
     std::vector<StoredLink> out;
     for (const auto& [_, l] : links_) out.push_back(l);

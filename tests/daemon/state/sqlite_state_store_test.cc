@@ -144,3 +144,24 @@ TEST_CASE("records left running by a stopped hnowd are marked interrupted, finis
   CHECK(*records[0].finished == WallTime(1'700'000'020'000ms));
   CHECK(records[2].status == "done");
 }
+
+TEST_CASE("forgetting an agent removes its row and its links from state.db, and only its") {
+  TempDir dir;
+  {
+    auto store = openIn(dir.path);
+    REQUIRE(store->saveAgents({storedAgent("a", 1e6), storedAgent("b", 2e6)}).ok());
+    REQUIRE(store->saveLinks({{"a", "uplink", 1e6, "probe", WallTime(1'700'000'000'000ms), 0.01},
+                              {"a", "downlink", 2e6, "probe", WallTime(1'700'000'000'000ms), 0.01},
+                              {"b", "uplink", 3e6, "passive", WallTime(1'700'000'000'000ms), 0.02}})
+                .ok());
+    REQUIRE(store->forgetAgent("a").ok());
+    REQUIRE(store->forgetAgent("never-there").ok());
+  }
+  auto reopened = openIn(dir.path);
+  auto agents = reopened->loadAgents().value();
+  REQUIRE(agents.size() == 1);
+  CHECK(agents[0].name == "b");
+  auto links = reopened->loadLinks().value();
+  REQUIRE(links.size() == 1);
+  CHECK(links[0].node == "b");
+}
