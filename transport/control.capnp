@@ -277,6 +277,7 @@ struct SendRequest {
   noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
   atomic @5 :Bool;        # a directory: publish the whole tree at once on each agent
   deleteOthers @6 :Bool;  # a directory: remove what --dest holds that the tree does not name
+  upload @7 :UInt64;      # not 0: send this session's upload (ClientSession.upload), not `path`
 }
 
 enum CopyState {
@@ -384,6 +385,21 @@ interface ClientSession {
   forgetAgent @11 (name :Text);
   # A machine gone for good: its record, rates and links removed. Fails
   # for an unknown agent and for one that is connected.
+  sees @12 (path :Text, size :UInt64, mtimeNs :Int64) -> (same :Bool);
+  # Does hnowd read, at `path`, a regular file of this size and mtime (the
+  # client's own machine, or a shared filesystem)? If not, the client
+  # uploads its file.
+  upload @13 (size :UInt64) -> (sink :Upload);
+  # A file of the client's (or its standard input: size 0, not known)
+  # streamed into hnowd's data directory, to be sent as SendRequest.upload.
+  # Refused when hnowd's disk would keep less than 1 GiB free.
+}
+
+interface Upload {
+  write @0 (bytes :Data) -> stream;  # at most 256 KiB each
+  done @1 () -> (id :UInt64, size :UInt64);
+  # The upload is whole: its id for one send, which removes it when it ends
+  # (an upload no send takes is removed when the session ends).
 }
 
 # Several files from several source agents at once.

@@ -1,6 +1,11 @@
 #include "cli/coordinator_client.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <unistd.h>
 
 #include <kj/async-io.h>
 #include <kj/debug.h>
@@ -117,6 +122,37 @@ Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const 
   return s.wait(request.send().then([](auto) { return true; }));
 }
 
+Reply<bool> CoordinatorClient::sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs) {
+  auto& s = *state_;
+  auto request = s.session->seesRequest();
+  request.setPath(path);
+  request.setSize(size);
+  request.setMtimeNs(mtimeNs);
+  return s.wait(request.send().then([](auto response) { return response.getSame(); }));
+}
+
+Reply<std::uint64_t> CoordinatorClient::uploadFile(int fd, std::uint64_t size) {
+  auto& s = *state_;
+  auto begin = s.session->uploadRequest();
+  begin.setSize(size);
+  auto sink = s.wait(begin.send().then([](auto response) { return response.getSink(); }));
+  if (!sink) return sink.error();
+  wire::Upload::Client upload = std::move(sink).value();
+  // Each write waits only for the stream's flow control, not for hnowd's answer.
+  std::vector<kj::byte> buffer(256 * 1024);
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{std::string("cannot read the file to upload: ") + std::strerror(errno)};
+    if (n == 0) break;
+    auto write = upload.writeRequest();
+    write.setBytes(kj::arrayPtr(buffer.data(), static_cast<std::size_t>(n)));
+    if (auto sent = s.wait(write.send().then([]() { return true; })); !sent) return sent.error();
+  }
+  return s.wait(upload.doneRequest().send().then([](auto response) { return response.getId(); }),
+                10 * 60 * kj::SECONDS);
+}
+
 Reply<bool> CoordinatorClient::forgetAgent(const std::string& agent) {
   auto& s = *state_;
   auto request = s.session->forgetAgentRequest();
@@ -153,6 +189,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setNoReplan(!r.replan);
   out.setAtomic(r.atomic);
   out.setDeleteOthers(r.deleteOthers);
+  out.setUpload(r.upload);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));

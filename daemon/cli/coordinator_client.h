@@ -82,7 +82,13 @@ class CoordinatorClient {
     bool replan = true;  // false for --no-replan
     bool atomic = false;  // a directory: publish the tree at once
     bool deleteOthers = false;  // a directory: remove what --dest holds that the tree does not name
+    std::uint64_t upload = 0;   // not 0: send this upload (uploadFile), not `path`
   };
+  // Does hnowd see the client's file at `path` (same size and mtime)?
+  Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);
+  // The file open at `fd` streamed to hnowd (`size` 0: read to its end,
+  // standard input); the upload's id for startSend.
+  Reply<std::uint64_t> uploadFile(int fd, std::uint64_t size);
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);
   // `hnow send --manifest`: starts the items together, then polls.

@@ -122,8 +122,9 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand = app.add_subcommand(
       "send", "Put a file on every agent (or a group) along a planned tree, pipelined and verified");
   c.sendCommand->add_option("file", c.send.file,
-                            "The file or directory, read by hnowd (give a path it can read); a directory's tree "
-                            "goes whole: files, empty directories, modes, mtimes, symlinks inside it");
+                            "The file (uploaded to hnowd first if it does not see it at that path; - : standard "
+                            "input) or directory (read by hnowd); a directory's tree goes whole: files, empty "
+                            "directories, modes, mtimes, symlinks inside it");
   c.sendCommand->add_option("--dest", c.send.dest, "Destination on each agent; relative: under its data root");
   c.sendCommand->add_option("--manifest", c.manifest.manifestPath,
                           "Send the [[item]]s of this TOML file together instead of FILE (see docs/manifest.md)");

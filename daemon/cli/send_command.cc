@@ -1,10 +1,14 @@
 #include "cli/send_command.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -300,6 +304,40 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
   return renderGanttSvg(chart);
 }
 
+namespace {
+
+// FILE from wherever the operator is: `-` (standard input) and a file hnowd
+// does not see at the same path (another machine) are streamed to hnowd
+// first; the upload's id, or 0 when hnowd reads FILE itself (its own
+// machine, a shared filesystem, or a directory).
+Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file) {
+  if (file == "-") {
+    if (::isatty(STDIN_FILENO)) return Error{"send - reads standard input; pipe a file or a tar into it"};
+    std::fputs("uploading standard input to hnowd...\n", stderr);
+    auto id = client.uploadFile(STDIN_FILENO, 0);
+    if (!id) return Error{"cannot upload standard input to hnowd: " + id.error().message};
+    return id;
+  }
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::uint64_t{0};
+  std::error_code error;
+  const std::string path = std::filesystem::absolute(file, error).string();
+  const std::int64_t mtime = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+  auto seen = client.sees(path, static_cast<std::uint64_t>(info.st_size), mtime);
+  if (!seen) return Error{"cannot ask hnowd about " + file + ": " + seen.error().message};
+  if (*seen) return std::uint64_t{0};
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot read " + file + ": " + std::strerror(errno)};
+  std::fprintf(stderr, "uploading %s (%s) to hnowd, which does not see it at that path...\n", file.c_str(),
+               bytesText(static_cast<double>(info.st_size)).c_str());
+  auto id = client.uploadFile(fd, static_cast<std::uint64_t>(info.st_size));
+  ::close(fd);
+  if (!id) return Error{"cannot upload " + file + " to hnowd: " + id.error().message};
+  return id;
+}
+
+}  // namespace
+
 int runSendCommand(const SendOptions& options) {
   if (options.file.empty() || options.dest.empty()) {
     std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
@@ -309,13 +347,19 @@ int runSendCommand(const SendOptions& options) {
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
   std::error_code error;
-  CoordinatorClient::SendStart request{std::filesystem::absolute(options.file, error).string(),
+  auto upload = uploadIfUnseen(*client, options.file);
+  if (!upload) {
+    std::fprintf(stderr, "hnow: %s\n", upload.error().message.c_str());
+    return 1;
+  }
+  CoordinatorClient::SendStart request{options.file == "-" ? "-" : std::filesystem::absolute(options.file, error).string(),
                                        options.dest,
                                        options.to,
                                        options.algo,
                                        !options.noReplan,
                                        options.atomic,
-                                       options.deleteOthers};
+                                       options.deleteOthers,
+                                       *upload};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

@@ -1,8 +1,9 @@
 #pragma once
-// `hnow send FILE --dest PATH`: hnowd reads FILE (this machine is
-// hnowd's, or FILE is on a path hnowd shares), plans a tree from the live
-// rates and pushes the file along it; this command shows progress and the
-// final report. FILE may be a directory: its tree goes as one bundle and
+// `hnow send FILE --dest PATH`: hnowd reads FILE where it sees the same
+// file at that path (this machine is hnowd's, or a shared filesystem);
+// otherwise, and for `-` (standard input), this command uploads it to
+// hnowd first. hnowd plans a tree from the live rates and pushes the file
+// along it; this command shows progress and the final report. FILE may be a directory: its tree goes as one bundle and
 // each agent reports what it published (docs/tree-send.md).
 #include <string>
 #include <vector>

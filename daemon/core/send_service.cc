@@ -33,11 +33,13 @@ std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vec
   return out;
 }
 
-// A tree's bundle on hnowd's disk, removed once nothing sends it any more.
+// A file hnowd made to be sent (a tree's bundle, or a client's upload),
+// removed once nothing sends it any more.
 struct SendService::HeldBundle {
   SourcePlane& plane;
   TreeBundle bundle;
-  ~HeldBundle() { plane.dropBundle(bundle.path); }
+  bool tree = true;  // false: an upload, sent as the file it is
+  ~HeldBundle() { plane.dropScratch(bundle.path); }
 };
 
 struct SendService::Running {
@@ -181,7 +183,9 @@ void SendService::start(SendRequest request, Started started) {
       if (set)
         return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
                              " is not a directory (a file is always renamed into place whole)"});
-    return startPlanned(std::move(request), std::move(receivers).value(), nullptr, std::move(started));
+    std::unique_ptr<HeldBundle> upload;
+    if (request.scratch) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
+    return startPlanned(std::move(request), std::move(receivers).value(), std::move(upload), std::move(started));
   }
   if (request.atomic && request.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
@@ -213,8 +217,9 @@ void SendService::start(SendRequest request, Started started) {
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                                Started started) {
+  const bool tree = bundle && bundle->tree;
   const std::string sourcePath = bundle ? bundle->bundle.path : request.path;
-  auto size = bundle ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(sourcePath);
+  auto size = tree ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(sourcePath);
   if (!size) return started(size.error());
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
@@ -255,7 +260,7 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   for (const SkippedAgent& k : running->skipped) spdlog::info("  skipped {}: {}", k.node, k.why);
   running->stripes = std::move(stripes);
   for (std::size_t k = 0; k < running->stripes.size(); ++k) running->stripes[k].sha256Hex = file.stripeSha256Hex[k];
-  if (bundle) running->packed = bundle->bundle.summary;
+  if (tree) running->packed = bundle->bundle.summary;
   running->bundle = std::move(bundle);
   running->summary = summaryOf(request, running->tree, file.size, chosen.size(), running->packed);
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
@@ -273,7 +278,7 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
                                 {},
                                 running->tree.stripeChunkBytes,
                                 0.0,
-                                running->bundle != nullptr,
+                                tree,
                                 request.atomic,
                                 request.deleteOthers};
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {

@@ -28,6 +28,7 @@ struct SendRequest {
   bool replan = true;  // re-plan on drift events and losses
   bool atomic = false;  // a directory: publish the whole tree at once on each agent
   bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
+  bool scratch = false;  // `path` is a client's upload: removed when the send ends
 };
 
 class SendService final : public TransferObserver {

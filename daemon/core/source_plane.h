@@ -53,8 +53,9 @@ class SourcePlane {
   }
   // A scan no send will pack.
   virtual void dropScan(std::uint64_t /*scanId*/) {}
-  // The bundle removed (the send that carried it ended).
-  virtual void dropBundle(const std::string& /*bundlePath*/) {}
+  // A file hnowd made to be sent (a tree's bundle, a client's upload)
+  // removed: the send that carried it ended.
+  virtual void dropScratch(const std::string& /*path*/) {}
   // The file at `path` served as `stripes` (in order, covering it), each
   // under its token in chunks of `chunkBytes` (0: the plane's), until
   // `token` is released; the whole file's digest and each stripe's, taken in

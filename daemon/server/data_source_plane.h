@@ -26,7 +26,7 @@ class DataSourcePlane final : public SourcePlane {
   Result<TreeScan> scanTree(const std::string& path) override;
   Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
-  void dropBundle(const std::string& bundlePath) override;
+  void dropScratch(const std::string& bundlePath) override;
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                                   const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override;
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;

@@ -24,6 +24,7 @@
 #include "core/job_service.h"
 #include "server/output_temps.h"
 #include "server/posix_run_files.h"
+#include "server/uploads.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
@@ -279,6 +280,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::DataSourcePlane source(dataPlane, config.dataDir + "/trees");
   if (std::size_t n = daemon::sweepBundles(config.dataDir + "/trees"))
     spdlog::warn("removed {} tree bundle(s) an earlier hnowd left in {}/trees", n, config.dataDir);
+  if (std::size_t n = daemon::sweepUploads(config.dataDir + "/uploads"))
+    spdlog::warn("removed {} upload(s) an earlier hnowd left in {}/uploads", n, config.dataDir);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             freshToken);
   daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, freshToken);
@@ -296,7 +299,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                   static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
   daemon::ControlServer server(coordinator, secret, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
-                               daemon::Services{&sends, &manifests, &jobs, &surveys});
+                               daemon::Services{&sends, &manifests, &jobs, &surveys, config.dataDir + "/uploads"});
 
   return serveUntilStopped(io, server, config, {coordinator, surveys, jobs, dataPlane, configuredUplink}, addressFile);
 }

@@ -3,6 +3,7 @@
 #include "wire/tree_wire.h"
 
 #include <kj/debug.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -93,6 +94,12 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   request.replan = !in.getNoReplan();
   request.atomic = in.getAtomic();
   request.deleteOthers = in.getDeleteOthers();
+  if (in.getUpload() != 0) {
+    auto path = uploads_->take(in.getUpload());
+    if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
+    request.path = *path;
+    request.scratch = true;
+  }
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
   sends_->start(std::move(request), pending.answer);
@@ -161,6 +168,29 @@ kj::Promise<void> ClientSessionServer::forgetAgent(ForgetAgentContext context) {
     spdlog::warn("refused to forget agent '{}' for {}: {}", name, peer_, forgotten.error().message);
     transport::refuse(forgotten.error().message);
   }
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
+  auto params = context.getParams();
+  struct stat info {};
+  const std::string path = params.getPath();
+  const bool same = ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+                    static_cast<std::uint64_t>(info.st_size) == params.getSize() &&
+                    static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec ==
+                        params.getMtimeNs();
+  context.getResults().setSame(same);
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
+  if (!sends_) transport::refuse("this hnowd cannot send files");
+  auto sink = uploads_->begin(context.getParams().getSize());
+  if (!sink) {
+    spdlog::warn("refused an upload from {}: {}", peer_, sink.error().message);
+    transport::refuse(sink.error().message);
+  }
+  context.getResults().setSink(kj::mv(sink.value()));
   return kj::READY_NOW;
 }
 

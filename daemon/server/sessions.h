@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/coordinator.h"
+#include "server/uploads.h"
 #include "transport/control.capnp.h"
 
 namespace hnow::daemon {
@@ -40,6 +41,7 @@ struct Services {
   ManifestService* manifests = nullptr;  // hnow send --manifest
   JobService* jobs = nullptr;            // hnow run
   SurveyRunner* surveys = nullptr;       // hnow measure, and status's "surveying"
+  std::string uploadDir;                 // where clients' uploads go; empty: none taken
 };
 
 class ClientSessionServer final : public wire::ClientSession::Server {
@@ -47,12 +49,16 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // `peer` (host:port) names the client in the logs of its refused requests.
   explicit ClientSessionServer(Coordinator& coordinator, Services services = {}, std::string peer = "")
       : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
-        surveys_(services.surveys), peer_(std::move(peer)) {}
+        surveys_(services.surveys), peer_(std::move(peer)),
+        uploads_(std::make_shared<UploadShelf>(services.uploadDir)) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
   kj::Promise<void> forgetAgent(ForgetAgentContext context) override;
+  // A file of the client's: does hnowd see it, else its upload.
+  kj::Promise<void> sees(SeesContext context) override;
+  kj::Promise<void> upload(UploadContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
   kj::Promise<void> sendProgress(SendProgressContext context) override;
@@ -73,6 +79,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   JobService* jobs_;
   SurveyRunner* surveys_;
   std::string peer_;
+  std::shared_ptr<UploadShelf> uploads_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

@@ -147,7 +147,7 @@ Result<TreeBundle> DataSourcePlane::packScanned(std::uint64_t scanId, const std:
   return bundle;
 }
 
-void DataSourcePlane::dropBundle(const std::string& bundlePath) {
+void DataSourcePlane::dropScratch(const std::string& bundlePath) {
   if (::unlink(bundlePath.c_str()) != 0 && errno != ENOENT)
     spdlog::warn("cannot remove the tree bundle {}: {}", bundlePath, std::strerror(errno));
 }

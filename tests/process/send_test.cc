@@ -261,3 +261,44 @@ TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes soon
   CHECK(record["summary"]["replans"] == replanned["replans"]);
   CHECK(record["summary"]["parent_changes"].size() == replanned["parent_changes"].size());
 }
+
+TEST_CASE("hnow send - uploads standard input to hnowd and sends it, and the upload is gone after the send") {
+  Cluster cluster("", "--agents 2 --uplink-mbps 200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string bytes = writeRandomFile(cluster.dir.path / "piped.bin", 3 << 20);
+  // Through cat, as a pipe (runCommand's own stdin is /dev/null).
+  auto r = runCommand("(cat " + (cluster.dir.path / "piped.bin").string() + " | " +
+                      cluster.send("- --dest in/piped.bin --json") + ")");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.err.find("uploading standard input to hnowd") != std::string::npos);
+  auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report["copies"].size() == 2);
+  for (const auto& copy : report["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+  std::size_t left = 0;
+  std::error_code error;
+  for (const auto& e : fs::directory_iterator(cluster.dir.path / "hnowd" / "uploads", error)) left += e.is_regular_file();
+  CHECK(left == 0);
+}
+
+TEST_CASE("a file hnowd does not see at the client's path is uploaded and sent, one it sees is read in place") {
+  Cluster cluster("", "--agents 2 --uplink-mbps 200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string bytes = writeRandomFile(cluster.dir.path / "shared.bin", 1 << 20);
+  auto seen = runCommand(cluster.send((cluster.dir.path / "shared.bin").string() + " --dest in/shared.bin --json"));
+  REQUIRE_MESSAGE(seen.status == 0, seen.err);
+  CHECK(seen.err.find("uploading") == std::string::npos);
+  // The client on "another machine": a private mount namespace whose /mnt holds
+  // a file hnowd cannot see. Needs root and unshare.
+  if (::geteuid() != 0 || runCommand("unshare --mount true").status != 0) {
+    MESSAGE("skipped the upload of an unseen file: needs root and unshare (a private mount namespace)");
+    return;
+  }
+  const std::string script = "mount -t tmpfs none /mnt && head -c 2097152 " +
+                             (cluster.dir.path / "shared.bin").string() + " > /mnt/laptop.bin && " +
+                             cluster.send("/mnt/laptop.bin --dest in/laptop.bin --json");
+  auto r = runCommand("unshare --mount sh -c '" + script + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.err.find("does not see it at that path") != std::string::npos);
+  for (const auto& copy : nlohmann::json::parse(r.out)["copies"])
+    CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+}

@@ -120,7 +120,7 @@ struct RecordingPlane final : SourcePlane {
     return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}};
   }
   void dropScan(std::uint64_t scanId) override { scans.erase(scanId); }
-  void dropBundle(const std::string& bundlePath) override { bundles.erase(bundlePath); }
+  void dropScratch(const std::string& bundlePath) override { bundles.erase(bundlePath); }
   std::set<std::uint64_t> scans;  // scanned, not packed or dropped
   std::vector<bool> sent;         // the last pack's files to send
   std::set<std::string> bundles;  // packed and not dropped
