@@ -1,0 +1,549 @@
+#!/usr/bin/env bash
+# A directory tree sent by `hnow send DIR` against the same bytes as one file
+# and against rsync (docs/bench-tree.md). One deterministic tree (seeded):
+# FILES files of TOTAL MiB in all, most small and a handful large (log sizes
+# skewed from 8 bytes to min(64 MiB, TOTAL/8): 8·(U/8)^(u^k), u uniform and k
+# fitted so the sizes add up to TOTAL), over ~200 nested directories (depth
+# up to 4), half the bytes compressible text, half random. Rep by rep in turn:
+#   tree       hnow send DIR --dest t-REP --json (the report's actual_s);
+#   onefile    hnow send of a tar of the tree (tar -cf, made once and timed
+#              apart), read in place by hnowd;
+#   stdin      tar -cf - | hnow send - (the tar streamed to hnowd, then sent);
+#   rsync-par  rsync to every agent at once;
+#   rsync-seq  rsync to one agent after another.
+# Then a second send after 1% of the files changed and 10 were deleted:
+# hnow send DIR --delete again (only what changed moves) against rsync-par
+# --delete into the first rep's copies; time and bytes moved.
+# Medians of REPS; each time against the Kumar-Ross bound of the lab's rates
+# for the bundle's size, max(F/u_s, F/d_min, N·F/(u_s + Σu_i)), and tree's.
+#   --links netns: shaped namespaces (tests/netns/lab.sh, tc), root only; an
+#                  rsync daemon in each agent's namespace, pushed to from
+#                  hnowd's, so rsync's bytes cross the same shaped links;
+#   --links local: `hnow local up`, links paced by the agents themselves;
+#                  rsync copies locally, its links emulated by --bwlimit.
+#   bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M]
+#                 [--reps R] [--labs demo,uplink,volunteer,slow,wide] [--seed S]
+#   bench/tree.sh --links local --labs demo --files 300 --total-mib 16 --reps 1
+# Writes markdown to stdout, progress to stderr. Needs jq, python3, tar, rsync.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
+FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --links) LINKS=$2; shift 2 ;;
+    --agents) AGENTS=$2; shift 2 ;;
+    --files) FILES=$2; shift 2 ;;
+    --total-mib) TOTAL_MIB=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --labs) LABS=$2; shift 2 ;;
+    --seed) SEED=$2; shift 2 ;;
+    *) echo "usage: bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S]" >&2
+       exit 2 ;;
+  esac
+done
+case "$LINKS" in
+  netns) [ "$(id -u)" = 0 ] || { echo "bench/tree.sh: --links netns needs root (network namespaces)" >&2; exit 77; } ;;
+  local) ;;
+  *) echo "bench/tree.sh: --links is netns or local, not '$LINKS'" >&2; exit 2 ;;
+esac
+[[ "$FILES" =~ ^[0-9]+$ ]] && [ "$FILES" -ge 20 ] || { echo "bench/tree.sh: --files must be at least 20" >&2; exit 2; }
+[[ "$TOTAL_MIB" =~ ^[0-9]+$ ]] && [ "$TOTAL_MIB" -ge 1 ] || { echo "bench/tree.sh: --total-mib must be a whole number of MiB" >&2; exit 2; }
+[[ "$REPS" =~ ^[0-9]+$ ]] && [ "$REPS" -ge 1 ] || { echo "bench/tree.sh: --reps must be at least 1" >&2; exit 2; }
+for tool in jq python3 tar rsync; do
+  command -v "$tool" >/dev/null || { echo "bench/tree.sh needs $tool" >&2; exit 2; }
+done
+LAB=tests/netns/lab.sh
+HNOW="$HNOW_BUILD_DIR/daemon/hnow"
+RSYNC_PORT=8873
+DIR=""
+DAEMONS=() CLIENTS=()
+lab_down() {
+  if [ "$LINKS" = netns ]; then "$LAB" down --dir "$DIR"; else "$HNOW" local down --dir "$DIR"; fi >/dev/null 2>&1 || true
+}
+# Every process this script started, by its pid: rsync clients, then the
+# daemons (and the children they forked for a connection).
+stop_rsync() {
+  local pid
+  for pid in "${CLIENTS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${CLIENTS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${DAEMONS[@]}"; do
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${DAEMONS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  CLIENTS=() DAEMONS=()
+}
+cleanup() { stop_rsync; [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# The i-th entry of a comma list, round-robin (as lab.sh reads its lists).
+pick() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${l[$(($2 % ${#l[@]}))]}"; }
+now() { date +%s.%N; }
+since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
+
+lab_options() {
+  case "$1" in
+    demo) echo "--uplink-mbps 400,100,50 --downlink-mbps 400,400,200 --sites new-wing,new-wing,old-wing --source-uplink-mbps 400" ;;
+    uplink) echo "--uplink-mbps 400,100,50 --downlink-mbps 400 --source-uplink-mbps 400" ;;
+    volunteer) echo "--uplink-mbps 100,60,40,20 --downlink-mbps 400 --source-uplink-mbps 200" ;;
+    slow) echo "--uplink-mbps 0.5,1,2 --downlink-mbps 4 --source-uplink-mbps 4" ;;
+    wide) echo "--uplink-mbps 2,4,8 --downlink-mbps 20 --source-uplink-mbps 20" ;;
+    *) echo "bench/tree.sh: unknown lab '$1' (demo, uplink, volunteer, slow, wide)" >&2; exit 2 ;;
+  esac
+}
+
+# `hnow local up` takes one value per agent: the lists round-robin, as lab.sh reads them.
+local_options() {
+  local out="" opt list k
+  read -r -a words <<<"$1"
+  for ((k = 0; k < ${#words[@]}; k += 2)); do
+    opt=${words[k]} list=${words[k + 1]}
+    if [ "$opt" = --source-uplink-mbps ]; then out+=" $opt $list"; continue; fi
+    out+=" $opt $(for ((i = 0; i < AGENTS; i++)); do pick "$list" $i; done | paste -sd, -)"
+  done
+  grep -q -- --sites <<<"$1" || out+=" --sites local"
+  echo "$out"
+}
+
+lab_up() {
+  # shellcheck disable=SC2086,SC2046
+  if [ "$LINKS" = netns ]; then
+    "$LAB" up --dir "$DIR" --agents "$AGENTS" $1 >&2
+  else
+    "$HNOW" local up --dir "$DIR" --agents "$AGENTS" $(local_options "$1") >&2
+  fi
+}
+
+hnow_send() {
+  if [ "$LINKS" = netns ]; then "$LAB" hnow --dir "$DIR" send "$@"; else "$HNOW" --config "$DIR/client.toml" send "$@"; fi
+}
+
+# Kumar & Ross over the lab's tc rates (Mbit/s), in seconds for SIZE bytes.
+kumar_ross() {
+  local ups=$1 downs=$2 source=$3 sum=0 dmin="" k
+  for ((k = 0; k < AGENTS; k++)); do
+    sum=$(awk -v s="$sum" -v u="$(pick "$ups" $k)" 'BEGIN { print s + u }')
+    dmin=$(awk -v m="$dmin" -v d="$(pick "$downs" $k)" 'BEGIN { print (m == "" || d < m) ? d : m }')
+  done
+  awk -v f="$SIZE" -v us="$source" -v d="$dmin" -v s="$sum" -v n="$AGENTS" 'BEGIN {
+    bits = f * 8 / 1e6; t = bits / us; if (bits / d > t) t = bits / d
+    if (n * bits / (us + s) > t) t = n * bits / (us + s); print t }'
+}
+
+# The tree's generator. `gen ROOT FILES TOTAL_BYTES SEED` writes the tree and
+# prints key=value lines; `mutate ROOT SEED` rewrites 1% of its files (new
+# content, the old size plus 1-16 bytes) and deletes 10 others, and prints
+# what it changed. Everything follows from SEED.
+GEN=$(cat <<'PY'
+import os, random, sys
+
+L = 8                      # the smallest size drawn
+MTIME = 1700000000         # every generated file's mtime
+
+def text_pool(seed):
+    """~4 MiB of lines made of a few hundred words, a few thousand distinct lines repeated."""
+    r = random.Random(f"{seed}-text")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(r.choice(letters) for _ in range(r.randint(2, 10))) for _ in range(400)]
+    lines = [" ".join(r.choice(words) for _ in range(r.randint(4, 14))) + "\n" for _ in range(3000)]
+    out, n = [], 0
+    while n < (4 << 20):
+        line = r.choice(lines)
+        out.append(line)
+        n += len(line)
+    pool = "".join(out).encode()
+    return pool + pool
+
+def text_bytes(pool, r, size):
+    half = len(pool) // 2
+    out, off = [], r.randrange(half)
+    while size > 0:
+        take = min(size, half)
+        out.append(pool[off:off + take])
+        size -= take
+        off = 0
+    return b"".join(out)
+
+def write(path, data_size, kind, r, pool):
+    with open(path, "wb") as f:
+        if kind == "text":
+            f.write(text_bytes(pool, r, data_size))
+        else:
+            left = data_size
+            while left > 0:
+                take = min(left, 1 << 20)
+                f.write(r.randbytes(take))
+                left -= take
+
+def sizes_for(n, total, seed):
+    """A handful of large files, log-uniform in [U/8, U] with U = min(64 MiB,
+    total/8); the rest log-uniform from L bytes to a top fitted so the sizes
+    add up to total."""
+    u_max = max(64 * L, min(64 << 20, total // 8))
+    if n * u_max < total:
+        sys.exit(f"cannot make {total} bytes from {n} files of at most {u_max}")
+    r = random.Random(f"{seed}-sizes")
+    handful = max(2, round(n / 2500))
+    large = [int(u_max / 8 * 8 ** r.random()) for _ in range(handful)]
+    large[0] = u_max
+    while sum(large) > total // 4 and len(large) > 1:
+        large.pop()
+    rest = total - sum(large)
+    us = [r.random() for _ in range(n - len(large))]
+    draw = lambda top: [L * (top / L) ** u for u in us]
+    lo, hi = 2.0 * L, float(u_max)
+    for _ in range(100):
+        mid = (lo * hi) ** 0.5
+        if sum(draw(mid)) > rest:
+            hi = mid
+        else:
+            lo = mid
+    s = draw(hi)
+    scale = rest / sum(s)
+    small = [max(1, min(u_max, int(x * scale))) for x in s]
+    sizes = large + small
+    r.shuffle(sizes)
+    diff = total - sum(sizes)
+    order = sorted(range(n), key=lambda i: -sizes[i])
+    while diff != 0:
+        for i in order:
+            if diff == 0:
+                break
+            step = min(diff, u_max - sizes[i]) if diff > 0 else max(diff, 1 - sizes[i])
+            sizes[i] += step
+            diff -= step
+    return sizes, u_max
+
+def gen(root, n, total, seed):
+    r = random.Random(f"{seed}-layout")
+    ndirs = min(200, max(1, n // 20))
+    dirs = [("", 0)]
+    for j in range(ndirs):
+        parent, depth = r.choice([d for d in dirs if d[1] < 4])
+        dirs.append((os.path.join(parent, f"d{j:03d}"), depth + 1))
+    for d, _ in dirs:
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    sizes, u_max = sizes_for(n, total, seed)
+    pool = text_pool(seed)
+    text = rand = 0
+    largest, largest_path = -1, ""
+    for i, size in enumerate(sizes):
+        kind = "text" if text <= rand else "random"
+        if kind == "text":
+            text += size
+        else:
+            rand += size
+        d = r.choice(dirs)[0]
+        rel = os.path.join(d, f"f{i:05d}." + ("txt" if kind == "text" else "bin"))
+        path = os.path.join(root, rel)
+        write(path, size, kind, random.Random(f"{seed}-file-{i}"), pool)
+        os.utime(path, (MTIME, MTIME))
+        if size > largest:
+            largest, largest_path = size, rel
+    for d, _ in sorted(dirs, key=lambda d: -d[1]):
+        os.utime(os.path.join(root, d), (MTIME, MTIME))
+    over_1m = sum(1 for s in sizes if s >= (1 << 20))
+    under_4k = sum(1 for s in sizes if s < 4096)
+    print(f"files={n}\ndirs={ndirs}\nbytes={sum(sizes)}\nlargest={largest}\nlargest_path={largest_path}")
+    print(f"max_draw={u_max}\ntext_bytes={text}\nrandom_bytes={rand}\nover_1mib={over_1m}\nunder_4kib={under_4k}")
+
+def mutate(root, seed):
+    files = []
+    for d, _, names in os.walk(root):
+        files += [os.path.relpath(os.path.join(d, f), root) for f in names]
+    files.sort()
+    r = random.Random(f"{seed}-mutate")
+    nchange = max(1, round(len(files) * 0.01))
+    picks = r.sample(files, nchange + 10)
+    pool = text_pool(seed)
+    changed_bytes = 0
+    for k, rel in enumerate(picks[:nchange]):
+        path = os.path.join(root, rel)
+        size = os.path.getsize(path) + r.randint(1, 16)
+        kind = "text" if rel.endswith(".txt") else "random"
+        write(path, size, kind, random.Random(f"{seed}-change-{k}"), pool)
+        changed_bytes += size
+    for rel in picks[nchange:]:
+        os.unlink(os.path.join(root, rel))
+    print(f"changed={nchange}\nchanged_bytes={changed_bytes}\ndeleted={len(picks) - nchange}")
+
+if sys.argv[1] == "gen":
+    gen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+else:
+    mutate(sys.argv[2], sys.argv[3])
+PY
+)
+kv() { sed -n "s/^$1=//p" <<<"$2"; }
+
+# The lab's rsync targets: with netns links a daemon in every agent's
+# namespace (module `mod` = that agent's files directory), pushed to from
+# hnowd's namespace; with local links the agents' files directories.
+PREFIX="" NET=""
+rsync_daemons() {
+  PREFIX=$(sed -n 's/^PREFIX=//p' "$DIR/lab.env") NET=$(sed -n 's/^NET=//p' "$DIR/lab.env")
+  local k ip
+  mkdir -p "$DIR/rsyncd"
+  for ((k = 1; k <= AGENTS; k++)); do
+    ip="$NET.$((k + 1))"
+    cat >"$DIR/rsyncd/agent-$k.conf" <<EOF
+use chroot = no
+read only = no
+uid = root
+gid = root
+log file = $DIR/rsyncd/agent-$k.log
+[mod]
+path = $DIR/agents/agent-$k/files
+EOF
+    ip netns exec "${PREFIX}a$k" rsync --daemon --no-detach --config="$DIR/rsyncd/agent-$k.conf" \
+      --address="$ip" --port=$RSYNC_PORT >>"$DIR/rsyncd/agent-$k.out" 2>&1 </dev/null &
+    DAEMONS+=($!)
+  done
+  for ((k = 1; k <= AGENTS; k++)); do
+    ip="$NET.$((k + 1))"
+    for _ in $(seq 100); do
+      ip netns exec "${PREFIX}d" rsync "rsync://$ip:$RSYNC_PORT/" >/dev/null 2>&1 && continue 2
+      sleep 0.1
+    done
+    echo "bench/tree.sh: the rsync daemon of agent-$k did not answer: $(cat "$DIR/rsyncd/agent-$k.out")" >&2
+    exit 1
+  done
+}
+
+# rsync_cmd K NAME BWLIMIT [OPTIONS..]: sets CMD to rsync SRC to agent K's NAME.
+rsync_cmd() {
+  local k=$1 name=$2 bw=$3
+  shift 3
+  if [ "$LINKS" = netns ]; then
+    CMD=(ip netns exec "${PREFIX}d" rsync -a --stats "$@" "$SRC/" "rsync://$NET.$((k + 1)):$RSYNC_PORT/mod/$name/")
+  else
+    CMD=(rsync -a --stats --bwlimit="$bw" "$@" "$SRC/" "$DIR/agents/agent-$k/files/$name/")
+  fi
+}
+
+# rsync_all par|seq NAME [OPTIONS..]: to every agent, at once or in turn;
+# sets RS_T (seconds, the whole of it) and RS_BYTES (what rsync sent, summed).
+rsync_all() {
+  local mode=$1 name=$2 start k pid failed=0 b
+  shift 2
+  rm -rf "$DIR/rsync-out"
+  mkdir -p "$DIR/rsync-out"
+  start=$(now)
+  if [ "$mode" = par ]; then
+    CLIENTS=()
+    for ((k = 1; k <= AGENTS; k++)); do
+      rsync_cmd $k "$name" "${bw_par[k]}" "$@"
+      "${CMD[@]}" >"$DIR/rsync-out/agent-$k" 2>&1 &
+      CLIENTS+=($!)
+    done
+    for pid in "${CLIENTS[@]}"; do wait "$pid" || failed=1; done
+    CLIENTS=()
+  else
+    for ((k = 1; k <= AGENTS; k++)); do
+      rsync_cmd $k "$name" "${bw_seq[k]}" "$@"
+      "${CMD[@]}" >"$DIR/rsync-out/agent-$k" 2>&1 || { failed=1; break; }
+    done
+  fi
+  RS_T=$(since "$start")
+  if [ $failed = 1 ]; then
+    echo "bench/tree.sh: rsync-$mode to $name failed on $lab:" >&2
+    tail -n 5 "$DIR"/rsync-out/* >&2
+    exit 1
+  fi
+  RS_BYTES=0
+  for ((k = 1; k <= AGENTS; k++)); do
+    b=$(sed -n 's/^Total bytes sent: *//p' "$DIR/rsync-out/agent-$k" | tr -d ',')
+    RS_BYTES=$((RS_BYTES + ${b:-0}))
+  done
+}
+
+# hnow_checked FILE DEST COUNT: one hnow send, checked (COUNT files on every
+# agent unless empty); prints the report.
+hnow_checked() {
+  local what=$1 dest=$2 count=$3 report
+  shift 3
+  report=$(hnow_send "$what" --dest "$dest" --json "$@" 2>"$DIR/send.err") || {
+    echo "bench/tree.sh: hnow send $what --dest $dest --json failed on $lab (exit $?):" >&2
+    cat "$DIR/send.err" >&2
+    [ -z "$report" ] || jq -c '{failed, skipped, tree}' <<<"$report" >&2 || true
+    exit 1
+  }
+  [ "$(jq '.failed | length' <<<"$report")" = 0 ] && [ "$(jq '.copies | length' <<<"$report")" = "$AGENTS" ] ||
+    { echo "bench/tree.sh: hnow send to $dest lost copies on $lab: $(jq -c '{failed, skipped}' <<<"$report")" >&2; exit 1; }
+  if [ -n "$count" ]; then
+    [ "$(jq --argjson n "$count" '[.copies[] | select(.tree.files != $n or .tree.failed_count != 0)] | length' <<<"$report")" = 0 ] &&
+      [ "$(jq '.tree.refused_count' <<<"$report")" = 0 ] ||
+      { echo "bench/tree.sh: hnow send to $dest: not $count files on every agent on $lab: $(jq -c '[.tree, (.copies[] | {node, tree})]' <<<"$report")" >&2; exit 1; }
+  fi
+  echo "$report"
+}
+
+METHODS=(tree onefile stdin rsync-par rsync-seq)
+TOTAL=$((TOTAL_MIB << 20))
+echo "# A directory tree against one file and rsync: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, $LINKS links"
+echo
+echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); $(rsync --version | head -1 | sed 's/  */ /g')"
+echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
+if [ "$LINKS" = netns ]; then
+  echo "- Links: tests/netns/lab.sh (tc tbf per uplink and downlink); rsync: a daemon in each agent's namespace, pushed to from hnowd's, over the same shaped links"
+  echo "- Bound: Kumar-Ross over the tc rates, F = hnow's bundle"
+else
+  echo "- Links: hnow local up on 127.0.0.1, each agent pacing its own uplink and downlink; rates as configured"
+  echo "- rsync (local copies, no shaped links) emulates the links with --bwlimit: to all at once each gets min(source uplink / N, its downlink), one after another min(source uplink, its downlink)"
+  echo "- Bound: Kumar-Ross over the configured rates, F = hnow's bundle"
+fi
+echo "- onefile sends a tar of the tree made beforehand (its time apart); stdin streams \`tar -cf -\` into \`hnow send -\`"
+echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+IFS=, read -r -a labs <<<"$LABS"
+for lab in "${labs[@]}"; do
+  options=$(lab_options "$lab")
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-tree-XXXXXX")
+  SRC="$DIR/src"
+  echo "bench/tree.sh: lab $lab: generating $FILES files, $TOTAL_MIB MiB (seed $SEED)" >&2
+  start=$(now)
+  gen=$(python3 -c "$GEN" gen "$SRC" "$FILES" "$TOTAL" "$SEED")
+  gen_s=$(since "$start")
+  start=$(now)
+  tar -cf "$DIR/tree.tar" -C "$SRC" .
+  tar_s=$(since "$start")
+  tar_bytes=$(stat -c %s "$DIR/tree.tar")
+  echo "bench/tree.sh: lab $lab: $options" >&2
+  lab_up "$options"
+  [ "$LINKS" = local ] || rsync_daemons
+  ups=$(sed 's/.*--uplink-mbps \([^ ]*\).*/\1/' <<<"$options")
+  downs=$(sed 's/.*--downlink-mbps \([^ ]*\).*/\1/' <<<"$options")
+  source_up=$(sed 's/.*--source-uplink-mbps \([^ ]*\).*/\1/' <<<"$options")
+  # --bwlimit (KiB/s) of each agent's rsync with local links.
+  declare -a bw_par=() bw_seq=()
+  for ((k = 1; k <= AGENTS; k++)); do
+    d=$(pick "$downs" $((k - 1)))
+    bw_par[k]=$(awk -v u="$source_up" -v n="$AGENTS" -v d="$d" 'BEGIN { r = u / n < d ? u / n : d; printf "%d", r * 1e6 / 8 / 1024 }')
+    bw_seq[k]=$(awk -v u="$source_up" -v d="$d" 'BEGIN { r = u < d ? u : d; printf "%d", r * 1e6 / 8 / 1024 }')
+  done
+  declare -A times=() predicted=() wall=()
+  bundle="" copies=""
+  for ((r = 0; r < REPS; r++)); do
+    for m in "${METHODS[@]}"; do
+      case "$m" in
+        tree)
+          start=$(now)
+          report=$(hnow_checked "$SRC" "t-$r" "$FILES")
+          wall[$m]="${wall[$m]:-} $(since "$start")"
+          t=$(jq .actual_s <<<"$report")
+          predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
+          bundle=$(jq .size <<<"$report") copies=$(jq '.copies | length' <<<"$report") ;;
+        onefile)
+          start=$(now)
+          report=$(hnow_checked "$DIR/tree.tar" "f-$r.tar" "")
+          wall[$m]="${wall[$m]:-} $(since "$start")"
+          t=$(jq .actual_s <<<"$report")
+          predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")" ;;
+        stdin)
+          # The baseline as a user types it: tar streamed into hnow send -.
+          start=$(now)
+          report=$(tar -cf - -C "$SRC" . | hnow_checked - "p-$r.tar" "")
+          wall[$m]="${wall[$m]:-} $(since "$start")"
+          t=$(jq .actual_s <<<"$report")
+          predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")" ;;
+        rsync-par) rsync_all par "r-$r"; t=$RS_T ;;
+        rsync-seq) rsync_all seq "s-$r"; t=$RS_T ;;
+      esac
+      times[$m]="${times[$m]:-} $t"
+      echo "bench/tree.sh: $lab $m rep $r: $t s" >&2
+    done
+    # Keep rep 0's tree and rsync-par copies for the second send.
+    for a in "$DIR"/agents/agent-*/files; do
+      rm -rf "$a/f-$r.tar" "$a/p-$r.tar" "$a/s-$r"
+      [ "$r" = 0 ] || rm -rf "$a/t-$r" "$a/r-$r"
+    done
+  done
+
+  # The second send: 1% changed, 10 deleted.
+  mut=$(python3 -c "$GEN" mutate "$SRC" "$SEED")
+  changed=$(kv changed "$mut") changed_bytes=$(kv changed_bytes "$mut") deleted=$(kv deleted "$mut")
+  echo "bench/tree.sh: $lab second send: $changed files changed ($changed_bytes bytes), $deleted deleted" >&2
+  start=$(now)
+  # Not checked for LEFT files per copy: a build that sends only what changed
+  # may count only what it published; agent-1's copy is compared below.
+  report=$(hnow_checked "$SRC" t-0 "" --delete)
+  again_wall=$(since "$start")
+  again_t=$(jq .actual_s <<<"$report")
+  again_bytes=$(jq '.size * (.copies | length)' <<<"$report")
+  again_size=$(jq .size <<<"$report")
+  again_replaced=$(jq '[.copies[].tree.replaced] | add' <<<"$report")
+  again_files=$(jq '[.copies[].tree.files] | add' <<<"$report")
+  echo "bench/tree.sh: $lab second send tree: $again_t s" >&2
+  rsync_all par r-0 --delete
+  rs_t=$RS_T rs_bytes=$RS_BYTES
+  echo "bench/tree.sh: $lab second send rsync-par: $rs_t s, $rs_bytes bytes" >&2
+  # What agent-1 holds now against the source.
+  src_files=$(find "$SRC" -type f | wc -l)
+  t0_files=$(find "$DIR/agents/agent-1/files/t-0" -type f | wc -l)
+  r0_files=$(find "$DIR/agents/agent-1/files/r-0" -type f | wc -l)
+  t0_diff=$(diff -rq "$SRC" "$DIR/agents/agent-1/files/t-0" | grep -vc "^Only in $DIR/agents/agent-1/files/t-0" || true)
+  r0_diff=$(diff -rq "$SRC" "$DIR/agents/agent-1/files/r-0" | wc -l || true)
+
+  SIZE=$bundle
+  bound=$(kumar_ross "$ups" "$downs" "$source_up")
+  tree_med=$(tr ' ' '\n' <<<"${times[tree]}" | grep . | median)
+  echo
+  echo "## Lab: $lab ($options), $LINKS links"
+  echo
+  echo "- Tree: $(kv files "$gen") files in $(kv dirs "$gen") directories (depth up to 4), $(kv bytes "$gen") bytes; largest $(kv largest "$gen") bytes ($(kv largest_path "$gen")); $(kv over_1mib "$gen") files of 1 MiB or more, $(kv under_4kib "$gen") under 4 KiB; $(kv text_bytes "$gen") bytes of text, $(kv random_bytes "$gen") random (generated in $gen_s s, seed $SEED)"
+  echo "- hnow's bundle: $bundle bytes ($((bundle - $(kv bytes "$gen"))) more than the files); the tar: $tar_bytes bytes, \`tar -cf\` took $tar_s s (not in onefile's time)"
+  if [ "$LINKS" = local ]; then
+    echo "- rsync's --bwlimit (KiB/s) per agent: at once $(IFS=,; echo "${bw_par[*]}"); in turn $(IFS=,; echo "${bw_seq[*]}")"
+  fi
+  printf -- '- Kumar-Ross bound over the %s rates for the bundle: %.2f s\n\n' "$([ "$LINKS" = netns ] && echo tc || echo configured)" "$bound"
+  echo "| method | median s | per rep | / bound | / tree |"
+  echo "|---|---:|---|---:|---:|"
+  for m in "${METHODS[@]}"; do
+    a=$(tr ' ' '\n' <<<"${times[$m]}" | grep . | median)
+    per=$(for x in ${times[$m]}; do printf '%.2f ' "$x"; done | sed 's/ $//')
+    awk -v m="$m" -v a="$a" -v per="$per" -v b="$bound" -v t="$tree_med" \
+      'BEGIN { printf "| %s | %.2f | %s | %.2f | %.2f |\n", m, a, per, a / b, a / t }'
+  done
+  echo
+  ptree=$(tr ' ' '\n' <<<"${predicted[tree]}" | grep . | median)
+  pone=$(tr ' ' '\n' <<<"${predicted[onefile]}" | grep . | median)
+  one_med=$(tr ' ' '\n' <<<"${times[onefile]}" | grep . | median)
+  par_med=$(tr ' ' '\n' <<<"${times[rsync-par]}" | grep . | median)
+  wtree=$(tr ' ' '\n' <<<"${wall[tree]}" | grep . | median)
+  wone=$(tr ' ' '\n' <<<"${wall[onefile]}" | grep . | median)
+  wstdin=$(tr ' ' '\n' <<<"${wall[stdin]}" | grep . | median)
+  printf 'hnow predicted (median): tree %.2f s, onefile %.2f s. Whole commands from start to report (median; a tree is scanned, the agents asked and the bundle packed before actual_s starts; stdin includes tar and the upload to hnowd): tree %.2f s, onefile %.2f s, stdin %.2f s.\n\n' "$ptree" "$pone" "$wtree" "$wone" "$wstdin"
+  awk -v t="$tree_med" -v o="$one_med" -v wt="$wtree" -v ws="$wstdin" 'BEGIN { printf "tree / onefile = %.2f (target ≤ 1.2); whole commands, tree / (tar | hnow send -) = %.2f\n\n", t / o, wt / ws }'
+  awk -v t="$tree_med" -v p="$par_med" 'BEGIN { printf "rsync-par / tree = %.2f (target ≥ 3 on the demo lab)\n", p / t }'
+  echo
+  echo "### Second send: $changed files changed ($changed_bytes bytes), $deleted deleted"
+  echo
+  if [ "$again_size" -ge $((bundle / 2)) ]; then
+    echo "hnow: \`hnow send DIR --dest t-0\` again, file by file; its bundle ($again_size bytes) carried the whole tree: only-what-changed is not in this build."
+  else
+    echo "hnow: \`hnow send DIR --dest t-0 --delete\` again, file by file; its bundle carried $again_size bytes of the first's $bundle."
+  fi
+  echo "rsync-par --delete updates rep 0's copies (r-0). Changed bytes are counted once: each agent getting exactly them would be $copies."
+  echo
+  echo "| method | s | / first send | bytes moved | / (changed bytes × agents) |"
+  echo "|---|---:|---:|---:|---:|"
+  awk -v t="$again_t" -v b="$again_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
+    'BEGIN { printf "| tree --delete (bundle × %d agents) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
+  awk -v t="$rs_t" -v b="$rs_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
+    'BEGIN { printf "| rsync-par --delete (Total bytes sent, summed) | %.2f | %.3f | %d | %.2f |\n", t, t / f, b, b / (c * n) }'
+  echo
+  echo "Targets: bytes moved at most 1.1x the changed bytes per agent; the second send under 10% of the first's time."
+  echo
+  printf 'hnow (time: actual_s) took %.2f s for the whole command. ' "$again_wall"
+  echo "hnow's report: $again_files files published and $again_replaced replaced over all agents. After it, agent-1's t-0 holds $t0_files files, r-0 $r0_files, the source $src_files (--delete removed what the tree no longer names); differences from the source besides files only in t-0: t-0 $t0_diff, r-0 $r0_diff."
+  echo
+  echo "Times per rep (s): $(for m in "${METHODS[@]}"; do printf '%s:%s; ' "$m" "${times[$m]}"; done)"
+  unset times predicted wall
+  stop_rsync
+  lab_down
+  rm -rf "$DIR"
+  DIR=""
+done
+echo
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
