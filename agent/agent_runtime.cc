@@ -73,7 +73,8 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> receive(ReceiveContext context) override {
     auto order = transport::receiveOrderFromWire(context.getParams().getOrder());
     if (!order) transport::refuse(order.error().message);
-    std::string path = order->tree            ? runtime_.receiver().receiveTree(*order)
+    std::string path = order->tree              ? runtime_.receiver().receiveTree(*order)
+                       : order->compressed      ? runtime_.receiver().receiveCompressed(*order)
                        : order->stripes.empty() ? runtime_.receiver().receive(order->token, order->dest, order->size,
                                                                               digestOf(order->sha256))
                                                 : runtime_.receiver().receiveStriped(*order);

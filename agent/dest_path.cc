@@ -49,6 +49,33 @@ Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::st
   return target;
 }
 
+std::string scratchNameFor(const std::string& name) { return "." + name + ".hnow-" + tempSuffix() + ".part"; }
+
+namespace {
+
+// A scratch target in `dir` (a duplicate of which it owns) beside `name`:
+// both its names are temp names, and it is not durable (what is unpacked
+// or expanded from it is synced instead). False with errno on failure.
+bool openScratch(int dir, const std::string& parentPath, const std::string& name,
+                 transport::data::ReceiveTarget& out) {
+  out.dirFd = ::fcntl(dir, F_DUPFD_CLOEXEC, 0);
+  out.tempName = scratchNameFor(name);
+  out.finalName = scratchNameFor(name);
+  out.path = parentPath + "/" + out.finalName;
+  out.durable = false;
+  out.fileFd = out.dirFd < 0 ? -1
+                             : ::openat(out.dirFd, out.tempName.c_str(),
+                                        O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (out.fileFd >= 0) return true;
+  const int error = errno;
+  if (out.dirFd >= 0) ::close(out.dirFd);
+  out.dirFd = -1;
+  errno = error;
+  return false;
+}
+
+}  // namespace
+
 Result<TreeDestination> openTreeDestination(const std::vector<std::string>& roots, const std::string& dest) {
   auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
   if (!opened) return opened.error();
@@ -60,22 +87,34 @@ Result<TreeDestination> openTreeDestination(const std::vector<std::string>& root
                  "choose another --dest"};
   }
   TreeDestination out;
-  out.parentFd = ::fcntl(dir, F_DUPFD_CLOEXEC, 0);
+  out.parentFd = dir;
   out.name = name;
   out.parentPath = path;
-  out.bundle.dirFd = dir;
-  out.bundle.tempName = "." + name + ".hnow-" + tempSuffix() + ".part";
-  out.bundle.finalName = "." + name + ".hnow-" + tempSuffix() + ".part";
-  out.bundle.path = path + "/" + out.bundle.finalName;
-  out.bundle.durable = false;  // unpacked, synced as the tree's files, then removed
-  out.bundle.fileFd = out.parentFd < 0 ? -1
-                                       : ::openat(dir, out.bundle.tempName.c_str(),
-                                                  O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (out.bundle.fileFd < 0) {
+  if (!openScratch(dir, path, name, out.bundle)) {
     std::string why = std::strerror(errno);
     ::close(dir);
-    if (out.parentFd >= 0) ::close(out.parentFd);
     return Error{"cannot create a temp file in " + path + ": " + why};
+  }
+  return out;
+}
+
+Result<CompressedDestination> openCompressedDestination(const std::vector<std::string>& roots,
+                                                        const std::string& dest) {
+  auto opened = openDestination(roots, dest);
+  if (!opened) return opened.error();
+  transport::data::ReceiveTarget& output = opened.value();
+  CompressedDestination out;
+  out.parentFd = output.dirFd;
+  out.outputFd = output.fileFd;
+  out.outputName = output.tempName;
+  out.name = output.finalName;
+  out.parentPath = output.path.substr(0, output.path.size() - output.finalName.size() - 1);
+  if (!openScratch(out.parentFd, out.parentPath, out.name, out.scratch)) {
+    std::string why = std::strerror(errno);
+    ::close(out.outputFd);
+    ::unlinkat(out.parentFd, out.outputName.c_str(), 0);
+    ::close(out.parentFd);
+    return Error{"cannot create a temp file in " + out.parentPath + ": " + why};
   }
   return out;
 }

@@ -30,4 +30,23 @@ struct TreeDestination {
 };
 Result<TreeDestination> openTreeDestination(const std::vector<std::string>& roots, const std::string& dest);
 
+// A compressed file's destination (docs/compression.md): its zstd frame
+// arrives in a scratch file beside `dest`, as a tree's bundle does, and is
+// expanded into a fresh temp file beside `dest` (openDestination's, made
+// now so a refusal comes before a byte moves), renamed into place once it
+// matched.
+struct CompressedDestination {
+  transport::data::ReceiveTarget scratch;  // for the data plane; its final name is a temp name too
+  int parentFd = -1;                       // dest's directory, owned by the caller
+  int outputFd = -1;                       // the temp file the expansion writes, owned by the caller
+  std::string outputName;                  // its name in parentFd
+  std::string name;                        // dest's last component
+  std::string parentPath;                  // absolute
+};
+Result<CompressedDestination> openCompressedDestination(const std::vector<std::string>& roots, const std::string& dest);
+
+// A fresh scratch name beside `name`: `.NAME.hnow-<16 hex>.part`, as a
+// receive's temp file, so the startup sweep removes what a crash leaves.
+std::string scratchNameFor(const std::string& name);
+
 }  // namespace hnow::agent

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "agent/dest_path.h"
+#include "agent/receiver_scratch.h"
 #include "base/path_confinement.h"
 #include "transport/rpc_errors.h"
 
@@ -21,22 +22,6 @@ Receiver::Receiver(std::vector<std::string> roots, const hnow::Clock& clock,
     : roots_(std::move(roots)),
       plane_(clock, [this](transport::data::TransferEvent e) { inbox_.push({std::move(e), nullptr, false}); },
              options) {}
-
-// A tree being received: its transfers' done reports wait here until the
-// bundle is unpacked.
-struct Receiver::Tree {
-  std::string fileToken;
-  std::vector<std::string> transfers;  // what reports come under: the file's token, or each stripe's
-  std::set<std::string> waiting;       // transfers not done yet
-  std::vector<transport::data::TransferEvent> done;
-  int parentFd = -1;  // the destination's directory
-  std::string name, parentPath, bundleName;
-  bool atomic = false;
-  bool deleteOthers = false;
-  ~Tree() {
-    if (parentFd >= 0) ::close(parentFd);
-  }
-};
 
 Receiver::~Receiver() {
   {
@@ -94,35 +79,65 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
     transport::refuse(target.error().message);
   }
   auto& t = target.value();
-  auto tree = std::make_shared<Tree>();
-  tree->fileToken = order.token;
-  tree->parentFd = t.parentFd;
-  tree->name = t.name;
-  tree->parentPath = t.parentPath;
-  tree->bundleName = t.bundle.finalName;
-  tree->atomic = order.atomic;
-  tree->deleteOthers = order.deleteOthers;
+  auto scratch = std::make_shared<Scratch>();
+  scratch->parentFd = t.parentFd;
+  scratch->name = t.name;
+  scratch->parentPath = t.parentPath;
+  scratch->tree = true;
+  scratch->atomic = order.atomic;
+  scratch->deleteOthers = order.deleteOthers;
+  if (order.compressed) scratch->expandedName = scratchNameFor(t.name);
   const std::string path = t.parentPath + "/" + t.name;
+  receiveScratch(order, scratch, std::move(t.bundle));
+  spdlog::info("receiving a tree of {} bytes into {}{}{}", order.size, path, order.atomic ? " (atomic)" : "",
+               order.compressed ? ", compressed from " + std::to_string(order.plainSize) : std::string());
+  return path;
+}
+
+std::string Receiver::receiveCompressed(const transport::ReceiveOrder& order) {
+  auto target = openCompressedDestination(roots_, order.dest);
+  if (!target) {
+    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", order.dest, target.error().message);
+    transport::refuse(target.error().message);
+  }
+  auto& t = target.value();
+  auto scratch = std::make_shared<Scratch>();
+  scratch->parentFd = t.parentFd;
+  scratch->name = t.name;
+  scratch->parentPath = t.parentPath;
+  scratch->outputFd = t.outputFd;
+  scratch->outputName = t.outputName;
+  const std::string path = t.parentPath + "/" + t.name;
+  receiveScratch(order, scratch, std::move(t.scratch));
+  spdlog::info("receiving {} compressed bytes into {} ({} once expanded)", order.size, path, order.plainSize);
+  return path;
+}
+
+void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,
+                              transport::data::ReceiveTarget target) {
+  scratch->fileToken = order.token;
+  scratch->receivedName = target.finalName;
+  scratch->compressed = order.compressed;
+  scratch->plainSize = order.plainSize;
+  std::copy(order.plainSha256.begin(), order.plainSha256.end(), scratch->plainSha256.begin());
   if (order.stripes.empty()) {
-    tree->transfers = {order.token};
+    scratch->transfers = {order.token};
     transport::data::Sha256 digest{};
     std::copy(order.sha256.begin(), order.sha256.end(), digest.begin());
-    plane_.receive(order.token, order.size, digest, std::move(t.bundle));
+    plane_.receive(order.token, order.size, digest, std::move(target));
   } else {
     std::vector<transport::data::ByteRange> ranges;
     for (const transport::StripeOrder& s : order.stripes) {
       transport::data::ByteRange r{s.token, s.offset, s.length, {}};
       std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
       ranges.push_back(std::move(r));
-      tree->transfers.push_back(s.token);
+      scratch->transfers.push_back(s.token);
     }
-    plane_.receiveRanges(order.token, std::move(ranges), std::move(t.bundle), order.stripeChunkBytes);
+    plane_.receiveRanges(order.token, std::move(ranges), std::move(target), order.stripeChunkBytes);
   }
-  tree->waiting.insert(tree->transfers.begin(), tree->transfers.end());
-  trees_[order.token] = tree;
-  for (const std::string& token : tree->transfers) trees_[token] = tree;
-  spdlog::info("receiving a tree of {} bytes into {}{}", order.size, path, order.atomic ? " (atomic)" : "");
-  return path;
+  scratch->waiting.insert(scratch->transfers.begin(), scratch->transfers.end());
+  scratches_[order.token] = scratch;
+  for (const std::string& token : scratch->transfers) scratches_[token] = scratch;
 }
 
 std::vector<std::uint32_t> Receiver::treeHeld(const std::string& dest, std::string_view index) {
@@ -142,43 +157,43 @@ std::vector<std::uint32_t> Receiver::treeHeld(const std::string& dest, std::stri
 }
 
 void Receiver::release(const std::string& token) {
-  if (auto it = trees_.find(token); it != trees_.end() && it->second->fileToken == token) {
-    const std::shared_ptr<Tree> tree = it->second;
-    trees_.erase(tree->fileToken);
-    for (const std::string& t : tree->transfers) trees_.erase(t);
+  if (auto it = scratches_.find(token); it != scratches_.end() && it->second->fileToken == token) {
+    const std::shared_ptr<Scratch> scratch = it->second;
+    scratches_.erase(scratch->fileToken);
+    for (const std::string& t : scratch->transfers) scratches_.erase(t);
   }
   plane_.release(token);
 }
 
 void Receiver::releaseAll() {
-  trees_.clear();
+  scratches_.clear();
   plane_.releaseAll();
 }
 
 void Receiver::route(Event event, const Report& report) {
   using Kind = transport::data::TransferEvent::Kind;
-  auto it = trees_.find(event.transfer.token);
-  if (event.afterUnpack || it == trees_.end() || event.transfer.kind != Kind::kDone) {
+  auto it = scratches_.find(event.transfer.token);
+  if (event.afterUnpack || it == scratches_.end() || event.transfer.kind != Kind::kDone) {
     report(event.transfer, event.unpacked.get());
     return;
   }
-  const std::shared_ptr<Tree> tree = it->second;
-  tree->waiting.erase(event.transfer.token);
-  tree->done.push_back(std::move(event.transfer));
-  if (tree->waiting.empty()) unpack(tree);
+  const std::shared_ptr<Scratch> scratch = it->second;
+  scratch->waiting.erase(event.transfer.token);
+  scratch->done.push_back(std::move(event.transfer));
+  if (scratch->waiting.empty()) unpack(scratch);
 }
 
-void Receiver::unpack(std::shared_ptr<Tree> tree) {
+void Receiver::unpack(std::shared_ptr<Scratch> scratch) {
   {
     std::lock_guard lock(unpackMutex_);
-    unpackQueue_.push_back(std::move(tree));
+    unpackQueue_.push_back(std::move(scratch));
     if (!unpacker_.joinable())
       unpacker_ = std::thread([this] {
         std::unique_lock lock(unpackMutex_);
         while (true) {
           unpackWake_.wait(lock, [this] { return stopping_ || !unpackQueue_.empty(); });
           if (stopping_) return;
-          std::shared_ptr<Tree> next = std::move(unpackQueue_.front());
+          std::shared_ptr<Scratch> next = std::move(unpackQueue_.front());
           unpackQueue_.pop_front();
           lock.unlock();
           unpackOne(*next);
@@ -187,41 +202,6 @@ void Receiver::unpack(std::shared_ptr<Tree> tree) {
       });
   }
   unpackWake_.notify_one();
-}
-
-// On the unpack thread: the bundle, whole and matched, becomes the tree;
-// its transfers then report done with what was published, or failed.
-void Receiver::unpackOne(Tree& tree) {
-  const auto began = std::chrono::steady_clock::now();
-  const int fd = ::openat(tree.parentFd, tree.bundleName.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  Result<transport::data::UnpackedTree> unpacked =
-      fd < 0 ? Result<transport::data::UnpackedTree>(Error{"cannot open the received bundle " + tree.parentPath + "/" +
-                                                          tree.bundleName + ": " + std::strerror(errno)})
-             : transport::data::unpackTree(fd, tree.parentFd, tree.name, tree.parentPath, tree.atomic,
-                                           tree.deleteOthers);
-  if (fd >= 0) ::close(fd);
-  // The data plane still relays the bundle to this agent's children from its open descriptor.
-  ::unlinkat(tree.parentFd, tree.bundleName.c_str(), 0);
-  const std::string path = tree.parentPath + "/" + tree.name;
-  std::shared_ptr<const transport::data::UnpackedTree> outcome;
-  if (unpacked) {
-    outcome = std::make_shared<const transport::data::UnpackedTree>(std::move(unpacked).value());
-    spdlog::info("unpacked {} in {:.3f} s: {} files ({} bytes), {} held already, {} replaced, {} deleted, {} failed",
-                 path, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
-                 outcome->files, outcome->bytes, outcome->held, outcome->replaced, outcome->deleted,
-                 outcome->failed.size());
-  } else {
-    spdlog::warn("cannot unpack the tree into {}: {}", path, unpacked.error().message);
-  }
-  for (transport::data::TransferEvent e : tree.done) {
-    if (outcome) {
-      e.path = path;
-    } else {
-      e.kind = transport::data::TransferEvent::Kind::kFailed;
-      e.message = unpacked.error().message;
-    }
-    inbox_.push({std::move(e), outcome, true});
-  }
 }
 
 std::string Receiver::reachable(const std::string& address) const {

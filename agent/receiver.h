@@ -41,8 +41,14 @@ class Receiver {
   std::string receiveStriped(const transport::ReceiveOrder& order);
   // A directory tree's bundle (whole or in stripes), unpacked as
   // `order.dest` once it matched; its transfers report done only after
-  // the unpack, with what it published (docs/tree-send.md).
+  // the unpack, with what it published (docs/tree-send.md). A compressed
+  // bundle is expanded first.
   std::string receiveTree(const transport::ReceiveOrder& order);
+  // A compressed file (whole or in stripes; docs/compression.md): received
+  // and relayed as it is into a scratch file, then expanded beside
+  // `order.dest`, checked against the plain size and SHA-256, and renamed
+  // into place; its transfers report done only then.
+  std::string receiveCompressed(const transport::ReceiveOrder& order);
   // Only what changed: the ordinals of the files of `index` (a part of a
   // tree's, no bytes) that `dest` lacks; refuses a bad index or dest.
   std::vector<std::uint32_t> treeHeld(const std::string& dest, std::string_view index);
@@ -83,20 +89,27 @@ class Receiver {
     std::shared_ptr<const transport::data::UnpackedTree> unpacked;  // a tree's done, after its unpack
     bool afterUnpack = false;
   };
-  struct Tree;
-  // An event on the kj thread: a tree's transfers wait for its unpack.
+  struct Scratch;
+  // A scratch file's transfers (a tree's bundle, a compressed file), each
+  // pulled under its token.
+  void receiveScratch(const transport::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,
+                      transport::data::ReceiveTarget target);
+  // An event on the kj thread: a scratch file's transfers wait for its unpack or expansion.
   void route(Event event, const Report& report);
-  void unpack(std::shared_ptr<Tree> tree);
-  void unpackOne(Tree& tree);
+  void unpack(std::shared_ptr<Scratch> scratch);
+  void unpackOne(Scratch& scratch);
+  // unpackOne's parts (receiver_scratch.cc), on the unpack thread.
+  Result<void> expandFile(Scratch& scratch, int compressedFd);
+  Result<transport::data::UnpackedTree> unpackBundle(Scratch& scratch, int receivedFd);
 
   std::vector<std::string> roots_;
   transport::data::KjInbox<Event> inbox_;
-  std::map<std::string, std::shared_ptr<Tree>> trees_;  // by each transfer token and the file's token
-  // One unpack at a time, on a thread of its own (the kj thread answers
-  // hnowd meanwhile; the data plane keeps relaying the bundle).
+  std::map<std::string, std::shared_ptr<Scratch>> scratches_;  // by each transfer token and the file's token
+  // One unpack or expansion at a time, on a thread of its own (the kj
+  // thread answers hnowd meanwhile; the data plane keeps relaying the file).
   std::mutex unpackMutex_;
   std::condition_variable unpackWake_;
-  std::deque<std::shared_ptr<Tree>> unpackQueue_;
+  std::deque<std::shared_ptr<Scratch>> unpackQueue_;
   bool stopping_ = false;
   std::thread unpacker_;
   transport::data::DataPlane plane_;

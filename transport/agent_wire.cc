@@ -32,6 +32,9 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setTree(order.tree);
   out.setAtomic(order.atomic);
   out.setDeleteOthers(order.deleteOthers);
+  out.setCompressed(order.compressed);
+  out.setPlainSize(order.plainSize);
+  out.setPlainSha256(bytesOf(order.plainSha256));
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -58,6 +61,12 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (order.atomic && !order.tree) return Error{"only a tree is published atomically"};
   if (order.deleteOthers && (!order.tree || order.atomic))
     return Error{"only a tree published file by file removes what it does not name"};
+  order.compressed = in.getCompressed();
+  if (order.compressed) {
+    if (in.getPlainSha256().size() != 32) return Error{"a compressed file's plain SHA-256 is 32 bytes"};
+    order.plainSize = in.getPlainSize();
+    order.plainSha256 = textOf(in.getPlainSha256());
+  }
   if (in.getStripes().size() > wire::MAX_STRIPES)
     return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
   std::uint64_t next = 0;

@@ -32,6 +32,11 @@ struct ReceiveOrder {
   bool tree = false;    // a tree's bundle, unpacked as dest
   bool atomic = false;  // a tree published at once
   bool deleteOthers = false;  // a tree: then remove what dest holds that it does not name
+  // One zstd frame of the source's file (a tree's bundle): `size` and
+  // `sha256` are the frame's, expanded and checked against these after.
+  bool compressed = false;
+  std::uint64_t plainSize = 0;
+  std::string plainSha256{};  // 32 bytes when compressed
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

@@ -133,6 +133,13 @@ struct ReceiveOrder {
   # A tree: publish it at once (staged beside dest, then one rename), not file by file.
   deleteOthers @9 :Bool;
   # A tree, not atomic: then remove what dest holds that the tree does not name.
+  compressed @10 :Bool;
+  # The file is one zstd frame of the source's (docs/compression.md): it is
+  # received, checked and relayed as it is, then expanded beside dest (a
+  # tree: into its bundle) and checked against plainSize and plainSha256
+  # before the rename (a tree: before the unpack); done only then.
+  plainSize @11 :UInt64;
+  plainSha256 @12 :Data;   # 32 bytes when compressed
 }
 
 struct Stripe {
@@ -278,6 +285,7 @@ struct SendRequest {
   atomic @5 :Bool;        # a directory: publish the whole tree at once on each agent
   deleteOthers @6 :Bool;  # a directory: remove what --dest holds that the tree does not name
   upload @7 :UInt64;      # not 0: send this session's upload (ClientSession.upload), not `path`
+  compress @8 :Text;      # auto|zstd|none; empty: auto (docs/compression.md)
 }
 
 enum CopyState {
@@ -326,6 +334,15 @@ struct SendReport {
   stripeOffsets @15 :List(UInt64); # a striped send: stripe k is bytes [k, k + 1) of these
   skipped @16 :List(SkippedAgent); # agents the send was for (all, a site) that could not receive
   tree @17 :TreeSummary;           # a directory's send; absent for a file
+  compression @18 :Compression;    # what --compress decided; absent from an older hnowd
+}
+
+struct Compression {
+  algo @0 :Text;                   # "zstd" or "none"
+  plainBytes @1 :UInt64;           # the file's (a tree: its bundle's) own size
+  sentBytes @2 :UInt64;            # what moved: the compressed file, or plainBytes
+  why @3 :Text;                    # e.g. "zstd: 12.1 s predicted against 25.3 s plain (ratio 0.31)"
+  compressS @4 :Float64;           # hnowd's compression before the first byte moved
 }
 
 struct TreeSummary {

@@ -190,6 +190,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setAtomic(r.atomic);
   out.setDeleteOthers(r.deleteOthers);
   out.setUpload(r.upload);
+  out.setCompress(r.compress);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));

@@ -83,6 +83,7 @@ class CoordinatorClient {
     bool atomic = false;  // a directory: publish the tree at once
     bool deleteOthers = false;  // a directory: remove what --dest holds that the tree does not name
     std::uint64_t upload = 0;   // not 0: send this upload (uploadFile), not `path`
+    std::string compress = "auto";  // auto|zstd|none
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);

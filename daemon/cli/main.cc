@@ -143,6 +143,10 @@ void addSend(CLI::App& app, CommandLine& c) {
                           "FILE is a directory: on each agent, remove what --dest holds that the tree does not "
                           "name (never outside --dest)");
   c.sendCommand->add_option("--gantt", c.send.ganttPath, "Write planned and actual bars to this SVG file");
+  c.sendCommand->add_option("--compress", c.send.compress,
+                            "auto (default): zstd when the prediction says it pays; zstd: always; none: never "
+                            "(docs/compression.md)")
+      ->check(CLI::IsMember({"auto", "zstd", "none"}));
 }
 
 void addDemo(CLI::App& app, CommandLine& c) {
@@ -203,6 +207,10 @@ int dispatch(CommandLine& c) {
     c.manifest.json = c.send.json;
     c.manifest.ganttPath = c.send.ganttPath;
     c.manifest.noReplan = c.send.noReplan;
+    if (c.sendCommand->count("--compress") > 0) {
+      std::fprintf(stderr, "hnow: --compress is for one FILE or DIR; a manifest's items go as they are\n");
+      return 2;
+    }
     return hnow::cli::runManifestCommand(c.manifest);
   }
   if (c.sendCommand->parsed()) return hnow::cli::runSendCommand(c.send);

@@ -69,8 +69,10 @@ class Progress {
       // Nothing left to move: an ETA from the falling rate would be noise.
       if (tty_ || now - lastLine_ >= 1s) {
         lastLine_ = now;
+        const char* after = s.tree ? (s.compression.algo == "zstd" ? " expanded and unpacked" : " and unpacked")
+                                   : (s.compression.algo == "zstd" ? " and expanded" : "");
         std::snprintf(line, sizeof line, "%s%5.1f s  every byte in; %zu/%zu copies verified%s%s", tty_ ? "\r" : "",
-                      s.elapsedS, finished, s.copies.size(), s.tree ? " and unpacked" : "", tty_ ? "    " : "\n");
+                      s.elapsedS, finished, s.copies.size(), after, tty_ ? "    " : "\n");
         std::fputs(line, stderr);
       }
     } else if (tty_) {
@@ -201,6 +203,20 @@ std::string treeOutcomeText(const daemon::TreeOutcome& t) {
   return out;
 }
 
+// "compressed with zstd: 1.0 GiB -> 412.0 MiB in 2.10 s (auto: ...)" or
+// "not compressed (auto: random-looking data, ratio 1.00)".
+std::string compressionText(const daemon::SendCompression& c) {
+  const std::size_t colon = c.why.find(": ");
+  const std::string reason = colon == std::string::npos ? c.why : c.why.substr(colon + 2);
+  const std::string said = reason.rfind("--compress", 0) == 0 ? reason : "auto: " + reason;
+  if (c.algo != "zstd") return "  not compressed (" + said + ")\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "  compressed with zstd: %s -> %s in %.2f s",
+                bytesText(static_cast<double>(c.plainBytes)).c_str(), bytesText(static_cast<double>(c.sentBytes)).c_str(),
+                c.compressS);
+  return line + (" (" + said + ")\n");
+}
+
 std::string changeLine(const daemon::ParentChange& c) {
   char line[400];
   std::snprintf(line, sizeof line, "%.1f s: %s now pulls from %s, not %s (%s)\n", c.atS, c.node.c_str(),
@@ -216,6 +232,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   std::snprintf(line, sizeof line, "sent %s (%s) along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
                 bytesText(static_cast<double>(s.size)).c_str(), s.algo.c_str(), s.predictedS, s.elapsedS);
   out += line;
+  if (!s.compression.algo.empty()) out += compressionText(s.compression);
   // What the plan was chosen over: auto's two candidates, or one tree's two modes.
   for (const auto& o : s.considered) {
     std::snprintf(line, sizeof line, "  weighed %-10s %-18s predicted %8.2f s\n", o.algo.c_str(), o.mode.c_str(),
@@ -359,7 +376,8 @@ int runSendCommand(const SendOptions& options) {
                                        !options.noReplan,
                                        options.atomic,
                                        options.deleteOthers,
-                                       *upload};
+                                       *upload,
+                                       options.compress};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

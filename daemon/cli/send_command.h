@@ -22,6 +22,7 @@ struct SendOptions {
   bool noReplan = false;
   bool atomic = false;  // FILE is a directory: publish its tree at once on each agent
   bool deleteOthers = false;  // FILE is a directory: remove what --dest holds that the tree does not name
+  std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
   std::string ganttPath;
 };
 
@@ -36,7 +37,10 @@ int runSendCommand(const SendOptions& options);
 // directory's send adds "tree": {"entries", "files", "file_bytes",
 // "sent_files", "sent_bytes", "atomic", "delete", "refused_count",
 // "refused": [{"path", "why"}]} and per copy "tree": {"files", "bytes",
-// "held", "replaced", "deleted", "failed_count", "failed": [...]}.
+// "held", "replaced", "deleted", "failed_count", "failed": [...]}; and
+// "compression": {"algo" ("zstd" | "none"), "plain_bytes" (the file's, a
+// tree's bundle's), "sent_bytes" (what moved: "size"), "why", "compress_s"
+// (hnowd compressing before the first byte moved)} when hnowd said.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
 // Planned and actual bars side by side, two rows per node; a replan's parent

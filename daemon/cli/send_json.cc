@@ -90,6 +90,12 @@ std::string sendJson(const daemon::SendStatus& s) {
                     {"sent_bytes", s.tree->sentBytes}, {"atomic", s.tree->atomic},
                     {"delete", s.tree->deleteOthers},
                     {"refused_count", s.tree->refusedCount}, {"refused", problemsJson(s.tree->refused)}};
+  if (!s.compression.algo.empty())
+    root["compression"] = {{"algo", s.compression.algo},
+                           {"plain_bytes", s.compression.plainBytes},
+                           {"sent_bytes", s.compression.sentBytes},
+                           {"why", s.compression.why},
+                           {"compress_s", s.compression.compressS}};
   // Names are printable already (hnowd and the agents escape them); replace guards the rest.
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

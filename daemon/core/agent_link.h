@@ -56,6 +56,11 @@ class AgentLink {
     bool tree = false;    // the file is a tree's bundle, unpacked as dest
     bool atomic = false;  // a tree published at once
     bool deleteOthers = false;  // a tree: then remove what dest holds that it does not name
+    // --compress: the file is one zstd frame of the source's; size and
+    // sha256 above are the frame's, these the file's as the agent expands it.
+    bool compressed = false;
+    std::uint64_t plainSize = 0;
+    std::string plainSha256{};  // 32 bytes when compressed
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "core/link_verdict.h"
+#include "core/send_compression.h"
 #include "core/send_tree.h"
 #include "core/transfer_flows.h"
 #include "core/tree_send.h"
@@ -93,6 +94,7 @@ struct SendStatus {
   std::vector<std::uint64_t> stripeOffsets;  // a striped send: S + 1 offsets (SendTree::stripeOffsets)
   std::vector<SkippedAgent> skipped;         // agents --to named (all, a site) that could not receive
   std::optional<TreeSummary> tree;           // a directory's send
+  SendCompression compression;               // --compress: what went, and why; `size` is what moved
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

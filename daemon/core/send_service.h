@@ -29,6 +29,7 @@ struct SendRequest {
   bool atomic = false;  // a directory: publish the whole tree at once on each agent
   bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
+  std::string compress = "auto";  // auto|zstd|none (send_compression.h)
 };
 
 class SendService final : public TransferObserver {
@@ -66,9 +67,13 @@ class SendService final : public TransferObserver {
   // The agents' answers (the path each will write, or its refusal) to the
   // receive order: the send runs, or is refused and everything released.
   struct HeldBundle;
-  // The send planned and started from hnowd's file, or from a tree's bundle.
+  // The send planned and started from hnowd's file, or from a tree's
+  // bundle: compressed first when --compress says so (send_compression.h).
   void startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                     Started started);
+  struct Prepared;
+  // The file as it goes (compressed or not) served along `plan`, and every agent told to receive it.
+  void serve(std::shared_ptr<Prepared> prepared, SendTree plan, Started started);
   void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendRun& operation);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/send_compression.h"
 #include "core/tree_send.h"
 
 namespace hnow::daemon {
@@ -53,9 +54,22 @@ class SourcePlane {
   }
   // A scan no send will pack.
   virtual void dropScan(std::uint64_t /*scanId*/) {}
-  // A file hnowd made to be sent (a tree's bundle, a client's upload)
-  // removed: the send that carried it ended.
+  // A file hnowd made to be sent (a tree's bundle, a client's upload, a
+  // compressed file) removed: the send that carried it ended.
   virtual void dropScratch(const std::string& /*path*/) {}
+  // --compress (send_compression.h): what compressing the `size` bytes at
+  // `path` would give, from samples of it (milliseconds: on the caller's thread).
+  virtual Result<CompressionSample> sampleCompression(const std::string& /*path*/, std::uint64_t /*size*/) {
+    return Error{"this plane cannot compress"};
+  }
+  // The file compressed into a scratch file on hnowd's disk (removed with
+  // dropScratch); `done` once, later or at once, on the caller's thread
+  // (a large file takes seconds, which the control thread keeps for the
+  // agents). Refused when the file is not `size` bytes any more.
+  using Compressed = std::function<void(const Result<CompressedSource>& compressed)>;
+  virtual void compressFile(const std::string& /*path*/, std::uint64_t /*size*/, Compressed done) {
+    done(Error{"this plane cannot compress"});
+  }
   // The file at `path` served as `stripes` (in order, covering it), each
   // under its token in chunks of `chunkBytes` (0: the plane's), until
   // `token` is released; the whole file's digest and each stripe's, taken in

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/source_plane.h"
 #include "transport/data/data_plane.h"
@@ -16,10 +17,10 @@ class DataSourcePlane final : public SourcePlane {
  public:
   // Trees are packed into bundles in `bundleDir` (created when needed;
   // what an earlier hnowd left there is stale: sweepBundles).
-  DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir)
-      : plane_(plane),
-        bundleDir_(std::move(bundleDir)),
-        digests_(std::make_shared<transport::data::TreeDigestCache>()) {}
+  // Compressed files (compressed_files.cc) go there too.
+  DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir);
+  // Waits for the compressions still running (their answers are dropped).
+  ~DataSourcePlane() override;
   Result<SourceFile> serveFile(const std::string& token, const std::string& path) override;
   Result<std::uint64_t> sizeOf(const std::string& path) override;
   bool isDirectory(const std::string& path) override;
@@ -27,6 +28,8 @@ class DataSourcePlane final : public SourcePlane {
   Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override;
+  Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;
+  void compressFile(const std::string& path, std::uint64_t size, Compressed done) override;
   Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                                   const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override;
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
@@ -50,10 +53,13 @@ class DataSourcePlane final : public SourcePlane {
     Received done;
   };
   std::map<std::string, Receive> receiving_;
+  // Compressions under way, each on a thread of its own, answered on the kj thread.
+  struct Compressing;
+  std::unique_ptr<Compressing> compressing_;
 };
 
-// Removes the bundles an earlier hnowd left in `bundleDir` (no send of
-// theirs lives on); how many.
+// Removes the bundles and compressed files an earlier hnowd left in
+// `bundleDir` (no send of theirs lives on); how many.
 std::size_t sweepBundles(const std::string& bundleDir);
 
 }  // namespace hnow::daemon

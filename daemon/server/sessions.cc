@@ -94,6 +94,8 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   request.replan = !in.getNoReplan();
   request.atomic = in.getAtomic();
   request.deleteOthers = in.getDeleteOthers();
+  request.compress = in.getCompress();
+  if (request.compress.empty()) request.compress = "auto";
   if (in.getUpload() != 0) {
     auto path = uploads_->take(in.getUpload());
     if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
@@ -248,6 +250,9 @@ class RpcAgentLink final : public AgentLink {
                                       order.uplinkPaceBytesPerSecond,
                                       order.tree,   order.atomic,
                                       order.deleteOthers};
+    wireOrder.compressed = order.compressed;
+    wireOrder.plainSize = order.plainSize;
+    wireOrder.plainSha256 = order.plainSha256;
     for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(

@@ -149,14 +149,16 @@ Result<TreeBundle> DataSourcePlane::packScanned(std::uint64_t scanId, const std:
 
 void DataSourcePlane::dropScratch(const std::string& bundlePath) {
   if (::unlink(bundlePath.c_str()) != 0 && errno != ENOENT)
-    spdlog::warn("cannot remove the tree bundle {}: {}", bundlePath, std::strerror(errno));
+    spdlog::warn("cannot remove the scratch file {}: {}", bundlePath, std::strerror(errno));
 }
 
 std::size_t sweepBundles(const std::string& bundleDir) {
   std::error_code error;
   std::size_t removed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(bundleDir, error))
-    if (entry.path().extension() == ".bundle" && std::filesystem::remove(entry.path(), error)) ++removed;
+    if ((entry.path().extension() == ".bundle" || entry.path().extension() == ".zst") &&
+        std::filesystem::remove(entry.path(), error))
+      ++removed;
   return removed;
 }
 

@@ -103,6 +103,14 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
     skipped[i].setWhy(s.skipped[i].why);
   }
   if (s.tree) toWire(*s.tree, out.initTree());
+  if (!s.compression.algo.empty()) {
+    auto c = out.initCompression();
+    c.setAlgo(s.compression.algo);
+    c.setPlainBytes(s.compression.plainBytes);
+    c.setSentBytes(s.compression.sentBytes);
+    c.setWhy(s.compression.why);
+    c.setCompressS(s.compression.compressS);
+  }
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -143,6 +151,10 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   for (auto o : in.getStripeOffsets()) s.stripeOffsets.push_back(o);
   for (auto k : in.getSkipped()) s.skipped.push_back({k.getNode(), k.getWhy()});
   if (in.hasTree()) s.tree = treeSummaryFromWire(in.getTree());
+  if (in.hasCompression()) {
+    auto c = in.getCompression();
+    s.compression = {c.getAlgo(), c.getPlainBytes(), c.getSentBytes(), c.getWhy(), c.getCompressS()};
+  }
   return s;
 }
 

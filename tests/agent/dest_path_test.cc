@@ -55,3 +55,31 @@ TEST_CASE("'..', paths outside every root and symlinked directories are refused"
   CHECK(refusal(roots, (dir.path / "other" / "f").string()).empty());  // inside the second root
   CHECK_FALSE(fs::exists(dir.path / "f"));
 }
+
+TEST_CASE("a compressed file's destination holds a scratch file and the temp file it expands into, both named as the startup sweep removes") {
+  TempDir dir;
+  fs::create_directories(dir.path / "root" / "in");
+  auto r = hnow::agent::openCompressedDestination({(dir.path / "root").string()}, "in/log.txt");
+  REQUIRE(r);
+  auto& d = r.value();
+  const fs::path in = dir.path / "root" / "in";
+  CHECK(d.name == "log.txt");
+  CHECK(d.parentPath == fs::canonical(in).string());
+  CHECK_FALSE(d.scratch.durable);
+  CHECK(d.scratch.path == d.parentPath + "/" + d.scratch.finalName);
+  for (const std::string& name : {d.scratch.tempName, d.scratch.finalName, d.outputName}) {
+    CHECK(name.rfind(".log.txt.hnow-", 0) == 0);
+    CHECK(name.size() == std::string(".log.txt.hnow-").size() + 16 + 5);
+  }
+  CHECK(fs::exists(in / d.scratch.tempName));
+  CHECK(fs::exists(in / d.outputName));
+  CHECK_FALSE(fs::exists(in / "log.txt"));
+  closeTarget(d.scratch);
+  ::close(d.outputFd);
+  ::close(d.parentFd);
+  // A directory where the file would go is refused before anything is made.
+  fs::create_directories(in / "taken");
+  auto taken = hnow::agent::openCompressedDestination({(dir.path / "root").string()}, "in/taken");
+  REQUIRE_FALSE(taken);
+  CHECK(taken.error().message.find("is a directory") != std::string::npos);
+}

@@ -140,3 +140,22 @@ TEST_CASE("send report: agents the send was for that could not take part are lis
   CHECK(cli::sendTable(all, "image.iso").find("skipped") == std::string::npos);
   CHECK(nlohmann::json::parse(cli::sendJson(all))["skipped"].empty());
 }
+
+TEST_CASE("send report: what --compress decided is a line of the table and an object of --json, absent when hnowd said nothing") {
+  daemon::SendStatus s = replannedSend();
+  CHECK(cli::sendTable(s, "f").find("compress") == std::string::npos);
+  CHECK_FALSE(nlohmann::json::parse(cli::sendJson(s)).contains("compression"));
+  s.compression = {"zstd", 1u << 30, 412u << 20, "zstd: 12.1 s predicted against 25.3 s plain (ratio 0.40)", 2.5};
+  CHECK(cli::sendTable(s, "f").find("  compressed with zstd: 1.0 GiB -> 412.0 MiB in 2.50 s (auto: 12.1 s predicted "
+                                    "against 25.3 s plain (ratio 0.40))\n") != std::string::npos);
+  auto json = nlohmann::json::parse(cli::sendJson(s));
+  CHECK(json["compression"] == nlohmann::json{{"algo", "zstd"},
+                                              {"plain_bytes", 1u << 30},
+                                              {"sent_bytes", 412u << 20},
+                                              {"why", "zstd: 12.1 s predicted against 25.3 s plain (ratio 0.40)"},
+                                              {"compress_s", 2.5}});
+  s.compression = {"none", 1000, 1000, "none: random-looking data, ratio 1.00", 0.0};
+  CHECK(cli::sendTable(s, "f").find("  not compressed (auto: random-looking data, ratio 1.00)\n") != std::string::npos);
+  s.compression.why = "none: --compress none";
+  CHECK(cli::sendTable(s, "f").find("  not compressed (--compress none)\n") != std::string::npos);
+}

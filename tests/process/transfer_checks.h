@@ -21,6 +21,20 @@ inline std::string writeRandomFile(const std::filesystem::path& path, std::size_
   return bytes;
 }
 
+// `size` bytes of log lines (compressible, as --compress expects), written
+// to `path` (its directory created); returns them.
+inline std::string writeTextFile(const std::filesystem::path& path, std::size_t size) {
+  std::filesystem::create_directories(path.parent_path());
+  std::mt19937 random(static_cast<unsigned>(size));
+  std::string text;
+  for (int line = 0; text.size() < size; ++line)
+    text += "2024-05-0" + std::to_string(line % 9 + 1) + " 12:" + std::to_string(random() % 60) + " agent-" +
+            std::to_string(random() % 40) + " relayed chunk " + std::to_string(random() % 100000) + " of course.iso\n";
+  text.resize(size);
+  std::ofstream(path, std::ios::binary) << text;
+  return text;
+}
+
 inline std::string shaHex(const std::string& bytes) {
   unsigned char d[32];
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);

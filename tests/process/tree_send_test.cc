@@ -20,6 +20,7 @@ using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using hnow::testing::TestCluster;
 using hnow::testing::writeRandomFile;
+using hnow::testing::writeTextFile;
 namespace fs = std::filesystem;
 
 namespace {
@@ -141,6 +142,36 @@ TEST_CASE("a directory sent to every agent arrives as the same tree, and a symli
   for (const auto& e : fs::recursive_directory_iterator(cluster.dir.path / "hnowd", error))
     bundles += e.path().extension() == ".bundle";
   CHECK(bundles == 0);
+}
+
+TEST_CASE("a tree sent with --compress zstd arrives as the same tree on every agent, its bundle compressed at hnowd and expanded at each") {
+  TestCluster cluster("--agents 3 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = makeCourseTree(cluster.dir.path);
+  writeTextFile(top / "logs" / "build.log", 3 << 20);
+  auto r = runCommand(cluster.hnow("send " + top.string() + " --dest courses/z --json --compress zstd"));
+  REQUIRE_MESSAGE(r.status == 0, (r.err + r.out));
+  auto report = nlohmann::json::parse(r.out);
+  CHECK(report["failed"].empty());
+  CHECK(report["compression"]["algo"] == "zstd");
+  const auto plain = report["compression"]["plain_bytes"].get<std::uint64_t>();
+  CHECK(plain > (6u << 20));  // the bundle: 3 MiB of random bytes, 3 MiB of text, the rest
+  CHECK(report["compression"]["sent_bytes"].get<std::uint64_t>() < plain * 3 / 4);
+  CHECK(report["size"] == report["compression"]["sent_bytes"]);
+  auto expected = treeOf(top);
+  expected.erase("outside");
+  REQUIRE(report["copies"].size() == 3);
+  for (const auto& copy : report["copies"]) {
+    const fs::path dest = copy["path"].get<std::string>();
+    CHECK(copy["tree"]["files"] == 306);
+    CHECK(differences(treeOf(dest), expected) == "");
+    CHECK(partFiles(dest.parent_path()) == 0);  // neither the compressed nor the expanded bundle is left
+  }
+  std::size_t scratch = 0;
+  std::error_code error;
+  for (const auto& e : fs::recursive_directory_iterator(cluster.dir.path / "hnowd", error))
+    scratch += e.path().extension() == ".bundle" || e.path().extension() == ".zst";
+  CHECK(scratch == 0);
 }
 
 TEST_CASE("a tree sent again moves only the files that changed, keeps what it does not name, and --delete removes that") {

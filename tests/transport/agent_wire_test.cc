@@ -45,6 +45,34 @@ TEST_CASE("a tree's receive order keeps that it is a tree and whether it is atom
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "only a tree is published atomically");
 }
 
+TEST_CASE("a compressed receive order keeps the plain size and SHA-256 - a plain digest that is not 32 bytes is refused") {
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::ReceiveOrder>();
+  ReceiveOrder order{std::string(32, 't'), "in/log.txt", 4096, std::string(32, 's'), {}, 0};
+  order.compressed = true;
+  order.plainSize = 1 << 30;
+  order.plainSha256 = std::string(32, 'p');
+  toWire(order, out);
+  auto back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->compressed);
+  CHECK(back->plainSize == 1u << 30);
+  CHECK(back->plainSha256 == order.plainSha256);
+  CHECK(back->size == 4096);
+  order.tree = true;  // a tree's bundle may go compressed too
+  toWire(order, out);
+  REQUIRE(receiveOrderFromWire(out.asReader()));
+  CHECK(receiveOrderFromWire(out.asReader())->tree);
+  order.plainSha256 = "short";
+  toWire(order, out);
+  CHECK(receiveOrderFromWire(out.asReader()).error().message == "a compressed file's plain SHA-256 is 32 bytes");
+  // Not compressed: the plain fields are not read.
+  order.compressed = false;
+  toWire(order, out);
+  REQUIRE(receiveOrderFromWire(out.asReader()));
+  CHECK(receiveOrderFromWire(out.asReader())->plainSha256.empty());
+}
+
 TEST_CASE("a striped receive order keeps its stripes - stripes that do not cover the file in order are refused") {
   ReceiveOrder order{std::string(32, 't'), "in/image.iso", 1000, std::string(32, 's'), {}, 32768};
   order.stripes = {{std::string(32, 'a'), 0, 600, std::string(32, '1')},

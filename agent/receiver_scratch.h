@@ -1,0 +1,43 @@
+#pragma once
+// Receiver's scratch files (receiver.cc receives them, receiver_scratch.cc
+// unpacks or expands them on the unpack thread).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/receiver.h"
+
+namespace hnow::agent {
+
+// A scratch file being received (a tree's bundle, a compressed file): its
+// transfers' done reports wait here until it is unpacked or expanded.
+struct Receiver::Scratch {
+  std::string fileToken;
+  std::vector<std::string> transfers;  // what reports come under: the file's token, or each stripe's
+  std::set<std::string> waiting;       // transfers not done yet
+  std::vector<transport::data::TransferEvent> done;
+  int parentFd = -1;  // the destination's directory
+  std::string name, parentPath;
+  std::string receivedName;  // the scratch file as received (its receive's final name, a temp name)
+  bool tree = false;
+  bool atomic = false;
+  bool deleteOthers = false;
+  // --compress: the received file is a zstd frame, expanded and checked against these.
+  bool compressed = false;
+  std::uint64_t plainSize = 0;
+  transport::data::Sha256 plainSha256{};
+  std::string expandedName;  // a compressed tree: the bundle expanded into this second scratch file
+  int outputFd = -1;         // a compressed file: the temp file beside dest it is expanded into
+  std::string outputName;
+  bool published = false;    // renamed into place: nothing of it to remove
+  ~Scratch() {
+    if (outputFd >= 0) ::close(outputFd);
+    if (!outputName.empty() && !published) ::unlinkat(parentFd, outputName.c_str(), 0);
+    if (parentFd >= 0) ::close(parentFd);
+  }
+};
+
+}  // namespace hnow::agent

@@ -1,0 +1,235 @@
+// SendService's start of a send (send_service.h): the plan, --compress
+// (send_compression.h), hnowd serving the file, the agents' receive orders
+// and their answers.
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/agent_answers.h"
+#include "core/operation_records.h"
+#include "core/send_service_state.h"
+
+namespace hnow::daemon {
+
+static void logPlan(const SendRequest& request, std::uint64_t size, std::size_t agents, const SendTree& tree) {
+  spdlog::info("send {} ({} bytes) to {} agents along {} (predicted {:.2f} s)", request.path, size, agents,
+               tree.algo, tree.predictedSeconds);
+  for (const PlanOption& o : tree.considered)
+    spdlog::info("  considered {} {}: {:.2f} s", o.algo, o.mode, o.predictedSeconds);
+  if (!tree.why.empty()) spdlog::info("  chosen: {}", tree.why);
+  if (tree.boundSeconds > 0) spdlog::info("  Kumar-Ross bound: {:.2f} s", tree.boundSeconds);
+}
+
+// The operation record's summary, an open JSON object (its end is written
+// when the send ends).
+static std::string summaryOf(const SendRequest& request, const SendTree& tree, std::size_t agents,
+                             const std::optional<TreeSummary>& packed, const SendCompression& compression) {
+  // "size" is the file's own (a tree: its bundle's); "sent_size" what moved when it went compressed.
+  const std::uint64_t size = compression.plainBytes;
+  const std::string compressFields =
+      ",\"compress\":" + jsonString(compression.algo) +
+      (compression.algo == "zstd" ? ",\"sent_size\":" + std::to_string(compression.sentBytes) : std::string());
+  const std::string treeFields =
+      packed ? ",\"tree\":{\"entries\":" + std::to_string(packed->entries) +
+                   ",\"files\":" + std::to_string(packed->files) + ",\"file_bytes\":" +
+                   std::to_string(packed->fileBytes) + ",\"refused\":" + std::to_string(packed->refusedCount) +
+                   ",\"atomic\":" + (packed->atomic ? "true" : "false") + "}"
+             : std::string();
+  return "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) + treeFields +
+         ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
+         ",\"size\":" + std::to_string(size) + compressFields + ",\"agents\":" + std::to_string(agents) +
+         ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false") +
+         (tree.striped() ? ",\"stripes\":" + std::to_string(tree.stripeParents.size()) : std::string());
+}
+
+void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
+                               Started started) {
+  auto p = std::make_shared<Prepared>();
+  p->tree = bundle && bundle->tree;
+  p->sourcePath = bundle ? bundle->bundle.path : request.path;
+  if (p->tree) p->packed = bundle->bundle.summary;
+  auto size = p->tree ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(p->sourcePath);
+  if (!size) return started(size.error());
+  p->size = *size;
+  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
+  p->nodes = {{kCoordinatorNode, "", {}}};
+  for (const AgentView& a : chosen) p->nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  p->nodes[0].rates.uplinkBytesPerSecond = source.plan;
+  p->nodes[0].rates.downlinkBytesPerSecond = source.plan;
+  p->request = std::move(request);
+  p->chosen = std::move(chosen);
+  p->bundle = std::move(bundle);
+  auto planFor = [this, p](std::uint64_t bytes) {
+    return planSendTree(p->request.algo, p->nodes, bytes, chunkBytes_, true);
+  };
+  auto planned = planFor(p->size);
+  if (!planned) return started(Error{"cannot plan the send: " + planned.error().message});
+  // --compress: sampled (milliseconds) unless none; compressed only when it pays or is asked for.
+  std::optional<Result<CompressionSample>> sample;
+  if (p->request.compress != "none") sample = plane_.sampleCompression(p->sourcePath, p->size);
+  const CompressionChoice choice =
+      chooseCompression(p->request.compress, p->size, planned->predictedSeconds, sample ? &*sample : nullptr,
+                        [&planFor](std::uint64_t bytes) {
+                          auto t = planFor(bytes);
+                          return t ? t->predictedSeconds : INFINITY;
+                        });
+  p->compression = {choice.compress ? "zstd" : "none", p->size, p->size, choice.why, 0.0};
+  spdlog::info("send {}: {}", p->request.path, choice.why);
+  if (!choice.compress) return serve(p, std::move(planned).value(), std::move(started));
+  plane_.compressFile(p->sourcePath, p->size, [this, p, planFor, started](const Result<CompressedSource>& compressed) {
+    if (!compressed) {
+      spdlog::warn("send {}: cannot compress: {}", p->request.path, compressed.error().message);
+      return started(Error{"cannot compress " + p->request.path + ": " + compressed.error().message});
+    }
+    // The compressed file is sent from here; what it came from (a bundle, an upload) is dropped now.
+    p->bundle.reset(new HeldBundle{plane_, {compressed->path, compressed->size, p->packed.value_or(TreeSummary{})},
+                                   p->tree});
+    p->sourcePath = compressed->path;
+    p->size = compressed->size;
+    p->plainSha256 = compressed->plainSha256;
+    p->compression.sentBytes = compressed->size;
+    p->compression.compressS = compressed->seconds;
+    spdlog::info("send {}: compressed {} bytes to {} in {:.2f} s", p->request.path, p->compression.plainBytes,
+                 compressed->size, compressed->seconds);
+    auto replanned = planFor(p->size);
+    if (!replanned) return started(Error{"cannot plan the send: " + replanned.error().message});
+    serve(p, std::move(replanned).value(), started);
+  });
+}
+
+void SendService::serve(std::shared_ptr<Prepared> p, SendTree plan, Started started) {
+  const SendRequest& request = p->request;
+  const std::vector<AgentView>& chosen = p->chosen;
+  const std::string token = newToken_();
+  std::vector<StripeSource> stripes;
+  std::vector<StripeCut> cuts;
+  for (std::size_t k = 0; plan.striped() && k + 1 < plan.stripeOffsets.size(); ++k) {
+    const std::uint64_t offset = plan.stripeOffsets[k], length = plan.stripeOffsets[k + 1] - offset;
+    stripes.push_back({newToken_(), offset, length, ""});
+    cuts.push_back({stripes.back().token, offset, length});
+  }
+  auto served = plan.striped() ? plane_.serveStripes(token, p->sourcePath, p->size, cuts, plan.stripeChunkBytes)
+                               : plane_.serveFile(token, p->sourcePath);
+  if (!served) return started(served.error());
+  const SourceFile file = std::move(served).value();
+  if (file.size != p->size) {
+    plane_.release(token);
+    return started(Error{request.path + " changed while the send was planned; run the send again"});
+  }
+  auto running = std::make_unique<Running>();
+  running->token = token;
+  running->tree = std::move(plan);
+  running->tree.rateBounds = boundsOf(coordinator_, chosen);
+  running->names = {"hnowd"};
+  running->addresses = {sourceAddress_};
+  for (const AgentView& a : chosen) {
+    running->names.push_back(a.record.name);
+    running->addresses.push_back(a.registration.dataAddress);
+    running->agents.push_back(a.record.name);
+  }
+  logPlan(request, file.size, chosen.size(), running->tree);
+  running->skipped = skippedOf(request);
+  for (const SkippedAgent& k : running->skipped) spdlog::info("  skipped {}: {}", k.node, k.why);
+  running->stripes = std::move(stripes);
+  for (std::size_t k = 0; k < running->stripes.size(); ++k) running->stripes[k].sha256Hex = file.stripeSha256Hex[k];
+  running->packed = p->packed;
+  running->bundle = std::move(p->bundle);
+  running->compression = p->compression;
+  running->summary = summaryOf(request, running->tree, chosen.size(), running->packed, running->compression);
+  running->record = beginRecord(coordinator_, "send", running->summary + "}");
+  running->size = file.size;
+  running->shaHex = file.sha256Hex;
+  running->settings.enabled = request.replan;
+  running->settings.algo = request.algo;
+  running->settings.nodes = p->nodes;
+  running->settings.chunkBytes = chunkBytes_;
+
+  AgentLink::ReceiveOrder order{token,
+                                request.dest,
+                                file.size,
+                                file.sha256,
+                                {},
+                                running->tree.stripeChunkBytes,
+                                0.0,
+                                p->tree,
+                                request.atomic,
+                                request.deleteOthers};
+  if (p->compression.algo == "zstd") {
+    order.compressed = true;
+    order.plainSize = p->compression.plainBytes;
+    order.plainSha256 = p->plainSha256;
+  }
+  for (std::size_t k = 0; k < running->stripes.size(); ++k) {
+    const StripeSource& s = running->stripes[k];
+    order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k]});
+  }
+  for (const std::string& t : running->transferTokens()) {
+    coordinator_.claimToken(t, this);
+    running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));
+  }
+  const std::vector<std::string> agents = running->agents;
+  // Each agent relays at a pace a little under its uplink, as planned.
+  std::vector<double> paces;
+  for (const std::string& name : agents) paces.push_back(coordinator_.agentUplinkPace(name));
+  // Held by the answers' callback until every agent has answered (gone with
+  // it if a link drops its callbacks unanswered).
+  auto held = std::make_shared<std::unique_ptr<Running>>(std::move(running));
+  askAgents<std::string>(
+      agents, [this](const std::string& name) { return coordinator_.link(name); },
+      [&order, &paces](AgentLink& link, std::size_t i, std::function<void(const Result<std::string>&)> answer) {
+        AgentLink::ReceiveOrder paced = order;
+        paced.uplinkPaceBytesPerSecond = paces[i];
+        link.receive(paced, answer);
+      },
+      [this, held, started = std::move(started)](std::vector<Result<std::string>> answers) {
+        prepared(std::move(*held), std::move(answers), started);
+      });
+}
+
+void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers,
+                           Started started) {
+  std::string refusals;
+  std::vector<std::string> paths{""};
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    const Result<std::string>& path = answers[i];
+    if (!path) refusals += (refusals.empty() ? "" : "; ") + running->agents[i] + ": " + path.error().message;
+    paths.push_back(path ? *path : "");
+  }
+  if (!refusals.empty()) {
+    spdlog::warn("a send was refused by its destinations: {}", refusals);
+    for (const auto& agent : running->agents)
+      if (AgentLink* link = coordinator_.link(agent)) link->release(running->token);
+    plane_.release(running->token);
+    running->bundle.reset();
+    for (const std::string& t : running->transferTokens()) coordinator_.releaseToken(t);
+    finishRecord(coordinator_, running->record, "failed",
+                 running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
+    return started(Error{"refused: " + refusals});
+  }
+  Running& r = *running;
+  if (r.tree.striped()) {
+    std::vector<SendCommands*> commands;
+    for (auto& c : r.commands) commands.push_back(c.get());
+    r.operation = std::make_unique<StripedSend>(clock_, r.tree, r.names, r.addresses, paths, r.size, r.shaHex,
+                                                r.stripes, commands, std::move(r.settings));
+  } else {
+    auto operation = std::make_unique<SendOperation>(clock_, std::move(r.tree), std::move(r.names),
+                                                     std::move(r.addresses), std::move(paths), r.size, r.shaHex,
+                                                     *r.commands.front());
+    operation->setReplanning(std::move(r.settings));
+    r.operation = std::move(operation);
+  }
+  const std::uint64_t id = nextOperation_++;
+  r.id = id;
+  // Paced from the moment it runs: hnowd's idle tick resets the pacing
+  // whenever no operation is under way.
+  plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
+  coordinator_.paceAgentUplinks(r.agents);
+  r.operation->start();
+  for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;
+  operations_[id] = std::move(running);
+  started(std::make_pair(id, r.status()));
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,201 @@
+#pragma once
+// SendService's lab in memory (send_service_test.cc, send_compression_test.cc):
+// a manual clock, a source plane that records what hnowd serves, compresses
+// and drops, agents whose links answer at once; no sockets, no files.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "base/hex.h"
+#include "core/coordinator.h"
+#include "core/send_service.h"
+#include "daemon/core/memory_state_store.h"
+
+namespace hnow::daemon::send_lab {
+
+using namespace std::chrono_literals;
+
+struct Agents {
+  std::set<std::string> refusing;                              // agents that refuse the destination
+  std::vector<std::pair<std::string, std::string>> receives;  // (agent, token)
+  std::vector<std::string> pulls;                              // "agent<-address"
+  std::vector<std::string> releases;                           // agent names
+  std::vector<AgentLink::ReceiveOrder> orders;
+  std::vector<std::pair<std::string, std::string>> pulledTokens;  // (agent, token)
+  // Only what changed: what each agent says it lacks of each part ("part one" -> ordinals).
+  std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> lacking;
+  std::vector<std::string> asked;  // "agent: part"
+};
+
+struct FakeAgent final : AgentLink {
+  FakeAgent(std::string n, Agents* a) : name(std::move(n)), agents(a) {}
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
+  void probeNow() override {}
+  void receive(const ReceiveOrder& order, ReceiveDone done) override {
+    agents->receives.emplace_back(name, order.token);
+    agents->orders.push_back(order);
+    if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
+    done("/srv/" + name + "/" + order.dest);
+  }
+  void pull(const std::string& token, const std::string& parent) override {
+    agents->pulls.push_back(name + "<-" + parent);
+    agents->pulledTokens.emplace_back(name, token);
+  }
+  void release(const std::string&) override { agents->releases.push_back(name); }
+  void treeHeld(const std::string&, const std::string& index, HeldDone done) override {
+    agents->asked.push_back(name + ": " + index);
+    if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
+    done(agents->lacking[name][index]);
+  }
+  std::string name;
+  Agents* agents;
+};
+
+// hnowd's files by path (their sizes); what it served, released and paced at.
+struct RecordingPlane final : SourcePlane {
+  Result<SourceFile> serveFile(const std::string& token, const std::string& path) override {
+    auto it = files.find(path);
+    if (it == files.end()) return Error{"cannot open " + path + ": No such file or directory"};
+    served.insert(token);
+    SourceFile f;
+    f.size = it->second;
+    f.sha256 = std::string(32, 'h');
+    for (int i = 0; i < 32; ++i) f.sha256Hex += "68";
+    return f;
+  }
+  Result<std::uint64_t> sizeOf(const std::string& path) override {
+    auto it = files.find(path);
+    if (it == files.end()) return Error{"cannot open " + path + ": No such file or directory"};
+    return it->second;
+  }
+  // Each stripe's digest is its token's last byte, repeated.
+  Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                                  const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override {
+    stripeChunk = chunkBytes;
+    auto served = serveFile(token, path);
+    if (!served) return served;
+    SourceFile file = *served;
+    if (file.size != size) return Error{"changed"};
+    for (const StripeCut& s : stripes) {
+      this->served.insert(s.token);
+      file.stripeSha256.push_back(std::string(32, s.token.back()));
+      file.stripeSha256Hex.push_back(hnow::hexOf(reinterpret_cast<const unsigned char*>(file.stripeSha256.back().data()), 32));
+    }
+    cuts = stripes;
+    stripedFile = token;
+    return file;
+  }
+  Result<SourceFile> serveBytes(const std::string&, const std::string&, std::string_view) override {
+    return Error{"a send serves no bytes of its own"};
+  }
+  void receiveFile(const std::string&, std::uint64_t, const std::string&, const std::string&, const std::string&,
+                   Received done) override {
+    done(Error{"a send receives nothing at hnowd"});
+  }
+  // A striped file's token releases its stripes too, as the data plane does.
+  void release(const std::string& token) override {
+    served.erase(token);
+    if (token == stripedFile)
+      for (const StripeCut& c : cuts) served.erase(c.token);
+  }
+  void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
+  // A directory scans as three entries (a directory and two files) in two
+  // parts of the index, one entry refused; it packs into a bundle "file"
+  // of 64 MiB.
+  bool isDirectory(const std::string& path) override { return path == "/data/course"; }
+  Result<TreeScan> scanTree(const std::string& path) override {
+    if (path != "/data/course") return Error{"cannot open " + path};
+    scans.insert(7);
+    return TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false},
+                    {"part one", "part two"}, {{-1, 1}, {-1, 2}}};
+  }
+  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override {
+    scans.erase(scanId);
+    sent = send;
+    files["/state/trees/1.bundle"] = 64 << 20;
+    bundles.insert("/state/trees/1.bundle");
+    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}};
+  }
+  void dropScan(std::uint64_t scanId) override { scans.erase(scanId); }
+  void dropScratch(const std::string& bundlePath) override { bundles.erase(bundlePath); }
+  // --compress: every file samples at `ratio`, compressed at `compressRate`;
+  // compressFile makes the scratch file "/state/trees/<n>.zst" of size x ratio.
+  Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t) override {
+    ++samples;
+    if (!files.count(path)) return Error{"cannot open " + path};
+    return CompressionSample{ratio, compressRate};
+  }
+  void compressFile(const std::string& path, std::uint64_t size, Compressed done) override {
+    if (!compressFails.empty()) return done(Error{compressFails});
+    const std::string out = "/state/trees/" + std::to_string(++compressions) + ".zst";
+    compressedFrom.push_back(path);
+    files[out] = static_cast<std::uint64_t>(static_cast<double>(size) * ratio);
+    bundles.insert(out);
+    done(CompressedSource{out, files[out], size, std::string(32, 'p'), 0.5});
+  }
+  double ratio = 1.0;
+  double compressRate = 1e8;
+  std::string compressFails;  // not empty: compressFile fails with this
+  int samples = 0, compressions = 0;
+  std::vector<std::string> compressedFrom;
+  std::set<std::uint64_t> scans;  // scanned, not packed or dropped
+  std::vector<bool> sent;         // the last pack's files to send
+  std::set<std::string> bundles;  // scratch files (bundles, compressed files) made and not dropped
+  std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
+  std::set<std::string> served;
+  std::vector<StripeCut> cuts;  // the last striped send's
+  std::string stripedFile;
+  std::uint32_t stripeChunk = 0;
+  std::vector<double> paced;
+};
+
+struct Lab {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator{clock, RateTableOptions{}, store};
+  Agents agents;
+  RecordingPlane plane;
+  std::map<std::string, SessionId> sessions;
+  // The first token is 32 't'; a striped send's next ones differ in their last byte.
+  int tokens = 0;
+  SendService service{coordinator, plane, "hnowd:7000", clock, 128 << 10, 12.5e6,
+                      [this] { return std::string(31, 't') + (tokens++ == 0 ? 't' : static_cast<char>('a' + tokens)); }};
+
+  // Links of 10 MB/s each way; `uplink` and `downlink` change the agents'.
+  explicit Lab(double uplink = 1e7, double downlink = 1e7) {
+    for (const char* name : {"a1", "a2", "a3"}) {
+      AgentRegistration r{name, "room", {"relay"}, std::string(name) + ":9000", {"/srv"}};
+      SessionId s = coordinator.attach(r, std::make_unique<FakeAgent>(name, &agents));
+      planner::NodeRates rates;
+      rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+      coordinator.reportRates(s, rates, {uplink, downlink});  // emulated links: taken as told
+      sessions[name] = s;
+    }
+  }
+  SendRequest toAll() const { return {"/data/image.iso", "in/image.iso", {"all"}, "auto", true}; }
+  TransferReport done() const {
+    TransferReport r;
+    r.state = TransferReport::State::kDone;
+    r.bytes = 64 << 20;
+    for (int i = 0; i < 32; ++i) r.sha256 += "68";
+    return r;
+  }
+};
+
+// Starts a send whose agents answer at once: its id and first status, or why it was refused.
+inline Result<std::pair<std::uint64_t, SendStatus>> started(Lab& lab, const SendRequest& request) {
+  std::optional<Result<std::pair<std::uint64_t, SendStatus>>> answer;
+  lab.service.start(request, [&](const Result<std::pair<std::uint64_t, SendStatus>>& a) { answer = a; });
+  REQUIRE(answer);
+  return *answer;
+}
+
+inline std::string refusalOf(Lab& lab, const SendRequest& request) {
+  auto answer = started(lab, request);
+  return answer ? "" : answer.error().message;
+}
+
+}  // namespace hnow::daemon::send_lab
