@@ -74,6 +74,8 @@ std::string manifestTable(const daemon::ManifestStatus& s) {
       ok += done;
       ++copies;
     }
+    // Agents the item was for that could not take part: said, never passed over.
+    for (const auto& k : item.send.skipped) out += "  skipped: " + k.node + " (" + k.why + ")\n";
   }
   std::snprintf(line, sizeof line, "%zu of %zu copies verified\n", ok, copies);
   out += line;

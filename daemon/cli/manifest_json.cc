@@ -30,6 +30,9 @@ std::string manifestJson(const daemon::ManifestStatus& s) {
                      {"actual_s", item.send.elapsedS},
                      {"copies", std::move(copies)},
                      {"failed", std::move(failed)}});
+    Json skipped = Json::array();
+    for (const auto& k : item.send.skipped) skipped.push_back({{"node", k.node}, {"why", k.why}});
+    items.back()["skipped"] = std::move(skipped);
   }
   Json considered = Json::array();
   for (const auto& o : s.considered)

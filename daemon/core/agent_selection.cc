@@ -1,5 +1,7 @@
 #include "core/agent_selection.h"
 
+#include <cstdio>
+
 namespace hnow::daemon {
 
 bool reachable(const AgentView& agent) {
@@ -51,6 +53,34 @@ Result<void> checkDestination(const std::string& dest, const std::string& option
     part.clear();
   }
   return {};
+}
+
+namespace {
+
+std::string agoText(double seconds) {
+  char text[48];
+  if (seconds < 120) std::snprintf(text, sizeof text, "%.0f s ago", seconds);
+  else if (seconds < 2 * 3600) std::snprintf(text, sizeof text, "%.0f min ago", seconds / 60);
+  else if (seconds < 2 * 86400) std::snprintf(text, sizeof text, "%.0f h ago", seconds / 3600);
+  else std::snprintf(text, sizeof text, "%.0f days ago", seconds / 86400);
+  return text;
+}
+
+}  // namespace
+
+std::vector<SkippedAgent> unreachableWanted(const std::vector<AgentView>& agents, const std::vector<std::string>& to,
+                                            TimePoint now) {
+  std::vector<SkippedAgent> out;
+  for (const AgentView& a : agents) {
+    if (reachable(a) || !wantedBy(a, to)) continue;
+    if (a.record.state == AgentState::kLost)
+      out.push_back({a.record.name, "lost, last heard " + agoText(seconds(now - a.record.lastHeard))});
+    else if (!a.connected)
+      out.push_back({a.record.name, "not connected"});
+    else
+      out.push_back({a.record.name, "no data address: it cannot receive files"});
+  }
+  return out;
 }
 
 }  // namespace hnow::daemon

@@ -7,6 +7,7 @@
 
 #include "base/result.h"
 #include "core/coordinator.h"
+#include "core/skipped_agent.h"
 
 namespace hnow::daemon {
 
@@ -16,6 +17,13 @@ bool reachable(const AgentView& agent);
 // `to` covers the agent: it is every agent ("all" or nothing), or names the
 // agent or its site.
 bool wantedBy(const AgentView& agent, const std::vector<std::string>& to);
+
+
+// The agents `to` covers (all, a site, names) that cannot take part now,
+// each with why: lost (and when it was last heard), not connected, or
+// without a data plane.
+std::vector<SkippedAgent> unreachableWanted(const std::vector<AgentView>& agents, const std::vector<std::string>& to,
+                                            TimePoint now);
 
 // The candidates `to` names, in their order. A name that matches no
 // candidate is an error: "no alive agent or site named 'X'" + `unmatched`

@@ -25,6 +25,7 @@ struct ManifestService::Item {
   std::unique_ptr<AgentCommands> commands;
   std::unique_ptr<SendOperation> operation;
   bool released = false;
+  std::vector<SkippedAgent> skipped;  // agents its `to` covers that could not receive, and why
 };
 
 struct ManifestService::Running {

@@ -63,6 +63,8 @@ Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(Manif
       if (a.record.name == r.source) source = &a;
     if (!source) return Error{item + ": no alive agent named '" + r.source + "' to read " + r.file + " from"};
     Item it;
+    it.skipped = unreachableWanted(coordinator_.status(), r.to, clock_.now());
+    for (const SkippedAgent& k : it.skipped) spdlog::info("manifest {}: skipped {}: {}", item, k.node, k.why);
     it.nodes.source = nodeOf(*source);
     auto selected = selectAgents(alive, r.to);
     if (!selected) return Error{item + ": " + selected.error().message};
@@ -187,6 +189,7 @@ std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) c
   s.considered = r.plan.considered;
   for (const Item& it : r.items) {
     ManifestItemStatus item{it.request.source, it.request.file, it.request.dest, it.operation->status()};
+    item.send.skipped = it.skipped;
     s.finished = s.finished && item.send.finished;
     s.replans += static_cast<std::uint32_t>(item.send.replans);
     // The items start together: the manifest lasts as long as its longest item.

@@ -14,6 +14,7 @@
 #include "core/link_verdict.h"
 #include "core/send_compression.h"
 #include "core/send_tree.h"
+#include "core/skipped_agent.h"
 #include "core/transfer_flows.h"
 #include "core/tree_send.h"
 #include "planner/node_rates.h"
@@ -68,12 +69,6 @@ struct ParentChange {
   std::string reason;  // "drift: ...", "lost: ...", ...
 };
 
-// An agent a send was for that could not take part (lost, disconnected),
-// and why: it is listed, not passed over in silence.
-struct SkippedAgent {
-  std::string node;
-  std::string why;
-};
 
 struct SendStatus {
   bool finished = false;

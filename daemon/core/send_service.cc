@@ -42,31 +42,8 @@ SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::stri
 
 SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
-namespace {
-
-std::string agoText(double seconds) {
-  char text[48];
-  if (seconds < 120) std::snprintf(text, sizeof text, "%.0f s ago", seconds);
-  else if (seconds < 2 * 3600) std::snprintf(text, sizeof text, "%.0f min ago", seconds / 60);
-  else if (seconds < 2 * 86400) std::snprintf(text, sizeof text, "%.0f h ago", seconds / 3600);
-  else std::snprintf(text, sizeof text, "%.0f days ago", seconds / 86400);
-  return text;
-}
-
-}  // namespace
-
 std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
-  std::vector<SkippedAgent> out;
-  for (const AgentView& a : coordinator_.status()) {
-    if (reachable(a) || !wantedBy(a, request.to)) continue;
-    if (a.record.state == AgentState::kLost)
-      out.push_back({a.record.name, "lost, last heard " + agoText(seconds(clock_.now() - a.record.lastHeard))});
-    else if (!a.connected)
-      out.push_back({a.record.name, "not connected"});
-    else
-      out.push_back({a.record.name, "no data address: it cannot receive files"});
-  }
-  return out;
+  return unreachableWanted(coordinator_.status(), request.to, clock_.now());
 }
 
 Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {

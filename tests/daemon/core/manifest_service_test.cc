@@ -153,6 +153,26 @@ TEST_CASE("a manifest starts every item along its plan and finishes when every c
   CHECK(ops[0].status == "done");
 }
 
+TEST_CASE("an agent lost before a manifest is listed as skipped by the items whose --to covers it, with when it was last heard") {
+  Lab lab;
+  lab.coordinator.detach(lab.sessions["a4"]);
+  lab.coordinator.tick();
+  for (int i = 0; i < 30; ++i) {  // the others keep beating
+    lab.clock.advance(1s);
+    for (const char* agent : {"a1", "a2", "a3"}) CHECK(lab.coordinator.heartbeat(lab.sessions[agent]));
+    lab.coordinator.tick();
+  }
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  ManifestRequest request = lab.twoItems();
+  request.items[1].to = {"a3"};  // the second item does not cover a4
+  auto [id, started] = startedOk(service, request);
+  REQUIRE(started.items[0].send.skipped.size() == 1);
+  CHECK(started.items[0].send.skipped[0].node == "a4");
+  CHECK(started.items[0].send.skipped[0].why == "lost, last heard 30 s ago");
+  CHECK(started.items[1].send.skipped.empty());
+  CHECK(service.status(id)->items[0].send.skipped.size() == 1);
+}
+
 TEST_CASE("a lost destination fails its copies, and the SendService hears of the loss too") {
   Lab lab;
   ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
