@@ -39,14 +39,34 @@ std::string Receiver::listen(const std::string& host) {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port.value());
 }
 
+namespace {
+
+// The destination opened for `dest`, or hnowd's order refused with why (and logged).
+template <class Target>
+Target openedOrRefused(Result<Target> opened, const std::string& dest) {
+  if (!opened) {
+    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, opened.error().message);
+    transport::refuse(opened.error().message);
+  }
+  return std::move(opened).value();
+}
+
+// A striped order's stripes as the data plane's byte ranges.
+std::vector<transport::data::ByteRange> rangesOf(const transport::ReceiveOrder& order) {
+  std::vector<transport::data::ByteRange> ranges;
+  for (const transport::StripeOrder& s : order.stripes) {
+    transport::data::ByteRange r{s.token, s.offset, s.length, {}};
+    std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
+    ranges.push_back(std::move(r));
+  }
+  return ranges;
+}
+
+}  // namespace
+
 std::string Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
                               const transport::data::Sha256& sha256) {
-  auto target = openDestination(roots_, dest);
-  if (!target) {
-    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, target.error().message);
-    transport::refuse(target.error().message);
-  }
-  auto& t = target.value();
+  auto t = openedOrRefused(openDestination(roots_, dest), dest);
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
   plane_.receive(token, size, sha256, std::move(t));
@@ -54,31 +74,16 @@ std::string Receiver::receive(const std::string& token, const std::string& dest,
 }
 
 std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
-  auto target = openDestination(roots_, order.dest);
-  if (!target) {
-    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", order.dest, target.error().message);
-    transport::refuse(target.error().message);
-  }
-  auto& t = target.value();
+  auto t = openedOrRefused(openDestination(roots_, order.dest), order.dest);
   std::string path = t.path;
-  std::vector<transport::data::ByteRange> ranges;
-  for (const transport::StripeOrder& s : order.stripes) {
-    transport::data::ByteRange r{s.token, s.offset, s.length, {}};
-    std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
-    ranges.push_back(std::move(r));
-  }
+  std::vector<transport::data::ByteRange> ranges = rangesOf(order);
   spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
   plane_.receiveRanges(order.token, std::move(ranges), std::move(t), order.stripeChunkBytes);
   return path;
 }
 
 std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
-  auto target = openTreeDestination(roots_, order.dest);
-  if (!target) {
-    spdlog::warn("refused a tree into '{}' that hnowd ordered: {}", order.dest, target.error().message);
-    transport::refuse(target.error().message);
-  }
-  auto& t = target.value();
+  auto t = openedOrRefused(openTreeDestination(roots_, order.dest), order.dest);
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
   scratch->name = t.name;
@@ -95,12 +100,7 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
 }
 
 std::string Receiver::receiveCompressed(const transport::ReceiveOrder& order) {
-  auto target = openCompressedDestination(roots_, order.dest);
-  if (!target) {
-    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", order.dest, target.error().message);
-    transport::refuse(target.error().message);
-  }
-  auto& t = target.value();
+  auto t = openedOrRefused(openCompressedDestination(roots_, order.dest), order.dest);
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
   scratch->name = t.name;
@@ -126,14 +126,8 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
     std::copy(order.sha256.begin(), order.sha256.end(), digest.begin());
     plane_.receive(order.token, order.size, digest, std::move(target));
   } else {
-    std::vector<transport::data::ByteRange> ranges;
-    for (const transport::StripeOrder& s : order.stripes) {
-      transport::data::ByteRange r{s.token, s.offset, s.length, {}};
-      std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
-      ranges.push_back(std::move(r));
-      scratch->transfers.push_back(s.token);
-    }
-    plane_.receiveRanges(order.token, std::move(ranges), std::move(target), order.stripeChunkBytes);
+    for (const transport::StripeOrder& s : order.stripes) scratch->transfers.push_back(s.token);
+    plane_.receiveRanges(order.token, rangesOf(order), std::move(target), order.stripeChunkBytes);
   }
   scratch->waiting.insert(scratch->transfers.begin(), scratch->transfers.end());
   scratches_[order.token] = scratch;
