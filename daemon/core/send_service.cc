@@ -94,28 +94,35 @@ void SendService::start(SendRequest request, Started started) {
   if (request.atomic && request.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
   // A directory goes as one bundle of its tree, holding only the files some agent lacks.
-  auto scanned = plane_.scanTree(request.path);
-  if (!scanned) return started(scanned.error());
-  auto scan = std::make_shared<const TreeScan>(std::move(scanned).value());
+  plane_.scanTree(request.path, [this, request, chosen = std::move(receivers).value(),
+                                 started](const Result<TreeScan>& scanned) mutable {
+    if (!scanned) return started(scanned.error());
+    askAbout(std::move(request), std::move(chosen), std::make_shared<const TreeScan>(*scanned), std::move(started));
+  });
+}
+
+void SendService::askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
+                           Started started) {
   std::vector<std::string> agents;
-  for (const AgentView& a : *receivers) agents.push_back(a.record.name);
+  for (const AgentView& a : chosen) agents.push_back(a.record.name);
   askMissing(
       agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, scan,
-      [this, scan, request, chosen = std::move(receivers).value(), started](const Result<std::vector<bool>>& missing) {
+      [this, scan, request, chosen, started](const Result<std::vector<bool>>& missing) {
         if (!missing) {
           plane_.dropScan(scan->id);
           spdlog::warn("a tree send was refused by its destinations: {}", missing.error().message);
           return started(missing.error());
         }
-        auto packed = plane_.packScanned(scan->id, *missing);
-        if (!packed) return started(packed.error());
-        auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, std::move(packed).value()});
-        TreeSummary& s = bundle->bundle.summary;
-        s.atomic = request.atomic;
-        s.deleteOthers = request.deleteOthers;
-        spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out",
-                     request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount);
-        startPlanned(request, chosen, std::move(bundle), started);
+        plane_.packScanned(scan->id, *missing, [this, request, chosen, started](const Result<TreeBundle>& packed) {
+          if (!packed) return started(packed.error());
+          auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, *packed});
+          TreeSummary& s = bundle->bundle.summary;
+          s.atomic = request.atomic;
+          s.deleteOthers = request.deleteOthers;
+          spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out",
+                       request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount);
+          startPlanned(request, chosen, std::move(bundle), started);
+        });
       });
 }
 

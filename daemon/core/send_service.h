@@ -16,6 +16,7 @@
 #include "core/finished_operations.h"
 #include "core/send_operation.h"
 #include "core/source_plane.h"
+#include "core/striped_send.h"
 #include "core/transfer_observer.h"
 
 namespace hnow::daemon {
@@ -67,13 +68,22 @@ class SendService final : public TransferObserver {
   // The agents' answers (the path each will write, or its refusal) to the
   // receive order: the send runs, or is refused and everything released.
   struct HeldBundle;
+  // A tree's scan: every agent asked what it lacks, then the bundle
+  // packed with those files and sent (startPlanned).
+  void askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
+                Started started);
   // The send planned and started from hnowd's file, or from a tree's
   // bundle: compressed first when --compress says so (send_compression.h).
   void startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                     Started started);
   struct Prepared;
   // The file as it goes (compressed or not) served along `plan`, and every agent told to receive it.
+  // hnowd serves the file first (hashing it: seconds for a large one, off
+  // the control thread), then orderAgents plans the running send and
+  // tells every agent to receive it.
   void serve(std::shared_ptr<Prepared> prepared, SendTree plan, Started started);
+  void orderAgents(std::shared_ptr<Prepared> prepared, SendTree plan, std::vector<StripeSource> stripes,
+                   const std::string& token, const SourceFile& file, Started started);
   void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);
   void endIfFinished(Running& running);
   void logReplan(std::uint64_t id, const SendRun& operation);

@@ -99,8 +99,6 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
 }
 
 void SendService::serve(std::shared_ptr<Prepared> p, SendTree plan, Started started) {
-  const SendRequest& request = p->request;
-  const std::vector<AgentView>& chosen = p->chosen;
   const std::string token = newToken_();
   std::vector<StripeSource> stripes;
   std::vector<StripeCut> cuts;
@@ -109,14 +107,27 @@ void SendService::serve(std::shared_ptr<Prepared> p, SendTree plan, Started star
     stripes.push_back({newToken_(), offset, length, ""});
     cuts.push_back({stripes.back().token, offset, length});
   }
-  auto served = plan.striped() ? plane_.serveStripes(token, p->sourcePath, p->size, cuts, plan.stripeChunkBytes)
-                               : plane_.serveFile(token, p->sourcePath);
-  if (!served) return started(served.error());
-  const SourceFile file = std::move(served).value();
-  if (file.size != p->size) {
-    plane_.release(token);
-    return started(Error{request.path + " changed while the send was planned; run the send again"});
-  }
+  const bool striped = plan.striped();
+  const std::uint32_t stripeChunkBytes = plan.stripeChunkBytes;
+  auto answered = [this, p, plan = std::move(plan), stripes = std::move(stripes), token,
+                   started](const Result<SourceFile>& served) mutable {
+    if (!served) return started(served.error());
+    if (served->size != p->size) {
+      plane_.release(token);
+      return started(Error{p->request.path + " changed while the send was planned; run the send again"});
+    }
+    orderAgents(p, std::move(plan), std::move(stripes), token, *served, std::move(started));
+  };
+  if (striped)
+    plane_.serveStripes(token, p->sourcePath, p->size, cuts, stripeChunkBytes, std::move(answered));
+  else
+    plane_.serveFile(token, p->sourcePath, std::move(answered));
+}
+
+void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::vector<StripeSource> stripes,
+                        const std::string& token, const SourceFile& file, Started started) {
+  const SendRequest& request = p->request;
+  const std::vector<AgentView>& chosen = p->chosen;
   auto running = std::make_unique<Running>();
   running->token = token;
   running->tree = std::move(plan);

@@ -36,21 +36,28 @@ class SourcePlane {
  public:
   virtual ~SourcePlane() = default;
   // The file at `path` opened, hashed and served under `token` until
-  // released; its size and digest, or why it cannot be served.
-  virtual Result<SourceFile> serveFile(const std::string& token, const std::string& path) = 0;
+  // released; `done` once, later or at once, on the caller's thread, with
+  // its size and digest or why it cannot be served. Hashing a large file
+  // takes seconds, and the answers below that read whole files come the
+  // same way: the control thread is kept for the agents' heartbeats.
+  using Served = std::function<void(const Result<SourceFile>& served)>;
+  virtual void serveFile(const std::string& token, const std::string& path, Served done) = 0;
   // A send's: the size of the regular file at `path`, or why it cannot be
   // served (planes of jobs alone refuse, as below).
   virtual Result<std::uint64_t> sizeOf(const std::string& /*path*/) { return Error{"this plane cannot send"}; }
   // True when `path` is a directory (sent as a tree), following a symlink to it.
   virtual bool isDirectory(const std::string& /*path*/) { return false; }
   // The directory at `path` walked, its files' digests taken (kept from
-  // the last scan when a file's stamp is unchanged), or why it cannot be.
-  virtual Result<TreeScan> scanTree(const std::string& /*path*/) { return Error{"this plane cannot send trees"}; }
+  // the last scan when a file's stamp is unchanged), or why it cannot be;
+  // `done` once, later or at once, on the caller's thread.
+  using Scanned = std::function<void(const Result<TreeScan>& scan)>;
+  virtual void scanTree(const std::string& /*path*/, Scanned done) { done(Error{"this plane cannot send trees"}); }
   // A scan packed into a bundle on hnowd's disk (then sent as a file):
   // the bytes of scan entry k only where `send[k]`, the other files listed
-  // as held. The scan is dropped either way.
-  virtual Result<TreeBundle> packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/) {
-    return Error{"this plane cannot send trees"};
+  // as held. The scan is dropped either way. `done` as scanTree's.
+  using Packed = std::function<void(const Result<TreeBundle>& bundle)>;
+  virtual void packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/, Packed done) {
+    done(Error{"this plane cannot send trees"});
   }
   // A scan no send will pack.
   virtual void dropScan(std::uint64_t /*scanId*/) {}
@@ -74,11 +81,10 @@ class SourcePlane {
   // under its token in chunks of `chunkBytes` (0: the plane's), until
   // `token` is released; the whole file's digest and each stripe's, taken in
   // one pass. Refused when the file is not `size` bytes (it changed since it
-  // was planned).
-  virtual Result<SourceFile> serveStripes(const std::string& /*token*/, const std::string& /*path*/,
-                                          std::uint64_t /*size*/, const std::vector<StripeCut>& /*stripes*/,
-                                          std::uint32_t /*chunkBytes*/) {
-    return Error{"this plane cannot send in stripes"};
+  // was planned). `done` as serveFile's.
+  virtual void serveStripes(const std::string& /*token*/, const std::string& /*path*/, std::uint64_t /*size*/,
+                            const std::vector<StripeCut>& /*stripes*/, std::uint32_t /*chunkBytes*/, Served done) {
+    done(Error{"this plane cannot send in stripes"});
   }
   // `bytes` written to `path` (a file of hnowd's own) and served under
   // `token`: a job's share.

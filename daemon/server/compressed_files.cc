@@ -1,6 +1,6 @@
-// DataSourcePlane's compression (docs/compression.md): a send's file is
-// sampled on the control thread (milliseconds), and compressed on a thread
-// of its own into `<data_dir>/trees/<pid>-<n>.zst`, which is then served as
+// DataSourcePlane's compression (docs/compression.md), and what the plane
+// keeps across sends: a send's file is sampled on the control thread
+// (milliseconds), and compressed on a thread of its own into `<data_dir>/trees/<pid>-<n>.zst`, which is then served as
 // any file and removed when the send ends (dropScratch).
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include <kj/async.h>
 #include <spdlog/spdlog.h>
 
 #include "server/data_source_plane.h"
@@ -48,26 +47,13 @@ Result<CompressedSource> compressInto(const std::string& path, std::uint64_t siz
 
 }  // namespace
 
-struct DataSourcePlane::Compressing final : kj::TaskSet::ErrorHandler {
-  kj::TaskSet tasks{*this};
-  std::map<std::uint64_t, std::thread> threads;
-  std::uint64_t next = 1;
-  void taskFailed(kj::Exception&& e) override {
-    spdlog::error("a compression's answer failed: {}", e.getDescription().cStr());
-  }
-};
-
 DataSourcePlane::DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir)
-    : plane_(plane),
-      bundleDir_(std::move(bundleDir)),
-      digests_(std::make_shared<transport::data::TreeDigestCache>()),
-      compressing_(std::make_unique<Compressing>()) {}
+    : plane_(plane), bundleDir_(std::move(bundleDir)), digests_(std::make_shared<Digests>()) {}
 
-DataSourcePlane::~DataSourcePlane() {
-  // Answers still due are dropped first (nobody waits for them any more), then the threads end.
-  std::map<std::uint64_t, std::thread> threads = std::move(compressing_->threads);
-  compressing_.reset();
-  for (auto& [id, thread] : threads) thread.join();
+DataSourcePlane::~DataSourcePlane() = default;
+
+std::string DataSourcePlane::newScratchPath(const char* extension) {
+  return bundleDir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(nextBundle_++) + extension;
 }
 
 Result<CompressionSample> DataSourcePlane::sampleCompression(const std::string& path, std::uint64_t size) {
@@ -83,25 +69,9 @@ void DataSourcePlane::compressFile(const std::string& path, std::uint64_t size, 
   std::error_code error;
   std::filesystem::create_directories(bundleDir_, error);
   if (error) return done(Error{"cannot create " + bundleDir_ + " for the compressed file: " + error.message()});
-  const std::string out = bundleDir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(nextBundle_++) + ".zst";
-  // The answer crosses back to this (the kj) thread; held by kj::Own, as
-  // GCC 12 warns falsely about strings inside kj's ExceptionOr.
-  using Answer = kj::Own<Result<CompressedSource>>;
-  auto paf = kj::newPromiseAndCrossThreadFulfiller<Answer>();
-  Compressing& c = *compressing_;
-  const std::uint64_t id = c.next++;
-  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<Answer>>;
-  auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
-  c.threads.emplace(id, std::thread([path, size, out, fulfiller] {
-    (*fulfiller)->fulfill(kj::heap<Result<CompressedSource>>(compressInto(path, size, out)));
-  }));
-  c.tasks.add(paf.promise.then([&c, id, done](Answer compressed) {
-    if (auto it = c.threads.find(id); it != c.threads.end()) {
-      it->second.join();  // it has answered: it ends now
-      c.threads.erase(it);
-    }
-    done(*compressed);
-  }));
+  const std::string out = newScratchPath(".zst");
+  work_.run<Result<CompressedSource>>([path, size, out] { return compressInto(path, size, out); },
+                                      [done](Result<CompressedSource>& compressed) { done(compressed); });
 }
 
 }  // namespace hnow::daemon

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <kj/async.h>
 #include <openssl/sha.h>
@@ -15,18 +16,71 @@
 
 namespace hnow::daemon {
 
-Result<SourceFile> DataSourcePlane::serveFile(const std::string& token, const std::string& path) {
+namespace {
+
+// A file opened and hashed off the kj thread, to be served on it: the
+// descriptor is the plane's once served, closed here when it never is
+// (the send was given up, or hnowd stops first).
+struct OpenedSource {
+  SourceFile file;
+  int fd = -1;
+  std::vector<transport::data::ByteRange> ranges;  // a striped send's, tokens and digests
+  OpenedSource() = default;
+  OpenedSource(OpenedSource&& o) noexcept : file(std::move(o.file)), fd(std::exchange(o.fd, -1)), ranges(std::move(o.ranges)) {}
+  OpenedSource& operator=(OpenedSource&&) = delete;
+  ~OpenedSource() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Result<OpenedSource> openHashed(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
   auto hashed = transport::data::hashedFile(fd, path);
   if (!hashed) return hashed.error();
-  SourceFile file;
-  file.size = hashed->size;
+  OpenedSource out;
+  out.fd = hashed->fd;
+  out.file.size = hashed->size;
   const auto& bytes = hashed->sha256;
-  file.sha256Hex = hnow::hexOf(bytes.data(), bytes.size());
-  file.sha256.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  plane_.addSource(token, hashed->fd, file.size);  // the plane owns the descriptor from here
-  return file;
+  out.file.sha256Hex = hnow::hexOf(bytes.data(), bytes.size());
+  out.file.sha256.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return out;
+}
+
+Result<OpenedSource> openStriped(const std::string& path, std::uint64_t size, const std::vector<StripeCut>& stripes) {
+  OpenedSource out;
+  out.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (out.fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  struct stat info {};
+  if (::fstat(out.fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) != size)
+    return Error{path + " changed while the send was planned (it is not " + std::to_string(size) +
+                 " bytes any more); run the send again"};
+  std::vector<std::uint64_t> ends;
+  for (const StripeCut& s : stripes) ends.push_back(s.offset + s.length);
+  auto digests = transport::data::sha256OfRanges(out.fd, ends);
+  if (!digests) return Error{path + ": " + digests.error().message};
+  out.file.size = size;
+  out.file.sha256.assign(reinterpret_cast<const char*>(digests->whole.data()), 32);
+  out.file.sha256Hex = hnow::hexOf(digests->whole.data(), 32);
+  for (std::size_t k = 0; k < stripes.size(); ++k) {
+    const auto& d = digests->ranges[k];
+    out.file.stripeSha256.emplace_back(reinterpret_cast<const char*>(d.data()), 32);
+    out.file.stripeSha256Hex.push_back(hnow::hexOf(d.data(), 32));
+    out.ranges.push_back({stripes[k].token, stripes[k].offset, stripes[k].length, d});
+  }
+  return out;
+}
+
+}  // namespace
+
+void DataSourcePlane::serveFile(const std::string& token, const std::string& path, Served done) {
+  work_.run<Result<OpenedSource>>([path] { return openHashed(path); },
+                                  [this, token, done](Result<OpenedSource>& opened) {
+                                    if (!opened) return done(opened.error());
+                                    // The plane owns the descriptor from here.
+                                    plane_.addSource(token, std::exchange(opened.value().fd, -1), opened->file.size);
+                                    done(opened->file);
+                                  });
 }
 
 Result<std::uint64_t> DataSourcePlane::sizeOf(const std::string& path) {
@@ -36,36 +90,15 @@ Result<std::uint64_t> DataSourcePlane::sizeOf(const std::string& path) {
   return static_cast<std::uint64_t>(info.st_size);
 }
 
-Result<SourceFile> DataSourcePlane::serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
-                                                 const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) != size) {
-    ::close(fd);
-    return Error{path + " changed while the send was planned (it is not " + std::to_string(size) +
-                 " bytes any more); run the send again"};
-  }
-  std::vector<std::uint64_t> ends;
-  for (const StripeCut& s : stripes) ends.push_back(s.offset + s.length);
-  auto digests = transport::data::sha256OfRanges(fd, ends);
-  if (!digests) {
-    ::close(fd);
-    return Error{path + ": " + digests.error().message};
-  }
-  SourceFile file;
-  file.size = size;
-  file.sha256.assign(reinterpret_cast<const char*>(digests->whole.data()), 32);
-  file.sha256Hex = hnow::hexOf(digests->whole.data(), 32);
-  std::vector<transport::data::ByteRange> ranges;
-  for (std::size_t k = 0; k < stripes.size(); ++k) {
-    const auto& d = digests->ranges[k];
-    file.stripeSha256.emplace_back(reinterpret_cast<const char*>(d.data()), 32);
-    file.stripeSha256Hex.push_back(hnow::hexOf(d.data(), 32));
-    ranges.push_back({stripes[k].token, stripes[k].offset, stripes[k].length, d});
-  }
-  plane_.addSourceRanges(token, fd, std::move(ranges), chunkBytes);  // the plane owns the descriptor from here
-  return file;
+void DataSourcePlane::serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                                   const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes, Served done) {
+  work_.run<Result<OpenedSource>>([path, size, stripes] { return openStriped(path, size, stripes); },
+                                  [this, token, chunkBytes, done](Result<OpenedSource>& opened) {
+                                    if (!opened) return done(opened.error());
+                                    plane_.addSourceRanges(token, std::exchange(opened.value().fd, -1),
+                                                           std::move(opened.value().ranges), chunkBytes);
+                                    done(opened->file);
+                                  });
 }
 
 namespace {

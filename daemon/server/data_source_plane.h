@@ -4,10 +4,12 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "core/source_plane.h"
+#include "server/off_thread.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
 
@@ -19,19 +21,20 @@ class DataSourcePlane final : public SourcePlane {
   // what an earlier hnowd left there is stale: sweepBundles).
   // Compressed files (compressed_files.cc) go there too.
   DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir);
-  // Waits for the compressions still running (their answers are dropped).
+  // Waits for the hashes, scans, packs and compressions still running
+  // (their answers are dropped).
   ~DataSourcePlane() override;
-  Result<SourceFile> serveFile(const std::string& token, const std::string& path) override;
+  void serveFile(const std::string& token, const std::string& path, Served done) override;
   Result<std::uint64_t> sizeOf(const std::string& path) override;
   bool isDirectory(const std::string& path) override;
-  Result<TreeScan> scanTree(const std::string& path) override;
-  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override;
+  void scanTree(const std::string& path, Scanned done) override;
+  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, Packed done) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override;
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;
   void compressFile(const std::string& path, std::uint64_t size, Compressed done) override;
-  Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
-                                  const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override;
+  void serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                    const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes, Served done) override;
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
   void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256, const std::string& path,
                    const std::string& from, Received done) override;
@@ -44,18 +47,25 @@ class DataSourcePlane final : public SourcePlane {
   transport::data::DataPlane& plane_;
   std::string bundleDir_;
   std::uint64_t nextBundle_ = 1;
+  std::string newScratchPath(const char* extension);
   struct Scan;
   std::map<std::uint64_t, std::shared_ptr<Scan>> scans_;  // scanned, not packed yet
   std::uint64_t nextScan_ = 1;
-  std::shared_ptr<transport::data::TreeDigestCache> digests_;  // by path: a second send hashes what changed
+  // By path: a second send hashes what changed. Scans run off the kj
+  // thread, one at a time over the cache (two sends' scans take turns).
+  struct Digests {
+    std::mutex lock;  // held by a scan for its whole walk
+    transport::data::TreeDigestCache cache;
+  };
+  std::shared_ptr<Digests> digests_;
   struct Receive {
     std::string path;
     Received done;
   };
   std::map<std::string, Receive> receiving_;
-  // Compressions under way, each on a thread of its own, answered on the kj thread.
-  struct Compressing;
-  std::unique_ptr<Compressing> compressing_;
+  // Hashes, scans, packs and compressions under way, answered on the kj
+  // thread; last, so it is gone (its threads waited for) before the rest.
+  OffThread work_;
 };
 
 // Removes the bundles and compressed files an earlier hnowd left in

@@ -90,13 +90,22 @@ void splitQueries(const transport::data::ScannedTree& scan, TreeScan& out) {
 
 }  // namespace
 
-Result<TreeScan> DataSourcePlane::scanTree(const std::string& path) {
-  auto scanned = transport::data::scanTree(path, *digests_);
+namespace {
+
+// The walk and what the agents will be asked, done off the kj thread (a
+// first send of a large tree reads every byte of it); the id is given on
+// the kj thread.
+struct Walked {
+  TreeScan scan;
+  transport::data::ScannedTree tree;
+};
+
+Result<Walked> walkTree(const std::string& path, transport::data::TreeDigestCache& cache) {
+  auto scanned = transport::data::scanTree(path, cache);
   if (!scanned) return scanned.error();
-  TreeScan out;
-  out.id = nextScan_++;
-  out.entries = scanned->entries.size();
-  TreeSummary& s = out.summary;
+  Walked out;
+  out.scan.entries = scanned->entries.size();
+  TreeSummary& s = out.scan.summary;
   s.entries = scanned->entries.size();
   s.files = scanned->files;
   s.fileBytes = scanned->fileBytes;
@@ -105,24 +114,36 @@ Result<TreeScan> DataSourcePlane::scanTree(const std::string& path) {
   for (const PathProblem& r : s.refused) spdlog::warn("left out of {}: {}: {}", path, r.path, r.why);
   if (s.refusedCount > s.refused.size())
     spdlog::warn("left out of {}: {} more entries", path, s.refusedCount - s.refused.size());
-  splitQueries(*scanned, out);
-  scans_[out.id] = std::make_shared<Scan>(Scan{path, std::move(scanned).value()});
+  splitQueries(*scanned, out.scan);
+  out.tree = std::move(scanned).value();
   return out;
 }
 
-Result<TreeBundle> DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>& send) {
-  auto found = scans_.find(scanId);
-  if (found == scans_.end()) return Error{"the tree's scan is gone; send again"};
-  const std::shared_ptr<Scan> scan = found->second;
-  scans_.erase(found);
-  std::error_code error;
-  std::filesystem::create_directories(bundleDir_, error);
-  if (error) return Error{"cannot create " + bundleDir_ + " for the tree's bundle: " + error.message()};
-  TreeBundle bundle;
-  bundle.path = bundleDir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(nextBundle_++) + ".bundle";
+}  // namespace
+
+void DataSourcePlane::scanTree(const std::string& path, Scanned done) {
+  work_.run<Result<Walked>>(
+      [path, digests = digests_] {
+        std::lock_guard<std::mutex> hold(digests->lock);
+        return walkTree(path, digests->cache);
+      },
+      [this, path, done](Result<Walked>& walked) {
+        if (!walked) return done(walked.error());
+        Walked& w = walked.value();
+        w.scan.id = nextScan_++;
+        scans_[w.scan.id] = std::make_shared<Scan>(Scan{path, std::move(w.tree)});
+        done(w.scan);
+      });
+}
+
+namespace {
+
+// The bundle of `scan` written to `bundle.path`, as packScanned says.
+Result<TreeBundle> packInto(const std::string& dir, const transport::data::ScannedTree& tree,
+                            const std::vector<bool>& send, TreeBundle bundle) {
   const int fd = ::open(bundle.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Error{"cannot create " + bundle.path + ": " + std::strerror(errno)};
-  auto packed = transport::data::packTree(scan->path, scan->tree, send, fd);
+  auto packed = transport::data::packTree(dir, tree, send, fd);
   ::close(fd);
   if (!packed) {
     ::unlink(bundle.path.c_str());
@@ -134,17 +155,34 @@ Result<TreeBundle> DataSourcePlane::packScanned(std::uint64_t scanId, const std:
   s.sentFiles = packed->files;
   s.sentBytes = packed->fileBytes;
   // Files left out now had changed since the scan: they join what the scan refused.
-  std::vector<transport::data::TreeProblem> refused = scan->tree.refused;
+  std::vector<transport::data::TreeProblem> refused = tree.refused;
   refused.insert(refused.end(), packed->refused.begin(), packed->refused.end());
   s.refusedCount = refused.size();
   s.refused = firstProblems(refused);
-  for (const auto& p : packed->refused) spdlog::warn("left out of {}: {}: {}", scan->path, printable(p.path), printable(p.why));
-  s.files = scan->tree.files - packed->refused.size();
-  s.fileBytes = scan->tree.fileBytes;
-  for (const auto& p : packed->refused)
-    for (const auto& e : scan->tree.entries)
-      if (e.path == p.path) s.fileBytes -= e.size;
+  for (const auto& p : packed->refused) spdlog::warn("left out of {}: {}: {}", dir, printable(p.path), printable(p.why));
+  s.files = tree.files - packed->refused.size();
+  s.fileBytes = tree.fileBytes;
+  std::set<std::string> left;
+  for (const auto& p : packed->refused) left.insert(p.path);
+  for (const auto& e : tree.entries)
+    if (left.count(e.path)) s.fileBytes -= e.size;
   return bundle;
+}
+
+}  // namespace
+
+void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>& send, Packed done) {
+  auto found = scans_.find(scanId);
+  if (found == scans_.end()) return done(Error{"the tree's scan is gone; send again"});
+  const std::shared_ptr<Scan> scan = found->second;
+  scans_.erase(found);
+  std::error_code error;
+  std::filesystem::create_directories(bundleDir_, error);
+  if (error) return done(Error{"cannot create " + bundleDir_ + " for the tree's bundle: " + error.message()});
+  TreeBundle bundle;
+  bundle.path = newScratchPath(".bundle");
+  work_.run<Result<TreeBundle>>([scan, send, bundle] { return packInto(scan->path, scan->tree, send, bundle); },
+                                [done](Result<TreeBundle>& packed) { done(packed); });
 }
 
 void DataSourcePlane::dropScratch(const std::string& bundlePath) {

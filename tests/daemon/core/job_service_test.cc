@@ -61,7 +61,7 @@ struct CountingAgent final : AgentLink {
 };
 
 struct MapPlane final : SourcePlane {
-  Result<SourceFile> serveFile(const std::string&, const std::string&) override { return Error{"not in jobs"}; }
+  void serveFile(const std::string&, const std::string&, Served done) override { done(Error{"not in jobs"}); }
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override {
     served[token] = std::string(bytes);
     work->files[path] = std::string(bytes);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -56,7 +57,10 @@ struct FakeAgent final : AgentLink {
 
 // hnowd's files by path (their sizes); what it served, released and paced at.
 struct RecordingPlane final : SourcePlane {
-  Result<SourceFile> serveFile(const std::string& token, const std::string& path) override {
+  void serveFile(const std::string& token, const std::string& path, Served done) override {
+    answer([this, token, path, done] { done(serveNow(token, path)); });
+  }
+  Result<SourceFile> serveNow(const std::string& token, const std::string& path) {
     auto it = files.find(path);
     if (it == files.end()) return Error{"cannot open " + path + ": No such file or directory"};
     served.insert(token);
@@ -72,12 +76,16 @@ struct RecordingPlane final : SourcePlane {
     return it->second;
   }
   // Each stripe's digest is its token's last byte, repeated.
-  Result<SourceFile> serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
-                                  const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) override {
+  void serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                    const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes, Served done) override {
+    answer([=, this] { done(servedStripes(token, path, size, stripes, chunkBytes)); });
+  }
+  Result<SourceFile> servedStripes(const std::string& token, const std::string& path, std::uint64_t size,
+                                   const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes) {
     stripeChunk = chunkBytes;
-    auto served = serveFile(token, path);
-    if (!served) return served;
-    SourceFile file = *served;
+    auto file0 = serveNow(token, path);
+    if (!file0) return file0;
+    SourceFile file = *file0;
     if (file.size != size) return Error{"changed"};
     for (const StripeCut& s : stripes) {
       this->served.insert(s.token);
@@ -106,19 +114,37 @@ struct RecordingPlane final : SourcePlane {
   // parts of the index, one entry refused; it packs into a bundle "file"
   // of 64 MiB.
   bool isDirectory(const std::string& path) override { return path == "/data/course"; }
-  Result<TreeScan> scanTree(const std::string& path) override {
-    if (path != "/data/course") return Error{"cannot open " + path};
-    scans.insert(7);
-    return TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false},
-                    {"part one", "part two"}, {{-1, 1}, {-1, 2}}};
+  void scanTree(const std::string& path, Scanned done) override {
+    answer([this, path, done] {
+      if (path != "/data/course") return done(Error{"cannot open " + path});
+      scans.insert(7);
+      done(TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false},
+                    {"part one", "part two"}, {{-1, 1}, {-1, 2}}});
+    });
   }
-  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override {
+  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, Packed done) override {
     scans.erase(scanId);
-    sent = send;
-    files["/state/trees/1.bundle"] = 64 << 20;
-    bundles.insert("/state/trees/1.bundle");
-    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}};
+    answer([this, send, done] {
+      sent = send;
+      files["/state/trees/1.bundle"] = 64 << 20;
+      bundles.insert("/state/trees/1.bundle");
+      done(TreeBundle{"/state/trees/1.bundle", 64 << 20,
+                      {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}});
+    });
   }
+  // As the real plane's hashes, scans and packs, answered later (off its
+  // thread) when `deferred`: held in `due` until answerDue().
+  void answer(std::function<void()> work) {
+    if (deferred) return due.push_back(std::move(work));
+    work();
+  }
+  void answerDue() {
+    std::vector<std::function<void()>> now = std::move(due);
+    due.clear();
+    for (auto& work : now) work();
+  }
+  bool deferred = false;
+  std::vector<std::function<void()>> due;
   void dropScan(std::uint64_t scanId) override { scans.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override { bundles.erase(bundlePath); }
   // --compress: every file samples at `ratio`, compressed at `compressRate`;

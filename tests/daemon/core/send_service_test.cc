@@ -163,6 +163,51 @@ TEST_CASE("a directory is packed into one bundle, sent as its tree to every agen
   CHECK(ops[0].summary.find("\"tree\":{\"entries\":3,\"files\":2") != std::string::npos);
 }
 
+TEST_CASE("a tree's scan, pack and hash answer later, off the control thread, and the send starts only when each has") {
+  Lab lab;
+  lab.plane.deferred = true;
+  SendRequest request = lab.toAll();
+  request.path = "/data/course";
+  lab.agents.lacking["a1"]["part one"] = {1};
+  std::optional<Result<std::pair<std::uint64_t, SendStatus>>> answer;
+  lab.service.start(request, [&](const Result<std::pair<std::uint64_t, SendStatus>>& a) { answer = a; });
+  // The scan is under way: no agent asked yet, the caller not answered.
+  CHECK_FALSE(answer);
+  CHECK(lab.agents.asked.empty());
+  REQUIRE(lab.plane.due.size() == 1);
+  lab.plane.answerDue();  // the scan: every agent asked, then the pack is under way
+  CHECK(lab.agents.asked.size() == 6);
+  CHECK_FALSE(answer);
+  CHECK(lab.plane.bundles.empty());
+  REQUIRE(lab.plane.due.size() == 1);
+  lab.plane.answerDue();  // the pack: the bundle is served, being hashed
+  CHECK(lab.plane.bundles.size() == 1);
+  CHECK_FALSE(answer);
+  CHECK(lab.agents.orders.empty());
+  CHECK(lab.plane.served.empty());
+  REQUIRE(lab.plane.due.size() == 1);
+  lab.plane.answerDue();  // the hash: now every agent is told to receive
+  REQUIRE(answer);
+  REQUIRE(*answer);
+  CHECK(lab.agents.orders.size() == 3);
+  CHECK(lab.plane.served.size() == 1);
+}
+
+TEST_CASE("a file hnowd cannot hash is refused when the hash answers, and no agent is told to receive") {
+  Lab lab;
+  lab.plane.deferred = true;
+  SendRequest request = lab.toAll();
+  std::optional<Result<std::pair<std::uint64_t, SendStatus>>> answer;
+  lab.service.start(request, [&](const Result<std::pair<std::uint64_t, SendStatus>>& a) { answer = a; });
+  CHECK_FALSE(answer);
+  lab.plane.files.clear();  // gone while it was being hashed
+  lab.plane.answerDue();
+  REQUIRE(answer);
+  REQUIRE_FALSE(*answer);
+  CHECK(answer->error().message.find("cannot open") != std::string::npos);
+  CHECK(lab.agents.orders.empty());
+}
+
 TEST_CASE("a tree refused by a destination drops its scan before packing, and --atomic or --delete of a file is refused") {
   Lab lab;
   lab.agents.refusing.insert("a1");
