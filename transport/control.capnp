@@ -286,6 +286,7 @@ struct SendRequest {
   deleteOthers @6 :Bool;  # a directory: remove what --dest holds that the tree does not name
   upload @7 :UInt64;      # not 0: send this session's upload (ClientSession.upload), not `path`
   compress @8 :Text;      # auto|zstd|none; empty: auto (docs/compression.md)
+  untilAll @9 :Bool;      # agents without a copy at the end stay owed it (docs/until-all.md)
 }
 
 enum CopyState {
@@ -376,9 +377,19 @@ struct PlanOption {
   predictedS @2 :Float64;
 }
 
+struct OwedSend {
+  # A send hnowd still owes to agents that were off (hnow send --until-all).
+  record @0 :Int64;        # the record of the send that left them owed
+  path @1 :Text;
+  dest @2 :Text;
+  agents @3 :List(Text);   # still owed
+  sinceUnixMs @4 :Int64;
+  sending @5 :Bool;        # a send to those connected again is under way
+}
+
 interface ClientSession {
   # What the hnow command line may do once authenticated.
-  status @0 () -> (agents :List(AgentStatus), coordinator :CoordinatorStatus);
+  status @0 () -> (agents :List(AgentStatus), coordinator :CoordinatorStatus, owed :List(OwedSend));
   setEmulatedRates @1 (name :Text, rates :EmulatedRates);
   # Fails with a message when the agent is unknown or not connected.
   operations @2 (limit :UInt32) -> (records :List(OperationRecord));

@@ -107,6 +107,11 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       a.downlink = transport::linkRateFromWire(in.getDownlink());
       agents.push_back(std::move(a));
     }
+    for (auto in : response.getOwed()) {
+      RemoteOwedSend o{in.getRecord(), in.getPath(), in.getDest(), {}, in.getSinceUnixMs(), in.getSending()};
+      for (auto name : in.getAgents()) o.agents.emplace_back(name);
+      status.owed.push_back(std::move(o));
+    }
     return status;
   }));
 }
@@ -191,6 +196,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setDeleteOthers(r.deleteOthers);
   out.setUpload(r.upload);
   out.setCompress(r.compress);
+  out.setUntilAll(r.untilAll);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));

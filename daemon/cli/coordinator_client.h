@@ -35,10 +35,20 @@ struct RemoteAgent {
   RemoteLink uplink, downlink;
 };
 
+// A send hnowd still owes to agents that were off (hnow send --until-all).
+struct RemoteOwedSend {
+  std::int64_t record = 0;
+  std::string path, dest;
+  std::vector<std::string> agents;
+  std::int64_t sinceUnixMs = 0;
+  bool sending = false;
+};
+
 struct RemoteStatus {
   std::vector<RemoteAgent> agents;
   RemoteLink uplink, downlink;  // hnowd's own
   bool surveying = false;
+  std::vector<RemoteOwedSend> owed;
 };
 
 // One record of `hnow ops` (transport/control.capnp OperationRecord).
@@ -84,6 +94,7 @@ class CoordinatorClient {
     bool deleteOthers = false;  // a directory: remove what --dest holds that the tree does not name
     std::uint64_t upload = 0;   // not 0: send this upload (uploadFile), not `path`
     std::string compress = "auto";  // auto|zstd|none
+    bool untilAll = false;  // agents without a copy stay owed it
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);

@@ -147,6 +147,9 @@ void addSend(CLI::App& app, CommandLine& c) {
                             "auto (default): zstd when the prediction says it pays; zstd: always; none: never "
                             "(docs/compression.md)")
       ->check(CLI::IsMember({"auto", "zstd", "none"}));
+  c.sendCommand->add_flag("--until-all", c.send.untilAll,
+                          "Agents that are off or fail stay owed the send: hnowd sends FILE or DIR (as it is "
+                          "then) to each when it is connected again, once, across restarts (docs/until-all.md)");
 }
 
 void addDemo(CLI::App& app, CommandLine& c) {
@@ -209,6 +212,11 @@ int dispatch(CommandLine& c) {
     c.manifest.noReplan = c.send.noReplan;
     if (c.sendCommand->count("--compress") > 0) {
       std::fprintf(stderr, "hnow: --compress is for one FILE or DIR; a manifest's items go as they are\n");
+      return 2;
+    }
+    if (c.send.untilAll) {
+      std::fprintf(stderr, "hnow: --until-all is for one FILE or DIR; a manifest's items are sent once, to "
+                           "the agents connected now\n");
       return 2;
     }
     return hnow::cli::runManifestCommand(c.manifest);

@@ -377,7 +377,8 @@ int runSendCommand(const SendOptions& options) {
                                        options.atomic,
                                        options.deleteOthers,
                                        *upload,
-                                       options.compress};
+                                       options.compress,
+                                       options.untilAll};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
@@ -422,6 +423,7 @@ int runSendCommand(const SendOptions& options) {
   }
   progress.end();
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
+  if (options.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);
   if (!options.ganttPath.empty()) {
     if (auto written = writeFileAtomically(options.ganttPath, sendGanttSvg(status)); !written)
       std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
@@ -429,6 +431,16 @@ int runSendCommand(const SendOptions& options) {
   for (const auto& c : status.copies)
     if (c.state != daemon::CopyStatus::State::kDone || (c.tree && c.tree->failedCount > 0)) return 1;
   return 0;
+}
+
+std::string owedLine(const daemon::SendStatus& status) {
+  std::string owed;
+  for (const auto& c : status.copies)
+    if (c.state != daemon::CopyStatus::State::kDone) owed += (owed.empty() ? "" : ", ") + c.node;
+  for (const auto& k : status.skipped) owed += (owed.empty() ? "" : ", ") + k.node;
+  if (owed.empty()) return "  every agent has its copy (--until-all: nothing owed)\n";
+  return "  owed (--until-all): " + owed +
+         "; each gets it from hnowd when it is connected again (hnow status lists what is owed, hnow ops when it went)\n";
 }
 
 }  // namespace hnow::cli

@@ -23,6 +23,7 @@ struct SendOptions {
   bool atomic = false;  // FILE is a directory: publish its tree at once on each agent
   bool deleteOthers = false;  // FILE is a directory: remove what --dest holds that the tree does not name
   std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
+  bool untilAll = false;  // agents that are off get it when they are connected again (docs/until-all.md)
   std::string ganttPath;
 };
 
@@ -43,6 +44,8 @@ int runSendCommand(const SendOptions& options);
 // (hnowd compressing before the first byte moved)} when hnowd said.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
+// After an --until-all send: the agents still owed it (failed or skipped), or that none are.
+std::string owedLine(const daemon::SendStatus& status);
 // Planned and actual bars side by side, two rows per node; a replan's parent
 // changes are ticks on the moved node's actual row.
 std::string sendGanttSvg(const daemon::SendStatus& status);

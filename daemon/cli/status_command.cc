@@ -50,6 +50,15 @@ std::string statusTable(const RemoteStatus& status) {
     out << line;
   }
   if (status.agents.empty()) out << "(no agent has registered)\n";
+  for (const RemoteOwedSend& o : status.owed) {
+    std::string names;
+    for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + n;
+    const std::time_t since = static_cast<std::time_t>(o.sinceUnixMs / 1000);
+    char when[32] = "?";
+    if (std::tm local{}; localtime_r(&since, &local)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &local);
+    out << "owed since " << when << " (send record " << o.record << ", --until-all): " << o.path << " -> " << o.dest
+        << " to " << names << (o.sending ? " (sending now)" : " (when connected again)") << "\n";
+  }
   return out.str();
 }
 

@@ -49,6 +49,11 @@ std::string statusJson(const RemoteStatus& status) {
   root["coordinator"] = {{"name", "hnowd"}, {"surveying", status.surveying},
                          {"links", linksJson(status.uplink, status.downlink)}};
   root["agents"] = std::move(list);
+  nlohmann::ordered_json owed = nlohmann::ordered_json::array();
+  for (const RemoteOwedSend& o : status.owed)
+    owed.push_back({{"record", o.record}, {"path", o.path}, {"dest", o.dest}, {"agents", o.agents},
+                    {"since_unix_s", static_cast<double>(o.sinceUnixMs) / 1000}, {"sending", o.sending}});
+  root["owed"] = std::move(owed);
   return root.dump(2) + "\n";
 }
 

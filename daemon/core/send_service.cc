@@ -80,6 +80,10 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
 
 void SendService::start(SendRequest request, Started started) {
   finished_.forgetOldest(operations_);
+  if (request.untilAll && request.scratch)
+    return started(Error{"--until-all keeps a send owed to agents that are off, so its path must stay on "
+                         "hnowd's machine; an upload or standard input is gone once its send ends (copy it "
+                         "to hnowd's machine first, then send that path)"});
   auto receivers = receiversOf(request);
   if (!receivers) return started(receivers.error());
   if (!plane_.isDirectory(request.path)) {
@@ -228,7 +232,17 @@ void SendService::endIfFinished(Running& running) {
     changes += ",\"tree_files_published\":" + std::to_string(published) +
                ",\"tree_entries_failed\":" + std::to_string(failedEntries);
   }
+  SendEnd end{running.request, running.record, {}, {}};
+  for (const auto& c : s.copies) (c.state == CopyStatus::State::kDone ? end.delivered : end.missed).push_back(c.node);
+  for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
+  if (running.request.untilAll) {
+    changes += ",\"until_all\":true,\"owed\":[";
+    for (std::size_t i = 0; i < end.missed.size(); ++i) changes += (i ? "," : "") + jsonString(end.missed[i]);
+    changes += "]";
+  }
+  if (running.request.owedBy) changes += ",\"owed_by\":" + std::to_string(running.request.owedBy);
   finishRecord(coordinator_, running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
+  if (ended_) ended_(end);
 }
 
 }  // namespace hnow::daemon

@@ -31,6 +31,17 @@ struct SendRequest {
   bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
   std::string compress = "auto";  // auto|zstd|none (send_compression.h)
+  // Agents without a copy when it ends stay owed it (owed_sends.h).
+  bool untilAll = false;
+  OperationId owedBy = 0;  // made for the agents this send's record left owed
+};
+
+// A send that ended, as its record says: the agents that have a copy now
+// and those that do not (failed, or skipped as not connected).
+struct SendEnd {
+  SendRequest request;
+  OperationId record = 0;
+  std::vector<std::string> delivered, missed;
 };
 
 class SendService final : public TransferObserver {
@@ -51,6 +62,8 @@ class SendService final : public TransferObserver {
   void start(SendRequest request, Started started);
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
+  // Told of every send that ends, after its record is finished.
+  void onEnded(std::function<void(const SendEnd&)> ended) { ended_ = std::move(ended); }
 
   void transferReport(const std::string& agent, const std::string& token,
                       const TransferReport& report) override;
@@ -99,6 +112,7 @@ class SendService final : public TransferObserver {
   std::map<std::string, std::uint64_t> operationOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
+  std::function<void(const SendEnd&)> ended_;
 };
 
 // The links of a plan's nodes taken at a lower bound, for its report (SendTree::rateBounds).

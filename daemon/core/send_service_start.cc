@@ -129,6 +129,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   const SendRequest& request = p->request;
   const std::vector<AgentView>& chosen = p->chosen;
   auto running = std::make_unique<Running>();
+  running->request = request;
   running->token = token;
   running->tree = std::move(plan);
   running->tree.rateBounds = boundsOf(coordinator_, chosen);

@@ -24,6 +24,7 @@ struct SendService::HeldBundle {
 
 struct SendService::Running {
   std::uint64_t id = 0;
+  SendRequest request;
   std::string token;                      // the file's: agents release it at the end
   std::vector<StripeSource> stripes;      // a striped send's, each under its own token
   std::vector<std::string> agents;

@@ -19,6 +19,7 @@
 #include "server/link_probes.h"
 #include "server/link_values.h"
 #include "state/sqlite_state_store.h"
+#include "core/owed_sends.h"
 #include "core/manifest_service.h"
 #include "core/send_service.h"
 #include "core/job_service.h"
@@ -83,6 +84,7 @@ struct Ticked {
   daemon::Coordinator& coordinator;
   daemon::SurveyRunner& surveys;
   daemon::JobService& jobs;
+  daemon::OwedSends& owed;
   transport::data::DataPlane& plane;
   double configuredUplink;  // bytes/s, 0: not set
 };
@@ -96,6 +98,7 @@ kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
     for (const auto& event : t.coordinator.tick()) logEvent(event);
     t.surveys.tick();
     t.jobs.tick();
+    if ((tick + 1) % kTicksPerObservation == 0) t.owed.tick();
     if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);
     return tickEvery(timer, t, tick + 1);
   });
@@ -285,6 +288,14 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     spdlog::warn("removed {} upload(s) an earlier hnowd left in {}/uploads", n, config.dataDir);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             freshToken);
+  daemon::OwedSends owed(coordinator, *store, clock, [&sends](daemon::SendRequest request, auto started) {
+    sends.start(std::move(request), [started](const Result<std::pair<std::uint64_t, daemon::SendStatus>>& s) {
+      started(s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error()));
+    });
+  });
+  if (auto restored = owed.restore(); !restored)
+    spdlog::error("reading the sends still owed from state.db: {}", restored.error().message);
+  sends.onEnded([&owed](const daemon::SendEnd& end) { owed.ended(end); });
   daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, freshToken);
   daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", config.runRoots);
   // A step a job must not take inside the call that caused it waits for the next turn of the loop.
@@ -300,9 +311,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                   static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
   daemon::ControlServer server(coordinator, secret, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
-                               daemon::Services{&sends, &manifests, &jobs, &surveys, config.dataDir + "/uploads"});
+                               daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads"});
 
-  return serveUntilStopped(io, server, config, {coordinator, surveys, jobs, dataPlane, configuredUplink}, addressFile);
+  return serveUntilStopped(io, server, config, {coordinator, surveys, jobs, owed, dataPlane, configuredUplink}, addressFile);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
 #include "transport/pending_answer.h"
+#include "core/owed_sends.h"
 #include "core/send_service.h"
 #include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
@@ -96,6 +97,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   request.deleteOthers = in.getDeleteOthers();
   request.compress = in.getCompress();
   if (request.compress.empty()) request.compress = "auto";
+  request.untilAll = in.getUntilAll();
   if (in.getUpload() != 0) {
     auto path = uploads_->take(in.getUpload());
     if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
@@ -147,6 +149,19 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
       caps.set(c, a.registration.capabilities[c]);
     transport::toWire(linkReportOf(a.links.up), out.initUplink());
     transport::toWire(linkReportOf(a.links.down), out.initDownlink());
+  }
+  const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
+  auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));
+  for (unsigned i = 0; i < owed.size(); ++i) {
+    const OwedSends::Owed& o = owed[i];
+    auto out = owedList[i];
+    out.setRecord(o.id);
+    out.setPath(o.path);
+    out.setDest(o.dest);
+    auto names = out.initAgents(static_cast<unsigned>(o.agents.size()));
+    for (unsigned k = 0; k < o.agents.size(); ++k) names.set(k, o.agents[k]);
+    out.setSinceUnixMs(std::chrono::duration_cast<std::chrono::milliseconds>(o.since.time_since_epoch()).count());
+    out.setSending(o.sending);
   }
   return kj::READY_NOW;
 }

@@ -34,6 +34,7 @@ class SendService;
 class ManifestService;
 class JobService;
 class SurveyRunner;
+class OwedSends;
 
 // What clients may ask of hnowd besides status; a missing one is refused.
 struct Services {
@@ -41,6 +42,7 @@ struct Services {
   ManifestService* manifests = nullptr;  // hnow send --manifest
   JobService* jobs = nullptr;            // hnow run
   SurveyRunner* surveys = nullptr;       // hnow measure, and status's "surveying"
+  OwedSends* owed = nullptr;             // hnow send --until-all, and status's "owed"
   std::string uploadDir;                 // where clients' uploads go; empty: none taken
 };
 
@@ -49,7 +51,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // `peer` (host:port) names the client in the logs of its refused requests.
   explicit ClientSessionServer(Coordinator& coordinator, Services services = {}, std::string peer = "")
       : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
-        surveys_(services.surveys), peer_(std::move(peer)),
+        surveys_(services.surveys), owed_(services.owed), peer_(std::move(peer)),
         uploads_(std::make_shared<UploadShelf>(services.uploadDir)) {}
 
  protected:
@@ -78,6 +80,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   ManifestService* manifests_;
   JobService* jobs_;
   SurveyRunner* surveys_;
+  OwedSends* owed_;
   std::string peer_;
   std::shared_ptr<UploadShelf> uploads_;
 };

@@ -31,8 +31,9 @@ auto guarded(F body) -> Result<decltype(body())> {
   }
 }
 
-// Version 2 of the schema: version 1 had no `links`, which CREATE ... IF NOT
-// EXISTS adds to it; a later version migrates from `user_version`.
+// Version 3 of the schema: version 1 had no `links`, version 2 no
+// `owed_sends` and `owed_agents`, which CREATE ... IF NOT EXISTS adds to
+// them; a later version migrates from `user_version`.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS agents (
   name TEXT PRIMARY KEY,
@@ -63,7 +64,23 @@ CREATE TABLE IF NOT EXISTS links (
   spread REAL NOT NULL,
   PRIMARY KEY (node, direction)
 );
-PRAGMA user_version = 2;
+CREATE TABLE IF NOT EXISTS owed_sends (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  dest TEXT NOT NULL,
+  algo TEXT NOT NULL,
+  compress TEXT NOT NULL,
+  replan INTEGER NOT NULL,
+  atomic INTEGER NOT NULL,
+  delete_others INTEGER NOT NULL,
+  since_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS owed_agents (
+  send_id INTEGER NOT NULL REFERENCES owed_sends(id) ON DELETE CASCADE,
+  agent TEXT NOT NULL,
+  PRIMARY KEY (send_id, agent)
+);
+PRAGMA user_version = 3;
 )sql";
 
 std::int64_t toMs(WallTime t) {
@@ -250,6 +267,66 @@ Result<std::vector<StoredLink>> SqliteStateStore::loadLinks() {
       sqlite3_stmt* s = select.get();
       out.push_back({text(s, 0), text(s, 1), sqlite3_column_double(s, 2), text(s, 3),
                      fromMs(sqlite3_column_int64(s, 4)), sqlite3_column_double(s, 5)});
+    }
+    return out;
+  });
+}
+
+Result<void> SqliteStateStore::saveOwedSend(const StoredOwedSend& owed) {
+  return guarded([&] {
+    exec("BEGIN");
+    try {
+      for (const char* sql : {"DELETE FROM owed_agents WHERE send_id = ?1", "DELETE FROM owed_sends WHERE id = ?1"}) {
+        Statement remove(db_, path_, sql);
+        remove.bind(1, std::int64_t{owed.id});
+        remove.step();
+      }
+      if (!owed.agents.empty()) {
+        Statement insert(db_, path_,
+                         "INSERT INTO owed_sends (id, path, dest, algo, compress, replan, atomic, delete_others, "
+                         "since_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        insert.bind(1, std::int64_t{owed.id}).bind(2, owed.path).bind(3, owed.dest).bind(4, owed.algo);
+        insert.bind(5, owed.compress).bind(6, std::int64_t{owed.replan}).bind(7, std::int64_t{owed.atomic});
+        insert.bind(8, std::int64_t{owed.deleteOthers}).bind(9, toMs(owed.since));
+        insert.step();
+        for (const std::string& agent : owed.agents) {
+          Statement add(db_, path_, "INSERT OR IGNORE INTO owed_agents (send_id, agent) VALUES (?1, ?2)");
+          add.bind(1, std::int64_t{owed.id}).bind(2, agent);
+          add.step();
+        }
+      }
+    } catch (const SqlFailure&) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    exec("COMMIT");
+  });
+}
+
+Result<std::vector<StoredOwedSend>> SqliteStateStore::loadOwedSends() {
+  return guarded([&] {
+    std::vector<StoredOwedSend> out;
+    Statement select(db_, path_,
+                     "SELECT id, path, dest, algo, compress, replan, atomic, delete_others, since_ms FROM owed_sends "
+                     "ORDER BY id");
+    while (select.step()) {
+      sqlite3_stmt* s = select.get();
+      StoredOwedSend o;
+      o.id = sqlite3_column_int64(s, 0);
+      o.path = text(s, 1);
+      o.dest = text(s, 2);
+      o.algo = text(s, 3);
+      o.compress = text(s, 4);
+      o.replan = sqlite3_column_int(s, 5) != 0;
+      o.atomic = sqlite3_column_int(s, 6) != 0;
+      o.deleteOthers = sqlite3_column_int(s, 7) != 0;
+      o.since = fromMs(sqlite3_column_int64(s, 8));
+      out.push_back(std::move(o));
+    }
+    for (StoredOwedSend& o : out) {
+      Statement agents(db_, path_, "SELECT agent FROM owed_agents WHERE send_id = ?1 ORDER BY agent");
+      agents.bind(1, std::int64_t{o.id});
+      while (agents.step()) o.agents.push_back(text(agents.get(), 0));
     }
     return out;
   });

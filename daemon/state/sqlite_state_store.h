@@ -24,6 +24,8 @@ class SqliteStateStore final : public StateStore {
   Result<void> saveLinks(const std::vector<StoredLink>& links) override;
   Result<void> forgetAgent(const std::string& name) override;
   Result<std::vector<StoredLink>> loadLinks() override;
+  Result<void> saveOwedSend(const StoredOwedSend& owed) override;
+  Result<std::vector<StoredOwedSend>> loadOwedSends() override;
   Result<OperationId> beginOperation(const OperationRecord& record) override;
   Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                const std::string& summary) override;

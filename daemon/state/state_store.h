@@ -47,6 +47,17 @@ struct OperationRecord {
   std::string summary = "{}";
 };
 
+// A send hnowd still owes to agents that were off when it ran (`hnow send
+// --until-all`): what to send, and who has not had it yet. Kept until
+// every one of them has a copy or is forgotten.
+struct StoredOwedSend {
+  OperationId id = 0;  // the record of the send that left them without a copy
+  std::string path, dest, algo, compress;
+  bool replan = true, atomic = false, deleteOthers = false;
+  std::vector<std::string> agents;  // still owed
+  WallTime since{};
+};
+
 // Every call can fail (a full disk, a damaged file): the Error names
 // state.db and what went wrong. hnowd logs it and carries on; what was not
 // written stays pending for the next try.
@@ -70,6 +81,11 @@ class StateStore {
   // hnowd stops is not turned into "failed" by the agents it disconnects).
   virtual Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                        const std::string& summary) = 0;
+  // Inserts or replaces the owed send by id, its agents with it; one with
+  // no agents left is removed. In one transaction.
+  virtual Result<void> saveOwedSend(const StoredOwedSend& owed) = 0;
+  virtual Result<std::vector<StoredOwedSend>> loadOwedSends() = 0;
+
   // The newest `limit` records, newest first.
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;
   // Records still "running" belong to an hnowd that stopped before they

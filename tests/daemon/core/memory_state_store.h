@@ -39,6 +39,17 @@ class MemoryStateStore final : public StateStore {
     for (const auto& [_, l] : links_) out.push_back(l);
     return out;
   }
+  Result<void> saveOwedSend(const StoredOwedSend& owed) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    if (owed.agents.empty()) owed_.erase(owed.id);
+    else owed_[owed.id] = owed;
+    return {};
+  }
+  Result<std::vector<StoredOwedSend>> loadOwedSends() override {
+    std::vector<StoredOwedSend> out;
+    for (const auto& [_, o] : owed_) out.push_back(o);
+    return out;
+  }
   Result<OperationId> beginOperation(const OperationRecord& record) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     records_.push_back(record);
@@ -76,6 +87,7 @@ class MemoryStateStore final : public StateStore {
   std::map<std::string, StoredAgent> agents_;
   std::map<std::string, StoredLink> links_;
   std::vector<OperationRecord> records_;
+  std::map<OperationId, StoredOwedSend> owed_;
 };
 
 }  // namespace hnow::daemon

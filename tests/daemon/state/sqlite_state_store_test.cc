@@ -165,3 +165,50 @@ TEST_CASE("forgetting an agent removes its row and its links from state.db, and 
   REQUIRE(links.size() == 1);
   CHECK(links[0].node == "b");
 }
+
+TEST_CASE("a send owed to agents is read back after reopening, replaced when saved again, and removed when none are owed") {
+  TempDir dir;
+  StoredOwedSend owed;
+  owed.id = 7;
+  owed.path = "/srv/course";
+  owed.dest = "course";
+  owed.algo = "auto";
+  owed.compress = "zstd";
+  owed.replan = false;
+  owed.atomic = true;
+  owed.deleteOthers = false;
+  owed.agents = {"lab-3", "lab-9"};
+  owed.since = WallTime(1'700'000'000'123ms);
+  {
+    auto store = openIn(dir.path);
+    REQUIRE(store->saveOwedSend(owed).ok());
+    StoredOwedSend other = owed;
+    other.id = 9;
+    other.path = "/srv/image.iso";
+    other.agents = {"lab-1"};
+    REQUIRE(store->saveOwedSend(other).ok());
+  }
+  auto store = openIn(dir.path);
+  auto loaded = store->loadOwedSends();
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->size() == 2);
+  const StoredOwedSend& back = loaded->at(0);
+  CHECK(back.id == 7);
+  CHECK(back.path == "/srv/course");
+  CHECK(back.dest == "course");
+  CHECK(back.compress == "zstd");
+  CHECK_FALSE(back.replan);
+  CHECK(back.atomic);
+  CHECK_FALSE(back.deleteOthers);
+  CHECK(back.agents == std::vector<std::string>{"lab-3", "lab-9"});
+  CHECK(back.since == owed.since);
+
+  owed.agents = {"lab-9"};  // lab-3 got its copy
+  REQUIRE(store->saveOwedSend(owed).ok());
+  CHECK(store->loadOwedSends()->at(0).agents == std::vector<std::string>{"lab-9"});
+  owed.agents.clear();
+  REQUIRE(store->saveOwedSend(owed).ok());
+  loaded = store->loadOwedSends();
+  REQUIRE(loaded->size() == 1);
+  CHECK(loaded->at(0).id == 9);
+}

@@ -1,0 +1,168 @@
+// OwedSends over SendService in memory: an --until-all send leaves the
+// agents without a copy owed, and they get it once when they are back.
+#include "core/owed_sends.h"
+#include "daemon/core/send_lab.h"
+
+using namespace hnow;
+using namespace hnow::daemon;
+using namespace hnow::daemon::send_lab;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct OwedLab : Lab {
+  std::vector<SendRequest> started;  // the sends OwedSends started
+  std::optional<std::uint64_t> lastId;
+  OwedSends owed{coordinator, store, clock, [this](SendRequest request, auto answer) {
+                   started.push_back(request);
+                   service.start(request, [this, answer](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
+                     if (s) lastId = s->first;
+                     answer(s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error()));
+                   });
+                 }};
+  OwedLab() {
+    service.onEnded([this](const SendEnd& end) { owed.ended(end); });
+  }
+  // a3 lost: the others keep beating until hnowd marks it.
+  void loseA3() {
+    coordinator.detach(sessions["a3"]);
+    for (int i = 0; i < 4; ++i) {
+      clock.advance(1s);
+      for (const char* agent : {"a1", "a2"}) coordinator.heartbeat(sessions[agent]);
+      coordinator.tick();
+    }
+  }
+  void backA3() {
+    AgentRegistration r{"a3", "room", {"relay"}, "a3:9000", {"/srv"}};
+    sessions["a3"] = coordinator.attach(r, std::make_unique<FakeAgent>("a3", &agents));
+    planner::NodeRates rates;
+    rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+    coordinator.reportRates(sessions["a3"], rates, {1e7, 1e7});
+    clock.advance(250ms);
+    for (const char* agent : {"a1", "a2", "a3"}) coordinator.heartbeat(sessions[agent]);
+    coordinator.tick();
+  }
+  // Every receive order so far with `token` answered done by its agent.
+  void finish(const std::string& token) {
+    for (const auto& [agent, t] : agents.receives)
+      if (t == token) coordinator.reportTransfer(sessions[agent], t, done());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an --until-all send leaves a lost agent owed, kept in state, and sends it once when it is connected again") {
+  OwedLab lab;
+  lab.loseA3();
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  lab.finish(std::string(32, 't'));
+  REQUIRE(lab.service.status(answer->first)->finished);
+  auto owed = lab.owed.owed();
+  REQUIRE(owed.size() == 1);
+  CHECK(owed[0].agents == std::vector<std::string>{"a3"});
+  CHECK(owed[0].path == "/data/image.iso");
+  const OperationId record = owed[0].id;
+  REQUIRE(lab.store.loadOwedSends()->size() == 1);
+  auto ops = lab.coordinator.operations(1).value();
+  CHECK(ops[0].summary.find("\"until_all\":true,\"owed\":[\"a3\"]") != std::string::npos);
+
+  // Still away: nothing is sent.
+  lab.owed.tick();
+  CHECK(lab.started.empty());
+
+  lab.backA3();
+  lab.owed.tick();
+  REQUIRE(lab.started.size() == 1);
+  CHECK(lab.started[0].to == std::vector<std::string>{"a3"});
+  CHECK(lab.started[0].owedBy == record);
+  CHECK(lab.started[0].dest == "in/image.iso");
+  CHECK(lab.owed.owed()[0].sending);
+  lab.owed.tick();  // one send at a time for an owed item
+  CHECK(lab.started.size() == 1);
+
+  REQUIRE(lab.lastId);
+  lab.finish(lab.agents.receives.back().second);
+  REQUIRE(lab.service.status(*lab.lastId)->finished);
+  CHECK(lab.owed.owed().empty());
+  CHECK(lab.store.loadOwedSends()->empty());
+  ops = lab.coordinator.operations(1).value();
+  CHECK(ops[0].summary.find("\"owed_by\":" + std::to_string(record)) != std::string::npos);
+  lab.owed.tick();  // once: nothing more
+  CHECK(lab.started.size() == 1);
+}
+
+TEST_CASE("a send without --until-all, or one every agent received, leaves nothing owed") {
+  OwedLab lab;
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  REQUIRE(started(lab, request));
+  lab.finish(std::string(32, 't'));
+  CHECK(lab.owed.owed().empty());
+
+  OwedLab other;
+  other.loseA3();
+  REQUIRE(started(other, other.toAll()));
+  other.finish(std::string(32, 't'));
+  CHECK(other.owed.owed().empty());
+  CHECK(other.store.loadOwedSends()->empty());
+}
+
+TEST_CASE("what is owed survives a restart of hnowd, and an agent forgotten is owed nothing") {
+  OwedLab lab;
+  lab.loseA3();
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  request.path = "/data/course";
+  request.atomic = true;
+  REQUIRE(started(lab, request));
+  lab.finish(std::string(32, 't'));
+  REQUIRE(lab.owed.owed().size() == 1);
+
+  // A new OwedSends over the same state.db, as a restarted hnowd makes.
+  OwedSends again(lab.coordinator, lab.store, lab.clock, [](SendRequest, auto) { FAIL("nothing to send"); });
+  REQUIRE(again.restore());
+  auto owed = again.owed();
+  REQUIRE(owed.size() == 1);
+  CHECK(owed[0].path == "/data/course");
+  CHECK(owed[0].agents == std::vector<std::string>{"a3"});
+  CHECK(lab.store.loadOwedSends()->at(0).atomic);
+
+  REQUIRE(again.restore());  // restored twice: still one
+  CHECK(again.owed().size() == 1);
+  REQUIRE(lab.coordinator.forget("a3"));
+  again.tick();
+  CHECK(again.owed().empty());
+  CHECK(lab.store.loadOwedSends()->empty());
+}
+
+TEST_CASE("an owed send that is refused is tried again 30 s later, not at every tick") {
+  OwedLab lab;
+  lab.loseA3();
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  REQUIRE(started(lab, request));
+  lab.finish(std::string(32, 't'));
+  lab.backA3();
+  lab.agents.refusing.insert("a3");
+  lab.owed.tick();
+  REQUIRE(lab.started.size() == 1);
+  CHECK_FALSE(lab.owed.owed()[0].sending);
+  lab.clock.advance(10s);
+  lab.owed.tick();
+  CHECK(lab.started.size() == 1);
+  lab.agents.refusing.clear();
+  lab.clock.advance(21s);
+  lab.owed.tick();
+  CHECK(lab.started.size() == 2);
+}
+
+TEST_CASE("--until-all of a client's upload is refused: the upload is gone once its send ends") {
+  OwedLab lab;
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  request.scratch = true;
+  CHECK(refusalOf(lab, request).find("--until-all keeps a send owed") == 0);
+}
