@@ -46,6 +46,35 @@ struct CoordinatorClient::State {
     }
     return std::move(*value);
   }
+
+  // Waits for the answer to a call that first reads whole files at hnowd
+  // (hashing a file, walking and packing a tree, compressing): seconds to
+  // minutes for a large one, so no fixed deadline. hnowd does that work off
+  // its control thread and answers other calls meanwhile: a cheap call
+  // every few seconds tells a busy hnowd from one that stopped answering.
+  // `slow` is said once when the answer is not there after a moment.
+  template <class T>
+  Reply<T> waitWhileAnswering(kj::Promise<T> promise, const std::string& slow) {
+    auto watch = watchAlive(slow, 0).then([]() -> T {
+      kj::throwFatalException(transport::refusal("hnowd's watch ended without an answer"));
+    });
+    return wait(promise.exclusiveJoin(kj::mv(watch)), kMaxPreparing);
+  }
+
+ private:
+  static constexpr auto kAliveEvery = 3 * kj::SECONDS;
+  static constexpr auto kMaxPreparing = 60 * 60 * kj::SECONDS;
+  kj::Promise<void> watchAlive(std::string slow, int round) {
+    return io.provider->getTimer().afterDelay(kAliveEvery).then([this, slow, round]() mutable {
+      if (round == 0 && !slow.empty()) std::fprintf(stderr, "%s\n", slow.c_str());
+      auto ping = io.provider->getTimer().timeoutAfter(kDeadline, session->operationsRequest().send());
+      return ping.then([this, slow = kj::mv(slow), round](auto) mutable { return watchAlive(kj::mv(slow), round + 1); },
+                       [](kj::Exception&& e) -> kj::Promise<void> {
+                         return transport::refusal("hnowd stopped answering while it prepared the send (" +
+                                                   transport::describe(e) + ")");
+                       });
+    });
+  }
 };
 
 CoordinatorClient::CoordinatorClient(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -197,9 +226,9 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setUpload(r.upload);
   out.setCompress(r.compress);
   out.setUntilAll(r.untilAll);
-  return s.wait(request.send().then([](auto response) {
+  return s.waitWhileAnswering(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
-  }));
+  }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");
 }
 
 Reply<daemon::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operation) {
