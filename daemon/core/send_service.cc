@@ -57,18 +57,26 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
   std::vector<AgentView> reachableAgents;
   for (AgentView& a : coordinator_.status())
     if (reachable(a)) reachableAgents.push_back(std::move(a));
-  auto selected = selectAgents(std::move(reachableAgents), request.to);
+  const std::vector<SkippedAgent> skipped = skippedOf(request);
+  std::vector<std::string> to = request.to;
+  // --until-all: an agent named that cannot receive now is owed the send, not a reason to refuse it.
+  if (request.untilAll)
+    std::erase_if(to, [&](const std::string& t) {
+      return std::any_of(skipped.begin(), skipped.end(), [&](const SkippedAgent& k) { return k.node == t; });
+    });
+  if (request.untilAll && to.empty() && !request.to.empty()) return Error{kNoneCanReceive};
+  auto selected = selectAgents(std::move(reachableAgents), to);
   if (!selected) {
     // An agent named that hnowd knows but cannot reach: say why.
-    for (const SkippedAgent& k : skippedOf(request))
-      for (const std::string& t : request.to)
+    for (const SkippedAgent& k : skipped)
+      for (const std::string& t : to)
         if (t == k.node)
           return Error{k.node + " cannot receive now (" + k.why +
-                       "); leave it out of --to, or wait until it is back"};
+                       "); leave it out of --to, or wait until it is back (or send with --until-all)"};
     return selected.error();
   }
   std::vector<AgentView> chosen = std::move(selected).value();
-  if (chosen.empty()) return Error{"no alive agent can receive"};
+  if (chosen.empty()) return Error{request.untilAll && !skipped.empty() ? kNoneCanReceive : "no alive agent can receive"};
   for (const AgentView& a : chosen)
     for (const LinkView* link : {&a.links.up, &a.links.down})
       if (!link->rate.known())
@@ -78,6 +86,25 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
   return chosen;
 }
 
+void SendService::oweAll(const SendRequest& request, Started started) {
+  const std::vector<SkippedAgent> skipped = skippedOf(request);
+  std::string owed, why;
+  for (const SkippedAgent& k : skipped) {
+    owed += std::string(owed.empty() ? "" : ",") + jsonString(k.node);
+    why += (why.empty() ? "" : ", ") + k.node + " (" + k.why + ")";
+  }
+  const std::string summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
+                              ",\"agents\":0,\"skipped\":" + std::to_string(skipped.size()) +
+                              ",\"until_all\":true,\"owed\":[" + owed + "]}";
+  const OperationId record = beginRecord(coordinator_, "send", summary);
+  finishRecord(coordinator_, record, "owed", summary);
+  SendEnd end{request, record, {}, {}};
+  for (const SkippedAgent& k : skipped) end.missed.push_back(k.node);
+  if (ended_) ended_(end);
+  started(Error{"no agent this send is for can receive now: " + why + "; it is owed to them (--until-all, send record " +
+                std::to_string(record) + "): each gets it when it is connected again (hnow status lists it)"});
+}
+
 void SendService::start(SendRequest request, Started started) {
   finished_.forgetOldest(operations_);
   if (request.untilAll && request.scratch)
@@ -85,6 +112,7 @@ void SendService::start(SendRequest request, Started started) {
                          "hnowd's machine; an upload or standard input is gone once its send ends (copy it "
                          "to hnowd's machine first, then send that path)"});
   auto receivers = receiversOf(request);
+  if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));
   if (!receivers) return started(receivers.error());
   if (!plane_.isDirectory(request.path)) {
     for (const auto& [set, flag] : {std::pair{request.atomic, "--atomic"}, std::pair{request.deleteOthers, "--delete"}})

@@ -76,6 +76,10 @@ class SendService final : public TransferObserver {
   struct Running;
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
+  // --until-all when no agent it is for can receive now: every one of
+  // them is owed it (a record of its own says so), and the caller is told.
+  static constexpr const char* kNoneCanReceive = "none of the agents it is for can receive now";
+  void oweAll(const SendRequest& request, Started started);
   // The agents it would go to (all, or a site) that cannot receive now, and why.
   std::vector<SkippedAgent> skippedOf(const SendRequest& request) const;
   // The agents' answers (the path each will write, or its refusal) to the

@@ -166,3 +166,41 @@ TEST_CASE("--until-all of a client's upload is refused: the upload is gone once 
   request.scratch = true;
   CHECK(refusalOf(lab, request).find("--until-all keeps a send owed") == 0);
 }
+
+TEST_CASE("--until-all naming an agent that is off sends to the others and owes it, where a plain send is refused") {
+  OwedLab lab;
+  lab.loseA3();
+  SendRequest request = lab.toAll();
+  request.to = {"a1", "a3"};
+  CHECK(refusalOf(lab, request).find("a3 cannot receive now") == 0);
+  request.untilAll = true;
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  REQUIRE(answer->second.copies.size() == 1);
+  CHECK(answer->second.copies[0].node == "a1");
+  lab.finish(std::string(32, 't'));
+  REQUIRE(lab.owed.owed().size() == 1);
+  CHECK(lab.owed.owed()[0].agents == std::vector<std::string>{"a3"});
+}
+
+TEST_CASE("--until-all when no agent it is for can receive owes it to all of them, says so, and keeps a record") {
+  OwedLab lab;
+  for (const char* agent : {"a1", "a2", "a3"}) lab.coordinator.detach(lab.sessions[agent]);
+  for (int i = 0; i < 4; ++i) {
+    lab.clock.advance(1s);
+    lab.coordinator.tick();
+  }
+  SendRequest request = lab.toAll();
+  CHECK(refusalOf(lab, request) == "no alive agent can receive");
+  request.untilAll = true;
+  const std::string refusal = refusalOf(lab, request);
+  CHECK(refusal.find("no agent this send is for can receive now: a1 (lost") == 0);
+  CHECK(refusal.find("it is owed to them (--until-all") != std::string::npos);
+  REQUIRE(lab.owed.owed().size() == 1);
+  CHECK(lab.owed.owed()[0].agents == std::vector<std::string>{"a1", "a2", "a3"});
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "owed");
+  CHECK(ops[0].summary.find("\"owed\":[\"a1\",\"a2\",\"a3\"]") != std::string::npos);
+  CHECK(lab.agents.orders.empty());
+}

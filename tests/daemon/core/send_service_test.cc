@@ -99,7 +99,8 @@ TEST_CASE("an agent lost before a send is listed as skipped, with when it was la
   // Named itself, the lost agent refuses the send, saying why.
   one.to = {"a1", "a3"};
   CHECK(refusalOf(lab, one) ==
-        "a3 cannot receive now (lost, last heard 90 s ago); leave it out of --to, or wait until it is back");
+        "a3 cannot receive now (lost, last heard 90 s ago); leave it out of --to, or wait until it is back (or send "
+        "with --until-all)");
 }
 
 TEST_CASE("a destination that refuses stops the send before a byte moves, and hnowd stops serving") {
