@@ -223,3 +223,41 @@ TEST_CASE("[tls] takes certificate, key and CA together, peers also name hnowd's
   REQUIRE(client.ok());
   CHECK(client->tls.serverName == "hnowd");
 }
+
+TEST_CASE("[limits] is read in both configs with its caps and schedule, none when absent") {
+  auto agent = parseAgentConfig(std::string(kAgent) +
+                                    "\n[limits]\nmax_uplink_mbps = 200\nmax_downlink_mbps = 500\n"
+                                    "schedule = [\"08:00-18:00 weekdays: 20%\", \"mon-fri 12:00-13:00: 50 mbps up\"]\n",
+                                "agent.toml", "/etc/hnow");
+  REQUIRE(agent.ok());
+  CHECK(agent->limits.maxUplinkMbps == 200);
+  CHECK(agent->limits.maxDownlinkMbps == 500);
+  REQUIRE(agent->limits.schedule.size() == 2);
+  CHECK(agent->limits.schedule[0].percent == 20);
+  CHECK(agent->limits.schedule[1].mbps == 50);
+  CHECK_FALSE(agent->limits.schedule[1].down);
+  CHECK(agent->limits.schedule[1].text == "mon-fri 12:00-13:00: 50 mbps up");
+
+  auto hnowd = parseCoordinatorConfig(kCoordinatorBase + "[limits]\nmax_uplink_mbps = 300\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(hnowd.ok());
+  CHECK(hnowd->limits.maxUplinkMbps == 300);
+  CHECK(hnowd->limits.schedule.empty());
+
+  auto plain = parseCoordinatorConfig(kCoordinatorBase, "hnowd.toml", "/etc/hnow");
+  REQUIRE(plain.ok());
+  CHECK(plain->limits.empty());
+}
+
+TEST_CASE("a bad [limits] entry is refused with the file, its position, the key, the entry and how to write it") {
+  const std::string bad = coordinatorError(kCoordinatorBase + "[limits]\nschedule = [\"08:00-18:00 weekdays: 20%\",\n"
+                                                              "  \"8-18 weekdays: 20%\"]\n");
+  CHECK(bad.find("hnowd.toml:5:") == 0);
+  CHECK(bad.find("[limits] schedule") != std::string::npos);
+  CHECK(bad.find("'8-18 weekdays: 20%'") != std::string::npos);
+  CHECK(bad.find("e.g. \"08:00-18:00 weekdays: 20%\"") != std::string::npos);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_uplink_mbps = -1\n").find("agent.toml:") == 0);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_uplink_mbps = -1\n").find("'max_uplink_mbps' in [limits]") !=
+        std::string::npos);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_up_mbps = 5\n").find("max_up_mbps") != std::string::npos);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nschedule = [5]\n").find("schedule") != std::string::npos);
+}
