@@ -30,6 +30,8 @@ struct SendRequest {
   bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
   std::string compress = "auto";  // auto|zstd|none (send_compression.h)
+  // --max-rate: every link the send uses at most this, bytes/s; 0: none.
+  double maxRateBytesPerSecond = 0.0;
 };
 
 class SendService final : public TransferObserver {
