@@ -85,6 +85,12 @@ Reply<bool> CoordinatorClient::measure(const std::vector<std::string>& nodes, do
                 static_cast<std::int64_t>(seconds * 1000) * kj::MILLISECONDS);
 }
 
+namespace {
+
+RemoteCap capFromWire(wire::CapInForce::Reader in) { return {in.getBytesPerS(), in.getBy()}; }
+
+}  // namespace
+
 Reply<RemoteStatus> CoordinatorClient::status() {
   auto& s = *state_;
   return s.wait(s.session->statusRequest().send().then([](auto response) {
@@ -92,6 +98,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
     status.uplink = transport::linkRateFromWire(response.getCoordinator().getUplink());
     status.downlink = transport::linkRateFromWire(response.getCoordinator().getDownlink());
     status.surveying = response.getCoordinator().getSurveying();
+    status.uplinkCap = capFromWire(response.getCoordinator().getUplinkCap());
+    status.downlinkCap = capFromWire(response.getCoordinator().getDownlinkCap());
     auto& agents = status.agents;
     for (auto in : response.getAgents()) {
       RemoteAgent a;
@@ -105,6 +113,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       a.dataAddress = in.getDataAddress();
       a.uplink = transport::linkRateFromWire(in.getUplink());
       a.downlink = transport::linkRateFromWire(in.getDownlink());
+      a.uplinkCap = capFromWire(in.getUplinkCap());
+      a.downlinkCap = capFromWire(in.getDownlinkCap());
       agents.push_back(std::move(a));
     }
     return status;
@@ -191,6 +201,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setDeleteOthers(r.deleteOthers);
   out.setUpload(r.upload);
   out.setCompress(r.compress);
+  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   return s.wait(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "core/send_operation.h"
 
 namespace hnow::cli {
@@ -24,7 +25,12 @@ struct SendOptions {
   bool deleteOthers = false;  // FILE is a directory: remove what --dest holds that the tree does not name
   std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
   std::string ganttPath;
+  // --max-rate, e.g. "100M" (base/bit_rate.h); empty: none.
+  std::string maxRate;
 };
+
+// --max-rate in bytes/s (0 when not given), or why it cannot be read.
+Result<double> sendMaxRate(const SendOptions& options);
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for bad options.
 int runSendCommand(const SendOptions& options);
@@ -40,7 +46,8 @@ int runSendCommand(const SendOptions& options);
 // "held", "replaced", "deleted", "failed_count", "failed": [...]}; and
 // "compression": {"algo" ("zstd" | "none"), "plain_bytes" (the file's, a
 // tree's bundle's), "sent_bytes" (what moved: "size"), "why", "compress_s"
-// (hnowd compressing before the first byte moved)} when hnowd said.
+// (hnowd compressing before the first byte moved)} when hnowd said; and
+// "max_rate_bps": the send's --max-rate in bits/s, null when none.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
 // Planned and actual bars side by side, two rows per node; a replan's parent

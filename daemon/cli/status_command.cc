@@ -27,6 +27,17 @@ std::string linkCell(const RemoteLink& l) {
   return cell;
 }
 
+// "up 20.0 (08:00-18:00 weekdays: 20%), down none".
+std::string capsCell(const RemoteCap& up, const RemoteCap& down) {
+  auto one = [](const RemoteCap& c) {
+    if (c.bytesPerSecond <= 0) return std::string("none");
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f", c.bytesPerSecond * 8 / 1e6);
+    return std::string(text) + " (" + c.by + ")";
+  };
+  return "up " + one(up) + ", down " + one(down);
+}
+
 }  // namespace
 
 std::string statusTable(const RemoteStatus& status) {
@@ -50,6 +61,14 @@ std::string statusTable(const RemoteStatus& status) {
     out << line;
   }
   if (status.agents.empty()) out << "(no agent has registered)\n";
+  // The caps in force (docs/bandwidth-limits.md): what plans and pacing take of each link.
+  out << "\ncaps in force, Mbit/s (what set them):\n";
+  std::snprintf(line, sizeof line, "%-16s %s\n", "hnowd", capsCell(status.uplinkCap, status.downlinkCap).c_str());
+  out << line;
+  for (const RemoteAgent& a : status.agents) {
+    std::snprintf(line, sizeof line, "%-16s %s\n", a.name.c_str(), capsCell(a.uplinkCap, a.downlinkCap).c_str());
+    out << line;
+  }
   return out.str();
 }
 
