@@ -20,6 +20,7 @@
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
 #include "transport/rpc_connection.h"
+#include "transport/wire_caps.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
 
@@ -78,7 +79,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
                        : order->stripes.empty() ? runtime_.receiver().receive(order->token, order->dest, order->size,
                                                                               digestOf(order->sha256))
                                                 : runtime_.receiver().receiveStriped(*order);
-    runtime_.paceUplink(order->token, order->uplinkPaceBytesPerSecond);
+    runtime_.paceReceive(order->token, order->uplinkPaceBytesPerSecond, order->downlinkPaceBytesPerSecond);
     context.getResults().setPath(path);
     return kj::READY_NOW;
   }
@@ -90,7 +91,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> release(ReleaseContext context) override {
     const std::string token = tokenOf(context.getParams().getToken());
     runtime_.receiver().release(token);
-    runtime_.paceUplink(token, 0.0);
+    runtime_.paceReceive(token, 0.0, 0.0);
     return kj::READY_NOW;
   }
   // This agent is the source of a manifest item.
@@ -220,23 +221,85 @@ void AgentRuntime::forgetOperations() {
   if (jobs_) jobs_->dropAll();
   if (receiver_) receiver_->releaseAll();
   paces_.clear();
+  downPaces_.clear();
   applyRates();
 }
 
-void AgentRuntime::paceUplink(const std::string& token, double bytesPerSecond) {
-  if (bytesPerSecond > 0) paces_[token] = bytesPerSecond;
-  else if (paces_.erase(token) == 0) return;
-  applyRates();
+void AgentRuntime::paceReceive(const std::string& token, double up, double down) {
+  bool changed = false;
+  for (auto [paces, pace] : {std::pair{&paces_, up}, std::pair{&downPaces_, down}}) {
+    if (pace > 0) {
+      (*paces)[token] = pace;
+      changed = true;
+    } else if (paces->erase(token) > 0) {
+      changed = true;
+    }
+  }
+  if (changed) applyRates();
 }
 
-// Emulated rates first (they are the links hnowd plans with); else the
-// slowest pace a live receive asked for; else unpaced.
+namespace {
+
+// The lowest of the rates that are set (0: none is).
+double lowest(std::initializer_list<double> rates, const std::map<std::string, double>& paces) {
+  double low = 0.0;
+  for (double r : rates) low = capped(low, r);
+  for (const auto& [token, pace] : paces) low = capped(low, pace);
+  return low;
+}
+
+// The caps this agent paces at by itself: a percentage needs the link's
+// capacity, which only an emulated link knows here; of a real link hnowd
+// resolves it against what it measured and sends it as a receive's pace
+// (applied here, a percentage of a link paced at it would be measured as
+// the link, and shrink at every survey).
+double ownCap(const DirectionCap& cap, double emulated) {
+  return emulated > 0 ? cap.bytesPerSecond(emulated) : cap.absoluteBytesPerSecond();
+}
+
+}  // namespace
+
+// The slowest of: the emulated link, the caps this agent knows how to
+// apply, and every live receive's pace (hnowd's share of a measured
+// uplink, the caps resolved by hnowd, a send's --max-rate); unpaced when
+// none is set.
 void AgentRuntime::applyRates() {
   if (!receiver_) return;
-  double up = bytesPerSecond(emulation_.uplinkMbps);
-  if (up <= 0)
-    for (const auto& [token, pace] : paces_) up = up > 0 ? std::min(up, pace) : pace;
-  receiver_->setRates(up, bytesPerSecond(emulation_.downlinkMbps));
+  const double emulatedUp = bytesPerSecond(emulation_.uplinkMbps);
+  const double emulatedDown = bytesPerSecond(emulation_.downlinkMbps);
+  receiver_->setRates(lowest({emulatedUp, ownCap(caps_.up, emulatedUp)}, paces_),
+                      lowest({emulatedDown, ownCap(caps_.down, emulatedDown)}, downPaces_));
+}
+
+void AgentRuntime::evaluateCaps() {
+  caps_ = capsAt(config_.limits, localTimeOf(clock_.wallNow()));
+  applyRates();
+  const double up = bytesPerSecond(emulation_.uplinkMbps), down = bytesPerSecond(emulation_.downlinkMbps);
+  if (!config_.limits.empty())
+    spdlog::info("caps in force: uplink {}, downlink {}",
+                 caps_.up.bytesPerSecond(up) > 0
+                     ? fmt::format("{:.1f} Mbit/s ({})", caps_.up.bytesPerSecond(up) * 8 / 1e6,
+                                   caps_.up.source(up, "max_uplink_mbps"))
+                     : std::string("none"),
+                 caps_.down.bytesPerSecond(down) > 0
+                     ? fmt::format("{:.1f} Mbit/s ({})", caps_.down.bytesPerSecond(down) * 8 / 1e6,
+                                   caps_.down.source(down, "max_downlink_mbps"))
+                     : std::string("none"));
+}
+
+kj::Promise<void> AgentRuntime::capsSchedule(wire::AgentSession::Client session) {
+  evaluateCaps();
+  auto request = session.reportCapsRequest();
+  transport::capsToWire(caps_, request.initCaps());
+  auto reported = request.send().ignoreResult();
+  auto next = secondsUntilNextChange(config_.limits, localTimeOf(clock_.wallNow()));
+  if (!next) return reported.then([]() { return kj::Promise<void>(kj::NEVER_DONE); });
+  // Half a second past the boundary: the new minute is surely the one read.
+  return reported.then([this, session, wait = *next]() mutable {
+    return timer_.afterDelay(wait * kj::SECONDS + 500 * kj::MILLISECONDS).then([this, session]() mutable {
+      return capsSchedule(session);
+    });
+  });
 }
 
 namespace {
@@ -374,7 +437,7 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             spdlog::info("registered with hnowd at {} as {} (site {})", config_.coordinator,
                          config_.name, config_.site);
             if (onRegistered_) onRegistered_();
-            return heartbeats(session).exclusiveJoin(probes(session));
+            return heartbeats(session).exclusiveJoin(probes(session)).exclusiveJoin(capsSchedule(session));
           });
   return work.exclusiveJoin(kj::mv(ended))
       .attach(kj::defer([this]() { session_.reset(); }))

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "base/bandwidth_limits.h"
 #include "base/clock.h"
 #include "conf/runtime_config.h"
 #include "transport/auth.h"
@@ -50,10 +51,12 @@ class AgentRuntime {
   void setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor);
   void requestProbe();
   const Emulation& emulation() const { return emulation_; }
-  // A receive's pace for this agent's uplink (ReceiveOrder), 0 when it is
-  // released: the data plane is paced at the slowest live one, unless
-  // emulated rates pace it.
-  void paceUplink(const std::string& token, double bytesPerSecond);
+  // A receive's paces for this agent's uplink and downlink (ReceiveOrder),
+  // 0 and 0 when it is released: the data plane is paced at the slowest of
+  // the live ones, the emulated rates and the caps in force.
+  void paceReceive(const std::string& token, double uplinkBytesPerSecond, double downlinkBytesPerSecond);
+  // The bandwidth caps in force now ([limits] at the local time).
+  const CapsInForce& caps() const { return caps_; }
   // Called after every successful login (main tells systemd READY=1).
   void onRegistered(std::function<void()> callback) { onRegistered_ = std::move(callback); }
   // The data plane; exists once the first connection to hnowd
@@ -69,6 +72,10 @@ class AgentRuntime {
   kj::Promise<void> probeWakeup();
   kj::Promise<void> heartbeats(wire::AgentSession::Client session);
   kj::Promise<void> probes(wire::AgentSession::Client session);
+  // Evaluates [limits] now, paces by them and tells hnowd; again at every
+  // change of the schedule while connected.
+  kj::Promise<void> capsSchedule(wire::AgentSession::Client session);
+  void evaluateCaps();
   // Starts the data plane on the address this agent reaches hnowd from.
   void startDataPlane(kj::AsyncIoStream& controlStream);
   // The connection to hnowd ended, and with it every operation
@@ -86,6 +93,8 @@ class AgentRuntime {
   kj::TlsContext* tls_;
   Emulation emulation_;
   std::map<std::string, double> paces_;  // live receives' uplink paces, bytes/s
+  std::map<std::string, double> downPaces_;  // ...and downlink paces
+  CapsInForce caps_;
   hnow::Duration backoff_;
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> wakeProbe_;
   bool probeRequested_ = false;  // asked for while a probe was running

@@ -3,6 +3,7 @@
 // real clock, tests a ManualClock they advance by hand (as kj's TimerImpl
 // and Envoy's simulated time do; STYLE.md).
 #include <chrono>
+#include <ctime>
 
 namespace hnow {
 
@@ -37,5 +38,23 @@ class ManualClock final : public Clock {
 };
 
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Calendar fields of the local time, as std::tm gives them: what a
+// time-of-day schedule is read at (base/bandwidth_limits.h).
+struct LocalTime {
+  int weekday = 0;  // 0 Sunday .. 6 Saturday (tm_wday)
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
+};
+
+// `t` in the process's time zone.
+inline LocalTime localTimeOf(WallTime t) {
+  const std::time_t seconds =
+      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::system_clock::duration>(t));
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  return {local.tm_wday, local.tm_hour, local.tm_min, local.tm_sec};
+}
 
 }  // namespace hnow

@@ -127,10 +127,32 @@ SurveyConfig readSurvey(TableReader& t) {
   return s;
 }
 
+// [limits]: static caps and the schedule (base/bandwidth_limits.h has the
+// grammar); each bad entry is reported at its place in the file.
+BandwidthLimits readLimits(TableReader& t) {
+  t.allowOnly({"max_uplink_mbps", "max_downlink_mbps", "schedule"});
+  BandwidthLimits limits;
+  auto cap = [&](std::string_view key) {
+    double v = t.optionalNumber(key).value_or(0.0);
+    if (!(v >= 0 && v <= 100000))
+      t.failAt(key, "'" + std::string(key) + "' in [limits] must be from 0 (no cap) to 100000 Mbit/s");
+    return v;
+  };
+  limits.maxUplinkMbps = cap("max_uplink_mbps");
+  limits.maxDownlinkMbps = cap("max_downlink_mbps");
+  const auto entries = t.optionalStringList("schedule").value_or(std::vector<std::string>{});
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto window = parseScheduleWindow(entries[i]);
+    if (!window) t.failAtElement("schedule", i, "[limits] schedule: " + window.error().message);
+    limits.schedule.push_back(std::move(window).value());
+  }
+  return limits;
+}
+
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
                "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
-               "login_timeout_s", "uplink_mbps", "tls", "run", "survey"});
+               "login_timeout_s", "uplink_mbps", "tls", "run", "survey", "limits"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -160,6 +182,7 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
     c.runRoots = readRoots(*run);
   }
   if (auto survey = t.subTable("survey")) c.survey = readSurvey(*survey);
+  if (auto limits = t.subTable("limits")) c.limits = readLimits(*limits);
   return c;
 }
 
@@ -182,7 +205,7 @@ EmulateConfig readEmulate(TableReader& t) {
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"name", "site", "coordinator", "data_dir", "secret_file", "roots",
-               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls"});
+               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits"});
   AgentConfig a;
   a.name = readAgentName(t);
   a.site = t.optionalString("site").value_or(a.site);
@@ -198,6 +221,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   a.logLevel = readLogLevel(t);
   if (auto emulate = t.subTable("emulate")) a.emulate = readEmulate(*emulate);
   if (auto tls = t.subTable("tls")) a.tls = readTls(*tls, baseDir, true);
+  if (auto limits = t.subTable("limits")) a.limits = readLimits(*limits);
   return a;
 }
 

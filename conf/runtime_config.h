@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bandwidth_limits.h"
 #include "base/result.h"
 
 namespace hnow::conf {
@@ -52,6 +53,8 @@ struct CoordinatorConfig {
   // [run] roots: where `hnow run` may read --input and write --output on
   // hnowd's host (base/path_confinement.h confines them). Empty: runs refused.
   std::vector<std::string> runRoots;
+  // [limits]: what hnow may use of hnowd's links (docs/bandwidth-limits.md).
+  BandwidthLimits limits;
 };
 
 struct EmulateConfig {
@@ -72,6 +75,8 @@ struct AgentConfig {
   std::string logLevel = "info";
   EmulateConfig emulate;
   TlsConfig tls;
+  // [limits]: what hnow may use of this node's links (docs/bandwidth-limits.md).
+  BandwidthLimits limits;
 };
 
 // What `hnow` needs to reach hnowd (written by `hnow local up` as client.toml).

@@ -29,6 +29,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setSha256(bytesOf(order.sha256));
   out.setStripeChunkBytes(order.stripeChunkBytes);
   out.setUplinkPaceBytesPerSecond(order.uplinkPaceBytesPerSecond);
+  out.setDownlinkPaceBytesPerSecond(order.downlinkPaceBytesPerSecond);
   out.setTree(order.tree);
   out.setAtomic(order.atomic);
   out.setDeleteOthers(order.deleteOthers);
@@ -55,6 +56,9 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   order.uplinkPaceBytesPerSecond = in.getUplinkPaceBytesPerSecond();
   if (!std::isfinite(order.uplinkPaceBytesPerSecond) || order.uplinkPaceBytesPerSecond < 0)
     return Error{"an uplink pace is a finite rate, 0 or more"};
+  order.downlinkPaceBytesPerSecond = in.getDownlinkPaceBytesPerSecond();
+  if (!std::isfinite(order.downlinkPaceBytesPerSecond) || order.downlinkPaceBytesPerSecond < 0)
+    return Error{"a downlink pace is a finite rate, 0 or more"};
   order.tree = in.getTree();
   order.atomic = in.getAtomic();
   order.deleteOthers = in.getDeleteOthers();

@@ -37,6 +37,7 @@ struct ReceiveOrder {
   bool compressed = false;
   std::uint64_t plainSize = 0;
   std::string plainSha256{};  // 32 bytes when compressed
+  double downlinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

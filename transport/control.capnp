@@ -64,6 +64,29 @@ struct LinkRate {
   availableBytesPerS @6 :Float64;  # what a plan made now takes
 }
 
+struct DirectionCaps {
+  # The bandwidth caps in force on one direction of a node's link
+  # (docs/bandwidth-limits.md, base/bandwidth_limits.h): the static cap, the
+  # lowest absolute schedule window and the lowest percentage window in
+  # force (0: none), and the schedule entries that set them.
+  staticBytesPerS @0 :Float64;
+  windowBytesPerS @1 :Float64;
+  absoluteWindow @2 :Text;
+  percent @3 :Float64;          # of the link's capacity
+  percentWindow @4 :Text;
+}
+
+struct LinkCaps {
+  up @0 :DirectionCaps;
+  down @1 :DirectionCaps;
+}
+
+struct CapInForce {
+  # One direction's cap as `hnow status` shows it: what plans and pacing take.
+  bytesPerS @0 :Float64;        # 0: none
+  by @1 :Text;                  # "max_uplink_mbps", "max_downlink_mbps" or the schedule entry
+}
+
 struct Registration {
   name @0 :Text;
   site @1 :Text;
@@ -101,6 +124,9 @@ interface AgentSession {
   # Small-message round trip for the overhead probe.
   reportTransfer @3 (report :TransferReport);
   # Progress of a receive: throttled progress, then done or failed.
+  reportCaps @4 (caps :LinkCaps);
+  # The bandwidth caps in force on the agent's links: after every login and
+  # whenever its schedule changes them.
 }
 
 # Data plane. The token names one operation; data connections
@@ -140,6 +166,9 @@ struct ReceiveOrder {
   # before the rename (a tree: before the unpack); done only then.
   plainSize @11 :UInt64;
   plainSha256 @12 :Data;   # 32 bytes when compressed
+  downlinkPaceBytesPerSecond @13 :Float64;
+  # While this receive lives, pace the data plane's downlink at most at this
+  # (a send's --max-rate, a cap of the agent's measured downlink); 0: as it is.
 }
 
 struct Stripe {
@@ -257,6 +286,8 @@ struct AgentStatus {
   capabilities @8 :List(Text);
   uplink @9 :LinkRate;
   downlink @10 :LinkRate;
+  uplinkCap @11 :CapInForce;    # the bandwidth caps in force now
+  downlinkCap @12 :CapInForce;
 }
 
 struct CoordinatorStatus {
@@ -264,6 +295,8 @@ struct CoordinatorStatus {
   uplink @0 :LinkRate;
   downlink @1 :LinkRate;
   surveying @2 :Bool;          # a link survey is under way
+  uplinkCap @3 :CapInForce;    # the bandwidth caps in force now ([limits] in hnowd.toml)
+  downlinkCap @4 :CapInForce;
 }
 
 struct OperationRecord {
@@ -287,6 +320,7 @@ struct SendRequest {
   upload @7 :UInt64;      # not 0: send this session's upload (ClientSession.upload), not `path`
   compress @8 :Text;      # auto|zstd|none; empty: auto (docs/compression.md)
   untilAll @9 :Bool;      # agents without a copy at the end stay owed it (docs/until-all.md)
+  maxRateBytesPerS @10 :Float64;  # --max-rate: every link the send uses at most this; 0: none
 }
 
 enum CopyState {
@@ -336,6 +370,7 @@ struct SendReport {
   skipped @16 :List(SkippedAgent); # agents the send was for (all, a site) that could not receive
   tree @17 :TreeSummary;           # a directory's send; absent for a file
   compression @18 :Compression;    # what --compress decided; absent from an older hnowd
+  maxRateBytesPerS @19 :Float64;   # the send's --max-rate; 0: none
 }
 
 struct Compression {

@@ -114,6 +114,12 @@ Reply<bool> CoordinatorClient::measure(const std::vector<std::string>& nodes, do
                 static_cast<std::int64_t>(seconds * 1000) * kj::MILLISECONDS);
 }
 
+namespace {
+
+RemoteCap capFromWire(wire::CapInForce::Reader in) { return {in.getBytesPerS(), in.getBy()}; }
+
+}  // namespace
+
 Reply<RemoteStatus> CoordinatorClient::status() {
   auto& s = *state_;
   return s.wait(s.session->statusRequest().send().then([](auto response) {
@@ -121,6 +127,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
     status.uplink = transport::linkRateFromWire(response.getCoordinator().getUplink());
     status.downlink = transport::linkRateFromWire(response.getCoordinator().getDownlink());
     status.surveying = response.getCoordinator().getSurveying();
+    status.uplinkCap = capFromWire(response.getCoordinator().getUplinkCap());
+    status.downlinkCap = capFromWire(response.getCoordinator().getDownlinkCap());
     auto& agents = status.agents;
     for (auto in : response.getAgents()) {
       RemoteAgent a;
@@ -134,6 +142,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       a.dataAddress = in.getDataAddress();
       a.uplink = transport::linkRateFromWire(in.getUplink());
       a.downlink = transport::linkRateFromWire(in.getDownlink());
+      a.uplinkCap = capFromWire(in.getUplinkCap());
+      a.downlinkCap = capFromWire(in.getDownlinkCap());
       agents.push_back(std::move(a));
     }
     for (auto in : response.getOwed()) {
@@ -226,6 +236,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setUpload(r.upload);
   out.setCompress(r.compress);
   out.setUntilAll(r.untilAll);
+  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   return s.waitWhileAnswering(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");

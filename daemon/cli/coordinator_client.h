@@ -23,6 +23,12 @@ using Reply = Result<T>;
 // One link as hnowd knows it (transport/control.capnp LinkRate).
 using RemoteLink = transport::LinkRateReport;
 
+// One direction's bandwidth cap in force (control.capnp CapInForce).
+struct RemoteCap {
+  double bytesPerSecond = 0.0;  // 0: none
+  std::string by;               // max_uplink_mbps, max_downlink_mbps or the schedule entry
+};
+
 struct RemoteAgent {
   std::string name;
   std::string site;
@@ -33,6 +39,7 @@ struct RemoteAgent {
   std::vector<std::string> capabilities;
   std::string dataAddress;
   RemoteLink uplink, downlink;
+  RemoteCap uplinkCap, downlinkCap;  // in force now
 };
 
 // A send hnowd still owes to agents that were off (hnow send --until-all).
@@ -47,6 +54,7 @@ struct RemoteOwedSend {
 struct RemoteStatus {
   std::vector<RemoteAgent> agents;
   RemoteLink uplink, downlink;  // hnowd's own
+  RemoteCap uplinkCap, downlinkCap;
   bool surveying = false;
   std::vector<RemoteOwedSend> owed;
 };
@@ -95,6 +103,7 @@ class CoordinatorClient {
     std::uint64_t upload = 0;   // not 0: send this upload (uploadFile), not `path`
     std::string compress = "auto";  // auto|zstd|none
     bool untilAll = false;  // agents without a copy stay owed it
+    double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);

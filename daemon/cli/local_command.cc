@@ -198,6 +198,8 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
                        "]\nheartbeat_interval_s = 0.5\nprobe_interval_s = 30\n\n[emulate]\n" +
                        "uplink_mbps = " + std::to_string(mbps) + "\ndownlink_mbps = " + std::to_string(down) +
                        "\ncompute_factor = " + std::to_string(given ? 1.0 : lab.computeFactor) + "\n";
+    if (!options.maxUplinkMbps.empty() && pick(options.maxUplinkMbps) > 0)
+      text += "\n[limits]\nmax_uplink_mbps = " + std::to_string(pick(options.maxUplinkMbps)) + "\n";
     const fs::path config = dir / "agents" / (name + ".toml");
     if (!writeConfig(config, text) || !launcher.start(name, agent, config, crowded ? 5 : 0)) return 1;
     names.insert(name);
@@ -223,6 +225,9 @@ Result<void> checkLocalUp(const LocalUpOptions& options) {
   if (badCount(options.uplinkMbps.size())) return Error{"give one --uplink-mbps value" + each};
   if (badCount(options.downlinkMbps.size())) return Error{"give one --downlink-mbps value" + each};
   if (badCount(options.sites.size())) return Error{"give one --sites label" + each};
+  if (badCount(options.maxUplinkMbps.size())) return Error{"give one --max-uplink-mbps value" + each};
+  for (double r : options.maxUplinkMbps)
+    if (!(r >= 0 && r <= 100000)) return Error{"--max-uplink-mbps must be from 0 (no cap) to 100000"};
   for (const auto* list : {&options.uplinkMbps, &options.downlinkMbps})
     for (double r : *list)
       if (!(r > 0 && r <= 100000)) return Error{"rates must be > 0 and at most 100000 Mbit/s"};

@@ -32,6 +32,9 @@ struct LocalUpOptions {
   double driftDwellSeconds = -1;
   // hnowd's [survey] emulated_links: the paced links are measured by surveys.
   bool measureLinks = false;
+  // Each agent's [limits] max_uplink_mbps (one per agent, or one for all);
+  // empty or 0: no cap (docs/bandwidth-limits.md).
+  std::vector<double> maxUplinkMbps;
 };
 
 // Checks the agent count and the per-agent lists.

@@ -112,6 +112,9 @@ void addLocal(CLI::App& app, CommandLine& c) {
                         "hnowd's uplink as the source of sends (its uplink_mbps)");
   c.upCommand->add_option("--drift-dwell-s", c.localUp.driftDwellSeconds,
                         "How long a rate must stay changed before hnowd calls it drift (its drift_dwell_s)");
+  c.upCommand->add_option("--max-uplink-mbps", c.localUp.maxUplinkMbps,
+                          "Each agent's [limits] max_uplink_mbps, comma-separated (0: no cap)")
+      ->delimiter(',');
   c.upCommand->add_flag("--measure-links", c.localUp.measureLinks,
                       "Measure the emulated links with hnowd's surveys instead of taking them as told");
   c.downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
@@ -150,6 +153,9 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand->add_flag("--until-all", c.send.untilAll,
                           "Agents that are off or fail stay owed the send: hnowd sends FILE or DIR (as it is "
                           "then) to each when it is connected again, once, across restarts (docs/until-all.md)");
+  c.sendCommand->add_option("--max-rate", c.send.maxRate,
+                            "Use at most RATE of every link the send uses, in bits/s with k, M or G: 100M = "
+                            "100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
 }
 
 void addDemo(CLI::App& app, CommandLine& c) {
@@ -217,6 +223,10 @@ int dispatch(CommandLine& c) {
     if (c.send.untilAll) {
       std::fprintf(stderr, "hnow: --until-all is for one FILE or DIR; a manifest's items are sent once, to "
                            "the agents connected now\n");
+      return 2;
+    }
+    if (c.sendCommand->count("--max-rate") > 0) {
+      std::fprintf(stderr, "hnow: --max-rate is for one FILE or DIR; a manifest is planned within the caps in force\n");
       return 2;
     }
     return hnow::cli::runManifestCommand(c.manifest);

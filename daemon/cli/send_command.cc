@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "base/bit_rate.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
 #include "cli/text_file.h"
@@ -233,6 +234,11 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
                 bytesText(static_cast<double>(s.size)).c_str(), s.algo.c_str(), s.predictedS, s.elapsedS);
   out += line;
   if (!s.compression.algo.empty()) out += compressionText(s.compression);
+  if (s.maxRateBytesPerSecond > 0) {
+    std::snprintf(line, sizeof line, "  every link at most %.1f Mbit/s (--max-rate), planned and paced so\n",
+                  s.maxRateBytesPerSecond * 8 / 1e6);
+    out += line;
+  }
   // What the plan was chosen over: auto's two candidates, or one tree's two modes.
   for (const auto& o : s.considered) {
     std::snprintf(line, sizeof line, "  weighed %-10s %-18s predicted %8.2f s\n", o.algo.c_str(), o.mode.c_str(),
@@ -355,9 +361,21 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
 
 }  // namespace
 
+Result<double> sendMaxRate(const SendOptions& options) {
+  if (options.maxRate.empty()) return 0.0;
+  auto rate = parseBitRate(options.maxRate);
+  if (!rate) return Error{"--max-rate: " + rate.error().message};
+  return rate;
+}
+
 int runSendCommand(const SendOptions& options) {
   if (options.file.empty() || options.dest.empty()) {
     std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
+    return 2;
+  }
+  auto maxRate = sendMaxRate(options);
+  if (!maxRate) {
+    std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());
     return 2;
   }
   int exitCode = 0;
@@ -378,7 +396,8 @@ int runSendCommand(const SendOptions& options) {
                                        options.deleteOthers,
                                        *upload,
                                        options.compress,
-                                       options.untilAll};
+                                       options.untilAll,
+                                       *maxRate};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "core/send_operation.h"
 
 namespace hnow::cli {
@@ -25,7 +26,12 @@ struct SendOptions {
   std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
   bool untilAll = false;  // agents that are off get it when they are connected again (docs/until-all.md)
   std::string ganttPath;
+  // --max-rate, e.g. "100M" (base/bit_rate.h); empty: none.
+  std::string maxRate;
 };
+
+// --max-rate in bytes/s (0 when not given), or why it cannot be read.
+Result<double> sendMaxRate(const SendOptions& options);
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for bad options.
 int runSendCommand(const SendOptions& options);
@@ -41,7 +47,8 @@ int runSendCommand(const SendOptions& options);
 // "held", "replaced", "deleted", "failed_count", "failed": [...]}; and
 // "compression": {"algo" ("zstd" | "none"), "plain_bytes" (the file's, a
 // tree's bundle's), "sent_bytes" (what moved: "size"), "why", "compress_s"
-// (hnowd compressing before the first byte moved)} when hnowd said.
+// (hnowd compressing before the first byte moved)} when hnowd said; and
+// "max_rate_bps": the send's --max-rate in bits/s, null when none.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
 // After an --until-all send: the agents still owed it (failed or skipped), or that none are.

@@ -96,6 +96,8 @@ std::string sendJson(const daemon::SendStatus& s) {
                            {"sent_bytes", s.compression.sentBytes},
                            {"why", s.compression.why},
                            {"compress_s", s.compression.compressS}};
+  root["max_rate_bps"] = s.maxRateBytesPerSecond > 0 ? nlohmann::ordered_json(s.maxRateBytesPerSecond * 8)
+                                                     : nlohmann::ordered_json(nullptr);
   // Names are printable already (hnowd and the agents escape them); replace guards the rest.
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

@@ -27,6 +27,17 @@ std::string linkCell(const RemoteLink& l) {
   return cell;
 }
 
+// "up 20.0 (08:00-18:00 weekdays: 20%), down none".
+std::string capsCell(const RemoteCap& up, const RemoteCap& down) {
+  auto one = [](const RemoteCap& c) {
+    if (c.bytesPerSecond <= 0) return std::string("none");
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f", c.bytesPerSecond * 8 / 1e6);
+    return std::string(text) + " (" + c.by + ")";
+  };
+  return "up " + one(up) + ", down " + one(down);
+}
+
 }  // namespace
 
 std::string statusTable(const RemoteStatus& status) {
@@ -58,6 +69,14 @@ std::string statusTable(const RemoteStatus& status) {
     if (std::tm local{}; localtime_r(&since, &local)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &local);
     out << "owed since " << when << " (send record " << o.record << ", --until-all): " << o.path << " -> " << o.dest
         << " to " << names << (o.sending ? " (sending now)" : " (when connected again)") << "\n";
+  }
+  // The caps in force (docs/bandwidth-limits.md): what plans and pacing take of each link.
+  out << "\ncaps in force, Mbit/s (what set them):\n";
+  std::snprintf(line, sizeof line, "%-16s %s\n", "hnowd", capsCell(status.uplinkCap, status.downlinkCap).c_str());
+  out << line;
+  for (const RemoteAgent& a : status.agents) {
+    std::snprintf(line, sizeof line, "%-16s %s\n", a.name.c_str(), capsCell(a.uplinkCap, a.downlinkCap).c_str());
+    out << line;
   }
   return out.str();
 }

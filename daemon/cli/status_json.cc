@@ -19,6 +19,15 @@ nlohmann::ordered_json linkJson(const RemoteLink& l) {
   };
 }
 
+// {"uplink": {"bytes_per_s", "by"} or null, "downlink": ...}: null when none.
+nlohmann::ordered_json capsJson(const RemoteCap& up, const RemoteCap& down) {
+  auto one = [](const RemoteCap& c) {
+    return c.bytesPerSecond > 0 ? nlohmann::ordered_json{{"bytes_per_s", c.bytesPerSecond}, {"by", c.by}}
+                                : nlohmann::ordered_json(nullptr);
+  };
+  return {{"uplink", one(up)}, {"downlink", one(down)}};
+}
+
 nlohmann::ordered_json linksJson(const RemoteLink& up, const RemoteLink& down) {
   return {{"uplink", linkJson(up)}, {"downlink", linkJson(down)}};
 }
@@ -42,12 +51,14 @@ std::string statusJson(const RemoteStatus& status) {
         {"compute_s_per_unit", a.rates.computeSecondsPerUnit},
     };
     agent["links"] = linksJson(a.uplink, a.downlink);
+    agent["caps"] = capsJson(a.uplinkCap, a.downlinkCap);
     agent["roots"] = a.roots;
     list.push_back(std::move(agent));
   }
   nlohmann::ordered_json root;
   root["coordinator"] = {{"name", "hnowd"}, {"surveying", status.surveying},
-                         {"links", linksJson(status.uplink, status.downlink)}};
+                         {"links", linksJson(status.uplink, status.downlink)},
+                         {"caps", capsJson(status.uplinkCap, status.downlinkCap)}};
   root["agents"] = std::move(list);
   nlohmann::ordered_json owed = nlohmann::ordered_json::array();
   for (const RemoteOwedSend& o : status.owed)

@@ -61,6 +61,9 @@ class AgentLink {
     bool compressed = false;
     std::uint64_t plainSize = 0;
     std::string plainSha256{};  // 32 bytes when compressed
+    // --max-rate, or a cap of the agent's measured downlink: the data
+    // plane's downlink at most this while the receive lives; 0: as it is.
+    double downlinkPaceBytesPerSecond = 0.0;
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

@@ -143,6 +143,35 @@ bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates
   return true;
 }
 
+bool Coordinator::reportCaps(SessionId session, const CapsInForce& caps) {
+  Agent* agent = current(session);
+  if (!agent) return false;
+  caps_[agent->registration.name] = caps;
+  return true;
+}
+
+NodeCaps Coordinator::capsOf(const std::string& node, double uplinkCapacity) const {
+  auto it = caps_.find(node);
+  if (it == caps_.end()) return {};
+  auto one = [&](const DirectionCap& cap, LinkDirection direction, double fallback, std::string_view key) {
+    const LinkRate* rate = links_.rate({node, direction});
+    const double capacity = rate && !rate->bound() ? rate->bytesPerSecond : fallback;
+    return CapView{cap.bytesPerSecond(capacity), cap.source(capacity, key)};
+  };
+  return {one(it->second.up, LinkDirection::kUp, uplinkCapacity, "max_uplink_mbps"),
+          one(it->second.down, LinkDirection::kDown, 0.0, "max_downlink_mbps")};
+}
+
+double Coordinator::capPacedByNode(const LinkId& link) const {
+  if (link.node == kCoordinatorNode) {
+    const NodeCaps own = coordinatorCaps();
+    return (link.direction == LinkDirection::kUp ? own.up : own.down).bytesPerSecond;
+  }
+  auto it = caps_.find(link.node);
+  if (it == caps_.end()) return 0.0;
+  return (link.direction == LinkDirection::kUp ? it->second.up : it->second.down).absoluteBytesPerSecond();
+}
+
 void Coordinator::detach(SessionId session) {
   Agent* agent = current(session);
   if (!agent) return;
@@ -215,7 +244,14 @@ bool measuredCapacity(const LinkBook& links, const LinkId& link) {
 
 }  // namespace
 
+// hnowd's uplink as below, within its cap in force.
 SourceUplink Coordinator::sourceUplink(double configured) const {
+  const SourceUplink source = uncappedSourceUplink(configured);
+  const double cap = capsOf(kCoordinatorNode, configured).up.bytesPerSecond;
+  return {capped(source.plan, cap), capped(source.pace, cap)};
+}
+
+SourceUplink Coordinator::uncappedSourceUplink(double configured) const {
   const LinkId up{kCoordinatorNode, LinkDirection::kUp};
   if (configured > 0 && !links_.rate(up)) return {configured, configured};
   if (const LinkRate* rate = links_.rate(up)) {
@@ -239,20 +275,27 @@ SourceUplink Coordinator::paceSource(double configured) {
 
 double Coordinator::agentUplinkPace(const std::string& agent) const {
   const LinkId up{agent, LinkDirection::kUp};
-  return measuredCapacity(links_, up) ? kUplinkPacing * links_.available(up) : 0.0;
+  const double pace = measuredCapacity(links_, up) ? kUplinkPacing * links_.available(up) : 0.0;
+  return capped(pace, capsOf(agent).up.bytesPerSecond);
 }
 
+// A capped link carries its cap, not its capacity: while a send runs,
+// readings near the cap are the pacing's, not a slower link.
 void Coordinator::paceAgentUplinks(const std::vector<std::string>& agents) {
   for (const std::string& agent : agents) {
-    const double pace = agentUplinkPace(agent);
-    if (pace <= 0) continue;
-    links_.pace({agent, LinkDirection::kUp}, pace);
+    const double pace = agentUplinkPace(agent), down = agentDownlinkPace(agent);
+    if (pace <= 0 && down <= 0) continue;
+    if (pace > 0) links_.pace({agent, LinkDirection::kUp}, pace);
+    if (down > 0) links_.pace({agent, LinkDirection::kDown}, down);
     pacedAgents_.insert(agent);
   }
 }
 
 bool Coordinator::sourceIdle() {
-  for (const std::string& agent : pacedAgents_) links_.pace({agent, LinkDirection::kUp}, 0.0);
+  for (const std::string& agent : pacedAgents_) {
+    links_.pace({agent, LinkDirection::kUp}, 0.0);
+    links_.pace({agent, LinkDirection::kDown}, 0.0);
+  }
   pacedAgents_.clear();
   if (!sourcePaced_) return false;
   links_.pace({kCoordinatorNode, LinkDirection::kUp}, 0.0);
@@ -263,10 +306,10 @@ bool Coordinator::sourceIdle() {
 planner::NodeRates Coordinator::planningRates(const std::string& node) const {
   planner::NodeRates rates;
   if (const AgentRecord* r = table_.find(node)) rates = r->rates;
-  // Planned as a send will pace it.
+  // Planned as a send will pace it, within the node's caps.
   const double pace = agentUplinkPace(node);
-  rates.uplinkBytesPerSecond = pace > 0 ? pace : links_.available({node, LinkDirection::kUp});
-  rates.downlinkBytesPerSecond = links_.available({node, LinkDirection::kDown});
+  rates.uplinkBytesPerSecond = capped(links_.available({node, LinkDirection::kUp}), pace);
+  rates.downlinkBytesPerSecond = capped(links_.available({node, LinkDirection::kDown}), agentDownlinkPace(node));
   return rates;
 }
 
@@ -297,6 +340,7 @@ std::vector<AgentView> Coordinator::status() const {
     view.record = record;
     view.record.rates = planningRates(record.name);
     view.links = {linkView(record.name, LinkDirection::kUp), linkView(record.name, LinkDirection::kDown)};
+    view.caps = capsOf(record.name);
     if (auto it = agents_.find(record.name); it != agents_.end()) {
       view.registration = it->second.registration;
       view.connected = it->second.session != 0;
@@ -339,6 +383,7 @@ Result<void> Coordinator::forget(const std::string& name) {
   if (it != agents_.end()) agents_.erase(it);
   table_.forget(name);
   links_.forget(name);
+  caps_.erase(name);
   loads_.forget(name);
   changed_.erase(name);
   lastSeenSaved_.erase(name);

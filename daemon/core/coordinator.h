@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bandwidth_limits.h"
 #include "base/clock.h"
 #include "base/result.h"
 #include "core/agent_link.h"
@@ -42,12 +43,24 @@ struct NodeLinks {
   LinkView up, down;
 };
 
+// One direction's bandwidth cap in force (docs/bandwidth-limits.md), as
+// plans, pacing and `hnow status` take it.
+struct CapView {
+  double bytesPerSecond = 0.0;  // 0: none
+  std::string by;               // "max_uplink_mbps" (or downlink), the schedule entry; "" for none
+};
+
+struct NodeCaps {
+  CapView up, down;
+};
+
 struct AgentView {
   AgentRecord record;  // rates: the links' available rates, what plans take
   AgentRegistration registration;
   std::optional<double> ratesAgeSeconds;  // none before the first report
   bool connected = false;
   NodeLinks links;
+  NodeCaps caps;  // in force now
 };
 
 // Rates an agent paces its data plane at (0: not paced, a real link).
@@ -112,6 +125,25 @@ class Coordinator {
   // Overheads and compute replace the agent's; an emulated link is taken
   // as told (unless LinkOptions::measureEmulated), a real one is measured.
   bool reportRates(SessionId session, const planner::NodeRates& rates, const EmulatedLinks& emulated = {});
+  // The bandwidth caps in force on the agent's links, as it evaluated its
+  // [limits] (at login, and whenever its schedule changes them). False when
+  // `session` is not the agent's current session.
+  bool reportCaps(SessionId session, const CapsInForce& caps);
+  // hnowd's own, from its [limits] at its local time (main evaluates them).
+  // `configuredUplink`: its uplink_mbps in bytes/s (0: not set).
+  void setCoordinatorCaps(const CapsInForce& caps, double configuredUplink) {
+    caps_[kCoordinatorNode] = caps;
+    configuredUplink_ = configuredUplink;
+  }
+  NodeCaps coordinatorCaps() const { return capsOf(kCoordinatorNode, configuredUplink_); }
+  // What the link's own node paces it at whatever it carries (an agent:
+  // its absolute caps; hnowd: its caps in force); 0: none. A survey that
+  // fills the link up to this measured the cap, not the link.
+  double capPacedByNode(const LinkId& link) const;
+  // A node's caps against its links' measured capacities (a percentage of
+  // an unmeasured link: of the static cap; `uplinkCapacity` stands in for
+  // an unmeasured uplink, hnowd's uplink_mbps).
+  NodeCaps capsOf(const std::string& node, double uplinkCapacity = 0.0) const;
   // hnowd's own data plane's counters (it is a node of sends and surveys).
   void localCounters(const CounterSample& counters);
   // The session's connection ended; a stale session is ignored.
@@ -139,6 +171,7 @@ class Coordinator {
   // paces at. Otherwise a little under its measured capacity (a bound, the
   // least it can do, unpaced); before any survey, taken as fast as the
   // fastest agent's and paced so, to keep that promise.
+  // Within hnowd's caps in force ([limits] in hnowd.toml).
   SourceUplink sourceUplink(double configured) const;
   // The same for an operation that starts now: while hnowd paces its own
   // measured uplink, readings of that link measure the pacing, and the link
@@ -146,8 +179,11 @@ class Coordinator {
   SourceUplink paceSource(double configured);
   // What an agent paces its uplink at during a send that starts now (the
   // receive order carries it): a little under its measured capacity, as
-  // planningRates() plans it. 0: not paced (emulated, a bound, not measured).
+  // planningRates() plans it, and at most its cap in force. 0: not paced
+  // (emulated, a bound, not measured, and no cap).
   double agentUplinkPace(const std::string& agent) const;
+  // The same for its downlink: its cap in force (0: none).
+  double agentDownlinkPace(const std::string& agent) const { return capsOf(agent).down.bytesPerSecond; }
   // The send runs: readings of these agents' uplinks are the pacing's until
   // sourceIdle().
   void paceAgentUplinks(const std::vector<std::string>& agents);
@@ -197,6 +233,7 @@ class Coordinator {
   WallTime wallOf(TimePoint t) const;
   TimePoint steadyOf(WallTime t) const;
   LinkView linkView(const std::string& node, LinkDirection direction) const;
+  SourceUplink uncappedSourceUplink(double configured) const;
   void addCounters(const std::string& node, const CounterSample& counters);
   Result<void> persistLinks();
 
@@ -208,6 +245,8 @@ class Coordinator {
   std::map<LinkId, TimePoint> linksSaved_;  // each link's `at` as last written
   bool sourcePaced_ = false;                // paceSource() paced hnowd's measured uplink
   std::set<std::string> pacedAgents_;       // paceAgentUplinks() since the last idle tick
+  std::map<std::string, CapsInForce> caps_; // by node, hnowd's under kCoordinatorNode
+  double configuredUplink_ = 0.0;           // hnowd's uplink_mbps, bytes/s
   StateStore& store_;
   OperationLog operations_;
   std::map<std::string, Agent> agents_;

@@ -69,6 +69,7 @@ void OwedSends::ended(const SendEnd& end) {
   o.replan = r.replan;
   o.atomic = r.atomic;
   o.deleteOthers = r.deleteOthers;
+  o.maxRateBytesPerSecond = r.maxRateBytesPerSecond;
   o.agents = end.missed;
   std::sort(o.agents.begin(), o.agents.end());
   o.agents.erase(std::unique(o.agents.begin(), o.agents.end()), o.agents.end());
@@ -113,6 +114,7 @@ void OwedSends::tick() {
     request.replan = item.stored.replan;
     request.atomic = item.stored.atomic;
     request.deleteOthers = item.stored.deleteOthers;
+    request.maxRateBytesPerSecond = item.stored.maxRateBytesPerSecond;
     request.owedBy = item.stored.id;
     item.sending = true;
     const OperationId id = item.stored.id;

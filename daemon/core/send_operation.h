@@ -90,6 +90,7 @@ struct SendStatus {
   std::vector<SkippedAgent> skipped;         // agents --to named (all, a site) that could not receive
   std::optional<TreeSummary> tree;           // a directory's send
   SendCompression compression;               // --compress: what went, and why; `size` is what moved
+  double maxRateBytesPerSecond = 0.0;        // --max-rate: every link the send used at most this; 0: none
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

@@ -198,7 +198,10 @@ void SendService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rat
                 e.before * 8 / 1e6, e.after * 8 / 1e6);
   for (auto& [id, running] : operations_) {
     if (running->released || !running->operation->involves(e.agent)) continue;
-    running->operation->ratesChanged(e.agent, rates, reason);
+    planner::NodeRates within = rates;  // --max-rate holds for the new plan too
+    within.uplinkBytesPerSecond = capped(within.uplinkBytesPerSecond, running->maxRate);
+    within.downlinkBytesPerSecond = capped(within.downlinkBytesPerSecond, running->maxRate);
+    running->operation->ratesChanged(e.agent, within, reason);
     logReplan(id, *running->operation);
   }
 }

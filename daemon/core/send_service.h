@@ -34,6 +34,8 @@ struct SendRequest {
   // Agents without a copy when it ends stay owed it (owed_sends.h).
   bool untilAll = false;
   OperationId owedBy = 0;  // made for the agents this send's record left owed
+  // --max-rate: every link the send uses at most this, bytes/s; 0: none.
+  double maxRateBytesPerSecond = 0.0;
 };
 
 // A send that ended, as its record says: the agents that have a copy now

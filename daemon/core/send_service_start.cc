@@ -36,7 +36,9 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
                    std::to_string(packed->fileBytes) + ",\"refused\":" + std::to_string(packed->refusedCount) +
                    ",\"atomic\":" + (packed->atomic ? "true" : "false") + "}"
              : std::string();
-  return "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) + treeFields +
+  return "{\"file\":" + jsonString(request.path) +
+         (request.maxRateBytesPerSecond > 0 ? ",\"max_rate_bps\":" + jsonNumber(request.maxRateBytesPerSecond * 8)
+                                            : std::string()) + ",\"dest\":" + jsonString(request.dest) + treeFields +
          ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
          ",\"size\":" + std::to_string(size) + compressFields + ",\"agents\":" + std::to_string(agents) +
          ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false") +
@@ -57,6 +59,11 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   for (const AgentView& a : chosen) p->nodes.push_back({a.record.name, a.record.site, a.record.rates});
   p->nodes[0].rates.uplinkBytesPerSecond = source.plan;
   p->nodes[0].rates.downlinkBytesPerSecond = source.plan;
+  // --max-rate: planned as every link the send uses is paced, at most it.
+  for (TreeNode& node : p->nodes) {
+    node.rates.uplinkBytesPerSecond = capped(node.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
+    node.rates.downlinkBytesPerSecond = capped(node.rates.downlinkBytesPerSecond, request.maxRateBytesPerSecond);
+  }
   p->request = std::move(request);
   p->chosen = std::move(chosen);
   p->bundle = std::move(bundle);
@@ -148,6 +155,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   running->packed = p->packed;
   running->bundle = std::move(p->bundle);
   running->compression = p->compression;
+  running->maxRate = request.maxRateBytesPerSecond;
   running->summary = summaryOf(request, running->tree, chosen.size(), running->packed, running->compression);
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
   running->size = file.size;
@@ -181,17 +189,24 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));
   }
   const std::vector<std::string> agents = running->agents;
-  // Each agent relays at a pace a little under its uplink, as planned.
-  std::vector<double> paces;
-  for (const std::string& name : agents) paces.push_back(coordinator_.agentUplinkPace(name));
+  // Each agent relays at a pace a little under its uplink, as planned, and
+  // receives within its downlink's cap; both within --max-rate.
+  const double maxRate = request.maxRateBytesPerSecond;
+  std::vector<double> paces, downPaces;
+  for (const std::string& name : agents) {
+    paces.push_back(capped(coordinator_.agentUplinkPace(name), maxRate));
+    downPaces.push_back(capped(coordinator_.agentDownlinkPace(name), maxRate));
+  }
   // Held by the answers' callback until every agent has answered (gone with
   // it if a link drops its callbacks unanswered).
   auto held = std::make_shared<std::unique_ptr<Running>>(std::move(running));
   askAgents<std::string>(
       agents, [this](const std::string& name) { return coordinator_.link(name); },
-      [&order, &paces](AgentLink& link, std::size_t i, std::function<void(const Result<std::string>&)> answer) {
+      [&order, &paces, &downPaces](AgentLink& link, std::size_t i,
+                                   std::function<void(const Result<std::string>&)> answer) {
         AgentLink::ReceiveOrder paced = order;
         paced.uplinkPaceBytesPerSecond = paces[i];
+        paced.downlinkPaceBytesPerSecond = downPaces[i];
         link.receive(paced, answer);
       },
       [this, held, started = std::move(started)](std::vector<Result<std::string>> answers) {
@@ -236,7 +251,7 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
   r.id = id;
   // Paced from the moment it runs: hnowd's idle tick resets the pacing
   // whenever no operation is under way.
-  plane_.paceUplink(coordinator_.paceSource(configuredUplink_).pace);
+  plane_.paceUplink(capped(coordinator_.paceSource(configuredUplink_).pace, r.maxRate));
   coordinator_.paceAgentUplinks(r.agents);
   r.operation->start();
   for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;

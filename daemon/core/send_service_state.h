@@ -53,11 +53,13 @@ struct SendService::Running {
   std::optional<TreeSummary> packed;
   std::map<std::string, TreeOutcome> unpacked;
   SendCompression compression;
+  double maxRate = 0.0;  // --max-rate, bytes/s; 0: none
   SendStatus status() const {
     SendStatus s = operation->status();
     s.skipped = skipped;
     s.tree = packed;
     s.compression = compression;
+    s.maxRateBytesPerSecond = maxRate;
     for (CopyStatus& c : s.copies)
       if (auto it = unpacked.find(c.node); it != unpacked.end()) c.tree = it->second;
     return s;

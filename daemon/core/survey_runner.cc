@@ -6,6 +6,9 @@ namespace hnow::daemon {
 
 namespace {
 
+// A finding within 5% of the cap its node paces the link at reached the cap.
+constexpr double kCapReached = 0.95;
+
 // An automatic survey that measured nothing waits this long before the next.
 constexpr Duration kRetryFailed = std::chrono::seconds(60);
 
@@ -339,6 +342,12 @@ void SurveyRunner::complete(bool aborted) {
     const double noise = coordinator_.linkOptions().book.foreignNoise;
     bool otherTraffic = false;
     for (const SurveyFinding& f : report.findings) otherTraffic |= f.foreign > noise * f.bytesPerSecond;
+    // A link its node paces at a cap carried the cap: the link carries at
+    // least that, its capacity is not known (a percentage of it would shrink).
+    for (SurveyFinding& f : report.findings) {
+      const double cap = coordinator_.capPacedByNode(f.link);
+      if (f.saturated && cap > 0 && f.bytesPerSecond >= kCapReached * cap) f.saturated = false;
+    }
     book.applySurvey(report.findings, survey.targets, otherTraffic);
     // Other traffic the rounds saw is on those links now.
     std::map<std::string, NodeLoad> other;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "conf/runtime_config.h"
 #include "core/coordinator.h"
@@ -87,14 +88,34 @@ struct Ticked {
   daemon::OwedSends& owed;
   transport::data::DataPlane& plane;
   double configuredUplink;  // bytes/s, 0: not set
+  const BandwidthLimits& limits;  // [limits] in hnowd.toml
+  const hnow::Clock& clock;
+  // What hnowd's data plane is paced at while idle: the configured uplink
+  // within the caps in force (shared by the ticks, which copy Ticked).
+  std::shared_ptr<std::pair<double, double>> idleRates = std::make_shared<std::pair<double, double>>(-1, -1);
 };
+
+// hnowd's own caps at its local time (every tick: a schedule's boundary is
+// then at most a tick late); sends and jobs that start take them.
+void evaluateCaps(const Ticked& t) {
+  t.coordinator.setCoordinatorCaps(capsAt(t.limits, localTimeOf(t.clock.wallNow())), t.configuredUplink);
+}
 
 kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
   return timer.afterDelay(kTick).then([&timer, t, tick]() {
     t.coordinator.localCounters(daemon::countersOf(t.plane.counters()));
     if ((tick + 1) % kTicksPerObservation == 0) t.coordinator.observeTransfers();
-    // Nothing runs: hnowd's uplink is no longer paced by what it measured.
-    if (!t.coordinator.moving() && t.coordinator.sourceIdle()) t.plane.setRates(t.configuredUplink, 0);
+    evaluateCaps(t);
+    // Nothing runs: hnowd's uplink is no longer paced by what it measured,
+    // only by uplink_mbps and the caps in force.
+    if (!t.coordinator.moving()) {
+      const daemon::NodeCaps caps = t.coordinator.coordinatorCaps();
+      const std::pair<double, double> idle{capped(t.configuredUplink, caps.up.bytesPerSecond), caps.down.bytesPerSecond};
+      if (t.coordinator.sourceIdle() || idle != *t.idleRates) {
+        t.plane.setRates(idle.first, idle.second);
+        *t.idleRates = idle;
+      }
+    }
     for (const auto& event : t.coordinator.tick()) logEvent(event);
     t.surveys.tick();
     t.jobs.tick();
@@ -313,7 +334,10 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads"});
 
-  return serveUntilStopped(io, server, config, {coordinator, surveys, jobs, owed, dataPlane, configuredUplink}, addressFile);
+  Ticked ticked{coordinator, surveys, jobs, owed, dataPlane, configuredUplink, config.limits, clock,
+                std::make_shared<std::pair<double, double>>(-1, -1)};
+  evaluateCaps(ticked);
+  return serveUntilStopped(io, server, config, ticked, addressFile);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "core/send_service.h"
 #include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
+#include "transport/wire_caps.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
 
@@ -61,6 +62,24 @@ kj::Promise<void> AgentSessionServer::reportRates(ReportRatesContext context) {
 
 kj::Promise<void> AgentSessionServer::ping(PingContext) { return kj::READY_NOW; }
 
+kj::Promise<void> AgentSessionServer::reportCaps(ReportCapsContext context) {
+  auto caps = transport::capsFromWire(context.getParams().getCaps());
+  KJ_REQUIRE(caps.has_value(), "caps must be finite and not negative, percentages at most 100");
+  if (!coordinator_.reportCaps(session_, *caps)) transport::refuse("this session was replaced by a newer one");
+  spdlog::info("agent {} caps in force: uplink {:.1f} Mbit/s, downlink {:.1f} Mbit/s (0: none; percentages aside)",
+               name_, caps->up.bytesPerSecond(0) * 8 / 1e6, caps->down.bytesPerSecond(0) * 8 / 1e6);
+  return kj::READY_NOW;
+}
+
+namespace {
+
+void capToWire(const CapView& cap, wire::CapInForce::Builder out) {
+  out.setBytesPerS(cap.bytesPerSecond);
+  out.setBy(cap.by);
+}
+
+}  // namespace
+
 kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext context) {
   auto in = context.getParams().getReport();
   TransferReport report;
@@ -96,6 +115,9 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   request.atomic = in.getAtomic();
   request.deleteOthers = in.getDeleteOthers();
   request.compress = in.getCompress();
+  request.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
+  KJ_REQUIRE(std::isfinite(request.maxRateBytesPerSecond) && request.maxRateBytesPerSecond >= 0,
+             "a send's max rate must be finite and not negative");
   if (request.compress.empty()) request.compress = "auto";
   request.untilAll = in.getUntilAll();
   if (in.getUpload() != 0) {
@@ -130,6 +152,9 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
   transport::toWire(linkReportOf(own.up), coordinator.initUplink());
   transport::toWire(linkReportOf(own.down), coordinator.initDownlink());
   coordinator.setSurveying(surveys_ && surveys_->running());
+  const NodeCaps ownCaps = coordinator_.coordinatorCaps();
+  capToWire(ownCaps.up, coordinator.initUplinkCap());
+  capToWire(ownCaps.down, coordinator.initDownlinkCap());
   auto list = results.initAgents(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {
     const AgentView& a = agents[i];
@@ -149,6 +174,8 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
       caps.set(c, a.registration.capabilities[c]);
     transport::toWire(linkReportOf(a.links.up), out.initUplink());
     transport::toWire(linkReportOf(a.links.down), out.initDownlink());
+    capToWire(a.caps.up, out.initUplinkCap());
+    capToWire(a.caps.down, out.initDownlinkCap());
   }
   const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
   auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));
@@ -268,6 +295,7 @@ class RpcAgentLink final : public AgentLink {
     wireOrder.compressed = order.compressed;
     wireOrder.plainSize = order.plainSize;
     wireOrder.plainSha256 = order.plainSha256;
+    wireOrder.downlinkPaceBytesPerSecond = order.downlinkPaceBytesPerSecond;
     for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(

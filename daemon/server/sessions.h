@@ -23,6 +23,7 @@ class AgentSessionServer final : public wire::AgentSession::Server {
   kj::Promise<void> reportRates(ReportRatesContext context) override;
   kj::Promise<void> ping(PingContext context) override;
   kj::Promise<void> reportTransfer(ReportTransferContext context) override;
+  kj::Promise<void> reportCaps(ReportCapsContext context) override;
 
  private:
   Coordinator& coordinator_;

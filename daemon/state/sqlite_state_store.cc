@@ -73,6 +73,7 @@ CREATE TABLE IF NOT EXISTS owed_sends (
   replan INTEGER NOT NULL,
   atomic INTEGER NOT NULL,
   delete_others INTEGER NOT NULL,
+  max_rate_bytes_per_s REAL NOT NULL,
   since_ms INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS owed_agents (
@@ -284,10 +285,10 @@ Result<void> SqliteStateStore::saveOwedSend(const StoredOwedSend& owed) {
       if (!owed.agents.empty()) {
         Statement insert(db_, path_,
                          "INSERT INTO owed_sends (id, path, dest, algo, compress, replan, atomic, delete_others, "
-                         "since_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                         "since_ms, max_rate_bytes_per_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
         insert.bind(1, std::int64_t{owed.id}).bind(2, owed.path).bind(3, owed.dest).bind(4, owed.algo);
         insert.bind(5, owed.compress).bind(6, std::int64_t{owed.replan}).bind(7, std::int64_t{owed.atomic});
-        insert.bind(8, std::int64_t{owed.deleteOthers}).bind(9, toMs(owed.since));
+        insert.bind(8, std::int64_t{owed.deleteOthers}).bind(9, toMs(owed.since)).bind(10, owed.maxRateBytesPerSecond);
         insert.step();
         for (const std::string& agent : owed.agents) {
           Statement add(db_, path_, "INSERT OR IGNORE INTO owed_agents (send_id, agent) VALUES (?1, ?2)");
@@ -307,7 +308,8 @@ Result<std::vector<StoredOwedSend>> SqliteStateStore::loadOwedSends() {
   return guarded([&] {
     std::vector<StoredOwedSend> out;
     Statement select(db_, path_,
-                     "SELECT id, path, dest, algo, compress, replan, atomic, delete_others, since_ms FROM owed_sends "
+                     "SELECT id, path, dest, algo, compress, replan, atomic, delete_others, since_ms, max_rate_bytes_per_s "
+                     "FROM owed_sends "
                      "ORDER BY id");
     while (select.step()) {
       sqlite3_stmt* s = select.get();
@@ -321,6 +323,7 @@ Result<std::vector<StoredOwedSend>> SqliteStateStore::loadOwedSends() {
       o.atomic = sqlite3_column_int(s, 6) != 0;
       o.deleteOthers = sqlite3_column_int(s, 7) != 0;
       o.since = fromMs(sqlite3_column_int64(s, 8));
+      o.maxRateBytesPerSecond = sqlite3_column_double(s, 9);
       out.push_back(std::move(o));
     }
     for (StoredOwedSend& o : out) {

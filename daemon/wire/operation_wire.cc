@@ -111,6 +111,7 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
     c.setWhy(s.compression.why);
     c.setCompressS(s.compression.compressS);
   }
+  out.setMaxRateBytesPerS(s.maxRateBytesPerSecond);
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -155,6 +156,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
     auto c = in.getCompression();
     s.compression = {c.getAlgo(), c.getPlainBytes(), c.getSentBytes(), c.getWhy(), c.getCompressS()};
   }
+  s.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   return s;
 }
 

@@ -29,3 +29,18 @@ TEST_CASE("local up: a rate list has one value for all agents or one per agent")
   REQUIRE_FALSE(checked);
   CHECK(checked.error().message == "give one --uplink-mbps value, or one per agent (256)");
 }
+
+TEST_CASE("local up: --max-uplink-mbps has one value for all agents or one per agent, each from 0 (no cap)") {
+  cli::LocalUpOptions options;
+  options.agents = 3;
+  options.maxUplinkMbps = {40};
+  CHECK(cli::checkLocalUp(options));
+  options.maxUplinkMbps = {40, 0, 10};
+  CHECK(cli::checkLocalUp(options));
+  options.maxUplinkMbps = {40, 10};
+  auto checked = cli::checkLocalUp(options);
+  REQUIRE_FALSE(checked);
+  CHECK(checked.error().message == "give one --max-uplink-mbps value, or one per agent (3)");
+  options.maxUplinkMbps = {-1};
+  REQUIRE_FALSE(cli::checkLocalUp(options));
+}

@@ -159,3 +159,27 @@ TEST_CASE("send report: what --compress decided is a line of the table and an ob
   s.compression.why = "none: --compress none";
   CHECK(cli::sendTable(s, "f").find("  not compressed (--compress none)\n") != std::string::npos);
 }
+
+TEST_CASE("send --max-rate is read as bits per second with a unit, none when absent, and a bad one names the option") {
+  hnow::cli::SendOptions options;
+  CHECK(*hnow::cli::sendMaxRate(options) == 0);
+  options.maxRate = "100M";
+  CHECK(*hnow::cli::sendMaxRate(options) == doctest::Approx(12.5e6));
+  options.maxRate = "2G";
+  CHECK(*hnow::cli::sendMaxRate(options) == doctest::Approx(250e6));
+  options.maxRate = "100";
+  auto bad = hnow::cli::sendMaxRate(options);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.rfind("--max-rate: ", 0) == 0);
+}
+
+TEST_CASE("a send's report states its --max-rate in text and JSON, and JSON says null without one") {
+  hnow::daemon::SendStatus status;
+  status.algo = "tree";
+  status.finished = true;
+  CHECK(hnow::cli::sendJson(status).find("\"max_rate_bps\": null") != std::string::npos);
+  CHECK(hnow::cli::sendTable(status, "f").find("--max-rate") == std::string::npos);
+  status.maxRateBytesPerSecond = 12.5e6;
+  CHECK(hnow::cli::sendJson(status).find("\"max_rate_bps\": 100000000") != std::string::npos);
+  CHECK(hnow::cli::sendTable(status, "f").find("every link at most 100.0 Mbit/s (--max-rate)") != std::string::npos);
+}

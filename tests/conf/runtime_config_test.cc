@@ -118,7 +118,7 @@ TEST_CASE("hnowd's [survey] table is read and bounded, each bad value named with
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
-        "data_dir, drift_dwell_s, drift_threshold, ewma_weight, listen, log_level, "
+        "data_dir, drift_dwell_s, drift_threshold, ewma_weight, limits, listen, log_level, "
         "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, survey, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
@@ -222,4 +222,42 @@ TEST_CASE("[tls] takes certificate, key and CA together, peers also name hnowd's
                                   "client.toml", "/etc/hnow");
   REQUIRE(client.ok());
   CHECK(client->tls.serverName == "hnowd");
+}
+
+TEST_CASE("[limits] is read in both configs with its caps and schedule, none when absent") {
+  auto agent = parseAgentConfig(std::string(kAgent) +
+                                    "\n[limits]\nmax_uplink_mbps = 200\nmax_downlink_mbps = 500\n"
+                                    "schedule = [\"08:00-18:00 weekdays: 20%\", \"mon-fri 12:00-13:00: 50 mbps up\"]\n",
+                                "agent.toml", "/etc/hnow");
+  REQUIRE(agent.ok());
+  CHECK(agent->limits.maxUplinkMbps == 200);
+  CHECK(agent->limits.maxDownlinkMbps == 500);
+  REQUIRE(agent->limits.schedule.size() == 2);
+  CHECK(agent->limits.schedule[0].percent == 20);
+  CHECK(agent->limits.schedule[1].mbps == 50);
+  CHECK_FALSE(agent->limits.schedule[1].down);
+  CHECK(agent->limits.schedule[1].text == "mon-fri 12:00-13:00: 50 mbps up");
+
+  auto hnowd = parseCoordinatorConfig(kCoordinatorBase + "[limits]\nmax_uplink_mbps = 300\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(hnowd.ok());
+  CHECK(hnowd->limits.maxUplinkMbps == 300);
+  CHECK(hnowd->limits.schedule.empty());
+
+  auto plain = parseCoordinatorConfig(kCoordinatorBase, "hnowd.toml", "/etc/hnow");
+  REQUIRE(plain.ok());
+  CHECK(plain->limits.empty());
+}
+
+TEST_CASE("a bad [limits] entry is refused with the file, its position, the key, the entry and how to write it") {
+  const std::string bad = coordinatorError(kCoordinatorBase + "[limits]\nschedule = [\"08:00-18:00 weekdays: 20%\",\n"
+                                                              "  \"8-18 weekdays: 20%\"]\n");
+  CHECK(bad.find("hnowd.toml:5:") == 0);
+  CHECK(bad.find("[limits] schedule") != std::string::npos);
+  CHECK(bad.find("'8-18 weekdays: 20%'") != std::string::npos);
+  CHECK(bad.find("e.g. \"08:00-18:00 weekdays: 20%\"") != std::string::npos);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_uplink_mbps = -1\n").find("agent.toml:") == 0);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_uplink_mbps = -1\n").find("'max_uplink_mbps' in [limits]") !=
+        std::string::npos);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_up_mbps = 5\n").find("max_up_mbps") != std::string::npos);
+  CHECK(agentError(std::string(kAgent) + "\n[limits]\nschedule = [5]\n").find("schedule") != std::string::npos);
 }

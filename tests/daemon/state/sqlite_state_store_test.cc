@@ -177,6 +177,7 @@ TEST_CASE("a send owed to agents is read back after reopening, replaced when sav
   owed.replan = false;
   owed.atomic = true;
   owed.deleteOthers = false;
+  owed.maxRateBytesPerSecond = 12.5e6;
   owed.agents = {"lab-3", "lab-9"};
   owed.since = WallTime(1'700'000'000'123ms);
   {
@@ -200,6 +201,7 @@ TEST_CASE("a send owed to agents is read back after reopening, replaced when sav
   CHECK_FALSE(back.replan);
   CHECK(back.atomic);
   CHECK_FALSE(back.deleteOthers);
+  CHECK(back.maxRateBytesPerSecond == 12.5e6);
   CHECK(back.agents == std::vector<std::string>{"lab-3", "lab-9"});
   CHECK(back.since == owed.since);
 
