@@ -101,20 +101,24 @@ void SendService::start(SendRequest request, Started started) {
   for (const AgentView& a : *receivers) agents.push_back(a.record.name);
   askMissing(
       agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, scan,
-      [this, scan, request, chosen = std::move(receivers).value(), started](const Result<std::vector<bool>>& missing) {
-        if (!missing) {
+      [this, id = scan->id](const std::vector<std::size_t>& files) { return plane_.digestQueries(id, files); },
+      [this, scan, request, chosen = std::move(receivers).value(), started](const Result<HeldTree>& held) {
+        if (!held) {
           plane_.dropScan(scan->id);
-          spdlog::warn("a tree send was refused by its destinations: {}", missing.error().message);
-          return started(missing.error());
+          spdlog::warn("a tree send was refused by its destinations: {}", held.error().message);
+          return started(held.error());
         }
-        auto packed = plane_.packScanned(scan->id, *missing);
+        auto packed = plane_.packScanned(scan->id, held->missing, held->byDigest);
         if (!packed) return started(packed.error());
         auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, std::move(packed).value()});
         TreeSummary& s = bundle->bundle.summary;
         s.atomic = request.atomic;
         s.deleteOthers = request.deleteOthers;
-        spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out",
-                     request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount);
+        s.queryBytes = held->queryBytes;
+        spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out, "
+                     "{} bytes of queries",
+                     request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount,
+                     s.queryBytes);
         startPlanned(request, chosen, std::move(bundle), started);
       });
 }

@@ -46,10 +46,17 @@ class SourcePlane {
   // The directory at `path` walked, its files' digests taken (kept from
   // the last scan when a file's stamp is unchanged), or why it cannot be.
   virtual Result<TreeScan> scanTree(const std::string& /*path*/) { return Error{"this plane cannot send trees"}; }
+  // The scan's files `files` (scan entries) asked about again, with their
+  // SHA-256: some agent holds them with another mtime.
+  virtual Result<TreeQueries> digestQueries(std::uint64_t /*scanId*/, const std::vector<std::size_t>& /*files*/) {
+    return Error{"this plane cannot send trees"};
+  }
   // A scan packed into a bundle on hnowd's disk (then sent as a file):
   // the bytes of scan entry k only where `send[k]`, the other files listed
-  // as held. The scan is dropped either way.
-  virtual Result<TreeBundle> packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/) {
+  // as held, with their SHA-256 where `withSha256[k]`. The scan is dropped
+  // either way.
+  virtual Result<TreeBundle> packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/,
+                                         const std::vector<bool>& /*withSha256*/) {
     return Error{"this plane cannot send trees"};
   }
   // A scan no send will pack.

@@ -25,7 +25,9 @@ class DataSourcePlane final : public SourcePlane {
   Result<std::uint64_t> sizeOf(const std::string& path) override;
   bool isDirectory(const std::string& path) override;
   Result<TreeScan> scanTree(const std::string& path) override;
-  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override;
+  Result<TreeQueries> digestQueries(std::uint64_t scanId, const std::vector<std::size_t>& files) override;
+  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send,
+                                 const std::vector<bool>& withSha256) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override;
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;

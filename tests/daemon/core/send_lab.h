@@ -27,6 +27,8 @@ struct Agents {
   std::vector<std::pair<std::string, std::string>> pulledTokens;  // (agent, token)
   // Only what changed: what each agent says it lacks of each part ("part one" -> ordinals).
   std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> lacking;
+  // ... and what it has of the same size and another mtime ("part two" -> ordinals).
+  std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> sameSize;
   std::vector<std::string> asked;  // "agent: part"
 };
 
@@ -48,7 +50,7 @@ struct FakeAgent final : AgentLink {
   void treeHeld(const std::string&, const std::string& index, HeldDone done) override {
     agents->asked.push_back(name + ": " + index);
     if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
-    done(agents->lacking[name][index]);
+    done(HeldAnswer{agents->lacking[name][index], agents->sameSize[name][index]});
   }
   std::string name;
   Agents* agents;
@@ -109,15 +111,26 @@ struct RecordingPlane final : SourcePlane {
   Result<TreeScan> scanTree(const std::string& path) override {
     if (path != "/data/course") return Error{"cannot open " + path};
     scans.insert(7);
-    return TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false},
+    return TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false, 0},
                     {"part one", "part two"}, {{-1, 1}, {-1, 2}}};
   }
-  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send) override {
+  // The second round asks about the files named, one part each ("digests of 2").
+  Result<TreeQueries> digestQueries(std::uint64_t, const std::vector<std::size_t>& asked) override {
+    TreeQueries out;
+    for (std::size_t k : asked) {
+      out.parts.push_back("digests of " + std::to_string(k));
+      out.ordinals.push_back({-1, static_cast<std::int64_t>(k)});
+    }
+    return out;
+  }
+  Result<TreeBundle> packScanned(std::uint64_t scanId, const std::vector<bool>& send,
+                                 const std::vector<bool>& withSha256) override {
     scans.erase(scanId);
     sent = send;
+    sentSha256 = withSha256;
     files["/state/trees/1.bundle"] = 64 << 20;
     bundles.insert("/state/trees/1.bundle");
-    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}};
+    return TreeBundle{"/state/trees/1.bundle", 64 << 20, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false, 0}};
   }
   void dropScan(std::uint64_t scanId) override { scans.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override { bundles.erase(bundlePath); }
@@ -143,6 +156,7 @@ struct RecordingPlane final : SourcePlane {
   std::vector<std::string> compressedFrom;
   std::set<std::uint64_t> scans;  // scanned, not packed or dropped
   std::vector<bool> sent;         // the last pack's files to send
+  std::vector<bool> sentSha256;   // ... and held files listed with their digest
   std::set<std::string> bundles;  // scratch files (bundles, compressed files) made and not dropped
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
   std::set<std::string> served;
