@@ -417,7 +417,10 @@ for lab in "${labs[@]}"; do
   report=$(hnow_checked "$SRC" t-0 "" --delete)
   again_wall=$(since "$start")
   again_t=$(jq .actual_s <<<"$report")
-  again_bytes=$(jq '.size * (.copies | length)' <<<"$report")
+  # What hnowd moved: the bundle to every agent, and the indexes it sent
+  # asking them what they hold (absent from builds before the count: 0).
+  again_query=$(jq '.tree.query_bytes // 0' <<<"$report")
+  again_bytes=$(jq '.size * (.copies | length) + (.tree.query_bytes // 0)' <<<"$report")
   again_size=$(jq .size <<<"$report")
   again_replaced=$(jq '[.copies[].tree.replaced] | add' <<<"$report")
   again_files=$(jq '[.copies[].tree.files] | add' <<<"$report")
@@ -469,14 +472,14 @@ for lab in "${labs[@]}"; do
   if [ "$again_size" -ge $((bundle / 2)) ]; then
     echo "hnow: \`hnow send DIR --dest t-0\` again, file by file; its bundle ($again_size bytes) carried the whole tree: only-what-changed is not in this build."
   else
-    echo "hnow: \`hnow send DIR --dest t-0 --delete\` again, file by file; its bundle carried $again_size bytes of the first's $bundle."
+    echo "hnow: \`hnow send DIR --dest t-0 --delete\` again, file by file; its bundle carried $again_size bytes of the first's $bundle, and asking the agents what they hold took $again_query bytes (all agents)."
   fi
   echo "rsync-par --delete updates rep 0's copies (r-0). Changed bytes are counted once: each agent getting exactly them would be $copies."
   echo
   echo "| method | s | / first send | bytes moved | / (changed bytes × agents) |"
   echo "|---|---:|---:|---:|---:|"
   awk -v t="$again_t" -v b="$again_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
-    'BEGIN { printf "| tree --delete (bundle × %d agents) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
+    'BEGIN { printf "| tree --delete (bundle × %d agents + queries) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
   awk -v t="$rs_t" -v b="$rs_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
     'BEGIN { printf "| rsync-par --delete (Total bytes sent, summed) | %.2f | %.3f | %d | %.2f |\n", t, t / f, b, b / (c * n) }'
   echo

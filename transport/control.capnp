@@ -357,6 +357,7 @@ struct TreeSummary {
   sentFiles @6 :UInt64;            # files whose bytes the bundle carries: some agent lacked them
   sentBytes @7 :UInt64;
   deleteOthers @8 :Bool;
+  queryBytes @9 :UInt64;           # the indexes hnowd sent asking what agents hold, all agents summed
 }
 
 struct SkippedAgent {
