@@ -23,12 +23,16 @@
 #                  rsync copies locally, its links emulated by --bwlimit.
 #   bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M]
 #                 [--reps R] [--labs demo,uplink,volunteer,slow,wide] [--seed S]
+#                 [--compress auto|zstd|none]
+# --compress is passed to every hnow send (unset: hnow's default); `none`
+# shows what the index and the queries cost the second send, which zstd
+# would otherwise hide inside the compressed changed files.
 #   bench/tree.sh --links local --labs demo --files 300 --total-mib 16 --reps 1
 # Writes markdown to stdout, progress to stderr. Needs jq, python3, tar, rsync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1
+FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1 COMPRESS=
 while [ $# -gt 0 ]; do
   case "$1" in
     --links) LINKS=$2; shift 2 ;;
@@ -38,7 +42,8 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift 2 ;;
     --labs) LABS=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    *) echo "usage: bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S]" >&2
+    --compress) COMPRESS=$2; shift 2 ;;
+    *) echo "usage: bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S] [--compress auto|zstd|none]" >&2
        exit 2 ;;
   esac
 done
@@ -311,7 +316,7 @@ rsync_all() {
 hnow_checked() {
   local what=$1 dest=$2 count=$3 report
   shift 3
-  report=$(hnow_send "$what" --dest "$dest" --json "$@" 2>"$DIR/send.err") || {
+  report=$(hnow_send "$what" --dest "$dest" --json ${COMPRESS:+--compress "$COMPRESS"} "$@" 2>"$DIR/send.err") || {
     echo "bench/tree.sh: hnow send $what --dest $dest --json failed on $lab (exit $?):" >&2
     cat "$DIR/send.err" >&2
     [ -z "$report" ] || jq -c '{failed, skipped, tree}' <<<"$report" >&2 || true
@@ -329,7 +334,7 @@ hnow_checked() {
 
 METHODS=(tree onefile stdin rsync-par rsync-seq)
 TOTAL=$((TOTAL_MIB << 20))
-echo "# A directory tree against one file and rsync: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, $LINKS links"
+echo "# A directory tree against one file and rsync: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, $LINKS links${COMPRESS:+, hnow send --compress $COMPRESS}"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); $(rsync --version | head -1 | sed 's/  */ /g')"
 echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
