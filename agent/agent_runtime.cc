@@ -139,10 +139,13 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> treeHeld(TreeHeldContext context) override {
     auto params = context.getParams();
     auto index = params.getIndex();
-    auto missing = runtime_.receiver().treeHeld(
+    auto held = runtime_.receiver().treeHeld(
         params.getDest(), std::string_view(reinterpret_cast<const char*>(index.begin()), index.size()));
-    auto out = context.getResults().initMissing(static_cast<unsigned>(missing.size()));
-    for (unsigned i = 0; i < out.size(); ++i) out.set(i, missing[i]);
+    auto results = context.getResults();
+    auto missing = results.initMissing(static_cast<unsigned>(held.missing.size()));
+    for (unsigned i = 0; i < missing.size(); ++i) missing.set(i, held.missing[i]);
+    auto sameSize = results.initSameSize(static_cast<unsigned>(held.sameSize.size()));
+    for (unsigned i = 0; i < sameSize.size(); ++i) sameSize.set(i, held.sameSize[i]);
     return kj::READY_NOW;
   }
   kj::Promise<void> probeLinks(ProbeLinksContext context) override {

@@ -134,9 +134,8 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
   for (const std::string& token : scratch->transfers) scratches_[token] = scratch;
 }
 
-std::vector<std::uint32_t> Receiver::treeHeld(const std::string& dest, std::string_view index) {
-  const std::uint64_t end = transport::data::kTreeHeaderBytes + index.size();
-  auto entries = transport::data::decodeTreeIndex(index, end, end);
+transport::data::HeldFiles Receiver::treeHeld(const std::string& dest, std::string_view index) {
+  auto entries = transport::data::decodeTreeIndex(index, 0, 0);  // a query names no bytes
   if (!entries) transport::refuse("a bad tree index from hnowd: " + entries.error().message);
   // The directories on the way are made now: the send that follows needs them anyway.
   auto opened = openConfinedParent(roots_, dest, {"destination", "destination", "write under"}, true);
@@ -145,9 +144,9 @@ std::vector<std::uint32_t> Receiver::treeHeld(const std::string& dest, std::stri
     transport::refuse(opened.error().message);
   }
   auto& [dir, path, name] = opened.value();
-  auto missing = transport::data::missingFiles(*entries, dir, name);
+  auto held = transport::data::missingFiles(*entries, dir, name);
   ::close(dir);
-  return missing;
+  return held;
 }
 
 void Receiver::release(const std::string& token) {

@@ -51,7 +51,7 @@ class Receiver {
   std::string receiveCompressed(const transport::ReceiveOrder& order);
   // Only what changed: the ordinals of the files of `index` (a part of a
   // tree's, no bytes) that `dest` lacks; refuses a bad index or dest.
-  std::vector<std::uint32_t> treeHeld(const std::string& dest, std::string_view index);
+  transport::data::HeldFiles treeHeld(const std::string& dest, std::string_view index);
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.

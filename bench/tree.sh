@@ -23,12 +23,16 @@
 #                  rsync copies locally, its links emulated by --bwlimit.
 #   bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M]
 #                 [--reps R] [--labs demo,uplink,volunteer,slow,wide] [--seed S]
+#                 [--compress auto|zstd|none]
+# --compress is passed to every hnow send (unset: hnow's default); `none`
+# shows what the index and the queries cost the second send, which zstd
+# would otherwise hide inside the compressed changed files.
 #   bench/tree.sh --links local --labs demo --files 300 --total-mib 16 --reps 1
 # Writes markdown to stdout, progress to stderr. Needs jq, python3, tar, rsync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1
+FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1 COMPRESS=
 while [ $# -gt 0 ]; do
   case "$1" in
     --links) LINKS=$2; shift 2 ;;
@@ -38,7 +42,8 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift 2 ;;
     --labs) LABS=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    *) echo "usage: bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S]" >&2
+    --compress) COMPRESS=$2; shift 2 ;;
+    *) echo "usage: bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S] [--compress auto|zstd|none]" >&2
        exit 2 ;;
   esac
 done
@@ -311,7 +316,7 @@ rsync_all() {
 hnow_checked() {
   local what=$1 dest=$2 count=$3 report
   shift 3
-  report=$(hnow_send "$what" --dest "$dest" --json "$@" 2>"$DIR/send.err") || {
+  report=$(hnow_send "$what" --dest "$dest" --json ${COMPRESS:+--compress "$COMPRESS"} "$@" 2>"$DIR/send.err") || {
     echo "bench/tree.sh: hnow send $what --dest $dest --json failed on $lab (exit $?):" >&2
     cat "$DIR/send.err" >&2
     [ -z "$report" ] || jq -c '{failed, skipped, tree}' <<<"$report" >&2 || true
@@ -329,7 +334,7 @@ hnow_checked() {
 
 METHODS=(tree onefile stdin rsync-par rsync-seq)
 TOTAL=$((TOTAL_MIB << 20))
-echo "# A directory tree against one file and rsync: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, $LINKS links"
+echo "# A directory tree against one file and rsync: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, $LINKS links${COMPRESS:+, hnow send --compress $COMPRESS}"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); $(rsync --version | head -1 | sed 's/  */ /g')"
 echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
@@ -417,7 +422,10 @@ for lab in "${labs[@]}"; do
   report=$(hnow_checked "$SRC" t-0 "" --delete)
   again_wall=$(since "$start")
   again_t=$(jq .actual_s <<<"$report")
-  again_bytes=$(jq '.size * (.copies | length)' <<<"$report")
+  # What hnowd moved: the bundle to every agent, and the indexes it sent
+  # asking them what they hold (absent from builds before the count: 0).
+  again_query=$(jq '.tree.query_bytes // 0' <<<"$report")
+  again_bytes=$(jq '.size * (.copies | length) + (.tree.query_bytes // 0)' <<<"$report")
   again_size=$(jq .size <<<"$report")
   again_replaced=$(jq '[.copies[].tree.replaced] | add' <<<"$report")
   again_files=$(jq '[.copies[].tree.files] | add' <<<"$report")
@@ -469,14 +477,14 @@ for lab in "${labs[@]}"; do
   if [ "$again_size" -ge $((bundle / 2)) ]; then
     echo "hnow: \`hnow send DIR --dest t-0\` again, file by file; its bundle ($again_size bytes) carried the whole tree: only-what-changed is not in this build."
   else
-    echo "hnow: \`hnow send DIR --dest t-0 --delete\` again, file by file; its bundle carried $again_size bytes of the first's $bundle."
+    echo "hnow: \`hnow send DIR --dest t-0 --delete\` again, file by file; its bundle carried $again_size bytes of the first's $bundle, and asking the agents what they hold took $again_query bytes (all agents)."
   fi
   echo "rsync-par --delete updates rep 0's copies (r-0). Changed bytes are counted once: each agent getting exactly them would be $copies."
   echo
   echo "| method | s | / first send | bytes moved | / (changed bytes × agents) |"
   echo "|---|---:|---:|---:|---:|"
   awk -v t="$again_t" -v b="$again_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
-    'BEGIN { printf "| tree --delete (bundle × %d agents) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
+    'BEGIN { printf "| tree --delete (bundle × %d agents + queries) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
   awk -v t="$rs_t" -v b="$rs_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
     'BEGIN { printf "| rsync-par --delete (Total bytes sent, summed) | %.2f | %.3f | %d | %.2f |\n", t, t / f, b, b / (c * n) }'
   echo

@@ -246,12 +246,14 @@ interface AgentControl {
   # This agent's part of one probe round of a link survey: serve probe
   # flows presenting the token, pull one from each address, and measure
   # over the window; answers when the window has closed.
-  treeHeld @10 (dest :Text, index :Data) -> (missing :List(UInt32));
+  treeHeld @10 (dest :Text, index :Data) -> (missing :List(UInt32), sameSize :List(UInt32));
   # Only what changed (docs/tree-send.md): which files of a tree's index
   # (a part of it: the directories its files lie in, then the files, no
   # bytes) `dest` lacks, as ordinals into that index; the same size and
-  # mtime, or the same SHA-256, is held. Fails with the reason for a bad
-  # index or a refused dest.
+  # mtime, or the same SHA-256 where the index lists it, is held.
+  # `sameSize`: files of the same size and another mtime whose entry lists
+  # no SHA-256, which hnowd asks about again with it. Fails with the reason
+  # for a bad index or a refused dest.
 }
 
 struct LinkProbeOrder {
@@ -391,6 +393,7 @@ struct TreeSummary {
   sentFiles @6 :UInt64;            # files whose bytes the bundle carries: some agent lacked them
   sentBytes @7 :UInt64;
   deleteOthers @8 :Bool;
+  queryBytes @9 :UInt64;           # the indexes hnowd sent asking what agents hold, all agents summed
 }
 
 struct SkippedAgent {

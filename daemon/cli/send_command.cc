@@ -177,8 +177,10 @@ std::string treeSummaryText(const daemon::TreeSummary& t) {
                 static_cast<unsigned long long>(t.entries), t.atomic ? ", published at once (--atomic)" : "",
                 t.deleteOthers ? ", what it does not name removed (--delete)" : "");
   std::string out = line;
-  std::snprintf(line, sizeof line, "  sent: %llu files (%s) some agent lacked; the rest each agent held\n",
-                static_cast<unsigned long long>(t.sentFiles), bytesText(static_cast<double>(t.sentBytes)).c_str());
+  std::snprintf(line, sizeof line,
+                "  sent: %llu files (%s) some agent lacked; the rest each agent held (asking them took %s)\n",
+                static_cast<unsigned long long>(t.sentFiles), bytesText(static_cast<double>(t.sentBytes)).c_str(),
+                bytesText(static_cast<double>(t.queryBytes)).c_str());
   out += line;
   if (t.refusedCount > 0) {
     out += "  left out at hnowd: " + std::to_string(t.refusedCount) + "\n";

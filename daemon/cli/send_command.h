@@ -42,7 +42,8 @@ int runSendCommand(const SendOptions& options);
 // "at_s", "reason"}], "copies": [{"node", "path", "sha256", "finished_s",
 // "parent", "corrupt_chunks"}], "failed": [{"node", "reason"}]}; a
 // directory's send adds "tree": {"entries", "files", "file_bytes",
-// "sent_files", "sent_bytes", "atomic", "delete", "refused_count",
+// "sent_files", "sent_bytes", "atomic", "delete", "query_bytes" (the
+// indexes hnowd sent asking the agents what they hold), "refused_count",
 // "refused": [{"path", "why"}]} and per copy "tree": {"files", "bytes",
 // "held", "replaced", "deleted", "failed_count", "failed": [...]}; and
 // "compression": {"algo" ("zstd" | "none"), "plain_bytes" (the file's, a

@@ -88,7 +88,7 @@ std::string sendJson(const daemon::SendStatus& s) {
     root["tree"] = {{"entries", s.tree->entries},     {"files", s.tree->files},
                     {"file_bytes", s.tree->fileBytes}, {"sent_files", s.tree->sentFiles},
                     {"sent_bytes", s.tree->sentBytes}, {"atomic", s.tree->atomic},
-                    {"delete", s.tree->deleteOthers},
+                    {"delete", s.tree->deleteOthers},  {"query_bytes", s.tree->queryBytes},
                     {"refused_count", s.tree->refusedCount}, {"refused", problemsJson(s.tree->refused)}};
   if (!s.compression.algo.empty())
     root["compression"] = {{"algo", s.compression.algo},

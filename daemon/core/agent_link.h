@@ -70,8 +70,13 @@ class AgentLink {
   virtual void receive(const ReceiveOrder&, ReceiveDone done) { done(Error{"this agent cannot receive files"}); }
   virtual void pull(const std::string& /*token*/, const std::string& /*parentAddress*/) {}
   // Only what changed: the ordinals of the files of `index` (one part of a
-  // tree's, TreeScan::queries) that `dest` lacks, or the refusal.
-  using HeldDone = std::function<void(const Result<std::vector<std::uint32_t>>& missing)>;
+  // tree's, TreeQueries) that `dest` lacks, and of those of the same size
+  // and another mtime whose digest the index did not list; or the refusal.
+  struct HeldAnswer {
+    std::vector<std::uint32_t> missing;
+    std::vector<std::uint32_t> sameSize;
+  };
+  using HeldDone = std::function<void(const Result<HeldAnswer>& answer)>;
   virtual void treeHeld(const std::string& /*dest*/, const std::string& /*index*/, HeldDone done) {
     done(Error{"this agent cannot receive trees"});
   }

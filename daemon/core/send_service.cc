@@ -139,20 +139,26 @@ void SendService::askAbout(SendRequest request, std::vector<AgentView> chosen, s
   for (const AgentView& a : chosen) agents.push_back(a.record.name);
   askMissing(
       agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, scan,
-      [this, scan, request, chosen, started](const Result<std::vector<bool>>& missing) {
-        if (!missing) {
+      [this, id = scan->id](const std::vector<std::size_t>& files) { return plane_.digestQueries(id, files); },
+      [this, scan, request, chosen, started](const Result<HeldTree>& held) {
+        if (!held) {
           plane_.dropScan(scan->id);
-          spdlog::warn("a tree send was refused by its destinations: {}", missing.error().message);
-          return started(missing.error());
+          spdlog::warn("a tree send was refused by its destinations: {}", held.error().message);
+          return started(held.error());
         }
-        plane_.packScanned(scan->id, *missing, [this, request, chosen, started](const Result<TreeBundle>& packed) {
+        const std::uint64_t queryBytes = held->queryBytes;
+        plane_.packScanned(scan->id, held->missing, held->byDigest,
+                           [this, request, chosen, started, queryBytes](const Result<TreeBundle>& packed) {
           if (!packed) return started(packed.error());
           auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, *packed});
           TreeSummary& s = bundle->bundle.summary;
           s.atomic = request.atomic;
           s.deleteOthers = request.deleteOthers;
-          spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out",
-                       request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount);
+          s.queryBytes = queryBytes;
+          spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out, "
+                       "{} bytes of queries",
+                       request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount,
+                       s.queryBytes);
           startPlanned(request, chosen, std::move(bundle), started);
         });
       });

@@ -52,11 +52,19 @@ class SourcePlane {
   // `done` once, later or at once, on the caller's thread.
   using Scanned = std::function<void(const Result<TreeScan>& scan)>;
   virtual void scanTree(const std::string& /*path*/, Scanned done) { done(Error{"this plane cannot send trees"}); }
+  // The scan's files `files` (scan entries) asked about again, with their
+  // SHA-256: some agent holds them with another mtime. The digests are the
+  // scan's: no file is read (milliseconds, on the caller's thread).
+  virtual Result<TreeQueries> digestQueries(std::uint64_t /*scanId*/, const std::vector<std::size_t>& /*files*/) {
+    return Error{"this plane cannot send trees"};
+  }
   // A scan packed into a bundle on hnowd's disk (then sent as a file):
   // the bytes of scan entry k only where `send[k]`, the other files listed
-  // as held. The scan is dropped either way. `done` as scanTree's.
+  // as held, with their SHA-256 where `withSha256[k]`. The scan is dropped
+  // either way. `done` as scanTree's.
   using Packed = std::function<void(const Result<TreeBundle>& bundle)>;
-  virtual void packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/, Packed done) {
+  virtual void packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/,
+                           const std::vector<bool>& /*withSha256*/, Packed done) {
     done(Error{"this plane cannot send trees"});
   }
   // A scan no send will pack.

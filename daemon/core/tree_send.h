@@ -40,13 +40,22 @@ struct TreeSummary {
   std::uint64_t sentFiles = 0;       // files whose bytes the bundle carries: some agent lacked them
   std::uint64_t sentBytes = 0;
   bool deleteOthers = false;
+  std::uint64_t queryBytes = 0;      // the indexes hnowd sent to ask what agents hold, all agents summed
+};
+
+// Questions to an agent about a tree's files (only what changed), in parts
+// that each fit one message: `parts[i]` is an index (compressed) of the
+// directories its files lie in, then the files; `ordinals[i][j]` is the
+// scan entry of its j-th entry (-1 for a directory).
+struct TreeQueries {
+  std::vector<std::string> parts;
+  std::vector<std::vector<std::int64_t>> ordinals;
 };
 
 // A tree as hnowd's walk found it, before any bundle: what the agents are
-// asked about (only what changed). The index goes in parts that each fit
-// one message: `queries[i]` holds the directories its files lie in, then
-// the files; `ordinals[i][j]` is the scan entry of its j-th entry (-1 for
-// a directory). The plane keeps the scan itself until dropScan(id).
+// asked about first (`queries` and `ordinals` as in TreeQueries: every
+// file by size and mtime, no digests). The plane keeps the scan itself
+// until dropScan(id).
 struct TreeScan {
   std::uint64_t id = 0;
   std::size_t entries = 0;

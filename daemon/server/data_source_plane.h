@@ -28,7 +28,9 @@ class DataSourcePlane final : public SourcePlane {
   Result<std::uint64_t> sizeOf(const std::string& path) override;
   bool isDirectory(const std::string& path) override;
   void scanTree(const std::string& path, Scanned done) override;
-  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, Packed done) override;
+  Result<TreeQueries> digestQueries(std::uint64_t scanId, const std::vector<std::size_t>& files) override;
+  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, const std::vector<bool>& withSha256,
+                   Packed done) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override;
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;

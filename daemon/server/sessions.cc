@@ -308,9 +308,10 @@ class RpcAgentLink final : public AgentLink {
     request.setIndex(bytes(index));
     tasks_.add(request.send().then(
         [done](auto response) {
-          std::vector<std::uint32_t> missing;
-          for (std::uint32_t o : response.getMissing()) missing.push_back(o);
-          done(missing);
+          HeldAnswer answer;
+          for (std::uint32_t o : response.getMissing()) answer.missing.push_back(o);
+          for (std::uint32_t o : response.getSameSize()) answer.sameSize.push_back(o);
+          done(answer);
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }

@@ -46,29 +46,34 @@ namespace {
 // Each part of a query stays well under one message (transport's 1 MiB).
 constexpr std::size_t kQueryPartBytes = 512 * 1024;
 
-// The bytes one entry takes in an index (transport/data/tree_bundle.cc's encoding).
-std::size_t encodedBytes(const transport::data::TreeEntry& e) {
-  return 17 + e.path.size() + (e.kind == transport::data::TreeEntryKind::kFile ? 48 : 0) +
-         (e.kind == transport::data::TreeEntryKind::kSymlink ? 4 + e.target.size() : 0);
+// The most bytes one entry takes in a plain index (tree_bundle.h: varints
+// of at most 10 bytes); parts are cut by these, so a part's frame, never
+// larger than zstd's bound on 512 KiB, fits a message too.
+std::size_t plainBytesAtMost(const transport::data::TreeEntry& e) {
+  return 1 + 10 + 10 + e.path.size() + 10 + 10 + (e.kind == transport::data::TreeEntryKind::kFile ? 10 + 10 + 32 : 0) +
+         (e.kind == transport::data::TreeEntryKind::kSymlink ? 10 + e.target.size() : 0);
 }
 
-// The scan's files in parts, each with the directories its files lie in.
-void splitQueries(const transport::data::ScannedTree& scan, TreeScan& out) {
+// The files `files` (scan entries, in order) of `scan` in parts, each with
+// the directories its files lie in, their digests listed when `withSha256`.
+TreeQueries splitQueries(const transport::data::ScannedTree& scan, const std::vector<std::size_t>& files,
+                         bool withSha256) {
   std::map<std::string, std::int64_t> dirOf;  // a directory's path to its scan entry
   for (std::size_t k = 0; k < scan.entries.size(); ++k)
     if (scan.entries[k].kind == transport::data::TreeEntryKind::kDirectory)
       dirOf[scan.entries[k].path] = static_cast<std::int64_t>(k);
+  TreeQueries out;
   std::vector<transport::data::TreeEntry> part;
   std::vector<std::int64_t> ordinals;
   std::set<std::string> listed;
   std::size_t bytes = 0;
   auto close = [&] {
     if (part.empty()) return;
-    out.queries.push_back(transport::data::encodeTreeIndex(part));
+    out.parts.push_back(transport::data::queryIndexOf(part, withSha256));
     out.ordinals.push_back(std::move(ordinals));
     part.clear(), ordinals.clear(), listed.clear(), bytes = 0;
   };
-  for (std::size_t k = 0; k < scan.entries.size(); ++k) {
+  for (std::size_t k : files) {
     const auto& e = scan.entries[k];
     if (e.kind != transport::data::TreeEntryKind::kFile) continue;
     if (bytes > kQueryPartBytes) close();
@@ -79,13 +84,14 @@ void splitQueries(const transport::data::ScannedTree& scan, TreeScan& out) {
       const std::int64_t at = dirOf.at(dir);
       part.push_back(scan.entries[static_cast<std::size_t>(at)]);
       ordinals.push_back(-1);
-      bytes += encodedBytes(part.back());
+      bytes += plainBytesAtMost(part.back());
     }
     part.push_back(e);
     ordinals.push_back(static_cast<std::int64_t>(k));
-    bytes += encodedBytes(e);
+    bytes += plainBytesAtMost(e);
   }
   close();
+  return out;
 }
 
 }  // namespace
@@ -114,7 +120,11 @@ Result<Walked> walkTree(const std::string& path, transport::data::TreeDigestCach
   for (const PathProblem& r : s.refused) spdlog::warn("left out of {}: {}: {}", path, r.path, r.why);
   if (s.refusedCount > s.refused.size())
     spdlog::warn("left out of {}: {} more entries", path, s.refusedCount - s.refused.size());
-  splitQueries(*scanned, out.scan);
+  std::vector<std::size_t> all(scanned->entries.size());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+  TreeQueries first = splitQueries(*scanned, all, false);
+  out.scan.queries = std::move(first.parts);
+  out.scan.ordinals = std::move(first.ordinals);
   out.tree = std::move(scanned).value();
   return out;
 }
@@ -136,14 +146,22 @@ void DataSourcePlane::scanTree(const std::string& path, Scanned done) {
       });
 }
 
+Result<TreeQueries> DataSourcePlane::digestQueries(std::uint64_t scanId, const std::vector<std::size_t>& files) {
+  auto found = scans_.find(scanId);
+  if (found == scans_.end()) return Error{"the tree's scan is gone; send again"};
+  for (std::size_t k : files)
+    if (k >= found->second->tree.entries.size()) return Error{"no scan entry " + std::to_string(k) + " (a bug in hnowd)"};
+  return splitQueries(found->second->tree, files, true);
+}
+
 namespace {
 
 // The bundle of `scan` written to `bundle.path`, as packScanned says.
 Result<TreeBundle> packInto(const std::string& dir, const transport::data::ScannedTree& tree,
-                            const std::vector<bool>& send, TreeBundle bundle) {
+                            const std::vector<bool>& send, const std::vector<bool>& withSha256, TreeBundle bundle) {
   const int fd = ::open(bundle.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Error{"cannot create " + bundle.path + ": " + std::strerror(errno)};
-  auto packed = transport::data::packTree(dir, tree, send, fd);
+  auto packed = transport::data::packTree(dir, tree, send, withSha256, fd);
   ::close(fd);
   if (!packed) {
     ::unlink(bundle.path.c_str());
@@ -171,7 +189,8 @@ Result<TreeBundle> packInto(const std::string& dir, const transport::data::Scann
 
 }  // namespace
 
-void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>& send, Packed done) {
+void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>& send,
+                                  const std::vector<bool>& withSha256, Packed done) {
   auto found = scans_.find(scanId);
   if (found == scans_.end()) return done(Error{"the tree's scan is gone; send again"});
   const std::shared_ptr<Scan> scan = found->second;
@@ -181,7 +200,8 @@ void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>&
   if (error) return done(Error{"cannot create " + bundleDir_ + " for the tree's bundle: " + error.message()});
   TreeBundle bundle;
   bundle.path = newScratchPath(".bundle");
-  work_.run<Result<TreeBundle>>([scan, send, bundle] { return packInto(scan->path, scan->tree, send, bundle); },
+  work_.run<Result<TreeBundle>>(
+      [scan, send, withSha256, bundle] { return packInto(scan->path, scan->tree, send, withSha256, bundle); },
                                 [done](Result<TreeBundle>& packed) { done(packed); });
 }
 

@@ -61,6 +61,7 @@ void toWire(const TreeSummary& s, wire::TreeSummary::Builder out) {
   out.setSentFiles(s.sentFiles);
   out.setSentBytes(s.sentBytes);
   out.setDeleteOthers(s.deleteOthers);
+  out.setQueryBytes(s.queryBytes);
 }
 
 TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in) {
@@ -74,6 +75,7 @@ TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in) {
   s.sentFiles = in.getSentFiles();
   s.sentBytes = in.getSentBytes();
   s.deleteOthers = in.getDeleteOthers();
+  s.queryBytes = in.getQueryBytes();
   return s;
 }
 

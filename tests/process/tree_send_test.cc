@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -196,6 +197,22 @@ TEST_CASE("a tree sent again moves only the files that changed, keeps what it do
     CHECK(copy["tree"]["held"] == 2);
     CHECK(copy["tree"]["files"] == 0);
   }
+  // Asking the two agents took a few compressed bytes each.
+  const auto asked = unchanged["tree"]["query_bytes"].get<std::uint64_t>();
+  CHECK(asked > 0);
+  CHECK(asked < 1024);
+
+  // The same bytes with another mtime on one agent: asked again with the
+  // digest, held, and its mtime set back to the source's.
+  const auto videoMtime = fs::last_write_time(dest / "a" / "video.bin");
+  fs::last_write_time(dest / "a" / "video.bin", videoMtime - std::chrono::hours(1));
+  auto touched = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));
+  REQUIRE_MESSAGE(touched.status == 0, (touched.err + touched.out));
+  auto byDigest = nlohmann::json::parse(touched.out);
+  CHECK(byDigest["tree"]["sent_files"] == 0);
+  CHECK(byDigest["tree"]["query_bytes"].get<std::uint64_t>() > asked);  // the second round
+  for (const auto& copy : byDigest["copies"]) CHECK(copy["tree"]["held"] == 2);
+  CHECK(fs::last_write_time(dest / "a" / "video.bin") == videoMtime);
 
   std::ofstream(top / "a" / "index.html") << "version 2";
   auto second = runCommand(cluster.hnow("send " + top.string() + " --dest www --json"));

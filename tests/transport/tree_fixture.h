@@ -119,10 +119,12 @@ struct Packed {
 struct PackedScan {
   Result<transport::data::PackedTree> tree = Error{"not packed"};
   int fd = -1;
+  // Held files list their digest where `withSha256` says (empty: none do).
   PackedScan(const std::string& dir, const transport::data::ScannedTree& scan, const std::vector<bool>& send,
-             const std::string& bundlePath)
+             const std::string& bundlePath, std::vector<bool> withSha256 = {})
       : fd(::open(bundlePath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) {
-    tree = transport::data::packTree(dir, scan, send, fd);
+    if (withSha256.empty()) withSha256.assign(scan.entries.size(), false);
+    tree = transport::data::packTree(dir, scan, send, withSha256, fd);
   }
   ~PackedScan() { ::close(fd); }
   PackedScan(const PackedScan&) = delete;
@@ -139,12 +141,17 @@ inline Result<transport::data::UnpackedTree> unpackInto(int bundleFd, const std:
 }
 
 // missingFiles for `name` in the directory `parent`.
-inline std::vector<std::uint32_t> missingIn(const std::vector<transport::data::TreeEntry>& entries,
-                                            const std::string& parent, const std::string& name) {
+inline transport::data::HeldFiles heldIn(const std::vector<transport::data::TreeEntry>& entries,
+                                         const std::string& parent, const std::string& name) {
   const int parentFd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   auto out = transport::data::missingFiles(entries, parentFd, name);
   ::close(parentFd);
   return out;
+}
+// ... and only the files it lacks.
+inline std::vector<std::uint32_t> missingIn(const std::vector<transport::data::TreeEntry>& entries,
+                                            const std::string& parent, const std::string& name) {
+  return heldIn(entries, parent, name).missing;
 }
 
 // The ordinal of the entry at `path` in `entries` (entries.size() if none).
@@ -181,11 +188,12 @@ inline transport::data::ScannedTree scanOf(const std::string& top, transport::da
   return scan.value();
 }
 
-// The entries of `scan`'s query index as an agent decodes them.
-inline std::vector<transport::data::TreeEntry> queryEntries(const transport::data::ScannedTree& scan) {
-  const std::string bytes = transport::data::queryIndexOf(scan);
-  const std::uint64_t end = transport::data::kTreeHeaderBytes + bytes.size();
-  auto decoded = transport::data::decodeTreeIndex(bytes, end, end);
+// The entries of `scan`'s query index as an agent decodes them: the
+// second round's, with digests, or (`withSha256` false) the first's.
+inline std::vector<transport::data::TreeEntry> queryEntries(const transport::data::ScannedTree& scan,
+                                                            bool withSha256 = true) {
+  const std::string bytes = transport::data::queryIndexOf(scan.entries, withSha256);
+  auto decoded = transport::data::decodeTreeIndex(bytes, 0, 0);
   REQUIRE_MESSAGE(decoded.ok(), messageOf(decoded));
   return decoded.value();
 }

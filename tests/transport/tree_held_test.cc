@@ -41,7 +41,8 @@ TEST_CASE("an unpack in place keeps a held file where it is with its inode and s
   const std::vector<std::uint32_t> missing = missingIn(queryEntries(now), s.path, "dest");
   REQUIRE(missing == std::vector<std::uint32_t>{ordinalOf(now.entries, "d/e/c")});
   const ino_t inoA = lstatOf(s / "dest/a.txt").st_ino, inoB = lstatOf(s / "dest/d/b.bin").st_ino;
-  PackedScan packed(s / "tree", now, sendOnly(now, {"d/e/c"}), s / "bundle");
+  // a.txt is held by its digest: hnowd lists it.
+  PackedScan packed(s / "tree", now, sendOnly(now, {"d/e/c"}), s / "bundle", sendOnly(now, {"a.txt"}));
   REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
   auto unpacked = unpackInto(packed.fd, s.path, "dest", false);
   REQUIRE_MESSAGE(unpacked.ok(), messageOf(unpacked));
@@ -88,7 +89,7 @@ TEST_CASE("an atomic unpack copies held files from the old tree into the new one
   setMtime(s / "dest/a.txt", 1'234'567'890, 0);  // the same bytes, another mtime: checked by digest
   TreeDigestCache cache;
   const ScannedTree scan = scanOf(s / "tree", cache);
-  PackedScan packed(s / "tree", scan, sendOnly(scan, {"d/e/c"}), s / "bundle");
+  PackedScan packed(s / "tree", scan, sendOnly(scan, {"d/e/c"}), s / "bundle", sendOnly(scan, {"a.txt"}));
   REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
   const ino_t oldIno = lstatOf(s / "dest/d/b.bin").st_ino;
   auto unpacked = unpackInto(packed.fd, s.path, "dest", true);
@@ -190,4 +191,69 @@ TEST_CASE("a file of the bundle already there with the same size and mtime is ke
   CHECK((lstatOf(s / "dest/a.txt").st_mode & 07777) == 0644);
   CHECK(readFile(s / "dest/d/e/c") == "gamma");
   CHECK(!hasStaging(s.path));
+}
+
+TEST_CASE("a held entry without a digest is kept when its size and mtime match, in place and atomic") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  copyTree(s, "dest");
+  TreeDigestCache cache;
+  const ScannedTree scan = scanOf(s / "tree", cache);
+  PackedScan packed(s / "tree", scan, std::vector<bool>(scan.entries.size(), false), s / "bundle");
+  REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
+  auto index = readTreeIndex(packed.fd);
+  REQUIRE_MESSAGE(index.ok(), messageOf(index));
+  for (const TreeEntry& e : index->entries) CHECK_FALSE(e.withSha256);
+  auto inPlace = unpackInto(packed.fd, s.path, "dest", false);
+  REQUIRE_MESSAGE(inPlace.ok(), messageOf(inPlace));
+  CHECK(failuresOf(*inPlace).empty());
+  CHECK(inPlace->held == 4);
+  auto atomic = unpackInto(packed.fd, s.path, "dest", true);
+  REQUIRE_MESSAGE(atomic.ok(), messageOf(atomic));
+  CHECK(atomic->held == 3);
+  CHECK(readFile(s / "dest/d/b.bin") == readFile(s / "tree/d/b.bin"));
+}
+
+TEST_CASE("a held entry without a digest fails when its mtime differs on the agent, even with the same bytes") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  copyTree(s, "dest");
+  TreeDigestCache cache;
+  const ScannedTree scan = scanOf(s / "tree", cache);
+  PackedScan packed(s / "tree", scan, std::vector<bool>(scan.entries.size(), false), s / "bundle");
+  REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
+  setMtime(s / "dest/a.txt", 1'234'567'890, 0);  // the same bytes, another mtime: no digest to tell
+  auto inPlace = unpackInto(packed.fd, s.path, "dest", false);
+  REQUIRE_MESSAGE(inPlace.ok(), messageOf(inPlace));
+  CHECK(failuresOf(*inPlace) ==
+        std::vector<std::string>{"a.txt: changed on this agent since hnowd asked; send again"});
+  CHECK(mtimeNsOf(s / "dest/a.txt") == 1'234'567'890'000'000'000);
+  auto atomic = unpackInto(packed.fd, s.path, "dest", true);
+  REQUIRE_FALSE(atomic.ok());
+  CHECK_MESSAGE(atomic.error().message.find("\"a.txt\": its bytes are no longer those this agent held: changed on "
+                                            "this agent since hnowd asked; send again") != std::string::npos,
+                messageOf(atomic));
+}
+
+TEST_CASE("a held entry some agent holds by digest carries its SHA-256 in the bundle and is kept with another mtime") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  copyTree(s, "dest");
+  setMtime(s / "dest/a.txt", 1'234'567'890, 0);
+  TreeDigestCache cache;
+  const ScannedTree scan = scanOf(s / "tree", cache);
+  PackedScan packed(s / "tree", scan, std::vector<bool>(scan.entries.size(), false), s / "bundle",
+                    sendOnly(scan, {"a.txt"}));
+  REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
+  auto index = readTreeIndex(packed.fd);
+  REQUIRE_MESSAGE(index.ok(), messageOf(index));
+  for (const TreeEntry& e : index->entries) {
+    CAPTURE(e.path);
+    CHECK(e.withSha256 == (e.path == "a.txt"));
+    if (e.path == "a.txt") CHECK(e.sha256 == scan.entries[ordinalOf(scan.entries, "a.txt")].sha256);
+  }
+  auto unpacked = unpackInto(packed.fd, s.path, "dest", false);
+  REQUIRE_MESSAGE(unpacked.ok(), messageOf(unpacked));
+  CHECK(failuresOf(*unpacked).empty());
+  CHECK(mtimeNsOf(s / "dest/a.txt") == 1'600'000'000'000'000'001);
 }

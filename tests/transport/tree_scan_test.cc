@@ -38,10 +38,17 @@ TEST_CASE("scanTree finds the digests packTree computes, lists every file held, 
     }
   }
   CHECK(cache.size() == 4);
-  const std::string bytes = queryIndexOf(scan);
-  const std::vector<TreeEntry> query = queryEntries(scan);
-  for (const TreeEntry& e : query)
-    if (e.kind == TreeEntryKind::kFile) CHECK(e.offset == (e.size == 0 ? kTreeHeaderBytes + bytes.size() : kHeldOffset));
+  for (const bool withSha256 : {false, true}) {
+    const std::vector<TreeEntry> query = queryEntries(scan, withSha256);
+    REQUIRE(query.size() == scan.entries.size());
+    for (std::size_t k = 0; k < query.size(); ++k) {
+      const TreeEntry& e = query[k];
+      if (e.kind != TreeEntryKind::kFile) continue;
+      CHECK(e.offset == kHeldOffset);  // an empty file too: 0 bytes at offset 0
+      CHECK(e.withSha256 == (withSha256 && e.size > 0));
+      if (e.withSha256) CHECK(e.sha256 == scan.entries[k].sha256);
+    }
+  }
 }
 
 TEST_CASE("a second scanTree takes a remembered digest without reading the file and reads it again once its mtime changes") {
@@ -84,16 +91,15 @@ TEST_CASE("packTree from a scan writes only the bytes of the files to send and l
   CHECK(packed.tree->refused.empty());  // the scan's refused are the scan's to report
   CHECK(packed.tree->files == 2);  // d/e/c and the empty file, always packed
   CHECK(packed.tree->fileBytes == 5);
-  const std::uint64_t indexBytes = encodeTreeIndex(scan.entries).size();
-  CHECK(packed.tree->size == kTreeHeaderBytes + indexBytes + 5);
   CHECK(static_cast<std::uint64_t>(lstatOf(s / "bundle").st_size) == packed.tree->size);
   auto index = readTreeIndex(packed.fd);
   REQUIRE_MESSAGE(index.ok(), messageOf(index));
+  CHECK(packed.tree->size == index->dataStart + 5);
   REQUIRE(index->entries.size() == scan.entries.size());
   for (std::size_t k = 0; k < scan.entries.size(); ++k) {
     const TreeEntry& e = index->entries[k];
     CAPTURE(e.path);
-    CHECK(e.sha256 == scan.entries[k].sha256);
+    CHECK_FALSE(e.withSha256);  // no agent held a file by its digest
     if (e.path == "a.txt" || e.path == "d/b.bin") CHECK(e.offset == kHeldOffset);
     if (e.path == "d/e/c") {
       CHECK(e.offset == index->dataStart);
@@ -171,7 +177,7 @@ TEST_CASE("missingFiles lists every file of a missing destination and none of an
   CHECK(missingIn(entries, s.path, "tree").empty());
 }
 
-TEST_CASE("missingFiles lists a file whose bytes changed and not one whose mtime alone changed") {
+TEST_CASE("missingFiles with digests lists a file whose bytes changed and not one whose mtime alone changed") {
   Scratch s;
   makeSmallTree(s / "tree");
   TreeDigestCache cache;
@@ -207,4 +213,26 @@ TEST_CASE("missingFiles follows no symlink: files reached through a symlinked di
   // A destination that is itself a symlink holds nothing.
   ::symlink((s / "tree").c_str(), (s / "linked").c_str());
   CHECK(missingIn(entries, s.path, "linked").size() == 4);
+}
+
+TEST_CASE("missingFiles without digests names a file of the same size and another mtime apart, to be asked again") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  TreeDigestCache cache;
+  const ScannedTree scan = scanOf(s / "tree", cache);
+  const std::vector<TreeEntry> first = queryEntries(scan, false);
+  Packed packed(s / "tree", s / "bundle");
+  REQUIRE(packed.tree.ok());
+  REQUIRE(unpackInto(packed.fd, s.path, "dest", false).ok());
+  writeFile(s / "dest/d/e/c", "GAMMA", 0640);  // same size, other bytes and mtime
+  setMtime(s / "dest/a.txt", 1'234'567'890, 0);  // same bytes, another mtime
+  writeFile(s / "dest/d/b.bin", "short", 0600);  // another size
+  const HeldFiles held = heldIn(first, s.path, "dest");
+  CHECK(held.missing == std::vector<std::uint32_t>{ordinalOf(first, "d/b.bin")});
+  CHECK(held.sameSize == std::vector<std::uint32_t>{ordinalOf(first, "a.txt"), ordinalOf(first, "d/e/c")});
+  // Asked again with digests: only the file whose bytes changed is missing.
+  const std::vector<TreeEntry> second = queryEntries(scan, true);
+  const HeldFiles again = heldIn(second, s.path, "dest");
+  CHECK(again.missing == std::vector<std::uint32_t>{ordinalOf(second, "d/b.bin"), ordinalOf(second, "d/e/c")});
+  CHECK(again.sameSize.empty());
 }

@@ -213,11 +213,14 @@ TEST_CASE("a truncated or damaged bundle fails the unpack and leaves neither the
   };
   std::string badMagic = whole;
   badMagic[0] = 'X';
+  std::string olderMagic = whole;
+  olderMagic[7] = '1';
   const std::vector<Case> cases = {
       {"cut in the last file", whole.substr(0, whole.size() - 1), "lie outside the bundle's data"},
       {"cut in the index", whole.substr(0, 40), "the tree's index claims"},
       {"cut in the header", whole.substr(0, 10), "shorter than its header"},
-      {"another magic", badMagic, "does not start with HNOWTRE1"},
+      {"another magic", badMagic, "does not start with HNOWTRE2"},
+      {"the older format", olderMagic, "of the format HNOWTRE1, from an older hnowd"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
@@ -240,9 +243,12 @@ TEST_CASE("a bundle whose symlink cannot be created fails as a whole and removes
   entries[0].kind = TreeEntryKind::kDirectory, entries[0].path = "d", entries[0].mode = 0755;
   entries[1].kind = TreeEntryKind::kFile, entries[1].path = "d/f", entries[1].mode = 0644, entries[1].size = 4;
   entries[2].kind = TreeEntryKind::kSymlink, entries[2].path = "l", entries[2].target = std::string(4096, 'a');
-  const std::uint64_t dataStart = kTreeHeaderBytes + encodeTreeIndex(entries).size();
-  entries[1].offset = dataStart;
-  const std::string index = encodeTreeIndex(entries);
+  // The data at 1000: the index and zeros fill the room before it.
+  constexpr std::uint64_t kDataStart = 1000;
+  entries[1].offset = kDataStart;
+  std::string index = encodeTreeIndex(entries);
+  REQUIRE(kTreeHeaderBytes + index.size() <= kDataStart);
+  index.resize(kDataStart - kTreeHeaderBytes, '\0');
   std::string bundle(kTreeMagic);
   for (int i = 0; i < 8; ++i) bundle += static_cast<char>((index.size() >> (8 * i)) & 0xff);
   bundle += index + "data";

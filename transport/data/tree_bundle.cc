@@ -15,27 +15,53 @@ namespace hnow::transport::data {
 
 namespace {
 
-void putLe(std::string& out, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+void putVarint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
 }
 
 void putBytes(std::string& out, std::string_view bytes) {
-  putLe(out, bytes.size(), 4);
+  putVarint(out, bytes.size());
   out.append(bytes);
 }
 
-// Little-endian fields off the front of the index; each read checks the
-// bytes left first, so a hostile length never allocates past the input.
+// Zigzag: small differences either way take few varint bytes.
+std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+std::int64_t unzigzag(std::uint64_t v) {
+  return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
+
+// The entry byte: the kind in the low two bits, then the file's flags.
+constexpr std::uint8_t kKindMask = 0x03, kHeldFlag = 0x04, kSha256Flag = 0x08;
+
+// Fields off the front of the plain index; each read checks the bytes left
+// first, so a hostile length never allocates past the input.
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : rest_(bytes) {}
   std::size_t left() const { return rest_.size(); }
-  bool le(std::uint64_t& v, std::size_t bytes) {
-    if (rest_.size() < bytes) return false;
-    v = 0;
-    for (std::size_t i = 0; i < bytes; ++i) v |= std::uint64_t{static_cast<unsigned char>(rest_[i])} << (8 * i);
-    rest_.remove_prefix(bytes);
+  bool byte(std::uint64_t& v) {
+    if (rest_.empty()) return false;
+    v = static_cast<unsigned char>(rest_.front());
+    rest_.remove_prefix(1);
     return true;
+  }
+  // At most 10 bytes; a varint past 64 bits is refused as truncated.
+  bool varint(std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && !rest_.empty(); shift += 7) {
+      const auto b = static_cast<unsigned char>(rest_.front());
+      rest_.remove_prefix(1);
+      if (shift == 63 && b > 1) return false;
+      v |= std::uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
   }
   bool take(std::size_t n, std::string_view& out) {
     if (rest_.size() < n) return false;
@@ -43,10 +69,10 @@ class Reader {
     rest_.remove_prefix(n);
     return true;
   }
-  // A u32 length, then that many bytes (at most `max`; `tooLong` says so).
+  // A varint length, then that many bytes (at most `max`; `tooLong` says so).
   bool sized(std::string_view& out, std::size_t max, bool& tooLong) {
     std::uint64_t n = 0;
-    if (!le(n, 4)) return false;
+    if (!varint(n)) return false;
     tooLong = n > max;
     return !tooLong && take(n, out);
   }
@@ -113,65 +139,112 @@ bool treeSymlinkStaysInside(std::string_view linkPath, std::string_view target) 
   return true;
 }
 
-std::string encodeTreeIndex(const std::vector<TreeEntry>& entries) {
+std::string encodePlainTreeIndex(const std::vector<TreeEntry>& entries) {
   std::string out;
-  putLe(out, entries.size(), 4);
+  putVarint(out, entries.size());
+  std::string_view before;
+  std::int64_t mtimeBefore = 0;
   for (const TreeEntry& e : entries) {
-    putLe(out, static_cast<std::uint8_t>(e.kind), 1);
-    putBytes(out, e.path);
-    putLe(out, e.mode, 4);
-    putLe(out, static_cast<std::uint64_t>(e.mtimeNs), 8);
+    const bool held = e.kind == TreeEntryKind::kFile && e.size > 0 && e.offset == kHeldOffset;
+    const bool withSha256 = held && e.withSha256;
+    out += static_cast<char>(static_cast<std::uint8_t>(e.kind) | (held ? kHeldFlag : 0) |
+                             (withSha256 ? kSha256Flag : 0));
+    std::size_t shared = 0;
+    while (shared < before.size() && shared < e.path.size() && before[shared] == e.path[shared]) ++shared;
+    putVarint(out, shared);
+    putBytes(out, std::string_view(e.path).substr(shared));
+    putVarint(out, e.mode);
+    putVarint(out, zigzag(static_cast<std::int64_t>(static_cast<std::uint64_t>(e.mtimeNs) -
+                                                     static_cast<std::uint64_t>(mtimeBefore))));
     if (e.kind == TreeEntryKind::kFile) {
-      putLe(out, e.size, 8);
-      putLe(out, e.offset, 8);
-      out.append(reinterpret_cast<const char*>(e.sha256.data()), e.sha256.size());
+      putVarint(out, e.size);
+      if (!held) putVarint(out, e.offset);
+      if (withSha256) out.append(reinterpret_cast<const char*>(e.sha256.data()), e.sha256.size());
     } else if (e.kind == TreeEntryKind::kSymlink) {
       putBytes(out, e.target);
     }
+    before = e.path;
+    mtimeBefore = e.mtimeNs;
   }
   return out;
 }
 
+std::string encodeTreeIndex(const std::vector<TreeEntry>& entries) {
+  return compressTreeIndex(encodePlainTreeIndex(entries));
+}
+
 Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
                                                std::uint64_t bundleSize) {
+  auto plain = expandTreeIndex(bytes);
+  if (!plain) return plain.error();
+  return decodePlainTreeIndex(*plain, dataStart, bundleSize);
+}
+
+Result<std::vector<TreeEntry>> decodePlainTreeIndex(std::string_view bytes, std::uint64_t dataStart,
+                                                    std::uint64_t bundleSize) {
   Reader in(bytes);
   std::uint64_t count = 0;
-  if (!in.le(count, 4)) return Error{"the tree index is shorter than its entry count; the bundle is damaged"};
+  if (!in.varint(count)) return Error{"the tree index is shorter than its entry count; the bundle is damaged"};
   if (count > kMaxTreeEntries)
     return Error{"the tree index lists " + std::to_string(count) + " entries, more than " +
                  std::to_string(kMaxTreeEntries) + "; the bundle is damaged or was not written by hnow"};
   std::vector<TreeEntry> entries;
-  // The smallest entry (a directory with a one-byte path) takes 18 bytes.
-  entries.reserve(std::min<std::uint64_t>(count, in.left() / 18));
-  // Paths seen so far, as views into `bytes` (stable, unlike the entries' strings).
-  std::unordered_map<std::string_view, TreeEntryKind> seen;
+  // The smallest entry (a directory, one byte more of path) takes 6 bytes.
+  entries.reserve(std::min<std::uint64_t>(count, in.left() / 6));
+  std::string previous;  // the path of the entry before, for the prefix
+  std::int64_t mtimeBefore = 0;
+  // Paths seen so far (copies: the entries' strings move as the vector grows).
+  std::unordered_map<std::string, TreeEntryKind> seen;
   for (std::size_t k = 0; k < count; ++k) {
-    std::uint64_t kind = 0, mode = 0, mtime = 0;
-    if (!in.le(kind, 1)) return truncated(k, "kind");
+    std::uint64_t kind = 0, mode = 0, mtime = 0, shared = 0;
+    if (!in.byte(kind)) return truncated(k, "kind");
+    const std::uint64_t flags = kind & ~std::uint64_t{kKindMask};
+    kind &= kKindMask;
     if (kind < 1 || kind > 3)
       return Error{"tree index entry " + std::to_string(k) + ": unknown kind " + std::to_string(kind) +
                    " (1 directory, 2 file, 3 symlink); the bundle is damaged or was not written by hnow"};
-    std::string_view path;
+    if ((flags & ~std::uint64_t{kHeldFlag | kSha256Flag}) != 0 || (kind != 2 && flags != 0) ||
+        flags == kSha256Flag)
+      return Error{"tree index entry " + std::to_string(k) + ": unknown flags " + std::to_string(flags) +
+                   "; the bundle is damaged or was not written by hnow"};
+    std::string_view suffix;
     bool tooLong = false;
-    if (!in.sized(path, kMaxTreePathBytes, tooLong)) {
+    if (!in.varint(shared)) return truncated(k, "path");
+    if (shared > previous.size())
+      return Error{"tree index entry " + std::to_string(k) + ": its path shares " + std::to_string(shared) +
+                   " bytes with the one before, which has " + std::to_string(previous.size()) +
+                   "; the bundle is damaged or was not written by hnow"};
+    if (!in.sized(suffix, kMaxTreePathBytes - shared, tooLong)) {
       if (tooLong)
         return Error{"tree index entry " + std::to_string(k) + ": its path is longer than " +
                      std::to_string(kMaxTreePathBytes) + " bytes; the bundle is damaged or was not written by hnow"};
       return truncated(k, "path");
     }
+    previous.resize(shared);
+    previous.append(suffix);
+    const std::string_view path = previous;
     if (auto problem = pathProblem(path)) return entryError(k, path, *problem);
-    if (!in.le(mode, 4) || !in.le(mtime, 8)) return truncated(k, "mode and mtime");
+    if (!in.varint(mode) || !in.varint(mtime)) return truncated(k, "mode and mtime");
     if (mode > 07777) return entryError(k, path, "its mode " + std::to_string(mode) + " has bits beyond 07777");
     TreeEntry e;
     e.kind = static_cast<TreeEntryKind>(kind);
     e.mode = static_cast<std::uint32_t>(mode);
-    e.mtimeNs = static_cast<std::int64_t>(mtime);
+    e.mtimeNs = static_cast<std::int64_t>(static_cast<std::uint64_t>(mtimeBefore) +
+                                          static_cast<std::uint64_t>(unzigzag(mtime)));
+    mtimeBefore = e.mtimeNs;
     if (e.kind == TreeEntryKind::kFile) {
-      std::string_view sha;
-      if (!in.le(e.size, 8) || !in.le(e.offset, 8) || !in.take(e.sha256.size(), sha))
-        return truncated(k, "size, offset and digest");
-      std::memcpy(e.sha256.data(), sha.data(), sha.size());
-      const bool held = e.size > 0 && e.offset == kHeldOffset;  // no bytes here: the receiver holds them
+      const bool held = (flags & kHeldFlag) != 0;  // no bytes here: the receiver holds them
+      if (!in.varint(e.size)) return truncated(k, "size");
+      if (held && e.size == 0) return entryError(k, path, "it is held and empty (an empty file is always sent)");
+      if (!held && !in.varint(e.offset)) return truncated(k, "offset");
+      if (!held && e.offset == kHeldOffset && e.size > 0)
+        return entryError(k, path, "its offset is 0, which only a held file names");
+      e.withSha256 = (flags & kSha256Flag) != 0;
+      if (e.withSha256) {
+        std::string_view sha;
+        if (!in.take(e.sha256.size(), sha)) return truncated(k, "digest");
+        std::memcpy(e.sha256.data(), sha.data(), sha.size());
+      }
       if (!held && (e.offset < dataStart || e.size > bundleSize || e.offset > bundleSize - e.size))
         return entryError(k, path, "its " + std::to_string(e.size) + " bytes at offset " + std::to_string(e.offset) +
                                        " lie outside the bundle's data [" + std::to_string(dataStart) + ", " +
@@ -194,15 +267,15 @@ Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint
     }
     const std::string_view parent = parentOf(path);
     if (!parent.empty()) {
-      auto it = seen.find(parent);
+      auto it = seen.find(std::string(parent));
       if (it == seen.end())
         return entryError(k, path, "its directory \"" + printable(parent) + "\" is not listed before it");
       if (it->second != TreeEntryKind::kDirectory)
         return entryError(k, path, std::string("it lies under \"") + printable(parent) + "\", which is a " +
                                        kindName(it->second) + ", not a directory");
     }
-    if (!seen.emplace(path, e.kind).second) return entryError(k, path, "its path is listed twice");
-    e.path = std::string(path);
+    if (!seen.emplace(previous, e.kind).second) return entryError(k, path, "its path is listed twice");
+    e.path = previous;
     entries.push_back(std::move(e));
   }
   if (in.left() > 0)
@@ -247,6 +320,8 @@ Result<TreeIndex> readTreeIndex(int bundleFd) {
     return Error{"the tree's bundle is " + std::to_string(size) + " bytes, shorter than its header" + damaged};
   std::string header(kTreeHeaderBytes, '\0');
   if (auto read = readAt(header, 0); !read) return read.error();
+  if (std::string_view(header).substr(0, kTreeMagic.size()) == "HNOWTRE1")
+    return Error{"the bundle is of the format HNOWTRE1, from an older hnowd; run the same hnow on hnowd and agents"};
   if (std::string_view(header).substr(0, kTreeMagic.size()) != kTreeMagic)
     return Error{"the file does not start with " + std::string(kTreeMagic) + damaged};
   std::uint64_t length = 0;

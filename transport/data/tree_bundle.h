@@ -5,16 +5,22 @@
 // it beside the destination. Small files then cost no round trip each, and
 // the planner sees one file of the tree's size.
 //
-// Layout: the magic "HNOWTRE1", the index's length (8 bytes, little
+// Layout: the magic "HNOWTRE2", the index's length (8 bytes, little
 // endian), the index, then every file's bytes at the offset its entry names.
+// The index is one zstd frame (with its content size) of the plain index,
+// followed by zeros up to the first file's bytes; the index's length counts
+// both. The plain index is a varint count, then per entry a byte of kind
+// and flags, its path prefix-coded against the entry before, mode, mtime as
+// a difference from the entry before, and for a file its size, its offset
+// unless held, its SHA-256 only when it is held and carries one; for a
+// symlink its target. So a held file costs a few bytes: its name's tail,
+// mode, mtime and size, and zstd shares what repeats.
 // The index lists directories before what they hold; paths are relative,
 // '/'-separated, with no empty, "." or ".." component (any other bytes,
 // newlines and invalid UTF-8 included, as the filesystem allows).
-// The index's length is its exact encoded length, and file bytes start at
-// or after its end: packTree reserves room for the index of every entry it
-// found and, when it then leaves files out (changed while read), writes
-// the shorter index followed by zeros up to the first file's bytes. Those
-// zeros belong to no entry and are never read.
+// packTree fixes the index before it copies a file (offsets are known from
+// the sizes) and leaves the region a refused file would have taken as zeros
+// that belong to no entry and are never read.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,14 +34,14 @@
 
 namespace hnow::transport::data {
 
-inline constexpr std::string_view kTreeMagic = "HNOWTRE1";
+inline constexpr std::string_view kTreeMagic = "HNOWTRE2";
 inline constexpr std::uint64_t kTreeHeaderBytes = 16;  // the magic and the index's length
 
 // What an index may hold; a bundle past them is refused, not allocated.
 inline constexpr std::uint64_t kMaxTreeEntries = 10'000'000;
 inline constexpr std::size_t kMaxTreePathBytes = 4096;  // a path, and a symlink's target
 inline constexpr std::size_t kMaxTreeNameBytes = 255;   // one component of a path
-inline constexpr std::uint64_t kMaxTreeIndexBytes = 1ull << 30;
+inline constexpr std::uint64_t kMaxTreeIndexBytes = 1ull << 30;  // the plain index, and its frame
 
 enum class TreeEntryKind : std::uint8_t { kDirectory = 1, kFile = 2, kSymlink = 3 };
 
@@ -46,8 +52,13 @@ struct TreeEntry {
   std::int64_t mtimeNs = 0;   // since the epoch
   std::uint64_t size = 0;     // a file's bytes
   std::uint64_t offset = 0;   // a file: where its bytes start in the bundle
-  Sha256 sha256{};            // a file's, over the bytes packed
+  Sha256 sha256{};            // a file's, over its bytes
+  // The index carries sha256: only for a held file (kHeldOffset below)
+  // that some agent holds with another mtime; other held files are checked
+  // by size and mtime, and packed ones by the bundle's own SHA-256.
+  bool withSha256 = false;
   std::string target;         // a symlink's, relative and inside the tree
+  bool operator==(const TreeEntry&) const = default;
 };
 
 // A path left out of a pack, or not written by an unpack, and why.
@@ -57,14 +68,23 @@ struct TreeProblem {
 };
 
 // The index as bytes, and back. decodeTreeIndex refuses (with what and
-// where) anything packTree would not write: unknown kinds, bad paths, a
-// path listed twice, an entry under a non-directory or before its
-// directory, a symlink leaving the tree, file bytes outside
-// [dataStart, bundleSize) or overlapping (held files, kHeldOffset below,
-// name no bytes and are not checked for either).
+// where) anything packTree would not write: a frame that is not one whole
+// zstd frame declaring at most kMaxTreeIndexBytes (a bomb is refused before
+// it is expanded), unknown kinds or flags, bad paths, a path listed twice,
+// an entry under a non-directory or before its directory, a symlink leaving
+// the tree, file bytes outside [dataStart, bundleSize) or overlapping (held
+// files, kHeldOffset below, name no bytes and are not checked for either).
+// `bytes` may end in zeros after the frame (packTree's room).
 std::string encodeTreeIndex(const std::vector<TreeEntry>& entries);
 Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
                                                std::uint64_t bundleSize);
+// The two halves of each: the plain index and its zstd frame.
+std::string encodePlainTreeIndex(const std::vector<TreeEntry>& entries);
+Result<std::vector<TreeEntry>> decodePlainTreeIndex(std::string_view plain, std::uint64_t dataStart,
+                                                    std::uint64_t bundleSize);
+std::string compressTreeIndex(std::string_view plain);
+// The plain index of `bytes` (a frame, then only zeros), or why not.
+Result<std::string> expandTreeIndex(std::string_view bytes);
 
 // A bundle's index as read from its file: the entries, and where the
 // data region starts (kTreeHeaderBytes + the index's length).
@@ -113,7 +133,7 @@ class TreeDigestCache {
 // the cache or read), each file's stamp (parallel to entries; unused for
 // the rest), and what was left out. No bundle written yet.
 struct ScannedTree {
-  std::vector<TreeEntry> entries;  // files' offsets are kHeldOffset (an empty file's too: queryIndexOf fixes those)
+  std::vector<TreeEntry> entries;  // files' offsets are kHeldOffset (an empty file's too: it names 0 bytes at 0)
   std::vector<FileStamp> stamps;
   std::vector<TreeProblem> refused;
   std::uint64_t files = 0, fileBytes = 0;
@@ -126,19 +146,27 @@ struct ScannedTree {
 // refused as packTree refuses it.
 Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache);
 
-// The index of `scan` as hnowd asks the agents with it: every file held
-// (kHeldOffset), so it names no bytes (an empty file, which cannot be
-// held, names its 0 bytes at the end); decodeTreeIndex(bytes,
-// kTreeHeaderBytes + bytes.size(), same) reads it back.
-std::string queryIndexOf(const ScannedTree& scan);
+// The index of `entries` (a scan's, or a part of them) as hnowd asks the
+// agents with it: every file held (kHeldOffset), so it names no bytes (an
+// empty file, which cannot be held, names its 0 bytes at offset 0), with
+// its SHA-256 only when `withSha256`; decodeTreeIndex(bytes, 0, 0) reads
+// it back.
+std::string queryIndexOf(const std::vector<TreeEntry>& entries, bool withSha256);
 
-// The files of `entries` (a decoded index) that the directory `name` in
-// `parentFd` does not hold: the ordinals (indices into `entries`) of file
-// entries whose path there is not a regular file of the same size and
-// mtime, or, with the same size but another mtime, of another SHA-256.
-// Symlinks on the way are not followed (a path through one is missing).
-// A missing `name` (or one that is not a single name) holds nothing.
-std::vector<std::uint32_t> missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name);
+// What the directory `name` in `parentFd` holds of the file entries of
+// `entries` (a decoded index), as ordinals (indices into `entries`):
+//  - missing: its path there is not a regular file of the entry's size, or
+//    has another mtime and the entry's SHA-256 is listed and differs;
+//  - sameSize: of the entry's size, another mtime, and no SHA-256 listed to
+//    compare with (hnowd asks again with it).
+// Same size and mtime is held. Symlinks on the way are not followed (a
+// path through one is missing). A missing `name` (or one that is not a
+// single name) holds nothing.
+struct HeldFiles {
+  std::vector<std::uint32_t> missing;
+  std::vector<std::uint32_t> sameSize;
+};
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name);
 
 struct PackedTree {
   std::vector<TreeEntry> entries;
@@ -157,14 +185,16 @@ struct PackedTree {
 // readable directory or the bundle cannot be written.
 Result<PackedTree> packTree(const std::string& dir, int outFd);
 // The same from a scan: only the files whose `send[k]` is true (k indexes
-// scan.entries; `send` as long as them) get their bytes, read again and
-// checked against the scan's stamp and digest (changed since: refused
-// "changed while it was read; send again"); the other files are listed
-// held (kHeldOffset, the scan's digest), except empty files, always packed.
+// scan.entries; `send` and `withSha256` as long as them) get their bytes,
+// read again and checked against the scan's stamp and digest (changed
+// since: refused "changed while it was read; send again"); the other files
+// are listed held (kHeldOffset; the scan's digest when `withSha256[k]`),
+// except empty files, always packed.
 // Directories and symlinks are all listed. `refused` lists only what this
 // pack left out (scan.refused are not repeated); `files` and `fileBytes`
 // count the files packed, not the held.
-Result<PackedTree> packTree(const std::string& dir, const ScannedTree& scan, const std::vector<bool>& send, int outFd);
+Result<PackedTree> packTree(const std::string& dir, const ScannedTree& scan, const std::vector<bool>& send,
+                            const std::vector<bool>& withSha256, int outFd);
 
 struct UnpackedTree {
   std::uint64_t files = 0;     // files published
@@ -190,7 +220,7 @@ struct UnpackedTree {
 // directory in a file's place) is listed in `failed`.
 //
 // A held entry (kHeldOffset) is kept from what `name` holds: checked again
-// (size and mtime, else SHA-256), its mode and mtime set to the entry's;
+// (size and mtime, else the SHA-256 it carries, if any), its mode and mtime set to the entry's;
 // with `atomic` it is copied into the staging first. A held file no longer
 // there, or changed, fails that entry (atomic: the whole unpack) with
 // "changed on this agent since hnowd asked; send again". Without

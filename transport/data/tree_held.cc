@@ -19,6 +19,7 @@ Holding holdingOf(int dirFd, const std::string& name, const TreeEntry& e) {
       static_cast<std::uint64_t>(info.st_size) != e.size)
     return Holding::kNot;
   if (mtimeNsOf(info) == e.mtimeNs) return Holding::kSame;
+  if (!e.withSha256) return Holding::kSameSize;
   // O_NONBLOCK: should a fifo have taken the file's place, the open must not wait for a writer.
   const int fd = ::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Holding::kNot;
@@ -75,8 +76,8 @@ bool isHnowTempName(const std::string& name) {
   return true;
 }
 
-std::vector<std::uint32_t> missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name) {
-  std::vector<std::uint32_t> missing;
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name) {
+  HeldFiles out;
   // Not a single name (unpackTree would refuse it): nothing is held.
   const bool single = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
   const int topFd = single ? ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
@@ -84,15 +85,16 @@ std::vector<std::uint32_t> missingFiles(const std::vector<TreeEntry>& entries, i
   for (std::size_t k = 0; k < entries.size(); ++k) {
     const TreeEntry& e = entries[k];
     if (e.kind != TreeEntryKind::kFile) continue;
-    bool held = false;
+    Holding holding = Holding::kNot;
     if (topFd >= 0) {
       auto dirFd = dirs.open(dirName(e.path));
-      held = dirFd && holdingOf(*dirFd, std::string(baseName(e.path)), e) != Holding::kNot;
+      if (dirFd) holding = holdingOf(*dirFd, std::string(baseName(e.path)), e);
     }
-    if (!held) missing.push_back(static_cast<std::uint32_t>(k));
+    if (holding == Holding::kNot) out.missing.push_back(static_cast<std::uint32_t>(k));
+    if (holding == Holding::kSameSize) out.sameSize.push_back(static_cast<std::uint32_t>(k));
   }
   if (topFd >= 0) ::close(topFd);
-  return missing;
+  return out;
 }
 
 }  // namespace hnow::transport::data

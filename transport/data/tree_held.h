@@ -20,6 +20,7 @@ enum class Holding {
   kNot,        // missing, not a regular file, another size, or other bytes
   kSame,       // a regular file of the entry's size and mtime
   kSameBytes,  // of its size and SHA-256, with another mtime
+  kSameSize,   // of its size, with another mtime, and the entry lists no SHA-256: not held
 };
 // What the file `name` in `dirFd` (never through a symlink) is to the file entry `e`.
 Holding holdingOf(int dirFd, const std::string& name, const TreeEntry& e);

@@ -56,7 +56,7 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
     if (isHeldEntry(e)) {
       // Nothing staged: the file there is kept, if it still is the one the agent held.
       const Holding holding = holdingOf(*destDir, name, e);
-      if (holding == Holding::kNot) {
+      if (holding == Holding::kNot || holding == Holding::kSameSize) {
         fail(std::string(kHeldChanged));
         continue;
       }

@@ -60,12 +60,10 @@ Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache) {
   return scan;
 }
 
-std::string queryIndexOf(const ScannedTree& scan) {
-  std::vector<TreeEntry> entries = scan.entries;
-  // Fixed-width fields: the offsets chosen below do not change the length.
-  const std::uint64_t end = kTreeHeaderBytes + encodeTreeIndex(entries).size();
+std::string queryIndexOf(const std::vector<TreeEntry>& scanned, bool withSha256) {
+  std::vector<TreeEntry> entries = scanned;
   for (TreeEntry& e : entries)
-    if (e.kind == TreeEntryKind::kFile) e.offset = e.size == 0 ? end : kHeldOffset;  // an empty file: 0 bytes at the end
+    if (e.kind == TreeEntryKind::kFile) e.offset = kHeldOffset, e.withSha256 = withSha256;
   return encodeTreeIndex(entries);
 }
 

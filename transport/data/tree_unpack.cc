@@ -108,7 +108,7 @@ Result<void> writeEntry(int bundleFd, int dirFd, const TreeEntry& e) {
 
 // The held entry `e` copied from the tree `held` holds (nullptr: none)
 // into the staging directory `dirFd`, and checked: the source kept the
-// entry's size and mtime all along, or the copy has its SHA-256.
+// entry's size and mtime all along, or the copy has the SHA-256 it lists.
 Result<void> copyHeld(DirWalk* held, int dirFd, const TreeEntry& e) {
   const std::string again(kHeldChanged);
   if (held == nullptr) return Error{"this agent no longer holds it: " + again};
@@ -134,7 +134,8 @@ Result<void> copyHeld(DirWalk* held, int dirFd, const TreeEntry& e) {
     const bool untouched = ::fstat(in, &after) == 0 && after.st_size == before.st_size &&
                            mtimeNsOf(after) == mtimeNsOf(before) && mtimeNsOf(before) == e.mtimeNs;
     if (!untouched) {
-      auto digest = sha256OfFile(out);
+      // Without a digest listed, only an untouched size and mtime hold.
+      auto digest = e.withSha256 ? sha256OfFile(out) : Result<Sha256>(Error{"no digest listed"});
       if (!digest || *digest != e.sha256) outcome = Error{"its bytes are no longer those this agent held: " + again};
     }
   }

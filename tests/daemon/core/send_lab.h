@@ -28,6 +28,8 @@ struct Agents {
   std::vector<std::pair<std::string, std::string>> pulledTokens;  // (agent, token)
   // Only what changed: what each agent says it lacks of each part ("part one" -> ordinals).
   std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> lacking;
+  // ... and what it has of the same size and another mtime ("part two" -> ordinals).
+  std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> sameSize;
   std::vector<std::string> asked;  // "agent: part"
 };
 
@@ -49,7 +51,7 @@ struct FakeAgent final : AgentLink {
   void treeHeld(const std::string&, const std::string& index, HeldDone done) override {
     agents->asked.push_back(name + ": " + index);
     if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
-    done(agents->lacking[name][index]);
+    done(HeldAnswer{agents->lacking[name][index], agents->sameSize[name][index]});
   }
   std::string name;
   Agents* agents;
@@ -118,18 +120,29 @@ struct RecordingPlane final : SourcePlane {
     answer([this, path, done] {
       if (path != "/data/course") return done(Error{"cannot open " + path});
       scans.insert(7);
-      done(TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false},
+      done(TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false, 0},
                     {"part one", "part two"}, {{-1, 1}, {-1, 2}}});
     });
   }
-  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, Packed done) override {
+  // The second round asks about the files named, one part each ("digests of 2").
+  Result<TreeQueries> digestQueries(std::uint64_t, const std::vector<std::size_t>& asked) override {
+    TreeQueries out;
+    for (std::size_t k : asked) {
+      out.parts.push_back("digests of " + std::to_string(k));
+      out.ordinals.push_back({-1, static_cast<std::int64_t>(k)});
+    }
+    return out;
+  }
+  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, const std::vector<bool>& withSha256,
+                   Packed done) override {
     scans.erase(scanId);
-    answer([this, send, done] {
+    answer([this, send, withSha256, done] {
       sent = send;
+      sentSha256 = withSha256;
       files["/state/trees/1.bundle"] = 64 << 20;
       bundles.insert("/state/trees/1.bundle");
       done(TreeBundle{"/state/trees/1.bundle", 64 << 20,
-                      {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false}});
+                      {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false, 0}});
     });
   }
   // As the real plane's hashes, scans and packs, answered later (off its
@@ -169,6 +182,7 @@ struct RecordingPlane final : SourcePlane {
   std::vector<std::string> compressedFrom;
   std::set<std::uint64_t> scans;  // scanned, not packed or dropped
   std::vector<bool> sent;         // the last pack's files to send
+  std::vector<bool> sentSha256;   // ... and held files listed with their digest
   std::set<std::string> bundles;  // scratch files (bundles, compressed files) made and not dropped
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};
   std::set<std::string> served;

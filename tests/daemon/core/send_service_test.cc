@@ -209,6 +209,28 @@ TEST_CASE("a file hnowd cannot hash is refused when the hash answers, and no age
   CHECK(lab.agents.orders.empty());
 }
 
+TEST_CASE("files an agent has with another mtime are asked about again with digests, and those it holds list their digest") {
+  Lab lab;
+  SendRequest request = lab.toAll();
+  request.path = "/data/course";
+  // a1 has both files with another mtime; asked again, it lacks the second.
+  lab.agents.sameSize["a1"]["part one"] = {1};
+  lab.agents.sameSize["a1"]["part two"] = {1};
+  lab.agents.lacking["a1"]["digests of 2"] = {1};
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  CHECK(lab.agents.asked.size() == 8);  // each agent each part, then a1 about its two files
+  const std::vector<std::string> a1(lab.agents.asked.begin(), lab.agents.asked.begin() + 4);  // answered at once
+  CHECK(a1 == std::vector<std::string>{"a1: part one", "a1: part two", "a1: digests of 1", "a1: digests of 2"});
+  CHECK(lab.plane.sent == std::vector<bool>{false, false, true});
+  CHECK(lab.plane.sentSha256 == std::vector<bool>{false, true, false});
+  REQUIRE(first.tree);
+  // Every index sent counts: 3 agents x 2 parts of 8 bytes, and a1's two of 12.
+  CHECK(first.tree->queryBytes == 3 * 16 + 24);
+  (void)id;
+}
+
 TEST_CASE("a tree refused by a destination drops its scan before packing, and --atomic or --delete of a file is refused") {
   Lab lab;
   lab.agents.refusing.insert("a1");

@@ -54,6 +54,8 @@ SendStatus everyField(int seed) {
   s.stripeOffsets = {0, 61728394, 123456789ull + static_cast<unsigned>(seed)};
   s.skipped = {{"agent-9", "lost, last heard 3 min ago"}, {"agent-10", "not connected"}};
   s.tree = TreeSummary{310, 305, 3u << 20, true, 1, {{"outside", "symlink to /etc leads outside the tree"}}};
+  s.tree->sentFiles = 4, s.tree->sentBytes = 4096, s.tree->deleteOthers = true;
+  s.tree->queryBytes = 2800u + static_cast<unsigned>(seed);
   s.compression = {"zstd", 1000000u + static_cast<unsigned>(seed), 412000u, "zstd: 1.2 s predicted against 2.5 s plain (ratio 0.41)",
                    0.75 + seed};
   return s;
@@ -135,6 +137,10 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
     CHECK(a.tree->atomic == b.tree->atomic);
     CHECK(a.tree->refusedCount == b.tree->refusedCount);
     checkSameProblems(a.tree->refused, b.tree->refused);
+    CHECK(a.tree->sentFiles == b.tree->sentFiles);
+    CHECK(a.tree->sentBytes == b.tree->sentBytes);
+    CHECK(a.tree->deleteOthers == b.tree->deleteOthers);
+    CHECK(a.tree->queryBytes == b.tree->queryBytes);
   }
   CHECK(a.compression.algo == b.compression.algo);
   CHECK(a.compression.plainBytes == b.compression.plainBytes);
