@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_process.h"
+#include "process/test_cluster.h"
 #include "process/transfer_checks.h"
 
 using hnow::testing::readWhole;
@@ -21,26 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kHnow = HNOW_BINARY;
-
-struct Cluster {
-  TempDir dir;
-  hnow::testing::ProcessResult up;
-  explicit Cluster(const std::string& options) {
-    up = runCommand(kHnow + " local up --dir " + dir.path.string() + " " + options);
-  }
-  ~Cluster() {
-    std::vector<pid_t> pids;
-    std::error_code error;
-    for (const auto& e : fs::directory_iterator(dir.path / "pids", error))
-      pids.push_back(static_cast<pid_t>(std::stol("0" + readWhole(e.path()))));
-    runCommand(kHnow + " local down --dir " + dir.path.string());
-    for (pid_t pid : pids) ::kill(pid, SIGKILL);  // anything that would not stop
-  }
-  std::string hnow(const std::string& args) const {
-    return kHnow + " --config " + (dir.path / "client.toml").string() + " " + args;
-  }
-  fs::path root(int agent) const { return dir.path / "agents" / ("agent-" + std::to_string(agent)) / "files"; }
-};
+using Cluster = hnow::testing::TestCluster;
 
 }  // namespace
 
