@@ -294,7 +294,13 @@ kj::Promise<void> AgentRuntime::capsSchedule(wire::AgentSession::Client session)
   evaluateCaps();
   auto request = session.reportCapsRequest();
   transport::capsToWire(caps_, request.initCaps());
-  auto reported = request.send().ignoreResult();
+  // An hnowd that cannot take caps (an older one) plans without them; the
+  // agent still paces by them, and its session goes on.
+  auto reported = request.send().ignoreResult().catch_([](kj::Exception&& e) {
+    if (e.getType() == kj::Exception::Type::DISCONNECTED) kj::throwFatalException(kj::mv(e));
+    spdlog::warn("hnowd did not take this agent's bandwidth caps ({}); it plans without them",
+                 e.getDescription().cStr());
+  });
   auto next = secondsUntilNextChange(config_.limits, localTimeOf(clock_.wallNow()));
   if (!next) return reported.then([]() { return kj::Promise<void>(kj::NEVER_DONE); });
   // Half a second past the boundary: the new minute is surely the one read.
