@@ -23,7 +23,10 @@
 #                  rsync copies locally, its links emulated by --bwlimit.
 #   bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M]
 #                 [--reps R] [--labs demo,uplink,volunteer,slow,wide] [--seed S]
-#                 [--compress auto|zstd|none]
+#                 [--compress auto|zstd|none] [--methods tree,tree-auto,onefile,...]
+# --methods picks and orders the methods (default: tree onefile stdin
+# rsync-par rsync-seq); tree-auto is tree with --compress auto, beside a
+# tree of --compress none to weigh what auto gains or costs in one run.
 # --compress is passed to every hnow send (unset: hnow's default); `none`
 # shows what the index and the queries cost the second send, which zstd
 # would otherwise hide inside the compressed changed files.
@@ -32,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1 COMPRESS=
+FILES=20000 TOTAL_MIB=1024 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1 COMPRESS= METHODS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --links) LINKS=$2; shift 2 ;;
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     --labs) LABS=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
     --compress) COMPRESS=$2; shift 2 ;;
+    --methods) IFS=, read -r -a METHODS <<<"$2"; shift 2 ;;
     *) echo "usage: bench/tree.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S] [--compress auto|zstd|none]" >&2
        exit 2 ;;
   esac
@@ -332,7 +336,7 @@ hnow_checked() {
   echo "$report"
 }
 
-METHODS=(tree onefile stdin rsync-par rsync-seq)
+[ ${#METHODS[@]} -gt 0 ] || METHODS=(tree onefile stdin rsync-par rsync-seq)
 TOTAL=$((TOTAL_MIB << 20))
 echo "# A directory tree against one file and rsync: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, $LINKS links${COMPRESS:+, hnow send --compress $COMPRESS}"
 echo
@@ -386,6 +390,13 @@ for lab in "${labs[@]}"; do
           t=$(jq .actual_s <<<"$report")
           predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
           bundle=$(jq .size <<<"$report") copies=$(jq '.copies | length' <<<"$report") ;;
+        tree-auto)
+          start=$(now)
+          report=$(COMPRESS=auto hnow_checked "$SRC" "z-$r" "$FILES")
+          wall[$m]="${wall[$m]:-} $(since "$start")"
+          t=$(jq .actual_s <<<"$report")
+          predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
+          echo "bench/tree.sh: $lab tree-auto rep $r: $(jq -c '.compression' <<<"$report")" >&2 ;;
         onefile)
           start=$(now)
           report=$(hnow_checked "$DIR/tree.tar" "f-$r.tar" "")
@@ -407,7 +418,7 @@ for lab in "${labs[@]}"; do
     done
     # Keep rep 0's tree and rsync-par copies for the second send.
     for a in "$DIR"/agents/agent-*/files; do
-      rm -rf "$a/f-$r.tar" "$a/p-$r.tar" "$a/s-$r"
+      rm -rf "$a/f-$r.tar" "$a/p-$r.tar" "$a/s-$r" "$a/z-$r"
       [ "$r" = 0 ] || rm -rf "$a/t-$r" "$a/r-$r"
     done
   done
@@ -461,17 +472,24 @@ for lab in "${labs[@]}"; do
       'BEGIN { printf "| %s | %.2f | %s | %.2f | %.2f |\n", m, a, per, a / b, a / t }'
   done
   echo
-  ptree=$(tr ' ' '\n' <<<"${predicted[tree]}" | grep . | median)
-  pone=$(tr ' ' '\n' <<<"${predicted[onefile]}" | grep . | median)
-  one_med=$(tr ' ' '\n' <<<"${times[onefile]}" | grep . | median)
-  par_med=$(tr ' ' '\n' <<<"${times[rsync-par]}" | grep . | median)
-  wtree=$(tr ' ' '\n' <<<"${wall[tree]}" | grep . | median)
-  wone=$(tr ' ' '\n' <<<"${wall[onefile]}" | grep . | median)
-  wstdin=$(tr ' ' '\n' <<<"${wall[stdin]}" | grep . | median)
-  printf 'hnow predicted (median): tree %.2f s, onefile %.2f s. Whole commands from start to report (median; a tree is scanned, the agents asked and the bundle packed before actual_s starts; stdin includes tar and the upload to hnowd): tree %.2f s, onefile %.2f s, stdin %.2f s.\n\n' "$ptree" "$pone" "$wtree" "$wone" "$wstdin"
-  awk -v t="$tree_med" -v o="$one_med" -v wt="$wtree" -v ws="$wstdin" 'BEGIN { printf "tree / onefile = %.2f (target ≤ 1.2); whole commands, tree / (tar | hnow send -) = %.2f\n\n", t / o, wt / ws }'
-  awk -v t="$tree_med" -v p="$par_med" 'BEGIN { printf "rsync-par / tree = %.2f (target ≥ 3 on the demo lab)\n", p / t }'
-  echo
+  has() { [[ " ${METHODS[*]} " == *" $1 "* ]]; }
+  if has onefile && has stdin && has rsync-par; then
+    ptree=$(tr ' ' '\n' <<<"${predicted[tree]}" | grep . | median)
+    pone=$(tr ' ' '\n' <<<"${predicted[onefile]}" | grep . | median)
+    one_med=$(tr ' ' '\n' <<<"${times[onefile]}" | grep . | median)
+    par_med=$(tr ' ' '\n' <<<"${times[rsync-par]}" | grep . | median)
+    wtree=$(tr ' ' '\n' <<<"${wall[tree]}" | grep . | median)
+    wone=$(tr ' ' '\n' <<<"${wall[onefile]}" | grep . | median)
+    wstdin=$(tr ' ' '\n' <<<"${wall[stdin]}" | grep . | median)
+    printf 'hnow predicted (median): tree %.2f s, onefile %.2f s. Whole commands from start to report (median; a tree is scanned, the agents asked and the bundle packed before actual_s starts; stdin includes tar and the upload to hnowd): tree %.2f s, onefile %.2f s, stdin %.2f s.\n\n' "$ptree" "$pone" "$wtree" "$wone" "$wstdin"
+    awk -v t="$tree_med" -v o="$one_med" -v wt="$wtree" -v ws="$wstdin" 'BEGIN { printf "tree / onefile = %.2f (target ≤ 1.2); whole commands, tree / (tar | hnow send -) = %.2f\n\n", t / o, wt / ws }'
+    awk -v t="$tree_med" -v p="$par_med" 'BEGIN { printf "rsync-par / tree = %.2f (target ≥ 3 on the demo lab)\n", p / t }'
+    echo
+  fi
+  if has tree-auto; then
+    auto_med=$(tr ' ' '\n' <<<"${times[tree-auto]}" | grep . | median)
+    awk -v t="$tree_med" -v a="$auto_med" 'BEGIN { printf "tree-auto / tree = %.3f (--compress auto against the tree of this run; target: never above 1.05)\n\n", a / t }'
+  fi
   echo "### Second send: $changed files changed ($changed_bytes bytes), $deleted deleted"
   echo
   if [ "$again_size" -ge $((bundle / 2)) ]; then
