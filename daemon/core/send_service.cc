@@ -59,11 +59,20 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
     if (reachable(a)) reachableAgents.push_back(std::move(a));
   const std::vector<SkippedAgent> skipped = skippedOf(request);
   std::vector<std::string> to = request.to;
-  // --until-all: an agent named that cannot receive now is owed the send, not a reason to refuse it.
-  if (request.untilAll)
+  // --until-all: an agent or site named whose agents cannot receive now is
+  // owed the send, not a reason to refuse it.
+  if (request.untilAll) {
+    const std::vector<AgentView> known = coordinator_.status();
     std::erase_if(to, [&](const std::string& t) {
-      return std::any_of(skipped.begin(), skipped.end(), [&](const SkippedAgent& k) { return k.node == t; });
+      bool off = false;
+      for (const AgentView& a : known)
+        if (wantedBy(a, {t})) {
+          if (reachable(a)) return false;
+          off = true;
+        }
+      return off;
     });
+  }
   if (request.untilAll && to.empty() && !request.to.empty()) return Error{kNoneCanReceive};
   auto selected = selectAgents(std::move(reachableAgents), to);
   if (!selected) {

@@ -204,3 +204,30 @@ TEST_CASE("--until-all when no agent it is for can receive owes it to all of the
   CHECK(ops[0].summary.find("\"owed\":[\"a1\",\"a2\",\"a3\"]") != std::string::npos);
   CHECK(lab.agents.orders.empty());
 }
+
+TEST_CASE("--until-all to a site whose every agent is off owes it to them, beside the site that can receive") {
+  OwedLab lab;
+  lab.loseA3();
+  // a3 alone in its own site: move it there as it comes back lost.
+  lab.coordinator.detach(lab.sessions["a3"]);
+  AgentRegistration r{"a3", "old-wing", {"relay"}, "a3:9000", {"/srv"}};
+  lab.sessions["a3"] = lab.coordinator.attach(r, std::make_unique<FakeAgent>("a3", &lab.agents));
+  lab.coordinator.detach(lab.sessions["a3"]);
+  for (int i = 0; i < 4; ++i) {
+    lab.clock.advance(1s);
+    for (const char* agent : {"a1", "a2"}) lab.coordinator.heartbeat(lab.sessions[agent]);
+    lab.coordinator.tick();
+  }
+  SendRequest request = lab.toAll();
+  request.to = {"old-wing"};
+  CHECK_FALSE(refusalOf(lab, request).empty());
+  request.untilAll = true;
+  CHECK(refusalOf(lab, request).find("no agent this send is for can receive now: a3") == 0);
+  REQUIRE(lab.owed.owed().size() == 1);
+  CHECK(lab.owed.owed()[0].agents == std::vector<std::string>{"a3"});
+
+  request.to = {"room", "old-wing"};
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  CHECK(answer->second.copies.size() == 2);
+}
