@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "agent/dest_path.h"
 #include "agent/receiver_scratch.h"
@@ -91,7 +92,11 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   scratch->tree = true;
   scratch->atomic = order.atomic;
   scratch->deleteOthers = order.deleteOthers;
-  if (order.compressed) scratch->expandedName = scratchNameFor(t.name);
+  if (auto staged = stageTree(*scratch, order, t.bundle.fileFd); !staged) {
+    ::close(t.bundle.fileFd);
+    ::unlinkat(t.parentFd, t.bundle.tempName.c_str(), 0);
+    openedOrRefused(Result<int>(staged.error()), order.dest);
+  }
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.bundle));
   spdlog::info("receiving a tree of {} bytes into {}{}{}", order.size, path, order.atomic ? " (atomic)" : "",
@@ -122,11 +127,15 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
   std::copy(order.plainSha256.begin(), order.plainSha256.end(), scratch->plainSha256.begin());
   if (order.stripes.empty()) {
     scratch->transfers = {order.token};
+    scratch->firstByte[order.token] = 0;
     transport::data::Sha256 digest{};
     std::copy(order.sha256.begin(), order.sha256.end(), digest.begin());
     plane_.receive(order.token, order.size, digest, std::move(target));
   } else {
-    for (const transport::StripeOrder& s : order.stripes) scratch->transfers.push_back(s.token);
+    for (const transport::StripeOrder& s : order.stripes) {
+      scratch->transfers.push_back(s.token);
+      scratch->firstByte[s.token] = s.offset;
+    }
     plane_.receiveRanges(order.token, rangesOf(order), std::move(target), order.stripeChunkBytes);
   }
   scratch->waiting.insert(scratch->transfers.begin(), scratch->transfers.end());
@@ -166,6 +175,9 @@ void Receiver::releaseAll() {
 void Receiver::route(Event event, const Report& report) {
   using Kind = transport::data::TransferEvent::Kind;
   auto it = scratches_.find(event.transfer.token);
+  const bool lands = event.transfer.kind == Kind::kProgress || event.transfer.kind == Kind::kDone;
+  if (!event.afterUnpack && it != scratches_.end() && it->second->staging && lands)
+    landed(it->second, event.transfer.token, event.transfer.bytes);
   if (event.afterUnpack || it == scratches_.end() || event.transfer.kind != Kind::kDone) {
     report(event.transfer, event.unpacked.get());
     return;
@@ -176,20 +188,39 @@ void Receiver::route(Event event, const Report& report) {
   if (scratch->waiting.empty()) unpack(scratch);
 }
 
-void Receiver::unpack(std::shared_ptr<Scratch> scratch) {
+void Receiver::landed(const std::shared_ptr<Scratch>& scratch, const std::string& token, std::uint64_t bytes) {
+  auto& held = scratch->landed[token];
+  if (bytes <= held) return;
+  held = bytes;
+  std::vector<transport::data::LandedSpan> spans;
+  for (const auto& [t, n] : scratch->landed) spans.push_back({scratch->firstByte[t], n});
+  bool queue = false;
   {
     std::lock_guard lock(unpackMutex_);
-    unpackQueue_.push_back(std::move(scratch));
+    scratch->spans = std::move(spans);
+    queue = !std::exchange(scratch->advanceQueued, true);
+  }
+  if (queue) enqueue(scratch, true);
+}
+
+void Receiver::unpack(std::shared_ptr<Scratch> scratch) { enqueue(std::move(scratch), false); }
+
+void Receiver::enqueue(std::shared_ptr<Scratch> scratch, bool advance) {
+  {
+    std::lock_guard lock(unpackMutex_);
+    unpackQueue_.push_back({std::move(scratch), advance});
     if (!unpacker_.joinable())
       unpacker_ = std::thread([this] {
         std::unique_lock lock(unpackMutex_);
         while (true) {
           unpackWake_.wait(lock, [this] { return stopping_ || !unpackQueue_.empty(); });
           if (stopping_) return;
-          std::shared_ptr<Scratch> next = std::move(unpackQueue_.front());
+          UnpackWork next = std::move(unpackQueue_.front());
           unpackQueue_.pop_front();
           lock.unlock();
-          unpackOne(*next);
+          if (next.advance) advanceStaging(*next.scratch);
+          else unpackOne(*next.scratch);
+          next.scratch.reset();  // a released scratch's staging is removed here, off the kj thread
           lock.lock();
         }
       });

@@ -97,6 +97,14 @@ class Receiver {
   // An event on the kj thread: a scratch file's transfers wait for its unpack or expansion.
   void route(Event event, const Report& report);
   void unpack(std::shared_ptr<Scratch> scratch);
+  // A tree's transfer reported bytes landed: its staging advances to them
+  // on the unpack thread (one advance queued at a time, to the latest).
+  void landed(const std::shared_ptr<Scratch>& scratch, const std::string& token, std::uint64_t bytes);
+  void enqueue(std::shared_ptr<Scratch> scratch, bool advance);
+  void advanceStaging(Scratch& scratch);
+  // A tree's staging (and a compressed bundle's expansion), made as its
+  // receive is ordered; `receivedFd` is the bundle's scratch file.
+  Result<void> stageTree(Scratch& scratch, const transport::ReceiveOrder& order, int receivedFd);
   void unpackOne(Scratch& scratch);
   // unpackOne's parts (receiver_scratch.cc), on the unpack thread.
   Result<void> expandFile(Scratch& scratch, int compressedFd);
@@ -109,7 +117,11 @@ class Receiver {
   // thread answers hnowd meanwhile; the data plane keeps relaying the file).
   std::mutex unpackMutex_;
   std::condition_variable unpackWake_;
-  std::deque<std::shared_ptr<Scratch>> unpackQueue_;
+  struct UnpackWork {
+    std::shared_ptr<Scratch> scratch;
+    bool advance = false;  // a staging's advance; else the unpack or expansion once matched
+  };
+  std::deque<UnpackWork> unpackQueue_;
   bool stopping_ = false;
   std::thread unpacker_;
   transport::data::DataPlane plane_;

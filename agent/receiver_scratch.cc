@@ -8,10 +8,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
+#include "agent/dest_path.h"
 #include "agent/receiver_scratch.h"
 #include "transport/data/zstd_file.h"
 
@@ -31,22 +33,64 @@ Result<void> Receiver::expandFile(Scratch& s, int compressedFd) {
   return {};
 }
 
-Result<transport::data::UnpackedTree> Receiver::unpackBundle(Scratch& s, int receivedFd) {
-  if (!s.compressed)
-    return transport::data::unpackTree(receivedFd, s.parentFd, s.name, s.parentPath, s.atomic, s.deleteOthers);
-  // Not synced: it is read once by the unpack, whose files are synced.
-  const int bundleFd = ::openat(s.parentFd, s.expandedName.c_str(),
-                                O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (bundleFd < 0)
+Result<void> Receiver::stageTree(Scratch& s, const transport::ReceiveOrder& order, int receivedFd) {
+  const std::uint64_t bundleSize = order.compressed ? order.plainSize : order.size;
+  auto staging = transport::data::TreeStaging::open(s.parentFd, s.name, s.parentPath, bundleSize, order.atomic);
+  if (!staging) return staging.error();
+  s.staging = std::move(staging).value();
+  s.bundleFd = ::dup(receivedFd);
+  if (s.bundleFd < 0) return Error{std::string("cannot keep the bundle open: ") + std::strerror(errno)};
+  if (!order.compressed) return {};
+  // The bundle expands into a second scratch file as its frame lands. Not
+  // synced: it is read once by the staging, whose files are synced.
+  s.expandedName = scratchNameFor(s.name);
+  s.expandedFd = ::openat(s.parentFd, s.expandedName.c_str(), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (s.expandedFd < 0) {
+    s.expandedName.clear();
     return Error{"cannot create a temp file in " + s.parentPath + ": " + std::string(std::strerror(errno))};
-  auto expanded = transport::data::decompressFile(receivedFd, bundleFd, s.plainSize, s.plainSha256);
-  Result<transport::data::UnpackedTree> unpacked =
-      expanded ? transport::data::unpackTree(bundleFd, s.parentFd, s.name, s.parentPath, s.atomic, s.deleteOthers)
-               : Result<transport::data::UnpackedTree>(Error{"cannot expand the compressed tree for " + s.parentPath +
-                                                             "/" + s.name + ": " + expanded.error().message});
-  ::close(bundleFd);
-  ::unlinkat(s.parentFd, s.expandedName.c_str(), 0);
-  return unpacked;
+  }
+  transport::data::Sha256 plainSha256{};
+  std::copy(order.plainSha256.begin(), order.plainSha256.end(), plainSha256.begin());
+  s.expansion = std::make_unique<transport::data::FileExpansion>(s.expandedFd, order.plainSize, plainSha256);
+  return {};
+}
+
+// On the unpack thread: the files whose bytes have landed since, written
+// into the staging (a compressed bundle expanded first, as far as its
+// frame has landed from its start). A failure is kept by the staging or
+// the expansion and reported by the unpack once the bundle is in; the
+// transfer goes on meanwhile, since this agent still relays the bundle to
+// its children.
+void Receiver::advanceStaging(Scratch& s) {
+  std::vector<transport::data::LandedSpan> spans;
+  {
+    std::lock_guard lock(unpackMutex_);
+    spans = std::move(s.spans);
+    s.advanceQueued = false;
+  }
+  if (!s.staging || s.staging->failed() || s.expansionFailed) return;
+  int from = s.bundleFd;
+  if (s.expansion) {
+    if (auto fed = s.expansion->feed(s.bundleFd, transport::data::landedFromStart(spans)); !fed) {
+      s.expansionFailed = true;
+      spdlog::warn("cannot expand the compressed tree for {}/{}: {}; the bundle is still received and relayed",
+                   s.parentPath, s.name, fed.error().message);
+      return;
+    }
+    spans = {{0, s.expansion->produced()}};
+    from = s.expandedFd;
+  }
+  if (auto advanced = s.staging->advance(from, spans); !advanced)
+    spdlog::warn("{}; the bundle is still received and relayed", advanced.error().message);
+}
+
+Result<transport::data::UnpackedTree> Receiver::unpackBundle(Scratch& s, int receivedFd) {
+  s.filesAsLanded = s.staging->filesWritten();
+  if (!s.expansion) return s.staging->finish(receivedFd, s.deleteOthers);
+  if (auto expanded = s.expansion->finish(receivedFd); !expanded)
+    return Error{"cannot expand the compressed tree for " + s.parentPath + "/" + s.name + ": " +
+                 expanded.error().message};
+  return s.staging->finish(s.expandedFd, s.deleteOthers);
 }
 
 // On the unpack thread: the received file, whole and matched, becomes the
@@ -80,9 +124,10 @@ void Receiver::unpackOne(Scratch& s) {
   if (!ok) {
     spdlog::warn("cannot {} {}: {}", s.tree ? "unpack the tree into" : "expand", path, ok.error().message);
   } else if (outcome) {
-    spdlog::info("unpacked {} in {:.3f} s: {} files ({} bytes), {} held already, {} replaced, {} deleted, {} failed",
-                 path, seconds, outcome->files, outcome->bytes, outcome->held, outcome->replaced, outcome->deleted,
-                 outcome->failed.size());
+    spdlog::info("unpacked {} in {:.3f} s after its last byte ({} files written as it landed): {} files ({} bytes), "
+                 "{} held already, {} replaced, {} deleted, {} failed",
+                 path, seconds, s.filesAsLanded, outcome->files, outcome->bytes, outcome->held, outcome->replaced,
+                 outcome->deleted, outcome->failed.size());
   } else {
     spdlog::info("expanded {} in {:.3f} s: {} bytes, SHA-256 matched", path, seconds, s.plainSize);
   }

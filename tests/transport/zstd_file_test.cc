@@ -154,3 +154,39 @@ TEST_CASE("an expansion whose SHA-256 or size differs from the source's is refus
   CHECK(expanded.error().message == "the compressed file expands past the source's 1000 bytes");
   CHECK(out.bytes().size() <= 1000);
 }
+
+TEST_CASE("a compressed file expanded in steps as it lands gives the same bytes, and a corrupt step is kept as the error") {
+  const std::string plain = textBytes(3'000'000) + randomBytes(1'000'000);
+  MemFile packed;
+  const CompressedFile c = compressInto(plain, packed);
+  const std::string frame = packed.bytes();
+  // The frame lands in pieces of odd sizes; each step expands what landed.
+  MemFile landing, out;
+  FileExpansion expansion(out.fd, plain.size(), c.plainSha256);
+  std::uint64_t landed = 0, producedBefore = 0;
+  for (std::size_t piece = 1; landed < frame.size(); piece = piece * 7 + 4093) {
+    const std::size_t take = std::min<std::size_t>(piece, frame.size() - landed);
+    REQUIRE(::pwrite(landing.fd, frame.data() + landed, take, static_cast<off_t>(landed)) ==
+            static_cast<ssize_t>(take));
+    landed += take;
+    auto fed = expansion.feed(landing.fd, landed);
+    REQUIRE_MESSAGE(fed.ok(), fed.error().message);
+    CHECK(expansion.produced() >= producedBefore);
+    CHECK(out.bytes() == plain.substr(0, expansion.produced()));  // only bytes that are final
+    producedBefore = expansion.produced();
+  }
+  CHECK(expansion.produced() > 0);
+  auto finished = expansion.finish(landing.fd);
+  REQUIRE_MESSAGE(finished.ok(), finished.error().message);
+  CHECK(out.bytes() == plain);
+
+  // A byte flipped in the frame fails the step that reads it, and every call after.
+  std::string bad = frame;
+  bad[bad.size() / 2] ^= 0x40;
+  MemFile corrupt(bad), out2;
+  FileExpansion broken(out2.fd, plain.size(), c.plainSha256);
+  auto fed = broken.feed(corrupt.fd, bad.size());
+  auto again = fed ? broken.finish(corrupt.fd) : broken.feed(corrupt.fd, bad.size());
+  REQUIRE_FALSE(again.ok());
+  CHECK_FALSE(broken.finish(corrupt.fd).ok());
+}

@@ -301,10 +301,13 @@ Result<std::vector<TreeEntry>> decodePlainTreeIndex(std::string_view bytes, std:
 }
 
 Result<TreeIndex> readTreeIndex(int bundleFd) {
-  const std::string damaged = "; the bundle is damaged or was not written by hnow";
   struct stat info {};
   if (::fstat(bundleFd, &info) != 0) return Error{std::string("cannot stat the tree's bundle: ") + std::strerror(errno)};
-  const auto size = static_cast<std::uint64_t>(info.st_size);
+  return readTreeIndex(bundleFd, static_cast<std::uint64_t>(info.st_size));
+}
+
+Result<TreeIndex> readTreeIndex(int bundleFd, std::uint64_t size) {
+  const std::string damaged = "; the bundle is damaged or was not written by hnow";
   auto readAt = [&](std::string& out, std::uint64_t offset) -> Result<void> {
     std::size_t done = 0;
     while (done < out.size()) {

@@ -96,6 +96,9 @@ struct TreeIndex {
 // fstat) and decodes it; an index longer than the bundle or than
 // kMaxTreeIndexBytes is refused before it is read.
 Result<TreeIndex> readTreeIndex(int bundleFd);
+// The same for a bundle of `bundleSize` bytes still being received: only
+// its header and index need to be in the file yet.
+Result<TreeIndex> readTreeIndex(int bundleFd, std::uint64_t bundleSize);
 
 // True when the symlink at `linkPath` pointing at `target` stays inside
 // the tree, resolved lexically from the link's directory: `target` is

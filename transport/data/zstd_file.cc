@@ -25,7 +25,7 @@ Digest freshDigest() {
   return d;
 }
 
-Sha256 finish(Digest& d) {
+Sha256 digestOf(Digest& d) {
   Sha256 out{};
   unsigned int length = 0;
   EVP_DigestFinal_ex(d.get(), out.data(), &length);
@@ -101,49 +101,76 @@ Result<CompressedFile> compressFile(int inFd, std::uint64_t size, int outFd, int
   if (readAt(inFd, &extra, 1, size) > 0)
     return Error{"the file is longer than " + std::to_string(size) + " bytes: it changed while it was compressed"};
   result.plainSize = size;
-  result.plainSha256 = finish(digest);
+  result.plainSha256 = digestOf(digest);
   return result;
 }
 
-Result<void> decompressFile(int inFd, int outFd, std::uint64_t plainSize, const Sha256& plainSha256) {
-  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  if (!dctx) return Error{"cannot start zstd: out of memory"};
+struct FileExpansion::State {
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx{ZSTD_createDCtx(), ZSTD_freeDCtx};
+  Digest digest = freshDigest();
+  std::vector<char> in, out;
+};
+
+FileExpansion::FileExpansion(int outFd, std::uint64_t plainSize, const Sha256& plainSha256)
+    : state_(std::make_unique<State>()), outFd_(outFd), plainSize_(plainSize), plainSha256_(plainSha256) {
   // A frame that asks for a larger window is refused, not obeyed: what a
   // hostile relay's bytes can make an agent allocate stays bounded.
-  ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, kZstdWindowLogMax);
-  std::vector<char> in(kBufferBytes), out(ZSTD_DStreamOutSize());
-  Digest digest = freshDigest();
-  std::uint64_t offset = 0, produced = 0;
-  std::size_t pending = 1;  // 0 once a frame ended and flushed
-  for (;;) {
-    const ssize_t got = readAt(inFd, in.data(), in.size(), offset);
-    if (got < 0) return Error{std::string("cannot read the compressed file: ") + std::strerror(errno)};
+  if (state_->dctx) ZSTD_DCtx_setParameter(state_->dctx.get(), ZSTD_d_windowLogMax, kZstdWindowLogMax);
+  state_->in.resize(kBufferBytes);
+  state_->out.resize(ZSTD_DStreamOutSize());
+}
+
+FileExpansion::~FileExpansion() = default;
+
+Result<void> FileExpansion::feed(int inFd, std::uint64_t upTo) {
+  if (failed_) return *failed_;
+  auto fail = [&](std::string message) -> Result<void> {
+    failed_ = Error{std::move(message)};
+    return *failed_;
+  };
+  if (!state_->dctx) return fail("cannot start zstd: out of memory");
+  std::vector<char>& in = state_->in;
+  std::vector<char>& out = state_->out;
+  while (consumed_ < upTo) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(in.size(), upTo - consumed_));
+    const ssize_t got = readAt(inFd, in.data(), want, consumed_);
+    if (got < 0) return fail(std::string("cannot read the compressed file: ") + std::strerror(errno));
     if (got == 0) break;
-    offset += static_cast<std::uint64_t>(got);
+    consumed_ += static_cast<std::uint64_t>(got);
     ZSTD_inBuffer input{in.data(), static_cast<std::size_t>(got), 0};
     ZSTD_outBuffer output{};
     do {
       output = {out.data(), out.size(), 0};
-      pending = ZSTD_decompressStream(dctx.get(), &output, &input);
-      if (ZSTD_isError(pending))
-        return Error{"the compressed file is not valid zstd (at byte " + std::to_string(offset - got + input.pos) +
-                     "): " + zstdError(pending)};
-      if (output.pos > plainSize - produced)
-        return Error{"the compressed file expands past the source's " + std::to_string(plainSize) + " bytes"};
-      EVP_DigestUpdate(digest.get(), out.data(), output.pos);
-      if (auto wrote = writeAll(outFd, out.data(), output.pos); !wrote) return wrote.error();
-      produced += output.pos;
+      pending_ = ZSTD_decompressStream(state_->dctx.get(), &output, &input);
+      if (ZSTD_isError(pending_))
+        return fail("the compressed file is not valid zstd (at byte " +
+                    std::to_string(consumed_ - static_cast<std::uint64_t>(got) + input.pos) + "): " +
+                    zstdError(pending_));
+      if (output.pos > plainSize_ - produced_)
+        return fail("the compressed file expands past the source's " + std::to_string(plainSize_) + " bytes");
+      EVP_DigestUpdate(state_->digest.get(), out.data(), output.pos);
+      if (auto wrote = writeAll(outFd_, out.data(), output.pos); !wrote) return fail(wrote.error().message);
+      produced_ += output.pos;
       // A full output buffer may leave bytes inside zstd: ask again, unless
       // the frame ended (0) exactly there: another call would start the next.
-    } while (input.pos < input.size || (output.pos == output.size && pending != 0));
+    } while (input.pos < input.size || (output.pos == output.size && pending_ != 0));
   }
-  if (offset == 0) return Error{"the compressed file is empty"};
-  if (pending != 0) return Error{"the compressed file ends inside a zstd frame: it is truncated"};
-  if (produced != plainSize)
-    return Error{"the expanded file is " + std::to_string(produced) + " bytes, the source's " +
-                 std::to_string(plainSize)};
-  if (finish(digest) != plainSha256) return Error{"the expanded file's SHA-256 differs from the source's"};
   return {};
+}
+
+Result<void> FileExpansion::finish(int inFd) {
+  if (auto fed = feed(inFd, UINT64_MAX); !fed) return fed;
+  if (consumed_ == 0) return Error{"the compressed file is empty"};
+  if (pending_ != 0) return Error{"the compressed file ends inside a zstd frame: it is truncated"};
+  if (produced_ != plainSize_)
+    return Error{"the expanded file is " + std::to_string(produced_) + " bytes, the source's " +
+                 std::to_string(plainSize_)};
+  if (digestOf(state_->digest) != plainSha256_) return Error{"the expanded file's SHA-256 differs from the source's"};
+  return {};
+}
+
+Result<void> decompressFile(int inFd, int outFd, std::uint64_t plainSize, const Sha256& plainSha256) {
+  return FileExpansion(outFd, plainSize, plainSha256).finish(inFd);
 }
 
 Result<CompressionSample> sampleRatio(int fd, std::uint64_t size) {

@@ -5,6 +5,8 @@
 // exactly as any other, and the plain bytes are checked again here against
 // the source's SHA-256 after the expansion.
 #include <cstdint>
+#include <memory>
+#include <optional>
 
 #include "base/result.h"
 #include "transport/data/data_plane.h"
@@ -37,6 +39,32 @@ Result<CompressedFile> compressFile(int inFd, std::uint64_t size, int outFd, int
 // short of it, or does not match `plainSha256`. `outFd` may hold part of the
 // output then: the caller removes it.
 Result<void> decompressFile(int inFd, int outFd, std::uint64_t plainSize, const Sha256& plainSha256);
+
+// decompressFile in steps, for a compressed file still being received: a
+// frame expands in order, so each step takes the input's bytes landed
+// since (up to `upTo`) and the output grows as they expand; finish() takes
+// the rest, to the input's end, and checks the whole as decompressFile
+// does. A step that fails is kept: every later call returns it.
+class FileExpansion {
+ public:
+  FileExpansion(int outFd, std::uint64_t plainSize, const Sha256& plainSha256);  // outFd borrowed
+  ~FileExpansion();
+  FileExpansion(const FileExpansion&) = delete;
+  FileExpansion& operator=(const FileExpansion&) = delete;
+  Result<void> feed(int inFd, std::uint64_t upTo);
+  Result<void> finish(int inFd);
+  std::uint64_t produced() const { return produced_; }  // output bytes written, [0, produced)
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  int outFd_;
+  std::uint64_t plainSize_;
+  Sha256 plainSha256_;
+  std::uint64_t consumed_ = 0, produced_ = 0;
+  std::size_t pending_ = 1;  // 0 once a frame ended and flushed
+  std::optional<Error> failed_;
+};
 
 // What compressing a file would give, from up to 4 samples of 1 MiB spread
 // over it (its start, a third, two thirds, its end) at kZstdLevel.
