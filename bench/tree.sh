@@ -63,6 +63,7 @@ for tool in jq python3 tar rsync; do
   command -v "$tool" >/dev/null || { echo "bench/tree.sh needs $tool" >&2; exit 2; }
 done
 LAB=tests/netns/lab.sh
+has() { [[ " ${METHODS[*]} " == *" $1 "* ]]; }
 HNOW="$HNOW_BUILD_DIR/daemon/hnow"
 RSYNC_PORT=8873
 DIR=""
@@ -441,15 +442,23 @@ for lab in "${labs[@]}"; do
   again_replaced=$(jq '[.copies[].tree.replaced] | add' <<<"$report")
   again_files=$(jq '[.copies[].tree.files] | add' <<<"$report")
   echo "bench/tree.sh: $lab second send tree: $again_t s" >&2
-  rsync_all par r-0 --delete
-  rs_t=$RS_T rs_bytes=$RS_BYTES
-  echo "bench/tree.sh: $lab second send rsync-par: $rs_t s, $rs_bytes bytes" >&2
+  # rsync's second send updates rsync-par's copies: only when it made them.
+  rs_t="" rs_bytes=""
+  if has rsync-par; then
+    rsync_all par r-0 --delete
+    rs_t=$RS_T rs_bytes=$RS_BYTES
+    echo "bench/tree.sh: $lab second send rsync-par: $rs_t s, $rs_bytes bytes" >&2
+  fi
+  # What each agent's unpack took after the bundle's last byte, first sends
+  # of the tree (and tree-auto): from the agents' logs.
+  tails=$(cat "$DIR"/logs/agent-*.log 2>/dev/null |
+    sed -n 's|.*unpacked .*/t-[0-9]* in \([0-9.]*\) s after its last byte.*: \([0-9]*\) files (.*0 held already.*|\1|p' || true)
   # What agent-1 holds now against the source.
   src_files=$(find "$SRC" -type f | wc -l)
   t0_files=$(find "$DIR/agents/agent-1/files/t-0" -type f | wc -l)
-  r0_files=$(find "$DIR/agents/agent-1/files/r-0" -type f | wc -l)
+  r0_files=$({ find "$DIR/agents/agent-1/files/r-0" -type f 2>/dev/null || true; } | wc -l)
   t0_diff=$(diff -rq "$SRC" "$DIR/agents/agent-1/files/t-0" | grep -vc "^Only in $DIR/agents/agent-1/files/t-0" || true)
-  r0_diff=$(diff -rq "$SRC" "$DIR/agents/agent-1/files/r-0" | wc -l || true)
+  r0_diff=$(has rsync-par && diff -rq "$SRC" "$DIR/agents/agent-1/files/r-0" | wc -l || echo "-")
 
   SIZE=$bundle
   bound=$(kumar_ross "$ups" "$downs" "$source_up")
@@ -472,7 +481,6 @@ for lab in "${labs[@]}"; do
       'BEGIN { printf "| %s | %.2f | %s | %.2f | %.2f |\n", m, a, per, a / b, a / t }'
   done
   echo
-  has() { [[ " ${METHODS[*]} " == *" $1 "* ]]; }
   if has onefile && has stdin && has rsync-par; then
     ptree=$(tr ' ' '\n' <<<"${predicted[tree]}" | grep . | median)
     pone=$(tr ' ' '\n' <<<"${predicted[onefile]}" | grep . | median)
@@ -486,6 +494,10 @@ for lab in "${labs[@]}"; do
     awk -v t="$tree_med" -v p="$par_med" 'BEGIN { printf "rsync-par / tree = %.2f (target ≥ 3 on the demo lab)\n", p / t }'
     echo
   fi
+  if [ -n "$tails" ]; then
+    printf 'Unpack after the last byte (each agent, every first send of the tree): median %.2f s, max %.2f s over %d copies.\n\n' \
+      "$(median <<<"$tails")" "$(sort -g <<<"$tails" | tail -1)" "$(grep -c . <<<"$tails")"
+  fi
   if has tree-auto; then
     auto_med=$(tr ' ' '\n' <<<"${times[tree-auto]}" | grep . | median)
     awk -v t="$tree_med" -v a="$auto_med" 'BEGIN { printf "tree-auto / tree = %.3f (--compress auto against the tree of this run; target: never above 1.05)\n\n", a / t }'
@@ -497,13 +509,14 @@ for lab in "${labs[@]}"; do
   else
     echo "hnow: \`hnow send DIR --dest t-0 --delete\` again, file by file; its bundle carried $again_size bytes of the first's $bundle, and asking the agents what they hold took $again_query bytes (all agents)."
   fi
-  echo "rsync-par --delete updates rep 0's copies (r-0). Changed bytes are counted once: each agent getting exactly them would be $copies."
+  has rsync-par && echo "rsync-par --delete updates rep 0's copies (r-0)."
+  echo "Changed bytes are counted once: each agent getting exactly them would be $copies."
   echo
   echo "| method | s | / first send | bytes moved | / (changed bytes × agents) |"
   echo "|---|---:|---:|---:|---:|"
   awk -v t="$again_t" -v b="$again_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
     'BEGIN { printf "| tree --delete (bundle × %d agents + queries) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
-  awk -v t="$rs_t" -v b="$rs_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
+  [ -z "$rs_t" ] || awk -v t="$rs_t" -v b="$rs_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
     'BEGIN { printf "| rsync-par --delete (Total bytes sent, summed) | %.2f | %.3f | %d | %.2f |\n", t, t / f, b, b / (c * n) }'
   echo
   echo "Targets: bytes moved at most 1.1x the changed bytes per agent; the second send under 10% of the first's time."

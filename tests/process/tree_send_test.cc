@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "process/test_cluster.h"
@@ -260,4 +262,50 @@ TEST_CASE("a tree whose destination is a file on an agent is refused before a by
   auto file = runCommand(cluster.hnow("send " + (top / "f").string() + " --dest g --atomic"));
   CHECK(file.status == 1);
   CHECK(file.err.find("--atomic") != std::string::npos);
+}
+
+TEST_CASE("an agent writes a tree's files into its staging while the bundle is still landing, and publishes them once it matched") {
+  // 12 MiB over 40 Mbit/s links: some 2.5 s of landing to watch.
+  TestCluster cluster("--agents 2 --uplink-mbps 40 --downlink-mbps 40 --source-uplink-mbps 40");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = cluster.dir.path / "slow-tree";
+  constexpr std::uintmax_t kFileBytes = 256 << 10, kFiles = 48;
+  for (std::uintmax_t i = 0; i < kFiles; ++i)
+    writeRandomFile(top / ("d" + std::to_string(i % 4)) / ("f" + std::to_string(i)), kFileBytes);
+  const fs::path parent = cluster.dir.path / "agents" / "agent-1" / "files" / "courses";
+  // Watched from a second thread while the send runs: a staging that
+  // holds a file while the bundle's temp file is not yet whole.
+  std::atomic<bool> sending{true}, seen{false};
+  std::thread watcher([&] {
+    while (sending && !seen) {
+      std::uintmax_t staged = 0, partial = 0;
+      std::error_code error;
+      for (const auto& e : fs::directory_iterator(parent, error)) {
+        const std::string name = e.path().filename().string();
+        if (name.find(".hnow-stage-") != std::string::npos) {
+          for (auto it = fs::recursive_directory_iterator(e.path(), error); !error && it != fs::recursive_directory_iterator();
+               it.increment(error))
+            staged += it->is_regular_file(error) ? 1 : 0;
+        } else if (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0) {
+          const std::uintmax_t size = fs::file_size(e.path(), error);
+          partial += !error && size < kFiles * kFileBytes ? 1 : 0;
+        }
+      }
+      if (staged > 0 && partial > 0) seen = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  auto r = runCommand(cluster.hnow("send " + top.string() + " --dest courses/slow --json --compress none"));
+  sending = false;
+  watcher.join();
+  REQUIRE_MESSAGE(r.status == 0, (r.err + r.out));
+  CHECK(seen);
+  auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report["copies"].size() == 2);
+  for (const auto& copy : report["copies"]) {
+    CHECK(copy["tree"]["files"] == kFiles);
+    CHECK(differences(treeOf(copy["path"].get<std::string>()), treeOf(top)) == "");
+    CHECK(partFiles(fs::path(copy["path"].get<std::string>()).parent_path()) == 0);
+  }
+  CHECK(cluster.log("agent-1").find("files written as it landed") != std::string::npos);
 }

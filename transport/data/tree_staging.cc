@@ -235,8 +235,8 @@ Result<void> TreeStaging::readIndex(int bundleFd) {
 
 Result<void> TreeStaging::writeFile(int bundleFd, std::size_t k, bool startWriteback) {
   const TreeEntry& e = index_->entries[k];
-  DirWalk dirs(stageFd_);
-  auto dirFd = dirs.open(dirName(e.path));
+  if (!fileDirs_) fileDirs_ = std::make_unique<DirWalk>(stageFd_);
+  auto dirFd = fileDirs_->open(dirName(e.path));
   if (!dirFd) return Error{"cannot write \"" + printable(e.path) + "\": " + dirFd.error().message};
   const std::string name(baseName(e.path));
   const int fd = ::openat(*dirFd, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);

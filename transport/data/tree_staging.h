@@ -91,6 +91,9 @@ std::uint64_t landedFromStart(std::vector<LandedSpan> spans);
   std::vector<bool> written_;          // per entry of the index
   std::vector<std::uint32_t> pending_; // files with bytes in the bundle not written yet, by offset
   std::optional<Error> failed_;
+  // The directories of the last file written, kept open for the next: files
+  // land mostly in index order, so mostly in the same directory.
+  std::unique_ptr<class DirWalk> fileDirs_;
   bool published_ = false;
   std::uint64_t filesWritten_ = 0, bytesWritten_ = 0;
 };
