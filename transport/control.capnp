@@ -323,6 +323,7 @@ struct SendRequest {
   compress @8 :Text;      # auto|zstd|none; empty: auto (docs/compression.md)
   untilAll @9 :Bool;      # agents without a copy at the end stay owed it (docs/until-all.md)
   maxRateBytesPerS @10 :Float64;  # --max-rate: every link the send uses at most this; 0: none
+  uploadIsTree @11 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
 }
 
 enum CopyState {
@@ -459,6 +460,10 @@ interface ClientSession {
   # A file of the client's (or its standard input: size 0, not known)
   # streamed into hnowd's data directory, to be sent as SendRequest.upload.
   # Refused when hnowd's disk would keep less than 1 GiB free.
+  seesTree @14 (path :Text, listing :Data) -> (same :Bool);
+  # Does hnowd list, at `path`, the directory whose listing digest
+  # (transport/data/tree_walk.h: treeListingDigest) the client took? If
+  # not, the client packs its directory and uploads the bundle.
 }
 
 interface Upload {

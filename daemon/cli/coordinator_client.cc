@@ -175,6 +175,15 @@ Reply<bool> CoordinatorClient::sees(const std::string& path, std::uint64_t size,
   return s.wait(request.send().then([](auto response) { return response.getSame(); }));
 }
 
+Reply<bool> CoordinatorClient::seesTree(const std::string& path, const std::array<unsigned char, 32>& listing) {
+  auto& s = *state_;
+  auto request = s.session->seesTreeRequest();
+  request.setPath(path);
+  request.setListing(capnp::Data::Reader(listing.data(), listing.size()));
+  return s.waitWhileAnswering(request.send().then([](auto response) { return response.getSame(); }),
+                              "hnow: hnowd is listing " + path + " to see whether it holds the same tree");
+}
+
 Reply<std::uint64_t> CoordinatorClient::uploadFile(int fd, std::uint64_t size) {
   auto& s = *state_;
   auto begin = s.session->uploadRequest();
@@ -237,6 +246,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setCompress(r.compress);
   out.setUntilAll(r.untilAll);
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
+  out.setUploadIsTree(r.uploadIsTree);
   return s.waitWhileAnswering(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");

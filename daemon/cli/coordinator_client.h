@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -104,9 +105,12 @@ class CoordinatorClient {
     std::string compress = "auto";  // auto|zstd|none
     bool untilAll = false;  // agents without a copy stay owed it
     double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
+    bool uploadIsTree = false;  // the upload is the client's directory packed as a tree's bundle
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);
+  // Does hnowd list, at `path`, the client's directory (its listing digest)?
+  Reply<bool> seesTree(const std::string& path, const std::array<unsigned char, 32>& listing);
   // The file open at `fd` streamed to hnowd (`size` 0: read to its end,
   // standard input); the upload's id for startSend.
   Reply<std::uint64_t> uploadFile(int fd, std::uint64_t size);

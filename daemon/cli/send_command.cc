@@ -12,11 +12,15 @@
 #include <filesystem>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include "base/bit_rate.h"
+#include "base/printable.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
 #include "cli/text_file.h"
+#include "transport/data/tree_bundle.h"
+#include "transport/data/tree_walk.h"
 
 namespace hnow::cli {
 
@@ -331,11 +335,52 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
 
 namespace {
 
-// FILE from wherever the operator is: `-` (standard input) and a file hnowd
-// does not see at the same path (another machine) are streamed to hnowd
-// first; the upload's id, or 0 when hnowd reads FILE itself (its own
-// machine, a shared filesystem, or a directory).
-Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file) {
+// A directory hnowd does not list the same at that path (another
+// machine): packed here into a tree's bundle in a temp file, then
+// uploaded; hnowd unpacks it and sends that tree. What the pack leaves out
+// is said here, since hnowd sees only the bundle. 0 when hnowd lists the
+// same directory there (its own machine, a shared filesystem).
+Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::string& dir, const std::string& path) {
+  auto listing = transport::data::treeListingDigest(dir);
+  if (!listing) return Error{"cannot read the directory " + dir + ": " + listing.error().message};
+  auto seen = client.seesTree(path, *listing);
+  if (!seen) return Error{"cannot ask hnowd about " + dir + ": " + seen.error().message};
+  if (*seen) return std::uint64_t{0};
+  std::error_code error;
+  const std::string scratch = (std::filesystem::temp_directory_path(error) / "hnow-upload-XXXXXX").string();
+  std::vector<char> name(scratch.begin(), scratch.end());
+  name.push_back('\0');
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) return Error{"cannot make a temp file to pack " + dir + " into: " + std::strerror(errno)};
+  ::unlink(name.data());  // gone with its descriptor, whatever happens
+  std::fprintf(stderr, "packing %s to upload it to hnowd, which does not see it at that path...\n", dir.c_str());
+  auto packed = transport::data::packTree(dir, fd);
+  if (!packed) {
+    ::close(fd);
+    return Error{"cannot pack " + dir + ": " + packed.error().message};
+  }
+  constexpr std::size_t kShown = 100;
+  for (std::size_t k = 0; k < packed->refused.size() && k < kShown; ++k)
+    std::fprintf(stderr, "left out of %s: %s: %s\n", dir.c_str(), printable(packed->refused[k].path).c_str(),
+                 printable(packed->refused[k].why).c_str());
+  if (packed->refused.size() > kShown)
+    std::fprintf(stderr, "left out of %s: %zu more entries\n", dir.c_str(), packed->refused.size() - kShown);
+  std::fprintf(stderr, "uploading %s (%llu files, %s) to hnowd...\n", dir.c_str(),
+               static_cast<unsigned long long>(packed->files), bytesText(static_cast<double>(packed->size)).c_str());
+  ::lseek(fd, 0, SEEK_SET);
+  auto id = client.uploadFile(fd, packed->size);
+  ::close(fd);
+  if (!id) return Error{"cannot upload " + dir + " to hnowd: " + id.error().message};
+  return id;
+}
+
+// FILE from wherever the operator is: `-` (standard input) and a file or
+// directory hnowd does not see at the same path (another machine) are
+// streamed to hnowd first; the upload's id, or 0 when hnowd reads FILE
+// itself (its own machine, a shared filesystem). `tree`: the upload is a
+// directory's bundle.
+Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file, bool& tree) {
+  tree = false;
   if (file == "-") {
     if (::isatty(STDIN_FILENO)) return Error{"send - reads standard input; pipe a file or a tar into it"};
     std::fputs("uploading standard input to hnowd...\n", stderr);
@@ -344,9 +389,14 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
     return id;
   }
   struct stat info {};
-  if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::uint64_t{0};
   std::error_code error;
   const std::string path = std::filesystem::absolute(file, error).string();
+  if (::stat(file.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    auto id = uploadTreeIfUnseen(client, file, path);
+    tree = id && *id != 0;
+    return id;
+  }
+  if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::uint64_t{0};
   const std::int64_t mtime = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
   auto seen = client.sees(path, static_cast<std::uint64_t>(info.st_size), mtime);
   if (!seen) return Error{"cannot ask hnowd about " + file + ": " + seen.error().message};
@@ -384,7 +434,8 @@ int runSendCommand(const SendOptions& options) {
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
   std::error_code error;
-  auto upload = uploadIfUnseen(*client, options.file);
+  bool uploadIsTree = false;
+  auto upload = uploadIfUnseen(*client, options.file, uploadIsTree);
   if (!upload) {
     std::fprintf(stderr, "hnow: %s\n", upload.error().message.c_str());
     return 1;
@@ -399,7 +450,8 @@ int runSendCommand(const SendOptions& options) {
                                        *upload,
                                        options.compress,
                                        options.untilAll,
-                                       *maxRate};
+                                       *maxRate,
+                                       uploadIsTree};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

@@ -114,12 +114,33 @@ void SendService::oweAll(const SendRequest& request, Started started) {
                 std::to_string(record) + "): each gets it when it is connected again (hnow status lists it)"});
 }
 
+void SendService::seesTree(const std::string& path, const std::string& listingHex,
+                           std::function<void(bool same)> done) {
+  plane_.listTree(path, [listingHex, done](const Result<std::string>& listed) { done(listed && *listed == listingHex); });
+}
+
 void SendService::start(SendRequest request, Started started) {
   finished_.forgetOldest(operations_);
-  if (request.untilAll && request.scratch)
+  if (request.untilAll && request.scratch) {
+    plane_.dropScratch(request.path);
     return started(Error{"--until-all keeps a send owed to agents that are off, so its path must stay on "
                          "hnowd's machine; an upload or standard input is gone once its send ends (copy it "
                          "to hnowd's machine first, then send that path)"});
+  }
+  if (request.uploadIsTree) {
+    // The client's directory, as the bundle it packed: unpacked here, then
+    // sent as any directory (only what each agent lacks moves).
+    request.uploadIsTree = false;
+    const std::string bundle = request.path;
+    return plane_.unpackUpload(bundle, [this, request, started](const Result<std::string>& dir) mutable {
+      if (!dir) return started(dir.error());
+      request.path = *dir;
+      request.scratch = true;
+      request.scratchSource = std::shared_ptr<const void>(
+          nullptr, [plane = &plane_, path = *dir](const void*) { plane->dropScratch(path); });
+      start(std::move(request), std::move(started));
+    });
+  }
   auto receivers = receiversOf(request);
   if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));
   if (!receivers) return started(receivers.error());
@@ -249,6 +270,9 @@ void SendService::endIfFinished(Running& running) {
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
   plane_.release(running.token);
   running.bundle.reset();
+  // A client's tree unpacked for this send goes now, whoever else still holds the request.
+  if (running.request.scratchSource) plane_.dropScratch(running.request.path);
+  running.request.scratchSource.reset();
   for (const std::string& t : running.transferTokens()) {
     coordinator_.releaseToken(t);
     operationOfToken_.erase(t);

@@ -36,6 +36,12 @@ struct SendRequest {
   OperationId owedBy = 0;  // made for the agents this send's record left owed
   // --max-rate: every link the send uses at most this, bytes/s; 0: none.
   double maxRateBytesPerSecond = 0.0;
+  // `path` is a client's directory uploaded as a tree's bundle: unpacked
+  // here first, then sent as a tree (docs/tree-send.md).
+  bool uploadIsTree = false;
+  // What the send's source needs until it ends (a client's tree unpacked
+  // for it), removed when the last holder lets go.
+  std::shared_ptr<const void> scratchSource{};
 };
 
 // A send that ended, as its record says: the agents that have a copy now
@@ -62,6 +68,9 @@ class SendService final : public TransferObserver {
   // the agents' answers for a refusal of theirs).
   using Started = std::function<void(const Result<std::pair<std::uint64_t, SendStatus>>& started)>;
   void start(SendRequest request, Started started);
+  // Whether the directory at `path` here has the listing digest
+  // `listingHex` (a client's, treeListingDigest); `done` once, later.
+  void seesTree(const std::string& path, const std::string& listingHex, std::function<void(bool same)> done);
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
   // Told of every send that ends, after its record is finished.

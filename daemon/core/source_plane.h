@@ -70,8 +70,22 @@ class SourcePlane {
   // A scan no send will pack.
   virtual void dropScan(std::uint64_t /*scanId*/) {}
   // A file hnowd made to be sent (a tree's bundle, a client's upload, a
-  // compressed file) removed: the send that carried it ended.
+  // compressed file), or a directory (a client's tree, unpacked), removed:
+  // the send that carried it ended.
   virtual void dropScratch(const std::string& /*path*/) {}
+  // A client's directory: the listing digest of the directory at `path`
+  // here (treeListingDigest, as hex), or why there is none; `done` as
+  // scanTree's.
+  using Listed = std::function<void(const Result<std::string>& listingHex)>;
+  virtual void listTree(const std::string& /*path*/, Listed done) { done(Error{"this plane cannot send trees"}); }
+  // A client's directory, uploaded as a tree's bundle at `bundlePath`:
+  // unpacked into a scratch directory of hnowd's (the bundle removed),
+  // whose path `done` gets (as scanTree's), to be sent as any directory
+  // and dropped (dropScratch) when that send ends.
+  using UnpackedUpload = std::function<void(const Result<std::string>& dir)>;
+  virtual void unpackUpload(const std::string& /*bundlePath*/, UnpackedUpload done) {
+    done(Error{"this plane cannot send trees"});
+  }
   // --compress (send_compression.h): what compressing the `size` bytes at
   // `path` would give, from samples of it (milliseconds: on the caller's thread).
   virtual Result<CompressionSample> sampleCompression(const std::string& /*path*/, std::uint64_t /*size*/) {

@@ -33,6 +33,8 @@ class DataSourcePlane final : public SourcePlane {
                    Packed done) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override;
+  void listTree(const std::string& path, Listed done) override;
+  void unpackUpload(const std::string& bundlePath, UnpackedUpload done) override;
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;
   void compressFile(const std::string& path, std::uint64_t size, Compressed done) override;
   void serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
@@ -70,8 +72,8 @@ class DataSourcePlane final : public SourcePlane {
   OffThread work_;
 };
 
-// Removes the bundles and compressed files an earlier hnowd left in
-// `bundleDir` (no send of theirs lives on); how many.
+// Removes the bundles, compressed files and unpacked trees an earlier
+// hnowd left in `bundleDir` (no send of theirs lives on); how many.
 std::size_t sweepBundles(const std::string& bundleDir);
 
 }  // namespace hnow::daemon

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/hex.h"
 #include "server/link_values.h"
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
@@ -125,6 +126,9 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
     if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
     request.path = *path;
     request.scratch = true;
+    request.uploadIsTree = in.getUploadIsTree();
+  } else if (in.getUploadIsTree()) {
+    transport::refuse("uploadIsTree names no upload");
   }
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
@@ -225,6 +229,17 @@ kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
                         params.getMtimeNs();
   context.getResults().setSame(same);
   return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
+  if (!sends_) transport::refuse("this hnowd cannot send files");
+  auto params = context.getParams();
+  const auto listing = params.getListing();
+  if (listing.size() != 32) transport::refuse("a tree's listing digest is 32 bytes");
+  const std::string hex = hexOf(listing.begin(), listing.size());
+  auto pending = transport::pendingAnswer<bool>();
+  sends_->seesTree(params.getPath(), hex, [answer = pending.answer](bool same) { answer(same); });
+  return pending.promise.then([context](kj::Own<bool> same) mutable { context.getResults().setSame(*same); });
 }
 
 kj::Promise<void> ClientSessionServer::upload(UploadContext context) {

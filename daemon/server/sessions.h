@@ -61,6 +61,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> forgetAgent(ForgetAgentContext context) override;
   // A file of the client's: does hnowd see it, else its upload.
   kj::Promise<void> sees(SeesContext context) override;
+  kj::Promise<void> seesTree(SeesTreeContext context) override;
   kj::Promise<void> upload(UploadContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;

@@ -14,11 +14,29 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/hex.h"
 #include "base/printable.h"
 #include "server/data_source_plane.h"
 #include "transport/data/tree_bundle.h"
+#include "transport/data/tree_fs.h"
+#include "transport/data/tree_walk.h"
 
 namespace hnow::daemon {
+
+namespace {
+
+// A client's tree unpacked here, removed with all it holds (directories
+// without write permission included: it keeps the client's modes).
+Result<void> removeScratchTree(const std::string& dir) {
+  const std::filesystem::path path(dir);
+  const int parentFd = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parentFd < 0) return Error{std::strerror(errno)};
+  auto removed = transport::data::removeTree(parentFd, path.filename().string());
+  ::close(parentFd);
+  return removed;
+}
+
+}  // namespace
 
 bool DataSourcePlane::isDirectory(const std::string& path) {
   struct stat info {};
@@ -206,16 +224,60 @@ void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>&
 }
 
 void DataSourcePlane::dropScratch(const std::string& bundlePath) {
+  if (isDirectory(bundlePath)) {
+    if (auto removed = removeScratchTree(bundlePath); !removed)
+      spdlog::warn("cannot remove the scratch directory {}: {}", bundlePath, removed.error().message);
+    return;
+  }
   if (::unlink(bundlePath.c_str()) != 0 && errno != ENOENT)
     spdlog::warn("cannot remove the scratch file {}: {}", bundlePath, std::strerror(errno));
+}
+
+void DataSourcePlane::listTree(const std::string& path, Listed done) {
+  work_.run<Result<std::string>>(
+      [path]() -> Result<std::string> {
+        auto digest = transport::data::treeListingDigest(path);
+        if (!digest) return digest.error();
+        return hnow::hexOf(digest->data(), digest->size());
+      },
+      [done](Result<std::string>& listed) { done(listed); });
+}
+
+void DataSourcePlane::unpackUpload(const std::string& bundlePath, UnpackedUpload done) {
+  const std::string dir = newScratchPath(".tree");
+  work_.run<Result<std::string>>(
+      [bundlePath, dir]() -> Result<std::string> {
+        const std::filesystem::path target(dir);
+        std::error_code ignored;
+        std::filesystem::create_directories(target.parent_path(), ignored);
+        const int bundleFd = ::open(bundlePath.c_str(), O_RDONLY | O_CLOEXEC);
+        const int parentFd = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        Result<transport::data::UnpackedTree> unpacked =
+            bundleFd < 0 || parentFd < 0
+                ? Result<transport::data::UnpackedTree>(Error{std::string("cannot open the uploaded tree: ") +
+                                                              std::strerror(errno)})
+                : transport::data::unpackTree(bundleFd, parentFd, target.filename().string(),
+                                              target.parent_path().string(), true);
+        if (bundleFd >= 0) ::close(bundleFd);
+        if (parentFd >= 0) ::close(parentFd);
+        ::unlink(bundlePath.c_str());  // the tree is all the send needs now
+        if (!unpacked) return Error{"cannot unpack the client's uploaded tree: " + unpacked.error().message};
+        if (!unpacked->failed.empty())
+          return Error{"cannot unpack the client's uploaded tree: " + printable(unpacked->failed.front().path) + ": " +
+                       printable(unpacked->failed.front().why)};
+        return dir;
+      },
+      [done](Result<std::string>& unpacked) { done(unpacked); });
 }
 
 std::size_t sweepBundles(const std::string& bundleDir) {
   std::error_code error;
   std::size_t removed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(bundleDir, error))
-    if ((entry.path().extension() == ".bundle" || entry.path().extension() == ".zst") &&
-        std::filesystem::remove(entry.path(), error))
+    if (entry.path().extension() == ".tree" ? removeScratchTree(entry.path().string()).ok()
+        : entry.path().extension() == ".bundle" || entry.path().extension() == ".zst"
+            ? std::filesystem::remove(entry.path(), error)
+            : false)
       ++removed;
   return removed;
 }

@@ -309,3 +309,45 @@ TEST_CASE("an agent writes a tree's files into its staging while the bundle is s
   }
   CHECK(cluster.log("agent-1").find("files written as it landed") != std::string::npos);
 }
+
+TEST_CASE("a directory hnowd does not see at the client's path is packed, uploaded and sent as a tree, and sent again moves only what changed") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = makeCourseTree(cluster.dir.path);
+  auto seen = runCommand(cluster.hnow("send " + top.string() + " --dest courses/seen --json"));
+  REQUIRE_MESSAGE(seen.status == 0, seen.err);
+  CHECK(seen.err.find("packing") == std::string::npos);  // hnowd lists the same tree there: read in place
+  // The client on "another machine": a private mount namespace whose /mnt
+  // holds a copy of the tree hnowd cannot see. Needs root and unshare.
+  if (::geteuid() != 0 || runCommand("unshare --mount true").status != 0) {
+    MESSAGE("skipped the upload of an unseen directory: needs root and unshare (a private mount namespace)");
+    return;
+  }
+  const std::string laptop = "mount -t tmpfs none /mnt && cp -a " + top.string() + " /mnt/course && ";
+  const std::string send = cluster.hnow("send /mnt/course --dest courses/laptop --json");
+  auto first = runCommand("unshare --mount sh -c '" + laptop + send + "'");
+  REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
+  CHECK(first.err.find("packing /mnt/course to upload it to hnowd, which does not see it at that path") !=
+        std::string::npos);
+  CHECK(first.err.find("left out of /mnt/course: outside") != std::string::npos);
+  auto expected = treeOf(top);
+  expected.erase("outside");
+  auto report = nlohmann::json::parse(first.out);
+  REQUIRE(report["copies"].size() == 2);
+  for (const auto& copy : report["copies"]) CHECK(differences(treeOf(copy["path"].get<std::string>()), expected) == "");
+  // Again after one file changed on the laptop: the whole tree is uploaded
+  // again, and only the changed file moves to the agents.
+  auto second = runCommand("unshare --mount sh -c '" + laptop + "echo changed > /mnt/course/secret.txt && " + send + "'");
+  REQUIRE_MESSAGE(second.status == 0, (second.err + second.out));
+  report = nlohmann::json::parse(second.out);
+  CHECK(report["tree"]["sent_files"] == 1);
+  for (const auto& copy : report["copies"])
+    CHECK(readWhole(fs::path(copy["path"].get<std::string>()) / "secret.txt") == "changed\n");
+  // hnowd keeps nothing of the uploads once their sends ended.
+  std::size_t left = 0;
+  std::error_code error;
+  for (const auto& e : fs::recursive_directory_iterator(cluster.dir.path / "hnowd", error))
+    left += e.path().extension() == ".tree" || e.path().extension() == ".bundle" ||
+            e.path().parent_path().filename() == "uploads";
+  CHECK(left == 0);
+}

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "transport/data/tree_walk.h"
 #include "transport/tree_fixture.h"
 
 using namespace hnow::transport::data;
@@ -235,4 +236,26 @@ TEST_CASE("missingFiles without digests names a file of the same size and anothe
   const HeldFiles again = heldIn(second, s.path, "dest");
   CHECK(again.missing == std::vector<std::uint32_t>{ordinalOf(second, "d/b.bin"), ordinalOf(second, "d/e/c")});
   CHECK(again.sameSize.empty());
+}
+
+TEST_CASE("a tree's listing digest is the same for a copy with the same names, modes, mtimes and sizes, and changes with any of them") {
+  Scratch s;
+  makeSmallTree(s / "a");
+  auto first = treeListingDigest(s / "a");
+  REQUIRE_MESSAGE(first.ok(), messageOf(first));
+  REQUIRE(std::system(("cp -a " + s / "a" + " " + s / "b").c_str()) == 0);
+  auto copy = treeListingDigest(s / "b");
+  REQUIRE(copy.ok());
+  CHECK(*copy == *first);  // another place, the same listing
+  CHECK(*treeListingDigest(s / "a") == *first);
+  setMtime(s / "b/d/e/c", 1'600'000'002, 4);  // one nanosecond
+  CHECK(*treeListingDigest(s / "b") != *first);
+  setMtime(s / "b/d/e/c", 1'600'000'002, 3);
+  CHECK(*treeListingDigest(s / "b") == *first);
+  ::chmod((s / "b/a.txt").c_str(), 0600);
+  CHECK(*treeListingDigest(s / "b") != *first);
+  ::chmod((s / "b/a.txt").c_str(), 0644);
+  writeFile(s / "b/new", "");
+  CHECK(*treeListingDigest(s / "b") != *first);
+  CHECK_FALSE(treeListingDigest(s / "missing").ok());
 }

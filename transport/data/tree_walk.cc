@@ -234,4 +234,20 @@ Result<FileRead> readTreeFile(int dirFd, const std::string& name, const FileStam
   return outcome;
 }
 
+Result<Sha256> treeListingDigest(const std::string& dir) {
+  auto walked = walkTree(dir, -1);
+  if (!walked) return walked.error();
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> sha(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(sha.get(), EVP_sha256(), nullptr);
+  auto add = [&](const std::string& text) { EVP_DigestUpdate(sha.get(), text.data(), text.size() + 1); };  // with its NUL
+  for (const TreeEntry& e : walked->entries)
+    add(std::to_string(static_cast<int>(e.kind)) + " " + std::to_string(e.mode) + " " + std::to_string(e.mtimeNs) +
+        " " + std::to_string(e.size) + " " + e.path + '\0' + e.target);
+  for (const TreeProblem& r : walked->refused) add("refused " + r.path);
+  Sha256 out{};
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(sha.get(), out.data(), &length);
+  return out;
+}
+
 }  // namespace hnow::transport::data

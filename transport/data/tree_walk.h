@@ -38,6 +38,14 @@ struct WalkedTree {
 // holds more than kMaxTreeEntries entries.
 Result<WalkedTree> walkTree(const std::string& dir, int bundleFd);
 
+// What the tree at `dir` lists, summed up without reading a file: a
+// SHA-256 over every entry's kind, path, mode, mtime, size and symlink
+// target as walkTree lists them, and the paths it leaves out. Two
+// machines that list the same tree get the same digest: a client asks
+// hnowd with it whether hnowd sees, at the same path, the directory the
+// client would send (a shared filesystem), else it uploads its own.
+Result<Sha256> treeListingDigest(const std::string& dir);
+
 // Opens `dir` as walkTree does, for a second pass over a walk's entries.
 Result<int> openTreeTop(const std::string& dir);
 
