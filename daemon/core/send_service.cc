@@ -114,6 +114,20 @@ void SendService::oweAll(const SendRequest& request, Started started) {
                 std::to_string(record) + "): each gets it when it is connected again (hnow status lists it)"});
 }
 
+void SendService::sourceCapsChanged() {
+  bool running = false;
+  double maxRate = 0.0;
+  for (const auto& [id, r] : operations_) {
+    if (r->released || !r->operation) continue;
+    running = true;
+    maxRate = capped(maxRate, r->maxRate);
+  }
+  if (!running) return;
+  const double pace = capped(coordinator_.paceSource(configuredUplink_).pace, maxRate);
+  spdlog::info("hnowd's caps changed: its uplink is paced at {:.1f} Mbit/s for the sends under way", pace * 8 / 1e6);
+  plane_.paceUplink(pace);
+}
+
 void SendService::seesTree(const std::string& path, const std::string& listingHex,
                            std::function<void(bool same)> done) {
   plane_.listTree(path, [listingHex, done](const Result<std::string>& listed) { done(listed && *listed == listingHex); });

@@ -68,6 +68,10 @@ class SendService final : public TransferObserver {
   // the agents' answers for a refusal of theirs).
   using Started = std::function<void(const Result<std::pair<std::uint64_t, SendStatus>>& started)>;
   void start(SendRequest request, Started started);
+  // hnowd's caps changed (a schedule window began or ended): the sends
+  // under way pace hnowd's uplink at the new cap from now on, within the
+  // lowest --max-rate among them. Nothing when none runs.
+  void sourceCapsChanged();
   // Whether the directory at `path` here has the listing digest
   // `listingHex` (a client's, treeListingDigest); `done` once, later.
   void seesTree(const std::string& path, const std::string& listingHex, std::function<void(bool same)> done);

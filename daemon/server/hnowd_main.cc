@@ -86,6 +86,7 @@ struct Ticked {
   daemon::SurveyRunner& surveys;
   daemon::JobService& jobs;
   daemon::OwedSends& owed;
+  daemon::SendService& sends;
   transport::data::DataPlane& plane;
   double configuredUplink;  // bytes/s, 0: not set
   const BandwidthLimits& limits;  // [limits] in hnowd.toml
@@ -96,9 +97,12 @@ struct Ticked {
 };
 
 // hnowd's own caps at its local time (every tick: a schedule's boundary is
-// then at most a tick late); sends and jobs that start take them.
+// then at most a tick late); sends and jobs that start take them, and the
+// sends under way are paced anew when they change.
 void evaluateCaps(const Ticked& t) {
+  const double before = t.coordinator.coordinatorCaps().up.bytesPerSecond;
   t.coordinator.setCoordinatorCaps(capsAt(t.limits, localTimeOf(t.clock.wallNow())), t.configuredUplink);
+  if (t.coordinator.coordinatorCaps().up.bytesPerSecond != before) t.sends.sourceCapsChanged();
 }
 
 kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
@@ -334,7 +338,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads"});
 
-  Ticked ticked{coordinator, surveys, jobs, owed, dataPlane, configuredUplink, config.limits, clock,
+  Ticked ticked{coordinator, surveys, jobs, owed, sends, dataPlane, configuredUplink, config.limits, clock,
                 std::make_shared<std::pair<double, double>>(-1, -1)};
   evaluateCaps(ticked);
   return serveUntilStopped(io, server, config, ticked, addressFile);

@@ -135,3 +135,31 @@ TEST_CASE("--max-rate bounds every link the send plans with, hnowd's source pace
   CHECK(answer->second.predictedS >= 0.99 * (64 << 20) / 1e6);
   CHECK(uncapped->second.predictedS < answer->second.predictedS / 5);
 }
+
+TEST_CASE("a schedule window that begins while a send runs paces hnowd's uplink at the new cap, within the send's --max-rate") {
+  Lab lab;  // hnowd's uplink_mbps: 12.5 MB/s
+  lab.coordinator.setCoordinatorCaps(capsOf(0, 0), 12.5e6);
+  lab.service.sourceCapsChanged();  // nothing runs: nothing paced
+  CHECK(lab.plane.paced.empty());
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  REQUIRE(lab.plane.paced.size() == 1);
+  const double before = lab.plane.paced[0];
+  // 20% of 12.5 MB/s from now on.
+  lab.coordinator.setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
+  lab.service.sourceCapsChanged();
+  REQUIRE(lab.plane.paced.size() == 2);
+  CHECK(lab.plane.paced[1] == doctest::Approx(2.5e6));
+  CHECK(lab.plane.paced[1] < before);
+
+  // A send whose --max-rate is below the new cap keeps its own rate.
+  Lab slow;
+  slow.coordinator.setCoordinatorCaps(capsOf(0, 0), 12.5e6);
+  SendRequest request = slow.toAll();
+  request.maxRateBytesPerSecond = 1e6;
+  REQUIRE(started(slow, request));
+  slow.coordinator.setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
+  slow.service.sourceCapsChanged();
+  REQUIRE(slow.plane.paced.size() == 2);
+  CHECK(slow.plane.paced[1] == doctest::Approx(1e6));
+}
