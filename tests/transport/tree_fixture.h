@@ -102,6 +102,30 @@ inline bool hasStaging(const std::string& dir) {
   return false;
 }
 
+// Every byte of the file open at `fd`, read from its start.
+inline std::string readAll(int fd) {
+  std::string out;
+  char buffer[65536];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
+    if (n <= 0) return out;
+    out.append(buffer, static_cast<std::size_t>(n));
+    at += n;
+  }
+}
+
+// A bundle made by hand, not by packTree: the header, `entries`' index
+// padded with zeros up to `dataStart`, then `data`.
+inline std::string handMadeBundle(const std::vector<transport::data::TreeEntry>& entries, std::uint64_t dataStart,
+                                  const std::string& data) {
+  std::string index = transport::data::encodeTreeIndex(entries);
+  REQUIRE(transport::data::kTreeHeaderBytes + index.size() <= dataStart);
+  index.resize(dataStart - transport::data::kTreeHeaderBytes, '\0');
+  std::string bundle(transport::data::kTreeMagic);
+  for (int i = 0; i < 8; ++i) bundle += static_cast<char>((index.size() >> (8 * i)) & 0xff);
+  return bundle + index + data;
+}
+
 // `dir` packed into the file `bundlePath`; the bundle's fd (read/write) in `fd`.
 struct Packed {
   Result<transport::data::PackedTree> tree = Error{"not packed"};

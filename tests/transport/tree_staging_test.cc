@@ -30,18 +30,6 @@ void makeTree(const std::string& top) {
   ::symlink("a/b/f2", (top + "/link").c_str());
 }
 
-// The bundle's bytes, read back from its file.
-std::string bytesOf(int fd) {
-  std::string out;
-  char buffer[65536];
-  for (off_t at = 0;;) {
-    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
-    if (n <= 0) return out;
-    out.append(buffer, static_cast<std::size_t>(n));
-    at += n;
-  }
-}
-
 // The bundle as it lands in a file of its own, one span at a time.
 struct Landing {
   std::string bytes;
@@ -89,7 +77,7 @@ TEST_CASE("a staging writes nothing before the index has landed, then each file 
     REQUIRE(index.ok());
     ::mkdir((s / "out").c_str(), 0755);
     const int parentFd = ::open((s / "out").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    Landing landing(bytesOf(packed.fd), s / "landing");
+    Landing landing(readAll(packed.fd), s / "landing");
     auto staging = openStaging(parentFd, s / "out", landing.bytes.size(), atomic);
     CHECK(hasStaging(s / "out"));
     // In order, as a whole file's bytes land: the header alone, the index less a byte, then pieces.
@@ -130,7 +118,7 @@ TEST_CASE("stripes landing out of order write the files inside each landed part,
   REQUIRE(index.ok());
   ::mkdir((s / "out").c_str(), 0755);
   const int parentFd = ::open((s / "out").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  Landing landing(bytesOf(packed.fd), s / "landing");
+  Landing landing(readAll(packed.fd), s / "landing");
   const std::uint64_t size = landing.bytes.size(), quarter = size / 4;
   auto staging = openStaging(parentFd, s / "out", size, false);
   // Stripe 3 whole, then stripe 1 whole: no index yet, so nothing.
@@ -167,7 +155,7 @@ TEST_CASE("a staging dropped before finish, or whose bundle's index changed sinc
   ::mkdir((s / "out").c_str(), 0755);
   const int parentFd = ::open((s / "out").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   {
-    Landing landing(bytesOf(packed.fd), s / "landing");
+    Landing landing(readAll(packed.fd), s / "landing");
     auto staging = openStaging(parentFd, s / "out", landing.bytes.size(), true);
     landing.land(0, landing.bytes.size() / 2);
     REQUIRE(staging->advance(landing.fd, landing.spans).ok());
@@ -180,11 +168,7 @@ TEST_CASE("a staging dropped before finish, or whose bundle's index changed sinc
   auto bundleWithMode = [](std::uint32_t mode) {
     std::vector<TreeEntry> entries(1);
     entries[0].path = "f", entries[0].mode = mode, entries[0].size = 4, entries[0].offset = 1000;
-    std::string index = encodeTreeIndex(entries);
-    index.resize(1000 - kTreeHeaderBytes, '\0');
-    std::string bundle(kTreeMagic);
-    for (int i = 0; i < 8; ++i) bundle += static_cast<char>((index.size() >> (8 * i)) & 0xff);
-    return bundle + index + "data";
+    return handMadeBundle(entries, 1000, "data");
   };
   Landing landing(bundleWithMode(0644), s / "landing");
   Landing other(bundleWithMode(0600), s / "other");
@@ -210,11 +194,7 @@ TEST_CASE("an entry that cannot be written as the bundle lands fails the staging
   entries[1].kind = TreeEntryKind::kSymlink, entries[1].path = "l", entries[1].target = std::string(4096, 'a');
   constexpr std::uint64_t kDataStart = 1000;
   entries[0].offset = kDataStart;
-  std::string index = encodeTreeIndex(entries);
-  index.resize(kDataStart - kTreeHeaderBytes, '\0');
-  std::string bundle(kTreeMagic);
-  for (int i = 0; i < 8; ++i) bundle += static_cast<char>((index.size() >> (8 * i)) & 0xff);
-  bundle += index + "data";
+  const std::string bundle = handMadeBundle(entries, kDataStart, "data");
   Scratch s;
   const int parentFd = ::open(s.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   Landing landing(bundle, s / "landing");

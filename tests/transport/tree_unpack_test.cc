@@ -246,12 +246,7 @@ TEST_CASE("a bundle whose symlink cannot be created fails as a whole and removes
   // The data at 1000: the index and zeros fill the room before it.
   constexpr std::uint64_t kDataStart = 1000;
   entries[1].offset = kDataStart;
-  std::string index = encodeTreeIndex(entries);
-  REQUIRE(kTreeHeaderBytes + index.size() <= kDataStart);
-  index.resize(kDataStart - kTreeHeaderBytes, '\0');
-  std::string bundle(kTreeMagic);
-  for (int i = 0; i < 8; ++i) bundle += static_cast<char>((index.size() >> (8 * i)) & 0xff);
-  bundle += index + "data";
+  const std::string bundle = handMadeBundle(entries, kDataStart, "data");
   Scratch s;
   writeFile(s / "bundle", bundle);
   const int fd = ::open((s / "bundle").c_str(), O_RDONLY | O_CLOEXEC);
