@@ -30,6 +30,7 @@ struct SendRequest {
   bool atomic = false;  // a directory: publish the whole tree at once on each agent
   bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
+  std::string uploadedFrom{};  // an upload: the client's path ("-": its standard input), what records name
   std::string compress = "auto";  // auto|zstd|none (send_compression.h)
   // Agents without a copy when it ends stay owed it (owed_sends.h).
   bool untilAll = false;

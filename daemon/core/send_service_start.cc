@@ -36,7 +36,11 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
                    std::to_string(packed->fileBytes) + ",\"refused\":" + std::to_string(packed->refusedCount) +
                    ",\"atomic\":" + (packed->atomic ? "true" : "false") + "}"
              : std::string();
-  return "{\"file\":" + jsonString(request.path) +
+  // An upload is named as the client named it: hnowd's scratch path says nothing to whoever reads the record.
+  const std::string file = request.uploadedFrom.empty()
+                               ? jsonString(request.path)
+                               : jsonString(request.uploadedFrom) + ",\"uploaded\":true";
+  return "{\"file\":" + file +
          (request.maxRateBytesPerSecond > 0 ? ",\"max_rate_bps\":" + jsonNumber(request.maxRateBytesPerSecond * 8)
                                             : std::string()) + ",\"dest\":" + jsonString(request.dest) + treeFields +
          ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +

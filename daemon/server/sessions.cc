@@ -124,6 +124,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   if (in.getUpload() != 0) {
     auto path = uploads_->take(in.getUpload());
     if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
+    request.uploadedFrom = request.path;
     request.path = *path;
     request.scratch = true;
     request.uploadIsTree = in.getUploadIsTree();

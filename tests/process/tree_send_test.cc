@@ -343,6 +343,11 @@ TEST_CASE("a directory hnowd does not see at the client's path is packed, upload
   CHECK(report["tree"]["sent_files"] == 1);
   for (const auto& copy : report["copies"])
     CHECK(readWhole(fs::path(copy["path"].get<std::string>()) / "secret.txt") == "changed\n");
+  // Its record names the directory as the client did, not hnowd's scratch copy.
+  auto ops = nlohmann::json::parse(runCommand(cluster.hnow("ops --json")).out)["operations"];
+  REQUIRE(ops.size() >= 1);
+  CHECK(ops[0]["summary"]["file"] == "/mnt/course");
+  CHECK(ops[0]["summary"]["uploaded"] == true);
   // hnowd keeps nothing of the uploads once their sends ended.
   std::size_t left = 0;
   std::error_code error;
