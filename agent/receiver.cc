@@ -176,7 +176,7 @@ void Receiver::route(Event event, const Report& report) {
   using Kind = transport::data::TransferEvent::Kind;
   auto it = scratches_.find(event.transfer.token);
   const bool lands = event.transfer.kind == Kind::kProgress || event.transfer.kind == Kind::kDone;
-  if (!event.afterUnpack && it != scratches_.end() && it->second->staging && lands)
+  if (!event.afterUnpack && it != scratches_.end() && it->second->stagedAsLanded && lands)
     landed(it->second, event.transfer.token, event.transfer.bytes);
   if (event.afterUnpack || it == scratches_.end() || event.transfer.kind != Kind::kDone) {
     report(event.transfer, event.unpacked.get());

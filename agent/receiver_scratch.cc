@@ -38,6 +38,7 @@ Result<void> Receiver::stageTree(Scratch& s, const transport::ReceiveOrder& orde
   auto staging = transport::data::TreeStaging::open(s.parentFd, s.name, s.parentPath, bundleSize, order.atomic);
   if (!staging) return staging.error();
   s.staging = std::move(staging).value();
+  s.stagedAsLanded = true;
   s.bundleFd = ::dup(receivedFd);
   if (s.bundleFd < 0) return Error{std::string("cannot keep the bundle open: ") + std::strerror(errno)};
   if (!order.compressed) return {};
@@ -86,11 +87,24 @@ void Receiver::advanceStaging(Scratch& s) {
 
 Result<transport::data::UnpackedTree> Receiver::unpackBundle(Scratch& s, int receivedFd) {
   s.filesAsLanded = s.staging->filesWritten();
-  if (!s.expansion) return s.staging->finish(receivedFd, s.deleteOthers);
-  if (auto expanded = s.expansion->finish(receivedFd); !expanded)
-    return Error{"cannot expand the compressed tree for " + s.parentPath + "/" + s.name + ": " +
-                 expanded.error().message};
-  return s.staging->finish(s.expandedFd, s.deleteOthers);
+  Result<transport::data::UnpackedTree> unpacked = Error{""};
+  if (!s.expansion) {
+    unpacked = s.staging->finish(receivedFd, s.deleteOthers);
+  } else if (auto expanded = s.expansion->finish(receivedFd); !expanded) {
+    unpacked = Error{"cannot expand the compressed tree for " + s.parentPath + "/" + s.name + ": " +
+                     expanded.error().message};
+  } else {
+    unpacked = s.staging->finish(s.expandedFd, s.deleteOthers);
+  }
+  // Published or failed, the staging is done: the expanded bundle goes
+  // now, not when hnowd releases the send (the data plane relays the
+  // received file from its own descriptor meanwhile).
+  s.staging.reset();
+  s.expansion.reset();
+  for (int* fd : {&s.bundleFd, &s.expandedFd})
+    if (*fd >= 0) ::close(*fd), *fd = -1;
+  if (!s.expandedName.empty()) ::unlinkat(s.parentFd, s.expandedName.c_str(), 0), s.expandedName.clear();
+  return unpacked;
 }
 
 // On the unpack thread: the received file, whole and matched, becomes the

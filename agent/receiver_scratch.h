@@ -42,7 +42,8 @@ struct Receiver::Scratch {
   bool published = false;    // renamed into place: nothing of it to remove
   // An uncompressed tree is written into its staging as its bundle lands
   // (on the unpack thread), and published from it once the bundle matched.
-  std::unique_ptr<transport::data::TreeStaging> staging;
+  std::unique_ptr<transport::data::TreeStaging> staging;  // the unpack thread's, once made
+  bool stagedAsLanded = false;  // kj thread: a tree, whose landed bytes advance its staging
   int bundleFd = -1;  // the bundle being received (its own descriptor), for the staging to read
   std::map<std::string, std::uint64_t> firstByte;  // each transfer's offset in the bundle
   std::map<std::string, std::uint64_t> landed;     // kj thread: each transfer's bytes landed, in order
