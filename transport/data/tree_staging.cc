@@ -213,7 +213,11 @@ std::string TreeStaging::where() const { return displayPath_ + "/" + printable(n
 Result<void> TreeStaging::readIndex(int bundleFd) {
   auto index = readTreeIndex(bundleFd, bundleSize_);
   if (!index) return Error{"cannot unpack the tree into " + where() + ": " + index.error().message};
-  index_ = std::move(index).value();
+  return adoptIndex(std::move(index).value());
+}
+
+Result<void> TreeStaging::adoptIndex(TreeIndex index) {
+  index_ = std::move(index);
   const std::vector<TreeEntry>& entries = index_->entries;
   written_.assign(entries.size(), false);
   DirWalk dirs(stageFd_);

@@ -72,8 +72,10 @@ std::uint64_t landedFromStart(std::vector<LandedSpan> spans);
  private:
   TreeStaging(int parentFd, std::string name, std::string displayPath, std::string staging, int stageFd,
               std::uint64_t bundleSize, bool atomic);
-  // Reads the index and makes the directories and symlinks in the staging.
+  // Reads the index (adoptIndex takes one read already) and makes the
+  // directories and symlinks in the staging.
   Result<void> readIndex(int bundleFd);
+  Result<void> adoptIndex(TreeIndex index);
   // Writes entry k (a file) from the bundle.
   Result<void> writeFile(int bundleFd, std::size_t k, bool startWriteback);
   // Writes every entry not written yet, held ones too (atomic), and sets

@@ -77,7 +77,7 @@ Result<UnpackedTree> TreeStaging::finish(int bundleFd, bool deleteOthers) {
   auto index = readTreeIndex(bundleFd, bundleSize_);
   if (!index) return Error{"cannot unpack the tree into " + where() + ": " + index.error().message};
   if (!index_) {
-    if (auto read = readIndex(bundleFd); !read) return read.error();
+    if (auto adopted = adoptIndex(std::move(index).value()); !adopted) return adopted.error();
   } else if (index->entries != index_->entries || index->dataStart != index_->dataStart) {
     return Error{"cannot unpack the tree into " + where() +
                  ": its index differs from the one read as the bundle landed; send again"};
@@ -112,13 +112,7 @@ Result<UnpackedTree> unpackTree(int bundleFd, int parentFd, const std::string& n
   if (::fstat(bundleFd, &info) != 0)
     return Error{"cannot unpack the tree into " + displayPath + "/" + printable(name) +
                  ": cannot stat the tree's bundle: " + std::strerror(errno)};
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
-      name.find('\0') != std::string::npos)
-    return Error{"cannot unpack a tree as \"" + printable(name) + "\" in " + displayPath + ": not a single name"};
-  // A malformed bundle is refused before any staging is made.
-  auto index = readTreeIndex(bundleFd);
-  if (!index)
-    return Error{"cannot unpack the tree into " + displayPath + "/" + printable(name) + ": " + index.error().message};
+  // A malformed bundle fails finish() and takes the staging with it.
   auto staging = TreeStaging::open(parentFd, name, displayPath, static_cast<std::uint64_t>(info.st_size), atomic);
   if (!staging) return staging.error();
   return (*staging)->finish(bundleFd, deleteOthers);
