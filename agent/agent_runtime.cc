@@ -139,14 +139,45 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> treeHeld(TreeHeldContext context) override {
     auto params = context.getParams();
     auto index = params.getIndex();
-    auto held = runtime_.receiver().treeHeld(
-        params.getDest(), std::string_view(reinterpret_cast<const char*>(index.begin()), index.size()));
-    auto results = context.getResults();
-    auto missing = results.initMissing(static_cast<unsigned>(held.missing.size()));
-    for (unsigned i = 0; i < missing.size(); ++i) missing.set(i, held.missing[i]);
-    auto sameSize = results.initSameSize(static_cast<unsigned>(held.sameSize.size()));
-    for (unsigned i = 0; i < sameSize.size(); ++i) sameSize.set(i, held.sameSize[i]);
-    return kj::READY_NOW;
+    std::string dest = params.getDest();
+    std::string query(reinterpret_cast<const char*>(index.begin()), index.size());
+    return offThread<Result<transport::data::HeldFiles>>(
+               [roots = runtime_.receiver().roots(), dest, query] { return Receiver::treeHeld(roots, dest, query); })
+        .then([context](kj::Own<Result<transport::data::HeldFiles>> held) mutable {
+          if (!*held) transport::refuse(held->error().message);
+          auto results = context.getResults();
+          auto missing = results.initMissing(static_cast<unsigned>((*held)->missing.size()));
+          for (unsigned i = 0; i < missing.size(); ++i) missing.set(i, (*held)->missing[i]);
+          auto sameSize = results.initSameSize(static_cast<unsigned>((*held)->sameSize.size()));
+          for (unsigned i = 0; i < sameSize.size(); ++i) sameSize.set(i, (*held)->sameSize[i]);
+        });
+  }
+  // A single file's send: what its destination already holds.
+  kj::Promise<void> fileHeld(FileHeldContext context) override {
+    auto params = context.getParams();
+    std::optional<transport::data::Sha256> sha256;
+    if (params.getSha256().size() == 32)
+      sha256 = digestOf(std::string(reinterpret_cast<const char*>(params.getSha256().begin()), 32));
+    else if (params.getSha256().size() != 0)
+      transport::refuse("a file's SHA-256 from hnowd must be 32 bytes");
+    std::string dest = params.getDest();
+    const std::uint64_t size = params.getSize();
+    using Holding = Result<transport::data::DestHolding>;
+    return offThread<Holding>([roots = runtime_.receiver().roots(), dest, size, sha256] {
+             return Receiver::fileHeld(roots, dest, size, sha256);
+           })
+        .then([context](kj::Own<Holding> held) mutable {
+          if (!*held) transport::refuse(held->error().message);
+          using H = transport::data::DestHolding;
+          wire::DestHolding out = wire::DestHolding::OTHER;
+          switch (**held) {
+            case H::kAbsent: out = wire::DestHolding::ABSENT; break;
+            case H::kSameSize: out = wire::DestHolding::SAME_SIZE; break;
+            case H::kSame: out = wire::DestHolding::SAME; break;
+            case H::kOther: case H::kDirectory: break;
+          }
+          context.getResults().setHolding(out);
+        });
   }
   kj::Promise<void> probeLinks(ProbeLinksContext context) override {
     auto order = transport::probeOrderFromWire(context.getParams().getOrder());
@@ -158,6 +189,16 @@ class AgentControlServer final : public wire::AgentControl::Server {
   }
 
  private:
+  // `work` on a thread of its own (it reads files: seconds for large ones),
+  // its answer back on the kj thread, which keeps heartbeats and relays going.
+  template <typename T>
+  kj::Promise<kj::Own<T>> offThread(std::function<T()> work) {
+    auto paf = kj::newPromiseAndFulfiller<kj::Own<T>>();
+    auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<kj::Own<T>>>>(kj::mv(paf.fulfiller));
+    runtime_.offThread().run<T>(std::move(work),
+                                [fulfiller](T& answer) { (*fulfiller)->fulfill(kj::heap<T>(std::move(answer))); });
+    return kj::mv(paf.promise);
+  }
   JobRunner& jobs() {
     JobRunner* jobs = runtime_.jobs();
     if (!jobs) transport::refuse("this agent has no data root, so it cannot run jobs");

@@ -20,6 +20,7 @@
 #include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
+#include "transport/off_thread.h"
 
 namespace hnow::agent {
 class Receiver;
@@ -64,6 +65,8 @@ class AgentRuntime {
   Receiver& receiver() { return *receiver_; }
   // `hnow run`'s shares; exists with the data plane.
   JobRunner* jobs() { return jobs_.get(); }  // null without a data root
+  // Reads of the destinations that take seconds (AgentControl treeHeld, fileHeld).
+  transport::OffThread& offThread() { return offThread_; }
 
  private:
   // One connection's life; resolves or fails when it ends.
@@ -101,6 +104,7 @@ class AgentRuntime {
   std::function<void()> onRegistered_;
   std::unique_ptr<Receiver> receiver_;
   std::unique_ptr<JobRunner> jobs_;  // destroyed before receiver_ (declared after it)
+  transport::OffThread offThread_;   // its work copies what it reads: no order with the others
   std::string dataAddress_;
   std::optional<wire::AgentSession::Client> session_;  // while logged in
   kj::Promise<void> reporting_ = nullptr;

@@ -143,19 +143,39 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
   for (const std::string& token : scratch->transfers) scratches_[token] = scratch;
 }
 
-transport::data::HeldFiles Receiver::treeHeld(const std::string& dest, std::string_view index) {
+Result<transport::data::HeldFiles> Receiver::treeHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                                      std::string_view index) {
   auto entries = transport::data::decodeTreeIndex(index, 0, 0);  // a query names no bytes
-  if (!entries) transport::refuse("a bad tree index from hnowd: " + entries.error().message);
+  if (!entries) return Error{"a bad tree index from hnowd: " + entries.error().message};
   // The directories on the way are made now: the send that follows needs them anyway.
-  auto opened = openConfinedParent(roots_, dest, {"destination", "destination", "write under"}, true);
+  auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
   if (!opened) {
     spdlog::warn("refused a tree into '{}' that hnowd asked about: {}", dest, opened.error().message);
-    transport::refuse(opened.error().message);
+    return opened.error();
   }
   auto& [dir, path, name] = opened.value();
   auto held = transport::data::missingFiles(*entries, dir, name);
   ::close(dir);
   return held;
+}
+
+Result<transport::data::DestHolding> Receiver::fileHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                                        std::uint64_t size,
+                                                        const std::optional<transport::data::Sha256>& sha256) {
+  using transport::data::DestHolding;
+  // As a receive resolves it; the directories on the way are made, as the receive that follows would.
+  auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
+  if (!opened) {
+    spdlog::warn("refused a file into '{}' that hnowd asked about: {}", dest, opened.error().message);
+    return opened.error();
+  }
+  auto& [dir, path, name] = opened.value();
+  const DestHolding holding = transport::data::destHolding(dir, name, size, sha256 ? &*sha256 : nullptr);
+  ::close(dir);
+  if (holding == DestHolding::kDirectory)
+    return Error{path + "/" + name + " is a directory; a file cannot replace it: name a path inside it (" + dest +
+                 "/NAME) or another --dest"};
+  return holding;
 }
 
 void Receiver::release(const std::string& token) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "transport/data/data_plane.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/tree_bundle.h"
+#include "transport/data/tree_held.h"
 
 namespace hnow::agent {
 
@@ -49,9 +51,19 @@ class Receiver {
   // `order.dest`, checked against the plain size and SHA-256, and renamed
   // into place; its transfers report done only then.
   std::string receiveCompressed(const transport::ReceiveOrder& order);
+  // What `dest` already holds. These read the destination's files (a
+  // digest takes seconds for a large one), so they run off the kj thread,
+  // on a copy of the roots (`roots()`).
   // Only what changed: the ordinals of the files of `index` (a part of a
-  // tree's, no bytes) that `dest` lacks; refuses a bad index or dest.
-  transport::data::HeldFiles treeHeld(const std::string& dest, std::string_view index);
+  // tree's, no bytes) that `dest` lacks; or why a bad index or dest is refused.
+  static Result<transport::data::HeldFiles> treeHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                                     std::string_view index);
+  // A single file's send (docs/send.md, "A file already there"): what
+  // `dest` is to a file of `size` bytes and, when given, that SHA-256; or
+  // why the dest is refused (outside the roots, a directory).
+  static Result<transport::data::DestHolding> fileHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                                       std::uint64_t size,
+                                                       const std::optional<transport::data::Sha256>& sha256);
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.

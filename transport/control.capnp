@@ -254,6 +254,19 @@ interface AgentControl {
   # `sameSize`: files of the same size and another mtime whose entry lists
   # no SHA-256, which hnowd asks about again with it. Fails with the reason
   # for a bad index or a refused dest.
+  fileHeld @11 (dest :Text, size :UInt64, sha256 :Data) -> (holding :DestHolding);
+  # A single file's send (docs/send.md, "A file already there"): what
+  # `dest` (resolved as a receive's) holds of a file of `size` bytes and,
+  # when `sha256` is not empty (32 bytes), of that digest. Read off the
+  # agent's control thread. Fails with the reason for a refused dest or a
+  # directory there.
+}
+
+enum DestHolding {
+  absent @0;    # nothing at dest
+  other @1;     # another size, other bytes, or not a regular file
+  sameSize @2;  # a regular file of that size; no digest was given
+  same @3;      # a regular file of that size and digest
 }
 
 struct LinkProbeOrder {
@@ -324,6 +337,7 @@ struct SendRequest {
   untilAll @9 :Bool;      # agents without a copy at the end stay owed it (docs/until-all.md)
   maxRateBytesPerS @10 :Float64;  # --max-rate: every link the send uses at most this; 0: none
   uploadIsTree @11 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
+  force @12 :Bool;        # a file: replace a different file already at --dest (else the send is refused)
 }
 
 enum CopyState {
@@ -374,6 +388,8 @@ struct SendReport {
   tree @17 :TreeSummary;           # a directory's send; absent for a file
   compression @18 :Compression;    # what --compress decided; absent from an older hnowd
   maxRateBytesPerS @19 :Float64;   # the send's --max-rate; 0: none
+  held @20 :List(Text);            # a file: agents that held it at --dest already (same SHA-256): nothing moved to them
+  replaced @21 :List(Text);        # a file, --force: agents whose different file at --dest it replaces
 }
 
 struct Compression {

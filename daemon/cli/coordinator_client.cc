@@ -247,6 +247,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setUntilAll(r.untilAll);
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   out.setUploadIsTree(r.uploadIsTree);
+  out.setForce(r.force);
   return s.waitWhileAnswering(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");

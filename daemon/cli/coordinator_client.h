@@ -106,6 +106,7 @@ class CoordinatorClient {
     bool untilAll = false;  // agents without a copy stay owed it
     double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
     bool uploadIsTree = false;  // the upload is the client's directory packed as a tree's bundle
+    bool force = false;  // a file: replace a different file at --dest
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);

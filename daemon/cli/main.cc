@@ -153,6 +153,9 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand->add_flag("--until-all", c.send.untilAll,
                           "Agents that are off or fail stay owed the send: hnowd sends FILE or DIR (as it is "
                           "then) to each when it is connected again, once, across restarts (docs/until-all.md)");
+  c.sendCommand->add_flag("--force", c.send.force,
+                          "FILE: replace a different file already at --dest (without it the send is refused "
+                          "and nothing moves; an agent that holds the same bytes there gets nothing either way)");
   c.sendCommand->add_option("--max-rate", c.send.maxRate,
                             "Use at most RATE of every link the send uses, in bits/s with k, M or G: 100M = "
                             "100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
@@ -223,6 +226,10 @@ int dispatch(CommandLine& c) {
     if (c.send.untilAll) {
       std::fprintf(stderr, "hnow: --until-all is for one FILE or DIR; a manifest's items are sent once, to "
                            "the agents connected now\n");
+      return 2;
+    }
+    if (c.send.force) {
+      std::fprintf(stderr, "hnow: --force is for one FILE; a manifest's items replace what their destinations hold\n");
       return 2;
     }
     if (c.sendCommand->count("--max-rate") > 0) {

@@ -233,9 +233,31 @@ std::string changeLine(const daemon::ParentChange& c) {
 
 }  // namespace
 
+// A file already at the destination (docs/send.md): who had it, whose file --force replaced.
+static std::string heldText(const daemon::SendStatus& s) {
+  auto joined = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  std::string out;
+  if (!s.held.empty()) out += "held already (the same SHA-256 at --dest; nothing sent): " + joined(s.held) + "\n";
+  if (!s.replaced.empty()) out += "replaced (a different file was at --dest; --force): " + joined(s.replaced) + "\n";
+  return out;
+}
+
 std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   std::string out;
   char line[512];
+  if (s.copies.empty() && !s.held.empty()) {
+    std::snprintf(line, sizeof line, "nothing to send: every agent it is for holds %s (%s) at --dest already\n",
+                  file.c_str(), bytesText(static_cast<double>(s.size)).c_str());
+    out += line + heldText(s);
+    std::string skipped;
+    for (const auto& k : s.skipped) skipped += (skipped.empty() ? "" : ", ") + k.node + " (" + k.why + ")";
+    if (!skipped.empty()) out += "skipped: " + skipped + "\n";
+    return out;
+  }
   std::snprintf(line, sizeof line, "sent %s (%s) along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
                 bytesText(static_cast<double>(s.size)).c_str(), s.algo.c_str(), s.predictedS, s.elapsedS);
   out += line;
@@ -299,6 +321,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   }
   out += "ok: " + (ok.empty() ? std::string("none") : ok) + "\n";
   out += "failed: " + (failed.empty() ? std::string("none") : failed) + "\n";
+  out += heldText(s);
   // Agents the send was for that could not take part: said, never passed over.
   std::string skipped;
   for (const auto& k : s.skipped) skipped += (skipped.empty() ? "" : ", ") + k.node + " (" + k.why + ")";
@@ -451,7 +474,8 @@ int runSendCommand(const SendOptions& options) {
                                        options.compress,
                                        options.untilAll,
                                        *maxRate,
-                                       uploadIsTree};
+                                       uploadIsTree,
+                                       options.force};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

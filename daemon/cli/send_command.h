@@ -25,6 +25,7 @@ struct SendOptions {
   bool deleteOthers = false;  // FILE is a directory: remove what --dest holds that the tree does not name
   std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
   bool untilAll = false;  // agents that are off get it when they are connected again (docs/until-all.md)
+  bool force = false;  // FILE: replace a different file at --dest (docs/send.md, "A file already there")
   std::string ganttPath;
   // --max-rate, e.g. "100M" (base/bit_rate.h); empty: none.
   std::string maxRate;
@@ -49,7 +50,9 @@ int runSendCommand(const SendOptions& options);
 // "compression": {"algo" ("zstd" | "none"), "plain_bytes" (the file's, a
 // tree's bundle's), "sent_bytes" (what moved: "size"), "why", "compress_s"
 // (hnowd compressing before the first byte moved)} when hnowd said; and
-// "max_rate_bps": the send's --max-rate in bits/s, null when none.
+// "max_rate_bps": the send's --max-rate in bits/s, null when none; "held":
+// the agents that held the file at --dest already (nothing sent to them),
+// "replaced": those whose different file there --force replaced.
 std::string sendJson(const daemon::SendStatus& status);
 std::string sendTable(const daemon::SendStatus& status, const std::string& file);
 // After an --until-all send: the agents still owed it (failed or skipped), or that none are.

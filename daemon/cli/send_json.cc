@@ -84,6 +84,8 @@ std::string sendJson(const daemon::SendStatus& s) {
   nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
   for (const auto& k : s.skipped) skipped.push_back({{"node", k.node}, {"why", k.why}});
   root["skipped"] = std::move(skipped);
+  root["held"] = s.held;
+  root["replaced"] = s.replaced;
   if (s.tree)
     root["tree"] = {{"entries", s.tree->entries},     {"files", s.tree->files},
                     {"file_bytes", s.tree->fileBytes}, {"sent_files", s.tree->sentFiles},

@@ -80,6 +80,16 @@ class AgentLink {
   virtual void treeHeld(const std::string& /*dest*/, const std::string& /*index*/, HeldDone done) {
     done(Error{"this agent cannot receive trees"});
   }
+  // A single file's send (file_held.h): what `dest` holds of a file of
+  // `size` bytes and, when `sha256` (32 bytes) is not empty, of that
+  // digest; or the refusal (outside the roots, a directory there).
+  enum class DestHolding { kAbsent, kOther, kSameSize, kSame };
+  using HoldingDone = std::function<void(const Result<DestHolding>& holding)>;
+  // Links of tests that do not model destinations: nothing is there.
+  virtual void fileHeld(const std::string& /*dest*/, std::uint64_t /*size*/, const std::string& /*sha256*/,
+                        HoldingDone done) {
+    done(DestHolding::kAbsent);
+  }
   virtual void release(const std::string& /*token*/) {}
 
   // manifests: the agent serves a file of its own under `token`: its size

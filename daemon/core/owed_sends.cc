@@ -70,6 +70,7 @@ void OwedSends::ended(const SendEnd& end) {
   o.atomic = r.atomic;
   o.deleteOthers = r.deleteOthers;
   o.maxRateBytesPerSecond = r.maxRateBytesPerSecond;
+  o.force = r.force;
   o.agents = end.missed;
   std::sort(o.agents.begin(), o.agents.end());
   o.agents.erase(std::unique(o.agents.begin(), o.agents.end()), o.agents.end());
@@ -115,6 +116,7 @@ void OwedSends::tick() {
     request.atomic = item.stored.atomic;
     request.deleteOthers = item.stored.deleteOthers;
     request.maxRateBytesPerSecond = item.stored.maxRateBytesPerSecond;
+    request.force = item.stored.force;
     request.owedBy = item.stored.id;
     item.sending = true;
     const OperationId id = item.stored.id;

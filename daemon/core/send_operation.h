@@ -91,6 +91,11 @@ struct SendStatus {
   std::optional<TreeSummary> tree;           // a directory's send
   SendCompression compression;               // --compress: what went, and why; `size` is what moved
   double maxRateBytesPerSecond = 0.0;        // --max-rate: every link the send used at most this; 0: none
+  // A file: the agents that held it at --dest already (the same SHA-256),
+  // to which nothing moved; and, with --force, those whose different file
+  // there it replaces (docs/send.md, "A file already there").
+  std::vector<std::string> held;
+  std::vector<std::string> replaced;
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +31,11 @@ std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vec
     add(a.record.name, "downlink", a.links.down);
   }
   return out;
+}
+
+std::string recordedFile(const SendRequest& request) {
+  return request.uploadedFrom.empty() ? jsonString(request.path)
+                                      : jsonString(request.uploadedFrom) + ",\"uploaded\":true";
 }
 
 SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress,
@@ -165,8 +171,11 @@ void SendService::start(SendRequest request, Started started) {
                              " is not a directory (a file is always renamed into place whole)"});
     std::unique_ptr<HeldBundle> upload;
     if (request.scratch) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
-    return startPlanned(std::move(request), std::move(receivers).value(), std::move(upload), std::move(started));
+    return askDestinations(std::move(request), std::move(receivers).value(), std::move(upload), std::move(started));
   }
+  if (request.force)
+    return started(Error{"--force is for a file; a directory's tree replaces the files it names (and --delete "
+                         "removes the others)"});
   if (request.atomic && request.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
   // A directory goes as one bundle of its tree, holding only the files some agent lacks.
@@ -175,6 +184,78 @@ void SendService::start(SendRequest request, Started started) {
     if (!scanned) return started(scanned.error());
     askAbout(std::move(request), std::move(chosen), std::make_shared<const TreeScan>(*scanned), std::move(started));
   });
+}
+
+void SendService::askDestinations(SendRequest request, std::vector<AgentView> chosen,
+                                  std::unique_ptr<HeldBundle> upload, Started started) {
+  auto size = plane_.sizeOf(request.path);
+  if (!size) return started(size.error());
+  std::vector<std::string> agents;
+  for (const AgentView& a : chosen) agents.push_back(a.record.name);
+  // Held until the answers come (std::function needs what it holds copyable).
+  auto kept = std::make_shared<std::unique_ptr<HeldBundle>>(std::move(upload));
+  const std::string path = request.path;
+  askHolding(
+      agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, *size,
+      [this, path](std::function<void(const Result<std::string>&)> done) {
+        plane_.hashFile(path, [done](const Result<SourceFile>& file) {
+          if (!file) return done(file.error());
+          done(file->sha256);
+        });
+      },
+      [this, request, chosen, kept, size = *size, started](const Result<HeldAtDest>& held) mutable {
+        if (!held) {
+          spdlog::warn("a send was refused by its destinations: {}", held.error().message);
+          return refuseRecorded(request, "refused: " + held.error().message, started);
+        }
+        if (!request.force && !held->other.empty()) {
+          const std::string why = refusalToReplace(held->other, request.dest);
+          spdlog::warn("refused a send of {}: {}", request.path, why);
+          return refuseRecorded(request, why, started);
+        }
+        std::erase_if(chosen, [&held](const AgentView& a) {
+          return std::find(held->same.begin(), held->same.end(), a.record.name) != held->same.end();
+        });
+        if (chosen.empty()) return finishHeld(request, size, *held, started);
+        startPlanned(std::move(request), std::move(chosen), std::move(*kept), started, *held);
+      });
+}
+
+void SendService::refuseRecorded(const SendRequest& request, const std::string& why, Started started) {
+  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
+                              ",\"error\":" + jsonString(why) + "}";
+  finishRecord(coordinator_, beginRecord(coordinator_, "send", summary), "failed", summary);
+  started(Error{why});
+}
+
+void SendService::finishHeld(const SendRequest& request, std::uint64_t size, const HeldAtDest& held, Started started) {
+  SendStatus s;
+  s.finished = true;
+  s.algo = "none";
+  s.size = size;
+  s.held = held.same;
+  s.skipped = skippedOf(request);
+  s.maxRateBytesPerSecond = request.maxRateBytesPerSecond;
+  std::string names, owed, plain;
+  for (std::size_t i = 0; i < held.same.size(); ++i) {
+    names += (i ? "," : "") + jsonString(held.same[i]);
+    plain += (i ? ", " : "") + held.same[i];
+  }
+  for (std::size_t i = 0; i < s.skipped.size(); ++i) owed += (i ? "," : "") + jsonString(s.skipped[i].node);
+  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
+                              ",\"size\":" + std::to_string(size) + ",\"agents\":0,\"held\":[" + names +
+                              "],\"actual_s\":0,\"ok\":0,\"failed\":0,\"skipped\":" +
+                              std::to_string(s.skipped.size()) +
+                              (request.untilAll ? ",\"until_all\":true,\"owed\":[" + owed + "]" : std::string()) +
+                              (request.owedBy ? ",\"owed_by\":" + std::to_string(request.owedBy) : std::string()) + "}";
+  const OperationId record = beginRecord(coordinator_, "send", summary);
+  finishRecord(coordinator_, record, "done", summary);
+  spdlog::info("send {}: every agent it is for holds it at {} already ({}): nothing moved", request.path,
+               request.dest, plain);
+  SendEnd end{request, record, held.same, {}};
+  for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
+  if (ended_) ended_(end);
+  started(std::make_pair(nextOperation_++, s));
 }
 
 void SendService::askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
@@ -316,7 +397,7 @@ void SendService::endIfFinished(Running& running) {
     changes += ",\"tree_files_published\":" + std::to_string(published) +
                ",\"tree_entries_failed\":" + std::to_string(failedEntries);
   }
-  SendEnd end{running.request, running.record, {}, {}};
+  SendEnd end{running.request, running.record, running.heldAtDest, {}};
   for (const auto& c : s.copies) (c.state == CopyStatus::State::kDone ? end.delivered : end.missed).push_back(c.node);
   for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
   if (running.request.untilAll) {

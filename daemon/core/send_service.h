@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/coordinator.h"
+#include "core/file_held.h"
 #include "core/finished_operations.h"
 #include "core/send_operation.h"
 #include "core/source_plane.h"
@@ -43,6 +44,9 @@ struct SendRequest {
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
+  // A file: replace a different file already at `dest`; without it such a
+  // send is refused before a byte moves (docs/send.md, "A file already there").
+  bool force = false;
 };
 
 // A send that ended, as its record says: the agents that have a copy now
@@ -105,10 +109,20 @@ class SendService final : public TransferObserver {
   // packed with those files and sent (startPlanned).
   void askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
                 Started started);
+  // A file: every agent asked what its destination holds (file_held.h);
+  // those with the same bytes are left out of the plan, a different file
+  // refuses the send unless --force.
+  void askDestinations(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> upload,
+                       Started started);
+  // A send refused before its plan, recorded as failed with `why`, which the caller is told.
+  void refuseRecorded(const SendRequest& request, const std::string& why, Started started);
+  // Every agent it was for held it already: a send that moved nothing, recorded and answered finished.
+  void finishHeld(const SendRequest& request, std::uint64_t size, const HeldAtDest& held, Started started);
   // The send planned and started from hnowd's file, or from a tree's
   // bundle: compressed first when --compress says so (send_compression.h).
+  // `atDest`: a file's agents by what their destination held (left out: `same`).
   void startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
-                    Started started);
+                    Started started, HeldAtDest atDest = {});
   struct Prepared;
   // The file as it goes (compressed or not) served along `plan`, and every agent told to receive it.
   // hnowd serves the file first (hashing it: seconds for a large one, off
@@ -134,6 +148,11 @@ class SendService final : public TransferObserver {
   std::uint64_t nextOperation_ = 1;
   std::function<void(const SendEnd&)> ended_;
 };
+
+// The file as a send's record names it (JSON, with ,"uploaded":true for an
+// upload): as the client named it, since hnowd's scratch path says nothing
+// to whoever reads the record.
+std::string recordedFile(const SendRequest& request);
 
 // The links of a plan's nodes taken at a lower bound, for its report (SendTree::rateBounds).
 std::vector<std::string> boundsOf(const Coordinator& coordinator, const std::vector<AgentView>& agents);

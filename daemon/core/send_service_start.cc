@@ -36,11 +36,7 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
                    std::to_string(packed->fileBytes) + ",\"refused\":" + std::to_string(packed->refusedCount) +
                    ",\"atomic\":" + (packed->atomic ? "true" : "false") + "}"
              : std::string();
-  // An upload is named as the client named it: hnowd's scratch path says nothing to whoever reads the record.
-  const std::string file = request.uploadedFrom.empty()
-                               ? jsonString(request.path)
-                               : jsonString(request.uploadedFrom) + ",\"uploaded\":true";
-  return "{\"file\":" + file +
+  return "{\"file\":" + recordedFile(request) +
          (request.maxRateBytesPerSecond > 0 ? ",\"max_rate_bps\":" + jsonNumber(request.maxRateBytesPerSecond * 8)
                                             : std::string()) + ",\"dest\":" + jsonString(request.dest) + treeFields +
          ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
@@ -49,9 +45,18 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
          (tree.striped() ? ",\"stripes\":" + std::to_string(tree.stripeParents.size()) : std::string());
 }
 
+// `,"key":[names]` for a record, or nothing when there are none.
+static std::string namesField(const char* key, const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string out = std::string(",\"") + key + "\":[";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + jsonString(names[i]);
+  return out + "]";
+}
+
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
-                               Started started) {
+                               Started started, HeldAtDest atDest) {
   auto p = std::make_shared<Prepared>();
+  p->atDest = std::move(atDest);
   p->tree = bundle && bundle->tree;
   p->sourcePath = bundle ? bundle->bundle.path : request.path;
   if (p->tree) p->packed = bundle->bundle.summary;
@@ -160,7 +165,12 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   running->bundle = std::move(p->bundle);
   running->compression = p->compression;
   running->maxRate = request.maxRateBytesPerSecond;
-  running->summary = summaryOf(request, running->tree, chosen.size(), running->packed, running->compression);
+  running->heldAtDest = p->atDest.same;
+  if (request.force) running->replaced = p->atDest.other;
+  for (const std::string& a : running->heldAtDest) spdlog::info("  {} holds it at {} already: nothing to send", a, request.dest);
+  for (const std::string& a : running->replaced) spdlog::info("  {} holds a different file at {}: replaced (--force)", a, request.dest);
+  running->summary = summaryOf(request, running->tree, chosen.size(), running->packed, running->compression) +
+                     namesField("held", running->heldAtDest) + namesField("replaced", running->replaced);
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
   running->size = file.size;
   running->shaHex = file.sha256Hex;

@@ -54,12 +54,17 @@ struct SendService::Running {
   std::map<std::string, TreeOutcome> unpacked;
   SendCompression compression;
   double maxRate = 0.0;  // --max-rate, bytes/s; 0: none
+  // A file: the agents that held it at dest already (not in the plan), and
+  // with --force those whose different file there it replaces.
+  std::vector<std::string> heldAtDest, replaced;
   SendStatus status() const {
     SendStatus s = operation->status();
     s.skipped = skipped;
     s.tree = packed;
     s.compression = compression;
     s.maxRateBytesPerSecond = maxRate;
+    s.held = heldAtDest;
+    s.replaced = replaced;
     for (CopyStatus& c : s.copies)
       if (auto it = unpacked.find(c.node); it != unpacked.end()) c.tree = it->second;
     return s;
@@ -79,6 +84,7 @@ struct SendService::Prepared {
   std::uint64_t size = 0;                // its size
   SendCompression compression;
   std::string plainSha256;               // compressed: the file's own, 32 bytes
+  HeldAtDest atDest;                     // a file: what each agent's destination held
 };
 
 }  // namespace hnow::daemon

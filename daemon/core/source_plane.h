@@ -42,6 +42,9 @@ class SourcePlane {
   // same way: the control thread is kept for the agents' heartbeats.
   using Served = std::function<void(const Result<SourceFile>& served)>;
   virtual void serveFile(const std::string& token, const std::string& path, Served done) = 0;
+  // The size and digest of the file at `path`, not served (a file already
+  // at an agent's destination is compared with it); `done` as serveFile's.
+  virtual void hashFile(const std::string& /*path*/, Served done) { done(Error{"this plane cannot send"}); }
   // A send's: the size of the regular file at `path`, or why it cannot be
   // served (planes of jobs alone refuse, as below).
   virtual Result<std::uint64_t> sizeOf(const std::string& /*path*/) { return Error{"this plane cannot send"}; }

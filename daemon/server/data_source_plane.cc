@@ -83,6 +83,16 @@ void DataSourcePlane::serveFile(const std::string& token, const std::string& pat
                                   });
 }
 
+void DataSourcePlane::hashFile(const std::string& path, Served done) {
+  work_.run<Result<SourceFile>>(
+      [path]() -> Result<SourceFile> {
+        auto opened = openHashed(path);  // closed with `opened`
+        if (!opened) return opened.error();
+        return opened->file;
+      },
+      [done](Result<SourceFile>& file) { done(file); });
+}
+
 Result<std::uint64_t> DataSourcePlane::sizeOf(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};

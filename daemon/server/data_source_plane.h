@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "core/source_plane.h"
-#include "server/off_thread.h"
+#include "transport/off_thread.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
 
@@ -26,6 +26,7 @@ class DataSourcePlane final : public SourcePlane {
   ~DataSourcePlane() override;
   void serveFile(const std::string& token, const std::string& path, Served done) override;
   Result<std::uint64_t> sizeOf(const std::string& path) override;
+  void hashFile(const std::string& path, Served done) override;
   bool isDirectory(const std::string& path) override;
   void scanTree(const std::string& path, Scanned done) override;
   Result<TreeQueries> digestQueries(std::uint64_t scanId, const std::vector<std::size_t>& files) override;
@@ -69,7 +70,7 @@ class DataSourcePlane final : public SourcePlane {
   std::map<std::string, Receive> receiving_;
   // Hashes, scans, packs and compressions under way, answered on the kj
   // thread; last, so it is gone (its threads waited for) before the rest.
-  OffThread work_;
+  transport::OffThread work_;
 };
 
 // Removes the bundles, compressed files and unpacked trees an earlier

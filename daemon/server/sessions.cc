@@ -121,6 +121,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
              "a send's max rate must be finite and not negative");
   if (request.compress.empty()) request.compress = "auto";
   request.untilAll = in.getUntilAll();
+  request.force = in.getForce();
   if (in.getUpload() != 0) {
     auto path = uploads_->take(in.getUpload());
     if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
@@ -328,6 +329,22 @@ class RpcAgentLink final : public AgentLink {
           for (std::uint32_t o : response.getMissing()) answer.missing.push_back(o);
           for (std::uint32_t o : response.getSameSize()) answer.sameSize.push_back(o);
           done(answer);
+        },
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
+  void fileHeld(const std::string& dest, std::uint64_t size, const std::string& sha256, HoldingDone done) override {
+    auto request = control_.fileHeldRequest();
+    request.setDest(dest);
+    request.setSize(size);
+    request.setSha256(bytes(sha256));
+    tasks_.add(request.send().then(
+        [done](auto response) {
+          switch (response.getHolding()) {
+            case wire::DestHolding::ABSENT: return done(DestHolding::kAbsent);
+            case wire::DestHolding::SAME_SIZE: return done(DestHolding::kSameSize);
+            case wire::DestHolding::SAME: return done(DestHolding::kSame);
+            default: return done(DestHolding::kOther);
+          }
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }

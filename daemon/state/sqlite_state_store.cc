@@ -31,9 +31,9 @@ auto guarded(F body) -> Result<decltype(body())> {
   }
 }
 
-// Version 3 of the schema: version 1 had no `links`, version 2 no
+// Version 4 of the schema: version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, which CREATE ... IF NOT EXISTS adds to
-// them; a later version migrates from `user_version`.
+// them; version 3's `owed_sends` had no `force`, which open() adds.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS agents (
   name TEXT PRIMARY KEY,
@@ -74,14 +74,15 @@ CREATE TABLE IF NOT EXISTS owed_sends (
   atomic INTEGER NOT NULL,
   delete_others INTEGER NOT NULL,
   max_rate_bytes_per_s REAL NOT NULL,
-  since_ms INTEGER NOT NULL
+  since_ms INTEGER NOT NULL,
+  force INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS owed_agents (
   send_id INTEGER NOT NULL REFERENCES owed_sends(id) ON DELETE CASCADE,
   agent TEXT NOT NULL,
   PRIMARY KEY (send_id, agent)
 );
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 )sql";
 
 std::int64_t toMs(WallTime t) {
@@ -178,6 +179,12 @@ SqliteStateStore::open(const std::string& dataDir) {
     // fsynced; a power cut may lose the last second, never corrupt the file.
     store->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000;");
     store->exec(kSchema);
+    bool hasForce = true;
+    {
+      Statement forced(db, path, "SELECT count(*) FROM pragma_table_info('owed_sends') WHERE name = 'force'");
+      hasForce = !forced.step() || sqlite3_column_int(forced.get(), 0) != 0;
+    }
+    if (!hasForce) store->exec("ALTER TABLE owed_sends ADD COLUMN force INTEGER NOT NULL DEFAULT 0");
   } catch (const SqlFailure& e) {
     return Error{e.what()};
   }
@@ -285,10 +292,11 @@ Result<void> SqliteStateStore::saveOwedSend(const StoredOwedSend& owed) {
       if (!owed.agents.empty()) {
         Statement insert(db_, path_,
                          "INSERT INTO owed_sends (id, path, dest, algo, compress, replan, atomic, delete_others, "
-                         "since_ms, max_rate_bytes_per_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+                         "since_ms, max_rate_bytes_per_s, force) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
         insert.bind(1, std::int64_t{owed.id}).bind(2, owed.path).bind(3, owed.dest).bind(4, owed.algo);
         insert.bind(5, owed.compress).bind(6, std::int64_t{owed.replan}).bind(7, std::int64_t{owed.atomic});
         insert.bind(8, std::int64_t{owed.deleteOthers}).bind(9, toMs(owed.since)).bind(10, owed.maxRateBytesPerSecond);
+        insert.bind(11, std::int64_t{owed.force});
         insert.step();
         for (const std::string& agent : owed.agents) {
           Statement add(db_, path_, "INSERT OR IGNORE INTO owed_agents (send_id, agent) VALUES (?1, ?2)");
@@ -308,8 +316,8 @@ Result<std::vector<StoredOwedSend>> SqliteStateStore::loadOwedSends() {
   return guarded([&] {
     std::vector<StoredOwedSend> out;
     Statement select(db_, path_,
-                     "SELECT id, path, dest, algo, compress, replan, atomic, delete_others, since_ms, max_rate_bytes_per_s "
-                     "FROM owed_sends "
+                     "SELECT id, path, dest, algo, compress, replan, atomic, delete_others, since_ms, max_rate_bytes_per_s, "
+                     "force FROM owed_sends "
                      "ORDER BY id");
     while (select.step()) {
       sqlite3_stmt* s = select.get();
@@ -324,6 +332,7 @@ Result<std::vector<StoredOwedSend>> SqliteStateStore::loadOwedSends() {
       o.deleteOthers = sqlite3_column_int(s, 7) != 0;
       o.since = fromMs(sqlite3_column_int64(s, 8));
       o.maxRateBytesPerSecond = sqlite3_column_double(s, 9);
+      o.force = sqlite3_column_int(s, 10) != 0;
       out.push_back(std::move(o));
     }
     for (StoredOwedSend& o : out) {

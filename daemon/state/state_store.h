@@ -54,6 +54,7 @@ struct StoredOwedSend {
   OperationId id = 0;  // the record of the send that left them without a copy
   std::string path, dest, algo, compress;
   bool replan = true, atomic = false, deleteOthers = false;
+  bool force = false;  // a file: replace a different file at dest
   double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
   std::vector<std::string> agents;  // still owed
   WallTime since{};

@@ -112,6 +112,9 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
     c.setCompressS(s.compression.compressS);
   }
   out.setMaxRateBytesPerS(s.maxRateBytesPerSecond);
+  for (auto [names, list] : {std::pair{&s.held, out.initHeld(static_cast<unsigned>(s.held.size()))},
+                             std::pair{&s.replaced, out.initReplaced(static_cast<unsigned>(s.replaced.size()))}})
+    for (unsigned i = 0; i < list.size(); ++i) list.set(i, (*names)[i]);
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -157,6 +160,8 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
     s.compression = {c.getAlgo(), c.getPlainBytes(), c.getSentBytes(), c.getWhy(), c.getCompressS()};
   }
   s.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
+  for (auto n : in.getHeld()) s.held.emplace_back(n);
+  for (auto n : in.getReplaced()) s.replaced.emplace_back(n);
   return s;
 }
 

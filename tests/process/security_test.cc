@@ -214,7 +214,7 @@ TEST_CASE("--dest escaping the root by '..' or by a symlink inside it is refused
   auto viaLink = runCommand(cluster.hnow("send " + source + " --dest escape/escaped.bin --to agent-1"));
   CHECK(viaLink.status == 1);
   CHECK(viaLink.err.find("symlink") != std::string::npos);
-  CHECK(cluster.logHas("agent-1", "refused a receive into 'escape/escaped.bin' that hnowd ordered: " +
+  CHECK(cluster.logHas("agent-1", "refused a file into 'escape/escaped.bin' that hnowd asked about: " +
                                       (cluster.root(1) / "escape").string() + " is a symlink or not a directory: refused"));
   CHECK(cluster.logHas("hnowd", "a send was refused by its destinations: agent-1: " +
                                     (cluster.root(1) / "escape").string() + " is a symlink"));
@@ -222,13 +222,18 @@ TEST_CASE("--dest escaping the root by '..' or by a symlink inside it is refused
   auto absolute = runCommand(cluster.hnow("send " + source + " --dest " + (cluster.root(1) / "escape" / "abs.bin").string() +
                                           " --to agent-1"));
   CHECK(absolute.status == 1);
-  CHECK(cluster.logHas("agent-1", "refused a receive into '" + (cluster.root(1) / "escape" / "abs.bin").string() + "'"));
+  CHECK(cluster.logHas("agent-1", "refused a file into '" + (cluster.root(1) / "escape" / "abs.bin").string() + "'"));
 
-  // A symlink as the last component is replaced by the received file (an
+  // A symlink as the last component is a different file there: refused
+  // without --force. With it, the link is replaced by the received file (an
   // atomic rename over the link itself): the file it pointed to is untouched.
   std::ofstream(outside / "precious.txt") << "precious\n";
   fs::create_symlink(outside / "precious.txt", cluster.root(1) / "link.bin");
-  auto last = runCommand(cluster.hnow("send " + source + " --dest link.bin --to agent-1"));
+  auto unforced = runCommand(cluster.hnow("send " + source + " --dest link.bin --to agent-1"));
+  CHECK(unforced.status == 1);
+  CHECK(unforced.err.find("agent-1 holds a different file at link.bin") != std::string::npos);
+  CHECK(fs::is_symlink(cluster.root(1) / "link.bin"));
+  auto last = runCommand(cluster.hnow("send " + source + " --dest link.bin --to agent-1 --force"));
   CHECK_MESSAGE(last.status == 0, last.err);
   CHECK(readWhole(outside / "precious.txt") == "precious\n");
   CHECK_FALSE(fs::is_symlink(cluster.root(1) / "link.bin"));

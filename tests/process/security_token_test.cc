@@ -45,6 +45,10 @@ class MoleControl final : public wire::AgentControl::Server {
  protected:
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext) override { return kj::READY_NOW; }
   kj::Promise<void> probeNow(ProbeNowContext) override { return kj::READY_NOW; }
+  kj::Promise<void> fileHeld(FileHeldContext context) override {
+    context.getResults().setHolding(wire::DestHolding::ABSENT);  // the mole holds nothing: it is sent the file
+    return kj::READY_NOW;
+  }
   kj::Promise<void> receive(ReceiveContext context) override {
     auto token = context.getParams().getOrder().getToken();
     state_.token.assign(reinterpret_cast<const char*>(token.begin()), token.size());

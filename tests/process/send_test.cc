@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -301,4 +302,57 @@ TEST_CASE("a file hnowd does not see at the client's path is uploaded and sent, 
   CHECK(r.err.find("does not see it at that path") != std::string::npos);
   for (const auto& copy : nlohmann::json::parse(r.out)["copies"])
     CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+}
+
+TEST_CASE("a file sent again to the same --dest moves nothing, a different file there is refused without --force and kept, and --force replaces it") {
+  Cluster cluster("", "--agents 3 --uplink-mbps 200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string source = (cluster.dir.path / "source.bin").string();
+  const std::string bytes = writeRandomFile(source, 2 << 20);
+  auto first = runCommand(cluster.send(source + " --dest same.bin --json"));
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  CHECK(nlohmann::json::parse(first.out)["copies"].size() == 3);
+
+  auto again = runCommand(cluster.send(source + " --dest same.bin"));
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  CHECK(again.out.find("nothing to send: every agent it is for holds") != std::string::npos);
+  CHECK(again.out.find("held already (the same SHA-256 at --dest; nothing sent): agent-1, agent-2, agent-3") !=
+        std::string::npos);
+  auto ops = cluster.ops();
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0]["status"] == "done");
+  CHECK(ops[0]["summary"]["held"] == nlohmann::json::array({"agent-1", "agent-2", "agent-3"}));
+  CHECK(ops[0]["summary"]["agents"] == 0);
+
+  // agent-2's copy changed in place, size kept: found by its digest.
+  std::string changed = bytes;
+  changed[12345] = static_cast<char>(changed[12345] ^ 0x5a);
+  {
+    std::ofstream out(cluster.root(2) / "same.bin", std::ios::binary | std::ios::trunc);
+    out << changed;
+  }
+  auto refused = runCommand(cluster.send(source + " --dest same.bin"));
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("agent-2 holds a different file at same.bin; nothing was sent. Send with --force") !=
+        std::string::npos);
+  CHECK(readWhole(cluster.root(2) / "same.bin") == changed);  // nothing lost
+  ops = cluster.ops();
+  REQUIRE(ops.size() == 3);
+  CHECK(ops[0]["status"] == "failed");
+
+  auto forced = runCommand(cluster.send(source + " --dest same.bin --force --json"));
+  REQUIRE_MESSAGE(forced.status == 0, forced.err);
+  auto report = nlohmann::json::parse(forced.out);
+  REQUIRE(report["copies"].size() == 1);
+  CHECK(report["copies"][0]["node"] == "agent-2");
+  CHECK(report["replaced"] == nlohmann::json::array({"agent-2"}));
+  CHECK(report["held"] == nlohmann::json::array({"agent-1", "agent-3"}));
+  for (int a = 1; a <= 3; ++a) CHECK(readWhole(cluster.root(a) / "same.bin") == bytes);
+  for (int a = 1; a <= 3; ++a) CHECK(partFiles(cluster.root(a)) == 0);
+
+  // A directory at --dest cannot be replaced by a file, --force or not.
+  fs::create_directories(cluster.root(1) / "adir");
+  auto intoDir = runCommand(cluster.send(source + " --dest adir --to agent-1 --force"));
+  CHECK(intoDir.status == 1);
+  CHECK(intoDir.err.find("adir is a directory; a file cannot replace it") != std::string::npos);
 }

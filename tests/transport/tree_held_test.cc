@@ -3,8 +3,14 @@
 // or changed, files already there kept, and deleteOthers.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <openssl/sha.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <vector>
 
+#include "transport/data/tree_held.h"
 #include "transport/tree_fixture.h"
 
 using namespace hnow::transport::data;
@@ -256,4 +262,37 @@ TEST_CASE("a held entry some agent holds by digest carries its SHA-256 in the bu
   REQUIRE_MESSAGE(unpacked.ok(), messageOf(unpacked));
   CHECK(failuresOf(*unpacked).empty());
   CHECK(mtimeNsOf(s / "dest/a.txt") == 1'600'000'000'000'000'001);
+}
+
+TEST_CASE("a single file's destination is told apart: nothing, another size, the same size without a digest, the same bytes, other bytes, a directory, a symlink or a fifo") {
+  Scratch s;
+  const std::string bytes = "the course's image, version 2\n";
+  Sha256 digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
+  Sha256 otherDigest = digest;
+  otherDigest[0] ^= 1;
+  writeFile(s / "same", bytes);
+  writeFile(s / "longer", bytes + "x");
+  std::string flipped = bytes;
+  flipped[0] = 'T';
+  writeFile(s / "flipped", flipped);
+  REQUIRE(::mkdir((s / "dir").c_str(), 0755) == 0);
+  REQUIRE(::symlink((s / "same").c_str(), (s / "link").c_str()) == 0);
+  REQUIRE(::mkfifo((s / "fifo").c_str(), 0644) == 0);
+  const int dir = ::open(s.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(dir >= 0);
+  const std::uint64_t size = bytes.size();
+  CHECK(destHolding(dir, "none", size, nullptr) == DestHolding::kAbsent);
+  CHECK(destHolding(dir, "none", size, &digest) == DestHolding::kAbsent);
+  CHECK(destHolding(dir, "longer", size, nullptr) == DestHolding::kOther);  // no read: the size tells
+  CHECK(destHolding(dir, "same", size, nullptr) == DestHolding::kSameSize);
+  CHECK(destHolding(dir, "same", size, &digest) == DestHolding::kSame);
+  CHECK(destHolding(dir, "same", size, &otherDigest) == DestHolding::kOther);
+  CHECK(destHolding(dir, "flipped", size, nullptr) == DestHolding::kSameSize);
+  CHECK(destHolding(dir, "flipped", size, &digest) == DestHolding::kOther);
+  CHECK(destHolding(dir, "dir", size, &digest) == DestHolding::kDirectory);
+  // A symlink to the same bytes is not followed: it is not the file, and a send replaces the link itself.
+  CHECK(destHolding(dir, "link", size, &digest) == DestHolding::kOther);
+  CHECK(destHolding(dir, "fifo", 0, &digest) == DestHolding::kOther);  // never opened: no wait for a writer
+  ::close(dir);
 }

@@ -35,6 +35,26 @@ Holding holdingOf(int dirFd, const std::string& name, const TreeEntry& e) {
   return same ? Holding::kSameBytes : Holding::kNot;
 }
 
+DestHolding destHolding(int dirFd, const std::string& name, std::uint64_t size, const Sha256* sha256) {
+  struct stat info {};
+  if (::fstatat(dirFd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? DestHolding::kAbsent : DestHolding::kOther;
+  if (S_ISDIR(info.st_mode)) return DestHolding::kDirectory;
+  if (!S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) != size) return DestHolding::kOther;
+  if (!sha256) return DestHolding::kSameSize;
+  // O_NONBLOCK: should a fifo have taken the file's place, the open must not wait for a writer.
+  const int fd = ::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return DestHolding::kOther;
+  struct stat opened {};
+  bool same = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) && static_cast<std::uint64_t>(opened.st_size) == size;
+  if (same) {
+    auto digest = sha256OfFile(fd);
+    same = digest && *digest == *sha256;
+  }
+  ::close(fd);
+  return same ? DestHolding::kSame : DestHolding::kOther;
+}
+
 Result<void> keepHeldFile(int dirFd, const std::string& name, const TreeEntry& e, Holding how) {
   if (how == Holding::kSameBytes) {
     const FileTimes t = mtimeOnly(e.mtimeNs);

@@ -2,10 +2,12 @@
 // What an agent already holds of a tree (tree_bundle.h, "Only what
 // changed"): missingFiles asks it before the bundle is packed, unpackTree
 // again before it keeps a held file.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "base/result.h"
+#include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
 
 namespace hnow::transport::data {
@@ -29,6 +31,20 @@ Holding holdingOf(int dirFd, const std::string& name, const TreeEntry& e);
 // mtime set to the entry's (kSameBytes), its mode too when it differs,
 // never through a symlink.
 Result<void> keepHeldFile(int dirFd, const std::string& name, const TreeEntry& e, Holding how);
+
+// A single file's send (docs/send.md, "A file already there"): what the
+// entry `name` in `dirFd` (never through a symlink) is to a file of `size`
+// bytes and, given `sha256`, of that digest. Without it, a regular file
+// of that size is only kSameSize: hnowd asks again with the digest, so a
+// file of another size costs no read.
+enum class DestHolding {
+  kAbsent,     // nothing there
+  kOther,      // another size, other bytes, or not a regular file (a symlink, a fifo): a send replaces it
+  kSameSize,   // a regular file of that size; no digest was given
+  kSame,       // a regular file of that size and SHA-256: nothing to send
+  kDirectory,  // a directory: a file cannot replace it
+};
+DestHolding destHolding(int dirFd, const std::string& name, std::uint64_t size, const Sha256* sha256);
 
 // The names of hnow's transfers under way that a tree's publish leaves
 // alone: staging directories (isTreeStagingName) and receive temp files

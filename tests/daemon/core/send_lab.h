@@ -31,6 +31,13 @@ struct Agents {
   // ... and what it has of the same size and another mtime ("part two" -> ordinals).
   std::map<std::string, std::map<std::string, std::vector<std::uint32_t>>> sameSize;
   std::vector<std::string> asked;  // "agent: part"
+  // A file already there: what each agent's destination truly holds (none:
+  // nothing): kSame the file's bytes, kSameSize other bytes of its size,
+  // kOther a file of another size; and what hnowd asked ("agent: digest"
+  // or "agent: size").
+  std::map<std::string, AgentLink::DestHolding> holding;
+  std::vector<std::string> heldAsked;
+  std::set<std::string> refusingToTell;  // agents that refuse the destination when asked what it holds
 };
 
 struct FakeAgent final : AgentLink {
@@ -48,6 +55,17 @@ struct FakeAgent final : AgentLink {
     agents->pulledTokens.emplace_back(name, token);
   }
   void release(const std::string&) override { agents->releases.push_back(name); }
+  // Without a digest an agent can tell only the size; with one, the bytes
+  // (the plane's digest is 32 'h').
+  void fileHeld(const std::string&, std::uint64_t, const std::string& sha256, HoldingDone done) override {
+    agents->heldAsked.push_back(name + (sha256.empty() ? ": size" : ": digest"));
+    if (agents->refusingToTell.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
+    auto it = agents->holding.find(name);
+    if (it == agents->holding.end()) return done(DestHolding::kAbsent);
+    if (it->second == DestHolding::kOther) return done(DestHolding::kOther);
+    if (sha256.empty()) return done(DestHolding::kSameSize);
+    done(it->second == DestHolding::kSame && sha256 == std::string(32, 'h') ? DestHolding::kSame : DestHolding::kOther);
+  }
   void treeHeld(const std::string&, const std::string& index, HeldDone done) override {
     agents->asked.push_back(name + ": " + index);
     if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
@@ -72,6 +90,18 @@ struct RecordingPlane final : SourcePlane {
     for (int i = 0; i < 32; ++i) f.sha256Hex += "68";
     return f;
   }
+  void hashFile(const std::string& path, Served done) override {
+    ++hashes;
+    answer([this, path, done] {
+      auto it = files.find(path);
+      if (it == files.end()) return done(Error{"cannot open " + path});
+      SourceFile f;
+      f.size = it->second;
+      f.sha256 = std::string(32, 'h');
+      done(f);
+    });
+  }
+  int hashes = 0;  // hashFile calls
   Result<std::uint64_t> sizeOf(const std::string& path) override {
     auto it = files.find(path);
     if (it == files.end()) return Error{"cannot open " + path + ": No such file or directory"};

@@ -382,3 +382,100 @@ TEST_CASE("a striped send: a relay lost moves its children in every stripe to th
   CHECK(status.parentChanges.size() == static_cast<std::size_t>(children[relay]));
   for (const auto& change : status.parentChanges) CHECK(change.reason.rfind("stripe ", 0) == 0);
 }
+
+TEST_CASE("an agent whose destination holds the same bytes gets nothing: left out of the plan, listed as held, and counted as delivered") {
+  Lab lab;
+  lab.agents.holding["a2"] = AgentLink::DestHolding::kSame;
+  std::vector<std::string> delivered;
+  lab.service.onEnded([&](const SendEnd& end) { delivered = end.delivered; });
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  // Every agent is asked by size; only a2, which has a file of that size, again with the digest.
+  CHECK(lab.agents.heldAsked == std::vector<std::string>{"a1: size", "a2: size", "a3: size", "a2: digest"});
+  CHECK(lab.plane.hashes == 1);
+  REQUIRE(lab.agents.receives.size() == 2);
+  for (const auto& [agent, token] : lab.agents.receives) CHECK(agent != "a2");
+  CHECK(first.held == std::vector<std::string>{"a2"});
+  CHECK(first.replaced.empty());
+  REQUIRE(first.copies.size() == 2);
+  for (const char* agent : {"a1", "a3"})
+    lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), lab.done());
+  auto status = *lab.service.status(id);
+  CHECK(status.finished);
+  CHECK(status.held == std::vector<std::string>{"a2"});
+  std::sort(delivered.begin(), delivered.end());
+  CHECK(delivered == std::vector<std::string>{"a1", "a2", "a3"});
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "done");
+  CHECK(ops[0].summary.find("\"held\":[\"a2\"]") != std::string::npos);
+}
+
+TEST_CASE("a different file at the destination refuses the send before the file is served or any agent ordered, and --force replaces it and says so") {
+  Lab lab;
+  lab.agents.holding["a1"] = AgentLink::DestHolding::kOther;  // another size: known without a digest
+  CHECK(refusalOf(lab, lab.toAll()) ==
+        "a1 holds a different file at in/image.iso; nothing was sent. Send with --force to replace it, or choose "
+        "another --dest");
+  CHECK(lab.plane.hashes == 0);
+  CHECK(lab.plane.served.empty());
+  CHECK(lab.agents.receives.empty());
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "failed");
+  CHECK(ops[0].summary.find("a1 holds a different file") != std::string::npos);
+
+  lab.agents.holding["a3"] = AgentLink::DestHolding::kSameSize;  // other bytes of the same size: found by digest
+  CHECK(refusalOf(lab, lab.toAll()).find("a1, a3 hold a different file at in/image.iso") == 0);
+  CHECK(lab.plane.hashes == 1);
+  CHECK(lab.agents.receives.empty());
+
+  SendRequest forced = lab.toAll();
+  forced.force = true;
+  auto answer = started(lab, forced);
+  REQUIRE(answer);
+  CHECK(lab.agents.receives.size() == 3);
+  CHECK(answer->second.replaced == std::vector<std::string>{"a1", "a3"});
+  CHECK(answer->second.held.empty());
+  ops = lab.coordinator.operations(1).value();
+  CHECK(ops[0].summary.find("\"replaced\":[\"a1\",\"a3\"]") != std::string::npos);
+}
+
+TEST_CASE("a file every agent holds already finishes at once: nothing served or ordered, a record that says so, every agent delivered") {
+  Lab lab;
+  for (const char* agent : {"a1", "a2", "a3"}) lab.agents.holding[agent] = AgentLink::DestHolding::kSame;
+  std::vector<std::string> delivered;
+  lab.service.onEnded([&](const SendEnd& end) { delivered = end.delivered; });
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  const SendStatus& s = answer->second;
+  CHECK(s.finished);
+  CHECK(s.copies.empty());
+  CHECK(s.held == std::vector<std::string>{"a1", "a2", "a3"});
+  CHECK(s.size == 64u << 20);
+  CHECK(lab.plane.served.empty());
+  CHECK(lab.agents.receives.empty());
+  CHECK(delivered == std::vector<std::string>{"a1", "a2", "a3"});
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "done");
+  CHECK(ops[0].summary.find("\"held\":[\"a1\",\"a2\",\"a3\"]") != std::string::npos);
+  CHECK(ops[0].summary.find("\"agents\":0") != std::string::npos);
+
+  // --force is a file's: a directory's tree replaces what it names anyway.
+  SendRequest tree{"/data/course", "course", {"all"}, "auto", true};
+  tree.force = true;
+  CHECK(refusalOf(lab, tree).find("--force is for a file") == 0);
+}
+
+TEST_CASE("a destination refused while hnowd asks what it holds stops the send before the file is served, and is recorded") {
+  Lab lab;
+  lab.agents.refusingToTell.insert("a2");
+  CHECK(refusalOf(lab, lab.toAll()) == "refused: a2: '/etc/passwd' is outside this agent's roots");
+  CHECK(lab.plane.served.empty());
+  CHECK(lab.agents.receives.empty());
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "failed");
+}

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sqlite3.h>
+
 #include "cli/run_process.h"
 #include "state/sqlite_state_store.h"
 
@@ -178,6 +180,7 @@ TEST_CASE("a send owed to agents is read back after reopening, replaced when sav
   owed.atomic = true;
   owed.deleteOthers = false;
   owed.maxRateBytesPerSecond = 12.5e6;
+  owed.force = true;
   owed.agents = {"lab-3", "lab-9"};
   owed.since = WallTime(1'700'000'000'123ms);
   {
@@ -202,6 +205,7 @@ TEST_CASE("a send owed to agents is read back after reopening, replaced when sav
   CHECK(back.atomic);
   CHECK_FALSE(back.deleteOthers);
   CHECK(back.maxRateBytesPerSecond == 12.5e6);
+  CHECK(back.force);
   CHECK(back.agents == std::vector<std::string>{"lab-3", "lab-9"});
   CHECK(back.since == owed.since);
 
@@ -213,4 +217,34 @@ TEST_CASE("a send owed to agents is read back after reopening, replaced when sav
   loaded = store->loadOwedSends();
   REQUIRE(loaded->size() == 1);
   CHECK(loaded->at(0).id == 9);
+}
+
+TEST_CASE("a state.db of schema version 3 is opened with what it owes kept, its sends read as not forced") {
+  TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "state.db").string().c_str(), &db) == SQLITE_OK);
+    const char* v3 =
+        "CREATE TABLE owed_sends (id INTEGER PRIMARY KEY, path TEXT NOT NULL, dest TEXT NOT NULL, algo TEXT NOT NULL,"
+        " compress TEXT NOT NULL, replan INTEGER NOT NULL, atomic INTEGER NOT NULL, delete_others INTEGER NOT NULL,"
+        " max_rate_bytes_per_s REAL NOT NULL, since_ms INTEGER NOT NULL);"
+        "CREATE TABLE owed_agents (send_id INTEGER NOT NULL REFERENCES owed_sends(id) ON DELETE CASCADE,"
+        " agent TEXT NOT NULL, PRIMARY KEY (send_id, agent));"
+        "INSERT INTO owed_sends VALUES (4, '/srv/image.iso', 'image.iso', 'auto', 'none', 1, 0, 0, 0, 1700000000000);"
+        "INSERT INTO owed_agents VALUES (4, 'lab-2');"
+        "PRAGMA user_version = 3;";
+    REQUIRE(sqlite3_exec(db, v3, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = openIn(dir.path);
+  auto loaded = store->loadOwedSends();
+  REQUIRE_MESSAGE(loaded.ok(), (loaded.ok() ? "" : loaded.error().message));
+  REQUIRE(loaded->size() == 1);
+  CHECK(loaded->at(0).path == "/srv/image.iso");
+  CHECK(loaded->at(0).agents == std::vector<std::string>{"lab-2"});
+  CHECK_FALSE(loaded->at(0).force);
+  StoredOwedSend forced = loaded->at(0);
+  forced.force = true;
+  REQUIRE(store->saveOwedSend(forced).ok());
+  CHECK(store->loadOwedSends()->at(0).force);
 }

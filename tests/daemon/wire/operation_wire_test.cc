@@ -53,6 +53,8 @@ SendStatus everyField(int seed) {
   s.why = "striped: 22.50 s predicted in 2 stripes";
   s.stripeOffsets = {0, 61728394, 123456789ull + static_cast<unsigned>(seed)};
   s.skipped = {{"agent-9", "lost, last heard 3 min ago"}, {"agent-10", "not connected"}};
+  s.held = {"agent-2", "agent-5"};
+  s.replaced = {"agent-7"};
   s.tree = TreeSummary{310, 305, 3u << 20, true, 1, {{"outside", "symlink to /etc leads outside the tree"}}};
   s.tree->sentFiles = 4, s.tree->sentBytes = 4096, s.tree->deleteOthers = true;
   s.tree->queryBytes = 2800u + static_cast<unsigned>(seed);
@@ -124,6 +126,8 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
   CHECK(a.boundS == b.boundS);
   CHECK(a.why == b.why);
   CHECK(a.stripeOffsets == b.stripeOffsets);
+  CHECK(a.held == b.held);
+  CHECK(a.replaced == b.replaced);
   REQUIRE(a.skipped.size() == b.skipped.size());
   for (std::size_t i = 0; i < a.skipped.size(); ++i) {
     CHECK(a.skipped[i].node == b.skipped[i].node);

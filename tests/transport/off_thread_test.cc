@@ -10,9 +10,9 @@
 
 #include <kj/async.h>
 
-#include "server/off_thread.h"
+#include "transport/off_thread.h"
 
-using namespace hnow::daemon;
+using namespace hnow::transport;
 
 TEST_CASE("work off the control thread leaves the kj loop running, and its answer comes back on the loop's thread") {
   kj::EventLoop loop;

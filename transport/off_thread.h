@@ -1,5 +1,5 @@
 #pragma once
-// Work that takes seconds, run off hnowd's control thread: hashing a large
+// Work that takes seconds, run off a daemon's control thread: hashing a large
 // file, walking and hashing a tree, packing a bundle, compressing. The kj
 // thread answers agents' heartbeats and clients' calls; an agent silent
 // for lostTimeoutSeconds (2.5 s by default) is declared lost, so nothing
@@ -14,7 +14,7 @@
 #include <kj/async.h>
 #include <spdlog/spdlog.h>
 
-namespace hnow::daemon {
+namespace hnow::transport {
 
 class OffThread final {
  public:
@@ -65,4 +65,4 @@ class OffThread final {
   std::unique_ptr<kj::TaskSet> tasks_ = std::make_unique<kj::TaskSet>(failures_);
 };
 
-}  // namespace hnow::daemon
+}  // namespace hnow::transport
