@@ -362,6 +362,7 @@ void treeToWire(const transport::data::UnpackedTree& t, wire::TreeOutcome::Build
   out.setReplaced(t.replaced);
   out.setHeld(t.held);
   out.setDeleted(t.deleted);
+  out.setCopied(t.copied);
   out.setFailedCount(t.failed.size());
   auto failed = out.initFailed(static_cast<unsigned>(std::min<std::size_t>(t.failed.size(), wire::MAX_PATH_PROBLEMS)));
   for (unsigned i = 0; i < failed.size(); ++i) {

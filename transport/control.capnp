@@ -215,6 +215,7 @@ struct TreeOutcome {
   failed @4 :List(PathProblem);  # at most maxPathProblems
   held @5 :UInt64;           # files kept as they were: the agent held them already
   deleted @6 :UInt64;        # entries removed (--delete)
+  copied @7 :UInt64;         # files the agent held under another path of the tree, copied from there (not sent)
 }
 
 interface AgentControl {

@@ -199,9 +199,11 @@ std::string treeSummaryText(const daemon::TreeSummary& t) {
 std::string treeOutcomeText(const daemon::TreeOutcome& t) {
   char line[300];
   std::snprintf(line, sizeof line,
-                "             published %llu files (%s), %llu held already, %llu replaced, %llu deleted, %llu failed\n",
+                "             published %llu files (%s), %llu held already, %llu copied from another path here, "
+                "%llu replaced, %llu deleted, %llu failed\n",
                 static_cast<unsigned long long>(t.files), bytesText(static_cast<double>(t.bytes)).c_str(),
-                static_cast<unsigned long long>(t.held), static_cast<unsigned long long>(t.replaced),
+                static_cast<unsigned long long>(t.held), static_cast<unsigned long long>(t.copied),
+                static_cast<unsigned long long>(t.replaced),
                 static_cast<unsigned long long>(t.deleted), static_cast<unsigned long long>(t.failedCount));
   std::string out = line;
   for (const auto& p : t.failed) out += "               failed " + p.path + ": " + p.why + "\n";

@@ -46,7 +46,8 @@ int runSendCommand(const SendOptions& options);
 // "sent_files", "sent_bytes", "atomic", "delete", "query_bytes" (the
 // indexes hnowd sent asking the agents what they hold), "refused_count",
 // "refused": [{"path", "why"}]} and per copy "tree": {"files", "bytes",
-// "held", "replaced", "deleted", "failed_count", "failed": [...]}; and
+// "held", "copied" (held under another path, copied there), "replaced",
+// "deleted", "failed_count", "failed": [...]}; and
 // "compression": {"algo" ("zstd" | "none"), "plain_bytes" (the file's, a
 // tree's bundle's), "sent_bytes" (what moved: "size"), "why", "compress_s"
 // (hnowd compressing before the first byte moved)} when hnowd said; and

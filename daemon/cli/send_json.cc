@@ -35,6 +35,7 @@ std::string sendJson(const daemon::SendStatus& s) {
         copies.back()["tree"] = {{"files", c.tree->files},
                                  {"bytes", c.tree->bytes},
                                  {"held", c.tree->held},
+                                 {"copied", c.tree->copied},
                                  {"replaced", c.tree->replaced},
                                  {"deleted", c.tree->deleted},
                                  {"failed_count", c.tree->failedCount},

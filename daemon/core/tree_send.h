@@ -27,6 +27,7 @@ struct TreeOutcome {
   std::vector<PathProblem> failed;  // at most kMaxPathProblems
   std::uint64_t held = 0;     // files kept as they were: the agent held them already
   std::uint64_t deleted = 0;  // entries removed (--delete)
+  std::uint64_t copied = 0;   // files the agent held under another path of the tree, copied from there (not sent)
 };
 
 // The tree as hnowd packed it.

@@ -37,6 +37,7 @@ void toWire(const TreeOutcome& o, wire::TreeOutcome::Builder out) {
   problemsToWire(o.failed, out.initFailed(listed(o.failed)));
   out.setHeld(o.held);
   out.setDeleted(o.deleted);
+  out.setCopied(o.copied);
 }
 
 TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in) {
@@ -48,6 +49,7 @@ TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in) {
   o.failedCount = std::max<std::uint64_t>(in.getFailedCount(), o.failed.size());
   o.held = in.getHeld();
   o.deleted = in.getDeleted();
+  o.copied = in.getCopied();
   return o;
 }
 

@@ -356,3 +356,31 @@ TEST_CASE("a directory hnowd does not see at the client's path is packed, upload
             e.path().parent_path().filename() == "uploads";
   CHECK(left == 0);
 }
+
+TEST_CASE("a directory renamed in the source tree is not sent again: each agent copies its files from their old paths, and --delete removes those") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = cluster.dir.path / "course";
+  fs::create_directories(top / "v1");
+  const std::string video = writeRandomFile(top / "v1" / "video.bin", 3 << 20);
+  const std::string slides = writeRandomFile(top / "v1" / "slides.pdf", 1 << 20);
+  auto first = runCommand(cluster.hnow("send " + top.string() + " --dest course --json"));
+  REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
+
+  fs::rename(top / "v1", top / "v2");
+  auto renamed = runCommand(cluster.hnow("send " + top.string() + " --dest course --delete --json"));
+  REQUIRE_MESSAGE(renamed.status == 0, (renamed.err + renamed.out));
+  auto report = nlohmann::json::parse(renamed.out);
+  CHECK(report["tree"]["sent_files"] == 0);
+  CHECK(report["size"].get<std::uint64_t>() < 4096);  // the index alone, not 4 MiB
+  REQUIRE(report["copies"].size() == 2);
+  for (const auto& copy : report["copies"]) {
+    CHECK(copy["tree"]["copied"] == 2);
+    CHECK(copy["tree"]["files"] == 0);
+    CHECK(copy["tree"]["failed_count"] == 0);
+    const fs::path dest = copy["path"].get<std::string>();
+    CHECK(readWhole(dest / "v2" / "video.bin") == video);
+    CHECK(readWhole(dest / "v2" / "slides.pdf") == slides);
+    CHECK_FALSE(fs::exists(dest / "v1"));  // --delete: the old paths go once copied from
+  }
+}

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "transport/data/tree_held.h"
@@ -295,4 +296,65 @@ TEST_CASE("a single file's destination is told apart: nothing, another size, the
   CHECK(destHolding(dir, "link", size, &digest) == DestHolding::kOther);
   CHECK(destHolding(dir, "fifo", 0, &digest) == DestHolding::kOther);  // never opened: no wait for a writer
   ::close(dir);
+}
+
+TEST_CASE("a file moved inside the tree on the agent is found by its digest, not sent, and copied from where it is, in place and atomic") {
+  for (const bool atomic : {false, true}) {
+    CAPTURE(atomic);
+    Scratch s;
+    makeSmallTree(s / "tree");
+    copyTree(s, "dest");
+    // On the agent, d/b.bin went to old/b.moved.
+    REQUIRE(::mkdir((s / "dest/old").c_str(), 0755) == 0);
+    REQUIRE(::rename((s / "dest/d/b.bin").c_str(), (s / "dest/old/b.moved").c_str()) == 0);
+    TreeDigestCache cache;
+    const ScannedTree scan = scanOf(s / "tree", cache);
+    // Round one names no digests: not at its path, a file of its size elsewhere, so asked again.
+    const auto plain = queryEntries(scan, false);
+    const HeldFiles first = heldIn(plain, s.path, "dest");
+    const std::uint32_t b = ordinalOf(plain, "d/b.bin");
+    CHECK(std::find(first.missing.begin(), first.missing.end(), b) == first.missing.end());
+    CHECK(std::find(first.sameSize.begin(), first.sameSize.end(), b) != first.sameSize.end());
+    // Round two, with digests: found under its other path, so not missing.
+    const auto withDigests = queryEntries(scan, true);
+    const HeldFiles second = heldIn(withDigests, s.path, "dest");
+    CHECK(std::find(second.missing.begin(), second.missing.end(), ordinalOf(withDigests, "d/b.bin")) ==
+          second.missing.end());
+    // The bundle carries none of the files' bytes; b.bin is held by its digest.
+    PackedScan packed(s / "tree", scan, std::vector<bool>(scan.entries.size(), false), s / "bundle",
+                      sendOnly(scan, {"d/b.bin"}));
+    REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
+    auto unpacked = unpackInto(packed.fd, s.path, "dest", atomic);
+    REQUIRE_MESSAGE(unpacked.ok(), messageOf(unpacked));
+    CHECK(failuresOf(*unpacked).empty());
+    CHECK(unpacked->copied == 1);
+    CHECK(unpacked->bytes == 0);  // only the empty file is in the bundle
+    CHECK(readFile(s / "dest/d/b.bin") == std::string(70000, 'b'));
+    CHECK(mtimeNsOf(s / "dest/d/b.bin") == 1'600'000'001'000'000'002);
+    CHECK((lstatOf(s / "dest/d/b.bin").st_mode & 07777) == 0600);
+    // In place, what the tree does not name stays; an atomic tree replaces the old one whole.
+    CHECK(exists(s / "dest/old/b.moved") == !atomic);
+    CHECK_FALSE(hasStaging(s.path));
+  }
+}
+
+TEST_CASE("a moved file whose bytes changed before the unpack is not copied: that entry fails and says to send again") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  copyTree(s, "dest");
+  REQUIRE(::rename((s / "dest/d/b.bin").c_str(), (s / "dest/b.moved").c_str()) == 0);
+  TreeDigestCache cache;
+  const ScannedTree scan = scanOf(s / "tree", cache);
+  PackedScan packed(s / "tree", scan, std::vector<bool>(scan.entries.size(), false), s / "bundle",
+                    sendOnly(scan, {"d/b.bin"}));
+  REQUIRE_MESSAGE(packed.tree.ok(), messageOf(packed.tree));
+  writeFile(s / "dest/b.moved", std::string(70000, 'c'), 0600);  // same size, other bytes
+  auto unpacked = unpackInto(packed.fd, s.path, "dest", false);
+  REQUIRE_MESSAGE(unpacked.ok(), messageOf(unpacked));
+  REQUIRE(unpacked->failed.size() == 1);
+  CHECK(unpacked->failed[0].path == "d/b.bin");
+  CHECK(unpacked->failed[0].why.find(kHeldChanged) != std::string::npos);
+  CHECK(unpacked->copied == 0);
+  CHECK_FALSE(exists(s / "dest/d/b.bin"));
+  CHECK(readFile(s / "dest/b.moved") == std::string(70000, 'c'));
 }

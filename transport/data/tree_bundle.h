@@ -159,9 +159,12 @@ std::string queryIndexOf(const std::vector<TreeEntry>& entries, bool withSha256)
 // What the directory `name` in `parentFd` holds of the file entries of
 // `entries` (a decoded index), as ordinals (indices into `entries`):
 //  - missing: its path there is not a regular file of the entry's size, or
-//    has another mtime and the entry's SHA-256 is listed and differs;
-//  - sameSize: of the entry's size, another mtime, and no SHA-256 listed to
-//    compare with (hnowd asks again with it).
+//    has another mtime and the entry's SHA-256 is listed and differs; and
+//    no file anywhere under `name` has the listed SHA-256 (ContentFinder:
+//    the unpack copies it from there);
+//  - sameSize: no SHA-256 listed to compare with (hnowd asks again with
+//    it), and its path holds a file of the entry's size with another mtime,
+//    or some other path under `name` a file of its size.
 // Same size and mtime is held. Symlinks on the way are not followed (a
 // path through one is missing). A missing `name` (or one that is not a
 // single name) holds nothing.
@@ -204,6 +207,7 @@ struct UnpackedTree {
   std::uint64_t bytes = 0;     // their bytes
   std::uint64_t replaced = 0;  // of them, files that replaced another at their path
   std::uint64_t held = 0;      // files kept as they were: this agent held them already
+  std::uint64_t copied = 0;    // files this agent held under another path of the tree, copied from there (not sent)
   std::uint64_t deleted = 0;   // entries removed with `deleteOthers`
   std::vector<TreeProblem> failed;  // entries not published, and why
 };

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "transport/data/file_digest.h"
+#include "transport/data/tree_find.h"
 #include "transport/data/tree_fs.h"
 #include "transport/data/tree_walk.h"
 
@@ -102,6 +103,9 @@ HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, cons
   const bool single = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
   const int topFd = single ? ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
   DirWalk dirs(topFd);
+  // Not at its path: the same bytes may be under another (a file renamed
+  // or moved inside the tree), copied from there when the tree is unpacked.
+  ContentFinder elsewhere(topFd);
   for (std::size_t k = 0; k < entries.size(); ++k) {
     const TreeEntry& e = entries[k];
     if (e.kind != TreeEntryKind::kFile) continue;
@@ -109,6 +113,11 @@ HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, cons
     if (topFd >= 0) {
       auto dirFd = dirs.open(dirName(e.path));
       if (dirFd) holding = holdingOf(*dirFd, std::string(baseName(e.path)), e);
+    }
+    if (holding == Holding::kNot && e.size > 0) {
+      // With its digest: held if found. Without: a file of its size elsewhere asks for the digest.
+      if (e.withSha256 ? elsewhere.find(e.size, e.sha256).has_value() : false) continue;
+      if (!e.withSha256 && elsewhere.hasSize(e.size)) holding = Holding::kSameSize;
     }
     if (holding == Holding::kNot) out.missing.push_back(static_cast<std::uint32_t>(k));
     if (holding == Holding::kSameSize) out.sameSize.push_back(static_cast<std::uint32_t>(k));

@@ -53,7 +53,12 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
       placed[k] = true;
       continue;
     }
-    if (isHeldEntry(e)) {
+    struct stat staged {};
+    auto stageDir = stage.open(parent);
+    // A held file this agent had under another path of the tree was copied into the staging (TreeStaging::writeRest).
+    const bool copied = isHeldEntry(e) && stageDir &&
+                        ::fstatat(*stageDir, name.c_str(), &staged, AT_SYMLINK_NOFOLLOW) == 0;
+    if (isHeldEntry(e) && !copied) {
       // Nothing staged: the file there is kept, if it still is the one the agent held.
       const Holding holding = holdingOf(*destDir, name, e);
       if (holding == Holding::kNot || holding == Holding::kSameSize) {
@@ -71,7 +76,7 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
       fail("a directory is in the way");
       continue;
     }
-    if (e.kind == TreeEntryKind::kFile && exists && S_ISREG(there.st_mode) &&
+    if (!copied && e.kind == TreeEntryKind::kFile && exists && S_ISREG(there.st_mode) &&
         static_cast<std::uint64_t>(there.st_size) == e.size && mtimeNsOf(there) == e.mtimeNs) {
       // Already there (size and mtime): kept, the staged copy dropped with the staging.
       if (auto kept = keepHeldFile(*destDir, name, e, Holding::kSame); !kept) {
@@ -81,7 +86,6 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
       ++out.held;
       continue;
     }
-    auto stageDir = stage.open(parent);
     if (!stageDir) {
       fail(stageDir.error().message);
       continue;
@@ -92,7 +96,9 @@ UnpackedTree publishInPlace(const std::vector<TreeEntry>& entries, int stageFd, 
       fail(std::string("cannot move it into place: ") + std::strerror(errno));
       continue;
     }
-    if (e.kind == TreeEntryKind::kFile) {
+    if (copied) {
+      ++out.copied;
+    } else if (e.kind == TreeEntryKind::kFile) {
       ++out.files;
       out.bytes += e.size;
       if (exists) ++out.replaced;

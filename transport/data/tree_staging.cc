@@ -22,6 +22,7 @@
 #include "base/printable.h"
 #include "transport/data/file_digest.h"
 #include "transport/data/tree_fs.h"
+#include "transport/data/tree_find.h"
 #include "transport/data/tree_held.h"
 #include "transport/data/tree_walk.h"
 
@@ -100,16 +101,18 @@ Result<void> writeNonFile(int dirFd, const TreeEntry& e) {
   return {};
 }
 
-// The held entry `e` copied from the tree `held` holds (nullptr: none)
-// into the staging directory `dirFd`, and checked: the source kept the
-// entry's size and mtime all along, or the copy has the SHA-256 it lists.
-Result<void> copyHeld(DirWalk* held, int dirFd, const TreeEntry& e) {
+// The held entry `e` copied from the file at `path` in the tree `held`
+// holds (nullptr: none; `path` is e.path, or another path with the same
+// bytes, ContentFinder) into the staging directory `dirFd`, and checked:
+// the source kept the entry's size and mtime all along, or the copy has
+// the SHA-256 it lists. A copy that fails its check is removed.
+Result<void> copyHeld(DirWalk* held, const std::string& path, int dirFd, const TreeEntry& e) {
   const std::string again(kHeldChanged);
   if (held == nullptr) return Error{"this agent no longer holds it: " + again};
-  auto from = held->open(dirName(e.path));
+  auto from = held->open(dirName(path));
   if (!from) return Error{from.error().message + ": " + again};
   const std::string name(baseName(e.path));
-  const int in = ::openat(*from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int in = ::openat(*from, std::string(baseName(path)).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (in < 0)
     return Error{(errno == ENOENT ? std::string("this agent no longer holds it") : std::strerror(errno)) + ": " + again};
   struct stat before {}, after {};
@@ -136,7 +139,17 @@ Result<void> copyHeld(DirWalk* held, int dirFd, const TreeEntry& e) {
   ::close(in);
   if (outcome) outcome = finishFile(out, e);
   ::close(out);
+  if (!outcome) ::unlinkat(dirFd, name.c_str(), 0);
   return outcome;
+}
+
+// Whether the tree `held` holds a regular file of the entry's size at its path (no read).
+bool regularOfSize(DirWalk* held, const TreeEntry& e) {
+  if (held == nullptr) return false;
+  auto dirFd = held->open(dirName(e.path));
+  struct stat info {};
+  return dirFd && ::fstatat(*dirFd, std::string(baseName(e.path)).c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) == e.size;
 }
 
 // Whether [offset, offset + size) lies inside one of `spans` (sorted by
@@ -299,11 +312,15 @@ Result<void> TreeStaging::writeRest(int bundleFd) {
   const std::vector<TreeEntry>& entries = index_->entries;
   DirWalk dirs(stageFd_);
   std::optional<DirWalk> held;
-  const bool anyHeld = atomic_ && std::any_of(entries.begin(), entries.end(), isHeldEntry);
-  // With `atomic`, held files come from the tree `name` holds now.
+  // Held files come from the tree `name` holds now: with `atomic` every
+  // one; in place, those no longer at their own path, copied from another
+  // path with their SHA-256 (the rest are kept where they are, publishInPlace).
+  const bool anyHeld = std::any_of(entries.begin(), entries.end(), isHeldEntry);
   const int heldFd =
       anyHeld ? ::openat(parentFd_, name_.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
   if (heldFd >= 0) held.emplace(heldFd);
+  ContentFinder elsewhere(heldFd);
+  DirWalk* heldTree = held ? &*held : nullptr;
   Result<void> outcome;
   for (std::size_t k = 0; k < entries.size() && outcome; ++k) {
     const TreeEntry& e = entries[k];
@@ -314,10 +331,16 @@ Result<void> TreeStaging::writeRest(int bundleFd) {
       if (!outcome) outcome = Error{"cannot write \"" + printable(e.path) + "\": " + outcome.error().message};
     } else if (!isHeldEntry(e)) {
       outcome = writeFile(bundleFd, k, false);
-    } else if (atomic_) {
+    } else if (atomic_ || (e.withSha256 && !regularOfSize(heldTree, e))) {
+      // Not at its path (in place: only then): the same bytes under another path, if any.
+      std::string from = e.path;
+      if (!regularOfSize(heldTree, e) && e.withSha256)
+        if (auto found = elsewhere.find(e.size, e.sha256)) from = *found;
+      if (!atomic_ && from == e.path) continue;  // publishInPlace finds it gone and says so
       auto dirFd = dirs.open(dirName(e.path));
-      outcome = dirFd ? copyHeld(held ? &*held : nullptr, *dirFd, e) : Result<void>(dirFd.error());
+      outcome = dirFd ? copyHeld(heldTree, from, *dirFd, e) : Result<void>(dirFd.error());
       if (!outcome) outcome = Error{"cannot write \"" + printable(e.path) + "\": " + outcome.error().message};
+      if (outcome && from != e.path) ++copied_;
     }
   }
   held.reset();

@@ -98,6 +98,7 @@ std::uint64_t landedFromStart(std::vector<LandedSpan> spans);
   std::unique_ptr<class DirWalk> fileDirs_;
   bool published_ = false;
   std::uint64_t filesWritten_ = 0, bytesWritten_ = 0;
+  std::uint64_t copied_ = 0;  // held files copied from another path of the tree (writeRest)
 };
 
 }  // namespace hnow::transport::data

@@ -93,6 +93,10 @@ Result<UnpackedTree> TreeStaging::publish(bool deleteOthers) {
   if (atomic_) {
     auto published = publishAtomic(entries, parentFd_, name_, staging_, stageFd_, displayPath_);
     published_ = published.ok();  // the staging is the tree now (its old self removed)
+    if (published) {
+      published.value().held -= copied_;
+      published.value().copied = copied_;
+    }
     return published;
   }
   if (::mkdirat(parentFd_, name_.c_str(), 0777) != 0 && errno != EEXIST)

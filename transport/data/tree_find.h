@@ -1,0 +1,41 @@
+#pragma once
+// The same bytes under another path of a tree an agent holds (docs/
+// tree-send.md, "Only what changed"): a file renamed or moved inside the
+// tree, or a copy under another name, is copied from where it is instead
+// of sent. Found by size first (a listing, no read), then by SHA-256, each
+// candidate read at most once.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "transport/data/data_plane.h"
+
+namespace hnow::transport::data {
+
+class ContentFinder {
+ public:
+  // Under the directory `topFd` (borrowed, O_PATH will do; -1: finds
+  // nothing), walked once, when first asked. Symlinks are not followed,
+  // hnow's temp files (isHnowTempName) not counted.
+  explicit ContentFinder(int topFd) : top_(topFd) {}
+
+  // Whether a regular file of `size` bytes lies anywhere under the tree.
+  bool hasSize(std::uint64_t size);
+  // The path, below the top, of a regular file of `size` bytes and SHA-256
+  // `sha256`; none when no file of that size has it, or it cannot be read.
+  std::optional<std::string> find(std::uint64_t size, const Sha256& sha256);
+
+ private:
+  void walk();
+  void walkDir(int dirFd, const std::string& prefix, int depth);
+
+  int top_;
+  bool walked_ = false;
+  std::unordered_map<std::uint64_t, std::vector<std::string>> bySize_;
+  std::map<std::string, std::optional<Sha256>> digests_;  // candidates read (none: unreadable)
+};
+
+}  // namespace hnow::transport::data
