@@ -231,3 +231,32 @@ TEST_CASE("--until-all to a site whose every agent is off owes it to them, besid
   REQUIRE(answer);
   CHECK(answer->second.copies.size() == 2);
 }
+
+TEST_CASE("an owed agent that comes back holding the file already is settled by a send that moves nothing, and --force is kept for the next try") {
+  OwedLab lab;
+  lab.loseA3();
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  request.force = true;
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  lab.finish(std::string(32, 't'));
+  REQUIRE(lab.owed.owed().size() == 1);
+  REQUIRE(lab.store.loadOwedSends()->size() == 1);
+  CHECK(lab.store.loadOwedSends()->at(0).force);
+
+  // a3 got the same bytes some other way while it was off.
+  lab.agents.holding["a3"] = AgentLink::DestHolding::kSame;
+  const std::size_t receives = lab.agents.receives.size();
+  lab.backA3();
+  lab.owed.tick();
+  REQUIRE(lab.started.size() == 1);
+  CHECK(lab.started[0].force);
+  CHECK(lab.agents.receives.size() == receives);  // nothing ordered
+  CHECK(lab.owed.owed().empty());
+  CHECK(lab.store.loadOwedSends()->empty());
+  auto ops = lab.coordinator.operations(1).value();
+  CHECK(ops[0].status == "done");
+  CHECK(ops[0].summary.find("\"held\":[\"a3\"]") != std::string::npos);
+  CHECK(ops[0].summary.find("\"owed_by\":") != std::string::npos);
+}
