@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <utility>
 
 #include "agent/job_runner.h"
 #include "agent/rate_probe.h"
@@ -51,6 +52,20 @@ transport::data::Sha256 digestOf(const std::string& sha256) {
 }
 
 std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
+
+// A manifest item's file opened and hashed off the kj thread; closed here
+// unless it was handed to the data plane (a call cancelled meanwhile).
+struct OpenedSource {
+  Result<SourceFile> source;
+  explicit OpenedSource(Result<SourceFile> opened) : source(std::move(opened)) {}
+  OpenedSource(OpenedSource&& other) noexcept : source(std::move(other.source)) {
+    if (other.source) other.source.value().fd = -1;
+  }
+  OpenedSource& operator=(OpenedSource&&) = delete;
+  ~OpenedSource() {
+    if (source && source.value().fd >= 0) ::close(source.value().fd);
+  }
+};
 
 // hnowd's commands to this agent.
 class AgentControlServer final : public wire::AgentControl::Server {
@@ -98,18 +113,27 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> serveFile(ServeFileContext context) override {
     auto params = context.getParams();
     KJ_REQUIRE(params.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
-    auto opened = openSourceFile(runtime_.receiver().roots(), params.getFile());
-    if (!opened) {
-      spdlog::warn("refused to serve a file: {}", opened.error().message);
-      transport::refuse(opened.error().message);
-    }
-    auto& source = opened.value();
-    spdlog::info("serving {} ({} bytes)", params.getFile().cStr(), source.size);
-    runtime_.receiver().serve(tokenOf(params.getToken()), source.fd, source.size);
-    auto results = context.getResults();
-    results.setSize(source.size);
-    results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
-    return kj::READY_NOW;
+    const double pace = params.getUplinkPaceBytesPerS();
+    KJ_REQUIRE(std::isfinite(pace) && pace >= 0, "an uplink pace must be finite and not negative");
+    std::string file = params.getFile();
+    // Hashing the file takes seconds for a large one: off the kj thread, which keeps heartbeats going.
+    return offThread<OpenedSource>([roots = runtime_.receiver().roots(), file] {
+             return OpenedSource(openSourceFile(roots, file));
+           })
+        .then([this, context, file, pace](kj::Own<OpenedSource> opened) mutable {
+          if (!opened->source) {
+            spdlog::warn("refused to serve a file: {}", opened->source.error().message);
+            transport::refuse(opened->source.error().message);
+          }
+          SourceFile& source = opened->source.value();
+          spdlog::info("serving {} ({} bytes)", file, source.size);
+          const std::string token = tokenOf(context.getParams().getToken());
+          runtime_.receiver().serve(token, std::exchange(source.fd, -1), source.size);
+          runtime_.paceReceive(token, pace, 0.0);
+          auto results = context.getResults();
+          results.setSize(source.size);
+          results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
+        });
   }
   // `hnow run`'s shares and results (agent/job_runner.h).
   kj::Promise<void> fetchJobFile(FetchJobFileContext context) override {

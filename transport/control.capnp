@@ -232,11 +232,13 @@ interface AgentControl {
   # (Re)connect to this parent (host:port) and pull from the bytes held.
   release @4 (token :Data);
   # The operation is over: close its connections, remove an unfinished temp file.
-  serveFile @5 (token :Data, file :Text) -> (size :UInt64, sha256 :Data);
+  serveFile @5 (token :Data, file :Text, uplinkPaceBytesPerS :Float64) -> (size :UInt64, sha256 :Data);
   # manifests: be the source of one item. `file` is resolved like a
   # receive's dest (relative: under the data root; absolute: inside a root;
   # no '..', no symlink on the way); fails with the reason when refused.
-  # Served to children presenting `token` until release(token).
+  # Served to children presenting `token` until release(token), the
+  # agent's uplink paced at most at `uplinkPaceBytesPerS` meanwhile (0: as
+  # it is). The file is hashed off the agent's control thread.
   fetchJobFile @6 (input :JobInput);
   # Pull a file into this agent's job area; resolves once verified.
   runJobTask @7 (task :JobTask) -> (result :JobResult);
@@ -503,6 +505,7 @@ struct ManifestRequest {
   items @0 :List(ManifestItem);
   algo @1 :Text;          # auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual
   noReplan @2 :Bool;      # as SendRequest.noReplan, for every item
+  maxRateBytesPerS @3 :Float64;  # --max-rate: every link the manifest uses at most this; 0: none
 }
 
 struct ManifestItemReport {

@@ -268,6 +268,7 @@ Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> CoordinatorClient::start
   auto out = request.initRequest();
   out.setAlgo(r.algo);
   out.setNoReplan(!r.replan);
+  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   auto items = out.initItems(static_cast<unsigned>(r.items.size()));
   for (std::size_t i = 0; i < r.items.size(); ++i) {
     auto w = items[static_cast<unsigned>(i)];

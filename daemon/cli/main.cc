@@ -157,8 +157,8 @@ void addSend(CLI::App& app, CommandLine& c) {
                           "FILE: replace a different file already at --dest (without it the send is refused "
                           "and nothing moves; an agent that holds the same bytes there gets nothing either way)");
   c.sendCommand->add_option("--max-rate", c.send.maxRate,
-                            "Use at most RATE of every link the send uses, in bits/s with k, M or G: 100M = "
-                            "100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
+                            "Use at most RATE of every link the send (or manifest) uses, in bits/s with k, M or "
+                            "G: 100M = 100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
 }
 
 void addDemo(CLI::App& app, CommandLine& c) {
@@ -232,10 +232,12 @@ int dispatch(CommandLine& c) {
       std::fprintf(stderr, "hnow: --force is for one FILE; a manifest's items replace what their destinations hold\n");
       return 2;
     }
-    if (c.sendCommand->count("--max-rate") > 0) {
-      std::fprintf(stderr, "hnow: --max-rate is for one FILE or DIR; a manifest is planned within the caps in force\n");
+    auto maxRate = hnow::cli::sendMaxRate(c.send);
+    if (!maxRate) {
+      std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());
       return 2;
     }
+    c.manifest.maxRateBytesPerSecond = *maxRate;
     return hnow::cli::runManifestCommand(c.manifest);
   }
   if (c.sendCommand->parsed()) return hnow::cli::runSendCommand(c.send);

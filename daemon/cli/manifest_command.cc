@@ -113,6 +113,7 @@ int runManifestCommand(const ManifestOptions& options) {
   daemon::ManifestRequest request;
   request.algo = options.algo;
   request.replan = !options.noReplan;
+  request.maxRateBytesPerSecond = options.maxRateBytesPerSecond;
   for (const auto& item : manifest->items)
     request.items.push_back({item.source, item.file, item.dest, item.to, item.where});
   auto started = client->startManifest(request);

@@ -15,6 +15,7 @@ struct ManifestOptions {
   bool json = false;
   std::string ganttPath;
   bool noReplan = false;
+  double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
 };
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for a bad manifest or options.

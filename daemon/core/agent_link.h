@@ -92,14 +92,16 @@ class AgentLink {
   }
   virtual void release(const std::string& /*token*/) {}
 
-  // manifests: the agent serves a file of its own under `token`: its size
-  // and 32-byte digest, or the refusal.
+  // manifests: the agent serves a file of its own under `token`, its
+  // uplink paced at most at `uplinkPaceBytesPerSecond` (0: as it is): its
+  // size and 32-byte digest, or the refusal.
   struct ServedFile {
     std::uint64_t size = 0;
     std::string sha256;
   };
   using ServeDone = std::function<void(const Result<ServedFile>& served)>;
-  virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/, ServeDone done) {
+  virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/,
+                         double /*uplinkPaceBytesPerSecond*/, ServeDone done) {
     done(Error{"this agent cannot serve files"});
   }
   // `hnow run` (agent/job_runner.h). Tokens are 32 bytes, sha256 raw.

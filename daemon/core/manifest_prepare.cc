@@ -15,9 +15,11 @@ void ManifestService::prepareSources(Running& running, Prepared prepared) {
   using Served = AgentLink::ServedFile;
   askAgents<Served>(
       sources, [this](const std::string& name) { return coordinator_.link(name); },
-      [&running](AgentLink& link, std::size_t k, std::function<void(const Result<Served>&)> answer) {
+      [this, &running](AgentLink& link, std::size_t k, std::function<void(const Result<Served>&)> answer) {
         const Item& it = running.items[k];
-        link.serveFile(it.token, it.request.file, answer);
+        // Each source relays as a send's agents do: a little under its uplink, within --max-rate.
+        link.serveFile(it.token, it.request.file, capped(coordinator_.agentUplinkPace(it.names[0]), running.maxRate),
+                       answer);
       },
       [this, &running, prepared](std::vector<Result<Served>> results) {
         std::string refusals;
@@ -46,9 +48,14 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
     for (std::size_t i = 1; i < it.names.size(); ++i) destinations.push_back(it.names[i]), itemOf.push_back(&it);
   askAgents<std::string>(
       destinations, [this](const std::string& name) { return coordinator_.link(name); },
-      [&itemOf](AgentLink& link, std::size_t k, std::function<void(const Result<std::string>&)> answer) {
+      [this, &running, &itemOf, &destinations](AgentLink& link, std::size_t k,
+                                                std::function<void(const Result<std::string>&)> answer) {
         const Item& it = *itemOf[k];
-        link.receive({it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0}, answer);
+        AgentLink::ReceiveOrder order{it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0};
+        // Relays a little under its uplink, receives within its downlink's cap; both within --max-rate.
+        order.uplinkPaceBytesPerSecond = capped(coordinator_.agentUplinkPace(destinations[k]), running.maxRate);
+        order.downlinkPaceBytesPerSecond = capped(coordinator_.agentDownlinkPace(destinations[k]), running.maxRate);
+        link.receive(order, answer);
       },
       [this, &running, prepared](std::vector<Result<std::string>> results) {
         std::string refusals;

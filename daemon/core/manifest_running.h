@@ -34,6 +34,7 @@ struct ManifestService::Running {
   ManifestPlan plan;
   std::string algo;
   bool replan = true;
+  double maxRate = 0.0;  // --max-rate, bytes/s; 0: none
   OperationId record = 0;
   std::string summary;
   bool recorded = false;

@@ -46,6 +46,7 @@ Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(Manif
   auto running = std::make_unique<Running>();
   running->algo = request.algo;
   running->replan = request.replan;
+  running->maxRate = request.maxRateBytesPerSecond;
   std::map<std::string, int> indexOf;
   auto nodeOf = [&](const AgentView& a) {
     auto [it, fresh] = indexOf.emplace(a.record.name, static_cast<int>(running->agents.size()));
@@ -98,9 +99,17 @@ Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(Manif
 }
 
 // The joint plan of the items, logged and recorded.
+// A node's rates within --max-rate: planned as every link the manifest uses is paced at most at it.
+static planner::NodeRates within(planner::NodeRates rates, double maxRate) {
+  rates.uplinkBytesPerSecond = capped(rates.uplinkBytesPerSecond, maxRate);
+  rates.downlinkBytesPerSecond = capped(rates.downlinkBytesPerSecond, maxRate);
+  return rates;
+}
+
 Result<void> ManifestService::planItems(Running& running) {
   std::vector<TreeNode> nodes;
-  for (const AgentView& a : running.agents) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  for (const AgentView& a : running.agents)
+    nodes.push_back({a.record.name, a.record.site, within(a.record.rates, running.maxRate)});
   std::vector<ManifestItemNodes> items;
   for (const Item& it : running.items) items.push_back(it.nodes);
   auto planned = planManifest(running.algo, nodes, items, chunkBytes_);
@@ -112,7 +121,8 @@ Result<void> ManifestService::planItems(Running& running) {
   running.summary = "{\"items\":" + std::to_string(running.items.size()) + ",\"algo\":" + jsonString(running.algo) +
                     ",\"plan\":" + jsonString(running.plan.algo) +
                     ",\"predicted_s\":" + jsonNumber(running.plan.predictedSeconds) +
-                    ",\"sequential_s\":" + jsonNumber(running.plan.sequentialSeconds);
+                    ",\"sequential_s\":" + jsonNumber(running.plan.sequentialSeconds) +
+                    (running.maxRate > 0 ? ",\"max_rate_bps\":" + jsonNumber(running.maxRate * 8) : std::string());
   running.record = beginRecord(coordinator_, "manifest", running.summary + "}");
   return {};
 }
@@ -133,7 +143,7 @@ std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<
     settings.chunkBytes = chunkBytes_;
     auto node = [&](int a) {
       const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
-      return TreeNode{v.record.name, v.record.site, v.record.rates};
+      return TreeNode{v.record.name, v.record.site, within(v.record.rates, raw->maxRate)};
     };
     settings.nodes.push_back(node(it.nodes.source));
     for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
@@ -240,7 +250,7 @@ void ManifestService::ratesDrifted(const RateEvent& e, const planner::NodeRates&
   for (auto& [id, running] : operations_)
     for (Item& it : running->items) {
       if (it.released || (it.names[0] != e.agent && !it.operation->involves(e.agent))) continue;
-      if (it.operation->ratesChanged(e.agent, rates, reason))
+      if (it.operation->ratesChanged(e.agent, within(rates, running->maxRate), reason))
         spdlog::info("manifest {}: {} re-planned: {}", id, it.request.file, it.operation->replanNote());
     }
 }

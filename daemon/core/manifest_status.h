@@ -22,6 +22,8 @@ struct ManifestRequest {
   std::vector<ManifestItemRequest> items;
   std::string algo = "auto";
   bool replan = true;  // off: --no-replan (losses still re-parent)
+  // --max-rate: every link the manifest uses at most this, bytes/s; 0: none.
+  double maxRateBytesPerSecond = 0.0;
 };
 
 struct ManifestItemStatus {

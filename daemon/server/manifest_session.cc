@@ -7,6 +7,10 @@
 #include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"
 
+#include <kj/debug.h>
+
+#include <cmath>
+
 namespace hnow::daemon {
 
 kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context) {
@@ -16,6 +20,9 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
   request.algo = in.getAlgo();
   if (request.algo.empty()) request.algo = "auto";
   request.replan = !in.getNoReplan();
+  request.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
+  KJ_REQUIRE(std::isfinite(request.maxRateBytesPerSecond) && request.maxRateBytesPerSecond >= 0,
+             "a manifest's max rate must be finite and not negative");
   for (auto item : in.getItems()) {
     ManifestItemRequest r;
     r.source = item.getSource();

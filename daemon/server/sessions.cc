@@ -359,10 +359,12 @@ class RpcAgentLink final : public AgentLink {
     request.setToken(bytes(token));
     tasks_.add(request.send().ignoreResult());
   }
-  void serveFile(const std::string& token, const std::string& file, ServeDone done) override {
+  void serveFile(const std::string& token, const std::string& file, double uplinkPaceBytesPerSecond,
+                 ServeDone done) override {
     auto request = control_.serveFileRequest();
     request.setToken(bytes(token));
     request.setFile(file);
+    request.setUplinkPaceBytesPerS(uplinkPaceBytesPerSecond);
     tasks_.add(request.send().then(
         [done](auto response) {
           auto sha = response.getSha256();

@@ -124,3 +124,22 @@ TEST_CASE("a manifest of two items from two source agents lands byte-identical c
   CHECK(both.status == 2);
   CHECK(both.err.find("drop FILE") != std::string::npos);
 }
+
+TEST_CASE("a manifest sent with --max-rate lands whole and its record states the rate - a rate that is no rate is refused") {
+  LocalCluster cluster("--agents 3 --uplink-mbps 200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string a = writeRandomFile(cluster.root(1) / "a.bin", 1 << 20);
+  const fs::path m = cluster.manifest(item("agent-1", "a.bin", "in/a.bin", "\"all\""));
+  auto r = runCommand(cluster.hnow("send --manifest " + m.string() + " --max-rate 80M --json"));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report["items"][0]["copies"].size() == 2);
+  for (const auto& copy : report["items"][0]["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == a);
+  auto ops = nlohmann::json::parse(runCommand(cluster.hnow("ops --json")).out)["operations"];
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0]["summary"]["max_rate_bps"] == 80e6);
+
+  auto bad = runCommand(cluster.hnow("send --manifest " + m.string() + " --max-rate fast"));
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--max-rate") != std::string::npos);
+}

@@ -22,19 +22,23 @@ struct Commands {
   std::vector<std::string> pulls;            // "agent<-address"
   std::vector<std::pair<std::string, std::string>> receives;  // (agent, token)
   std::vector<std::string> releases;         // agent names
+  std::vector<double> servePaces;            // each serveFile's uplink pace
+  std::vector<AgentLink::ReceiveOrder> orders;  // every receive order
 };
 
 struct FakeAgent final : AgentLink {
   FakeAgent(std::string n, Commands* c) : name(std::move(n)), commands(c) {}
   void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
   void probeNow() override {}
-  void serveFile(const std::string&, const std::string& file, ServeDone done) override {
+  void serveFile(const std::string&, const std::string& file, double uplinkPace, ServeDone done) override {
+    commands->servePaces.push_back(uplinkPace);
     auto it = commands->files.find(name + ":" + file);
     if (it == commands->files.end()) return done(Error{"cannot open " + file + ": No such file or directory"});
     done(ServedFile{std::stoull(it->second), std::string(32, 'h')});
   }
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     commands->receives.emplace_back(name, order.token);
+    commands->orders.push_back(order);
     done("/srv/" + name + "/" + order.dest);
   }
   void pull(const std::string&, const std::string& parent) override { commands->pulls.push_back(name + "<-" + parent); }
@@ -296,4 +300,30 @@ TEST_CASE("hnowd keeps the newest 32 finished manifests and forgets older ones w
   for (std::size_t i = 2; i < ids.size(); ++i) CHECK(service.status(ids[i]));
   REQUIRE(service.status(next));
   CHECK_FALSE(service.status(next)->finished);
+}
+
+TEST_CASE("--max-rate plans a manifest as every link paced at it, paces each source and destination at it, and the record says so") {
+  Lab free, capped;
+  ManifestService freeService(free.coordinator, free.clock, 128 << 10, free.tokens());
+  ManifestService cappedService(capped.coordinator, capped.clock, 128 << 10, capped.tokens());
+  const auto [freeId, freeFirst] = startedOk(freeService, free.twoItems());
+  // Emulated links are not paced for a send: nothing asks the agents to.
+  for (double pace : free.commands.servePaces) CHECK(pace == 0.0);
+  for (const auto& order : free.commands.orders) CHECK(order.uplinkPaceBytesPerSecond == 0.0);
+
+  ManifestRequest request = capped.twoItems();
+  request.maxRateBytesPerSecond = 2e6;  // 16 Mbit/s on links of 80
+  const auto [id, first] = startedOk(cappedService, request);
+  REQUIRE(capped.commands.servePaces.size() == 2);
+  for (double pace : capped.commands.servePaces) CHECK(pace == 2e6);
+  REQUIRE(capped.commands.orders.size() == 5);  // x.bin to a2, a3, a4; y.bin to a3, a4
+  for (const auto& order : capped.commands.orders) {
+    CHECK(order.uplinkPaceBytesPerSecond == 2e6);
+    CHECK(order.downlinkPaceBytesPerSecond == 2e6);
+  }
+  // A fifth of the links' rate: the plan takes about five times as long.
+  CHECK(first.predictedS > 4 * freeFirst.predictedS);
+  auto ops = capped.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].summary.find("\"max_rate_bps\":16000000") != std::string::npos);
 }
