@@ -92,9 +92,11 @@ int concurrentSends(const TestCluster& cluster, const std::string& file, const s
   return failed;
 }
 
-int sequentialSends(const TestCluster& cluster, const std::string& file, int count) {
+// Each to a name of its own: an agent that holds the file at --dest already is sent nothing.
+int sequentialSends(const TestCluster& cluster, const std::string& file, const std::string& prefix, int count) {
   int failed = 0;
-  for (int i = 0; i < count; ++i) failed += runCommand(cluster.hnow("send " + file + " --dest seq.bin")).status != 0;
+  for (int i = 0; i < count; ++i)
+    failed += runCommand(cluster.hnow("send " + file + " --dest " + prefix + std::to_string(i) + ".bin")).status != 0;
   return failed;
 }
 
@@ -112,11 +114,11 @@ TEST_CASE("16 agents after 30 back-to-back and 20 concurrent sends: every daemon
   // Warm-up, the same load as measured: hnowd keeps the last 32 finished
   // sends (send_service.h), and the allocator keeps the high-water mark of
   // 20 sends at once (freed memory stays in the heap, not a leak).
-  CHECK(sequentialSends(cluster, file, 30) == 0);
+  CHECK(sequentialSends(cluster, file, "warm-seq-", 30) == 0);
   CHECK(concurrentSends(cluster, file, "warm-", 20) == 0);
   const Snapshot warm = settled(pids);
 
-  CHECK(sequentialSends(cluster, file, 30) == 0);
+  CHECK(sequentialSends(cluster, file, "seq-", 30) == 0);
   CHECK(concurrentSends(cluster, file, "c-", 20) == 0);
   for (int i = 0; i < 20; ++i)
     for (int a = 1; a <= kAgents; ++a)
