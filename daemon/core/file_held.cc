@@ -46,7 +46,7 @@ void askHolding(const std::vector<std::string>& agents, const std::function<Agen
     std::vector<std::string> again;
     for (std::size_t i = 0; i < agents.size(); ++i) {
       switch ((*first)[i]) {
-        case Holding::kAbsent: held->absent.push_back(agents[i]); break;
+        case Holding::kAbsent: break;
         case Holding::kSameSize: again.push_back(agents[i]); break;
         // Not asked for a digest, an agent cannot say kSame: taken as a different file.
         case Holding::kOther: case Holding::kSame: held->other.push_back(agents[i]); break;

@@ -19,11 +19,10 @@
 
 namespace hnow::daemon {
 
-// The agents asked, by what their destination holds.
+// The agents asked whose destination holds a file (the others: nothing there).
 struct HeldAtDest {
   std::vector<std::string> same;   // the same bytes: nothing to send
   std::vector<std::string> other;  // a different file: replaced only with --force
-  std::vector<std::string> absent;
 };
 
 // The file's SHA-256 (32 bytes), or why it cannot be taken; `done` once, later or at once.

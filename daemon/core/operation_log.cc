@@ -18,6 +18,12 @@ Result<void> OperationLog::finish(OperationId id, const std::string& status, con
   return store_.finishOperation(id, clock_.wallNow(), status, summary);
 }
 
+std::string jsonStrings(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + jsonString(values[i]);
+  return out + "]";
+}
+
 std::string jsonNumber(double x) {
   if (!std::isfinite(x)) return "null";
   char out[32];

@@ -31,6 +31,8 @@ class OperationLog {
 // `value` as a JSON string literal, quotes included: summaries are built by
 // hand here to keep nlohmann (slow to compile) out of the daemon's core.
 std::string jsonString(const std::string& value);
+// `values` as a JSON array of strings.
+std::string jsonStrings(const std::vector<std::string>& values);
 // A JSON number with millisecond precision; not finite (an infinite
 // prediction, a rate of 0) as null.
 std::string jsonNumber(double x);

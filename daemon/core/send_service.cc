@@ -236,24 +236,18 @@ void SendService::finishHeld(const SendRequest& request, std::uint64_t size, con
   s.held = held.same;
   s.skipped = skippedOf(request);
   s.maxRateBytesPerSecond = request.maxRateBytesPerSecond;
-  std::string names, owed, plain;
-  for (std::size_t i = 0; i < held.same.size(); ++i) {
-    names += (i ? "," : "") + jsonString(held.same[i]);
-    plain += (i ? ", " : "") + held.same[i];
-  }
-  for (std::size_t i = 0; i < s.skipped.size(); ++i) owed += (i ? "," : "") + jsonString(s.skipped[i].node);
-  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
-                              ",\"size\":" + std::to_string(size) + ",\"agents\":0,\"held\":[" + names +
-                              "],\"actual_s\":0,\"ok\":0,\"failed\":0,\"skipped\":" +
-                              std::to_string(s.skipped.size()) +
-                              (request.untilAll ? ",\"until_all\":true,\"owed\":[" + owed + "]" : std::string()) +
-                              (request.owedBy ? ",\"owed_by\":" + std::to_string(request.owedBy) : std::string()) + "}";
-  const OperationId record = beginRecord(coordinator_, "send", summary);
-  finishRecord(coordinator_, record, "done", summary);
-  spdlog::info("send {}: every agent it is for holds it at {} already ({}): nothing moved", request.path,
-               request.dest, plain);
-  SendEnd end{request, record, held.same, {}};
+  SendEnd end{request, 0, held.same, {}};
   for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
+  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
+                              ",\"size\":" + std::to_string(size) + ",\"agents\":0,\"held\":" +
+                              jsonStrings(held.same) + ",\"actual_s\":0,\"ok\":0,\"failed\":0,\"skipped\":" +
+                              std::to_string(s.skipped.size()) +
+                              (request.untilAll ? ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed)
+                                                : std::string()) +
+                              (request.owedBy ? ",\"owed_by\":" + std::to_string(request.owedBy) : std::string()) + "}";
+  end.record = beginRecord(coordinator_, "send", summary);
+  finishRecord(coordinator_, end.record, "done", summary);
+  spdlog::info("send {}: every agent it is for holds it at {} already: nothing moved", request.path, request.dest);
   if (ended_) ended_(end);
   started(std::make_pair(nextOperation_++, s));
 }
@@ -401,9 +395,7 @@ void SendService::endIfFinished(Running& running) {
   for (const auto& c : s.copies) (c.state == CopyStatus::State::kDone ? end.delivered : end.missed).push_back(c.node);
   for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
   if (running.request.untilAll) {
-    changes += ",\"until_all\":true,\"owed\":[";
-    for (std::size_t i = 0; i < end.missed.size(); ++i) changes += (i ? "," : "") + jsonString(end.missed[i]);
-    changes += "]";
+    changes += ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed);
   }
   if (running.request.owedBy) changes += ",\"owed_by\":" + std::to_string(running.request.owedBy);
   finishRecord(coordinator_, running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");

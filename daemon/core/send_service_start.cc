@@ -47,10 +47,7 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
 
 // `,"key":[names]` for a record, or nothing when there are none.
 static std::string namesField(const char* key, const std::vector<std::string>& names) {
-  if (names.empty()) return "";
-  std::string out = std::string(",\"") + key + "\":[";
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + jsonString(names[i]);
-  return out + "]";
+  return names.empty() ? "" : std::string(",\"") + key + "\":" + jsonStrings(names);
 }
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "transport/data/zstd_file.h"
+#include "transport/tree_fixture.h"
 
 using namespace hnow;
 using namespace hnow::transport::data;
@@ -25,16 +26,7 @@ struct MemFile {
   ~MemFile() { ::close(fd); }
   MemFile(const MemFile&) = delete;
   MemFile& operator=(const MemFile&) = delete;
-  std::string bytes() const {
-    std::string out;
-    char buffer[65536];
-    for (off_t at = 0;;) {
-      const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
-      if (n <= 0) return out;
-      out.append(buffer, static_cast<std::size_t>(n));
-      at += n;
-    }
-  }
+  std::string bytes() const { return hnow::testing::readAll(fd); }
 };
 
 std::string randomBytes(std::size_t n, unsigned seed = 1) {
