@@ -285,6 +285,9 @@ struct LinkProbeResult {
   windowS @1 :Float64;
   before @2 :LinkCounters;     # this node's counters when the window opened
   after @3 :LinkCounters;      # and when it closed
+  flowBytesPerS @4 :List(Float64);  # each flow's rate, fitted to its arrivals in the window; empty from an older agent
+  sentBytesPerS @5 :Float64;      # what the node's data plane sent and received, fitted the same way;
+  receivedBytesPerS @6 :Float64;  # 0: too little to fit (its counters stand)
 }
 
 enum AgentState {

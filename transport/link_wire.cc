@@ -56,6 +56,10 @@ Result<data::ProbeOrder> probeOrderFromWire(wire::LinkProbeOrder::Reader in) {
 void toWire(const data::ProbeResult& r, wire::LinkProbeResult::Builder out) {
   auto flows = out.initFlowBytes(static_cast<unsigned>(r.flowBytes.size()));
   for (unsigned i = 0; i < flows.size(); ++i) flows.set(i, r.flowBytes[i]);
+  auto rates = out.initFlowBytesPerS(static_cast<unsigned>(r.flowBytesPerSecond.size()));
+  for (unsigned i = 0; i < rates.size(); ++i) rates.set(i, r.flowBytesPerSecond[i]);
+  out.setSentBytesPerS(r.sentBytesPerSecond);
+  out.setReceivedBytesPerS(r.receivedBytesPerSecond);
   out.setWindowS(r.windowSeconds);
   toWire(r.before, out.initBefore());
   toWire(r.after, out.initAfter());
@@ -66,9 +70,22 @@ Result<data::ProbeResult> probeResultFromWire(wire::LinkProbeResult::Reader in, 
   if (in.getFlowBytes().size() != flows || !std::isfinite(in.getWindowS()) || in.getWindowS() <= 0 || !before ||
       !after)
     return Error{"its answer does not fit the order (flows, window or counters)"};
+  const auto rates = in.getFlowBytesPerS();
+  if (rates.size() != 0 && rates.size() != flows) return Error{"its answer does not fit the order (flow rates)"};
   data::ProbeResult r;
-  for (auto bytes : in.getFlowBytes()) r.flowBytes.push_back(bytes);
   r.windowSeconds = in.getWindowS();
+  for (auto bytes : in.getFlowBytes()) r.flowBytes.push_back(bytes);
+  // An agent from before fitted rates sends only counts.
+  for (unsigned i = 0; i < flows; ++i) {
+    const double rate = rates.size() != 0 ? rates[i] : static_cast<double>(r.flowBytes[i]) / r.windowSeconds;
+    if (!std::isfinite(rate) || rate < 0) return Error{"its answer has a flow rate that is not a rate"};
+    r.flowBytesPerSecond.push_back(rate);
+  }
+  r.sentBytesPerSecond = in.getSentBytesPerS();
+  r.receivedBytesPerSecond = in.getReceivedBytesPerS();
+  if (!std::isfinite(r.sentBytesPerSecond) || r.sentBytesPerSecond < 0 || !std::isfinite(r.receivedBytesPerSecond) ||
+      r.receivedBytesPerSecond < 0)
+    return Error{"its answer has a load that is not a rate"};
   r.before = *before;
   r.after = *after;
   return r;

@@ -21,7 +21,11 @@ struct ProbeOrder {
 };
 
 struct ProbeReply {
-  std::vector<std::uint64_t> flowBytes;  // per pullFrom, within the window
+  std::vector<double> flowBytesPerSecond;  // per pullFrom, over the window
+  // The node's data plane's loads fitted to its chunks (0: not fitted):
+  // what its counters say without the chunk a count gains or loses at
+  // each end of the window.
+  double sentBytesPerSecond = 0.0, receivedBytesPerSecond = 0.0;
   double windowSeconds = 0.0;
   CounterSample before, after;           // the node's counters at the window's ends
 };

@@ -207,6 +207,20 @@ void SurveyRunner::answer(std::uint64_t generation, std::size_t node, const Resu
   if (round_->answered == round_->nodes.size() && !issuing_) finishRound();
 }
 
+namespace {
+// A node's loads over a round's window. Without its interface's counters
+// they are its data plane's, fitted to its chunks where there were enough:
+// a link hnow paces itself lets a whole chunk go at once, and a count
+// between the window's ends reads it a chunk off (flow_slope.h).
+NodeLoad probeLoad(const ProbeReply& reply) {
+  NodeLoad load = loadBetween(reply.before, reply.after);
+  if (load.atInterface) return load;
+  if (reply.sentBytesPerSecond > 0) load.sent = reply.sentBytesPerSecond;
+  if (reply.receivedBytesPerSecond > 0) load.received = reply.receivedBytesPerSecond;
+  return load;
+}
+}  // namespace
+
 void SurveyRunner::finishRound() {
   Round round = std::move(*round_);
   round_.reset();
@@ -224,13 +238,12 @@ void SurveyRunner::finishRound() {
     RoundOutcome outcome;
     for (std::size_t i = 0; i < round.nodes.size(); ++i) {
       const ProbeReply& reply = round.replies[i]->value();
-      outcome.loads[round.nodes[i]] = loadBetween(reply.before, reply.after);
+      outcome.loads[round.nodes[i]] = probeLoad(reply);
       std::size_t k = 0;
       for (const auto& [from, to] : plan.flows) {
         if (to != round.nodes[i]) continue;
-        const double bytes = k < reply.flowBytes.size() ? static_cast<double>(reply.flowBytes[k]) : 0.0;
+        outcome.flows.push_back({from, to, k < reply.flowBytesPerSecond.size() ? reply.flowBytesPerSecond[k] : 0.0});
         ++k;
-        if (reply.windowSeconds > 0) outcome.flows.push_back({from, to, bytes / reply.windowSeconds});
       }
     }
     current_->outcomes.push_back(std::move(outcome));

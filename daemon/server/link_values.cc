@@ -41,7 +41,9 @@ transport::data::ProbeOrder probeOrderOf(const ProbeOrder& order) {
 
 ProbeReply probeReplyOf(const transport::data::ProbeResult& result) {
   ProbeReply reply;
-  reply.flowBytes = result.flowBytes;
+  reply.flowBytesPerSecond = result.flowBytesPerSecond;
+  reply.sentBytesPerSecond = result.sentBytesPerSecond;
+  reply.receivedBytesPerSecond = result.receivedBytesPerSecond;
   reply.windowSeconds = result.windowSeconds;
   reply.before = countersOf(result.before);
   reply.after = countersOf(result.after);

@@ -79,6 +79,7 @@ TEST_CASE("a probe order survives hnowd's writing and the agent's reading - a sh
 TEST_CASE("a probe result survives the agent's writing and hnowd's reading - one that does not fit the order is refused") {
   data::ProbeResult result;
   result.flowBytes = {1000, 2000, 3000};
+  result.flowBytesPerSecond = {1700.5, 3300.25, 4900.0};
   result.windowSeconds = 0.61;
   result.before = counters(1);
   result.after = counters(2);
@@ -88,11 +89,23 @@ TEST_CASE("a probe result survives the agent's writing and hnowd's reading - one
   auto back = probeResultFromWire(out.asReader(), 3);
   REQUIRE(back);
   CHECK(back->flowBytes == result.flowBytes);
+  CHECK(back->flowBytesPerSecond == result.flowBytesPerSecond);
   CHECK(back->windowSeconds == result.windowSeconds);
   checkSame(back->before, result.before);
   checkSame(back->after, result.after);
   CHECK(probeResultFromWire(out.asReader(), 2).error().message ==
         "its answer does not fit the order (flows, window or counters)");
+  out.getFlowBytesPerS().set(1, -1.0);
+  CHECK(probeResultFromWire(out.asReader(), 3).error().message == "its answer has a flow rate that is not a rate");
+  out.initFlowBytesPerS(2);
+  CHECK(probeResultFromWire(out.asReader(), 3).error().message == "its answer does not fit the order (flow rates)");
+  // An agent from before fitted rates sends counts only: they are read as
+  // rates over the window.
+  out.initFlowBytesPerS(0);
+  auto counted = probeResultFromWire(out.asReader(), 3);
+  REQUIRE(counted);
+  REQUIRE(counted->flowBytesPerSecond.size() == 3);
+  CHECK(counted->flowBytesPerSecond[1] == doctest::Approx(2000 / 0.61));
   out.setWindowS(0);
   CHECK_FALSE(probeResultFromWire(out.asReader(), 3));
 }

@@ -49,9 +49,8 @@ ProbeOrder order(bool serve, std::vector<std::string> pullFrom, double warm = 0.
   return {kToken, serve, std::move(pullFrom), warm, window};
 }
 
-double rate(const ProbeResult& r, std::size_t flow) {
-  return static_cast<double>(r.flowBytes.at(flow)) / r.windowSeconds;
-}
+// What hnowd reads of a flow: its rate fitted to its arrivals.
+double rate(const ProbeResult& r, std::size_t flow) { return r.flowBytesPerSecond.at(flow); }
 double rate(const hnow::Result<ProbeResult>& r, std::size_t flow) {
   REQUIRE(r.ok());
   return rate(r.value(), flow);
@@ -73,6 +72,19 @@ TEST_CASE("a probe flow from a paced sender reads the sender's rate - the sender
       static_cast<double>(results[0]->after.dataSent - results[0]->before.dataSent) / results[0]->windowSeconds;
   CHECK(queued == doctest::Approx(8e6).epsilon(0.25));
   CHECK(results[0]->flowBytes.empty());
+  CHECK(results[0]->flowBytesPerSecond.empty());
+}
+
+TEST_CASE("three flows from a sender paced to a few chunks per flow in the window read its rate together - each the same share") {
+  // 2 MB/s over three flows is about five 128 KiB chunks a second each: a
+  // 0.6 s window holds three or four, and a count would be a chunk off.
+  Node sender(2e6), a, b, c;
+  auto r = round({{&sender, order(true, {}, 0.3, 0.6)},
+                  {&a, order(false, {sender.address}, 0.3, 0.6)},
+                  {&b, order(false, {sender.address}, 0.3, 0.6)},
+                  {&c, order(false, {sender.address}, 0.3, 0.6)}});
+  CHECK(rate(r[1], 0) + rate(r[2], 0) + rate(r[3], 0) == doctest::Approx(2e6).epsilon(0.1));
+  for (int i = 1; i <= 3; ++i) CHECK(rate(r[i], 0) == doctest::Approx(2e6 / 3).epsilon(0.15));
 }
 
 TEST_CASE("two senders into a paced downlink share it - into an unpaced one each gets its own uplink") {
@@ -130,6 +142,7 @@ TEST_CASE("a source stops serving a second after its window closed, whatever its
   REQUIRE(r[1].ok());
   CHECK(r[1]->before.dataReceived > 4'000'000);  // the flow did run until then
   CHECK(r[1]->flowBytes == std::vector<std::uint64_t>{0});
+  CHECK(r[1]->flowBytesPerSecond == std::vector<double>{0.0});
   CHECK(r[1]->after.dataReceived == r[1]->before.dataReceived);
 }
 

@@ -93,6 +93,12 @@ struct ProbeOrder {
 
 struct ProbeResult {
   std::vector<std::uint64_t> flowBytes;  // payload from each pullFrom peer within the window
+  // Each flow's rate, fitted to its arrivals in the window (flow_slope.h).
+  std::vector<double> flowBytesPerSecond;
+  // What this plane's children acknowledged and what it took from its
+  // sockets, fitted the same way: its loads where no interface counts them.
+  // 0: too little to fit.
+  double sentBytesPerSecond = 0.0, receivedBytesPerSecond = 0.0;
   double windowSeconds = 0.0;            // the window as measured here
   LinkCounters before, after;            // this plane's counters when it opened and closed
 };

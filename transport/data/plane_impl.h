@@ -28,7 +28,13 @@ struct DataPlane::Impl final : PlaneCore {
   std::shared_ptr<WireTally> wire() override { return wire_; }
   std::uint64_t countSentFrame() override { return ++sentFrames_; }
   void countSent(std::uint64_t bytes) override { counters_.sent.fetch_add(bytes, std::memory_order_relaxed); }
-  void countReceived(std::uint64_t bytes) override { counters_.received.fetch_add(bytes, std::memory_order_relaxed); }
+  void countAcked(std::uint64_t bytes) override {
+    for (auto& [round, owned] : rounds_) round->counted(bytes, 0);
+  }
+  void countReceived(std::uint64_t bytes) override {
+    counters_.received.fetch_add(bytes, std::memory_order_relaxed);
+    for (auto& [round, owned] : rounds_) round->counted(0, bytes);
+  }
   Operation* find(const std::string& token) override {
     auto it = operations_.find(token);
     return it == operations_.end() ? nullptr : it->second.get();

@@ -85,6 +85,9 @@ class PlaneCore {
   // DATA payload bytes sent to a child / received in order from a parent.
   virtual void countSent(std::uint64_t bytes) = 0;
   virtual void countReceived(std::uint64_t bytes) = 0;
+  // A child acknowledged `bytes` more: they crossed the link (a probe
+  // round fits its sender's load to these, probe_round.h).
+  virtual void countAcked(std::uint64_t bytes) = 0;
   // A chunk was written to `op` in order.
   virtual void chunkWritten(Operation& op) = 0;
   // The connection to `op`'s parent ended before the file was complete.

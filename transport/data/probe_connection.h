@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "transport/data/flow_slope.h"
 #include "transport/data/plane_state.h"
 #include "transport/data/tcp_stream.h"
 
@@ -22,10 +23,13 @@ class ProbeConnection {
   void connect();
   // Payload received so far, over every connection this flow opened.
   std::uint64_t bytes() const { return bytes_; }
-  // The window opened: a flow that fails from now on stays closed (a peer
-  // that forgot the token would be asked every 50 ms for nothing, and a
-  // flow restarted mid-window measures its ramp-up, not the link).
-  void stopRetrying();
+  // The window opened: arrivals from now on are fitted to a rate. A flow
+  // that fails from now on stays closed (a peer that forgot the token would
+  // be asked every 50 ms for nothing, and a flow restarted mid-window
+  // measures its ramp-up, not the link).
+  void openWindow();
+  // Its rate over a window of `windowSeconds` that opened at openWindow().
+  double bytesPerSecond(double windowSeconds) const;
   // Stops at once, for good.
   void stop();
 
@@ -40,6 +44,9 @@ class ProbeConnection {
   UvHandle<uv_timer_t> pacing_;
   UvHandle<uv_timer_t> retry_;
   std::uint64_t bytes_ = 0;
+  std::uint64_t bytesAtOpen_ = 0;
+  std::uint64_t openedNs_ = 0;  // uv_hrtime at openWindow(); 0 before
+  FlowSlope slope_;
   bool stopped_ = false;
   bool retrying_ = true;
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "transport/data/data_plane.h"
+#include "transport/data/flow_slope.h"
 #include "transport/data/probe_connection.h"
 
 namespace hnow::transport::data {
@@ -27,6 +28,9 @@ class ProbeRound {
 
   ProbeRound(PlaneCore& core, ProbeOrder order, ProbeDone done, Hooks hooks);
   void start();
+  // A child acknowledged `sent` payload bytes, or the plane took `received`
+  // from a socket: fitted over the window as the node's own loads.
+  void counted(std::uint64_t sent, std::uint64_t received);
 
  private:
   UvHandle<uv_timer_t> timer(void (*callback)(uv_timer_t*), double seconds);
@@ -40,6 +44,9 @@ class ProbeRound {
   Hooks hooks_;
   std::vector<std::unique_ptr<ProbeConnection>> flows_;
   std::vector<std::uint64_t> atOpen_;
+  std::uint64_t openedNs_ = 0;  // uv_hrtime when the window opened; 0 outside it
+  std::uint64_t sentInWindow_ = 0, receivedInWindow_ = 0;
+  FlowSlope sentFit_, receivedFit_;
   ProbeResult result_;
   std::vector<UvHandle<uv_timer_t>> timers_;
 };

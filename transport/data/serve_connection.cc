@@ -69,9 +69,12 @@ void ServeConnection::onFrame(Frame frame) {
     return pump();
   }
   switch (frame.type) {
-    case FrameType::kAck:
+    case FrameType::kAck: {
+      const std::uint64_t before = window_->acked();
       if (!window_->ack(frame.offset)) return stream_.close("acknowledged bytes never sent");
+      core_.countAcked(window_->acked() - before);
       break;
+    }
     case FrameType::kResend:
       spdlog::info("child {} asks again from offset {} (corrupt chunk)", stream_.peer(), frame.offset);
       if (!window_->rewind(frame.offset)) return stream_.close("resend outside the window");

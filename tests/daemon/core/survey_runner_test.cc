@@ -44,6 +44,29 @@ TEST_CASE("a survey of the volunteer-like lab measures every agent's links, hnow
   CHECK(f.reports.size() == 1);  // nothing left to measure
 }
 
+TEST_CASE("links paced by hnow itself read from the loads its planes fit to their chunks - counts a chunk off would read them up to 9% high") {
+  FluidLab f(volunteerLab(4));
+  f.prober.pacedByHnow = true;
+  f.run(2.0);
+  REQUIRE(f.reports.size() == 1);
+  for (int k = 1; k <= 4; ++k) {
+    const std::string name = "agent-" + std::to_string(k);
+    checkAgainstLab(f, name, LinkDirection::kUp);
+    checkAgainstLab(f, name, LinkDirection::kDown);  // 400 Mbit/s: a bound, the others send 320 at most
+    CHECK(f.rate(name, LinkDirection::kUp)->method == RateMethod::kProbe);
+  }
+
+  FluidLab counted(volunteerLab(4));
+  counted.prober.pacedByHnow = true;
+  counted.prober.fitted = false;
+  counted.run(2.0);
+  REQUIRE(counted.reports.size() == 1);
+  // agent-4's 20 Mbit/s uplink: a chunk more in a 0.6 s window is 8.7% more.
+  const LinkRate* up = counted.rate("agent-4", LinkDirection::kUp);
+  REQUIRE(up);
+  CHECK(up->bytesPerSecond > mbps(20) * 1.08);
+}
+
 TEST_CASE("downlinks four times hnowd's uplink are measured by several senders at once") {
   std::map<std::string, FluidNode> lab;
   lab[kCoordinatorNode] = {mbps(100), mbps(1000)};
