@@ -44,7 +44,10 @@ TEST_CASE("fault matrix: a relay that corrupts chunks is caught by its child, th
   const std::string bytes = writeRandomFile(source, 3 << 20);
 
   // agent-2, started again with the hook, corrupts every 3rd chunk it relays.
-  lab.kill("agent-2");
+  // hnowd must have seen the old one go: until then it counts that one
+  // alive, and a send planned meanwhile would go to a session that is gone.
+  REQUIRE(lab.kill("agent-2"));
+  REQUIRE(eventually([&] { return lab.stateOf("agent-2") == "lost"; }, 10s));
   lab.restart("agent-2", {"HNOW_TEST_CORRUPT_CHUNK_EVERY=3"});
   REQUIRE(lab.allReady());
   auto corrupt = lab.startClient("send " + source.string() + " --algo chain --json --dest corrupt.bin", "corrupt");
@@ -52,7 +55,7 @@ TEST_CASE("fault matrix: a relay that corrupts chunks is caught by its child, th
   REQUIRE(status.has_value());
   CHECK_MESSAGE(*status == 0, readWhole(lab.errPath("corrupt")));
   auto report = nlohmann::json::parse(readWhole(lab.outPath("corrupt")));
-  REQUIRE(report["copies"].size() == 4);
+  REQUIRE_MESSAGE(report["copies"].size() == 4, report.dump());
   std::string corruptorChild;
   int caught = 0;
   for (const auto& [node, up] : lab.treeOf("corrupt"))

@@ -102,6 +102,14 @@ class FaultLab {
     return r.status == 0 ? nlohmann::json::parse(r.out)["operations"] : nlohmann::json::array();
   }
   // Every agent alive with measured rates (what `local up` waits for).
+  // An agent's state in hnowd's status ("alive", "lost"), "" unknown.
+  std::string stateOf(const std::string& agent) const {
+    auto s = status();
+    if (s.contains("agents"))
+      for (const auto& a : s["agents"])
+        if (a["name"] == agent) return a["state"];
+    return "";
+  }
   bool allReady(std::chrono::seconds within = std::chrono::seconds(15)) const {
     return eventually(
         [this] {

@@ -22,13 +22,7 @@ std::vector<std::string> owedAgents(const FaultLab& lab) {
   return out;
 }
 
-bool agentLost(const FaultLab& lab, const std::string& name) {
-  auto s = lab.status();
-  if (s.contains("agents"))
-    for (const auto& a : s["agents"])
-      if (a["name"] == name) return a["state"] == "lost";
-  return false;
-}
+bool agentLost(const FaultLab& lab, const std::string& name) { return lab.stateOf(name) == "lost"; }
 
 }  // namespace
 
