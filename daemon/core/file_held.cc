@@ -55,6 +55,7 @@ void askHolding(const std::vector<std::string>& agents, const std::function<Agen
     if (again.empty()) return done(*held);
     digest([again, linkOf, dest, size, held, done](const Result<std::string>& sha256) {
       if (!sha256) return done(sha256.error());
+      held->sha256 = *sha256;
       ask(again, linkOf, dest, size, *sha256, [again, held, done](const Result<std::vector<Holding>>& second) {
         if (!second) return done(second.error());
         for (std::size_t i = 0; i < again.size(); ++i)

@@ -23,6 +23,7 @@ namespace hnow::daemon {
 struct HeldAtDest {
   std::vector<std::string> same;   // the same bytes: nothing to send
   std::vector<std::string> other;  // a different file: replaced only with --force
+  std::string sha256;              // the file's, 32 bytes, when an agent was asked with it
 };
 
 // The file's SHA-256 (32 bytes), or why it cannot be taken; `done` once, later or at once.

@@ -10,6 +10,7 @@
 #include "base/hex.h"
 #include "core/agent_answers.h"
 #include "core/agent_selection.h"
+#include "core/held_source.h"
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
 #include "core/tree_held.h"
@@ -213,11 +214,65 @@ void SendService::askDestinations(SendRequest request, std::vector<AgentView> ch
           spdlog::warn("refused a send of {}: {}", request.path, why);
           return refuseRecorded(request, why, started);
         }
-        std::erase_if(chosen, [&held](const AgentView& a) {
-          return std::find(held->same.begin(), held->same.end(), a.record.name) != held->same.end();
+        std::vector<AgentView> holders;
+        std::erase_if(chosen, [&held, &holders](const AgentView& a) {
+          const bool holds = std::find(held->same.begin(), held->same.end(), a.record.name) != held->same.end();
+          if (holds) holders.push_back(a);
+          return holds;
         });
         if (chosen.empty()) return finishHeld(request, size, *held, started);
-        startPlanned(std::move(request), std::move(chosen), std::move(*kept), started, *held);
+        std::vector<AgentView> others = otherServers(request, chosen);
+        for (const AgentView& h : holders) std::erase_if(others, [&h](const AgentView& o) { return o.record.name == h.record.name; });
+        if (others.empty())
+          return startPlanned(std::move(request), std::move(chosen), std::move(*kept), started, *held, std::move(holders));
+        askOthers(std::move(request), std::move(chosen), kept, *held, std::move(holders), std::move(others), started);
+      });
+}
+
+std::vector<AgentView> SendService::otherServers(const SendRequest& request, const std::vector<AgentView>& chosen) const {
+  if (request.compress == "zstd" || request.algo == "striped") return {};  // hnowd serves those
+  const double hnowd = capped(coordinator_.sourceUplink(configuredUplink_).plan, request.maxRateBytesPerSecond);
+  std::vector<AgentView> out;
+  for (AgentView& a : coordinator_.status()) {
+    const double up = capped(a.record.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
+    const bool inSend = std::any_of(chosen.begin(), chosen.end(),
+                                    [&a](const AgentView& c) { return c.record.name == a.record.name; });
+    if (!inSend && reachable(a) && up > (1.0 + kHeldSourceGain) * hnowd) out.push_back(std::move(a));
+  }
+  std::sort(out.begin(), out.end(), [](const AgentView& a, const AgentView& b) {
+    return a.record.rates.uplinkBytesPerSecond > b.record.rates.uplinkBytesPerSecond;
+  });
+  if (out.size() > 3) out.resize(3);
+  return out;
+}
+
+void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
+                            std::shared_ptr<std::unique_ptr<HeldBundle>> upload, HeldAtDest held,
+                            std::vector<AgentView> holders, std::vector<AgentView> others, Started started) {
+  auto size = plane_.sizeOf(request.path);
+  if (!size) return started(size.error());
+  std::vector<std::string> names;
+  for (const AgentView& a : others) names.push_back(a.record.name);
+  const std::string path = request.path, known = held.sha256;
+  askHolding(
+      names, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, *size,
+      [this, path, known](std::function<void(const Result<std::string>&)> done) {
+        if (!known.empty()) return done(known);  // hashed for the send's own agents already
+        plane_.hashFile(path, [done](const Result<SourceFile>& file) {
+          if (!file) return done(file.error());
+          done(file->sha256);
+        });
+      },
+      [this, request, chosen, upload, held, holders, others, started](const Result<HeldAtDest>& answer) mutable {
+        if (answer) {
+          for (const AgentView& a : others)
+            if (std::find(answer->same.begin(), answer->same.end(), a.record.name) != answer->same.end())
+              holders.push_back(a);
+          if (held.sha256.empty()) held.sha256 = answer->sha256;
+        } else {
+          spdlog::info("send {}: other agents were not asked to serve it: {}", request.path, answer.error().message);
+        }
+        startPlanned(std::move(request), std::move(chosen), std::move(*upload), started, held, std::move(holders));
       });
 }
 
@@ -308,7 +363,18 @@ void SendService::transferReport(const std::string& agent, const std::string& to
 
 void SendService::agentGone(const std::string& agent) {
   for (auto& [id, running] : operations_) {
-    if (running->released || !running->operation->involves(agent)) continue;
+    if (running->released) continue;
+    if (running->sourceAgent == agent) {
+      // No other node holds the whole file to take its place.
+      spdlog::warn("send {}: {}, which served the file, lost", id, agent);
+      TransferReport failed;
+      failed.state = TransferReport::State::kFailed;
+      failed.message = "the agent serving the file, " + agent + ", was lost; send it again";
+      for (const std::string& a : running->agents) running->operation->report(a, running->token, failed);
+      endIfFinished(*running);
+      continue;
+    }
+    if (!running->operation->involves(agent)) continue;
     spdlog::warn("send {}: agent {} lost; its children move", id, agent);
     running->operation->lost(agent);
     logReplan(id, *running->operation);
@@ -357,6 +423,8 @@ void SendService::endIfFinished(Running& running) {
   finished_.add(running.id);
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
+  if (AgentLink* link = running.sourceAgent.empty() ? nullptr : coordinator_.link(running.sourceAgent))
+    link->release(running.token);
   plane_.release(running.token);
   running.bundle.reset();
   // A client's tree unpacked for this send goes now, whoever else still holds the request.

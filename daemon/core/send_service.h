@@ -114,6 +114,14 @@ class SendService final : public TransferObserver {
   // refuses the send unless --force.
   void askDestinations(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> upload,
                        Started started);
+  // Agents outside the send that might serve it faster than hnowd if they
+  // hold it (held_source.h): the three fastest uplinks above hnowd's.
+  std::vector<AgentView> otherServers(const SendRequest& request, const std::vector<AgentView>& chosen) const;
+  // Asks `others` what --dest holds with `held`'s digest, and starts the
+  // send with those that hold it among its possible servers. Their
+  // refusals or other files do not concern the send: they are passed over.
+  void askOthers(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<std::unique_ptr<HeldBundle>> upload,
+                 HeldAtDest held, std::vector<AgentView> holders, std::vector<AgentView> others, Started started);
   // A send refused before its plan, recorded as failed with `why`, which the caller is told.
   void refuseRecorded(const SendRequest& request, const std::string& why, Started started);
   // Every agent it was for held it already: a send that moved nothing, recorded and answered finished.
@@ -121,14 +129,19 @@ class SendService final : public TransferObserver {
   // The send planned and started from hnowd's file, or from a tree's
   // bundle: compressed first when --compress says so (send_compression.h).
   // `atDest`: a file's agents by what their destination held (left out: `same`).
+  // `holders`: the agents whose destination held the same bytes, which
+  // may serve the file in hnowd's place (held_source.h).
   void startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
-                    Started started, HeldAtDest atDest = {});
+                    Started started, HeldAtDest atDest = {}, std::vector<AgentView> holders = {});
   struct Prepared;
   // The file as it goes (compressed or not) served along `plan`, and every agent told to receive it.
   // hnowd serves the file first (hashing it: seconds for a large one, off
   // the control thread), then orderAgents plans the running send and
   // tells every agent to receive it.
   void serve(std::shared_ptr<Prepared> prepared, SendTree plan, Started started);
+  // A holder serves it instead; should it refuse, or hold other bytes by
+  // now, hnowd serves it along its own plan.
+  void serveFromHolder(std::shared_ptr<Prepared> prepared, SendTree plan, Started started);
   void orderAgents(std::shared_ptr<Prepared> prepared, SendTree plan, std::vector<StripeSource> stripes,
                    const std::string& token, const SourceFile& file, Started started);
   void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/hex.h"
 #include "core/agent_answers.h"
+#include "core/held_source.h"
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
 
@@ -51,7 +53,7 @@ static std::string namesField(const char* key, const std::vector<std::string>& n
 }
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
-                               Started started, HeldAtDest atDest) {
+                               Started started, HeldAtDest atDest, std::vector<AgentView> holders) {
   auto p = std::make_shared<Prepared>();
   p->atDest = std::move(atDest);
   p->tree = bundle && bundle->tree;
@@ -78,17 +80,45 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   };
   auto planned = planFor(p->size);
   if (!planned) return started(Error{"cannot plan the send: " + planned.error().message});
+  // An agent holding the file may serve it plain faster than hnowd can.
+  std::optional<HeldSource> fromHolder;
+  if (!p->tree && !holders.empty() && p->atDest.sha256.size() == 32) {
+    std::vector<TreeNode> holderNodes;
+    for (const AgentView& a : holders) {
+      holderNodes.push_back({a.record.name, a.record.site, a.record.rates});
+      holderNodes.back().rates.uplinkBytesPerSecond =
+          capped(holderNodes.back().rates.uplinkBytesPerSecond, p->request.maxRateBytesPerSecond);
+    }
+    const std::vector<TreeNode> receivers(p->nodes.begin() + 1, p->nodes.end());
+    fromHolder = chooseHeldSource(p->request.algo, holderNodes, receivers, p->size, chunkBytes_,
+                                  planned->predictedSeconds);
+    if (fromHolder) {
+      p->sourceAgent = holders[fromHolder->holder].record.name;
+      p->sourceAgentAddress = holders[fromHolder->holder].registration.dataAddress;
+    }
+  }
   // --compress: sampled (milliseconds) unless none; compressed only when it pays or is asked for.
+  // Compressed, it goes from hnowd; plain, from a holder if one was chosen.
   std::optional<Result<CompressionSample>> sample;
   if (p->request.compress != "none") sample = plane_.sampleCompression(p->sourcePath, p->size);
-  const CompressionChoice choice =
-      chooseCompression(p->request.compress, p->size, planned->predictedSeconds, sample ? &*sample : nullptr,
-                        [&planFor](std::uint64_t bytes) {
-                          auto t = planFor(bytes);
-                          return t ? t->predictedSeconds : INFINITY;
-                        });
+  const CompressionChoice choice = chooseCompression(
+      p->request.compress, p->size, fromHolder ? fromHolder->tree.predictedSeconds : planned->predictedSeconds,
+      sample ? &*sample : nullptr, [&planFor](std::uint64_t bytes) {
+        auto t = planFor(bytes);
+        return t ? t->predictedSeconds : INFINITY;
+      });
   p->compression = {choice.compress ? "zstd" : "none", p->size, p->size, choice.why, 0.0};
   spdlog::info("send {}: {}", p->request.path, choice.why);
+  if (!choice.compress && fromHolder) {
+    p->hnowdNodes = p->nodes;
+    p->hnowdPlan = std::move(planned).value();
+    const AgentView& holder = holders[fromHolder->holder];
+    p->nodes[0] = {holder.record.name, holder.record.site, holder.record.rates};
+    p->nodes[0].rates.uplinkBytesPerSecond =
+        capped(p->nodes[0].rates.uplinkBytesPerSecond, p->request.maxRateBytesPerSecond);
+    return serveFromHolder(p, std::move(fromHolder->tree), std::move(started));
+  }
+  p->sourceAgent.clear();
   if (!choice.compress) return serve(p, std::move(planned).value(), std::move(started));
   plane_.compressFile(p->sourcePath, p->size, [this, p, planFor, started](const Result<CompressedSource>& compressed) {
     if (!compressed) {
@@ -137,6 +167,36 @@ void SendService::serve(std::shared_ptr<Prepared> p, SendTree plan, Started star
     plane_.serveFile(token, p->sourcePath, std::move(answered));
 }
 
+void SendService::serveFromHolder(std::shared_ptr<Prepared> p, SendTree plan, Started started) {
+  const std::string token = newToken_();
+  AgentLink* link = coordinator_.link(p->sourceAgent);
+  auto fallBack = [this, p, started](const std::string& why) {
+    spdlog::warn("send {}: {} does not serve it ({}); hnowd does", p->request.path, p->sourceAgent, why);
+    p->sourceAgent.clear();
+    p->nodes = std::move(p->hnowdNodes);
+    SendTree plan = std::move(*p->hnowdPlan);
+    p->hnowdPlan.reset();
+    serve(p, std::move(plan), started);
+  };
+  if (!link) return fallBack("it is gone");
+  spdlog::info("send {}: {}", p->request.path, plan.why);
+  // It relays as a send's agents do: a little under its uplink, within --max-rate.
+  link->serveFile(
+      token, p->request.dest, capped(coordinator_.agentUplinkPace(p->sourceAgent), p->request.maxRateBytesPerSecond),
+      [this, p, token, plan = std::move(plan), started, fallBack](const Result<AgentLink::ServedFile>& served) mutable {
+        if (!served) return fallBack(served.error().message);
+        if (served->size != p->size || served->sha256 != p->atDest.sha256) {
+          if (AgentLink* again = coordinator_.link(p->sourceAgent)) again->release(token);
+          return fallBack("its copy changed since it was asked");
+        }
+        SourceFile file;
+        file.size = served->size;
+        file.sha256 = served->sha256;
+        file.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(file.sha256.data()), file.sha256.size());
+        orderAgents(p, std::move(plan), {}, token, file, started);
+      });
+}
+
 void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::vector<StripeSource> stripes,
                         const std::string& token, const SourceFile& file, Started started) {
   const SendRequest& request = p->request;
@@ -146,8 +206,9 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   running->token = token;
   running->tree = std::move(plan);
   running->tree.rateBounds = boundsOf(coordinator_, chosen);
-  running->names = {"hnowd"};
-  running->addresses = {sourceAddress_};
+  running->sourceAgent = p->sourceAgent;
+  running->names = {p->sourceAgent.empty() ? std::string("hnowd") : p->sourceAgent};
+  running->addresses = {p->sourceAgent.empty() ? sourceAddress_ : p->sourceAgentAddress};
   for (const AgentView& a : chosen) {
     running->names.push_back(a.record.name);
     running->addresses.push_back(a.registration.dataAddress);
@@ -167,7 +228,8 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   for (const std::string& a : running->heldAtDest) spdlog::info("  {} holds it at {} already: nothing to send", a, request.dest);
   for (const std::string& a : running->replaced) spdlog::info("  {} holds a different file at {}: replaced (--force)", a, request.dest);
   running->summary = summaryOf(request, running->tree, chosen.size(), running->packed, running->compression) +
-                     namesField("held", running->heldAtDest) + namesField("replaced", running->replaced);
+                     namesField("held", running->heldAtDest) + namesField("replaced", running->replaced) +
+                     (p->sourceAgent.empty() ? "" : ",\"source\":" + jsonString(p->sourceAgent));
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
   running->size = file.size;
   running->shaHex = file.sha256Hex;
@@ -238,6 +300,8 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
     spdlog::warn("a send was refused by its destinations: {}", refusals);
     for (const auto& agent : running->agents)
       if (AgentLink* link = coordinator_.link(agent)) link->release(running->token);
+    if (AgentLink* link = running->sourceAgent.empty() ? nullptr : coordinator_.link(running->sourceAgent))
+      link->release(running->token);
     plane_.release(running->token);
     running->bundle.reset();
     for (const std::string& t : running->transferTokens()) coordinator_.releaseToken(t);

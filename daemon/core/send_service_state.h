@@ -57,6 +57,8 @@ struct SendService::Running {
   // A file: the agents that held it at dest already (not in the plan), and
   // with --force those whose different file there it replaces.
   std::vector<std::string> heldAtDest, replaced;
+  // An agent that held the file and serves it in hnowd's place; "" hnowd.
+  std::string sourceAgent;
   SendStatus status() const {
     SendStatus s = operation->status();
     s.skipped = skipped;
@@ -85,6 +87,11 @@ struct SendService::Prepared {
   SendCompression compression;
   std::string plainSha256;               // compressed: the file's own, 32 bytes
   HeldAtDest atDest;                     // a file: what each agent's destination held
+  // A holder chosen to serve it (held_source.h): its name and data address,
+  // and hnowd's own nodes and plan to fall back on.
+  std::string sourceAgent, sourceAgentAddress;
+  std::vector<TreeNode> hnowdNodes;
+  std::optional<SendTree> hnowdPlan;
 };
 
 }  // namespace hnow::daemon

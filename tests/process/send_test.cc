@@ -304,6 +304,41 @@ TEST_CASE("a file hnowd does not see at the client's path is uploaded and sent, 
     CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
 }
 
+TEST_CASE("where hnowd's uplink is the slow end, an agent holding the file serves a copy another agent lacks - the report says which") {
+  Cluster cluster("", "--agents 3 --uplink-mbps 400 --source-uplink-mbps 40");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string source = (cluster.dir.path / "source.bin").string();
+  const std::string bytes = writeRandomFile(source, 4 << 20);
+  auto first = runCommand(cluster.send(source + " --dest course.bin --compress none --json"));
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  const auto firstReport = nlohmann::json::parse(first.out);
+  CHECK(firstReport["why"].get<std::string>().find("served by") == std::string::npos);
+
+  // agent-3 was off, say, and lost its copy: one of the others serves it at 400 Mbit/s.
+  fs::remove(cluster.root(3) / "course.bin");
+  auto again = runCommand(cluster.send(source + " --dest course.bin --compress none --json"));
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  const auto report = nlohmann::json::parse(again.out);
+  REQUIRE(report["copies"].size() == 1);
+  CHECK(report["copies"][0]["node"] == "agent-3");
+  CHECK(report["copies"][0]["parent"].get<std::string>().rfind("agent-", 0) == 0);
+  CHECK(report["why"].get<std::string>().rfind("served by agent-", 0) == 0);
+  CHECK(report["predicted_s"].get<double>() < firstReport["predicted_s"].get<double>() / 3);
+  CHECK(readWhole(cluster.root(3) / "course.bin") == bytes);
+  for (int a = 1; a <= 3; ++a) CHECK(partFiles(cluster.root(a)) == 0);
+  auto ops = cluster.ops();
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0]["status"] == "done");
+  CHECK(ops[0]["summary"]["source"].get<std::string>().rfind("agent-", 0) == 0);
+  // The text report names the holder too.
+  fs::remove(cluster.root(1) / "course.bin");
+  auto text = runCommand(cluster.send(source + " --dest course.bin --compress none"));
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  MESSAGE(text.out);
+  CHECK(text.out.find("chosen: served by agent-") != std::string::npos);
+  CHECK(readWhole(cluster.root(1) / "course.bin") == bytes);
+}
+
 TEST_CASE("a file sent again to the same --dest moves nothing, a different file there is refused without --force and kept, and --force replaces it") {
   Cluster cluster("", "--agents 3 --uplink-mbps 200");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);

@@ -38,6 +38,10 @@ struct Agents {
   std::map<std::string, AgentLink::DestHolding> holding;
   std::vector<std::string> heldAsked;
   std::set<std::string> refusingToTell;  // agents that refuse the destination when asked what it holds
+  // A holder serving the file in hnowd's place: "agent: file" as asked;
+  // one in `changedSince` holds other bytes by then (its digest 32 'x').
+  std::vector<std::string> servedBy;
+  std::set<std::string> changedSince;
 };
 
 struct FakeAgent final : AgentLink {
@@ -65,6 +69,11 @@ struct FakeAgent final : AgentLink {
     if (it->second == DestHolding::kOther) return done(DestHolding::kOther);
     if (sha256.empty()) return done(DestHolding::kSameSize);
     done(it->second == DestHolding::kSame && sha256 == std::string(32, 'h') ? DestHolding::kSame : DestHolding::kOther);
+  }
+  void serveFile(const std::string&, const std::string& file, double, ServeDone done) override {
+    agents->servedBy.push_back(name + ": " + file);
+    if (agents->refusing.count(name)) return done(Error{"cannot open /srv/" + file + ": Permission denied"});
+    done(ServedFile{64 << 20, std::string(32, agents->changedSince.count(name) ? 'x' : 'h')});
   }
   void treeHeld(const std::string&, const std::string& index, HeldDone done) override {
     agents->asked.push_back(name + ": " + index);
