@@ -5,9 +5,12 @@
 # they finish, as a swarm does, until every one holds the whole file. Also
 # other traffic for a while (iperf3), for benches that need a busy lab.
 #
-#   bench/swarm.sh run --dir LAB --file FILE [--timeout S]
+#   bench/swarm.sh run --dir LAB --file FILE [--timeout S] [--seeders K,..] [--leechers K,..]
 #       prints "swarm: N agents, S seconds" (leechers started to the last
-#       complete copy), checks every copy's SHA-256, removes them
+#       complete copy), checks every copy's SHA-256, removes them.
+#       --seeders: agents (numbers) that hold FILE already and seed it with
+#       hnowd; --leechers: the agents that fetch it (default: every agent
+#       not seeding)
 #   bench/swarm.sh traffic --dir LAB --from NODE --to NODE --seconds S [--mbps M]
 #       iperf3 (one TCP stream) from NODE to NODE for S seconds in the
 #       background, at most M Mbit/s (default: as fast as the links allow);
@@ -21,7 +24,7 @@ die() { echo "swarm.sh: $*" >&2; exit 2; }
 
 cmd=${1:-}
 shift || true
-DIR="" FILE="" TIMEOUT=300 FROM="" TO="" SECONDS_=10 MBPS=""
+DIR="" FILE="" TIMEOUT=300 FROM="" TO="" SECONDS_=10 MBPS="" SEEDERS="" LEECHERS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) DIR=$2; shift 2 ;;
@@ -31,6 +34,8 @@ while [ $# -gt 0 ]; do
     --to) TO=$2; shift 2 ;;
     --seconds) SECONDS_=$2; shift 2 ;;
     --mbps) MBPS=$2; shift 2 ;;
+    --seeders) SEEDERS=$2; shift 2 ;;
+    --leechers) LEECHERS=$2; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -87,8 +92,26 @@ run_swarm() {
   printf '#!/bin/sh\ntouch "$3.complete"\n' >"$work/complete.sh"
   chmod +x "$work/complete.sh"
   local k start
+  local -a seeders=() leechers=()
+  [ -z "$SEEDERS" ] || IFS=, read -r -a seeders <<<"$SEEDERS"
+  if [ -n "$LEECHERS" ]; then
+    IFS=, read -r -a leechers <<<"$LEECHERS"
+  else
+    for ((k = 1; k <= AGENTS; k++)); do
+      [[ ",$SEEDERS," == *",$k,"* ]] || leechers+=("$k")
+    done
+  fi
+  # Seeders hold the file already: a hard link of it in their own directory.
+  for k in "${seeders[@]}"; do
+    mkdir -p "$work/seed-$k"
+    ln "$FILE" "$work/seed-$k/$(basename "$FILE")" 2>/dev/null || cp "$FILE" "$work/seed-$k/"
+    ip netns exec "${PREFIX}a$k" aria2c "${common[@]}" --dir "$work/seed-$k" --check-integrity=false \
+      --bt-seed-unverified=true --listen-port=6881 "$work/file.torrent" >"$work/seed-$k.log" 2>&1 &
+    pids+=($!)
+  done
+  [ ${#seeders[@]} = 0 ] || sleep 1
   start=$(date +%s.%N)
-  for ((k = 1; k <= AGENTS; k++)); do
+  for k in "${leechers[@]}"; do
     mkdir -p "$work/agent-$k"
     ip netns exec "${PREFIX}a$k" aria2c "${common[@]}" --dir "$work/agent-$k" --listen-port=6881 \
       --on-bt-download-complete="$work/complete.sh" "$work/file.torrent" >"$work/agent-$k.log" 2>&1 &
@@ -97,24 +120,24 @@ run_swarm() {
   local done=0 elapsed
   while :; do
     done=0
-    for ((k = 1; k <= AGENTS; k++)); do
+    for k in "${leechers[@]}"; do
       [ -f "$work/agent-$k/$(basename "$FILE").complete" ] && done=$((done + 1))
     done
     elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-    [ $done = "$AGENTS" ] && break
+    [ $done = "${#leechers[@]}" ] && break
     if awk -v e="$elapsed" -v t="$TIMEOUT" 'BEGIN { exit !(e > t) }'; then
       keep="$DIR/swarm-logs"
-      echo "swarm.sh: only $done of $AGENTS copies after $TIMEOUT s; logs in $keep" >&2
+      echo "swarm.sh: only $done of ${#leechers[@]} copies after $TIMEOUT s; logs in $keep" >&2
       exit 1
     fi
     sleep 0.05
   done
   want=$(sha256sum <"$FILE" | cut -d' ' -f1)
-  for ((k = 1; k <= AGENTS; k++)); do
+  for k in "${leechers[@]}"; do
     [ "$(sha256sum <"$work/agent-$k/$(basename "$FILE")" | cut -d' ' -f1)" = "$want" ] ||
       { echo "swarm.sh: agent-$k's copy differs" >&2; exit 1; }
   done
-  echo "swarm: $AGENTS agents, $elapsed seconds"
+  echo "swarm: ${#leechers[@]} agents, $elapsed seconds"
 }
 
 traffic() {

@@ -1,5 +1,7 @@
 #include "transport/data/file_digest.h"
 
+#include "transport/data/digest_cache.h"
+
 #include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,7 +77,7 @@ Result<HashedFile> hashedFile(int fd, const std::string& path) {
     ::close(fd);
     return Error{path + " is not a regular file"};
   }
-  auto digest = sha256OfFile(fd);
+  auto digest = rememberedSha256(fd);
   if (!digest) {
     ::close(fd);
     return Error{path + ": " + digest.error().message};

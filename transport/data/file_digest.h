@@ -31,7 +31,8 @@ struct HashedFile {
   Sha256 sha256{};
 };
 // `fd`, owned from now (closed when refused), checked to be a regular file
-// and hashed; `path` names it in the reason it is refused.
+// and hashed (or its digest remembered: digest_cache.h); `path` names it in
+// the reason it is refused.
 Result<HashedFile> hashedFile(int fd, const std::string& path);
 
 }  // namespace hnow::transport::data

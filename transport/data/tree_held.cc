@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "transport/data/digest_cache.h"
 #include "transport/data/file_digest.h"
 #include "transport/data/tree_find.h"
 #include "transport/data/tree_fs.h"
@@ -49,7 +50,7 @@ DestHolding destHolding(int dirFd, const std::string& name, std::uint64_t size, 
   struct stat opened {};
   bool same = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) && static_cast<std::uint64_t>(opened.st_size) == size;
   if (same) {
-    auto digest = sha256OfFile(fd);
+    auto digest = rememberedSha256(fd);
     same = digest && *digest == *sha256;
   }
   ::close(fd);
