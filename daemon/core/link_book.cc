@@ -169,6 +169,11 @@ void LinkBook::weigh(const LinkId& link, Entry& e, const LinkReading& reading) {
   e.recent.assign(ev.values.begin(), ev.values.end());
   while (e.recent.size() > kRecent) e.recent.pop_front();
   set(link, e, adopted, reading.saturated ? RateMethod::kPassive : RateMethod::kBound, spreadOf(e.recent));
+  // A relay short of CPU (expanding zstd, hashing, a busy PC) reads its
+  // links low as surely as a slower link does, and once paced at the lower
+  // rate it cannot show more. A probe with nothing else running tells the
+  // two apart: the lowered link is measured again once no data moves.
+  if (lower) e.disturbed = true;
 }
 
 void LinkBook::observe(const std::vector<LinkReading>& readings) {

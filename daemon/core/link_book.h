@@ -90,7 +90,8 @@ class LinkBook {
 
   // Capacity changes beyond the threshold since the last call.
   std::vector<LinkChange> takeChanges();
-  // Links to measure again now: measured under other traffic that has gone.
+  // Links to measure again now: measured under other traffic that has
+  // gone, or lowered by hnow's own transfers (a CPU-bound relay reads low).
   std::vector<LinkId> remeasureNow() const;
   void remeasured(const LinkId& link);
 
@@ -113,7 +114,9 @@ class LinkBook {
     std::deque<double> recent;  // saturated readings behind the rate
     Evidence evidence;
     Foreign foreign;
-    bool disturbed = false;  // measured under other traffic: measure again when it has gone
+    // Measured under other traffic, or lowered by passive readings: measure
+    // again when the traffic has gone and no data moves.
+    bool disturbed = false;
   };
 
   Entry& entry(const LinkId& link);

@@ -52,7 +52,7 @@ TEST_CASE("a survey's bound does not undo a capacity it stays within, and raises
   CHECK(book.rate(kDown)->bytesPerSecond == 600);
 }
 
-TEST_CASE("passive readings within the threshold confirm a capacity by EWMA - those outside it change it only after the dwell time") {
+TEST_CASE("passive readings within the threshold confirm a capacity by EWMA - those outside it change it only after the dwell time, and one they lowered is to be probed again") {
   ManualClock clock;
   LinkBookOptions options;
   options.ewmaWeight = 0.5;
@@ -72,6 +72,17 @@ TEST_CASE("passive readings within the threshold confirm a capacity by EWMA - th
   CHECK(book.rate(kUp)->bytesPerSecond == doctest::Approx(40));  // the run's median
   CHECK(book.rate(kUp)->method == RateMethod::kPassive);
   REQUIRE(book.takeChanges().size() == 1);
+  // Lowered by passive readings: a probe is to say whether the link or the node's CPU was slow.
+  CHECK(book.remeasureNow() == std::vector<LinkId>{kUp});
+  book.remeasured(kUp);
+  CHECK(book.remeasureNow().empty());
+  // Raised by them: nothing to doubt.
+  for (int i = 0; i < 5; ++i) {
+    clock.advance(600ms);
+    book.observe({saturated(kUp, 80)});
+  }
+  CHECK(book.rate(kUp)->bytesPerSecond == doctest::Approx(80));
+  CHECK(book.remeasureNow().empty());
 }
 
 TEST_CASE("a disagreeing run broken by a gap without readings starts over - a share below the link says nothing") {

@@ -4,6 +4,8 @@
 // more than it was thought to is faster.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "daemon/core/fluid_lab.h"
 
 using namespace hnow;
@@ -107,6 +109,32 @@ TEST_CASE("a relay's uplink cut mid-send is a drift of that uplink alone, after 
   CHECK(p.f.rate("agent-1", LinkDirection::kUp)->method == RateMethod::kPassive);
   for (const char* leaf : {"agent-3", "agent-4"})
     CHECK(p.capacity(leaf, LinkDirection::kDown) == doctest::Approx(mbps(400)).epsilon(0.01));
+}
+
+TEST_CASE("a relay whose CPU held its uplink low during a send is probed again once the send ends: the link gets its capacity back - one that really slowed keeps the lower") {
+  for (const bool cpu : {true, false}) {
+    INFO((cpu ? "CPU-bound relay" : "slower link"));
+    PassiveLab p(volunteerLab(4));
+    p.tree = relayTree();
+    p.run(2.0);
+    p.f.lab["agent-1"].up = mbps(40);  // expanding zstd, say, or tc
+    p.run(4.0);
+    REQUIRE(p.drift.size() == 1);
+    CHECK(p.capacity("agent-1", LinkDirection::kUp) == doctest::Approx(mbps(40)).epsilon(0.02));
+    // The send ends; the relay's CPU is free again, or its link stays slow.
+    if (cpu) p.f.lab["agent-1"].up = mbps(100);
+    p.tree.clear();
+    p.sending.flows.clear();
+    const std::size_t surveys = p.f.reports.size();
+    p.f.run(3.0);
+    REQUIRE(p.f.reports.size() == surveys + 1);
+    const auto& targets = p.f.reports.back().targets;
+    CHECK(std::find(targets.begin(), targets.end(), LinkId{"agent-1", LinkDirection::kUp}) != targets.end());
+    CHECK(p.f.rate("agent-1", LinkDirection::kUp)->method == RateMethod::kProbe);
+    CHECK(p.capacity("agent-1", LinkDirection::kUp) == doctest::Approx(mbps(cpu ? 100 : 40)).epsilon(0.01));
+    p.f.run(3.0);
+    CHECK(p.f.reports.size() == surveys + 1);  // once
+  }
 }
 
 TEST_CASE("a transfer that fills a link known only by a bound sets its capacity - one that carries more than a bound raises it") {
