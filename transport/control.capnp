@@ -396,6 +396,7 @@ struct SendReport {
   maxRateBytesPerS @19 :Float64;   # the send's --max-rate; 0: none
   held @20 :List(Text);            # a file: agents that held it at --dest already (same SHA-256): nothing moved to them
   replaced @21 :List(Text);        # a file, --force: agents whose different file at --dest it replaces
+  source @22 :Text;                # the agent that served the file, holding it already; "" hnowd
 }
 
 struct Compression {

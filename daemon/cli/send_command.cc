@@ -260,8 +260,10 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
     if (!skipped.empty()) out += "skipped: " + skipped + "\n";
     return out;
   }
-  std::snprintf(line, sizeof line, "sent %s (%s) along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
-                bytesText(static_cast<double>(s.size)).c_str(), s.algo.c_str(), s.predictedS, s.elapsedS);
+  const std::string from = s.source.empty() ? "" : " from " + s.source + " (it held the file already)";
+  std::snprintf(line, sizeof line, "sent %s (%s)%s along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
+                bytesText(static_cast<double>(s.size)).c_str(), from.c_str(), s.algo.c_str(), s.predictedS,
+                s.elapsedS);
   out += line;
   if (!s.compression.algo.empty()) out += compressionText(s.compression);
   if (s.maxRateBytesPerSecond > 0) {

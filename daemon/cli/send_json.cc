@@ -86,6 +86,7 @@ std::string sendJson(const daemon::SendStatus& s) {
   for (const auto& k : s.skipped) skipped.push_back({{"node", k.node}, {"why", k.why}});
   root["skipped"] = std::move(skipped);
   root["held"] = s.held;
+  root["source"] = s.source.empty() ? std::string("hnowd") : s.source;
   root["replaced"] = s.replaced;
   if (s.tree)
     root["tree"] = {{"entries", s.tree->entries},     {"files", s.tree->files},

@@ -96,6 +96,9 @@ struct SendStatus {
   // there it replaces (docs/send.md, "A file already there").
   std::vector<std::string> held;
   std::vector<std::string> replaced;
+  // The agent that served it in hnowd's place, holding it already
+  // (held_source.h); "" hnowd.
+  std::string source;
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

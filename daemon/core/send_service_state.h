@@ -67,6 +67,7 @@ struct SendService::Running {
     s.maxRateBytesPerSecond = maxRate;
     s.held = heldAtDest;
     s.replaced = replaced;
+    s.source = sourceAgent;
     for (CopyStatus& c : s.copies)
       if (auto it = unpacked.find(c.node); it != unpacked.end()) c.tree = it->second;
     return s;

@@ -115,6 +115,7 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
   for (auto [names, list] : {std::pair{&s.held, out.initHeld(static_cast<unsigned>(s.held.size()))},
                              std::pair{&s.replaced, out.initReplaced(static_cast<unsigned>(s.replaced.size()))}})
     for (unsigned i = 0; i < list.size(); ++i) list.set(i, (*names)[i]);
+  out.setSource(s.source);
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -162,6 +163,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   s.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   for (auto n : in.getHeld()) s.held.emplace_back(n);
   for (auto n : in.getReplaced()) s.replaced.emplace_back(n);
+  s.source = in.getSource();
   return s;
 }
 

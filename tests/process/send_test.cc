@@ -323,6 +323,8 @@ TEST_CASE("where hnowd's uplink is the slow end, an agent holding the file serve
   CHECK(report["copies"][0]["node"] == "agent-3");
   CHECK(report["copies"][0]["parent"].get<std::string>().rfind("agent-", 0) == 0);
   CHECK(report["why"].get<std::string>().rfind("served by agent-", 0) == 0);
+  CHECK(report["source"] == report["copies"][0]["parent"]);
+  CHECK(firstReport["source"] == "hnowd");
   CHECK(report["predicted_s"].get<double>() < firstReport["predicted_s"].get<double>() / 3);
   CHECK(readWhole(cluster.root(3) / "course.bin") == bytes);
   for (int a = 1; a <= 3; ++a) CHECK(partFiles(cluster.root(a)) == 0);
@@ -334,8 +336,8 @@ TEST_CASE("where hnowd's uplink is the slow end, an agent holding the file serve
   fs::remove(cluster.root(1) / "course.bin");
   auto text = runCommand(cluster.send(source + " --dest course.bin --compress none"));
   REQUIRE_MESSAGE(text.status == 0, text.err);
-  MESSAGE(text.out);
   CHECK(text.out.find("chosen: served by agent-") != std::string::npos);
+  CHECK(text.out.find("(it held the file already) along ") != std::string::npos);
   CHECK(readWhole(cluster.root(1) / "course.bin") == bytes);
 }
 

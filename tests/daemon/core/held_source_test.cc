@@ -71,6 +71,7 @@ TEST_CASE("where hnowd's uplink is the slow end, an agent holding the file serve
   CHECK(first.why.rfind("served by a2, which holds it at --dest already: ", 0) == 0);
   CHECK(first.predictedS < 2.0);  // hnowd alone: over 5 s
   CHECK(first.held == std::vector<std::string>{"a2"});
+  CHECK(first.source == "a2");
   for (const char* agent : {"a1", "a3"}) lab.coordinator.reportTransfer(lab.sessions[agent], kToken, lab.done());
   auto status = *lab.service.status(id);
   CHECK(status.finished);
@@ -103,6 +104,7 @@ TEST_CASE("a holder whose copy changed since it was asked, or that cannot open i
     CHECK_FALSE(lab.plane.served.empty());
     for (const std::string& pull : lab.agents.pulls) CHECK(pull.find("a2:9000") == std::string::npos);
     CHECK(answer->second.why.find("served by") == std::string::npos);
+    CHECK(answer->second.source.empty());
     CHECK(answer->second.predictedS > 5.0);
   }
 }

@@ -55,6 +55,7 @@ SendStatus everyField(int seed) {
   s.skipped = {{"agent-9", "lost, last heard 3 min ago"}, {"agent-10", "not connected"}};
   s.held = {"agent-2", "agent-5"};
   s.replaced = {"agent-7"};
+  s.source = "agent-4";
   s.tree = TreeSummary{310, 305, 3u << 20, true, 1, {{"outside", "symlink to /etc leads outside the tree"}}};
   s.tree->sentFiles = 4, s.tree->sentBytes = 4096, s.tree->deleteOthers = true;
   s.tree->queryBytes = 2800u + static_cast<unsigned>(seed);
@@ -128,6 +129,7 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
   CHECK(a.stripeOffsets == b.stripeOffsets);
   CHECK(a.held == b.held);
   CHECK(a.replaced == b.replaced);
+  CHECK(a.source == b.source);
   REQUIRE(a.skipped.size() == b.skipped.size());
   for (std::size_t i = 0; i < a.skipped.size(); ++i) {
     CHECK(a.skipped[i].node == b.skipped[i].node);
