@@ -251,29 +251,46 @@ void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
                             std::vector<AgentView> holders, std::vector<AgentView> others, Started started) {
   auto size = plane_.sizeOf(request.path);
   if (!size) return started(size.error());
-  std::vector<std::string> names;
-  for (const AgentView& a : others) names.push_back(a.record.name);
-  const std::string path = request.path, known = held.sha256;
-  askHolding(
-      names, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, *size,
-      [this, path, known](std::function<void(const Result<std::string>&)> done) {
-        if (!known.empty()) return done(known);  // hashed for the send's own agents already
-        plane_.hashFile(path, [done](const Result<SourceFile>& file) {
-          if (!file) return done(file.error());
-          done(file->sha256);
+  // Each agent is asked on its own, so one that refuses the question (its
+  // roots do not hold --dest) silences only itself; hnowd hashes the file
+  // at most once for all of them.
+  struct Asking {
+    std::size_t waiting = 0;
+    std::vector<bool> holds;
+    std::optional<Result<std::string>> digest;
+    bool hashing = false;
+    std::vector<std::function<void(const Result<std::string>&)>> wantDigest;
+  };
+  auto asking = std::make_shared<Asking>();
+  asking->waiting = others.size();
+  asking->holds.assign(others.size(), false);
+  if (!held.sha256.empty()) asking->digest = Result<std::string>(held.sha256);  // hashed for the send's own agents
+  auto digest = [this, asking, path = request.path](std::function<void(const Result<std::string>&)> done) {
+    if (asking->digest) return done(*asking->digest);
+    asking->wantDigest.push_back(std::move(done));
+    if (std::exchange(asking->hashing, true)) return;
+    plane_.hashFile(path, [asking](const Result<SourceFile>& file) {
+      asking->digest = file ? Result<std::string>(file->sha256) : Result<std::string>(file.error());
+      for (auto& want : std::exchange(asking->wantDigest, {})) want(*asking->digest);
+    });
+  };
+  auto answered = [this, asking, request, chosen, upload, held, holders, others, started]() mutable {
+    if (--asking->waiting > 0) return;
+    for (std::size_t k = 0; k < others.size(); ++k)
+      if (asking->holds[k]) holders.push_back(others[k]);
+    if (held.sha256.empty() && asking->digest && *asking->digest) held.sha256 = **asking->digest;
+    startPlanned(std::move(request), std::move(chosen), std::move(*upload), started, held, std::move(holders));
+  };
+  for (std::size_t k = 0; k < others.size(); ++k) {
+    const std::string name = others[k].record.name;
+    askHolding(
+        {name}, [this](const std::string& n) { return coordinator_.link(n); }, request.dest, *size, digest,
+        [asking, k, name, answered, path = request.path](const Result<HeldAtDest>& answer) mutable {
+          if (answer) asking->holds[k] = !answer->same.empty();
+          else spdlog::info("send {}: {} was not asked to serve it: {}", path, name, answer.error().message);
+          answered();
         });
-      },
-      [this, request, chosen, upload, held, holders, others, started](const Result<HeldAtDest>& answer) mutable {
-        if (answer) {
-          for (const AgentView& a : others)
-            if (std::find(answer->same.begin(), answer->same.end(), a.record.name) != answer->same.end())
-              holders.push_back(a);
-          if (held.sha256.empty()) held.sha256 = answer->sha256;
-        } else {
-          spdlog::info("send {}: other agents were not asked to serve it: {}", request.path, answer.error().message);
-        }
-        startPlanned(std::move(request), std::move(chosen), std::move(*upload), started, held, std::move(holders));
-      });
+  }
 }
 
 void SendService::refuseRecorded(const SendRequest& request, const std::string& why, Started started) {

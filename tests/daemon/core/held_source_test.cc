@@ -131,29 +131,52 @@ TEST_CASE("a holder lost while it serves fails the copies it had not delivered, 
   CHECK(ops[0].status == "failed");
 }
 
-TEST_CASE("an agent outside the send that holds the file may serve it too - asked only when its uplink beats hnowd's, and its refusal does not stop the send") {
+TEST_CASE("an agent outside the send that holds the file may serve it too - asked only when its uplink beats hnowd's, each on its own, and its refusal does not stop the send") {
   Lab lab(1e8, 1e8);
   lab.agents.holding["a1"] = AgentLink::DestHolding::kSame;
   SendRequest toA3 = lab.toAll();
   toA3.to = {"a3"};  // a3 was off when the others got it, say
   auto answer = started(lab, toA3);
   REQUIRE(answer);
-  // a3 by size; then a1 and a2, outside the send, by size, and a1 again with the digest.
-  CHECK(lab.agents.heldAsked == std::vector<std::string>{"a3: size", "a1: size", "a2: size", "a1: digest"});
+  // a3 by size; then a1 and a2, outside the send, each by size, and a1 again with the digest.
+  CHECK(lab.agents.heldAsked == std::vector<std::string>{"a3: size", "a1: size", "a1: digest", "a2: size"});
   CHECK(lab.agents.servedBy == std::vector<std::string>{"a1: in/image.iso"});
   CHECK(lab.plane.served.empty());
   CHECK(lab.agents.pulls == std::vector<std::string>{"a3<-a1:9000"});
   CHECK(answer->second.held.empty());  // a1 is not one of the send's agents
   CHECK(answer->second.why.rfind("served by a1, ", 0) == 0);
 
-  // An agent outside the send that refuses the destination is passed over.
+  // An agent outside the send that refuses the destination is passed over;
+  // the others still answer, and hnowd hashes the file once for them all.
   Lab refusing(1e8, 1e8);
   refusing.agents.holding["a1"] = AgentLink::DestHolding::kSame;
+  refusing.agents.holding["a2"] = AgentLink::DestHolding::kSame;
   refusing.agents.refusingToTell.insert("a2");
   auto still = started(refusing, toA3);
   REQUIRE(still);
-  CHECK(refusing.agents.servedBy.empty());  // the round with a2 in it said nothing
-  CHECK(refusing.plane.served == std::set<std::string>{kToken});
+  CHECK(refusing.agents.servedBy == std::vector<std::string>{"a1: in/image.iso"});
+  CHECK(refusing.plane.served.empty());
+  CHECK(refusing.plane.hashes == 1);
+
+  // Two that hold it, the file hashed once; either may serve.
+  Lab two(1e8, 1e8);
+  two.agents.holding["a1"] = AgentLink::DestHolding::kSame;
+  two.agents.holding["a2"] = AgentLink::DestHolding::kSame;
+  REQUIRE(started(two, toA3));
+  CHECK(two.plane.hashes == 1);
+  REQUIRE(two.agents.servedBy.size() == 1);
+  // And with the hashes answered later, off the plane's thread, as the real plane does.
+  Lab later(1e8, 1e8);
+  later.plane.deferred = true;
+  later.agents.holding["a1"] = AgentLink::DestHolding::kSame;
+  later.agents.holding["a2"] = AgentLink::DestHolding::kSame;
+  std::optional<hnow::Result<std::pair<std::uint64_t, SendStatus>>> answerLater;
+  later.service.start(toA3, [&](const hnow::Result<std::pair<std::uint64_t, SendStatus>>& a) { answerLater = a; });
+  while (!answerLater && !later.plane.due.empty()) later.plane.answerDue();
+  REQUIRE(answerLater);
+  REQUIRE(*answerLater);
+  CHECK(later.plane.hashes == 1);
+  CHECK(later.agents.servedBy.size() == 1);
 
   // Agents no faster than hnowd are not asked at all.
   Lab even;
