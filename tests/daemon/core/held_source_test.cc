@@ -184,3 +184,29 @@ TEST_CASE("an agent outside the send that holds the file may serve it too - aske
   REQUIRE(started(even, toA3));
   CHECK(even.agents.heldAsked == std::vector<std::string>{"a3: size"});
 }
+
+TEST_CASE("under --max-rate a holder is weighed and paced within the cap, as hnowd is") {
+  Lab lab(1e8, 1e8);
+  lab.agents.holding["a2"] = AgentLink::DestHolding::kSame;
+  SendRequest capped = lab.toAll();
+  capped.maxRateBytesPerSecond = 2e7;  // above hnowd's 12.5 MB/s, below the agents' 100
+  auto answer = started(lab, capped);
+  REQUIRE(answer);
+  REQUIRE(lab.agents.servePaces.size() == 1);
+  CHECK(lab.agents.servePaces[0] > 0);
+  CHECK(lab.agents.servePaces[0] <= 2e7);
+  for (const auto& order : lab.agents.orders) {
+    CHECK(order.uplinkPaceBytesPerSecond <= 2e7);
+    CHECK(order.downlinkPaceBytesPerSecond <= 2e7);
+  }
+  // 64 MiB at 20 MB/s: over 3.3 s, not the 0.7 s of the holder's own uplink.
+  CHECK(answer->second.predictedS > 3.3);
+  CHECK(answer->second.source == "a2");
+
+  // A cap at hnowd's own rate leaves the holder nothing to gain.
+  Lab even(1e8, 1e8);
+  even.agents.holding["a2"] = AgentLink::DestHolding::kSame;
+  capped.maxRateBytesPerSecond = 1.25e7;
+  REQUIRE(started(even, capped));
+  CHECK(even.agents.servedBy.empty());
+}

@@ -41,6 +41,7 @@ struct Agents {
   // A holder serving the file in hnowd's place: "agent: file" as asked;
   // one in `changedSince` holds other bytes by then (its digest 32 'x').
   std::vector<std::string> servedBy;
+  std::vector<double> servePaces;  // the uplink pace each was asked to serve at
   std::set<std::string> changedSince;
 };
 
@@ -70,8 +71,9 @@ struct FakeAgent final : AgentLink {
     if (sha256.empty()) return done(DestHolding::kSameSize);
     done(it->second == DestHolding::kSame && sha256 == std::string(32, 'h') ? DestHolding::kSame : DestHolding::kOther);
   }
-  void serveFile(const std::string&, const std::string& file, double, ServeDone done) override {
+  void serveFile(const std::string&, const std::string& file, double pace, ServeDone done) override {
     agents->servedBy.push_back(name + ": " + file);
+    agents->servePaces.push_back(pace);
     if (agents->refusing.count(name)) return done(Error{"cannot open /srv/" + file + ": Permission denied"});
     done(ServedFile{64 << 20, std::string(32, agents->changedSince.count(name) ? 'x' : 'h')});
   }
