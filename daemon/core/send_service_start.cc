@@ -82,8 +82,8 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   if (!planned) return started(Error{"cannot plan the send: " + planned.error().message});
   // An agent holding the file may serve it plain faster than hnowd can.
   std::optional<HeldSource> fromHolder;
+  std::vector<TreeNode> holderNodes;
   if (!p->tree && !holders.empty() && p->atDest.sha256.size() == 32) {
-    std::vector<TreeNode> holderNodes;
     for (const AgentView& a : holders) {
       holderNodes.push_back({a.record.name, a.record.site, a.record.rates});
       holderNodes.back().rates.uplinkBytesPerSecond =
@@ -112,10 +112,7 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   if (!choice.compress && fromHolder) {
     p->hnowdNodes = p->nodes;
     p->hnowdPlan = std::move(planned).value();
-    const AgentView& holder = holders[fromHolder->holder];
-    p->nodes[0] = {holder.record.name, holder.record.site, holder.record.rates};
-    p->nodes[0].rates.uplinkBytesPerSecond =
-        capped(p->nodes[0].rates.uplinkBytesPerSecond, p->request.maxRateBytesPerSecond);
+    p->nodes[0] = holderNodes[fromHolder->holder];
     return serveFromHolder(p, std::move(fromHolder->tree), std::move(started));
   }
   p->sourceAgent.clear();
