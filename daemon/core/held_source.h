@@ -20,6 +20,11 @@ namespace hnow::daemon {
 // its uplink is then busy with a send it was not part of.
 inline constexpr double kHeldSourceGain = 0.10;
 
+// Agents outside a send asked whether they hold its file, the fastest
+// uplinks first: each one that holds a same-size copy hashes it, a cost
+// to machines the send is not for.
+inline constexpr std::size_t kMaxOtherServers = 3;
+
 struct HeldSource {
   std::size_t holder = 0;  // index into `holders`
   SendTree tree;           // node 0 the holder, then `receivers`

@@ -242,7 +242,7 @@ std::vector<AgentView> SendService::otherServers(const SendRequest& request, con
   std::sort(out.begin(), out.end(), [](const AgentView& a, const AgentView& b) {
     return a.record.rates.uplinkBytesPerSecond > b.record.rates.uplinkBytesPerSecond;
   });
-  if (out.size() > 3) out.resize(3);
+  if (out.size() > kMaxOtherServers) out.resize(kMaxOtherServers);
   return out;
 }
 

@@ -115,7 +115,7 @@ class SendService final : public TransferObserver {
   void askDestinations(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> upload,
                        Started started);
   // Agents outside the send that might serve it faster than hnowd if they
-  // hold it (held_source.h): the three fastest uplinks above hnowd's.
+  // hold it (held_source.h): the kMaxOtherServers fastest uplinks above hnowd's.
   std::vector<AgentView> otherServers(const SendRequest& request, const std::vector<AgentView>& chosen) const;
   // Asks `others` what --dest holds with `held`'s digest, and starts the
   // send with those that hold it among its possible servers. Their
