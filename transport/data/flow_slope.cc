@@ -1,5 +1,7 @@
 #include "transport/data/flow_slope.h"
 
+#include <uv.h>
+
 namespace hnow::transport::data {
 
 namespace {
@@ -28,6 +30,23 @@ std::optional<double> FlowSlope::fit(double windowSeconds) const {
   const double slope = (n * sumTB_ - sumT_ * sumB_) / spread;
   if (!(slope > 0)) return std::nullopt;
   return slope;
+}
+
+void WindowCount::open() {
+  openedNs_ = uv_hrtime();
+  bytes_ = 0;
+  slope_ = {};
+}
+
+void WindowCount::add(std::uint64_t bytes) {
+  if (openedNs_ == 0 || bytes == 0) return;
+  bytes_ += bytes;
+  slope_.add(static_cast<double>(uv_hrtime() - openedNs_) * 1e-9, static_cast<double>(bytes_));
+}
+
+double WindowCount::bytesPerSecond(double windowSeconds) const {
+  const double counted = windowSeconds > 0 ? static_cast<double>(bytes_) / windowSeconds : 0.0;
+  return fit(windowSeconds).value_or(counted);
 }
 
 }  // namespace hnow::transport::data

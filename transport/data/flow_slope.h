@@ -12,6 +12,7 @@
 // phase against the window. Links the kernel shapes arrive smoothly and give
 // the same answer both ways.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 namespace hnow::transport::data {
@@ -30,6 +31,24 @@ class FlowSlope {
   std::size_t n_ = 0;
   double sumT_ = 0, sumB_ = 0, sumTT_ = 0, sumTB_ = 0;
   double first_ = 0, last_ = 0;
+};
+
+// Bytes counted over a probe window, each arrival stamped and fitted: one
+// flow's payload, or a node's whole load. Data thread only.
+class WindowCount {
+ public:
+  // Counting starts from nothing now; adds before are ignored.
+  void open();
+  void add(std::uint64_t bytes);
+  std::uint64_t bytes() const { return bytes_; }
+  std::optional<double> fit(double windowSeconds) const { return slope_.fit(windowSeconds); }
+  // The fit, or the count over the window when there is none.
+  double bytesPerSecond(double windowSeconds) const;
+
+ private:
+  std::uint64_t openedNs_ = 0;  // uv_hrtime at open(); 0 before
+  std::uint64_t bytes_ = 0;
+  FlowSlope slope_;
 };
 
 }  // namespace hnow::transport::data

@@ -27,9 +27,7 @@ void ProbeConnection::connect() {
 void ProbeConnection::onFrame(Frame frame) {
   if (frame.type != FrameType::kData) return stream_->close("unexpected frame from a probe peer");
   const std::uint64_t length = frame.payload.size();
-  bytes_ += length;
-  if (openedNs_ != 0)
-    slope_.add(static_cast<double>(uv_hrtime() - openedNs_) * 1e-9, static_cast<double>(bytes_ - bytesAtOpen_));
+  window_.add(length);
   core_.countReceived(length);
   stream_->write(encodeFrame(FrameType::kAck, frame.offset + length, {}));
   hnow::Duration wait = core_.downlink().take(static_cast<double>(length), core_.now());
@@ -60,15 +58,9 @@ void ProbeConnection::onClosed() {
 }
 
 void ProbeConnection::openWindow() {
-  bytesAtOpen_ = bytes_;
-  openedNs_ = uv_hrtime();
+  window_.open();
   retrying_ = false;
   if (retry_) uv_timer_stop(retry_.get());
-}
-
-double ProbeConnection::bytesPerSecond(double windowSeconds) const {
-  const double counted = windowSeconds > 0 ? static_cast<double>(bytes_ - bytesAtOpen_) / windowSeconds : 0.0;
-  return slope_.fit(windowSeconds).value_or(counted);
 }
 
 void ProbeConnection::stop() {

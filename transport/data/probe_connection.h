@@ -21,15 +21,15 @@ class ProbeConnection {
  public:
   ProbeConnection(PlaneCore& core, std::string token, const sockaddr_storage& peer);
   void connect();
-  // Payload received so far, over every connection this flow opened.
-  std::uint64_t bytes() const { return bytes_; }
-  // The window opened: arrivals from now on are fitted to a rate. A flow
+  // The window opened: payload from now on is counted and fitted. A flow
   // that fails from now on stays closed (a peer that forgot the token would
   // be asked every 50 ms for nothing, and a flow restarted mid-window
   // measures its ramp-up, not the link).
   void openWindow();
-  // Its rate over a window of `windowSeconds` that opened at openWindow().
-  double bytesPerSecond(double windowSeconds) const;
+  // Its payload since openWindow(), and its rate over a window of
+  // `windowSeconds` that opened then.
+  std::uint64_t windowBytes() const { return window_.bytes(); }
+  double bytesPerSecond(double windowSeconds) const { return window_.bytesPerSecond(windowSeconds); }
   // Stops at once, for good.
   void stop();
 
@@ -43,10 +43,7 @@ class ProbeConnection {
   std::unique_ptr<TcpStream> stream_;
   UvHandle<uv_timer_t> pacing_;
   UvHandle<uv_timer_t> retry_;
-  std::uint64_t bytes_ = 0;
-  std::uint64_t bytesAtOpen_ = 0;
-  std::uint64_t openedNs_ = 0;  // uv_hrtime at openWindow(); 0 before
-  FlowSlope slope_;
+  WindowCount window_;
   bool stopped_ = false;
   bool retrying_ = true;
 };

@@ -56,29 +56,25 @@ void ProbeRound::start() {
 }
 
 void ProbeRound::counted(std::uint64_t sent, std::uint64_t received) {
-  if (openedNs_ == 0) return;
-  const double at = static_cast<double>(uv_hrtime() - openedNs_) * 1e-9;
-  if (sent > 0) sentFit_.add(at, static_cast<double>(sentInWindow_ += sent));
-  if (received > 0) receivedFit_.add(at, static_cast<double>(receivedInWindow_ += received));
+  sent_.add(sent);
+  received_.add(received);
 }
 
 void ProbeRound::openWindow() {
-  openedNs_ = uv_hrtime();
+  sent_.open();
+  received_.open();
   result_.before = hooks_.counters();
-  for (auto& flow : flows_) {
-    atOpen_.push_back(flow->bytes());
-    flow->openWindow();
-  }
+  for (auto& flow : flows_) flow->openWindow();
 }
 
 void ProbeRound::closeWindow() {
-  openedNs_ = 0;
   result_.after = hooks_.counters();
   result_.windowSeconds = result_.after.atSeconds - result_.before.atSeconds;
-  result_.sentBytesPerSecond = sentFit_.fit(result_.windowSeconds).value_or(0.0);
-  result_.receivedBytesPerSecond = receivedFit_.fit(result_.windowSeconds).value_or(0.0);
+  // Without a fit hnowd keeps the node's counters (0 says so).
+  result_.sentBytesPerSecond = sent_.fit(result_.windowSeconds).value_or(0.0);
+  result_.receivedBytesPerSecond = received_.fit(result_.windowSeconds).value_or(0.0);
   for (std::size_t i = 0; i < flows_.size(); ++i) {
-    result_.flowBytes.push_back(flows_[i]->bytes() - (i < atOpen_.size() ? atOpen_[i] : 0));
+    result_.flowBytes.push_back(flows_[i]->windowBytes());
     result_.flowBytesPerSecond.push_back(flows_[i]->bytesPerSecond(result_.windowSeconds));
     flows_[i]->stop();
   }

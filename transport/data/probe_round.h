@@ -43,10 +43,7 @@ class ProbeRound {
   ProbeDone done_;
   Hooks hooks_;
   std::vector<std::unique_ptr<ProbeConnection>> flows_;
-  std::vector<std::uint64_t> atOpen_;
-  std::uint64_t openedNs_ = 0;  // uv_hrtime when the window opened; 0 outside it
-  std::uint64_t sentInWindow_ = 0, receivedInWindow_ = 0;
-  FlowSlope sentFit_, receivedFit_;
+  WindowCount sent_, received_;  // this plane's loads over the window
   ProbeResult result_;
   std::vector<UvHandle<uv_timer_t>> timers_;
 };
