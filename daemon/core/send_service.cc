@@ -198,12 +198,7 @@ void SendService::askDestinations(SendRequest request, std::vector<AgentView> ch
   const std::string path = request.path;
   askHolding(
       agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, *size,
-      [this, path](std::function<void(const Result<std::string>&)> done) {
-        plane_.hashFile(path, [done](const Result<SourceFile>& file) {
-          if (!file) return done(file.error());
-          done(file->sha256);
-        });
-      },
+      digestOf(path),
       [this, request, chosen, kept, size = *size, started](const Result<HeldAtDest>& held) mutable {
         if (!held) {
           spdlog::warn("a send was refused by its destinations: {}", held.error().message);
@@ -253,32 +248,24 @@ void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
   if (!size) return started(size.error());
   // Each agent is asked on its own, so one that refuses the question (its
   // roots do not hold --dest) silences only itself; hnowd hashes the file
-  // at most once for all of them.
+  // at most once for all of them (none when the send's own agents needed
+  // its digest already).
   struct Asking {
     std::size_t waiting = 0;
     std::vector<bool> holds;
-    std::optional<Result<std::string>> digest;
-    bool hashing = false;
-    std::vector<std::function<void(const Result<std::string>&)>> wantDigest;
+    std::string sha256;
   };
   auto asking = std::make_shared<Asking>();
   asking->waiting = others.size();
   asking->holds.assign(others.size(), false);
-  if (!held.sha256.empty()) asking->digest = Result<std::string>(held.sha256);  // hashed for the send's own agents
-  auto digest = [this, asking, path = request.path](std::function<void(const Result<std::string>&)> done) {
-    if (asking->digest) return done(*asking->digest);
-    asking->wantDigest.push_back(std::move(done));
-    if (std::exchange(asking->hashing, true)) return;
-    plane_.hashFile(path, [asking](const Result<SourceFile>& file) {
-      asking->digest = file ? Result<std::string>(file->sha256) : Result<std::string>(file.error());
-      for (auto& want : std::exchange(asking->wantDigest, {})) want(*asking->digest);
-    });
-  };
+  FileDigest digest = digestOf(request.path);
+  if (!held.sha256.empty())
+    digest = [known = held.sha256](std::function<void(const Result<std::string>&)> done) { done(known); };
   auto answered = [this, asking, request, chosen, upload, held, holders, others, started]() mutable {
     if (--asking->waiting > 0) return;
     for (std::size_t k = 0; k < others.size(); ++k)
       if (asking->holds[k]) holders.push_back(others[k]);
-    if (held.sha256.empty() && asking->digest && *asking->digest) held.sha256 = **asking->digest;
+    if (held.sha256.empty()) held.sha256 = asking->sha256;
     startPlanned(std::move(request), std::move(chosen), std::move(*upload), started, held, std::move(holders));
   };
   for (std::size_t k = 0; k < others.size(); ++k) {
@@ -286,11 +273,34 @@ void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
     askHolding(
         {name}, [this](const std::string& n) { return coordinator_.link(n); }, request.dest, *size, digest,
         [asking, k, name, answered, path = request.path](const Result<HeldAtDest>& answer) mutable {
-          if (answer) asking->holds[k] = !answer->same.empty();
-          else spdlog::info("send {}: {} was not asked to serve it: {}", path, name, answer.error().message);
+          if (!answer) {
+            spdlog::info("send {}: {} was not asked to serve it: {}", path, name, answer.error().message);
+          } else {
+            asking->holds[k] = !answer->same.empty();
+            if (!answer->sha256.empty()) asking->sha256 = answer->sha256;
+          }
           answered();
         });
   }
+}
+
+FileDigest SendService::digestOf(const std::string& path) {
+  // Every caller shares one hash: the first asks the plane, the others wait for it.
+  struct Shared {
+    std::optional<Result<std::string>> digest;
+    bool hashing = false;
+    std::vector<std::function<void(const Result<std::string>&)>> waiting;
+  };
+  auto shared = std::make_shared<Shared>();
+  return [this, shared, path](std::function<void(const Result<std::string>&)> done) {
+    if (shared->digest) return done(*shared->digest);
+    shared->waiting.push_back(std::move(done));
+    if (std::exchange(shared->hashing, true)) return;
+    plane_.hashFile(path, [shared](const Result<SourceFile>& file) {
+      shared->digest = file ? Result<std::string>(file->sha256) : Result<std::string>(file.error());
+      for (auto& want : std::exchange(shared->waiting, {})) want(*shared->digest);
+    });
+  };
 }
 
 void SendService::refuseRecorded(const SendRequest& request, const std::string& why, Started started) {

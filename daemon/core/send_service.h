@@ -122,6 +122,9 @@ class SendService final : public TransferObserver {
   // refusals or other files do not concern the send: they are passed over.
   void askOthers(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<std::unique_ptr<HeldBundle>> upload,
                  HeldAtDest held, std::vector<AgentView> holders, std::vector<AgentView> others, Started started);
+  // The SHA-256 of hnowd's file at `path`, taken off the control thread
+  // once however many ask the returned function.
+  FileDigest digestOf(const std::string& path);
   // A send refused before its plan, recorded as failed with `why`, which the caller is told.
   void refuseRecorded(const SendRequest& request, const std::string& why, Started started);
   // Every agent it was for held it already: a send that moved nothing, recorded and answered finished.
