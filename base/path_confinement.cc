@@ -31,6 +31,36 @@ std::string realRoot(const std::string& root) {
   return ::realpath(root.c_str(), buffer) ? std::string(buffer) : "";
 }
 
+namespace {
+
+// The root the path of components `parts` lies in, resolved, and how many
+// leading components name it (0 for a relative path: the data root);
+// an empty root when it lies in none.
+struct PickedRoot {
+  std::string root;
+  std::size_t depth = 0;
+};
+PickedRoot pickRoot(const std::vector<std::string>& roots, const std::string& path,
+                    const std::vector<std::string>& parts) {
+  if (path.front() != '/') return {realRoot(roots.front()), 0};
+  for (const auto& r : roots) {
+    const std::string real = realRoot(r);  // "": a root that does not exist holds nothing
+    std::vector<std::string> rootParts = componentsOf(r), realParts = componentsOf(real);
+    for (const auto* candidate : {&rootParts, &realParts})
+      if (!real.empty() && !candidate->empty() && candidate->size() < parts.size() &&
+          std::equal(candidate->begin(), candidate->end(), parts.begin()))
+        return {real, candidate->size()};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string rootOf(const std::vector<std::string>& roots, const std::string& path) {
+  if (roots.empty() || path.empty()) return "";
+  return pickRoot(roots, path, componentsOf(path)).root;
+}
+
 Result<ConfinedParent> openConfinedParent(const std::vector<std::string>& roots,
                                           const std::string& path, const PathWords& words,
                                           bool createDirs) {
@@ -42,26 +72,11 @@ Result<ConfinedParent> openConfinedParent(const std::vector<std::string>& roots,
   if (parts.empty() || path.back() == '/')
     return Error{std::string("the ") + words.shortNoun + " must name a file, not a directory (" + path + ")"};
 
-  // Pick the root: the data root for a relative path, the root it lies in otherwise.
-  std::string root;
-  if (path.front() != '/') {
-    root = realRoot(roots.front());
-  } else {
-    for (const auto& r : roots) {
-      std::vector<std::string> rootParts = componentsOf(r), realParts = componentsOf(realRoot(r));
-      for (const auto* candidate : {&rootParts, &realParts}) {
-        if (candidate->empty() || candidate->size() >= parts.size()) continue;
-        if (std::equal(candidate->begin(), candidate->end(), parts.begin())) {
-          root = realRoot(r);
-          parts.erase(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(candidate->size()));
-          break;
-        }
-      }
-      if (!root.empty()) break;
-    }
-    if (root.empty()) return Error{path + " is outside " + words.owner + "'s roots"};
-  }
-  if (root.empty()) return Error{std::string("the agent's data root does not exist")};
+  const PickedRoot picked = pickRoot(roots, path, parts);
+  if (path.front() == '/' && picked.root.empty()) return Error{path + " is outside " + words.owner + "'s roots"};
+  if (picked.root.empty()) return Error{std::string("the agent's data root does not exist")};
+  parts.erase(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(picked.depth));
+  const std::string& root = picked.root;
 
   int dir = ::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
   if (dir < 0) return Error{"cannot open the root " + root + ": " + std::strerror(errno)};

@@ -17,6 +17,10 @@ std::vector<std::string> componentsOf(const std::string& path);
 // `root` with every symlink resolved, or "" when it does not exist.
 std::string realRoot(const std::string& root);
 
+// The root `path` lies in, every symlink resolved: the data root (the
+// first) for a relative path; "" when it lies in none. Checks nothing else.
+std::string rootOf(const std::vector<std::string>& roots, const std::string& path);
+
 // How refusals name the path: "destination" / "write under", or
 // "source file" / "source" / "read from".
 struct PathWords {

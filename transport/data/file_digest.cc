@@ -14,10 +14,16 @@
 
 namespace hnow::transport::data {
 
+std::size_t readBufferBytes(std::uint64_t size) {
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(size, 4096, 1 << 20));
+}
+
 Result<Sha256> sha256OfFile(int fd) {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
-  std::vector<char> buffer(1 << 20);
+  struct stat info {};
+  // One byte more than the size: the read that finds the end needs no second round.
+  std::vector<char> buffer(readBufferBytes(::fstat(fd, &info) == 0 ? static_cast<std::uint64_t>(info.st_size) + 1 : 1 << 20));
   off_t offset = 0;
   for (;;) {
     ssize_t n = ::pread(fd, buffer.data(), buffer.size(), offset);

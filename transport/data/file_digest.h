@@ -11,6 +11,12 @@
 
 namespace hnow::transport::data {
 
+// A read buffer for a file of `size` bytes: 1 MiB, or the file's size (at
+// least 4 KiB) when smaller. Hashing thousands of small files, each on a
+// worker thread, with a 1 MiB buffer apiece leaves megabytes of heap in
+// every thread's arena.
+std::size_t readBufferBytes(std::uint64_t size);
+
 // Reads `fd` from offset 0 with pread (its own offset is left alone); the
 // digest, or why the file could not be read.
 Result<Sha256> sha256OfFile(int fd);

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "transport/data/file_digest.h"
+#include "transport/data/digest_cache.h"
 #include "transport/data/tree_fs.h"
 #include "transport/data/tree_held.h"
 
@@ -39,7 +39,7 @@ std::optional<std::string> ContentFinder::find(std::uint64_t size, const Sha256&
       struct stat info {};
       if (fd >= 0 && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
           static_cast<std::uint64_t>(info.st_size) == size)
-        if (auto read = sha256OfFile(fd)) digest = *read;
+        if (auto read = rememberedSha256(fd)) digest = *read;
       if (fd >= 0) ::close(fd);
       known = digests_.emplace(path, digest).first;
     }
@@ -64,17 +64,22 @@ void ContentFinder::walkDir(int dirFd, const std::string& prefix, int depth) {
     return;
   }
   std::vector<std::string> subdirs;
-  while (const dirent* d = ::readdir(dir)) {
+  while (listed_ < maxFiles_) {
+    const dirent* d = ::readdir(dir);
+    if (d == nullptr) break;
     const std::string name = d->d_name;
     if (name == "." || name == ".." || isHnowTempName(name)) continue;
     struct stat info {};
     if (::fstatat(::dirfd(dir), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISREG(info.st_mode) && info.st_size > 0)
+    if (S_ISREG(info.st_mode) && info.st_size > 0) {
       bySize_[static_cast<std::uint64_t>(info.st_size)].push_back(prefix + name);
+      ++listed_;
+    }
     else if (S_ISDIR(info.st_mode) && depth < kMaxDepth)
       subdirs.push_back(name);
   }
   for (const std::string& name : subdirs) {
+    if (listed_ >= maxFiles_) break;
     const int sub = ::openat(::dirfd(dir), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub >= 0) walkDir(sub, prefix + name + "/", depth + 1);
   }

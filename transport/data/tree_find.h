@@ -4,6 +4,7 @@
 // tree, or a copy under another name, is copied from where it is instead
 // of sent. Found by size first (a listing, no read), then by SHA-256, each
 // candidate read at most once.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -19,8 +20,10 @@ class ContentFinder {
  public:
   // Under the directory `topFd` (borrowed, O_PATH will do; -1: finds
   // nothing), walked once, when first asked. Symlinks are not followed,
-  // hnow's temp files (isHnowTempName) not counted.
-  explicit ContentFinder(int topFd) : top_(topFd) {}
+  // hnow's temp files (isHnowTempName) not counted. The walk stops after
+  // listing `maxFiles` files: a whole root of an agent may hold millions,
+  // and listing them all would cost more than the send it spares.
+  explicit ContentFinder(int topFd, std::size_t maxFiles = SIZE_MAX) : top_(topFd), maxFiles_(maxFiles) {}
 
   // Whether a regular file of `size` bytes lies anywhere under the tree.
   bool hasSize(std::uint64_t size);
@@ -33,6 +36,8 @@ class ContentFinder {
   void walkDir(int dirFd, const std::string& prefix, int depth);
 
   int top_;
+  std::size_t maxFiles_;
+  std::size_t listed_ = 0;
   bool walked_ = false;
   std::unordered_map<std::uint64_t, std::vector<std::string>> bySize_;
   std::map<std::string, std::optional<Sha256>> digests_;  // candidates read (none: unreadable)
