@@ -186,7 +186,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
       transport::refuse("a file's SHA-256 from hnowd must be 32 bytes");
     std::string dest = params.getDest();
     const std::uint64_t size = params.getSize();
-    using Holding = Result<transport::data::DestHolding>;
+    using Holding = Result<Receiver::FileHolding>;
     return offThread<Holding>([roots = runtime_.receiver().roots(), dest, size, sha256] {
              return Receiver::fileHeld(roots, dest, size, sha256);
            })
@@ -194,13 +194,30 @@ class AgentControlServer final : public wire::AgentControl::Server {
           if (!*held) transport::refuse(held->error().message);
           using H = transport::data::DestHolding;
           wire::DestHolding out = wire::DestHolding::OTHER;
-          switch (**held) {
+          switch ((*held)->holding) {
             case H::kAbsent: out = wire::DestHolding::ABSENT; break;
             case H::kSameSize: out = wire::DestHolding::SAME_SIZE; break;
             case H::kSame: out = wire::DestHolding::SAME; break;
             case H::kOther: case H::kDirectory: break;
           }
           context.getResults().setHolding(out);
+          context.getResults().setHeldAt((*held)->heldAt);
+        });
+  }
+  // A single file's send: write dest from the same bytes under another path here.
+  kj::Promise<void> copyHeld(CopyHeldContext context) override {
+    auto params = context.getParams();
+    if (params.getSha256().size() != 32) transport::refuse("a file's SHA-256 from hnowd must be 32 bytes");
+    const auto sha256 = digestOf(std::string(reinterpret_cast<const char*>(params.getSha256().begin()), 32));
+    std::string dest = params.getDest(), from = params.getFrom();
+    const std::uint64_t size = params.getSize();
+    using Copied = Result<std::string>;
+    return offThread<Copied>([roots = runtime_.receiver().roots(), dest, from, size, sha256] {
+             return Receiver::copyHeld(roots, dest, from, size, sha256);
+           })
+        .then([context](kj::Own<Copied> copied) mutable {
+          if (!*copied) transport::refuse(copied->error().message);
+          context.getResults().setPath(**copied);
         });
   }
   kj::Promise<void> probeLinks(ProbeLinksContext context) override {

@@ -1,6 +1,7 @@
 #include "agent/receiver.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -14,6 +15,8 @@
 #include "agent/dest_path.h"
 #include "agent/receiver_scratch.h"
 #include "base/path_confinement.h"
+#include "transport/data/held_copy.h"
+#include "transport/data/tree_find.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::agent {
@@ -41,6 +44,11 @@ std::string Receiver::listen(const std::string& host) {
 }
 
 namespace {
+
+// What a single file's send lists of a root to find its bytes under another
+// path: enough for a lab's data root, and a bound on the walk for a root
+// that holds a whole disk.
+constexpr std::size_t kMaxFilesSearched = 100000;
 
 // The destination opened for `dest`, or hnowd's order refused with why (and logged).
 template <class Target>
@@ -159,9 +167,9 @@ Result<transport::data::HeldFiles> Receiver::treeHeld(const std::vector<std::str
   return held;
 }
 
-Result<transport::data::DestHolding> Receiver::fileHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                                        std::uint64_t size,
-                                                        const std::optional<transport::data::Sha256>& sha256) {
+Result<Receiver::FileHolding> Receiver::fileHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                                 std::uint64_t size,
+                                                 const std::optional<transport::data::Sha256>& sha256) {
   using transport::data::DestHolding;
   // As a receive resolves it; the directories on the way are made, as the receive that follows would.
   auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
@@ -170,12 +178,56 @@ Result<transport::data::DestHolding> Receiver::fileHeld(const std::vector<std::s
     return opened.error();
   }
   auto& [dir, path, name] = opened.value();
-  const DestHolding holding = transport::data::destHolding(dir, name, size, sha256 ? &*sha256 : nullptr);
+  FileHolding out{transport::data::destHolding(dir, name, size, sha256 ? &*sha256 : nullptr), ""};
   ::close(dir);
-  if (holding == DestHolding::kDirectory)
+  if (out.holding == DestHolding::kDirectory)
     return Error{path + "/" + name + " is a directory; a file cannot replace it: name a path inside it (" + dest +
                  "/NAME) or another --dest"};
-  return holding;
+  if (out.holding == DestHolding::kSame || out.holding == DestHolding::kSameSize) return out;
+  // The same bytes under another path of the root (docs/send.md, "Under another path"): sizes first, no read.
+  const std::string root = rootOf(roots, dest);
+  const int rootFd = root.empty() ? -1 : ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  transport::data::ContentFinder elsewhere(rootFd, kMaxFilesSearched);
+  if (!sha256 && elsewhere.hasSize(size)) out.holding = DestHolding::kSameSize;
+  if (sha256)
+    if (auto found = elsewhere.find(size, *sha256)) out.heldAt = root + "/" + *found;
+  if (rootFd >= 0) ::close(rootFd);
+  return out;
+}
+
+Result<std::string> Receiver::copyHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                       const std::string& from, std::uint64_t size,
+                                       const transport::data::Sha256& sha256) {
+  auto source = openConfinedParent(roots, from, {"source file", "source", "read from"}, false);
+  if (!source) return source.error();
+  auto& [fromDir, fromPath, fromName] = source.value();
+  const std::string fromFile = fromPath + "/" + fromName;
+  // O_NONBLOCK: should a fifo have taken the file's place, the open must not wait for a writer.
+  const int in = ::openat(fromDir, fromName.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int openError = errno;
+  ::close(fromDir);
+  if (in < 0) return Error{"cannot open " + fromFile + ": " + std::strerror(openError)};
+  struct stat info {};
+  if (::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(in);
+    return Error{fromFile + " is not a regular file"};
+  }
+  auto target = openDestination(roots, dest);
+  if (!target) {
+    ::close(in);
+    return target.error();
+  }
+  Result<void> copied = transport::data::copyChecked(in, size, sha256, target->fileFd);
+  ::close(in);
+  if (copied && ::fdatasync(target->fileFd) != 0) copied = Error{std::string("fdatasync failed: ") + std::strerror(errno)};
+  if (copied && ::renameat(target->dirFd, target->tempName.c_str(), target->dirFd, target->finalName.c_str()) != 0)
+    copied = Error{std::string("cannot rename it into place: ") + std::strerror(errno)};
+  if (!copied) ::unlinkat(target->dirFd, target->tempName.c_str(), 0);
+  ::close(target->fileFd);
+  ::close(target->dirFd);
+  if (!copied) return Error{"cannot copy " + fromFile + " to " + target->path + ": " + copied.error().message};
+  spdlog::info("wrote {} from {}, which held the same bytes (not sent)", target->path, fromFile);
+  return target->path;
 }
 
 void Receiver::release(const std::string& token) {

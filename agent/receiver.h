@@ -60,10 +60,22 @@ class Receiver {
                                                      std::string_view index);
   // A single file's send (docs/send.md, "A file already there"): what
   // `dest` is to a file of `size` bytes and, when given, that SHA-256; or
-  // why the dest is refused (outside the roots, a directory).
-  static Result<transport::data::DestHolding> fileHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                                       std::uint64_t size,
-                                                       const std::optional<transport::data::Sha256>& sha256);
+  // why the dest is refused (outside the roots, a directory). Without a
+  // digest, a file of that size anywhere under dest's root answers
+  // kSameSize, so hnowd asks again with the digest; with it, `heldAt`
+  // names such a file with those bytes when dest does not hold them.
+  struct FileHolding {
+    transport::data::DestHolding holding = transport::data::DestHolding::kAbsent;
+    std::string heldAt;  // absolute; "" none
+  };
+  static Result<FileHolding> fileHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                      std::uint64_t size, const std::optional<transport::data::Sha256>& sha256);
+  // Writes `dest` from this agent's file `from` (docs/send.md, "Under
+  // another path"), checked against `sha256` as it is copied, and
+  // publishes it as a receive does; the absolute final path, or why not.
+  static Result<std::string> copyHeld(const std::vector<std::string>& roots, const std::string& dest,
+                                      const std::string& from, std::uint64_t size,
+                                      const transport::data::Sha256& sha256);
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.

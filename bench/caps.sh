@@ -172,6 +172,7 @@ for setup in "${setups[@]}"; do
   preds=() actuals=() ratios=() peaks=() rows=()
   for ((r = 0; r < REPS; r++)); do
     name="caps-$r.bin"
+    empty_agent_roots
     sampler "$DIR" "$name" "$DIR/samples-$r.jsonl" &
     SAMPLER_PID=$!
     # shellcheck disable=SC2086

@@ -40,6 +40,11 @@ lab_up() {
   fi
 }
 
+# An agent that holds a file's bytes anywhere under its root writes --dest
+# from there instead of receiving it (docs/send.md, "Under another path"):
+# a bench that times the same file again empties the agents' roots first.
+empty_agent_roots() { rm -rf "$DIR"/agents/*/files/* 2>/dev/null || true; }
+
 lab_down() {
   if [ "$LINKS" = netns ]; then "$LAB" down --dir "$DIR"; else "$HNOW" local down --dir "$DIR"; fi >/dev/null 2>&1 || true
 }

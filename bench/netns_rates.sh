@@ -106,6 +106,8 @@ for lab in "${labs[@]}"; do
   echo "|---|---|---:|---:|---:|---:|---:|---:|"
   first="" swarms=() ratios=() drift=()
   for n in 1 2 3 4 5; do
+    # Its bytes elsewhere under an agent's root would be copied there, not sent.
+    rm -rf "$dir"/agents/*/files/in
     report=$("$LAB" hnow --dir "$dir" send "$WORK/file.bin" --dest "in/row-$n.bin" --json 2>/dev/null) ||
       { echo "bench/netns_rates.sh: send $n on $lab failed" >&2; exit 1; }
     rm -f "$dir"/agents/*/files/in/row-$n.bin

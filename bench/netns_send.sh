@@ -52,6 +52,8 @@ echo "|---|---|---:|---:|---:|---:|---:|"
 for algo in auto fnf binomial chain; do
   actual=() predicted="" plan="" bound=""
   for ((r = 0; r < REPS; r++)); do
+    # Its bytes elsewhere under an agent's root would be copied there, not sent.
+    rm -rf "$DIR"/agents/*/files/in
     report=$("$LAB" hnow --dir "$DIR" send "$DIR/file.bin" --dest "in/$algo-$r.bin" --algo "$algo" --json 2>/dev/null) ||
       { echo "bench/netns_send.sh: $algo run $r failed" >&2; exit 1; }
     actual+=("$(jq .actual_s <<<"$report")")

@@ -85,6 +85,8 @@ run() {
   [ "$mode" = kept ] && flags=--no-replan
   local out="$DIR/$mode-$rep.json" err="$DIR/$mode-$rep.err"
   settle
+  # Its bytes elsewhere under an agent's root would be copied there, not sent.
+  rm -f "$DIR"/cluster/agents/*/files/bench-*.bin
   "$HNOW" "${CLIENT[@]}" send "$DIR/file" --dest "bench-$mode-$rep.bin" --json $flags >"$out" 2>"$err" &
   local pid=$!
   local node="" cut=""

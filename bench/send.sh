@@ -80,6 +80,8 @@ printf '|---|---|---|---|---|---|---|---|---|\n'
 declare -A actual
 for algo in auto binomial chain flat; do
   out="$DIR/$algo.json"
+  # Its bytes elsewhere under an agent's root would be copied there, not sent.
+  rm -f "$DIR"/cluster/agents/*/files/bench-*.bin
   "$HNOW" --config "$DIR/cluster/client.toml" send "$DIR/file" --dest "bench-$algo.bin" --algo "$algo" --json \
     >"$out" 2>"$DIR/$algo.err" || true
   if ! jq -e .copies "$out" >/dev/null 2>&1; then

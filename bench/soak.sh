@@ -88,17 +88,18 @@ concurrently() {  # $1 = count, $2 = dest prefix
 # keeps its high-water mark (freed memory stays in the heap), and that is
 # not a leak; growth after it is.
 t0=$(now)
-# An agent that holds the file at --dest already is sent nothing: the
-# copies are removed before each send to the same name, so each moves it.
-unsend() { rm -f "$DIR"/cluster/agents/*/files/"$1"; }
-for ((i = 0; i < WARMUP; i++)); do unsend warm.bin; send warm.bin || failures=$((failures + 1)); done
-concurrently "$CONCURRENT" warm
+# An agent that holds the file's bytes at --dest, or anywhere under its root,
+# is sent nothing (docs/send.md): every copy is removed before each send,
+# and before each burst, so each moves it.
+unsend() { rm -f "$DIR"/cluster/agents/*/files/*.bin; }
+for ((i = 0; i < WARMUP; i++)); do unsend; send warm.bin || failures=$((failures + 1)); done
+unsend; concurrently "$CONCURRENT" warm
 t1=$(now)
 snapshot warm
-for ((i = 0; i < SEQUENTIAL; i++)); do unsend seq.bin; send seq.bin || failures=$((failures + 1)); done
+for ((i = 0; i < SEQUENTIAL; i++)); do unsend; send seq.bin || failures=$((failures + 1)); done
 t2=$(now)
 snapshot sequential
-concurrently "$CONCURRENT" concurrent
+unsend; concurrently "$CONCURRENT" concurrent
 t3=$(now)
 snapshot concurrent
 

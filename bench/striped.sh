@@ -81,6 +81,7 @@ for lab in "${labs[@]}"; do
         t=$(sed -n 's/^swarm: .* \([0-9.]*\) seconds$/\1/p' <<<"$out")
         plan[$m]="aria2c swarm" predicted[$m]=""
       else
+        empty_agent_roots
         report=$(hnow_send "$DIR/file.bin" --dest "in/$m-$r.bin" --algo "$m" --json 2>/dev/null) ||
           { echo "bench/striped.sh: $m run $r failed on $lab" >&2; exit 1; }
         [ "$(jq '.failed | length' <<<"$report")" = 0 ] || { echo "bench/striped.sh: $m lost copies on $lab" >&2; exit 1; }

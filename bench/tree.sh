@@ -399,6 +399,8 @@ for lab in "${labs[@]}"; do
           predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
           echo "bench/tree.sh: $lab tree-auto rep $r: $(jq -c '.compression' <<<"$report")" >&2 ;;
         onefile)
+          # The same tar elsewhere under an agent's root would be copied there, not sent.
+          rm -f "$DIR"/agents/agent-*/files/*.tar
           start=$(now)
           report=$(hnow_checked "$DIR/tree.tar" "f-$r.tar" "")
           wall[$m]="${wall[$m]:-} $(since "$start")"
@@ -406,6 +408,7 @@ for lab in "${labs[@]}"; do
           predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")" ;;
         stdin)
           # The baseline as a user types it: tar streamed into hnow send -.
+          rm -f "$DIR"/agents/agent-*/files/*.tar
           start=$(now)
           report=$(tar -cf - -C "$SRC" . | hnow_checked - "p-$r.tar" "")
           wall[$m]="${wall[$m]:-} $(since "$start")"

@@ -257,12 +257,19 @@ interface AgentControl {
   # `sameSize`: files of the same size and another mtime whose entry lists
   # no SHA-256, which hnowd asks about again with it. Fails with the reason
   # for a bad index or a refused dest.
-  fileHeld @11 (dest :Text, size :UInt64, sha256 :Data) -> (holding :DestHolding);
+  fileHeld @11 (dest :Text, size :UInt64, sha256 :Data) -> (holding :DestHolding, heldAt :Text);
   # A single file's send (docs/send.md, "A file already there"): what
   # `dest` (resolved as a receive's) holds of a file of `size` bytes and,
   # when `sha256` is not empty (32 bytes), of that digest. Read off the
   # agent's control thread. Fails with the reason for a refused dest or a
-  # directory there.
+  # directory there. A file of that size elsewhere under dest's root makes
+  # the answer sameSize without a digest; with one, `heldAt` names the
+  # file there with those bytes (absolute) when dest does not hold them.
+  copyHeld @12 (dest :Text, from :Text, size :UInt64, sha256 :Data) -> (path :Text);
+  # Writes `dest` (resolved as a receive's) from the agent's own file
+  # `from` (as a served file's: inside a root, no symlink), its bytes
+  # checked against `sha256` as they are copied; published as a received
+  # file is. Returns the absolute final path; fails with the reason.
 }
 
 enum DestHolding {
@@ -397,6 +404,12 @@ struct SendReport {
   held @20 :List(Text);            # a file: agents that held it at --dest already (same SHA-256): nothing moved to them
   replaced @21 :List(Text);        # a file, --force: agents whose different file at --dest it replaces
   source @22 :Text;                # the agent that served the file, holding it already; "" hnowd
+  copiedHere @23 :List(HeldCopy);  # a file: agents among `held` that wrote --dest from the same bytes under another path
+}
+
+struct HeldCopy {
+  agent @0 :Text;
+  from @1 :Text;                   # absolute, on the agent
 }
 
 struct Compression {

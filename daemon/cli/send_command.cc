@@ -243,7 +243,14 @@ static std::string heldText(const daemon::SendStatus& s) {
     return out;
   };
   std::string out;
-  if (!s.held.empty()) out += "held already (the same SHA-256 at --dest; nothing sent): " + joined(s.held) + "\n";
+  std::vector<std::string> there;
+  std::string copied;
+  for (const std::string& a : s.held)
+    if (std::none_of(s.copiedHere.begin(), s.copiedHere.end(), [&a](const auto& c) { return c.agent == a; }))
+      there.push_back(a);
+  for (const auto& c : s.copiedHere) copied += (copied.empty() ? "" : ", ") + c.agent + " (from " + c.path + ")";
+  if (!there.empty()) out += "held already (the same SHA-256 at --dest; nothing sent): " + joined(there) + "\n";
+  if (!copied.empty()) out += "copied on the agent (the same SHA-256 under another path; nothing sent): " + copied + "\n";
   if (!s.replaced.empty()) out += "replaced (a different file was at --dest; --force): " + joined(s.replaced) + "\n";
   return out;
 }
@@ -252,8 +259,9 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   std::string out;
   char line[512];
   if (s.copies.empty() && !s.held.empty()) {
-    std::snprintf(line, sizeof line, "nothing to send: every agent it is for holds %s (%s) at --dest already\n",
-                  file.c_str(), bytesText(static_cast<double>(s.size)).c_str());
+    std::snprintf(line, sizeof line, "nothing to send: every agent it is for holds %s (%s) %s already\n",
+                  file.c_str(), bytesText(static_cast<double>(s.size)).c_str(),
+                  s.copiedHere.empty() ? "at --dest" : "at --dest or under another path");
     out += line + heldText(s);
     std::string skipped;
     for (const auto& k : s.skipped) skipped += (skipped.empty() ? "" : ", ") + k.node + " (" + k.why + ")";

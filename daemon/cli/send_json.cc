@@ -86,6 +86,9 @@ std::string sendJson(const daemon::SendStatus& s) {
   for (const auto& k : s.skipped) skipped.push_back({{"node", k.node}, {"why", k.why}});
   root["skipped"] = std::move(skipped);
   root["held"] = s.held;
+  nlohmann::ordered_json copiedHere = nlohmann::ordered_json::array();
+  for (const auto& c : s.copiedHere) copiedHere.push_back({{"agent", c.agent}, {"from", c.path}});
+  root["copied_here"] = std::move(copiedHere);
   root["source"] = s.source.empty() ? std::string("hnowd") : s.source;
   root["replaced"] = s.replaced;
   if (s.tree)

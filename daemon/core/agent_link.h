@@ -83,12 +83,25 @@ class AgentLink {
   // A single file's send (file_held.h): what `dest` holds of a file of
   // `size` bytes and, when `sha256` (32 bytes) is not empty, of that
   // digest; or the refusal (outside the roots, a directory there).
+  // Asked with the digest, `heldAt` names a file elsewhere under dest's
+  // root with those bytes, when dest does not hold them.
   enum class DestHolding { kAbsent, kOther, kSameSize, kSame };
-  using HoldingDone = std::function<void(const Result<DestHolding>& holding)>;
+  struct FileHolding {
+    DestHolding holding = DestHolding::kAbsent;
+    std::string heldAt;  // absolute, on the agent; "" none
+  };
+  using HoldingDone = std::function<void(const Result<FileHolding>& holding)>;
   // Links of tests that do not model destinations: nothing is there.
   virtual void fileHeld(const std::string& /*dest*/, std::uint64_t /*size*/, const std::string& /*sha256*/,
                         HoldingDone done) {
-    done(DestHolding::kAbsent);
+    done(FileHolding{});
+  }
+  // Writes `dest` from the agent's file `from` (its `heldAt`), checked
+  // against `sha256`: the final path, or why not.
+  using CopiedDone = std::function<void(const Result<std::string>& path)>;
+  virtual void copyHeld(const std::string& /*dest*/, const std::string& /*from*/, std::uint64_t /*size*/,
+                        const std::string& /*sha256*/, CopiedDone done) {
+    done(Error{"this agent cannot copy a file it holds"});
   }
   virtual void release(const std::string& /*token*/) {}
 

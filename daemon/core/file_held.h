@@ -7,8 +7,9 @@
 //
 // Two rounds, as a tree's (tree_held.h): the first names only the size, so
 // a destination that is empty or of another size costs no read anywhere;
-// only when some agent holds a file of that size does hnowd take the
-// file's SHA-256 and ask those agents again with it.
+// only when some agent holds a file of that size (at the destination, or
+// elsewhere under its root) does hnowd take the file's SHA-256 and ask
+// those agents again with it.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "base/result.h"
 #include "core/agent_link.h"
+#include "core/held_elsewhere.h"
 
 namespace hnow::daemon {
 
@@ -23,7 +25,11 @@ namespace hnow::daemon {
 struct HeldAtDest {
   std::vector<std::string> same;   // the same bytes: nothing to send
   std::vector<std::string> other;  // a different file: replaced only with --force
-  std::string sha256;              // the file's, 32 bytes, when an agent was asked with it
+  // Agents not in `same` holding the same bytes under another path of
+  // dest's root: --dest is copied from there, not sent. Those whose copy
+  // is done are in `copied`, and then in `same` too.
+  std::vector<HeldElsewhere> elsewhere, copied;
+  std::string sha256;  // the file's, 32 bytes, when an agent was asked with it
 };
 
 // The file's SHA-256 (32 bytes), or why it cannot be taken; `done` once, later or at once.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "core/held_elsewhere.h"
 #include "core/link_verdict.h"
 #include "core/send_compression.h"
 #include "core/send_tree.h"
@@ -99,6 +100,9 @@ struct SendStatus {
   // The agent that served it in hnowd's place, holding it already
   // (held_source.h); "" hnowd.
   std::string source;
+  // A file: agents among `held` that wrote --dest from the same bytes
+  // under another path of theirs (held_elsewhere.h).
+  std::vector<HeldElsewhere> copiedHere;
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

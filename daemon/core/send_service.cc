@@ -209,19 +209,55 @@ void SendService::askDestinations(SendRequest request, std::vector<AgentView> ch
           spdlog::warn("refused a send of {}: {}", request.path, why);
           return refuseRecorded(request, why, started);
         }
-        std::vector<AgentView> holders;
-        std::erase_if(chosen, [&held, &holders](const AgentView& a) {
-          const bool holds = std::find(held->same.begin(), held->same.end(), a.record.name) != held->same.end();
-          if (holds) holders.push_back(a);
-          return holds;
+        copyHeldElsewhere(request, size, *held, [this, request, chosen, kept, size, started](HeldAtDest held) mutable {
+          planHeld(std::move(request), std::move(chosen), kept, size, std::move(held), std::move(started));
         });
-        if (chosen.empty()) return finishHeld(request, size, *held, started);
-        std::vector<AgentView> others = otherServers(request, chosen);
-        for (const AgentView& h : holders) std::erase_if(others, [&h](const AgentView& o) { return o.record.name == h.record.name; });
-        if (others.empty())
-          return startPlanned(std::move(request), std::move(chosen), std::move(*kept), started, *held, std::move(holders));
-        askOthers(std::move(request), std::move(chosen), kept, *held, std::move(holders), std::move(others), started);
       });
+}
+
+void SendService::copyHeldElsewhere(const SendRequest& request, std::uint64_t size, HeldAtDest held,
+                                    std::function<void(HeldAtDest)> done) {
+  if (held.elsewhere.empty()) return done(std::move(held));
+  std::vector<std::string> agents;
+  for (const HeldElsewhere& e : held.elsewhere) agents.push_back(e.agent);
+  auto copies = std::make_shared<HeldAtDest>(std::move(held));
+  askAgents<std::string>(
+      agents, [this](const std::string& name) { return coordinator_.link(name); },
+      [request, size, copies](AgentLink& link, std::size_t i, std::function<void(const Result<std::string>&)> answer) {
+        link.copyHeld(request.dest, copies->elsewhere[i].path, size, copies->sha256, answer);
+      },
+      [request, copies, done](std::vector<Result<std::string>> answers) {
+        for (std::size_t i = 0; i < answers.size(); ++i) {
+          const HeldElsewhere& e = copies->elsewhere[i];
+          if (!answers[i]) {  // it is sent the file as any agent that lacks it
+            spdlog::warn("send {}: {} held it at {} but could not copy it: {}", request.path, e.agent, e.path,
+                         answers[i].error().message);
+            continue;
+          }
+          spdlog::info("send {}: {} wrote {} from {}, which held the same bytes: nothing to send", request.path,
+                       e.agent, *answers[i], e.path);
+          copies->copied.push_back(e);
+          copies->same.push_back(e.agent);
+        }
+        done(std::move(*copies));
+      });
+}
+
+void SendService::planHeld(SendRequest request, std::vector<AgentView> chosen,
+                           std::shared_ptr<std::unique_ptr<HeldBundle>> kept, std::uint64_t size, HeldAtDest held,
+                           Started started) {
+  std::vector<AgentView> holders;
+  std::erase_if(chosen, [&held, &holders](const AgentView& a) {
+    const bool holds = std::find(held.same.begin(), held.same.end(), a.record.name) != held.same.end();
+    if (holds) holders.push_back(a);
+    return holds;
+  });
+  if (chosen.empty()) return finishHeld(request, size, held, started);
+  std::vector<AgentView> others = otherServers(request, chosen);
+  for (const AgentView& h : holders) std::erase_if(others, [&h](const AgentView& o) { return o.record.name == h.record.name; });
+  if (others.empty())
+    return startPlanned(std::move(request), std::move(chosen), std::move(*kept), started, held, std::move(holders));
+  askOthers(std::move(request), std::move(chosen), kept, held, std::move(holders), std::move(others), started);
 }
 
 std::vector<AgentView> SendService::otherServers(const SendRequest& request, const std::vector<AgentView>& chosen) const {
@@ -316,13 +352,14 @@ void SendService::finishHeld(const SendRequest& request, std::uint64_t size, con
   s.algo = "none";
   s.size = size;
   s.held = held.same;
+  s.copiedHere = held.copied;
   s.skipped = skippedOf(request);
   s.maxRateBytesPerSecond = request.maxRateBytesPerSecond;
   SendEnd end{request, 0, held.same, {}};
   for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
   const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
                               ",\"size\":" + std::to_string(size) + ",\"agents\":0,\"held\":" +
-                              jsonStrings(held.same) + ",\"actual_s\":0,\"ok\":0,\"failed\":0,\"skipped\":" +
+                              jsonStrings(held.same) + copiedHereField(held.copied) + ",\"actual_s\":0,\"ok\":0,\"failed\":0,\"skipped\":" +
                               std::to_string(s.skipped.size()) +
                               (request.untilAll ? ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed)
                                                 : std::string()) +

@@ -114,6 +114,16 @@ class SendService final : public TransferObserver {
   // refuses the send unless --force.
   void askDestinations(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> upload,
                        Started started);
+  // The agents holding the file's bytes under another path of dest's root
+  // write --dest from there (held_elsewhere.h); `done` with those that did
+  // in `held.copied` and `held.same`. One that could not is sent the file.
+  void copyHeldElsewhere(const SendRequest& request, std::uint64_t size, HeldAtDest held,
+                         std::function<void(HeldAtDest)> done);
+  // What --dest held answered: the agents holding it are left out of the
+  // plan (all of them: finishHeld) and may serve it; the send is planned.
+  void planHeld(SendRequest request, std::vector<AgentView> chosen,
+                std::shared_ptr<std::unique_ptr<HeldBundle>> kept, std::uint64_t size, HeldAtDest held,
+                Started started);
   // Agents outside the send that might serve it faster than hnowd if they
   // hold it (held_source.h): the kMaxOtherServers fastest uplinks above hnowd's.
   std::vector<AgentView> otherServers(const SendRequest& request, const std::vector<AgentView>& chosen) const;

@@ -221,11 +221,13 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   running->compression = p->compression;
   running->maxRate = request.maxRateBytesPerSecond;
   running->heldAtDest = p->atDest.same;
+  running->copiedHere = p->atDest.copied;
   if (request.force) running->replaced = p->atDest.other;
   for (const std::string& a : running->heldAtDest) spdlog::info("  {} holds it at {} already: nothing to send", a, request.dest);
   for (const std::string& a : running->replaced) spdlog::info("  {} holds a different file at {}: replaced (--force)", a, request.dest);
   running->summary = summaryOf(request, running->tree, chosen.size(), running->packed, running->compression) +
                      namesField("held", running->heldAtDest) + namesField("replaced", running->replaced) +
+                     copiedHereField(running->copiedHere) +
                      (p->sourceAgent.empty() ? "" : ",\"source\":" + jsonString(p->sourceAgent));
   running->record = beginRecord(coordinator_, "send", running->summary + "}");
   running->size = file.size;

@@ -57,6 +57,7 @@ struct SendService::Running {
   // A file: the agents that held it at dest already (not in the plan), and
   // with --force those whose different file there it replaces.
   std::vector<std::string> heldAtDest, replaced;
+  std::vector<HeldElsewhere> copiedHere;  // among heldAtDest: written from another path on the agent
   // An agent that held the file and serves it in hnowd's place; "" hnowd.
   std::string sourceAgent;
   SendStatus status() const {
@@ -67,6 +68,7 @@ struct SendService::Running {
     s.maxRateBytesPerSecond = maxRate;
     s.held = heldAtDest;
     s.replaced = replaced;
+    s.copiedHere = copiedHere;
     s.source = sourceAgent;
     for (CopyStatus& c : s.copies)
       if (auto it = unpacked.find(c.node); it != unpacked.end()) c.tree = it->second;

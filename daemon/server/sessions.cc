@@ -339,14 +339,26 @@ class RpcAgentLink final : public AgentLink {
     request.setSha256(bytes(sha256));
     tasks_.add(request.send().then(
         [done](auto response) {
+          FileHolding out{DestHolding::kOther, response.getHeldAt()};
           switch (response.getHolding()) {
-            case wire::DestHolding::ABSENT: return done(DestHolding::kAbsent);
-            case wire::DestHolding::SAME_SIZE: return done(DestHolding::kSameSize);
-            case wire::DestHolding::SAME: return done(DestHolding::kSame);
-            default: return done(DestHolding::kOther);
+            case wire::DestHolding::ABSENT: out.holding = DestHolding::kAbsent; break;
+            case wire::DestHolding::SAME_SIZE: out.holding = DestHolding::kSameSize; break;
+            case wire::DestHolding::SAME: out.holding = DestHolding::kSame; break;
+            default: break;
           }
+          done(out);
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
+  void copyHeld(const std::string& dest, const std::string& from, std::uint64_t size, const std::string& sha256,
+                CopiedDone done) override {
+    auto request = control_.copyHeldRequest();
+    request.setDest(dest);
+    request.setFrom(from);
+    request.setSize(size);
+    request.setSha256(bytes(sha256));
+    tasks_.add(request.send().then([done](auto response) { done(std::string(response.getPath())); },
+                                   [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void pull(const std::string& token, const std::string& parentAddress) override {
     auto request = control_.pullRequest();

@@ -116,6 +116,11 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
                              std::pair{&s.replaced, out.initReplaced(static_cast<unsigned>(s.replaced.size()))}})
     for (unsigned i = 0; i < list.size(); ++i) list.set(i, (*names)[i]);
   out.setSource(s.source);
+  auto copied = out.initCopiedHere(static_cast<unsigned>(s.copiedHere.size()));
+  for (unsigned i = 0; i < copied.size(); ++i) {
+    copied[i].setAgent(s.copiedHere[i].agent);
+    copied[i].setFrom(s.copiedHere[i].path);
+  }
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -164,6 +169,7 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   for (auto n : in.getHeld()) s.held.emplace_back(n);
   for (auto n : in.getReplaced()) s.replaced.emplace_back(n);
   s.source = in.getSource();
+  for (auto c : in.getCopiedHere()) s.copiedHere.push_back({c.getAgent(), c.getFrom()});
   return s;
 }
 

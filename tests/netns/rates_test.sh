@@ -82,6 +82,7 @@ send_pid=$!
 sleep 1
 "$LAB" hnow --dir "$DIR" measure >/dev/null || fail "hnow measure during a send failed"
 wait $send_pid || fail "the send during the survey failed: $(cat "$DIR/during.json")"
+rm -f "$DIR"/agents/*/files/in/during.bin  # else the sends below would copy it on each agent, not move it
 check_rates "measured while a send ran"
 
 # While iperf3 takes a quarter of agent-1's downlink (from agent-3) and of

@@ -38,11 +38,15 @@ done
 [ "$(jq '.failed | length' "$DIR/report.json")" = 0 ] || fail "the report lists failed copies"
 jq -r '"send: predicted \(.predicted_s) s, actual \(.actual_s) s (\(.algo))"' "$DIR/report.json"
 
-# The next request, to one site only, is served too.
-"$LAB" hnow --dir "$DIR" send "$DIR/file.bin" --dest in/west.bin --to west --json >"$DIR/west.json" 2>/dev/null ||
+# The next request, to one site only, is served too. New bytes: the same
+# file under another path of an agent's root would be copied there, not sent.
+head -c $((4 << 20)) /dev/urandom >"$DIR/west.bin"
+want_west=$(sha256sum <"$DIR/west.bin" | cut -d' ' -f1)
+"$LAB" hnow --dir "$DIR" send "$DIR/west.bin" --dest in/west.bin --to west --json >"$DIR/west.json" 2>/dev/null ||
   fail "the send to site west exited non-zero"
+[ "$(jq '.copies | length' "$DIR/west.json")" = 2 ] || fail "the site send does not list 2 copies"
 for k in 3 4; do
-  [ "$(sha256sum <"$DIR/agents/agent-$k/files/in/west.bin" | cut -d' ' -f1)" = "$want" ] ||
+  [ "$(sha256sum <"$DIR/agents/agent-$k/files/in/west.bin" | cut -d' ' -f1)" = "$want_west" ] ||
     fail "agent-$k's copy of the site send differs"
 done
 for k in 1 2; do

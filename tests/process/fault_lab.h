@@ -203,7 +203,7 @@ class FaultLab {
   // A small send to every agent alive now: the daemons serve the next request.
   // Checks every copy; true when it all worked.
   bool followUpSend(const std::string& dest, int expectedCopies) {
-    const std::string bytes = writeRandomFile(dir.path / "small.bin", 64 * 1024 + expectedCopies);
+    const std::string bytes = writeRandomFile(dir.path / "small.bin", 64 * 1024 + expectedCopies, ++followUps_);
     auto r = runCommand(hnow() + " send " + (dir.path / "small.bin").string() + " --dest " + dest + " --json");
     if (r.status != 0) {
       MESSAGE("the follow-up send failed (" << r.status << "): " << r.err);
@@ -217,6 +217,7 @@ class FaultLab {
 
  private:
   int agents_;
+  std::uint64_t followUps_ = 0;  // each follow-up's bytes are new: sent, not copied from an earlier one
   std::vector<std::unique_ptr<ChildProcess>> restarted_;
 };
 

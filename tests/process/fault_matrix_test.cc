@@ -89,7 +89,7 @@ std::string victimAt(const std::map<std::string, std::string>& parent, Position 
 void killCase(FaultLab& lab, Position position, double fraction, int index, const Row& row) {
   const std::string label = "case-" + std::to_string(index), dest = "m/" + label + ".bin";
   const fs::path source = lab.dir.path / "source.bin";
-  const std::string bytes = writeRandomFile(source, row.fileBytes);
+  const std::string bytes = writeRandomFile(source, row.fileBytes, static_cast<std::uint64_t>(index));
   const auto started = Clock::now();
   auto send = lab.startClient("send " + source.string() + " --dest " + dest + " --algo " + row.algo + " --json", label);
   REQUIRE(eventually([&] { return lab.treeOf(label).size() == static_cast<std::size_t>(lab.agents()); }, 10s));

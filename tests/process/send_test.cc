@@ -233,6 +233,7 @@ TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes soon
   REQUIRE(reportedUplinkMbps(cluster, "agent-1") >= 100);
   std::this_thread::sleep_for(600ms);
 
+  const std::string again = writeRandomFile(cluster.dir.path / "source.bin", 2 << 20, 1);  // new bytes: sent, not copied
   auto replanned = sendAndCut(cluster, file, "replanned.bin", "", 1 << 20, 6);
   REQUIRE(replanned.is_object());
   CHECK(replanned["replanning"] == true);
@@ -246,7 +247,7 @@ TEST_CASE("cutting the relay's uplink mid-send: hnowd re-plans and finishes soon
   }
   CHECK(movedOffAgent1 >= 2);
   CHECK(replanned["replanned_predicted_s"].get<double>() > 0);
-  for (const auto& copy : replanned["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+  for (const auto& copy : replanned["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == again);
   MESSAGE("--no-replan " << kept["actual_s"] << " s, replanned " << replanned["actual_s"] << " s (predicted "
                          << replanned["predicted_s"] << " s, after the replan " << replanned["replanned_predicted_s"] << " s)");
   CHECK(replanned["actual_s"].get<double>() < kept["actual_s"].get<double>());
@@ -339,6 +340,45 @@ TEST_CASE("where hnowd's uplink is the slow end, an agent holding the file serve
   CHECK(text.out.find("chosen: served by agent-") != std::string::npos);
   CHECK(text.out.find("(it held the file already) along ") != std::string::npos);
   CHECK(readWhole(cluster.root(1) / "course.bin") == bytes);
+}
+
+TEST_CASE("agents holding a file under another path write --dest from it: nothing sent to them, the report says from where, the others are sent it") {
+  Cluster cluster("", "--agents 3 --uplink-mbps 200");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const std::string source = (cluster.dir.path / "image.bin").string();
+  const std::string bytes = writeRandomFile(source, 3 << 20, 7);
+  auto first = runCommand(cluster.send(source + " --dest v1/image.bin --json"));
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  CHECK(nlohmann::json::parse(first.out)["copies"].size() == 3);
+  fs::remove(cluster.root(3) / "v1" / "image.bin");
+
+  auto second = runCommand(cluster.send(source + " --dest v2/image.bin --json"));
+  REQUIRE_MESSAGE(second.status == 0, second.err);
+  auto report = nlohmann::json::parse(second.out);
+  REQUIRE(report["copies"].size() == 1);
+  CHECK(report["copies"][0]["node"] == "agent-3");
+  CHECK(report["failed"].empty());
+  CHECK(report["held"] == nlohmann::json::array({"agent-1", "agent-2"}));
+  REQUIRE(report["copied_here"].size() == 2);
+  for (const auto& c : report["copied_here"]) {
+    const int a = c["agent"] == "agent-1" ? 1 : 2;
+    CHECK(c["from"] == (fs::canonical(cluster.root(a)) / "v1" / "image.bin").string());
+  }
+  for (int a = 1; a <= 3; ++a) {
+    CHECK(readWhole(cluster.root(a) / "v2" / "image.bin") == bytes);
+    CHECK(partFiles(cluster.root(a)) == 0);
+  }
+  auto ops = cluster.ops();
+  REQUIRE_FALSE(ops.empty());
+  CHECK(ops[0]["summary"]["copied_here"].size() == 2);
+
+  // Every agent holds it somewhere now: nothing moves, and the table says where from.
+  auto third = runCommand(cluster.send(source + " --dest v3/image.bin"));
+  REQUIRE_MESSAGE(third.status == 0, third.err);
+  CHECK(third.out.find("nothing to send: every agent it is for holds") != std::string::npos);
+  CHECK(third.out.find("copied on the agent (the same SHA-256 under another path; nothing sent): agent-1 (from ") !=
+        std::string::npos);
+  for (int a = 1; a <= 3; ++a) CHECK(readWhole(cluster.root(a) / "v3" / "image.bin") == bytes);
 }
 
 TEST_CASE("a file sent again to the same --dest moves nothing, a different file there is refused without --force and kept, and --force replaces it") {

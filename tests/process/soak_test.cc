@@ -77,14 +77,26 @@ Snapshot settled(const std::map<std::string, pid_t>& pids) {
   return previous;
 }
 
-// `count` sends at once, each its own client; how many failed.
-int concurrentSends(const TestCluster& cluster, const std::string& file, const std::string& prefix, int count) {
+// The file of send `name`: bytes of its own, since an agent holding a
+// file's bytes anywhere under its root copies them there instead of
+// receiving them (docs/send.md), and a soak must move every send's.
+std::string sourceOf(const TestCluster& cluster, const std::string& name) {
+  const fs::path path = cluster.dir.path / "sources" / (name + ".bin");
+  writeRandomFile(path, 64 * 1024, std::hash<std::string>{}(name));
+  return path.string();
+}
+
+// `count` sends at once, each its own client and file; how many failed.
+int concurrentSends(const TestCluster& cluster, const std::string& prefix, int count) {
+  std::vector<std::string> files;
+  for (int i = 0; i < count; ++i) files.push_back(sourceOf(cluster, prefix + std::to_string(i)));
   std::vector<std::thread> clients;
   std::vector<int> status(static_cast<std::size_t>(count), -1);
   for (int i = 0; i < count; ++i)
     clients.emplace_back([&, i]() {
       status[static_cast<std::size_t>(i)] =
-          runCommand(cluster.hnow("send " + file + " --dest " + prefix + std::to_string(i) + ".bin")).status;
+          runCommand(cluster.hnow("send " + files[static_cast<std::size_t>(i)] + " --dest " + prefix +
+                                  std::to_string(i) + ".bin")).status;
     });
   for (auto& c : clients) c.join();
   int failed = 0;
@@ -93,10 +105,12 @@ int concurrentSends(const TestCluster& cluster, const std::string& file, const s
 }
 
 // Each to a name of its own: an agent that holds the file at --dest already is sent nothing.
-int sequentialSends(const TestCluster& cluster, const std::string& file, const std::string& prefix, int count) {
+int sequentialSends(const TestCluster& cluster, const std::string& prefix, int count) {
   int failed = 0;
-  for (int i = 0; i < count; ++i)
-    failed += runCommand(cluster.hnow("send " + file + " --dest " + prefix + std::to_string(i) + ".bin")).status != 0;
+  for (int i = 0; i < count; ++i) {
+    const std::string name = prefix + std::to_string(i);
+    failed += runCommand(cluster.hnow("send " + sourceOf(cluster, name) + " --dest " + name + ".bin")).status != 0;
+  }
   return failed;
 }
 
@@ -108,21 +122,19 @@ TEST_CASE("16 agents after 30 back-to-back and 20 concurrent sends: every daemon
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   std::map<std::string, pid_t> pids{{"hnowd", cluster.pid("hnowd")}};
   for (int a = 1; a <= kAgents; ++a) pids["agent-" + std::to_string(a)] = cluster.pid("agent-" + std::to_string(a));
-  const std::string bytes = writeRandomFile(cluster.dir.path / "small.bin", 64 * 1024);
-  const std::string file = (cluster.dir.path / "small.bin").string();
-
   // Warm-up, the same load as measured: hnowd keeps the last 32 finished
   // sends (send_service.h), and the allocator keeps the high-water mark of
   // 20 sends at once (freed memory stays in the heap, not a leak).
-  CHECK(sequentialSends(cluster, file, "warm-seq-", 30) == 0);
-  CHECK(concurrentSends(cluster, file, "warm-", 20) == 0);
+  CHECK(sequentialSends(cluster, "warm-seq-", 30) == 0);
+  CHECK(concurrentSends(cluster, "warm-", 20) == 0);
   const Snapshot warm = settled(pids);
 
-  CHECK(sequentialSends(cluster, file, "seq-", 30) == 0);
-  CHECK(concurrentSends(cluster, file, "c-", 20) == 0);
-  for (int i = 0; i < 20; ++i)
-    for (int a = 1; a <= kAgents; ++a)
-      REQUIRE(readWhole(cluster.root(a) / ("c-" + std::to_string(i) + ".bin")) == bytes);
+  CHECK(sequentialSends(cluster, "seq-", 30) == 0);
+  CHECK(concurrentSends(cluster, "c-", 20) == 0);
+  for (int i = 0; i < 20; ++i) {
+    const std::string bytes = readWhole(cluster.dir.path / "sources" / ("c-" + std::to_string(i) + ".bin"));
+    for (int a = 1; a <= kAgents; ++a) REQUIRE(readWhole(cluster.root(a) / ("c-" + std::to_string(i) + ".bin")) == bytes);
+  }
 
   Snapshot after = snapshot(pids);
   CHECK(eventually([&]() { return sameFds(warm, after = snapshot(pids)); }, 5s));

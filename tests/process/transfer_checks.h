@@ -12,9 +12,12 @@ namespace hnow::testing {
 
 // `size` bytes from a generator seeded with the size, written to `path`
 // (its directory created); returns them.
-inline std::string writeRandomFile(const std::filesystem::path& path, std::size_t size) {
+// `variant` gives other bytes of the same size: an agent holding a file's
+// bytes anywhere under its root copies them there instead of receiving them
+// (docs/send.md), so a test that means to move a file again sends new bytes.
+inline std::string writeRandomFile(const std::filesystem::path& path, std::size_t size, std::uint64_t variant = 0) {
   std::filesystem::create_directories(path.parent_path());
-  std::mt19937_64 random(size);
+  std::mt19937_64 random(size + (variant << 40));
   std::string bytes(size, '\0');
   for (auto& c : bytes) c = static_cast<char>(random());
   std::ofstream(path, std::ios::binary) << bytes;
@@ -23,9 +26,9 @@ inline std::string writeRandomFile(const std::filesystem::path& path, std::size_
 
 // `size` bytes of log lines (compressible, as --compress expects), written
 // to `path` (its directory created); returns them.
-inline std::string writeTextFile(const std::filesystem::path& path, std::size_t size) {
+inline std::string writeTextFile(const std::filesystem::path& path, std::size_t size, unsigned variant = 0) {
   std::filesystem::create_directories(path.parent_path());
-  std::mt19937 random(static_cast<unsigned>(size));
+  std::mt19937 random(static_cast<unsigned>(size) + variant * 7919u);
   std::string text;
   for (int line = 0; text.size() < size; ++line)
     text += "2024-05-0" + std::to_string(line % 9 + 1) + " 12:" + std::to_string(random() % 60) + " agent-" +

@@ -43,6 +43,11 @@ struct Agents {
   std::vector<std::string> servedBy;
   std::vector<double> servePaces;  // the uplink pace each was asked to serve at
   std::set<std::string> changedSince;
+  // The file's bytes under another path of an agent's root (agent -> that
+  // path); the copies asked ("agent: from -> dest"); agents whose copy fails.
+  std::map<std::string, std::string> heldElsewhere;
+  std::vector<std::string> copiedHeld;
+  std::set<std::string> failingCopy;
 };
 
 struct FakeAgent final : AgentLink {
@@ -66,10 +71,23 @@ struct FakeAgent final : AgentLink {
     agents->heldAsked.push_back(name + (sha256.empty() ? ": size" : ": digest"));
     if (agents->refusingToTell.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
     auto it = agents->holding.find(name);
-    if (it == agents->holding.end()) return done(DestHolding::kAbsent);
-    if (it->second == DestHolding::kOther) return done(DestHolding::kOther);
-    if (sha256.empty()) return done(DestHolding::kSameSize);
-    done(it->second == DestHolding::kSame && sha256 == std::string(32, 'h') ? DestHolding::kSame : DestHolding::kOther);
+    DestHolding at = it == agents->holding.end() ? DestHolding::kAbsent : it->second;
+    auto elsewhere = agents->heldElsewhere.find(name);
+    const bool hasElsewhere = elsewhere != agents->heldElsewhere.end();
+    if (sha256.empty()) {
+      if (at == DestHolding::kSame || (hasElsewhere && at != DestHolding::kSameSize)) at = DestHolding::kSameSize;
+      return done(FileHolding{at, ""});
+    }
+    const bool ours = sha256 == std::string(32, 'h');
+    if (at == DestHolding::kSame && ours) return done(FileHolding{DestHolding::kSame, ""});
+    if (at == DestHolding::kSame || at == DestHolding::kSameSize) at = DestHolding::kOther;
+    done(FileHolding{at, hasElsewhere && ours ? elsewhere->second : ""});
+  }
+  void copyHeld(const std::string& dest, const std::string& from, std::uint64_t, const std::string&,
+                CopiedDone done) override {
+    agents->copiedHeld.push_back(name + ": " + from + " -> " + dest);
+    if (agents->failingCopy.count(name)) return done(Error{"cannot copy " + from + ": its bytes are no longer those of the file sent now"});
+    done("/srv/" + name + "/" + dest);
   }
   void serveFile(const std::string&, const std::string& file, double pace, ServeDone done) override {
     agents->servedBy.push_back(name + ": " + file);

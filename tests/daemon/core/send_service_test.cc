@@ -479,3 +479,80 @@ TEST_CASE("a destination refused while hnowd asks what it holds stops the send b
   REQUIRE(ops.size() == 1);
   CHECK(ops[0].status == "failed");
 }
+
+TEST_CASE("an agent holding the file's bytes under another path writes --dest from there: left out of the plan, listed as copied, delivered") {
+  Lab lab;
+  lab.agents.heldElsewhere["a2"] = "/srv/a2/old/image.iso";
+  std::vector<std::string> delivered;
+  lab.service.onEnded([&](const SendEnd& end) { delivered = end.delivered; });
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  // A file of that size elsewhere under a2's root makes hnowd ask a2 again with the digest.
+  CHECK(lab.agents.heldAsked == std::vector<std::string>{"a1: size", "a2: size", "a3: size", "a2: digest"});
+  CHECK(lab.agents.copiedHeld == std::vector<std::string>{"a2: /srv/a2/old/image.iso -> in/image.iso"});
+  REQUIRE(lab.agents.receives.size() == 2);
+  for (const auto& [agent, token] : lab.agents.receives) CHECK(agent != "a2");
+  CHECK(first.held == std::vector<std::string>{"a2"});
+  REQUIRE(first.copiedHere.size() == 1);
+  CHECK(first.copiedHere[0].agent == "a2");
+  CHECK(first.copiedHere[0].path == "/srv/a2/old/image.iso");
+  for (const char* agent : {"a1", "a3"})
+    lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), lab.done());
+  auto status = *lab.service.status(id);
+  CHECK(status.finished);
+  CHECK(status.copiedHere.size() == 1);
+  std::sort(delivered.begin(), delivered.end());
+  CHECK(delivered == std::vector<std::string>{"a1", "a2", "a3"});
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].summary.find("\"copied_here\":[{\"agent\":\"a2\",\"from\":\"/srv/a2/old/image.iso\"}]") !=
+        std::string::npos);
+}
+
+TEST_CASE("a copy under another path that fails on the agent leaves it in the plan: it is sent the file as any other") {
+  Lab lab;
+  lab.agents.heldElsewhere["a3"] = "/srv/a3/old/image.iso";
+  lab.agents.failingCopy.insert("a3");
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  CHECK(lab.agents.copiedHeld.size() == 1);
+  CHECK(lab.agents.receives.size() == 3);
+  CHECK(answer->second.held.empty());
+  CHECK(answer->second.copiedHere.empty());
+}
+
+TEST_CASE("a different file at --dest refuses the send before any copy under another path is made, and with --force the copy replaces it") {
+  Lab lab;
+  lab.agents.holding["a1"] = AgentLink::DestHolding::kOther;
+  lab.agents.heldElsewhere["a1"] = "/srv/a1/old/image.iso";
+  CHECK(refusalOf(lab, lab.toAll()).find("a1 holds a different file at in/image.iso") == 0);
+  CHECK(lab.agents.copiedHeld.empty());
+  CHECK(lab.agents.receives.empty());
+
+  SendRequest forced = lab.toAll();
+  forced.force = true;
+  auto answer = started(lab, forced);
+  REQUIRE(answer);
+  CHECK(lab.agents.copiedHeld == std::vector<std::string>{"a1: /srv/a1/old/image.iso -> in/image.iso"});
+  CHECK(answer->second.replaced == std::vector<std::string>{"a1"});
+  CHECK(answer->second.copiedHere.size() == 1);
+  CHECK(lab.agents.receives.size() == 2);
+}
+
+TEST_CASE("every agent holding the file, one of them under another path only, finishes at once and the record lists the copy") {
+  Lab lab;
+  for (const char* agent : {"a1", "a3"}) lab.agents.holding[agent] = AgentLink::DestHolding::kSame;
+  lab.agents.heldElsewhere["a2"] = "/srv/a2/v1/image.iso";
+  auto answer = started(lab, lab.toAll());
+  REQUIRE(answer);
+  CHECK(answer->second.finished);
+  CHECK(answer->second.held.size() == 3);
+  CHECK(answer->second.copiedHere.size() == 1);
+  CHECK(lab.plane.served.empty());
+  CHECK(lab.agents.receives.empty());
+  auto ops = lab.coordinator.operations(1).value();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].status == "done");
+  CHECK(ops[0].summary.find("\"copied_here\":[{\"agent\":\"a2\"") != std::string::npos);
+}

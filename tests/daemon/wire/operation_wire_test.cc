@@ -56,6 +56,7 @@ SendStatus everyField(int seed) {
   s.held = {"agent-2", "agent-5"};
   s.replaced = {"agent-7"};
   s.source = "agent-4";
+  s.copiedHere = {{"agent-5", "/srv/hnow/v1/image.iso"}};
   s.tree = TreeSummary{310, 305, 3u << 20, true, 1, {{"outside", "symlink to /etc leads outside the tree"}}};
   s.tree->sentFiles = 4, s.tree->sentBytes = 4096, s.tree->deleteOthers = true;
   s.tree->queryBytes = 2800u + static_cast<unsigned>(seed);
@@ -130,6 +131,11 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
   CHECK(a.held == b.held);
   CHECK(a.replaced == b.replaced);
   CHECK(a.source == b.source);
+  REQUIRE(a.copiedHere.size() == b.copiedHere.size());
+  for (std::size_t i = 0; i < a.copiedHere.size(); ++i) {
+    CHECK(a.copiedHere[i].agent == b.copiedHere[i].agent);
+    CHECK(a.copiedHere[i].path == b.copiedHere[i].path);
+  }
   REQUIRE(a.skipped.size() == b.skipped.size());
   for (std::size_t i = 0; i < a.skipped.size(); ++i) {
     CHECK(a.skipped[i].node == b.skipped[i].node);
