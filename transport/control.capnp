@@ -351,6 +351,7 @@ struct SendRequest {
   maxRateBytesPerS @10 :Float64;  # --max-rate: every link the send uses at most this; 0: none
   uploadIsTree @11 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
   force @12 :Bool;        # a file: replace a different file already at --dest (else the send is refused)
+  uploadKey @13 :Text;    # with uploadIsTree: the bundle holds only what hnowd's kept copy of this tree lacked (keptHeld); "" the whole tree
 }
 
 enum CopyState {
@@ -500,6 +501,13 @@ interface ClientSession {
   # Does hnowd list, at `path`, the directory whose listing digest
   # (transport/data/tree_walk.h: treeListingDigest) the client took? If
   # not, the client packs its directory and uploads the bundle.
+  keptHeld @15 (key :Text, index :Data) -> (missing :List(UInt32), sameSize :List(UInt32));
+  # A client's directory uploaded before (docs/tree-send.md, "From the
+  # client's machine"): which files of a part of its index (as
+  # AgentControl.treeHeld's) the copy hnowd kept under `key` (the client's
+  # host and the directory's path) lacks, and which it has with the same
+  # size and another mtime. The client then uploads only those. Refused
+  # while a send from that copy runs.
 }
 
 interface Upload {

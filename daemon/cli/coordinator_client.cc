@@ -184,6 +184,19 @@ Reply<bool> CoordinatorClient::seesTree(const std::string& path, const std::arra
                               "hnow: hnowd is listing " + path + " to see whether it holds the same tree");
 }
 
+Reply<transport::data::HeldFiles> CoordinatorClient::keptHeld(const std::string& key, const std::string& index) {
+  auto& s = *state_;
+  auto request = s.session->keptHeldRequest();
+  request.setKey(key);
+  request.setIndex(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(index.data()), index.size()));
+  return s.waitWhileAnswering(request.send().then([](auto response) {
+    transport::data::HeldFiles held;
+    for (std::uint32_t o : response.getMissing()) held.missing.push_back(o);
+    for (std::uint32_t o : response.getSameSize()) held.sameSize.push_back(o);
+    return held;
+  }), "hnow: hnowd is comparing the directory with its copy from the last upload");
+}
+
 Reply<std::uint64_t> CoordinatorClient::uploadFile(int fd, std::uint64_t size) {
   auto& s = *state_;
   auto begin = s.session->uploadRequest();
@@ -248,6 +261,7 @@ Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   out.setUploadIsTree(r.uploadIsTree);
   out.setForce(r.force);
+  out.setUploadKey(r.uploadKey);
   return s.waitWhileAnswering(request.send().then([](auto response) {
     return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
   }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");

@@ -14,6 +14,7 @@
 #include "core/manifest_status.h"
 #include "core/send_operation.h"
 #include "planner/node_rates.h"
+#include "transport/data/tree_bundle.h"
 #include "transport/link_report.h"
 
 namespace hnow::cli {
@@ -107,11 +108,15 @@ class CoordinatorClient {
     double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
     bool uploadIsTree = false;  // the upload is the client's directory packed as a tree's bundle
     bool force = false;  // a file: replace a different file at --dest
+    std::string uploadKey{};  // with uploadIsTree: the bundle holds what hnowd's kept copy under this key lacked
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);
   // Does hnowd list, at `path`, the client's directory (its listing digest)?
   Reply<bool> seesTree(const std::string& path, const std::array<unsigned char, 32>& listing);
+  // What hnowd's kept copy of a directory uploaded before (under `key`)
+  // lacks of a part of its index (transport/data/tree_query.h).
+  Reply<transport::data::HeldFiles> keptHeld(const std::string& key, const std::string& index);
   // The file open at `fd` streamed to hnowd (`size` 0: read to its end,
   // standard input); the upload's id for startSend.
   Reply<std::uint64_t> uploadFile(int fd, std::uint64_t size);

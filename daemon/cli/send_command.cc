@@ -20,6 +20,7 @@
 #include "cli/gantt_svg.h"
 #include "cli/text_file.h"
 #include "transport/data/tree_bundle.h"
+#include "transport/data/tree_query.h"
 #include "transport/data/tree_walk.h"
 
 namespace hnow::cli {
@@ -370,17 +371,63 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
 
 namespace {
 
+// What hnowd's kept copy of the directory under `key` lacks (SourcePlane::
+// keptHeld), both rounds as hnowd asks its agents: `send` marks the files
+// to upload, `byDigest` those held with another mtime (their digest goes
+// in the bundle, so hnowd checks them again).
+Result<void> askKept(CoordinatorClient& client, const std::string& key, const transport::data::ScannedTree& scan,
+                     std::vector<bool>& send, std::vector<bool>& byDigest) {
+  auto ask = [&](const transport::data::QueryParts& q, std::vector<std::size_t>* sameSize) -> Result<void> {
+    for (std::size_t i = 0; i < q.parts.size(); ++i) {
+      auto held = client.keptHeld(key, q.parts[i]);
+      if (!held) return held.error();
+      const auto& ordinals = q.ordinals[i];
+      auto entry = [&](std::uint32_t o) -> std::int64_t { return o < ordinals.size() ? ordinals[o] : -1; };
+      for (std::uint32_t o : held->missing)
+        if (entry(o) >= 0) send[static_cast<std::size_t>(entry(o))] = true;
+      if (sameSize)
+        for (std::uint32_t o : held->sameSize)
+          if (entry(o) >= 0) sameSize->push_back(static_cast<std::size_t>(entry(o)));
+    }
+    return {};
+  };
+  std::vector<std::size_t> all(scan.entries.size()), again;
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+  if (auto first = ask(transport::data::queryParts(scan, all, false), &again); !first) return first;
+  if (again.empty()) return {};
+  if (auto second = ask(transport::data::queryParts(scan, again, true), nullptr); !second) return second;
+  for (std::size_t k : again) byDigest[k] = !send[k];
+  return {};
+}
+
 // A directory hnowd does not list the same at that path (another
 // machine): packed here into a tree's bundle in a temp file, then
-// uploaded; hnowd unpacks it and sends that tree. What the pack leaves out
-// is said here, since hnowd sees only the bundle. 0 when hnowd lists the
-// same directory there (its own machine, a shared filesystem).
-Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::string& dir, const std::string& path) {
+// uploaded; hnowd unpacks it and sends that tree. hnowd keeps its copy
+// (under this host and path), so the bundle carries only the files that
+// copy lacks. What the pack leaves out is said here, since hnowd sees only
+// the bundle. 0 when hnowd lists the same directory there (its own
+// machine, a shared filesystem); `key` then stays empty.
+Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::string& dir, const std::string& path,
+                                         std::string& key) {
   auto listing = transport::data::treeListingDigest(dir);
   if (!listing) return Error{"cannot read the directory " + dir + ": " + listing.error().message};
   auto seen = client.seesTree(path, *listing);
   if (!seen) return Error{"cannot ask hnowd about " + dir + ": " + seen.error().message};
   if (*seen) return std::uint64_t{0};
+  std::fprintf(stderr, "packing %s to upload it to hnowd, which does not see it at that path...\n", dir.c_str());
+  transport::data::TreeDigestCache digests;
+  auto scan = transport::data::scanTree(dir, digests);
+  if (!scan) return Error{"cannot read the directory " + dir + ": " + scan.error().message};
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  key = std::string(host) + ":" + path;
+  std::vector<bool> send(scan->entries.size(), false), byDigest(scan->entries.size(), false);
+  if (auto asked = askKept(client, key, *scan, send, byDigest); !asked) {
+    std::fprintf(stderr, "hnow: uploading %s whole: %s\n", dir.c_str(), asked.error().message.c_str());
+    key.clear();
+    send.assign(send.size(), true);
+    byDigest.assign(byDigest.size(), false);
+  }
   std::error_code error;
   const std::string scratch = (std::filesystem::temp_directory_path(error) / "hnow-upload-XXXXXX").string();
   std::vector<char> name(scratch.begin(), scratch.end());
@@ -388,20 +435,27 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
   const int fd = ::mkostemp(name.data(), O_CLOEXEC);
   if (fd < 0) return Error{"cannot make a temp file to pack " + dir + " into: " + std::strerror(errno)};
   ::unlink(name.data());  // gone with its descriptor, whatever happens
-  std::fprintf(stderr, "packing %s to upload it to hnowd, which does not see it at that path...\n", dir.c_str());
-  auto packed = transport::data::packTree(dir, fd);
+  auto packed = transport::data::packTree(dir, *scan, send, byDigest, fd);
   if (!packed) {
     ::close(fd);
     return Error{"cannot pack " + dir + ": " + packed.error().message};
   }
+  std::vector<transport::data::TreeProblem> refused = scan->refused;
+  refused.insert(refused.end(), packed->refused.begin(), packed->refused.end());
   constexpr std::size_t kShown = 100;
-  for (std::size_t k = 0; k < packed->refused.size() && k < kShown; ++k)
-    std::fprintf(stderr, "left out of %s: %s: %s\n", dir.c_str(), printable(packed->refused[k].path).c_str(),
-                 printable(packed->refused[k].why).c_str());
-  if (packed->refused.size() > kShown)
-    std::fprintf(stderr, "left out of %s: %zu more entries\n", dir.c_str(), packed->refused.size() - kShown);
-  std::fprintf(stderr, "uploading %s (%llu files, %s) to hnowd...\n", dir.c_str(),
-               static_cast<unsigned long long>(packed->files), bytesText(static_cast<double>(packed->size)).c_str());
+  for (std::size_t k = 0; k < refused.size() && k < kShown; ++k)
+    std::fprintf(stderr, "left out of %s: %s: %s\n", dir.c_str(), printable(refused[k].path).c_str(),
+                 printable(refused[k].why).c_str());
+  if (refused.size() > kShown)
+    std::fprintf(stderr, "left out of %s: %zu more entries\n", dir.c_str(), refused.size() - kShown);
+  const std::uint64_t files = scan->files - packed->refused.size();
+  if (packed->files < files)
+    std::fprintf(stderr, "uploading %s (%llu of its %llu files, %s; hnowd holds the rest from the last upload) to hnowd...\n",
+                 dir.c_str(), static_cast<unsigned long long>(packed->files), static_cast<unsigned long long>(files),
+                 bytesText(static_cast<double>(packed->size)).c_str());
+  else
+    std::fprintf(stderr, "uploading %s (%llu files, %s) to hnowd...\n", dir.c_str(),
+                 static_cast<unsigned long long>(packed->files), bytesText(static_cast<double>(packed->size)).c_str());
   ::lseek(fd, 0, SEEK_SET);
   auto id = client.uploadFile(fd, packed->size);
   ::close(fd);
@@ -414,7 +468,8 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
 // streamed to hnowd first; the upload's id, or 0 when hnowd reads FILE
 // itself (its own machine, a shared filesystem). `tree`: the upload is a
 // directory's bundle.
-Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file, bool& tree) {
+Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file, bool& tree,
+                                     std::string& treeKey) {
   tree = false;
   if (file == "-") {
     if (::isatty(STDIN_FILENO)) return Error{"send - reads standard input; pipe a file or a tar into it"};
@@ -427,7 +482,7 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
   std::error_code error;
   const std::string path = std::filesystem::absolute(file, error).string();
   if (::stat(file.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    auto id = uploadTreeIfUnseen(client, file, path);
+    auto id = uploadTreeIfUnseen(client, file, path, treeKey);
     tree = id && *id != 0;
     return id;
   }
@@ -470,7 +525,8 @@ int runSendCommand(const SendOptions& options) {
   if (!client) return exitCode;
   std::error_code error;
   bool uploadIsTree = false;
-  auto upload = uploadIfUnseen(*client, options.file, uploadIsTree);
+  std::string uploadKey;
+  auto upload = uploadIfUnseen(*client, options.file, uploadIsTree, uploadKey);
   if (!upload) {
     std::fprintf(stderr, "hnow: %s\n", upload.error().message.c_str());
     return 1;
@@ -487,7 +543,8 @@ int runSendCommand(const SendOptions& options) {
                                        options.untilAll,
                                        *maxRate,
                                        uploadIsTree,
-                                       options.force};
+                                       options.force,
+                                       uploadKey};
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

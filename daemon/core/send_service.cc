@@ -153,14 +153,19 @@ void SendService::start(SendRequest request, Started started) {
     // sent as any directory (only what each agent lacks moves).
     request.uploadIsTree = false;
     const std::string bundle = request.path;
-    return plane_.unpackUpload(bundle, [this, request, started](const Result<std::string>& dir) mutable {
+    // With a key, only what hnowd's kept copy lacked: unpacked over it, kept after the send.
+    const bool kept = !request.uploadKey.empty();
+    auto unpacked = [this, request, started, kept](const Result<std::string>& dir) mutable {
       if (!dir) return started(dir.error());
       request.path = *dir;
       request.scratch = true;
-      request.scratchSource = std::shared_ptr<const void>(
-          nullptr, [plane = &plane_, path = *dir](const void*) { plane->dropScratch(path); });
+      request.scratchSource = std::shared_ptr<const void>(nullptr, [plane = &plane_, path = *dir, kept](const void*) {
+        kept ? plane->releaseKept(path) : plane->dropScratch(path);
+      });
       start(std::move(request), std::move(started));
-    });
+    };
+    if (kept) return plane_.unpackKept(request.uploadKey, bundle, unpacked);
+    return plane_.unpackUpload(bundle, unpacked);
   }
   auto receivers = receiversOf(request);
   if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));

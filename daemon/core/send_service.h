@@ -41,6 +41,10 @@ struct SendRequest {
   // `path` is a client's directory uploaded as a tree's bundle: unpacked
   // here first, then sent as a tree (docs/tree-send.md).
   bool uploadIsTree = false;
+  // With uploadIsTree: the bundle holds only what hnowd's kept copy of the
+  // client's directory under this key lacked (SourcePlane::keptHeld); it is
+  // unpacked over that copy, which is then sent. "": the whole tree.
+  std::string uploadKey{};
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
@@ -80,6 +84,10 @@ class SendService final : public TransferObserver {
   // Whether the directory at `path` here has the listing digest
   // `listingHex` (a client's, treeListingDigest); `done` once, later.
   void seesTree(const std::string& path, const std::string& listingHex, std::function<void(bool same)> done);
+  // What hnowd's kept copy of a client's directory lacks (SourcePlane::keptHeld).
+  void keptHeld(const std::string& key, const std::string& index, SourcePlane::KeptHeld done) {
+    plane_.keptHeld(key, index, std::move(done));
+  }
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
   // Told of every send that ends, after its record is finished.

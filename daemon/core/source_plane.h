@@ -89,6 +89,25 @@ class SourcePlane {
   virtual void unpackUpload(const std::string& /*bundlePath*/, UnpackedUpload done) {
     done(Error{"this plane cannot send trees"});
   }
+  // A client's directory kept from its last upload under `key` (its host
+  // and path; docs/tree-send.md, "From the client's machine"), so the next
+  // upload carries only what changed. keptHeld: what that copy lacks of a
+  // part of the tree's index (as an agent answers treeHeld), refused while
+  // a send from it runs. unpackKept: the upload's bundle (the files the
+  // copy lacked, the rest listed held) unpacked over the copy in place,
+  // `done` with its path, a send from it running until releaseKept(path).
+  struct KeptAnswer {
+    std::vector<std::uint32_t> missing;
+    std::vector<std::uint32_t> sameSize;
+  };
+  using KeptHeld = std::function<void(const Result<KeptAnswer>& answer)>;
+  virtual void keptHeld(const std::string& /*key*/, const std::string& /*index*/, KeptHeld done) {
+    done(Error{"this plane keeps no uploaded trees"});
+  }
+  virtual void unpackKept(const std::string& /*key*/, const std::string& /*bundlePath*/, UnpackedUpload done) {
+    done(Error{"this plane keeps no uploaded trees"});
+  }
+  virtual void releaseKept(const std::string& /*dir*/) {}
   // --compress (send_compression.h): what compressing the `size` bytes at
   // `path` would give, from samples of it (milliseconds: on the caller's thread).
   virtual Result<CompressionSample> sampleCompression(const std::string& /*path*/, std::uint64_t /*size*/) {

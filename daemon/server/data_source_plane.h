@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -36,6 +37,9 @@ class DataSourcePlane final : public SourcePlane {
   void dropScratch(const std::string& bundlePath) override;
   void listTree(const std::string& path, Listed done) override;
   void unpackUpload(const std::string& bundlePath, UnpackedUpload done) override;
+  void keptHeld(const std::string& key, const std::string& index, KeptHeld done) override;
+  void unpackKept(const std::string& key, const std::string& bundlePath, UnpackedUpload done) override;
+  void releaseKept(const std::string& dir) override { keptBusy_.erase(dir); }
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;
   void compressFile(const std::string& path, std::uint64_t size, Compressed done) override;
   void serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
@@ -68,13 +72,26 @@ class DataSourcePlane final : public SourcePlane {
     Received done;
   };
   std::map<std::string, Receive> receiving_;
+  // Kept trees (kept_trees.cc) a send runs from, by path: not asked about
+  // nor unpacked over until it ends.
+  std::set<std::string> keptBusy_;
+  std::string keptPath(const std::string& key) const;
   // Hashes, scans, packs and compressions under way, answered on the kj
   // thread; last, so it is gone (its threads waited for) before the rest.
   transport::OffThread work_;
 };
 
+// A client's tree bundle at `bundlePath` unpacked as the directory `dir`
+// (its parent must exist), as unpackTree does with `atomic` and
+// `deleteOthers`; the bundle is removed, whatever the outcome.
+Result<transport::data::UnpackedTree> unpackUploadedBundle(const std::string& bundlePath, const std::string& dir,
+                                                           bool atomic, bool deleteOthers);
+
 // Removes the bundles, compressed files and unpacked trees an earlier
 // hnowd left in `bundleDir` (no send of theirs lives on); how many.
 std::size_t sweepBundles(const std::string& bundleDir);
+// Removes the staging directories an unpack over a kept tree (kept_trees.cc)
+// left when hnowd stopped mid-way; the kept trees stay. How many.
+std::size_t sweepKeptStaging(const std::string& bundleDir);
 
 }  // namespace hnow::daemon

@@ -309,6 +309,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   if (std::size_t n = daemon::sweepBundles(config.dataDir + "/trees"))
     spdlog::warn("removed {} tree bundle(s) and compressed file(s) an earlier hnowd left in {}/trees", n,
                  config.dataDir);
+  if (std::size_t n = daemon::sweepKeptStaging(config.dataDir + "/trees"))
+    spdlog::warn("removed {} staging director(ies) an earlier hnowd left unpacking over a kept tree in {}/trees/kept",
+                 n, config.dataDir);
   if (std::size_t n = daemon::sweepUploads(config.dataDir + "/uploads"))
     spdlog::warn("removed {} upload(s) an earlier hnowd left in {}/uploads", n, config.dataDir);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,

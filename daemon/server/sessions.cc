@@ -129,6 +129,8 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
     request.path = *path;
     request.scratch = true;
     request.uploadIsTree = in.getUploadIsTree();
+    request.uploadKey = in.getUploadKey();
+    if (!request.uploadKey.empty() && !request.uploadIsTree) transport::refuse("uploadKey names no tree upload");
   } else if (in.getUploadIsTree()) {
     transport::refuse("uploadIsTree names no upload");
   }
@@ -242,6 +244,26 @@ kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
   auto pending = transport::pendingAnswer<bool>();
   sends_->seesTree(params.getPath(), hex, [answer = pending.answer](bool same) { answer(same); });
   return pending.promise.then([context](kj::Own<bool> same) mutable { context.getResults().setSame(*same); });
+}
+
+kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
+  if (!sends_) transport::refuse("this hnowd cannot send files");
+  auto params = context.getParams();
+  const std::string key = params.getKey();
+  if (key.empty()) transport::refuse("a kept tree's key is empty");
+  const auto index = params.getIndex();
+  using Answer = Result<SourcePlane::KeptAnswer>;
+  auto pending = transport::pendingAnswer<Answer>();
+  sends_->keptHeld(key, std::string(reinterpret_cast<const char*>(index.begin()), index.size()),
+                   [answer = pending.answer](const Answer& held) { answer(held); });
+  return pending.promise.then([context](kj::Own<Answer> held) mutable {
+    if (!*held) transport::refuse(held->error().message);
+    auto results = context.getResults();
+    auto missing = results.initMissing(static_cast<unsigned>((*held)->missing.size()));
+    for (unsigned i = 0; i < missing.size(); ++i) missing.set(i, (*held)->missing[i]);
+    auto sameSize = results.initSameSize(static_cast<unsigned>((*held)->sameSize.size()));
+    for (unsigned i = 0; i < sameSize.size(); ++i) sameSize.set(i, (*held)->sameSize[i]);
+  });
 }
 
 kj::Promise<void> ClientSessionServer::upload(UploadContext context) {

@@ -62,6 +62,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // A file of the client's: does hnowd see it, else its upload.
   kj::Promise<void> sees(SeesContext context) override;
   kj::Promise<void> seesTree(SeesTreeContext context) override;
+  kj::Promise<void> keptHeld(KeptHeldContext context) override;
   kj::Promise<void> upload(UploadContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;

@@ -19,6 +19,7 @@
 #include "server/data_source_plane.h"
 #include "transport/data/tree_bundle.h"
 #include "transport/data/tree_fs.h"
+#include "transport/data/tree_query.h"
 #include "transport/data/tree_walk.h"
 
 namespace hnow::daemon {
@@ -61,55 +62,11 @@ struct DataSourcePlane::Scan {
 
 namespace {
 
-// Each part of a query stays well under one message (transport's 1 MiB).
-constexpr std::size_t kQueryPartBytes = 512 * 1024;
-
-// The most bytes one entry takes in a plain index (tree_bundle.h: varints
-// of at most 10 bytes); parts are cut by these, so a part's frame, never
-// larger than zstd's bound on 512 KiB, fits a message too.
-std::size_t plainBytesAtMost(const transport::data::TreeEntry& e) {
-  return 1 + 10 + 10 + e.path.size() + 10 + 10 + (e.kind == transport::data::TreeEntryKind::kFile ? 10 + 10 + 32 : 0) +
-         (e.kind == transport::data::TreeEntryKind::kSymlink ? 10 + e.target.size() : 0);
-}
-
-// The files `files` (scan entries, in order) of `scan` in parts, each with
-// the directories its files lie in, their digests listed when `withSha256`.
+// The files `files` of `scan` as hnowd asks the agents about them (tree_query.h).
 TreeQueries splitQueries(const transport::data::ScannedTree& scan, const std::vector<std::size_t>& files,
                          bool withSha256) {
-  std::map<std::string, std::int64_t> dirOf;  // a directory's path to its scan entry
-  for (std::size_t k = 0; k < scan.entries.size(); ++k)
-    if (scan.entries[k].kind == transport::data::TreeEntryKind::kDirectory)
-      dirOf[scan.entries[k].path] = static_cast<std::int64_t>(k);
-  TreeQueries out;
-  std::vector<transport::data::TreeEntry> part;
-  std::vector<std::int64_t> ordinals;
-  std::set<std::string> listed;
-  std::size_t bytes = 0;
-  auto close = [&] {
-    if (part.empty()) return;
-    out.parts.push_back(transport::data::queryIndexOf(part, withSha256));
-    out.ordinals.push_back(std::move(ordinals));
-    part.clear(), ordinals.clear(), listed.clear(), bytes = 0;
-  };
-  for (std::size_t k : files) {
-    const auto& e = scan.entries[k];
-    if (e.kind != transport::data::TreeEntryKind::kFile) continue;
-    if (bytes > kQueryPartBytes) close();
-    // Its directories, top first, each once per part.
-    for (auto slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1)) {
-      const std::string dir = e.path.substr(0, slash);
-      if (!listed.insert(dir).second) continue;
-      const std::int64_t at = dirOf.at(dir);
-      part.push_back(scan.entries[static_cast<std::size_t>(at)]);
-      ordinals.push_back(-1);
-      bytes += plainBytesAtMost(part.back());
-    }
-    part.push_back(e);
-    ordinals.push_back(static_cast<std::int64_t>(k));
-    bytes += plainBytesAtMost(e);
-  }
-  close();
-  return out;
+  auto parts = transport::data::queryParts(scan, files, withSha256);
+  return TreeQueries{std::move(parts.parts), std::move(parts.ordinals)};
 }
 
 }  // namespace
@@ -247,20 +204,9 @@ void DataSourcePlane::unpackUpload(const std::string& bundlePath, UnpackedUpload
   const std::string dir = newScratchPath(".tree");
   work_.run<Result<std::string>>(
       [bundlePath, dir]() -> Result<std::string> {
-        const std::filesystem::path target(dir);
         std::error_code ignored;
-        std::filesystem::create_directories(target.parent_path(), ignored);
-        const int bundleFd = ::open(bundlePath.c_str(), O_RDONLY | O_CLOEXEC);
-        const int parentFd = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        Result<transport::data::UnpackedTree> unpacked =
-            bundleFd < 0 || parentFd < 0
-                ? Result<transport::data::UnpackedTree>(Error{std::string("cannot open the uploaded tree: ") +
-                                                              std::strerror(errno)})
-                : transport::data::unpackTree(bundleFd, parentFd, target.filename().string(),
-                                              target.parent_path().string(), true);
-        if (bundleFd >= 0) ::close(bundleFd);
-        if (parentFd >= 0) ::close(parentFd);
-        ::unlink(bundlePath.c_str());  // the tree is all the send needs now
+        std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ignored);
+        auto unpacked = unpackUploadedBundle(bundlePath, dir, true, false);
         if (!unpacked) return Error{"cannot unpack the client's uploaded tree: " + unpacked.error().message};
         if (!unpacked->failed.empty())
           return Error{"cannot unpack the client's uploaded tree: " + printable(unpacked->failed.front().path) + ": " +
@@ -268,6 +214,23 @@ void DataSourcePlane::unpackUpload(const std::string& bundlePath, UnpackedUpload
         return dir;
       },
       [done](Result<std::string>& unpacked) { done(unpacked); });
+}
+
+Result<transport::data::UnpackedTree> unpackUploadedBundle(const std::string& bundlePath, const std::string& dir,
+                                                           bool atomic, bool deleteOthers) {
+  const std::filesystem::path target(dir);
+  const int bundleFd = ::open(bundlePath.c_str(), O_RDONLY | O_CLOEXEC);
+  const int parentFd = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  Result<transport::data::UnpackedTree> unpacked =
+      bundleFd < 0 || parentFd < 0
+          ? Result<transport::data::UnpackedTree>(Error{std::string("cannot open the uploaded tree: ") +
+                                                        std::strerror(errno)})
+          : transport::data::unpackTree(bundleFd, parentFd, target.filename().string(), target.parent_path().string(),
+                                        atomic, deleteOthers);
+  if (bundleFd >= 0) ::close(bundleFd);
+  if (parentFd >= 0) ::close(parentFd);
+  ::unlink(bundlePath.c_str());  // the tree is all the send needs now
+  return unpacked;
 }
 
 std::size_t sweepBundles(const std::string& bundleDir) {

@@ -310,7 +310,7 @@ TEST_CASE("an agent writes a tree's files into its staging while the bundle is s
   CHECK(cluster.log("agent-1").find("files written as it landed") != std::string::npos);
 }
 
-TEST_CASE("a directory hnowd does not see at the client's path is packed, uploaded and sent as a tree, and sent again moves only what changed") {
+TEST_CASE("a directory hnowd does not see at the client's path is packed, uploaded and sent as a tree, and sent again uploads and moves only what changed") {
   TestCluster cluster("--agents 2 --uplink-mbps 400");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const fs::path top = makeCourseTree(cluster.dir.path);
@@ -335,10 +335,14 @@ TEST_CASE("a directory hnowd does not see at the client's path is packed, upload
   auto report = nlohmann::json::parse(first.out);
   REQUIRE(report["copies"].size() == 2);
   for (const auto& copy : report["copies"]) CHECK(differences(treeOf(copy["path"].get<std::string>()), expected) == "");
-  // Again after one file changed on the laptop: the whole tree is uploaded
-  // again, and only the changed file moves to the agents.
+  const std::size_t files = report["tree"]["files"].get<std::size_t>();
+  // Again after one file changed on the laptop: hnowd kept its copy of the
+  // tree, so only the changed file is uploaded, and only it moves to the agents.
   auto second = runCommand("unshare --mount sh -c '" + laptop + "echo changed > /mnt/course/secret.txt && " + send + "'");
   REQUIRE_MESSAGE(second.status == 0, (second.err + second.out));
+  CHECK(second.err.find("uploading /mnt/course (1 of its " + std::to_string(files) +
+                        " files, ") != std::string::npos);
+  CHECK(second.err.find("hnowd holds the rest from the last upload") != std::string::npos);
   report = nlohmann::json::parse(second.out);
   CHECK(report["tree"]["sent_files"] == 1);
   for (const auto& copy : report["copies"])
@@ -348,13 +352,77 @@ TEST_CASE("a directory hnowd does not see at the client's path is packed, upload
   REQUIRE(ops.size() >= 1);
   CHECK(ops[0]["summary"]["file"] == "/mnt/course");
   CHECK(ops[0]["summary"]["uploaded"] == true);
-  // hnowd keeps nothing of the uploads once their sends ended.
-  std::size_t left = 0;
+  // hnowd keeps no bundle, upload or scratch tree once the sends ended:
+  // only its copy of the client's tree, for the next upload.
+  std::size_t left = 0, kept = 0;
   std::error_code error;
-  for (const auto& e : fs::recursive_directory_iterator(cluster.dir.path / "hnowd", error))
-    left += e.path().extension() == ".tree" || e.path().extension() == ".bundle" ||
-            e.path().parent_path().filename() == "uploads";
+  const fs::path keptDir = cluster.dir.path / "hnowd" / "trees" / "kept";
+  for (auto e = fs::recursive_directory_iterator(cluster.dir.path / "hnowd", error);
+       e != fs::recursive_directory_iterator(); e.increment(error)) {
+    if (e->path() == keptDir) {
+      e.disable_recursion_pending();
+      continue;
+    }
+    left += e->path().extension() == ".tree" || e->path().extension() == ".bundle" ||
+            e->path().parent_path().filename() == "uploads";
+  }
   CHECK(left == 0);
+  fs::path copy;
+  for (const auto& e : fs::directory_iterator(keptDir, error))
+    if (e.is_directory()) ++kept, copy = e.path();
+  REQUIRE(kept == 1);
+  // The copy is hnowd's mirror of the laptop's tree, the changed file included.
+  auto mirrored = expected;
+  CHECK(readWhole(copy / "secret.txt") == "changed\n");
+  mirrored.erase("secret.txt");
+  auto held = treeOf(copy);
+  held.erase("secret.txt");
+  CHECK(differences(held, mirrored) == "");
+}
+
+TEST_CASE("while a send runs from hnowd's copy of a client's directory, another upload of it goes whole, and both land") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  if (::geteuid() != 0 || runCommand("unshare --mount true").status != 0) {
+    MESSAGE("skipped: needs root and unshare (a private mount namespace)");
+    return;
+  }
+  const fs::path top = cluster.dir.path / "course";
+  fs::create_directories(top / "lib");
+  std::ofstream(top / "lib" / "notes.txt") << "week 1";
+  writeRandomFile(top / "a.bin", 4 << 20, 1);
+  const std::string laptop = "mount -t tmpfs none /mnt && cp -a " + top.string() + " /mnt/course && ";
+  auto fromLaptop = [&](const std::string& dest, const std::string& extra) {
+    return runCommand("unshare --mount sh -c '" + laptop +
+                      cluster.hnow("send /mnt/course --dest " + dest + " --json " + extra) + "'");
+  };
+  auto first = fromLaptop("courses/a", "");
+  REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
+
+  // a.bin changed; sent at 8 Mbit/s to a new --dest, about 4 s from hnowd's copy.
+  const std::string bytes = writeRandomFile(top / "a.bin", 4 << 20, 2);
+  hnow::testing::ProcessResult slow;
+  std::thread slowSend([&] { slow = fromLaptop("courses/slow", "--max-rate 8M"); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool running = false;
+  while (!running && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto ops = nlohmann::json::parse(runCommand(cluster.hnow("ops --json")).out)["operations"];
+    running = !ops.empty() && ops[0]["kind"] == "send" && ops[0]["status"] == "running";
+  }
+  auto meanwhile = fromLaptop("courses/b", "");
+  slowSend.join();
+  CHECK(running);
+  REQUIRE_MESSAGE(meanwhile.status == 0, (meanwhile.err + meanwhile.out));
+  CHECK(meanwhile.err.find("uploading /mnt/course whole: a send of this directory from this machine is running") !=
+        std::string::npos);
+  REQUIRE_MESSAGE(slow.status == 0, (slow.err + slow.out));
+  CHECK(slow.err.find("(1 of its 2 files, ") != std::string::npos);
+  for (int a = 1; a <= 2; ++a)
+    for (const char* dest : {"courses/slow", "courses/b"}) {
+      CHECK(readWhole(cluster.root(a) / dest / "a.bin") == bytes);
+      CHECK(readWhole(cluster.root(a) / dest / "lib" / "notes.txt") == "week 1");
+    }
 }
 
 TEST_CASE("a directory renamed in the source tree is not sent again: each agent copies its files from their old paths, and --delete removes those") {
