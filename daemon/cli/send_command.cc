@@ -1,6 +1,7 @@
 #include "cli/send_command.h"
 
 #include <fcntl.h>
+#include <openssl/sha.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -15,11 +17,13 @@
 #include <vector>
 
 #include "base/bit_rate.h"
+#include "base/hex.h"
 #include "base/printable.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
 #include "cli/text_file.h"
 #include "transport/data/tree_bundle.h"
+#include "transport/data/tree_digest_file.h"
 #include "transport/data/tree_query.h"
 #include "transport/data/tree_walk.h"
 
@@ -371,6 +375,21 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
 
 namespace {
 
+// Where the client keeps the digests of the directory `path` between sends
+// (tree_digest_file.h): $XDG_CACHE_HOME/hnow/trees, else ~/.cache/hnow/trees,
+// one file per directory; "" when neither is set (then hashed every time).
+std::string treeDigestFile(const std::string& path) {
+  std::string base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+    base = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home == '/')
+    base = std::string(home) + "/.cache";
+  if (base.empty()) return "";
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(path.data()), path.size(), digest);
+  return base + "/hnow/trees/" + hexOf(digest, sizeof digest);
+}
+
 // What hnowd's kept copy of the directory under `key` lacks (SourcePlane::
 // keptHeld), both rounds as hnowd asks its agents: `send` marks the files
 // to upload, `byDigest` those held with another mtime (their digest goes
@@ -415,9 +434,15 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
   if (!seen) return Error{"cannot ask hnowd about " + dir + ": " + seen.error().message};
   if (*seen) return std::uint64_t{0};
   std::fprintf(stderr, "packing %s to upload it to hnowd, which does not see it at that path...\n", dir.c_str());
-  transport::data::TreeDigestCache digests;
+  const std::string remembered = treeDigestFile(path);
+  transport::data::TreeDigestCache digests =
+      remembered.empty() ? transport::data::TreeDigestCache{} : transport::data::loadTreeDigests(remembered);
   auto scan = transport::data::scanTree(dir, digests);
   if (!scan) return Error{"cannot read the directory " + dir + ": " + scan.error().message};
+  if (!remembered.empty())
+    if (auto saved = transport::data::saveTreeDigests(remembered, path, *scan); !saved)
+      std::fprintf(stderr, "hnow: cannot remember the digests of %s (the next send hashes it again): %s\n",
+                   dir.c_str(), saved.error().message.c_str());
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   key = std::string(host) + ":" + path;

@@ -323,7 +323,9 @@ TEST_CASE("a directory hnowd does not see at the client's path is packed, upload
     MESSAGE("skipped the upload of an unseen directory: needs root and unshare (a private mount namespace)");
     return;
   }
-  const std::string laptop = "mount -t tmpfs none /mnt && cp -a " + top.string() + " /mnt/course && ";
+  // The client keeps its digests under XDG_CACHE_HOME: the test's own directory, not the tester's home.
+  const std::string laptop = "export XDG_CACHE_HOME=" + (cluster.dir.path / "cache").string() +
+                             " && mount -t tmpfs none /mnt && cp -a " + top.string() + " /mnt/course && ";
   const std::string send = cluster.hnow("send /mnt/course --dest courses/laptop --json");
   auto first = runCommand("unshare --mount sh -c '" + laptop + send + "'");
   REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
@@ -391,7 +393,9 @@ TEST_CASE("while a send runs from hnowd's copy of a client's directory, another 
   fs::create_directories(top / "lib");
   std::ofstream(top / "lib" / "notes.txt") << "week 1";
   writeRandomFile(top / "a.bin", 4 << 20, 1);
-  const std::string laptop = "mount -t tmpfs none /mnt && cp -a " + top.string() + " /mnt/course && ";
+  // The client keeps its digests under XDG_CACHE_HOME: the test's own directory, not the tester's home.
+  const std::string laptop = "export XDG_CACHE_HOME=" + (cluster.dir.path / "cache").string() +
+                             " && mount -t tmpfs none /mnt && cp -a " + top.string() + " /mnt/course && ";
   auto fromLaptop = [&](const std::string& dest, const std::string& extra) {
     return runCommand("unshare --mount sh -c '" + laptop +
                       cluster.hnow("send /mnt/course --dest " + dest + " --json " + extra) + "'");
