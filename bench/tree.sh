@@ -9,11 +9,16 @@
 #   onefile    hnow send of a tar of the tree (tar -cf, made once and timed
 #              apart), read in place by hnowd;
 #   stdin      tar -cf - | hnow send - (the tar streamed to hnowd, then sent);
+#   laptop     hnow send DIR from "a laptop": a private mount namespace where
+#              the tree appears at a path hnowd does not see, so the client
+#              uploads it (hnowd's kept copy and the client's digests removed
+#              first); time: the whole command, upload included;
 #   rsync-par  rsync to every agent at once;
 #   rsync-seq  rsync to one agent after another.
 # Then a second send after 1% of the files changed and 10 were deleted:
 # hnow send DIR --delete again (only what changed moves) against rsync-par
-# --delete into the first rep's copies; time and bytes moved.
+# --delete into the first rep's copies; time and bytes moved; and laptop's
+# second upload (only the files hnowd's kept copy lacks) into l-0.
 # Medians of REPS; each time against the Kumar-Ross bound of the lab's rates
 # for the bundle's size, max(F/u_s, F/d_min, N·F/(u_s + Σu_i)), and tree's.
 #   --links netns: shaped namespaces (tests/netns/lab.sh, tc), root only; an
@@ -318,10 +323,24 @@ rsync_all() {
 
 # hnow_checked FILE DEST COUNT: one hnow send, checked (COUNT files on every
 # agent unless empty); prints the report.
+# hnow send as the client: on hnowd's host, or with LAPTOP=1 on "a laptop":
+# a private mount namespace where WHAT appears as /mnt/course, a path hnowd
+# does not see, so the client uploads it (its digests kept in DIR/client-cache).
+send_as_client() {
+  local what=$1
+  shift
+  if [ "${LAPTOP:-}" != 1 ]; then hnow_send "$what" "$@"; return; fi
+  local -a client
+  if [ "$LINKS" = netns ]; then client=("$LAB" hnow --dir "$DIR"); else client=("$HNOW" --config "$DIR/client.toml"); fi
+  XDG_CACHE_HOME="$DIR/client-cache" unshare --mount sh -c \
+    'mount -t tmpfs none /mnt && mkdir /mnt/course && mount --bind "$0" /mnt/course && exec "$@"' \
+    "$what" "${client[@]}" send /mnt/course "$@"
+}
+
 hnow_checked() {
   local what=$1 dest=$2 count=$3 report
   shift 3
-  report=$(hnow_send "$what" --dest "$dest" --json ${COMPRESS:+--compress "$COMPRESS"} "$@" 2>"$DIR/send.err") || {
+  report=$(send_as_client "$what" --dest "$dest" --json ${COMPRESS:+--compress "$COMPRESS"} "$@" 2>"$DIR/send.err") || {
     echo "bench/tree.sh: hnow send $what --dest $dest --json failed on $lab (exit $?):" >&2
     cat "$DIR/send.err" >&2
     [ -z "$report" ] || jq -c '{failed, skipped, tree}' <<<"$report" >&2 || true
@@ -398,6 +417,15 @@ for lab in "${labs[@]}"; do
           t=$(jq .actual_s <<<"$report")
           predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
           echo "bench/tree.sh: $lab tree-auto rep $r: $(jq -c '.compression' <<<"$report")" >&2 ;;
+        laptop)
+          # A first upload each rep: hnowd's kept copy and the client's digests gone.
+          rm -rf "$DIR/hnowd/trees/kept" "$DIR/client-cache"
+          start=$(now)
+          report=$(LAPTOP=1 hnow_checked "$SRC" "l-$r" "$FILES")
+          t=$(since "$start")
+          wall[$m]="${wall[$m]:-} $t"
+          predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
+          laptop_first=$(sed -n 's/^uploading .* (\(.*\)) to hnowd.*/\1/p' "$DIR/send.err" | tail -1) ;;
         onefile)
           # The same tar elsewhere under an agent's root would be copied there, not sent.
           rm -f "$DIR"/agents/agent-*/files/*.tar
@@ -423,7 +451,7 @@ for lab in "${labs[@]}"; do
     # Keep rep 0's tree and rsync-par copies for the second send.
     for a in "$DIR"/agents/agent-*/files; do
       rm -rf "$a/f-$r.tar" "$a/p-$r.tar" "$a/s-$r" "$a/z-$r"
-      [ "$r" = 0 ] || rm -rf "$a/t-$r" "$a/r-$r"
+      [ "$r" = 0 ] || rm -rf "$a/t-$r" "$a/r-$r" "$a/l-$r"
     done
   done
 
@@ -445,6 +473,16 @@ for lab in "${labs[@]}"; do
   again_replaced=$(jq '[.copies[].tree.replaced] | add' <<<"$report")
   again_files=$(jq '[.copies[].tree.files] | add' <<<"$report")
   echo "bench/tree.sh: $lab second send tree: $again_t s" >&2
+  # The laptop's second send: only what hnowd's kept copy lacks is uploaded.
+  lap_t="" lap_up=""
+  if has laptop; then
+    start=$(now)
+    report=$(LAPTOP=1 hnow_checked "$SRC" l-0 "" --delete)
+    lap_t=$(since "$start")
+    lap_up=$(sed -n 's/^uploading .* (\(.*\)) to hnowd.*/\1/p' "$DIR/send.err" | tail -1)
+    lap_bytes=$(jq '.size * (.copies | length) + (.tree.query_bytes // 0)' <<<"$report")
+    echo "bench/tree.sh: $lab second send laptop: $lap_t s, uploaded $lap_up" >&2
+  fi
   # rsync's second send updates rsync-par's copies: only when it made them.
   rs_t="" rs_bytes=""
   if has rsync-par; then
@@ -519,10 +557,16 @@ for lab in "${labs[@]}"; do
   echo "|---|---:|---:|---:|---:|"
   awk -v t="$again_t" -v b="$again_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
     'BEGIN { printf "| tree --delete (bundle × %d agents + queries) | %.2f | %.3f | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
+  if [ -n "$lap_t" ]; then
+    lap_med=$(tr ' ' '\n' <<<"${times[laptop]}" | grep . | median)
+    awk -v t="$lap_t" -v b="$lap_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$lap_med" \
+      'BEGIN { printf "| laptop --delete (whole command, upload included; to the agents: bundle × %d + queries) | %.2f | %.3f (of laptop'"'"'s) | %d | %.2f |\n", n, t, t / f, b, b / (c * n) }'
+  fi
   [ -z "$rs_t" ] || awk -v t="$rs_t" -v b="$rs_bytes" -v c="$changed_bytes" -v n="$copies" -v f="$tree_med" \
     'BEGIN { printf "| rsync-par --delete (Total bytes sent, summed) | %.2f | %.3f | %d | %.2f |\n", t, t / f, b, b / (c * n) }'
   echo
   echo "Targets: bytes moved at most 1.1x the changed bytes per agent; the second send under 10% of the first's time."
+  [ -z "$lap_t" ] || echo "laptop: the first upload carried ${laptop_first:-?}; the second ${lap_up:-?}."
   echo
   printf 'hnow (time: actual_s) took %.2f s for the whole command. ' "$again_wall"
   echo "hnow's report: $again_files files published and $again_replaced replaced over all agents. After it, agent-1's t-0 holds $t0_files files, r-0 $r0_files, the source $src_files (--delete removed what the tree no longer names); differences from the source besides files only in t-0: t-0 $t0_diff, r-0 $r0_diff."
