@@ -45,10 +45,12 @@ std::string Receiver::listen(const std::string& host) {
 
 namespace {
 
-// What a single file's send lists of a root to find its bytes under another
-// path: enough for a lab's data root, and a bound on the walk for a root
-// that holds a whole disk.
-constexpr std::size_t kMaxFilesSearched = 100000;
+// The root `dest` lies in, opened to search it for bytes held under another
+// path (O_PATH; caller closes); -1 when there is none.
+int openSearchRoot(const std::vector<std::string>& roots, const std::string& dest) {
+  const std::string root = rootOf(roots, dest);
+  return root.empty() ? -1 : ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
 
 // The destination opened for `dest`, or hnowd's order refused with why (and logged).
 template <class Target>
@@ -100,6 +102,7 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   scratch->tree = true;
   scratch->atomic = order.atomic;
   scratch->deleteOthers = order.deleteOthers;
+  scratch->searchFd = openSearchRoot(roots_, order.dest);
   if (auto staged = stageTree(*scratch, order, t.bundle.fileFd); !staged) {
     ::close(t.bundle.fileFd);
     ::unlinkat(t.parentFd, t.bundle.tempName.c_str(), 0);
@@ -162,7 +165,10 @@ Result<transport::data::HeldFiles> Receiver::treeHeld(const std::vector<std::str
     return opened.error();
   }
   auto& [dir, path, name] = opened.value();
-  auto held = transport::data::missingFiles(*entries, dir, name);
+  // A file not at its path is looked for under the whole root dest lies in (docs/tree-send.md).
+  const int rootFd = openSearchRoot(roots, dest);
+  auto held = transport::data::missingFiles(*entries, dir, name, rootFd);
+  if (rootFd >= 0) ::close(rootFd);
   ::close(dir);
   return held;
 }
@@ -186,8 +192,8 @@ Result<Receiver::FileHolding> Receiver::fileHeld(const std::vector<std::string>&
   if (out.holding == DestHolding::kSame || out.holding == DestHolding::kSameSize) return out;
   // The same bytes under another path of the root (docs/send.md, "Under another path"): sizes first, no read.
   const std::string root = rootOf(roots, dest);
-  const int rootFd = root.empty() ? -1 : ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  transport::data::ContentFinder elsewhere(rootFd, kMaxFilesSearched);
+  const int rootFd = openSearchRoot(roots, dest);
+  transport::data::ContentFinder elsewhere(rootFd, transport::data::kMaxFilesSearched);
   if (!sha256 && elsewhere.hasSize(size)) out.holding = DestHolding::kSameSize;
   if (sha256)
     if (auto found = elsewhere.find(size, *sha256)) out.heldAt = root + "/" + *found;

@@ -38,6 +38,7 @@ Result<void> Receiver::stageTree(Scratch& s, const transport::ReceiveOrder& orde
   auto staging = transport::data::TreeStaging::open(s.parentFd, s.name, s.parentPath, bundleSize, order.atomic);
   if (!staging) return staging.error();
   s.staging = std::move(staging).value();
+  s.staging->searchUnder(s.searchFd);
   s.stagedAsLanded = true;
   s.bundleFd = ::dup(receivedFd);
   if (s.bundleFd < 0) return Error{std::string("cannot keep the bundle open: ") + std::strerror(errno)};

@@ -24,6 +24,7 @@ struct Receiver::Scratch {
   std::set<std::string> waiting;       // transfers not done yet
   std::vector<transport::data::TransferEvent> done;
   int parentFd = -1;  // the destination's directory
+  int searchFd = -1;  // a tree: the root dest lies in, where held files not at their path are looked for
   std::string name, parentPath;
   std::string receivedName;  // the scratch file as received (its receive's final name, a temp name)
   bool tree = false;
@@ -60,6 +61,7 @@ struct Receiver::Scratch {
     if (outputFd >= 0) ::close(outputFd);
     if (!outputName.empty() && !published) ::unlinkat(parentFd, outputName.c_str(), 0);
     if (parentFd >= 0) ::close(parentFd);
+    if (searchFd >= 0) ::close(searchFd);  // after the staging, which borrows it
   }
 };
 

@@ -337,6 +337,23 @@ send_as_client() {
     "$what" "${client[@]}" send /mnt/course "$@"
 }
 
+# Only KEEP of rep 0's copies (t-0, r-0, l-0; "all": every one) under the
+# agents' roots, the others aside: a second send must not find the changed
+# files in another method's copy, which the agent would copy instead.
+root_holds_only() {
+  local keep=$1 a d
+  for a in "$DIR"/agents/agent-*/; do
+    a=${a%/}
+    for d in t-0 r-0 l-0; do
+      if [ "$keep" = all ] || [ "$d" = "$keep" ]; then
+        [ ! -e "$a/aside/$d" ] || mv "$a/aside/$d" "$a/files/"
+      else
+        [ ! -e "$a/files/$d" ] || mv "$a/files/$d" "$a/aside/"
+      fi
+    done
+  done
+}
+
 hnow_checked() {
   local what=$1 dest=$2 count=$3 report
   shift 3
@@ -427,8 +444,6 @@ for lab in "${labs[@]}"; do
           predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")"
           laptop_first=$(sed -n 's/^uploading .* (\(.*\)) to hnowd.*/\1/p' "$DIR/send.err" | tail -1) ;;
         onefile)
-          # The same tar elsewhere under an agent's root would be copied there, not sent.
-          rm -f "$DIR"/agents/agent-*/files/*.tar
           start=$(now)
           report=$(hnow_checked "$DIR/tree.tar" "f-$r.tar" "")
           wall[$m]="${wall[$m]:-} $(since "$start")"
@@ -436,7 +451,6 @@ for lab in "${labs[@]}"; do
           predicted[$m]="${predicted[$m]:-} $(jq .predicted_s <<<"$report")" ;;
         stdin)
           # The baseline as a user types it: tar streamed into hnow send -.
-          rm -f "$DIR"/agents/agent-*/files/*.tar
           start=$(now)
           report=$(tar -cf - -C "$SRC" . | hnow_checked - "p-$r.tar" "")
           wall[$m]="${wall[$m]:-} $(since "$start")"
@@ -447,9 +461,19 @@ for lab in "${labs[@]}"; do
       esac
       times[$m]="${times[$m]:-} $t"
       echo "bench/tree.sh: $lab $m rep $r: $t s" >&2
+      # An agent copies the files it holds anywhere under its root instead of
+      # receiving them (docs/tree-send.md): each method's copy leaves the
+      # root before the next method runs. Rep 0's tree, laptop and rsync-par
+      # copies come back for the second send.
+      for a in "$DIR"/agents/agent-*/; do  # the agents' directories, not their configs
+        a=${a%/}
+        mkdir -p "$a/aside"
+        for d in "t-$r" "z-$r" "l-$r" "r-$r" "s-$r" "f-$r.tar" "p-$r.tar"; do
+          [ ! -e "$a/files/$d" ] || mv "$a/files/$d" "$a/aside/"
+        done
+      done
     done
-    # Keep rep 0's tree and rsync-par copies for the second send.
-    for a in "$DIR"/agents/agent-*/files; do
+    for a in "$DIR"/agents/agent-*/aside; do
       rm -rf "$a/f-$r.tar" "$a/p-$r.tar" "$a/s-$r" "$a/z-$r"
       [ "$r" = 0 ] || rm -rf "$a/t-$r" "$a/r-$r" "$a/l-$r"
     done
@@ -459,6 +483,7 @@ for lab in "${labs[@]}"; do
   mut=$(python3 -c "$GEN" mutate "$SRC" "$SEED")
   changed=$(kv changed "$mut") changed_bytes=$(kv changed_bytes "$mut") deleted=$(kv deleted "$mut")
   echo "bench/tree.sh: $lab second send: $changed files changed ($changed_bytes bytes), $deleted deleted" >&2
+  root_holds_only t-0
   start=$(now)
   # Not checked for LEFT files per copy: a build that sends only what changed
   # may count only what it published; agent-1's copy is compared below.
@@ -476,6 +501,7 @@ for lab in "${labs[@]}"; do
   # The laptop's second send: only what hnowd's kept copy lacks is uploaded.
   lap_t="" lap_up=""
   if has laptop; then
+    root_holds_only l-0
     start=$(now)
     report=$(LAPTOP=1 hnow_checked "$SRC" l-0 "" --delete)
     lap_t=$(since "$start")
@@ -486,6 +512,7 @@ for lab in "${labs[@]}"; do
   # rsync's second send updates rsync-par's copies: only when it made them.
   rs_t="" rs_bytes=""
   if has rsync-par; then
+    root_holds_only r-0
     rsync_all par r-0 --delete
     rs_t=$RS_T rs_bytes=$RS_BYTES
     echo "bench/tree.sh: $lab second send rsync-par: $rs_t s, $rs_bytes bytes" >&2
@@ -494,6 +521,7 @@ for lab in "${labs[@]}"; do
   # of the tree (and tree-auto): from the agents' logs.
   tails=$(cat "$DIR"/logs/agent-*.log 2>/dev/null |
     sed -n 's|.*unpacked .*/t-[0-9]* in \([0-9.]*\) s after its last byte.*: \([0-9]*\) files (.*0 held already.*|\1|p' || true)
+  root_holds_only all
   # What agent-1 holds now against the source.
   src_files=$(find "$SRC" -type f | wc -l)
   t0_files=$(find "$DIR/agents/agent-1/files/t-0" -type f | wc -l)

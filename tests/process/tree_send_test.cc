@@ -138,6 +138,8 @@ TEST_CASE("a directory sent to every agent arrives as the same tree, and a symli
       CHECK(differences(treeOf(dest), expected) == "");
       CHECK(partFiles(dest.parent_path()) == 0);  // no bundle, no staging directory left
     }
+    // Gone before the next algorithm's send: an agent would copy the files it holds under its root.
+    for (int a = 1; a <= 3; ++a) fs::remove_all(cluster.root(a) / "courses");
   }
   // hnowd's bundles go with their sends.
   std::size_t bundles = 0;
@@ -427,6 +429,36 @@ TEST_CASE("while a send runs from hnowd's copy of a client's directory, another 
       CHECK(readWhole(cluster.root(a) / dest / "a.bin") == bytes);
       CHECK(readWhole(cluster.root(a) / dest / "lib" / "notes.txt") == "week 1");
     }
+}
+
+TEST_CASE("a tree's files an agent holds elsewhere under its root are copied there, not sent: a course sent again under a new --dest") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = cluster.dir.path / "course";
+  fs::create_directories(top / "v1");
+  const std::string video = writeRandomFile(top / "v1" / "video.bin", 3 << 20, 11);
+  auto first = runCommand(cluster.hnow("send " + top.string() + " --dest terms/fall --json"));
+  REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
+
+  // Next term's tree: the same video under another name, one new file.
+  const fs::path next = cluster.dir.path / "next";
+  fs::create_directories(next / "lectures");
+  fs::copy_file(top / "v1" / "video.bin", next / "lectures" / "week1.bin");
+  std::ofstream(next / "lectures" / "notes.txt") << "new this term";
+  auto again = runCommand(cluster.hnow("send " + next.string() + " --dest terms/spring --json"));
+  REQUIRE_MESSAGE(again.status == 0, (again.err + again.out));
+  auto report = nlohmann::json::parse(again.out);
+  CHECK(report["tree"]["sent_files"] == 1);  // notes.txt alone
+  CHECK(report["size"].get<std::uint64_t>() < (1 << 20));
+  REQUIRE(report["copies"].size() == 2);
+  for (const auto& copy : report["copies"]) {
+    CHECK(copy["tree"]["copied"] == 1);
+    CHECK(copy["tree"]["failed_count"] == 0);
+    const fs::path dest = copy["path"].get<std::string>();
+    CHECK(readWhole(dest / "lectures" / "week1.bin") == video);
+    CHECK(readWhole(dest / "lectures" / "notes.txt") == "new this term");
+    CHECK(readWhole(dest.parent_path() / "fall" / "v1" / "video.bin") == video);  // the source stays
+  }
 }
 
 TEST_CASE("a directory renamed in the source tree is not sent again: each agent copies its files from their old paths, and --delete removes those") {

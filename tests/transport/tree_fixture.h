@@ -165,10 +165,14 @@ inline Result<transport::data::UnpackedTree> unpackInto(int bundleFd, const std:
 }
 
 // missingFiles for `name` in the directory `parent`.
+// `searchUnder`: the directory where a file not at its path is looked for ("": the tree itself).
 inline transport::data::HeldFiles heldIn(const std::vector<transport::data::TreeEntry>& entries,
-                                         const std::string& parent, const std::string& name) {
+                                         const std::string& parent, const std::string& name,
+                                         const std::string& searchUnder = "") {
   const int parentFd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  auto out = transport::data::missingFiles(entries, parentFd, name);
+  const int searchFd = searchUnder.empty() ? -1 : ::open(searchUnder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  auto out = transport::data::missingFiles(entries, parentFd, name, searchFd);
+  if (searchFd >= 0) ::close(searchFd);
   ::close(parentFd);
   return out;
 }

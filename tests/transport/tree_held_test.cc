@@ -338,6 +338,26 @@ TEST_CASE("a file moved inside the tree on the agent is found by its digest, not
   }
 }
 
+TEST_CASE("a file held under another tree of the search root is found by its digest, and without the search root it is missing") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  copyTree(s, "last-term");  // the agent holds the files under another tree of its root
+  TreeDigestCache cache;
+  const ScannedTree scan = scanOf(s / "tree", cache);
+  const auto plain = queryEntries(scan, false);
+  const std::uint32_t b = ordinalOf(plain, "d/b.bin");
+  // Only the tree itself: nothing there, so every non-empty file is missing.
+  const HeldFiles alone = heldIn(plain, s.path, "dest");
+  CHECK(std::find(alone.missing.begin(), alone.missing.end(), b) != alone.missing.end());
+  // The whole root: a file of its size elsewhere asks for the digest, which then finds it.
+  const HeldFiles first = heldIn(plain, s.path, "dest", s.path);
+  CHECK(std::find(first.sameSize.begin(), first.sameSize.end(), b) != first.sameSize.end());
+  const auto withDigests = queryEntries(scan, true);
+  const HeldFiles second = heldIn(withDigests, s.path, "dest", s.path);
+  CHECK(std::find(second.missing.begin(), second.missing.end(), ordinalOf(withDigests, "d/b.bin")) ==
+        second.missing.end());
+}
+
 TEST_CASE("a moved file whose bytes changed before the unpack is not copied: that entry fails and says to send again") {
   Scratch s;
   makeSmallTree(s / "tree");

@@ -167,12 +167,15 @@ std::string queryIndexOf(const std::vector<TreeEntry>& entries, bool withSha256)
 //    or some other path under `name` a file of its size.
 // Same size and mtime is held. Symlinks on the way are not followed (a
 // path through one is missing). A missing `name` (or one that is not a
-// single name) holds nothing.
+// single name) holds nothing. `searchFd` (borrowed; -1: `name` itself) is
+// where a file not at its path is looked for: an agent's whole root (at
+// most kMaxFilesSearched files listed).
 struct HeldFiles {
   std::vector<std::uint32_t> missing;
   std::vector<std::uint32_t> sameSize;
 };
-HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name);
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name,
+                       int searchFd = -1);
 
 struct PackedTree {
   std::vector<TreeEntry> entries;

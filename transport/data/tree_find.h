@@ -16,6 +16,11 @@
 
 namespace hnow::transport::data {
 
+// What a search under an agent's whole root lists at most (a single file's
+// send, a tree's files not in its own tree): enough for a lab's data root,
+// and a bound on the walk for a root that holds a whole disk.
+inline constexpr std::size_t kMaxFilesSearched = 100000;
+
 class ContentFinder {
  public:
   // Under the directory `topFd` (borrowed, O_PATH will do; -1: finds

@@ -98,15 +98,16 @@ bool isHnowTempName(const std::string& name) {
   return true;
 }
 
-HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name) {
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name, int searchFd) {
   HeldFiles out;
   // Not a single name (unpackTree would refuse it): nothing is held.
   const bool single = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
   const int topFd = single ? ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
   DirWalk dirs(topFd);
   // Not at its path: the same bytes may be under another (a file renamed
-  // or moved inside the tree), copied from there when the tree is unpacked.
-  ContentFinder elsewhere(topFd);
+  // or moved inside the tree, or elsewhere under the root), copied from
+  // there when the tree is unpacked.
+  ContentFinder elsewhere(searchFd >= 0 ? searchFd : topFd, searchFd >= 0 ? kMaxFilesSearched : SIZE_MAX);
   for (std::size_t k = 0; k < entries.size(); ++k) {
     const TreeEntry& e = entries[k];
     if (e.kind != TreeEntryKind::kFile) continue;

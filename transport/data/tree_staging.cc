@@ -319,7 +319,9 @@ Result<void> TreeStaging::writeRest(int bundleFd) {
   const int heldFd =
       anyHeld ? ::openat(parentFd_, name_.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
   if (heldFd >= 0) held.emplace(heldFd);
-  ContentFinder elsewhere(heldFd);
+  ContentFinder elsewhere(searchFd_ >= 0 ? searchFd_ : heldFd, searchFd_ >= 0 ? kMaxFilesSearched : SIZE_MAX);
+  std::optional<DirWalk> searched;  // the root found paths are relative to, when not the tree
+  if (searchFd_ >= 0) searched.emplace(searchFd_);
   DirWalk* heldTree = held ? &*held : nullptr;
   Result<void> outcome;
   for (std::size_t k = 0; k < entries.size() && outcome; ++k) {
@@ -334,13 +336,19 @@ Result<void> TreeStaging::writeRest(int bundleFd) {
     } else if (atomic_ || (e.withSha256 && !regularOfSize(heldTree, e))) {
       // Not at its path (in place: only then): the same bytes under another path, if any.
       std::string from = e.path;
+      DirWalk* fromTree = heldTree;
+      bool moved = false;
       if (!regularOfSize(heldTree, e) && e.withSha256)
-        if (auto found = elsewhere.find(e.size, e.sha256)) from = *found;
-      if (!atomic_ && from == e.path) continue;  // publishInPlace finds it gone and says so
+        if (auto found = elsewhere.find(e.size, e.sha256)) {
+          from = *found;
+          fromTree = searched ? &*searched : heldTree;
+          moved = true;
+        }
+      if (!atomic_ && !moved) continue;  // publishInPlace finds it gone and says so
       auto dirFd = dirs.open(dirName(e.path));
-      outcome = dirFd ? copyHeld(heldTree, from, *dirFd, e) : Result<void>(dirFd.error());
+      outcome = dirFd ? copyHeld(fromTree, from, *dirFd, e) : Result<void>(dirFd.error());
       if (!outcome) outcome = Error{"cannot write \"" + printable(e.path) + "\": " + outcome.error().message};
-      if (outcome && from != e.path) ++copied_;
+      if (outcome && moved) ++copied_;
     }
   }
   held.reset();

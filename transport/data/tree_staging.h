@@ -63,6 +63,11 @@ std::uint64_t landedFromStart(std::vector<LandedSpan> spans);
   // copied in, with `atomic`), syncs, and publishes as unpackTree says.
   Result<UnpackedTree> finish(int bundleFd, bool deleteOthers);
 
+  // Where a held file not at its path is looked for and copied from
+  // (missingFiles' `searchFd`): `rootFd` (borrowed; it must outlive the
+  // staging), an agent's whole root. Unset: the tree `name` itself.
+  void searchUnder(int rootFd) { searchFd_ = rootFd; }
+
   // advance() failed: nothing more is written, and finish() says why.
   bool failed() const { return failed_.has_value(); }
   // Files written into the staging so far (with their bytes), for logs.
@@ -89,6 +94,7 @@ std::uint64_t landedFromStart(std::vector<LandedSpan> spans);
   int stageFd_;
   std::uint64_t bundleSize_;
   bool atomic_;
+  int searchFd_ = -1;
   std::optional<TreeIndex> index_;
   std::vector<bool> written_;          // per entry of the index
   std::vector<std::uint32_t> pending_; // files with bytes in the bundle not written yet, by offset
