@@ -14,6 +14,19 @@ inline std::string shortNumber(double x) {
   return buffer;
 }
 
+// A byte count in binary units, one decimal: "1.5 MiB".
+inline std::string bytesText(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, "%.1f %s", b, units[u]);
+  return out;
+}
+
 // Wall-clock time since construction, for the "seconds" a plan reports.
 class Stopwatch {
  public:

@@ -1,7 +1,6 @@
 #include "cli/send_command.h"
 
 #include <fcntl.h>
-#include <openssl/sha.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,14 +16,13 @@
 #include <vector>
 
 #include "base/bit_rate.h"
-#include "base/hex.h"
 #include "base/printable.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
+#include "cli/number_format.h"
+#include "cli/send_upload.h"
 #include "cli/text_file.h"
 #include "transport/data/tree_bundle.h"
-#include "transport/data/tree_digest_file.h"
-#include "transport/data/tree_query.h"
 #include "transport/data/tree_walk.h"
 
 namespace hnow::cli {
@@ -40,18 +38,6 @@ constexpr auto kStallLimit = 30s;
 constexpr auto kFinishingLimit = 10min;
 // Past this many nodes a stripe's tree is told by its shape, not its edges.
 constexpr std::size_t kEdgesListedUpTo = 16;
-
-std::string bytesText(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char out[32];
-  std::snprintf(out, sizeof out, "%.1f %s", b, units[u]);
-  return out;
-}
 
 // Progress on stderr, so `--json` output on stdout stays clean.
 class Progress {
@@ -372,161 +358,6 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
   chart.makespan = std::max(s.predictedS, s.elapsedS);
   return renderGanttSvg(chart);
 }
-
-namespace {
-
-// Where the client keeps the digests of the directory `path` between sends
-// (tree_digest_file.h): $XDG_CACHE_HOME/hnow/trees, else ~/.cache/hnow/trees,
-// one file per directory; "" when neither is set (then hashed every time).
-std::string treeDigestFile(const std::string& path) {
-  std::string base;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
-    base = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home == '/')
-    base = std::string(home) + "/.cache";
-  if (base.empty()) return "";
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(path.data()), path.size(), digest);
-  return base + "/hnow/trees/" + hexOf(digest, sizeof digest);
-}
-
-// What hnowd's kept copy of the directory under `key` lacks (SourcePlane::
-// keptHeld), both rounds as hnowd asks its agents: `send` marks the files
-// to upload, `byDigest` those held with another mtime (their digest goes
-// in the bundle, so hnowd checks them again).
-Result<void> askKept(CoordinatorClient& client, const std::string& key, const transport::data::ScannedTree& scan,
-                     std::vector<bool>& send, std::vector<bool>& byDigest) {
-  auto ask = [&](const transport::data::QueryParts& q, std::vector<std::size_t>* sameSize) -> Result<void> {
-    for (std::size_t i = 0; i < q.parts.size(); ++i) {
-      auto held = client.keptHeld(key, q.parts[i]);
-      if (!held) return held.error();
-      const auto& ordinals = q.ordinals[i];
-      auto entry = [&](std::uint32_t o) -> std::int64_t { return o < ordinals.size() ? ordinals[o] : -1; };
-      for (std::uint32_t o : held->missing)
-        if (entry(o) >= 0) send[static_cast<std::size_t>(entry(o))] = true;
-      if (sameSize)
-        for (std::uint32_t o : held->sameSize)
-          if (entry(o) >= 0) sameSize->push_back(static_cast<std::size_t>(entry(o)));
-    }
-    return {};
-  };
-  std::vector<std::size_t> all(scan.entries.size()), again;
-  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
-  if (auto first = ask(transport::data::queryParts(scan, all, false), &again); !first) return first;
-  if (again.empty()) return {};
-  if (auto second = ask(transport::data::queryParts(scan, again, true), nullptr); !second) return second;
-  for (std::size_t k : again) byDigest[k] = !send[k];
-  return {};
-}
-
-// A directory hnowd does not list the same at that path (another
-// machine): packed here into a tree's bundle in a temp file, then
-// uploaded; hnowd unpacks it and sends that tree. hnowd keeps its copy
-// (under this host and path), so the bundle carries only the files that
-// copy lacks. What the pack leaves out is said here, since hnowd sees only
-// the bundle. 0 when hnowd lists the same directory there (its own
-// machine, a shared filesystem); `key` then stays empty.
-Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::string& dir, const std::string& path,
-                                         std::string& key) {
-  auto listing = transport::data::treeListingDigest(dir);
-  if (!listing) return Error{"cannot read the directory " + dir + ": " + listing.error().message};
-  auto seen = client.seesTree(path, *listing);
-  if (!seen) return Error{"cannot ask hnowd about " + dir + ": " + seen.error().message};
-  if (*seen) return std::uint64_t{0};
-  std::fprintf(stderr, "packing %s to upload it to hnowd, which does not see it at that path...\n", dir.c_str());
-  const std::string remembered = treeDigestFile(path);
-  transport::data::TreeDigestCache digests =
-      remembered.empty() ? transport::data::TreeDigestCache{} : transport::data::loadTreeDigests(remembered);
-  auto scan = transport::data::scanTree(dir, digests);
-  if (!scan) return Error{"cannot read the directory " + dir + ": " + scan.error().message};
-  if (!remembered.empty())
-    if (auto saved = transport::data::saveTreeDigests(remembered, path, *scan); !saved)
-      std::fprintf(stderr, "hnow: cannot remember the digests of %s (the next send hashes it again): %s\n",
-                   dir.c_str(), saved.error().message.c_str());
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  key = std::string(host) + ":" + path;
-  std::vector<bool> send(scan->entries.size(), false), byDigest(scan->entries.size(), false);
-  if (auto asked = askKept(client, key, *scan, send, byDigest); !asked) {
-    std::fprintf(stderr, "hnow: uploading %s whole: %s\n", dir.c_str(), asked.error().message.c_str());
-    key.clear();
-    send.assign(send.size(), true);
-    byDigest.assign(byDigest.size(), false);
-  }
-  std::error_code error;
-  const std::string scratch = (std::filesystem::temp_directory_path(error) / "hnow-upload-XXXXXX").string();
-  std::vector<char> name(scratch.begin(), scratch.end());
-  name.push_back('\0');
-  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd < 0) return Error{"cannot make a temp file to pack " + dir + " into: " + std::strerror(errno)};
-  ::unlink(name.data());  // gone with its descriptor, whatever happens
-  auto packed = transport::data::packTree(dir, *scan, send, byDigest, fd);
-  if (!packed) {
-    ::close(fd);
-    return Error{"cannot pack " + dir + ": " + packed.error().message};
-  }
-  std::vector<transport::data::TreeProblem> refused = scan->refused;
-  refused.insert(refused.end(), packed->refused.begin(), packed->refused.end());
-  constexpr std::size_t kShown = 100;
-  for (std::size_t k = 0; k < refused.size() && k < kShown; ++k)
-    std::fprintf(stderr, "left out of %s: %s: %s\n", dir.c_str(), printable(refused[k].path).c_str(),
-                 printable(refused[k].why).c_str());
-  if (refused.size() > kShown)
-    std::fprintf(stderr, "left out of %s: %zu more entries\n", dir.c_str(), refused.size() - kShown);
-  const std::uint64_t files = scan->files - packed->refused.size();
-  if (packed->files < files)
-    std::fprintf(stderr, "uploading %s (%llu of its %llu files, %s; hnowd holds the rest from the last upload) to hnowd...\n",
-                 dir.c_str(), static_cast<unsigned long long>(packed->files), static_cast<unsigned long long>(files),
-                 bytesText(static_cast<double>(packed->size)).c_str());
-  else
-    std::fprintf(stderr, "uploading %s (%llu files, %s) to hnowd...\n", dir.c_str(),
-                 static_cast<unsigned long long>(packed->files), bytesText(static_cast<double>(packed->size)).c_str());
-  ::lseek(fd, 0, SEEK_SET);
-  auto id = client.uploadFile(fd, packed->size);
-  ::close(fd);
-  if (!id) return Error{"cannot upload " + dir + " to hnowd: " + id.error().message};
-  return id;
-}
-
-// FILE from wherever the operator is: `-` (standard input) and a file or
-// directory hnowd does not see at the same path (another machine) are
-// streamed to hnowd first; the upload's id, or 0 when hnowd reads FILE
-// itself (its own machine, a shared filesystem). `tree`: the upload is a
-// directory's bundle.
-Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file, bool& tree,
-                                     std::string& treeKey) {
-  tree = false;
-  if (file == "-") {
-    if (::isatty(STDIN_FILENO)) return Error{"send - reads standard input; pipe a file or a tar into it"};
-    std::fputs("uploading standard input to hnowd...\n", stderr);
-    auto id = client.uploadFile(STDIN_FILENO, 0);
-    if (!id) return Error{"cannot upload standard input to hnowd: " + id.error().message};
-    return id;
-  }
-  struct stat info {};
-  std::error_code error;
-  const std::string path = std::filesystem::absolute(file, error).string();
-  if (::stat(file.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    auto id = uploadTreeIfUnseen(client, file, path, treeKey);
-    tree = id && *id != 0;
-    return id;
-  }
-  if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::uint64_t{0};
-  const std::int64_t mtime = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
-  auto seen = client.sees(path, static_cast<std::uint64_t>(info.st_size), mtime);
-  if (!seen) return Error{"cannot ask hnowd about " + file + ": " + seen.error().message};
-  if (*seen) return std::uint64_t{0};
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{"cannot read " + file + ": " + std::strerror(errno)};
-  std::fprintf(stderr, "uploading %s (%s) to hnowd, which does not see it at that path...\n", file.c_str(),
-               bytesText(static_cast<double>(info.st_size)).c_str());
-  auto id = client.uploadFile(fd, static_cast<std::uint64_t>(info.st_size));
-  ::close(fd);
-  if (!id) return Error{"cannot upload " + file + " to hnowd: " + id.error().message};
-  return id;
-}
-
-}  // namespace
 
 Result<double> sendMaxRate(const SendOptions& options) {
   if (options.maxRate.empty()) return 0.0;
