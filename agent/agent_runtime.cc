@@ -17,6 +17,7 @@
 #include "agent/receiver.h"
 #include "agent/source_file.h"
 #include "base/printable.h"
+#include "transport/held_lists_wire.h"
 #include "transport/gate_client.h"
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
@@ -169,11 +170,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
                [roots = runtime_.receiver().roots(), dest, query] { return Receiver::treeHeld(roots, dest, query); })
         .then([context](kj::Own<Result<transport::data::HeldFiles>> held) mutable {
           if (!*held) transport::refuse(held->error().message);
-          auto results = context.getResults();
-          auto missing = results.initMissing(static_cast<unsigned>((*held)->missing.size()));
-          for (unsigned i = 0; i < missing.size(); ++i) missing.set(i, (*held)->missing[i]);
-          auto sameSize = results.initSameSize(static_cast<unsigned>((*held)->sameSize.size()));
-          for (unsigned i = 0; i < sameSize.size(); ++i) sameSize.set(i, (*held)->sameSize[i]);
+          transport::setHeldLists(context.getResults(), **held);
         });
   }
   // A single file's send: what its destination already holds.

@@ -10,6 +10,7 @@
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
+#include "transport/held_lists_wire.h"
 #include "transport/auth.h"
 #include "transport/gate_client.h"
 #include "transport/link_wire.h"
@@ -189,12 +190,8 @@ Reply<transport::data::HeldFiles> CoordinatorClient::keptHeld(const std::string&
   auto request = s.session->keptHeldRequest();
   request.setKey(key);
   request.setIndex(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(index.data()), index.size()));
-  return s.waitWhileAnswering(request.send().then([](auto response) {
-    transport::data::HeldFiles held;
-    for (std::uint32_t o : response.getMissing()) held.missing.push_back(o);
-    for (std::uint32_t o : response.getSameSize()) held.sameSize.push_back(o);
-    return held;
-  }), "hnow: hnowd is comparing the directory with its copy from the last upload");
+  return s.waitWhileAnswering(request.send().then([](auto response) { return transport::heldListsOf(response); }),
+                              "hnow: hnowd is comparing the directory with its copy from the last upload");
 }
 
 Reply<std::uint64_t> CoordinatorClient::uploadFile(int fd, std::uint64_t size) {

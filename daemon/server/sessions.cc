@@ -11,6 +11,7 @@
 
 #include "base/hex.h"
 #include "server/link_values.h"
+#include "transport/held_lists_wire.h"
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
 #include "transport/pending_answer.h"
@@ -258,11 +259,7 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
                    [answer = pending.answer](const Answer& held) { answer(held); });
   return pending.promise.then([context](kj::Own<Answer> held) mutable {
     if (!*held) transport::refuse(held->error().message);
-    auto results = context.getResults();
-    auto missing = results.initMissing(static_cast<unsigned>((*held)->missing.size()));
-    for (unsigned i = 0; i < missing.size(); ++i) missing.set(i, (*held)->missing[i]);
-    auto sameSize = results.initSameSize(static_cast<unsigned>((*held)->sameSize.size()));
-    for (unsigned i = 0; i < sameSize.size(); ++i) sameSize.set(i, (*held)->sameSize[i]);
+    transport::setHeldLists(context.getResults(), transport::data::HeldFiles{(*held)->missing, (*held)->sameSize});
   });
 }
 
@@ -347,10 +344,8 @@ class RpcAgentLink final : public AgentLink {
     request.setIndex(bytes(index));
     tasks_.add(request.send().then(
         [done](auto response) {
-          HeldAnswer answer;
-          for (std::uint32_t o : response.getMissing()) answer.missing.push_back(o);
-          for (std::uint32_t o : response.getSameSize()) answer.sameSize.push_back(o);
-          done(answer);
+          auto held = transport::heldListsOf(response);
+          done(HeldAnswer{std::move(held.missing), std::move(held.sameSize)});
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
