@@ -406,6 +406,19 @@ struct SendReport {
   replaced @21 :List(Text);        # a file, --force: agents whose different file at --dest it replaces
   source @22 :Text;                # the agent that served the file, holding it already; "" hnowd
   copiedHere @23 :List(HeldCopy);  # a file: agents among `held` that wrote --dest from the same bytes under another path
+  groups @24 :List(BundleGroup);   # a tree sent as a bundle per group of agents by what they lack; empty: one bundle
+}
+
+struct BundleGroup {
+  agents @0 :List(Text);
+  sentFiles @1 :UInt64;            # files its bundle carries, and their bytes
+  sentBytes @2 :UInt64;
+  size @3 :UInt64;                 # the bundle as it moved (compressed or not)
+  algo @4 :Text;
+  predictedS @5 :Float64;
+  elapsedS @6 :Float64;
+  finished @7 :Bool;
+  error @8 :Text;                  # it could not start: why (its agents' copies failed)
 }
 
 struct HeldCopy {

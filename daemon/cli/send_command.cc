@@ -186,6 +186,34 @@ std::string treeSummaryText(const daemon::TreeSummary& t) {
   return out;
 }
 
+// A bundle per group of agents by what they lack: each group's line.
+std::string groupsText(const std::vector<daemon::BundleGroupStatus>& groups) {
+  std::string out;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const daemon::BundleGroupStatus& k = groups[g];
+    std::string agents;
+    for (const std::string& a : k.agents) agents += (agents.empty() ? "" : ", ") + a;
+    char line[400];
+    std::snprintf(line, sizeof line, "  bundle %zu of %zu, to %s: %llu files (%s)", g + 1, groups.size(),
+                  agents.c_str(), static_cast<unsigned long long>(k.sentFiles),
+                  bytesText(static_cast<double>(k.sentBytes)).c_str());
+    out += line;
+    if (!k.error.empty()) {
+      out += ", not sent: " + k.error + "\n";
+      continue;
+    }
+    std::snprintf(line, sizeof line, ", %s moved along %s: predicted %.2f s", bytesText(static_cast<double>(k.size)).c_str(),
+                  k.algo.c_str(), k.predictedS);
+    out += line;
+    if (k.finished) {
+      std::snprintf(line, sizeof line, ", actual %.2f s", k.elapsedS);
+      out += line;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 // One agent's unpack: what it published, and every entry it could not.
 std::string treeOutcomeText(const daemon::TreeOutcome& t) {
   char line[300];
@@ -307,7 +335,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
                   c.newParent.c_str(), c.reason.c_str());
     out += line;
   }
-  if (s.tree) out += treeSummaryText(*s.tree);
+  if (s.tree) out += treeSummaryText(*s.tree) + groupsText(s.groups);
   std::snprintf(line, sizeof line, "%-12s %-12s %10s %10s  %s\n", "node", "parent", "planned_s", "finished_s", "path");
   out += line;
   std::string ok, failed;

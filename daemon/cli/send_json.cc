@@ -97,6 +97,19 @@ std::string sendJson(const daemon::SendStatus& s) {
                     {"sent_bytes", s.tree->sentBytes}, {"atomic", s.tree->atomic},
                     {"delete", s.tree->deleteOthers},  {"query_bytes", s.tree->queryBytes},
                     {"refused_count", s.tree->refusedCount}, {"refused", problemsJson(s.tree->refused)}};
+  if (s.tree) {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const auto& g : s.groups)
+      groups.push_back({{"agents", g.agents},
+                        {"sent_files", g.sentFiles},
+                        {"sent_bytes", g.sentBytes},
+                        {"size", g.size},
+                        {"algo", g.algo},
+                        {"predicted_s", g.predictedS},
+                        {"actual_s", g.finished ? nlohmann::ordered_json(g.elapsedS) : nlohmann::ordered_json(nullptr)},
+                        {"error", g.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(g.error)}});
+    root["tree"]["groups"] = std::move(groups);
+  }
   if (!s.compression.algo.empty())
     root["compression"] = {{"algo", s.compression.algo},
                            {"plain_bytes", s.compression.plainBytes},

@@ -103,6 +103,8 @@ struct SendStatus {
   // A file: agents among `held` that wrote --dest from the same bytes
   // under another path of theirs (held_elsewhere.h).
   std::vector<HeldElsewhere> copiedHere;
+  // A tree sent as a bundle per group of agents; empty when one bundle went to all.
+  std::vector<BundleGroupStatus> groups{};
 };
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).

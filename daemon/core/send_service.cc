@@ -142,6 +142,7 @@ void SendService::seesTree(const std::string& path, const std::string& listingHe
 
 void SendService::start(SendRequest request, Started started) {
   finished_.forgetOldest(operations_);
+  forgetFamilies();
   if (request.untilAll && request.scratch) {
     plane_.dropScratch(request.path);
     return started(Error{"--until-all keeps a send owed to agents that are off, so its path must stay on "
@@ -389,25 +390,12 @@ void SendService::askAbout(SendRequest request, std::vector<AgentView> chosen, s
           spdlog::warn("a tree send was refused by its destinations: {}", held.error().message);
           return started(held.error());
         }
-        const std::uint64_t queryBytes = held->queryBytes;
-        plane_.packScanned(scan->id, held->missing, held->byDigest,
-                           [this, request, chosen, started, queryBytes](const Result<TreeBundle>& packed) {
-          if (!packed) return started(packed.error());
-          auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, *packed});
-          TreeSummary& s = bundle->bundle.summary;
-          s.atomic = request.atomic;
-          s.deleteOthers = request.deleteOthers;
-          s.queryBytes = queryBytes;
-          spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out, "
-                       "{} bytes of queries",
-                       request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount,
-                       s.queryBytes);
-          startPlanned(request, chosen, std::move(bundle), started);
-        });
+        packFor(request, chosen, scan, *held, started);
       });
 }
 
 std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
+  if (auto family = families_.find(operation); family != families_.end()) return familyStatus(*family->second);
   auto it = operations_.find(operation);
   if (it == operations_.end()) return std::nullopt;
   return it->second->status();
@@ -496,8 +484,8 @@ void SendService::endIfFinished(Running& running) {
     link->release(running.token);
   plane_.release(running.token);
   running.bundle.reset();
-  // A client's tree unpacked for this send goes now, whoever else still holds the request.
-  if (running.request.scratchSource) plane_.dropScratch(running.request.path);
+  // A client's tree unpacked for this send goes once no send of it (a
+  // group's bundle, send_groups.cc) still holds it.
   running.request.scratchSource.reset();
   for (const std::string& t : running.transferTokens()) {
     coordinator_.releaseToken(t);

@@ -19,6 +19,7 @@
 #include "core/source_plane.h"
 #include "core/striped_send.h"
 #include "core/transfer_observer.h"
+#include "core/tree_held.h"
 
 namespace hnow::daemon {
 
@@ -45,6 +46,12 @@ struct SendRequest {
   // client's directory under this key lacked (SourcePlane::keptHeld); it is
   // unpacked over that copy, which is then sent. "": the whole tree.
   std::string uploadKey{};
+  // A tree's bundle for one group of its agents (bundle_groups.h): group
+  // `group` (from 1) of `groups`, planned with `sourceShare` of hnowd's
+  // uplink, since the groups' bundles leave hnowd at once. Only the first
+  // lists the agents skipped. 0 of 0: the send is not split.
+  std::size_t group = 0, groups = 0;
+  double sourceShare = 1.0;
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
@@ -117,6 +124,20 @@ class SendService final : public TransferObserver {
   // packed with those files and sent (startPlanned).
   void askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
                 Started started);
+  // What the agents answered: one bundle for all of them, or a bundle per
+  // group by what they lack (bundle_groups.h) when that is predicted no
+  // slower by more than kGroupsSlower; packed, then sent.
+  void packFor(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
+               const HeldTree& held, Started started);
+  // The groups' bundles, each sent to its agents as a send of its own,
+  // all at once; the caller answered once every one has started (or could
+  // not), under one id whose status merges theirs.
+  struct Family;
+  void startGroups(SendRequest request, std::vector<std::vector<AgentView>> groups, std::vector<TreeBundle> bundles,
+                   TreeSummary whole, double boundS, Started started);
+  SendStatus familyStatus(const Family& family) const;
+  // Families whose every send is forgotten (FinishedOperations) go too.
+  void forgetFamilies();
   // A file: every agent asked what its destination holds (file_held.h);
   // those with the same bytes are left out of the plan, a different file
   // refuses the send unless --force.
@@ -155,6 +176,8 @@ class SendService final : public TransferObserver {
   void startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                     Started started, HeldAtDest atDest = {}, std::vector<AgentView> holders = {});
   struct Prepared;
+  // hnowd (its uplink as the plan takes it: its share, within --max-rate), then `chosen`.
+  std::vector<TreeNode> planNodes(const SendRequest& request, const std::vector<AgentView>& chosen) const;
   // The file as it goes (compressed or not) served along `plan`, and every agent told to receive it.
   // hnowd serves the file first (hashing it: seconds for a large one, off
   // the control thread), then orderAgents plans the running send and
@@ -178,6 +201,7 @@ class SendService final : public TransferObserver {
   std::function<std::string()> newToken_;  // 32 random bytes per send
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
   std::map<std::string, std::uint64_t> operationOfToken_;  // while its token is claimed
+  std::map<std::uint64_t, std::shared_ptr<Family>> families_;  // until their operations are forgotten
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
   std::function<void(const SendEnd&)> ended_;

@@ -44,12 +44,29 @@ static std::string summaryOf(const SendRequest& request, const SendTree& tree, s
          ",\"algo\":" + jsonString(request.algo) + ",\"plan\":" + jsonString(tree.algo) +
          ",\"size\":" + std::to_string(size) + compressFields + ",\"agents\":" + std::to_string(agents) +
          ",\"predicted_s\":" + jsonNumber(tree.predictedSeconds) + ",\"replan\":" + (request.replan ? "true" : "false") +
-         (tree.striped() ? ",\"stripes\":" + std::to_string(tree.stripeParents.size()) : std::string());
+         (tree.striped() ? ",\"stripes\":" + std::to_string(tree.stripeParents.size()) : std::string()) +
+         (request.groups > 1 ? ",\"group\":" + std::to_string(request.group) + ",\"groups\":" +
+                                   std::to_string(request.groups)
+                             : std::string());
 }
 
 // `,"key":[names]` for a record, or nothing when there are none.
 static std::string namesField(const char* key, const std::vector<std::string>& names) {
   return names.empty() ? "" : std::string(",\"") + key + "\":" + jsonStrings(names);
+}
+
+std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const std::vector<AgentView>& chosen) const {
+  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
+  std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
+  for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  nodes[0].rates.uplinkBytesPerSecond = source.plan * request.sourceShare;
+  nodes[0].rates.downlinkBytesPerSecond = source.plan;
+  // --max-rate: planned as every link the send uses is paced, at most it.
+  for (TreeNode& node : nodes) {
+    node.rates.uplinkBytesPerSecond = capped(node.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
+    node.rates.downlinkBytesPerSecond = capped(node.rates.downlinkBytesPerSecond, request.maxRateBytesPerSecond);
+  }
+  return nodes;
 }
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
@@ -62,16 +79,7 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   auto size = p->tree ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(p->sourcePath);
   if (!size) return started(size.error());
   p->size = *size;
-  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
-  p->nodes = {{kCoordinatorNode, "", {}}};
-  for (const AgentView& a : chosen) p->nodes.push_back({a.record.name, a.record.site, a.record.rates});
-  p->nodes[0].rates.uplinkBytesPerSecond = source.plan;
-  p->nodes[0].rates.downlinkBytesPerSecond = source.plan;
-  // --max-rate: planned as every link the send uses is paced, at most it.
-  for (TreeNode& node : p->nodes) {
-    node.rates.uplinkBytesPerSecond = capped(node.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
-    node.rates.downlinkBytesPerSecond = capped(node.rates.downlinkBytesPerSecond, request.maxRateBytesPerSecond);
-  }
+  p->nodes = planNodes(request, chosen);
   p->request = std::move(request);
   p->chosen = std::move(chosen);
   p->bundle = std::move(bundle);
@@ -212,7 +220,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     running->agents.push_back(a.record.name);
   }
   logPlan(request, file.size, chosen.size(), running->tree);
-  running->skipped = skippedOf(request);
+  if (request.group <= 1) running->skipped = skippedOf(request);
   for (const SkippedAgent& k : running->skipped) spdlog::info("  skipped {}: {}", k.node, k.why);
   running->stripes = std::move(stripes);
   for (std::size_t k = 0; k < running->stripes.size(); ++k) running->stripes[k].sha256Hex = file.stripeSha256Hex[k];

@@ -61,12 +61,14 @@ class SourcePlane {
   virtual Result<TreeQueries> digestQueries(std::uint64_t /*scanId*/, const std::vector<std::size_t>& /*files*/) {
     return Error{"this plane cannot send trees"};
   }
-  // A scan packed into a bundle on hnowd's disk (then sent as a file):
-  // the bytes of scan entry k only where `send[k]`, the other files listed
-  // as held, with their SHA-256 where `withSha256[k]`. The scan is dropped
-  // either way. `done` as scanTree's.
-  using Packed = std::function<void(const Result<TreeBundle>& bundle)>;
-  virtual void packScanned(std::uint64_t /*scanId*/, const std::vector<bool>& /*send*/,
+  // A scan packed into bundles on hnowd's disk (each then sent as a file),
+  // one per group of agents (bundle_groups.h): bundle g carries the bytes
+  // of scan entry k only where `sends[g][k]`, the other files listed as
+  // held, with their SHA-256 where `withSha256[k]`. The scan is dropped
+  // either way, and no bundle is left when one cannot be packed. `done` as
+  // scanTree's.
+  using Packed = std::function<void(const Result<std::vector<TreeBundle>>& bundles)>;
+  virtual void packScanned(std::uint64_t /*scanId*/, const std::vector<std::vector<bool>>& /*sends*/,
                            const std::vector<bool>& /*withSha256*/, Packed done) {
     done(Error{"this plane cannot send trees"});
   }

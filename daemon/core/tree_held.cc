@@ -95,6 +95,7 @@ void askMissing(const std::vector<std::string>& agents, const std::function<Agen
             any.byDigest[k] = any.byDigest[k] || one.byDigest[k];
           }
           any.queryBytes += one.queryBytes;
+          any.agentMissing.push_back(one.missing);
         }
         if (!refusals.empty()) return done(Error{"refused: " + refusals});
         done(any);

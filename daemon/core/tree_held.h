@@ -25,6 +25,8 @@ struct HeldTree {
   std::vector<bool> missing;     // some agent lacks it: the bundle carries its bytes
   std::vector<bool> byDigest;    // some agent holds it with another mtime: a held entry lists its SHA-256
   std::uint64_t queryBytes = 0;  // the indexes sent, all agents and rounds summed
+  // The union's: what each agent asked lacks (`missing` of its own), in the order asked.
+  std::vector<std::vector<bool>> agentMissing{};
 };
 
 // The second round's questions about `files` (scan entries), or why not.

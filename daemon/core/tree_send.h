@@ -44,6 +44,20 @@ struct TreeSummary {
   std::uint64_t queryBytes = 0;      // the indexes hnowd sent to ask what agents hold, all agents summed
 };
 
+// A tree whose agents lack different files goes as a bundle per group of
+// them (bundle_groups.h), each its own broadcast: one group's.
+struct BundleGroupStatus {
+  std::vector<std::string> agents;
+  std::uint64_t sentFiles = 0;  // files its bundle carries, and their bytes
+  std::uint64_t sentBytes = 0;
+  std::uint64_t size = 0;       // the bundle as it moved (compressed or not)
+  std::string algo;
+  double predictedS = 0.0;
+  double elapsedS = 0.0;
+  bool finished = false;
+  std::string error{};  // it could not start: why (its agents' copies failed)
+};
+
 // Questions to an agent about a tree's files (only what changed), in parts
 // that each fit one message: `parts[i]` is an index (compressed) of the
 // directories its files lie in, then the files; `ordinals[i][j]` is the
@@ -63,6 +77,7 @@ struct TreeScan {
   TreeSummary summary;
   std::vector<std::string> queries;
   std::vector<std::vector<std::int64_t>> ordinals;
+  std::vector<std::uint64_t> sizes{};  // per scan entry: a file's bytes (0 for a directory or symlink)
 };
 
 // A packed tree on hnowd's disk, sent as the file at `path`, removed when the send ends.

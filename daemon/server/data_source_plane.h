@@ -31,7 +31,7 @@ class DataSourcePlane final : public SourcePlane {
   bool isDirectory(const std::string& path) override;
   void scanTree(const std::string& path, Scanned done) override;
   Result<TreeQueries> digestQueries(std::uint64_t scanId, const std::vector<std::size_t>& files) override;
-  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, const std::vector<bool>& withSha256,
+  void packScanned(std::uint64_t scanId, const std::vector<std::vector<bool>>& sends, const std::vector<bool>& withSha256,
                    Packed done) override;
   void dropScan(std::uint64_t scanId) override { scans_.erase(scanId); }
   void dropScratch(const std::string& bundlePath) override;

@@ -100,6 +100,8 @@ Result<Walked> walkTree(const std::string& path, transport::data::TreeDigestCach
   TreeQueries first = splitQueries(*scanned, all, false);
   out.scan.queries = std::move(first.parts);
   out.scan.ordinals = std::move(first.ordinals);
+  out.scan.sizes.reserve(scanned->entries.size());
+  for (const auto& e : scanned->entries) out.scan.sizes.push_back(e.size);
   out.tree = std::move(scanned).value();
   return out;
 }
@@ -164,7 +166,7 @@ Result<TreeBundle> packInto(const std::string& dir, const transport::data::Scann
 
 }  // namespace
 
-void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>& send,
+void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<std::vector<bool>>& sends,
                                   const std::vector<bool>& withSha256, Packed done) {
   auto found = scans_.find(scanId);
   if (found == scans_.end()) return done(Error{"the tree's scan is gone; send again"});
@@ -173,11 +175,21 @@ void DataSourcePlane::packScanned(std::uint64_t scanId, const std::vector<bool>&
   std::error_code error;
   std::filesystem::create_directories(bundleDir_, error);
   if (error) return done(Error{"cannot create " + bundleDir_ + " for the tree's bundle: " + error.message()});
-  TreeBundle bundle;
-  bundle.path = newScratchPath(".bundle");
-  work_.run<Result<TreeBundle>>(
-      [scan, send, withSha256, bundle] { return packInto(scan->path, scan->tree, send, withSha256, bundle); },
-                                [done](Result<TreeBundle>& packed) { done(packed); });
+  std::vector<TreeBundle> bundles(sends.size());
+  for (TreeBundle& b : bundles) b.path = newScratchPath(".bundle");
+  work_.run<Result<std::vector<TreeBundle>>>(
+      [scan, sends, withSha256, bundles]() mutable -> Result<std::vector<TreeBundle>> {
+        for (std::size_t g = 0; g < sends.size(); ++g) {
+          auto packed = packInto(scan->path, scan->tree, sends[g], withSha256, bundles[g]);
+          if (!packed) {
+            for (std::size_t made = 0; made < g; ++made) ::unlink(bundles[made].path.c_str());
+            return packed.error();
+          }
+          bundles[g] = std::move(packed).value();
+        }
+        return bundles;
+      },
+      [done](Result<std::vector<TreeBundle>>& packed) { done(packed); });
 }
 
 void DataSourcePlane::dropScratch(const std::string& bundlePath) {

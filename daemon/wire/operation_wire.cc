@@ -121,6 +121,20 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
     copied[i].setAgent(s.copiedHere[i].agent);
     copied[i].setFrom(s.copiedHere[i].path);
   }
+  auto groups = out.initGroups(static_cast<unsigned>(s.groups.size()));
+  for (unsigned i = 0; i < groups.size(); ++i) {
+    const BundleGroupStatus& g = s.groups[i];
+    auto agents = groups[i].initAgents(static_cast<unsigned>(g.agents.size()));
+    for (unsigned a = 0; a < agents.size(); ++a) agents.set(a, g.agents[a]);
+    groups[i].setSentFiles(g.sentFiles);
+    groups[i].setSentBytes(g.sentBytes);
+    groups[i].setSize(g.size);
+    groups[i].setAlgo(g.algo);
+    groups[i].setPredictedS(g.predictedS);
+    groups[i].setElapsedS(g.elapsedS);
+    groups[i].setFinished(g.finished);
+    groups[i].setError(g.error);
+  }
 }
 
 SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
@@ -170,6 +184,19 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   for (auto n : in.getReplaced()) s.replaced.emplace_back(n);
   s.source = in.getSource();
   for (auto c : in.getCopiedHere()) s.copiedHere.push_back({c.getAgent(), c.getFrom()});
+  for (auto g : in.getGroups()) {
+    BundleGroupStatus group;
+    for (auto a : g.getAgents()) group.agents.emplace_back(a);
+    group.sentFiles = g.getSentFiles();
+    group.sentBytes = g.getSentBytes();
+    group.size = g.getSize();
+    group.algo = g.getAlgo();
+    group.predictedS = g.getPredictedS();
+    group.elapsedS = g.getElapsedS();
+    group.finished = g.getFinished();
+    group.error = g.getError();
+    s.groups.push_back(std::move(group));
+  }
   return s;
 }
 

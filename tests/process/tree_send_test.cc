@@ -488,3 +488,49 @@ TEST_CASE("a directory renamed in the source tree is not sent again: each agent 
     CHECK_FALSE(fs::exists(dest / "v1"));  // --delete: the old paths go once copied from
   }
 }
+
+TEST_CASE("an agent that lacks more of a tree than the others gets its own bundle: the others receive only what they lack") {
+  TestCluster cluster("--agents 3 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path top = cluster.dir.path / "course";
+  fs::create_directories(top / "videos");
+  std::ofstream(top / "index.html") << "week 1";
+  writeRandomFile(top / "videos" / "lecture.bin", 4 << 20, 31);
+  auto first = runCommand(cluster.hnow("send " + top.string() + " --dest course --json"));
+  REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
+  std::map<std::string, fs::path> dest;
+  const auto firstReport = nlohmann::json::parse(first.out);
+  for (const auto& copy : firstReport["copies"])
+    dest[copy["node"].get<std::string>()] = copy["path"].get<std::string>();
+  REQUIRE_MESSAGE(dest.size() == 3, first.out);
+
+  // agent-3 lost the lecture; this week the index changed everywhere.
+  fs::remove(dest["agent-3"] / "videos" / "lecture.bin");
+  std::ofstream(top / "index.html") << "week 2";
+  auto second = runCommand(cluster.hnow("send " + top.string() + " --dest course --json"));
+  REQUIRE_MESSAGE(second.status == 0, (second.err + second.out));
+  const auto report = nlohmann::json::parse(second.out);
+  REQUIRE(report["tree"]["groups"].size() == 2);
+  for (const auto& group : report["tree"]["groups"]) {
+    const bool lagging = group["agents"] == nlohmann::json::array({"agent-3"});
+    CHECK(group["sent_files"] == (lagging ? 2 : 1));
+    if (!lagging) CHECK(group["size"].get<std::uint64_t>() < 8192);  // the index, not the 4 MiB lecture
+    CHECK(group["error"].is_null());
+  }
+  CHECK(report["tree"]["sent_files"] == 2);  // some agent lacked each
+  CHECK(report["failed"].empty());
+  CHECK(report["copies"].size() == 3);
+  for (const auto& copy : report["copies"]) {
+    CHECK(copy["tree"]["files"] == (copy["node"] == "agent-3" ? 2 : 1));
+  }
+  const auto want = treeOf(top);
+  for (const auto& [agent, path] : dest) CHECK_MESSAGE(differences(treeOf(path), want) == "", agent);
+
+  // The text report names each bundle and its agents.
+  std::ofstream(top / "index.html") << "week 3";
+  fs::remove(dest["agent-1"] / "videos" / "lecture.bin");
+  auto text = runCommand(cluster.hnow("send " + top.string() + " --dest course"));
+  REQUIRE_MESSAGE(text.status == 0, (text.err + text.out));
+  CHECK_MESSAGE(text.out.find("bundle 1 of 2, to agent-1: 2 files") != std::string::npos, text.out);
+  CHECK_MESSAGE(text.out.find("bundle 2 of 2, to agent-2, agent-3: 1 files") != std::string::npos, text.out);
+}

@@ -21,6 +21,7 @@ using namespace std::chrono_literals;
 
 struct Agents {
   std::set<std::string> refusing;                              // agents that refuse the destination
+  std::set<std::string> refusingOrders;                        // agents that answer what they hold, then refuse to receive
   std::vector<std::pair<std::string, std::string>> receives;  // (agent, token)
   std::vector<std::string> pulls;                              // "agent<-address"
   std::vector<std::string> releases;                           // agent names
@@ -58,6 +59,7 @@ struct FakeAgent final : AgentLink {
     agents->receives.emplace_back(name, order.token);
     agents->orders.push_back(order);
     if (agents->refusing.count(name)) return done(Error{"'/etc/passwd' is outside this agent's roots"});
+    if (agents->refusingOrders.count(name)) return done(Error{"no space left on device"});
     done("/srv/" + name + "/" + order.dest);
   }
   void pull(const std::string& token, const std::string& parent) override {
@@ -180,7 +182,7 @@ struct RecordingPlane final : SourcePlane {
       if (path != "/data/course") return done(Error{"cannot open " + path});
       scans.insert(7);
       done(TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false, 0},
-                    {"part one", "part two"}, {{-1, 1}, {-1, 2}}});
+                    {"part one", "part two"}, {{-1, 1}, {-1, 2}}, scanSizes});
     });
   }
   // The second round asks about the files named, one part each ("digests of 2").
@@ -192,16 +194,28 @@ struct RecordingPlane final : SourcePlane {
     }
     return out;
   }
-  void packScanned(std::uint64_t scanId, const std::vector<bool>& send, const std::vector<bool>& withSha256,
-                   Packed done) override {
+  // Bundle g is "/state/trees/<g + 1>.bundle", of 64 MiB over g + 1.
+  void packScanned(std::uint64_t scanId, const std::vector<std::vector<bool>>& sends,
+                   const std::vector<bool>& withSha256, Packed done) override {
     scans.erase(scanId);
-    answer([this, send, withSha256, done] {
-      sent = send;
+    answer([this, sends, withSha256, done] {
+      packs = sends;
+      sent.assign(sends.front().size(), false);
+      for (const auto& s : sends)
+        for (std::size_t k = 0; k < s.size(); ++k) sent[k] = sent[k] || s[k];
       sentSha256 = withSha256;
-      files["/state/trees/1.bundle"] = 64 << 20;
-      bundles.insert("/state/trees/1.bundle");
-      done(TreeBundle{"/state/trees/1.bundle", 64 << 20,
-                      {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 1, 100, false, 0}});
+      std::vector<TreeBundle> out;
+      for (std::size_t g = 0; g < sends.size(); ++g) {
+        const std::string path = "/state/trees/" + std::to_string(g + 1) + ".bundle";
+        const std::uint64_t size = (64u << 20) / (g + 1);
+        files[path] = size;
+        bundles.insert(path);
+        std::uint64_t carried = 0;
+        for (bool s : sends[g]) carried += s;
+        out.push_back(TreeBundle{path, size, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, carried,
+                                              100 * carried, false, 0}});
+      }
+      done(out);
     });
   }
   // As the real plane's hashes, scans and packs, answered later (off its
@@ -240,7 +254,9 @@ struct RecordingPlane final : SourcePlane {
   int samples = 0, compressions = 0;
   std::vector<std::string> compressedFrom;
   std::set<std::uint64_t> scans;  // scanned, not packed or dropped
-  std::vector<bool> sent;         // the last pack's files to send
+  std::vector<std::uint64_t> scanSizes{0, 1000, 2000};  // the scan's entries' bytes
+  std::vector<std::vector<bool>> packs;  // the last pack's files to send, per bundle
+  std::vector<bool> sent;         // ... all bundles together
   std::vector<bool> sentSha256;   // ... and held files listed with their digest
   std::set<std::string> bundles;  // scratch files (bundles, compressed files) made and not dropped
   std::map<std::string, std::uint64_t> files{{"/data/image.iso", 64 << 20}};

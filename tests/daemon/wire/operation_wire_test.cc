@@ -57,6 +57,9 @@ SendStatus everyField(int seed) {
   s.replaced = {"agent-7"};
   s.source = "agent-4";
   s.copiedHere = {{"agent-5", "/srv/hnow/v1/image.iso"}};
+  s.groups = {{{"agent-1", "agent-2"}, 200, 7 << 20, (7 << 20) + 4096, "fnf", 1.5, 1.75, true, ""},
+              {{"agent-8"}, 400 + static_cast<unsigned>(seed), 21 << 20, 22 << 20, "flat", 2.5, 0.0, false,
+               "refused: agent-8: no space left on device"}};
   s.tree = TreeSummary{310, 305, 3u << 20, true, 1, {{"outside", "symlink to /etc leads outside the tree"}}};
   s.tree->sentFiles = 4, s.tree->sentBytes = 4096, s.tree->deleteOthers = true;
   s.tree->queryBytes = 2800u + static_cast<unsigned>(seed);
@@ -135,6 +138,18 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
   for (std::size_t i = 0; i < a.copiedHere.size(); ++i) {
     CHECK(a.copiedHere[i].agent == b.copiedHere[i].agent);
     CHECK(a.copiedHere[i].path == b.copiedHere[i].path);
+  }
+  REQUIRE(a.groups.size() == b.groups.size());
+  for (std::size_t i = 0; i < a.groups.size(); ++i) {
+    CHECK(a.groups[i].agents == b.groups[i].agents);
+    CHECK(a.groups[i].sentFiles == b.groups[i].sentFiles);
+    CHECK(a.groups[i].sentBytes == b.groups[i].sentBytes);
+    CHECK(a.groups[i].size == b.groups[i].size);
+    CHECK(a.groups[i].algo == b.groups[i].algo);
+    CHECK(a.groups[i].predictedS == b.groups[i].predictedS);
+    CHECK(a.groups[i].elapsedS == b.groups[i].elapsedS);
+    CHECK(a.groups[i].finished == b.groups[i].finished);
+    CHECK(a.groups[i].error == b.groups[i].error);
   }
   REQUIRE(a.skipped.size() == b.skipped.size());
   for (std::size_t i = 0; i < a.skipped.size(); ++i) {
