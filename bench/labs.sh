@@ -7,6 +7,15 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR 
 # The i-th entry of a comma list, round-robin (as lab.sh reads its lists).
 pick() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${l[$(($2 % ${#l[@]}))]}"; }
 
+# A value of key=value lines: kv KEY TEXT.
+kv() { sed -n "s/^$1=//p" <<<"$2"; }
+
+# What a tree's send moved to the agents (jq on its --json report): its
+# bundle to every agent, or each group's bundle to its agents
+# (docs/tree-send.md), plus the queries asking what they hold.
+TREE_MOVED='(if (.tree.groups // [] | length) > 0 then ([.tree.groups[] | .size * (.agents | length)] | add)
+             else .size * (.copies | length) end) + (.tree.query_bytes // 0)'
+
 lab_options() {
   case "$1" in
     demo) echo "--uplink-mbps 400,100,50 --downlink-mbps 400,400,200 --sites new-wing,new-wing,old-wing --source-uplink-mbps 400" ;;

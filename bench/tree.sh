@@ -72,22 +72,13 @@ has() { [[ " ${METHODS[*]} " == *" $1 "* ]]; }
 HNOW="$HNOW_BUILD_DIR/daemon/hnow"
 RSYNC_PORT=8873
 DIR=""
-DAEMONS=() CLIENTS=()
+
 # shellcheck source=bench/labs.sh
 . bench/labs.sh
+# shellcheck source=bench/rsync_lab.sh
+. bench/rsync_lab.sh
 # Every process this script started, by its pid: rsync clients, then the
 # daemons (and the children they forked for a connection).
-stop_rsync() {
-  local pid
-  for pid in "${CLIENTS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${CLIENTS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  for pid in "${DAEMONS[@]}"; do
-    pkill -TERM -P "$pid" 2>/dev/null || true
-    kill -TERM "$pid" 2>/dev/null || true
-  done
-  for pid in "${DAEMONS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  CLIENTS=() DAEMONS=()
-}
 cleanup() { stop_rsync; [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -99,227 +90,6 @@ since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
 # prints key=value lines; `mutate ROOT SEED` rewrites 1% of its files (new
 # content, the old size plus 1-16 bytes) and deletes 10 others, and prints
 # what it changed. Everything follows from SEED.
-GEN=$(cat <<'PY'
-import os, random, sys
-
-L = 8                      # the smallest size drawn
-MTIME = 1700000000         # every generated file's mtime
-
-def text_pool(seed):
-    """~4 MiB of lines made of a few hundred words, a few thousand distinct lines repeated."""
-    r = random.Random(f"{seed}-text")
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    words = ["".join(r.choice(letters) for _ in range(r.randint(2, 10))) for _ in range(400)]
-    lines = [" ".join(r.choice(words) for _ in range(r.randint(4, 14))) + "\n" for _ in range(3000)]
-    out, n = [], 0
-    while n < (4 << 20):
-        line = r.choice(lines)
-        out.append(line)
-        n += len(line)
-    pool = "".join(out).encode()
-    return pool + pool
-
-def text_bytes(pool, r, size):
-    half = len(pool) // 2
-    out, off = [], r.randrange(half)
-    while size > 0:
-        take = min(size, half)
-        out.append(pool[off:off + take])
-        size -= take
-        off = 0
-    return b"".join(out)
-
-def write(path, data_size, kind, r, pool):
-    with open(path, "wb") as f:
-        if kind == "text":
-            f.write(text_bytes(pool, r, data_size))
-        else:
-            left = data_size
-            while left > 0:
-                take = min(left, 1 << 20)
-                f.write(r.randbytes(take))
-                left -= take
-
-def sizes_for(n, total, seed):
-    """A handful of large files, log-uniform in [U/8, U] with U = min(64 MiB,
-    total/8); the rest log-uniform from L bytes to a top fitted so the sizes
-    add up to total."""
-    u_max = max(64 * L, min(64 << 20, total // 8))
-    if n * u_max < total:
-        sys.exit(f"cannot make {total} bytes from {n} files of at most {u_max}")
-    r = random.Random(f"{seed}-sizes")
-    handful = max(2, round(n / 2500))
-    large = [int(u_max / 8 * 8 ** r.random()) for _ in range(handful)]
-    large[0] = u_max
-    while sum(large) > total // 4 and len(large) > 1:
-        large.pop()
-    rest = total - sum(large)
-    us = [r.random() for _ in range(n - len(large))]
-    draw = lambda top: [L * (top / L) ** u for u in us]
-    lo, hi = 2.0 * L, float(u_max)
-    for _ in range(100):
-        mid = (lo * hi) ** 0.5
-        if sum(draw(mid)) > rest:
-            hi = mid
-        else:
-            lo = mid
-    s = draw(hi)
-    scale = rest / sum(s)
-    small = [max(1, min(u_max, int(x * scale))) for x in s]
-    sizes = large + small
-    r.shuffle(sizes)
-    diff = total - sum(sizes)
-    order = sorted(range(n), key=lambda i: -sizes[i])
-    while diff != 0:
-        for i in order:
-            if diff == 0:
-                break
-            step = min(diff, u_max - sizes[i]) if diff > 0 else max(diff, 1 - sizes[i])
-            sizes[i] += step
-            diff -= step
-    return sizes, u_max
-
-def gen(root, n, total, seed):
-    r = random.Random(f"{seed}-layout")
-    ndirs = min(200, max(1, n // 20))
-    dirs = [("", 0)]
-    for j in range(ndirs):
-        parent, depth = r.choice([d for d in dirs if d[1] < 4])
-        dirs.append((os.path.join(parent, f"d{j:03d}"), depth + 1))
-    for d, _ in dirs:
-        os.makedirs(os.path.join(root, d), exist_ok=True)
-    sizes, u_max = sizes_for(n, total, seed)
-    pool = text_pool(seed)
-    text = rand = 0
-    largest, largest_path = -1, ""
-    for i, size in enumerate(sizes):
-        kind = "text" if text <= rand else "random"
-        if kind == "text":
-            text += size
-        else:
-            rand += size
-        d = r.choice(dirs)[0]
-        rel = os.path.join(d, f"f{i:05d}." + ("txt" if kind == "text" else "bin"))
-        path = os.path.join(root, rel)
-        write(path, size, kind, random.Random(f"{seed}-file-{i}"), pool)
-        os.utime(path, (MTIME, MTIME))
-        if size > largest:
-            largest, largest_path = size, rel
-    for d, _ in sorted(dirs, key=lambda d: -d[1]):
-        os.utime(os.path.join(root, d), (MTIME, MTIME))
-    over_1m = sum(1 for s in sizes if s >= (1 << 20))
-    under_4k = sum(1 for s in sizes if s < 4096)
-    print(f"files={n}\ndirs={ndirs}\nbytes={sum(sizes)}\nlargest={largest}\nlargest_path={largest_path}")
-    print(f"max_draw={u_max}\ntext_bytes={text}\nrandom_bytes={rand}\nover_1mib={over_1m}\nunder_4kib={under_4k}")
-
-def mutate(root, seed):
-    files = []
-    for d, _, names in os.walk(root):
-        files += [os.path.relpath(os.path.join(d, f), root) for f in names]
-    files.sort()
-    r = random.Random(f"{seed}-mutate")
-    nchange = max(1, round(len(files) * 0.01))
-    picks = r.sample(files, nchange + 10)
-    pool = text_pool(seed)
-    changed_bytes = 0
-    for k, rel in enumerate(picks[:nchange]):
-        path = os.path.join(root, rel)
-        size = os.path.getsize(path) + r.randint(1, 16)
-        kind = "text" if rel.endswith(".txt") else "random"
-        write(path, size, kind, random.Random(f"{seed}-change-{k}"), pool)
-        changed_bytes += size
-    for rel in picks[nchange:]:
-        os.unlink(os.path.join(root, rel))
-    print(f"changed={nchange}\nchanged_bytes={changed_bytes}\ndeleted={len(picks) - nchange}")
-
-if sys.argv[1] == "gen":
-    gen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
-else:
-    mutate(sys.argv[2], sys.argv[3])
-PY
-)
-kv() { sed -n "s/^$1=//p" <<<"$2"; }
-
-# The lab's rsync targets: with netns links a daemon in every agent's
-# namespace (module `mod` = that agent's files directory), pushed to from
-# hnowd's namespace; with local links the agents' files directories.
-PREFIX="" NET=""
-rsync_daemons() {
-  PREFIX=$(sed -n 's/^PREFIX=//p' "$DIR/lab.env") NET=$(sed -n 's/^NET=//p' "$DIR/lab.env")
-  local k ip
-  mkdir -p "$DIR/rsyncd"
-  for ((k = 1; k <= AGENTS; k++)); do
-    ip="$NET.$((k + 1))"
-    cat >"$DIR/rsyncd/agent-$k.conf" <<EOF
-use chroot = no
-read only = no
-uid = root
-gid = root
-log file = $DIR/rsyncd/agent-$k.log
-[mod]
-path = $DIR/agents/agent-$k/files
-EOF
-    ip netns exec "${PREFIX}a$k" rsync --daemon --no-detach --config="$DIR/rsyncd/agent-$k.conf" \
-      --address="$ip" --port=$RSYNC_PORT >>"$DIR/rsyncd/agent-$k.out" 2>&1 </dev/null &
-    DAEMONS+=($!)
-  done
-  for ((k = 1; k <= AGENTS; k++)); do
-    ip="$NET.$((k + 1))"
-    for _ in $(seq 100); do
-      ip netns exec "${PREFIX}d" rsync "rsync://$ip:$RSYNC_PORT/" >/dev/null 2>&1 && continue 2
-      sleep 0.1
-    done
-    echo "bench/tree.sh: the rsync daemon of agent-$k did not answer: $(cat "$DIR/rsyncd/agent-$k.out")" >&2
-    exit 1
-  done
-}
-
-# rsync_cmd K NAME BWLIMIT [OPTIONS..]: sets CMD to rsync SRC to agent K's NAME.
-rsync_cmd() {
-  local k=$1 name=$2 bw=$3
-  shift 3
-  if [ "$LINKS" = netns ]; then
-    CMD=(ip netns exec "${PREFIX}d" rsync -a --stats "$@" "$SRC/" "rsync://$NET.$((k + 1)):$RSYNC_PORT/mod/$name/")
-  else
-    CMD=(rsync -a --stats --bwlimit="$bw" "$@" "$SRC/" "$DIR/agents/agent-$k/files/$name/")
-  fi
-}
-
-# rsync_all par|seq NAME [OPTIONS..]: to every agent, at once or in turn;
-# sets RS_T (seconds, the whole of it) and RS_BYTES (what rsync sent, summed).
-rsync_all() {
-  local mode=$1 name=$2 start k pid failed=0 b
-  shift 2
-  rm -rf "$DIR/rsync-out"
-  mkdir -p "$DIR/rsync-out"
-  start=$(now)
-  if [ "$mode" = par ]; then
-    CLIENTS=()
-    for ((k = 1; k <= AGENTS; k++)); do
-      rsync_cmd $k "$name" "${bw_par[k]}" "$@"
-      "${CMD[@]}" >"$DIR/rsync-out/agent-$k" 2>&1 &
-      CLIENTS+=($!)
-    done
-    for pid in "${CLIENTS[@]}"; do wait "$pid" || failed=1; done
-    CLIENTS=()
-  else
-    for ((k = 1; k <= AGENTS; k++)); do
-      rsync_cmd $k "$name" "${bw_seq[k]}" "$@"
-      "${CMD[@]}" >"$DIR/rsync-out/agent-$k" 2>&1 || { failed=1; break; }
-    done
-  fi
-  RS_T=$(since "$start")
-  if [ $failed = 1 ]; then
-    echo "bench/tree.sh: rsync-$mode to $name failed on $lab:" >&2
-    tail -n 5 "$DIR"/rsync-out/* >&2
-    exit 1
-  fi
-  RS_BYTES=0
-  for ((k = 1; k <= AGENTS; k++)); do
-    b=$(sed -n 's/^Total bytes sent: *//p' "$DIR/rsync-out/agent-$k" | tr -d ',')
-    RS_BYTES=$((RS_BYTES + ${b:-0}))
-  done
-}
 
 # hnow_checked FILE DEST COUNT: one hnow send, checked (COUNT files on every
 # agent unless empty); prints the report.
@@ -396,7 +166,7 @@ for lab in "${labs[@]}"; do
   SRC="$DIR/src"
   echo "bench/tree.sh: lab $lab: generating $FILES files, $TOTAL_MIB MiB (seed $SEED)" >&2
   start=$(now)
-  gen=$(python3 -c "$GEN" gen "$SRC" "$FILES" "$TOTAL" "$SEED")
+  gen=$(python3 bench/tree_gen.py gen "$SRC" "$FILES" "$TOTAL" "$SEED")
   gen_s=$(since "$start")
   start=$(now)
   tar -cf "$DIR/tree.tar" -C "$SRC" .
@@ -480,7 +250,7 @@ for lab in "${labs[@]}"; do
   done
 
   # The second send: 1% changed, 10 deleted.
-  mut=$(python3 -c "$GEN" mutate "$SRC" "$SEED")
+  mut=$(python3 bench/tree_gen.py mutate "$SRC" "$SEED")
   changed=$(kv changed "$mut") changed_bytes=$(kv changed_bytes "$mut") deleted=$(kv deleted "$mut")
   echo "bench/tree.sh: $lab second send: $changed files changed ($changed_bytes bytes), $deleted deleted" >&2
   root_holds_only t-0
@@ -493,7 +263,7 @@ for lab in "${labs[@]}"; do
   # What hnowd moved: the bundle to every agent, and the indexes it sent
   # asking them what they hold (absent from builds before the count: 0).
   again_query=$(jq '.tree.query_bytes // 0' <<<"$report")
-  again_bytes=$(jq '.size * (.copies | length) + (.tree.query_bytes // 0)' <<<"$report")
+  again_bytes=$(jq "$TREE_MOVED" <<<"$report")
   again_size=$(jq .size <<<"$report")
   again_replaced=$(jq '[.copies[].tree.replaced] | add' <<<"$report")
   again_files=$(jq '[.copies[].tree.files] | add' <<<"$report")
@@ -506,7 +276,7 @@ for lab in "${labs[@]}"; do
     report=$(LAPTOP=1 hnow_checked "$SRC" l-0 "" --delete)
     lap_t=$(since "$start")
     lap_up=$(sed -n 's/^uploading .* (\(.*\)) to hnowd.*/\1/p' "$DIR/send.err" | tail -1)
-    lap_bytes=$(jq '.size * (.copies | length) + (.tree.query_bytes // 0)' <<<"$report")
+    lap_bytes=$(jq "$TREE_MOVED" <<<"$report")
     echo "bench/tree.sh: $lab second send laptop: $lap_t s, uploaded $lap_up" >&2
   fi
   # rsync's second send updates rsync-par's copies: only when it made them.
