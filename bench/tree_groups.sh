@@ -14,13 +14,16 @@
 # bundle for all (the union of what they lacked, to every agent), and
 # against Kumar & Ross's bound where agents lack different amounts (the
 # report's kumar_ross_bound_s: max(U/u_s, max L_a/d_a, ΣL_a/(u_s+Σu_a))).
+# hnow sends with --compress none unless told otherwise, so its bytes, the
+# union's and rsync's (no -z) count the same plain bytes.
 #   bench/tree_groups.sh [--links netns|local] [--agents N] [--files N]
 #                        [--total-mib M] [--reps R] [--labs demo,volunteer] [--seed S]
+#                        [--compress none|auto|zstd]
 # Writes markdown to stdout, progress to stderr. Needs jq, python3, rsync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-FILES=5000 TOTAL_MIB=256 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1
+FILES=5000 TOTAL_MIB=256 REPS=3 LABS=demo,volunteer AGENTS=8 LINKS=netns SEED=1 COMPRESS=none
 while [ $# -gt 0 ]; do
   case "$1" in
     --links) LINKS=$2; shift 2 ;;
@@ -30,7 +33,8 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift 2 ;;
     --labs) LABS=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    *) echo "usage: bench/tree_groups.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S]" >&2
+    --compress) COMPRESS=$2; shift 2 ;;
+    *) echo "usage: bench/tree_groups.sh [--links netns|local] [--agents N] [--files N] [--total-mib M] [--reps R] [--labs L,..] [--seed S] [--compress none|auto|zstd]" >&2
        exit 2 ;;
   esac
 done
@@ -63,7 +67,7 @@ since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
 hnow_sent() {
   local dest=$1 report
   shift
-  report=$(hnow_send "$SRC" --dest "$dest" --json "$@" 2>"$DIR/send.err") || {
+  report=$(hnow_send "$SRC" --dest "$dest" --json --compress "$COMPRESS" "$@" 2>"$DIR/send.err") || {
     echo "bench/tree_groups.sh: hnow send --dest $dest failed on $lab: $(cat "$DIR/send.err")" >&2
     exit 1
   }
@@ -87,7 +91,7 @@ turn() {
 
 TOTAL=$((TOTAL_MIB << 20))
 all_but_last=$(seq 1 $((AGENTS - 1)) | sed 's/^/agent-/' | paste -sd, -)
-echo "# Agents that lack different files: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, the last off for one update; $LINKS links"
+echo "# Agents that lack different files: $FILES files, $TOTAL_MIB MiB to $AGENTS agents, the last off for one update; $LINKS links; hnow send --compress $COMPRESS"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); $(rsync --version | head -1 | sed 's/  */ /g')"
 echo "- Commit: $(git rev-parse --short HEAD), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
@@ -144,8 +148,8 @@ for lab in "${labs[@]}"; do
   echo
   echo "## Lab: $lab ($options), $LINKS links"
   echo
-  echo "- Tree: $(kv files "$gen") files, $(kv bytes "$gen") bytes; first send: hnow $(jq .actual_s <<<"$first") s"
-  echo "- Week B's hnow sends went as ${GROUPS_SEEN[*]} bundles per rep: ${APART[0]}"
+  printf -- '- Tree: %s files, %s bytes; first send: hnow %.2f s\n' "$(kv files "$gen")" "$(kv bytes "$gen")" "$(jq .actual_s <<<"$first")"
+  echo "- Week B's hnow sends went as $(IFS=,; echo "${GROUPS_SEEN[*]}") bundles in reps 1-$REPS; rep 1's: ${APART[0]}"
   echo "- After the last rep, agent-$AGENTS's copy differs from the source in $diffs entries"
   echo
   echo "| method (week B) | median s | per rep | / bound | bytes moved | / lacked |"
