@@ -7,6 +7,10 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR 
 # The i-th entry of a comma list, round-robin (as lab.sh reads its lists).
 pick() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${l[$(($2 % ${#l[@]}))]}"; }
 
+now() { date +%s.%N; }
+# Seconds since a now(), to the millisecond.
+since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
+
 # A value of key=value lines: kv KEY TEXT.
 kv() { sed -n "s/^$1=//p" <<<"$2"; }
 

@@ -77,19 +77,14 @@ DIR=""
 . bench/labs.sh
 # shellcheck source=bench/rsync_lab.sh
 . bench/rsync_lab.sh
-# Every process this script started, by its pid: rsync clients, then the
-# daemons (and the children they forked for a connection).
 cleanup() { stop_rsync; [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-now() { date +%s.%N; }
-since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
-
-# The tree's generator. `gen ROOT FILES TOTAL_BYTES SEED` writes the tree and
-# prints key=value lines; `mutate ROOT SEED` rewrites 1% of its files (new
-# content, the old size plus 1-16 bytes) and deletes 10 others, and prints
-# what it changed. Everything follows from SEED.
+# The tree comes from bench/tree_gen.py: `gen ROOT FILES TOTAL_BYTES
+# SEED` writes it and prints key=value lines; `mutate ROOT SEED` rewrites
+# 1% of its files (new content, the old size plus 1-16 bytes) and deletes
+# 10 others, and prints what it changed. Everything follows from SEED.
 
 # hnow_checked FILE DEST COUNT: one hnow send, checked (COUNT files on every
 # agent unless empty); prints the report.

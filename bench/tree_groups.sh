@@ -60,8 +60,6 @@ DIR=""
 cleanup() { stop_rsync; [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-now() { date +%s.%N; }
-since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
 
 # hnow_sent DEST [OPTIONS..]: hnow send of the tree, every copy checked; prints the report.
 hnow_sent() {
