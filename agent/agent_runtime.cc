@@ -167,7 +167,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
     std::string dest = params.getDest();
     std::string query(reinterpret_cast<const char*>(index.begin()), index.size());
     return offThread<Result<transport::data::HeldFiles>>(
-               [roots = runtime_.receiver().roots(), dest, query] { return Receiver::treeHeld(roots, dest, query); })
+               [roots = runtime_.receiver().roots(), dest, query, listings = runtime_.receiver().listings()] {
+                 return Receiver::treeHeld(roots, dest, query, *listings);
+               })
         .then([context](kj::Own<Result<transport::data::HeldFiles>> held) mutable {
           if (!*held) transport::refuse(held->error().message);
           transport::setHeldLists(context.getResults(), **held);
@@ -184,8 +186,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
     std::string dest = params.getDest();
     const std::uint64_t size = params.getSize();
     using Holding = Result<Receiver::FileHolding>;
-    return offThread<Holding>([roots = runtime_.receiver().roots(), dest, size, sha256] {
-             return Receiver::fileHeld(roots, dest, size, sha256);
+    return offThread<Holding>([roots = runtime_.receiver().roots(), dest, size, sha256,
+                               listings = runtime_.receiver().listings()] {
+             return Receiver::fileHeld(roots, dest, size, sha256, *listings);
            })
         .then([context](kj::Own<Holding> held) mutable {
           if (!*held) transport::refuse(held->error().message);
@@ -209,8 +212,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
     std::string dest = params.getDest(), from = params.getFrom();
     const std::uint64_t size = params.getSize();
     using Copied = Result<std::string>;
-    return offThread<Copied>([roots = runtime_.receiver().roots(), dest, from, size, sha256] {
-             return Receiver::copyHeld(roots, dest, from, size, sha256);
+    return offThread<Copied>([roots = runtime_.receiver().roots(), dest, from, size, sha256,
+                              listings = runtime_.receiver().listings()] {
+             return Receiver::copyHeld(roots, dest, from, size, sha256, *listings);
            })
         .then([context](kj::Own<Copied> copied) mutable {
           if (!*copied) transport::refuse(copied->error().message);

@@ -155,7 +155,7 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
 }
 
 Result<transport::data::HeldFiles> Receiver::treeHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                                      std::string_view index) {
+                                                      std::string_view index, RootListings& listings) {
   auto entries = transport::data::decodeTreeIndex(index, 0, 0);  // a query names no bytes
   if (!entries) return Error{"a bad tree index from hnowd: " + entries.error().message};
   // The directories on the way are made now: the send that follows needs them anyway.
@@ -167,15 +167,23 @@ Result<transport::data::HeldFiles> Receiver::treeHeld(const std::vector<std::str
   auto& [dir, path, name] = opened.value();
   // A file not at its path is looked for under the whole root dest lies in (docs/tree-send.md).
   const int rootFd = openSearchRoot(roots, dest);
-  auto held = transport::data::missingFiles(*entries, dir, name, rootFd);
-  if (rootFd >= 0) ::close(rootFd);
+  transport::data::HeldFiles held;
+  if (rootFd < 0) {
+    held = transport::data::missingFiles(*entries, dir, name);
+  } else {
+    listings.withFinder(rootFd, [&](transport::data::ContentFinder& elsewhere) {
+      held = transport::data::missingFiles(*entries, dir, name, elsewhere);
+    });
+    ::close(rootFd);
+  }
   ::close(dir);
   return held;
 }
 
 Result<Receiver::FileHolding> Receiver::fileHeld(const std::vector<std::string>& roots, const std::string& dest,
                                                  std::uint64_t size,
-                                                 const std::optional<transport::data::Sha256>& sha256) {
+                                                 const std::optional<transport::data::Sha256>& sha256,
+                                                 RootListings& listings) {
   using transport::data::DestHolding;
   // As a receive resolves it; the directories on the way are made, as the receive that follows would.
   auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
@@ -193,17 +201,18 @@ Result<Receiver::FileHolding> Receiver::fileHeld(const std::vector<std::string>&
   // The same bytes under another path of the root (docs/send.md, "Under another path"): sizes first, no read.
   const std::string root = rootOf(roots, dest);
   const int rootFd = openSearchRoot(roots, dest);
-  transport::data::ContentFinder elsewhere(rootFd, transport::data::kMaxFilesSearched);
-  if (!sha256 && elsewhere.hasSize(size)) out.holding = DestHolding::kSameSize;
-  if (sha256)
-    if (auto found = elsewhere.find(size, *sha256)) out.heldAt = root + "/" + *found;
+  listings.withFinder(rootFd, [&](transport::data::ContentFinder& elsewhere) {
+    if (!sha256 && elsewhere.hasSize(size)) out.holding = DestHolding::kSameSize;
+    if (sha256)
+      if (auto found = elsewhere.find(size, *sha256)) out.heldAt = root + "/" + *found;
+  });
   if (rootFd >= 0) ::close(rootFd);
   return out;
 }
 
 Result<std::string> Receiver::copyHeld(const std::vector<std::string>& roots, const std::string& dest,
                                        const std::string& from, std::uint64_t size,
-                                       const transport::data::Sha256& sha256) {
+                                       const transport::data::Sha256& sha256, RootListings& listings) {
   auto source = openConfinedParent(roots, from, {"source file", "source", "read from"}, false);
   if (!source) return source.error();
   auto& [fromDir, fromPath, fromName] = source.value();
@@ -232,6 +241,7 @@ Result<std::string> Receiver::copyHeld(const std::vector<std::string>& roots, co
   ::close(target->fileFd);
   ::close(target->dirFd);
   if (!copied) return Error{"cannot copy " + fromFile + " to " + target->path + ": " + copied.error().message};
+  listings.published();
   spdlog::info("wrote {} from {}, which held the same bytes (not sent)", target->path, fromFile);
   return target->path;
 }
@@ -252,6 +262,7 @@ void Receiver::releaseAll() {
 
 void Receiver::route(Event event, const Report& report) {
   using Kind = transport::data::TransferEvent::Kind;
+  if (event.transfer.kind == Kind::kDone) listings_->published();  // a file, or a tree's unpack
   auto it = scratches_.find(event.transfer.token);
   const bool lands = event.transfer.kind == Kind::kProgress || event.transfer.kind == Kind::kDone;
   if (!event.afterUnpack && it != scratches_.end() && it->second->stagedAsLanded && lands)

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/root_listings.h"
 #include "base/clock.h"
 #include "transport/agent_wire.h"
 #include "transport/data/data_plane.h"
@@ -56,8 +57,9 @@ class Receiver {
   // on a copy of the roots (`roots()`).
   // Only what changed: the ordinals of the files of `index` (a part of a
   // tree's, no bytes) that `dest` lacks; or why a bad index or dest is refused.
+  // `listings`: the roots' listing the questions about one send share.
   static Result<transport::data::HeldFiles> treeHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                                     std::string_view index);
+                                                     std::string_view index, RootListings& listings);
   // A single file's send (docs/send.md, "A file already there"): what
   // `dest` is to a file of `size` bytes and, when given, that SHA-256; or
   // why the dest is refused (outside the roots, a directory). Without a
@@ -69,13 +71,16 @@ class Receiver {
     std::string heldAt;  // absolute; "" none
   };
   static Result<FileHolding> fileHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                      std::uint64_t size, const std::optional<transport::data::Sha256>& sha256);
+                                      std::uint64_t size, const std::optional<transport::data::Sha256>& sha256,
+                                      RootListings& listings);
   // Writes `dest` from this agent's file `from` (docs/send.md, "Under
   // another path"), checked against `sha256` as it is copied, and
   // publishes it as a receive does; the absolute final path, or why not.
   static Result<std::string> copyHeld(const std::vector<std::string>& roots, const std::string& dest,
                                       const std::string& from, std::uint64_t size,
-                                      const transport::data::Sha256& sha256);
+                                      const transport::data::Sha256& sha256, RootListings& listings);
+  // Shared with the questions above, which run off the kj thread.
+  std::shared_ptr<RootListings> listings() const { return listings_; }
   void pull(const std::string& token, const std::string& parentAddress);
   // This agent's part of a probe round of hnowd's link survey; resolves on
   // the kj thread once the window has closed.
@@ -149,6 +154,7 @@ class Receiver {
   bool stopping_ = false;
   std::thread unpacker_;
   transport::data::DataPlane plane_;
+  std::shared_ptr<RootListings> listings_ = std::make_shared<RootListings>();
   std::string coordinatorHost_;
 };
 

@@ -59,7 +59,15 @@ class Progress {
     last_ = now;
     lastBytes_ = done;
     const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+    peak_ = std::max(peak_, rate_);
+    // Bytes barely moving (agents busy writing what landed, or a relay
+    // lost and its children moving): an ETA from the falling rate would
+    // grow without bound, so none is shown until bytes move again.
+    const bool moving = rate_ > kMovingShare * peak_;
     const double eta = rate_ > 0 ? static_cast<double>(total - done) / rate_ : 0.0;
+    char etaText[32];
+    if (moving) std::snprintf(etaText, sizeof etaText, "%5.1f s", eta);
+    else std::snprintf(etaText, sizeof etaText, "    ? s");
     char line[160];
     if (done == total && finished < s.copies.size()) {
       // Nothing left to move: an ETA from the falling rate would be noise.
@@ -74,13 +82,14 @@ class Progress {
     } else if (tty_) {
       std::string bar(30, ' ');
       for (int i = 0; i < static_cast<int>(fraction * 30); ++i) bar[static_cast<std::size_t>(i)] = '#';
-      std::snprintf(line, sizeof line, "\r[%s] %3.0f%% %10s/s  ETA %5.1f s  %zu/%zu copies ", bar.c_str(),
-                    fraction * 100, bytesText(rate_).c_str(), eta, finished, s.copies.size());
+      std::snprintf(line, sizeof line, "\r[%s] %3.0f%% %10s/s  ETA %s  %zu/%zu copies ", bar.c_str(),
+                    fraction * 100, bytesText(rate_).c_str(), etaText, finished, s.copies.size());
       std::fputs(line, stderr);
     } else if (now - lastLine_ >= 1s || s.finished) {
       lastLine_ = now;
-      std::snprintf(line, sizeof line, "%5.1f s  %3.0f%%  %s/s  ETA %.1f s  %zu/%zu copies\n", s.elapsedS,
-                    fraction * 100, bytesText(rate_).c_str(), eta, finished, s.copies.size());
+      std::snprintf(line, sizeof line, "%5.1f s  %3.0f%%  %s/s  ETA %s  %zu/%zu copies\n", s.elapsedS,
+                    fraction * 100, bytesText(rate_).c_str(), moving ? etaText + std::strspn(etaText, " ") : "?",
+                    finished, s.copies.size());
       std::fputs(line, stderr);
     }
   }
@@ -93,6 +102,9 @@ class Progress {
   Clock::time_point last_, lastLine_;
   std::uint64_t lastBytes_ = 0;
   double rate_ = 0.0;
+  double peak_ = 0.0;  // the highest rate_ so far
+  // Below this share of the peak, bytes count as not moving.
+  static constexpr double kMovingShare = 0.01;
 };
 
 // A tree (one stripe's, or the single tree's): every edge on a lab small

@@ -176,6 +176,11 @@ struct HeldFiles {
 };
 HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name,
                        int searchFd = -1);
+// The same, looking for files not at their path with `elsewhere` (a
+// listing of the agent's root its questions share).
+class ContentFinder;
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name,
+                       ContentFinder& elsewhere);
 
 struct PackedTree {
   std::vector<TreeEntry> entries;

@@ -98,16 +98,42 @@ bool isHnowTempName(const std::string& name) {
   return true;
 }
 
-HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name, int searchFd) {
-  HeldFiles out;
-  // Not a single name (unpackTree would refuse it): nothing is held.
+namespace {
+
+// Not a single name (unpackTree would refuse it): -1, nothing is held.
+int openTop(int parentFd, const std::string& name) {
   const bool single = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
-  const int topFd = single ? ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-  DirWalk dirs(topFd);
+  return single ? ::openat(parentFd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+}
+
+HeldFiles missingUnder(const std::vector<TreeEntry>& entries, int topFd, ContentFinder& elsewhere);
+
+}  // namespace
+
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name, int searchFd) {
+  const int topFd = openTop(parentFd, name);
   // Not at its path: the same bytes may be under another (a file renamed
   // or moved inside the tree, or elsewhere under the root), copied from
   // there when the tree is unpacked.
   ContentFinder elsewhere(searchFd >= 0 ? searchFd : topFd, searchFd >= 0 ? kMaxFilesSearched : SIZE_MAX);
+  HeldFiles out = missingUnder(entries, topFd, elsewhere);
+  if (topFd >= 0) ::close(topFd);
+  return out;
+}
+
+HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, const std::string& name,
+                       ContentFinder& elsewhere) {
+  const int topFd = openTop(parentFd, name);
+  HeldFiles out = missingUnder(entries, topFd, elsewhere);
+  if (topFd >= 0) ::close(topFd);
+  return out;
+}
+
+namespace {
+
+HeldFiles missingUnder(const std::vector<TreeEntry>& entries, int topFd, ContentFinder& elsewhere) {
+  HeldFiles out;
+  DirWalk dirs(topFd);
   for (std::size_t k = 0; k < entries.size(); ++k) {
     const TreeEntry& e = entries[k];
     if (e.kind != TreeEntryKind::kFile) continue;
@@ -124,8 +150,9 @@ HeldFiles missingFiles(const std::vector<TreeEntry>& entries, int parentFd, cons
     if (holding == Holding::kNot) out.missing.push_back(static_cast<std::uint32_t>(k));
     if (holding == Holding::kSameSize) out.sameSize.push_back(static_cast<std::uint32_t>(k));
   }
-  if (topFd >= 0) ::close(topFd);
   return out;
 }
+
+}  // namespace
 
 }  // namespace hnow::transport::data
