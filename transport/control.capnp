@@ -605,6 +605,7 @@ struct RunRequest {
   blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB
   replicas @11 :UInt8;          # each share on this many agents, results compared; 0: 1
   rounds @12 :UInt8;            # shares go out in rounds, each planned on ready times and what was measured; 0: auto
+  maxRateBytesPerS @13 :Float64; # --max-rate: hnowd's uplink (shares) and downlink (results) at most this; 0: none
 }
 
 struct RunAgentReport {
@@ -639,4 +640,5 @@ struct RunReport {
   bars @11 :List(RunBar);
   reduction @12 :Text;      # the reduction schedule's name, "" for --concat
   rounds @13 :UInt32;       # how many rounds the work went out in (1: one-shot)
+  maxRateBytesPerS @14 :Float64;  # the run's --max-rate; 0: none
 }

@@ -198,6 +198,9 @@ void addRun(CLI::App& app, CommandLine& c) {
   c.runCommand->add_option("--rounds", c.run.rounds,
                          "auto (default) or 1-100: serve the work in rounds, each planned when the agents are "
                          "about to be free, on what was measured (drift, lost agents); 1: one-shot");
+  c.runCommand->add_option("--max-rate", c.run.maxRate,
+                           "Use at most RATE of hnowd's uplink (the shares) and downlink (the results), in bits/s "
+                           "with k, M or G: 100M = 100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
   c.runCommand->add_option("--block", c.run.blockBytes, "Block size in bytes for --strategy self (default 1 MiB)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 34));
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "base/bit_rate.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
 #include "cli/text_file.h"
@@ -63,6 +64,7 @@ std::string runJson(const RunReportView& r) {
   }
   out += "],\"reissued\":" + std::to_string(r.reissued) + ",\"plan\":" + quoted(r.algorithm) +
          ",\"rounds\":" + std::to_string(r.rounds) +
+         ",\"max_rate_bps\":" + (r.maxRateBytesPerSecond > 0 ? number(r.maxRateBytesPerSecond * 8) : std::string("null")) +
          ",\"reduction\":" + quoted(r.reduction) + ",\"units\":" + std::to_string(r.units) +
          ",\"output\":" + quoted(r.output) + ",\"output_bytes\":" + std::to_string(r.outputSize) + "}\n";
   return out;
@@ -77,6 +79,11 @@ std::string runTable(const RunReportView& r) {
                 r.reduction.empty() ? "" : ", reduced along ", r.reduction.c_str(), r.predictedS, r.elapsedS,
                 r.reissued);
   out += line;
+  if (r.maxRateBytesPerSecond > 0) {
+    std::snprintf(line, sizeof line, "  hnowd's links at most %.1f Mbit/s for this run (--max-rate), planned and paced so\n",
+                  r.maxRateBytesPerSecond * 8 / 1e6);
+    out += line;
+  }
   std::snprintf(line, sizeof line, "%-14s %10s %10s %12s %10s %10s\n", "agent", "planned", "units", "ms/unit",
                 "compute_s", "idle_s");
   out += line;
@@ -129,6 +136,11 @@ Result<daemon::RunRequest> runRequestOf(const RunOptions& options) {
     if (problem != std::errc() || end != options.rounds.data() + options.rounds.size() || n < 1 || n > 100)
       return Error{"--rounds '" + options.rounds + "': use auto or a number from 1 to 100"};
     request.rounds = n;
+  }
+  if (!options.maxRate.empty()) {
+    auto rate = parseBitRate(options.maxRate);
+    if (!rate) return Error{"--max-rate: " + rate.error().message};
+    request.maxRateBytesPerSecond = *rate;
   }
   std::error_code error;
   request.input = std::filesystem::absolute(options.input, error).string();

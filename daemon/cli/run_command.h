@@ -32,6 +32,7 @@ struct RunOptions {
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;
   std::string rounds = "auto";  // auto or 1-100
+  std::string maxRate;  // --max-rate, e.g. 20mbit; "": none
 };
 
 // 0 on success, 1 when the job failed or hnowd refused, 2 for bad options.

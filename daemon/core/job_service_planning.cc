@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "base/bandwidth_limits.h"
 #include "core/job_state.h"
 
 namespace hnow::daemon {
@@ -75,9 +76,12 @@ void JobService::plan(Job& job) {
   for (const auto& agent : job.agents)
     if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
   if (active.empty()) return finish(job, "every agent was lost");
+  // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
+  // most it, paced so and planned so.
+  const double maxRate = job.request.maxRateBytesPerSecond;
   const SourceUplink source = coordinator_.paceSource(sourceUplink_);
-  const double sourceUplink = source.plan;
-  plane_.paceUplink(source.pace);
+  const double sourceUplink = capped(source.plan, maxRate);
+  plane_.pace(capped(source.pace, maxRate), capped(coordinator_.coordinatorCaps().down.bytesPerSecond, maxRate));
   if (job.rounds == 0) {
     job.rounds = roundsFor(job, active, sourceUplink);
     job.roundsLeft = job.rounds;

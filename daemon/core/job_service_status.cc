@@ -28,6 +28,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
     s.predictedS = job.plan->predictedSeconds + job.reductionPredictedS;
   }
   s.rounds = job.rounds;
+  s.maxRateBytesPerSecond = job.request.maxRateBytesPerSecond;
   s.elapsedS = job.finished ? job.elapsedS : job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
   if (job.run) s.reissued = job.run->reissued();
   for (const auto& agent : job.agents) {

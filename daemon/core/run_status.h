@@ -27,6 +27,9 @@ struct RunRequest {
   // about to be free, on what was measured and drifted (core/job_rounds.h);
   // 0: auto (as many as start-up costs allow, 1 for --order fifo|lifo).
   int rounds = 0;
+  // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
+  // most this, bytes/s, planned and paced so; 0: none.
+  double maxRateBytesPerSecond = 0.0;
 };
 
 struct RunAgentStatus {
@@ -61,6 +64,7 @@ struct RunStatus {
   std::string output;
   std::vector<RunBar> bars;
   int rounds = 0;  // planned (1: one-shot)
+  double maxRateBytesPerSecond = 0.0;  // the run's --max-rate; 0: none
 };
 
 }  // namespace hnow::daemon

@@ -132,7 +132,7 @@ void SendService::sourceCapsChanged() {
   if (!running) return;
   const double pace = capped(coordinator_.paceSource(configuredUplink_).pace, maxRate);
   spdlog::info("hnowd's caps changed: its uplink is paced at {:.1f} Mbit/s for the sends under way", pace * 8 / 1e6);
-  plane_.paceUplink(pace);
+  plane_.pace(pace, coordinator_.coordinatorCaps().down.bytesPerSecond);
 }
 
 void SendService::seesTree(const std::string& path, const std::string& listingHex,

@@ -333,7 +333,8 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
   r.id = id;
   // Paced from the moment it runs: hnowd's idle tick resets the pacing
   // whenever no operation is under way.
-  plane_.paceUplink(capped(coordinator_.paceSource(configuredUplink_).pace, r.maxRate));
+  plane_.pace(capped(coordinator_.paceSource(configuredUplink_).pace, r.maxRate),
+              coordinator_.coordinatorCaps().down.bytesPerSecond);
   coordinator_.paceAgentUplinks(r.agents);
   r.operation->start();
   for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;

@@ -144,8 +144,9 @@ class SourcePlane {
                            const std::string& path, const std::string& from, Received done) = 0;
   // Stops serving or receiving `token`; a receive still under way never answers.
   virtual void release(const std::string& token) = 0;
-  // hnowd's uplink paced at `bytesPerSecond` (0: not paced).
-  virtual void paceUplink(double bytesPerSecond) = 0;
+  // hnowd's links paced (0: not paced): its uplink as sends and runs
+  // serve, its downlink as runs' results come back.
+  virtual void pace(double uplinkBytesPerSecond, double downlinkBytesPerSecond) = 0;
 };
 
 }  // namespace hnow::daemon

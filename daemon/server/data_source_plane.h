@@ -48,7 +48,9 @@ class DataSourcePlane final : public SourcePlane {
   void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256, const std::string& path,
                    const std::string& from, Received done) override;
   void release(const std::string& token) override;
-  void paceUplink(double bytesPerSecond) override { plane_.setRates(bytesPerSecond, 0); }
+  void pace(double uplinkBytesPerSecond, double downlinkBytesPerSecond) override {
+    plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
+  }
   // An event of the data plane (a receive ending), on the kj thread.
   void onTransfer(const transport::data::TransferEvent& event);
 

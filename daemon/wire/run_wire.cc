@@ -35,6 +35,7 @@ void toWire(const RunRequest& r, wire::RunRequest::Builder out) {
   out.setBlockBytes(r.blockBytes);
   out.setReplicas(byteOf(r.replicas));
   out.setRounds(byteOf(r.rounds));
+  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
 }
 
 RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
@@ -52,6 +53,7 @@ RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
   r.blockBytes = in.getBlockBytes();
   r.replicas = in.getReplicas();
   r.rounds = in.getRounds();
+  r.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   return r;
 }
 
@@ -68,6 +70,7 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setPhase(s.phase);
   out.setReduction(s.reduction);
   out.setRounds(static_cast<std::uint32_t>(s.rounds));
+  out.setMaxRateBytesPerS(s.maxRateBytesPerSecond);
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const RunAgentStatus& a = s.agents[i];
@@ -103,6 +106,7 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.phase = in.getPhase();
   s.reduction = in.getReduction();
   s.rounds = static_cast<int>(in.getRounds());
+  s.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   for (auto a : in.getAgents()) {
     RunAgentStatus agent;
     agent.name = a.getName();

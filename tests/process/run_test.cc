@@ -117,6 +117,18 @@ TEST_CASE("hnow run: tr, an awk sum and sort -n give what the command gives on t
     auto four = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --replicas 4"));
     CHECK(four.status == 2);  // CLI11's range check: at most 3
   }
+  {  // --max-rate: the report and the JSON say it; a bare number is refused before anything runs
+    auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --max-rate 40M --json"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(nlohmann::json::parse(r.out)["max_rate_bps"].get<double>() == 40e6);
+    auto table = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --max-rate 40M"));
+    REQUIRE_MESSAGE(table.status == 0, table.err);
+    CHECK(table.out == upper(text));
+    CHECK(table.err.find("hnowd's links at most 40.0 Mbit/s for this run (--max-rate)") != std::string::npos);
+    auto bare = runCommand(cluster.run("--input " + input.string() + " --cmd cat --concat --max-rate 40"));
+    CHECK(bare.status == 2);
+    CHECK(bare.err.find("--max-rate") != std::string::npos);
+  }
   {  // --rounds 3: shares in three rounds, each planned on what the last measured
     auto r = runCommand(cluster.run("--input " + input.string() + " --cmd 'tr a-z A-Z' --concat --rounds 3 --order lifo"));
     REQUIRE_MESSAGE(r.status == 0, r.err);

@@ -74,7 +74,8 @@ struct MapPlane final : SourcePlane {
     turns->push_back([done, path] { done(path); });
   }
   void release(const std::string& token) override { served.erase(token); }
-  void paceUplink(double) override {}
+  void pace(double up, double down) override { paced.emplace_back(up, down); }
+  std::vector<std::pair<double, double>> paced;  // hnowd's uplink and downlink, each time
   std::map<std::string, std::string> served;
   std::map<std::string, CountingAgent*> agents;  // by data address
   testing::MemoryEnv* work = nullptr;
@@ -229,4 +230,37 @@ TEST_CASE("a command that fails on the sample fails the job, naming the agent, a
   auto refused = lab.jobs.start(missing);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message == "cannot open --input /data/none.txt: No such file or directory");
+}
+
+TEST_CASE("a run under --max-rate paces hnowd's uplink and downlink at most at it and plans its shares so") {
+  Lab free;
+  auto unlimited = free.jobs.start(free.count());
+  REQUIRE(unlimited.ok());
+  free.settle();
+  const auto freeStatus = free.jobs.status(*unlimited);
+  REQUIRE(freeStatus);
+  CHECK(freeStatus->maxRateBytesPerSecond == 0);
+  REQUIRE_FALSE(free.plane.paced.empty());
+  CHECK(free.plane.paced.back().first == doctest::Approx(12.5e6).epsilon(0.1));  // hnowd's own uplink
+
+  Lab lab;
+  RunRequest request = lab.count();
+  request.maxRateBytesPerSecond = 2e4;  // 160 kbit/s: the 27 kB input takes 1.4 s to serve
+  auto started = lab.jobs.start(request);
+  REQUIRE(started.ok());
+  lab.settle();
+  const auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK(status->error.empty());
+  CHECK(status->maxRateBytesPerSecond == 2e4);
+  REQUIRE_FALSE(lab.plane.paced.empty());
+  for (const auto& [up, down] : lab.plane.paced) {
+    CHECK(up > 0);
+    CHECK(up <= 2e4);
+    CHECK(down > 0);
+    CHECK(down <= 2e4);
+  }
+  // The plan knows: serving the shares at 20 kB/s takes a second longer than at hnowd's 12.5 MB/s.
+  CHECK(status->predictedS > freeStatus->predictedS + 0.5);
 }

@@ -172,7 +172,7 @@ struct RecordingPlane final : SourcePlane {
     if (token == stripedFile)
       for (const StripeCut& c : cuts) served.erase(c.token);
   }
-  void paceUplink(double bytesPerSecond) override { paced.push_back(bytesPerSecond); }
+  void pace(double uplinkBytesPerSecond, double) override { paced.push_back(uplinkBytesPerSecond); }
   // A directory scans as three entries (a directory and two files) in two
   // parts of the index, one entry refused; it packs into a bundle "file"
   // of 64 MiB.

@@ -24,6 +24,7 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   r.blockBytes = 65536;
   r.replicas = 3;
   r.rounds = 7;
+  r.maxRateBytesPerSecond = 2.5e6;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunRequest>();
   toWire(r, out);
@@ -41,6 +42,7 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   CHECK(back.blockBytes == r.blockBytes);
   CHECK(back.replicas == r.replicas);
   CHECK(back.rounds == r.rounds);
+  CHECK(back.maxRateBytesPerSecond == r.maxRateBytesPerSecond);
 }
 
 TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by field") {
@@ -59,6 +61,7 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.output = "/var/lib/hnow/jobs/run-3.out";
   s.bars = {{"agent-1", "serve", 0.0, 0.5}, {"agent-2", "reduce", 4.0, 4.75}};
   s.rounds = 3;
+  s.maxRateBytesPerSecond = 1.25e6;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunReport>();
   toWire(s, out);
@@ -92,4 +95,5 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
     CHECK(back.bars[i].end == s.bars[i].end);
   }
   CHECK(back.rounds == s.rounds);
+  CHECK(back.maxRateBytesPerSecond == s.maxRateBytesPerSecond);
 }
