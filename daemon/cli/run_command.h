@@ -42,7 +42,8 @@ int runRunCommand(const RunOptions& options);
 using RunReportView = daemon::RunStatus;
 
 // {"predicted_s", "actual_s", "agents": [{"name", "units", "compute_s",
-// "idle_s", "share_units"}], "reissued", "plan", "rounds", "reduction", "units", "output", "output_bytes"}
+// "idle_s", "share_units"}], "reissued", "plan", "rounds", "reduction", "units", "output", "output_bytes",
+// "max_rate_bps"}
 std::string runJson(const RunReportView& report);
 std::string runTable(const RunReportView& report);
 std::string runGanttSvg(const RunReportView& report);
