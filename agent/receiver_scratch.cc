@@ -140,9 +140,9 @@ void Receiver::unpackOne(Scratch& s) {
     spdlog::warn("cannot {} {}: {}", s.tree ? "unpack the tree into" : "expand", path, ok.error().message);
   } else if (outcome) {
     spdlog::info("unpacked {} in {:.3f} s after its last byte ({} files written as it landed): {} files ({} bytes), "
-                 "{} held already, {} replaced, {} deleted, {} failed",
-                 path, seconds, s.filesAsLanded, outcome->files, outcome->bytes, outcome->held, outcome->replaced,
-                 outcome->deleted, outcome->failed.size());
+                 "{} held already, {} copied from another path here, {} replaced, {} deleted, {} failed",
+                 path, seconds, s.filesAsLanded, outcome->files, outcome->bytes, outcome->held, outcome->copied,
+                 outcome->replaced, outcome->deleted, outcome->failed.size());
   } else {
     spdlog::info("expanded {} in {:.3f} s: {} bytes, SHA-256 matched", path, seconds, s.plainSize);
   }

@@ -23,6 +23,7 @@ struct SendService::Family {
   std::vector<BundleGroupStatus> groups;  // per group: its agents and bundle; why it could not start
   TreeSummary whole;                      // the tree, and the files some agent lacked
   double boundS = 0.0;                    // lackedBound's
+  std::vector<SkippedAgent> skipped;      // as the send started (the first group's record lists them too)
   std::size_t waiting = 0;                // groups not answered yet
   Started started;
 };
@@ -139,6 +140,7 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
   family->id = nextOperation_++;
   family->whole = whole;
   family->boundS = boundS;
+  family->skipped = skippedOf(request);
   family->waiting = bundles.size();
   family->started = std::move(started);
   family->children.assign(bundles.size(), 0);
@@ -186,6 +188,7 @@ SendStatus SendService::familyStatus(const Family& family) const {
   out.finished = true;
   out.tree = family.whole;
   out.boundS = family.boundS;
+  out.skipped = family.skipped;
   std::vector<std::string> algos;
   std::uint64_t largest = 0;  // the group whose bundle was largest says why it went (un)compressed
   for (std::size_t g = 0; g < family.groups.size(); ++g) {
@@ -220,7 +223,6 @@ SendStatus SendService::familyStatus(const Family& family) const {
     out.parentChanges.insert(out.parentChanges.end(), s.parentChanges.begin(), s.parentChanges.end());
     for (const std::string& b : s.rateBounds)
       if (std::find(out.rateBounds.begin(), out.rateBounds.end(), b) == out.rateBounds.end()) out.rateBounds.push_back(b);
-    out.skipped.insert(out.skipped.end(), s.skipped.begin(), s.skipped.end());
     out.maxRateBytesPerSecond = s.maxRateBytesPerSecond;
     SendCompression& c = out.compression;
     if (c.algo != "zstd") c.algo = s.compression.algo;
