@@ -19,6 +19,14 @@ SendRequest courseToAll(const Lab& lab) {
   return request;
 }
 
+// This week's file (scan entry 1, `thisWeek` bytes) changed on every
+// agent; a3 also lacks last week's (entry 2, `lastWeek` bytes).
+void missedLastWeek(Lab& lab, std::uint64_t thisWeek, std::uint64_t lastWeek) {
+  lab.plane.scanSizes = {0, thisWeek, lastWeek};
+  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
+  lab.agents.lacking["a3"]["part two"] = {1};
+}
+
 // Every agent reports its copy done, under the token it was ordered with.
 void finishAll(Lab& lab) {
   for (std::size_t i = 0; i < lab.agents.receives.size(); ++i) {
@@ -35,10 +43,7 @@ void finishAll(Lab& lab) {
 
 TEST_CASE("an agent that missed last week's files gets its own bundle - the others receive only this week's") {
   Lab lab;
-  lab.plane.scanSizes = {0, 10 * kMiB, 200 * kMiB};
-  // This week file 1 changed on every agent; a3 also lacks last week's file 2.
-  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
-  lab.agents.lacking["a3"]["part two"] = {1};
+  missedLastWeek(lab, 10 * kMiB, 200 * kMiB);
   auto answer = started(lab, courseToAll(lab));
   REQUIRE(answer);
   const auto& [id, first] = *answer;
@@ -94,9 +99,7 @@ TEST_CASE("groups that would take longer than one bundle for all, through hnowd'
   // hnowd's 12.5 MB/s uplink would carry the 200 MiB twice for two groups
   // (36 s) where one bundle of 230 MiB to all takes about 24 s.
   Lab lab;
-  lab.plane.scanSizes = {0, 200 * kMiB, 30 * kMiB};
-  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
-  lab.agents.lacking["a3"]["part two"] = {1};
+  missedLastWeek(lab, 200 * kMiB, 30 * kMiB);
   auto answer = started(lab, courseToAll(lab));
   REQUIRE(answer);
   REQUIRE(lab.plane.packs.size() == 1);
@@ -107,9 +110,7 @@ TEST_CASE("groups that would take longer than one bundle for all, through hnowd'
 
 TEST_CASE("a group whose agents refuse the order fails its copies - the other group's send still lands") {
   Lab lab;
-  lab.plane.scanSizes = {0, 10 * kMiB, 200 * kMiB};
-  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
-  lab.agents.lacking["a3"]["part two"] = {1};
+  missedLastWeek(lab, 10 * kMiB, 200 * kMiB);
   // a3 answers what it lacks, then refuses the receive order.
   lab.agents.refusingOrders.insert("a3");
   auto answer = started(lab, courseToAll(lab));
@@ -129,9 +130,7 @@ TEST_CASE("a group whose agents refuse the order fails its copies - the other gr
 
 TEST_CASE("when every group's send is refused the send is refused, and no bundle is left") {
   Lab lab;
-  lab.plane.scanSizes = {0, 10 * kMiB, 200 * kMiB};
-  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
-  lab.agents.lacking["a3"]["part two"] = {1};
+  missedLastWeek(lab, 10 * kMiB, 200 * kMiB);
   for (const char* a : {"a1", "a2", "a3"}) lab.agents.refusingOrders.insert(a);
   auto answer = started(lab, courseToAll(lab));
   REQUIRE_FALSE(answer);
