@@ -102,7 +102,8 @@ void SendService::packFor(SendRequest request, std::vector<AgentView> chosen, st
   TreeSummary lacked;  // what some agent lacked, whichever bundles carry it
   for (std::size_t k = 0; k < held.missing.size(); ++k) lacked.sentFiles += held.missing[k];
   lacked.sentBytes = bytesOf(held.missing, scan->sizes);
-  const double boundS = lackedBound(planNodes(request, chosen), held.agentMissing, held.missing, scan->sizes);
+  const double boundS =
+      sends.size() > 1 ? lackedBound(planNodes(request, chosen), held.agentMissing, held.missing, scan->sizes) : 0.0;
   plane_.packScanned(scan->id, sends, held.byDigest,
                      [this, request, chosen, agents, started, queryBytes, lacked,
                       boundS](const Result<std::vector<TreeBundle>>& packed) mutable {
