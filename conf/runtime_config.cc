@@ -152,7 +152,7 @@ BandwidthLimits readLimits(TableReader& t) {
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
                "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
-               "login_timeout_s", "uplink_mbps", "tls", "run", "survey", "limits"});
+               "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -180,6 +180,10 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   if (auto run = t.subTable("run")) {
     run->allowOnly({"roots"});
     c.runRoots = readRoots(*run);
+  }
+  if (auto send = t.subTable("send")) {
+    send->allowOnly({"roots"});
+    c.sendRoots = readRoots(*send);
   }
   if (auto survey = t.subTable("survey")) c.survey = readSurvey(*survey);
   if (auto limits = t.subTable("limits")) c.limits = readLimits(*limits);

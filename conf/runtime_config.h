@@ -53,6 +53,9 @@ struct CoordinatorConfig {
   // [run] roots: where `hnow run` may read --input and write --output on
   // hnowd's host (base/path_confinement.h confines them). Empty: runs refused.
   std::vector<std::string> runRoots;
+  // [send] roots: where `hnow send` may read files and trees on hnowd's host
+  // (server/send_paths.h). Empty: none; clients upload what they send.
+  std::vector<std::string> sendRoots;
   // [limits]: what hnow may use of hnowd's links (docs/bandwidth-limits.md).
   BandwidthLimits limits;
 };

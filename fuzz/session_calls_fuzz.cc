@@ -130,7 +130,7 @@ struct Lab {
   Link connect() {
     auto pipe = kj::newTwoWayPipe();
     auto gate = kj::heap<daemon::GateServer>(coordinator, secret, tasks, "fuzz-peer", nullptr,
-                                             daemon::Services{&sends, &manifests, &jobs, nullptr});
+                                             daemon::Services{&sends, &manifests, &jobs, nullptr, nullptr, "", {scratch}});
     Link link;
     link.server = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[0]), kj::mv(gate));
     link.peer = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[1]));

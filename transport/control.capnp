@@ -502,7 +502,7 @@ interface ClientSession {
   forgetAgent @11 (name :Text);
   # A machine gone for good: its record, rates and links removed. Fails
   # for an unknown agent and for one that is connected.
-  sees @12 (path :Text, size :UInt64, mtimeNs :Int64) -> (same :Bool);
+  sees @12 (path :Text, size :UInt64, mtimeNs :Int64) -> (same :Bool, why :Text);
   # Does hnowd read, at `path`, a regular file of this size and mtime (the
   # client's own machine, or a shared filesystem)? If not, the client
   # uploads its file.
@@ -510,7 +510,7 @@ interface ClientSession {
   # A file of the client's (or its standard input: size 0, not known)
   # streamed into hnowd's data directory, to be sent as SendRequest.upload.
   # Refused when hnowd's disk would keep less than 1 GiB free.
-  seesTree @14 (path :Text, listing :Data) -> (same :Bool);
+  seesTree @14 (path :Text, listing :Data) -> (same :Bool, why :Text);
   # Does hnowd list, at `path`, the directory whose listing digest
   # (transport/data/tree_walk.h: treeListingDigest) the client took? If
   # not, the client packs its directory and uploads the bundle.

@@ -167,21 +167,23 @@ Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const 
   return s.wait(request.send().then([](auto) { return true; }));
 }
 
-Reply<bool> CoordinatorClient::sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs) {
+Reply<CoordinatorClient::Sight> CoordinatorClient::sees(const std::string& path, std::uint64_t size,
+                                                        std::int64_t mtimeNs) {
   auto& s = *state_;
   auto request = s.session->seesRequest();
   request.setPath(path);
   request.setSize(size);
   request.setMtimeNs(mtimeNs);
-  return s.wait(request.send().then([](auto response) { return response.getSame(); }));
+  return s.wait(request.send().then([](auto response) { return Sight{response.getSame(), response.getWhy()}; }));
 }
 
-Reply<bool> CoordinatorClient::seesTree(const std::string& path, const std::array<unsigned char, 32>& listing) {
+Reply<CoordinatorClient::Sight> CoordinatorClient::seesTree(const std::string& path, const std::array<unsigned char, 32>& listing) {
   auto& s = *state_;
   auto request = s.session->seesTreeRequest();
   request.setPath(path);
   request.setListing(capnp::Data::Reader(listing.data(), listing.size()));
-  return s.waitWhileAnswering(request.send().then([](auto response) { return response.getSame(); }),
+  return s.waitWhileAnswering(
+      request.send().then([](auto response) { return Sight{response.getSame(), response.getWhy()}; }),
                               "hnow: hnowd is listing " + path + " to see whether it holds the same tree");
 }
 

@@ -111,9 +111,15 @@ class CoordinatorClient {
     std::string uploadKey{};  // with uploadIsTree: the bundle holds what hnowd's kept copy under this key lacked
   };
   // Does hnowd see the client's file at `path` (same size and mtime)?
-  Reply<bool> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);
+  // Whether hnowd sees the client's file or tree at the same path; when it
+  // does not read there at all (outside its [send] roots), why.
+  struct Sight {
+    bool same = false;
+    std::string why;
+  };
+  Reply<Sight> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);
   // Does hnowd list, at `path`, the client's directory (its listing digest)?
-  Reply<bool> seesTree(const std::string& path, const std::array<unsigned char, 32>& listing);
+  Reply<Sight> seesTree(const std::string& path, const std::array<unsigned char, 32>& listing);
   // What hnowd's kept copy of a directory uploaded before (under `key`)
   // lacks of a part of its index (transport/data/tree_query.h).
   Reply<transport::data::HeldFiles> keptHeld(const std::string& key, const std::string& index);

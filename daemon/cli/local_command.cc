@@ -160,15 +160,17 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   const std::string survey =
       options.measureLinks ? "\n[survey]\nemulated_links = true\nwarm_s = 0.15\nwindow_s = 0.35\n" : "";
   // `hnow run` reads --input and writes --output on hnowd's host, inside
-  // [run] roots only (server/run_paths.h). Here client and hnowd are one
-  // user, so the lab lists what such a user runs on: the lab's directory
-  // and the directory `local up` ran in. Edit hnowd.toml and restart
-  // hnowd (or the lab) for others.
+  // [run] roots only (server/run_paths.h), and `hnow send` reads inside
+  // [send] roots only (server/send_paths.h). Here client and hnowd are one
+  // user, so the lab lists what such a user works on: the lab's directory
+  // and the directory `local up` ran in (other paths are uploaded by the
+  // client). Edit hnowd.toml and restart hnowd (or the lab) for others.
   std::error_code cwdError;
   const fs::path lab = fs::absolute(dir).lexically_normal(), here = fs::current_path(cwdError);
-  std::string runRoots = "\n[run]\nroots = [" + quoted(lab.string());
-  if (!cwdError && here != lab) runRoots += ", " + quoted(here.string());
-  runRoots += "]\n";
+  std::string roots = "roots = [" + quoted(lab.string());
+  if (!cwdError && here != lab) roots += ", " + quoted(here.string());
+  roots += "]\n";
+  const std::string runRoots = "\n[run]\n" + roots + "\n[send]\n" + roots;
   if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots + survey)) return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
   const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);

@@ -28,6 +28,12 @@ namespace hnow::cli {
 
 namespace {
 
+// Why hnowd is sent the client's bytes: it does not see them at that path
+// (another machine), or does not read there ([send] roots).
+std::string unseenWhy(const CoordinatorClient::Sight& seen) {
+  return seen.why.empty() ? "does not see it at that path" : "does not read it there: " + seen.why;
+}
+
 // Where the client keeps the digests of the directory `path` between sends
 // (tree_digest_file.h): $XDG_CACHE_HOME/hnow/trees, else ~/.cache/hnow/trees,
 // one file per directory; "" when neither is set (then hashed every time).
@@ -85,8 +91,8 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
   if (!listing) return Error{"cannot read the directory " + dir + ": " + listing.error().message};
   auto seen = client.seesTree(path, *listing);
   if (!seen) return Error{"cannot ask hnowd about " + dir + ": " + seen.error().message};
-  if (*seen) return std::uint64_t{0};
-  std::fprintf(stderr, "packing %s to upload it to hnowd, which does not see it at that path...\n", dir.c_str());
+  if (seen->same) return std::uint64_t{0};
+  std::fprintf(stderr, "packing %s to upload it to hnowd, which %s...\n", dir.c_str(), unseenWhy(*seen).c_str());
   const std::string remembered = treeDigestFile(path);
   transport::data::TreeDigestCache digests =
       remembered.empty() ? transport::data::TreeDigestCache{} : transport::data::loadTreeDigests(remembered);
@@ -165,11 +171,11 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
   const std::int64_t mtime = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
   auto seen = client.sees(path, static_cast<std::uint64_t>(info.st_size), mtime);
   if (!seen) return Error{"cannot ask hnowd about " + file + ": " + seen.error().message};
-  if (*seen) return std::uint64_t{0};
+  if (seen->same) return std::uint64_t{0};
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{"cannot read " + file + ": " + std::strerror(errno)};
-  std::fprintf(stderr, "uploading %s (%s) to hnowd, which does not see it at that path...\n", file.c_str(),
-               bytesText(static_cast<double>(info.st_size)).c_str());
+  std::fprintf(stderr, "uploading %s (%s) to hnowd, which %s...\n", file.c_str(),
+               bytesText(static_cast<double>(info.st_size)).c_str(), unseenWhy(*seen).c_str());
   auto id = client.uploadFile(fd, static_cast<std::uint64_t>(info.st_size));
   ::close(fd);
   if (!id) return Error{"cannot upload " + file + " to hnowd: " + id.error().message};

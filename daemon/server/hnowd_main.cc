@@ -329,6 +329,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   // A step a job must not take inside the call that caused it waits for the next turn of the loop.
   auto nextTurn = [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); };
   daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, freshToken, configuredUplink);
+  if (config.sendRoots.empty())
+    spdlog::info("hnow send reads no file on this host: no [send] roots in {} (clients upload what they send; "
+                 "add the directories hnowd may read and send in place)", configPath);
   if (config.runRoots.empty())
     spdlog::info("hnow run is off: no [run] roots in {} (the directories runs may read --input from and "
                  "write --output to on this host)", configPath);
@@ -339,7 +342,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                   static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
   daemon::ControlServer server(coordinator, secret, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
-                               daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads"});
+                               daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
+                                                config.sendRoots});
 
   Ticked ticked{coordinator, surveys, jobs, owed, sends, dataPlane, configuredUplink, config.limits, clock,
                 std::make_shared<std::pair<double, double>>(-1, -1)};

@@ -11,6 +11,7 @@
 
 #include "base/hex.h"
 #include "server/link_values.h"
+#include "server/send_paths.h"
 #include "transport/held_lists_wire.h"
 #include "transport/agent_wire.h"
 #include "transport/link_wire.h"
@@ -134,6 +135,9 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
     if (!request.uploadKey.empty() && !request.uploadIsTree) transport::refuse("uploadKey names no tree upload");
   } else if (in.getUploadIsTree()) {
     transport::refuse("uploadIsTree names no upload");
+  } else if (auto readable = checkSendSource(sendRoots_, request.path); !readable) {
+    spdlog::warn("refused a send from {}: {}", peer_, readable.error().message);
+    transport::refuse(readable.error().message);
   }
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
@@ -224,10 +228,24 @@ kj::Promise<void> ClientSessionServer::forgetAgent(ForgetAgentContext context) {
   return kj::READY_NOW;
 }
 
+namespace {
+
+// A path hnowd does not have (the client's machine is another) needs no
+// reason; one it will not read does.
+std::string refusalOnly(const std::string& why) { return why.rfind("cannot ", 0) == 0 ? "" : why; }
+
+}  // namespace
+
 kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
   auto params = context.getParams();
   struct stat info {};
   const std::string path = params.getPath();
+  // Outside [send] roots hnowd does not look: the client uploads the file.
+  if (auto readable = checkSendSource(sendRoots_, path); !readable) {
+    context.getResults().setSame(false);
+    context.getResults().setWhy(refusalOnly(readable.error().message));
+    return kj::READY_NOW;
+  }
   const bool same = ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
                     static_cast<std::uint64_t>(info.st_size) == params.getSize() &&
                     static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec ==
@@ -242,6 +260,11 @@ kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
   const auto listing = params.getListing();
   if (listing.size() != 32) transport::refuse("a tree's listing digest is 32 bytes");
   const std::string hex = hexOf(listing.begin(), listing.size());
+  if (auto readable = checkSendSource(sendRoots_, params.getPath()); !readable) {  // the client uploads the tree
+    context.getResults().setSame(false);
+    context.getResults().setWhy(refusalOnly(readable.error().message));
+    return kj::READY_NOW;
+  }
   auto pending = transport::pendingAnswer<bool>();
   sends_->seesTree(params.getPath(), hex, [answer = pending.answer](bool same) { answer(same); });
   return pending.promise.then([context](kj::Own<bool> same) mutable { context.getResults().setSame(*same); });

@@ -45,6 +45,7 @@ struct Services {
   SurveyRunner* surveys = nullptr;       // hnow measure, and status's "surveying"
   OwedSends* owed = nullptr;             // hnow send --until-all, and status's "owed"
   std::string uploadDir;                 // where clients' uploads go; empty: none taken
+  std::vector<std::string> sendRoots{};  // where hnow send may read on hnowd's host (server/send_paths.h)
 };
 
 class ClientSessionServer final : public wire::ClientSession::Server {
@@ -52,7 +53,8 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // `peer` (host:port) names the client in the logs of its refused requests.
   explicit ClientSessionServer(Coordinator& coordinator, Services services = {}, std::string peer = "")
       : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
-        surveys_(services.surveys), owed_(services.owed), peer_(std::move(peer)),
+        surveys_(services.surveys), owed_(services.owed), sendRoots_(std::move(services.sendRoots)),
+        peer_(std::move(peer)),
         uploads_(std::make_shared<UploadShelf>(services.uploadDir)) {}
 
  protected:
@@ -84,6 +86,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   JobService* jobs_;
   SurveyRunner* surveys_;
   OwedSends* owed_;
+  std::vector<std::string> sendRoots_;
   std::string peer_;
   std::shared_ptr<UploadShelf> uploads_;
 };

@@ -119,7 +119,7 @@ TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "data_dir, drift_dwell_s, drift_threshold, ewma_weight, limits, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, survey, tls, uplink_mbps)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, send, survey, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);

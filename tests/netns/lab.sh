@@ -194,6 +194,10 @@ data_dir = "hnowd"
 secret_file = "secret"
 log_level = "info"
 drift_dwell_s = $DWELL
+
+# What hnow send may read on hnowd's host: the lab and where it was brought up.
+[send]
+roots = ["$DIR", "$PWD"]
 EOF
   if [ -n "$SURVEY" ]; then
     printf '\n[survey]\nwarm_s = %s\nwindow_s = %s\n' "${SURVEY%,*}" "${SURVEY#*,}" >>"$DIR/hnowd.toml"

@@ -300,9 +300,21 @@ TEST_CASE("a file hnowd does not see at the client's path is uploaded and sent, 
                              cluster.send("/mnt/laptop.bin --dest in/laptop.bin --json");
   auto r = runCommand("unshare --mount sh -c '" + script + "'");
   REQUIRE_MESSAGE(r.status == 0, r.err);
-  CHECK(r.err.find("does not see it at that path") != std::string::npos);
+  // /mnt lies outside hnowd's [send] roots: hnowd does not even look there.
+  CHECK_MESSAGE(r.err.find("does not read it there: refused /mnt/laptop.bin: /mnt/laptop.bin is outside hnowd's "
+                           "roots") != std::string::npos, r.err);
   for (const auto& copy : nlohmann::json::parse(r.out)["copies"])
     CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+  // Inside the roots, at a path where hnowd's machine holds something else
+  // (here nothing: the client's tmpfs hides it), the client uploads it too.
+  const fs::path hidden = cluster.dir.path / "hidden";
+  fs::create_directories(hidden);
+  const std::string inside = "mount -t tmpfs none " + hidden.string() + " && head -c 1048576 " +
+                             (cluster.dir.path / "shared.bin").string() + " > " + (hidden / "x.bin").string() +
+                             " && " + cluster.send((hidden / "x.bin").string() + " --dest in/x.bin --json");
+  auto unseen = runCommand("unshare --mount sh -c '" + inside + "'");
+  REQUIRE_MESSAGE(unseen.status == 0, unseen.err);
+  CHECK_MESSAGE(unseen.err.find("which does not see it at that path") != std::string::npos, unseen.err);
 }
 
 TEST_CASE("where hnowd's uplink is the slow end, an agent holding the file serves a copy another agent lacks - the report says which") {

@@ -331,8 +331,8 @@ TEST_CASE("a directory hnowd does not see at the client's path is packed, upload
   const std::string send = cluster.hnow("send /mnt/course --dest courses/laptop --json");
   auto first = runCommand("unshare --mount sh -c '" + laptop + send + "'");
   REQUIRE_MESSAGE(first.status == 0, (first.err + first.out));
-  CHECK(first.err.find("packing /mnt/course to upload it to hnowd, which does not see it at that path") !=
-        std::string::npos);
+  CHECK(first.err.find("packing /mnt/course to upload it to hnowd, which does not read it there: refused "
+                       "/mnt/course: /mnt/course is outside hnowd's roots") != std::string::npos);
   CHECK(first.err.find("left out of /mnt/course: outside") != std::string::npos);
   auto expected = treeOf(top);
   expected.erase("outside");
