@@ -65,6 +65,8 @@ for lab in "${labs[@]}"; do
   "$LAB" up --dir "$dir" --agents "$agents" --uplink-mbps "$ups" --downlink-mbps "$downs" \
     --source-uplink-mbps "$source" >&2
   surveyed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+  # hnowd reads what it sends only inside its [send] roots: the lab's directory.
+  cp "$WORK/file.bin" "$dir/file.bin"
   echo
   echo "## Lab $lab: hnowd $source Mbit/s up; agents up $ups, down $downs; $agents agents"
   echo
@@ -108,7 +110,7 @@ for lab in "${labs[@]}"; do
   for n in 1 2 3 4 5; do
     # Its bytes elsewhere under an agent's root would be copied there, not sent.
     rm -rf "$dir"/agents/*/files/in
-    report=$("$LAB" hnow --dir "$dir" send "$WORK/file.bin" --dest "in/row-$n.bin" --json 2>/dev/null) ||
+    report=$("$LAB" hnow --dir "$dir" send "$dir/file.bin" --dest "in/row-$n.bin" --json 2>/dev/null) ||
       { echo "bench/netns_rates.sh: send $n on $lab failed" >&2; exit 1; }
     rm -f "$dir"/agents/*/files/in/row-$n.bin
     actual=$(jq .actual_s <<<"$report") predicted=$(jq .predicted_s <<<"$report")

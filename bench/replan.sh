@@ -57,7 +57,7 @@ echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" --source-uplink-mbps 400 \
   --uplink-mbps "$(join "${ups[@]}")" --downlink-mbps "$(join "${downs[@]}")" \
   --sites "$(join "${sites[@]}")" >/dev/null
-head -c "$SIZE" /dev/urandom >"$DIR/file"
+head -c "$SIZE" /dev/urandom >"$DIR/cluster/file"
 
 # Every agent re-probes (set-rate to its lab rates) until hnowd's table holds
 # the lab's rates again, then past the drift dwell: both modes plan from the
@@ -87,7 +87,7 @@ run() {
   settle
   # Its bytes elsewhere under an agent's root would be copied there, not sent.
   rm -f "$DIR"/cluster/agents/*/files/bench-*.bin
-  "$HNOW" "${CLIENT[@]}" send "$DIR/file" --dest "bench-$mode-$rep.bin" --json $flags >"$out" 2>"$err" &
+  "$HNOW" "${CLIENT[@]}" send "$DIR/cluster/file" --dest "bench-$mode-$rep.bin" --json $flags >"$out" 2>"$err" &
   local pid=$!
   local node="" cut=""
   while kill -0 "$pid" 2>/dev/null; do

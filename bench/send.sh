@@ -60,7 +60,7 @@ echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" --source-uplink-mbps 400 \
   --uplink-mbps "$(join "${ups[@]}")" --downlink-mbps "$(join "${downs[@]}")" \
   --sites "$(join "${sites[@]}")" >/dev/null
-head -c "$SIZE" /dev/urandom >"$DIR/file"
+head -c "$SIZE" /dev/urandom >"$DIR/cluster/file"
 
 # Peak resident memory (VmHWM) of each agent, MiB, since it started.
 peakMiB() {
@@ -82,7 +82,7 @@ for algo in auto binomial chain flat; do
   out="$DIR/$algo.json"
   # Its bytes elsewhere under an agent's root would be copied there, not sent.
   rm -f "$DIR"/cluster/agents/*/files/bench-*.bin
-  "$HNOW" --config "$DIR/cluster/client.toml" send "$DIR/file" --dest "bench-$algo.bin" --algo "$algo" --json \
+  "$HNOW" --config "$DIR/cluster/client.toml" send "$DIR/cluster/file" --dest "bench-$algo.bin" --algo "$algo" --json \
     >"$out" 2>"$DIR/$algo.err" || true
   if ! jq -e .copies "$out" >/dev/null 2>&1; then
     echo "| $algo | failed: $(tail -1 "$DIR/$algo.err") |"

@@ -45,7 +45,7 @@ CLIENT="$DIR/cluster/client.toml"
 # A send's table goes to stderr: kept only when it failed.
 send() {
   local err
-  err=$("$HNOW" --config "$CLIENT" send "$DIR/file.bin" --dest "$1" 2>&1 >/dev/null) || {
+  err=$("$HNOW" --config "$CLIENT" send "$DIR/cluster/file.bin" --dest "$1" 2>&1 >/dev/null) || {
     echo "$err" | tail -1 >>"$DIR/errors"
     return 1
   }
@@ -56,7 +56,7 @@ echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
 echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$HNOW" local up --dir "$DIR/cluster" --agents "$AGENTS" --uplink-mbps 400 >/dev/null
-head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
+head -c "$SIZE" /dev/urandom >"$DIR/cluster/file.bin"
 names=(hnowd)
 for ((i = 1; i <= AGENTS; i++)); do names+=("agent-$i"); done
 declare -A pid
@@ -112,7 +112,7 @@ echo "- Failed sends: $failures$( [ -s "$DIR/errors" ] && echo " (first error: $
 ok=0
 for ((i = 0; i < CONCURRENT; i++)); do
   for ((a = 1; a <= AGENTS; a++)); do
-    cmp -s "$DIR/file.bin" "$DIR/cluster/agents/agent-$a/files/concurrent-$i.bin" && ok=$((ok + 1))
+    cmp -s "$DIR/cluster/file.bin" "$DIR/cluster/agents/agent-$a/files/concurrent-$i.bin" && ok=$((ok + 1))
   done
 done
 echo "- Concurrent copies byte-identical: $ok of $((CONCURRENT * AGENTS))"
