@@ -262,10 +262,10 @@ class SessionProbePeer final : public ProbePeer {
 
 }  // namespace
 
-AgentRuntime::AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
+AgentRuntime::AgentRuntime(const conf::AgentConfig& config, AgentCredentials& credentials,
                            kj::Network& network, kj::Timer& timer, const hnow::Clock& clock,
                            kj::TlsContext* tls)
-    : config_(config), secret_(secret), network_(network), timer_(timer), clock_(clock), tls_(tls),
+    : config_(config), credentials_(credentials), network_(network), timer_(timer), clock_(clock), tls_(tls),
       emulation_{config.emulate.uplinkMbps, config.emulate.downlinkMbps,
                  config.emulate.computeFactor},
       backoff_(kFirstBackoff) {}
@@ -505,11 +505,11 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
   auto gate = connection->peerBootstrap<wire::Gate>();
   auto ended = connection->onDisconnect();
   auto work =
-      transport::openGate(gate, secret_)
-          .then([this, gate](transport::Bytes nonce) mutable {
-            auto request = gate.loginAgentRequest();
-            request.setProof(transport::dataOf(
-                transport::makeProof(secret_, transport::Role::kAgent, config_.name, nonce)));
+      transport::openGate(gate, credentials_.trusted(), credentials_.secret())
+          .then([this, gate](transport::GateOpening opening) mutable {
+            auto request = gate.loginAgentKeyRequest();
+            credentials_.sign(request.initCredential(), config_.name, opening.nonce);
+            coordinatorKey_ = opening.coordinator;
             auto registration = request.initRegistration();
             registration.setName(config_.name);
             registration.setSite(config_.site);
@@ -526,6 +526,7 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
           .then([this](auto response) {
             wire::AgentSession::Client session = response.getSession();
             session_ = session;
+            credentials_.loggedIn(coordinatorKey_);
             backoff_ = kFirstBackoff;
             spdlog::info("registered with hnowd at {} as {} (site {})", config_.coordinator,
                          config_.name, config_.site);

@@ -1,6 +1,6 @@
 #pragma once
 // hnow-agent's control-plane life on the kj thread: connect to hnowd, check
-// that it knows the secret, log in, then heartbeat and probe until the
+// that it holds the key we trust, log in, then heartbeat and probe until the
 // connection ends; then reconnect with backoff, forever. hnowd restarting is
 // routine: the agent re-registers on its own.
 #include <kj/async-io.h>
@@ -16,7 +16,7 @@
 #include "base/bandwidth_limits.h"
 #include "base/clock.h"
 #include "conf/runtime_config.h"
-#include "transport/auth.h"
+#include "agent/agent_credentials.h"
 #include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
@@ -40,7 +40,7 @@ class AgentRuntime {
  public:
   // `tls`, when given, wraps the connection to hnowd (config_.tls.serverName
   // is the name its certificate must carry); it must outlive the runtime.
-  AgentRuntime(const conf::AgentConfig& config, const transport::Secret& secret,
+  AgentRuntime(const conf::AgentConfig& config, AgentCredentials& credentials,
                kj::Network& network, kj::Timer& timer, const hnow::Clock& clock,
                kj::TlsContext* tls = nullptr);
   ~AgentRuntime();
@@ -89,7 +89,7 @@ class AgentRuntime {
   void applyRates();
 
   const conf::AgentConfig& config_;
-  const transport::Secret& secret_;
+  AgentCredentials& credentials_;
   kj::Network& network_;
   kj::Timer& timer_;
   const hnow::Clock& clock_;
@@ -107,6 +107,7 @@ class AgentRuntime {
   transport::OffThread offThread_;   // its work copies what it reads: no order with the others
   std::string dataAddress_;
   std::optional<wire::AgentSession::Client> session_;  // while logged in
+  transport::PublicKey coordinatorKey_{};  // the key hnowd proved on this connection
   kj::Promise<void> reporting_ = nullptr;
 };
 

@@ -19,16 +19,11 @@
 
 int main(int argc, char** argv) {
   using namespace hnow;
-  auto configPath = transport::configPathFromArgs(argc, argv, "hnow-agent");
-  if (!configPath) return 2;
-  auto config = conf::loadAgentConfig(*configPath);
+  auto args = agent::parseAgentArgs(argc, argv);
+  if (!args) return 2;
+  auto config = conf::loadAgentConfig(args->configPath);
   if (!config) {
     std::fprintf(stderr, "hnow-agent: %s\n", config.error().text().c_str());
-    return 2;
-  }
-  auto secret = transport::loadSecretFile(config->secretFile);
-  if (!secret.secret) {
-    std::fprintf(stderr, "hnow-agent: %s\n", secret.error.c_str());
     return 2;
   }
   transport::setupLogging("hnow-agent", config->logLevel);
@@ -38,6 +33,12 @@ int main(int argc, char** argv) {
     spdlog::error("cannot create the data directory {}: {}", config->dataDir, error.message());
     return 1;
   }
+  auto credentials = agent::AgentCredentials::load(*config, args->token);
+  if (!credentials) {
+    spdlog::error("{}", credentials.error().message);
+    return 2;
+  }
+  spdlog::info("agent key {} ({})", transport::keyText(credentials->key()), config->keyFile);
 
   // A crash leaves temp files and job files no operation will claim.
   auto swept = agent::sweepLeftovers(config->roots);
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
       spdlog::error("{}", tls.error().message);
       return 2;
     }
-    agent::AgentRuntime runtime(*config, *secret.secret, io.provider->getNetwork(),
+    agent::AgentRuntime runtime(*config, credentials.value(), io.provider->getNetwork(),
                                 io.provider->getTimer(), clock, tls->get() ? &(*tls)->context() : nullptr);
     runtime.onRegistered([&config]() { transport::notifyReady("registered with " + config->coordinator); });
     auto watchdog = transport::feedWatchdog(io.provider->getTimer()).eagerlyEvaluate(nullptr);

@@ -26,8 +26,10 @@
 
 #include "daemon/core/coordinator.h"
 #include "daemon/server/control_server.h"
+#include "daemon/server/trust.h"
 #include "daemon/state/sqlite_state_store.h"
 #include "transport/gate_client.h"
+#include "transport/identity.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_rates.h"
 
@@ -35,7 +37,15 @@ using namespace hnow;
 
 namespace {
 
-const char* kSecret = "0123456789abcdef0123456789abcdef";
+// hnowd's key and every agent's, bound as hnowd's config ([[agents]]) binds
+// them, so logins measure the gate, not enrollment.
+struct BenchKeys {
+  transport::KeyPair hnowd = transport::KeyPair::generate();
+  std::vector<transport::KeyPair> agents;
+  explicit BenchKeys(int n) {
+    for (int i = 0; i < n; ++i) agents.push_back(transport::KeyPair::generate());
+  }
+};
 
 double threadCpuSeconds() {
   rusage r{};
@@ -48,7 +58,7 @@ class NoControl final : public wire::AgentControl::Server {};
 // hnowd on its own thread; the bench thread talks to it via its executor.
 class HnowdThread {
  public:
-  explicit HnowdThread(std::string dataDir) : dataDir_(std::move(dataDir)) {
+  HnowdThread(std::string dataDir, const BenchKeys& keys) : dataDir_(std::move(dataDir)), keys_(keys) {
     thread_ = std::thread([this]() { run(); });
     port_ = portPromise_.get_future().get();
   }
@@ -75,10 +85,20 @@ class HnowdThread {
     auto store = std::move(daemon::SqliteStateStore::open(dataDir_)).value();
     daemon::Coordinator coordinator(clock, daemon::RateTableOptions{}, *store);
     coordinator_ = &coordinator;
-    transport::Secret secret{kSecret};
+    daemon::AgentKeys agentKeys(*store);
+    std::vector<std::pair<std::string, std::string>> bound;
+    for (std::size_t i = 0; i < keys_.agents.size(); ++i)
+      bound.emplace_back("agent-" + std::to_string(i), transport::keyText(keys_.agents[i].publicKey()));
+    (void)agentKeys.load(bound);
+    daemon::SessionCuts cuts;
+    daemon::Trust trust;
+    trust.hnowdKey = &keys_.hnowd;
+    trust.agents = &agentKeys;
+    trust.cuts = &cuts;
+    trust.clock = &clock;
     daemon::ConnectionLimits limits;
     limits.maxUnauthenticated = 2000;  // every agent logs in at once here
-    daemon::ControlServer server(coordinator, secret, io.provider->getTimer(), limits);
+    daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits);
     auto receiver = io.provider->getNetwork().parseAddress("127.0.0.1:0").wait(io.waitScope)->listen();
     auto listening = server.listen(*receiver).eagerlyEvaluate(nullptr);
     auto ticking = tick(io.provider->getTimer(), 0).eagerlyEvaluate(nullptr);
@@ -90,6 +110,7 @@ class HnowdThread {
   }
 
   std::string dataDir_;
+  const BenchKeys& keys_;
   std::thread thread_;
   std::promise<int> portPromise_;
   int port_ = 0;
@@ -103,11 +124,16 @@ struct Agent {
   kj::Maybe<wire::AgentSession::Client> session;
 };
 
-kj::Promise<void> login(Agent& agent, const transport::Secret& secret, const std::string& name) {
+kj::Promise<void> login(Agent& agent, const BenchKeys& keys, int i) {
   auto gate = agent.connection->peerBootstrap<wire::Gate>();
-  return transport::openGate(gate, secret).then([&agent, &secret, gate, name](transport::Bytes nonce) mutable {
-    auto request = gate.loginAgentRequest();
-    request.setProof(transport::dataOf(transport::makeProof(secret, transport::Role::kAgent, name, nonce)));
+  const std::string name = "agent-" + std::to_string(i);
+  const transport::KeyPair& key = keys.agents[i];
+  return transport::openGate(gate, keys.hnowd.publicKey()).then([&agent, &key, gate, name](transport::GateOpening o) mutable {
+    auto request = gate.loginAgentKeyRequest();
+    auto credential = request.initCredential();
+    transport::Bytes publicKey(key.publicKey().begin(), key.publicKey().end());
+    credential.setKey(transport::dataOf(publicKey));
+    credential.setSignature(transport::dataOf(transport::signLogin(key, transport::Role::kAgent, name, o.nonce)));
     request.initRegistration().setName(name);
     request.getRegistration().setSite("bench");
     request.setControl(kj::heap<NoControl>());
@@ -144,19 +170,19 @@ RunResult runOnce(int agents, int seconds) {
   std::filesystem::create_directories(dir);
   RunResult result{};
   {
-    HnowdThread hnowd(dir.string());
+    BenchKeys keys(agents);
+    HnowdThread hnowd(dir.string(), keys);
     auto io = kj::setupAsyncIo();
     auto& timer = io.provider->getTimer();
-    transport::Secret secret{kSecret};
     auto address = io.provider->getNetwork().parseAddress(kj::str("127.0.0.1:", hnowd.port())).wait(io.waitScope);
     std::vector<Agent> fleet(agents);
 
     auto start = std::chrono::steady_clock::now();
     kj::Vector<kj::Promise<void>> logins;
     for (int i = 0; i < agents; ++i) {
-      logins.add(address->connect().then([&fleet, &secret, i](kj::Own<kj::AsyncIoStream> stream) {
+      logins.add(address->connect().then([&fleet, &keys, i](kj::Own<kj::AsyncIoStream> stream) {
         fleet[i].connection = kj::heap<transport::RpcConnection>(kj::mv(stream));
-        return login(fleet[i], secret, "agent-" + std::to_string(i));
+        return login(fleet[i], keys, i);
       }));
     }
     kj::joinPromises(logins.releaseAsArray()).wait(io.waitScope);

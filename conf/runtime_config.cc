@@ -150,13 +150,17 @@ BandwidthLimits readLimits(TableReader& t) {
 }
 
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"listen", "data_dir", "secret_file", "lost_timeout_s", "drift_threshold",
-               "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
+  t.allowOnly({"listen", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
+               "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
                "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
-  c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  c.keyFile = t.has("key_file") ? readPath(t, "key_file", "hnowd's private key", baseDir)
+                                : (fs::path(c.dataDir) / "hnowd.key").string();
+  if (t.has("secret_file")) c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  c.operators = readOperators(t);
+  c.agentKeys = readAgentKeys(t);
   c.lostTimeoutSeconds = readBounded(t, "lost_timeout_s", c.lostTimeoutSeconds, 0, 3600,
                                      "seconds > 0 and at most 3600");
   c.driftThreshold = readBounded(t, "drift_threshold", c.driftThreshold, 0, 10,
@@ -208,7 +212,7 @@ EmulateConfig readEmulate(TableReader& t) {
 }
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"name", "site", "coordinator", "data_dir", "secret_file", "roots",
+  t.allowOnly({"name", "site", "coordinator", "data_dir", "key_file", "coordinator_key", "secret_file", "roots",
                "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits"});
   AgentConfig a;
   a.name = readAgentName(t);
@@ -216,7 +220,10 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   if (a.site.empty()) t.failAt("site", "'site' cannot be empty");
   a.coordinator = readAddress(t, "coordinator", "", true, false);
   a.dataDir = readPath(t, "data_dir", "the agent's state directory", baseDir);
-  a.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  a.keyFile = t.has("key_file") ? readPath(t, "key_file", "the agent's private key", baseDir)
+                                : (fs::path(a.dataDir) / "agent.key").string();
+  a.coordinatorKey = readPublicKey(t, "coordinator_key", "hnowd's public key");
+  if (t.has("secret_file")) a.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
   a.roots = readRoots(t);
   a.probeIntervalSeconds = readBounded(t, "probe_interval_s", a.probeIntervalSeconds, 0, 86400,
                                        "seconds > 0 and at most 86400");
@@ -230,10 +237,21 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
 }
 
 ClientConfig readClient(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"coordinator", "secret_file", "tls"});
+  t.allowOnly({"coordinator", "operator", "key_file", "coordinator_key", "secret_file", "tls"});
   ClientConfig c;
   c.coordinator = readAddress(t, "coordinator", "", true, false);
-  c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
+  if (t.has("secret_file") && !t.has("key_file"))
+    t.failAt("secret_file", "the shared secret no longer opens a client session: make an operator key "
+                            "(`hnow key new FILE`), list its public key under [[operators]] in hnowd's config, and "
+                            "write operator, key_file and coordinator_key here instead (docs/security.md, "
+                            "\"Moving from the shared secret\")");
+  if (t.has("secret_file")) t.failAt("secret_file", "a client config takes key_file, not secret_file: remove it");
+  c.operatorName = t.requireString("operator", "the operator's name, as hnowd's [[operators]] lists it");
+  c.keyFile = readPath(t, "key_file", "the operator's private key (`hnow key new FILE` makes one)", baseDir);
+  c.coordinatorKey = readPublicKey(t, "coordinator_key", "hnowd's public key");
+  if (c.coordinatorKey.empty())
+    t.failHere("missing key 'coordinator_key' in " + t.where() +
+               " (hnowd's public key, ed25519:...: the line in hnowd's <data_dir>/hnowd.pub)");
   if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, true);
   return c;
 }

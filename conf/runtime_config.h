@@ -8,6 +8,7 @@
 
 #include "base/bandwidth_limits.h"
 #include "base/result.h"
+#include "conf/trust_config.h"
 
 namespace hnow::conf {
 
@@ -36,7 +37,13 @@ struct SurveyConfig {
 struct CoordinatorConfig {
   std::string listen = "0.0.0.0:7411";  // host:port; port 0: the OS chooses
   std::string dataDir;                 // hnowd writes `hnowd.address` here
+  // hnowd's private key; made on the first start (default <data_dir>/hnowd.key).
+  std::string keyFile;
+  // Only while agents move from the shared secret to keys: an agent that
+  // proves it may enroll its key under a free name. Opens no client session.
   std::string secretFile;
+  std::vector<OperatorConfig> operators;  // [[operators]]: who may use hnow against hnowd
+  std::vector<AgentKeyConfig> agentKeys;  // [[agents]]: names bound to keys by hnowd's owner
   double lostTimeoutSeconds = 2.5;     // silent this long: lost (at the next 0.25 s tick)
   double driftThreshold = 0.25;        // a relative change in a rate
   double driftDwellSeconds = 2.0;      // ...that lasts this long is drift
@@ -71,7 +78,12 @@ struct AgentConfig {
   std::string site = "default";
   std::string coordinator;  // hnowd's host:port
   std::string dataDir;
-  std::string secretFile;
+  // The agent's private key; made on the first start (default <data_dir>/agent.key).
+  std::string keyFile;
+  // hnowd's public key; "" to take it from the enrollment token (and keep
+  // it in <data_dir>/hnowd.pub).
+  std::string coordinatorKey;
+  std::string secretFile;  // migration only: enrolls the key through hnowd's shared secret
   std::vector<std::string> roots;  // where received files may be written
   double probeIntervalSeconds = 60.0;
   double heartbeatIntervalSeconds = 0.5;
@@ -85,7 +97,9 @@ struct AgentConfig {
 // What `hnow` needs to reach hnowd (written by `hnow local up` as client.toml).
 struct ClientConfig {
   std::string coordinator;
-  std::string secretFile;
+  std::string operatorName;    // as hnowd's [[operators]] lists it
+  std::string keyFile;         // the operator's private key
+  std::string coordinatorKey;  // hnowd's public key (ed25519:...)
   TlsConfig tls;
 };
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "daemon/core/memory_state_store.h"
+#include "daemon/server/test_trust.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/quiet_logs.h"
 #include "server/control_server.h"
@@ -67,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
-  transport::Secret secret{"0123456789abcdef0123456789abcdef"};
+  testing::TestTrust keys{clock};
 
   int fds[2];
   HNOW_FUZZ_CHECK(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0, "a socketpair");
@@ -77,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     OneConnection receiver(io.lowLevelProvider->wrapSocketFd(fds[0], flags));
     daemon::ConnectionLimits limits;
     limits.loginTimeout = 10 * kj::SECONDS;
-    auto server = kj::heap<daemon::ControlServer>(coordinator, secret, timer, limits);
+    auto server = kj::heap<daemon::ControlServer>(coordinator, keys.trust, timer, limits);
     auto listening = server->listen(receiver).eagerlyEvaluate(nullptr);
 
     kj::byte buffer[4096];
@@ -102,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                       .then([](bool b) { return b; }, [](kj::Exception&&) { return false; })
                       .wait(io.waitScope);
     HNOW_FUZZ_CHECK(closed, "hnowd closes a connection that ended or missed its login deadline");
-    HNOW_FUZZ_CHECK(coordinator.status().empty(), "no agent registers without the secret");
+    HNOW_FUZZ_CHECK(coordinator.status().empty(), "no agent registers without a key hnowd binds to its name");
     listening = nullptr;
     server = nullptr;
   }

@@ -1,6 +1,6 @@
 // Writes the seed of gate_stream_fuzz: the bytes a real client sends to
 // hnowd while it logs in and asks for the status (Bootstrap, challenge,
-// loginClient, status), recorded between the real peer and the real Gate.
+// loginOperator, status), recorded between the real peer and the real Gate.
 // Usage: record_login client|agent OUT_FILE (an agent registers as "a1"
 // and reports its rates). The first byte is gate_stream_fuzz's "close the
 // connection at the end" flag.
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "daemon/core/memory_state_store.h"
+#include "daemon/server/test_trust.h"
 #include "server/gate_server.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
@@ -42,14 +43,14 @@ int main(int argc, char** argv) {
   hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
-  transport::Secret secret{"0123456789abcdef0123456789abcdef"};
+  testing::TestTrust keys{clock};
   Ignore ignore;
   kj::TaskSet tasks(ignore);
 
   auto toServer = kj::newTwoWayPipe();
   auto toClient = kj::newTwoWayPipe();
   transport::RpcConnection server(kj::mv(toServer.ends[0]),
-                                  kj::heap<daemon::GateServer>(coordinator, secret, tasks, "recorder"));
+                                  kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, "recorder"));
   transport::RpcConnection client(kj::mv(toClient.ends[0]));
   std::string sent;
   kj::byte up[4096], down[4096];
@@ -58,11 +59,10 @@ int main(int argc, char** argv) {
 
   auto gate = client.peerBootstrap<wire::Gate>();
   if (agent) {
-    transport::Bytes nonce = transport::openGate(gate, secret).wait(ws);
-    auto login = gate.loginAgentRequest();
-    login.setProof(transport::dataOf(transport::makeProof(secret, transport::Role::kAgent, "a1", nonce)));
-    auto registration = login.initRegistration();
-    registration.setName("a1");
+    auto opening = transport::openGate(gate, keys.hnowdKey.publicKey()).wait(ws);
+    auto login = gate.loginAgentKeyRequest();
+    keys.signAgent(login, "a1", keys.agentKey("a1"), opening.nonce);
+    auto registration = login.getRegistration();
     registration.setSite("room-a");
     registration.setDataAddress("127.0.0.1:9000");
     registration.initRoots(1).set(0, "/srv/hnow");
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     report.initRates().setUplinkBytesPerS(12.5e6);
     report.send().wait(ws);
   } else {
-    auto session = transport::loginAsClient(gate, secret).wait(ws);
+    auto session = keys.loginOperator(gate).wait(ws);
     session.statusRequest().send().wait(ws);
   }
   std::ofstream(argv[2], std::ios::binary) << '\0' << sent;

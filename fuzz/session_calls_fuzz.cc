@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "daemon/core/memory_state_store.h"
+#include "daemon/server/test_trust.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/quiet_logs.h"
 #include "core/job_service.h"
@@ -110,6 +111,7 @@ struct Lab {
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
   transport::Secret secret{"0123456789abcdef0123456789abcdef"};
+  testing::TestTrust keys{clock};
   Ignore ignore;
   transport::data::DataPlane plane{clock, [](transport::data::TransferEvent) {}};
   daemon::DataSourcePlane source{plane, scratch + "/trees"};
@@ -122,6 +124,7 @@ struct Lab {
                           newToken};
   kj::TaskSet tasks{ignore};
   std::vector<std::string> tokens;
+  std::vector<std::string> enrollTokens;  // made by `agentToken` calls
   std::vector<std::uint64_t> operations{1};
   std::vector<Agent> agents;
   Link clientLink;
@@ -129,7 +132,8 @@ struct Lab {
 
   Link connect() {
     auto pipe = kj::newTwoWayPipe();
-    auto gate = kj::heap<daemon::GateServer>(coordinator, secret, tasks, "fuzz-peer", nullptr,
+    keys.trust.sharedSecret = &secret;  // agents of any name may enroll, as while a lab migrates
+    auto gate = kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, "fuzz-peer", nullptr,
                                              daemon::Services{&sends, &manifests, &jobs, nullptr, nullptr, "", {scratch}});
     Link link;
     link.server = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[0]), kj::mv(gate));
@@ -190,13 +194,41 @@ void loginAgent(FuzzedDataProvider& in, Lab& lab) {
   if (lab.agents.size() >= 6) return;
   Agent agent;
   agent.link = lab.connect();
-  auto nonce = lab.settle(transport::openGate(agent.link.gate, lab.secret));
-  KJ_IF_MAYBE(n, nonce) {
+  auto opening = lab.settle(transport::openGate(agent.link.gate, lab.keys.hnowdKey.publicKey()));
+  KJ_IF_MAYBE(o, opening) {
     const std::string agentName = name(in);
-    auto request = agent.link.gate.loginAgentRequest();
-    request.setProof(transport::dataOf(transport::makeProof(lab.secret, transport::Role::kAgent, agentName, *n)));
-    auto r = request.initRegistration();
-    r.setName(agentName);
+    auto request = agent.link.gate.loginAgentKeyRequest();
+    // The enrollment messages: a fresh key proven with the shared secret, with
+    // a token an operator made (or one altered), or credential bytes as they come.
+    transport::KeyPair key = transport::KeyPair::generate();
+    lab.keys.signAgent(request, agentName, key, o->nonce);
+    auto credential = request.getCredential();
+    const int how = in.ConsumeIntegralInRange<int>(0, 3);
+    if (how == 0) {
+      credential.setSecretProof(
+          transport::dataOf(transport::makeProof(lab.secret, transport::Role::kAgent, agentName, o->nonce)));
+    } else if (how == 1 && !lab.enrollTokens.empty()) {
+      auto token = transport::parseTokenText(
+          lab.enrollTokens[in.ConsumeIntegralInRange<std::size_t>(0, lab.enrollTokens.size() - 1)]);
+      if (token) {
+        transport::EnrollToken t = token.value();
+        if (in.ConsumeBool()) t.secret[in.ConsumeIntegralInRange<std::size_t>(0, 31)] ^= 1;
+        transport::Bytes id(t.id.begin(), t.id.end());
+        credential.setTokenId(transport::dataOf(id));
+        credential.setTokenProof(transport::dataOf(transport::enrollProof(t.secret, agentName, key.publicKey(), o->nonce)));
+      }
+    } else if (how == 2) {
+      auto bytes = [&in](std::size_t most) {
+        std::string b = in.ConsumeBytesAsString(in.ConsumeIntegralInRange<std::size_t>(0, most));
+        return transport::Bytes(b.begin(), b.end());
+      };
+      transport::Bytes k = bytes(40), sig = bytes(80), id = bytes(12), proof = bytes(40);
+      if (in.ConsumeBool()) credential.setKey(transport::dataOf(k));
+      if (in.ConsumeBool()) credential.setSignature(transport::dataOf(sig));
+      credential.setTokenId(transport::dataOf(id));
+      credential.setTokenProof(transport::dataOf(proof));
+    }  // else: a key nothing enrolls, which waits for approval
+    auto r = request.getRegistration();
     r.setSite(name(in));
     r.setDataAddress(in.ConsumeBool() ? agentName + ":9000" : text(in));
     auto capabilities = r.initCapabilities(in.ConsumeIntegralInRange<unsigned>(0, 2));
@@ -269,6 +301,35 @@ void agentCall(FuzzedDataProvider& in, Lab& lab, int method) {
       lab.settle(request.send().ignoreResult(), true);
       break;
     }
+  }
+}
+
+// The operator's agent-key commands, with names and times as they come.
+void keyCall(FuzzedDataProvider& in, Lab& lab) {
+  auto& client = lab.client;
+  switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0: {
+      auto request = client.agentTokenRequest();
+      request.setName(name(in));
+      request.setTtlS(in.ConsumeBool() ? 3600.0 : anyDouble(in));
+      KJ_IF_MAYBE(made, lab.settle(request.send())) {
+        if (lab.enrollTokens.size() < 8) lab.enrollTokens.push_back(made->getToken());
+      }
+      break;
+    }
+    case 1: {
+      auto request = client.revokeAgentRequest();
+      request.setName(name(in));
+      lab.settle(request.send().ignoreResult(), true);
+      break;
+    }
+    case 2: {
+      auto request = client.approveAgentRequest();
+      request.setName(name(in));
+      lab.settle(request.send().ignoreResult(), true);
+      break;
+    }
+    default: lab.settle(client.agentKeysRequest().send().ignoreResult(), true);
   }
 }
 
@@ -397,16 +458,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   {
     Lab lab;
     lab.clientLink = lab.connect();
-    KJ_IF_MAYBE(client, lab.settle(transport::loginAsClient(lab.clientLink.gate, lab.secret))) {
+    KJ_IF_MAYBE(client, lab.settle(lab.keys.loginOperator(lab.clientLink.gate))) {
       lab.client = kj::mv(*client);
     } else {
-      HNOW_FUZZ_CHECK(false, "a client with the secret logs in");
+      HNOW_FUZZ_CHECK(false, "an operator with its listed key logs in");
     }
     for (int calls = 0; calls < kMaxCalls && in.remaining_bytes() > 0; ++calls) {
-      const int what = in.ConsumeIntegralInRange<int>(0, 18);
+      const int what = in.ConsumeIntegralInRange<int>(0, 19);
       if (what == 0) loginAgent(in, lab);
       else if (what <= 5) agentCall(in, lab, what - 1);
       else if (what <= 15) clientCall(in, lab, what - 6);
+      else if (what == 19) keyCall(in, lab);
       else if (what == 16) {
         // Time passes: hnowd's tick (lost agents, drift, jobs) and its timers.
         const auto step = std::chrono::milliseconds(in.ConsumeIntegralInRange<int>(0, 5000));

@@ -3,13 +3,15 @@
 # interfaces (DESIGN.md "Pieces"). Bulk data never travels here; the data
 # plane (libuv, later issues) has its own sockets.
 #
-# Authentication (DESIGN.md "Integrity and security defaults"): the only
-# capability a fresh connection gets is the Gate. A peer asks it for a
-# single-use nonce, proves it knows the shared secret with
-#   HMAC-SHA256(secret, "hnow/1 " ++ role ++ "\0" ++ name ++ "\0" ++ nonce)
-# and only then receives a session capability. The secret never crosses the
-# wire. The coordinator proves itself the same way over the peer's nonce
-# (role "coordinator"), so an agent obeys commands only from the real hnowd.
+# Authentication (docs/security.md): the only capability a fresh connection
+# gets is the Gate. A peer asks it for a single-use nonce and checks hnowd's
+# Ed25519 signature over the peer's own nonce against the key it trusts (from
+# its enrollment token, its config or its first enrollment), so an agent obeys
+# commands only from the real hnowd. It then signs
+#   "hnow/2 " ++ role ++ "\0" ++ name ++ "\0" ++ nonce
+# with its own key (transport/identity.h). Operators' keys are listed in
+# hnowd's config with their rights; agents' keys are bound to their names at
+# enrollment. No private key or token secret ever crosses the wire.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("hnow::wire");
@@ -105,14 +107,47 @@ struct EmulatedRates {
 
 interface Gate {
   # The bootstrap capability of hnowd.
-  challenge @0 (peerNonce :Data) -> (nonce :Data, coordinatorProof :Data);
-  # `nonce` is valid for one login on this connection; `coordinatorProof`
-  # is the coordinator's HMAC over `peerNonce` (role "coordinator", name "").
+  challenge @0 (peerNonce :Data)
+            -> (nonce :Data, coordinatorProof :Data, coordinatorKey :Data, coordinatorSignature :Data);
+  # `nonce` is valid for one login on this connection. `coordinatorSignature`
+  # is hnowd's signature over `peerNonce` (role "coordinator", name ""), made
+  # with the key `coordinatorKey`. `coordinatorProof` is set only while hnowd
+  # keeps a shared secret for agents not yet enrolled: the HMAC of
+  # transport/auth.h over `peerNonce`, role "coordinator", with hnowd's key
+  # text as the name, so an agent that learns the key from it knows the key
+  # is the secret holder's.
   loginAgent @1 (proof :Data, registration :Registration, control :AgentControl)
              -> (session :AgentSession);
-  # The proof's name is the registration's name.
+  # Obsolete (the shared-secret login of hnow-agent before keys): refused,
+  # saying to upgrade the agent.
   loginClient @2 (proof :Data) -> (session :ClientSession);
-  # The proof's role is "client" and its name is "".
+  # Obsolete: the shared secret no longer opens a client session; refused,
+  # saying how to make an operator key.
+  loginOperator @3 (name :Text, signature :Data) -> (session :ClientSession, readOnly :Bool);
+  # An operator listed in hnowd's config ([[operators]]) signs the nonce as
+  # role "operator" under its name.
+  loginAgentKey @4 (credential :AgentCredential, registration :Registration, control :AgentControl)
+                -> (session :AgentSession);
+  # The signature's name is the registration's name, which must be bound to
+  # the key; the credential may enroll the key under that name first.
+}
+
+struct AgentCredential {
+  key @0 :Data;          # the agent's Ed25519 public key
+  signature @1 :Data;    # over the nonce, role "agent", the registration's name
+  tokenId @2 :Data;      # enrolling with a token: its id (8 bytes)...
+  tokenProof @3 :Data;   # ...and the HMAC with its secret (transport/identity.h: enrollProof)
+  secretProof @4 :Data;  # enrolling through hnowd's shared secret (migration): role "agent"
+}
+
+struct AgentKeyEntry {
+  # One agent identity as hnowd keeps it (`hnow agent keys`).
+  name @0 :Text;
+  key @1 :Text;          # ed25519:...
+  state @2 :Text;        # enrolled | pending | revoked
+  how @3 :Text;          # token | approved | secret | config (how it was enrolled)
+  ageS @4 :Float64;      # since it was enrolled, asked, or revoked
+  peer @5 :Text;         # pending: the address it asked from
 }
 
 interface AgentSession {
@@ -521,6 +556,16 @@ interface ClientSession {
   # host and the directory's path) lacks, and which it has with the same
   # size and another mtime. The client then uploads only those. Refused
   # while a send from that copy runs.
+  agentToken @16 (name :Text, ttlS :Float64) -> (token :Text, expiresInS :Float64);
+  # A single-use enrollment token for a new agent (`hnow agent token`);
+  # `name` "" lets it enroll under any free name.
+  revokeAgent @17 (name :Text) -> (closed :UInt32);
+  # The agent's key refused from now on and its sessions closed.
+  approveAgent @18 (name :Text) -> (key :Text);
+  # Binds the key a pending agent asked with to its name.
+  agentKeys @19 () -> (keys :List(AgentKeyEntry));
+  # Every operation but status, operations and the progress of operations
+  # is refused to a read-only operator.
 }
 
 interface Upload {

@@ -31,7 +31,7 @@ constexpr auto kDeadline = 5 * kj::SECONDS;
 
 struct CoordinatorClient::State {
   kj::AsyncIoContext io = kj::setupAsyncIo();
-  std::optional<transport::Secret> secret;
+  std::optional<transport::KeyPair> key;
   std::unique_ptr<transport::TlsSetup> tls;  // outlives the connection it wraps
   kj::Own<transport::RpcConnection> connection;
   std::optional<wire::ClientSession::Client> session;
@@ -83,10 +83,12 @@ CoordinatorClient::~CoordinatorClient() = default;
 
 Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
     const conf::ClientConfig& config) {
-  auto secret = transport::loadSecretFile(config.secretFile);
-  if (!secret.secret) return Error{secret.error};
+  auto key = transport::loadKeyFile(config.keyFile);
+  if (!key) return Error{"the operator key: " + key.error().message};
+  auto coordinatorKey = transport::parseKeyText(config.coordinatorKey);
+  if (!coordinatorKey) return Error{"coordinator_key: " + coordinatorKey.error().message};
   auto state = std::make_unique<State>();
-  state->secret.emplace(std::move(*secret.secret));
+  state->key.emplace(std::move(key).value());
   auto& s = *state;
   auto stream = s.wait(s.io.provider->getNetwork().parseAddress(config.coordinator).then(
       [](kj::Own<kj::NetworkAddress> address) { return address->connect().attach(kj::mv(address)); }));
@@ -100,7 +102,8 @@ Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
     if (!stream) return Error{"TLS with hnowd at " + config.coordinator + " failed: " + stream.error().message};
   }
   s.connection = kj::heap<transport::RpcConnection>(kj::mv(stream.value()));
-  auto session = s.wait(transport::loginAsClient(s.connection->peerBootstrap<wire::Gate>(), *s.secret));
+  auto session = s.wait(transport::loginAsOperator(s.connection->peerBootstrap<wire::Gate>(), config.operatorName,
+                                                   *s.key, coordinatorKey.value()));
   if (!session) return Error{"hnowd at " + config.coordinator + " refused the login: " + session.error().message};
   s.session.emplace(kj::mv(session.value()));
   return std::unique_ptr<CoordinatorClient>(new CoordinatorClient(std::move(state)));
@@ -223,6 +226,40 @@ Reply<bool> CoordinatorClient::forgetAgent(const std::string& agent) {
   auto request = s.session->forgetAgentRequest();
   request.setName(agent);
   return s.wait(request.send().then([](auto) { return true; }));
+}
+
+Reply<std::pair<std::string, double>> CoordinatorClient::agentToken(const std::string& name, double ttlSeconds) {
+  auto& s = *state_;
+  auto request = s.session->agentTokenRequest();
+  request.setName(name);
+  request.setTtlS(ttlSeconds);
+  return s.wait(request.send().then([](auto response) {
+    return std::make_pair(std::string(response.getToken()), response.getExpiresInS());
+  }));
+}
+
+Reply<unsigned> CoordinatorClient::revokeAgent(const std::string& name) {
+  auto& s = *state_;
+  auto request = s.session->revokeAgentRequest();
+  request.setName(name);
+  return s.wait(request.send().then([](auto response) { return static_cast<unsigned>(response.getClosed()); }));
+}
+
+Reply<std::string> CoordinatorClient::approveAgent(const std::string& name) {
+  auto& s = *state_;
+  auto request = s.session->approveAgentRequest();
+  request.setName(name);
+  return s.wait(request.send().then([](auto response) { return std::string(response.getKey()); }));
+}
+
+Reply<std::vector<CoordinatorClient::AgentKey>> CoordinatorClient::agentKeys() {
+  auto& s = *state_;
+  return s.wait(s.session->agentKeysRequest().send().then([](auto response) {
+    std::vector<AgentKey> keys;
+    for (auto k : response.getKeys())
+      keys.push_back({k.getName(), k.getKey(), k.getState(), k.getHow(), k.getPeer(), k.getAgeS()});
+    return keys;
+  }));
 }
 
 Reply<std::vector<RemoteOperation>> CoordinatorClient::operations(std::uint32_t limit) {

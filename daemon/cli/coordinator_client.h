@@ -79,7 +79,7 @@ struct RateChange {
 
 class CoordinatorClient {
  public:
-  // Connects to `config.coordinator` and logs in with the secret.
+  // Connects to `config.coordinator`, checks hnowd's key and logs in as the operator.
   static Reply<std::unique_ptr<CoordinatorClient>> connect(const conf::ClientConfig& config);
   ~CoordinatorClient();
 
@@ -90,6 +90,17 @@ class CoordinatorClient {
   // An empty-struct reply: std::monostate-like success.
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
   Reply<bool> forgetAgent(const std::string& agent);
+  // Agent identities (docs/security.md): a single-use enrollment token
+  // and how long it holds; revoke (how many sessions were closed); approve
+  // a pending agent (its key); every known key.
+  Reply<std::pair<std::string, double>> agentToken(const std::string& name, double ttlSeconds);
+  Reply<unsigned> revokeAgent(const std::string& name);
+  Reply<std::string> approveAgent(const std::string& name);
+  struct AgentKey {
+    std::string name, key, state, how, peer;
+    double ageSeconds = -1;  // -1: since hnowd's config listed it
+  };
+  Reply<std::vector<AgentKey>> agentKeys();
   // The newest `limit` records, newest first.
   Reply<std::vector<RemoteOperation>> operations(std::uint32_t limit);
 

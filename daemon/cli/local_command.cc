@@ -13,7 +13,7 @@
 #include "cli/coordinator_client.h"
 #include "cli/local_processes.h"
 #include "cli/text_file.h"
-#include "transport/auth.h"
+#include "transport/identity.h"
 
 namespace hnow::cli {
 
@@ -141,12 +141,32 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
     return 1;
   }
   for (const char* sub : {"pids", "logs", "agents", "hnowd"}) fs::create_directories(dir / sub);
-  const fs::path secret = dir / "secret";
-  if (!writeConfig(secret, transport::freshSecretText() + "\n")) return 1;
-  ::chmod(secret.c_str(), 0600);
+  // Every identity of the lab is made here, before anything starts
+  // (docs/security.md): hnowd's key, one operator with full rights (the
+  // user), and each agent's key, listed in hnowd.toml as [[agents]], so no
+  // enrollment is needed on one machine.
+  auto hnowdKey = transport::loadOrCreateKeyFile((dir / "hnowd.key").string());
+  auto operatorKey = transport::loadOrCreateKeyFile((dir / "operator.key").string());
+  if (!hnowdKey || !operatorKey) {
+    std::fprintf(stderr, "hnow: %s\n", (!hnowdKey ? hnowdKey : operatorKey).error().message.c_str());
+    return 1;
+  }
+  const std::string coordinatorKey = transport::keyText(hnowdKey->publicKey());
+  std::string identities = "\n[[operators]]\nname = \"local\"\nkey = " +
+                           quoted(transport::keyText(operatorKey->publicKey())) + "\nrights = \"full\"\n";
+  for (int i = 0; i < options.agents; ++i) {
+    const std::string name = "agent-" + std::to_string(i + 1);
+    fs::create_directories(dir / "agents" / name);
+    auto key = transport::loadOrCreateKeyFile((dir / "agents" / name / "agent.key").string());
+    if (!key) {
+      std::fprintf(stderr, "hnow: %s\n", key.error().message.c_str());
+      return 1;
+    }
+    identities += "\n[[agents]]\nname = " + quoted(name) + "\nkey = " + quoted(transport::keyText(key->publicKey())) + "\n";
+  }
 
   // Port 0 first; once hnowd has bound, the config is pinned to that port.
-  std::string hnowdHead = "data_dir = \"hnowd\"\nsecret_file = \"secret\"\nlog_level = \"info\"\n";
+  std::string hnowdHead = "data_dir = \"hnowd\"\nkey_file = \"hnowd.key\"\nlog_level = \"info\"\n";
   if (options.sourceUplinkMbps > 0) hnowdHead += "uplink_mbps = " + std::to_string(options.sourceUplinkMbps) + "\n";
   if (options.driftDwellSeconds >= 0) hnowdHead += "drift_dwell_s = " + std::to_string(options.driftDwellSeconds) + "\n";
   // One machine standing in for a whole lab: past 16 agents a core, the
@@ -171,15 +191,19 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   if (!cwdError && here != lab) roots += ", " + quoted(here.string());
   roots += "]\n";
   const std::string runRoots = "\n[run]\n" + roots + "\n[send]\n" + roots;
-  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots + survey)) return 1;
+  if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots + survey + identities))
+    return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
   const std::string address = waitForAddress(dir / "hnowd" / "hnowd.address", launcher);
   if (address.empty()) {
     std::fprintf(stderr, "hnow: hnowd did not start; see %s\n", (dir / "logs" / "hnowd.log").c_str());
     return 1;
   }
-  if (!writeConfig(dir / "hnowd.toml", "listen = " + quoted(address) + "\n" + hnowdHead + runRoots)) return 1;
-  if (!writeConfig(dir / "client.toml", "coordinator = " + quoted(address) + "\nsecret_file = \"secret\"\n"))
+  if (!writeConfig(dir / "hnowd.toml", "listen = " + quoted(address) + "\n" + hnowdHead + runRoots + identities))
+    return 1;
+  if (!writeConfig(dir / "client.toml", "coordinator = " + quoted(address) +
+                                            "\noperator = \"local\"\nkey_file = \"operator.key\"\ncoordinator_key = " +
+                                            quoted(coordinatorKey) + "\n"))
     return 1;
 
   std::set<std::string> names;
@@ -196,7 +220,7 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
     fs::create_directories(data / "files");
     std::string text = "name = " + quoted(name) + "\nsite = " + quoted(site) +
                        "\ncoordinator = " + quoted(address) + "\ndata_dir = " + quoted(name) +
-                       "\nsecret_file = \"../secret\"\nroots = [" + quoted((data / "files").string()) +
+                       "\ncoordinator_key = " + quoted(coordinatorKey) + "\nroots = [" + quoted((data / "files").string()) +
                        "]\nheartbeat_interval_s = 0.5\nprobe_interval_s = 30\n\n[emulate]\n" +
                        "uplink_mbps = " + std::to_string(mbps) + "\ndownlink_mbps = " + std::to_string(down) +
                        "\ncompute_factor = " + std::to_string(given ? 1.0 : lab.computeFactor) + "\n";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/agent_keys_command.h"
 #include "cli/demo_command.h"
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
@@ -35,6 +36,15 @@ struct CommandLine {
   CLI::App* setRateCommand = nullptr;
   CLI::App* forgetCommand = nullptr;
   std::string forgetAgent;
+  // Keys and agent identities (docs/security.md).
+  CLI::App* keyNewCommand = nullptr;
+  std::string keyPath;
+  CLI::App* tokenCommand = nullptr;
+  CLI::App* revokeCommand = nullptr;
+  CLI::App* approveCommand = nullptr;
+  CLI::App* keysCommand = nullptr;
+  std::string keyAgent;
+  double tokenTtlSeconds = 24 * 3600.0;
   CLI::App* opsCommand = nullptr;
   CLI::App* upCommand = nullptr;
   CLI::App* downCommand = nullptr;
@@ -55,7 +65,7 @@ void addPlan(CLI::App& app, CommandLine& c) {
 void addClientCommands(CLI::App& app, CommandLine& c) {
   // hnowd's client commands: `hnow --config DIR/client.toml status` (the
   // option may also follow the subcommand).
-  app.add_option("--config", c.clientConfig, "Client config naming hnowd and the secret file")
+  app.add_option("--config", c.clientConfig, "Client config naming hnowd, its key and the operator's key")
       ->envname("HNOW_CONFIG");
   app.fallthrough();
 
@@ -86,6 +96,24 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.forgetCommand = agentCommand->add_subcommand(
       "forget", "Remove a machine gone for good: its record, rates and links (it must not be connected)");
   c.forgetCommand->add_option("name", c.forgetAgent, "Agent name")->required();
+
+  c.tokenCommand = agentCommand->add_subcommand(
+      "token", "Make a single-use enrollment token for a new agent (hnow-agent --enroll-file)");
+  c.tokenCommand->add_option("--name", c.keyAgent, "The agent name it enrolls (default: any free name)");
+  c.tokenCommand->add_option("--ttl-s", c.tokenTtlSeconds, "Seconds it holds (default 86400, at most 7 days)")
+      ->check(CLI::Range(1.0, 7 * 24 * 3600.0));
+  c.revokeCommand = agentCommand->add_subcommand(
+      "revoke", "Cut an agent off at once: its sessions closed, its key refused from now on");
+  c.revokeCommand->add_option("name", c.keyAgent, "Agent name")->required();
+  c.approveCommand =
+      agentCommand->add_subcommand("approve", "Enroll the key a pending agent asked with (see agent keys)");
+  c.approveCommand->add_option("name", c.keyAgent, "Agent name")->required();
+  c.keysCommand = agentCommand->add_subcommand("keys", "List agents' keys: enrolled, pending approval, revoked");
+
+  CLI::App* keyCommand = app.add_subcommand("key", "Keys of operators (and agents set up by hand)");
+  keyCommand->require_subcommand(1);
+  c.keyNewCommand = keyCommand->add_subcommand("new", "Write a fresh key pair to FILE (mode 0600), print its public key");
+  c.keyNewCommand->add_option("file", c.keyPath, "Where to write the private key")->required();
 
   c.opsCommand =
       app.add_subcommand("ops", "List the operations hnowd recorded, newest first");
@@ -247,6 +275,11 @@ int dispatch(CommandLine& c) {
   if (c.statusCommand->parsed()) return hnow::cli::runStatusCommand(c.status);
   if (c.setRateCommand->parsed()) return hnow::cli::runSetRateCommand(c.setRate);
   if (c.forgetCommand->parsed()) return hnow::cli::runForgetCommand(c.clientConfig, c.forgetAgent);
+  if (c.keyNewCommand->parsed()) return hnow::cli::runKeyNewCommand(c.keyPath);
+  if (c.tokenCommand->parsed()) return hnow::cli::runAgentTokenCommand(c.clientConfig, c.keyAgent, c.tokenTtlSeconds);
+  if (c.revokeCommand->parsed()) return hnow::cli::runAgentRevokeCommand(c.clientConfig, c.keyAgent);
+  if (c.approveCommand->parsed()) return hnow::cli::runAgentApproveCommand(c.clientConfig, c.keyAgent);
+  if (c.keysCommand->parsed()) return hnow::cli::runAgentKeysCommand(c.clientConfig);
   if (c.opsCommand->parsed()) return hnow::cli::runOpsCommand(c.ops);
   if (c.upCommand->parsed()) return hnow::cli::runLocalUp(c.localUp);
   if (c.downCommand->parsed()) return hnow::cli::runLocalDown(c.localDown);

@@ -33,10 +33,9 @@ std::string peerName(kj::AsyncIoStream& stream) {
 
 }  // namespace
 
-ControlServer::ControlServer(Coordinator& coordinator, const transport::Secret& secret,
-                             kj::Timer& timer, ConnectionLimits limits, kj::TlsContext* tls,
-                             Services services)
-    : coordinator_(coordinator), secret_(secret), timer_(timer), limits_(limits), tls_(tls),
+ControlServer::ControlServer(Coordinator& coordinator, const Trust& trust, kj::Timer& timer,
+                             ConnectionLimits limits, kj::TlsContext* tls, Services services)
+    : coordinator_(coordinator), trust_(trust), timer_(timer), limits_(limits), tls_(tls),
       services_(services), tasks_(*this), connections_(*this) {}
 
 kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
@@ -93,7 +92,9 @@ void ControlServer::serve(kj::Own<kj::AsyncIoStream> stream) {
 kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream, std::string peer,
                                               kj::TimePoint deadline, kj::Own<void> counted) {
   auto login = kj::newPromiseAndFulfiller<void>();
-  auto gate = kj::heap<GateServer>(coordinator_, secret_, tasks_, peer, kj::mv(login.fulfiller), services_);
+  auto cut = kj::newPromiseAndFulfiller<void>();  // `hnow agent revoke` closes the connection
+  auto gate = kj::heap<GateServer>(coordinator_, trust_, tasks_, peer, kj::mv(login.fulfiller), services_,
+                                   kj::mv(cut.fulfiller));
   // Messages over the reader's limit are refused, and logged, from the segment table.
   auto limited = kj::heap<transport::MessageLimitStream>(
       kj::mv(stream), peer, transport::peerReaderOptions().traversalLimitInWords * sizeof(capnp::word));
@@ -106,7 +107,7 @@ kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream,
                    .exclusiveJoin(timer_.atTime(deadline).then([]() { return LoginOutcome::kDeadline; }))
                    .exclusiveJoin(ended.addBranch().then([]() { return LoginOutcome::kEnded; }));
   return first
-      .then([this, peer, ended = kj::mv(ended), counted = kj::mv(counted)](
+      .then([this, peer, ended = kj::mv(ended), counted = kj::mv(counted), cut = kj::mv(cut.promise)](
                 LoginOutcome outcome) mutable -> kj::Promise<void> {
         counted = nullptr;  // no longer waiting to log in
         if (outcome == LoginOutcome::kDeadline) {
@@ -115,7 +116,9 @@ kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream,
           return kj::READY_NOW;  // dropping the connection closes it
         }
         if (outcome == LoginOutcome::kEnded) return kj::READY_NOW;
-        return ended.addBranch();
+        return ended.addBranch().exclusiveJoin(cut.then([peer]() {
+          spdlog::warn("closed the connection from {}: its agent was revoked", peer);
+        }));
       })
       .attach(kj::mv(connection));
 }

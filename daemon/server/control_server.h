@@ -9,6 +9,7 @@
 
 #include "core/coordinator.h"
 #include "server/sessions.h"
+#include "server/trust.h"
 #include "transport/auth.h"
 
 namespace hnow::daemon {
@@ -25,7 +26,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   // `tls`, when given, wraps every accepted connection (mutual TLS: the
   // context verifies client certificates); it must outlive the server.
   // `services` serve what clients ask for; a missing one is refused.
-  ControlServer(Coordinator& coordinator, const transport::Secret& secret, kj::Timer& timer,
+  ControlServer(Coordinator& coordinator, const Trust& trust, kj::Timer& timer,
                 ConnectionLimits limits, kj::TlsContext* tls = nullptr, Services services = {});
 
   // Never resolves unless accepting fails; drop it to stop listening.
@@ -41,7 +42,7 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
                                  kj::TimePoint deadline, kj::Own<void> counted);
 
   Coordinator& coordinator_;
-  const transport::Secret& secret_;
+  const Trust& trust_;
   kj::Timer& timer_;
   ConnectionLimits limits_;
   kj::TlsContext* tls_;

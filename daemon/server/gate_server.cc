@@ -3,23 +3,25 @@
 #include <kj/debug.h>
 #include <spdlog/spdlog.h>
 
+#include "base/hex.h"
 #include "server/sessions.h"
 #include "transport/gate_client.h"
+#include "transport/identity.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
 using transport::Role;
 
-GateServer::GateServer(Coordinator& coordinator, const transport::Secret& secret,
-                       kj::TaskSet& tasks, std::string peer,
-                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services)
-    : coordinator_(coordinator), secret_(secret), tasks_(tasks), peer_(std::move(peer)), services_(services),
-      onLogin_(kj::mv(loggedIn)) {}
+GateServer::GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
+                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services,
+                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut)
+    : coordinator_(coordinator), trust_(trust), tasks_(tasks), peer_(std::move(peer)), services_(services),
+      onLogin_(kj::mv(loggedIn)), cut_(kj::mv(cut)) {}
 
 GateServer::~GateServer() {
   if (!loggedIn_ && !shut_)
-    spdlog::warn("connection from {} closed without logging in (a peer with a different secret?)",
+    spdlog::warn("connection from {} closed without logging in (a peer that does not trust hnowd's key?)",
                  peer_);
 }
 
@@ -30,25 +32,32 @@ kj::Promise<void> GateServer::challenge(ChallengeContext context) {
   nonce_ = transport::freshNonce();
   auto results = context.getResults();
   results.setNonce(transport::dataOf(*nonce_));
-  results.setCoordinatorProof(
-      transport::dataOf(transport::makeProof(secret_, Role::kCoordinator, "", peerNonce)));
+  const transport::KeyPair& key = *trust_.hnowdKey;
+  transport::Bytes publicKey(key.publicKey().begin(), key.publicKey().end());
+  results.setCoordinatorKey(transport::dataOf(publicKey));
+  results.setCoordinatorSignature(
+      transport::dataOf(transport::signLogin(key, Role::kCoordinator, "", peerNonce)));
+  if (trust_.sharedSecret)
+    results.setCoordinatorProof(transport::dataOf(transport::makeProof(
+        *trust_.sharedSecret, Role::kCoordinator, transport::keyText(key.publicKey()), peerNonce)));
   return kj::READY_NOW;
 }
 
-void GateServer::requireProof(Role role, const std::string& name, capnp::Data::Reader proof) {
+transport::Bytes GateServer::takeNonce() {
   KJ_REQUIRE(!shut_, "authentication failed earlier on this connection");
   std::optional<transport::Bytes> nonce = std::move(nonce_);
   nonce_.reset();
   KJ_REQUIRE(nonce.has_value(), "ask for a challenge before logging in");
-  if (!transport::checkProof(secret_, role, name, *nonce, transport::bytesOf(proof))) {
-    shut_ = true;
-    // One message for both: a proof made with another secret and one replayed
-    // from another connection (over another nonce) look the same here.
-    spdlog::warn("refused {} login{}{} from {}: its proof does not answer this connection's challenge "
-                 "(a wrong secret, or a proof replayed from another connection)",
-                 role == Role::kAgent ? "agent" : "client", name.empty() ? "" : " as ", name, peer_);
-    transport::refuse("authentication refused: wrong secret");
-  }
+  return *nonce;
+}
+
+void GateServer::refuseLogin(const std::string& who, const std::string& why) {
+  shut_ = true;
+  spdlog::warn("refused {} from {}: {}", who, peer_, why);
+  transport::refuse("login refused: " + why);
+}
+
+void GateServer::loggedIn() {
   loggedIn_ = true;
   KJ_IF_MAYBE(fulfiller, onLogin_) {
     (*fulfiller)->fulfill();
@@ -57,14 +66,99 @@ void GateServer::requireProof(Role role, const std::string& name, capnp::Data::R
 }
 
 kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
+  refuseLogin("an agent login as " + std::string(context.getParams().getRegistration().getName()),
+              "it proves only the shared secret, which hnowd no longer takes as a login: this hnow-agent is "
+              "older than hnowd; upgrade it (docs/security.md, \"Moving from the shared secret\")");
+}
+
+kj::Promise<void> GateServer::loginClient(LoginClientContext) {
+  refuseLogin("a client login",
+              "the shared secret no longer opens a client session: make an operator key with `hnow key new "
+              "FILE`, list it under [[operators]] in hnowd's config, and name it in the client config "
+              "(docs/security.md, \"Moving from the shared secret\")");
+}
+
+kj::Promise<void> GateServer::loginOperator(LoginOperatorContext context) {
+  transport::Bytes nonce = takeNonce();
+  auto params = context.getParams();
+  std::string name = params.getName();
+  const std::string who = "operator login as " + name;
+  const OperatorEntry* entry = trust_.findOperator(name);
+  if (!entry) refuseLogin(who, "no operator of that name is listed under [[operators]] in hnowd's config");
+  if (!transport::verifyLogin(entry->key, Role::kClient, name, nonce, transport::bytesOf(params.getSignature())))
+    refuseLogin(who, "its signature does not answer this connection's challenge with the key listed for " + name +
+                         " (another key, or a signature replayed from another connection)");
+  loggedIn();
+  spdlog::debug("operator {} ({}) logged in from {}", name, entry->readOnly ? "read-only" : "full rights", peer_);
+  auto results = context.getResults();
+  results.setSession(kj::heap<ClientSessionServer>(coordinator_, services_, peer_,
+                                                   Operator{name, entry->readOnly, trust_.agents, trust_.cuts,
+                                                            trust_.hnowdKey, trust_.clock}));
+  results.setReadOnly(entry->readOnly);
+  return kj::READY_NOW;
+}
+
+void GateServer::admitAgent(const std::string& name, wire::AgentCredential::Reader credential,
+                            const transport::Bytes& nonce) {
+  const std::string who = "agent login as " + name;
+  transport::Bytes keyBytes = transport::bytesOf(credential.getKey());
+  if (keyBytes.size() != transport::kPublicKeyBytes) refuseLogin(who, "its key is not an Ed25519 public key");
+  transport::PublicKey key{};
+  std::copy(keyBytes.begin(), keyBytes.end(), key.begin());
+  // The key is proven first: nothing below is asked of a peer that does not hold it.
+  if (!transport::verifyLogin(key, Role::kAgent, name, nonce, transport::bytesOf(credential.getSignature())))
+    refuseLogin(who, "its signature does not answer this connection's challenge with the key it presents");
+  AgentKeys& agents = *trust_.agents;
+  const std::string keyText = transport::keyText(key);
+  const WallTime now = trust_.clock->wallNow();
+  AgentKeys::Verdict verdict = agents.check(name, keyText);
+  if (verdict == AgentKeys::Verdict::kBound) return;
+  if (verdict == AgentKeys::Verdict::kRevoked || verdict == AgentKeys::Verdict::kOtherKey)
+    refuseLogin(who, agents.why(verdict, name) + " (key " + transport::keyShort(key) + ")");
+
+  transport::Bytes tokenId = transport::bytesOf(credential.getTokenId());
+  transport::Bytes secretProof = transport::bytesOf(credential.getSecretProof());
+  std::string how, id;
+  if (!tokenId.empty()) {
+    if (tokenId.size() != 8) refuseLogin(who, "its enrollment token id is not 8 bytes");
+    id = hexOf(tokenId.data(), tokenId.size());
+    auto secretHex = agents.tokenSecret(id, name, now);
+    if (!secretHex) refuseLogin(who, secretHex.error().message);
+    std::array<std::uint8_t, 32> secret{};
+    for (std::size_t i = 0; i < secret.size(); ++i)
+      secret[i] = static_cast<std::uint8_t>(std::stoi(secretHex->substr(2 * i, 2), nullptr, 16));
+    if (!transport::checkEnrollProof(secret, name, key, nonce, transport::bytesOf(credential.getTokenProof())))
+      refuseLogin(who, "its proof of the enrollment token " + id + " is wrong (a token copied wrong or forged)");
+    how = "token";
+  } else if (!secretProof.empty()) {
+    if (!trust_.sharedSecret || !transport::checkProof(*trust_.sharedSecret, Role::kAgent, name, nonce, secretProof))
+      refuseLogin(who, trust_.sharedSecret ? "its proof of the shared secret is wrong"
+                                           : "it offers the shared secret, which hnowd no longer keeps: enroll it "
+                                             "with a token (`hnow agent token --name " + name + "`)");
+    how = "secret";
+  } else {
+    agents.askPending(name, keyText, peer_, now);
+    refuseLogin(who, agents.why(verdict, name) + " (key " + transport::keyShort(key) +
+                         ", now waiting for approval)");
+  }
+  auto enrolled = agents.enroll(name, keyText, how, id, now);
+  if (!enrolled) refuseLogin(who, enrolled.error().message);
+  spdlog::info("enrolled agent {} with key {} ({}) from {}", name, transport::keyShort(key),
+               how == "token" ? "token " + id : std::string("the shared secret"), peer_);
+}
+
+kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
+  transport::Bytes nonce = takeNonce();
   auto params = context.getParams();
   auto wireRegistration = params.getRegistration();
   AgentRegistration registration;
   registration.name = wireRegistration.getName();
-  requireProof(Role::kAgent, registration.name, params.getProof());
-  KJ_REQUIRE(!registration.name.empty(), "an agent needs a name");
+  if (registration.name.empty()) refuseLogin("an agent login", "an agent needs a name");
   // Sends, surveys and reports name hnowd's own node so.
-  KJ_REQUIRE(registration.name != kCoordinatorNode, "the agent name 'hnowd' is hnowd's own; choose another");
+  if (registration.name == kCoordinatorNode)
+    refuseLogin("an agent login as hnowd", "the agent name 'hnowd' is hnowd's own; choose another");
+  admitAgent(registration.name, params.getCredential(), nonce);
+  loggedIn();
   registration.site = wireRegistration.getSite();
   registration.dataAddress = wireRegistration.getDataAddress();
   for (auto c : wireRegistration.getCapabilities()) registration.capabilities.emplace_back(c);
@@ -72,16 +166,13 @@ kj::Promise<void> GateServer::loginAgent(LoginAgentContext context) {
 
   spdlog::info("agent {} (site {}) registered from {}", registration.name, registration.site, peer_);
   const std::string name = registration.name;
+  KJ_IF_MAYBE(cut, cut_) {
+    if (trust_.cuts) trust_.cuts->add(name, kj::mv(*cut));
+    cut_ = nullptr;
+  }
   SessionId session = coordinator_.attach(
       std::move(registration), makeRpcAgentLink(params.getControl(), tasks_, name));
   context.getResults().setSession(kj::heap<AgentSessionServer>(coordinator_, session, name));
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> GateServer::loginClient(LoginClientContext context) {
-  requireProof(Role::kClient, "", context.getParams().getProof());
-  spdlog::debug("client logged in from {}", peer_);
-  context.getResults().setSession(kj::heap<ClientSessionServer>(coordinator_, services_, peer_));
   return kj::READY_NOW;
 }
 

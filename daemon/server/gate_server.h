@@ -9,6 +9,7 @@
 
 #include "core/coordinator.h"
 #include "server/sessions.h"
+#include "server/trust.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
 
@@ -18,10 +19,11 @@ namespace hnow::daemon {
 class GateServer final : public wire::Gate::Server {
  public:
   // `tasks` runs commands sent to agents; it and the others outlive the gate.
-  // `loggedIn`, if given, is fulfilled at the first successful login.
-  GateServer(Coordinator& coordinator, const transport::Secret& secret, kj::TaskSet& tasks,
-             std::string peer, kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr,
-             Services services = {});
+  // `loggedIn`, if given, is fulfilled at the first successful login;
+  // `cut`, if given, closes the connection (an agent's, when it is revoked).
+  GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
+             kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr, Services services = {},
+             kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut = nullptr);
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -30,14 +32,22 @@ class GateServer final : public wire::Gate::Server {
   kj::Promise<void> challenge(ChallengeContext context) override;
   kj::Promise<void> loginAgent(LoginAgentContext context) override;
   kj::Promise<void> loginClient(LoginClientContext context) override;
+  kj::Promise<void> loginOperator(LoginOperatorContext context) override;
+  kj::Promise<void> loginAgentKey(LoginAgentKeyContext context) override;
 
  private:
-  // Checks `proof` against the pending nonce, which is used up either way;
-  // after one wrong proof the gate stays shut for this connection.
-  void requireProof(transport::Role role, const std::string& name, capnp::Data::Reader proof);
+  // The pending nonce, used up; after one refused login the gate stays
+  // shut for this connection.
+  transport::Bytes takeNonce();
+  // Shuts the gate, logs "refused WHO from PEER: WHY" and refuses the call.
+  [[noreturn]] void refuseLogin(const std::string& who, const std::string& why);
+  void loggedIn();
+  // An agent's key bound to its name, enrolling it first when the
+  // credential carries a token or the shared secret's proof.
+  void admitAgent(const std::string& name, wire::AgentCredential::Reader credential, const transport::Bytes& nonce);
 
   Coordinator& coordinator_;
-  const transport::Secret& secret_;
+  const Trust& trust_;
   kj::TaskSet& tasks_;
   std::string peer_;
   Services services_;
@@ -45,6 +55,7 @@ class GateServer final : public wire::Gate::Server {
   bool shut_ = false;
   bool loggedIn_ = false;
   kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> onLogin_;
+  kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut_;
 };
 
 }  // namespace hnow::daemon

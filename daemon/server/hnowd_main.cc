@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <memory>
 
@@ -34,6 +35,8 @@
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
 #include "transport/service_notify.h"
+#include "server/trust.h"
+#include "transport/identity.h"
 #include "transport/tls_config.h"
 
 namespace {
@@ -253,6 +256,27 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
   return 0;
 }
 
+// <data_dir>/hnowd.pub: hnowd's public key, for operators' client configs
+// (coordinator_key) and agents that are set up without a token.
+void writePublicKey(const conf::CoordinatorConfig& config, const transport::KeyPair& key) {
+  const auto path = std::filesystem::path(config.dataDir) / "hnowd.pub";
+  std::ofstream(path) << transport::keyText(key.publicKey()) << "\n";
+}
+
+void logTrust(const conf::CoordinatorConfig& config, const std::string& configPath, const daemon::Trust& trust) {
+  std::size_t readOnly = 0;
+  for (const auto& o : trust.operators) readOnly += o.readOnly;
+  spdlog::info("hnowd's key is {} ({}); {} operator(s), {} of them read-only; {} agent key(s) in {}",
+               transport::keyText(trust.hnowdKey->publicKey()), config.keyFile, trust.operators.size(), readOnly,
+               config.agentKeys.size(), configPath);
+  if (trust.operators.empty())
+    spdlog::warn("no [[operators]] in {}: no one can use hnow against this hnowd (docs/security.md)", configPath);
+  if (trust.sharedSecret)
+    spdlog::warn("secret_file is set in {}: an agent that proves the shared secret may enroll its key under any free "
+                 "name. Remove it once every agent has enrolled (docs/security.md, \"Moving from the shared "
+                 "secret\")", configPath);
+}
+
 std::string freshToken() {
   auto nonce = transport::freshNonce();
   return std::string(nonce.begin(), nonce.end());
@@ -260,7 +284,7 @@ std::string freshToken() {
 
 // hnowd from its checked configuration to its stop: state, the data plane,
 // the services, the control server.
-int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret& secret,
+int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret* secret,
         const std::filesystem::path& addressFile) {
   auto io = kj::setupAsyncIo();
   hnow::SteadyClock clock;
@@ -275,6 +299,36 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     spdlog::error("hnowd's state: {}", restored.error().message);
     return 1;
   }
+  auto key = transport::loadOrCreateKeyFile(config.keyFile);
+  if (!key) {
+    spdlog::error("hnowd's key: {}", key.error().message);
+    return 2;
+  }
+  const transport::KeyPair& hnowdKey = key.value();
+  writePublicKey(config, hnowdKey);
+  daemon::AgentKeys agentKeys(*store);
+  std::vector<std::pair<std::string, std::string>> configuredAgents;
+  for (const auto& a : config.agentKeys) configuredAgents.emplace_back(a.name, a.key);
+  if (auto loaded = agentKeys.load(configuredAgents); !loaded) {
+    spdlog::error("hnowd's state: {}", loaded.error().message);
+    return 1;
+  }
+  daemon::SessionCuts cuts;
+  daemon::Trust trust;
+  trust.hnowdKey = &hnowdKey;
+  trust.sharedSecret = secret;
+  trust.agents = &agentKeys;
+  trust.cuts = &cuts;
+  trust.clock = &clock;
+  for (const auto& o : config.operators) {
+    auto parsed = transport::parseKeyText(o.key);
+    if (!parsed) {
+      spdlog::error("{}: operator {}: {}", configPath, o.name, parsed.error().message);
+      return 2;
+    }
+    trust.operators.push_back({o.name, parsed.value(), o.readOnly});
+  }
+  logTrust(config, configPath, trust);
   if (int n = coordinator.interruptedAtStart())
     spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
   sweepEarlierJobs(config);
@@ -340,7 +394,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   });
   daemon::ConnectionLimits limits{static_cast<std::size_t>(config.maxUnauthenticated),
                                   static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
-  daemon::ControlServer server(coordinator, secret, io.provider->getTimer(), limits,
+  daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
                                                 config.sendRoots});
@@ -361,10 +415,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hnowd: %s\n", config.error().text().c_str());
     return 2;
   }
-  auto secret = transport::loadSecretFile(config->secretFile);
-  if (!secret.secret) {
-    std::fprintf(stderr, "hnowd: %s\n", secret.error.c_str());
-    return 2;
+  std::optional<transport::Secret> secret;
+  if (!config->secretFile.empty()) {
+    auto loaded = transport::loadSecretFile(config->secretFile);
+    if (!loaded.secret) {
+      std::fprintf(stderr, "hnowd: %s\n", loaded.error.c_str());
+      return 2;
+    }
+    secret.emplace(std::move(*loaded.secret));
   }
   transport::setupLogging("hnowd", config->logLevel);
   std::error_code error;
@@ -378,7 +436,7 @@ int main(int argc, char** argv) {
   kj::UnixEventPort::captureSignal(SIGTERM);
   kj::UnixEventPort::captureSignal(SIGINT);
   try {
-    return run(*config, *configPath, *secret.secret, addressFile);
+    return run(*config, *configPath, secret ? &*secret : nullptr, addressFile);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());
     return 1;

@@ -9,6 +9,7 @@
 namespace hnow::daemon {
 
 kj::Promise<void> ClientSessionServer::run(RunContext context) {
+  requireFull("start a run");
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
   RunRequest request = runRequestFromWire(context.getParams().getRequest());
   // What the client left empty takes hnowd's default.
@@ -30,6 +31,7 @@ kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
 }
 
 kj::Promise<void> ClientSessionServer::runOutput(RunOutputContext context) {
+  requireFull("read a run's output");
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
   auto params = context.getParams();
   auto output = jobs_->output(params.getOperation(), params.getOffset(), 1 << 20);

@@ -11,6 +11,7 @@
 namespace hnow::daemon {
 
 kj::Promise<void> ClientSessionServer::measure(MeasureContext context) {
+  requireFull("survey links");
   if (!surveys_) transport::refuse("this hnowd does not survey links");
   std::vector<std::string> nodes;
   for (auto n : context.getParams().getNodes()) nodes.emplace_back(n);

@@ -14,6 +14,7 @@
 namespace hnow::daemon {
 
 kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context) {
+  requireFull("start a send");
   if (!manifests_) transport::refuse("this hnowd cannot send manifests");
   auto in = context.getParams().getRequest();
   ManifestRequest request;

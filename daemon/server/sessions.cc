@@ -106,6 +106,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
 }
 
 kj::Promise<void> ClientSessionServer::send(SendContext context) {
+  requireFull("start a send");
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto in = context.getParams().getRequest();
   SendRequest request;
@@ -207,6 +208,7 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
 }
 
 kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext context) {
+  requireFull("set an agent's rates");
   auto params = context.getParams();
   auto in = params.getRates();
   EmulatedRates rates{in.getUplinkMbps(), in.getDownlinkMbps(), in.getComputeFactor()};
@@ -220,6 +222,7 @@ kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext 
 }
 
 kj::Promise<void> ClientSessionServer::forgetAgent(ForgetAgentContext context) {
+  requireFull("forget an agent");
   const std::string name = context.getParams().getName();
   if (auto forgotten = coordinator_.forget(name); !forgotten) {
     spdlog::warn("refused to forget agent '{}' for {}: {}", name, peer_, forgotten.error().message);
@@ -237,6 +240,7 @@ std::string refusalOnly(const std::string& why) { return why.rfind("cannot ", 0)
 }  // namespace
 
 kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
+  requireFull("ask what hnowd's host holds");
   auto params = context.getParams();
   struct stat info {};
   const std::string path = params.getPath();
@@ -255,6 +259,7 @@ kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
 }
 
 kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
+  requireFull("ask what hnowd's host holds");
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto params = context.getParams();
   const auto listing = params.getListing();
@@ -271,6 +276,7 @@ kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
 }
 
 kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
+  requireFull("ask what hnowd keeps");
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto params = context.getParams();
   const std::string key = params.getKey();
@@ -287,6 +293,7 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
 }
 
 kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
+  requireFull("upload to hnowd");
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto sink = uploads_->begin(context.getParams().getSize());
   if (!sink) {

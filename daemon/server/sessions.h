@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/coordinator.h"
+#include "server/trust.h"
 #include "server/uploads.h"
 #include "transport/control.capnp.h"
 
@@ -48,13 +49,26 @@ struct Services {
   std::vector<std::string> sendRoots{};  // where hnow send may read on hnowd's host (server/send_paths.h)
 };
 
+// The operator a client session serves, its rights, and what the agent
+// key commands (`hnow agent token|revoke|approve|keys`) work on; those are
+// refused where `agents` is null.
+struct Operator {
+  std::string name;
+  bool readOnly = false;  // status, operations and the progress of operations only
+  AgentKeys* agents = nullptr;
+  SessionCuts* cuts = nullptr;
+  const transport::KeyPair* hnowdKey = nullptr;
+  const Clock* clock = nullptr;
+};
+
 class ClientSessionServer final : public wire::ClientSession::Server {
  public:
   // `peer` (host:port) names the client in the logs of its refused requests.
-  explicit ClientSessionServer(Coordinator& coordinator, Services services = {}, std::string peer = "")
+  explicit ClientSessionServer(Coordinator& coordinator, Services services = {}, std::string peer = "",
+                               Operator op = {})
       : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
         surveys_(services.surveys), owed_(services.owed), sendRoots_(std::move(services.sendRoots)),
-        peer_(std::move(peer)),
+        peer_(std::move(peer)), operator_(std::move(op)),
         uploads_(std::make_shared<UploadShelf>(services.uploadDir)) {}
 
  protected:
@@ -78,8 +92,16 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> runOutput(RunOutputContext context) override;
   // server/link_rpc.cc.
   kj::Promise<void> measure(MeasureContext context) override;
+  // server/agent_keys_rpc.cc.
+  kj::Promise<void> agentToken(AgentTokenContext context) override;
+  kj::Promise<void> revokeAgent(RevokeAgentContext context) override;
+  kj::Promise<void> approveAgent(ApproveAgentContext context) override;
+  kj::Promise<void> agentKeys(AgentKeysContext context) override;
 
  private:
+  // A read-only operator is refused `what` ("start a send"), logged.
+  void requireFull(const char* what) const;
+
   Coordinator& coordinator_;
   SendService* sends_;
   ManifestService* manifests_;
@@ -88,6 +110,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   OwedSends* owed_;
   std::vector<std::string> sendRoots_;
   std::string peer_;
+  Operator operator_;
   std::shared_ptr<UploadShelf> uploads_;
 };
 

@@ -31,6 +31,11 @@ class SqliteStateStore final : public StateStore {
                                const std::string& summary) override;
   Result<std::vector<OperationRecord>> operations(std::size_t limit) override;
   Result<int> interruptRunning(WallTime at) override;
+  Result<void> saveIdentity(const StoredIdentity& identity) override;
+  Result<void> saveRevocation(const StoredRevocation& revocation) override;
+  Result<void> saveToken(const StoredToken& token) override;
+  Result<void> useToken(const std::string& id, const StoredIdentity& enrolled) override;
+  Result<StoredTrust> loadTrust() override;
 
  private:
   explicit SqliteStateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

@@ -35,6 +35,35 @@ struct StoredLink {
   double spread = 0.0;
 };
 
+// Who may log in as an agent (core/agent_keys.h): a name bound to its key.
+// Keys are kept as their text (ed25519:...); `how` says how it was bound:
+// "token", "approved" or "secret" (enrolled through the shared secret).
+struct StoredIdentity {
+  std::string name, key, how;
+  WallTime at{};
+};
+
+// A key cut off by `hnow agent revoke`: refused from then on, even when
+// hnowd's config lists it.
+struct StoredRevocation {
+  std::string key, name;
+  WallTime at{};
+};
+
+// A single-use enrollment token not yet used: its id and secret (hex),
+// the name it is for ("" for any free name), who made it and until when
+// it holds.
+struct StoredToken {
+  std::string id, secret, name, madeBy;
+  WallTime made{}, expires{};
+};
+
+struct StoredTrust {
+  std::vector<StoredIdentity> identities;
+  std::vector<StoredRevocation> revocations;
+  std::vector<StoredToken> tokens;
+};
+
 using OperationId = std::int64_t;
 
 // One send/run/... operation as hnowd records it; `summary` is a JSON object.
@@ -87,6 +116,16 @@ class StateStore {
   // no agents left is removed. In one transaction.
   virtual Result<void> saveOwedSend(const StoredOwedSend& owed) = 0;
   virtual Result<std::vector<StoredOwedSend>> loadOwedSends() = 0;
+
+  // Inserts or replaces the identity by name.
+  virtual Result<void> saveIdentity(const StoredIdentity& identity) = 0;
+  // The name's identity removed and its key revoked, in one transaction.
+  virtual Result<void> saveRevocation(const StoredRevocation& revocation) = 0;
+  virtual Result<void> saveToken(const StoredToken& token) = 0;
+  // The token used up (removed) and, when `enrolled` names an agent, its
+  // identity saved, in one transaction: a token binds one key, once.
+  virtual Result<void> useToken(const std::string& id, const StoredIdentity& enrolled) = 0;
+  virtual Result<StoredTrust> loadTrust() = 0;
 
   // The newest `limit` records, newest first.
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;

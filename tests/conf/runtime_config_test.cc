@@ -118,8 +118,9 @@ TEST_CASE("hnowd's [survey] table is read and bounded, each bad value named with
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
-        "data_dir, drift_dwell_s, drift_threshold, ewma_weight, limits, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, run, secret_file, send, survey, tls, uplink_mbps)");
+        "agents, data_dir, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_level, "
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, operators, run, secret_file, send, survey, tls, "
+        "uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);
@@ -150,11 +151,14 @@ TEST_CASE("bad values are refused with their position") {
   CHECK(replaced("heartbeat_interval_s = 0.5", "heartbeat_interval_s = 0").rfind("agent.toml:8:", 0) == 0);
 }
 
-TEST_CASE("a client config needs hnowd's address and the secret file, nothing else") {
-  auto loaded = parseClientConfig("coordinator = \"127.0.0.1:4000\"\nsecret_file = \"secret\"\n",
+TEST_CASE("a client config needs hnowd's address and key and the operator's name and key, nothing else") {
+  auto loaded = parseClientConfig("coordinator = \"127.0.0.1:4000\"\noperator = \"ana\"\nkey_file = \"ana.key\"\n"
+                                  "coordinator_key = \"ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n",
                                   "client.toml", "/tmp/lab");
   REQUIRE(loaded.ok());
-  CHECK(loaded->secretFile == "/tmp/lab/secret");
+  CHECK(loaded->keyFile == "/tmp/lab/ana.key");
+  CHECK(loaded->operatorName == "ana");
+  CHECK(loaded->coordinatorKey == "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
   auto typo = parseClientConfig("coordinator = \"127.0.0.1:4000\"\nsecret = \"s\"\n", "client.toml", "");
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.error().line == 2);
@@ -217,7 +221,8 @@ TEST_CASE("[tls] takes certificate, key and CA together, peers also name hnowd's
   REQUIRE_MESSAGE(agent.ok(), (agent ? "" : agent.error().text()));
   CHECK(agent->tls.caFile == "/etc/hnow/ca.pem");
   CHECK(agent->tls.serverName == "coordinator.lab");
-  auto client = parseClientConfig("coordinator = \"h:1\"\nsecret_file = \"s\"\n[tls]\ncert_file = \"c\"\n"
+  auto client = parseClientConfig("coordinator = \"h:1\"\noperator = \"o\"\nkey_file = \"o.key\"\n"
+                                  "coordinator_key = \"ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n[tls]\ncert_file = \"c\"\n"
                                   "key_file = \"k\"\nca_file = \"ca\"\n",
                                   "client.toml", "/etc/hnow");
   REQUIRE(client.ok());
@@ -260,4 +265,42 @@ TEST_CASE("a bad [limits] entry is refused with the file, its position, the key,
         std::string::npos);
   CHECK(agentError(std::string(kAgent) + "\n[limits]\nmax_up_mbps = 5\n").find("max_up_mbps") != std::string::npos);
   CHECK(agentError(std::string(kAgent) + "\n[limits]\nschedule = [5]\n").find("schedule") != std::string::npos);
+}
+
+TEST_CASE("hnowd's operators and agents are read with their keys and rights, and a bad one is named with its place") {
+  const std::string key = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  auto loaded = parseCoordinatorConfig(kCoordinatorBase + "\n[[operators]]\nname = \"ana\"\nkey = \"" + key +
+                                           "\"\nrights = \"full\"\n\n[[operators]]\nname = \"viewer\"\nkey = \"" + key +
+                                           "\"\nrights = \"read\"\n\n[[agents]]\nname = \"pc-01\"\nkey = \"" + key + "\"\n",
+                                       "hnowd.toml", "/etc/hnow");
+  REQUIRE_MESSAGE(loaded.ok(), (loaded ? "" : loaded.error().text()));
+  REQUIRE(loaded->operators.size() == 2);
+  CHECK_FALSE(loaded->operators[0].readOnly);
+  CHECK(loaded->operators[1].readOnly);
+  CHECK(loaded->operators[1].name == "viewer");
+  REQUIRE(loaded->agentKeys.size() == 1);
+  CHECK(loaded->agentKeys[0].name == "pc-01");
+  CHECK(loaded->keyFile == "/var/lib/hnow/hnowd.key");  // beside hnowd's state unless told
+  const std::string shortKey =
+      coordinatorError(kCoordinatorBase + "\n[[operators]]\nname = \"ana\"\nkey = \"ed25519:short\"\nrights = \"full\"\n");
+  CHECK_MESSAGE(shortKey.find("hnowd.toml:6:7: an operator's 'key' must read ed25519:") == 0, shortKey);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[[operators]]\nname = \"ana\"\nkey = \"" + key + "\"\n")
+            .find("missing key 'rights'") != std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[[operators]]\nname = \"ana\"\nkey = \"" + key +
+                         "\"\nrights = \"admin\"\n").find("rights") != std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[[agents]]\nname = \"hnowd\"\nkey = \"" + key + "\"\n")
+            .find("not 'hnowd'") != std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[[agents]]\nname = \"a\"\nkey = \"" + key +
+                         "\"\n[[agents]]\nname = \"a\"\nkey = \"" + key + "\"\n").find("listed twice") != std::string::npos);
+}
+
+TEST_CASE("a client config with the old shared secret is refused, saying how to make an operator key") {
+  auto old = parseClientConfig("coordinator = \"127.0.0.1:4000\"\nsecret_file = \"secret\"\n", "client.toml", "/tmp");
+  REQUIRE_FALSE(old.ok());
+  CHECK_MESSAGE(old.error().text().find("client.toml:2:15: the shared secret no longer opens a client session") == 0,
+                old.error().text());
+  CHECK(old.error().message.find("hnow key new FILE") != std::string::npos);
+  auto noKey = parseClientConfig("coordinator = \"h:1\"\noperator = \"o\"\nkey_file = \"o.key\"\n", "client.toml", "/tmp");
+  REQUIRE_FALSE(noKey.ok());
+  CHECK(noKey.error().message.find("missing key 'coordinator_key'") == 0);
 }

@@ -185,13 +185,26 @@ up() {
   done
   pin_neighbors "$prefix" "$net" "$AGENTS"
 
-  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$DIR/secret"
-  chmod 600 "$DIR/secret"
+  # The lab's identities (docs/security.md): hnowd's key, one operator with
+  # full rights, and each agent's key listed in hnowd.toml, so no agent
+  # needs enrolling.
+  local hnow="$BUILD_DIR/daemon/hnow" hnowd_key operator_key k
+  rm -f "$DIR/hnowd.key" "$DIR/operator.key"
+  hnowd_key=$("$hnow" key new "$DIR/hnowd.key" 2>/dev/null)
+  operator_key=$("$hnow" key new "$DIR/operator.key" 2>/dev/null)
+  local identities
+  identities=$(printf '\n[[operators]]\nname = "lab"\nkey = "%s"\nrights = "full"\n' "$operator_key")
+  for ((k = 1; k <= AGENTS; k++)); do
+    mkdir -p "$DIR/agents/agent-$k"
+    rm -f "$DIR/agents/agent-$k/agent.key" "$DIR/agents/agent-$k/hnowd.pub"
+    identities+=$(printf '\n\n[[agents]]\nname = "agent-%s"\nkey = "%s"\n' "$k" \
+      "$("$hnow" key new "$DIR/agents/agent-$k/agent.key" 2>/dev/null)")
+  done
   local address="$net.1:7411"
   cat >"$DIR/hnowd.toml" <<EOF
 listen = "$address"
 data_dir = "hnowd"
-secret_file = "secret"
+key_file = "hnowd.key"
 log_level = "info"
 drift_dwell_s = $DWELL
 
@@ -202,7 +215,9 @@ EOF
   if [ -n "$SURVEY" ]; then
     printf '\n[survey]\nwarm_s = %s\nwindow_s = %s\n' "${SURVEY%,*}" "${SURVEY#*,}" >>"$DIR/hnowd.toml"
   fi
-  printf 'coordinator = "%s"\nsecret_file = "secret"\n' "$address" >"$DIR/client.toml"
+  printf '%s\n' "$identities" >>"$DIR/hnowd.toml"
+  printf 'coordinator = "%s"\noperator = "lab"\nkey_file = "operator.key"\ncoordinator_key = "%s"\n' \
+    "$address" "$hnowd_key" >"$DIR/client.toml"
   start hnowd "${prefix}d" "$BUILD_DIR/daemon/hnowd" --config "$DIR/hnowd.toml"
 
   # Every agent at once: hnowd surveys their links together once they have
@@ -217,7 +232,7 @@ name = "$name"
 site = "${site:-default}"
 coordinator = "$address"
 data_dir = "$name"
-secret_file = "../secret"
+coordinator_key = "$hnowd_key"
 roots = ["$DIR/agents/$name/files"]
 heartbeat_interval_s = 0.5
 probe_interval_s = 3600

@@ -3,16 +3,19 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/run_process.h"
+#include "process/transfer_checks.h"
 
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using hnow::testing::TempDir;
+using hnow::testing::writeRandomFile;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -86,8 +89,9 @@ struct LocalCluster {
     return alive;
   }
   // Starts a daemon in the background as `hnow local` would, with a pid file.
-  void startDaemon(const std::string& binary, const std::string& config, const std::string& name) {
-    auto r = runCommand("(setsid " + binary + " --config " + config + " 2>>" +
+  void startDaemon(const std::string& binary, const std::string& config, const std::string& name,
+                   const std::string& extra = "") {
+    auto r = runCommand("(setsid " + binary + " --config " + config + extra + " 2>>" +
                         (dir.path / "logs" / (name + ".log")).string() +
                         " </dev/null >/dev/null & echo $!)");
     std::ofstream(dir.path / "pids" / (name + ".pid")) << r.out;
@@ -186,28 +190,97 @@ TEST_CASE("a killed agent is lost within 3 s and can be forgotten, set-rate chan
   CHECK(cluster.status()["agents"].size() == 2);
 }
 
-TEST_CASE("a wrong secret is refused, for a client and for an agent, and hnowd logs it") {
+TEST_CASE("a client or an agent that trusts another hnowd key, or holds no enrolled key, is refused, and hnowd logs it") {
   LocalCluster cluster("--agents 1");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const auto& dir = cluster.dir.path;
-  std::ofstream(dir / "wrong-secret") << "not-the-secret-of-this-cluster\n";
   std::string address = readWhole(dir / "hnowd" / "hnowd.address");
   address.pop_back();
-  std::ofstream(dir / "wrong-client.toml")
-      << "coordinator = \"" << address << "\"\nsecret_file = \"wrong-secret\"\n";
+  std::string hnowdKey = readWhole(dir / "hnowd" / "hnowd.pub");
+  hnowdKey.pop_back();
+  REQUIRE(runCommand(kHnow + " key new " + (dir / "other.key").string()).status == 0);
+  const std::string otherKey = runCommand(kHnow + " key new " + (dir / "other2.key").string()).out;
+
+  // A client that expects another hnowd stops before it proves anything.
+  std::ofstream(dir / "wrong-client.toml") << "coordinator = \"" << address << "\"\noperator = \"local\"\n"
+                                           << "key_file = \"operator.key\"\ncoordinator_key = \""
+                                           << otherKey.substr(0, otherKey.size() - 1) << "\"\n";
   auto r = runCommand(kHnow + " --config " + (dir / "wrong-client.toml").string() + " status");
   CHECK(r.status == 1);
-  CHECK(r.err.find("does not know our secret") != std::string::npos);
+  CHECK(r.err.find("not the one we trust") != std::string::npos);
+  // A client with a key hnowd does not list for the operator is refused.
+  std::ofstream(dir / "stranger.toml") << "coordinator = \"" << address << "\"\noperator = \"local\"\n"
+                                       << "key_file = \"other.key\"\ncoordinator_key = \"" << hnowdKey << "\"\n";
+  r = runCommand(kHnow + " --config " + (dir / "stranger.toml").string() + " status");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("login refused") != std::string::npos);
+  // The old shared-secret client config says what to do instead.
+  std::ofstream(dir / "old-client.toml") << "coordinator = \"" << address << "\"\nsecret_file = \"secret\"\n";
+  r = runCommand(kHnow + " --config " + (dir / "old-client.toml").string() + " status");
+  CHECK(r.status != 0);
+  CHECK(r.err.find("no longer opens a client session") != std::string::npos);
 
+  // A second machine taking agent-1's name with its own key.
   std::ofstream(dir / "agents" / "intruder.toml")
-      << "name = \"intruder\"\ncoordinator = \"" << address
-      << "\"\ndata_dir = \"intruder\"\nsecret_file = \"../wrong-secret\"\n";
+      << "name = \"agent-1\"\ncoordinator = \"" << address << "\"\ndata_dir = \"intruder\"\ncoordinator_key = \""
+      << hnowdKey << "\"\n";
   cluster.startDaemon(kAgent, (dir / "agents" / "intruder.toml").string(), "intruder");
   CHECK(eventually([&]() {
-    return readWhole(dir / "logs" / "intruder.log").find("does not know our secret") != std::string::npos;
-  }, 3s));
-  CHECK(cluster.stateOf("intruder") == "");
-  CHECK(readWhole(dir / "logs" / "hnowd.log").find("closed without logging in") != std::string::npos);
+    return readWhole(dir / "logs" / "hnowd.log").find("refused agent login as agent-1 from 127.0.0.1:") !=
+           std::string::npos;
+  }, 5s));
+  CHECK(readWhole(dir / "logs" / "hnowd.log").find("enrolled with another key") != std::string::npos);
+  CHECK(readWhole(dir / "logs" / "intruder.log").find("enrolled with another key") != std::string::npos);
+  CHECK(cluster.stateOf("agent-1") == "alive");
+  CHECK(readWhole(dir / "logs" / "hnowd.log").find("refused operator login as local") != std::string::npos);
+}
+
+TEST_CASE("a new machine enrolls with hnow agent token, keeps hnowd's key, and hnow agent revoke cuts it off at once") {
+  LocalCluster cluster("--agents 1");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  std::string address = readWhole(dir / "hnowd" / "hnowd.address");
+  address.pop_back();
+  auto token = runCommand(kHnow + cluster.client() + " agent token --name pc-9 --ttl-s 600");
+  REQUIRE_MESSAGE(token.status == 0, token.err);
+  std::ofstream(dir / "pc-9.token") << token.out;
+  // No coordinator_key: the agent learns whom to trust from the token.
+  std::ofstream(dir / "agents" / "pc-9.toml")
+      << "name = \"pc-9\"\ncoordinator = \"" << address << "\"\ndata_dir = \"pc-9\"\n";
+  cluster.startDaemon(kAgent, (dir / "agents" / "pc-9.toml").string(), "pc-9",
+                      " --enroll-file " + (dir / "pc-9.token").string());
+  REQUIRE(eventually([&]() { return cluster.stateOf("pc-9") == "alive"; }, 5s));
+  CHECK(readWhole(dir / "agents" / "pc-9" / "hnowd.pub") == readWhole(dir / "hnowd" / "hnowd.pub"));
+  struct stat key {};
+  REQUIRE(::stat((dir / "agents" / "pc-9" / "agent.key").c_str(), &key) == 0);
+  CHECK((key.st_mode & 0777) == 0600);
+  auto keys = runCommand(kHnow + cluster.client() + " agent keys");
+  CHECK(keys.out.find("pc-9") != std::string::npos);
+  CHECK(keys.out.find("token") != std::string::npos);
+  // The same token again, from another machine, enrolls nothing.
+  std::ofstream(dir / "agents" / "pc-10.toml")
+      << "name = \"pc-10\"\ncoordinator = \"" << address << "\"\ndata_dir = \"pc-10\"\n";
+  cluster.startDaemon(kAgent, (dir / "agents" / "pc-10.toml").string(), "pc-10",
+                      " --enroll-file " + (dir / "pc-9.token").string());
+  CHECK(eventually([&]() {
+    return readWhole(dir / "logs" / "pc-10.log").find("unknown or was used already") != std::string::npos;
+  }, 5s));
+  CHECK(readWhole(dir / "logs" / "hnowd.log").find("refused agent login as pc-10 from 127.0.0.1:") != std::string::npos);
+
+  auto revoked = runCommand(kHnow + cluster.client() + " agent revoke pc-9");
+  REQUIRE_MESSAGE(revoked.status == 0, revoked.err);
+  CHECK(revoked.out.find("1 session closed") != std::string::npos);
+  CHECK(eventually([&]() { return cluster.stateOf("pc-9") != "alive"; }, 5s));
+  CHECK(eventually([&]() {
+    return readWhole(dir / "logs" / "hnowd.log").find("refused agent login as pc-9 from 127.0.0.1:") !=
+           std::string::npos;
+  }, 10s));
+  CHECK(readWhole(dir / "logs" / "pc-9.log").find("its key was revoked") != std::string::npos);
+  CHECK(cluster.stateOf("agent-1") == "alive");
+  // A normal send still lands.
+  writeRandomFile(dir / "after.bin", 1 << 16);
+  auto sent = runCommand(kHnow + cluster.client() + " send " + (dir / "after.bin").string() + " --dest after.bin");
+  CHECK_MESSAGE(sent.status == 0, sent.err);
 }
 
 TEST_CASE("agents come back on their own when hnowd restarts") {
@@ -224,9 +297,7 @@ TEST_CASE("agents come back on their own when hnowd restarts") {
 
 TEST_CASE("hnowd exits 0 on SIGTERM") {
   TempDir dir;
-  std::ofstream(dir.path / "secret") << "0123456789abcdef0123456789abcdef\n";
-  std::ofstream(dir.path / "hnowd.toml")
-      << "listen = \"127.0.0.1:0\"\ndata_dir = \"data\"\nsecret_file = \"secret\"\n";
+  std::ofstream(dir.path / "hnowd.toml") << "listen = \"127.0.0.1:0\"\ndata_dir = \"data\"\n";
   // The shell is hnowd's parent here, so it can report the exit status.
   auto r = runCommand("sh -c '" + kHnowd + " --config " + (dir.path / "hnowd.toml").string() +
                       " & pid=$!; i=0; while [ ! -f " + (dir.path / "data" / "hnowd.address").string() +
@@ -237,13 +308,13 @@ TEST_CASE("hnowd exits 0 on SIGTERM") {
 TEST_CASE("a config with a typo stops either daemon with file:line:column and exit 2") {
   TempDir dir;
   std::ofstream(dir.path / "hnowd.toml")
-      << "data_dir = \"data\"\nsecret_file = \"secret\"\nlost_timout_s = 3\n";
+      << "data_dir = \"data\"\nkey_file = \"hnowd.key\"\nlost_timout_s = 3\n";
   auto r = runCommand(kHnowd + " --config " + (dir.path / "hnowd.toml").string());
   CHECK(r.status == 2);
   CHECK(r.err.find("hnowd.toml:3:17: unknown key 'lost_timout_s'") != std::string::npos);
 
   std::ofstream(dir.path / "agent.toml") << "coordinator = \"127.0.0.1:7411\"\ndata_dir = \"d\"\n"
-                                         << "secret_file = \"s\"\n[emulate]\nuplink = 10\n";
+                                         << "key_file = \"k\"\n[emulate]\nuplink = 10\n";
   r = runCommand(kAgent + " --config " + (dir.path / "agent.toml").string());
   CHECK(r.status == 2);
   CHECK(r.err.find("agent.toml:5:10: unknown key 'uplink' in [emulate]") != std::string::npos);

@@ -110,7 +110,10 @@ TEST_CASE("a replayed login (a recorded hnow status, its bytes sent again on a n
   std::string recorded, answered;
   {
     RecordingProxy proxy(cluster.hnowdAddress());
-    std::ofstream(dir / "via-proxy.toml") << "coordinator = \"" << proxy.address << "\"\nsecret_file = \"secret\"\n";
+    std::string hnowdKey = readWhole(dir / "hnowd" / "hnowd.pub");
+    hnowdKey.pop_back();
+    std::ofstream(dir / "via-proxy.toml") << "coordinator = \"" << proxy.address << "\"\noperator = \"local\"\n"
+                                          << "key_file = \"operator.key\"\ncoordinator_key = \"" << hnowdKey << "\"\n";
     auto r = runCommand(hnow::testing::kHnowBinary + " --config " + (dir / "via-proxy.toml").string() + " status");
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(r.out.find("agent-1") != std::string::npos);
@@ -121,14 +124,14 @@ TEST_CASE("a replayed login (a recorded hnow status, its bytes sent again on a n
   REQUIRE_FALSE(recorded.empty());
   CHECK(answered.find("agent-1") != std::string::npos);  // the status answer crossed the proxy
 
-  // ...and sends the client's bytes again: hnowd's fresh nonce makes the old proof worthless.
+  // ...and sends the client's bytes again: hnowd's fresh nonce makes the old signature worthless.
   RawPeer replay(cluster.hnowdAddress());
   REQUIRE(replay.connected());
   REQUIRE(replay.send(recorded));
   replay.readUntilClosed(1500ms);
   CHECK(replay.received.find("agent-1") == std::string::npos);  // no session, no status
-  CHECK(cluster.logHas("hnowd", "refused client login from " + replay.self() +
-                                    ": its proof does not answer this connection's challenge"));
+  CHECK(cluster.logHas("hnowd", "refused operator login as local from " + replay.self() +
+                                    ": its signature does not answer this connection's challenge"));
   checkUnharmed(cluster, 1);
 }
 

@@ -1,6 +1,6 @@
 // An operation token outlives its operation nowhere: a
-// participant that once held a real token (here a "mole" agent that logs in
-// with the cluster's secret and is sent a file) cannot use it once the send
+// participant that once held a real token (here a "mole" agent, enrolled
+// with a token as any new machine is, and sent a file) cannot use it once the send
 // has ended. The token is first shown to be live, so the refusal afterwards
 // is the expiry and not a malformed hello.
 #include <doctest/doctest.h>
@@ -16,6 +16,7 @@
 #include "transport/control.capnp.h"
 #include "transport/data/frame.h"
 #include "transport/gate_client.h"
+#include "transport/identity.h"
 #include "transport/rpc_connection.h"
 
 using hnow::testing::processAlive;
@@ -92,14 +93,24 @@ TEST_CASE("the token of a finished send is refused by the agent that served it, 
   auto stream = io.provider->getNetwork().parseAddress(cluster.hnowdAddress()).wait(ws)->connect().wait(ws);
   transport::RpcConnection connection(kj::mv(stream));
   auto gate = connection.peerBootstrap<wire::Gate>();
-  auto loaded = transport::loadSecretFile((cluster.dir.path / "secret").string());
-  REQUIRE(loaded.secret);
-  const transport::Secret& secret = *loaded.secret;
+  // The mole is enrolled as any new machine is: with a token an operator made.
+  auto made = runCommand(cluster.hnow("agent token --name mole --ttl-s 600"));
+  REQUIRE_MESSAGE(made.status == 0, made.err);
+  auto token = transport::parseTokenText(made.out);
+  REQUIRE_MESSAGE(token.ok(), made.out);
+  const transport::KeyPair moleKey = transport::KeyPair::generate();
 
   MoleState state;
-  auto nonce = transport::openGate(gate, secret).wait(ws);
-  auto login = gate.loginAgentRequest();
-  login.setProof(transport::dataOf(transport::makeProof(secret, transport::Role::kAgent, "mole", nonce)));
+  auto opening = transport::openGate(gate, token->coordinator).wait(ws);
+  auto login = gate.loginAgentKeyRequest();
+  auto credential = login.initCredential();
+  transport::Bytes publicKey(moleKey.publicKey().begin(), moleKey.publicKey().end()), id(token->id.begin(), token->id.end());
+  credential.setKey(transport::dataOf(publicKey));
+  credential.setSignature(
+      transport::dataOf(transport::signLogin(moleKey, transport::Role::kAgent, "mole", opening.nonce)));
+  credential.setTokenId(transport::dataOf(id));
+  credential.setTokenProof(
+      transport::dataOf(transport::enrollProof(token->secret, "mole", moleKey.publicKey(), opening.nonce)));
   auto registration = login.initRegistration();
   registration.setName("mole");
   registration.setSite("local");

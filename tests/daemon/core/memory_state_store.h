@@ -72,6 +72,36 @@ class MemoryStateStore final : public StateStore {
     return out;
   }
 
+  Result<void> saveIdentity(const StoredIdentity& identity) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    identities_[identity.name] = identity;
+    return {};
+  }
+  Result<void> saveRevocation(const StoredRevocation& revocation) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    identities_.erase(revocation.name);
+    revocations_[revocation.key] = revocation;
+    return {};
+  }
+  Result<void> saveToken(const StoredToken& token) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    tokens_[token.id] = token;
+    return {};
+  }
+  Result<void> useToken(const std::string& id, const StoredIdentity& enrolled) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    tokens_.erase(id);
+    if (!enrolled.name.empty()) identities_[enrolled.name] = enrolled;
+    return {};
+  }
+  Result<StoredTrust> loadTrust() override {
+    StoredTrust t;
+    for (const auto& [_, i] : identities_) t.identities.push_back(i);
+    for (const auto& [_, r] : revocations_) t.revocations.push_back(r);
+    for (const auto& [_, k] : tokens_) t.tokens.push_back(k);
+    return t;
+  }
+
   Result<int> interruptRunning(WallTime at) override {
     int n = 0;
     for (OperationRecord& r : records_)
@@ -88,6 +118,9 @@ class MemoryStateStore final : public StateStore {
   std::map<std::string, StoredLink> links_;
   std::vector<OperationRecord> records_;
   std::map<OperationId, StoredOwedSend> owed_;
+  std::map<std::string, StoredIdentity> identities_;
+  std::map<std::string, StoredRevocation> revocations_;
+  std::map<std::string, StoredToken> tokens_;
 };
 
 }  // namespace hnow::daemon

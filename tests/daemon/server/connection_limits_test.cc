@@ -11,19 +11,19 @@ TEST_CASE("connections beyond max_unauthenticated are closed at once, a login fr
   ControlServerHarness h(daemon::ConnectionLimits{2, 10 * kj::SECONDS});
   auto a = h.connect();
   auto b = h.connect();
-  h.within(transport::openGate(a.gate, h.secret));  // both served, neither logged in
-  h.within(transport::openGate(b.gate, h.secret));
+  h.within(transport::openGate(a.gate, h.keys.hnowdKey.publicKey()));  // both served, neither logged in
+  h.within(transport::openGate(b.gate, h.keys.hnowdKey.publicKey()));
   CHECK(h.server->unauthenticatedCount() == 2);
 
   auto refused = h.connectRaw();
   char byte = 0;
   CHECK(h.within(refused->tryRead(&byte, 1, 1)) == 0);  // end of stream: closed by hnowd
 
-  auto session = h.within(transport::loginAsClient(a.gate, h.secret));
+  auto session = h.within(h.keys.loginOperator(a.gate));
   CHECK(h.server->unauthenticatedCount() == 1);
   auto d = h.connect();
-  CHECK(h.failureOf(transport::loginAsClient(d.gate, h.secret)) == "");
-  CHECK(h.failureOf(transport::loginAsClient(b.gate, h.secret)) == "");  // b was never closed
+  CHECK(h.failureOf(h.keys.loginOperator(d.gate)) == "");
+  CHECK(h.failureOf(h.keys.loginOperator(b.gate)) == "");  // b was never closed
   CHECK(h.server->unauthenticatedCount() == 0);
 }
 
@@ -31,14 +31,14 @@ TEST_CASE("a connection that has not logged in by the login deadline is closed, 
   ControlServerHarness h(daemon::ConnectionLimits{64, 10 * kj::SECONDS});
   auto idle = h.connect();
   auto early = h.connect();
-  h.within(transport::openGate(idle.gate, h.secret));
-  auto session = h.within(transport::loginAsClient(early.gate, h.secret));
+  h.within(transport::openGate(idle.gate, h.keys.hnowdKey.publicKey()));
+  auto session = h.within(h.keys.loginOperator(early.gate));
 
   h.timer.advanceTo(h.timer.now() + 9 * kj::SECONDS);
-  CHECK(h.failureOf(transport::openGate(idle.gate, h.secret)) == "");  // still open
+  CHECK(h.failureOf(transport::openGate(idle.gate, h.keys.hnowdKey.publicKey())) == "");  // still open
   h.timer.advanceTo(h.timer.now() + 2 * kj::SECONDS);
   CHECK(h.failureOf(idle.connection->onDisconnect()) == "");  // closed by hnowd
-  CHECK_FALSE(h.failureOf(transport::openGate(idle.gate, h.secret)).empty());
+  CHECK_FALSE(h.failureOf(transport::openGate(idle.gate, h.keys.hnowdKey.publicKey())).empty());
   CHECK(h.server->unauthenticatedCount() == 0);
   CHECK(h.failureOf(session.statusRequest().send()) == "");
 }

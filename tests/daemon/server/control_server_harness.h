@@ -5,6 +5,7 @@
 #include <kj/timer.h>
 
 #include "daemon/core/memory_state_store.h"
+#include "daemon/server/test_trust.h"
 #include "server/control_server.h"
 #include "transport/gate_client.h"
 #include "transport/rpc_connection.h"
@@ -18,14 +19,14 @@ struct ControlServerHarness {
   hnow::ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
-  transport::Secret secret{"0123456789abcdef0123456789abcdef"};
+  TestTrust keys{clock};
   kj::Own<kj::ConnectionReceiver> receiver;
   kj::Own<daemon::ControlServer> server;
   kj::Promise<void> listening = nullptr;
 
   explicit ControlServerHarness(daemon::ConnectionLimits limits, kj::TlsContext* tls = nullptr) {
     receiver = io.provider->getNetwork().parseAddress("127.0.0.1:0").wait(ws)->listen();
-    server = kj::heap<daemon::ControlServer>(coordinator, secret, timer, limits, tls);
+    server = kj::heap<daemon::ControlServer>(coordinator, keys.trust, timer, limits, tls);
     listening = server->listen(*receiver).eagerlyEvaluate(nullptr);
   }
   ~ControlServerHarness() {

@@ -74,7 +74,7 @@ TEST_CASE("with mutual TLS, only a client whose certificate hnowd's CA signed ge
   auto agent = load(certs.files("agent"), transport::TlsSetup::Side::kClient, tlsTimer);
   auto secured = h.within(agent->context().wrapClient(h.connectRaw(), "hnowd"));
   auto peer = h.peerOver(kj::mv(secured));
-  auto session = h.within(transport::loginAsClient(peer.gate, h.secret));
+  auto session = h.within(h.keys.loginOperator(peer.gate));
   CHECK(h.failureOf(session.statusRequest().send()) == "");
 
   SUBCASE("a client with a certificate from another CA is refused") {
@@ -84,7 +84,7 @@ TEST_CASE("with mutual TLS, only a client whose certificate hnowd's CA signed ge
     std::string failure = h.failureOf(
         intruder->context().wrapClient(h.connectRaw(), "hnowd").then([&](kj::Own<kj::AsyncIoStream> s) {
           auto p = h.peerOver(kj::mv(s));
-          return transport::loginAsClient(p.gate, h.secret).attach(kj::mv(p.connection));
+          return h.keys.loginOperator(p.gate).attach(kj::mv(p.connection));
         }));
     CHECK_FALSE(failure.empty());
   }
@@ -97,13 +97,13 @@ TEST_CASE("with mutual TLS, only a client whose certificate hnowd's CA signed ge
     std::string failure = h.failureOf(
         anonymous.wrapClient(h.connectRaw(), "hnowd").then([&](kj::Own<kj::AsyncIoStream> s) {
           auto p = h.peerOver(kj::mv(s));
-          return transport::loginAsClient(p.gate, h.secret).attach(kj::mv(p.connection));
+          return h.keys.loginOperator(p.gate).attach(kj::mv(p.connection));
         }));
     CHECK_FALSE(failure.empty());
   }
   SUBCASE("a plain TCP client is refused") {
     auto plain = h.connect();
-    CHECK_FALSE(h.failureOf(transport::loginAsClient(plain.gate, h.secret)).empty());
+    CHECK_FALSE(h.failureOf(h.keys.loginOperator(plain.gate)).empty());
   }
   SUBCASE("an agent refuses a server whose certificate is not for the configured name") {
     CHECK_FALSE(h.failureOf(agent->context().wrapClient(h.connectRaw(), "other-name")).empty());

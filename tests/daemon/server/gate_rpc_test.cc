@@ -2,103 +2,23 @@
 // Coordinator, a manual clock, no sockets (as capnp's rpc-twoparty-test).
 #include <doctest/doctest.h>
 
-#include <kj/async-io.h>
-#include <kj/debug.h>
-
-#include "daemon/core/memory_state_store.h"
-#include "server/gate_server.h"
-#include "transport/gate_client.h"
-#include "transport/rpc_connection.h"
-#include "transport/rpc_errors.h"
+#include "daemon/server/gate_harness.h"
 
 using namespace hnow;
-using transport::Bytes;
-using transport::Role;
+using namespace hnow::testing;
 
-namespace {
-
-const char* kSecret = "0123456789abcdef0123456789abcdef";
-
-struct Failures final : kj::TaskSet::ErrorHandler {
-  void taskFailed(kj::Exception&&) override {}
-};
-
-// What an agent's AgentControl received.
-struct Received {
-  std::vector<double> uplinks;
-};
-
-class RecordingControl final : public wire::AgentControl::Server {
- public:
-  explicit RecordingControl(Received& r) : received_(r) {}
-
- protected:
-  kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override {
-    received_.uplinks.push_back(context.getParams().getRates().getUplinkMbps());
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> probeNow(ProbeNowContext) override { return kj::READY_NOW; }
-
- private:
-  Received& received_;
-};
-
-struct Harness {
-  kj::EventLoop loop;
-  kj::WaitScope ws{loop};
-  hnow::ManualClock clock;
-  daemon::MemoryStateStore store;
-  daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
-  transport::Secret secret{kSecret};
-  Failures failures;
-  kj::TaskSet tasks{failures};
-
-  // One connection: the server end inside, the peer's end returned.
-  struct Link {
-    kj::Own<transport::RpcConnection> server;
-    kj::Own<transport::RpcConnection> peer;
-    wire::Gate::Client gate;
-  };
-  Link connect() {
-    auto pipe = kj::newTwoWayPipe();
-    auto server = kj::heap<transport::RpcConnection>(
-        kj::mv(pipe.ends[0]), kj::heap<daemon::GateServer>(coordinator, secret, tasks, "in-memory"));
-    auto peer = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[1]));
-    auto gate = peer->peerBootstrap<wire::Gate>();
-    return Link{kj::mv(server), kj::mv(peer), kj::mv(gate)};
-  }
-
-  wire::AgentSession::Client loginAgent(Link& link, const std::string& name, Received& received,
-                                        const transport::Secret& withSecret) {
-    Bytes nonce = transport::openGate(link.gate, secret).wait(ws);
-    auto request = link.gate.loginAgentRequest();
-    request.setProof(transport::dataOf(transport::makeProof(withSecret, Role::kAgent, name, nonce)));
-    request.initRegistration().setName(name);
-    request.getRegistration().setSite("room-a");
-    request.setControl(kj::heap<RecordingControl>(received));
-    return request.send().wait(ws).getSession();
-  }
-
-  std::string failureOf(kj::Function<void()> call) {
-    KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() { call(); })) { return transport::describe(*e); }
-    return "";
-  }
-};
-
-}  // namespace
-
-TEST_CASE("an agent with the secret registers, reports rates, and a client sees them") {
+TEST_CASE("an agent with its enrolled key registers, reports rates, and an operator sees them") {
   Harness h;
   auto agentLink = h.connect();
   Received received;
-  auto session = h.loginAgent(agentLink, "a1", received, h.secret);
+  auto session = h.loginAgent(agentLink, "a1", received);
   auto report = session.reportRatesRequest();
   report.initRates().setSendOverheadS(2e-5);
   report.initEmulated().setUplinkBytesPerS(12.5e6);  // hnow local: paced, so taken as told
   report.send().wait(h.ws);
 
   auto clientLink = h.connect();
-  auto client = transport::loginAsClient(clientLink.gate, h.secret).wait(h.ws);
+  auto client = h.keys.loginOperator(clientLink.gate).wait(h.ws);
   auto status = client.statusRequest().send().wait(h.ws);
   REQUIRE(status.getAgents().size() == 1);
   auto a = status.getAgents()[0];
@@ -111,42 +31,57 @@ TEST_CASE("an agent with the secret registers, reports rates, and a client sees 
   CHECK(std::string(a.getDownlink().getMethod().cStr()) == "unknown");  // real: hnowd measures it
 }
 
-TEST_CASE("a peer with another secret gets no session, and hnowd's gate stays shut for it") {
+TEST_CASE("a peer that trusts another hnowd key gets no session, and a wrong signature shuts the gate") {
   Harness h;
-  transport::Secret wrong("fedcba9876543210fedcba9876543210");
-  // A well-behaved client notices first: hnowd's proof does not match its secret.
+  transport::KeyPair other = transport::KeyPair::generate();
+  // A well-behaved peer notices first: hnowd does not hold the key it trusts.
   auto link = h.connect();
-  CHECK(h.failureOf([&]() { transport::loginAsClient(link.gate, wrong).wait(h.ws); })
-            .find("does not know our secret") != std::string::npos);
-  // A peer that skips that check and sends a proof anyway is refused.
+  CHECK(h.failureOf([&]() {
+          transport::loginAsOperator(link.gate, "op", h.keys.operatorKey, other.publicKey()).wait(h.ws);
+        }).find("not the one we trust") != std::string::npos);
+  // An operator that signs with a key hnowd does not list for it is refused.
   auto rogue = h.connect();
+  CHECK(h.failureOf([&]() { transport::loginAsOperator(rogue.gate, "op", other, h.keys.hnowdKey.publicKey()).wait(h.ws); })
+            .find("login refused: its signature does not answer") != std::string::npos);
+  CHECK_FALSE(h.failureOf([&]() { transport::openGate(rogue.gate, h.keys.hnowdKey.publicKey()).wait(h.ws); }).empty());
+  // So is an agent signing with a key other than the one bound to its name.
+  auto impostor = h.connect();
   Received received;
-  CHECK(h.failureOf([&]() { h.loginAgent(rogue, "a1", received, wrong); }) ==
-        "authentication refused: wrong secret");
+  h.keys.agentKey("a1");
+  CHECK(h.failureOf([&]() { h.loginAgent(impostor, "a1", received, &other); })
+            .find("enrolled with another key") != std::string::npos);
   CHECK(h.coordinator.status().empty());
-  CHECK_FALSE(h.failureOf([&]() { transport::openGate(rogue.gate, h.secret).wait(h.ws); }).empty());
 }
 
-TEST_CASE("a nonce serves one login only: a replayed proof is refused") {
+TEST_CASE("a nonce serves one login only: a replayed signature is refused") {
   Harness h;
   auto link = h.connect();
-  Bytes nonce = transport::openGate(link.gate, h.secret).wait(h.ws);
-  Bytes proof = transport::makeProof(h.secret, Role::kClient, "", nonce);
-  auto first = link.gate.loginClientRequest();
-  first.setProof(transport::dataOf(proof));
+  auto opening = transport::openGate(link.gate, h.keys.hnowdKey.publicKey()).wait(h.ws);
+  Bytes signature = transport::signLogin(h.keys.operatorKey, Role::kClient, "op", opening.nonce);
+  auto first = link.gate.loginOperatorRequest();
+  first.setName("op");
+  first.setSignature(transport::dataOf(signature));
   first.send().wait(h.ws);
-  auto again = link.gate.loginClientRequest();
-  again.setProof(transport::dataOf(proof));
+  auto again = link.gate.loginOperatorRequest();
+  again.setName("op");
+  again.setSignature(transport::dataOf(signature));
   CHECK(h.failureOf([&]() { again.send().wait(h.ws); }).find("challenge") != std::string::npos);
+  // On a new connection the recorded signature answers the wrong nonce.
+  auto other = h.connect();
+  transport::openGate(other.gate, h.keys.hnowdKey.publicKey()).wait(h.ws);
+  auto replayed = other.gate.loginOperatorRequest();
+  replayed.setName("op");
+  replayed.setSignature(transport::dataOf(signature));
+  CHECK(h.failureOf([&]() { replayed.send().wait(h.ws); }).find("does not answer") != std::string::npos);
 }
 
 TEST_CASE("set-rate from a client reaches the agent's control capability") {
   Harness h;
   auto agentLink = h.connect();
   Received received;
-  auto session = h.loginAgent(agentLink, "a1", received, h.secret);
+  auto session = h.loginAgent(agentLink, "a1", received);
   auto clientLink = h.connect();
-  auto client = transport::loginAsClient(clientLink.gate, h.secret).wait(h.ws);
+  auto client = h.keys.loginOperator(clientLink.gate).wait(h.ws);
   auto request = client.setEmulatedRatesRequest();
   request.setName("a1");
   request.initRates().setUplinkMbps(42);
@@ -175,7 +110,7 @@ TEST_CASE("an agent whose connection drops is lost at the next tick") {
   Received received;
   {
     auto link = h.connect();
-    auto session = h.loginAgent(link, "a1", received, h.secret);
+    auto session = h.loginAgent(link, "a1", received);
     session.heartbeatRequest().send().wait(h.ws);
   }  // both ends closed
   h.loop.run();
@@ -188,7 +123,7 @@ TEST_CASE("an oversized message from a peer is refused") {
   Harness h;
   auto link = h.connect();
   Received received;
-  auto session = h.loginAgent(link, "a1", received, h.secret);
+  auto session = h.loginAgent(link, "a1", received);
   // Past the reader's traversal limit: hnowd refuses to read the message at all.
   auto report = session.reportTransferRequest();
   report.initReport().initMessage(3 * transport::kLargestMessageBytes);

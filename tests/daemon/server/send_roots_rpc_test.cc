@@ -15,6 +15,8 @@
 
 #include "core/send_service.h"
 #include "daemon/core/memory_state_store.h"
+#include "daemon/server/captured_log.h"
+#include "daemon/server/test_trust.h"
 #include "server/data_source_plane.h"
 #include "server/gate_server.h"
 #include "transport/data/data_plane.h"
@@ -31,29 +33,6 @@ struct Failures final : kj::TaskSet::ErrorHandler {
   void taskFailed(kj::Exception&&) override {}
 };
 
-// hnowd's log (its default logger writes to standard output) while `call`
-// runs: standard output goes to a temp file meanwhile.
-std::string logOf(const std::function<void()>& call) {
-  std::fflush(stdout);
-  char name[] = "/tmp/hnow-send-roots-log-XXXXXX";
-  const int file = ::mkstemp(name);
-  ::unlink(name);
-  const int saved = ::dup(STDOUT_FILENO);
-  ::dup2(file, STDOUT_FILENO);
-  call();
-  std::fflush(stdout);
-  ::dup2(saved, STDOUT_FILENO);
-  ::close(saved);
-  std::string text;
-  char buffer[4096];
-  for (ssize_t n = ::pread(file, buffer, sizeof buffer, 0); n > 0;
-       n = ::pread(file, buffer, sizeof buffer, static_cast<off_t>(text.size()))) {
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(file);
-  return text;
-}
-
 struct Lab {
   fs::path top;
   kj::EventLoop loop;
@@ -61,7 +40,7 @@ struct Lab {
   ManualClock clock;
   daemon::MemoryStateStore store;
   daemon::Coordinator coordinator{clock, daemon::RateTableOptions{}, store};
-  transport::Secret secret{"0123456789abcdef0123456789abcdef"};
+  testing::TestTrust keys{clock};
   Failures failures;
   kj::TaskSet tasks{failures};
   transport::data::DataPlane plane{clock, [](transport::data::TransferEvent) {}};
@@ -86,10 +65,10 @@ struct Lab {
     services.sendRoots = {(top / "srv").string()};
     auto pipe = kj::newTwoWayPipe();
     server = kj::heap<transport::RpcConnection>(
-        kj::mv(pipe.ends[0]), kj::heap<daemon::GateServer>(coordinator, secret, tasks, "10.0.0.9:4242", nullptr,
+        kj::mv(pipe.ends[0]), kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, "10.0.0.9:4242", nullptr,
                                                            services));
     peer = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[1]));
-    client = transport::loginAsClient(peer->peerBootstrap<wire::Gate>(), secret).wait(ws);
+    client = keys.loginOperator(peer->peerBootstrap<wire::Gate>()).wait(ws);
   }
   ~Lab() { fs::remove_all(top); }
   std::string at(const std::string& rel) const { return (top / rel).string(); }
@@ -137,7 +116,7 @@ TEST_CASE("a send naming a path outside [send] roots - absolute, through '..' or
   Lab lab;
   for (const std::string& path : {lab.at("elsewhere/shadow"), lab.at("srv/../elsewhere/shadow"), lab.at("srv/link")}) {
     std::string why;
-    const std::string log = logOf([&] { why = lab.sendRefusal(path); });
+    const std::string log = testing::logOf([&] { why = lab.sendRefusal(path); });
     CHECK_MESSAGE(why.find("refused " + path) != std::string::npos, why);
     CHECK(why.find("add the directory to [send] roots in hnowd.toml") != std::string::npos);
     CHECK_MESSAGE(log.find("refused a send from 10.0.0.9:4242: refused " + path) != std::string::npos, log);

@@ -1,0 +1,123 @@
+#include "agent/agent_credentials.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "transport/gate_client.h"
+
+namespace hnow::agent {
+
+namespace {
+
+std::optional<std::string> readFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config, const std::string& tokenText) {
+  auto key = transport::loadOrCreateKeyFile(config.keyFile);
+  if (!key) return Error{"the agent's key: " + key.error().message};
+  AgentCredentials c(std::move(key).value());
+  c.pinPath_ = (std::filesystem::path(config.dataDir) / "hnowd.pub").string();
+  std::string trustedFrom;
+  if (!config.coordinatorKey.empty()) {
+    auto parsed = transport::parseKeyText(config.coordinatorKey);
+    if (!parsed) return Error{"coordinator_key: " + parsed.error().message};
+    c.trusted_ = parsed.value();
+    trustedFrom = "coordinator_key in the config";
+  } else if (auto pinned = readFirstLine(c.pinPath_)) {
+    auto parsed = transport::parseKeyText(*pinned);
+    if (!parsed) return Error{c.pinPath_ + ": " + parsed.error().message + " (remove it and enroll again)"};
+    c.trusted_ = parsed.value();
+    c.pinned_ = true;
+    trustedFrom = c.pinPath_ + ", kept from the enrollment";
+  }
+  if (!tokenText.empty()) {
+    auto token = transport::parseTokenText(tokenText);
+    if (!token) return Error{"--enroll: " + token.error().message};
+    if (c.trusted_ && *c.trusted_ != token->coordinator)
+      return Error{"--enroll: the token was made by an hnowd with the key " + transport::keyText(token->coordinator) +
+                   ", not the one this agent trusts (" + transport::keyText(*c.trusted_) + ", from " + trustedFrom +
+                   ")"};
+    c.trusted_ = token->coordinator;
+    c.token_ = token.value();
+  }
+  if (!config.secretFile.empty()) {
+    auto secret = transport::loadSecretFile(config.secretFile);
+    if (!secret.secret) return Error{secret.error};
+    c.secret_.emplace(std::move(*secret.secret));
+  }
+  if (!c.trusted_ && !c.secret_)
+    return Error{"this agent does not know hnowd's key: enroll it once with a token from `hnow agent token` "
+                 "(hnow-agent --config FILE --enroll-file TOKEN_FILE), or set coordinator_key in its config "
+                 "(the line in hnowd's <data_dir>/hnowd.pub)"};
+  return c;
+}
+
+void AgentCredentials::sign(wire::AgentCredential::Builder credential, const std::string& name,
+                            const transport::Bytes& nonce) const {
+  transport::Bytes publicKey(key_.publicKey().begin(), key_.publicKey().end());
+  credential.setKey(transport::dataOf(publicKey));
+  credential.setSignature(transport::dataOf(transport::signLogin(key_, transport::Role::kAgent, name, nonce)));
+  if (token_) {
+    transport::Bytes id(token_->id.begin(), token_->id.end());
+    credential.setTokenId(transport::dataOf(id));
+    credential.setTokenProof(
+        transport::dataOf(transport::enrollProof(token_->secret, name, key_.publicKey(), nonce)));
+  } else if (secret_) {
+    credential.setSecretProof(
+        transport::dataOf(transport::makeProof(*secret_, transport::Role::kAgent, name, nonce)));
+  }
+}
+
+void AgentCredentials::loggedIn(const transport::PublicKey& coordinator) {
+  if (token_) spdlog::info("enrolled with hnowd: the token is used up and no longer needed");
+  token_.reset();
+  trusted_ = coordinator;
+  if (pinned_) return;
+  std::ofstream(pinPath_) << transport::keyText(coordinator) << "\n";
+  pinned_ = static_cast<bool>(std::ifstream(pinPath_));
+  if (pinned_) spdlog::info("keeping hnowd's key {} in {}", transport::keyText(coordinator), pinPath_);
+}
+
+std::optional<AgentArgs> parseAgentArgs(int argc, char** argv) {
+  AgentArgs args;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    bool hasValue = i + 1 < argc;
+    if ((a == "--config" || a == "-c") && hasValue) {
+      args.configPath = argv[++i];
+    } else if (a == "--enroll" && hasValue) {
+      args.token = argv[++i];
+    } else if (a == "--enroll-file" && hasValue) {
+      std::ifstream in(argv[++i]);
+      if (!in) {
+        std::fprintf(stderr, "hnow-agent: cannot read the token file %s\n", argv[i]);
+        return std::nullopt;
+      }
+      std::ostringstream text;
+      text << in.rdbuf();
+      args.token = text.str();
+    } else {
+      args.configPath.clear();
+      break;
+    }
+  }
+  if (args.configPath.empty()) {
+    std::fprintf(stderr, "usage: hnow-agent --config FILE [--enroll TOKEN | --enroll-file FILE]\n");
+    return std::nullopt;
+  }
+  return args;
+}
+
+}  // namespace hnow::agent

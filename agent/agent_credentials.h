@@ -1,0 +1,51 @@
+#pragma once
+// What an agent proves itself with and whom it trusts as hnowd
+// (docs/security.md, "An identity per agent"): its own key pair, made on
+// the first start; hnowd's public key, from the config, from what an
+// earlier enrollment kept (<data_dir>/hnowd.pub), or from the enrollment
+// token; and, only while a lab moves from the shared secret, that secret.
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "conf/runtime_config.h"
+#include "transport/auth.h"
+#include "transport/control.capnp.h"
+#include "transport/identity.h"
+
+namespace hnow::agent {
+
+class AgentCredentials {
+ public:
+  // `tokenText`: what `hnow agent token` printed ("" for none).
+  static Result<AgentCredentials> load(const conf::AgentConfig& config, const std::string& tokenText);
+
+  const transport::PublicKey& key() const { return key_.publicKey(); }
+  // The key hnowd must prove it holds; none before a secret-based enrollment.
+  const std::optional<transport::PublicKey>& trusted() const { return trusted_; }
+  const transport::Secret* secret() const { return secret_ ? &*secret_ : nullptr; }
+
+  // Fills the login's credential for `name` over hnowd's `nonce`.
+  void sign(wire::AgentCredential::Builder credential, const std::string& name, const transport::Bytes& nonce) const;
+  // After a login: keeps hnowd's key (writes hnowd.pub when it was learned
+  // here) and drops the token, which enrolls once.
+  void loggedIn(const transport::PublicKey& coordinator);
+
+ private:
+  AgentCredentials(transport::KeyPair key) : key_(std::move(key)) {}
+  transport::KeyPair key_;
+  std::optional<transport::PublicKey> trusted_;
+  std::optional<transport::EnrollToken> token_;
+  std::optional<transport::Secret> secret_;
+  std::string pinPath_;
+  bool pinned_ = false;
+};
+
+// `--enroll TOKEN` or `--enroll-file FILE` beside `--config FILE`.
+struct AgentArgs {
+  std::string configPath;
+  std::string token;
+};
+std::optional<AgentArgs> parseAgentArgs(int argc, char** argv);
+
+}  // namespace hnow::agent

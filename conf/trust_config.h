@@ -1,0 +1,35 @@
+#pragma once
+// The keys in hnowd's, the agents' and the client's configs
+// (docs/security.md): who may log in, with which key and rights.
+#include <string>
+#include <vector>
+
+namespace hnow::conf {
+
+class TableReader;
+
+// [[operators]] in hnowd's config: an operator's name, public key
+// (ed25519:...) and rights.
+struct OperatorConfig {
+  std::string name;
+  std::string key;
+  bool readOnly = false;  // rights = "read": status, operations, progress
+};
+
+// [[agents]] in hnowd's config: an agent's name bound to its key by the
+// owner of hnowd's host (a lab set up by configuration management).
+struct AgentKeyConfig {
+  std::string name;
+  std::string key;
+};
+
+// A public key as configs write it: "ed25519:" and 43 characters of
+// base64url (transport/identity.h decodes it).
+bool looksLikePublicKey(const std::string& text);
+
+std::vector<OperatorConfig> readOperators(TableReader& t);
+std::vector<AgentKeyConfig> readAgentKeys(TableReader& t);
+// An optional key-valued entry (`coordinator_key`), checked; "" when absent.
+std::string readPublicKey(TableReader& t, std::string_view key, std::string_view what);
+
+}  // namespace hnow::conf

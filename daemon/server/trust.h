@@ -1,0 +1,48 @@
+#pragma once
+// What hnowd's gate checks a login against (docs/security.md): hnowd's own
+// key, the operators its config lists with their rights, the agents' keys,
+// and, while a lab migrates from the shared secret, that secret, which
+// then only lets an agent enroll its key under a free name.
+#include <kj/async.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/agent_keys.h"
+#include "transport/auth.h"
+#include "transport/identity.h"
+
+namespace hnow::daemon {
+
+struct OperatorEntry {
+  std::string name;
+  transport::PublicKey key{};
+  bool readOnly = false;  // status, operations and the progress of operations only
+};
+
+// The connections of logged-in agents by name, so that `hnow agent
+// revoke` closes them at once.
+class SessionCuts {
+ public:
+  void add(const std::string& name, kj::Own<kj::PromiseFulfiller<void>> cut);
+  // Closes every connection of `name`; returns how many were open.
+  unsigned cut(const std::string& name);
+
+ private:
+  std::multimap<std::string, kj::Own<kj::PromiseFulfiller<void>>> cuts_;
+};
+
+struct Trust {
+  const transport::KeyPair* hnowdKey = nullptr;
+  const transport::Secret* sharedSecret = nullptr;  // migration only; null: none
+  std::vector<OperatorEntry> operators{};
+  AgentKeys* agents = nullptr;
+  SessionCuts* cuts = nullptr;
+  const Clock* clock = nullptr;
+
+  const OperatorEntry* findOperator(const std::string& name) const;
+};
+
+}  // namespace hnow::daemon
