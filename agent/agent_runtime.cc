@@ -565,7 +565,13 @@ kj::Promise<void> AgentRuntime::probes(wire::AgentSession::Client session) {
         auto request = session.reportRatesRequest();
         transport::ratesToWire(rates, request.initRates());
         auto emulated = request.initEmulated();
-        emulated.setUplinkBytesPerS(up);
+        // Test-only fault hook: an agent that tells hnowd its uplink is this
+        // many times what it paces (docs/security.md, "Rates that lie").
+        static const double lie = [] {
+          const char* times = std::getenv("HNOW_TEST_TELL_UPLINK_TIMES");
+          return times ? std::max(1.0, std::atof(times)) : 1.0;
+        }();
+        emulated.setUplinkBytesPerS(up * lie);
         emulated.setDownlinkBytesPerS(down);
         return request.send().ignoreResult();
       })

@@ -64,6 +64,7 @@ struct LinkRate {
   samples @4 :UInt32;
   foreignBytesPerS @5 :Float64;    # traffic that is not hnow's on the link now
   availableBytesPerS @6 :Float64;  # what a plan made now takes
+  toldBytesPerS @7 :Float64;       # the agent says it paces the link so, but achieves bytesPerS: flagged
 }
 
 struct DirectionCaps {

@@ -13,6 +13,8 @@ struct LinkRateReport {
   unsigned samples = 0;
   double otherTraffic = 0.0;  // bytes/s that are not hnow's on it now
   double available = 0.0;     // what a plan made now takes
+  // The rate the agent tells, when its transfers belied it (0: none).
+  double told = 0.0;
 };
 
 }  // namespace hnow::transport

@@ -99,6 +99,7 @@ void toWire(const LinkRateReport& link, wire::LinkRate::Builder out) {
   out.setSamples(link.samples);
   out.setForeignBytesPerS(link.otherTraffic);
   out.setAvailableBytesPerS(link.available);
+  out.setToldBytesPerS(link.told);
 }
 
 LinkRateReport linkRateFromWire(wire::LinkRate::Reader in) {
@@ -111,6 +112,7 @@ LinkRateReport linkRateFromWire(wire::LinkRate::Reader in) {
   l.samples = in.getSamples();
   l.otherTraffic = in.getForeignBytesPerS();
   l.available = in.getAvailableBytesPerS();
+  l.told = in.getToldBytesPerS();
   return l;
 }
 

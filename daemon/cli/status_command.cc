@@ -24,6 +24,7 @@ std::string linkCell(const RemoteLink& l) {
     std::snprintf(text, sizeof text, " + other %.1f", l.otherTraffic * 8 / 1e6);
     cell += text;
   }
+  if (l.told > 0) cell += " !";  // belied: see the note under the table
   return cell;
 }
 
@@ -61,6 +62,15 @@ std::string statusTable(const RemoteStatus& status) {
     out << line;
   }
   if (status.agents.empty()) out << "(no agent has registered)\n";
+  // An agent whose transfers belie the rate it tells (docs/security.md "Rates that lie").
+  for (const RemoteAgent& a : status.agents)
+    for (const auto& [link, name] : {std::pair{&a.uplink, "uplink"}, std::pair{&a.downlink, "downlink"}})
+      if (link->told > 0) {
+        std::snprintf(line, sizeof line,
+                      "! %s: its %s achieves %.1f Mbit/s, not the %.1f it reports; planned with what it achieves\n",
+                      a.name.c_str(), name, link->bytesPerSecond * 8 / 1e6, link->told * 8 / 1e6);
+        out << line;
+      }
   for (const RemoteOwedSend& o : status.owed) {
     std::string names;
     for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + n;

@@ -16,6 +16,8 @@ nlohmann::ordered_json linkJson(const RemoteLink& l) {
       {"samples", l.samples},
       {"other_traffic_bytes_per_s", l.otherTraffic},
       {"available_bytes_per_s", l.available},
+      // The agent tells this rate but its transfers achieve bytes_per_s: planned with those.
+      {"told_bytes_per_s", l.told > 0 ? nlohmann::ordered_json(l.told) : nlohmann::ordered_json(nullptr)},
   };
 }
 

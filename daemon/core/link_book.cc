@@ -58,7 +58,7 @@ void LinkBook::restore(const LinkId& link, const LinkRate& rate) {
 }
 
 void LinkBook::set(const LinkId& link, Entry& e, double value, RateMethod method, double spread) {
-  e.rate = {value, method, clock_.now(), spread};
+  e.rate = {value, method, clock_.now(), spread, e.belied ? e.told : 0.0};
   e.evidence = {};
   if (e.baseline <= 0) {
     e.baseline = value;
@@ -70,6 +70,10 @@ void LinkBook::set(const LinkId& link, Entry& e, double value, RateMethod method
 
 void LinkBook::setFixed(const LinkId& link, double bytesPerSecond, RateMethod method) {
   Entry& e = entry(link);
+  if (e.belied) {
+    e.told = e.rate.toldBytesPerSecond = bytesPerSecond;
+    return;
+  }
   if (e.fixed && e.rate.bytesPerSecond == bytesPerSecond && e.rate.method == method) {
     e.rate.at = clock_.now();
     return;
@@ -176,11 +180,38 @@ void LinkBook::weigh(const LinkId& link, Entry& e, const LinkReading& reading) {
   if (lower) e.disturbed = true;
 }
 
+void LinkBook::weighTold(const LinkId& link, Entry& e, const LinkReading& reading) {
+  const double told = e.rate.bytesPerSecond;
+  Evidence& ev = e.lie;
+  const TimePoint now = clock_.now();
+  if (!reading.saturated || reading.bytesPerSecond >= options_.beliedFraction * told) {
+    ev = {};  // a reading near the told rate: no lie, or not yet
+    return;
+  }
+  if (!ev.since || now - ev.last > std::max(options_.gap, options_.dwell)) ev = {now, now, true, {}};
+  ev.last = now;
+  ev.values.push_back(reading.bytesPerSecond);
+  if (now - *ev.since < options_.dwell || static_cast<int>(ev.values.size()) < options_.beliedReadings) return;
+  // Planned with what it achieves from now on, measured like a real link.
+  e.fixed = false;
+  e.belied = true;
+  e.told = told;
+  e.recent.assign(ev.values.begin(), ev.values.end());
+  set(link, e, median(ev.values), RateMethod::kPassive, spreadOf(e.recent));
+  e.rate.toldBytesPerSecond = told;
+  e.lie = {};
+}
+
 void LinkBook::observe(const std::vector<LinkReading>& readings) {
   for (const LinkReading& r : readings) {
     Entry& e = entry(r.link);
-    if (e.fixed || !(r.bytesPerSecond > 0)) continue;
+    if (!(r.bytesPerSecond > 0)) continue;
+    // A reading near the pace hnowd set measures the pacing, not the link.
     if (e.pacedAt > 0 && r.bytesPerSecond >= e.pacedAt * (1.0 - options_.driftThreshold)) continue;
+    if (e.fixed) {
+      if (e.rate.method == RateMethod::kEmulated) weighTold(r.link, e, r);
+      continue;
+    }
     weigh(r.link, e, r);
   }
 }

@@ -26,6 +26,13 @@ struct LinkBookOptions {
   // ...without a gap longer than this (hnowd judges transfers every second).
   Duration gap = std::chrono::seconds(3);
   double ewmaWeight = 0.3;
+  // An agent's told (emulated) link is belied when its saturated readings
+  // stay under this fraction of what it tells for the dwell time, with at
+  // least `beliedReadings` of them: a paced link reads within a few percent
+  // of its pace, so only a rate far above what the agent achieves is taken
+  // for a lie, not a relay briefly short of CPU.
+  double beliedFraction = 0.5;
+  int beliedReadings = 3;
   // Other traffic under this fraction of a link is noise (control traffic,
   // the ACKs of other flows).
   double foreignNoise = 0.05;
@@ -48,7 +55,10 @@ class LinkBook {
   // What an earlier run of hnowd knew (state/).
   void restore(const LinkId& link, const LinkRate& rate);
   // The node paces its data plane at `bytesPerSecond` (kEmulated), or it
-  // was configured so (kConfigured): exact, no survey or reading moves it.
+  // was configured so (kConfigured): exact, no survey or reading moves it,
+  // unless the agent's own transfers belie what it tells (`observe`): from
+  // then on the link is measured like a real one, and what the agent tells
+  // is kept only to show (LinkRate::toldBytesPerSecond).
   void setFixed(const LinkId& link, double bytesPerSecond, RateMethod method);
   // The node no longer paces this link: it must be measured.
   void clearFixed(const LinkId& link);
@@ -113,6 +123,9 @@ class LinkBook {
     double baseline = 0.0;  // the capacity plans were made with (drift)
     std::deque<double> recent;  // saturated readings behind the rate
     Evidence evidence;
+    Evidence lie;          // saturated readings far under a told rate
+    double told = 0.0;     // what the agent tells, once belied
+    bool belied = false;
     Foreign foreign;
     // Measured under other traffic, or lowered by passive readings: measure
     // again when the traffic has gone and no data moves.
@@ -124,6 +137,8 @@ class LinkBook {
   // The rate becomes `value` by `method`; a change event if beyond the threshold.
   void set(const LinkId& link, Entry& e, double value, RateMethod method, double spread);
   void confirm(Entry& e, double value);
+  // A told link's saturated reading: belied once they stay far under it.
+  void weighTold(const LinkId& link, Entry& e, const LinkReading& reading);
   void weigh(const LinkId& link, Entry& e, const LinkReading& reading);
   bool otherTrafficNow(TimePoint now) const;
 

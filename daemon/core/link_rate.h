@@ -30,6 +30,10 @@ struct LinkRate {
   RateMethod method = RateMethod::kUnknown;
   TimePoint at{};               // when last measured or confirmed
   double spread = 0.0;          // (max - min) / median of the samples behind it
+  // The agent says it paces this link at this rate (kEmulated), but its
+  // transfers achieved far less: the rate above is what they achieved, and
+  // `hnow status` flags it. 0: nothing belied.
+  double toldBytesPerSecond = 0.0;
   bool known() const { return method != RateMethod::kUnknown && bytesPerSecond > 0; }
   bool bound() const { return method == RateMethod::kBound; }
 };

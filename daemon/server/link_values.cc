@@ -26,6 +26,7 @@ transport::LinkRateReport linkReportOf(const LinkView& link) {
   out.samples = static_cast<unsigned>(link.samples);
   out.otherTraffic = link.foreign;
   out.available = link.available;
+  out.told = link.rate.toldBytesPerSecond;
   return out;
 }
 

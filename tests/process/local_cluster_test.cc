@@ -283,6 +283,50 @@ TEST_CASE("a new machine enrolls with hnow agent token, keeps hnowd's key, and h
   CHECK_MESSAGE(sent.status == 0, sent.err);
 }
 
+TEST_CASE("an agent that reports 100 times the uplink it achieves is planned with what it achieves and flagged in hnow status") {
+  // hnowd's uplink is slow, so every plan relays through the fastest agent
+  // it knows: the liar, until its own transfers belie it.
+  LocalCluster cluster("--agents 3 --uplink-mbps 200 --source-uplink-mbps 40");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  std::string address = readWhole(dir / "hnowd" / "hnowd.address");
+  address.pop_back();
+  auto token = runCommand(kHnow + cluster.client() + " agent token --name liar");
+  REQUIRE_MESSAGE(token.status == 0, token.err);
+  std::ofstream(dir / "liar.token") << token.out;
+  std::filesystem::create_directories(dir / "agents" / "liar" / "files");
+  std::ofstream(dir / "agents" / "liar.toml")
+      << "name = \"liar\"\ncoordinator = \"" << address << "\"\ndata_dir = \"liar\"\nroots = [\""
+      << (dir / "agents" / "liar" / "files").string() << "\"]\nheartbeat_interval_s = 0.5\n\n[emulate]\n"
+      << "uplink_mbps = 16\ndownlink_mbps = 200\n";
+  cluster.startDaemon("env HNOW_TEST_TELL_UPLINK_TIMES=100 " + kAgent, (dir / "agents" / "liar.toml").string(),
+                      "liar", " --enroll-file " + (dir / "liar.token").string());
+  auto uplinkOf = [&](const std::string& name) {
+    auto s = cluster.status();
+    if (s.contains("agents"))
+      for (const auto& a : s["agents"])
+        if (a["name"] == name) return a["links"]["uplink"];
+    return nlohmann::json::object();  // not registered yet
+  };
+  REQUIRE(eventually([&]() { return uplinkOf("liar").value("method", "") == "emulated"; }, 10s));
+  CHECK(uplinkOf("liar")["bytes_per_s"].get<double>() == doctest::Approx(1600e6 / 8));
+
+  writeRandomFile(dir / "image.bin", 6 << 20);
+  auto sent = runCommand(kHnow + cluster.client() + " send " + (dir / "image.bin").string() +
+                         " --dest image.bin --algo fnf");
+  CHECK_MESSAGE(sent.status == 0, sent.err);
+  auto up = uplinkOf("liar");
+  REQUIRE(up.is_object());
+  CHECK(up["told_bytes_per_s"].get<double>() == doctest::Approx(1600e6 / 8));
+  CHECK(up["method"] == "passive");
+  CHECK(up["bytes_per_s"].get<double>() < 0.05 * 1600e6 / 8);  // about 16 Mbit/s, not 1600
+  auto text = runCommand(kHnow + cluster.client() + " status");
+  CHECK(text.out.find("! liar: its uplink achieves") != std::string::npos);
+  CHECK(text.out.find("not the 1600.0 it reports; planned with what it achieves") != std::string::npos);
+  CHECK(readWhole(dir / "agents" / "liar" / "files" / "image.bin") == readWhole(dir / "image.bin"));
+  CHECK(readWhole(dir / "agents" / "agent-1" / "files" / "image.bin") == readWhole(dir / "image.bin"));
+}
+
 TEST_CASE("agents come back on their own when hnowd restarts") {
   LocalCluster cluster("--agents 3");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);

@@ -105,22 +105,72 @@ TEST_CASE("a disagreeing run broken by a gap without readings starts over - a sh
   CHECK(book.takeChanges().empty());
 }
 
-TEST_CASE("emulated and configured rates are exact: surveys and readings leave them alone, until the pacing stops") {
+TEST_CASE("emulated and configured rates are exact: surveys and readings near them leave them alone, until the pacing stops") {
   ManualClock clock;
   LinkBook book(clock, {});
   book.setFixed(kUp, 50, RateMethod::kEmulated);
+  book.setFixed(kDown, 50, RateMethod::kConfigured);
   book.applySurvey({capacity(kUp, 10)}, {kUp}, false);
   for (int i = 0; i < 10; ++i) {
     clock.advance(1s);
-    book.observe({saturated(kUp, 10)});
+    book.observe({saturated(kUp, 40), saturated(kDown, 10)});  // a paced link reads near its pace
   }
   CHECK(book.rate(kUp)->bytesPerSecond == 50);
   CHECK(book.rate(kUp)->method == RateMethod::kEmulated);
+  CHECK(book.rate(kDown)->bytesPerSecond == 50);  // hnowd's own config is not doubted
   CHECK(book.measured().empty());  // not kept in state/: told again at start
   book.setFixed(kUp, 20, RateMethod::kEmulated);  // set-rate
   REQUIRE(book.takeChanges().size() == 1);
   book.clearFixed(kUp);
   CHECK(book.rate(kUp) == nullptr);  // to be measured
+}
+
+TEST_CASE("an agent that tells 100 times the uplink it achieves is planned with what it achieves, flagged, and its telling again changes nothing") {
+  ManualClock clock;
+  LinkBook book(clock, {});
+  book.setFixed(kUp, 1000, RateMethod::kEmulated);
+  // A burst under the told rate is not yet a lie; readings that are not the
+  // link's limit (a share smaller than it) never are.
+  clock.advance(1s);
+  book.observe({saturated(kUp, 10)});
+  for (int i = 0; i < 5; ++i) {
+    clock.advance(1s);
+    book.observe({carried(kUp, 10)});
+  }
+  CHECK(book.rate(kUp)->method == RateMethod::kEmulated);
+  for (int i = 0; i < 3; ++i) {
+    clock.advance(1s);
+    book.observe({saturated(kUp, 10 + i)});
+  }
+  REQUIRE(book.rate(kUp));
+  CHECK(book.rate(kUp)->bytesPerSecond == 11);  // the median of what it achieved
+  CHECK(book.rate(kUp)->method == RateMethod::kPassive);
+  CHECK(book.rate(kUp)->toldBytesPerSecond == 1000);
+  auto changes = book.takeChanges();
+  REQUIRE(changes.size() == 1);  // plans made from now on are made again
+  CHECK(changes[0].after == 11);
+  book.setFixed(kUp, 1000, RateMethod::kEmulated);  // its next report
+  CHECK(book.rate(kUp)->bytesPerSecond == 11);
+  CHECK_FALSE(book.fixed(kUp));
+  // From now on it is measured like any real link.
+  book.applySurvey({capacity(kUp, 12)}, {kUp}, false);
+  CHECK(book.rate(kUp)->bytesPerSecond == 12);
+  CHECK(book.rate(kUp)->toldBytesPerSecond == 1000);
+  book.forget("a");
+  CHECK(book.rate(kUp) == nullptr);
+}
+
+TEST_CASE("a told link paced low by hnowd for a send reads at its pace, and is not taken for a lie") {
+  ManualClock clock;
+  LinkBook book(clock, {});
+  book.setFixed(kUp, 100, RateMethod::kEmulated);
+  book.pace(kUp, 20);
+  for (int i = 0; i < 10; ++i) {
+    clock.advance(1s);
+    book.observe({saturated(kUp, 19)});
+  }
+  CHECK(book.rate(kUp)->method == RateMethod::kEmulated);
+  CHECK(book.rate(kUp)->bytesPerSecond == 100);
 }
 
 TEST_CASE("other traffic lowers what is available while it lasts, to half the link at most") {
