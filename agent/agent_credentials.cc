@@ -8,7 +8,6 @@
 #include <sstream>
 #include <string_view>
 
-#include "transport/gate_client.h"
 
 namespace hnow::agent {
 
@@ -64,20 +63,17 @@ Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config,
   return c;
 }
 
-void AgentCredentials::sign(wire::AgentCredential::Builder credential, const std::string& name,
-                            const transport::Bytes& nonce) const {
-  transport::Bytes publicKey(key_.publicKey().begin(), key_.publicKey().end());
-  credential.setKey(transport::dataOf(publicKey));
-  credential.setSignature(transport::dataOf(transport::signLogin(key_, transport::Role::kAgent, name, nonce)));
+AgentCredentials::Proof AgentCredentials::sign(const std::string& name, const transport::Bytes& nonce) const {
+  Proof p;
+  p.key.assign(key_.publicKey().begin(), key_.publicKey().end());
+  p.signature = transport::signLogin(key_, transport::Role::kAgent, name, nonce);
   if (token_) {
-    transport::Bytes id(token_->id.begin(), token_->id.end());
-    credential.setTokenId(transport::dataOf(id));
-    credential.setTokenProof(
-        transport::dataOf(transport::enrollProof(token_->secret, name, key_.publicKey(), nonce)));
+    p.tokenId.assign(token_->id.begin(), token_->id.end());
+    p.tokenProof = transport::enrollProof(token_->secret, name, key_.publicKey(), nonce);
   } else if (secret_) {
-    credential.setSecretProof(
-        transport::dataOf(transport::makeProof(*secret_, transport::Role::kAgent, name, nonce)));
+    p.secretProof = transport::makeProof(*secret_, transport::Role::kAgent, name, nonce);
   }
+  return p;
 }
 
 void AgentCredentials::loggedIn(const transport::PublicKey& coordinator) {

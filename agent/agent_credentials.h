@@ -10,7 +10,6 @@
 #include "base/result.h"
 #include "conf/runtime_config.h"
 #include "transport/auth.h"
-#include "transport/control.capnp.h"
 #include "transport/identity.h"
 
 namespace hnow::agent {
@@ -25,8 +24,13 @@ class AgentCredentials {
   const std::optional<transport::PublicKey>& trusted() const { return trusted_; }
   const transport::Secret* secret() const { return secret_ ? &*secret_ : nullptr; }
 
-  // Fills the login's credential for `name` over hnowd's `nonce`.
-  void sign(wire::AgentCredential::Builder credential, const std::string& name, const transport::Bytes& nonce) const;
+  // The login's credential for `name` over hnowd's `nonce` (AgentCredential
+  // in transport/control.capnp): the key and its signature, and the token's
+  // or the shared secret's proof while enrolling.
+  struct Proof {
+    transport::Bytes key, signature, tokenId, tokenProof, secretProof;
+  };
+  Proof sign(const std::string& name, const transport::Bytes& nonce) const;
   // After a login: keeps hnowd's key (writes hnowd.pub when it was learned
   // here) and drops the token, which enrolls once.
   void loggedIn(const transport::PublicKey& coordinator);

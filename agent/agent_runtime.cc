@@ -508,7 +508,13 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
       transport::openGate(gate, credentials_.trusted(), credentials_.secret())
           .then([this, gate](transport::GateOpening opening) mutable {
             auto request = gate.loginAgentKeyRequest();
-            credentials_.sign(request.initCredential(), config_.name, opening.nonce);
+            auto proof = credentials_.sign(config_.name, opening.nonce);
+            auto credential = request.initCredential();
+            credential.setKey(transport::dataOf(proof.key));
+            credential.setSignature(transport::dataOf(proof.signature));
+            credential.setTokenId(transport::dataOf(proof.tokenId));
+            credential.setTokenProof(transport::dataOf(proof.tokenProof));
+            credential.setSecretProof(transport::dataOf(proof.secretProof));
             coordinatorKey_ = opening.coordinator;
             auto registration = request.initRegistration();
             registration.setName(config_.name);

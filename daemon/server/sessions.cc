@@ -132,7 +132,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
     request.path = *path;
     request.scratch = true;
     request.uploadIsTree = in.getUploadIsTree();
-    request.uploadKey = in.getUploadKey();
+    request.uploadKey = keptKey(in.getUploadKey());
     if (!request.uploadKey.empty() && !request.uploadIsTree) transport::refuse("uploadKey names no tree upload");
   } else if (in.getUploadIsTree()) {
     transport::refuse("uploadIsTree names no upload");
@@ -279,8 +279,8 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
   requireFull("ask what hnowd keeps");
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto params = context.getParams();
-  const std::string key = params.getKey();
-  if (key.empty()) transport::refuse("a kept tree's key is empty");
+  if (params.getKey().size() == 0) transport::refuse("a kept tree's key is empty");
+  const std::string key = keptKey(params.getKey());
   const auto index = params.getIndex();
   using Answer = Result<SourcePlane::KeptAnswer>;
   auto pending = transport::pendingAnswer<Answer>();

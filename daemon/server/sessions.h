@@ -101,6 +101,11 @@ class ClientSessionServer final : public wire::ClientSession::Server {
  private:
   // A read-only operator is refused `what` ("start a send"), logged.
   void requireFull(const char* what) const;
+  // The copies hnowd keeps of clients' directories are each operator's own:
+  // one operator can neither ask what another's copy holds nor send from it.
+  std::string keptKey(const std::string& clientKey) const {
+    return clientKey.empty() ? clientKey : operator_.name + '\n' + clientKey;
+  }
 
   Coordinator& coordinator_;
   SendService* sends_;
