@@ -88,6 +88,25 @@ struct LocalCluster {
       for (const auto& a : s["agents"]) alive += a["state"] == "alive";
     return alive;
   }
+  std::string address() const {
+    std::string a = readWhole(dir.path / "hnowd" / "hnowd.address");
+    if (!a.empty()) a.pop_back();
+    return a;
+  }
+  // A new machine `name` as an operator would add it: a token from `hnow
+  // agent token`, then hnow-agent --enroll-file (run through `launcher`,
+  // e.g. "env VAR=1 "), its config `name`, `coordinator` and `data_dir`
+  // followed by `more`. False when the token could not be made.
+  bool enroll(const std::string& name, const std::string& more = "", const std::string& launcher = "") {
+    auto token = runCommand(kHnow + client() + " agent token --name " + name + " --ttl-s 600");
+    if (token.status != 0) return false;
+    std::ofstream(dir.path / (name + ".token")) << token.out;
+    const auto config = dir.path / "agents" / (name + ".toml");
+    std::ofstream(config) << "name = \"" << name << "\"\ncoordinator = \"" << address() << "\"\ndata_dir = \"" << name
+                          << "\"\n" << more;
+    startDaemon(launcher + kAgent, config.string(), name, " --enroll-file " + (dir.path / (name + ".token")).string());
+    return true;
+  }
   // Starts a daemon in the background as `hnow local` would, with a pid file.
   void startDaemon(const std::string& binary, const std::string& config, const std::string& name,
                    const std::string& extra = "") {
@@ -239,16 +258,9 @@ TEST_CASE("a new machine enrolls with hnow agent token, keeps hnowd's key, and h
   LocalCluster cluster("--agents 1");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const auto& dir = cluster.dir.path;
-  std::string address = readWhole(dir / "hnowd" / "hnowd.address");
-  address.pop_back();
-  auto token = runCommand(kHnow + cluster.client() + " agent token --name pc-9 --ttl-s 600");
-  REQUIRE_MESSAGE(token.status == 0, token.err);
-  std::ofstream(dir / "pc-9.token") << token.out;
+  const std::string address = cluster.address();
   // No coordinator_key: the agent learns whom to trust from the token.
-  std::ofstream(dir / "agents" / "pc-9.toml")
-      << "name = \"pc-9\"\ncoordinator = \"" << address << "\"\ndata_dir = \"pc-9\"\n";
-  cluster.startDaemon(kAgent, (dir / "agents" / "pc-9.toml").string(), "pc-9",
-                      " --enroll-file " + (dir / "pc-9.token").string());
+  REQUIRE(cluster.enroll("pc-9"));
   REQUIRE(eventually([&]() { return cluster.stateOf("pc-9") == "alive"; }, 5s));
   CHECK(readWhole(dir / "agents" / "pc-9" / "hnowd.pub") == readWhole(dir / "hnowd" / "hnowd.pub"));
   struct stat key {};
@@ -289,18 +301,11 @@ TEST_CASE("an agent that reports 100 times the uplink it achieves is planned wit
   LocalCluster cluster("--agents 3 --uplink-mbps 200 --source-uplink-mbps 40");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const auto& dir = cluster.dir.path;
-  std::string address = readWhole(dir / "hnowd" / "hnowd.address");
-  address.pop_back();
-  auto token = runCommand(kHnow + cluster.client() + " agent token --name liar");
-  REQUIRE_MESSAGE(token.status == 0, token.err);
-  std::ofstream(dir / "liar.token") << token.out;
   std::filesystem::create_directories(dir / "agents" / "liar" / "files");
-  std::ofstream(dir / "agents" / "liar.toml")
-      << "name = \"liar\"\ncoordinator = \"" << address << "\"\ndata_dir = \"liar\"\nroots = [\""
-      << (dir / "agents" / "liar" / "files").string() << "\"]\nheartbeat_interval_s = 0.5\n\n[emulate]\n"
-      << "uplink_mbps = 16\ndownlink_mbps = 200\n";
-  cluster.startDaemon("env HNOW_TEST_TELL_UPLINK_TIMES=100 " + kAgent, (dir / "agents" / "liar.toml").string(),
-                      "liar", " --enroll-file " + (dir / "liar.token").string());
+  REQUIRE(cluster.enroll("liar",
+                         "roots = [\"" + (dir / "agents" / "liar" / "files").string() +
+                             "\"]\nheartbeat_interval_s = 0.5\n\n[emulate]\nuplink_mbps = 16\ndownlink_mbps = 200\n",
+                         "env HNOW_TEST_TELL_UPLINK_TIMES=100 "));
   auto uplinkOf = [&](const std::string& name) {
     auto s = cluster.status();
     if (s.contains("agents"))
