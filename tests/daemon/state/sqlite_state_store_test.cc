@@ -248,3 +248,35 @@ TEST_CASE("a state.db of schema version 3 is opened with what it owes kept, its 
   REQUIRE(store->saveOwedSend(forced).ok());
   CHECK(store->loadOwedSends()->at(0).force);
 }
+
+TEST_CASE("agent keys, revocations and enrollment tokens are kept in state.db, which only its owner may read") {
+  TempDir dir;
+  const WallTime t0(std::chrono::seconds(1700000000));
+  {
+    auto store = openIn(dir.path);
+    REQUIRE(store->saveIdentity({"pc-1", "ed25519:one", "token", t0}).ok());
+    REQUIRE(store->saveIdentity({"pc-2", "ed25519:two", "approved", t0}).ok());
+    REQUIRE(store->saveToken({"aa01", std::string(64, 'f'), "pc-3", "ana", t0, t0 + 3600s}).ok());
+    REQUIRE(store->saveToken({"bb02", std::string(64, 'e'), "", "ana", t0, t0 + 60s}).ok());
+    // The token used and the key it enrolled: one step.
+    REQUIRE(store->useToken("aa01", {"pc-3", "ed25519:three", "token", t0 + 5s}).ok());
+    REQUIRE(store->saveRevocation({"ed25519:two", "pc-2", t0 + 10s}).ok());
+  }
+  auto reopened = openIn(dir.path);
+  auto trust = reopened->loadTrust();
+  REQUIRE(trust.ok());
+  REQUIRE(trust->identities.size() == 2);
+  CHECK(trust->identities[0].name == "pc-1");
+  CHECK(trust->identities[1].name == "pc-3");
+  CHECK(trust->identities[1].key == "ed25519:three");
+  REQUIRE(trust->revocations.size() == 1);
+  CHECK(trust->revocations[0].key == "ed25519:two");
+  CHECK(trust->revocations[0].at == t0 + 10s);
+  REQUIRE(trust->tokens.size() == 1);
+  CHECK(trust->tokens[0].id == "bb02");
+  CHECK(trust->tokens[0].expires == t0 + 60s);
+  CHECK((std::filesystem::status(dir.path / "state.db").permissions() & std::filesystem::perms::others_read) ==
+        std::filesystem::perms::none);
+  CHECK((std::filesystem::status(dir.path / "state.db").permissions() & std::filesystem::perms::group_read) ==
+        std::filesystem::perms::none);
+}
