@@ -147,10 +147,10 @@ class AgentControlServer final : public wire::AgentControl::Server {
     if (!task) transport::refuse(task.error().message);
     auto& t = task.value();
     return jobs()
-        .run(std::move(t.inputs), std::move(t.argv), t.resultToken, runtime_.emulation().computeFactor)
+        .run(std::move(t.inputs), std::move(t.argv), t.resultToken, runtime_.emulation().computeFactor, t.shell, t.run)
         .then([context](TaskOutcome outcome) mutable {
           transport::toWire(transport::JobTaskAnswer{outcome.exitCode, outcome.error, outcome.size, outcome.sha256,
-                                                     outcome.computeS, outcome.runS},
+                                                     outcome.computeS, outcome.runS, outcome.refused, outcome.limited},
                             context.getResults().initResult());
         });
   }
@@ -293,7 +293,9 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   dataAddress_ = receiver_->listen(host);
   // Its interface's counters tell hnowd what other traffic shares this node's links.
   receiver_->watchInterface(host);
-  if (!config_.roots.empty()) jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front());
+  if (!config_.roots.empty())
+    jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front(), JobPolicy::ofThisHost(config_.jobs),
+                                        "hnowd at " + config_.coordinator);
   spdlog::info("data plane listening on {}", dataAddress_);
   reporting_ = receiver_
                    ->forwardEvents([this](const transport::data::TransferEvent& e,
@@ -519,10 +521,12 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             auto registration = request.initRegistration();
             registration.setName(config_.name);
             registration.setSite(config_.site);
-            auto capabilities = registration.initCapabilities(jobs_ ? 3 : 2);
+            // Only what its owner allows ([jobs] allow): hnowd plans no share on an agent without "jobs".
+            const bool runsJobs = jobs_ && config_.jobs.runsJobs();
+            auto capabilities = registration.initCapabilities(runsJobs ? 3 : 2);
             capabilities.set(0, "probe");
             capabilities.set(1, "relay");
-            if (jobs_) capabilities.set(2, "jobs");
+            if (runsJobs) capabilities.set(2, "jobs");
             registration.setDataAddress(dataAddress_);
             auto roots = registration.initRoots(config_.roots.size());
             for (size_t i = 0; i < config_.roots.size(); ++i) roots.set(i, config_.roots[i]);

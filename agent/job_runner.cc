@@ -91,7 +91,8 @@ std::string tailOf(const std::string& path) {
 }  // namespace
 
 // The running child's pid, known to the runner while it runs (to kill it at
-// shutdown) and forgotten once reaped (so a reused pid is never killed).
+// shutdown) and forgotten once it exited, before it is reaped (so a reused
+// pid is never killed).
 struct JobRunner::Worker {
   JobRunner* runner;
   std::string token;  // the task's result token
@@ -102,22 +103,27 @@ struct JobRunner::Worker {
     self->pid = pid;
     self->runner->pids_.insert(pid);
     self->runner->running_[self->token] = pid;
-    if (self->runner->dropped_.count(self->token)) ::kill(pid, SIGKILL);  // dropped before it started
+    if (self->runner->dropped_.count(self->token)) killCommand(pid);  // dropped before it started
   }
-  ~Worker() {
+  // Exited, not yet reaped: forgotten before its pid may be reused.
+  static void ended(void* context) { static_cast<Worker*>(context)->forget(); }
+  void forget() {
     std::lock_guard lock(runner->mutex_);
     runner->pids_.erase(pid);
     runner->running_[token] = 0;
+    pid = 0;
   }
+  ~Worker() { forget(); }
 };
 
-JobRunner::JobRunner(Receiver& receiver, std::string dataRoot)
-    : receiver_(receiver), dir_(std::move(dataRoot) + "/" + kJobDir) {}
+JobRunner::JobRunner(Receiver& receiver, std::string dataRoot, JobPolicy policy, std::string peer)
+    : receiver_(receiver), dir_(std::move(dataRoot) + "/" + kJobDir), policy_(std::move(policy)),
+      peer_(std::move(peer)) {}
 
 JobRunner::~JobRunner() {
   {
     std::lock_guard lock(mutex_);
-    for (int pid : pids_) ::kill(pid, SIGKILL);
+    for (int pid : pids_) killCommand(pid);
   }
   for (auto& t : threads_) t.first.join();
   for (const auto& [token, path] : files_) {
@@ -130,6 +136,7 @@ std::string JobRunner::pathFor(const std::string& token) const { return dir_ + "
 
 kj::Promise<void> JobRunner::fetch(const std::string& token, std::uint64_t size,
                                    const transport::data::Sha256& sha256, const std::string& source) {
+  if (!policy_.jobs().runsJobs()) transport::refuse(policy_.program({}, false).error().message);
   if (files_.count(token) || fetching_.count(token)) transport::refuse("this job file is already here");
   std::string path = receiver_.receive(token, std::string(kJobDir) + "/" + hexToken(token), size, sha256);
   files_[token] = path;
@@ -190,10 +197,13 @@ void JobRunner::joinFinishedWorkers() {
 void JobRunner::runCommandOf(const Task& task, int in, int out, const std::string& errPath, int err,
                              TaskOutcome& outcome) {
   Worker worker{this, task.resultToken};
-  CommandOutcome run = runCommand(task.argv, in, out, err, &Worker::started, &worker);
+  const conf::JobsConfig& jobs = policy_.jobs();
+  CommandSpec spec{task.program, task.argv, in, out, err, jobs.limits, jobs.nice, jobs.idle};
+  CommandOutcome run = runCommand(spec, {&worker, &Worker::started, &Worker::ended});
   outcome.exitCode = run.exitCode;
   outcome.runS = run.wallSeconds;
   outcome.error = run.error;
+  outcome.limited = run.limited;
   if (!run.error.empty() && run.started) {
     std::string tail = tailOf(errPath);
     if (!tail.empty()) outcome.error += ": " + tail;
@@ -251,8 +261,18 @@ TaskOutcome JobRunner::execute(const Task& task) {
 }
 
 kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
-                                        std::string resultToken, double computeFactor) {
-  Task task{{}, std::move(argv), resultToken, pathFor(resultToken), computeFactor};
+                                        std::string resultToken, double computeFactor, bool shell,
+                                        std::uint64_t runId) {
+  // The owner's word first: a refused command runs nothing and holds nothing here.
+  auto program = policy_.program(argv, shell);
+  if (!program) {
+    spdlog::warn("refused a share of run {} from {}: {}", runId, peer_, program.error().message);
+    TaskOutcome refused;
+    refused.refused = true;
+    refused.error = program.error().message;
+    return refused;
+  }
+  Task task{{}, std::move(argv), *program, resultToken, pathFor(resultToken), computeFactor};
   for (const auto& token : inputs) {
     auto it = files_.find(token);
     if (it == files_.end() || fetching_.count(token)) transport::refuse("an input of this task is not here");
@@ -276,7 +296,7 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     finished->store(true);
   });
   threads_.emplace_back(std::move(worker), finished);
-  return paf.promise.then([this, resultToken, resultPath](TaskOutcome outcome) {
+  return paf.promise.then([this, resultToken, resultPath, runId](TaskOutcome outcome) {
     if (outcome.error.empty()) {
       int fd = ::open(resultPath.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) {
@@ -285,7 +305,7 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
         receiver_.serve(resultToken, fd, outcome.size);
       }
     }
-    if (!outcome.error.empty()) spdlog::warn("job task failed: {}", outcome.error);
+    if (!outcome.error.empty()) spdlog::warn("a share of run {} from {} failed: {}", runId, peer_, outcome.error);
     return outcome;
   });
 }
@@ -293,7 +313,7 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
 void JobRunner::dropAll() {
   {
     std::lock_guard lock(mutex_);
-    for (int pid : pids_) ::kill(pid, SIGKILL);
+    for (int pid : pids_) killCommand(pid);
   }
   std::vector<std::string> tokens;
   for (const auto& [token, path] : files_) tokens.push_back(token);
@@ -309,7 +329,7 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
       std::lock_guard lock(mutex_);
       if (auto r = running_.find(token); r != running_.end()) {
         dropped_.insert(token);
-        if (r->second > 0) ::kill(r->second, SIGKILL);
+        if (r->second > 0) killCommand(r->second);
       }
     }
     // A fetch may be renaming its file into place right now: the data

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/job_policy.h"
 #include "base/clock.h"
 #include "transport/data/data_plane.h"
 
@@ -41,12 +42,15 @@ struct TaskOutcome {
   std::string sha256;     // 32 raw bytes
   double computeS = 0.0;  // emulation included
   double runS = 0.0;
+  bool refused = false;   // the owner's [jobs] does not allow the command: nothing ran
+  bool limited = false;   // a limit of the owner's [jobs] ended it
 };
 
 class JobRunner {
  public:
-  // Job files live in `<dataRoot>/.hnow-jobs`.
-  JobRunner(Receiver& receiver, std::string dataRoot);
+  // Job files live in `<dataRoot>/.hnow-jobs`; `policy` says which commands
+  // run and how; `peer` names hnowd in the log ("hnowd at host:port").
+  JobRunner(Receiver& receiver, std::string dataRoot, JobPolicy policy, std::string peer);
   // Kills running commands and joins their threads.
   ~JobRunner();
   JobRunner(const JobRunner&) = delete;
@@ -57,8 +61,11 @@ class JobRunner {
                           const std::string& source);
   // True when the event belongs to a job file (then it is not a send's).
   bool onTransfer(const transport::data::TransferEvent& event);
+  // A command the policy refuses is answered at once (refused), and logged.
+  // `shell`: hnowd says argv is /bin/sh -c COMMAND; `runId` names the run in the log.
   kj::Promise<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
-                               std::string resultToken, double computeFactor);
+                               std::string resultToken, double computeFactor, bool shell = false,
+                               std::uint64_t runId = 0);
   void drop(const std::vector<std::string>& tokens);
   // The emulated compute factor from now on (runs under way included).
   void setComputeFactor(double factor);
@@ -76,6 +83,7 @@ class JobRunner {
   struct Task {
     std::vector<std::string> inputs;  // paths, in order
     std::vector<std::string> argv;
+    std::string program;  // the file executed (the policy resolved argv[0])
     std::string resultToken;
     std::string resultPath;
     double computeFactor = 1.0;
@@ -89,6 +97,8 @@ class JobRunner {
 
   Receiver& receiver_;
   std::string dir_;
+  JobPolicy policy_;
+  std::string peer_;
   std::map<std::string, std::string> files_;  // token -> path
   std::map<std::string, kj::Own<kj::PromiseFulfiller<void>>> fetching_;
   std::mutex mutex_;                          // guards pids_, running_, dropped_

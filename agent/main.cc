@@ -3,6 +3,7 @@
 #include <kj/async-io.h>
 #include <kj/async-unix.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -39,6 +40,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   spdlog::info("agent key {} ({})", transport::keyText(credentials->key()), config->keyFile);
+
+  // The owner decides what runs here (docs/jobs.md): without [jobs] allow, nothing does.
+  if (!config->jobs.runsJobs())
+    spdlog::info("this agent runs no jobs: to let hnowd run commands here, list them in [jobs] allow in {} "
+                 "(docs/jobs.md)", *configPath);
+  else if (::geteuid() == 0)
+    spdlog::warn("hnow-agent runs as root, and so would the jobs [jobs] allow: run it as an unprivileged user "
+                 "(dist/hnow-agent.service)");
 
   // A crash leaves temp files and job files no operation will claim.
   auto swept = agent::sweepLeftovers(config->roots);

@@ -213,7 +213,7 @@ EmulateConfig readEmulate(TableReader& t) {
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"name", "site", "coordinator", "data_dir", "key_file", "coordinator_key", "secret_file", "roots",
-               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits"});
+               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits", "jobs"});
   AgentConfig a;
   a.name = readAgentName(t);
   a.site = t.optionalString("site").value_or(a.site);
@@ -233,6 +233,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   if (auto emulate = t.subTable("emulate")) a.emulate = readEmulate(*emulate);
   if (auto tls = t.subTable("tls")) a.tls = readTls(*tls, baseDir, true);
   if (auto limits = t.subTable("limits")) a.limits = readLimits(*limits);
+  if (auto jobs = t.subTable("jobs")) a.jobs = readJobs(*jobs);
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include "base/bandwidth_limits.h"
 #include "base/result.h"
 #include "conf/trust_config.h"
+#include "conf/jobs_config.h"
 
 namespace hnow::conf {
 
@@ -92,6 +93,8 @@ struct AgentConfig {
   TlsConfig tls;
   // [limits]: what hnow may use of this node's links (docs/bandwidth-limits.md).
   BandwidthLimits limits;
+  // [jobs]: which commands it runs and under which limits (conf/jobs_config.h).
+  JobsConfig jobs;
 };
 
 // What `hnow` needs to reach hnowd (written by `hnow local up` as client.toml).

@@ -110,6 +110,8 @@ void toWire(const JobTaskOrder& order, wire::JobTask::Builder out) {
   auto argv = out.initArgv(static_cast<unsigned>(order.argv.size()));
   for (unsigned i = 0; i < argv.size(); ++i) argv.set(i, order.argv[i]);
   out.setResultToken(bytesOf(order.resultToken));
+  out.setShell(order.shell);
+  out.setRun(order.run);
 }
 
 Result<JobTaskOrder> jobTaskFromWire(wire::JobTask::Reader in) {
@@ -119,6 +121,8 @@ Result<JobTaskOrder> jobTaskFromWire(wire::JobTask::Reader in) {
   for (auto a : in.getArgv()) order.argv.emplace_back(a);
   if (order.argv.empty()) return Error{"the command is empty"};
   order.resultToken = textOf(in.getResultToken());
+  order.shell = in.getShell();
+  order.run = in.getRun();
   return order;
 }
 
@@ -129,6 +133,8 @@ void toWire(const JobTaskAnswer& answer, wire::JobResult::Builder out) {
   out.setSha256(bytesOf(answer.sha256));
   out.setComputeS(answer.computeS);
   out.setRunS(answer.runS);
+  out.setRefused(answer.refused);
+  out.setLimited(answer.limited);
 }
 
 JobTaskAnswer jobTaskAnswerFromWire(wire::JobResult::Reader in) {
@@ -139,6 +145,8 @@ JobTaskAnswer jobTaskAnswerFromWire(wire::JobResult::Reader in) {
   a.sha256 = textOf(in.getSha256());
   a.computeS = in.getComputeS();
   a.runS = in.getRunS();
+  a.refused = in.getRefused();
+  a.limited = in.getLimited();
   return a;
 }
 

@@ -56,6 +56,8 @@ struct JobTaskOrder {
   std::vector<std::string> inputs;  // tokens of files the agent holds, on stdin in this order
   std::vector<std::string> argv;
   std::string resultToken;  // 32 bytes
+  bool shell = false;       // argv is /bin/sh -c COMMAND
+  std::uint64_t run = 0;    // for the agent's log
 };
 void toWire(const JobTaskOrder& order, wire::JobTask::Builder out);
 Result<JobTaskOrder> jobTaskFromWire(wire::JobTask::Reader in);
@@ -68,6 +70,8 @@ struct JobTaskAnswer {
   std::string sha256;
   double computeS = 0.0;  // including the emulated slow-down (compute factor)
   double runS = 0.0;      // the command's own wall time
+  bool refused = false;   // the agent's [jobs] does not allow it: nothing ran
+  bool limited = false;   // a limit of the agent's [jobs] ended it
 };
 void toWire(const JobTaskAnswer& answer, wire::JobResult::Builder out);
 JobTaskAnswer jobTaskAnswerFromWire(wire::JobResult::Reader in);

@@ -626,6 +626,8 @@ struct JobTask {
                           # concatenated in this order on the command's stdin
   argv @1 :List(Text);    # run without a shell (argv[0] looked up in PATH)
   resultToken @2 :Data;   # stdout is kept and served under this token
+  shell @3 :Bool;         # argv is /bin/sh -c COMMAND (hnow run --shell): the agent's [jobs] shell decides
+  run @4 :UInt64;         # the run it belongs to, for the agent's log
 }
 
 struct JobResult {
@@ -635,6 +637,8 @@ struct JobResult {
   sha256 @3 :Data;
   computeS @4 :Float64;   # wall time including the emulated slow-down (compute factor)
   runS @5 :Float64;       # the command's own wall time
+  refused @6 :Bool;       # the agent's [jobs] does not allow the command (error says why): it ran nothing
+  limited @7 :Bool;       # a limit of the agent's [jobs] ended it (error says which): another agent may run it
 }
 
 struct RunRequest {
@@ -652,6 +656,7 @@ struct RunRequest {
   replicas @11 :UInt8;          # each share on this many agents, results compared; 0: 1
   rounds @12 :UInt8;            # shares go out in rounds, each planned on ready times and what was measured; 0: auto
   maxRateBytesPerS @13 :Float64; # --max-rate: hnowd's uplink (shares) and downlink (results) at most this; 0: none
+  shell @14 :Bool;              # argv and reduceArgv are /bin/sh -c COMMAND (--shell)
 }
 
 struct RunAgentReport {
@@ -662,6 +667,7 @@ struct RunAgentReport {
   plannedUnits @4 :UInt64;
   secondsPerUnit @5 :Float64;  # calibrated
   shareUnits @6 :List(UInt64); # units planned for it in each round (0: none that round)
+  failures @7 :List(Text);     # why its attempts failed or it was left out (a refusal, a limit, an exit status)
 }
 
 struct RunBar {

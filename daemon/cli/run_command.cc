@@ -60,6 +60,8 @@ std::string runJson(const RunReportView& r) {
            ",\"planned_units\":" + std::to_string(a.plannedUnits) + ",\"compute_s\":" + number(a.computeS) +
            ",\"idle_s\":" + number(a.idleS) + ",\"s_per_unit\":" + precise(a.secondsPerUnit) + ",\"share_units\":[";
     for (std::size_t k = 0; k < a.shareUnits.size(); ++k) out += (k ? "," : "") + std::to_string(a.shareUnits[k]);
+    out += "],\"failures\":[";
+    for (std::size_t k = 0; k < a.failures.size(); ++k) out += (k ? "," : "") + quoted(a.failures[k]);
     out += "]}";
   }
   out += "],\"reissued\":" + std::to_string(r.reissued) + ",\"plan\":" + quoted(r.algorithm) +
@@ -93,6 +95,9 @@ std::string runTable(const RunReportView& r) {
                   a.secondsPerUnit * 1e3, a.computeS, a.idleS);
     out += line;
   }
+  // What an agent's [jobs] refused or limited, and what failed: the shares went elsewhere.
+  for (const auto& a : r.agents)
+    for (const auto& failure : a.failures) out += "  " + a.name + ": " + failure + "\n";
   return out;
 }
 
@@ -154,6 +159,7 @@ Result<daemon::RunRequest> runRequestOf(const RunOptions& options) {
   request.strategy = options.strategy;
   request.blockBytes = options.blockBytes;
   request.replicas = options.replicas;
+  request.shell = options.shell;
   return request;
 }
 

@@ -128,6 +128,8 @@ class AgentLink {
     std::vector<std::string> inputs;  // tokens held by the agent, concatenated on stdin
     std::vector<std::string> argv;
     std::string resultToken;
+    bool shell = false;     // argv is /bin/sh -c COMMAND: the agent's [jobs] shell decides
+    std::uint64_t run = 0;  // for the agent's log
   };
   // What the agent answered: the command ran, and succeeded unless
   // `commandError` says how it failed (its exit code, a signal, no result).
@@ -138,6 +140,10 @@ class AgentLink {
     std::string sha256;
     double computeS = 0.0;
     double runS = 0.0;
+    // Its [jobs] does not allow the command (nothing ran), or one of its
+    // limits ended it: another agent may run it.
+    bool refused = false;
+    bool limited = false;
     bool succeeded() const { return commandError.empty(); }
   };
   // The agent's answer, or the Error of the call itself (the agent never

@@ -45,13 +45,14 @@ void CalibrationCache::store(const std::string& agent, const std::string& key, c
 void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRuns& runs,
                     const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done) {
   auto finish = std::make_shared<std::function<void(const CalibrationOutcome&)>>(std::move(done));
-  auto failed = [finish](const std::string& error, bool commandFailed) {
-    (*finish)(CalibrationOutcome{Error{error}, commandFailed});
+  auto failed = [finish](const std::string& error, bool commandFailed, bool agentRefused = false) {
+    (*finish)(CalibrationOutcome{Error{error}, commandFailed && !agentRefused, agentRefused});
   };
-  // An answer means the agent ran the command: a failure then is the command's.
+  // An answer means the agent ran the command: a failure then is the
+  // command's, unless the agent's own [jobs] refused or limited it.
   auto ranWell = [failed](const Result<AgentLink::JobTaskResult>& r) {
     if (!r) failed(r.error().message, false);
-    else if (!r->succeeded()) failed(r->commandError, true);
+    else if (!r->succeeded()) failed(r->commandError, true, r->refused || r->limited);
     return r && r->succeeded();
   };
   AgentLink* first = link();
@@ -61,11 +62,11 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
     if (!fetched) return failed(fetched.error().message, false);
     AgentLink* second = link();
     if (!second) return failed("not connected", false);
-    second->runJobTask({{}, runs.argv, runs.emptyResultToken}, [=](const Result<AgentLink::JobTaskResult>& empty) {
+    second->runJobTask({{}, runs.argv, runs.emptyResultToken, runs.shell, runs.run}, [=](const Result<AgentLink::JobTaskResult>& empty) {
       if (!wanted() || !ranWell(empty)) return;
       AgentLink* third = link();
       if (!third) return failed("not connected", false);
-      third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken},
+      third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken, runs.shell, runs.run},
                         [=](const Result<AgentLink::JobTaskResult>& sample) {
                           if (!wanted() || !ranWell(sample)) return;
                           (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample}, false});

@@ -4,7 +4,8 @@
 // only by running it): once on no input (its fixed cost: start-up) and once
 // on the sample; the difference over the sample's units is its seconds per
 // unit. The command failing fails the job (it would fail on every share);
-// the agent failing only leaves it out. A calibration is reused for a while.
+// the agent failing, or its owner refusing the command or limiting it
+// ([jobs] on the agent), only leaves it out. A calibration is reused for a while.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -62,6 +63,8 @@ struct CalibrationRuns {
   AgentLink::JobFile sample;  // served by hnowd
   std::vector<std::string> argv;
   std::string emptyResultToken, sampleResultToken;
+  bool shell = false;     // argv is /bin/sh -c COMMAND
+  std::uint64_t run = 0;  // the run's id, for the agent's log
 };
 struct CalibrationRan {
   double emptyS = 0.0;              // the run on no input
@@ -70,6 +73,7 @@ struct CalibrationRan {
 struct CalibrationOutcome {
   Result<CalibrationRan> ran;
   bool commandFailed = false;  // not ran: the command's fault, not the agent's
+  bool agentRefused = false;   // not ran: the agent's [jobs] refused the command or a limit ended it
 };
 // Fetches the sample, runs the command on nothing, then on the sample;
 // `done` once, unless `wanted` says the answer no longer matters. `link`

@@ -109,7 +109,7 @@ void JobRun::pumpServes() {
 bool JobRun::assignNextBlock() {
   if (unassigned_.empty()) return false;
   for (const auto& agent : agents_) {
-    if (agentBusy(agent) || std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) continue;
+    if (agentBusy(agent) || unavailable(agent)) continue;
     const int k = unassigned_.front();
     unassigned_.erase(unassigned_.begin());
     const JobShare& s = shares_[static_cast<std::size_t>(k)];
@@ -130,17 +130,22 @@ void JobRun::served(int id, const Result<void>& served) {
   } else {
     a.serveEnd = clock_.now();
     a.state = State::kReceived;
+    if (unavailable(a.agent)) moveWaitingFrom(a.agent);  // it refused this run's command meanwhile
     startNextCompute(a.agent);
   }
   pumpServes();
 }
 
-void JobRun::computed(int id, double computeS, const Result<std::string>& computed) {
+void JobRun::computed(int id, double computeS, const Result<std::string>& computed, bool agentRefuses) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if (a.state != State::kComputing || finished()) return;
   JobShare& share = shares_[static_cast<std::size_t>(a.share)];
   a.computeEnd = clock_.now();
   a.state = State::kComputed;  // provisional: the agent is free for its next share
+  if (!computed && agentRefuses && std::find(refusing_.begin(), refusing_.end(), a.agent) == refusing_.end()) {
+    refusing_.push_back(a.agent);
+    moveWaitingFrom(a.agent);  // before it would start the next one, to refuse it too
+  }
   startNextCompute(a.agent);
   a.computeS = computeS;
   if (!computed) {
@@ -267,7 +272,7 @@ void JobRun::agentLost(const std::string& agent) {
 bool JobRun::moveTo(int id, const std::string& agent) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if ((a.state != State::kQueued && a.state != State::kReceived) || finished()) return false;
-  if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) return false;
+  if (unavailable(agent)) return false;
   for (const auto& b : attempts_)
     if (b.share == a.share && b.agent == agent) return false;
   const int k = a.share;
@@ -339,7 +344,7 @@ bool JobRun::agentBusy(const std::string& agent) const {
 std::string JobRun::pickAgent(int k) const {
   std::string fallback;
   for (const auto& agent : agents_) {
-    if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) continue;
+    if (unavailable(agent)) continue;
     bool tried = false;
     for (const auto& a : attempts_) tried |= a.share == k && a.agent == agent;
     if (tried) continue;
@@ -355,7 +360,9 @@ void JobRun::reissue(int k, const std::string& why) {
   for (const auto& a : attempts_) tries += a.share == k;
   const std::string agent = pickAgent(k);
   if (tries >= options_.maxAttempts || agent.empty()) {
-    fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) + " failed: " + why);
+    const std::string others = failuresOf(k);
+    fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) + " failed: " + why +
+         (others.empty() || others == why ? "" : " (every attempt: " + others + ")"));
     return;
   }
   JobShare& share = shares_[static_cast<std::size_t>(k)];
@@ -364,6 +371,46 @@ void JobRun::reissue(int k, const std::string& why) {
   serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
   pumpServes();
   pumpReturns();
+}
+
+bool JobRun::unavailable(const std::string& agent) const {
+  return std::find(lost_.begin(), lost_.end(), agent) != lost_.end() ||
+         std::find(refusing_.begin(), refusing_.end(), agent) != refusing_.end();
+}
+
+void JobRun::moveWaitingFrom(const std::string& agent) {
+  for (std::size_t id = 0; id < attempts_.size() && !finished(); ++id) {
+    JobAttempt& a = attempts_[id];
+    if (a.agent != agent || (a.state != State::kQueued && a.state != State::kReceived)) continue;
+    const int k = a.share;
+    a.state = State::kDropped;
+    a.error = agent + " refuses this run's command";
+    actions_.drop(static_cast<int>(id));
+    bool another = false;
+    for (const auto& b : attempts_) another |= b.share == k && live(b);
+    if (another || shares_[static_cast<std::size_t>(k)].accepted) continue;
+    // Not an attempt that failed: it never ran, so it does not count against maxAttempts.
+    const std::string to = pickAgent(k);
+    if (to.empty()) {
+      fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) +
+           " has no agent left to run it: " + failuresOf(k));
+      return;
+    }
+    JobShare& share = shares_[static_cast<std::size_t>(k)];
+    share.lateOrLost = true;
+    ++reissued_;
+    serveQueue_.push_back(newAttempt(k, to, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
+  }
+  pumpServes();
+  pumpReturns();
+}
+
+std::string JobRun::failuresOf(int k) const {
+  std::string out;
+  for (const auto& a : attempts_)
+    if (a.share == k && a.state == State::kFailed && !a.error.empty())
+      out += (out.empty() ? "" : "; ") + a.agent + ": " + a.error;
+  return out;
 }
 
 void JobRun::fail(std::string reason) {

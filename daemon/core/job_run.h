@@ -87,8 +87,11 @@ class JobRun {
   bool servesIdle() const { return !serving_ && serveQueue_.empty() && unassigned_.empty(); }
   // The answers to JobActions' calls: done, or why not.
   void served(int attempt, const Result<void>& served);
-  // How long the agent computed (0: unknown), and its result's digest or why there is none.
-  void computed(int attempt, double computeS, const Result<std::string>& digest);
+  // How long the agent computed (0: unknown), and its result's digest or why
+  // there is none. `agentRefuses`: the agent's owner does not let it run the
+  // command ([jobs] allow): it takes no share of this run again, and the
+  // shares waiting for it go to other agents.
+  void computed(int attempt, double computeS, const Result<std::string>& digest, bool agentRefuses = false);
   void collected(int attempt, const Result<void>& collected);
   void agentLost(const std::string& agent);
   // Rounds and drift: a share served to an agent that has
@@ -124,6 +127,12 @@ class JobRun {
   bool agentBusy(const std::string& agent) const;
   void startNextCompute(const std::string& agent);
   std::string pickAgent(int share) const;
+  // Lost, or refuses the command: takes no share.
+  bool unavailable(const std::string& agent) const;
+  // The shares waiting for `agent` (not yet computing) go to other agents.
+  void moveWaitingFrom(const std::string& agent);
+  // "a: why; b: why" of every failed attempt of the share.
+  std::string failuresOf(int share) const;
 
   const Clock& clock_;
   JobActions& actions_;
@@ -131,6 +140,7 @@ class JobRun {
   std::vector<int> returnOrder_;
   std::vector<std::string> agents_;
   std::vector<std::string> lost_;
+  std::vector<std::string> refusing_;  // their [jobs] refuse the command
   JobRunOptions options_;
   std::vector<JobAttempt> attempts_;
   std::vector<int> serveQueue_;   // attempts waiting for the serve port

@@ -39,19 +39,24 @@ struct JobService::Actions final : JobActions {
     data.resultToken = service.newToken_();
     job.agentTokens[a.agent].push_back(data.resultToken);
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id, keep = job.self()](const Result<AgentLink::JobTaskResult>& result) {
+    auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<AgentLink::JobTaskResult>& result) {
       if (job.finished) return;
       if (!result) {
         job.run->computed(id, 0.0, result.error());
       } else {
         job.attempts[id].result = *result;
+        if (result->refused && job.excluded.insert(agent).second) {  // later rounds leave it out
+          job.leftOutWhy[agent] = result->commandError;
+          spdlog::warn("run {}: {} left out: {}", job.id, agent, result->commandError);
+        }
         job.run->computed(id, result->computeS,
-                          result->succeeded() ? Result<std::string>(result->sha256) : Error{result->commandError});
+                          result->succeeded() ? Result<std::string>(result->sha256) : Error{result->commandError},
+                          result->refused);
       }
       service.advance(job);
     };
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
-    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken}, answer);
+    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell, job.id}, answer);
   }
   void collect(int id) override {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];

@@ -67,7 +67,8 @@ class JobService {
   struct Actions;
   void calibrate(Job& job);
   // An agent that cannot finish its calibration (lost) is left out of the job.
-  void excludeFromCalibration(Job& job, const std::string& agent);
+  // `why`: the agent answered, but its [jobs] refused or limited the command.
+  void excludeFromCalibration(Job& job, const std::string& agent, const std::string& why = "");
   void plan(Job& job);
   // job_rounds.cc: rounds planned on ready times (core/job_rounds.h).
   int roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink);

@@ -40,12 +40,14 @@ void JobService::calibrate(Job& job) {
   spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
   for (const auto& agent : needed) {
     const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, newToken_(),
-                               newToken_()};
+                               newToken_(), job.request.shell, job.id};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
     auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
     calibrateAgent(linkOf, runs, wanted, [=, this, &job, keep = job.self()](const CalibrationOutcome& outcome) {
       if (job.finished || job.excluded.count(agent)) return;
+      if (!outcome.ran && outcome.agentRefused)
+        return excludeFromCalibration(job, agent, outcome.ran.error().message);
       if (!outcome.ran && !outcome.commandFailed) return excludeFromCalibration(job, agent);
       if (!outcome.ran) return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message);
       JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sample.size());
@@ -62,9 +64,14 @@ void JobService::calibrate(Job& job) {
   }
 }
 
-void JobService::excludeFromCalibration(Job& job, const std::string& agent) {
+void JobService::excludeFromCalibration(Job& job, const std::string& agent, const std::string& why) {
   if (job.finished || !job.excluded.insert(agent).second) return;
-  spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
+  if (why.empty()) {
+    spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
+  } else {
+    job.leftOutWhy[agent] = why;
+    spdlog::warn("run {}: {} left out: {}", job.id, agent, why);
+  }
   if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
 }
 
@@ -75,6 +82,11 @@ void JobService::plan(Job& job) {
   std::vector<std::string> active;
   for (const auto& agent : job.agents)
     if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
+  if (active.empty() && !job.leftOutWhy.empty()) {
+    std::string why;
+    for (const auto& [agent, reason] : job.leftOutWhy) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
+    return finish(job, "no agent would run the command: " + why);
+  }
   if (active.empty()) return finish(job, "every agent was lost");
   // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
   // most it, paced so and planned so.

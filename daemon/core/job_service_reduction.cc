@@ -39,7 +39,7 @@ struct JobService::ReductionLink final : ReductionActions {
     };
     AgentLink* link = service.coordinator_.link(agent);
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
-    link->runJobTask({{a, b}, job.request.reduceArgv, token}, answer);
+    link->runJobTask({{a, b}, job.request.reduceArgv, token, job.request.shell, job.id}, answer);
   }
   void move(int step, int partial, const std::string& from, const std::string& to) override {
     const ReductionPartial& p = part(partial);

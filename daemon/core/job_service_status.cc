@@ -35,6 +35,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
     RunAgentStatus a;
     a.name = agent;
     if (auto c = job.calibrated.find(agent); c != job.calibrated.end()) a.secondsPerUnit = c->second.secondsPerUnit;
+    if (auto why = job.leftOutWhy.find(agent); why != job.leftOutWhy.end()) a.failures.push_back("left out: " + why->second);
     double busy = 0;
     if (job.plan)
       for (const auto& p : job.plan->shares)
@@ -49,6 +50,8 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
       for (std::size_t id = 0; id < attempts.size(); ++id) {
         const JobAttempt& t = attempts[id];
         if (t.agent != agent) continue;
+        if (t.state == JobAttempt::State::kFailed && !t.error.empty())
+          a.failures.push_back("share " + std::to_string(t.share + 1) + ": " + t.error);
         a.computeS += t.computeS;
         if (t.serveStart) busy += since(*t.serveStart, t.serveEnd.value_or(clock_.now()));
         busy += t.computeS;

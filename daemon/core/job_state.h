@@ -26,7 +26,8 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::string content;
   std::vector<std::uint64_t> offsets;
   std::vector<std::string> agents;  // chosen at start
-  std::set<std::string> excluded;   // lost while calibrating
+  std::set<std::string> excluded;   // lost while calibrating, or its [jobs] refused the command
+  std::map<std::string, std::string> leftOutWhy;  // excluded for a reason of the agent's: the reason
   std::set<std::string> lost;       // reported to the run
   std::string dir;
   std::string phase = "calibrating";

@@ -30,6 +30,9 @@ struct RunRequest {
   // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
   // most this, bytes/s, planned and paced so; 0: none.
   double maxRateBytesPerSecond = 0.0;
+  // argv and reduceArgv are /bin/sh -c COMMAND (--shell): an agent's
+  // [jobs] shell decides whether it runs them.
+  bool shell = false;
 };
 
 struct RunAgentStatus {
@@ -40,6 +43,8 @@ struct RunAgentStatus {
   double idleS = 0.0;
   double secondsPerUnit = 0.0;
   std::vector<std::uint64_t> shareUnits;  // units planned for it in each round (0: none that round)
+  // Why its attempts failed or it was left out: a refusal of its [jobs], a limit, an exit status.
+  std::vector<std::string> failures{};
 };
 
 struct RunBar {

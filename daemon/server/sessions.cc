@@ -440,11 +440,12 @@ class RpcAgentLink final : public AgentLink {
   }
   void runJobTask(const JobTask& task, TaskDone done) override {
     auto request = control_.runJobTaskRequest();
-    transport::toWire(transport::JobTaskOrder{task.inputs, task.argv, task.resultToken}, request.initTask());
+    transport::toWire(transport::JobTaskOrder{task.inputs, task.argv, task.resultToken, task.shell, task.run}, request.initTask());
     tasks_.add(request.send().then(
         [done](auto response) {
           const transport::JobTaskAnswer in = transport::jobTaskAnswerFromWire(response.getResult());
-          done(JobTaskResult{in.exitCode, in.commandError, in.size, in.sha256, in.computeS, in.runS});
+          done(JobTaskResult{in.exitCode, in.commandError, in.size, in.sha256, in.computeS, in.runS, in.refused,
+                             in.limited});
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }

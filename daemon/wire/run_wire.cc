@@ -36,6 +36,7 @@ void toWire(const RunRequest& r, wire::RunRequest::Builder out) {
   out.setReplicas(byteOf(r.replicas));
   out.setRounds(byteOf(r.rounds));
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
+  out.setShell(r.shell);
 }
 
 RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
@@ -54,6 +55,7 @@ RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
   r.replicas = in.getReplicas();
   r.rounds = in.getRounds();
   r.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
+  r.shell = in.getShell();
   return r;
 }
 
@@ -82,6 +84,7 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
     agents[i].setSecondsPerUnit(a.secondsPerUnit);
     auto units = agents[i].initShareUnits(static_cast<unsigned>(a.shareUnits.size()));
     for (unsigned k = 0; k < units.size(); ++k) units.set(k, a.shareUnits[k]);
+    textsToWire(a.failures, agents[i].initFailures(static_cast<unsigned>(a.failures.size())));
   }
   auto bars = out.initBars(static_cast<unsigned>(s.bars.size()));
   for (unsigned i = 0; i < bars.size(); ++i) {
@@ -116,6 +119,7 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
     agent.idleS = a.getIdleS();
     agent.secondsPerUnit = a.getSecondsPerUnit();
     for (auto u : a.getShareUnits()) agent.shareUnits.push_back(u);
+    agent.failures = textsFromWire(a.getFailures());
     s.agents.push_back(std::move(agent));
   }
   for (auto b : in.getBars()) s.bars.push_back({b.getRow(), b.getKind(), b.getStart(), b.getEnd()});

@@ -25,7 +25,9 @@ TEST_CASE("a job task dropped before or while its command runs is killed and lea
   auto io = kj::setupAsyncIo();
   hnow::SteadyClock clock;
   hnow::agent::Receiver receiver({dir.path.string()}, clock, {});
-  hnow::agent::JobRunner jobs(receiver, dir.path.string());
+  hnow::conf::JobsConfig allowAll;
+  allowAll.allow = {"*"};
+  hnow::agent::JobRunner jobs(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(allowAll), "hnowd");
   const fs::path jobDir = dir.path / ".hnow-jobs";
   for (bool running : {false, true}) {
     CAPTURE(running);

@@ -236,6 +236,12 @@ coordinator_key = "$hnowd_key"
 roots = ["$DIR/agents/$name/files"]
 heartbeat_interval_s = 0.5
 probe_interval_s = 3600
+
+[jobs]
+allow = ["*"]
+shell = true
+nice = 0
+idle = false
 EOF
     start "$name" "${prefix}a$k" "$BUILD_DIR/agent/hnow-agent" --config "$DIR/agents/$name.toml"
   done

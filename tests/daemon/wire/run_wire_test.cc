@@ -25,6 +25,7 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   r.replicas = 3;
   r.rounds = 7;
   r.maxRateBytesPerSecond = 2.5e6;
+  r.shell = true;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunRequest>();
   toWire(r, out);
@@ -43,6 +44,7 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   CHECK(back.replicas == r.replicas);
   CHECK(back.rounds == r.rounds);
   CHECK(back.maxRateBytesPerSecond == r.maxRateBytesPerSecond);
+  CHECK(back.shell);
 }
 
 TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by field") {
@@ -54,7 +56,8 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.reduction = "snf";
   s.predictedS = 5.25;
   s.elapsedS = 6.5;
-  s.agents = {{"agent-1", 40, 42, 3.25, 0.5, 0.0125, {20, 0, 22}}, {"agent-2", 7, 8, 1.5, 2.75, 0.25, {8}}};
+  s.agents = {{"agent-1", 40, 42, 3.25, 0.5, 0.0125, {20, 0, 22}, {}},
+              {"agent-2", 7, 8, 1.5, 2.75, 0.25, {8}, {"left out: /usr/bin/tr is not in [jobs] allow (\"/usr/bin/wc\")"}}};
   s.reissued = 2;
   s.units = 47;
   s.outputSize = 123456789012ull;
@@ -82,6 +85,7 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
     CHECK(back.agents[i].idleS == s.agents[i].idleS);
     CHECK(back.agents[i].secondsPerUnit == s.agents[i].secondsPerUnit);
     CHECK(back.agents[i].shareUnits == s.agents[i].shareUnits);
+    CHECK(back.agents[i].failures == s.agents[i].failures);
   }
   CHECK(back.reissued == s.reissued);
   CHECK(back.units == s.units);

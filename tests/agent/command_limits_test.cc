@@ -1,0 +1,175 @@
+// A job's command under its owner's limits ([jobs] cpu_s, memory_mb,
+// output_mb, wall_s, nice, idle), with real commands: each limit ends it
+// and is named in the error; its whole process group goes with it.
+#include "agent/command_process.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <kj/async-io.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "agent/job_runner.h"
+#include "agent/receiver.h"
+#include "cli/run_process.h"
+
+using hnow::agent::CommandOutcome;
+using hnow::agent::CommandSpec;
+using hnow::agent::runCommand;
+using hnow::testing::readWhole;
+using hnow::testing::TempDir;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One command with stdin from /dev/null, stdout and stderr to files in `dir`.
+struct Run {
+  TempDir dir;
+  CommandSpec spec;
+  explicit Run(std::vector<std::string> argv) {
+    spec.argv = std::move(argv);
+    spec.program = spec.argv[0];
+  }
+  CommandOutcome go() {
+    spec.stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    spec.stdoutFd = ::open((dir.path / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    spec.stderrFd = ::open((dir.path / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    CommandOutcome outcome = runCommand(spec);
+    for (int fd : {spec.stdinFd, spec.stdoutFd, spec.stderrFd}) ::close(fd);
+    return outcome;
+  }
+  std::string out() const { return readWhole(dir.path / "out"); }
+  std::string err() const { return readWhole(dir.path / "err"); }
+};
+
+// Gone, or a zombie nobody reaped yet: not running.
+bool running(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+int pidIn(const fs::path& file) {
+  for (int i = 0; i < 200 && fs::file_size(file) == 0; ++i) std::this_thread::sleep_for(10ms);
+  return std::stoi(readWhole(file));
+}
+
+}  // namespace
+
+TEST_CASE("a command without limits runs with its output and no error") {
+  Run run({"/bin/sh", "-c", "echo hello; echo oops >&2"});
+  CommandOutcome outcome = run.go();
+  CHECK(outcome.started);
+  CHECK(outcome.exitCode == 0);
+  CHECK(outcome.error.empty());
+  CHECK_FALSE(outcome.limited);
+  CHECK(run.out() == "hello\n");
+  CHECK(run.err() == "oops\n");
+  Run failing({"/bin/sh", "-c", "exit 3"});
+  CHECK(failing.go().error == "'/bin/sh -c exit 3' exited with status 3");
+  Run missing({"/nonexistent/tool"});
+  CommandOutcome notStarted = missing.go();
+  CHECK_FALSE(notStarted.started);
+  CHECK(notStarted.error == "cannot start '/nonexistent/tool': No such file or directory");
+}
+
+TEST_CASE("a command past its CPU limit is killed and reported as such") {
+  Run run({"/bin/sh", "-c", "while :; do :; done"});
+  run.spec.limits.cpuSeconds = 1;
+  const auto begin = std::chrono::steady_clock::now();
+  CommandOutcome outcome = run.go();
+  CHECK(outcome.limited);
+  CHECK(outcome.error == "'/bin/sh -c while :; do :; done' was killed at its CPU limit (cpu_s = 1)");
+  CHECK(outcome.cpuSeconds >= 0.9);
+  CHECK(std::chrono::steady_clock::now() - begin < 10s);
+}
+
+TEST_CASE("a command past its wall-time limit is killed with its whole process group") {
+  Run run({"/bin/sh", "-c", "sleep 30 & echo $! > \"$0\"; sleep 30"});
+  run.spec.argv[2] = "sleep 30 & echo $! > " + (run.dir.path / "child").string() + "; sleep 30";
+  std::ofstream(run.dir.path / "child").close();
+  run.spec.limits.wallSeconds = 0.5;
+  const auto begin = std::chrono::steady_clock::now();
+  CommandOutcome outcome = run.go();
+  CHECK(std::chrono::steady_clock::now() - begin < 5s);
+  CHECK(outcome.limited);
+  CHECK(outcome.error.find("was killed at its wall-time limit (wall_s = 0.5)") != std::string::npos);
+  const int child = pidIn(run.dir.path / "child");
+  for (int i = 0; i < 100 && running(child); ++i) std::this_thread::sleep_for(10ms);
+  CHECK_FALSE(running(child));
+}
+
+TEST_CASE("what a command leaves running in its group is killed when it exits") {
+  Run run({"/bin/sh", "-c", ""});
+  run.spec.argv[2] = "sleep 30 & echo $! > " + (run.dir.path / "child").string();
+  std::ofstream(run.dir.path / "child").close();
+  CommandOutcome outcome = run.go();
+  CHECK(outcome.error.empty());
+  const int child = pidIn(run.dir.path / "child");
+  for (int i = 0; i < 100 && running(child); ++i) std::this_thread::sleep_for(10ms);
+  CHECK_FALSE(running(child));
+}
+
+TEST_CASE("a command whose output passes its limit is stopped there and reported as such") {
+  Run run({"/usr/bin/head", "-c", "10M", "/dev/zero"});
+  run.spec.limits.outputMb = 1;
+  CommandOutcome outcome = run.go();
+  CHECK(outcome.limited);
+  CHECK(outcome.error == "'/usr/bin/head -c 10M /dev/zero' was stopped: its output passed output_mb = 1");
+  CHECK(fs::file_size(run.dir.path / "out") == 1 << 20);
+}
+
+TEST_CASE("a command that allocates past its memory limit fails and the report says it ran under it") {
+  // dd allocates its whole block at once: 256 MiB past a 64 MiB address space.
+  Run run({"/usr/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=256M", "count=1"});
+  run.spec.limits.memoryMb = 64;
+  CommandOutcome outcome = run.go();
+  CHECK(outcome.limited);
+  CHECK(outcome.exitCode != 0);
+  CHECK(outcome.error.find("under memory_mb = 64") != std::string::npos);
+  CHECK(run.err().find("memory exhausted") != std::string::npos);
+  Run unlimited({"/usr/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=256M", "count=1"});
+  CHECK(unlimited.go().error.empty());
+}
+
+TEST_CASE("a command runs at the owner's nice level, idle class, without gaining privileges") {
+  Run run({"/bin/sh", "-c", "cut -d' ' -f19,41 /proc/self/stat; grep NoNewPrivs /proc/self/status"});
+  run.spec.nice = 7;
+  run.spec.idle = true;
+  CHECK(run.go().error.empty());
+  CHECK(run.out() == "7 5\nNoNewPrivs:\t1\n");  // 5: SCHED_IDLE
+  Run normal({"/bin/sh", "-c", "cut -d' ' -f41 /proc/self/stat"});
+  CHECK(normal.go().error.empty());
+  CHECK(normal.out() == "0\n");  // SCHED_OTHER
+}
+
+TEST_CASE("a share whose command the owner does not allow is refused at once and leaves nothing") {
+  TempDir dir;
+  auto io = kj::setupAsyncIo();
+  hnow::SteadyClock clock;
+  hnow::agent::Receiver receiver({dir.path.string()}, clock, {});
+  hnow::conf::JobsConfig jobs;
+  jobs.allow = {"/usr/bin/wc"};
+  jobs.limits.wallSeconds = 0.3;
+  hnow::agent::JobRunner runner(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(jobs), "hnowd");
+  auto refused = runner.run({}, {"sleep", "5"}, std::string(32, 'a'), 1.0, false, 7).wait(io.waitScope);
+  CHECK(refused.refused);
+  CHECK(refused.error.find("is not in [jobs] allow (\"/usr/bin/wc\")") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path / ".hnow-jobs"));
+  jobs.allow = {"*"};
+  hnow::agent::JobRunner allowing(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(jobs), "hnowd");
+  auto limited = allowing.run({}, {"sleep", "5"}, std::string(32, 'b'), 1.0, false, 8).wait(io.waitScope);
+  CHECK_FALSE(limited.refused);
+  CHECK(limited.limited);
+  CHECK(limited.error.find("was killed at its wall-time limit (wall_s = 0.3)") != std::string::npos);
+  allowing.drop({std::string(32, 'b')});
+}
