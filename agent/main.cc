@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   // The owner decides what runs here (docs/jobs.md): without [jobs] allow, nothing does.
   if (!config->jobs.runsJobs())
     spdlog::info("this agent runs no jobs: to let hnowd run commands here, list them in [jobs] allow in {} "
-                 "(docs/jobs.md)", *configPath);
+                 "(docs/jobs.md)", args->configPath);
   else if (::geteuid() == 0)
     spdlog::warn("hnow-agent runs as root, and so would the jobs [jobs] allow: run it as an unprivileged user "
                  "(dist/hnow-agent.service)");
