@@ -260,3 +260,19 @@ TEST_CASE("revoking an agent closes its connection at once and its key is refuse
   REQUIRE(reloaded.load({{"a1", transport::keyText(key.publicKey())}}).ok());
   CHECK(reloaded.check("a1", transport::keyText(key.publicKey())) == daemon::AgentKeys::Verdict::kRevoked);
 }
+
+TEST_CASE("a name that is not plain is refused for a token and for a login, as configs refuse it") {
+  Harness h;
+  auto opLink = h.connect();
+  auto op = h.keys.loginOperator(opLink.gate).wait(h.ws);
+  auto token = op.agentTokenRequest();
+  token.setName("../etc");
+  token.setTtlS(60);
+  CHECK(h.failureOf([&]() { token.send().wait(h.ws); }).find("--name must be 1 to 64 letters") != std::string::npos);
+  transport::KeyPair key = transport::KeyPair::generate();
+  Received received;
+  auto link = h.connect();
+  CHECK(h.failureOf([&]() { h.loginAgent(link, "pc 7\n", received, &key); }).find("an agent's name must be") !=
+        std::string::npos);
+  CHECK(h.keys.agentKeys.list().empty());  // not even pending
+}
