@@ -657,6 +657,7 @@ struct RunRequest {
   rounds @12 :UInt8;            # shares go out in rounds, each planned on ready times and what was measured; 0: auto
   maxRateBytesPerS @13 :Float64; # --max-rate: hnowd's uplink (shares) and downlink (results) at most this; 0: none
   shell @14 :Bool;              # argv and reduceArgv are /bin/sh -c COMMAND (--shell)
+  adaptiveReplicas @15 :Bool;   # --replicas adaptive: a second agent checks shares of agents not yet trusted
 }
 
 struct RunAgentReport {
@@ -693,4 +694,5 @@ struct RunReport {
   reduction @12 :Text;      # the reduction schedule's name, "" for --concat
   rounds @13 :UInt32;       # how many rounds the work went out in (1: one-shot)
   maxRateBytesPerS @14 :Float64;  # the run's --max-rate; 0: none
+  checked @15 :UInt32;      # --replicas adaptive: shares a second agent checked
 }

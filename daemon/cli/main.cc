@@ -220,9 +220,16 @@ void addRun(CLI::App& app, CommandLine& c) {
   c.runCommand->add_option("--strategy", c.run.strategy,
                          "plan (default); the baselines equal (same units each) or self (blocks to idle agents)")
       ->check(CLI::IsMember({"plan", "equal", "self"}));
-  c.runCommand->add_option("--replicas", c.run.replicas,
-                         "Run each share on this many agents and compare the results (untrusted volunteers)")
-      ->check(CLI::Range(1, 3));
+  c.runCommand
+      ->add_option_function<std::string>(
+          "--replicas",
+          [&c](const std::string& v) {
+            c.run.adaptiveReplicas = v == "adaptive";
+            if (!c.run.adaptiveReplicas) c.run.replicas = std::stoi(v);
+          },
+          "1-3: run each share on this many agents and compare the results (untrusted volunteers); adaptive: "
+          "a second agent checks the shares of agents not yet trusted, and a tenth of the others")
+      ->check(CLI::IsMember({"1", "2", "3", "adaptive"}));
   c.runCommand->add_option("--rounds", c.run.rounds,
                          "auto (default) or 1-100: serve the work in rounds, each planned when the agents are "
                          "about to be free, on what was measured (drift, lost agents); 1: one-shot");

@@ -64,7 +64,8 @@ std::string runJson(const RunReportView& r) {
     for (std::size_t k = 0; k < a.failures.size(); ++k) out += (k ? "," : "") + quoted(a.failures[k]);
     out += "]}";
   }
-  out += "],\"reissued\":" + std::to_string(r.reissued) + ",\"plan\":" + quoted(r.algorithm) +
+  out += "],\"reissued\":" + std::to_string(r.reissued) + ",\"checked\":" + std::to_string(r.checked) +
+         ",\"plan\":" + quoted(r.algorithm) +
          ",\"rounds\":" + std::to_string(r.rounds) +
          ",\"max_rate_bps\":" + (r.maxRateBytesPerSecond > 0 ? number(r.maxRateBytesPerSecond * 8) : std::string("null")) +
          ",\"reduction\":" + quoted(r.reduction) + ",\"units\":" + std::to_string(r.units) +
@@ -81,6 +82,11 @@ std::string runTable(const RunReportView& r) {
                 r.reduction.empty() ? "" : ", reduced along ", r.reduction.c_str(), r.predictedS, r.elapsedS,
                 r.reissued);
   out += line;
+  if (r.checked > 0) {
+    std::snprintf(line, sizeof line, "  %d share(s) checked by a second agent (--replicas adaptive: the others ran on "
+                  "agents whose results have agreed with others' before)\n", r.checked);
+    out += line;
+  }
   if (r.maxRateBytesPerSecond > 0) {
     std::snprintf(line, sizeof line, "  hnowd's links at most %.1f Mbit/s for this run (--max-rate), planned and paced so\n",
                   r.maxRateBytesPerSecond * 8 / 1e6);
@@ -158,7 +164,8 @@ Result<daemon::RunRequest> runRequestOf(const RunOptions& options) {
   request.slack = options.slack;
   request.strategy = options.strategy;
   request.blockBytes = options.blockBytes;
-  request.replicas = options.replicas;
+  request.replicas = options.adaptiveReplicas ? 2 : options.replicas;
+  request.adaptiveReplicas = options.adaptiveReplicas;
   request.shell = options.shell;
   return request;
 }

@@ -31,6 +31,7 @@ struct RunOptions {
   std::string strategy = "plan";  // bench baselines: equal, self
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;
+  bool adaptiveReplicas = false;  // --replicas adaptive
   std::string rounds = "auto";  // auto or 1-100
   std::string maxRate;  // --max-rate, e.g. 20mbit; "": none
 };

@@ -38,11 +38,19 @@ void JobRun::start() {
 }
 
 void JobRun::queueReplicas(std::size_t from) {
+  if (options_.adaptive && !options_.selfScheduling)
+    for (std::size_t k = from; k < shares_.size(); ++k) {
+      JobShare& s = shares_[k];
+      s.replicas = agents_.size() > 1 && options_.adaptive->needsCheck(s.agent) ? 2 : 1;
+      checked_ += s.replicas > 1;
+    }
   // Replicas go out after the plan's shares, each on the next agents of the
   // pool after the planned one (so a share's replicas are on distinct agents).
-  for (int r = 1; r < options_.replicas && agents_.size() > 1; ++r)
+  const int most = options_.adaptive ? 2 : options_.replicas;
+  for (int r = 1; r < most && agents_.size() > 1; ++r)
     for (std::size_t k = from; k < shares_.size() && !options_.selfScheduling; ++k) {
       const JobShare& s = shares_[k];
+      if (r >= replicasOf(s)) continue;
       auto at = std::find(agents_.begin(), agents_.end(), s.agent) - agents_.begin();
       const std::string& agent = agents_[(static_cast<std::size_t>(at) + static_cast<std::size_t>(r)) % agents_.size()];
       serveQueue_.push_back(newAttempt(static_cast<int>(k), agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
@@ -163,10 +171,10 @@ void JobRun::computed(int id, double computeS, const Result<std::string>& comput
     actions_.drop(id);
     return;
   }
-  if (options_.replicas > 1) {
+  if (replicasOf(share) > 1) {
     int agreeing = 1;
     for (const auto& b : attempts_) agreeing += b.share == a.share && b.state == State::kHeld && b.digest == digest;
-    if (agreeing < options_.replicas) {
+    if (agreeing < replicasOf(share)) {
       a.state = State::kHeld;
       bool another = false;
       for (const auto& b : attempts_) another |= b.share == a.share && live(b);
@@ -176,6 +184,7 @@ void JobRun::computed(int id, double computeS, const Result<std::string>& comput
   }
   share.accepted = id;
   a.state = State::kComputed;
+  if (options_.adaptive && replicasOf(share) > 1) judgeReplicas(a.share, digest);
   // Others still working on this share are no longer needed. A dropped
   // attempt frees what it held: the serve port (its served() is ignored
   // once dropped), or its agent, whose next received share must start —
@@ -194,6 +203,16 @@ void JobRun::computed(int id, double computeS, const Result<std::string>& comput
   if (!options_.collectResults) finishShare(a.share);
   else pumpReturns();
   pumpServes();  // self-scheduling: this agent is idle now
+}
+
+void JobRun::judgeReplicas(int share, const std::string& digest) {
+  for (const JobAttempt& b : attempts_) {
+    if (b.share != share || b.digest.empty()) continue;
+    const bool counted = b.state == State::kHeld || b.state == State::kComputed;
+    if (!counted) continue;
+    if (b.digest == digest) options_.adaptive->agreed(b.agent);
+    else options_.adaptive->overruled(b.agent);
+  }
 }
 
 void JobRun::pumpReturns() {

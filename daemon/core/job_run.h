@@ -13,6 +13,7 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "core/host_trust.h"
 
 namespace hnow::daemon {
 
@@ -43,6 +44,7 @@ struct JobShare {
   std::optional<int> accepted;   // the attempt whose result counts
   bool lateOrLost = false;       // reissued: no longer holds up the return order
   bool done = false;             // result collected (or computed, without collection)
+  int replicas = 0;              // results that must agree; 0: JobRunOptions::replicas
 };
 
 class JobActions {
@@ -68,6 +70,11 @@ struct JobRunOptions {
   // Untrusted volunteers: each share runs on this many agents and counts
   // once that many results agree (equal digests); disagreement runs it again.
   int replicas = 1;
+  // Adaptive replication (--replicas adaptive): each share is checked by a
+  // second agent unless its planned agent is trusted (core/host_trust.h),
+  // and a random fraction of those too; agreements and overrulings go to
+  // the ledger. Null: `replicas` for every share.
+  HostTrust* adaptive = nullptr;
 };
 
 class JobRun {
@@ -113,11 +120,16 @@ class JobRun {
   const std::vector<JobShare>& shares() const { return shares_; }
   const std::vector<JobAttempt>& attempts() const { return attempts_; }
   int reissued() const { return reissued_; }
+  // Shares whose result a second agent checked (--replicas adaptive).
+  int checked() const { return checked_; }
   TimePoint started() const { return started_; }
 
  private:
   int newAttempt(int share, const std::string& agent, Duration predicted);
   void queueReplicas(std::size_t fromShare);  // --replicas: the copies of shares_[fromShare...]
+  int replicasOf(const JobShare& share) const { return share.replicas > 0 ? share.replicas : options_.replicas; }
+  // --replicas adaptive: the ledger learns who agreed with the accepted result and who did not.
+  void judgeReplicas(int share, const std::string& digest);
   void pumpServes();
   bool assignNextBlock();  // self-scheduling: queues the next share for an idle agent
   void pumpReturns();
@@ -149,6 +161,7 @@ class JobRun {
   bool collecting_ = false;
   std::size_t remaining_ = 0;     // shares not done
   int reissued_ = 0;
+  int checked_ = 0;
   TimePoint started_{};
   std::optional<std::string> failure_;
   bool moreComing_ = false;

@@ -157,7 +157,7 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);
   if (job->agents.empty()) return Error{"no alive agent can run jobs"};
   if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
-    return Error{"--replicas " + std::to_string(request.replicas) + " needs as many agents; " +
+    return Error{"--replicas " + (request.adaptiveReplicas ? std::string("adaptive needs 2") : std::to_string(request.replicas) + " needs as many") + " agents; " +
                  std::to_string(job->agents.size()) + " can run jobs"};
 
   auto dir = files_.makeWorkDir(job->id);

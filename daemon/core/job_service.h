@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <random>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 #include "core/job_calibration.h"
 #include "core/job_output.h"
 #include "core/job_plan.h"
+#include "core/host_trust.h"
 #include "core/job_run.h"
 #include "core/run_files.h"
 #include "core/run_status.h"
@@ -118,6 +120,9 @@ class JobService {
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   FinishedOperations finished_;  // the newest 32 finished runs stay answerable
   CalibrationCache calibrations_;
+  // --replicas adaptive: who has agreed with other agents so far, across runs.
+  std::mt19937_64 random_{std::random_device{}()};
+  HostTrust hostTrust_{HostTrustOptions{}, [this] { return std::uniform_real_distribution<double>(0.0, 1.0)(random_); }};
   std::uint64_t nextJob_ = 1;
   // A TransferObserver of its own, so that JobService's own interface stays
   // what a job needs.

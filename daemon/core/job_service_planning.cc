@@ -200,6 +200,10 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     options.collectResults = !job.reduce;
     options.selfScheduling = job.request.strategy == "self";
     options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
+    if (job.request.adaptiveReplicas && job.request.strategy != "self") {
+      options.adaptive = &hostTrust_;
+      options.replicas = 2;  // at most: a share of a trusted agent runs once
+    }
     options.maxAttempts = options.replicas + 2;
     startRun(job, std::move(shares), returnOrder, std::move(pool), options);
     job.run->setMoreComing(job.roundsLeft > 0);

@@ -31,6 +31,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   s.maxRateBytesPerSecond = job.request.maxRateBytesPerSecond;
   s.elapsedS = job.finished ? job.elapsedS : job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
   if (job.run) s.reissued = job.run->reissued();
+  if (job.run) s.checked = job.run->checked();
   for (const auto& agent : job.agents) {
     RunAgentStatus a;
     a.name = agent;

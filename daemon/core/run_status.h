@@ -23,6 +23,9 @@ struct RunRequest {
   std::string strategy = "plan";
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;  // each share on this many agents, results compared
+  // --replicas adaptive: a second agent checks a share unless its agent is
+  // trusted (core/host_trust.h), and a random tenth of those.
+  bool adaptiveReplicas = false;
   // Shares go out in this many rounds, each planned when the agents are
   // about to be free, on what was measured and drifted (core/job_rounds.h);
   // 0: auto (as many as start-up costs allow, 1 for --order fifo|lifo).
@@ -70,6 +73,7 @@ struct RunStatus {
   std::vector<RunBar> bars;
   int rounds = 0;  // planned (1: one-shot)
   double maxRateBytesPerSecond = 0.0;  // the run's --max-rate; 0: none
+  int checked = 0;  // --replicas adaptive: shares a second agent checked
 };
 
 }  // namespace hnow::daemon

@@ -37,6 +37,7 @@ void toWire(const RunRequest& r, wire::RunRequest::Builder out) {
   out.setRounds(byteOf(r.rounds));
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   out.setShell(r.shell);
+  out.setAdaptiveReplicas(r.adaptiveReplicas);
 }
 
 RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
@@ -56,6 +57,7 @@ RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
   r.rounds = in.getRounds();
   r.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   r.shell = in.getShell();
+  r.adaptiveReplicas = in.getAdaptiveReplicas();
   return r;
 }
 
@@ -73,6 +75,7 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setReduction(s.reduction);
   out.setRounds(static_cast<std::uint32_t>(s.rounds));
   out.setMaxRateBytesPerS(s.maxRateBytesPerSecond);
+  out.setChecked(static_cast<std::uint32_t>(s.checked));
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const RunAgentStatus& a = s.agents[i];
@@ -110,6 +113,7 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.reduction = in.getReduction();
   s.rounds = static_cast<int>(in.getRounds());
   s.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
+  s.checked = static_cast<int>(in.getChecked());
   for (auto a : in.getAgents()) {
     RunAgentStatus agent;
     agent.name = a.getName();

@@ -26,6 +26,7 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   r.rounds = 7;
   r.maxRateBytesPerSecond = 2.5e6;
   r.shell = true;
+  r.adaptiveReplicas = true;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunRequest>();
   toWire(r, out);
@@ -45,6 +46,7 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   CHECK(back.rounds == r.rounds);
   CHECK(back.maxRateBytesPerSecond == r.maxRateBytesPerSecond);
   CHECK(back.shell);
+  CHECK(back.adaptiveReplicas);
 }
 
 TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by field") {
@@ -65,6 +67,7 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.bars = {{"agent-1", "serve", 0.0, 0.5}, {"agent-2", "reduce", 4.0, 4.75}};
   s.rounds = 3;
   s.maxRateBytesPerSecond = 1.25e6;
+  s.checked = 7;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunReport>();
   toWire(s, out);
@@ -100,4 +103,5 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   }
   CHECK(back.rounds == s.rounds);
   CHECK(back.maxRateBytesPerSecond == s.maxRateBytesPerSecond);
+  CHECK(back.checked == 7);
 }
