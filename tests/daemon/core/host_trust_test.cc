@@ -6,19 +6,14 @@
 
 #include "core/host_trust.h"
 #include "core/job_run.h"
+#include "daemon/core/job_recorder.h"
 
 using namespace hnow;
 using namespace hnow::daemon;
 
 namespace {
 
-struct Recorder final : JobActions {
-  std::vector<std::string> log;
-  void serve(int a) override { log.push_back("serve " + std::to_string(a)); }
-  void compute(int a) override { log.push_back("compute " + std::to_string(a)); }
-  void collect(int a) override { log.push_back("collect " + std::to_string(a)); }
-  void drop(int a) override { log.push_back("drop " + std::to_string(a)); }
-};
+using Recorder = hnow::testing::JobRecorder;
 
 std::vector<JobShare> sharesOn(const std::vector<std::string>& agents) {
   std::vector<JobShare> shares(agents.size());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/job_run.h"
+#include "daemon/core/job_recorder.h"
 
 using namespace hnow;
 using namespace hnow::daemon;
@@ -19,14 +20,7 @@ namespace {
 // A result that agrees with every other (digests matter only with --replicas).
 const Result<std::string> kDigest = std::string("same");
 
-struct Recorder final : JobActions {
-  std::vector<std::string> log;
-  void serve(int a) override { log.push_back("serve " + std::to_string(a)); }
-  void compute(int a) override { log.push_back("compute " + std::to_string(a)); }
-  void collect(int a) override { log.push_back("collect " + std::to_string(a)); }
-  void drop(int a) override { log.push_back("drop " + std::to_string(a)); }
-  std::vector<std::string> take() { return std::exchange(log, {}); }
-};
+using Recorder = hnow::testing::JobRecorder;
 
 std::vector<JobShare> threeShares() {
   std::vector<JobShare> shares(3);
