@@ -73,10 +73,7 @@ std::string readAgentName(TableReader& t) {
       t.failHere("missing key 'name' and the host name is unknown");
     return host;
   }
-  const bool plain = !name->empty() && name->size() <= 64 &&
-                     name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                             "0123456789._-") == std::string::npos;
-  if (!plain)
+  if (!plainName(*name))
     t.failAt("name", "'name' must be 1 to 64 letters, digits, '.', '_' or '-', not '" + *name + "'");
   return *name;
 }

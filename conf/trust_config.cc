@@ -6,13 +6,13 @@
 
 namespace hnow::conf {
 
-namespace {
-
 bool plainName(const std::string& name) {
   return !name.empty() && name.size() <= 64 &&
          name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
              std::string::npos;
 }
+
+namespace {
 
 constexpr const char* kKeyHint =
     "ed25519:<43 characters>, as `hnow key new FILE` prints it or the key file's '# public:' line shows";

@@ -23,6 +23,10 @@ struct AgentKeyConfig {
   std::string key;
 };
 
+// 1 to 64 letters, digits, '.', '_' or '-': the names of agents and
+// operators, which appear in logs, paths, the status table and state.db.
+bool plainName(const std::string& name);
+
 // A public key as configs write it: "ed25519:" and 43 characters of
 // base64url (transport/identity.h decodes it).
 bool looksLikePublicKey(const std::string& text);

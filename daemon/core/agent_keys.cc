@@ -66,14 +66,17 @@ Result<void> AgentKeys::enroll(const std::string& name, const std::string& key, 
     if (!saved) return saved.error();
   }
   bound_[name] = Bound{key, how, now};
-  pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](const AgentKeyView& p) { return p.name == name; }),
-                 pending_.end());
+  dropPending(name);
   return {};
 }
 
-void AgentKeys::askPending(const std::string& name, const std::string& key, const std::string& peer, WallTime now) {
+void AgentKeys::dropPending(const std::string& name) {
   pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](const AgentKeyView& p) { return p.name == name; }),
                  pending_.end());
+}
+
+void AgentKeys::askPending(const std::string& name, const std::string& key, const std::string& peer, WallTime now) {
+  dropPending(name);
   if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
   pending_.push_back({name, key, "pending", "", now, peer});
 }

@@ -73,6 +73,8 @@ class AgentKeys {
     std::string key, how;
     WallTime at{};
   };
+  void dropPending(const std::string& name);
+
   StateStore& store_;
   std::map<std::string, Bound> bound_;               // name -> key
   std::map<std::string, StoredRevocation> revoked_;  // key -> when

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "base/hex.h"
-#include "server/gate_server.h"
+#include "conf/trust_config.h"
 #include "server/sessions.h"
 #include "transport/identity.h"
 #include "transport/rpc_errors.h"
@@ -38,7 +38,7 @@ kj::Promise<void> ClientSessionServer::agentToken(AgentTokenContext context) {
   if (!(ttl > 0) || !std::isfinite(ttl) || ttl > kMaxTokenSeconds)
     transport::refuse("--ttl must be more than 0 and at most 7 days");
   if (name == kCoordinatorNode) transport::refuse("the agent name 'hnowd' is hnowd's own; choose another");
-  if (!name.empty() && !plainAgentName(name))
+  if (!name.empty() && !conf::plainName(name))
     transport::refuse("--name must be 1 to 64 letters, digits, '.', '_' or '-', not '" + name.substr(0, 80) + "'");
   transport::EnrollToken token;
   transport::Bytes random = transport::freshNonce();  // 32 random bytes, twice

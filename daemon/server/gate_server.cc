@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/hex.h"
+#include "conf/trust_config.h"
 #include "server/sessions.h"
 #include "transport/gate_client.h"
 #include "transport/identity.h"
@@ -13,11 +14,6 @@ namespace hnow::daemon {
 
 using transport::Role;
 
-bool plainAgentName(const std::string& name) {
-  return !name.empty() && name.size() <= 64 &&
-         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-             std::string::npos;
-}
 
 GateServer::GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
                        kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services,
@@ -130,11 +126,9 @@ void GateServer::admitAgent(const std::string& name, wire::AgentCredential::Read
     id = hexOf(tokenId.data(), tokenId.size());
     auto secretHex = agents.tokenSecret(id, name, now);
     if (!secretHex) refuseLogin(who, secretHex.error().message);
-    if (secretHex->size() != 64 || secretHex->find_first_not_of("0123456789abcdef") != std::string::npos)
-      refuseLogin(who, "the enrollment token " + id + " is damaged in hnowd's state.db: make a new one");
     std::array<std::uint8_t, 32> secret{};
-    for (std::size_t i = 0; i < secret.size(); ++i)
-      secret[i] = static_cast<std::uint8_t>(std::stoi(secretHex->substr(2 * i, 2), nullptr, 16));
+    if (!bytesOfHex(*secretHex, secret.data(), secret.size()))
+      refuseLogin(who, "the enrollment token " + id + " is damaged in hnowd's state.db: make a new one");
     if (!transport::checkEnrollProof(secret, name, key, nonce, transport::bytesOf(credential.getTokenProof())))
       refuseLogin(who, "its proof of the enrollment token " + id + " is wrong (a token copied wrong or forged)");
     how = "token";
@@ -162,7 +156,7 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   AgentRegistration registration;
   registration.name = wireRegistration.getName();
   // Names appear in logs, the status table and state.db: plain ones only, as configs require.
-  if (!plainAgentName(registration.name))
+  if (!conf::plainName(registration.name))
     refuseLogin("an agent login", "an agent's name must be 1 to 64 letters, digits, '.', '_' or '-'");
   // Sends, surveys and reports name hnowd's own node so.
   if (registration.name == kCoordinatorNode)

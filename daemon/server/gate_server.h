@@ -15,9 +15,6 @@
 
 namespace hnow::daemon {
 
-// 1 to 64 letters, digits, '.', '_' or '-': the names agents log in and enroll under.
-bool plainAgentName(const std::string& name);
-
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
  public:
