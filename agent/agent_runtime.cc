@@ -93,7 +93,8 @@ class AgentControlServer final : public wire::AgentControl::Server {
     std::string path = order->tree              ? runtime_.receiver().receiveTree(*order)
                        : order->compressed      ? runtime_.receiver().receiveCompressed(*order)
                        : order->stripes.empty() ? runtime_.receiver().receive(order->token, order->dest, order->size,
-                                                                              digestOf(order->sha256))
+                                                                              digestOf(order->sha256),
+                                                                              wholeFileDigests(*order))
                                                 : runtime_.receiver().receiveStriped(*order);
     runtime_.paceReceive(order->token, order->uplinkPaceBytesPerSecond, order->downlinkPaceBytesPerSecond);
     context.getResults().setPath(path);
@@ -129,11 +130,14 @@ class AgentControlServer final : public wire::AgentControl::Server {
           SourceFile& source = opened->source.value();
           spdlog::info("serving {} ({} bytes)", file, source.size);
           const std::string token = tokenOf(context.getParams().getToken());
-          runtime_.receiver().serve(token, std::exchange(source.fd, -1), source.size);
-          runtime_.paceReceive(token, pace, 0.0);
+          const std::string pieces = source.digests.pieceBytes();
           auto results = context.getResults();
           results.setSize(source.size);
           results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
+          results.setDigestChunkBytes(source.digests.chunkBytes);
+          results.setPieceDigests(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(pieces.data()), pieces.size()));
+          runtime_.receiver().serve(token, std::exchange(source.fd, -1), source.size, std::move(source.digests));
+          runtime_.paceReceive(token, pace, 0.0);
         });
   }
   // `hnow run`'s shares and results (agent/job_runner.h).
@@ -286,6 +290,8 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   // Test-only fault injection (tests/process): corrupt every Nth chunk sent.
   if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))
     options.corruptChunkEvery = std::strtoull(every, nullptr, 10);
+  if (const char* every = std::getenv("HNOW_TEST_REWRITE_RELAYED_CHUNK_EVERY"))
+    options.rewriteRelayedChunkEvery = std::strtoull(every, nullptr, 10);
   receiver_ = std::make_unique<Receiver>(config_.roots, clock_, options);
   receiver_->setCoordinatorHost(hostOf(config_.coordinator));
   applyRates();
@@ -430,6 +436,7 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
     case Kind::kDone: out.setState(wire::TransferState::DONE); break;
     case Kind::kFailed: out.setState(wire::TransferState::FAILED); break;
     case Kind::kParentLost: out.setState(wire::TransferState::PARENT_LOST); break;
+    case Kind::kParentCorrupt: out.setState(wire::TransferState::PARENT_CORRUPT); break;
   }
   out.setBytes(e.bytes);
   out.setCorruptChunks(e.corruptChunks);

@@ -62,11 +62,19 @@ Target openedOrRefused(Result<Target> opened, const std::string& dest) {
   return std::move(opened).value();
 }
 
+// What hnowd sent of the source's chunk digests for `size` bytes (the
+// wire checked the counts: receiveOrderFromWire); none without them.
+transport::data::ChunkDigests expected(std::uint32_t chunkBytes, std::uint64_t size, const std::string& pieces) {
+  transport::data::ChunkDigests digests;
+  if (chunkBytes != 0) digests.expect(chunkBytes, size, pieces);
+  return digests;
+}
+
 // A striped order's stripes as the data plane's byte ranges.
 std::vector<transport::data::ByteRange> rangesOf(const transport::ReceiveOrder& order) {
   std::vector<transport::data::ByteRange> ranges;
   for (const transport::StripeOrder& s : order.stripes) {
-    transport::data::ByteRange r{s.token, s.offset, s.length, {}};
+    transport::data::ByteRange r{s.token, s.offset, s.length, {}, expected(order.digestChunkBytes, s.length, s.pieceDigests)};
     std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
     ranges.push_back(std::move(r));
   }
@@ -75,12 +83,17 @@ std::vector<transport::data::ByteRange> rangesOf(const transport::ReceiveOrder& 
 
 }  // namespace
 
+transport::data::ChunkDigests wholeFileDigests(const transport::ReceiveOrder& order) {
+  return order.stripes.empty() ? expected(order.digestChunkBytes, order.size, order.pieceDigests)
+                               : transport::data::ChunkDigests{};
+}
+
 std::string Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
-                              const transport::data::Sha256& sha256) {
+                              const transport::data::Sha256& sha256, transport::data::ChunkDigests digests) {
   auto t = openedOrRefused(openDestination(roots_, dest), dest);
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
-  plane_.receive(token, size, sha256, std::move(t));
+  plane_.receive(token, size, sha256, std::move(t), std::move(digests));
   return path;
 }
 
@@ -141,7 +154,7 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
     scratch->firstByte[order.token] = 0;
     transport::data::Sha256 digest{};
     std::copy(order.sha256.begin(), order.sha256.end(), digest.begin());
-    plane_.receive(order.token, order.size, digest, std::move(target));
+    plane_.receive(order.token, order.size, digest, std::move(target), wholeFileDigests(order));
   } else {
     for (const transport::StripeOrder& s : order.stripes) {
       scratch->transfers.push_back(s.token);

@@ -37,8 +37,9 @@ class Receiver {
   std::string listen(const std::string& host);
   // Checks `dest` against the roots and prepares the temp file; returns the
   // absolute final path or refuses the call with the reason.
+  // With the source's chunk digests, every chunk is checked as it lands.
   std::string receive(const std::string& token, const std::string& dest, std::uint64_t size,
-                      const transport::data::Sha256& sha256);
+                      const transport::data::Sha256& sha256, transport::data::ChunkDigests digests = {});
   // The same for a file that comes as byte ranges (its stripes), each
   // pulled under its own token.
   std::string receiveStriped(const transport::ReceiveOrder& order);
@@ -95,7 +96,9 @@ class Receiver {
   void releaseAll();
   void discard(const std::string& token) { plane_.discard(token); }
   // Serve `fd` (owned from now) to children presenting `token`.
-  void serve(const std::string& token, int fd, std::uint64_t size) { plane_.addSource(token, fd, size); }
+  void serve(const std::string& token, int fd, std::uint64_t size, transport::data::ChunkDigests digests = {}) {
+    plane_.addSource(token, fd, size, std::move(digests));
+  }
   const std::vector<std::string>& roots() const { return roots_; }
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond) {
     plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
@@ -157,5 +160,9 @@ class Receiver {
   std::shared_ptr<RootListings> listings_ = std::make_shared<RootListings>();
   std::string coordinatorHost_;
 };
+
+// A whole file's chunk digests from hnowd's order; none for a striped one
+// (its stripes carry theirs) or an order without them.
+transport::data::ChunkDigests wholeFileDigests(const transport::ReceiveOrder& order);
 
 }  // namespace hnow::agent

@@ -8,6 +8,7 @@
 
 #include "base/path_confinement.h"
 #include "transport/data/file_digest.h"
+#include "transport/data/frame.h"
 
 namespace hnow::agent {
 
@@ -21,9 +22,9 @@ Result<SourceFile> openSourceFile(const std::vector<std::string>& roots, const s
   ::close(dir);
   if (fd < 0)
     return Error{error == ELOOP ? path + " is a symlink: refused" : "cannot open " + path + ": " + std::strerror(error)};
-  auto hashed = transport::data::hashedFile(fd, path);
+  auto hashed = transport::data::hashedFile(fd, path, transport::data::kChunkBytes);
   if (!hashed) return hashed.error();
-  return SourceFile{hashed->fd, hashed->size, hashed->sha256};
+  return SourceFile{hashed->fd, hashed->size, hashed->sha256, std::move(hashed->digests)};
 }
 
 }  // namespace hnow::agent

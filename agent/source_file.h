@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "transport/data/chunk_digests.h"
 
 namespace hnow::agent {
 
@@ -18,6 +19,9 @@ struct SourceFile {
   int fd = -1;  // owned by the caller
   std::uint64_t size = 0;
   std::array<unsigned char, 32> sha256{};
+  // Served in these chunks, each checked by every receiver against its
+  // digest (transport/data/chunk_digests.h): the source is this agent.
+  transport::data::ChunkDigests digests{};
 };
 
 // The opened, hashed file, or the reason it is refused.

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "transport/data/chunk_digests.h"
+
 namespace hnow::transport {
 
 namespace {
@@ -17,6 +19,35 @@ Result<void> checkToken(capnp::Data::Reader token) {
 }
 Result<void> checkDigest(capnp::Data::Reader sha256) {
   if (sha256.size() != 32) return Error{"a SHA-256 is 32 bytes"};
+  return {};
+}
+
+// As many piece digests as the chunks cut the file (or each stripe) into.
+Result<void> checkPieces(const ReceiveOrder& order) {
+  using namespace transport::data;
+  const std::uint32_t chunk = order.digestChunkBytes;
+  bool stripePieces = false;
+  for (const StripeOrder& s : order.stripes) stripePieces = stripePieces || !s.pieceDigests.empty();
+  if (chunk == 0) {
+    if (order.pieceDigests.empty() && !stripePieces) return {};
+    return Error{"piece digests without the chunk they cut"};
+  }
+  if (!digestChunkOk(chunk)) return Error{"a digest chunk is 4 KiB to 128 KiB, a multiple of 32 bytes"};
+  auto fits = [chunk](std::uint64_t bytes, const std::string& pieces) {
+    return pieces.size() == pieceCount(bytes, chunk) * kDigestBytes;
+  };
+  if (!order.stripes.empty()) {
+    if (!order.pieceDigests.empty()) return Error{"a striped file's pieces come with its stripes"};
+    for (const StripeOrder& s : order.stripes)
+      if (!fits(s.length, s.pieceDigests))
+        return Error{"the stripe at byte " + std::to_string(s.offset) + " lists " +
+                     std::to_string(s.pieceDigests.size() / kDigestBytes) + " piece digests, not " +
+                     std::to_string(pieceCount(s.length, chunk))};
+    return {};
+  }
+  if (!fits(order.size, order.pieceDigests))
+    return Error{"the file lists " + std::to_string(order.pieceDigests.size() / kDigestBytes) +
+                 " piece digests, not " + std::to_string(pieceCount(order.size, chunk))};
   return {};
 }
 
@@ -36,6 +67,8 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setCompressed(order.compressed);
   out.setPlainSize(order.plainSize);
   out.setPlainSha256(bytesOf(order.plainSha256));
+  out.setDigestChunkBytes(order.digestChunkBytes);
+  out.setPieceDigests(bytesOf(order.pieceDigests));
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -43,6 +76,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
     stripes[i].setOffset(s.offset);
     stripes[i].setLength(s.length);
     stripes[i].setSha256(bytesOf(s.sha256));
+    stripes[i].setPieceDigests(bytesOf(s.pieceDigests));
   }
 }
 
@@ -85,9 +119,13 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
       return Error{"the stripes must cover the file in order, end to end (stripe at byte " +
                    std::to_string(s.getOffset()) + ")"};
     next += s.getLength();
-    order.stripes.push_back({textOf(s.getToken()), s.getOffset(), s.getLength(), textOf(s.getSha256())});
+    order.stripes.push_back(
+        {textOf(s.getToken()), s.getOffset(), s.getLength(), textOf(s.getSha256()), textOf(s.getPieceDigests())});
   }
   if (!order.stripes.empty() && next != order.size) return Error{"the stripes end before the file does"};
+  order.digestChunkBytes = in.getDigestChunkBytes();
+  order.pieceDigests = textOf(in.getPieceDigests());
+  if (auto ok = checkPieces(order); !ok) return ok.error();
   return order;
 }
 

@@ -20,6 +20,7 @@ struct StripeOrder {
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
   std::string sha256;  // 32 bytes, of these bytes
+  std::string pieceDigests{};  // with ReceiveOrder::digestChunkBytes: its pieces', 32 bytes each
 };
 struct ReceiveOrder {
   std::string token;  // 32 bytes
@@ -38,6 +39,11 @@ struct ReceiveOrder {
   std::uint64_t plainSize = 0;
   std::string plainSha256{};  // 32 bytes when compressed
   double downlinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
+  // The source's chunk digests (transport/data/chunk_digests.h): the chunk
+  // they cut (0: none) and the whole file's pieces' digests (a striped
+  // file: each stripe's, in its StripeOrder).
+  std::uint32_t digestChunkBytes = 0;
+  std::string pieceDigests{};
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

@@ -205,6 +205,14 @@ struct ReceiveOrder {
   downlinkPaceBytesPerSecond @13 :Float64;
   # While this receive lives, pace the data plane's downlink at most at this
   # (a send's --max-rate, a cap of the agent's measured downlink); 0: as it is.
+  digestChunkBytes @14 :UInt32;
+  # The source's chunk digests (transport/data/chunk_digests.h): every node
+  # serves the file (each stripe) in chunks of exactly this, and checks each
+  # chunk it receives against its SHA-256 before it writes or relays it.
+  # 0: none, only the whole digests are checked.
+  pieceDigests @15 :Data;
+  # The whole file's pieces' digests, 32 bytes each (none when striped:
+  # each stripe carries its own).
 }
 
 struct Stripe {
@@ -212,6 +220,7 @@ struct Stripe {
   offset @1 :UInt64;
   length @2 :UInt64;
   sha256 @3 :Data;
+  pieceDigests @4 :Data;  # its pieces' (ReceiveOrder.digestChunkBytes), its chunks cut from its start
 }
 
 const maxStripes :UInt32 = 64;
@@ -221,6 +230,7 @@ enum TransferState {
   done @1;
   failed @2;
   parentLost @3;     # the parent's connection ended; the agent retries until re-parented
+  parentCorrupt @4;  # the parent sent a chunk the source's digests refute; dropped, waiting to be re-parented
 }
 
 struct TransferReport {
@@ -268,7 +278,8 @@ interface AgentControl {
   # (Re)connect to this parent (host:port) and pull from the bytes held.
   release @4 (token :Data);
   # The operation is over: close its connections, remove an unfinished temp file.
-  serveFile @5 (token :Data, file :Text, uplinkPaceBytesPerS :Float64) -> (size :UInt64, sha256 :Data);
+  serveFile @5 (token :Data, file :Text, uplinkPaceBytesPerS :Float64)
+      -> (size :UInt64, sha256 :Data, digestChunkBytes :UInt32, pieceDigests :Data);
   # manifests: be the source of one item. `file` is resolved like a
   # receive's dest (relative: under the data root; absolute: inside a root;
   # no '..', no symlink on the way); fails with the reason when refused.

@@ -44,6 +44,7 @@ class AgentLink {
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
     std::string sha256;  // 32 bytes
+    std::string pieceDigests{};  // with ReceiveOrder::digestChunkBytes: its pieces', 32 bytes each
   };
   struct ReceiveOrder {
     std::string token;   // 32 bytes
@@ -64,6 +65,10 @@ class AgentLink {
     // --max-rate, or a cap of the agent's measured downlink: the data
     // plane's downlink at most this while the receive lives; 0: as it is.
     double downlinkPaceBytesPerSecond = 0.0;
+    // The source's chunk digests (SourceFile): the chunk they cut (0: none)
+    // and the whole file's pieces' digests (a striped file: its stripes').
+    std::uint32_t digestChunkBytes = 0;
+    std::string pieceDigests{};
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;
@@ -111,6 +116,9 @@ class AgentLink {
   struct ServedFile {
     std::uint64_t size = 0;
     std::string sha256;
+    // Its chunk digests (SourceFile): the chunk they cut, 0 none, and the pieces'.
+    std::uint32_t digestChunkBytes = 0;
+    std::string pieceDigests{};
   };
   using ServeDone = std::function<void(const Result<ServedFile>& served)>;
   virtual void serveFile(const std::string& /*token*/, const std::string& /*file*/,

@@ -34,6 +34,8 @@ void ManifestService::prepareSources(Running& running, Prepared prepared) {
           it.serving = true;
           it.nodes.size = served->size;
           it.sha256 = served->sha256;
+          it.digestChunkBytes = served->digestChunkBytes;
+          it.pieceDigests = served->pieceDigests;
           it.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(it.sha256.data()), it.sha256.size());
         }
         if (!refusals.empty()) return prepared(refused(running, refusals));
@@ -52,6 +54,8 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
                                                 std::function<void(const Result<std::string>&)> answer) {
         const Item& it = *itemOf[k];
         AgentLink::ReceiveOrder order{it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0};
+        order.digestChunkBytes = it.digestChunkBytes;
+        order.pieceDigests = it.pieceDigests;
         // Relays a little under its uplink, receives within its downlink's cap; both within --max-rate.
         order.uplinkPaceBytesPerSecond = capped(coordinator_.agentUplinkPace(destinations[k]), running.maxRate);
         order.downlinkPaceBytesPerSecond = capped(coordinator_.agentDownlinkPace(destinations[k]), running.maxRate);

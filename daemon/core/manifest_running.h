@@ -21,6 +21,8 @@ struct ManifestService::Item {
   std::vector<std::string> paths;   // "" for the source
   std::string sha256;               // 32 bytes
   std::string sha256Hex;
+  std::uint32_t digestChunkBytes = 0;  // the source's chunk digests (SourceFile), 0 none
+  std::string pieceDigests;
   bool serving = false;             // the source agreed to serve
   std::unique_ptr<AgentCommands> commands;
   std::unique_ptr<SendOperation> operation;

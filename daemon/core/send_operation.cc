@@ -67,6 +67,7 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
   switch (r.state) {
     case TransferReport::State::kProgress: break;
     case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
+    case TransferReport::State::kParentCorrupt: break;
     case TransferReport::State::kFailed: fail(i, r.message); break;
     case TransferReport::State::kDone:
       if (r.sha256 != sha256Hex_) {

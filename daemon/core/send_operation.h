@@ -30,7 +30,7 @@ class SendCommands {
 };
 
 struct TransferReport {
-  enum class State { kProgress, kDone, kFailed, kParentLost };
+  enum class State { kProgress, kDone, kFailed, kParentLost, kParentCorrupt };
   State state = State::kProgress;
   std::uint64_t bytes = 0;
   std::uint64_t corruptChunks = 0;

@@ -198,6 +198,8 @@ void SendService::serveFromHolder(std::shared_ptr<Prepared> p, SendTree plan, St
         file.size = served->size;
         file.sha256 = served->sha256;
         file.sha256Hex = hnow::hexOf(reinterpret_cast<const unsigned char*>(file.sha256.data()), file.sha256.size());
+        file.digestChunkBytes = served->digestChunkBytes;
+        file.pieceDigests = served->pieceDigests;
         orderAgents(p, std::move(plan), {}, token, file, started);
       });
 }
@@ -260,9 +262,12 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     order.plainSize = p->compression.plainBytes;
     order.plainSha256 = p->plainSha256;
   }
+  order.digestChunkBytes = file.digestChunkBytes;
+  if (running->stripes.empty()) order.pieceDigests = file.pieceDigests;
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
     const StripeSource& s = running->stripes[k];
-    order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k]});
+    order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k],
+                             k < file.stripePieceDigests.size() ? file.stripePieceDigests[k] : std::string()});
   }
   for (const std::string& t : running->transferTokens()) {
     coordinator_.claimToken(t, this);

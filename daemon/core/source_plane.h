@@ -23,6 +23,13 @@ struct SourceFile {
   // serveStripes: each stripe's, in order (32 bytes each; and as hex).
   std::vector<std::string> stripeSha256;
   std::vector<std::string> stripeSha256Hex;
+  // Served: the chunks its digests cut (0: none) and the pieces' digests,
+  // 32 bytes each, of the whole file or of each stripe; what every
+  // receiver checks each chunk against (docs/security.md, "Data a relay
+  // alters").
+  std::uint32_t digestChunkBytes = 0;
+  std::string pieceDigests{};
+  std::vector<std::string> stripePieceDigests{};
 };
 
 // One byte range of a striped send, served under its own token.

@@ -13,6 +13,7 @@
 
 #include "base/hex.h"
 #include "transport/data/file_digest.h"
+#include "transport/data/frame.h"
 
 namespace hnow::daemon {
 
@@ -25,29 +26,38 @@ struct OpenedSource {
   SourceFile file;
   int fd = -1;
   std::vector<transport::data::ByteRange> ranges;  // a striped send's, tokens and digests
+  transport::data::ChunkDigests digests;           // a whole file's chunk digests
   OpenedSource() = default;
-  OpenedSource(OpenedSource&& o) noexcept : file(std::move(o.file)), fd(std::exchange(o.fd, -1)), ranges(std::move(o.ranges)) {}
+  OpenedSource(OpenedSource&& o) noexcept
+      : file(std::move(o.file)), fd(std::exchange(o.fd, -1)), ranges(std::move(o.ranges)), digests(std::move(o.digests)) {}
   OpenedSource& operator=(OpenedSource&&) = delete;
   ~OpenedSource() {
     if (fd >= 0) ::close(fd);
   }
 };
 
-Result<OpenedSource> openHashed(const std::string& path) {
+// `chunkBytes`: also its chunk digests, to be served with them.
+Result<OpenedSource> openHashed(const std::string& path, std::uint32_t chunkBytes = 0) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
-  auto hashed = transport::data::hashedFile(fd, path);
+  auto hashed = transport::data::hashedFile(fd, path, chunkBytes);
   if (!hashed) return hashed.error();
   OpenedSource out;
   out.fd = hashed->fd;
   out.file.size = hashed->size;
+  if (!hashed->digests.empty()) {
+    out.file.digestChunkBytes = hashed->digests.chunkBytes;
+    out.file.pieceDigests = hashed->digests.pieceBytes();
+    out.digests = std::move(hashed->digests);
+  }
   const auto& bytes = hashed->sha256;
   out.file.sha256Hex = hnow::hexOf(bytes.data(), bytes.size());
   out.file.sha256.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return out;
 }
 
-Result<OpenedSource> openStriped(const std::string& path, std::uint64_t size, const std::vector<StripeCut>& stripes) {
+Result<OpenedSource> openStriped(const std::string& path, std::uint64_t size, const std::vector<StripeCut>& stripes,
+                                 std::uint32_t chunkBytes) {
   OpenedSource out;
   out.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (out.fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
@@ -57,7 +67,7 @@ Result<OpenedSource> openStriped(const std::string& path, std::uint64_t size, co
                  " bytes any more); run the send again"};
   std::vector<std::uint64_t> ends;
   for (const StripeCut& s : stripes) ends.push_back(s.offset + s.length);
-  auto digests = transport::data::sha256OfRanges(out.fd, ends);
+  auto digests = transport::data::sha256OfRanges(out.fd, ends, chunkBytes);
   if (!digests) return Error{path + ": " + digests.error().message};
   out.file.size = size;
   out.file.sha256.assign(reinterpret_cast<const char*>(digests->whole.data()), 32);
@@ -66,19 +76,22 @@ Result<OpenedSource> openStriped(const std::string& path, std::uint64_t size, co
     const auto& d = digests->ranges[k];
     out.file.stripeSha256.emplace_back(reinterpret_cast<const char*>(d.data()), 32);
     out.file.stripeSha256Hex.push_back(hnow::hexOf(d.data(), 32));
-    out.ranges.push_back({stripes[k].token, stripes[k].offset, stripes[k].length, d});
+    out.file.stripePieceDigests.push_back(digests->rangeChunks[k].pieceBytes());
+    out.ranges.push_back({stripes[k].token, stripes[k].offset, stripes[k].length, d, std::move(digests->rangeChunks[k])});
   }
+  out.file.digestChunkBytes = chunkBytes;
   return out;
 }
 
 }  // namespace
 
 void DataSourcePlane::serveFile(const std::string& token, const std::string& path, Served done) {
-  work_.run<Result<OpenedSource>>([path] { return openHashed(path); },
+  work_.run<Result<OpenedSource>>([path] { return openHashed(path, transport::data::kChunkBytes); },
                                   [this, token, done](Result<OpenedSource>& opened) {
                                     if (!opened) return done(opened.error());
                                     // The plane owns the descriptor from here.
-                                    plane_.addSource(token, std::exchange(opened.value().fd, -1), opened->file.size);
+                                    plane_.addSource(token, std::exchange(opened.value().fd, -1), opened->file.size,
+                                                     std::move(opened.value().digests));
                                     done(opened->file);
                                   });
 }
@@ -102,7 +115,9 @@ Result<std::uint64_t> DataSourcePlane::sizeOf(const std::string& path) {
 
 void DataSourcePlane::serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                                    const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes, Served done) {
-  work_.run<Result<OpenedSource>>([path, size, stripes] { return openStriped(path, size, stripes); },
+  // The stripes' chunk digests cut the chunks they are relayed in.
+  const std::uint32_t digestChunk = chunkBytes == 0 ? transport::data::kChunkBytes : chunkBytes;
+  work_.run<Result<OpenedSource>>([path, size, stripes, digestChunk] { return openStriped(path, size, stripes, digestChunk); },
                                   [this, token, chunkBytes, done](Result<OpenedSource>& opened) {
                                     if (!opened) return done(opened.error());
                                     plane_.addSourceRanges(token, std::exchange(opened.value().fd, -1),

@@ -91,6 +91,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
     case wire::TransferState::DONE: report.state = TransferReport::State::kDone; break;
     case wire::TransferState::FAILED: report.state = TransferReport::State::kFailed; break;
     case wire::TransferState::PARENT_LOST: report.state = TransferReport::State::kParentLost; break;
+    case wire::TransferState::PARENT_CORRUPT: report.state = TransferReport::State::kParentCorrupt; break;
   }
   report.bytes = in.getBytes();
   report.corruptChunks = in.getCorruptChunks();
@@ -362,7 +363,10 @@ class RpcAgentLink final : public AgentLink {
     wireOrder.plainSize = order.plainSize;
     wireOrder.plainSha256 = order.plainSha256;
     wireOrder.downlinkPaceBytesPerSecond = order.downlinkPaceBytesPerSecond;
-    for (const Stripe& s : order.stripes) wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256});
+    wireOrder.digestChunkBytes = order.digestChunkBytes;
+    wireOrder.pieceDigests = order.pieceDigests;
+    for (const Stripe& s : order.stripes)
+      wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256, s.pieceDigests});
     transport::toWire(wireOrder, request.initOrder());
     tasks_.add(request.send().then(
         [done](auto response) { done(std::string(response.getPath())); },
@@ -427,7 +431,10 @@ class RpcAgentLink final : public AgentLink {
     tasks_.add(request.send().then(
         [done](auto response) {
           auto sha = response.getSha256();
-          done(ServedFile{response.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size())});
+          auto pieces = response.getPieceDigests();
+          done(ServedFile{response.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()),
+                          response.getDigestChunkBytes(),
+                          std::string(reinterpret_cast<const char*>(pieces.begin()), pieces.size())});
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }

@@ -69,14 +69,16 @@ class MoleControl final : public wire::AgentControl::Server {
   MoleState& state_;
 };
 
-// Whether a hello with `token` to `address` is answered with a DATA frame.
+// Whether a hello with `token` to `address` is answered with data: a DATA
+// frame, or the chunk digests the source sends before its first one.
 bool servedWith(const std::string& address, const std::string& token, std::string* peer = nullptr) {
   RawPeer child(address);
   if (!child.connected() || !child.send(data::encodeFrame(data::FrameType::kHello, 0, token))) return false;
   if (peer) *peer = child.self();
   child.readUntilClosed(1000ms, data::kHeaderBytes);
-  return child.received.size() >= data::kHeaderBytes &&
-         static_cast<data::FrameType>(child.received[4]) == data::FrameType::kData;
+  if (child.received.size() < data::kHeaderBytes) return false;
+  const auto type = static_cast<data::FrameType>(child.received[4]);
+  return type == data::FrameType::kData || type == data::FrameType::kDigests;
 }
 
 }  // namespace

@@ -92,12 +92,13 @@ void DataPlane::Impl::serveClosed(ServeConnection* connection) {
   children_.erase(it);
 }
 
-void DataPlane::Impl::addSource(std::string token, int fd, std::uint64_t size) {
+void DataPlane::Impl::addSource(std::string token, int fd, std::uint64_t size, ChunkDigests digests) {
   auto op = std::make_unique<Operation>();
   op->token = token;
   op->size = size;
   op->fd = fd;
   op->available = size;
+  op->useDigests(std::move(digests));
   op->state = Operation::State::kSource;
   operations_[token] = std::move(op);
 }
@@ -116,6 +117,7 @@ void DataPlane::Impl::addSourceRanges(std::string fileToken, int fd, std::vector
     op->fd = fd;
     op->assembly = file.get();
     op->chunkBytes = std::min(chunkBytes, kChunkBytes);
+    op->useDigests(std::move(range.digests));
     op->state = Operation::State::kSource;
     file->ranges.push_back(range.token);
     operations_[range.token] = std::move(op);
@@ -203,8 +205,10 @@ void DataPlane::watchInterface(const std::string& host) {
   loop_->post([this, interface = std::move(interface)]() { impl_->interface_ = interface; });
 }
 
-void DataPlane::addSource(std::string token, int fd, std::uint64_t size) {
-  loop_->post([this, token = std::move(token), fd, size]() mutable { impl_->addSource(std::move(token), fd, size); });
+void DataPlane::addSource(std::string token, int fd, std::uint64_t size, ChunkDigests digests) {
+  loop_->post([this, token = std::move(token), fd, size, digests = std::move(digests)]() mutable {
+    impl_->addSource(std::move(token), fd, size, std::move(digests));
+  });
 }
 
 void DataPlane::addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges,
@@ -222,9 +226,11 @@ void DataPlane::receiveRanges(std::string fileToken, std::vector<ByteRange> rang
   });
 }
 
-void DataPlane::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target) {
-  loop_->post([this, token = std::move(token), size, expected, target = std::move(target)]() mutable {
-    impl_->receive(std::move(token), size, expected, std::move(target));
+void DataPlane::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target,
+                        ChunkDigests digests) {
+  loop_->post([this, token = std::move(token), size, expected, target = std::move(target),
+               digests = std::move(digests)]() mutable {
+    impl_->receive(std::move(token), size, expected, std::move(target), std::move(digests));
   });
 }
 

@@ -19,11 +19,10 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "transport/data/chunk_digests.h"
 #include "transport/data/link_counters.h"
 
 namespace hnow::transport::data {
-
-using Sha256 = std::array<unsigned char, 32>;
 
 struct DataOptions {
   std::uint32_t chunkBytes = 128 * 1024;
@@ -34,6 +33,11 @@ struct DataOptions {
   // the same offset of a connection (0: never).
   // From HNOW_TEST_CORRUPT_CHUNK_EVERY in the daemons' main().
   std::uint64_t corruptChunkEvery = 0;
+  // Test-only: every Nth DATA frame this process relays (never one it
+  // sources) has a payload byte rewritten before its checksum is computed,
+  // as a hostile relay would (0: never). From
+  // HNOW_TEST_REWRITE_RELAYED_CHUNK_EVERY in hnow-agent's main().
+  std::uint64_t rewriteRelayedChunkEvery = 0;
   hnow::Duration progressInterval = std::chrono::milliseconds(100);
   hnow::Duration reconnectDelay = std::chrono::milliseconds(300);
   // A connection must say HELLO within helloTimeout, and at most
@@ -68,15 +72,22 @@ struct ByteRange {
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
   Sha256 sha256{};
+  // Its chunks' digests from the source (chunk_digests.h): the source's
+  // every chunk's, a receiver's the pieces' from hnowd; none: unchecked
+  // until the range's SHA-256.
+  ChunkDigests digests{};
 };
 
 struct TransferEvent {
-  enum class Kind { kProgress, kDone, kFailed, kParentLost };
+  // kParentCorrupt: the parent sent a chunk (or a list of chunk digests)
+  // that differs from the source's; the connection is dropped and not
+  // tried again: hnowd moves the receive to another parent (pull()).
+  enum class Kind { kProgress, kDone, kFailed, kParentLost, kParentCorrupt };
   Kind kind = Kind::kProgress;
   std::string token;
   std::uint64_t bytes = 0;          // written in order so far
   std::uint64_t corruptChunks = 0;  // detected by XXH3 and asked for again
-  std::string message;              // kFailed, kParentLost
+  std::string message;              // kFailed, kParentLost, kParentCorrupt
   std::string path;                 // kDone
   std::string sha256Hex;            // kDone
 };
@@ -123,14 +134,19 @@ class DataPlane {
   // child this process serves, the downlink by every parent it pulls from.
   void setRates(double uplinkBytesPerSecond, double downlinkBytesPerSecond);
 
-  // hnowd: serve `fd` (owned from now) to children presenting `token`.
-  void addSource(std::string token, int fd, std::uint64_t size);
+  // hnowd: serve `fd` (owned from now) to children presenting `token`;
+  // with `digests` (every chunk's), in exactly their chunks, each piece's
+  // list before its first chunk (chunk_digests.h).
+  void addSource(std::string token, int fd, std::uint64_t size, ChunkDigests digests = {});
   // hnowd: serve each range of `fd` (owned from now) to children
   // presenting the range's token, in chunks of `chunkBytes` (0: the
   // plane's; at most kChunkBytes); release(fileToken) ends them all.
   void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges, std::uint32_t chunkBytes = 0);
   // An agent: accept children presenting `token` and wait for pull().
-  void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
+  // With `digests` (the pieces' from hnowd), every chunk is checked before
+  // it is written, relayed or acknowledged, and served on in the same chunks.
+  void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target,
+               ChunkDigests digests = {});
   // An agent: receive a file as `ranges` (in order, covering it), each
   // pulled with pull(range.token, ...) and relayed as it lands. Once every
   // range matched its SHA-256 the file is renamed into place and each range

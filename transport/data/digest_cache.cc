@@ -6,6 +6,7 @@
 #include <ctime>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -31,11 +32,25 @@ Stamp stampOf(const struct stat& info) { return {info.st_size, info.st_mtim, inf
 
 using Inode = std::pair<dev_t, ino_t>;
 
+// Chunk digests are 32 bytes per chunk (256 KiB a GiB in 128 KiB chunks):
+// this keeps those of 256 GiB of sources.
+constexpr std::size_t kMaxChunkDigestBytes = 64 << 20;
+
+struct Chunked {
+  Stamp stamp;
+  std::shared_ptr<const FileDigests> digests;
+};
+
 struct Cache {
   std::mutex mutex;
   std::map<Inode, std::pair<Stamp, Sha256>> entries;
   std::deque<Inode> order;  // insertion order, for eviction
+  std::map<Inode, Chunked> chunked;
+  std::deque<Inode> chunkedOrder;
+  std::size_t chunkedBytes = 0;
 };
+
+std::size_t bytesOf(const FileDigests& d) { return (d.chunks.chunks.size() + d.chunks.pieces.size()) * sizeof(Sha256); }
 
 Cache& cache() {
   static Cache c;
@@ -76,6 +91,45 @@ Result<Sha256> rememberedSha256(int fd) {
   return digest;
 }
 
+Result<FileDigests> rememberedDigests(int fd, std::uint32_t chunkBytes) {
+  struct stat before {};
+  if (::fstat(fd, &before) != 0 || !S_ISREG(before.st_mode)) return digestsOfFile(fd, chunkBytes);
+  const Inode inode{before.st_dev, before.st_ino};
+  {
+    Cache& c = cache();
+    std::lock_guard lock(c.mutex);
+    auto it = c.chunked.find(inode);
+    if (it != c.chunked.end() && it->second.stamp == stampOf(before) && it->second.digests->chunks.chunkBytes == chunkBytes)
+      return *it->second.digests;
+  }
+  timespec started{};
+  ::clock_gettime(CLOCK_REALTIME, &started);
+  reads.fetch_add(1, std::memory_order_relaxed);
+  auto digests = digestsOfFile(fd, chunkBytes);
+  if (!digests) return digests;
+  struct stat after {};
+  const bool settled = ::fstat(fd, &after) == 0 && stampOf(after) == stampOf(before) &&
+                       before.st_ctim.tv_sec + 1 < started.tv_sec;
+  if (settled && bytesOf(*digests) <= kMaxChunkDigestBytes) {
+    Cache& c = cache();
+    std::lock_guard lock(c.mutex);
+    if (c.entries.insert_or_assign(inode, std::make_pair(stampOf(before), digests->whole)).second) c.order.push_back(inode);
+    auto& slot = c.chunked[inode];
+    if (slot.digests) c.chunkedBytes -= bytesOf(*slot.digests);
+    else c.chunkedOrder.push_back(inode);
+    slot = {stampOf(before), std::make_shared<const FileDigests>(*digests)};
+    c.chunkedBytes += bytesOf(*digests);
+    while (c.chunkedBytes > kMaxChunkDigestBytes && !c.chunkedOrder.empty()) {
+      auto old = c.chunked.find(c.chunkedOrder.front());
+      c.chunkedOrder.pop_front();
+      if (old == c.chunked.end()) continue;
+      c.chunkedBytes -= bytesOf(*old->second.digests);
+      c.chunked.erase(old);
+    }
+  }
+  return digests;
+}
+
 std::uint64_t digestReads() { return reads.load(std::memory_order_relaxed); }
 
 void forgetDigests() {
@@ -83,6 +137,9 @@ void forgetDigests() {
   std::lock_guard lock(c.mutex);
   c.entries.clear();
   c.order.clear();
+  c.chunked.clear();
+  c.chunkedOrder.clear();
+  c.chunkedBytes = 0;
 }
 
 }  // namespace hnow::transport::data

@@ -12,12 +12,19 @@
 
 #include "base/result.h"
 #include "transport/data/data_plane.h"
+#include "transport/data/file_digest.h"
 
 namespace hnow::transport::data {
 
 // The digest of the regular file open on `fd`, from the cache or read
 // whole (then remembered).
 Result<Sha256> rememberedSha256(int fd);
+
+// The digest and the chunk digests of `chunkBytes` (chunk_digests.h) of
+// the file open on `fd`: what hnowd serves. Remembered as the digest is,
+// within a budget (kMaxChunkDigestBytes): a send of an unchanged file
+// reads it no more than a send without digests did.
+Result<FileDigests> rememberedDigests(int fd, std::uint32_t chunkBytes);
 
 // Files this process has read whole to hash them here.
 std::uint64_t digestReads();

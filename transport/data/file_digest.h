@@ -21,24 +21,35 @@ std::size_t readBufferBytes(std::uint64_t size);
 // digest, or why the file could not be read.
 Result<Sha256> sha256OfFile(int fd);
 
+// The same pass, also cutting the file into chunks of `chunkBytes` for the
+// source's chunk digests (chunk_digests.h).
+struct FileDigests {
+  Sha256 whole{};
+  ChunkDigests chunks;
+};
+Result<FileDigests> digestsOfFile(int fd, std::uint32_t chunkBytes);
+
 // The SHA-256 of the whole file and of each byte range [ends[k-1], ends[k])
 // (ends ascending, the last the file's size), in one pass over it: a
-// striped file's ranges are checked apart (data_plane.h ByteRange).
+// striped file's ranges are checked apart (data_plane.h ByteRange); with
+// `chunkBytes`, each range's chunk digests too, its chunks cut from its start.
 struct RangeDigests {
   Sha256 whole{};
   std::vector<Sha256> ranges;
+  std::vector<ChunkDigests> rangeChunks;  // with chunkBytes only
 };
-Result<RangeDigests> sha256OfRanges(int fd, const std::vector<std::uint64_t>& ends);
+Result<RangeDigests> sha256OfRanges(int fd, const std::vector<std::uint64_t>& ends, std::uint32_t chunkBytes = 0);
 
 // A file opened to be served: its descriptor, size and digest.
 struct HashedFile {
   int fd = -1;
   std::uint64_t size = 0;
   Sha256 sha256{};
+  ChunkDigests digests;  // with chunkBytes only
 };
 // `fd`, owned from now (closed when refused), checked to be a regular file
 // and hashed (or its digest remembered: digest_cache.h); `path` names it in
-// the reason it is refused.
-Result<HashedFile> hashedFile(int fd, const std::string& path);
+// the reason it is refused. With `chunkBytes`, its chunk digests as well.
+Result<HashedFile> hashedFile(int fd, const std::string& path, std::uint32_t chunkBytes = 0);
 
 }  // namespace hnow::transport::data

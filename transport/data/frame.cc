@@ -84,6 +84,11 @@ std::optional<Frame> FrameDecoder::next() {
         error_ = "oversized frame: " + std::to_string(length) + " bytes (the limit is " +
                  std::to_string(maxPayload_) + ")";
       break;
+    case FrameType::kDigests:
+      if (length == 0 || length % 32 != 0 || length > maxPayload_)
+        error_ = "a list of chunk digests of " + std::to_string(length) +
+                 " bytes (a multiple of 32, at most " + std::to_string(maxPayload_) + ")";
+      break;
     case FrameType::kHello:
       if (length != kTokenBytes)
         error_ = "a hello of " + std::to_string(length) + " bytes (it must carry a 32-byte token)";

@@ -24,6 +24,9 @@ enum class FrameType : std::uint8_t {
   kData = 2,    // parent -> child: a chunk of the file at `offset`
   kAck = 3,     // child -> parent: every byte before `offset` is written
   kResend = 4,  // child -> parent: the chunk at `offset` arrived corrupt; send again from there
+  // parent -> child: the SHA-256 of each chunk of the piece starting at
+  // `offset`, sent before that piece's first chunk (chunk_digests.h)
+  kDigests = 5,
 };
 
 struct Frame {
@@ -45,7 +48,7 @@ void encodeHeaderInPlace(char* out, FrameType type, std::uint64_t offset, std::u
 
 // Incremental decoder: feed bytes as they arrive, take frames out. A stream
 // that breaks the format (bad magic, unknown type, payload over the limit, a
-// HELLO, ACK or RESEND of the wrong size) puts it in a failed state for good:
+// HELLO, ACK, RESEND or DIGESTS of the wrong size) puts it in a failed state for good:
 // the connection is closed, nothing after the bad header is interpreted.
 class FrameDecoder {
  public:

@@ -55,7 +55,7 @@ struct DataPlane::Impl final : PlaneCore {
   Result<int> listen(const std::string& host);
   void accept(uv_stream_t* server);
   void serveClosed(ServeConnection* connection) override;
-  void addSource(std::string token, int fd, std::uint64_t size);
+  void addSource(std::string token, int fd, std::uint64_t size, ChunkDigests digests);
   void addSourceRanges(std::string fileToken, int fd, std::vector<ByteRange> ranges, std::uint32_t chunkBytes);
   LinkCounters counters();
   void probe(ProbeOrder order, ProbeDone done);
@@ -63,12 +63,13 @@ struct DataPlane::Impl final : PlaneCore {
   // plane_receive.cc
   // A receiving operation on `fd` (not owned by it), waiting for pull().
   Operation& addReceiving(const std::string& token, std::uint64_t size, Sha256 expected, int fd);
-  void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target);
+  void receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target, ChunkDigests digests);
   void receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
                      std::uint32_t chunkBytes);
   void pull(const std::string& token, std::string parentAddress);
   void connectUpstream(Operation& op);
   void upstreamClosed(Operation& op, const std::string& reason) override;
+  void parentCorrupt(Operation& op, const std::string& what) override;
   void chunkWritten(Operation& op) override;
   void finish(Operation& op);
   void rangeVerified(Operation& op);

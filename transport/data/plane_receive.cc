@@ -45,9 +45,12 @@ Operation& DataPlane::Impl::addReceiving(const std::string& token, std::uint64_t
   return added;
 }
 
-void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target) {
+void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expected, ReceiveTarget target,
+                              ChunkDigests digests) {
   if (find(token) || assemblies_.count(token)) return dropTarget(target);  // a repeated command
-  addReceiving(token, size, expected, target.fileFd).target = std::move(target);
+  Operation& op = addReceiving(token, size, expected, target.fileFd);
+  op.target = std::move(target);
+  op.useDigests(std::move(digests));
 }
 
 void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
@@ -64,6 +67,7 @@ void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange
     op.base = range.offset;
     op.assembly = file.get();
     op.chunkBytes = std::min(chunkBytes, kChunkBytes);
+    op.useDigests(range.digests);
     file->ranges.push_back(range.token);
   }
   assemblies_[fileToken] = std::move(file);
@@ -73,6 +77,7 @@ void DataPlane::Impl::pull(const std::string& token, std::string parentAddress) 
   Operation* op = find(token);
   if (!op || !op->receiving()) return;
   op->parentAddress = std::move(parentAddress);
+  op->parentBelied = false;
   uv_timer_stop(op->retryTimer.get());
   connectUpstream(*op);
 }
@@ -88,7 +93,7 @@ void DataPlane::Impl::connectUpstream(Operation& op) {
 }
 
 void DataPlane::Impl::upstreamClosed(Operation& op, const std::string& reason) {
-  if (!op.receiving()) return;
+  if (!op.receiving() || op.parentBelied) return;
   retire(std::move(op.upstream));
   spdlog::warn("the parent {} of a transfer went away at byte {}: {}; retrying until hnowd "
                "re-parents", op.parentAddress, op.base + op.available, reason);
@@ -98,6 +103,21 @@ void DataPlane::Impl::upstreamClosed(Operation& op, const std::string& reason) {
       static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.reconnectDelay).count()),
       0);
+}
+
+// Nothing it sent past the last good chunk was written, so the receive
+// resumes from there at whichever parent hnowd names; its own children were
+// never served a byte of it. Trying the same parent again would only fetch
+// the same lie: hnowd decides (it bars the relay, docs/security.md).
+void DataPlane::Impl::parentCorrupt(Operation& op, const std::string& what) {
+  if (!op.receiving()) return;
+  retire(std::move(op.upstream));
+  uv_timer_stop(op.retryTimer.get());
+  op.parentBelied = true;
+  const std::string message = what + ", from the parent " + op.parentAddress;
+  spdlog::warn("{} (the source's digests); dropped that parent at byte {}, waiting for hnowd to name another",
+               message, op.base + op.available);
+  emit(TransferEvent::Kind::kParentCorrupt, op, message);
 }
 
 void DataPlane::Impl::chunkWritten(Operation& op) {
@@ -137,7 +157,8 @@ void DataPlane::Impl::finish(Operation& op) {
   Sha256 digest{};
   unsigned int length = 0;
   EVP_DigestFinal_ex(op.sha.get(), digest.data(), &length);
-  if (digest != op.expected)
+  // With the source's digests every chunk was checked before it was written.
+  if (op.digests.empty() && digest != op.expected)
     return fail(op, op.assembly ? "the bytes " + std::to_string(op.base) + "-" + std::to_string(op.base + op.size) +
                                       " received differ from the source's (SHA-256)"
                                 : "the received file's SHA-256 differs from the source's");

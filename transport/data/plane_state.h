@@ -59,11 +59,22 @@ struct Operation {
   std::unique_ptr<PullConnection> upstream;
   std::set<ServeConnection*> children;
   std::uint64_t corruptChunks = 0;
+  // The source's chunk digests (chunk_digests.h); empty: none came.
+  ChunkDigests digests;
+  // The parent served bytes that differ from the source's: no retry until
+  // hnowd names a parent (pull()).
+  bool parentBelied = false;
   hnow::TimePoint lastProgress{};
   UvHandle<uv_timer_t> retryTimer;
   std::function<void()> retry;  // reconnect to parentAddress
 
   bool receiving() const { return state == State::kWaiting || state == State::kReceiving; }
+  // Served in exactly the digests' chunks, so every node cuts them alike.
+  void useDigests(ChunkDigests d) {
+    if (d.empty()) return;
+    chunkBytes = d.chunkBytes;
+    digests = std::move(d);
+  }
   // Where the received bytes go: this operation's file, or its assembly's.
   const ReceiveTarget& file() const { return assembly ? assembly->target : target; }
 };
@@ -92,6 +103,9 @@ class PlaneCore {
   virtual void chunkWritten(Operation& op) = 0;
   // The connection to `op`'s parent ended before the file was complete.
   virtual void upstreamClosed(Operation& op, const std::string& reason) = 0;
+  // `op`'s parent sent what differs from the source's (`what`): it is
+  // dropped, and the receive waits for hnowd to name another.
+  virtual void parentCorrupt(Operation& op, const std::string& what) = 0;
   // The operation cannot complete here (a write failed, the digest differs).
   virtual void fail(Operation& op, const std::string& message) = 0;
   // A child's connection ended; the plane destroys it later.

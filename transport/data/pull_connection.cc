@@ -26,22 +26,35 @@ void PullConnection::onConnected() {
   stream_.write(encodeFrame(FrameType::kHello, expected_, op_.token));
 }
 
+void PullConnection::askAgain() {
+  ++op_.corruptChunks;
+  if (resendAsked_ == expected_) return;
+  spdlog::warn("corrupt chunk at offset {} (XXH3 mismatch); asking again", expected_);
+  stream_.write(encodeFrame(FrameType::kResend, expected_, {}));
+  resendAsked_ = expected_;
+}
+
 void PullConnection::onFrame(Frame frame) {
+  if (frame.type == FrameType::kDigests && !op_.digests.empty()) {
+    // Taking a piece's list again (sent again after a RESEND) changes nothing.
+    // A bit flipped on the way is the link's; a list that checks by
+    // XXH3 and not by the piece's digest is the parent's doing.
+    if (!checksumOk(frame)) return askAgain();
+    std::string why;
+    if (!op_.digests.takeList(frame.offset, frame.payload, why)) return core_.parentCorrupt(op_, why);
+    return;
+  }
   if (frame.type != FrameType::kData) return stream_.close("unexpected frame from the parent");
   // After a RESEND the frames already in flight are stale: skip until the
   // asked-for offset comes back.
   if (frame.offset != expected_) return;
   if (frame.payload.size() > op_.size - expected_) return stream_.close("data beyond the file's end");
-  if (!checksumOk(frame)) {
-    ++op_.corruptChunks;
-    if (resendAsked_ != expected_) {
-      spdlog::warn("corrupt chunk at offset {} (XXH3 mismatch); asking again", expected_);
-      stream_.write(encodeFrame(FrameType::kResend, expected_, {}));
-      resendAsked_ = expected_;
-    }
-    return;
-  }
+  if (!checksumOk(frame)) return askAgain();
   resendAsked_.reset();
+  // Checked before it is written: a byte the source did not serve is never
+  // held, relayed or acknowledged here (chunk_digests.h).
+  if (std::string why; !op_.digests.empty() && !op_.digests.check(frame.offset, frame.payload, why))
+    return core_.parentCorrupt(op_, why);  // destroys this connection
   if (!writeChunk(frame)) return;
   const std::uint64_t length = frame.payload.size();
   expected_ += length;
@@ -73,7 +86,10 @@ bool PullConnection::writeChunk(const Frame& frame) {
     }
     done += static_cast<std::size_t>(n);
   }
-  EVP_DigestUpdate(op_.sha.get(), frame.payload.data(), frame.payload.size());
+  // Every chunk checked against the source's digest stands for the whole
+  // file's SHA-256 (hnowd took both in one pass): hashing it twice would
+  // only cost each receiver's CPU.
+  if (op_.digests.empty()) EVP_DigestUpdate(op_.sha.get(), frame.payload.data(), frame.payload.size());
   return true;
 }
 

@@ -2,7 +2,9 @@
 // The child's side: connect to the parent, say HELLO with the token and the
 // offset already held, then write chunks in order. A chunk whose XXH3 does
 // not match is asked for again (go-back-N: frames after it are ignored until
-// it comes back). Reading pauses while the shared downlink bucket is in
+// it comes back). With the source's digests (chunk_digests.h) each chunk
+// is also checked against its SHA-256 before it is written, and one that
+// differs drops this parent for good (PlaneCore::parentCorrupt). Reading pauses while the shared downlink bucket is in
 // debt, so TCP pushes back on the parent.
 #include <optional>
 
@@ -24,6 +26,8 @@ class PullConnection {
  private:
   void onConnected();
   void onFrame(Frame frame);
+  // The frame at expected_ failed its XXH3: ask for it again (once).
+  void askAgain();
   bool writeChunk(const Frame& frame);
 
   PlaneCore& core_;

@@ -78,6 +78,7 @@ void ServeConnection::onFrame(Frame frame) {
     case FrameType::kResend:
       spdlog::info("child {} asks again from offset {} (corrupt chunk)", stream_.peer(), frame.offset);
       if (!window_->rewind(frame.offset)) return stream_.close("resend outside the window");
+      listedPiece_.reset();  // it may have been the list that came corrupt
       break;
     default: return stream_.close("unexpected frame from a child");
   }
@@ -115,6 +116,7 @@ void ServeConnection::sendChunk(Chunk chunk) {
     encodeHeaderInPlace(frame.data(), FrameType::kData, chunk.offset, chunk.length);
     return stream_.write(std::move(frame));
   }
+  if (!sendListFor(chunk.offset)) return;
   std::size_t done = 0;
   while (done < chunk.length) {
     ssize_t n = ::pread(op_->fd, frame.data() + kHeaderBytes + done, chunk.length - done,
@@ -122,6 +124,13 @@ void ServeConnection::sendChunk(Chunk chunk) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return stream_.close(std::string("cannot read the file: ") + std::strerror(errno));
     done += static_cast<std::size_t>(n);
+  }
+  // Test-only: a hostile relay rewrites what it passes on and computes the
+  // frame checksum over its own bytes; only the source's digests catch it.
+  const std::uint64_t rewrite = core_.options().rewriteRelayedChunkEvery;
+  if (rewrite > 0 && op_->state != Operation::State::kSource && ++relayedFrames_ % rewrite == 0) {
+    frame[kHeaderBytes + chunk.length / 2] ^= 0x20;
+    spdlog::info("test hook: rewriting the relayed chunk at offset {} (frame checksum recomputed)", chunk.offset);
   }
   encodeHeaderInPlace(frame.data(), FrameType::kData, chunk.offset, chunk.length);
   // Never the same offset twice, so every chunk gets through in the end.
@@ -131,6 +140,26 @@ void ServeConnection::sendChunk(Chunk chunk) {
     spdlog::info("test hook: corrupting the chunk at offset {}", chunk.offset);
   }
   stream_.write(std::move(frame));
+}
+
+}  // namespace hnow::transport::data
+
+namespace hnow::transport::data {
+
+// Each piece's chunk digests go before its first chunk, and again after a
+// RESEND: a child checks every chunk against them (chunk_digests.h).
+bool ServeConnection::sendListFor(std::uint64_t offset) {
+  const ChunkDigests& digests = op_->digests;
+  if (digests.empty()) return true;
+  const std::uint64_t piece = digests.pieceOf(offset);
+  if (listedPiece_ == piece) return true;
+  if (!digests.holdsList(piece)) {
+    stream_.close("no chunk digests for the piece at byte " + std::to_string(digests.pieceStart(piece)));
+    return false;
+  }
+  stream_.write(encodeFrame(FrameType::kDigests, digests.pieceStart(piece), digests.listOf(piece)));
+  listedPiece_ = piece;
+  return stream_.open();
 }
 
 }  // namespace hnow::transport::data

@@ -36,6 +36,9 @@ class ServeConnection {
   std::optional<Chunk> held_;  // taken from the bucket, waiting for the pacing timer
   UvHandle<uv_timer_t> pacing_;
   std::set<std::uint64_t> corrupted_;  // offsets the test hook corrupted
+  std::uint64_t relayedFrames_ = 0;    // the relay-rewrite test hook's count
+  std::optional<std::uint64_t> listedPiece_;  // whose digests this child got last
+  bool sendListFor(std::uint64_t offset);
 };
 
 }  // namespace hnow::transport::data

@@ -1,0 +1,62 @@
+// The fault matrix, a hostile relay's row (docs/security.md, "Data a relay
+// alters"): agent-2 rewrites chunks it relays and computes their frame
+// checksums again (HNOW_TEST_REWRITE_RELAYED_CHUNK_EVERY in its own
+// environment), so only the source's chunk digests can catch it. Along a
+// chain of 4 agents at 80 Mbit/s, so agent-2 relays to a child.
+#include <doctest/doctest.h>
+
+#include "process/fault_lab.h"
+
+using hnow::testing::eventually;
+using hnow::testing::FaultLab;
+using hnow::testing::readWhole;
+using hnow::testing::writeRandomFile;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+TEST_CASE("fault matrix: a relay that rewrites chunks and their checksums is caught at the first one, its child moves, hnowd bars it") {
+  FaultLab lab(4, "--uplink-mbps 80 --source-uplink-mbps 80");
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  const fs::path source = lab.dir.path / "source.bin";
+  const std::string bytes = writeRandomFile(source, 3 << 20);
+  REQUIRE(lab.kill("agent-2"));
+  REQUIRE(eventually([&] { return lab.stateOf("agent-2") == "lost"; }, 10s));
+  lab.restart("agent-2", {"HNOW_TEST_REWRITE_RELAYED_CHUNK_EVERY=3"});
+  REQUIRE(lab.allReady());
+
+  auto send = lab.startClient("send " + source.string() + " --algo chain --json --dest rewritten.bin", "rewritten");
+  auto status = send->waitExit(30s);
+  REQUIRE(status.has_value());
+  CHECK_MESSAGE(*status == 0, readWhole(lab.errPath("rewritten")));
+  std::string victim;
+  for (const auto& [node, up] : lab.treeOf("rewritten"))
+    if (up == "agent-2") victim = node;
+  REQUIRE_MESSAGE(!victim.empty(), "agent-2 relays to nobody: " << readWhole(lab.errPath("rewritten")));
+  const auto report = nlohmann::json::parse(readWhole(lab.outPath("rewritten")));
+  REQUIRE_MESSAGE(report["copies"].size() == 4, report.dump());
+  for (const auto& copy : report["copies"]) {
+    CHECK(readWhole(copy["path"].get<std::string>()) == bytes);
+    // Its frame checksums matched: XXH3 saw nothing wrong.
+    CHECK(copy["corrupt_chunks"] == 0);
+    if (copy["node"] == victim) CHECK(copy["parent"] != "agent-2");
+  }
+  // The child named what differed and dropped its parent at once.
+  const std::string victimLog = readWhole(lab.dir.path / "logs" / (victim + ".log"));
+  CHECK(victimLog.find("differs from the source's (SHA-256)") != std::string::npos);
+  // hnowd names both peers, and the move shows in the report.
+  const std::string hnowdLog = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK_MESSAGE(hnowdLog.find(victim + " caught agent-2 relaying bytes that differ from the source's") != std::string::npos,
+                hnowdLog);
+  bool moved = false;
+  for (const auto& change : report["parent_changes"])
+    moved = moved || (change["node"] == victim && change["old_parent"] == "agent-2" &&
+                      change["reason"].get<std::string>().find("agent-2") != std::string::npos);
+  CHECK_MESSAGE(moved, report.dump());
+  CHECK(lab.leftovers() == 0);
+  MESSAGE("fault matrix: relay agent-2 rewriting every 3rd chunk it relays: " << victim << " caught it and moved, "
+                                                                              << report["copies"].size()
+                                                                              << " copies identical, send "
+                                                                              << report["actual_s"] << " s");
+  // The daemons serve on: the next send lands everywhere.
+  CHECK(lab.followUpSend("after.bin", 4));
+}
