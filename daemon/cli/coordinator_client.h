@@ -42,6 +42,9 @@ struct RemoteAgent {
   std::string dataAddress;
   RemoteLink uplink, downlink;
   RemoteCap uplinkCap, downlinkCap;  // in force now
+  // Sends in which it relayed bytes that differ from the source's
+  // (core/relay_suspects.h): from kSuspectFaults on, planned as a leaf.
+  int relayFaults = 0;
 };
 
 // A send hnowd still owes to agents that were off (hnow send --until-all).

@@ -4,6 +4,8 @@
 #include <ctime>
 #include <sstream>
 
+#include "core/relay_suspects.h"
+
 namespace hnow::cli {
 
 namespace {
@@ -41,6 +43,14 @@ std::string capsCell(const RemoteCap& up, const RemoteCap& down) {
 
 }  // namespace
 
+std::string relayFaultsNote(const RemoteAgent& agent) {
+  const int n = agent.relayFaults;
+  const std::string times = n == 1 ? "once" : std::to_string(n) + " times";
+  return agent.name + ": relayed bytes that differ from the source's " + times +
+         (n >= daemon::kSuspectFaults ? "; planned as a leaf (relays nothing)"
+                                      : "; planned as a leaf from " + std::to_string(daemon::kSuspectFaults) + " times on");
+}
+
 std::string statusTable(const RemoteStatus& status) {
   std::ostringstream out;
   char line[320];
@@ -71,6 +81,9 @@ std::string statusTable(const RemoteStatus& status) {
                       a.name.c_str(), name, link->bytesPerSecond * 8 / 1e6, link->told * 8 / 1e6);
         out << line;
       }
+  // An agent caught relaying bytes that differ from the source's (docs/security.md).
+  for (const RemoteAgent& a : status.agents)
+    if (a.relayFaults > 0) out << "! " << relayFaultsNote(a) << "\n";
   for (const RemoteOwedSend& o : status.owed) {
     std::string names;
     for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + n;

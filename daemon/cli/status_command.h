@@ -49,8 +49,13 @@ std::string opsTable(const std::vector<RemoteOperation>& records);
 
 // {"coordinator": {"name", "surveying", "links"}, "agents": [{"name", "site",
 // "state", "age_s", "rates": {...}, "links": {"uplink": {...}, "downlink":
-// {...}}, "roots"}]}; docs/link-rates.md describes a link's fields.
+// {...}}, "roots", "relay_faults", "relay_suspect"}]}; docs/link-rates.md
+// describes a link's fields.
 std::string statusJson(const RemoteStatus& status);
 std::string statusTable(const RemoteStatus& status);
+// The `!` note of an agent caught relaying bytes that differ from the
+// source's: "agent-1: relayed bytes that differ from the source's 2 times;
+// planned as a leaf (relays nothing)".
+std::string relayFaultsNote(const RemoteAgent& agent);
 
 }  // namespace hnow::cli

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/status_command.h"
+#include "core/relay_suspects.h"
 
 namespace hnow::cli {
 
@@ -55,6 +56,9 @@ std::string statusJson(const RemoteStatus& status) {
     agent["links"] = linksJson(a.uplink, a.downlink);
     agent["caps"] = capsJson(a.uplinkCap, a.downlinkCap);
     agent["roots"] = a.roots;
+    // Sends in which it relayed bytes that differ from the source's; relay_suspect: planned as a leaf.
+    agent["relay_faults"] = a.relayFaults;
+    agent["relay_suspect"] = a.relayFaults >= daemon::kSuspectFaults;
     list.push_back(std::move(agent));
   }
   nlohmann::ordered_json root;

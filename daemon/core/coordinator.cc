@@ -346,6 +346,7 @@ std::vector<AgentView> Coordinator::status() const {
       view.connected = it->second.session != 0;
     }
     if (record.hasRates) view.ratesAgeSeconds = seconds(now - record.ratesAt);
+    view.relayFaults = suspects_.faults(record.name);
     out.push_back(std::move(view));
   }
   return out;
@@ -385,6 +386,7 @@ Result<void> Coordinator::forget(const std::string& name) {
   links_.forget(name);
   caps_.erase(name);
   loads_.forget(name);
+  suspects_.forget(name);
   changed_.erase(name);
   lastSeenSaved_.erase(name);
   for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) linksSaved_.erase({name, d});

@@ -20,6 +20,7 @@
 #include "core/node_loads.h"
 #include "core/operation_log.h"
 #include "core/rate_table.h"
+#include "core/relay_suspects.h"
 #include "core/transfer_observer.h"
 #include "state/state_store.h"
 
@@ -61,6 +62,9 @@ struct AgentView {
   bool connected = false;
   NodeLinks links;
   NodeCaps caps;  // in force now
+  // Sends in which it relayed bytes that differ from the source's
+  // (relay_suspects.h); kSuspectFaults or more: planned as a leaf.
+  int relayFaults = 0;
 };
 
 // Rates an agent paces its data plane at (0: not paced, a real link).
@@ -204,6 +208,10 @@ class Coordinator {
   Result<std::vector<OperationRecord>> operations(std::size_t limit) { return operations_.newest(limit); }
   // Where other services (sends) record their operations.
   OperationLog& operationLog() { return operations_; }
+  // The relays caught altering bytes, which every plan makes leaves; sends
+  // and manifests count what they catch here, in memory.
+  RelaySuspects& relaySuspects() { return suspects_; }
+  const RelaySuspects& relaySuspects() const { return suspects_; }
 
   // The sends in progress hear of reports and losses; main() sets it.
   // Every observer hears every report, loss and drift, and ignores what is
@@ -256,6 +264,7 @@ class Coordinator {
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
   std::vector<TransferObserver*> observers_;
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
+  RelaySuspects suspects_;
   int interruptedAtStart_ = 0;
 };
 

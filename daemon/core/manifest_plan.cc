@@ -152,8 +152,16 @@ Result<ManifestPlan> planManifest(const std::string& algo, const std::vector<Tre
   const AloneTrees& alone = *planned;
   plan.sequentialSeconds = alone.sequentialSeconds;
 
-  auto together = [&](std::vector<planner::BroadcastTree> trees) {
-    return predictTogether(std::move(trees), items, rates, chunkBytes);
+  // A node that may not relay (TreeNode::relays) is a leaf in every item it
+  // does not source, whatever a candidate made of it: seed 004's model and
+  // the residual trees take rates, not that rule (the independent trees keep
+  // it already, planSendTree). Predicted as they will run.
+  std::vector<bool> relays;
+  for (const TreeNode& node : nodes) relays.push_back(node.relays);
+  auto candidate = [&](std::string name, std::vector<planner::BroadcastTree> trees) {
+    for (planner::BroadcastTree& tree : trees) tree = planner::hangOffNonRelays(tree, relays);
+    planner::ConcurrentPrediction prediction = predictTogether(trees, items, rates, chunkBytes);
+    return Candidate{std::move(name), std::move(trees), std::move(prediction)};
   };
 
   std::vector<Candidate> candidates;
@@ -164,21 +172,20 @@ Result<ManifestPlan> planManifest(const std::string& algo, const std::vector<Tre
     if (algo != "auto" && algo != name) continue;
     auto planned = planner::planMulticast(*instance, h.algorithm, {h.preemptive, 1});
     if (!planned) return Error{name + ": " + planned.error().message};
-    auto trees = planner::treesOfMulticastPlan(*instance, *planned);
-    Candidate c{name, trees, together(trees)};
+    Candidate c = candidate(name, planner::treesOfMulticastPlan(*instance, *planned));
     plan.considered.push_back({name, "store-and-forward", planned->makespan});
     plan.considered.push_back({name, kTogether, c.prediction.seconds});
     candidates.push_back(std::move(c));
   }
   if (algo == "auto" || algo == "independent") {
-    Candidate c{"independent", alone.trees, together(alone.trees)};
+    Candidate c = candidate("independent", alone.trees);
     plan.considered.push_back({"independent", kTogether, c.prediction.seconds});
     candidates.push_back(std::move(c));
   }
   if (algo == "auto" || algo == "residual") {
     auto trees = residualTrees(rates, items);
     if (!trees.empty()) {
-      Candidate c{"residual", trees, together(trees)};
+      Candidate c = candidate("residual", std::move(trees));
       plan.considered.push_back({"residual", kTogether, c.prediction.seconds});
       candidates.push_back(std::move(c));
     } else if (algo == "residual") {

@@ -108,8 +108,11 @@ static planner::NodeRates within(planner::NodeRates rates, double maxRate) {
 
 Result<void> ManifestService::planItems(Running& running) {
   std::vector<TreeNode> nodes;
-  for (const AgentView& a : running.agents)
+  for (const AgentView& a : running.agents) {
     nodes.push_back({a.record.name, a.record.site, within(a.record.rates, running.maxRate)});
+    // A relay suspect relays nothing (relay_suspects.h); it still serves an item it is the source of.
+    nodes.back().relays = !coordinator_.relaySuspects().suspect(a.record.name);
+  }
   std::vector<ManifestItemNodes> items;
   for (const Item& it : running.items) items.push_back(it.nodes);
   auto planned = planManifest(running.algo, nodes, items, chunkBytes_);
@@ -143,7 +146,8 @@ std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<
     settings.chunkBytes = chunkBytes_;
     auto node = [&](int a) {
       const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
-      return TreeNode{v.record.name, v.record.site, within(v.record.rates, raw->maxRate)};
+      return TreeNode{v.record.name, v.record.site, within(v.record.rates, raw->maxRate),
+                      !coordinator_.relaySuspects().suspect(v.record.name)};
     };
     settings.nodes.push_back(node(it.nodes.source));
     for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
@@ -217,7 +221,22 @@ void ManifestService::transferReport(const std::string& agent, const std::string
   if (report.state == TransferReport::State::kFailed)
     spdlog::warn("manifest {}: {} failed {}: {}", id, agent, item->request.file, report.message);
   item->operation->report(agent, report);
+  if (report.state == TransferReport::State::kParentCorrupt) barInOtherItems(id, *item);
   endIfFinished(*operations_.at(id));
+}
+
+// A relay caught altering one item's bytes is hostile: it relays no other
+// item of the manifest either (an item it is the source of, it still serves:
+// its receivers check its bytes against the digests taken of them).
+void ManifestService::barInOtherItems(std::uint64_t id, Item& caughtIn) {
+  const std::vector<RelayFault> faults = caughtIn.operation->takeRelayFaults();
+  for (const std::string& line : coordinator_.relaySuspects().caught("manifest", id, faults)) spdlog::warn("{}", line);
+  for (const RelayFault& fault : faults)
+    for (Item& other : operations_.at(id)->items)
+      if (&other != &caughtIn && !other.released && other.operation->involves(fault.relay))
+        other.operation->barRelay(fault.relay, "corrupt: " + fault.relay +
+                                                   " relayed bytes that differ from the source's in " +
+                                                   caughtIn.request.file);
 }
 
 void ManifestService::agentGone(const std::string& agent) {

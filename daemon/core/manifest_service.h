@@ -59,6 +59,9 @@ class ManifestService final : public TransferObserver {
   void prepareReceives(Running& running, Prepared prepared);
   void releaseAll(Running& running);
   void endIfFinished(Running& running);
+  // The relays item `caughtIn` of manifest `id` caught altering bytes:
+  // logged, counted (relay_suspects.h), barred in its other items too.
+  void barInOtherItems(std::uint64_t id, Item& caughtIn);
   // Releases what was prepared, records the failure: the Error to answer.
   Error refused(Running& running, const std::string& why);
 

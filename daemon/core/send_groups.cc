@@ -59,7 +59,7 @@ double lackedBound(const std::vector<TreeNode>& nodes, const std::vector<std::ve
     const planner::NodeRates& r = nodes[a + 1].rates;
     if (r.downlinkBytesPerSecond > 0) bound = std::max(bound, l / r.downlinkBytesPerSecond);
     lacked += l;
-    uploads += r.uplinkBytesPerSecond;
+    if (nodes[a + 1].relays) uploads += r.uplinkBytesPerSecond;  // a relay suspect uploads nothing
   }
   return uploads > 0 ? std::max(bound, lacked / uploads) : bound;
 }

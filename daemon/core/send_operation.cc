@@ -11,7 +11,7 @@ SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std:
                              std::uint64_t size, std::string sha256Hex, SendCommands& commands)
     : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
       size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false),
-      receivedFrom_(names_.size(), -1), failedAsLost_(names_.size(), false), pulledFrom_(names_.size(), -1),
+      barred_(names_.size(), false), movedOff_(names_.size(), -1), leftBarred_(names_.size(), -1), receivedFrom_(names_.size(), -1), failedAsLost_(names_.size(), false), pulledFrom_(names_.size(), -1),
       flows_(names_.size()) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].node = names_[i];
@@ -41,7 +41,7 @@ std::vector<Flow> SendOperation::flows(Duration window) const {
   std::vector<bool> receiving(names_.size(), false), holdsAll(names_.size(), false);
   holdsAll[0] = true;
   for (std::size_t i = 1; i < names_.size(); ++i) {
-    receiving[i] = copies_[i].state == CopyStatus::State::kReceiving && !cannotServe_[i];
+    receiving[i] = copies_[i].state == CopyStatus::State::kReceiving;
     // All of this operation's bytes: a stripe held whole while its file waits for the other stripes.
     holdsAll[i] = copies_[i].state == CopyStatus::State::kDone || copies_[i].bytes >= size_;
   }
@@ -67,7 +67,7 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
   switch (r.state) {
     case TransferReport::State::kProgress: break;
     case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
-    case TransferReport::State::kParentCorrupt: break;
+    case TransferReport::State::kParentCorrupt: parentCorrupt(static_cast<std::size_t>(i), r); break;
     case TransferReport::State::kFailed: fail(i, r.message); break;
     case TransferReport::State::kDone:
       if (r.sha256 != sha256Hex_) {
@@ -102,14 +102,12 @@ void SendOperation::lost(const std::string& node) {
 // any more it pulls from the nearest one still standing, from its bytes.
 void SendOperation::comeBack(std::size_t node) {
   failedAsLost_[node] = false;
-  cannotServe_[node] = false;
+  cannotServe_[node] = barred_[node];
   CopyStatus& copy = copies_[node];
   copy.state = CopyStatus::State::kReceiving;
   copy.message.clear();
   note_ = names_[node] + " reports again after it was lost: its copy resumes";
-  int parent = tree_.parent[node];
-  while (parent > 0 && cannotServe_[static_cast<std::size_t>(parent)])
-    parent = tree_.parent[static_cast<std::size_t>(parent)];
+  const int parent = standing(tree_.parent[node]);
   // While it was failed its parent may have changed in the tree without a
   // pull sent to it: it is told again unless it pulls from that one already.
   if (parent != pulledFrom_[node]) {
@@ -120,29 +118,96 @@ void SendOperation::comeBack(std::size_t node) {
 
 void SendOperation::fail(int node, const std::string& message) {
   CopyStatus& copy = copies_[static_cast<std::size_t>(node)];
-  if (cannotServe_[static_cast<std::size_t>(node)]) return;
-  cannotServe_[static_cast<std::size_t>(node)] = true;
-  if (copy.state != CopyStatus::State::kDone) {
+  // Once: a node failed (or lost) already keeps its first reason. A barred
+  // one still receiving fails like any other.
+  if (copy.state == CopyStatus::State::kWaiting || copy.state == CopyStatus::State::kReceiving) {
     copy.state = CopyStatus::State::kFailed;
     copy.message = message;
   }
-  const std::string reason = names_[static_cast<std::size_t>(node)] + " failed (" + message + ")";
-  // Re-plan the rest without it; its children move only once.
-  if (!replan("replan: " + reason)) {
-    // Its children pull from the nearest ancestor still standing; the source always is.
-    int ancestor = tree_.parent[static_cast<std::size_t>(node)];
-    while (ancestor > 0 && cannotServe_[static_cast<std::size_t>(ancestor)])
-      ancestor = tree_.parent[static_cast<std::size_t>(ancestor)];
-    // A finished relay that is lost still has children that need a parent.
-    for (std::size_t c = 1; c < names_.size(); ++c) {
-      if (tree_.parent[c] != node) continue;
-      if (copies_[c].state == CopyStatus::State::kReceiving)
-        moveTo(c, ancestor, "nearest ancestor: " + reason);
-      else
-        tree_.parent[c] = ancestor;
-    }
-  }
+  stopServing(node, names_[static_cast<std::size_t>(node)] + " failed (" + message + ")");
   if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
+}
+
+void SendOperation::stopServing(int node, const std::string& cause) {
+  if (cannotServe_[static_cast<std::size_t>(node)]) return;  // its children moved then
+  cannotServe_[static_cast<std::size_t>(node)] = true;
+  // Re-plan the rest without it; its children move only once.
+  if (replan("replan: " + cause)) return;
+  // Its children pull from the nearest ancestor still standing; the source always is.
+  const int ancestor = standing(tree_.parent[static_cast<std::size_t>(node)]);
+  // A finished relay that is lost still has children that need a parent.
+  for (std::size_t c = 1; c < names_.size(); ++c) {
+    if (tree_.parent[c] != node) continue;
+    if (copies_[c].state == CopyStatus::State::kReceiving)
+      moveTo(c, ancestor, "nearest ancestor: " + cause);
+    else
+      tree_.parent[c] = ancestor;
+  }
+}
+
+int SendOperation::standing(int node) const {
+  while (node > 0 && cannotServe_[static_cast<std::size_t>(node)]) node = tree_.parent[static_cast<std::size_t>(node)];
+  return node;
+}
+
+void SendOperation::bar(int node, const std::string& cause) {
+  barred_[static_cast<std::size_t>(node)] = true;
+  stopServing(node, cause);
+}
+
+// Every receiving agent checks each chunk against the digests hnowd took of
+// the source (docs/security.md, "A volunteer agent that alters the data it
+// relays"). A chunk that differs from a relay's convicts the relay: the
+// reporter checked it against the source's digests, not the relay's word.
+// From the source itself (hnowd, or the agent serving a held copy or a
+// manifest item) it means the file changed after its digests were taken:
+// nothing else holds the right bytes, so that copy fails.
+void SendOperation::parentCorrupt(std::size_t node, const TransferReport& r) {
+  const int accused = accusedBy(node, r.parentAddress);
+  if (accused == 0) {
+    fail(static_cast<int>(node), "the source's bytes differ from the digests taken of them: " + names_[0] +
+                                     "'s file changed while it was sent (" + r.message + ")");
+    return;
+  }
+  const int before = pulledFrom_[node];
+  std::string reason = "corrupt: " + names_[node] + " dropped its parent, which sent bytes that differ from the source's";
+  if (accused > 0) {
+    const std::string& relay = names_[static_cast<std::size_t>(accused)];
+    reason = "corrupt: " + relay + " relayed bytes that differ from the source's";
+    if (!barred_[static_cast<std::size_t>(accused)]) faults_.push_back({relay, names_[node], r.bytes, r.message});
+    bar(accused, reason);
+  }
+  // It waits to be told where to pull from: told again if barring its parent moved it nowhere.
+  if (copies_[node].state == CopyStatus::State::kReceiving && pulledFrom_[node] == before) pullAgain(node, reason);
+  // It reported this parent: its next report concerns the one it pulls from now.
+  movedOff_[node] = leftBarred_[node] = -1;
+}
+
+// A relay that alters a chunk sends it to all its children at about the same
+// time: the first report bars the relay and moves the others, whose own
+// reports, sent before they heard, still concern it. A report that names its
+// parent's address is taken at its word among the parents hnowd told it of
+// lately (none of them: a parent left long ago, nobody to blame). Without
+// it, a node's first report after it was moved off a barred parent is taken
+// as that parent's; a new parent that alters bytes too is caught at the next.
+int SendOperation::accusedBy(std::size_t node, const std::string& parentAddress) {
+  const int current = pulledFrom_[node];
+  const int former = std::exchange(movedOff_[node], -1);
+  const int barredFormer = std::exchange(leftBarred_[node], -1);
+  if (!parentAddress.empty()) {
+    for (int parent : {current, former, barredFormer})
+      if (parent >= 0 && addresses_[static_cast<std::size_t>(parent)] == parentAddress) return parent;
+    return -1;
+  }
+  return barredFormer > 0 ? barredFormer : current;
+}
+
+void SendOperation::pullAgain(std::size_t node, const std::string& reason) {
+  const int parent = standing(tree_.parent[node]);
+  if (parent != tree_.parent[node]) return moveTo(node, parent, reason);
+  pulledFrom_[node] = parent;
+  flows_.moved(clock_.now(), static_cast<int>(node));
+  commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);
 }
 
 void SendOperation::setReplanning(ReplanSettings settings) {
@@ -172,28 +237,39 @@ bool SendOperation::replan(const std::string& reason) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     ReplanNode& p = in.progress[i];
     p.bytes = copies_[i].bytes;
-    p.state = cannotServe_[i] || copies_[i].state == CopyStatus::State::kFailed ? ReplanNode::State::kFailed
-              : copies_[i].state == CopyStatus::State::kDone                     ? ReplanNode::State::kDone
-                                                                                  : ReplanNode::State::kReceiving;
+    const CopyStatus::State state = copies_[i].state;
+    // A barred relay still receiving is planned as a leaf; barred and done, it is out like a failed one.
+    p.state = barred_[i] && state == CopyStatus::State::kReceiving ? ReplanNode::State::kReceivesOnly
+              : cannotServe_[i] || state == CopyStatus::State::kFailed ? ReplanNode::State::kFailed
+              : state == CopyStatus::State::kDone                      ? ReplanNode::State::kDone
+                                                                       : ReplanNode::State::kReceiving;
   }
   ReplanAnswer answer = replanSend(in);
   const double now = seconds(clock_.now() - started_);
   note_ = reason + ": kept " + std::to_string(answer.keptSeconds) + " s, new " +
           std::to_string(answer.replannedSeconds) + " s" + (answer.adopt ? "" : " (" + answer.why + ")");
   if (!answer.adopt) return false;
+  if (!adoptParents(answer.parent, reason)) {
+    note_ += " (not adopted: it names a parent that may not serve)";
+    return false;
+  }
   ++replans_;
   replannedPredictedS_ = now + answer.replannedSeconds;
-  adoptParents(answer.parent, reason);
   return true;
 }
 
-void SendOperation::adoptParents(const std::vector<int>& parent, const std::string& reason) {
+bool SendOperation::adoptParents(const std::vector<int>& parent, const std::string& reason) {
+  for (std::size_t i = 1; i < names_.size() && i < parent.size(); ++i)
+    if (parent[i] > 0 && cannotServe_[static_cast<std::size_t>(parent[i])] &&
+        copies_[i].state == CopyStatus::State::kReceiving)
+      return false;
   for (std::size_t i = 1; i < names_.size() && i < parent.size(); ++i) {
     if (parent[i] < 0) continue;  // failed: nobody pulls from it, it pulls from nobody
     // A finished node pulls nothing: its new parent only keeps the relation a tree.
     if (copies_[i].state != CopyStatus::State::kReceiving) tree_.parent[i] = parent[i];
     else if (parent[i] != tree_.parent[i]) moveTo(i, parent[i], reason);
   }
+  return true;
 }
 
 
@@ -202,6 +278,8 @@ void SendOperation::moveTo(std::size_t node, int parent, const std::string& reas
   changes_.push_back({names_[node], names_[static_cast<std::size_t>(old)], names_[static_cast<std::size_t>(parent)],
                       seconds(clock_.now() - started_), reason});
   tree_.parent[node] = parent;
+  movedOff_[node] = pulledFrom_[node];
+  if (movedOff_[node] > 0 && barred_[static_cast<std::size_t>(movedOff_[node])]) leftBarred_[node] = movedOff_[node];
   pulledFrom_[node] = parent;
   flows_.moved(clock_.now(), static_cast<int>(node));
   commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
 #include "core/held_elsewhere.h"
 #include "core/link_verdict.h"
+#include "core/relay_suspects.h"
 #include "core/send_compression.h"
 #include "core/send_tree.h"
 #include "core/skipped_agent.h"
@@ -30,11 +32,17 @@ class SendCommands {
 };
 
 struct TransferReport {
+  // kParentCorrupt: a chunk (or a digest list) from its parent differed from
+  // the source's digests; the agent dropped that parent, holds `bytes`
+  // checked, and waits to be told where to pull from (`message`: what differed).
   enum class State { kProgress, kDone, kFailed, kParentLost, kParentCorrupt };
   State state = State::kProgress;
   std::uint64_t bytes = 0;
   std::uint64_t corruptChunks = 0;
   std::string message;
+  // kParentCorrupt: the data address of the parent the bytes came from, when
+  // the agent says it; "" the one hnowd last told it to pull from.
+  std::string parentAddress;
   std::string path;
   std::string sha256;
   std::optional<TreeOutcome> tree;  // done, a tree's: what the agent published
@@ -131,6 +139,9 @@ class SendRun {
   // nodes at once must not copy every change each time.
   virtual int replans() const = 0;
   virtual std::size_t parentChangeCount() const = 0;
+  // The relays caught altering bytes since the last call, each once per send
+  // however many of its children caught it: SendService logs and counts them.
+  virtual std::vector<RelayFault> takeRelayFaults() = 0;
 };
 
 // What replanning needs besides the tree: the rates it was planned from.
@@ -163,14 +174,15 @@ class SendOperation final : public SendRun {
   // Another plan's parents for this send's nodes (a striped send re-shared):
   // each receiving node whose parent changes moves, resuming from the bytes
   // it holds; the others only take the new relation; parent -1 keeps a node's.
-  void adoptParents(const std::vector<int>& parent, const std::string& reason);
+  // False, and nothing moves, when the plan gives a node a parent that may
+  // not serve (failed, lost, or barred).
+  bool adoptParents(const std::vector<int>& parent, const std::string& reason);
   // Node `node`'s index (1..n for the agents), -1 for none; what node i
   // holds; whether it is still receiving (not done, failed or lost).
   int nodeIndex(const std::string& node) const { return indexOf(node); }
   std::uint64_t heldBy(int i) const { return i == 0 ? size_ : copies_[static_cast<std::size_t>(i)].bytes; }
   bool receivingAt(int i) const {
-    return i > 0 && copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving &&
-           !cannotServe_[static_cast<std::size_t>(i)];
+    return i > 0 && copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving;
   }
   bool canServe(int i) const { return i == 0 || !cannotServe_[static_cast<std::size_t>(i)]; }
   // The copy at `node` cannot complete (a striped file's other stripe
@@ -178,6 +190,13 @@ class SendOperation final : public SendRun {
   void failCopy(const std::string& node, const std::string& message) {
     if (const int i = indexOf(node); i > 0) fail(i, message);
   }
+  // `node` relayed bytes that differ from the source's (caught in another
+  // stripe or item of the same operation, `cause` says so): it serves nobody
+  // from now on, its receiving children move, its own copy goes on.
+  void barRelay(const std::string& node, const std::string& cause) {
+    if (const int i = indexOf(node); i > 0) bar(i, cause);
+  }
+  bool barred(int i) const { return i > 0 && barred_[static_cast<std::size_t>(i)]; }
 
   // Without settings (or with enabled = false) the send never re-plans.
   void setReplanning(ReplanSettings settings);
@@ -195,12 +214,23 @@ class SendOperation final : public SendRun {
   const std::string& replanNote() const override { return note_; }
   int replans() const override { return replans_; }
   std::size_t parentChangeCount() const override { return changes_.size(); }
+  std::vector<RelayFault> takeRelayFaults() override { return std::exchange(faults_, {}); }
   // Reported when the send started, not since: the tree as planned.
   const SendTree& plan() const { return tree_; }
 
  private:
   int indexOf(const std::string& node) const;
   void fail(int node, const std::string& message);
+  // `node` serves nobody from now on: the rest is re-planned without it, or
+  // its receiving children pull from its nearest ancestor still standing.
+  void stopServing(int node, const std::string& cause);
+  // `node` itself when it may serve, else its nearest ancestor that may.
+  int standing(int node) const;
+  void bar(int node, const std::string& cause);
+  void parentCorrupt(std::size_t node, const TransferReport& report);
+  int accusedBy(std::size_t node, const std::string& parentAddress);
+  // Told to pull again from its parent (it dropped that connection).
+  void pullAgain(std::size_t node, const std::string& reason);
   void comeBack(std::size_t node);
   bool replan(const std::string& reason);
   void moveTo(std::size_t node, int parent, const std::string& reason);
@@ -213,8 +243,17 @@ class SendOperation final : public SendRun {
   std::string sha256Hex_;
   SendCommands& commands_;
   std::vector<CopyStatus> copies_;  // index 0 unused (the source)
-  // Failed or lost: children must not pull from it (a lost node may have finished).
+  // Failed, lost or barred: children must not pull from it (a lost node may have finished).
   std::vector<bool> cannotServe_;
+  // Caught relaying bytes that differ from the source's: it serves nobody
+  // for the rest of the send, even back after a loss; its copy goes on.
+  std::vector<bool> barred_;
+  // The parent each agent was last moved away from, and the last barred one
+  // it was moved off since its last corrupt report, -1 none: a report of
+  // corrupt bytes may concern them (accusedBy).
+  std::vector<int> movedOff_;
+  std::vector<int> leftBarred_;
+  std::vector<RelayFault> faults_;  // until takeRelayFaults()
   std::vector<int> receivedFrom_;    // the parent when the copy finished
   std::vector<bool> failedAsLost_;   // failed only for being lost: a report brings it back
   std::vector<int> pulledFrom_;      // the parent each agent was last told to pull from

@@ -59,7 +59,7 @@ ReplanAnswer replanSend(const ReplanInput& in) {
     if (p.state == ReplanNode::State::kFailed) continue;
     subOf[i] = static_cast<int>(full.size());
     full.push_back(static_cast<int>(i));
-    if (p.state == ReplanNode::State::kReceiving) {
+    if (p.state == ReplanNode::State::kReceiving || p.state == ReplanNode::State::kReceivesOnly) {
       receiving = true;
       leastHeld = std::min(leastHeld, p.bytes);
     }
@@ -76,22 +76,27 @@ ReplanAnswer replanSend(const ReplanInput& in) {
     return answer;
   }
 
+  auto serves = [&](int v) {
+    return v == 0 || (subOf[static_cast<std::size_t>(v)] >= 0 &&
+                      in.progress[static_cast<std::size_t>(v)].state != ReplanNode::State::kReceivesOnly &&
+                      in.nodes[static_cast<std::size_t>(v)].relays);
+  };
   std::vector<TreeNode> sub;
-  std::vector<planner::NodeRates> rates;
   std::vector<int> kept(full.size(), -1);
   for (std::size_t k = 0; k < full.size(); ++k) {
     const auto i = static_cast<std::size_t>(full[k]);
     TreeNode node = in.nodes[i];
     if (k > 0 && in.progress[i].state == ReplanNode::State::kDone) node.rates.downlinkBytesPerSecond = kNoLimit;
-    rates.push_back(node.rates);
+    if (k > 0 && in.progress[i].state == ReplanNode::State::kReceivesOnly) node.relays = false;
     sub.push_back(std::move(node));
     if (k == 0) continue;
-    // The nearest ancestor still in the sub-problem (a failed parent's
-    // children were already moved; this only guards the relation).
+    // The nearest ancestor that may still serve (a failed parent's children
+    // were already moved; one that may not serve loses its children).
     int up = in.parent[i];
-    while (up > 0 && subOf[static_cast<std::size_t>(up)] < 0) up = in.parent[static_cast<std::size_t>(up)];
+    while (up > 0 && !serves(up)) up = in.parent[static_cast<std::size_t>(up)];
     kept[k] = up < 0 ? 0 : subOf[static_cast<std::size_t>(up)];
   }
+  const std::vector<planner::NodeRates> rates = plannedRates(sub);
   answer.keptSeconds = predicted(kept, rates, remaining, in.chunkBytes);
 
   const Result<SendTree> planned = bestTree(in.algo, sub, rates, remaining, in.chunkBytes);
@@ -106,6 +111,14 @@ ReplanAnswer replanSend(const ReplanInput& in) {
     answer.why = "no tree could be planned";
     return answer;
   }
+  // Every algorithm gives a node without uplink no children
+  // (planner::hangOffNonRelays); should one not, the tree is not adopted.
+  for (std::size_t k = 1; k < full.size(); ++k)
+    if (best.parent[k] > 0 && !sub[static_cast<std::size_t>(best.parent[k])].relays) {
+      answer.why = "the new tree has " + sub[static_cast<std::size_t>(best.parent[k])].name +
+                   " relay, which may serve nobody";
+      return answer;
+    }
   const bool better = !std::isfinite(answer.keptSeconds) ||
                       best.predictedSeconds < answer.keptSeconds * (1.0 - in.minGain);
   if (!better) {

@@ -7,7 +7,10 @@
 // the source over every node that can still serve (receiving and finished
 // nodes; failed ones are left out). A finished node does not pull, so its
 // edge upward carries nothing: cutting those edges leaves a forest whose
-// roots (the source and the finished nodes) hold the whole file. A receiving
+// roots (the source and the finished nodes) hold the whole file. A node that
+// receives but may not serve is a leaf of the new tree and of the one kept
+// (its children there are predicted under its nearest ancestor that may,
+// where they move if the new tree is not adopted). A receiving
 // node that pulls from a parent behind it waits, never forever: by induction
 // from its root, every parent's byte count keeps growing to the file size.
 #include <cstdint>
@@ -19,7 +22,10 @@
 namespace hnow::daemon {
 
 struct ReplanNode {
-  enum class State { kReceiving, kDone, kFailed };
+  // kReceivesOnly: still receiving its copy, but it may serve nobody (a relay
+  // caught altering bytes): planned as a leaf, with no uplink; the new tree
+  // may give it another parent like any receiving node, never a child.
+  enum class State { kReceiving, kDone, kFailed, kReceivesOnly };
   State state = State::kReceiving;
   std::uint64_t bytes = 0;  // held, in order (the resume offset)
 };

@@ -274,7 +274,10 @@ std::vector<AgentView> SendService::otherServers(const SendRequest& request, con
     const double up = capped(a.record.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
     const bool inSend = std::any_of(chosen.begin(), chosen.end(),
                                     [&a](const AgentView& c) { return c.record.name == a.record.name; });
-    if (!inSend && reachable(a) && up > (1.0 + kHeldSourceGain) * hnowd) out.push_back(std::move(a));
+    // A relay suspect serves nobody (relay_suspects.h): not asked.
+    if (!inSend && reachable(a) && up > (1.0 + kHeldSourceGain) * hnowd &&
+        !coordinator_.relaySuspects().suspect(a.record.name))
+      out.push_back(std::move(a));
   }
   std::sort(out.begin(), out.end(), [](const AgentView& a, const AgentView& b) {
     return a.record.rates.uplinkBytesPerSecond > b.record.rates.uplinkBytesPerSecond;
@@ -415,6 +418,15 @@ void SendService::transferReport(const std::string& agent, const std::string& to
     spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
   if (running.operation->report(agent, token, report))
     spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
+  if (report.state == TransferReport::State::kParentCorrupt) {
+    const std::vector<RelayFault> faults = running.operation->takeRelayFaults();
+    // None: the source's own bytes (its file changed), or a parent already barred.
+    if (faults.empty())
+      spdlog::warn("send {}: {} got bytes that differ from the source's at byte {} ({})", id, agent, report.bytes,
+                   report.message);
+    for (const std::string& line : coordinator_.relaySuspects().caught("send", id, faults)) spdlog::warn("{}", line);
+    logReplan(id, *running.operation);
+  }
   endIfFinished(running);
 }
 

@@ -107,6 +107,15 @@ std::string seconds2(double s) {
 
 }  // namespace
 
+std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes) {
+  std::vector<planner::NodeRates> rates;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    rates.push_back(nodes[i].rates);
+    if (i > 0 && !nodes[i].relays) rates.back().uplinkBytesPerSecond = 0.0;
+  }
+  return rates;
+}
+
 bool knownSendAlgo(const std::string& algo) {
   for (const char* a : {"auto", "tree", "striped", "fnf", "optimal", "lcf", "binomial", "chain", "flat"})
     if (algo == a) return true;
@@ -116,7 +125,7 @@ bool knownSendAlgo(const std::string& algo) {
 Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes, std::uint64_t size,
                               std::uint32_t chunkBytes, bool weighStriped) {
   planner::BroadcastRequest request;
-  for (const TreeNode& n : nodes) request.rates.push_back(n.rates);
+  request.rates = plannedRates(nodes);
   request.source = 0;
   request.fileBytes = static_cast<double>(size);
   request.chunkBytes = chunkBytes;

@@ -18,7 +18,17 @@ struct TreeNode {
   std::string name;
   std::string site;
   planner::NodeRates rates;
+  // False: it receives its copy but relays nothing (a relay suspect,
+  // relay_suspects.h, or a relay caught altering bytes in a running send).
+  // Plans take it with no uplink (plannedRates), which every algorithm reads
+  // as "cannot send": it gets no children. A plan's source sends whatever
+  // this says (a manifest item's source agent serves its own file).
+  bool relays = true;
 };
+
+// The rates plans take for `nodes`: [0], the source, as given; a node that
+// may not relay with no uplink.
+std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes);
 
 // One plan `auto` weighed, for the report.
 struct PlanOption {

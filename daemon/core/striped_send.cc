@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "planner/pipelined/concurrent_pipelines.h"
 #include "planner/striped/striped_plan.h"
@@ -36,7 +37,9 @@ bool StripedSend::report(const std::string& node, const std::string& token, cons
     if (sources_[k].token != token) continue;
     const bool back = stripes_[k]->report(node, report);
     if (report.state == TransferReport::State::kProgress) endGame(stripes_[k]->nodeIndex(node));
-    if (report.state != TransferReport::State::kFailed && report.state != TransferReport::State::kDone) return back;
+    if (report.state == TransferReport::State::kParentCorrupt) barEverywhere(k);
+    if (report.state == TransferReport::State::kProgress || report.state == TransferReport::State::kParentLost)
+      return back;
     // One stripe failed at the node fails its file: its other stripes stop
     // there too, and their children move.
     for (const CopyStatus& copy : stripes_[k]->status().copies) {
@@ -47,6 +50,27 @@ bool StripedSend::report(const std::string& node, const std::string& token, cons
     return back;
   }
   return false;
+}
+
+// A relay that altered the bytes of one stripe is hostile, not unlucky: it
+// relays nothing more in any stripe, and the stripes are re-shared without it.
+void StripedSend::barEverywhere(std::size_t caughtIn) {
+  std::vector<RelayFault> caught = stripes_[caughtIn]->takeRelayFaults();
+  for (const RelayFault& fault : caught) {
+    const std::string cause = "corrupt: " + fault.relay + " relayed bytes that differ from the source's in stripe " +
+                              std::to_string(caughtIn + 1);
+    for (std::size_t k = 0; k < stripes_.size(); ++k)
+      if (k != caughtIn) stripes_[k]->barRelay(fault.relay, cause);
+    note_ = fault.relay + " relays nothing more: in each stripe its children moved";
+    reshare("replan: " + cause);
+    faults_.push_back(fault);
+  }
+}
+
+std::vector<RelayFault> StripedSend::takeRelayFaults() {
+  for (auto& stripe : stripes_)
+    for (RelayFault& fault : stripe->takeRelayFaults()) faults_.push_back(std::move(fault));
+  return std::exchange(faults_, {});
 }
 
 void StripedSend::lost(const std::string& node) {
@@ -67,8 +91,13 @@ bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates
 bool StripedSend::reshare(const std::string& reason) {
   if (!settings_.enabled || finished() || settings_.nodes.size() != stripes_.front()->status().copies.size() + 1)
     return false;
-  std::vector<planner::NodeRates> rates;
-  for (const TreeNode& n : settings_.nodes) rates.push_back(n.rates);
+  // A node that may not serve in some stripe (lost, or barred) is planned as
+  // a leaf in all: no uplink.
+  std::vector<TreeNode> nodes = settings_.nodes;
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    for (const auto& stripe : stripes_)
+      if (!stripe->canServe(static_cast<int>(i))) nodes[i].relays = false;
+  const std::vector<planner::NodeRates> rates = plannedRates(nodes);
   const std::size_t n = rates.size();
   // What is left: each stripe's bytes past the least any node standing holds.
   const SendStatus whole = status();
@@ -121,7 +150,7 @@ bool StripedSend::reshare(const std::string& reason) {
     std::vector<int> parent = plan->trees[k].parent;
     for (std::size_t i = 1; i < n; ++i)
       if (!standing[i]) parent[i] = -1;  // a failed node stays where it is, out of every plan
-    stripes_[k]->adoptParents(parent, reason);
+    (void)stripes_[k]->adoptParents(parent, reason);  // a plan of leaves without uplink: never refused
   }
   return true;
 }

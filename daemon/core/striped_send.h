@@ -19,6 +19,8 @@
 // slow flow does not hold the finish. Once per node and stripe.
 // An agent renames the file once every stripe matched its digest, so each
 // stripe's copy finishes with the file.
+// A relay caught altering one stripe's bytes relays nothing more in any
+// stripe: its children in each move, and the stripes are re-shared.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,9 +66,12 @@ class StripedSend final : public SendRun {
   const std::string& replanNote() const override { return note_; }
   int replans() const override { return replans_; }
   std::size_t parentChangeCount() const override;
+  std::vector<RelayFault> takeRelayFaults() override;
 
  private:
   bool reshare(const std::string& reason);
+  // The relays stripe `caughtIn` caught altering bytes, barred in every stripe.
+  void barEverywhere(std::size_t caughtIn);
   void endGame(int node);
   // Children node j still feeds bytes of a stripe, over every stripe.
   int feeding(int j) const;
@@ -83,6 +88,7 @@ class StripedSend final : public SendRun {
   std::vector<std::unique_ptr<SendOperation>> stripes_;
   std::string note_;
   std::vector<std::vector<bool>> endGameMoved_;  // [stripe][node]
+  std::vector<RelayFault> faults_;  // taken from the stripes, until takeRelayFaults()
 };
 
 }  // namespace hnow::daemon

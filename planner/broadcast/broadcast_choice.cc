@@ -117,6 +117,11 @@ Result<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAl
     if (!tree) return Result::failure(tree.error().message);
     plan.tree = std::move(tree.value());
   }
+  // A node with no uplink cannot send, and hnowd plans a relay it keeps
+  // from relaying so: whatever shape the algorithm gave, it feeds nobody.
+  std::vector<bool> canSend(static_cast<std::size_t>(n));
+  for (int v = 0; v < n; ++v) canSend[static_cast<std::size_t>(v)] = request.rates[v].uplinkBytesPerSecond > 0.0;
+  plan.tree = hangOffNonRelays(plan.tree, canSend);
   plan.storeAndForward = predictStoreAndForward(plan.tree, request.rates, request.fileBytes, request.sites);
   auto pipelined = predictPipelined(plan.tree, request.rates, request.fileBytes, request.chunkBytes, request.sites);
   if (!pipelined) return Result::failure(pipelined.error().message);

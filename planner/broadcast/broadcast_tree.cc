@@ -66,6 +66,29 @@ Result<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int s
   return tree;
 }
 
+BroadcastTree hangOffNonRelays(const BroadcastTree& tree, const std::vector<bool>& mayRelay) {
+  const int n = tree.nodeCount();
+  auto relays = [&](int v) { return v == tree.source || (v < static_cast<int>(mayRelay.size()) && mayRelay[v]); };
+  BroadcastTree out;
+  out.source = tree.source;
+  out.parent = tree.parent;
+  out.children.assign(n, {});
+  // Breadth first: a node's new parent is settled before it, and the
+  // children it takes over come after its own, which are one level up.
+  std::vector<int> server(n, -1);  // the node itself if it relays, else its nearest ancestor that does
+  for (int v : tree.topDown()) {
+    if (v == tree.source) {
+      server[v] = v;
+      continue;
+    }
+    const int p = server[tree.parent[v]];
+    out.parent[v] = p;
+    out.children[p].push_back(v);
+    server[v] = relays(v) ? v : p;
+  }
+  return out;
+}
+
 Result<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations) {
   using Result = Result<std::vector<int>>;
   if (source < 0 || source >= nodeCount) return Result::failure("source out of range");

@@ -34,6 +34,13 @@ Result<BroadcastTree> treeFromParents(int source, std::vector<int> parent);
 // lets the data plane run any --algo's schedule as a pipelined tree.
 Result<BroadcastTree> treeFromSchedule(std::span<const Transfer> schedule, int source, int nodeCount);
 
+// `tree` with the children of every node that may not relay (`mayRelay[v]`
+// false, or v past its end) hung on that node's nearest ancestor that may
+// (the source always may), after that ancestor's own children. Algorithms
+// that place nodes by position (binomial, chain, LCF) would otherwise give a
+// node with no uplink, or one hnowd keeps from relaying, children to feed.
+BroadcastTree hangOffNonRelays(const BroadcastTree& tree, const std::vector<bool>& mayRelay);
+
 // Which nodes must end with the file: `destinations` deduplicated, ascending,
 // without the source; every node but the source when empty.
 Result<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations);

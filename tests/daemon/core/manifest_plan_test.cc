@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/manifest_plan.h"
 
@@ -121,4 +122,25 @@ TEST_CASE("an item's send tree is over local indices: the source, then its desti
     CHECK(tree.finish[i + 1] == plan.items[1].finish[static_cast<std::size_t>(item.destinations[i])]);
   }
   CHECK(tree.predictedSeconds == *std::max_element(tree.finish.begin(), tree.finish.end()));
+}
+
+TEST_CASE("a relay suspect is a leaf in every manifest item it does not source, and still serves the item it sources") {
+  // s1 is a suspect: it sources item 0 and receives item 1; n1 is one too.
+  std::vector<TreeNode> nodes = lab();
+  nodes[0].relays = false;
+  nodes[2].relays = false;
+  const std::vector<ManifestItemNodes> items{{0, {2, 3, 4, 5}, 64u << 20}, {1, {0, 2, 3, 4, 5}, 64u << 20}};
+  for (const char* algo : {"auto", "fef", "ecf", "wr", "eaf", "rr", "rrs", "ecfp", "wrp", "independent", "residual"}) {
+    CAPTURE(algo);
+    const ManifestPlan plan = planned(algo, nodes, items, kChunk);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      checkSpans(plan.items[k], items[k]);
+      for (int v = 0; v < 6; ++v) {
+        const int parent = plan.items[k].parent[static_cast<std::size_t>(v)];
+        CHECK(parent != 2);
+        if (k == 1) CHECK(parent != 0);
+      }
+    }
+    CHECK(std::isfinite(plan.predictedSeconds));
+  }
 }

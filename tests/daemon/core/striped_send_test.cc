@@ -287,3 +287,55 @@ TEST_CASE("a striped copy tells when it held each stripe, and is held itself onc
   CHECK(n3.heldS == doctest::Approx(9.0));
   CHECK(copyOf("n4").stripeHeldS[0] == doctest::Approx(9.0));
 }
+
+TEST_CASE("a relay caught altering one stripe's bytes is barred in every stripe - its children in each move and its own copy completes") {
+  StripedLab lab;
+  lab.clock.advance(1s);
+  lab.progress(0.3);
+  const std::string relay = busiest(lab);
+  REQUIRE(lab.childrenOf(relay) >= 2);
+  const int r = std::stoi(relay.substr(1));
+  // A child of the relay in some stripe catches it.
+  std::size_t stripe = 0;
+  std::string child;
+  for (std::size_t k = 0; k < lab.tree.stripeParents.size() && child.empty(); ++k)
+    for (std::size_t i = 1; i < lab.names.size(); ++i)
+      if (lab.tree.stripeParents[k][i] == r) {
+        stripe = k, child = lab.names[i];
+        break;
+      }
+  REQUIRE_FALSE(child.empty());
+  TransferReport corrupt;
+  corrupt.state = TransferReport::State::kParentCorrupt;
+  corrupt.bytes = static_cast<std::uint64_t>(static_cast<double>(lab.sources[stripe].length) * 0.3);
+  corrupt.message = "a chunk differs from the source's (SHA-256)";
+  lab.send->report(child, lab.sources[stripe].token, corrupt);
+  CHECK(lab.childrenOf(relay) == 0);
+  SendStatus s = lab.send->status();
+  for (const CopyStatus& c : s.copies) {
+    for (const std::string& p : c.stripeParents) CHECK(p != relay);
+    if (c.node == relay) CHECK(c.state == CopyStatus::State::kReceiving);
+  }
+  bool inOtherStripe = false;
+  for (const ParentChange& change : s.parentChanges)
+    inOtherStripe = inOtherStripe ||
+                    change.reason.find("corrupt: " + relay + " relayed bytes that differ from the source's in stripe " +
+                                       std::to_string(stripe + 1)) != std::string::npos;
+  CHECK(inOtherStripe);
+  const std::vector<RelayFault> faults = lab.send->takeRelayFaults();
+  REQUIRE(faults.size() == 1);
+  CHECK(faults[0].relay == relay);
+  CHECK(faults[0].reporter == child);
+  CHECK(lab.send->takeRelayFaults().empty());
+  // Every copy completes, the barred relay's too.
+  for (std::size_t k = 0; k < lab.sources.size(); ++k)
+    for (std::size_t i = 1; i < lab.names.size(); ++i) {
+      TransferReport d;
+      d.state = TransferReport::State::kDone;
+      d.bytes = lab.sources[k].length;
+      d.sha256 = lab.sources[k].sha256Hex;
+      lab.send->report(lab.names[i], lab.sources[k].token, d);
+    }
+  CHECK(lab.send->finished());
+  for (const CopyStatus& c : lab.send->status().copies) CHECK(c.state == CopyStatus::State::kDone);
+}

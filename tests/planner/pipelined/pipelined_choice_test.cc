@@ -205,7 +205,7 @@ TEST_CASE("auto on degenerate clusters gives values") {
     CHECK(choice->storeAndForward.predictedSeconds() == 0.0);
     CHECK(choice->pipelined.predictedSeconds() == 0.0);
   }
-  SUBCASE("a node that cannot send: FNF and the pipelined tree avoid it, the chain through it never ends") {
+  SUBCASE("a node that cannot send: FNF and the pipelined tree avoid it, the chain hands its next node to the source") {
     BroadcastRequest request;
     request.rates = {rates(10, 10), rates(0, 10), rates(10, 10)};
     request.fileBytes = 100;
@@ -215,8 +215,9 @@ TEST_CASE("auto on degenerate clusters gives values") {
     CHECK(std::isfinite(choice->pipelined.predictedSeconds()));
     const BroadcastPlan& chain = choice->baselines[1];
     CHECK(chain.algorithm == BroadcastAlgorithm::kChain);
-    CHECK(std::isinf(chain.pipelined.seconds));
-    CHECK(std::isinf(chain.storeAndForward.seconds));
+    CHECK(chain.tree.parent == std::vector<int>{-1, 0, 0});
+    CHECK(std::isfinite(chain.pipelined.seconds));
+    CHECK(std::isfinite(chain.storeAndForward.seconds));
   }
   SUBCASE("a source that cannot send is an error value") {
     BroadcastRequest request;
@@ -232,4 +233,38 @@ TEST_CASE("algorithm names round-trip") {
                  BroadcastAlgorithm::kMaxBottleneck})
     CHECK(broadcastAlgorithmFromName(broadcastAlgorithmName(a)) == a);
   CHECK_FALSE(broadcastAlgorithmFromName("auto").has_value());
+}
+
+TEST_CASE("a node with no uplink relays nothing in any algorithm's tree, the others still reach everyone, and predictions stay finite") {
+  // Nodes 1 and 4 cannot send: binomial, chain and LCF place nodes by
+  // position and would give them children; FNF, optimal and the pipelined
+  // tree avoid them by their rates.
+  BroadcastRequest request = threeClassLab(64 << 20);
+  for (int v : {1, 4}) request.rates[static_cast<std::size_t>(v)].uplinkBytesPerSecond = 0.0;
+  for (BroadcastAlgorithm algorithm :
+       {BroadcastAlgorithm::kFnf, BroadcastAlgorithm::kOptimal, BroadcastAlgorithm::kLcf, BroadcastAlgorithm::kBinomial,
+        BroadcastAlgorithm::kChain, BroadcastAlgorithm::kFlat, BroadcastAlgorithm::kMaxBottleneck}) {
+    CAPTURE(broadcastAlgorithmName(algorithm));
+    auto plan = planBroadcast(request, algorithm);
+    REQUIRE(plan);
+    CHECK(treeProblem(plan->tree, 0, {}) == "");
+    for (int v : {1, 4}) CHECK(plan->tree.children[static_cast<std::size_t>(v)].empty());
+    CHECK(std::isfinite(plan->pipelined.seconds));
+    CHECK(std::isfinite(plan->storeAndForward.seconds));
+  }
+  auto choice = chooseBroadcastPlan(request);
+  REQUIRE(choice);
+  for (int v : {1, 4}) CHECK(choice->chosen.tree.children[static_cast<std::size_t>(v)].empty());
+}
+
+TEST_CASE("a node that may not relay hands its children to its nearest ancestor that may, after that ancestor's own") {
+  // 0 -> 1 -> 2 -> 3, and 1 -> 4: without 1 and 2 relaying, 0 feeds 1, then 2 and 4, then 3.
+  auto tree = treeFromParents(0, {-1, 0, 1, 2, 1});
+  REQUIRE(tree);
+  const BroadcastTree hung = hangOffNonRelays(*tree, {true, false, false, true, true});
+  CHECK(hung.parent == std::vector<int>{-1, 0, 0, 0, 0});
+  CHECK(hung.children[0] == std::vector<int>{1, 2, 4, 3});
+  CHECK(treeProblem(hung, 0, {}) == "");
+  // Every node relays: the same tree.
+  CHECK(hangOffNonRelays(*tree, std::vector<bool>(5, true)).parent == tree->parent);
 }
