@@ -443,6 +443,7 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
   out.setMessage(e.message);
   out.setPath(e.path);
   out.setSha256(e.sha256Hex);
+  out.setParentAddress(e.parent);
   if (unpacked && e.kind == Kind::kDone) treeToWire(*unpacked, out.initTree());
   request.send().ignoreResult().detach([](kj::Exception&&) {});
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
+#include "transport/data/chunk_digests.h"
 #include "transport/data/frame.h"
 #include "transport/data/send_window.h"
 
@@ -87,6 +88,36 @@ void serveChild(const std::vector<Frame>& frames, std::uint64_t size, std::uint6
   }
 }
 
+// What a child does with its parent's DIGESTS and DATA frames
+// (pull_connection.cc) under the source's digests (chunk_digests.h), in
+// 64-byte chunks so that small frames reach every branch: whatever a
+// parent sends, a list is taken only when it is the source's, and a chunk
+// passes only when it is the source's bytes at that offset.
+void pullFromParent(const std::vector<Frame>& frames, const std::string& source) {
+  constexpr std::uint32_t kChunk = 64;  // 2 chunks a piece
+  const ChunkDigests served = chunkDigestsOf(source, kChunk);
+  ChunkDigests child;
+  child.chunkBytes = kChunk;
+  child.size = source.size();
+  child.pieces = served.pieces;
+  child.chunks.assign(served.chunks.size(), Sha256{});
+  child.listed.assign(served.pieces.size(), false);
+  for (const Frame& frame : frames) {
+    std::string why;
+    if (frame.type == FrameType::kDigests) {
+      const bool taken = child.takeList(frame.offset, frame.payload, why);
+      HNOW_FUZZ_CHECK(taken == why.empty(), "a refused list says why");
+      if (taken) HNOW_FUZZ_CHECK(frame.payload == served.listOf(child.pieceOf(frame.offset)), "only the source's list is taken");
+    } else if (frame.type == FrameType::kData) {
+      const bool passed = child.check(frame.offset, frame.payload, why);
+      HNOW_FUZZ_CHECK(passed == why.empty(), "a refused chunk says why");
+      if (passed)
+        HNOW_FUZZ_CHECK(frame.offset < source.size() && source.compare(frame.offset, frame.payload.size(), frame.payload) == 0,
+                        "only the source's bytes pass");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -118,5 +149,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   serveChild(whole.frames, fileSize, available, chunk, windowBytes);
+  pullFromParent(whole.frames, std::string(static_cast<std::size_t>(fileSize % 400), 's'));
   return 0;
 }

@@ -242,6 +242,7 @@ struct TransferReport {
   path @5 :Text;             # done: the absolute path on the agent
   sha256 @6 :Text;           # done: hex
   tree @7 :TreeOutcome;      # done, a tree's: what the unpack published
+  parentAddress @8 :Text;    # parentCorrupt: the parent (as hnowd named it) whose bytes differed
 }
 
 # A path of a tree (relative to its top, bytes that are not printable
@@ -363,6 +364,7 @@ struct AgentStatus {
   downlink @10 :LinkRate;
   uplinkCap @11 :CapInForce;    # the bandwidth caps in force now
   downlinkCap @12 :CapInForce;
+  relayFaults @13 :UInt32;      # sends in which a child caught it relaying altered bytes (2: planned as a leaf)
 }
 
 struct CoordinatorStatus {

@@ -148,6 +148,7 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       a.downlink = transport::linkRateFromWire(in.getDownlink());
       a.uplinkCap = capFromWire(in.getUplinkCap());
       a.downlinkCap = capFromWire(in.getDownlinkCap());
+      a.relayFaults = static_cast<int>(in.getRelayFaults());
       agents.push_back(std::move(a));
     }
     for (auto in : response.getOwed()) {

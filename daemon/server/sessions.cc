@@ -98,6 +98,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
   report.message = in.getMessage();
   report.path = in.getPath();
   report.sha256 = in.getSha256();
+  report.parentAddress = in.getParentAddress();
   if (in.hasTree()) report.tree = treeOutcomeFromWire(in.getTree());
   auto token = in.getToken();
   if (!coordinator_.reportTransfer(session_, std::string(reinterpret_cast<const char*>(token.begin()), token.size()),
@@ -191,6 +192,7 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     transport::toWire(linkReportOf(a.links.down), out.initDownlink());
     capToWire(a.caps.up, out.initUplinkCap());
     capToWire(a.caps.down, out.initDownlinkCap());
+    out.setRelayFaults(static_cast<std::uint32_t>(a.relayFaults));
   }
   const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
   auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));

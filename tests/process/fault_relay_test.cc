@@ -57,6 +57,33 @@ TEST_CASE("fault matrix: a relay that rewrites chunks and their checksums is cau
                                                                               << report["copies"].size()
                                                                               << " copies identical, send "
                                                                               << report["actual_s"] << " s");
+  // One fault is forgiven: agent-2 relays in the next plan, lies again and
+  // is caught again; two make it a suspect, flagged in hnow status.
+  // New bytes each time: a file an agent holds already is copied, not sent.
+  const std::string bytes2 = writeRandomFile(lab.dir.path / "source2.bin", 3 << 20, 2);
+  auto second = lab.startClient("send " + (lab.dir.path / "source2.bin").string() + " --algo chain --json --dest again.bin", "again");
+  REQUIRE(second->waitExit(30s).has_value());
+  bool relayedAgain = false;
+  for (const auto& [node, up] : lab.treeOf("again")) relayedAgain = relayedAgain || up == "agent-2";
+  CHECK(relayedAgain);
+  const auto again = nlohmann::json::parse(readWhole(lab.outPath("again")));
+  for (const auto& copy : again["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == bytes2);
+  int faults = -1;
+  const auto seen = lab.status();
+  for (const auto& a : seen["agents"])
+    if (a["name"] == "agent-2") faults = a.value("relay_faults", 0);
+  CHECK_MESSAGE(faults == 2, seen.dump());
+  // From now on it is planned as a leaf, even in a chain: it relays nothing.
+  const std::string bytes3 = writeRandomFile(lab.dir.path / "source3.bin", 3 << 20, 3);
+  auto third = lab.startClient("send " + (lab.dir.path / "source3.bin").string() + " --algo chain --json --dest leaf.bin", "leaf");
+  auto thirdStatus = third->waitExit(30s);
+  REQUIRE(thirdStatus.has_value());
+  CHECK_MESSAGE(*thirdStatus == 0, readWhole(lab.errPath("leaf")));
+  for (const auto& [node, up] : lab.treeOf("leaf")) CHECK_MESSAGE(up != "agent-2", node << " pulls from agent-2");
+  CHECK(lab.treeOf("leaf").count("agent-2") == 1);  // it still receives its copy
+  const auto leaf = nlohmann::json::parse(readWhole(lab.outPath("leaf")));
+  CHECK(leaf["parent_changes"].empty());
+  for (const auto& copy : leaf["copies"]) CHECK(readWhole(copy["path"].get<std::string>()) == bytes3);
   // The daemons serve on: the next send lands everywhere.
   CHECK(lab.followUpSend("after.bin", 4));
 }

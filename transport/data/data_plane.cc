@@ -34,13 +34,14 @@ DataPlane::Impl::~Impl() {
   children_.clear();
 }
 
-void DataPlane::Impl::emit(TransferEvent::Kind kind, Operation& op, std::string message) {
+void DataPlane::Impl::emit(TransferEvent::Kind kind, Operation& op, std::string message, std::string parent) {
   TransferEvent e;
   e.kind = kind;
   e.token = op.token;
   e.bytes = op.available;
   e.corruptChunks = op.corruptChunks;
   e.message = std::move(message);
+  e.parent = std::move(parent);
   if (kind == TransferEvent::Kind::kDone) {
     e.path = op.file().path;
     e.sha256Hex = hexOf(op.expected.data(), op.expected.size());

@@ -88,6 +88,7 @@ struct TransferEvent {
   std::uint64_t bytes = 0;          // written in order so far
   std::uint64_t corruptChunks = 0;  // detected by XXH3 and asked for again
   std::string message;              // kFailed, kParentLost, kParentCorrupt
+  std::string parent;               // kParentCorrupt: the parent's address, as pull() named it
   std::string path;                 // kDone
   std::string sha256Hex;            // kDone
 };

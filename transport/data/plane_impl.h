@@ -49,7 +49,7 @@ struct DataPlane::Impl final : PlaneCore {
     std::shared_ptr<T> shared(std::move(p));
     dataLoop_.post([shared]() {});
   }
-  void emit(TransferEvent::Kind kind, Operation& op, std::string message = {});
+  void emit(TransferEvent::Kind kind, Operation& op, std::string message = {}, std::string parent = {});
 
   // data_plane.cc
   Result<int> listen(const std::string& host);

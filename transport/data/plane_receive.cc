@@ -117,7 +117,7 @@ void DataPlane::Impl::parentCorrupt(Operation& op, const std::string& what) {
   const std::string message = what + ", from the parent " + op.parentAddress;
   spdlog::warn("{} (the source's digests); dropped that parent at byte {}, waiting for hnowd to name another",
                message, op.base + op.available);
-  emit(TransferEvent::Kind::kParentCorrupt, op, message);
+  emit(TransferEvent::Kind::kParentCorrupt, op, message, op.parentAddress);
 }
 
 void DataPlane::Impl::chunkWritten(Operation& op) {
