@@ -1,6 +1,6 @@
 #pragma once
-// Relays caught altering what they relay (docs/security.md, "A volunteer
-// agent that alters the data it relays"). Every receiving agent checks each
+// Relays caught altering what they relay (docs/security.md, "Data a relay
+// alters"). Every receiving agent checks each
 // chunk from its parent against the source's SHA-256 digests, which reach it
 // from hnowd over the authenticated control channel; a chunk that differs
 // names its parent. Within the send that parent relays nothing more

@@ -156,8 +156,8 @@ void SendOperation::bar(int node, const std::string& cause) {
 }
 
 // Every receiving agent checks each chunk against the digests hnowd took of
-// the source (docs/security.md, "A volunteer agent that alters the data it
-// relays"). A chunk that differs from a relay's convicts the relay: the
+// the source (docs/security.md, "Data a relay alters"). A chunk that
+// differs from a relay's convicts the relay: the
 // reporter checked it against the source's digests, not the relay's word.
 // From the source itself (hnowd, or the agent serving a held copy or a
 // manifest item) it means the file changed after its digests were taken:
