@@ -65,3 +65,41 @@ TEST_CASE("a file read once is not read again while its size, mtime and ctime st
   CHECK(sha256OfFile(fd).value() == *changed);
   ::close(fd);
 }
+
+TEST_CASE("a source's chunk digests are remembered with its digest - the next send of the same file reads it no more, a write is seen") {
+  forgetDigests();
+  hnow::testing::Scratch dir;
+  const std::string path = dir / "served.bin";
+  std::string bytes(200000, 'c');
+  bytes[150000] = 'x';
+  write(path, bytes);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  auto served = [&]() {
+    auto hashed = hashedFile(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path, 8192);
+    REQUIRE(hashed);
+    ::close(hashed->fd);
+    return std::move(hashed).value();
+  };
+  const HashedFile first = served();
+  CHECK(first.digests.pieces == chunkDigestsOf(bytes, 8192).pieces);
+  CHECK(first.digests.chunks.size() == 25);
+  const auto before = digestReads();
+  const HashedFile again = served();
+  CHECK(digestReads() == before);  // remembered
+  CHECK(again.digests.chunks == first.digests.chunks);
+  CHECK(again.sha256 == first.sha256);
+  // The plain digest was remembered by the same read.
+  CHECK(digestOf(path).value() == first.sha256);
+  CHECK(digestReads() == before);
+  // Cut in other chunks, it is read again.
+  auto other = hashedFile(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path, 4096);
+  REQUIRE(other);
+  ::close(other->fd);
+  CHECK(other->digests.chunks.size() == 49);
+  CHECK(digestReads() == before + 1);
+  bytes[150000] = 'y';
+  write(path, bytes);
+  const HashedFile changed = served();
+  CHECK(changed.digests.chunks[18] != first.digests.chunks[18]);
+  CHECK(changed.digests.chunks[0] == first.digests.chunks[0]);
+}

@@ -59,6 +59,15 @@ Cache& cache() {
 
 std::atomic<std::uint64_t> reads{0};
 
+// With c.mutex held.
+void remember(Cache& c, const Inode& inode, const Stamp& stamp, const Sha256& digest) {
+  if (c.entries.insert_or_assign(inode, std::make_pair(stamp, digest)).second) c.order.push_back(inode);
+  while (c.entries.size() > kMaxEntries && !c.order.empty()) {
+    c.entries.erase(c.order.front());
+    c.order.pop_front();
+  }
+}
+
 }  // namespace
 
 Result<Sha256> rememberedSha256(int fd) {
@@ -82,11 +91,7 @@ Result<Sha256> rememberedSha256(int fd) {
   if (settled) {
     Cache& c = cache();
     std::lock_guard lock(c.mutex);
-    if (c.entries.insert_or_assign(inode, std::make_pair(stampOf(before), *digest)).second) c.order.push_back(inode);
-    while (c.entries.size() > kMaxEntries && !c.order.empty()) {
-      c.entries.erase(c.order.front());
-      c.order.pop_front();
-    }
+    remember(c, inode, stampOf(before), *digest);
   }
   return digest;
 }
@@ -113,7 +118,7 @@ Result<FileDigests> rememberedDigests(int fd, std::uint32_t chunkBytes) {
   if (settled && bytesOf(*digests) <= kMaxChunkDigestBytes) {
     Cache& c = cache();
     std::lock_guard lock(c.mutex);
-    if (c.entries.insert_or_assign(inode, std::make_pair(stampOf(before), digests->whole)).second) c.order.push_back(inode);
+    remember(c, inode, stampOf(before), digests->whole);
     auto& slot = c.chunked[inode];
     if (slot.digests) c.chunkedBytes -= bytesOf(*slot.digests);
     else c.chunkedOrder.push_back(inode);
