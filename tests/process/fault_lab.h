@@ -92,6 +92,16 @@ class FaultLab {
     restarted_.push_back(std::move(child));
   }
 
+  // Agent `agent` killed and started again with `env` (a test hook in its
+  // own environment only); true once every agent is ready. hnowd must see
+  // the old one go first: until then it counts that one alive, and a send
+  // planned meanwhile would go to a session that is gone.
+  bool restartWithEnv(const std::string& agent, const std::vector<std::string>& env) {
+    if (!kill(agent) || !eventually([&] { return stateOf(agent) == "lost"; }, std::chrono::seconds(10))) return false;
+    restart(agent, env);
+    return allReady();
+  }
+
   nlohmann::json status() const {
     auto r = runCommand(hnow() + " status --json");
     return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
