@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "daemon/core/send_commands_recorder.h"
 #include "core/send_operation.h"
 #include "core/send_replan.h"
 #include "core/send_tree.h"
@@ -16,12 +17,7 @@ using namespace hnow::daemon;
 
 namespace {
 
-struct RecordingCommands final : SendCommands {
-  std::map<std::string, std::vector<std::string>> pulls;  // node -> parent addresses, in order
-  void pull(const std::string& node, const std::string& parentAddress) override {
-    pulls[node].push_back(parentAddress);
-  }
-};
+using testing::RecordingCommands;
 
 using Pulls = std::vector<std::string>;
 
@@ -52,13 +48,7 @@ TransferReport corrupt(std::uint64_t bytes, const std::string& parentAddress = "
   return r;
 }
 
-TransferReport done(const std::string& sha) {
-  TransferReport r;
-  r.state = TransferReport::State::kDone;
-  r.sha256 = sha;
-  r.path = "/x";
-  return r;
-}
+TransferReport done(const std::string& sha) { return testing::doneReport(sha); }
 
 const CopyStatus& copyOf(const SendStatus& s, const std::string& node) {
   for (const CopyStatus& c : s.copies)

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "daemon/core/send_commands_recorder.h"
 #include "core/send_operation.h"
 #include "core/send_tree.h"
 
@@ -19,12 +20,7 @@ SendTree plannedTree(const std::string& algo, const std::vector<TreeNode>& nodes
 }
 
 
-struct RecordingCommands final : SendCommands {
-  std::map<std::string, std::vector<std::string>> pulls;  // node -> parent addresses, in order
-  void pull(const std::string& node, const std::string& parentAddress) override {
-    pulls[node].push_back(parentAddress);
-  }
-};
+using testing::RecordingCommands;
 
 // hnowd -> a -> b -> c, and hnowd -> d.
 SendTree chain() {
@@ -36,13 +32,7 @@ SendTree chain() {
   return t;
 }
 
-TransferReport done(const std::string& sha) {
-  TransferReport r;
-  r.state = TransferReport::State::kDone;
-  r.sha256 = sha;
-  r.path = "/x";
-  return r;
-}
+TransferReport done(const std::string& sha) { return testing::doneReport(sha); }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/clock.h"
+#include "daemon/core/send_commands_recorder.h"
 #include "core/striped_send.h"
 
 using namespace hnow;
@@ -13,12 +14,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct RecordingCommands final : SendCommands {
-  std::map<std::string, std::vector<std::string>> pulls;  // node -> parent addresses, in order
-  void pull(const std::string& node, const std::string& parentAddress) override {
-    pulls[node].push_back(parentAddress);
-  }
-};
+using testing::RecordingCommands;
 
 // hnowd 50 MB/s up; 8 agents with fast downlinks and mixed uplinks: the
 // uplink-bound lab, where the striped plan gives every agent children.
