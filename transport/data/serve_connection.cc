@@ -142,10 +142,6 @@ void ServeConnection::sendChunk(Chunk chunk) {
   stream_.write(std::move(frame));
 }
 
-}  // namespace hnow::transport::data
-
-namespace hnow::transport::data {
-
 // Each piece's chunk digests go before its first chunk, and again after a
 // RESEND: a child checks every chunk against them (chunk_digests.h).
 bool ServeConnection::sendListFor(std::uint64_t offset) {
