@@ -18,24 +18,30 @@ struct Branch {
   bool moving = true;
 };
 
+// The edges still moving at each node and through each trunk.
 struct Degrees {
   std::vector<int> out, in;
+  TrunkLoad trunks;
 };
 
-Degrees degreesOf(const std::vector<Branch>& branches, std::span<const PipelinedItem> items, int n) {
-  Degrees d{std::vector<int>(n, 0), std::vector<int>(n, 0)};
+Degrees degreesOf(const std::vector<Branch>& branches, std::span<const PipelinedItem> items, int n,
+                  const SiteLinks& sites) {
+  Degrees d{std::vector<int>(n, 0), std::vector<int>(n, 0), TrunkLoad(sites)};
   for (const Branch& b : branches) {
     if (!b.moving) continue;
     for (int v : b.nodes) {
-      ++d.out[items[b.item].tree.parent[v]];
+      const int p = items[b.item].tree.parent[v];
+      ++d.out[p];
       ++d.in[v];
+      d.trunks.add(p, v);
     }
   }
   return d;
 }
 
 double edgeRate(std::span<const NodeRates> rates, const Degrees& d, int p, int c) {
-  return std::max(0.0, std::min(rates[p].uplinkBytesPerSecond / d.out[p], rates[c].downlinkBytesPerSecond / d.in[c]));
+  return std::max(0.0, std::min({rates[p].uplinkBytesPerSecond / d.out[p], rates[c].downlinkBytesPerSecond / d.in[c],
+                                 d.trunks.shareOf(p, c)}));
 }
 
 double branchRate(const Branch& b, std::span<const PipelinedItem> items, std::span<const NodeRates> rates,
@@ -48,12 +54,12 @@ double branchRate(const Branch& b, std::span<const PipelinedItem> items, std::sp
 // The fluid phases: every moving branch at its rate until the next one
 // ends; each branch's `end` is when its last byte left the source.
 void runFluidPhases(std::vector<Branch>& branches, std::span<const PipelinedItem> items,
-                    std::span<const NodeRates> rates, int n) {
+                    std::span<const NodeRates> rates, int n, const SiteLinks& sites) {
   double now = 0.0;
   for (Branch& b : branches)
     if (b.remaining <= 0.0) b.moving = false;
   for (;;) {
-    const Degrees d = degreesOf(branches, items, n);
+    const Degrees d = degreesOf(branches, items, n, sites);
     std::vector<double> rate(branches.size(), 0.0);
     double step = kInfinity;
     bool anyMoving = false;
@@ -83,10 +89,12 @@ void runFluidPhases(std::vector<Branch>& branches, std::span<const PipelinedItem
 }  // namespace
 
 Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
-                                                        std::span<const NodeRates> rates, double chunkBytes) {
+                                                        std::span<const NodeRates> rates, double chunkBytes,
+                                                        const SiteLinks& sites) {
   using Result = Result<ConcurrentPrediction>;
   const int n = static_cast<int>(rates.size());
   if (!(chunkBytes > 0.0)) return Result::failure("the chunk size must be positive");
+  if (!sites.siteOf.empty() && static_cast<int>(sites.siteOf.size()) != n) return Result::failure("one site per node");
   for (const PipelinedItem& item : items) {
     if (item.tree.nodeCount() != n) return Result::failure("every tree spans one node per rate");
     if (!(item.bytes >= 0.0)) return Result::failure("an item's size is negative");
@@ -109,7 +117,7 @@ Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const Pipeline
       branches[branchOf[k][v]].nodes.push_back(v);
     }
   }
-  const Degrees start = degreesOf(branches, items, n);
+  const Degrees start = degreesOf(branches, items, n, sites);
   ConcurrentPrediction out;
   out.finishSeconds.assign(items.size(), std::vector<double>(n, -1.0));
   std::vector<std::vector<double>> firstChunk(items.size(), std::vector<double>(n, 0.0));
@@ -126,7 +134,7 @@ Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const Pipeline
     }
   }
 
-  runFluidPhases(branches, items, rates, n);
+  runFluidPhases(branches, items, rates, n, sites);
 
   for (std::size_t k = 0; k < items.size(); ++k) {
     const BroadcastTree& tree = items[k].tree;

@@ -7,7 +7,8 @@
 //   serves, across operations, and one downlink by all the parents it pulls
 //   from (transport/data/data_plane.h), so the edge p -> c carries
 //     min(uplink(p) / out(p), downlink(c) / in(c)),
-//   out and in counting the edges of every item still moving;
+//   out and in counting the edges of every item still moving, and no
+//   faster than its equal share of each room trunk it crosses (site_links.h);
 // - within an item, the subtree under each of the source's children moves
 //   at its slowest edge, as in predictPipelined;
 // - when such a subtree ends, its edges free their shares and the rates are
@@ -20,6 +21,7 @@
 #include "base/result.h"
 #include "planner/broadcast/broadcast_tree.h"
 #include "planner/node_rates.h"
+#include "planner/site_links.h"
 
 namespace hnow::planner {
 
@@ -38,6 +40,7 @@ struct ConcurrentPrediction {
 // over a different number of nodes than `rates`, a negative size, a chunk
 // size that is not positive.
 Result<ConcurrentPrediction> predictConcurrentPipelines(std::span<const PipelinedItem> items,
-                                                        std::span<const NodeRates> rates, double chunkBytes);
+                                                        std::span<const NodeRates> rates, double chunkBytes,
+                                                        const SiteLinks& sites = {});
 
 }  // namespace hnow::planner

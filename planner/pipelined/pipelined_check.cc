@@ -29,6 +29,13 @@ PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeR
   std::vector<double> share(n, 0.0), latency(n, 0.0);
   PipelinedReplay out;
   out.slowestEdgeShare = std::numeric_limits<double>::infinity();
+  // A trunk is split equally among the edges that cross it, all at once.
+  TrunkLoad trunks(sites);
+  for (int v = 0; v < n; ++v)
+    if (tree.parent[v] >= 0) trunks.add(tree.parent[v], v);
+  int siteCount = static_cast<int>(sites.trunks.size());
+  for (int site : sites.siteOf) siteCount = std::max(siteCount, site + 1);
+  std::vector<double> trunkOut(siteCount, 0.0), trunkIn(siteCount, 0.0);  // per site, what the edges take
   for (int p = 0; p < n; ++p) {
     double used = 0.0;
     for (int c : tree.children[p]) {
@@ -39,6 +46,9 @@ PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeR
       if (sites.crossesSites(p, c)) {
         latency[c] += sites.crossSiteLatencySeconds;
         if (sites.crossSiteBytesPerSecond > 0.0) r = std::min(r, sites.crossSiteBytesPerSecond);
+        r = std::min(r, trunks.shareOf(p, c));
+        trunkOut[sites.siteOf[p]] += r;
+        trunkIn[sites.siteOf[c]] += r;
       }
       if (!(r > 0.0))
         return invalid("edge " + std::to_string(p) + " -> " + std::to_string(c) + " has no bandwidth");
@@ -50,6 +60,13 @@ PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeR
     }
     if (used > rates[p].uplinkBytesPerSecond * (1 + 1e-9))
       return invalid("children of " + std::to_string(p) + " exceed its uplink");
+  }
+  for (int site = 0; site < siteCount; ++site) {
+    const Trunk trunk = sites.trunkOf(site);
+    if (trunk.outBytesPerSecond > 0.0 && trunkOut[site] > trunk.outBytesPerSecond * (1 + 1e-9))
+      return invalid("edges out of site " + std::to_string(site) + " exceed its trunk");
+    if (trunk.inBytesPerSecond > 0.0 && trunkIn[site] > trunk.inBytesPerSecond * (1 + 1e-9))
+      return invalid("edges into site " + std::to_string(site) + " exceed its trunk");
   }
   if (out.slowestEdgeShare == std::numeric_limits<double>::infinity()) out.slowestEdgeShare = 0.0;
 

@@ -217,11 +217,16 @@ Result<BroadcastTree> maxBottleneckTree(std::span<const NodeRates> rates, int so
 
 std::vector<double> edgeRates(const BroadcastTree& tree, std::span<const NodeRates> rates, const SiteLinks& sites) {
   std::vector<double> rate(tree.nodeCount(), 0.0);
+  // Every edge moves at once, so each shares the trunks it crosses with
+  // every other edge crossing them.
+  TrunkLoad trunks(sites);
+  for (int v = 0; v < tree.nodeCount(); ++v)
+    if (tree.parent[v] >= 0) trunks.add(tree.parent[v], v);
   for (int v = 0; v < tree.nodeCount(); ++v) {
     const int p = tree.parent[v];
     if (p < 0) continue;
     const double share = rates[p].uplinkBytesPerSecond / static_cast<double>(tree.children[p].size());
-    rate[v] = std::min(share, rates[v].downlinkBytesPerSecond);
+    rate[v] = std::min({share, rates[v].downlinkBytesPerSecond, trunks.shareOf(p, v)});
     if (sites.crossesSites(p, v) && sites.crossSiteBytesPerSecond > 0.0)
       rate[v] = std::min(rate[v], sites.crossSiteBytesPerSecond);
     rate[v] = std::max(rate[v], 0.0);

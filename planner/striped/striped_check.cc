@@ -19,7 +19,8 @@ StripedReplay invalid(std::string reason) {
 }  // namespace
 
 StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
-                            std::span<const int> destinations, double fileBytes, double chunkBytes) {
+                            std::span<const int> destinations, double fileBytes, double chunkBytes,
+                            const SiteLinks& sites) {
   const int n = static_cast<int>(rates.size());
   const int stripes = plan.stripes();
   if (stripes < 1) return invalid("a striped plan has at least one stripe");
@@ -35,6 +36,11 @@ StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> 
   std::vector<int> children(n, 0);
   std::vector<std::set<int>> parents(n);
   std::vector<int> inStripes(n, 0);
+  // Edges across all stripes through each trunk (they move together).
+  TrunkLoad trunks(sites);
+  for (const BroadcastTree& tree : plan.trees)
+    for (int v = 0; v < static_cast<int>(tree.parent.size()); ++v)
+      if (tree.parent[v] >= 0) trunks.add(tree.parent[v], v);
   for (const BroadcastTree& tree : plan.trees) {
     if (tree.nodeCount() != n) return invalid("a stripe tree over a different number of nodes");
     for (int v = 0; v < n; ++v) {
@@ -66,7 +72,22 @@ StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> 
     }
     const double first = static_cast<double>(plan.firstChunk[k]) * chunkBytes;
     const double end = std::min(fileBytes, static_cast<double>(plan.firstChunk[k + 1]) * chunkBytes);
-    const PipelinedReplay replay = replayPipelined(tree, shares, destinations, end - first, chunkBytes);
+    // Its share of each trunk: the trunk split over every stripe's edges
+    // through it, times this stripe's.
+    SiteLinks view = sites;
+    if (!sites.siteOf.empty()) {
+      TrunkLoad mine(sites);
+      for (int v = 0; v < n; ++v)
+        if (tree.parent[v] >= 0) mine.add(tree.parent[v], v);
+      for (std::size_t site = 0; site < view.trunks.size(); ++site) {
+        const int s = static_cast<int>(site);
+        Trunk& t = view.trunks[site];
+        t.outBytesPerSecond = trunks.outOf(s) > 0 ? t.outBytesPerSecond / trunks.outOf(s) * mine.outOf(s) : 0.0;
+        t.inBytesPerSecond = trunks.into(s) > 0 ? t.inBytesPerSecond / trunks.into(s) * mine.into(s) : 0.0;
+      }
+    }
+    const PipelinedReplay replay =
+        replayPipelined(tree, shares, destinations, end - first, chunkBytes, /*windowChunks=*/4, view);
     if (!replay.valid) return invalid("stripe " + std::to_string(k) + ": " + replay.reason);
     for (int v = 0; v < n; ++v)
       if (replay.finish[v] >= 0) out.finish[v] = std::max(out.finish[v], replay.finish[v]);

@@ -4,12 +4,14 @@
 // replayPipelined with the shares the data plane gives it: a node's uplink
 // split equally among all its children across stripes, a destination's
 // downlink among its S parents. The stripes then move side by side, each at
-// its own shares; the plan takes as long as its slowest stripe.
+// its own shares; the plan takes as long as its slowest stripe. A room's
+// trunk is split equally among every stripe's edges through it.
 #include <span>
 #include <string>
 #include <vector>
 
 #include "planner/node_rates.h"
+#include "planner/site_links.h"
 #include "planner/striped/striped_plan.h"
 
 namespace hnow::planner {
@@ -27,6 +29,7 @@ struct StripedReplay {
 // Rejects a plan whose stripes do not cover the file's chunks in order, a
 // stripe tree that misses a destination, or shares that exceed a link.
 StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
-                            std::span<const int> destinations, double fileBytes, double chunkBytes);
+                            std::span<const int> destinations, double fileBytes, double chunkBytes,
+                            const SiteLinks& sites = {});
 
 }  // namespace hnow::planner

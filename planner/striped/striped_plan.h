@@ -23,6 +23,7 @@
 #include "base/result.h"
 #include "planner/broadcast/broadcast_tree.h"
 #include "planner/node_rates.h"
+#include "planner/site_links.h"
 
 namespace hnow::planner {
 
@@ -68,16 +69,24 @@ struct StripedPlan {
 // Errors: a bad node index, a destination with no downlink, a source with no
 // uplink while there are destinations, a size or chunk that is not positive,
 // options below 1.
+// With rooms behind trunks (`sites`, striped_rooms.h), every stripe enters
+// each room once, by the node with the most children in it, and is relayed
+// inside; the stripes into a room stay within its trunk, and so do those a
+// room passes on; every room fed from the source's room, and the tree of
+// rooms with the largest bottleneck, are both weighed.
 Result<StripedPlan> planStriped(std::span<const NodeRates> rates, int source, std::span<const int> destinations,
-                                double fileBytes, double chunkBytes, const StripedOptions& options = {});
+                                double fileBytes, double chunkBytes, const StripedOptions& options = {},
+                                const SiteLinks& sites = {});
 
 // Kumar & Ross's minimum distribution time over the source and the
 // destinations, with relays (nodes that are not destinations) as helpers:
 //   max(F/u_s, F/d_min, N·F / (u_s + Σ_D u_i + Σ_H min(u_h, N·d_h)·(1 - 1/N))).
 // A helper uploads each byte it fetched to at most N destinations, so every
 // byte it sends costs 1/N of a byte sent to it (docs/striped-broadcast.md).
+// With rooms behind trunks, the largest over cuts: also roomCutBound
+// (striped_rooms.h), F through each trunk a room sits behind.
 // 0 with no destination.
 double kumarRossBound(std::span<const NodeRates> rates, int source, std::span<const int> destinations,
-                      double fileBytes, bool withHelpers = false);
+                      double fileBytes, bool withHelpers = false, const SiteLinks& sites = {});
 
 }  // namespace hnow::planner
