@@ -15,10 +15,16 @@ using planner::BroadcastAlgorithm;
 using planner::BroadcastPlan;
 using planner::TransferMode;
 
+}  // namespace
+
 // Site labels only when the agents span two or more sites (seed 001's LCF
 // is then the store-and-forward candidate); hnowd sits alone in its own
-// site, as it is the one node every first copy crosses from.
-planner::SiteLinks sitesOf(const std::vector<TreeNode>& nodes) {
+// site, as it is the one node every first copy crosses from. Each agents'
+// room is behind a trunk (planner/site_links.h); one not measured is taken
+// at the fastest port in the room: a room's switch reaches the rest of the
+// building by one port of its class, which every plan crossing the trunk
+// more than once per stripe would share.
+planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes) {
   std::set<std::string> agentSites;
   for (std::size_t i = 1; i < nodes.size(); ++i) agentSites.insert(nodes[i].site);
   if (agentSites.size() < 2) return {};
@@ -26,8 +32,17 @@ planner::SiteLinks sitesOf(const std::vector<TreeNode>& nodes) {
   for (std::size_t i = 1; i < nodes.size(); ++i) labels.push_back(nodes[i].site);
   planner::SiteLinks sites;
   sites.siteOf = planner::siteIndices(labels);
+  for (std::size_t i = 1; i < nodes.size(); ++i) {
+    const auto site = static_cast<std::size_t>(sites.siteOf[i]);
+    if (sites.trunks.size() <= site) sites.trunks.resize(site + 1);
+    const double port = std::max(nodes[i].rates.uplinkBytesPerSecond, nodes[i].rates.downlinkBytesPerSecond);
+    planner::Trunk& trunk = sites.trunks[site];
+    trunk.inBytesPerSecond = trunk.outBytesPerSecond = std::max(trunk.inBytesPerSecond, port);
+  }
   return sites;
 }
+
+namespace {
 
 PlanOption optionOf(const BroadcastPlan& plan) {
   return {planner::broadcastAlgorithmName(plan.algorithm), planner::transferModeName(plan.mode),
@@ -72,6 +87,8 @@ std::vector<int> agentsOf(const planner::BroadcastRequest& request) {
   return destinations;
 }
 
+// A trunk taken at its room's fastest port is an assumption, not a limit
+// anything measured: the bound leaves it out.
 double kumarRossOf(const planner::BroadcastRequest& request) {
   return planner::kumarRossBound(request.rates, 0, agentsOf(request), request.fileBytes);
 }
@@ -91,7 +108,8 @@ double stripeChunkFloor(const planner::BroadcastRequest& request) {
 Result<planner::StripedPlan> stripedPlanOf(const planner::BroadcastRequest& request) {
   planner::StripedOptions options;
   options.minChunkBytes = stripeChunkFloor(request);
-  return planner::planStriped(request.rates, 0, agentsOf(request), request.fileBytes, request.chunkBytes, options);
+  return planner::planStriped(request.rates, 0, agentsOf(request), request.fileBytes, request.chunkBytes, options,
+                              request.sites);
 }
 
 PlanOption optionOf(const planner::StripedPlan& plan) {
@@ -129,7 +147,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
   request.source = 0;
   request.fileBytes = static_cast<double>(size);
   request.chunkBytes = chunkBytes;
-  request.sites = sitesOf(nodes);
+  request.sites = siteLinksOf(nodes);
   // hnowd answers `hnow send` within a second.
   request.limits.maxSearchNodes = 2'000'000;
 
@@ -138,6 +156,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     if (!striped) return striped.error();
     SendTree tree = stripedOf(*striped, size);
     tree.considered = {optionOf(*striped)};
+    tree.boundSeconds = kumarRossOf(request);
     tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
     return tree;
   }
@@ -151,14 +170,9 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     tree.why = "one tree: " + seconds2(tree.predictedSeconds) + " predicted";
     tree.boundSeconds = kumarRossOf(request);
     if (!weighStriped) return tree;
-    if (!request.sites.siteOf.empty()) {
-      tree.why += "; striped not weighed (its plan does not model site links)";
-      return tree;
-    }
     auto striped = stripedPlanOf(request);
     if (!striped) return tree;  // one tree still stands
     tree.considered.push_back(optionOf(*striped));
-    tree.boundSeconds = striped->boundSeconds;
     const double oneTree = tree.predictedSeconds;
     if (striped->stripes() >= 2 && striped->predictedSeconds <= oneTree * (1 - kStripedGain)) {
       const double bound = tree.boundSeconds, fluid = tree.fluidBoundSeconds;

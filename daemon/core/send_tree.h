@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "planner/node_rates.h"
+#include "planner/site_links.h"
 
 namespace hnow::daemon {
 
@@ -63,13 +64,19 @@ struct SendTree {
 // auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat
 bool knownSendAlgo(const std::string& algo);
 
+// The rooms of `nodes` for the planner: one per site label when the agents
+// carry two or more, hnowd in a room of its own, each agents' room behind a
+// trunk taken at the fastest port in it until the trunk is measured.
+planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes);
+
 // `nodes[0]` is the source; its uplink is what it will be paced at. `auto`:
 // planner::chooseBroadcastPlan, the faster of store-and-forward (FNF, or LCF
 // when the agents carry two or more site labels) and the max-bottleneck
 // pipelined tree; then, with `weighStriped` and the agents in one site, the
 // striped plan if it predicts at least kStripedGain less (its stripes cost connections,
-// digests and reports the model leaves out). `striped`: the striped plan
-// (site links are not modelled in it). `tree`: auto's choice among single
+// digests and reports the model leaves out); with rooms, every plan is
+// predicted with their trunks, and the striped plan enters each room once
+// per stripe. `striped`: the striped plan. `tree`: auto's choice among single
 // trees, never striped. Another algo: its tree, with both
 // predictions in `considered`.
 inline constexpr double kStripedGain = 0.05;

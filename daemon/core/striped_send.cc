@@ -127,12 +127,14 @@ bool StripedSend::reshare(const std::string& reason) {
   // The stripes keep the chunk they are relayed in.
   const double chunk = tree_.stripeChunkBytes ? tree_.stripeChunkBytes : settings_.chunkBytes;
   double keptSeconds = std::numeric_limits<double>::infinity();
+  // Rooms as the plan had them: each stripe still enters a room once.
+  const planner::SiteLinks sites = siteLinksOf(nodes);
   if (kept.size() == stripes_.size())
-    if (auto p = planner::predictConcurrentPipelines(kept, rates, chunk)) keptSeconds = p->seconds;
+    if (auto p = planner::predictConcurrentPipelines(kept, rates, chunk, sites)) keptSeconds = p->seconds;
   planner::StripedOptions options;
   options.minStripes = options.maxStripes = static_cast<int>(stripes_.size());
   options.minChunkBytes = chunk;
-  auto plan = planner::planStriped(rates, 0, destinations, left, chunk, options);
+  auto plan = planner::planStriped(rates, 0, destinations, left, chunk, options, sites);
   const double now = seconds(clock_.now() - started_);
   char text[200];
   if (!plan || plan->stripes() != static_cast<int>(stripes_.size())) {

@@ -153,16 +153,52 @@ TEST_CASE("tree adapter: on an uplink-bound lab auto weighs the striped plan and
   REQUIRE(oneTree);
   CHECK_FALSE(oneTree->striped());
   CHECK(oneTree->considered.size() == 2);
-  // Agents in two sites: the striped plan is not weighed (it does not model site links).
+  // Agents in two sites: the striped plan is weighed with the rooms, and
+  // --algo striped plans stripes whatever the sites.
   nodes[1].site = "two";
   auto sited = planSendTree("auto", nodes, size, 128 << 10, true);
   REQUIRE(sited);
-  CHECK_FALSE(sited->striped());
-  CHECK(sited->why.find("not weighed") != std::string::npos);
-  // --algo striped plans stripes whatever the sites.
+  REQUIRE(sited->considered.size() == 3);
+  CHECK(sited->considered[2].algo == "striped");
   auto forced = planSendTree("striped", nodes, size, 128 << 10);
   REQUIRE(forced);
   CHECK(forced->striped());
+}
+
+namespace {
+
+// How many edges of `parent` enter `site` from outside it.
+int entriesInto(const std::vector<int>& parent, const std::vector<TreeNode>& nodes, const std::string& site) {
+  int count = 0;
+  for (std::size_t v = 1; v < parent.size(); ++v)
+    if (parent[v] >= 0 && nodes[v].site == site && nodes[static_cast<std::size_t>(parent[v])].site != site) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("tree adapter: two rooms by their labels - auto's plan enters the far room once per stripe, never a chain across") {
+  // Room A: hnowd and 4 agents, room B: 4 agents, every link 50 MB/s: a
+  // chain of hosts in name order would cross between the rooms again and again.
+  std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
+  for (int i = 0; i < 8; ++i) nodes.push_back({"n" + std::to_string(i), i % 2 ? "B" : "A", {50e6, 50e6}});
+  const std::uint64_t size = 128 << 20;
+  auto planned = planSendTree("auto", nodes, size, 128 << 10, true);
+  REQUIRE(planned);
+  const SendTree& t = *planned;
+  if (t.striped()) {
+    for (const std::vector<int>& parent : t.stripeParents) CHECK(entriesInto(parent, nodes, "B") == 1);
+  } else {
+    CHECK(entriesInto(t.parent, nodes, "B") == 1);
+  }
+  CHECK(entriesInto(t.parent, nodes, "A") == 1);
+  // The chain, predicted with the trunk it shares, is far slower than the plan.
+  auto chain = planSendTree("chain", nodes, size, 128 << 10);
+  REQUIRE(chain);
+  CHECK(entriesInto(chain->parent, nodes, "B") > 1);
+  CHECK(chain->predictedSeconds > 1.5 * t.predictedSeconds);
+  // The rooms' trunks are assumed, not measured: the bound is the star's.
+  CHECK(t.boundSeconds == doctest::Approx(size / 50e6));
 }
 
 TEST_CASE("an agent lost for silence that reports again is back: its copy resumes and finishes") {
