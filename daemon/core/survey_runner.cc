@@ -125,6 +125,16 @@ void SurveyRunner::tick() {
   const bool retryable = targets != failedTargets_ || now >= retryAt_;
   if (!targets.empty() && now - unmeasuredSince_ >= options_.settle && retryable)
     return begin(std::move(targets), false, {});
+  // Rooms' trunks once their nodes' links are known: a trunk round judges
+  // its flows by what their ends carry.
+  if (targets.empty() && now - unmeasuredSince_ >= options_.settle) {
+    std::vector<LinkId> trunks = unmeasuredTrunkLinks();
+    if (!trunks.empty() && (trunks != failedTrunks_ || now >= trunksRetryAt_)) {
+      failedTrunks_ = trunks;  // kept unless the survey measures them
+      trunksRetryAt_ = now + kRetryFailed;
+      return begin(std::move(trunks), false, {}, true);
+    }
+  }
 
   std::vector<LinkId> again;
   for (const LinkId& link : coordinator_.links().remeasureNow())
@@ -142,13 +152,33 @@ void SurveyRunner::tick() {
   }
 }
 
-void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
+std::vector<ProbeRound> SurveyRunner::planRounds(const std::vector<SurveyNode>& nodes,
+                                                 const std::vector<LinkId>& targets, bool trunks) const {
   const LinkBook& book = coordinator_.links();
+  const KnownRate known = [&book](const LinkId& l) { return book.knownAtLeast(l); };
+  return trunks ? planTrunkSurvey(nodes, targets, known, options_.trunk)
+                : planSurvey(nodes, targets, known, options_.survey);
+}
+
+std::vector<LinkId> SurveyRunner::unmeasuredTrunkLinks() const {
+  const LinkBook& book = coordinator_.links();
+  std::vector<SurveyNode> nodes;
+  for (const SurveyNode& n : surveyNodes()) {
+    // Agents that pace both their links (hnow local) would measure their
+    // pacing, not a trunk.
+    if (n.name != kCoordinatorNode && book.fixed({n.name, LinkDirection::kUp}) &&
+        book.fixed({n.name, LinkDirection::kDown}))
+      continue;
+    nodes.push_back(n);
+  }
+  return unmeasuredTrunks(nodes, [&book](const LinkId& l) { return book.knownAtLeast(l); });
+}
+
+void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done, bool trunks) {
   const std::vector<SurveyNode> nodes = surveyNodes();
-  for (const LinkId& link : targets) triedWith_[link] = peerCapacity(nodes, link);
-  std::vector<ProbeRound> rounds = planSurvey(nodes, targets,
-                                              [&book](const LinkId& l) { return book.knownAtLeast(l); },
-                                              options_.survey);
+  if (!trunks)
+    for (const LinkId& link : targets) triedWith_[link] = peerCapacity(nodes, link);
+  std::vector<ProbeRound> rounds = planRounds(nodes, targets, trunks);
   if (rounds.empty()) {
     if (done) done(Error{"no peer to measure against: a survey needs hnowd and at least one agent with a data plane"});
     if (!asked) {
@@ -163,6 +193,7 @@ void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done) {
   survey.asked = asked;
   survey.done = std::move(done);
   survey.started = clock_.now();
+  survey.trunks = trunks;
   current_ = std::move(survey);
   startRound();
 }
@@ -246,6 +277,11 @@ void SurveyRunner::finishRound() {
         ++k;
       }
     }
+    if (current_->trunks) {
+      const LinkBook& book = coordinator_.links();
+      current_->trunkFindings.push_back(judgeTrunkRound(
+          plan, outcome, [&book](const LinkId& l) { return book.knownAtLeast(l); }, options_.trunk));
+    }
     current_->outcomes.push_back(std::move(outcome));
   } else {
     std::string line = "round for " + describe(plan.target) + ":";
@@ -276,15 +312,14 @@ void SurveyRunner::replanWithout(const std::set<std::string>& failed) {
   std::vector<SurveyNode> nodes;
   for (const SurveyNode& n : surveyNodes())
     if (!s.excluded.count(n.name)) nodes.push_back(n);
-  const LinkBook& book = coordinator_.links();
-  std::vector<ProbeRound> rest =
-      planSurvey(nodes, targets, [&book](const LinkId& l) { return book.knownAtLeast(l); }, options_.survey);
+  std::vector<ProbeRound> rest = planRounds(nodes, targets, s.trunks);
   // The failed round stays in place (it is counted as done); the rest follows it.
   s.rounds.resize(s.next + 1);
   s.rounds.insert(s.rounds.end(), rest.begin(), rest.end());
 }
 
 std::vector<SurveyFinding> SurveyRunner::findingsOf(const Survey& survey, std::size_t fromOutcome) const {
+  if (survey.trunks) return survey.trunkFindings;
   const LinkBook& book = coordinator_.links();
   const std::vector<RoundOutcome> outcomes(survey.outcomes.begin() + static_cast<std::ptrdiff_t>(fromOutcome),
                                            survey.outcomes.end());
@@ -340,7 +375,7 @@ void SurveyRunner::complete(bool aborted) {
   // An automatic survey that gives way while it measures falls again keeps
   // what its first rounds found, the falls aside.
   if (current_->retakeFrom) aborted = false;
-  else if (!aborted && !current_->outcomes.empty() && retakeFalls()) return;
+  else if (!aborted && !current_->trunks && !current_->outcomes.empty() && retakeFalls()) return;
   Survey survey = std::move(*current_);
   current_.reset();
   SurveyReport report;
@@ -371,7 +406,7 @@ void SurveyRunner::complete(bool aborted) {
       }
     for (const auto& [node, load] : other) book.noteForeign(node, load.foreignSent, load.foreignReceived);
   }
-  if (!aborted && !survey.asked) {
+  if (!aborted && !survey.asked && !survey.trunks) {
     // Targets its rounds could not measure (their nodes failed) wait before
     // the next try; a link measured as a bound is retried by its own rule.
     std::vector<LinkId> left;

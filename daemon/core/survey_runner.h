@@ -19,6 +19,7 @@
 #include "core/coordinator.h"
 #include "core/link_probe.h"
 #include "core/link_survey.h"
+#include "core/trunk_survey.h"
 
 namespace hnow::daemon {
 
@@ -33,6 +34,7 @@ struct SurveyRunnerOptions {
   // of a saturated link agree within about 3%.
   double confirmFall = 0.05;
   SurveyOptions survey;
+  TrunkSurveyOptions trunk;
 };
 
 struct SurveyReport {
@@ -90,6 +92,9 @@ class SurveyRunner {
     std::optional<std::size_t> retakeFrom;
     std::vector<SurveyFinding> first;
     std::vector<LinkId> falls;
+    // Rooms' trunks (trunk_survey.h): each round judged on its own as it ends.
+    bool trunks = false;
+    std::vector<SurveyFinding> trunkFindings;
   };
   struct Round {
     std::uint64_t generation = 0;
@@ -108,7 +113,12 @@ class SurveyRunner {
   // What the peers a round for `link` would take can send (or receive) together.
   double peerCapacity(const std::vector<SurveyNode>& nodes, const LinkId& link) const;
   std::vector<LinkId> linksOf(const std::vector<std::string>& nodes) const;
-  void begin(std::vector<LinkId> targets, bool asked, Done done);
+  void begin(std::vector<LinkId> targets, bool asked, Done done, bool trunks = false);
+  // Rounds for `targets` over `nodes`: node links' or trunks'.
+  std::vector<ProbeRound> planRounds(const std::vector<SurveyNode>& nodes, const std::vector<LinkId>& targets,
+                                     bool trunks) const;
+  // Trunks of rooms with real links (not all emulated) to measure now.
+  std::vector<LinkId> unmeasuredTrunkLinks() const;
   void startRound();
   void answer(std::uint64_t generation, std::size_t node, const Result<ProbeReply>& reply);
   void finishRound();
@@ -146,6 +156,8 @@ class SurveyRunner {
   // An automatic survey that measured nothing is not tried again before this.
   std::vector<LinkId> failedTargets_;
   TimePoint retryAt_{};
+  std::vector<LinkId> failedTrunks_;
+  TimePoint trunksRetryAt_{};
 };
 
 }  // namespace hnow::daemon

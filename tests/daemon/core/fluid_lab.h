@@ -72,7 +72,7 @@ class FluidProber final : public LinkProber {
         flows.emplace_back(nameOf(pending_[i].order.pullFrom[k]), pending_[i].node);
         probeFlows.emplace_back(i, k);
       }
-    const FluidRates rates = maxMinRates(lab_, flows);
+    const FluidRates rates = maxMinRates(lab_, flows, trunks);
     auto pending = std::move(pending_);
     pending_.clear();
     ++rounds;
@@ -118,6 +118,7 @@ class FluidProber final : public LinkProber {
 
   std::vector<std::pair<std::string, std::string>> background;
   std::map<std::string, std::string> failing;  // node -> the error it answers with
+  FluidTrunks trunks;                           // rooms' trunks, by FluidNode::room
   std::map<std::string, double> starveOnce;    // node -> the share it reads of its downlink round, once
   // Links paced by hnow's own data planes (loopback, `hnow local`): whole
   // chunks at a time, no interface counters. `fitted`: the planes fit their
@@ -159,7 +160,7 @@ struct FluidLab {
     coordinator.addTransferObserver(&operation);
     runner.onReport([this](const SurveyReport& r) { reports.push_back(r); });
     for (const auto& [name, node] : lab)
-      if (name != kCoordinatorNode) join(name, "lab");
+      if (name != kCoordinatorNode) join(name, node.room.empty() ? "lab" : node.room);
   }
   ~FluidLab() { coordinator.removeTransferObserver(&operation); }
 

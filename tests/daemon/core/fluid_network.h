@@ -20,7 +20,17 @@ struct FluidNode {
   // Other traffic's demand on each link (bytes/s; infinity: as much as it gets).
   double otherUp = 0.0;
   double otherDown = 0.0;
+  // The room whose trunk (FluidTrunks) a flow to or from another room
+  // crosses; "" for none.
+  std::string room{};
 };
+
+// Per room: the trunk's capacity into it and out of it (0: not limited).
+struct FluidTrunk {
+  double in = 0.0;
+  double out = 0.0;
+};
+using FluidTrunks = std::map<std::string, FluidTrunk>;
 
 struct FluidRates {
   std::vector<double> flows;                // per flow, in order
@@ -29,40 +39,54 @@ struct FluidRates {
 };
 
 // Progressive filling: raise every unfrozen flow alike until a link fills
-// or a demand is met, freeze what is stuck, repeat.
+// or a demand is met, freeze what is stuck, repeat. A flow between rooms
+// also crosses its sender's room's trunk outwards and its receiver's inwards.
 inline FluidRates maxMinRates(const std::map<std::string, FluidNode>& nodes,
-                              const std::vector<std::pair<std::string, std::string>>& flows) {
+                              const std::vector<std::pair<std::string, std::string>>& flows,
+                              const FluidTrunks& trunks = {}) {
+  using Key = std::pair<std::string, bool>;  // (node, up) or ("room:R", out)
   struct F {
     std::string upOf, downOf;  // "" when the flow does not cross that kind of link
     double demand;
+    std::vector<Key> via{};    // every link it crosses
     double rate = 0.0;
     bool frozen = false;
   };
+  std::map<Key, double> capacity;
+  for (const auto& [name, n] : nodes) {
+    capacity[{name, true}] = n.up;
+    capacity[{name, false}] = n.down;
+  }
+  for (const auto& [room, t] : trunks) {
+    if (t.out > 0) capacity[{"room:" + room, true}] = t.out;
+    if (t.in > 0) capacity[{"room:" + room, false}] = t.in;
+  }
   std::vector<F> all;
-  for (const auto& [from, to] : flows) all.push_back({from, to, std::numeric_limits<double>::infinity()});
+  for (const auto& [from, to] : flows) {
+    F f{from, to, std::numeric_limits<double>::infinity()};
+    f.via = {{from, true}, {to, false}};
+    const std::string& a = nodes.at(from).room;
+    const std::string& b = nodes.at(to).room;
+    if (a != b) {
+      if (!a.empty() && capacity.count({"room:" + a, true})) f.via.push_back({"room:" + a, true});
+      if (!b.empty() && capacity.count({"room:" + b, false})) f.via.push_back({"room:" + b, false});
+    }
+    all.push_back(f);
+  }
   const std::size_t hnow = all.size();
   for (const auto& [name, n] : nodes) {
-    if (n.otherUp > 0) all.push_back({name, "", n.otherUp});
-    if (n.otherDown > 0) all.push_back({"", name, n.otherDown});
+    if (n.otherUp > 0) all.push_back({name, "", n.otherUp, {{name, true}}});
+    if (n.otherDown > 0) all.push_back({"", name, n.otherDown, {{name, false}}});
   }
-  auto capacity = [&](const std::string& node, bool up) {
-    const FluidNode& n = nodes.at(node);
-    return up ? n.up : n.down;
-  };
   for (int guard = 0; guard < 1000; ++guard) {
     // Room and unfrozen flows per link.
-    std::map<std::pair<std::string, bool>, std::pair<double, int>> links;
-    for (const auto& [name, n] : nodes) {
-      links[{name, true}] = {n.up, 0};
-      links[{name, false}] = {n.down, 0};
-    }
-    for (const F& f : all) {
-      if (!f.upOf.empty()) links[{f.upOf, true}].first -= f.rate;
-      if (!f.downOf.empty()) links[{f.downOf, false}].first -= f.rate;
-      if (f.frozen) continue;
-      if (!f.upOf.empty()) ++links[{f.upOf, true}].second;
-      if (!f.downOf.empty()) ++links[{f.downOf, false}].second;
-    }
+    std::map<Key, std::pair<double, int>> links;
+    for (const auto& [key, c] : capacity) links[key] = {c, 0};
+    for (const F& f : all)
+      for (const Key& k : f.via) {
+        links[k].first -= f.rate;
+        if (!f.frozen) ++links[k].second;
+      }
     double step = std::numeric_limits<double>::infinity();
     for (const auto& [key, room] : links)
       if (room.second > 0) step = std::min(step, std::max(0.0, room.first) / room.second);
@@ -73,17 +97,13 @@ inline FluidRates maxMinRates(const std::map<std::string, FluidNode>& nodes,
     for (F& f : all)
       if (!f.frozen) f.rate += step, any = true;
     if (!any) break;
-    auto full = [&](const std::string& node, bool up) {
-      double used = 0;
-      for (const F& g : all)
-        if ((up && g.upOf == node) || (!up && g.downOf == node)) used += g.rate;
-      return used >= capacity(node, up) * (1 - 1e-9);
-    };
+    std::map<Key, double> used;
+    for (const F& g : all)
+      for (const Key& k : g.via) used[k] += g.rate;
+    auto full = [&](const Key& k) { return used[k] >= capacity.at(k) * (1 - 1e-9); };
     for (F& f : all) {
       if (f.frozen) continue;
-      if (f.rate >= f.demand * (1 - 1e-12) || (!f.upOf.empty() && full(f.upOf, true)) ||
-          (!f.downOf.empty() && full(f.downOf, false)))
-        f.frozen = true;
+      if (f.rate >= f.demand * (1 - 1e-12) || std::any_of(f.via.begin(), f.via.end(), full)) f.frozen = true;
     }
     if (std::all_of(all.begin(), all.end(), [](const F& f) { return f.frozen; })) break;
   }

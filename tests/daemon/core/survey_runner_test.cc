@@ -324,3 +324,51 @@ TEST_CASE("a reading that falls under a known capacity is taken again - a node s
   CHECK(f.reports[3].retaken.empty());
   CHECK(f.prober.rounds == before + 2);
 }
+
+TEST_CASE("two rooms joined by a 100 Mbit/s trunk: once the agents' links are known, a survey of parallel flows measures the trunk each way") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(1000)};
+  for (int k = 1; k <= 8; ++k) lab["agent-" + std::to_string(k)] = {mbps(400), mbps(400), 0, 0, k <= 4 ? "A" : "B"};
+  FluidLab f(lab);
+  f.prober.trunks["B"] = {mbps(100), mbps(100)};
+  f.run(4.0);
+  REQUIRE(f.reports.size() == 2);  // the agents' links, then the trunks
+  for (int k = 1; k <= 8; ++k) checkAgainstLab(f, "agent-" + std::to_string(k), LinkDirection::kDown);
+  for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp}) {
+    const LinkRate* trunk = f.coordinator.links().rate(trunkLink("B", d));
+    REQUIRE(trunk);
+    CHECK(trunk->method == RateMethod::kProbe);
+    CHECK(trunk->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.01));
+  }
+  // Seen from A, the one link between the rooms is A's trunk as well.
+  const LinkRate* intoA = f.coordinator.links().rate(trunkLink("A", LinkDirection::kDown));
+  REQUIRE(intoA);
+  CHECK(intoA->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.01));
+  f.run(5.0);
+  CHECK(f.reports.size() == 2);  // nothing left to measure
+}
+
+TEST_CASE("a trunk faster than the flows across it can fill is a bound, not a limit") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(1000)};
+  for (int k = 1; k <= 4; ++k) lab["agent-" + std::to_string(k)] = {mbps(100), mbps(100), 0, 0, k <= 2 ? "A" : "B"};
+  FluidLab f(lab);
+  f.prober.trunks["B"] = {mbps(1000), mbps(1000)};
+  f.run(4.0);
+  const LinkRate* trunk = f.coordinator.links().rate(trunkLink("B", LinkDirection::kDown));
+  REQUIRE(trunk);
+  CHECK(trunk->bound());
+  CHECK(trunk->bytesPerSecond == doctest::Approx(mbps(200)).epsilon(0.01));
+}
+
+TEST_CASE("agents that pace their own links (hnow local) in two sites leave no trunk to measure") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(1000)};
+  for (int k = 1; k <= 4; ++k) lab["agent-" + std::to_string(k)] = {mbps(100), mbps(100), 0, 0, k <= 2 ? "A" : "B"};
+  FluidLab f(lab);
+  for (int k = 1; k <= 4; ++k)
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp})
+      f.coordinator.links().setFixed({"agent-" + std::to_string(k), d}, mbps(100), RateMethod::kEmulated);
+  f.run(4.0);
+  CHECK_FALSE(f.coordinator.links().rate(trunkLink("B", LinkDirection::kDown)));
+}

@@ -1,0 +1,120 @@
+// Trunk surveys (daemon/core/trunk_survey.h): rounds of disjoint pairs
+// across a room's trunk, from hnowd's room or the largest; a trunk that
+// held its flows well under what their ends carry is measured, one that
+// did not is a bound.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "core/trunk_survey.h"
+
+using namespace hnow::daemon;
+
+namespace {
+
+constexpr double kMbps = 1e6 / 8;
+
+// hnowd alone, four agents in A, four in B, every link 400 Mbit/s.
+std::vector<SurveyNode> twoRooms() {
+  std::vector<SurveyNode> nodes{{"hnowd", ""}};
+  for (int i = 1; i <= 8; ++i) nodes.push_back({"a" + std::to_string(i), i <= 4 ? "A" : "B"});
+  return nodes;
+}
+
+double everyLink(const LinkId& link) { return trunkRoom(link) ? 0.0 : 400 * kMbps; }
+
+RoundOutcome eachFlowAt(const ProbeRound& round, double bytesPerSecond) {
+  RoundOutcome outcome;
+  for (const auto& [from, to] : round.flows) outcome.flows.push_back({from, to, bytesPerSecond});
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("trunk links are a room's pseudo-node, never an agent's name") {
+  const LinkId in = trunkLink("B", LinkDirection::kDown);
+  CHECK(in.node == "room:B");
+  CHECK(trunkRoom(in) == std::optional<std::string>("B"));
+  CHECK_FALSE(trunkRoom({"agent-1", LinkDirection::kDown}));
+}
+
+TEST_CASE("two rooms: both trunk directions of each are targets, hnowd alone is no room") {
+  const auto targets = unmeasuredTrunks(twoRooms(), everyLink);
+  CHECK(targets.size() == 4);
+  for (const LinkId& t : targets) CHECK(trunkRoom(t) != std::optional<std::string>(""));
+  // One room of agents: no trunk to measure.
+  std::vector<SurveyNode> one{{"hnowd", ""}, {"a1", "A"}, {"a2", "A"}};
+  CHECK(unmeasuredTrunks(one, everyLink).empty());
+  // Known trunks are not targets again.
+  auto known = [](const LinkId& link) { return link.node == "room:A" ? 100 * kMbps : everyLink(link); };
+  CHECK(unmeasuredTrunks(twoRooms(), known).size() == 2);
+}
+
+TEST_CASE("a round into a room: disjoint pairs from the other room, fastest first") {
+  auto known = [](const LinkId& link) {
+    if (trunkRoom(link)) return 0.0;
+    return link.node == "a3" ? 800 * kMbps : 400 * kMbps;  // a3 the fastest sender
+  };
+  const auto rounds = planTrunkSurvey(twoRooms(), {trunkLink("B", LinkDirection::kDown)}, known);
+  REQUIRE(rounds.size() == 1);
+  const ProbeRound& r = rounds.front();
+  REQUIRE(r.flows.size() == 4);
+  CHECK(r.flows[0].first == "a3");
+  std::set<std::string> from, to;
+  for (const auto& [f, t] : r.flows) {
+    from.insert(f);
+    to.insert(t);
+    CHECK(f.size() == 2);
+    CHECK((f[1] - '0') <= 4);  // senders from A
+    CHECK((t[1] - '0') >= 5);  // receivers in B
+  }
+  CHECK(from.size() == 4);
+  CHECK(to.size() == 4);
+  // Out of room B: B's agents send to A's.
+  const auto out = planTrunkSurvey(twoRooms(), {trunkLink("B", LinkDirection::kUp)}, known);
+  REQUIRE(out.size() == 1);
+  for (const auto& [f, t] : out.front().flows) {
+    CHECK((f[1] - '0') >= 5);
+    CHECK((t[1] - '0') <= 4);
+  }
+}
+
+TEST_CASE("hnowd in a room of agents is the far side of every other room's trunk") {
+  std::vector<SurveyNode> nodes{{"hnowd", "A"}, {"a1", "A"}, {"b1", "B"}, {"c1", "C"}, {"c2", "C"}};
+  const auto rounds = planTrunkSurvey(nodes, {trunkLink("B", LinkDirection::kDown)}, everyLink);
+  REQUIRE(rounds.size() == 1);
+  for (const auto& [f, t] : rounds.front().flows) {
+    CHECK((f == "hnowd" || f == "a1"));
+    CHECK(t == "b1");
+  }
+  // A room with nobody on the far side is not measured.
+  std::vector<SurveyNode> alone{{"hnowd", ""}, {"b1", "B"}};
+  CHECK(planTrunkSurvey(alone, {trunkLink("B", LinkDirection::kDown)}, everyLink).empty());
+}
+
+TEST_CASE("flows that together read well under their ends measured the trunk; near their ends, a bound") {
+  const auto rounds = planTrunkSurvey(twoRooms(), {trunkLink("B", LinkDirection::kDown)}, everyLink);
+  REQUIRE(rounds.size() == 1);
+  // Four flows at 25 Mbit/s each where each could carry 400: a 100 Mbit/s trunk.
+  const SurveyFinding trunk = judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 25 * kMbps), everyLink);
+  CHECK(trunk.link == trunkLink("B", LinkDirection::kDown));
+  CHECK(trunk.saturated);
+  CHECK(trunk.bytesPerSecond == doctest::Approx(100 * kMbps));
+  // Each at 390 of 400: the trunk carried all of it and may carry more.
+  const SurveyFinding open = judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 390 * kMbps), everyLink);
+  CHECK_FALSE(open.saturated);
+  CHECK(open.bytesPerSecond == doctest::Approx(4 * 390 * kMbps));
+  // Ends not measured: nothing can be said of the trunk but a bound.
+  auto unknown = [](const LinkId&) { return 0.0; };
+  CHECK_FALSE(judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 25 * kMbps), unknown).saturated);
+}
+
+TEST_CASE("a sender with several flows has its uplink shared among them in what the ends carry") {
+  std::vector<SurveyNode> nodes{{"hnowd", ""}, {"a1", "A"}, {"b1", "B"}, {"b2", "B"}, {"b3", "B"}, {"b4", "B"}};
+  const auto rounds = planTrunkSurvey(nodes, {trunkLink("B", LinkDirection::kDown)}, everyLink);
+  REQUIRE(rounds.size() == 1);
+  REQUIRE(rounds[0].flows.size() == 4);  // a1 to each of b1..b4
+  // a1's 400 shared four ways at 100 each: its uplink, not the trunk.
+  CHECK_FALSE(judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 98 * kMbps), everyLink).saturated);
+  CHECK(judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 12.5 * kMbps), everyLink).saturated);
+}
