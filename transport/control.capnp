@@ -374,6 +374,17 @@ struct CoordinatorStatus {
   surveying @2 :Bool;          # a link survey is under way
   uplinkCap @3 :CapInForce;    # the bandwidth caps in force now ([limits] in hnowd.toml)
   downlinkCap @4 :CapInForce;
+  rooms @5 :List(RoomStatus);  # none while every agent is in one room
+}
+
+struct RoomStatus {
+  # A room of agents behind one trunk, and the trunk as hnowd knows it
+  # (docs/rooms.md); a trunk not measured is planned at the room's fastest port.
+  name @0 :Text;
+  agents @1 :UInt32;
+  foundBy @2 :Text;            # "site labels"
+  trunkIn @3 :LinkRate;        # into the room
+  trunkOut @4 :LinkRate;       # out of it
 }
 
 struct OperationRecord {

@@ -133,6 +133,10 @@ Reply<RemoteStatus> CoordinatorClient::status() {
     status.surveying = response.getCoordinator().getSurveying();
     status.uplinkCap = capFromWire(response.getCoordinator().getUplinkCap());
     status.downlinkCap = capFromWire(response.getCoordinator().getDownlinkCap());
+    for (auto in : response.getCoordinator().getRooms())
+      status.rooms.push_back({in.getName(), static_cast<int>(in.getAgents()), in.getFoundBy(),
+                              transport::linkRateFromWire(in.getTrunkIn()),
+                              transport::linkRateFromWire(in.getTrunkOut())});
     auto& agents = status.agents;
     for (auto in : response.getAgents()) {
       RemoteAgent a;

@@ -56,8 +56,17 @@ struct RemoteOwedSend {
   bool sending = false;
 };
 
+// A room of agents and its trunk (control.capnp RoomStatus, docs/rooms.md).
+struct RemoteRoom {
+  std::string name;
+  int agents = 0;
+  std::string foundBy;
+  RemoteLink in, out;
+};
+
 struct RemoteStatus {
   std::vector<RemoteAgent> agents;
+  std::vector<RemoteRoom> rooms;  // none: one room
   RemoteLink uplink, downlink;  // hnowd's own
   RemoteCap uplinkCap, downlinkCap;
   bool surveying = false;

@@ -72,6 +72,20 @@ std::string statusTable(const RemoteStatus& status) {
     out << line;
   }
   if (status.agents.empty()) out << "(no agent has registered)\n";
+  // Rooms behind trunks (docs/rooms.md): how they were found, each trunk per direction.
+  if (!status.rooms.empty()) {
+    out << "\nrooms (found by " << status.rooms.front().foundBy << "), trunk Mbit/s (how, age):\n";
+    std::snprintf(line, sizeof line, "%-16s %-7s %-34s %-34s\n", "room", "agents", "into the room", "out of it");
+    out << line;
+    for (const RemoteRoom& r : status.rooms) {
+      auto trunkCell = [](const RemoteLink& l) {
+        return l.method == "unknown" ? std::string("- (planned at its fastest port)") : linkCell(l);
+      };
+      std::snprintf(line, sizeof line, "%-16s %-7d %-34s %-34s\n", r.name.c_str(), r.agents,
+                    trunkCell(r.in).c_str(), trunkCell(r.out).c_str());
+      out << line;
+    }
+  }
   // An agent whose transfers belie the rate it tells (docs/security.md "Rates that lie").
   for (const RemoteAgent& a : status.agents)
     for (const auto& [link, name] : {std::pair{&a.uplink, "uplink"}, std::pair{&a.downlink, "downlink"}})

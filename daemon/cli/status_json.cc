@@ -66,6 +66,12 @@ std::string statusJson(const RemoteStatus& status) {
                          {"links", linksJson(status.uplink, status.downlink)},
                          {"caps", capsJson(status.uplinkCap, status.downlinkCap)}};
   root["agents"] = std::move(list);
+  // Rooms behind trunks (docs/rooms.md); empty while every agent is in one room.
+  nlohmann::ordered_json rooms = nlohmann::ordered_json::array();
+  for (const RemoteRoom& r : status.rooms)
+    rooms.push_back({{"name", r.name}, {"agents", r.agents}, {"found_by", r.foundBy},
+                     {"trunk", {{"in", linkJson(r.in)}, {"out", linkJson(r.out)}}}});
+  root["rooms"] = std::move(rooms);
   nlohmann::ordered_json owed = nlohmann::ordered_json::array();
   for (const RemoteOwedSend& o : status.owed)
     owed.push_back({{"record", o.record}, {"path", o.path}, {"dest", o.dest}, {"agents", o.agents},

@@ -165,6 +165,7 @@ class Coordinator {
   std::vector<AgentView> status() const;
   // hnowd's own links (its uplink sources every send).
   NodeLinks coordinatorLinks() const;
+  LinkView linkView(const std::string& node, LinkDirection direction) const;
   LinkBook& links() { return links_; }
   const LinkBook& links() const { return links_; }
   const LinkOptions& linkOptions() const { return linkOptions_; }
@@ -240,7 +241,6 @@ class Coordinator {
 
   WallTime wallOf(TimePoint t) const;
   TimePoint steadyOf(WallTime t) const;
-  LinkView linkView(const std::string& node, LinkDirection direction) const;
   SourceUplink uncappedSourceUplink(double configured) const;
   void addCounters(const std::string& node, const CounterSample& counters);
   Result<void> persistLinks();

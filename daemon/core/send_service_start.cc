@@ -11,6 +11,8 @@
 #include "core/held_source.h"
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
+#include "core/rooms.h"
+#include "core/trunk_survey.h"
 
 namespace hnow::daemon {
 
@@ -58,7 +60,15 @@ static std::string namesField(const char* key, const std::vector<std::string>& n
 std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const std::vector<AgentView>& chosen) const {
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
-  for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  const LinkBook& book = coordinator_.links();
+  const KnownRate known = [&book](const LinkId& l) { return book.knownAtLeast(l); };
+  const AgentRooms rooms = agentRooms(coordinator_.status());
+  for (const AgentView& a : chosen) {
+    auto room = rooms.roomOf.find(a.record.name);
+    const std::string site = rooms.foundBy.empty() || room == rooms.roomOf.end() ? a.record.site : room->second;
+    nodes.push_back({a.record.name, site, a.record.rates});
+    if (!rooms.foundBy.empty()) nodes.back().roomTrunk = knownTrunk(known, site);
+  }
   nodes[0].rates.uplinkBytesPerSecond = source.plan * request.sourceShare;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
   // --max-rate: planned as every link the send uses is paced, at most it.

@@ -24,7 +24,7 @@ using planner::TransferMode;
 // at the fastest port in the room: a room's switch reaches the rest of the
 // building by one port of its class, which every plan crossing the trunk
 // more than once per stripe would share.
-planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes) {
+planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measuredOnly) {
   std::set<std::string> agentSites;
   for (std::size_t i = 1; i < nodes.size(); ++i) agentSites.insert(nodes[i].site);
   if (agentSites.size() < 2) return {};
@@ -35,9 +35,16 @@ planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes) {
   for (std::size_t i = 1; i < nodes.size(); ++i) {
     const auto site = static_cast<std::size_t>(sites.siteOf[i]);
     if (sites.trunks.size() <= site) sites.trunks.resize(site + 1);
-    const double port = std::max(nodes[i].rates.uplinkBytesPerSecond, nodes[i].rates.downlinkBytesPerSecond);
+    const double port =
+        measuredOnly ? 0.0 : std::max(nodes[i].rates.uplinkBytesPerSecond, nodes[i].rates.downlinkBytesPerSecond);
     planner::Trunk& trunk = sites.trunks[site];
-    trunk.inBytesPerSecond = trunk.outBytesPerSecond = std::max(trunk.inBytesPerSecond, port);
+    trunk.inBytesPerSecond = std::max(trunk.inBytesPerSecond, port);
+    trunk.outBytesPerSecond = std::max(trunk.outBytesPerSecond, port);
+  }
+  for (std::size_t i = 1; i < nodes.size(); ++i) {
+    planner::Trunk& trunk = sites.trunks[static_cast<std::size_t>(sites.siteOf[i])];
+    if (nodes[i].roomTrunk.inBytesPerSecond > 0.0) trunk.inBytesPerSecond = nodes[i].roomTrunk.inBytesPerSecond;
+    if (nodes[i].roomTrunk.outBytesPerSecond > 0.0) trunk.outBytesPerSecond = nodes[i].roomTrunk.outBytesPerSecond;
   }
   return sites;
 }
@@ -87,10 +94,11 @@ std::vector<int> agentsOf(const planner::BroadcastRequest& request) {
   return destinations;
 }
 
-// A trunk taken at its room's fastest port is an assumption, not a limit
-// anything measured: the bound leaves it out.
-double kumarRossOf(const planner::BroadcastRequest& request) {
-  return planner::kumarRossBound(request.rates, 0, agentsOf(request), request.fileBytes);
+// The largest over cuts of measured trunks: one taken at its room's
+// fastest port is an assumption, not a limit anything measured.
+double kumarRossOf(const planner::BroadcastRequest& request, const std::vector<TreeNode>& nodes) {
+  return planner::kumarRossBound(request.rates, 0, agentsOf(request), request.fileBytes, false,
+                                 siteLinksOf(nodes, true));
 }
 
 // The chunk halved from the data plane's while it stays at or above both
@@ -156,7 +164,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     if (!striped) return striped.error();
     SendTree tree = stripedOf(*striped, size);
     tree.considered = {optionOf(*striped)};
-    tree.boundSeconds = kumarRossOf(request);
+    tree.boundSeconds = kumarRossOf(request, nodes);
     tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
     return tree;
   }
@@ -168,7 +176,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     tree.considered = {optionOf(choice->storeAndForward), optionOf(choice->pipelined)};
     tree.fluidBoundSeconds = choice->fluidLowerBound;
     tree.why = "one tree: " + seconds2(tree.predictedSeconds) + " predicted";
-    tree.boundSeconds = kumarRossOf(request);
+    tree.boundSeconds = kumarRossOf(request, nodes);
     if (!weighStriped) return tree;
     auto striped = stripedPlanOf(request);
     if (!striped) return tree;  // one tree still stands
@@ -199,7 +207,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
   BroadcastPlan storeAndForward = *plan;
   storeAndForward.mode = TransferMode::kStoreAndForward;
   tree.considered = {optionOf(storeAndForward), optionOf(*plan)};
-  tree.boundSeconds = kumarRossOf(request);
+  tree.boundSeconds = kumarRossOf(request, nodes);
   tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
   return tree;
 }

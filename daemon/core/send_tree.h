@@ -25,6 +25,9 @@ struct TreeNode {
   // as "cannot send": it gets no children. A plan's source sends whatever
   // this says (a manifest item's source agent serves its own file).
   bool relays = true;
+  // Its room's trunk as measured (trunk_survey.h); 0 in a direction: not
+  // measured (siteLinksOf takes the fastest port in the room instead).
+  planner::Trunk roomTrunk{};
 };
 
 // The rates plans take for `nodes`: [0], the source, as given; a node that
@@ -65,9 +68,10 @@ struct SendTree {
 bool knownSendAlgo(const std::string& algo);
 
 // The rooms of `nodes` for the planner: one per site label when the agents
-// carry two or more, hnowd in a room of its own, each agents' room behind a
-// trunk taken at the fastest port in it until the trunk is measured.
-planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes);
+// carry two or more, hnowd in a room of its own, each agents' room behind
+// its trunk as measured, or taken at the fastest port in the room until it
+// is (`measuredOnly`: left unlimited, as the bound takes it).
+planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measuredOnly = false);
 
 // `nodes[0]` is the source; its uplink is what it will be paced at. `auto`:
 // planner::chooseBroadcastPlan, the faster of store-and-forward (FNF, or LCF

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/rooms.h"
+
 namespace hnow::daemon {
 
 namespace {
@@ -24,9 +26,11 @@ SurveyRunner::SurveyRunner(Coordinator& coordinator, LinkProber& prober, const C
 
 std::vector<SurveyNode> SurveyRunner::surveyNodes() const {
   std::vector<SurveyNode> nodes{{kCoordinatorNode, ""}};
-  for (const AgentView& a : coordinator_.status())
+  const std::vector<AgentView> agents = coordinator_.status();
+  const AgentRooms rooms = agentRooms(agents);
+  for (const AgentView& a : agents)
     if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
-      nodes.push_back({a.record.name, a.record.site});
+      nodes.push_back({a.record.name, rooms.foundBy.empty() ? a.record.site : rooms.roomOf.at(a.record.name)});
   return nodes;
 }
 

@@ -113,4 +113,8 @@ std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const
   return out;
 }
 
+planner::Trunk knownTrunk(const KnownRate& known, const std::string& room) {
+  return {known(trunkLink(room, LinkDirection::kDown)), known(trunkLink(room, LinkDirection::kUp))};
+}
+
 }  // namespace hnow::daemon

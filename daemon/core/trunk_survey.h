@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/link_survey.h"
+#include "planner/site_links.h"
 
 namespace hnow::daemon {
 
@@ -51,5 +52,9 @@ SurveyFinding judgeTrunkRound(const ProbeRound& round, const RoundOutcome& outco
 // With two or more agents' rooms, each room's trunk directions not yet
 // known, as targets.
 std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const KnownRate& known);
+
+// A room's trunk as known (a capacity, or a bound: it carries at least
+// that); 0 in a direction nobody measured.
+planner::Trunk knownTrunk(const KnownRate& known, const std::string& room);
 
 }  // namespace hnow::daemon

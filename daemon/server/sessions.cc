@@ -17,6 +17,7 @@
 #include "transport/link_wire.h"
 #include "transport/pending_answer.h"
 #include "core/owed_sends.h"
+#include "core/rooms.h"
 #include "core/send_service.h"
 #include "core/survey_runner.h"
 #include "transport/rpc_connection.h"
@@ -171,6 +172,15 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
   const NodeCaps ownCaps = coordinator_.coordinatorCaps();
   capToWire(ownCaps.up, coordinator.initUplinkCap());
   capToWire(ownCaps.down, coordinator.initDownlinkCap());
+  const std::vector<RoomView> rooms = roomViews(coordinator_);
+  auto roomList = coordinator.initRooms(static_cast<unsigned>(rooms.size()));
+  for (unsigned i = 0; i < rooms.size(); ++i) {
+    roomList[i].setName(rooms[i].name);
+    roomList[i].setAgents(static_cast<std::uint32_t>(rooms[i].agents));
+    roomList[i].setFoundBy(rooms[i].foundBy);
+    transport::toWire(linkReportOf(rooms[i].in), roomList[i].initTrunkIn());
+    transport::toWire(linkReportOf(rooms[i].out), roomList[i].initTrunkOut());
+  }
   auto list = results.initAgents(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {
     const AgentView& a = agents[i];

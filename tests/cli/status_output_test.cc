@@ -31,3 +31,30 @@ TEST_CASE("hnow status flags a relay caught altering bytes - in the table with a
   CHECK(json["agents"][1]["relay_suspect"] == false);
   CHECK(json["agents"][2]["relay_faults"] == 0);
 }
+
+TEST_CASE("hnow status shows each room and its trunk per direction with how it was measured - in the table and in --json") {
+  cli::RemoteStatus status;
+  cli::RemoteRoom a{"A", 4, "site labels", {}, {}};
+  cli::RemoteRoom b{"B", 4, "site labels", {}, {}};
+  b.in.method = "probe";
+  b.in.bytesPerSecond = 100e6 / 8;
+  b.in.ageSeconds = 12;
+  b.out.method = "bound";
+  b.out.bytesPerSecond = 400e6 / 8;
+  b.out.ageSeconds = 12;
+  status.rooms = {a, b};
+  const std::string table = cli::statusTable(status);
+  CHECK(table.find("rooms (found by site labels)") != std::string::npos);
+  CHECK(table.find("- (planned at its fastest port)") != std::string::npos);
+  CHECK(table.find("100.0 probe 12s") != std::string::npos);
+  CHECK(table.find(">= 400.0 bound 12s") != std::string::npos);
+  const auto json = nlohmann::json::parse(cli::statusJson(status));
+  REQUIRE(json["rooms"].size() == 2);
+  CHECK(json["rooms"][1]["name"] == "B");
+  CHECK(json["rooms"][1]["found_by"] == "site labels");
+  CHECK(json["rooms"][1]["trunk"]["in"]["method"] == "probe");
+  CHECK(json["rooms"][1]["trunk"]["out"]["method"] == "bound");
+  CHECK(json["rooms"][0]["trunk"]["in"]["method"] == "unknown");
+  // One room: no rooms section at all.
+  CHECK(cli::statusTable(cli::RemoteStatus{}).find("rooms (") == std::string::npos);
+}

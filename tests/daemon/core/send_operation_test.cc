@@ -199,6 +199,21 @@ TEST_CASE("tree adapter: two rooms by their labels - auto's plan enters the far 
   CHECK(chain->predictedSeconds > 1.5 * t.predictedSeconds);
   // The rooms' trunks are assumed, not measured: the bound is the star's.
   CHECK(t.boundSeconds == doctest::Approx(size / 50e6));
+
+  // B's trunk measured at 12.5 MB/s each way: the bound is F through it,
+  // and the plan is predicted within 10% of it, entering B once per stripe.
+  for (TreeNode& node : nodes)
+    if (node.site == "B") node.roomTrunk = {12.5e6, 12.5e6};
+  auto measured = planSendTree("auto", nodes, size, 128 << 10, true);
+  REQUIRE(measured);
+  CHECK(measured->boundSeconds == doctest::Approx(size / 12.5e6));
+  CHECK(measured->predictedSeconds >= measured->boundSeconds * 0.999);
+  CHECK(measured->predictedSeconds <= measured->boundSeconds * 1.10);
+  if (measured->striped()) {
+    for (const std::vector<int>& parent : measured->stripeParents) CHECK(entriesInto(parent, nodes, "B") == 1);
+  } else {
+    CHECK(entriesInto(measured->parent, nodes, "B") == 1);
+  }
 }
 
 TEST_CASE("an agent lost for silence that reports again is back: its copy resumes and finishes") {
