@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "core/rooms.h"
+#include "core/trunk_verdict.h"
+
 namespace hnow::daemon {
 
 namespace {
@@ -185,7 +188,10 @@ void Coordinator::detach(SessionId session) {
 
 std::vector<RateEvent> Coordinator::tick() {
   std::vector<RateEvent> events = table_.tick();
-  for (const LinkChange& c : links_.takeChanges())
+  std::vector<LinkChange> changes = links_.takeChanges();
+  changes.insert(changes.end(), trunkNews_.begin(), trunkNews_.end());
+  trunkNews_.clear();
+  for (const LinkChange& c : changes)
     events.push_back({RateEvent::Kind::kDrift, c.link.node, directionName(c.link.direction), c.before, c.after});
   for (TransferObserver* o : observers_)
     for (const RateEvent& e : events) {
@@ -207,8 +213,33 @@ void Coordinator::observeTransfers() {
   // A flow is judged by both ends' loads: without one, it says nothing.
   std::erase_if(flows, [&](const Flow& f) { return !loads.count(f.from) || !loads.count(f.to); });
   if (flows.empty()) return;
-  links_.observe(judgeFlows(flows, loads, [this](const LinkId& l) { return links_.knownAtLeast(l); },
-                            linkOptions_.verdict));
+  const KnownRate known = [this](const LinkId& l) { return links_.knownAtLeast(l); };
+  flows = judgeTrunkFlows(std::move(flows), loads, known);
+  links_.observe(judgeFlows(flows, loads, known, linkOptions_.verdict));
+}
+
+std::vector<Flow> Coordinator::judgeTrunkFlows(std::vector<Flow> flows, const std::map<std::string, NodeLoad>& loads,
+                                               const KnownRate& known) {
+  const AgentRooms rooms = agentRooms(status());
+  if (rooms.foundBy.empty()) return flows;
+  // Agents that pace both their links (hnow local) share no real trunk:
+  // their flows are the end links' to judge.
+  auto paced = [this](const std::string& node) {
+    return node != kCoordinatorNode && links_.fixed({node, LinkDirection::kUp}) &&
+           links_.fixed({node, LinkDirection::kDown});
+  };
+  std::vector<Flow> across, rest;
+  for (Flow& f : flows) (paced(f.from) || paced(f.to) ? rest : across).push_back(std::move(f));
+  TrunkVerdict verdict = judgeTrunks(across, loads, rooms.roomOf, known, linkOptions_.verdict);
+  std::map<LinkId, double> before;
+  for (const LinkReading& r : verdict.readings) before[r.link] = links_.knownAtLeast(r.link);
+  links_.observe(verdict.readings);
+  // A trunk first known while data crosses it: plans made without it change.
+  for (const auto& [link, was] : before)
+    if (was <= 0.0 && links_.rate(link) && !links_.rate(link)->bound())
+      trunkNews_.push_back({link, 0.0, links_.knownAtLeast(link)});
+  rest.insert(rest.end(), verdict.rest.begin(), verdict.rest.end());
+  return rest;
 }
 
 bool Coordinator::moving() const {

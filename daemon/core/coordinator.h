@@ -244,6 +244,10 @@ class Coordinator {
   SourceUplink uncappedSourceUplink(double configured) const;
   void addCounters(const std::string& node, const CounterSample& counters);
   Result<void> persistLinks();
+  // Judges the flows between rooms against their trunks (trunk_verdict.h):
+  // the flows no trunk explains, for the end links.
+  std::vector<Flow> judgeTrunkFlows(std::vector<Flow> flows, const std::map<std::string, NodeLoad>& loads,
+                                    const KnownRate& known);
 
   const Clock& clock_;
   RateTable table_;
@@ -263,6 +267,8 @@ class Coordinator {
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
   std::vector<TransferObserver*> observers_;
+  // Trunks first measured by hnow's own flows, reported as drift at the next tick.
+  std::vector<LinkChange> trunkNews_;
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
   RelaySuspects suspects_;
   int interruptedAtStart_ = 0;

@@ -224,6 +224,17 @@ bool SendOperation::ratesChanged(const std::string& node, const planner::NodeRat
   return replan(reason);
 }
 
+bool SendOperation::trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) {
+  if (replanning_.nodes.size() != names_.size()) return false;
+  bool inRoom = false;
+  for (std::size_t i = 1; i < replanning_.nodes.size(); ++i)
+    if (replanning_.nodes[i].site == room) {
+      replanning_.nodes[i].roomTrunk = trunk;
+      inRoom = true;
+    }
+  return inRoom && replan(reason);
+}
+
 bool SendOperation::replan(const std::string& reason) {
   if (!canReplan_ || !running_ || finished()) return false;
   ReplanInput in;

@@ -129,6 +129,9 @@ class SendRun {
   virtual bool report(const std::string& node, const std::string& token, const TransferReport& report) = 0;
   virtual void lost(const std::string& node) = 0;
   virtual bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) = 0;
+  // The trunk of `room` is now known as `trunk` (docs/rooms.md): its
+  // nodes are planned with it, replanning if that gains.
+  virtual bool trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) = 0;
   virtual bool finished() const = 0;
   virtual SendStatus status() const = 0;
   virtual bool involves(const std::string& node) const = 0;
@@ -203,6 +206,7 @@ class SendOperation final : public SendRun {
   // A drift event: `node` now measures `rates`. Re-plans when enabled and
   // the node takes part; true when a new tree was adopted.
   bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) override;
+  bool trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) override;
 
   bool finished() const override;
   SendStatus status() const override;

@@ -11,6 +11,7 @@
 #include "core/agent_answers.h"
 #include "core/agent_selection.h"
 #include "core/held_source.h"
+#include "core/trunk_survey.h"
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
 #include "core/tree_held.h"
@@ -454,6 +455,18 @@ void SendService::agentGone(const std::string& agent) {
 void SendService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rates) {
   if (e.rate != "uplink" && e.rate != "downlink") return;  // compute does not move bytes
   char reason[160];
+  if (auto room = trunkRoom({e.agent, LinkDirection::kUp})) {
+    std::snprintf(reason, sizeof reason, "trunk %s room %s: %.1f -> %.1f Mbit/s",
+                  e.rate == "downlink" ? "into" : "out of", room->c_str(), e.before * 8 / 1e6, e.after * 8 / 1e6);
+    const LinkBook& book = coordinator_.links();
+    const planner::Trunk trunk = knownTrunk([&book](const LinkId& l) { return book.knownAtLeast(l); }, *room);
+    for (auto& [id, running] : operations_) {
+      if (running->released || !running->operation) continue;
+      running->operation->trunkChanged(*room, trunk, reason);
+      logReplan(id, *running->operation);
+    }
+    return;
+  }
   std::snprintf(reason, sizeof reason, "drift: %s %s %.1f -> %.1f Mbit/s", e.agent.c_str(), e.rate.c_str(),
                 e.before * 8 / 1e6, e.after * 8 / 1e6);
   for (auto& [id, running] : operations_) {

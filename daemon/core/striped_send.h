@@ -59,6 +59,7 @@ class StripedSend final : public SendRun {
   void lost(const std::string& node) override;
   // True when the stripes were re-shared.
   bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) override;
+  bool trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) override;
   bool finished() const override;
   SendStatus status() const override;
   bool involves(const std::string& node) const override { return stripes_.front()->involves(node); }

@@ -26,6 +26,7 @@ struct PassiveLab {
     bool moving() const override { return !flows.empty(); }
   } sending;
   std::vector<std::pair<std::string, std::string>> tree;
+  FluidTrunks trunks;  // rooms' trunks, by FluidNode::room
   std::map<std::string, CounterSample> counters;
   std::vector<RateEvent> drift;
 
@@ -42,7 +43,7 @@ struct PassiveLab {
   // rates and go out in heartbeats; every second hnowd judges the window.
   void run(double seconds) {
     for (double t = 0; t < seconds; t += 0.25) {
-      const FluidRates rates = maxMinRates(f.lab, tree);
+      const FluidRates rates = maxMinRates(f.lab, tree, trunks);
       sending.flows.clear();
       for (std::size_t i = 0; i < tree.size(); ++i) sending.flows.push_back({tree[i].first, tree[i].second, rates.flows[i]});
       f.clock.advance(std::chrono::milliseconds(250));
@@ -170,4 +171,30 @@ TEST_CASE("other traffic during a send lowers what is available while it lasts, 
   p.run(4.0);
   CHECK(book.foreign({"agent-1", LinkDirection::kUp}) == 0.0);
   CHECK(book.available({"agent-1", LinkDirection::kUp}) == doctest::Approx(mbps(100)).epsilon(0.02));
+}
+
+TEST_CASE("a chain across a trunk three times, both ends of every crossing with room to spare: the trunk is measured, no end is blamed, and plans hear of it") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(1000)};
+  for (int k = 1; k <= 6; ++k) lab["agent-" + std::to_string(k)] = {mbps(400), mbps(400), 0, 0, k <= 3 ? "A" : "B"};
+  PassiveLab p(lab);
+  p.trunks["B"] = {mbps(100), mbps(100)};
+  // hnowd > agent-4 (B) > agent-1 (A) > agent-5 (B) > agent-2 (A) > agent-6 (B).
+  p.tree = {{kCoordinatorNode, "agent-4"}, {"agent-4", "agent-1"}, {"agent-1", "agent-5"},
+            {"agent-5", "agent-2"}, {"agent-2", "agent-6"}};
+  p.run(4.0);
+  const LinkRate* intoB = p.f.coordinator.links().rate(trunkLink("B", LinkDirection::kDown));
+  REQUIRE(intoB);
+  CHECK(intoB->method == RateMethod::kPassive);
+  CHECK(intoB->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.02));
+  const LinkRate* outOfB = p.f.coordinator.links().rate(trunkLink("B", LinkDirection::kUp));
+  REQUIRE(outOfB);
+  CHECK(outOfB->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.02));
+  // Every agent's links keep their 400: the trunk explained the flows.
+  for (int k = 1; k <= 6; ++k)
+    for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown})
+      CHECK(p.capacity("agent-" + std::to_string(k), d) == doctest::Approx(mbps(400)));
+  // A send running now hears of the trunk as a drift of room:B.
+  const bool heard = std::any_of(p.drift.begin(), p.drift.end(), [](const RateEvent& e) { return e.agent == "room:B"; });
+  CHECK(heard);
 }

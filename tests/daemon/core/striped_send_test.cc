@@ -30,11 +30,13 @@ struct StripedLab {
 
   std::uint64_t size;
   // `scale` multiplies every rate (0.01: volunteers at 4/1/0.5 Mbit/s up).
-  explicit StripedLab(bool replan = true, std::uint64_t bytes = kSize, double scale = 1.0) : size(bytes) {
+  // `rooms`: agents 1-4 in room "one", 5-8 in room "two".
+  explicit StripedLab(bool replan = true, std::uint64_t bytes = kSize, double scale = 1.0, bool rooms = false)
+      : size(bytes) {
     nodes[0].rates = {50e6 * scale, 50e6 * scale};
     for (int i = 1; i <= 8; ++i) {
-      nodes.push_back(
-          {"n" + std::to_string(i), "one", {(i <= 2 ? 50e6 : i <= 5 ? 12.5e6 : 6e6) * scale, 50e6 * scale}});
+      nodes.push_back({"n" + std::to_string(i), rooms && i > 4 ? "two" : "one",
+                       {(i <= 2 ? 50e6 : i <= 5 ? 12.5e6 : 6e6) * scale, 50e6 * scale}});
       names.push_back(nodes.back().name);
       addresses.push_back("A" + std::to_string(i));
       paths.push_back("/p");
@@ -334,4 +336,30 @@ TEST_CASE("a relay caught altering one stripe's bytes is barred in every stripe 
     }
   CHECK(lab.send->finished());
   for (const CopyStatus& c : lab.send->status().copies) CHECK(c.state == CopyStatus::State::kDone);
+}
+
+TEST_CASE("a striped send told of a room's trunk re-shares with it - still entering the room once per stripe - and one outside its rooms keeps its stripes") {
+  StripedLab lab(true, StripedLab::kSize, 1.0, true);
+  lab.clock.advance(1s);
+  lab.progress(0.2);
+  // No agent is in room "far": nothing to re-plan.
+  CHECK_FALSE(lab.send->trunkChanged("far", {1e6, 1e6}, "trunk into room far"));
+  CHECK(lab.send->status().replans == 0);
+  // Room "two"'s trunk at a tenth of hnowd's uplink holds every stripe
+  // into it, and the plan predicts so.
+  CHECK(lab.send->trunkChanged("two", {5e6, 5e6}, "trunk into room two: 400.0 -> 40.0 Mbit/s"));
+  const SendStatus s = lab.send->status();
+  CHECK(s.replans == 1);
+  // 80% of 128 MiB left through 5 MB/s: about 21 s.
+  CHECK(s.replannedPredictedS >= 0.8 * static_cast<double>(lab.size) / 5e6);
+  CHECK(lab.send->replanNote().find("trunk into room two") == 0);
+  // Each stripe enters room "two" once.
+  std::map<std::string, std::string> roomOf;
+  for (const TreeNode& n : lab.nodes) roomOf[n.name] = n.site;
+  for (std::size_t k = 0; k < lab.sources.size(); ++k) {
+    int entries = 0;
+    for (const CopyStatus& c : s.copies)
+      if (roomOf[c.node] == "two" && roomOf[c.stripeParents[k]] != "two") ++entries;
+    CHECK(entries == 1);
+  }
 }

@@ -1,0 +1,80 @@
+// What hnow's own flows say of trunks (daemon/core/trunk_verdict.h): flows
+// between rooms held with room at both ends measured the trunk and blame
+// no end; a flow an end explains leaves the trunk a bound.
+#include <doctest/doctest.h>
+
+#include "core/trunk_survey.h"
+#include "core/trunk_verdict.h"
+
+using namespace hnow::daemon;
+
+namespace {
+
+constexpr double kMbps = 1e6 / 8;
+
+const std::map<std::string, std::string> kRooms{{"a1", "A"}, {"a2", "A"}, {"a3", "A"},
+                                                {"b1", "B"}, {"b2", "B"}, {"b3", "B"}};
+
+double every400(const LinkId& link) { return trunkRoom(link) ? 0.0 : 400 * kMbps; }
+
+const LinkReading* readingOf(const TrunkVerdict& v, const LinkId& link) {
+  for (const LinkReading& r : v.readings)
+    if (r.link == link) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a chain crossing a trunk three times: flows at a third of it with room at both ends measure the trunk") {
+  // hnowd > b1 > a1 > b2 > a2 > b3: three flows into B at 33 Mbit/s, two out of it.
+  std::vector<Flow> flows{{"hnowd", "b1", 33 * kMbps}, {"b1", "a1", 50 * kMbps}, {"a1", "b2", 33 * kMbps},
+                          {"b2", "a2", 50 * kMbps},    {"a2", "b3", 33 * kMbps}};
+  const TrunkVerdict v = judgeTrunks(flows, {}, kRooms, every400);
+  const LinkReading* intoB = readingOf(v, trunkLink("B", LinkDirection::kDown));
+  REQUIRE(intoB);
+  CHECK(intoB->saturated);
+  CHECK(intoB->bytesPerSecond == doctest::Approx(99 * kMbps));
+  const LinkReading* outOfB = readingOf(v, trunkLink("B", LinkDirection::kUp));
+  REQUIRE(outOfB);
+  CHECK(outOfB->saturated);
+  CHECK(outOfB->bytesPerSecond == doctest::Approx(100 * kMbps));
+  // hnowd is in no room: its flow crosses B's trunk only.
+  CHECK_FALSE(readingOf(v, trunkLink("", LinkDirection::kUp)));
+  // No end link is blamed for any of them.
+  CHECK(v.rest.empty());
+}
+
+TEST_CASE("a flow an end link explains leaves the trunk a bound, and is judged as before") {
+  // b1's downlink of 40 Mbit/s held the one flow into B.
+  auto known = [](const LinkId& link) {
+    if (trunkRoom(link)) return 0.0;
+    return link.node == "b1" && link.direction == LinkDirection::kDown ? 40 * kMbps : 400 * kMbps;
+  };
+  std::vector<Flow> flows{{"a1", "b1", 39 * kMbps}};
+  const TrunkVerdict v = judgeTrunks(flows, {}, kRooms, known);
+  const LinkReading* intoB = readingOf(v, trunkLink("B", LinkDirection::kDown));
+  REQUIRE(intoB);
+  CHECK_FALSE(intoB->saturated);
+  CHECK(intoB->bytesPerSecond == doctest::Approx(39 * kMbps));
+  CHECK(v.rest.size() == 1);
+}
+
+TEST_CASE("flows inside a room cross no trunk, and flows that waited for data say nothing of one") {
+  std::vector<Flow> inside{{"a1", "a2", 30 * kMbps}, {"b1", "b2", 30 * kMbps}};
+  const TrunkVerdict v = judgeTrunks(inside, {}, kRooms, every400);
+  CHECK(v.readings.empty());
+  CHECK(v.rest.size() == 2);
+  Flow starved{"a1", "b1", 30 * kMbps};
+  starved.starved = true;
+  const TrunkVerdict w = judgeTrunks({starved}, {}, kRooms, every400);
+  REQUIRE(w.readings.size() == 2);
+  for (const LinkReading& r : w.readings) CHECK_FALSE(r.saturated);
+  CHECK(w.rest.size() == 1);
+}
+
+TEST_CASE("without rooms every flow is left to the end links") {
+  std::vector<Flow> flows{{"a1", "b1", 30 * kMbps}};
+  const TrunkVerdict v = judgeTrunks(flows, {}, {}, every400);
+  CHECK(v.readings.empty());
+  CHECK(v.rest.size() == 1);
+}
