@@ -16,6 +16,7 @@
 #include "agent/rate_probe.h"
 #include "agent/receiver.h"
 #include "agent/source_file.h"
+#include "base/host_networks.h"
 #include "transport/held_lists_wire.h"
 #include "transport/gate_client.h"
 #include "transport/agent_wire.h"
@@ -52,6 +53,17 @@ transport::data::Sha256 digestOf(const std::string& sha256) {
 }
 
 std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
+
+// Where this agent sits, asked again at every login (an address may have
+// changed meanwhile): hnowd groups agents into rooms by the network its
+// data plane listens on, so that one goes first.
+void setNetworks(wire::Registration::Builder registration, const std::string& dataHost) {
+  const HostNetworks here = hostNetworks();
+  const std::vector<std::string> networks = withHostNetworkFirst(here.networks, dataHost);
+  auto list = registration.initNetworks(static_cast<unsigned>(networks.size()));
+  for (unsigned i = 0; i < networks.size(); ++i) list.set(i, networks[i]);
+  registration.setGateway(here.gateway);
+}
 
 // A manifest item's file opened and hashed off the kj thread; closed here
 // unless it was handed to the data plane (a call cancelled meanwhile).
@@ -296,6 +308,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   applyRates();
   // Peers reach this agent where hnowd does: the address of this connection.
   dataAddress_ = receiver_->listen(host);
+  dataHost_ = host;
   // Its interface's counters tell hnowd what other traffic shares this node's links.
   receiver_->watchInterface(host);
   if (!config_.roots.empty())
@@ -489,6 +502,7 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             capabilities.set(1, "relay");
             if (runsJobs) capabilities.set(2, "jobs");
             registration.setDataAddress(dataAddress_);
+            setNetworks(registration, dataHost_);
             auto roots = registration.initRoots(config_.roots.size());
             for (size_t i = 0; i < config_.roots.size(); ++i) roots.set(i, config_.roots[i]);
             request.setControl(kj::heap<AgentControlServer>(*this));

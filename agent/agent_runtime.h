@@ -106,6 +106,7 @@ class AgentRuntime {
   std::unique_ptr<JobRunner> jobs_;  // destroyed before receiver_ (declared after it)
   transport::OffThread offThread_;   // its work copies what it reads: no order with the others
   std::string dataAddress_;
+  std::string dataHost_;  // the address it listens on: the control connection's own
   std::optional<wire::AgentSession::Client> session_;  // while logged in
   transport::PublicKey coordinatorKey_{};  // the key hnowd proved on this connection
   kj::Promise<void> reporting_ = nullptr;

@@ -96,6 +96,8 @@ struct Registration {
   capabilities @2 :List(Text);  # e.g. "relay", "jobs"
   dataAddress @3 :Text;         # host:port of the agent's data plane ("" until it has one)
   roots @4 :List(Text);         # directories files may be written under
+  networks @5 :List(Text);      # its interface addresses, "10.1.2.3/26"; its data plane's first
+  gateway @6 :Text;             # its default IPv4 gateway ("" when none); older agents send neither
 }
 
 struct EmulatedRates {
@@ -365,6 +367,8 @@ struct AgentStatus {
   uplinkCap @11 :CapInForce;    # the bandwidth caps in force now
   downlinkCap @12 :CapInForce;
   relayFaults @13 :UInt32;      # sends in which a child caught it relaying altered bytes (2: planned as a leaf)
+  networks @14 :List(Text);     # as it registered them (Registration)
+  gateway @15 :Text;
 }
 
 struct CoordinatorStatus {

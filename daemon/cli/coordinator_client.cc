@@ -153,6 +153,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       a.uplinkCap = capFromWire(in.getUplinkCap());
       a.downlinkCap = capFromWire(in.getDownlinkCap());
       a.relayFaults = static_cast<int>(in.getRelayFaults());
+      for (auto n : in.getNetworks()) a.networks.emplace_back(n);
+      a.gateway = in.getGateway();
       agents.push_back(std::move(a));
     }
     for (auto in : response.getOwed()) {

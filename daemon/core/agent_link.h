@@ -18,6 +18,12 @@ struct AgentRegistration {
   std::vector<std::string> capabilities;
   std::string dataAddress;
   std::vector<std::string> roots;
+  // Where it sits on the network (base/host_networks.h), for grouping
+  // agents into rooms (core/room_map.h): "10.1.2.3/26" each, the data
+  // plane's first; none from an older agent. ({}: registrations written
+  // without them still compile warning-free.)
+  std::vector<std::string> networks{};
+  std::string gateway{};  // its default IPv4 gateway; "" when none or not told
 };
 
 // Rates an agent emulates; 0 in a field leaves that rate as it is.

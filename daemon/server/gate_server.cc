@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/hex.h"
+#include "base/printable.h"
 #include "conf/trust_config.h"
 #include "server/sessions.h"
 #include "transport/gate_client.h"
@@ -14,6 +15,18 @@ namespace hnow::daemon {
 
 using transport::Role;
 
+namespace {
+
+// An agent's networks for the log, where an operator checks what hnowd
+// will group it by; its own text, so made printable.
+std::string networksText(const std::vector<std::string>& networks) {
+  if (networks.empty()) return "none";
+  std::string out;
+  for (const std::string& n : networks) out += (out.empty() ? "" : " ") + printable(n);
+  return out;
+}
+
+}  // namespace
 
 GateServer::GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
                        kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services,
@@ -167,8 +180,12 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   registration.dataAddress = wireRegistration.getDataAddress();
   for (auto c : wireRegistration.getCapabilities()) registration.capabilities.emplace_back(c);
   for (auto r : wireRegistration.getRoots()) registration.roots.emplace_back(r);
+  for (auto n : wireRegistration.getNetworks()) registration.networks.emplace_back(n);
+  registration.gateway = wireRegistration.getGateway();
 
-  spdlog::info("agent {} (site {}) registered from {}", registration.name, registration.site, peer_);
+  spdlog::info("agent {} (site {}) registered from {}, networks {}, gateway {}", registration.name,
+               registration.site, peer_, networksText(registration.networks),
+               registration.gateway.empty() ? "none" : printable(registration.gateway));
   const std::string name = registration.name;
   KJ_IF_MAYBE(cut, cut_) {
     if (trust_.cuts) trust_.cuts->add(name, kj::mv(*cut));

@@ -203,6 +203,9 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     capToWire(a.caps.up, out.initUplinkCap());
     capToWire(a.caps.down, out.initDownlinkCap());
     out.setRelayFaults(static_cast<std::uint32_t>(a.relayFaults));
+    auto networks = out.initNetworks(a.registration.networks.size());
+    for (size_t n = 0; n < a.registration.networks.size(); ++n) networks.set(n, a.registration.networks[n]);
+    out.setGateway(a.registration.gateway);
   }
   const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
   auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));

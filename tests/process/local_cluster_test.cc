@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/host_networks.h"
 #include "cli/run_process.h"
 #include "process/transfer_checks.h"
 
@@ -119,7 +120,7 @@ struct LocalCluster {
 
 }  // namespace
 
-TEST_CASE("hnowd and 4 agents register, their emulated links taken as told") {
+TEST_CASE("hnowd and 4 agents register, their emulated links taken as told, each with this host's networks") {
   LocalCluster cluster("--agents 4 --uplink-mbps 20,50,100,200");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   auto s = cluster.status();
@@ -139,6 +140,17 @@ TEST_CASE("hnowd and 4 agents register, their emulated links taken as told") {
     CHECK(a["rates"]["compute_s_per_unit"].get<double>() > 0);
     REQUIRE(a["roots"].size() == 1);
   }
+  // Their data planes listen on 127.0.0.1, which no network holds: the
+  // host's networks come in their own order.
+  const hnow::HostNetworks here = hnow::hostNetworks();
+  std::string networks;
+  for (const std::string& n : here.networks) networks += (networks.empty() ? "" : " ") + n;
+  const std::string told = ", networks " + (networks.empty() ? "none" : networks) + ", gateway " +
+                           (here.gateway.empty() ? "none" : here.gateway);
+  const std::string log = readWhole(cluster.dir.path / "logs" / "hnowd.log");
+  const std::size_t line = log.find("agent agent-1 (site ");
+  REQUIRE(line != std::string::npos);
+  CHECK_MESSAGE(log.substr(line, log.find('\n', line) - line).find(told) != std::string::npos, told);
   for (pid_t pid : cluster.allPids()) CHECK(running(pid));
   auto pids = cluster.allPids();
   CHECK(pids.size() == 5);

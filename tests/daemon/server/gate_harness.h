@@ -4,6 +4,8 @@
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
+#include <functional>
+
 #include "daemon/core/memory_state_store.h"
 #include "daemon/server/test_trust.h"
 #include "server/gate_server.h"
@@ -66,14 +68,17 @@ struct Harness {
     return Link{kj::mv(server), kj::mv(peer), kj::mv(gate)};
   }
 
-  // Logs in as `name` with `key` (by default the key hnowd's config binds to it).
+  // Logs in as `name` with `key` (by default the key hnowd's config binds to it);
+  // `registering` may add to the registration (site "room-a").
   wire::AgentSession::Client loginAgent(Link& link, const std::string& name, Received& received,
-                                        const transport::KeyPair* key = nullptr) {
+                                        const transport::KeyPair* key = nullptr,
+                                        const std::function<void(wire::Registration::Builder)>& registering = {}) {
     if (!key) key = &keys.agentKey(name);
     auto opening = transport::openGate(link.gate, keys.hnowdKey.publicKey()).wait(ws);
     auto request = link.gate.loginAgentKeyRequest();
     keys.signAgent(request, name, *key, opening.nonce);
     request.getRegistration().setSite("room-a");
+    if (registering) registering(request.getRegistration());
     request.setControl(kj::heap<RecordingControl>(received));
     return request.send().wait(ws).getSession();
   }

@@ -31,6 +31,40 @@ TEST_CASE("an agent with its enrolled key registers, reports rates, and an opera
   CHECK(std::string(a.getDownlink().getMethod().cStr()) == "unknown");  // real: hnowd measures it
 }
 
+TEST_CASE("an agent's networks and gateway reach hnowd's view of it and an operator's status") {
+  Harness h;
+  auto agentLink = h.connect();
+  Received received;
+  auto session = h.loginAgent(agentLink, "a1", received, nullptr, [](wire::Registration::Builder r) {
+    auto networks = r.initNetworks(2);
+    networks.set(0, "10.231.5.70/26");
+    networks.set(1, "fd00:1::5/64");
+    r.setGateway("10.231.5.65");
+  });
+  auto olderLink = h.connect();
+  auto older = h.loginAgent(olderLink, "a2", received);  // an older agent: neither field
+
+  const std::vector<std::string> expected{"10.231.5.70/26", "fd00:1::5/64"};
+  const std::vector<daemon::AgentView> agents = h.coordinator.status();
+  REQUIRE(agents.size() == 2);
+  CHECK(agents[0].registration.networks == expected);
+  CHECK(agents[0].registration.gateway == "10.231.5.65");
+  CHECK(agents[1].registration.networks.empty());
+  CHECK(agents[1].registration.gateway.empty());
+
+  auto clientLink = h.connect();
+  auto client = h.keys.loginOperator(clientLink.gate).wait(h.ws);
+  auto status = client.statusRequest().send().wait(h.ws);
+  REQUIRE(status.getAgents().size() == 2);
+  auto a = status.getAgents()[0];
+  REQUIRE(a.getNetworks().size() == 2);
+  CHECK(std::string(a.getNetworks()[0].cStr()) == expected[0]);
+  CHECK(std::string(a.getNetworks()[1].cStr()) == expected[1]);
+  CHECK(std::string(a.getGateway().cStr()) == "10.231.5.65");
+  CHECK(status.getAgents()[1].getNetworks().size() == 0);
+  CHECK(std::string(status.getAgents()[1].getGateway().cStr()).empty());
+}
+
 TEST_CASE("a peer that trusts another hnowd key gets no session, and a wrong signature shuts the gate") {
   Harness h;
   transport::KeyPair other = transport::KeyPair::generate();
