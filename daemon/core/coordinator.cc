@@ -220,7 +220,7 @@ void Coordinator::observeTransfers() {
 
 std::vector<Flow> Coordinator::judgeTrunkFlows(std::vector<Flow> flows, const std::map<std::string, NodeLoad>& loads,
                                                const KnownRate& known) {
-  const AgentRooms rooms = agentRooms(status());
+  const AgentRooms rooms = agentRooms(*this);
   if (rooms.foundBy.empty()) return flows;
   // Agents that pace both their links (hnow local) share no real trunk:
   // their flows are the end links' to judge.

@@ -21,6 +21,7 @@
 #include "core/operation_log.h"
 #include "core/rate_table.h"
 #include "core/relay_suspects.h"
+#include "core/room_map.h"
 #include "core/transfer_observer.h"
 #include "state/state_store.h"
 
@@ -166,6 +167,12 @@ class Coordinator {
   // hnowd's own links (its uplink sources every send).
   NodeLinks coordinatorLinks() const;
   LinkView linkView(const std::string& node, LinkDirection direction) const;
+  // hnowd's own networks (base/host_networks.h), as rooms see it
+  // (room_map.h); main sets them at start.
+  void setOwnNetworks(std::vector<std::string> networks, std::string gateway, std::string dataAddress) {
+    own_ = {kCoordinatorNode, "", std::move(networks), std::move(gateway), std::move(dataAddress)};
+  }
+  const RoomMember& ownNetworks() const { return own_; }
   LinkBook& links() { return links_; }
   const LinkBook& links() const { return links_; }
   const LinkOptions& linkOptions() const { return linkOptions_; }
@@ -269,6 +276,7 @@ class Coordinator {
   std::vector<TransferObserver*> observers_;
   // Trunks first measured by hnow's own flows, reported as drift at the next tick.
   std::vector<LinkChange> trunkNews_;
+  RoomMember own_{kCoordinatorNode, "", {}, "", ""};
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
   RelaySuspects suspects_;
   int interruptedAtStart_ = 0;

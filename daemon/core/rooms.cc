@@ -6,27 +6,39 @@
 
 namespace hnow::daemon {
 
-AgentRooms agentRooms(const std::vector<AgentView>& agents) {
-  std::set<std::string> labels;
-  for (const AgentView& a : agents) labels.insert(a.record.site);
+AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& coordinator) {
+  std::vector<RoomMember> members;
+  for (const AgentView& a : agents)
+    members.push_back({a.record.name, a.record.site, a.registration.networks, a.registration.gateway,
+                       a.registration.dataAddress});
+  const RoomAssignment assigned = assignRooms(coordinator, members);
   AgentRooms rooms;
-  if (labels.size() < 2) {
-    for (const AgentView& a : agents) rooms.roomOf[a.record.name] = "";
+  if (assigned.how == "one room") {
+    for (const AgentView& a : agents) rooms.roomOf[a.record.name] = a.record.site;
     return rooms;
   }
-  rooms.foundBy = "site labels";
-  for (const AgentView& a : agents) rooms.roomOf[a.record.name] = a.record.site;
+  rooms.foundBy = assigned.how;
+  rooms.roomOf = assigned.roomOf;
+  auto own = assigned.roomOf.find(coordinator.name);
+  if (own != assigned.roomOf.end())
+    for (const AgentView& a : agents)
+      if (assigned.roomOf.at(a.record.name) == own->second) rooms.coordinatorRoom = own->second;
   return rooms;
 }
 
+AgentRooms agentRooms(const Coordinator& coordinator) {
+  return agentRooms(coordinator.status(), coordinator.ownNetworks());
+}
+
 std::vector<RoomView> roomViews(const Coordinator& coordinator) {
-  const AgentRooms rooms = agentRooms(coordinator.status());
+  const std::vector<AgentView> agents = coordinator.status();
+  const AgentRooms rooms = agentRooms(agents, coordinator.ownNetworks());
   if (rooms.foundBy.empty()) return {};
   std::map<std::string, int> count;
-  for (const auto& [agent, room] : rooms.roomOf) ++count[room];
+  for (const AgentView& a : agents) ++count[rooms.roomOf.at(a.record.name)];
   std::vector<RoomView> out;
-  for (const auto& [room, agents] : count) {
-    RoomView view{room, agents, rooms.foundBy, {}, {}};
+  for (const auto& [room, n] : count) {
+    RoomView view{room, n, rooms.foundBy, {}, {}};
     view.in = coordinator.linkView(trunkLink(room, LinkDirection::kDown).node, LinkDirection::kDown);
     view.out = coordinator.linkView(trunkLink(room, LinkDirection::kUp).node, LinkDirection::kUp);
     out.push_back(std::move(view));

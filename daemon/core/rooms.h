@@ -1,23 +1,29 @@
 #pragma once
 // The rooms hnowd plans, surveys and shows with (docs/rooms.md): which
-// agents share a switch behind one trunk, and what is known of each
-// trunk. One function decides the rooms, so plans, trunk surveys and
-// `hnow status` always agree on them.
+// nodes share a switch behind one trunk, and what is known of each trunk.
+// One function decides the rooms (room_map.h: site labels, else subnets),
+// so plans, trunk surveys, passive verdicts and `hnow status` agree.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/coordinator.h"
+#include "core/room_map.h"
 
 namespace hnow::daemon {
 
 struct AgentRooms {
-  std::map<std::string, std::string> roomOf;  // agent name -> room; hnowd is in none
-  std::string foundBy;                        // "site labels", or "" (one room: none to show)
+  std::map<std::string, std::string> roomOf;  // every agent's room, and hnowd's
+  std::string foundBy;                        // "site labels", "subnets"; "" for one room
+  // hnowd's room when agents share it; "" when it is in a room of its own.
+  std::string coordinatorRoom;
 };
 
-// Agents' site labels, when they carry two or more; else one room.
-AgentRooms agentRooms(const std::vector<AgentView>& agents);
+// assignRooms over the agents' registrations and `coordinator` (hnowd's
+// own networks); one room: every agent's room is its site label, so LCF
+// and the surveys see the labels they always saw.
+AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& coordinator);
+AgentRooms agentRooms(const Coordinator& coordinator);
 
 struct RoomView {
   std::string name;
@@ -26,7 +32,7 @@ struct RoomView {
   LinkView in, out;  // the trunk into the room and out of it
 };
 
-// Each room with its trunk as the link book knows it; none for one room.
+// Each room of agents with its trunk as the link book knows it; none for one room.
 std::vector<RoomView> roomViews(const Coordinator& coordinator);
 
 }  // namespace hnow::daemon

@@ -62,7 +62,8 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   const LinkBook& book = coordinator_.links();
   const KnownRate known = [&book](const LinkId& l) { return book.knownAtLeast(l); };
-  const AgentRooms rooms = agentRooms(coordinator_.status());
+  const AgentRooms rooms = agentRooms(coordinator_);
+  nodes[0].site = rooms.foundBy.empty() ? "" : rooms.coordinatorRoom;
   for (const AgentView& a : chosen) {
     auto room = rooms.roomOf.find(a.record.name);
     const std::string site = rooms.foundBy.empty() || room == rooms.roomOf.end() ? a.record.site : room->second;

@@ -18,17 +18,19 @@ using planner::TransferMode;
 }  // namespace
 
 // Site labels only when the agents span two or more sites (seed 001's LCF
-// is then the store-and-forward candidate); hnowd sits alone in its own
-// site, as it is the one node every first copy crosses from. Each agents'
-// room is behind a trunk (planner/site_links.h); one not measured is taken
-// at the fastest port in the room: a room's switch reaches the rest of the
-// building by one port of its class, which every plan crossing the trunk
-// more than once per stripe would share.
+// is then the store-and-forward candidate). The source sits in the site
+// its node names (hnowd in the room it shares with agents), else alone in
+// its own, as it is the one node every first copy crosses from. Each
+// agents' room is behind a trunk (planner/site_links.h); one not measured
+// is taken at the fastest port in the room: a room's switch reaches the
+// rest of the building by one port of its class, which every plan crossing
+// the trunk more than once per stripe would share.
 planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measuredOnly) {
   std::set<std::string> agentSites;
   for (std::size_t i = 1; i < nodes.size(); ++i) agentSites.insert(nodes[i].site);
   if (agentSites.size() < 2) return {};
-  std::vector<std::string> labels{"\x01hnowd"};  // no agent can carry this label
+  // No agent can carry the label "\x01hnowd".
+  std::vector<std::string> labels{nodes[0].site.empty() ? std::string("\x01hnowd") : nodes[0].site};
   for (std::size_t i = 1; i < nodes.size(); ++i) labels.push_back(nodes[i].site);
   planner::SiteLinks sites;
   sites.siteOf = planner::siteIndices(labels);

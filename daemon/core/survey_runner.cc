@@ -25,9 +25,9 @@ SurveyRunner::SurveyRunner(Coordinator& coordinator, LinkProber& prober, const C
       newToken_(std::move(newToken)), options_(options), lastFull_(clock.now()) {}
 
 std::vector<SurveyNode> SurveyRunner::surveyNodes() const {
-  std::vector<SurveyNode> nodes{{kCoordinatorNode, ""}};
   const std::vector<AgentView> agents = coordinator_.status();
-  const AgentRooms rooms = agentRooms(agents);
+  const AgentRooms rooms = agentRooms(agents, coordinator_.ownNetworks());
+  std::vector<SurveyNode> nodes{{kCoordinatorNode, rooms.coordinatorRoom}};
   for (const AgentView& a : agents)
     if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
       nodes.push_back({a.record.name, rooms.foundBy.empty() ? a.record.site : rooms.roomOf.at(a.record.name)});

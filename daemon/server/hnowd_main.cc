@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 
+#include "base/host_networks.h"
 #include "conf/runtime_config.h"
 #include "core/coordinator.h"
 #include "core/survey_runner.h"
@@ -352,6 +353,10 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     return 1;
   }
   const std::string dataAddress = listening.value();
+  // Its own networks place hnowd in a room of agents (docs/rooms.md).
+  HostNetworks own = hostNetworks();
+  coordinator.setOwnNetworks(withHostNetworkFirst(std::move(own.networks), hostOf(dataAddress)), own.gateway,
+                             dataAddress);
   const double configuredUplink = config.uplinkMbps * 1e6 / 8;
   daemon::NodeProber prober(coordinator, dataPlane);
   daemon::SurveyRunner surveys(
