@@ -92,7 +92,7 @@ TEST_CASE("hnowd in a room of agents is the far side of every other room's trunk
   CHECK(planTrunkSurvey(alone, {trunkLink("B", LinkDirection::kDown)}, everyLink).empty());
 }
 
-TEST_CASE("flows that together read well under their ends measured the trunk; near their ends, a bound") {
+TEST_CASE("flows that together read well under their ends measured the trunk - near their ends, a bound") {
   const auto rounds = planTrunkSurvey(twoRooms(), {trunkLink("B", LinkDirection::kDown)}, everyLink);
   REQUIRE(rounds.size() == 1);
   // Four flows at 25 Mbit/s each where each could carry 400: a 100 Mbit/s trunk.
