@@ -226,13 +226,7 @@ bool SendOperation::ratesChanged(const std::string& node, const planner::NodeRat
 
 bool SendOperation::trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) {
   if (replanning_.nodes.size() != names_.size()) return false;
-  bool inRoom = false;
-  for (std::size_t i = 1; i < replanning_.nodes.size(); ++i)
-    if (replanning_.nodes[i].site == room) {
-      replanning_.nodes[i].roomTrunk = trunk;
-      inRoom = true;
-    }
-  return inRoom && replan(reason);
+  return setRoomTrunk(replanning_.nodes, room, trunk) && replan(reason);
 }
 
 bool SendOperation::replan(const std::string& reason) {

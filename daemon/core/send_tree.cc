@@ -51,6 +51,16 @@ planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measured
   return sites;
 }
 
+bool setRoomTrunk(std::vector<TreeNode>& nodes, const std::string& room, const planner::Trunk& trunk) {
+  bool inRoom = false;
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    if (nodes[i].site == room) {
+      nodes[i].roomTrunk = trunk;
+      inRoom = true;
+    }
+  return inRoom;
+}
+
 namespace {
 
 PlanOption optionOf(const BroadcastPlan& plan) {

@@ -73,6 +73,9 @@ bool knownSendAlgo(const std::string& algo);
 // is (`measuredOnly`: left unlimited, as the bound takes it).
 planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measuredOnly = false);
 
+// Sets the trunk of every agent of `room` (nodes[1..]); false when none is in it.
+bool setRoomTrunk(std::vector<TreeNode>& nodes, const std::string& room, const planner::Trunk& trunk);
+
 // `nodes[0]` is the source; its uplink is what it will be paced at. `auto`:
 // planner::chooseBroadcastPlan, the faster of store-and-forward (FNF, or LCF
 // when the agents carry two or more site labels) and the max-bottleneck

@@ -89,13 +89,7 @@ bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates
 }
 
 bool StripedSend::trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) {
-  bool inRoom = false;
-  for (std::size_t i = 1; i < settings_.nodes.size(); ++i)
-    if (settings_.nodes[i].site == room) {
-      settings_.nodes[i].roomTrunk = trunk;
-      inRoom = true;
-    }
-  return inRoom && reshare(reason);
+  return setRoomTrunk(settings_.nodes, room, trunk) && reshare(reason);
 }
 
 bool StripedSend::reshare(const std::string& reason) {

@@ -75,6 +75,15 @@ RoomLab twoRooms(double trunk) {
   return roomLab(400, 0, agents, {{0, 0}, {trunk, trunk}});
 }
 
+// A -100- B -50- C: the core at B (unlimited), A's trunk 100, C's 50;
+// 3 + 3 + 2 agents of mixed uplinks, hnowd (400 up) in `sourceRoom`.
+RoomLab threeRooms(int sourceRoom) {
+  std::vector<std::array<double, 3>> agents = {{0, 400, 400}, {0, 200, 400}, {0, 100, 400},
+                                               {1, 400, 400}, {1, 200, 400}, {1, 100, 400},
+                                               {2, 400, 400}, {2, 200, 400}};
+  return roomLab(400, sourceRoom, agents, {{100, 100}, {0, 0}, {50, 50}});
+}
+
 }  // namespace
 
 TEST_CASE("two rooms behind a 100 Mbit/s trunk: each stripe crosses it once, within 1.05x of F over the trunk") {
@@ -110,12 +119,7 @@ TEST_CASE("a chain through a trunk three times is predicted at a third of the tr
 }
 
 TEST_CASE("three rooms in a line, hnowd in an end room: the fast trunk's room passes the stripes on") {
-  // A -100- B -50- C: the core at B (unlimited), A's trunk 100, C's 50;
-  // 3 + 3 + 2 agents of mixed uplinks.
-  std::vector<std::array<double, 3>> agents = {{0, 400, 400}, {0, 200, 400}, {0, 100, 400},
-                                               {1, 400, 400}, {1, 200, 400}, {1, 100, 400},
-                                               {2, 400, 400}, {2, 200, 400}};
-  const RoomLab lab = roomLab(400, 0, agents, {{100, 100}, {0, 0}, {50, 50}});
+  const RoomLab lab = threeRooms(0);
   const double bytes = 128 * kMiB;
   const StripedPlan plan = checkedRoomPlan(lab, bytes);
   CHECK(plan.boundSeconds == doctest::Approx(bytes / mbps(50)));
@@ -123,10 +127,7 @@ TEST_CASE("three rooms in a line, hnowd in an end room: the fast trunk's room pa
 }
 
 TEST_CASE("three rooms in a line, hnowd in the middle room: each end room fed once through its own trunk") {
-  std::vector<std::array<double, 3>> agents = {{0, 400, 400}, {0, 200, 400}, {0, 100, 400},
-                                               {1, 400, 400}, {1, 200, 400}, {1, 100, 400},
-                                               {2, 400, 400}, {2, 200, 400}};
-  const RoomLab lab = roomLab(400, 1, agents, {{100, 100}, {0, 0}, {50, 50}});
+  const RoomLab lab = threeRooms(1);
   const double bytes = 128 * kMiB;
   const StripedPlan plan = checkedRoomPlan(lab, bytes);
   CHECK(plan.boundSeconds == doctest::Approx(bytes / mbps(50)));
