@@ -202,10 +202,16 @@ void StripedSend::endGame(int node) {
       if (up == node) return true;
     return false;
   };
+  // Rooms: a node fed inside its room stays inside it, so the stripe still
+  // crosses the room's trunk once (docs/rooms.md); the stripe's entry may
+  // move to any holder.
+  auto room = [&](int j) { return settings_.nodes[static_cast<std::size_t>(j)].site; };
+  const bool fedInside = !siteLinksOf(settings_.nodes).siteOf.empty() && room(current) == room(node);
   int best = -1;
   double bestShare = currentShare * kEndGameGain;
   for (int j = 0; j < static_cast<int>(parent.size()); ++j) {
     if (j == node || j == current || !stripe.canServe(j) || stripe.heldBy(j) < source.length || below(j)) continue;
+    if (fedInside && room(j) != room(node)) continue;
     const double share = uplink(j) / (feeding(j) + 1);
     if (share > bestShare) best = j, bestShare = share;
   }

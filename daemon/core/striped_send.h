@@ -16,7 +16,9 @@
 // stripe to whichever holder of the whole stripe would feed it fastest
 // (hnowd, or an agent whose children are served), when that holder's share
 // of its uplink is at least kEndGameGain times the current parent's: one
-// slow flow does not hold the finish. Once per node and stripe.
+// slow flow does not hold the finish. Once per node and stripe. A node fed
+// inside its room moves only to a holder in its room (the stripe crosses
+// each trunk once).
 // An agent renames the file once every stripe matched its digest, so each
 // stripe's copy finishes with the file.
 // A relay caught altering one stripe's bytes relays nothing more in any
