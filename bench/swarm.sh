@@ -44,7 +44,19 @@ done
 . "$DIR/lab.env"
 
 ns_of() { case "$1" in hnowd) echo "${PREFIX}d" ;; agent-*) echo "${PREFIX}a${1#agent-}" ;; *) die "unknown node '$1'" ;; esac; }
-ip_of() { case "$1" in hnowd) echo "$NET.1" ;; agent-*) echo "$NET.$((${1#agent-} + 1))" ;; esac; }
+# A lab with rooms lists every node's address (tests/netns/rooms.sh); hnowd
+# is $NET.1 in either.
+ip_of() {
+  local k=0
+  [ "$1" = hnowd ] || k=${1#agent-}
+  if [ -n "${ADDRS:-}" ]; then
+    local -a addrs
+    read -r -a addrs <<<"$ADDRS"
+    echo "${addrs[k]}"
+  else
+    echo "$NET.$((k + 1))"
+  fi
+}
 
 run_swarm() {
   [ -f "$FILE" ] || die "--file must name a file"

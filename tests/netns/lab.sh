@@ -12,23 +12,31 @@
 #   lab.sh up --dir DIR --agents N [--uplink-mbps a,b,..] [--downlink-mbps a,b,..]
 #             [--sites s1,s2,..] [--source-uplink-mbps X] [--drift-dwell-s S]
 #             [--survey-s WARM,WINDOW]   hnowd's probe rounds (tests: shorter)
+#             [--rooms A,A,B,.. [--source-room A] [--trunk routed|l2]
+#              [--trunk-mbps B:100,C:50/20] [--site-labels rooms]]
+#                                    switches joined by shaped trunks (rooms.sh)
 #   lab.sh down --dir DIR     stop the daemons, delete the namespaces
 #   lab.sh exec --dir DIR NODE CMD...   run CMD in NODE's namespace
 #                                       (NODE: hnowd or agent-K)
 #   lab.sh hnow --dir DIR ARGS...       `hnow --config client.toml ARGS` from
 #                                       hnowd's namespace (the client's host)
 #   lab.sh shape --dir DIR NODE up|down MBPS   change one link live
+#   lab.sh shape --dir DIR trunk:ROOM in|out MBPS   change a trunk live (0: unshaped)
+#   lab.sh trunks --dir DIR   each trunk's rates and bytes in and out so far
 #
 # Lists of one apply to every agent; longer lists go round-robin. Exit 77
 # (ctest's skip) when not root or namespaces cannot be made here.
 # Addresses are 10.231.X.0/24, X free among this machine's namespaces, and
 # names start with "hnl<X>-", so concurrent labs do not collide; DIR/lab.env
-# records them for `down`, which is idempotent.
+# records them for `down`, which is idempotent. With --rooms, rooms.sh says
+# how rooms are laid out and addressed.
 set -euo pipefail
 
 BUILD_DIR=${HNOW_BUILD_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 die() { echo "lab.sh: $*" >&2; exit 2; }
 skip() { echo "lab.sh: SKIP: $*" >&2; exit 77; }
+# shellcheck source=tests/netns/rooms.sh
+. "$(dirname "$0")/rooms.sh"
 
 cmd=${1:-}
 [ -n "$cmd" ] || die "usage: lab.sh up|down|exec|hnow|shape --dir DIR ..."
@@ -46,6 +54,13 @@ while [ $# -gt 0 ]; do
     --source-uplink-mbps) SOURCE_UP=$2; shift 2 ;;
     --drift-dwell-s) DWELL=$2; shift 2 ;;
     --survey-s) SURVEY=$2; shift 2 ;;
+    --rooms) ROOM_LIST=$2; shift 2 ;;
+    --source-room) SOURCE_ROOM=$2; shift 2 ;;
+    --trunk) TRUNK=$2; shift 2 ;;
+    --trunk-mbps) TRUNK_MBPS=$2; shift 2 ;;
+    --trunk-mbps-in) TRUNK_MBPS_IN=$2; shift 2 ;;
+    --trunk-mbps-out) TRUNK_MBPS_OUT=$2; shift 2 ;;
+    --site-labels) SITE_LABELS=$2; shift 2 ;;
     *) break ;;
   esac
 done
@@ -65,9 +80,12 @@ ns_of() { # NODE -> namespace name
   case "$1" in
     hnowd) echo "${PREFIX}d" ;;
     agent-*) echo "${PREFIX}a${1#agent-}" ;;
-    *) die "unknown node '$1' (hnowd or agent-K)" ;;
+    router) echo "${PREFIX}rt" ;;
+    *) die "unknown node '$1' (hnowd, agent-K or router)" ;;
   esac
 }
+
+node_ns() { if [ "$2" = 0 ]; then echo "${1}d"; else echo "${1}a$2"; fi; } # PREFIX K
 
 shape() { # NAMESPACE DEV MBPS: replace the root qdisc with tbf at MBPS
   # 10 ms of queue (a LAN switch's, not 50 ms: hnow keeps 2 MiB in flight
@@ -123,17 +141,19 @@ down() {
 # loses the requests, so a child reaching a new parent mid-send (a striped
 # send's eight parents, a re-parenting) failed with "host is unreachable"
 # for tens of seconds on 2 Mbit/s links. A LAN switch does not do that.
-pin_neighbors() { # PREFIX NET COUNT: nodes 0..COUNT
-  local prefix=$1 net=$2 count=$3 k j ns lines=""
-  local -a macs names
-  for ((k = 0; k <= count; k++)); do
-    if [ $k = 0 ]; then names[k]="${prefix}d"; else names[k]="${prefix}a$k"; fi
-    macs[k]=$(ip -n "${names[k]}" -o link show eth0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+pin_neighbors() { # NS:DEV:ADDR...: the members of one L2 segment
+  local k j ns dev addr lines="" count=$#
+  local -a names devs addrs macs
+  for ((k = 0; k < count; k++)); do
+    IFS=: read -r ns dev addr <<<"$1"
+    names[k]=$ns devs[k]=$dev addrs[k]=$addr
+    shift
+    macs[k]=$(ip -n "${names[k]}" -o link show "${devs[k]}" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
   done
-  for ((k = 0; k <= count; k++)); do
+  for ((k = 0; k < count; k++)); do
     lines=""
-    for ((j = 0; j <= count; j++)); do
-      [ $j = $k ] || lines+="neigh replace $net.$((j + 1)) lladdr ${macs[j]} dev eth0 nud permanent"$'\n'
+    for ((j = 0; j < count; j++)); do
+      [ $j = $k ] || lines+="neigh replace ${addrs[j]} lladdr ${macs[j]} dev ${devs[k]} nud permanent"$'\n'
     done
     [ -z "$lines" ] || ip -n "${names[k]}" -batch - <<<"$lines"
   done
@@ -151,6 +171,7 @@ up() {
   command -v ip >/dev/null && command -v tc >/dev/null || skip "ip and tc (iproute2) are not installed"
   [ -x "$BUILD_DIR/daemon/hnowd" ] || die "no $BUILD_DIR/daemon/hnowd: build first (or set HNOW_BUILD_DIR)"
   [[ "$AGENTS" =~ ^[0-9]+$ ]] && [ "$AGENTS" -ge 1 ] && [ "$AGENTS" -le 200 ] || die "--agents must be 1..200"
+  rooms_plan 0 # only checks the room options, before anything is made
   mkdir -p "$DIR/pids" "$DIR/logs"
   DIR=$(cd "$DIR" && pwd)
 
@@ -160,30 +181,50 @@ up() {
   for x in $(shuf -i 1-250); do
     grep -qx "$x" <<<"$used" || break
   done
-  local prefix="hnl$x-" net="10.231.$x"
+  local prefix="hnl$x-"
+  rooms_plan "$x"
+  # NET: hnowd's subnet, so hnowd is $NET.1 with rooms too.
+  local net=${NODE_ADDR[0]%.*}
   printf 'PREFIX=%s\nNET=%s\nAGENTS=%s\n' "$prefix" "$net" "$AGENTS" >"$DIR/lab.env"
+  [ -z "$ROOM_LIST" ] || rooms_env >>"$DIR/lab.env"
+  # Failures inside the functions below clean up too.
+  set -o errtrace
   trap 'down' ERR
 
-  ip netns add "${prefix}hub" 2>/dev/null || skip "cannot create network namespaces here"
-  ip -n "${prefix}hub" link add br0 type bridge
-  ip -n "${prefix}hub" link set br0 up
-  # Node 0 is hnowd (10.231.X.1), agent K is 10.231.X.(K+1).
+  local r hub
+  for r in "${!ROOM_NAMES[@]}"; do
+    hub=$(room_hub "$prefix" "$r")
+    ip netns add "$hub" 2>/dev/null || skip "cannot create network namespaces here"
+    ip -n "$hub" link add br0 type bridge
+    ip -n "$hub" link set br0 up
+  done
+  # Node 0 is hnowd (10.231.X.1), agent K is 10.231.X.(K+1) (rooms.sh: in
+  # its room's subnet).
   local k ns up dn
   for ((k = 0; k <= AGENTS; k++)); do
     if [ $k = 0 ]; then ns="${prefix}d" up=$SOURCE_UP dn=""
     else
       ns="${prefix}a$k" up=$(pick "$UPS" $((k - 1))) dn=$(pick "$DOWNS" $((k - 1)))
     fi
+    hub=${NODE_HUB[k]}
     ip netns add "$ns"
     ip -n "$ns" link set lo up
-    ip link add eth0 netns "$ns" type veth peer name "p$k" netns "${prefix}hub"
-    ip -n "${prefix}hub" link set "p$k" master br0 up
-    ip -n "$ns" addr add "$net.$((k + 1))/24" dev eth0
+    ip link add eth0 netns "$ns" type veth peer name "p$k" netns "$hub"
+    ip -n "$hub" link set "p$k" master br0 up
+    ip -n "$ns" addr add "${NODE_ADDR[k]}/24" dev eth0
     ip -n "$ns" link set eth0 up
+    [ "$TRUNK" != routed ] || ip -n "$ns" route add default via "$(room_gateway "${NODE_ROOM[k]}")"
     [ -z "$up" ] || [ "$up" = 0 ] || shape "$ns" eth0 "$up"
-    [ -z "$dn" ] || [ "$dn" = 0 ] || shape "${prefix}hub" "p$k" "$dn"
+    [ -z "$dn" ] || [ "$dn" = 0 ] || shape "$hub" "p$k" "$dn"
   done
-  pin_neighbors "$prefix" "$net" "$AGENTS"
+  if [ -n "$ROOM_LIST" ]; then
+    rooms_trunks "$prefix"
+    rooms_pin "$prefix"
+  else
+    local -a members=()
+    for ((k = 0; k <= AGENTS; k++)); do members+=("$(node_ns "$prefix" $k):eth0:${NODE_ADDR[k]}"); done
+    pin_neighbors "${members[@]}"
+  fi
 
   # The lab's identities (docs/security.md): hnowd's key, one operator with
   # full rights, and each agent's key listed in hnowd.toml, so no agent
@@ -226,6 +267,7 @@ EOF
   for ((k = 1; k <= AGENTS; k++)); do
     name="agent-$k"
     site=$(pick "$SITES" $((k - 1)))
+    [ -z "$SITE_LABELS" ] || site=${ROOM_NAMES[NODE_ROOM[k]]}
     mkdir -p "$DIR/agents/$name/files"
     cat >"$DIR/agents/$name.toml" <<EOF
 name = "$name"
@@ -246,8 +288,10 @@ EOF
     start "$name" "${prefix}a$k" "$BUILD_DIR/agent/hnow-agent" --config "$DIR/agents/$name.toml"
   done
   wait_rates "$AGENTS"
+  [ -z "$ROOM_LIST" ] || wait_trunks
   trap - ERR
-  echo "lab.sh: $AGENTS agents up in namespaces ${prefix}*, hnowd at $address"
+  set +o errtrace
+  echo "lab.sh: $AGENTS agents up in namespaces ${prefix}*, hnowd at $address${ROOM_LIST:+, rooms ${ROOM_NAMES[*]} ($TRUNK)}"
 }
 
 # Waits until `count` agents are alive with both links measured, and hnowd's
@@ -269,6 +313,20 @@ wait_rates() {
   return 1
 }
 
+# A hnowd that knows rooms (from site labels) surveys their trunks once the
+# links are measured, with flows across them: a lab with rooms is up when
+# that is over too, so what runs next does not share the trunks with it.
+# A hnowd without rooms in `status` passes at once; one that cannot measure
+# a trunk is reported after 60 s, not fatal (the lab itself is up).
+wait_trunks() {
+  for _ in $(seq 600); do
+    run_hnow status --json 2>/dev/null |
+      jq -e '[.rooms[]? | .trunk.in.method, .trunk.out.method] | all(. != "unknown")' >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "lab.sh: hnowd had not measured every room's trunk within 60 s; going on" >&2
+}
+
 run_hnow() {
   # shellcheck disable=SC1091
   . "$DIR/lab.env"
@@ -281,16 +339,26 @@ case "$cmd" in
   exec) node=$1; shift; ip netns exec "$(ns_of "$node")" "$@" ;;
   hnow) run_hnow "$@" ;;
   shape)
-    [ $# = 3 ] || die "usage: lab.sh shape --dir DIR NODE up|down MBPS"
-    ns=$(ns_of "$1")
+    [ $# = 3 ] || die "usage: lab.sh shape --dir DIR NODE up|down MBPS, or trunk:ROOM in|out MBPS"
     # shellcheck disable=SC1091
     . "$DIR/lab.env"
+    if [[ "$1" == trunk:* ]]; then shape_trunk "${1#trunk:}" "$2" "$3"; exit 0; fi
+    ns=$(ns_of "$1")
     case "$2" in
       up) shape "$ns" eth0 "$3" ;;
       down)
         k=0; [ "$1" = hnowd ] || k=${1#agent-}
-        shape "${PREFIX}hub" "p$k" "$3" ;;
+        hub="${PREFIX}hub"
+        if [ -n "${ROOMS:-}" ]; then
+          read -r -a rooms_of <<<"$NODE_ROOMS"
+          hub=$(room_hub "$PREFIX" "${rooms_of[k]}")
+        fi
+        shape "$hub" "p$k" "$3" ;;
       *) die "shape: up or down, not '$2'" ;;
     esac ;;
-  *) die "unknown command '$cmd' (up|down|exec|hnow|shape)" ;;
+  trunks)
+    # shellcheck disable=SC1091
+    . "$DIR/lab.env"
+    trunk_counters ;;
+  *) die "unknown command '$cmd' (up|down|exec|hnow|shape|trunks)" ;;
 esac
