@@ -173,6 +173,10 @@ class Coordinator {
     own_ = {kCoordinatorNode, "", std::move(networks), std::move(gateway), std::move(dataAddress)};
   }
   const RoomMember& ownNetworks() const { return own_; }
+  // Rooms found by measurement on one subnet (room_discovery.h): node
+  // (hnowd's name too) -> room; empty when none were found.
+  void setMeasuredRooms(std::map<std::string, std::string> rooms) { measuredRooms_ = std::move(rooms); }
+  const std::map<std::string, std::string>& measuredRooms() const { return measuredRooms_; }
   LinkBook& links() { return links_; }
   const LinkBook& links() const { return links_; }
   const LinkOptions& linkOptions() const { return linkOptions_; }
@@ -277,6 +281,7 @@ class Coordinator {
   // Trunks first measured by hnow's own flows, reported as drift at the next tick.
   std::vector<LinkChange> trunkNews_;
   RoomMember own_{kCoordinatorNode, "", {}, "", ""};
+  std::map<std::string, std::string> measuredRooms_;
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
   RelaySuspects suspects_;
   int interruptedAtStart_ = 0;

@@ -1,17 +1,23 @@
 #include "core/rooms.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/trunk_survey.h"
 
 namespace hnow::daemon {
 
-AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& coordinator) {
+AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& coordinator,
+                      const std::map<std::string, std::string>& measured) {
   std::vector<RoomMember> members;
   for (const AgentView& a : agents)
     members.push_back({a.record.name, a.record.site, a.registration.networks, a.registration.gateway,
                        a.registration.dataAddress});
-  const RoomAssignment assigned = assignRooms(coordinator, members);
+  RoomAssignment assigned = assignRooms(coordinator, members);
+  const bool placed = !measured.empty() && std::all_of(agents.begin(), agents.end(), [&](const AgentView& a) {
+    return measured.count(a.record.name) > 0;
+  });
+  if (assigned.how == "one room" && placed) assigned = {measured, "measurement"};
   AgentRooms rooms;
   if (assigned.how == "one room") {
     for (const AgentView& a : agents) rooms.roomOf[a.record.name] = a.record.site;
@@ -23,16 +29,17 @@ AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& co
   if (own != assigned.roomOf.end())
     for (const AgentView& a : agents)
       if (assigned.roomOf.at(a.record.name) == own->second) rooms.coordinatorRoom = own->second;
+  for (const AgentView& a : agents) rooms.roomOf.try_emplace(a.record.name, a.record.site);
   return rooms;
 }
 
 AgentRooms agentRooms(const Coordinator& coordinator) {
-  return agentRooms(coordinator.status(), coordinator.ownNetworks());
+  return agentRooms(coordinator.status(), coordinator.ownNetworks(), coordinator.measuredRooms());
 }
 
 std::vector<RoomView> roomViews(const Coordinator& coordinator) {
   const std::vector<AgentView> agents = coordinator.status();
-  const AgentRooms rooms = agentRooms(agents, coordinator.ownNetworks());
+  const AgentRooms rooms = agentRooms(agents, coordinator.ownNetworks(), coordinator.measuredRooms());
   if (rooms.foundBy.empty()) return {};
   std::map<std::string, int> count;
   for (const AgentView& a : agents) ++count[rooms.roomOf.at(a.record.name)];

@@ -14,15 +14,18 @@ namespace hnow::daemon {
 
 struct AgentRooms {
   std::map<std::string, std::string> roomOf;  // every agent's room, and hnowd's
-  std::string foundBy;                        // "site labels", "subnets"; "" for one room
+  std::string foundBy;                        // "site labels", "subnets", "measurement"; "" for one room
   // hnowd's room when agents share it; "" when it is in a room of its own.
   std::string coordinatorRoom;
 };
 
 // assignRooms over the agents' registrations and `coordinator` (hnowd's
-// own networks); one room: every agent's room is its site label, so LCF
-// and the surveys see the labels they always saw.
-AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& coordinator);
+// own networks); where that finds one room, the rooms `measured` found
+// (room_discovery.h) when they place every agent; else one room, every
+// agent's room its site label, so LCF and the surveys see the labels they
+// always saw.
+AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& coordinator,
+                      const std::map<std::string, std::string>& measured = {});
 AgentRooms agentRooms(const Coordinator& coordinator);
 
 struct RoomView {

@@ -26,7 +26,7 @@ SurveyRunner::SurveyRunner(Coordinator& coordinator, LinkProber& prober, const C
 
 std::vector<SurveyNode> SurveyRunner::surveyNodes() const {
   const std::vector<AgentView> agents = coordinator_.status();
-  const AgentRooms rooms = agentRooms(agents, coordinator_.ownNetworks());
+  const AgentRooms rooms = agentRooms(agents, coordinator_.ownNetworks(), coordinator_.measuredRooms());
   std::vector<SurveyNode> nodes{{kCoordinatorNode, rooms.coordinatorRoom}};
   for (const AgentView& a : agents)
     if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
@@ -132,6 +132,13 @@ void SurveyRunner::tick() {
   // Rooms' trunks once their nodes' links are known: a trunk round judges
   // its flows by what their ends carry.
   if (targets.empty() && now - unmeasuredSince_ >= options_.settle) {
+    // Rooms first (on one subnet only measurement finds them), then trunks.
+    if (std::vector<std::string> nodes = roomDiscoveryNodes();
+        !nodes.empty() && (nodes != discoveryTried_ || now >= discoveryRetryAt_)) {
+      discoveryTried_ = nodes;
+      discoveryRetryAt_ = now + kRetryFailed;
+      return beginDiscovery(nodes);
+    }
     std::vector<LinkId> trunks = unmeasuredTrunkLinks();
     if (!trunks.empty() && (trunks != failedTrunks_ || now >= trunksRetryAt_)) {
       failedTrunks_ = trunks;  // kept unless the survey measures them
@@ -176,6 +183,38 @@ std::vector<LinkId> SurveyRunner::unmeasuredTrunkLinks() const {
     nodes.push_back(n);
   }
   return unmeasuredTrunks(nodes, [&book](const LinkId& l) { return book.knownAtLeast(l); });
+}
+
+std::vector<std::string> SurveyRunner::roomDiscoveryNodes() const {
+  const LinkBook& book = coordinator_.links();
+  const std::vector<AgentView> agents = coordinator_.status();
+  if (!agentRooms(agents, coordinator_.ownNetworks()).foundBy.empty()) return {};
+  auto measured = [&book](const std::string& node) {
+    return book.knownAtLeast({node, LinkDirection::kUp}) > 0 && book.knownAtLeast({node, LinkDirection::kDown}) > 0;
+  };
+  std::vector<std::string> nodes;
+  for (const SurveyNode& n : surveyNodes()) {
+    if (n.name == kCoordinatorNode) continue;
+    // Agents pacing both their links (hnow local) share no real switch.
+    if (book.fixed({n.name, LinkDirection::kUp}) && book.fixed({n.name, LinkDirection::kDown})) continue;
+    if (!measured(n.name)) return {};  // their links first
+    nodes.push_back(n.name);
+  }
+  if (nodes.size() < 3) return {};
+  const auto& found = coordinator_.measuredRooms();
+  if (std::all_of(nodes.begin(), nodes.end(), [&](const std::string& n) { return found.count(n) > 0; })) return {};
+  if (measured(kCoordinatorNode)) nodes.push_back(kCoordinatorNode);
+  return nodes;
+}
+
+void SurveyRunner::beginDiscovery(const std::vector<std::string>& nodes) {
+  Survey survey;
+  survey.rounds = planRoomDiscovery(nodes, options_.discovery);
+  if (survey.rounds.empty()) return;
+  survey.discovery = true;
+  survey.started = clock_.now();
+  current_ = std::move(survey);
+  startRound();
 }
 
 void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done, bool trunks) {
@@ -309,6 +348,10 @@ void SurveyRunner::notePaced(const std::vector<std::string>& nodes) {
 
 void SurveyRunner::replanWithout(const std::set<std::string>& failed) {
   Survey& s = *current_;
+  if (s.discovery) {  // every round pairs every node: the rest would say nothing for sure
+    s.rounds.resize(s.next + 1);
+    return;
+  }
   s.excluded.insert(failed.begin(), failed.end());
   std::vector<LinkId> targets;
   for (std::size_t r = s.next; r < s.rounds.size(); ++r)
@@ -379,9 +422,24 @@ void SurveyRunner::complete(bool aborted) {
   // An automatic survey that gives way while it measures falls again keeps
   // what its first rounds found, the falls aside.
   if (current_->retakeFrom) aborted = false;
-  else if (!aborted && !current_->trunks && !current_->outcomes.empty() && retakeFalls()) return;
+  else if (!aborted && !current_->trunks && !current_->discovery && !current_->outcomes.empty() && retakeFalls())
+    return;
   Survey survey = std::move(*current_);
   current_.reset();
+  if (survey.discovery) {
+    // Only rounds that all answered say which pairs share a switch.
+    if (!aborted && survey.errors.empty() && survey.outcomes.size() == survey.rounds.size()) {
+      const LinkBook& book = coordinator_.links();
+      const DiscoveredRooms found = judgeRoomDiscovery(
+          survey.rounds, survey.outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); },
+          options_.discovery);
+      coordinator_.setMeasuredRooms(found.roomOf);
+      // Decided, one room or several: asked again only when the agents change.
+      discoveryRetryAt_ = TimePoint::max();
+      if (discovered_) discovered_(found);
+    }
+    return;
+  }
   SurveyReport report;
   report.targets = survey.targets;
   report.errors = survey.errors;

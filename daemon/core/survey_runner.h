@@ -19,6 +19,7 @@
 #include "core/coordinator.h"
 #include "core/link_probe.h"
 #include "core/link_survey.h"
+#include "core/room_discovery.h"
 #include "core/trunk_survey.h"
 
 namespace hnow::daemon {
@@ -35,6 +36,7 @@ struct SurveyRunnerOptions {
   double confirmFall = 0.05;
   SurveyOptions survey;
   TrunkSurveyOptions trunk;
+  DiscoveryOptions discovery;
 };
 
 struct SurveyReport {
@@ -67,6 +69,8 @@ class SurveyRunner {
   bool running() const { return current_.has_value(); }
   // Called with every survey's report (hnowd logs it).
   void onReport(std::function<void(const SurveyReport&)> report) { report_ = std::move(report); }
+  // Called when rounds between disjoint pairs decided the rooms (hnowd logs them).
+  void onRoomsFound(std::function<void(const DiscoveredRooms&)> found) { discovered_ = std::move(found); }
 
  private:
   struct Asked {
@@ -95,6 +99,8 @@ class SurveyRunner {
     // Rooms' trunks (trunk_survey.h): each round judged on its own as it ends.
     bool trunks = false;
     std::vector<SurveyFinding> trunkFindings;
+    // Rooms on one subnet (room_discovery.h): every round judged at the end.
+    bool discovery = false;
   };
   struct Round {
     std::uint64_t generation = 0;
@@ -119,6 +125,11 @@ class SurveyRunner {
                                      bool trunks) const;
   // Trunks of rooms with real links (not all emulated) to measure now.
   std::vector<LinkId> unmeasuredTrunkLinks() const;
+  // Nodes whose rooms to find by measurement now: hnowd and the agents with
+  // real, measured links, when neither labels nor subnets tell rooms apart
+  // and the rooms found before do not place them all; none otherwise.
+  std::vector<std::string> roomDiscoveryNodes() const;
+  void beginDiscovery(const std::vector<std::string>& nodes);
   void startRound();
   void answer(std::uint64_t generation, std::size_t node, const Result<ProbeReply>& reply);
   void finishRound();
@@ -144,6 +155,7 @@ class SurveyRunner {
   std::function<std::string()> newToken_;
   SurveyRunnerOptions options_;
   std::function<void(const SurveyReport&)> report_;
+  std::function<void(const DiscoveredRooms&)> discovered_;
   std::vector<Asked> asked_;
   std::optional<Survey> current_;
   std::optional<Round> round_;
@@ -158,6 +170,8 @@ class SurveyRunner {
   TimePoint retryAt_{};
   std::vector<LinkId> failedTrunks_;
   TimePoint trunksRetryAt_{};
+  std::vector<std::string> discoveryTried_;
+  TimePoint discoveryRetryAt_{};
 };
 
 }  // namespace hnow::daemon

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include "base/host_networks.h"
@@ -364,6 +365,15 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
       freshToken,
       surveyOptionsOf(config));
   surveys.onReport(logSurvey);
+  surveys.onRoomsFound([](const daemon::DiscoveredRooms& found) {
+    if (found.roomOf.empty()) {
+      spdlog::info("rooms: one switch ({} pairs at full speed, {} held back)", found.fullSpeedPairs, found.heldPairs);
+      return;
+    }
+    std::map<std::string, std::string> members;
+    for (const auto& [node, room] : found.roomOf) members[room] += (members[room].empty() ? "" : " ") + node;
+    for (const auto& [room, nodes] : members) spdlog::info("rooms found by measurement: {}: {}", room, nodes);
+  });
   daemon::DataSourcePlane source(dataPlane, config.dataDir + "/trees");
   if (std::size_t n = daemon::sweepBundles(config.dataDir + "/trees"))
     spdlog::warn("removed {} tree bundle(s) and compressed file(s) an earlier hnowd left in {}/trees", n,

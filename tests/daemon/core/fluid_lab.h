@@ -156,11 +156,13 @@ struct FluidLab {
                       [this]() { return std::string(31, 't') + static_cast<char>('a' + (tokens++ % 26)); }};
   std::vector<SurveyReport> reports;
 
-  explicit FluidLab(std::map<std::string, FluidNode> nodes) : lab(std::move(nodes)) {
+  // `labelRooms`: agents carry their FluidNode::room as their site label;
+  // else all carry "lab" (two switches on one subnet, rooms unlabelled).
+  explicit FluidLab(std::map<std::string, FluidNode> nodes, bool labelRooms = true) : lab(std::move(nodes)) {
     coordinator.addTransferObserver(&operation);
     runner.onReport([this](const SurveyReport& r) { reports.push_back(r); });
     for (const auto& [name, node] : lab)
-      if (name != kCoordinatorNode) join(name, node.room.empty() ? "lab" : node.room);
+      if (name != kCoordinatorNode) join(name, node.room.empty() || !labelRooms ? "lab" : node.room);
   }
   ~FluidLab() { coordinator.removeTransferObserver(&operation); }
 

@@ -292,6 +292,7 @@ TEST_CASE("a reading that falls under a known capacity is taken again - a node s
   FluidLab f(lab);
   f.run(2.0);
   REQUIRE(f.reports.size() == 1);
+  f.run(1.0);  // the rounds that look for rooms on the one subnet end
   const int firstRounds = f.prober.rounds;
   // agent-2 reads 12% short in its round, once: measured again, it keeps
   // what the link carries.
@@ -371,4 +372,36 @@ TEST_CASE("agents that pace their own links (hnow local) in two sites leave no t
       f.coordinator.links().setFixed({"agent-" + std::to_string(k), d}, mbps(100), RateMethod::kEmulated);
   f.run(4.0);
   CHECK_FALSE(f.coordinator.links().rate(trunkLink("B", LinkDirection::kDown)));
+}
+
+TEST_CASE("two switches on one subnet, no labels: rounds between disjoint pairs find the rooms, then the trunk between them is measured") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(400), 0, 0, "A"};
+  for (int k = 1; k <= 8; ++k) lab["agent-" + std::to_string(k)] = {mbps(400), mbps(400), 0, 0, k <= 4 ? "A" : "B"};
+  FluidLab f(lab, false);
+  f.prober.trunks["B"] = {mbps(100), mbps(100)};
+  f.run(8.0);
+  const auto& rooms = f.coordinator.measuredRooms();
+  REQUIRE(rooms.size() == 9);
+  CHECK(rooms.at("agent-1") == rooms.at(kCoordinatorNode));
+  CHECK(rooms.at("agent-5") != rooms.at("agent-1"));
+  CHECK(rooms.at("agent-8") == rooms.at("agent-5"));
+  const std::string far = rooms.at("agent-5");
+  const LinkRate* in = f.coordinator.links().rate(trunkLink(far, LinkDirection::kDown));
+  REQUIRE(in);
+  CHECK(in->method == RateMethod::kProbe);
+  CHECK(in->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.01));
+  // Decided: no more discovery rounds while the agents stay.
+  const int rounds = f.prober.rounds;
+  f.run(120.0);
+  CHECK(f.prober.rounds == rounds);
+}
+
+TEST_CASE("one switch, no labels: the rounds find one room and are not run again") {
+  FluidLab f(volunteerLab(4));
+  f.run(4.0);
+  CHECK(f.coordinator.measuredRooms().empty());
+  const int rounds = f.prober.rounds;
+  f.run(120.0);
+  CHECK(f.prober.rounds == rounds);
 }
