@@ -22,12 +22,16 @@ std::vector<ProbeRound> planRoomDiscovery(std::vector<std::string> nodes, const 
   const std::size_t n = nodes.size();
   std::vector<ProbeRound> rounds;
   if (n < 3) return rounds;
-  for (std::size_t shift = 1; shift < n && static_cast<int>(rounds.size()) < options.maxRounds; shift *= 2) {
-    ProbeRound round;
-    round.target = {"rooms", LinkDirection::kDown};  // not a link: the rounds judge pairs
-    for (std::size_t i = 0; i < n; ++i) round.flows.emplace_back(nodes[i], nodes[(i + shift) % n]);
-    rounds.push_back(std::move(round));
-  }
+  const std::size_t perRound = static_cast<std::size_t>(std::max(2, options.maxFlows));
+  for (std::size_t shift = 1; shift < n; shift *= 2)
+    for (std::size_t first = 0; first < n; first += perRound) {
+      if (static_cast<int>(rounds.size()) >= options.maxRounds) return rounds;
+      ProbeRound round;
+      round.target = {"rooms", LinkDirection::kDown};  // not a link: the rounds judge pairs
+      for (std::size_t i = first; i < std::min(n, first + perRound); ++i)
+        round.flows.emplace_back(nodes[i], nodes[(i + shift) % n]);
+      rounds.push_back(std::move(round));
+    }
   return rounds;
 }
 

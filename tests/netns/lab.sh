@@ -313,15 +313,22 @@ wait_rates() {
   return 1
 }
 
-# A hnowd that knows rooms (from site labels) surveys their trunks once the
-# links are measured, with flows across them: a lab with rooms is up when
-# that is over too, so what runs next does not share the trunks with it.
-# A hnowd without rooms in `status` passes at once; one that cannot measure
-# a trunk is reported after 60 s, not fatal (the lab itself is up).
+# Once the links are measured hnowd finds the rooms (labels, subnets, or
+# rounds of flows on one subnet) and surveys their trunks with flows across
+# them: a lab with rooms is up when that is over too (no survey running and
+# every trunk known for 2 s on end), so what runs next does not share the
+# trunks with it. One that cannot is reported after 60 s, not fatal (the
+# lab itself is up).
 wait_trunks() {
+  local settled=0
   for _ in $(seq 600); do
-    run_hnow status --json 2>/dev/null |
-      jq -e '[.rooms[]? | .trunk.in.method, .trunk.out.method] | all(. != "unknown")' >/dev/null 2>&1 && return 0
+    if run_hnow status --json 2>/dev/null | jq -e '(.coordinator.surveying | not) and
+        ([.rooms[]? | .trunk.in.method, .trunk.out.method] | all(. != "unknown"))' >/dev/null 2>&1; then
+      settled=$((settled + 1))
+      [ "$settled" -ge 20 ] && return 0
+    else
+      settled=0
+    fi
     sleep 0.1
   done
   echo "lab.sh: hnowd had not measured every room's trunk within 60 s; going on" >&2

@@ -38,19 +38,25 @@ std::vector<RoundOutcome> twoSwitches(const std::vector<ProbeRound>& rounds) {
 
 }  // namespace
 
-TEST_CASE("discovery rounds: each node sends once and receives once per round, 1, 2, 4 places on") {
+TEST_CASE("discovery rounds: each node sends and receives at most once a round, at most 4 pairs, every node 1, 2, 4 places on") {
   const auto rounds = planRoomDiscovery({"b2", "a1", "hnowd", "a2", "b1"});
-  REQUIRE(rounds.size() == 3);  // shifts 1, 2, 4 over 5 nodes
+  REQUIRE(rounds.size() == 6);  // shifts 1, 2, 4 over 5 nodes, 4 pairs and 1 each
+  std::set<std::pair<std::string, std::string>> pairs;
   for (const ProbeRound& r : rounds) {
+    CHECK(r.flows.size() <= 4);
     std::set<std::string> from, to;
     for (const auto& [f, t] : r.flows) {
       CHECK(f != t);
       from.insert(f);
       to.insert(t);
+      pairs.insert({f, t});
     }
-    CHECK(from.size() == 5);
-    CHECK(to.size() == 5);
+    CHECK(from.size() == r.flows.size());
+    CHECK(to.size() == r.flows.size());
   }
+  CHECK(pairs.size() == 15);
+  CHECK(pairs.count({"a1", "a2"}) == 1);  // names in order: a1 a2 b1 b2 hnowd
+  CHECK(pairs.count({"hnowd", "a1"}) == 1);
   CHECK(planRoomDiscovery({"a1", "a2"}).empty());
 }
 
