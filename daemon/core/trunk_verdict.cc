@@ -1,5 +1,6 @@
 #include "core/trunk_verdict.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/trunk_survey.h"
@@ -53,10 +54,27 @@ TrunkVerdict judgeTrunks(const std::vector<Flow>& flows, const std::map<std::str
       c.unexplained &= neitherEnd;
     }
   }
+  // A trunk whose flows also cross a busier trunk that had no room to
+  // spare was held by that one: rooms A, B and C behind a router, A's trunk
+  // out carries the flows into B and into C, and each of those reads half
+  // of it, which says nothing of B's or C's trunk in.
+  auto heldElsewhere = [&](const LinkId& link) {
+    const double carried = trunks.at(link).carried;
+    for (const std::vector<LinkId>& path : crosses) {
+      if (std::find(path.begin(), path.end(), link) == path.end()) continue;
+      for (const LinkId& other : path) {
+        if (other == link) continue;
+        const double k = known(other), busier = trunks.at(other).carried;
+        const bool room = k > 0 && busier < (1.0 - options.headroom) * k;
+        if (busier > carried * (1.0 + 1e-6) && !room) return true;
+      }
+    }
+    return false;
+  };
   TrunkVerdict out;
   std::set<LinkId> limiting;
   for (const auto& [link, c] : trunks) {
-    const bool saturated = c.judged && c.unexplained && c.carried > 0.0;
+    const bool saturated = c.judged && c.unexplained && c.carried > 0.0 && !heldElsewhere(link);
     out.readings.push_back({link, c.carried, saturated, 0.0});
     if (saturated) limiting.insert(link);
   }

@@ -5,8 +5,9 @@
 // rooms also crosses their trunks. When every flow across a trunk in one
 // direction ran with room to spare at both ends, neither end explains it,
 // and the trunk is what held them: their sum is its capacity, and those
-// flows blame no end link. Otherwise their sum is what the trunk carried
-// at least. Pure: values in, values out.
+// flows blame no end link; unless they also crossed a busier trunk with no
+// room to spare, which held them instead. Otherwise their sum is what the
+// trunk carried at least. Pure: values in, values out.
 #include <map>
 #include <string>
 #include <vector>

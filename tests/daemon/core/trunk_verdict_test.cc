@@ -78,3 +78,26 @@ TEST_CASE("without rooms every flow is left to the end links") {
   CHECK(v.readings.empty());
   CHECK(v.rest.size() == 1);
 }
+
+TEST_CASE("flows into two rooms that share the trunk out of a third: that trunk held them, not theirs in") {
+  // A's trunk out (100) carries a flow into B and one into C, 48 each.
+  const std::map<std::string, std::string> rooms{{"a1", "A"}, {"a2", "A"}, {"b1", "B"}, {"c1", "C"}};
+  std::vector<Flow> flows{{"a1", "b1", 48 * kMbps}, {"a2", "c1", 48 * kMbps}};
+  for (bool knownBefore : {false, true}) {
+    CAPTURE(knownBefore);
+    auto known = [&](const LinkId& link) {
+      if (!trunkRoom(link)) return 400 * kMbps;
+      return knownBefore ? 100 * kMbps : 0.0;  // every trunk measured at 100, or none yet
+    };
+    const TrunkVerdict v = judgeTrunks(flows, {}, rooms, known);
+    const LinkReading* outOfA = readingOf(v, trunkLink("A", LinkDirection::kUp));
+    REQUIRE(outOfA);
+    CHECK(outOfA->saturated);
+    CHECK(outOfA->bytesPerSecond == doctest::Approx(96 * kMbps));
+    for (const char* room : {"B", "C"}) {
+      const LinkReading* in = readingOf(v, trunkLink(room, LinkDirection::kDown));
+      REQUIRE(in);
+      CHECK_FALSE(in->saturated);
+    }
+  }
+}
