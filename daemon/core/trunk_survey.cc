@@ -24,19 +24,24 @@ void byKnown(std::vector<std::string>& names, const KnownRate& known, LinkDirect
   });
 }
 
-// The room across the trunk from `room`: hnowd's when it is in an agents'
-// room, else the largest other room (names breaking ties). hnowd alone
-// ("" room) is no side: where it sits is not known.
-std::optional<std::string> farSide(const std::vector<SurveyNode>& nodes, const std::string& room) {
-  std::map<std::string, int> sizes;
+// The nodes across the trunk from `room`: those of every other room, one
+// room after another, each room's by `direction`'s known rate. Flows to (or
+// from) every other room at once read the trunk itself, not one other
+// room's trunk: with rooms A, B and C on a router, B's trunk out measured
+// towards A alone reads A's trunk in.
+std::vector<std::string> farSide(const std::vector<SurveyNode>& nodes, const std::string& room, const KnownRate& known,
+                                 LinkDirection direction) {
+  std::map<std::string, std::vector<std::string>> byRoom;
   for (const SurveyNode& n : nodes)
-    if (n.site != room && !n.site.empty()) ++sizes[n.site];
-  for (const SurveyNode& n : nodes)
-    if (n.name == "hnowd" && sizes.count(n.site)) return n.site;
-  std::optional<std::string> best;
-  for (const auto& [site, count] : sizes)
-    if (!best || count > sizes[*best]) best = site;
-  return best;
+    if (n.site != room && !n.site.empty()) byRoom[n.site].push_back(n.name);
+  for (auto& [site, names] : byRoom) byKnown(names, known, direction);
+  std::vector<std::string> out;
+  for (std::size_t k = 0;; ++k) {
+    bool any = false;
+    for (const auto& [site, names] : byRoom)
+      if (k < names.size()) out.push_back(names[k]), any = true;
+    if (!any) return out;
+  }
 }
 
 }  // namespace
@@ -54,14 +59,14 @@ std::vector<ProbeRound> planTrunkSurvey(const std::vector<SurveyNode>& nodes, co
   for (const LinkId& target : targets) {
     const auto room = trunkRoom(target);
     if (!room || room->empty()) continue;
-    const auto far = farSide(nodes, *room);
-    if (!far) continue;
     const bool inwards = target.direction == LinkDirection::kDown;
-    std::vector<std::string> senders = membersOf(nodes, inwards ? *far : *room);
-    std::vector<std::string> receivers = membersOf(nodes, inwards ? *room : *far);
+    std::vector<std::string> senders = inwards ? farSide(nodes, *room, known, LinkDirection::kUp)
+                                               : membersOf(nodes, *room);
+    std::vector<std::string> receivers = inwards ? membersOf(nodes, *room)
+                                                 : farSide(nodes, *room, known, LinkDirection::kDown);
     if (senders.empty() || receivers.empty()) continue;
-    byKnown(senders, known, LinkDirection::kUp);
-    byKnown(receivers, known, LinkDirection::kDown);
+    if (!inwards) byKnown(senders, known, LinkDirection::kUp);
+    if (inwards) byKnown(receivers, known, LinkDirection::kDown);
     // Disjoint pairs as far as both sides go; then the side with more nodes
     // takes the other side's round robin, so every node of it helps.
     const std::size_t flows =

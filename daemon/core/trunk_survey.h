@@ -3,8 +3,8 @@
 // A trunk is shared by every flow that crosses it, so one flow reads at
 // most its own ends' links: a trunk is measured like a downlink, by several
 // flows at once, here between disjoint pairs of nodes on its two sides:
-// into room X from the nodes of one other room (hnowd's first, as sends
-// leave from it), and out of X towards them. The flows together reading
+// into room X from the nodes of every other room, and out of X towards
+// them (towards one room alone, X's trunk out would read that room's in). The flows together reading
 // clearly less than their ends could carry means the trunk limited them,
 // and what they carried is its capacity; otherwise the trunk carries at
 // least that much (a bound). Trunks live in the link book as links of a
@@ -36,10 +36,10 @@ struct TrunkSurveyOptions {
 
 // `nodes`: every node with its room in `site` (hnowd's too; "" when hnowd
 // is in no agent's room: it then takes no part). One round per target
-// trunk that has nodes on both sides. The side away from the room is
-// hnowd's room when it is in one, else the largest other room; senders by
-// known uplink, receivers by known downlink, fastest first, names breaking
-// ties, in disjoint pairs as far as both sides go.
+// trunk that has nodes on both sides. The far side takes every other
+// room's nodes in turn; senders by known uplink, receivers by known
+// downlink, fastest first, names breaking ties, in disjoint pairs as far
+// as both sides go.
 std::vector<ProbeRound> planTrunkSurvey(const std::vector<SurveyNode>& nodes, const std::vector<LinkId>& targets,
                                         const KnownRate& known, const TrunkSurveyOptions& options = {});
 

@@ -79,14 +79,22 @@ TEST_CASE("a round into a room: disjoint pairs from the other room, fastest firs
   }
 }
 
-TEST_CASE("hnowd in a room of agents is the far side of every other room's trunk") {
+TEST_CASE("three rooms: a trunk is measured against every other room at once, hnowd among its room's nodes") {
   std::vector<SurveyNode> nodes{{"hnowd", "A"}, {"a1", "A"}, {"b1", "B"}, {"c1", "C"}, {"c2", "C"}};
   const auto rounds = planTrunkSurvey(nodes, {trunkLink("B", LinkDirection::kDown)}, everyLink);
   REQUIRE(rounds.size() == 1);
+  std::set<std::string> from;
   for (const auto& [f, t] : rounds.front().flows) {
-    CHECK((f == "hnowd" || f == "a1"));
+    CHECK(f != "b1");
     CHECK(t == "b1");
+    from.insert(f);
   }
+  CHECK(from == std::set<std::string>{"a1", "c1", "c2", "hnowd"});
+  // Out of B: towards A's and C's nodes, one room after another.
+  const auto out = planTrunkSurvey(nodes, {trunkLink("B", LinkDirection::kUp)}, everyLink);
+  REQUIRE(out.size() == 1);
+  REQUIRE(out.front().flows.size() >= 2);
+  CHECK(out.front().flows[0].second.substr(0, 1) != out.front().flows[1].second.substr(0, 1));
   // A room with nobody on the far side is not measured.
   std::vector<SurveyNode> alone{{"hnowd", ""}, {"b1", "B"}};
   CHECK(planTrunkSurvey(alone, {trunkLink("B", LinkDirection::kDown)}, everyLink).empty());
