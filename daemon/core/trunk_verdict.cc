@@ -64,9 +64,13 @@ TrunkVerdict judgeTrunks(const std::vector<Flow>& flows, const std::map<std::str
       if (std::find(path.begin(), path.end(), link) == path.end()) continue;
       for (const LinkId& other : path) {
         if (other == link) continue;
-        const double k = known(other), busier = trunks.at(other).carried;
-        const bool room = k > 0 && busier < (1.0 - options.headroom) * k;
-        if (busier > carried * (1.0 + 1e-6) && !room) return true;
+        const double k = known(other), theirs = trunks.at(other).carried;
+        // Known and full, carrying as much: it explains these flows (when
+        // both are full of the same flows, neither is read: a tie). Not
+        // known: only a busier one does.
+        const bool full = k > 0 && theirs >= (1.0 - options.headroom) * k && theirs >= carried * (1.0 - 1e-6);
+        const bool busier = !(k > 0) && theirs > carried * (1.0 + 1e-6);
+        if (full || busier) return true;
       }
     }
     return false;

@@ -101,3 +101,22 @@ TEST_CASE("flows into two rooms that share the trunk out of a third: that trunk 
     }
   }
 }
+
+TEST_CASE("the last flow out of a fast room into a slow one: the slow room's known, full trunk held it, not the fast one's out") {
+  const std::map<std::string, std::string> rooms{{"b1", "B"}, {"c1", "C"}};
+  auto known = [](const LinkId& link) {
+    if (!trunkRoom(link)) return 400 * kMbps;
+    return link.node == "room:C" ? 48 * kMbps : 144 * kMbps;
+  };
+  const TrunkVerdict v = judgeTrunks({{"b1", "c1", 47.8 * kMbps}}, {}, rooms, known);
+  const LinkReading* outOfB = readingOf(v, trunkLink("B", LinkDirection::kUp));
+  REQUIRE(outOfB);
+  CHECK_FALSE(outOfB->saturated);
+  const LinkReading* intoC = readingOf(v, trunkLink("C", LinkDirection::kDown));
+  REQUIRE(intoC);
+  CHECK(intoC->saturated);  // B's trunk out had room: C's own held the flow (it confirms its 48)
+  // The link between them slows to 20: both known trunks had room, both read it.
+  const TrunkVerdict slower = judgeTrunks({{"b1", "c1", 20 * kMbps}}, {}, rooms, known);
+  CHECK(readingOf(slower, trunkLink("B", LinkDirection::kUp))->saturated);
+  CHECK(readingOf(slower, trunkLink("C", LinkDirection::kDown))->saturated);
+}
