@@ -288,7 +288,7 @@ EOF
     start "$name" "${prefix}a$k" "$BUILD_DIR/agent/hnow-agent" --config "$DIR/agents/$name.toml"
   done
   wait_rates "$AGENTS"
-  [ -z "$ROOM_LIST" ] || wait_trunks
+  wait_trunks
   trap - ERR
   set +o errtrace
   echo "lab.sh: $AGENTS agents up in namespaces ${prefix}*, hnowd at $address${ROOM_LIST:+, rooms ${ROOM_NAMES[*]} ($TRUNK)}"
@@ -314,10 +314,10 @@ wait_rates() {
 }
 
 # Once the links are measured hnowd finds the rooms (labels, subnets, or
-# rounds of flows on one subnet) and surveys their trunks with flows across
-# them: a lab with rooms is up when that is over too (no survey running and
-# every trunk known for 2 s on end), so what runs next does not share the
-# trunks with it. One that cannot is reported after 60 s, not fatal (the
+# rounds of flows on one subnet: also on a lab of one switch) and surveys
+# their trunks with flows across them: a lab is up when that is over too
+# (no survey running and every trunk known for 2 s on end), so what runs
+# next does not share the links with it. One that cannot is reported after 60 s, not fatal (the
 # lab itself is up).
 wait_trunks() {
   local settled=0
