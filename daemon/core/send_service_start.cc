@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 
 #include "base/hex.h"
 #include "core/agent_answers.h"
@@ -64,12 +66,21 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
   const KnownRate known = [&book](const LinkId& l) { return book.knownAtLeast(l); };
   const AgentRooms rooms = agentRooms(coordinator_);
   nodes[0].site = rooms.foundBy.empty() ? "" : rooms.coordinatorRoom;
+  // A room whose agents all pace both their links (hnow local) has no real
+  // trunk: its label groups, nothing limits it (siteLinksOf would take it
+  // at its fastest port).
+  std::map<std::string, bool> paced;
   for (const AgentView& a : chosen) {
     auto room = rooms.roomOf.find(a.record.name);
     const std::string site = rooms.foundBy.empty() || room == rooms.roomOf.end() ? a.record.site : room->second;
     nodes.push_back({a.record.name, site, a.record.rates});
     if (!rooms.foundBy.empty()) nodes.back().roomTrunk = knownTrunk(known, site);
+    const bool pacing = book.fixed({a.record.name, LinkDirection::kUp}) && book.fixed({a.record.name, LinkDirection::kDown});
+    paced.try_emplace(site, true).first->second &= pacing;
   }
+  constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    if (paced[nodes[i].site]) nodes[i].roomTrunk = {kUnlimited, kUnlimited};
   nodes[0].rates.uplinkBytesPerSecond = source.plan * request.sourceShare;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
   // --max-rate: planned as every link the send uses is paced, at most it.

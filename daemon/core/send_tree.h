@@ -26,7 +26,8 @@ struct TreeNode {
   // this says (a manifest item's source agent serves its own file).
   bool relays = true;
   // Its room's trunk as measured (trunk_survey.h); 0 in a direction: not
-  // measured (siteLinksOf takes the fastest port in the room instead).
+  // measured (siteLinksOf takes the fastest port in the room instead);
+  // infinity: nothing limits it (agents that pace their own links).
   planner::Trunk roomTrunk{};
 };
 

@@ -3,6 +3,8 @@
 // for one room.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "core/rooms.h"
 #include "core/send_tree.h"
 
@@ -56,4 +58,21 @@ TEST_CASE("hnowd planned in the room it shares: its copies into that room cross 
   REQUIRE(planned);
   CHECK(planned->boundSeconds == doctest::Approx((128 << 20) / 12.5e6));
   CHECK(planned->predictedSeconds <= planned->boundSeconds * 1.10);
+}
+
+TEST_CASE("rooms of agents that pace their own links have no trunk: plans are predicted as on one switch, rooms only grouping them") {
+  const double kUnlimited = std::numeric_limits<double>::infinity();
+  std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
+  for (int i = 0; i < 8; ++i) nodes.push_back({"n" + std::to_string(i), i % 2 ? "B" : "A", {50e6, 50e6}});
+  std::vector<TreeNode> oneRoom = nodes;
+  for (std::size_t i = 1; i < nodes.size(); ++i) {
+    nodes[i].roomTrunk = {kUnlimited, kUnlimited};
+    oneRoom[i].site = "A";
+  }
+  auto paced = planSendTree("auto", nodes, 64 << 20, 128 << 10, true);
+  auto plain = planSendTree("auto", oneRoom, 64 << 20, 128 << 10, true);
+  REQUIRE(paced);
+  REQUIRE(plain);
+  CHECK(paced->predictedSeconds <= plain->predictedSeconds * 1.02);
+  CHECK(paced->boundSeconds == doctest::Approx(plain->boundSeconds));
 }
