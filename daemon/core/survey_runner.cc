@@ -171,52 +171,6 @@ std::vector<ProbeRound> SurveyRunner::planRounds(const std::vector<SurveyNode>& 
                 : planSurvey(nodes, targets, known, options_.survey);
 }
 
-std::vector<LinkId> SurveyRunner::unmeasuredTrunkLinks() const {
-  const LinkBook& book = coordinator_.links();
-  std::vector<SurveyNode> nodes;
-  for (const SurveyNode& n : surveyNodes()) {
-    // Agents that pace both their links (hnow local) would measure their
-    // pacing, not a trunk.
-    if (n.name != kCoordinatorNode && book.fixed({n.name, LinkDirection::kUp}) &&
-        book.fixed({n.name, LinkDirection::kDown}))
-      continue;
-    nodes.push_back(n);
-  }
-  return unmeasuredTrunks(nodes, [&book](const LinkId& l) { return book.knownAtLeast(l); });
-}
-
-std::vector<std::string> SurveyRunner::roomDiscoveryNodes() const {
-  const LinkBook& book = coordinator_.links();
-  const std::vector<AgentView> agents = coordinator_.status();
-  if (!agentRooms(agents, coordinator_.ownNetworks()).foundBy.empty()) return {};
-  auto measured = [&book](const std::string& node) {
-    return book.knownAtLeast({node, LinkDirection::kUp}) > 0 && book.knownAtLeast({node, LinkDirection::kDown}) > 0;
-  };
-  std::vector<std::string> nodes;
-  for (const SurveyNode& n : surveyNodes()) {
-    if (n.name == kCoordinatorNode) continue;
-    // Agents pacing both their links (hnow local) share no real switch.
-    if (book.fixed({n.name, LinkDirection::kUp}) && book.fixed({n.name, LinkDirection::kDown})) continue;
-    if (!measured(n.name)) return {};  // their links first
-    nodes.push_back(n.name);
-  }
-  if (nodes.size() < 3) return {};
-  const auto& found = coordinator_.measuredRooms();
-  if (std::all_of(nodes.begin(), nodes.end(), [&](const std::string& n) { return found.count(n) > 0; })) return {};
-  if (measured(kCoordinatorNode)) nodes.push_back(kCoordinatorNode);
-  return nodes;
-}
-
-void SurveyRunner::beginDiscovery(const std::vector<std::string>& nodes) {
-  Survey survey;
-  survey.rounds = planRoomDiscovery(nodes, options_.discovery);
-  if (survey.rounds.empty()) return;
-  survey.discovery = true;
-  survey.started = clock_.now();
-  current_ = std::move(survey);
-  startRound();
-}
-
 void SurveyRunner::begin(std::vector<LinkId> targets, bool asked, Done done, bool trunks) {
   const std::vector<SurveyNode> nodes = surveyNodes();
   if (!trunks)
@@ -426,20 +380,7 @@ void SurveyRunner::complete(bool aborted) {
     return;
   Survey survey = std::move(*current_);
   current_.reset();
-  if (survey.discovery) {
-    // Only rounds that all answered say which pairs share a switch.
-    if (!aborted && survey.errors.empty() && survey.outcomes.size() == survey.rounds.size()) {
-      const LinkBook& book = coordinator_.links();
-      const DiscoveredRooms found = judgeRoomDiscovery(
-          survey.rounds, survey.outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); },
-          options_.discovery);
-      coordinator_.setMeasuredRooms(found.roomOf);
-      // Decided, one room or several: asked again only when the agents change.
-      discoveryRetryAt_ = TimePoint::max();
-      if (discovered_) discovered_(found);
-    }
-    return;
-  }
+  if (survey.discovery) return finishDiscovery(survey, aborted);
   SurveyReport report;
   report.targets = survey.targets;
   report.errors = survey.errors;

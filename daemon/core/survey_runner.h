@@ -130,6 +130,8 @@ class SurveyRunner {
   // and the rooms found before do not place them all; none otherwise.
   std::vector<std::string> roomDiscoveryNodes() const;
   void beginDiscovery(const std::vector<std::string>& nodes);
+  // The rooms the discovery rounds say, into the coordinator.
+  void finishDiscovery(const Survey& survey, bool aborted);
   void startRound();
   void answer(std::uint64_t generation, std::size_t node, const Result<ProbeReply>& reply);
   void finishRound();
