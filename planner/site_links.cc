@@ -13,7 +13,12 @@ Trunk SiteLinks::trunkOf(int site) const {
 
 bool SiteLinks::hasTrunkLimits() const {
   return std::any_of(trunks.begin(), trunks.end(),
-                     [](const Trunk& t) { return t.inBytesPerSecond > 0.0 || t.outBytesPerSecond > 0.0; });
+                     [](const Trunk& t) { return t.limitsIn() || t.limitsOut(); });
+}
+
+int SiteLinks::limitedCrossings(int from, int to) const {
+  if (!crossesSites(from, to)) return 0;
+  return (trunkOf(siteOf[from]).limitsOut() ? 1 : 0) + (trunkOf(siteOf[to]).limitsIn() ? 1 : 0);
 }
 
 std::vector<int> siteIndices(std::span<const std::string> labels) {

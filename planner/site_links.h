@@ -11,6 +11,7 @@
 // flow that crosses it shares it. Rooms hang off one core, so a flow from
 // room a to room b crosses a's trunk outwards and b's inwards; a line of
 // rooms A - B - C is the core at B with B's trunk unlimited.
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ namespace hnow::planner {
 struct Trunk {
   double inBytesPerSecond = 0.0;   // into the room; 0 = not limited (or not known)
   double outBytesPerSecond = 0.0;  // out of the room; 0 = not limited
+  // A limit: positive and finite (+infinity says "not limited" too).
+  bool limitsIn() const { return inBytesPerSecond > 0.0 && inBytesPerSecond < kNoLimit; }
+  bool limitsOut() const { return outBytesPerSecond > 0.0 && outBytesPerSecond < kNoLimit; }
+  static constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 };
 
 struct SiteLinks {
@@ -36,6 +41,10 @@ struct SiteLinks {
   Trunk trunkOf(int site) const;
   // Any trunk with a limit, in either direction.
   bool hasTrunkLimits() const;
+  // The trunks with a limit that the edge from -> to crosses: 0, 1 (out of
+  // from's room or into to's) or 2. Each is one copy of the bytes on a link
+  // that flows share, the cost a plan keeps low once its time is met.
+  int limitedCrossings(int from, int to) const;
 };
 
 // Site indices from labels: equal labels get equal indices, numbered in order

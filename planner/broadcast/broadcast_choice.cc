@@ -8,6 +8,7 @@
 #include "planner/broadcast/broadcast.h"
 #include "planner/broadcast/broadcast_search.h"
 #include "planner/clusters/two_level_lcf.h"
+#include "planner/pipelined/trunk_crossings.h"
 
 namespace hnow::planner {
 
@@ -35,6 +36,11 @@ std::vector<double> finiteSendTimes(std::vector<double> t) {
   for (double& x : t)
     if (!std::isfinite(x)) x = total * static_cast<double>(t.size() + 1);
   return t;
+}
+
+bool isBaseline(BroadcastAlgorithm algorithm) {
+  return algorithm == BroadcastAlgorithm::kBinomial || algorithm == BroadcastAlgorithm::kChain ||
+         algorithm == BroadcastAlgorithm::kFlat;
 }
 
 // Participants in more than one site: only then is LCF's model different
@@ -122,6 +128,10 @@ Result<BroadcastPlan> planBroadcast(const BroadcastRequest& request, BroadcastAl
   std::vector<bool> canSend(static_cast<std::size_t>(n));
   for (int v = 0; v < n; ++v) canSend[static_cast<std::size_t>(v)] = request.rates[v].uplinkBytesPerSecond > 0.0;
   plan.tree = hangOffNonRelays(plan.tree, canSend);
+  // The plans hnow makes cross each slow trunk as few times as their time
+  // allows; the baselines stay as the tools they stand for run them.
+  if (!isBaseline(algorithm))
+    plan.tree = fewerTrunkCrossings(plan.tree, request.rates, request.fileBytes, request.chunkBytes, request.sites);
   plan.storeAndForward = predictStoreAndForward(plan.tree, request.rates, request.fileBytes, request.sites);
   auto pipelined = predictPipelined(plan.tree, request.rates, request.fileBytes, request.chunkBytes, request.sites);
   if (!pipelined) return Result::failure(pipelined.error().message);

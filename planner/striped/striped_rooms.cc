@@ -46,12 +46,42 @@ std::vector<StripeRoom> stripeRooms(int source, std::span<const int> destination
   return rooms;
 }
 
+int roomTreeCrossings(const std::vector<StripeRoom>& rooms, const std::vector<int>& parent) {
+  int count = 0;
+  for (std::size_t r = 1; r < rooms.size(); ++r)
+    count += (rooms[parent[r]].trunk.limitsOut() ? 1 : 0) + (rooms[r].trunk.limitsIn() ? 1 : 0);
+  return count;
+}
+
 std::vector<std::vector<int>> roomTreeCandidates(const std::vector<StripeRoom>& rooms,
                                                  std::span<const NodeRates> rates, int source) {
   std::vector<int> star(rooms.size(), 0);
   star[0] = -1;
   std::vector<std::vector<int>> out{star};
   if (rooms.size() < 3) return out;
+  auto add = [&](std::vector<int> parent) {
+    if (std::find(out.begin(), out.end(), parent) == out.end()) out.push_back(std::move(parent));
+  };
+  // Through a hub: when the source's trunk out is limited and another room
+  // sends out freely (the middle of a line, a room on the core), the source
+  // sends each stripe out once, to the hub that takes most in, and the hub
+  // feeds every other room: one copy through the source's trunk, not one
+  // per room.
+  if (rooms[0].trunk.limitsOut()) {
+    auto inOf = [&](int r) { return rooms[r].trunk.limitsIn() ? rooms[r].trunk.inBytesPerSecond : kInfinity; };
+    int hub = -1;
+    for (int r = 1; r < static_cast<int>(rooms.size()); ++r)
+      if (!rooms[r].trunk.limitsOut() &&
+          (hub < 0 || inOf(r) > inOf(hub) ||
+           (inOf(r) == inOf(hub) && uplinksOf(rooms[r], rates, source) > uplinksOf(rooms[hub], rates, source))))
+        hub = r;
+    if (hub > 0) {
+      std::vector<int> parent(rooms.size(), hub);
+      parent[0] = -1;
+      parent[hub] = 0;
+      add(std::move(parent));
+    }
+  }
   // Each room as a node: it sends out at most its trunk outwards and what
   // its nodes upload together, and takes in at most its trunk inwards; an
   // unlimited trunk stands as the lab's whole upload, which no tree exceeds.
@@ -67,11 +97,16 @@ std::vector<std::vector<int>> roomTreeCandidates(const std::vector<StripeRoom>& 
   PipelinedTreeOptions options;
   options.allowRelays = false;
   auto tree = maxBottleneckTree(roomRates, 0, {}, options);
-  if (tree && tree->parent != star) {
+  if (tree) {
     std::vector<int> parent = tree->parent;
     parent[0] = -1;
-    out.push_back(std::move(parent));
+    add(std::move(parent));
   }
+  // Fewest copies through limited trunks first: of plans equally fast, the
+  // first weighed stands.
+  std::stable_sort(out.begin(), out.end(), [&](const std::vector<int>& a, const std::vector<int>& b) {
+    return roomTreeCrossings(rooms, a) < roomTreeCrossings(rooms, b);
+  });
   return out;
 }
 

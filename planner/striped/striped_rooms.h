@@ -31,10 +31,17 @@ struct StripeRoom {
 std::vector<StripeRoom> stripeRooms(int source, std::span<const int> destinations, const SiteLinks& sites);
 
 // Ways the stripes may travel between rooms, as parent per room: every room
-// fed from the source's, and (three rooms or more) the tree of rooms with
-// the largest bottleneck over trunks and each room's uplinks together.
+// fed from the source's, and with three rooms or more every room fed through
+// a hub (a room whose trunk out is unlimited, when the source's is limited)
+// and the tree of rooms with the largest bottleneck over trunks and each
+// room's uplinks together. Fewest copies through limited trunks first
+// (roomTreeCrossings), the star first among equals.
 std::vector<std::vector<int>> roomTreeCandidates(const std::vector<StripeRoom>& rooms,
                                                  std::span<const NodeRates> rates, int source);
+
+// The limited trunks a room tree's stripes cross, per stripe: each room's
+// trunk in, and its parent's trunk out, where they have a limit.
+int roomTreeCrossings(const std::vector<StripeRoom>& rooms, const std::vector<int>& parent);
 
 // Sets parent and children from `parent`.
 void setRoomTree(std::vector<StripeRoom>& rooms, const std::vector<int>& parent);

@@ -74,11 +74,19 @@ TEST_CASE("a copy reported with another SHA-256 is failed, and a finished node's
   CHECK(op.status().copies[0].state == CopyStatus::State::kDone);
 }
 
-TEST_CASE("tree adapter: each algorithm gives a tree rooted at the source, auto is no slower than any baseline") {
+TEST_CASE("tree adapter: each algorithm gives a tree rooted at the source, auto within 1% of every baseline and crossing trunks least") {
   std::vector<TreeNode> nodes{{"hnowd", "", {50e6, 50e6}}};
   for (int i = 0; i < 6; ++i)
     nodes.push_back({"n" + std::to_string(i), i < 3 ? "s1" : "s2", {i % 2 ? 3e6 : 50e6, i % 2 ? 3e6 : 50e6}});
+  // Each room's trunk is taken at its fastest port: copies through them.
+  const planner::SiteLinks sites = siteLinksOf(nodes);
+  auto crossings = [&](const SendTree& t) {
+    int count = 0;
+    for (std::size_t v = 1; v < t.parent.size(); ++v) count += sites.limitedCrossings(t.parent[v], static_cast<int>(v));
+    return count;
+  };
   double best = 1e300;
+  int fewestCrossings = 1 << 30;
   for (const char* algo : {"fnf", "optimal", "lcf", "binomial", "chain", "flat"}) {
     SendTree t = plannedTree(algo, nodes, 64 << 20, 128 << 10);
     REQUIRE(t.parent.size() == nodes.size());
@@ -92,13 +100,17 @@ TEST_CASE("tree adapter: each algorithm gives a tree rooted at the source, auto 
     REQUIRE(t.considered.size() == 2);  // the tree predicted both ways
     CHECK(t.considered[1].predictedSeconds == doctest::Approx(t.predictedSeconds));
     best = std::min(best, t.predictedSeconds);
+    fewestCrossings = std::min(fewestCrossings, crossings(t));
   }
   SendTree chosen = plannedTree("auto", nodes, 64 << 20, 128 << 10);
   REQUIRE(chosen.considered.size() == 2);
   CHECK(chosen.considered[0].algo == "lcf");  // two site labels among the agents
   CHECK(chosen.considered[0].mode == "store-and-forward");
   CHECK(chosen.considered[1].algo == "pipelined");
-  CHECK(chosen.predictedSeconds <= best * 1.001);
+  // hnow's plans trade up to 1% of predicted time for fewer copies through
+  // a trunk (planner/pipelined/trunk_crossings.h); the baselines do not.
+  CHECK(chosen.predictedSeconds <= best * 1.01);
+  CHECK(crossings(chosen) <= fewestCrossings);
   // A 3 MB/s downlink bounds every tree: size / 3 MB/s at least, and so does the fluid bound.
   CHECK(chosen.predictedSeconds >= (64 << 20) / 3e6);
   CHECK(chosen.fluidBoundSeconds == doctest::Approx((64 << 20) / 3e6));

@@ -126,6 +126,37 @@ TEST_CASE("three rooms in a line, hnowd in an end room: the fast trunk's room pa
   CHECK(plan.predictedSeconds <= plan.boundSeconds * 1.05);
 }
 
+TEST_CASE("three rooms in a line, hnowd in an end room: each stripe leaves hnowd's room once, the middle room relays") {
+  const RoomLab lab = threeRooms(0);
+  const StripedPlan plan = checkedRoomPlan(lab, 128 * kMiB);
+  for (const BroadcastTree& tree : plan.trees) {
+    int out = 0;
+    for (int v = 1; v < tree.nodeCount(); ++v)
+      if (tree.parent[v] >= 0 && lab.sites.siteOf[tree.parent[v]] == 0 && lab.sites.siteOf[v] != 0) ++out;
+    CHECK(out == 1);
+  }
+}
+
+TEST_CASE("room trees are weighed fewest copies through limited trunks first, the star first among equals") {
+  const RoomLab lab = threeRooms(0);
+  std::vector<int> dests;
+  for (int v = 1; v < static_cast<int>(lab.rates.size()); ++v) dests.push_back(v);
+  const std::vector<StripeRoom> rooms = stripeRooms(0, dests, lab.sites);
+  const auto candidates = roomTreeCandidates(rooms, lab.rates, 0);
+  REQUIRE(candidates.size() >= 2);
+  // Star: A's trunk out twice, C's in once; through the hub B: A's out once, C's in once.
+  const std::vector<int> star = {-1, 0, 0}, hub = {-1, 0, 1};
+  CHECK(roomTreeCrossings(rooms, star) == 3);
+  CHECK(roomTreeCrossings(rooms, hub) == 2);
+  CHECK(candidates.front() == hub);
+  for (std::size_t i = 1; i < candidates.size(); ++i)
+    CHECK(roomTreeCrossings(rooms, candidates[i - 1]) <= roomTreeCrossings(rooms, candidates[i]));
+  // hnowd in the middle: its trunk is unlimited, no hub to go through; the star leads.
+  const RoomLab mid = threeRooms(1);
+  const std::vector<StripeRoom> midRooms = stripeRooms(0, dests, mid.sites);
+  CHECK(roomTreeCandidates(midRooms, mid.rates, 0).front() == std::vector<int>{-1, 0, 0});
+}
+
 TEST_CASE("three rooms in a line, hnowd in the middle room: each end room fed once through its own trunk") {
   const RoomLab lab = threeRooms(1);
   const double bytes = 128 * kMiB;
