@@ -458,8 +458,7 @@ void SendService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rat
   if (auto room = trunkRoom({e.agent, LinkDirection::kUp})) {
     std::snprintf(reason, sizeof reason, "trunk %s room %s: %.1f -> %.1f Mbit/s",
                   e.rate == "downlink" ? "into" : "out of", room->c_str(), e.before * 8 / 1e6, e.after * 8 / 1e6);
-    const LinkBook& book = coordinator_.links();
-    const planner::Trunk trunk = knownTrunk([&book](const LinkId& l) { return book.knownAtLeast(l); }, *room);
+    const planner::Trunk trunk = knownTrunk(coordinator_.links(), *room);
     for (auto& [id, running] : operations_) {
       if (running->released || !running->operation) continue;
       running->operation->trunkChanged(*room, trunk, reason);

@@ -63,7 +63,6 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   const LinkBook& book = coordinator_.links();
-  const KnownRate known = [&book](const LinkId& l) { return book.knownAtLeast(l); };
   const AgentRooms rooms = agentRooms(coordinator_);
   nodes[0].site = rooms.foundBy.empty() ? "" : rooms.coordinatorRoom;
   // A room whose agents all pace both their links (hnow local) has no real
@@ -74,7 +73,7 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
     auto room = rooms.roomOf.find(a.record.name);
     const std::string site = rooms.foundBy.empty() || room == rooms.roomOf.end() ? a.record.site : room->second;
     nodes.push_back({a.record.name, site, a.record.rates});
-    if (!rooms.foundBy.empty()) nodes.back().roomTrunk = knownTrunk(known, site);
+    if (!rooms.foundBy.empty()) nodes.back().roomTrunk = knownTrunk(book, site);
     const bool pacing = book.fixed({a.record.name, LinkDirection::kUp}) && book.fixed({a.record.name, LinkDirection::kDown});
     paced.try_emplace(site, true).first->second &= pacing;
   }

@@ -274,11 +274,7 @@ void SurveyRunner::finishRound() {
         ++k;
       }
     }
-    if (current_->trunks) {
-      const LinkBook& book = coordinator_.links();
-      current_->trunkFindings.push_back(judgeTrunkRound(
-          plan, outcome, [&book](const LinkId& l) { return book.knownAtLeast(l); }, options_.trunk));
-    }
+    if (current_->trunks) current_->trunkRounds.emplace_back(plan, outcome);
     current_->outcomes.push_back(std::move(outcome));
   } else {
     std::string line = "round for " + describe(plan.target) + ":";
@@ -320,7 +316,7 @@ void SurveyRunner::replanWithout(const std::set<std::string>& failed) {
 }
 
 std::vector<SurveyFinding> SurveyRunner::findingsOf(const Survey& survey, std::size_t fromOutcome) const {
-  if (survey.trunks) return survey.trunkFindings;
+  if (survey.trunks) return trunkFindings(survey);
   const LinkBook& book = coordinator_.links();
   const std::vector<RoundOutcome> outcomes(survey.outcomes.begin() + static_cast<std::ptrdiff_t>(fromOutcome),
                                            survey.outcomes.end());

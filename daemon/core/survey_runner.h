@@ -96,9 +96,10 @@ class SurveyRunner {
     std::optional<std::size_t> retakeFrom;
     std::vector<SurveyFinding> first;
     std::vector<LinkId> falls;
-    // Rooms' trunks (trunk_survey.h): each round judged on its own as it ends.
+    // Rooms' trunks (trunk_survey.h): the rounds judged together at the end,
+    // each room's far side by the other rooms' trunks.
     bool trunks = false;
-    std::vector<SurveyFinding> trunkFindings;
+    std::vector<std::pair<ProbeRound, RoundOutcome>> trunkRounds;
     // Rooms on one subnet (room_discovery.h): every round judged at the end.
     bool discovery = false;
   };
@@ -111,6 +112,8 @@ class SurveyRunner {
   };
 
   std::vector<SurveyNode> surveyNodes() const;
+  // The trunk survey's findings, its rounds judged together.
+  std::vector<SurveyFinding> trunkFindings(const Survey& survey) const;
   std::string addressOf(const std::string& node) const;
   // Links of connected nodes to measure without being asked: those never
   // measured (hnowd's with them), and bounds that peers who joined since

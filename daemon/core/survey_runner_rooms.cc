@@ -1,6 +1,7 @@
 // SurveyRunner's rounds about rooms (docs/rooms.md): finding them on one
 // subnet (room_discovery.h) and measuring their trunks (trunk_survey.h).
 #include <algorithm>
+#include <map>
 
 #include "core/rooms.h"
 #include "core/survey_runner.h"
@@ -19,6 +20,19 @@ std::vector<LinkId> SurveyRunner::unmeasuredTrunkLinks() const {
     nodes.push_back(n);
   }
   return unmeasuredTrunks(nodes, [&book](const LinkId& l) { return book.knownAtLeast(l); });
+}
+
+std::vector<SurveyFinding> SurveyRunner::trunkFindings(const Survey& survey) const {
+  const LinkBook& book = coordinator_.links();
+  std::map<std::string, std::string> roomOf;
+  for (const SurveyNode& n : surveyNodes()) roomOf[n.name] = n.site;
+  return judgeTrunkSurvey(
+      survey.trunkRounds, roomOf, [&book](const LinkId& l) { return book.knownAtLeast(l); },
+      [&book](const LinkId& l) {
+        const LinkRate* r = book.rate(l);
+        return r && r->known() && !r->bound() ? r->bytesPerSecond : 0.0;
+      },
+      options_.trunk);
 }
 
 std::vector<std::string> SurveyRunner::roomDiscoveryNodes() const {

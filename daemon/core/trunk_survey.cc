@@ -1,6 +1,8 @@
 #include "core/trunk_survey.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <set>
 
 namespace hnow::daemon {
@@ -8,6 +10,7 @@ namespace hnow::daemon {
 namespace {
 
 constexpr const char* kTrunkPrefix = "room:";
+constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 
 std::vector<std::string> membersOf(const std::vector<SurveyNode>& nodes, const std::string& room) {
   std::vector<std::string> out;
@@ -80,16 +83,26 @@ std::vector<ProbeRound> planTrunkSurvey(const std::vector<SurveyNode>& nodes, co
   return rounds;
 }
 
-SurveyFinding judgeTrunkRound(const ProbeRound& round, const RoundOutcome& outcome, const KnownRate& known,
-                              const TrunkSurveyOptions& options) {
+namespace {
+
+// What the far side of a round's flows carries at most, per far room, when
+// their trunks are known: +infinity when it is not.
+using FarLimit = std::function<double(const std::string& farNode)>;
+
+SurveyFinding judge(const ProbeRound& round, const RoundOutcome& outcome, const KnownRate& known,
+                    const std::map<std::string, std::string>* roomOf, const FarLimit& farLimit,
+                    const TrunkSurveyOptions& options) {
   SurveyFinding finding;
   finding.link = round.target;
+  const bool inwards = round.target.direction == LinkDirection::kDown;
   std::map<std::string, int> sending, receiving;
   for (const auto& [from, to] : round.flows) {
     ++sending[from];
     ++receiving[to];
   }
   double carried = 0.0, ends = 0.0;
+  std::map<std::string, double> farEnds;  // per far room: its flows' ends
+  std::map<std::string, std::string> farNodeOf;
   bool endsKnown = true;
   for (const auto& [from, to] : round.flows) {
     double got = 0.0;
@@ -98,12 +111,60 @@ SurveyFinding judgeTrunkRound(const ProbeRound& round, const RoundOutcome& outco
     carried += got;
     const double up = known({from, LinkDirection::kUp}), down = known({to, LinkDirection::kDown});
     if (!(up > 0.0) || !(down > 0.0)) endsKnown = false;
-    ends += std::min(up / sending[from], down / receiving[to]);
+    const double end = std::min(up / sending[from], down / receiving[to]);
+    ends += end;
+    if (roomOf) {
+      const std::string& far = inwards ? from : to;
+      auto room = roomOf->find(far);
+      const std::string farRoom = room == roomOf->end() ? far : room->second;
+      farEnds[farRoom] += end;
+      farNodeOf.emplace(farRoom, far);
+    }
+  }
+  double limit = ends;
+  if (roomOf && farEnds.size() >= 2) {
+    double far = 0.0;
+    for (const auto& [room, e] : farEnds) far += std::min(e, farLimit(farNodeOf[room]));
+    limit = std::min(limit, far);
   }
   finding.bytesPerSecond = carried;
   finding.samples = 1;
-  finding.saturated = endsKnown && carried > 0.0 && carried < (1.0 - options.headroom) * ends;
+  finding.saturated = endsKnown && carried > 0.0 && carried < (1.0 - options.headroom) * limit;
   return finding;
+}
+
+}  // namespace
+
+SurveyFinding judgeTrunkRound(const ProbeRound& round, const RoundOutcome& outcome, const KnownRate& known,
+                              const TrunkSurveyOptions& options) {
+  return judge(round, outcome, known, nullptr, {}, options);
+}
+
+std::vector<SurveyFinding> judgeTrunkSurvey(const std::vector<std::pair<ProbeRound, RoundOutcome>>& rounds,
+                                            const std::map<std::string, std::string>& roomOf, const KnownRate& known,
+                                            const KnownRate& capacity, const TrunkSurveyOptions& options) {
+  std::map<LinkId, double> saturated;  // this survey's first judgement
+  for (const auto& [round, outcome] : rounds) {
+    const SurveyFinding f = judgeTrunkRound(round, outcome, known, options);
+    if (f.saturated) saturated[f.link] = std::max(saturated[f.link], f.bytesPerSecond);
+  }
+  std::vector<SurveyFinding> out;
+  for (const auto& [round, outcome] : rounds) {
+    // Into X the far rooms send through their trunks out; out of X they
+    // take in through theirs.
+    const LinkDirection farDirection =
+        round.target.direction == LinkDirection::kDown ? LinkDirection::kUp : LinkDirection::kDown;
+    const FarLimit farLimit = [&](const std::string& farNode) {
+      auto room = roomOf.find(farNode);
+      if (room == roomOf.end() || room->second.empty()) return kNoLimit;
+      const LinkId trunk = trunkLink(room->second, farDirection);
+      if (auto s = saturated.find(trunk); s != saturated.end()) return s->second;
+      const double c = capacity(trunk);
+      return c > 0.0 ? c : kNoLimit;
+    };
+    out.push_back(judge(round, outcome, known, &roomOf, farLimit, options));
+  }
+  return out;
 }
 
 std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const KnownRate& known) {
@@ -118,8 +179,17 @@ std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const
   return out;
 }
 
-planner::Trunk knownTrunk(const KnownRate& known, const std::string& room) {
-  return {known(trunkLink(room, LinkDirection::kDown)), known(trunkLink(room, LinkDirection::kUp))};
+planner::Trunk knownTrunk(const LinkBook& book, const std::string& room) {
+  planner::Trunk trunk;
+  if (const LinkRate* in = book.rate(trunkLink(room, LinkDirection::kDown)); in && in->known()) {
+    trunk.inBytesPerSecond = in->bytesPerSecond;
+    trunk.inAtLeast = in->bound();
+  }
+  if (const LinkRate* out = book.rate(trunkLink(room, LinkDirection::kUp)); out && out->known()) {
+    trunk.outBytesPerSecond = out->bytesPerSecond;
+    trunk.outAtLeast = out->bound();
+  }
+  return trunk;
 }
 
 }  // namespace hnow::daemon

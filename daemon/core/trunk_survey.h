@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/link_book.h"
 #include "core/link_survey.h"
 #include "planner/site_links.h"
 
@@ -49,12 +50,26 @@ std::vector<ProbeRound> planTrunkSurvey(const std::vector<SurveyNode>& nodes, co
 SurveyFinding judgeTrunkRound(const ProbeRound& round, const RoundOutcome& outcome, const KnownRate& known,
                               const TrunkSurveyOptions& options = {});
 
+// A trunk survey's rounds judged together. A round across X's trunk whose
+// far side spans two rooms or more also meets their trunks: on a line A - B
+// - C whose middle room's switch is the router, the flows into B from A and
+// C read A's trunk out plus C's, however wide B's is. So each such round is
+// judged again with the far side carrying at most, per room, its flows'
+// ends or its own trunk (as this survey found it saturated, else as
+// `capacity` knows it, else unlimited); under that it was X's trunk that
+// held them, at it the reading is a bound. With one far room the two
+// trunks are one path and both keep the reading. `roomOf`: each node's
+// room. Rounds with their outcomes, in any order; one finding per round.
+std::vector<SurveyFinding> judgeTrunkSurvey(const std::vector<std::pair<ProbeRound, RoundOutcome>>& rounds,
+                                            const std::map<std::string, std::string>& roomOf, const KnownRate& known,
+                                            const KnownRate& capacity, const TrunkSurveyOptions& options = {});
+
 // With two or more agents' rooms, each room's trunk directions not yet
 // known, as targets.
 std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const KnownRate& known);
 
-// A room's trunk as known (a capacity, or a bound: it carries at least
-// that); 0 in a direction nobody measured.
-planner::Trunk knownTrunk(const KnownRate& known, const std::string& room);
+// A room's trunk as the book knows it: a capacity, or a bound (it carries
+// at least that, flagged so); 0 in a direction nobody measured.
+planner::Trunk knownTrunk(const LinkBook& book, const std::string& room);
 
 }  // namespace hnow::daemon

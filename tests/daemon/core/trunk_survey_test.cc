@@ -4,6 +4,7 @@
 // did not is a bound.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 
 #include "core/trunk_survey.h"
@@ -125,4 +126,80 @@ TEST_CASE("a sender with several flows has its uplink shared among them in what 
   // a1's 400 shared four ways at 100 each: its uplink, not the trunk.
   CHECK_FALSE(judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 98 * kMbps), everyLink).saturated);
   CHECK(judgeTrunkRound(rounds[0], eachFlowAt(rounds[0], 12.5 * kMbps), everyLink).saturated);
+}
+
+namespace {
+
+// Flows of a round through rooms on one core: each flow gets the least of
+// its ends' shares and the shares of the trunks it crosses (in Mbit/s per
+// room, both ways; 0 = unlimited), every link split equally among its flows.
+RoundOutcome throughTrunks(const ProbeRound& round, const std::map<std::string, std::string>& roomOf,
+                           const std::map<std::string, double>& trunkMbps) {
+  std::map<std::string, int> out, in, sending, receiving;
+  for (const auto& [from, to] : round.flows) {
+    ++sending[from], ++receiving[to];
+    if (roomOf.at(from) != roomOf.at(to)) ++out[roomOf.at(from)], ++in[roomOf.at(to)];
+  }
+  RoundOutcome outcome;
+  for (const auto& [from, to] : round.flows) {
+    double rate = std::min(400.0 / sending[from], 400.0 / receiving[to]);
+    const double o = trunkMbps.at(roomOf.at(from)), i = trunkMbps.at(roomOf.at(to));
+    if (o > 0) rate = std::min(rate, o / out[roomOf.at(from)]);
+    if (i > 0) rate = std::min(rate, i / in[roomOf.at(to)]);
+    outcome.flows.push_back({from, to, rate * kMbps});
+  }
+  return outcome;
+}
+
+std::vector<SurveyFinding> surveyed(const std::vector<SurveyNode>& nodes, const std::map<std::string, double>& trunks) {
+  std::map<std::string, std::string> roomOf;
+  for (const SurveyNode& n : nodes) roomOf[n.name] = n.site;
+  const auto rounds = planTrunkSurvey(nodes, unmeasuredTrunks(nodes, everyLink), everyLink);
+  std::vector<std::pair<ProbeRound, RoundOutcome>> judged;
+  for (const ProbeRound& r : rounds) judged.emplace_back(r, throughTrunks(r, roomOf, trunks));
+  return judgeTrunkSurvey(judged, roomOf, everyLink, [](const LinkId&) { return 0.0; });
+}
+
+const SurveyFinding& findingOf(const std::vector<SurveyFinding>& findings, const std::string& room, LinkDirection d) {
+  for (const SurveyFinding& f : findings)
+    if (f.link == trunkLink(room, d)) return f;
+  FAIL("no finding for room " << room);
+  return findings.front();
+}
+
+}  // namespace
+
+TEST_CASE("a line of rooms: the middle room's wide trunk reads its neighbours' and is a bound, the end rooms' are measured") {
+  // A -100- B -50- C, B's switch the router: 3 + 3 + 2 agents, hnowd in A.
+  std::vector<SurveyNode> nodes{{"hnowd", "A"}};
+  const char* rooms[] = {"A", "A", "A", "B", "B", "B", "C", "C"};
+  for (int i = 0; i < 8; ++i) nodes.push_back({"n" + std::to_string(i + 1), rooms[i]});
+  const auto findings = surveyed(nodes, {{"A", 100}, {"B", 0}, {"C", 50}});
+  for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp}) {
+    CAPTURE(static_cast<int>(d));
+    CHECK(findingOf(findings, "A", d).saturated);
+    CHECK(findingOf(findings, "A", d).bytesPerSecond == doctest::Approx(100 * kMbps));
+    CHECK(findingOf(findings, "C", d).saturated);
+    CHECK(findingOf(findings, "C", d).bytesPerSecond == doctest::Approx(50 * kMbps));
+    // Into B: A's 100 out plus C's 50 out, all they could send.
+    CHECK_FALSE(findingOf(findings, "B", d).saturated);
+    CHECK(findingOf(findings, "B", d).bytesPerSecond == doctest::Approx(150 * kMbps));
+  }
+  // One far room: the reading is the path's, both trunks keep it.
+  const auto two = surveyed(twoRooms(), {{"A", 0}, {"B", 100}, {"", 0}});
+  for (const char* room : {"A", "B"})
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp}) CHECK(findingOf(two, room, d).saturated);
+}
+
+TEST_CASE("three rooms on a core, each trunk slower than its room: every trunk measured though the far side is two rooms") {
+  std::vector<SurveyNode> nodes{{"hnowd", "X"}};
+  const char* rooms[] = {"X", "X", "X", "Y", "Y", "Y", "Z", "Z", "Z"};
+  for (int i = 0; i < 9; ++i) nodes.push_back({"n" + std::to_string(i + 1), rooms[i]});
+  const auto findings = surveyed(nodes, {{"X", 100}, {"Y", 100}, {"Z", 100}});
+  for (const char* room : {"X", "Y", "Z"})
+    for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp}) {
+      CAPTURE(room);
+      CHECK(findingOf(findings, room, d).saturated);
+      CHECK(findingOf(findings, room, d).bytesPerSecond <= 100 * kMbps * 1.001);
+    }
 }
