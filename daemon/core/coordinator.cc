@@ -224,10 +224,7 @@ std::vector<Flow> Coordinator::judgeTrunkFlows(std::vector<Flow> flows, const st
   if (rooms.foundBy.empty()) return flows;
   // Agents that pace both their links (hnow local) share no real trunk:
   // their flows are the end links' to judge.
-  auto paced = [this](const std::string& node) {
-    return node != kCoordinatorNode && links_.fixed({node, LinkDirection::kUp}) &&
-           links_.fixed({node, LinkDirection::kDown});
-  };
+  auto paced = [this](const std::string& node) { return node != kCoordinatorNode && links_.pacesBoth(node); };
   std::vector<Flow> across, rest;
   for (Flow& f : flows) (paced(f.from) || paced(f.to) ? rest : across).push_back(std::move(f));
   TrunkVerdict verdict = judgeTrunks(across, loads, rooms.roomOf, known, linkOptions_.verdict);

@@ -260,6 +260,10 @@ bool LinkBook::fixed(const LinkId& link) const {
   return e && e->fixed;
 }
 
+bool LinkBook::pacesBoth(const std::string& node) const {
+  return fixed({node, LinkDirection::kUp}) && fixed({node, LinkDirection::kDown});
+}
+
 bool LinkBook::paced(const LinkId& link) const {
   const Entry* e = find(link);
   return e && e->pacedAt > 0;

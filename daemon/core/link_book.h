@@ -94,6 +94,9 @@ class LinkBook {
   // Readings behind the current rate (survey and passive).
   int samples(const LinkId& link) const;
   bool fixed(const LinkId& link) const;
+  // The node paces both its links (an emulated agent, hnow local): it
+  // shares no real switch or trunk with anyone.
+  bool pacesBoth(const std::string& node) const;
   bool paced(const LinkId& link) const;
   // Every measured link (not emulated or configured), for state/.
   std::vector<std::pair<LinkId, LinkRate>> measured() const;

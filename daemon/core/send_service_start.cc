@@ -74,8 +74,7 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
     const std::string site = rooms.foundBy.empty() || room == rooms.roomOf.end() ? a.record.site : room->second;
     nodes.push_back({a.record.name, site, a.record.rates});
     if (!rooms.foundBy.empty()) nodes.back().roomTrunk = knownTrunk(book, site);
-    const bool pacing = book.fixed({a.record.name, LinkDirection::kUp}) && book.fixed({a.record.name, LinkDirection::kDown});
-    paced.try_emplace(site, true).first->second &= pacing;
+    paced.try_emplace(site, true).first->second &= book.pacesBoth(a.record.name);
   }
   constexpr double kUnlimited = std::numeric_limits<double>::infinity();
   for (std::size_t i = 1; i < nodes.size(); ++i)

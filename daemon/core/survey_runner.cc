@@ -117,7 +117,9 @@ void SurveyRunner::tick() {
         return a.done(Error{"no connected agent named '" + name + "' (hnow status lists them)"});
     std::vector<LinkId> targets = linksOf(nodes);
     if (targets.empty()) return a.done(Error{"nothing to measure: every link named is emulated or configured"});
-    return begin(std::move(targets), true, std::move(a.done));
+    begin(std::move(targets), true, std::move(a.done));
+    if (current_) current_->thenTrunks = a.nodes.empty();
+    return;
   }
   // Joiners settle whether or not data moves meanwhile.
   std::vector<LinkId> targets = unmeasured();
@@ -139,7 +141,7 @@ void SurveyRunner::tick() {
       discoveryRetryAt_ = now + kRetryFailed;
       return beginDiscovery(nodes);
     }
-    std::vector<LinkId> trunks = unmeasuredTrunkLinks();
+    std::vector<LinkId> trunks = trunkLinks(false);
     if (!trunks.empty() && (trunks != failedTrunks_ || now >= trunksRetryAt_)) {
       failedTrunks_ = trunks;  // kept unless the survey measures them
       trunksRetryAt_ = now + kRetryFailed;
@@ -417,6 +419,11 @@ void SurveyRunner::complete(bool aborted) {
     }
   }
   if (report_) report_(report);
+  if (!aborted && survey.thenTrunks && !survey.outcomes.empty()) {
+    std::vector<LinkId> trunks = trunkLinks(true);
+    if (!trunks.empty() && !planRounds(surveyNodes(), trunks, true).empty())
+      return begin(std::move(trunks), true, std::move(survey.done), true);
+  }
   if (!survey.done) return;
   if (aborted) survey.done(Error{"the survey gave way to an operation that started"});
   else if (survey.outcomes.empty()) survey.done(Error{"no probe round measured anything: " + survey.errors.front()});

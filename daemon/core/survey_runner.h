@@ -85,6 +85,9 @@ class SurveyRunner {
     std::vector<std::string> errors;
     std::set<std::string> excluded;  // nodes that failed a round: left out of the rest
     bool asked = false;
+    // `hnow measure` of every node: the rooms' trunks after their links,
+    // answered once both are measured.
+    bool thenTrunks = false;
     Done done;
     TimePoint started{};
     // Links paced during a round (hnowd's uplink while a send runs): what
@@ -126,8 +129,9 @@ class SurveyRunner {
   // Rounds for `targets` over `nodes`: node links' or trunks'.
   std::vector<ProbeRound> planRounds(const std::vector<SurveyNode>& nodes, const std::vector<LinkId>& targets,
                                      bool trunks) const;
-  // Trunks of rooms with real links (not all emulated) to measure now.
-  std::vector<LinkId> unmeasuredTrunkLinks() const;
+  // Trunks of rooms with real links (not all emulated): those not known
+  // yet, or (`all`) every one.
+  std::vector<LinkId> trunkLinks(bool all) const;
   // Nodes whose rooms to find by measurement now: hnowd and the agents with
   // real, measured links, when neither labels nor subnets tell rooms apart
   // and the rooms found before do not place them all; none otherwise.

@@ -8,18 +8,16 @@
 
 namespace hnow::daemon {
 
-std::vector<LinkId> SurveyRunner::unmeasuredTrunkLinks() const {
+std::vector<LinkId> SurveyRunner::trunkLinks(bool all) const {
   const LinkBook& book = coordinator_.links();
   std::vector<SurveyNode> nodes;
   for (const SurveyNode& n : surveyNodes()) {
     // Agents that pace both their links (hnow local) would measure their
     // pacing, not a trunk.
-    if (n.name != kCoordinatorNode && book.fixed({n.name, LinkDirection::kUp}) &&
-        book.fixed({n.name, LinkDirection::kDown}))
-      continue;
+    if (n.name != kCoordinatorNode && book.pacesBoth(n.name)) continue;
     nodes.push_back(n);
   }
-  return unmeasuredTrunks(nodes, [&book](const LinkId& l) { return book.knownAtLeast(l); });
+  return unmeasuredTrunks(nodes, [&book, all](const LinkId& l) { return all ? 0.0 : book.knownAtLeast(l); });
 }
 
 std::vector<SurveyFinding> SurveyRunner::trunkFindings(const Survey& survey) const {
@@ -46,7 +44,7 @@ std::vector<std::string> SurveyRunner::roomDiscoveryNodes() const {
   for (const SurveyNode& n : surveyNodes()) {
     if (n.name == kCoordinatorNode) continue;
     // Agents pacing both their links (hnow local) share no real switch.
-    if (book.fixed({n.name, LinkDirection::kUp}) && book.fixed({n.name, LinkDirection::kDown})) continue;
+    if (book.pacesBoth(n.name)) continue;
     if (!measured(n.name)) return {};  // their links first
     nodes.push_back(n.name);
   }

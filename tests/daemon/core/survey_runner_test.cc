@@ -2,6 +2,7 @@
 // of what the lab gives, or reported as a bound no higher than it.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <random>
 
 #include "daemon/core/fluid_lab.h"
@@ -19,6 +20,14 @@ void checkAgainstLab(const FluidLab& f, const std::string& node, LinkDirection d
   REQUIRE(r != nullptr);
   if (r->bound()) CHECK(r->bytesPerSecond <= real * 1.001);
   else CHECK(r->bytesPerSecond == doctest::Approx(real).epsilon(0.01));
+}
+
+// hnowd (400 up) and 8 agents of 400/400, four in room A, four in B.
+std::map<std::string, FluidNode> twoRoomsLab() {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(1000)};
+  for (int k = 1; k <= 8; ++k) lab["agent-" + std::to_string(k)] = {mbps(400), mbps(400), 0, 0, k <= 4 ? "A" : "B"};
+  return lab;
 }
 
 }  // namespace
@@ -327,10 +336,7 @@ TEST_CASE("a reading that falls under a known capacity is taken again - a node s
 }
 
 TEST_CASE("two rooms joined by a 100 Mbit/s trunk: once the agents' links are known, a survey of parallel flows measures the trunk each way") {
-  std::map<std::string, FluidNode> lab;
-  lab[kCoordinatorNode] = {mbps(400), mbps(1000)};
-  for (int k = 1; k <= 8; ++k) lab["agent-" + std::to_string(k)] = {mbps(400), mbps(400), 0, 0, k <= 4 ? "A" : "B"};
-  FluidLab f(lab);
+  FluidLab f(twoRoomsLab());
   f.prober.trunks["B"] = {mbps(100), mbps(100)};
   f.run(4.0);
   REQUIRE(f.reports.size() == 2);  // the agents' links, then the trunks
@@ -347,6 +353,59 @@ TEST_CASE("two rooms joined by a 100 Mbit/s trunk: once the agents' links are kn
   CHECK(intoA->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.01));
   f.run(5.0);
   CHECK(f.reports.size() == 2);  // nothing left to measure
+}
+
+TEST_CASE("hnow measure of every node measures the trunks again after the links, and answers once both are done") {
+  FluidLab f(twoRoomsLab());
+  f.prober.trunks["B"] = {mbps(100), mbps(100)};
+  f.run(4.0);
+  REQUIRE(f.reports.size() == 2);
+  // The trunk slows to 50 each way: nothing automatic measures it again.
+  f.prober.trunks["B"] = {mbps(50), mbps(50)};
+  std::optional<std::string> result;
+  f.runner.request({}, [&](const hnow::Result<void>& measured) { result = measured ? "" : measured.error().message; });
+  f.run(3.0);
+  REQUIRE(result);
+  CHECK(*result == "");
+  REQUIRE(f.reports.size() == 4);  // the links asked for, then the trunks
+  CHECK(f.reports[3].asked);
+  for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp})
+    CHECK(f.coordinator.links().rate(trunkLink("B", d))->bytesPerSecond == doctest::Approx(mbps(50)).epsilon(0.01));
+  // Measuring one agent leaves the trunks be.
+  f.prober.trunks["B"] = {mbps(100), mbps(100)};
+  result.reset();
+  f.runner.request({"agent-5"}, [&](const hnow::Result<void>& measured) { result = measured ? "" : measured.error().message; });
+  f.run(3.0);
+  REQUIRE(result);
+  CHECK(f.reports.size() == 5);
+  CHECK(f.coordinator.links().rate(trunkLink("B", LinkDirection::kDown))->bytesPerSecond ==
+        doctest::Approx(mbps(50)).epsilon(0.01));
+}
+
+TEST_CASE("a line of rooms A - B - C on B's router: A's and C's trunks measured, B's a bound of what they could send") {
+  std::map<std::string, FluidNode> lab;
+  lab[kCoordinatorNode] = {mbps(400), mbps(1000), 0, 0, "A"};
+  const char* rooms[] = {"A", "A", "A", "B", "B", "B", "C", "C"};
+  for (int k = 1; k <= 8; ++k) lab["agent-" + std::to_string(k)] = {mbps(400), mbps(400), 0, 0, rooms[k - 1]};
+  FluidLab f(lab);
+  f.prober.trunks["A"] = {mbps(100), mbps(100)};
+  f.prober.trunks["C"] = {mbps(50), mbps(50)};
+  f.run(5.0);
+  for (LinkDirection d : {LinkDirection::kDown, LinkDirection::kUp}) {
+    CAPTURE(directionName(d));
+    const LinkRate* a = f.coordinator.links().rate(trunkLink("A", d));
+    const LinkRate* b = f.coordinator.links().rate(trunkLink("B", d));
+    const LinkRate* c = f.coordinator.links().rate(trunkLink("C", d));
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(c);
+    CHECK_FALSE(a->bound());
+    CHECK(a->bytesPerSecond == doctest::Approx(mbps(100)).epsilon(0.01));
+    CHECK_FALSE(c->bound());
+    CHECK(c->bytesPerSecond == doctest::Approx(mbps(50)).epsilon(0.01));
+    CHECK(b->bound());
+    CHECK(b->bytesPerSecond <= mbps(150) * 1.001);
+  }
 }
 
 TEST_CASE("a trunk faster than the flows across it can fill is a bound, not a limit") {
