@@ -21,17 +21,9 @@ namespace hnow::planner {
 struct Trunk {
   double inBytesPerSecond = 0.0;   // into the room; 0 = not limited (or not known)
   double outBytesPerSecond = 0.0;  // out of the room; 0 = not limited
-  // The limit is only what a survey saw the trunk carry while what fed it
-  // was the limit: the trunk carries at least that. Plans stay within it,
-  // but a copy through it is not one through a slow link.
-  bool inAtLeast = false;
-  bool outAtLeast = false;
   // A limit: positive and finite (+infinity says "not limited" too).
   bool limitsIn() const { return inBytesPerSecond > 0.0 && inBytesPerSecond < kNoLimit; }
   bool limitsOut() const { return outBytesPerSecond > 0.0 && outBytesPerSecond < kNoLimit; }
-  // A limit known to bind: a copy through it costs a slow link's bytes.
-  bool slowIn() const { return limitsIn() && !inAtLeast; }
-  bool slowOut() const { return limitsOut() && !outAtLeast; }
   static constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 };
 
@@ -49,8 +41,8 @@ struct SiteLinks {
   Trunk trunkOf(int site) const;
   // Any trunk with a limit, in either direction.
   bool hasTrunkLimits() const;
-  // The slow trunks (Trunk::slowIn/slowOut) that the edge from -> to
-  // crosses: 0, 1 (out of from's room or into to's) or 2. Each is one copy of the bytes on a link
+  // The trunks with a limit that the edge from -> to crosses: 0, 1 (out of
+  // from's room or into to's) or 2. Each is one copy of the bytes on a link
   // that flows share, the cost a plan keeps low once its time is met.
   int limitedCrossings(int from, int to) const;
 };

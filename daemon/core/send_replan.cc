@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "planner/pipelined/pipelined_tree.h"
+#include "planner/pipelined/trunk_crossings.h"
 
 namespace hnow::daemon {
 
@@ -14,27 +15,32 @@ namespace {
 constexpr double kNoLimit = 1e15;
 
 double predicted(const std::vector<int>& parent, const std::vector<planner::NodeRates>& rates, double bytes,
-                 double chunk) {
+                 double chunk, const planner::SiteLinks& sites) {
   auto tree = planner::treeFromParents(0, parent);
   if (!tree) return std::numeric_limits<double>::infinity();
-  auto p = planner::predictPipelined(*tree, rates, bytes, chunk);
+  auto p = planner::predictPipelined(*tree, rates, bytes, chunk, sites);
   return p ? p->seconds : std::numeric_limits<double>::infinity();
 }
 
 // The best tree for what is left. The data plane pipelines every tree: under
 // auto the max-bottleneck tree is a candidate even when the store-and-forward
-// plan won on its own terms (`tree` is auto among single trees).
+// plan won on its own terms (`tree` is auto among single trees). Every tree
+// is predicted with the rooms' trunks, which the max-bottleneck tree does not
+// see: it enters each room once where that costs no time, as planned sends do.
 Result<SendTree> bestTree(const std::string& algo, const std::vector<TreeNode>& sub,
-                          const std::vector<planner::NodeRates>& rates, double remaining, std::uint32_t chunkBytes) {
+                          const std::vector<planner::NodeRates>& rates, const planner::SiteLinks& sites,
+                          double remaining, std::uint32_t chunkBytes) {
   auto planned = planSendTree(algo, sub, static_cast<std::uint64_t>(remaining), chunkBytes);
   if (algo != "auto" && algo != "tree") return planned;
   SendTree best;
   if (planned) best = *planned;
   else best.predictedSeconds = std::numeric_limits<double>::infinity();
-  if (auto tree = planner::maxBottleneckTree(rates, 0, {})) {
-    if (auto p = planner::predictPipelined(*tree, rates, remaining, chunkBytes); p && p->seconds < best.predictedSeconds) {
+  if (auto mbt = planner::maxBottleneckTree(rates, 0, {})) {
+    const planner::BroadcastTree tree = planner::fewerTrunkCrossings(*mbt, rates, remaining, chunkBytes, sites);
+    if (auto p = planner::predictPipelined(tree, rates, remaining, chunkBytes, sites);
+        p && p->seconds < best.predictedSeconds) {
       best.algo = "pipelined";
-      best.parent = tree->parent;
+      best.parent = tree.parent;
       best.parent[0] = -1;
       best.finish = p->finishSeconds;
       best.predictedSeconds = p->seconds;
@@ -97,9 +103,10 @@ ReplanAnswer replanSend(const ReplanInput& in) {
     kept[k] = up < 0 ? 0 : subOf[static_cast<std::size_t>(up)];
   }
   const std::vector<planner::NodeRates> rates = plannedRates(sub);
-  answer.keptSeconds = predicted(kept, rates, remaining, in.chunkBytes);
+  const planner::SiteLinks sites = siteLinksOf(sub);
+  answer.keptSeconds = predicted(kept, rates, remaining, in.chunkBytes, sites);
 
-  const Result<SendTree> planned = bestTree(in.algo, sub, rates, remaining, in.chunkBytes);
+  const Result<SendTree> planned = bestTree(in.algo, sub, rates, sites, remaining, in.chunkBytes);
   if (!planned) {
     answer.replannedSeconds = std::numeric_limits<double>::infinity();
     answer.why = "no tree could be planned: " + planned.error().message;

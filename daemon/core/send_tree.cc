@@ -45,10 +45,8 @@ planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measured
   }
   for (std::size_t i = 1; i < nodes.size(); ++i) {
     planner::Trunk& trunk = sites.trunks[static_cast<std::size_t>(sites.siteOf[i])];
-    const planner::Trunk& known = nodes[i].roomTrunk;
-    if (known.inBytesPerSecond > 0.0) trunk.inBytesPerSecond = known.inBytesPerSecond, trunk.inAtLeast = known.inAtLeast;
-    if (known.outBytesPerSecond > 0.0)
-      trunk.outBytesPerSecond = known.outBytesPerSecond, trunk.outAtLeast = known.outAtLeast;
+    if (nodes[i].roomTrunk.inBytesPerSecond > 0.0) trunk.inBytesPerSecond = nodes[i].roomTrunk.inBytesPerSecond;
+    if (nodes[i].roomTrunk.outBytesPerSecond > 0.0) trunk.outBytesPerSecond = nodes[i].roomTrunk.outBytesPerSecond;
   }
   return sites;
 }

@@ -180,16 +180,15 @@ std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const
 }
 
 planner::Trunk knownTrunk(const LinkBook& book, const std::string& room) {
-  planner::Trunk trunk;
-  if (const LinkRate* in = book.rate(trunkLink(room, LinkDirection::kDown)); in && in->known()) {
-    trunk.inBytesPerSecond = in->bytesPerSecond;
-    trunk.inAtLeast = in->bound();
-  }
-  if (const LinkRate* out = book.rate(trunkLink(room, LinkDirection::kUp)); out && out->known()) {
-    trunk.outBytesPerSecond = out->bytesPerSecond;
-    trunk.outAtLeast = out->bound();
-  }
-  return trunk;
+  // A bound: the survey's flows could not fill the trunk, so it limits
+  // nothing they could tell; a send that fills it is read by the passive
+  // verdicts (trunk_verdict.h).
+  auto plannedAt = [&](LinkDirection d) {
+    const LinkRate* r = book.rate(trunkLink(room, d));
+    if (!r || !r->known()) return 0.0;
+    return r->bound() ? planner::Trunk::kNoLimit : r->bytesPerSecond;
+  };
+  return {plannedAt(LinkDirection::kDown), plannedAt(LinkDirection::kUp)};
 }
 
 }  // namespace hnow::daemon

@@ -68,8 +68,8 @@ std::vector<SurveyFinding> judgeTrunkSurvey(const std::vector<std::pair<ProbeRou
 // known, as targets.
 std::vector<LinkId> unmeasuredTrunks(const std::vector<SurveyNode>& nodes, const KnownRate& known);
 
-// A room's trunk as the book knows it: a capacity, or a bound (it carries
-// at least that, flagged so); 0 in a direction nobody measured.
+// A room's trunk as plans take it from the book: a capacity; unlimited
+// (+infinity) where the book has only a bound; 0 where nobody measured it.
 planner::Trunk knownTrunk(const LinkBook& book, const std::string& room);
 
 }  // namespace hnow::daemon

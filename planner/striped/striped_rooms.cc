@@ -49,7 +49,7 @@ std::vector<StripeRoom> stripeRooms(int source, std::span<const int> destination
 int roomTreeCrossings(const std::vector<StripeRoom>& rooms, const std::vector<int>& parent) {
   int count = 0;
   for (std::size_t r = 1; r < rooms.size(); ++r)
-    count += (rooms[parent[r]].trunk.slowOut() ? 1 : 0) + (rooms[r].trunk.slowIn() ? 1 : 0);
+    count += (rooms[parent[r]].trunk.limitsOut() ? 1 : 0) + (rooms[r].trunk.limitsIn() ? 1 : 0);
   return count;
 }
 
@@ -62,16 +62,16 @@ std::vector<std::vector<int>> roomTreeCandidates(const std::vector<StripeRoom>& 
   auto add = [&](std::vector<int> parent) {
     if (std::find(out.begin(), out.end(), parent) == out.end()) out.push_back(std::move(parent));
   };
-  // Through a hub: when the source's trunk out is slow and another room's
-  // is not (the middle of a line, a room on the core), the source
+  // Through a hub: when the source's trunk out is limited and another
+  // room's is not (the middle of a line, a room on the core), the source
   // sends each stripe out once, to the hub that takes most in, and the hub
   // feeds every other room: one copy through the source's trunk, not one
   // per room.
-  if (rooms[0].trunk.slowOut()) {
+  if (rooms[0].trunk.limitsOut()) {
     auto inOf = [&](int r) { return rooms[r].trunk.limitsIn() ? rooms[r].trunk.inBytesPerSecond : kInfinity; };
     int hub = -1;
     for (int r = 1; r < static_cast<int>(rooms.size()); ++r)
-      if (!rooms[r].trunk.slowOut() &&
+      if (!rooms[r].trunk.limitsOut() &&
           (hub < 0 || inOf(r) > inOf(hub) ||
            (inOf(r) == inOf(hub) && uplinksOf(rooms[r], rates, source) > uplinksOf(rooms[hub], rates, source))))
         hub = r;

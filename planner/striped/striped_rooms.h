@@ -32,7 +32,7 @@ std::vector<StripeRoom> stripeRooms(int source, std::span<const int> destination
 
 // Ways the stripes may travel between rooms, as parent per room: every room
 // fed from the source's, and with three rooms or more every room fed through
-// a hub (a room whose trunk out is not slow, when the source's is)
+// a hub (a room whose trunk out is not limited, when the source's is)
 // and the tree of rooms with the largest bottleneck over trunks and each
 // room's uplinks together. Fewest copies through limited trunks first
 // (roomTreeCrossings), the star first among equals.

@@ -259,3 +259,26 @@ TEST_CASE("replan: random sends: every adopted tree is rooted at the source, acy
   }
   CHECK(adopted > 20);  // the property was exercised
 }
+
+TEST_CASE("replan: a trunk slowed mid-send is predicted as such, and no tree entering the room twice is adopted") {
+  // hnowd and a1, a2 in room A; b1, b2, b3 in room B behind a trunk now 20
+  // Mbit/s each way (it was planned at 50); every port 400.
+  const double mbit = 1e6 / 8;
+  std::vector<TreeNode> nodes{{"hnowd", "A", {400 * mbit, 400 * mbit}}};
+  for (const char* a : {"a1", "a2"}) nodes.push_back({a, "A", {400 * mbit, 400 * mbit}});
+  for (const char* b : {"b1", "b2", "b3"}) nodes.push_back({b, "B", {400 * mbit, 400 * mbit}});
+  for (std::size_t i = 3; i < nodes.size(); ++i) nodes[i].roomTrunk = {20 * mbit, 20 * mbit};
+  ReplanInput in;
+  in.nodes = nodes;
+  in.parent = {-1, 0, 0, 0, 3, 3};  // b1 entered once, relays to b2, b3
+  in.size = 25 << 20;
+  in.progress.resize(nodes.size());
+  for (std::size_t i = 1; i < nodes.size(); ++i) in.progress[i].bytes = i < 3 ? in.size : 6 << 20;
+  for (std::size_t i = 1; i < 3; ++i) in.progress[i].state = ReplanNode::State::kDone;
+  const ReplanAnswer answer = replanSend(in);
+  // What B still lacks, through 20 Mbit/s: the kept tree is predicted so.
+  const double left = static_cast<double>(in.size - (6 << 20));
+  CHECK(answer.keptSeconds >= left / (20 * mbit));
+  CHECK(answer.keptSeconds <= left / (20 * mbit) * 1.1);
+  CHECK_FALSE(answer.adopt);  // nothing enters B faster than its trunk
+}

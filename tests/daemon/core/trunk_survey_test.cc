@@ -203,3 +203,18 @@ TEST_CASE("three rooms on a core, each trunk slower than its room: every trunk m
       CHECK(findingOf(findings, room, d).bytesPerSecond <= 100 * kMbps * 1.001);
     }
 }
+
+TEST_CASE("plans take a measured trunk at its capacity, one known only as a bound as unlimited, one not measured as 0") {
+  hnow::ManualClock clock;
+  LinkBook book(clock, {});
+  book.applySurvey({{trunkLink("B", LinkDirection::kDown), 95 * kMbps, true, 0.0, 1, 0.0},
+                    {trunkLink("B", LinkDirection::kUp), 150 * kMbps, false, 0.0, 1, 0.0}},
+                   {trunkLink("B", LinkDirection::kDown), trunkLink("B", LinkDirection::kUp)}, false);
+  const hnow::planner::Trunk b = knownTrunk(book, "B");
+  CHECK(b.inBytesPerSecond == doctest::Approx(95 * kMbps));
+  CHECK(b.limitsIn());
+  CHECK_FALSE(b.limitsOut());  // at least 150: the survey could not fill it
+  const hnow::planner::Trunk c = knownTrunk(book, "C");
+  CHECK(c.inBytesPerSecond == 0.0);
+  CHECK(c.outBytesPerSecond == 0.0);
+}
