@@ -9,6 +9,7 @@
 #include "planner/multicast/multicast_heuristics.h"
 #include "planner/multicast/multicast_rates.h"
 #include "planner/pipelined/pipelined_tree.h"
+#include "planner/pipelined/trunk_crossings.h"
 
 namespace hnow::daemon {
 
@@ -124,10 +125,10 @@ bool knownManifestAlgo(const std::string& algo) {
 static planner::ConcurrentPrediction predictTogether(std::vector<planner::BroadcastTree> trees,
                                                      const std::vector<ManifestItemNodes>& items,
                                                      const std::vector<planner::NodeRates>& rates,
-                                                     std::uint32_t chunkBytes) {
+                                                     std::uint32_t chunkBytes, const planner::SiteLinks& sites) {
   std::vector<planner::PipelinedItem> run;
   for (std::size_t k = 0; k < items.size(); ++k) run.push_back({std::move(trees[k]), static_cast<double>(items[k].size)});
-  auto predicted = planner::predictConcurrentPipelines(run, rates, chunkBytes);
+  auto predicted = planner::predictConcurrentPipelines(run, rates, chunkBytes, sites);
   if (!predicted) {  // cannot happen for trees built here; keep the candidate out
     planner::ConcurrentPrediction never;
     never.seconds = std::numeric_limits<double>::infinity();
@@ -158,9 +159,14 @@ Result<ManifestPlan> planManifest(const std::string& algo, const std::vector<Tre
   // it already, planSendTree). Predicted as they will run.
   std::vector<bool> relays;
   for (const TreeNode& node : nodes) relays.push_back(node.relays);
+  // Rooms: every tree crosses slow trunks as few times as its time allows,
+  // and the items are predicted together with the trunks they share.
+  const planner::SiteLinks sites = siteLinksOf(nodes);
   auto candidate = [&](std::string name, std::vector<planner::BroadcastTree> trees) {
-    for (planner::BroadcastTree& tree : trees) tree = planner::hangOffNonRelays(tree, relays);
-    planner::ConcurrentPrediction prediction = predictTogether(trees, items, rates, chunkBytes);
+    for (std::size_t k = 0; k < trees.size(); ++k)
+      trees[k] = planner::fewerTrunkCrossings(planner::hangOffNonRelays(trees[k], relays), rates,
+                                              static_cast<double>(items[k].size), chunkBytes, sites);
+    planner::ConcurrentPrediction prediction = predictTogether(trees, items, rates, chunkBytes, sites);
     return Candidate{std::move(name), std::move(trees), std::move(prediction)};
   };
 

@@ -8,6 +8,7 @@
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
 #include "core/operation_records.h"
+#include "core/rooms.h"
 #include "core/manifest_running.h"
 
 namespace hnow::daemon {
@@ -113,6 +114,7 @@ Result<void> ManifestService::planItems(Running& running) {
     // A relay suspect relays nothing (relay_suspects.h); it still serves an item it is the source of.
     nodes.back().relays = !coordinator_.relaySuspects().suspect(a.record.name);
   }
+  placeInRooms(nodes, 0, coordinator_);
   std::vector<ManifestItemNodes> items;
   for (const Item& it : running.items) items.push_back(it.nodes);
   auto planned = planManifest(running.algo, nodes, items, chunkBytes_);

@@ -53,4 +53,21 @@ std::vector<RoomView> roomViews(const Coordinator& coordinator) {
   return out;
 }
 
+void placeInRooms(std::vector<TreeNode>& nodes, std::size_t first, const Coordinator& coordinator) {
+  const AgentRooms rooms = agentRooms(coordinator);
+  const LinkBook& book = coordinator.links();
+  if (first == 1 && !nodes.empty()) nodes[0].site = rooms.foundBy.empty() ? "" : rooms.coordinatorRoom;
+  std::map<std::string, bool> paced;
+  for (std::size_t i = first; i < nodes.size(); ++i) {
+    if (!rooms.foundBy.empty()) {
+      auto room = rooms.roomOf.find(nodes[i].name);
+      if (room != rooms.roomOf.end()) nodes[i].site = room->second;
+      nodes[i].roomTrunk = knownTrunk(book, nodes[i].site);
+    }
+    paced.try_emplace(nodes[i].site, true).first->second &= book.pacesBoth(nodes[i].name);
+  }
+  for (std::size_t i = first; i < nodes.size(); ++i)
+    if (paced[nodes[i].site]) nodes[i].roomTrunk = {planner::Trunk::kNoLimit, planner::Trunk::kNoLimit};
+}
+
 }  // namespace hnow::daemon

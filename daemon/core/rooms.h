@@ -9,6 +9,7 @@
 
 #include "core/coordinator.h"
 #include "core/room_map.h"
+#include "core/send_tree.h"
 
 namespace hnow::daemon {
 
@@ -34,6 +35,14 @@ struct RoomView {
   std::string foundBy;
   LinkView in, out;  // the trunk into the room and out of it
 };
+
+// Gives every agent in nodes[first..] its room as its site and the room's
+// trunk as plans take it (knownTrunk); with `first` 1, nodes[0] is hnowd,
+// placed in the room it shares with agents. With one room each keeps its
+// site label. A room whose agents all pace both their links (hnow local)
+// has no real trunk: its label groups, nothing limits it (siteLinksOf would
+// take it at its fastest port).
+void placeInRooms(std::vector<TreeNode>& nodes, std::size_t first, const Coordinator& coordinator);
 
 // Each room of agents with its trunk as the link book knows it; none for one room.
 std::vector<RoomView> roomViews(const Coordinator& coordinator);

@@ -62,23 +62,8 @@ static std::string namesField(const char* key, const std::vector<std::string>& n
 std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const std::vector<AgentView>& chosen) const {
   const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
-  const LinkBook& book = coordinator_.links();
-  const AgentRooms rooms = agentRooms(coordinator_);
-  nodes[0].site = rooms.foundBy.empty() ? "" : rooms.coordinatorRoom;
-  // A room whose agents all pace both their links (hnow local) has no real
-  // trunk: its label groups, nothing limits it (siteLinksOf would take it
-  // at its fastest port).
-  std::map<std::string, bool> paced;
-  for (const AgentView& a : chosen) {
-    auto room = rooms.roomOf.find(a.record.name);
-    const std::string site = rooms.foundBy.empty() || room == rooms.roomOf.end() ? a.record.site : room->second;
-    nodes.push_back({a.record.name, site, a.record.rates});
-    if (!rooms.foundBy.empty()) nodes.back().roomTrunk = knownTrunk(book, site);
-    paced.try_emplace(site, true).first->second &= book.pacesBoth(a.record.name);
-  }
-  constexpr double kUnlimited = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 1; i < nodes.size(); ++i)
-    if (paced[nodes[i].site]) nodes[i].roomTrunk = {kUnlimited, kUnlimited};
+  for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
+  placeInRooms(nodes, 1, coordinator_);
   nodes[0].rates.uplinkBytesPerSecond = source.plan * request.sourceShare;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
   // --max-rate: planned as every link the send uses is paced, at most it.

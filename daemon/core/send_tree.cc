@@ -43,8 +43,12 @@ planner::SiteLinks siteLinksOf(const std::vector<TreeNode>& nodes, bool measured
     trunk.inBytesPerSecond = std::max(trunk.inBytesPerSecond, port);
     trunk.outBytesPerSecond = std::max(trunk.outBytesPerSecond, port);
   }
-  for (std::size_t i = 1; i < nodes.size(); ++i) {
-    planner::Trunk& trunk = sites.trunks[static_cast<std::size_t>(sites.siteOf[i])];
+  // What is known of a room's trunk, from any of its nodes (a manifest's
+  // nodes[0] is an agent too).
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto site = static_cast<std::size_t>(sites.siteOf[i]);
+    if (sites.trunks.size() <= site) sites.trunks.resize(site + 1);
+    planner::Trunk& trunk = sites.trunks[site];
     if (nodes[i].roomTrunk.inBytesPerSecond > 0.0) trunk.inBytesPerSecond = nodes[i].roomTrunk.inBytesPerSecond;
     if (nodes[i].roomTrunk.outBytesPerSecond > 0.0) trunk.outBytesPerSecond = nodes[i].roomTrunk.outBytesPerSecond;
   }

@@ -144,3 +144,28 @@ TEST_CASE("a relay suspect is a leaf in every manifest item it does not source, 
     CHECK(std::isfinite(plan.predictedSeconds));
   }
 }
+
+TEST_CASE("items across rooms: each item's tree enters the room behind a slow trunk once, predicted with it") {
+  // s1 and n1..n3 in room A, n4..n7 in room B behind 100 Mbit/s each way;
+  // every port 400. Two items of 32 MiB from s1 to everyone.
+  std::vector<TreeNode> nodes{node("s1", 400, 400)};
+  for (int k = 1; k <= 7; ++k) nodes.push_back(node("n" + std::to_string(k), 400, 400));
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].site = i <= 3 ? "A" : "B";
+    if (i > 3) nodes[i].roomTrunk = {100e6 / 8, 100e6 / 8};
+  }
+  const std::vector<ManifestItemNodes> items{{0, {1, 2, 3, 4, 5, 6, 7}, 32u << 20},
+                                             {0, {1, 2, 3, 4, 5, 6, 7}, 32u << 20}};
+  for (const char* algo : {"auto", "independent", "residual", "ecf"}) {
+    CAPTURE(algo);
+    const ManifestPlan plan = planned(algo, nodes, items, kChunk);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      checkSpans(plan.items[k], items[k]);
+      int into = 0;
+      for (int v = 4; v <= 7; ++v) into += plan.items[k].parent[static_cast<std::size_t>(v)] <= 3 ? 1 : 0;
+      CHECK(into == 1);
+    }
+    // Both items through B's trunk: 64 MiB at 100 Mbit/s at least.
+    CHECK(plan.predictedSeconds >= (64 << 20) / (100e6 / 8));
+  }
+}
