@@ -18,7 +18,7 @@ bool SiteLinks::hasTrunkLimits() const {
 
 int SiteLinks::limitedCrossings(int from, int to) const {
   if (!crossesSites(from, to)) return 0;
-  return (trunkOf(siteOf[from]).limitsOut() ? 1 : 0) + (trunkOf(siteOf[to]).limitsIn() ? 1 : 0);
+  return planner::limitedCrossings(trunkOf(siteOf[from]), trunkOf(siteOf[to]));
 }
 
 std::vector<int> siteIndices(std::span<const std::string> labels) {

@@ -27,6 +27,12 @@ struct Trunk {
   static constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 };
 
+// The limits a flow out of a room behind `from` into a room behind `to`
+// crosses: 0, 1 or 2 copies of its bytes on links that flows share.
+inline int limitedCrossings(const Trunk& from, const Trunk& to) {
+  return (from.limitsOut() ? 1 : 0) + (to.limitsIn() ? 1 : 0);
+}
+
 struct SiteLinks {
   std::vector<int> siteOf;                // per node; empty = every node in one site
   double crossSiteBytesPerSecond = 0.0;   // cap on one cross-site edge; 0 = no cap

@@ -5,8 +5,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <map>
 
 #include "base/hex.h"
 #include "core/agent_answers.h"
@@ -14,7 +12,6 @@
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
 #include "core/rooms.h"
-#include "core/trunk_survey.h"
 
 namespace hnow::daemon {
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <set>
 
 namespace hnow::daemon {
@@ -10,7 +9,7 @@ namespace hnow::daemon {
 namespace {
 
 constexpr const char* kTrunkPrefix = "room:";
-constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+constexpr double kNoLimit = planner::Trunk::kNoLimit;
 
 std::vector<std::string> membersOf(const std::vector<SurveyNode>& nodes, const std::string& room) {
   std::vector<std::string> out;
@@ -85,9 +84,9 @@ std::vector<ProbeRound> planTrunkSurvey(const std::vector<SurveyNode>& nodes, co
 
 namespace {
 
-// What the far side of a round's flows carries at most, per far room, when
-// their trunks are known: +infinity when it is not.
-using FarLimit = std::function<double(const std::string& farNode)>;
+// What a far room's trunk lets the round's flows carry: +infinity when it
+// is not known.
+using FarLimit = std::function<double(const std::string& farRoom)>;
 
 SurveyFinding judge(const ProbeRound& round, const RoundOutcome& outcome, const KnownRate& known,
                     const std::map<std::string, std::string>* roomOf, const FarLimit& farLimit,
@@ -102,7 +101,6 @@ SurveyFinding judge(const ProbeRound& round, const RoundOutcome& outcome, const 
   }
   double carried = 0.0, ends = 0.0;
   std::map<std::string, double> farEnds;  // per far room: its flows' ends
-  std::map<std::string, std::string> farNodeOf;
   bool endsKnown = true;
   for (const auto& [from, to] : round.flows) {
     double got = 0.0;
@@ -116,15 +114,13 @@ SurveyFinding judge(const ProbeRound& round, const RoundOutcome& outcome, const 
     if (roomOf) {
       const std::string& far = inwards ? from : to;
       auto room = roomOf->find(far);
-      const std::string farRoom = room == roomOf->end() ? far : room->second;
-      farEnds[farRoom] += end;
-      farNodeOf.emplace(farRoom, far);
+      farEnds[room == roomOf->end() ? std::string() : room->second] += end;
     }
   }
   double limit = ends;
   if (roomOf && farEnds.size() >= 2) {
     double far = 0.0;
-    for (const auto& [room, e] : farEnds) far += std::min(e, farLimit(farNodeOf[room]));
+    for (const auto& [room, e] : farEnds) far += std::min(e, room.empty() ? kNoLimit : farLimit(room));
     limit = std::min(limit, far);
   }
   finding.bytesPerSecond = carried;
@@ -154,10 +150,8 @@ std::vector<SurveyFinding> judgeTrunkSurvey(const std::vector<std::pair<ProbeRou
     // take in through theirs.
     const LinkDirection farDirection =
         round.target.direction == LinkDirection::kDown ? LinkDirection::kUp : LinkDirection::kDown;
-    const FarLimit farLimit = [&](const std::string& farNode) {
-      auto room = roomOf.find(farNode);
-      if (room == roomOf.end() || room->second.empty()) return kNoLimit;
-      const LinkId trunk = trunkLink(room->second, farDirection);
+    const FarLimit farLimit = [&](const std::string& room) {
+      const LinkId trunk = trunkLink(room, farDirection);
       if (auto s = saturated.find(trunk); s != saturated.end()) return s->second;
       const double c = capacity(trunk);
       return c > 0.0 ? c : kNoLimit;

@@ -49,7 +49,7 @@ std::vector<StripeRoom> stripeRooms(int source, std::span<const int> destination
 int roomTreeCrossings(const std::vector<StripeRoom>& rooms, const std::vector<int>& parent) {
   int count = 0;
   for (std::size_t r = 1; r < rooms.size(); ++r)
-    count += (rooms[parent[r]].trunk.limitsOut() ? 1 : 0) + (rooms[r].trunk.limitsIn() ? 1 : 0);
+    count += limitedCrossings(rooms[parent[r]].trunk, rooms[r].trunk);
   return count;
 }
 
