@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -58,7 +59,10 @@ Result<int> DataPlane::Impl::listen(const std::string& host) {
   if (int rc = uv_tcp_bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), 0); rc != 0)
     return Error{std::string("cannot bind the data port: ") + uv_strerror(rc)};
   listener_.get()->data = this;
-  int rc = uv_listen(listener_.stream(), 128, [](uv_stream_t* server, int status) {
+  // The kernel's most (somaxconn caps it): hundreds of agents may connect at
+  // once at a send's start, and a SYN dropped on a full queue is retried
+  // only a second later, which a child's connect timeout counts.
+  int rc = uv_listen(listener_.stream(), SOMAXCONN, [](uv_stream_t* server, int status) {
     if (status == 0 && server->data) static_cast<Impl*>(server->data)->accept(server);
   });
   if (rc != 0) return Error{std::string("cannot listen: ") + uv_strerror(rc)};

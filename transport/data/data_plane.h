@@ -40,6 +40,11 @@ struct DataOptions {
   std::uint64_t rewriteRelayedChunkEvery = 0;
   hnow::Duration progressInterval = std::chrono::milliseconds(100);
   hnow::Duration reconnectDelay = std::chrono::milliseconds(300);
+  // A parent that has not accepted the connection by then is unreachable
+  // from here (a firewall or NAT dropping inbound SYNs): the kernel alone
+  // would retry for about two minutes. Three seconds leave room for one
+  // lost SYN (retried after 1 s) on a slow link, and none for a dead end.
+  hnow::Duration connectTimeout = std::chrono::seconds(3);
   // A connection must say HELLO within helloTimeout, and at most
   // maxAwaitingHello may wait to: a peer without a token cannot hold this
   // process's sockets for long or in bulk (as hnowd's ConnectionLimits).
@@ -82,13 +87,16 @@ struct TransferEvent {
   // kParentCorrupt: the parent sent a chunk (or a list of chunk digests)
   // that differs from the source's; the connection is dropped and not
   // tried again: hnowd moves the receive to another parent (pull()).
-  enum class Kind { kProgress, kDone, kFailed, kParentLost, kParentCorrupt };
+  // kParentUnreachable: the connection to the parent could not be opened
+  // (refused, or no answer within DataOptions::connectTimeout); not tried
+  // again either: hnowd names another parent.
+  enum class Kind { kProgress, kDone, kFailed, kParentLost, kParentCorrupt, kParentUnreachable };
   Kind kind = Kind::kProgress;
   std::string token;
   std::uint64_t bytes = 0;          // written in order so far
   std::uint64_t corruptChunks = 0;  // detected by XXH3 and asked for again
-  std::string message;              // kFailed, kParentLost, kParentCorrupt
-  std::string parent;               // kParentCorrupt: the parent's address, as pull() named it
+  std::string message;              // kFailed, kParentLost, kParentCorrupt, kParentUnreachable
+  std::string parent;               // kParentCorrupt, kParentUnreachable: the parent's address, as pull() named it
   std::string path;                 // kDone
   std::string sha256Hex;            // kDone
 };

@@ -70,6 +70,7 @@ struct DataPlane::Impl final : PlaneCore {
   void connectUpstream(Operation& op);
   void upstreamClosed(Operation& op, const std::string& reason) override;
   void parentCorrupt(Operation& op, const std::string& what) override;
+  void parentUnreachable(Operation& op, const std::string& why) override;
   void chunkWritten(Operation& op) override;
   void finish(Operation& op);
   void rangeVerified(Operation& op);

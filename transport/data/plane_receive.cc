@@ -120,6 +120,19 @@ void DataPlane::Impl::parentCorrupt(Operation& op, const std::string& what) {
   emit(TransferEvent::Kind::kParentCorrupt, op, message, op.parentAddress);
 }
 
+// Retrying a parent that never answered would wait as long again, and a
+// NAT or firewall does not open by itself: hnowd names another (and plans
+// that parent as one that cannot serve, docs/reachability.md).
+void DataPlane::Impl::parentUnreachable(Operation& op, const std::string& why) {
+  if (!op.receiving()) return;
+  retire(std::move(op.upstream));
+  uv_timer_stop(op.retryTimer.get());
+  op.parentBelied = true;
+  spdlog::warn("cannot connect to the parent {} of a transfer at byte {}: {}; waiting for hnowd to name another",
+               op.parentAddress, op.base + op.available, why);
+  emit(TransferEvent::Kind::kParentUnreachable, op, why, op.parentAddress);
+}
+
 void DataPlane::Impl::chunkWritten(Operation& op) {
   // Start the disk's writeback as the bytes land, so that the fdatasync
   // before the rename has little left to write: a striped file completes

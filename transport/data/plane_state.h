@@ -61,8 +61,8 @@ struct Operation {
   std::uint64_t corruptChunks = 0;
   // The source's chunk digests (chunk_digests.h); empty: none came.
   ChunkDigests digests;
-  // The parent served bytes that differ from the source's: no retry until
-  // hnowd names a parent (pull()).
+  // The parent served bytes that differ from the source's, or could not be
+  // connected to: no retry until hnowd names a parent (pull()).
   bool parentBelied = false;
   hnow::TimePoint lastProgress{};
   UvHandle<uv_timer_t> retryTimer;
@@ -106,6 +106,9 @@ class PlaneCore {
   // `op`'s parent sent what differs from the source's (`what`): it is
   // dropped, and the receive waits for hnowd to name another.
   virtual void parentCorrupt(Operation& op, const std::string& what) = 0;
+  // The connection to `op`'s parent could not be opened (`why`): the receive
+  // waits for hnowd to name another parent, as after parentCorrupt.
+  virtual void parentUnreachable(Operation& op, const std::string& why) = 0;
   // The operation cannot complete here (a write failed, the digest differs).
   virtual void fail(Operation& op, const std::string& message) = 0;
   // A child's connection ended; the plane destroys it later.

@@ -1,9 +1,11 @@
 #include "transport/data/pull_connection.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace hnow::transport::data {
@@ -13,15 +15,40 @@ PullConnection::PullConnection(PlaneCore& core, Operation& op)
       stream_(core.loop(), TcpStream::Callbacks{
                                [this]() { onConnected(); },
                                [this](Frame f) { onFrame(std::move(f)); },
-                               [this](const std::string& reason) { core_.upstreamClosed(op_, reason); }},
+                               [this](const std::string& reason) { onClosed(reason); }},
               core.wire()),
-      pacing_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }) {
+      pacing_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }),
+      connecting_([&core](uv_timer_t* t) { return uv_timer_init(core.loop(), t); }) {
   if (pacing_) pacing_.get()->data = this;
+  if (connecting_) connecting_.get()->data = this;
 }
 
-void PullConnection::connect(const sockaddr* parent) { stream_.connect(parent); }
+void PullConnection::connect(const sockaddr* parent) {
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(core_.options().connectTimeout);
+  if (connecting_ && timeout.count() > 0)
+    uv_timer_start(
+        connecting_.get(),
+        [](uv_timer_t* t) {
+          auto* self = static_cast<PullConnection*>(t->data);
+          const double seconds =
+              std::chrono::duration<double>(self->core_.options().connectTimeout).count();
+          self->stream_.close(fmt::format("no answer to the connection within {:g} s (a firewall or NAT "
+                                          "dropping inbound connections to it?)",
+                                          seconds));
+        },
+        static_cast<std::uint64_t>(timeout.count()), 0);
+  stream_.connect(parent);
+}
+
+void PullConnection::onClosed(const std::string& reason) {
+  if (connecting_) uv_timer_stop(connecting_.get());
+  if (connected_) return core_.upstreamClosed(op_, reason);
+  core_.parentUnreachable(op_, reason);
+}
 
 void PullConnection::onConnected() {
+  connected_ = true;
+  if (connecting_) uv_timer_stop(connecting_.get());
   expected_ = op_.available;
   stream_.write(encodeFrame(FrameType::kHello, expected_, op_.token));
 }

@@ -21,10 +21,13 @@ class PullConnection {
   void shutdown() {
     stream_.shutdown();
     pacing_.reset();
+    connecting_.reset();
   }
 
  private:
   void onConnected();
+  // The stream ended: before it was ever open, the parent is unreachable.
+  void onClosed(const std::string& reason);
   void onFrame(Frame frame);
   // The frame at expected_ failed its XXH3: ask for it again (once).
   void askAgain();
@@ -34,6 +37,9 @@ class PullConnection {
   Operation& op_;
   TcpStream stream_;
   UvHandle<uv_timer_t> pacing_;
+  // Bounds the wait for the parent to accept (DataOptions::connectTimeout).
+  UvHandle<uv_timer_t> connecting_;
+  bool connected_ = false;
   std::uint64_t expected_ = 0;
   std::optional<std::uint64_t> resendAsked_;
 };
