@@ -154,7 +154,8 @@ bool JobRunner::onTransfer(const transport::data::TransferEvent& e) {
     files_[e.token] = e.path;
     it->second->fulfill();
     fetching_.erase(it);
-  } else if (e.kind == Kind::kFailed) {
+  } else if (e.kind == Kind::kFailed || e.kind == Kind::kParentUnreachable) {
+    // A job file comes from hnowd's data plane alone: none other to try.
     it->second->reject(KJ_EXCEPTION(FAILED, "fetching a job file failed: " + e.message));
     fetching_.erase(it);
     files_.erase(e.token);

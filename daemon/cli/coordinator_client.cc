@@ -24,8 +24,11 @@
 namespace hnow::cli {
 
 namespace {
-// hnowd answers in milliseconds; anything slower means it is wedged.
-constexpr auto kDeadline = 5 * kj::SECONDS;
+// hnowd answers in milliseconds when it has a core to itself; one beside
+// hundreds of agents and a CPU hog on two cores, or one stopped a while
+// (docs/reachability.md), took seconds, and its sends went on meanwhile:
+// only half a minute of silence means it is wedged.
+constexpr auto kDeadline = 30 * kj::SECONDS;
 
 }  // namespace
 
@@ -155,6 +158,7 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       a.relayFaults = static_cast<int>(in.getRelayFaults());
       for (auto n : in.getNetworks()) a.networks.emplace_back(n);
       a.gateway = in.getGateway();
+      a.unreachable = in.getUnreachable();
       agents.push_back(std::move(a));
     }
     for (auto in : response.getOwed()) {

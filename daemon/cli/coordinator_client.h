@@ -45,6 +45,9 @@ struct RemoteAgent {
   // Sends in which it relayed bytes that differ from the source's
   // (core/relay_suspects.h): from kSuspectFaults on, planned as a leaf.
   int relayFaults = 0;
+  // Why others cannot connect to its data plane, "" when they can
+  // (docs/reachability.md): planned as a leaf that pulls from others.
+  std::string unreachable;
   std::vector<std::string> networks;  // as it registered them: "10.1.2.3/26", its data plane's first
   std::string gateway;                // its default IPv4 gateway; "" when none or not told
 };

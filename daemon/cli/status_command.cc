@@ -98,6 +98,9 @@ std::string statusTable(const RemoteStatus& status) {
   // An agent caught relaying bytes that differ from the source's (docs/security.md).
   for (const RemoteAgent& a : status.agents)
     if (a.relayFaults > 0) out << "! " << relayFaultsNote(a) << "\n";
+  // An agent behind NAT or a firewall (docs/reachability.md).
+  for (const RemoteAgent& a : status.agents)
+    if (!a.unreachable.empty()) out << "! " << a.name << ": unreachable: " << a.unreachable << "\n";
   for (const RemoteOwedSend& o : status.owed) {
     std::string names;
     for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + n;

@@ -59,6 +59,8 @@ std::string statusJson(const RemoteStatus& status) {
     // Sends in which it relayed bytes that differ from the source's; relay_suspect: planned as a leaf.
     agent["relay_faults"] = a.relayFaults;
     agent["relay_suspect"] = a.relayFaults >= daemon::kSuspectFaults;
+    agent["reachable"] = a.unreachable.empty();
+    if (!a.unreachable.empty()) agent["unreachable"] = a.unreachable;
     list.push_back(std::move(agent));
   }
   nlohmann::ordered_json root;

@@ -4,7 +4,7 @@
 
 namespace hnow::daemon {
 
-bool reachable(const AgentView& agent) {
+bool canTakePart(const AgentView& agent) {
   return agent.connected && agent.record.state == AgentState::kAlive && !agent.registration.dataAddress.empty();
 }
 
@@ -68,11 +68,11 @@ std::string agoText(double seconds) {
 
 }  // namespace
 
-std::vector<SkippedAgent> unreachableWanted(const std::vector<AgentView>& agents, const std::vector<std::string>& to,
+std::vector<SkippedAgent> absentWanted(const std::vector<AgentView>& agents, const std::vector<std::string>& to,
                                             TimePoint now) {
   std::vector<SkippedAgent> out;
   for (const AgentView& a : agents) {
-    if (reachable(a) || !wantedBy(a, to)) continue;
+    if (canTakePart(a) || !wantedBy(a, to)) continue;
     if (a.record.state == AgentState::kLost)
       out.push_back({a.record.name, "lost, last heard " + agoText(seconds(now - a.record.lastHeard))});
     else if (!a.connected)

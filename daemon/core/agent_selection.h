@@ -12,7 +12,7 @@
 namespace hnow::daemon {
 
 // Alive, connected and with a data plane: an agent that can take part now.
-bool reachable(const AgentView& agent);
+bool canTakePart(const AgentView& agent);
 
 // `to` covers the agent: it is every agent ("all" or nothing), or names the
 // agent or its site.
@@ -22,7 +22,7 @@ bool wantedBy(const AgentView& agent, const std::vector<std::string>& to);
 // The agents `to` covers (all, a site, names) that cannot take part now,
 // each with why: lost (and when it was last heard), not connected, or
 // without a data plane.
-std::vector<SkippedAgent> unreachableWanted(const std::vector<AgentView>& agents, const std::vector<std::string>& to,
+std::vector<SkippedAgent> absentWanted(const std::vector<AgentView>& agents, const std::vector<std::string>& to,
                                             TimePoint now);
 
 // The candidates `to` names, in their order. A name that matches no

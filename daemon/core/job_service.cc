@@ -146,12 +146,20 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   job->offsets = conf::unitOffsets(job->content, split);
   if (job->offsets.size() < 2) return Error{"--input " + request.input + " is empty: there is no work unit"};
 
-  // Who works: alive agents that run jobs, filtered by --to.
+  // Who works: alive agents that run jobs, filtered by --to. hnowd fetches
+  // each result from the agent's data plane: one that accepts no
+  // connection (reachability.h) could compute but not hand its result back.
   std::vector<AgentView> workers;
+  std::vector<std::string> unreachable;
   for (AgentView& a : coordinator_.status()) {
     const auto& caps = a.registration.capabilities;
-    if (reachable(a) && std::find(caps.begin(), caps.end(), "jobs") != caps.end()) workers.push_back(std::move(a));
+    if (!canTakePart(a) || std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
+    if (a.reachability.reachable) workers.push_back(std::move(a));
+    else unreachable.push_back(a.record.name);
   }
+  for (const std::string& name : unreachable)
+    spdlog::warn("run {}: {} takes no share: hnowd cannot connect to its data plane to fetch a result "
+                 "(docs/reachability.md)", nextJob_, name);
   auto selected = selectAgents(std::move(workers), request.to, " that runs jobs");
   if (!selected) return selected.error();
   for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);

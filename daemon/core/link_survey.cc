@@ -29,7 +29,7 @@ std::vector<std::string> peersOf(const std::vector<SurveyNode>& nodes, const Lin
   auto rank = [&](const SurveyNode& n) { return n.site == site ? 0 : n.site.empty() || site.empty() ? 1 : 2; };
   std::vector<const SurveyNode*> peers;
   for (const SurveyNode& n : nodes)
-    if (n.name != target.node) peers.push_back(&n);
+    if (n.name != target.node && (n.serves || target.direction == LinkDirection::kUp)) peers.push_back(&n);
   const LinkDirection their = opposite(target.direction);
   std::sort(peers.begin(), peers.end(), [&](const SurveyNode* a, const SurveyNode* b) {
     if (rank(*a) != rank(*b)) return rank(*a) < rank(*b);
@@ -61,6 +61,9 @@ std::vector<ProbeRound> planSurvey(const std::vector<SurveyNode>& nodes, const s
   std::vector<ProbeRound> rounds;
   for (const LinkId& target : targets) {
     ProbeRound round{target, {}};
+    const bool serves = std::none_of(nodes.begin(), nodes.end(),
+                                     [&](const SurveyNode& n) { return n.name == target.node && !n.serves; });
+    if (target.direction == LinkDirection::kUp && !serves) continue;
     for (const std::string& peer : peersOf(nodes, target, known, options.maxPeers)) {
       if (target.direction == LinkDirection::kDown) round.flows.emplace_back(peer, target.node);
       else round.flows.emplace_back(target.node, peer);

@@ -19,6 +19,10 @@ namespace hnow::daemon {
 struct SurveyNode {
   std::string name;
   std::string site;  // "" (hnowd): reached from every site
+  // Others can connect to it (reachability.h): in a flow the receiver
+  // connects to the sender, so one that cannot be reached sends in none,
+  // and its uplink is not measured.
+  bool serves = true;
 };
 
 struct ProbeRound {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -43,7 +44,7 @@ Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(Manif
   // Who can take part: alive agents with a data plane.
   std::vector<AgentView> alive;
   for (AgentView& a : coordinator_.status())
-    if (reachable(a)) alive.push_back(std::move(a));
+    if (canTakePart(a)) alive.push_back(std::move(a));
   auto running = std::make_unique<Running>();
   running->algo = request.algo;
   running->replan = request.replan;
@@ -65,7 +66,7 @@ Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(Manif
       if (a.record.name == r.source) source = &a;
     if (!source) return Error{item + ": no alive agent named '" + r.source + "' to read " + r.file + " from"};
     Item it;
-    it.skipped = unreachableWanted(coordinator_.status(), r.to, clock_.now());
+    it.skipped = absentWanted(coordinator_.status(), r.to, clock_.now());
     for (const SkippedAgent& k : it.skipped) spdlog::info("manifest {}: skipped {}: {}", item, k.node, k.why);
     it.nodes.source = nodeOf(*source);
     auto selected = selectAgents(alive, r.to);
@@ -112,7 +113,7 @@ Result<void> ManifestService::planItems(Running& running) {
   for (const AgentView& a : running.agents) {
     nodes.push_back({a.record.name, a.record.site, within(a.record.rates, running.maxRate)});
     // A relay suspect relays nothing (relay_suspects.h); it still serves an item it is the source of.
-    nodes.back().relays = !coordinator_.relaySuspects().suspect(a.record.name);
+    nodes.back().relays = coordinator_.mayRelay(a.record.name);
   }
   placeInRooms(nodes, 0, coordinator_);
   std::vector<ManifestItemNodes> items;
@@ -149,7 +150,7 @@ std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<
     auto node = [&](int a) {
       const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
       return TreeNode{v.record.name, v.record.site, within(v.record.rates, raw->maxRate),
-                      !coordinator_.relaySuspects().suspect(v.record.name)};
+                      coordinator_.mayRelay(v.record.name)};
     };
     settings.nodes.push_back(node(it.nodes.source));
     for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
@@ -224,7 +225,22 @@ void ManifestService::transferReport(const std::string& agent, const std::string
     spdlog::warn("manifest {}: {} failed {}: {}", id, agent, item->request.file, report.message);
   item->operation->report(agent, report);
   if (report.state == TransferReport::State::kParentCorrupt) barInOtherItems(id, *item);
+  if (report.state == TransferReport::State::kParentUnreachable) unreachableInOtherItems(id, agent, *item, report);
   endIfFinished(*operations_.at(id));
+}
+
+// Its children in the other items would wait out the same connect timeout.
+void ManifestService::unreachableInOtherItems(std::uint64_t id, const std::string& reporter, Item& foundIn,
+                                              const TransferReport& report) {
+  for (const std::string& parent : foundIn.operation->takeUnreachable()) {
+    if (coordinator_.reachability().refusedBy(parent, reporter, report.message))
+      spdlog::warn("agent {}: {}", parent, coordinator_.reachability().view(parent).note);
+    spdlog::warn("manifest {}: {} cannot connect to {} ({}); {} feeds nobody in this manifest", id, reporter, parent,
+                 report.message, parent);
+    for (Item& other : operations_.at(id)->items)
+      if (&other != &foundIn && !other.released && other.operation->involves(parent))
+        other.operation->barRelay(parent, "unreachable: " + reporter + " cannot connect to " + parent);
+  }
 }
 
 // A relay caught altering one item's bytes is hostile: it relays no other
@@ -274,6 +290,15 @@ void ManifestService::ratesDrifted(const RateEvent& e, const planner::NodeRates&
       if (it.operation->ratesChanged(e.agent, within(rates, running->maxRate), reason))
         spdlog::info("manifest {}: {} re-planned: {}", id, it.request.file, it.operation->replanNote());
     }
+}
+
+void ManifestService::tick() {
+  for (auto& [id, running] : operations_) {
+    if (running->recorded) continue;
+    const bool started = std::all_of(running->items.begin(), running->items.end(),
+                                     [](const Item& it) { return it.operation != nullptr; });
+    if (started) endIfFinished(*running);
+  }
 }
 
 void ManifestService::endIfFinished(Running& running) {

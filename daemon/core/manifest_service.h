@@ -40,6 +40,9 @@ class ManifestService final : public TransferObserver {
 
   void transferReport(const std::string& agent, const std::string& token,
                       const TransferReport& report) override;
+  // Ends the items that waited in vain for a lost agent to report again
+  // (SendOperation::kBackWithin); hnowd calls it every tick.
+  void tick();
   void agentGone(const std::string& agent) override;
   // Each item re-plans on its own, as a single send does (send_replan.h).
   void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
@@ -62,6 +65,8 @@ class ManifestService final : public TransferObserver {
   // The relays item `caughtIn` of manifest `id` caught altering bytes:
   // logged, counted (relay_suspects.h), barred in its other items too.
   void barInOtherItems(std::uint64_t id, Item& caughtIn);
+  void unreachableInOtherItems(std::uint64_t id, const std::string& reporter, Item& foundIn,
+                               const TransferReport& report);
   // Releases what was prepared, records the failure: the Error to answer.
   Error refused(Running& running, const std::string& why);
 

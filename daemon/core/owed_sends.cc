@@ -85,7 +85,7 @@ void OwedSends::tick() {
   std::set<std::string> known, connected;
   for (const AgentView& a : coordinator_.status()) {
     known.insert(a.record.name);
-    if (reachable(a)) connected.insert(a.record.name);
+    if (canTakePart(a)) connected.insert(a.record.name);
   }
   for (auto it = items_.begin(); it != items_.end();) {
     Item& item = it->second;

@@ -11,7 +11,7 @@ SendOperation::SendOperation(const Clock& clock, SendTree tree, std::vector<std:
                              std::uint64_t size, std::string sha256Hex, SendCommands& commands)
     : clock_(clock), tree_(std::move(tree)), names_(std::move(names)), addresses_(std::move(addresses)),
       size_(size), sha256Hex_(std::move(sha256Hex)), commands_(commands), copies_(names_.size()), cannotServe_(names_.size(), false),
-      barred_(names_.size(), false), movedOff_(names_.size(), -1), leftBarred_(names_.size(), -1), receivedFrom_(names_.size(), -1), failedAsLost_(names_.size(), false), pulledFrom_(names_.size(), -1),
+      barred_(names_.size(), false), movedOff_(names_.size(), -1), leftBarred_(names_.size(), -1), receivedFrom_(names_.size(), -1), failedAsLost_(names_.size(), false), lostAt_(names_.size()), pulledFrom_(names_.size(), -1),
       flows_(names_.size()) {
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].node = names_[i];
@@ -68,6 +68,7 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
     case TransferReport::State::kProgress: break;
     case TransferReport::State::kParentLost: break;  // the agent retries; a lost parent is re-parented
     case TransferReport::State::kParentCorrupt: parentCorrupt(static_cast<std::size_t>(i), r); break;
+    case TransferReport::State::kParentUnreachable: parentUnreachable(static_cast<std::size_t>(i), r); break;
     case TransferReport::State::kFailed: fail(i, r.message); break;
     case TransferReport::State::kDone:
       if (r.sha256 != sha256Hex_) {
@@ -93,6 +94,7 @@ void SendOperation::lost(const std::string& node) {
   const bool wasReceiving = copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving;
   fail(i, "agent lost");
   failedAsLost_[static_cast<std::size_t>(i)] = wasReceiving;
+  lostAt_[static_cast<std::size_t>(i)] = clock_.now();
 }
 
 // It reports again (seen in netns.replan_test: heartbeats queued behind
@@ -181,6 +183,35 @@ void SendOperation::parentCorrupt(std::size_t node, const TransferReport& r) {
   if (copies_[node].state == CopyStatus::State::kReceiving && pulledFrom_[node] == before) pullAgain(node, reason);
   // It reported this parent: its next report concerns the one it pulls from now.
   movedOff_[node] = leftBarred_[node] = -1;
+}
+
+// A parent its child cannot connect to (behind NAT or a firewall that drops
+// inbound connections, docs/reachability.md) serves nobody for the rest of
+// the send: the child is never sent back to it, its other children move
+// with it, and its own copy goes on (it connects out to its own parent).
+// The source cannot be replaced: that copy fails, saying which port to open.
+void SendOperation::parentUnreachable(std::size_t node, const TransferReport& r) {
+  int parent = pulledFrom_[node];
+  if (!r.parentAddress.empty())
+    for (std::size_t p = 0; p < addresses_.size(); ++p)
+      if (addresses_[p] == r.parentAddress) parent = static_cast<int>(p);
+  if (parent < 0) return;
+  if (parent == 0) {
+    // Nothing else holds the file: tried again a few times (a burst of
+    // connections may have overflowed its accept queue), then the copy fails.
+    if (++sourceRefusals_[node] < kSourceConnectTries) return pullAgain(node, "the source did not answer");
+    fail(static_cast<int>(node), "cannot connect to " + names_[0] + "'s data plane at " + addresses_[0] + " (" +
+                                     r.message + ", " + std::to_string(kSourceConnectTries) +
+                                     " times): it must accept connections from the agents");
+    return;
+  }
+  const std::string reason = "unreachable: " + names_[node] + " cannot connect to " +
+                             names_[static_cast<std::size_t>(parent)] + " (" + r.message + ")";
+  if (!barred_[static_cast<std::size_t>(parent)]) unreachable_.push_back(names_[static_cast<std::size_t>(parent)]);
+  bar(parent, reason);
+  // It waits to be told where to pull from: told now if barring the parent
+  // moved it nowhere (a report about a parent it has left changes nothing).
+  if (copies_[node].state == CopyStatus::State::kReceiving && pulledFrom_[node] == parent) pullAgain(node, reason);
 }
 
 // A relay that alters a chunk sends it to all its children at about the same
@@ -290,10 +321,16 @@ void SendOperation::moveTo(std::size_t node, int parent, const std::string& reas
   commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);
 }
 
+// A copy failed only for its agent being lost may still come back: the
+// send stays open kBackWithin for it (docs/reachability.md).
 bool SendOperation::finished() const {
-  for (std::size_t i = 1; i < copies_.size(); ++i)
+  const TimePoint now = clock_.now();
+  for (std::size_t i = 1; i < copies_.size(); ++i) {
     if (copies_[i].state == CopyStatus::State::kWaiting || copies_[i].state == CopyStatus::State::kReceiving)
       return false;
+    if (failedAsLost_[i] && now - lostAt_[i] < kBackWithin) return false;
+  }
+  if (ended_ == TimePoint{}) ended_ = now;
   return true;
 }
 

@@ -6,6 +6,7 @@
 // (send_replan.h) and moves only the nodes whose parent changes.
 // Logic only: time through Clock, commands through SendCommands.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,7 +36,9 @@ struct TransferReport {
   // kParentCorrupt: a chunk (or a digest list) from its parent differed from
   // the source's digests; the agent dropped that parent, holds `bytes`
   // checked, and waits to be told where to pull from (`message`: what differed).
-  enum class State { kProgress, kDone, kFailed, kParentLost, kParentCorrupt };
+  // kParentUnreachable: the agent could not open a connection to its parent
+  // (`parentAddress`) and waits to be told where else to pull from.
+  enum class State { kProgress, kDone, kFailed, kParentLost, kParentCorrupt, kParentUnreachable };
   State state = State::kProgress;
   std::uint64_t bytes = 0;
   std::uint64_t corruptChunks = 0;
@@ -145,6 +148,9 @@ class SendRun {
   // The relays caught altering bytes since the last call, each once per send
   // however many of its children caught it: SendService logs and counts them.
   virtual std::vector<RelayFault> takeRelayFaults() = 0;
+  // The agents a child could not connect to since the last call, each once
+  // per send: they serve nobody in it, and SendService plans them as leaves.
+  virtual std::vector<std::string> takeUnreachable() = 0;
 };
 
 // What replanning needs besides the tree: the rates it was planned from.
@@ -219,6 +225,7 @@ class SendOperation final : public SendRun {
   int replans() const override { return replans_; }
   std::size_t parentChangeCount() const override { return changes_.size(); }
   std::vector<RelayFault> takeRelayFaults() override { return std::exchange(faults_, {}); }
+  std::vector<std::string> takeUnreachable() override { return std::exchange(unreachable_, {}); }
   // Reported when the send started, not since: the tree as planned.
   const SendTree& plan() const { return tree_; }
 
@@ -232,6 +239,7 @@ class SendOperation final : public SendRun {
   int standing(int node) const;
   void bar(int node, const std::string& cause);
   void parentCorrupt(std::size_t node, const TransferReport& report);
+  void parentUnreachable(std::size_t node, const TransferReport& report);
   int accusedBy(std::size_t node, const std::string& parentAddress);
   // Told to pull again from its parent (it dropped that connection).
   void pullAgain(std::size_t node, const std::string& reason);
@@ -258,8 +266,17 @@ class SendOperation final : public SendRun {
   std::vector<int> movedOff_;
   std::vector<int> leftBarred_;
   std::vector<RelayFault> faults_;  // until takeRelayFaults()
+  std::vector<std::string> unreachable_;  // parents a child could not connect to, until takeUnreachable()
+  static constexpr int kSourceConnectTries = 3;
+  std::map<std::size_t, int> sourceRefusals_;  // per node: connections to the source that failed
   std::vector<int> receivedFrom_;    // the parent when the copy finished
   std::vector<bool> failedAsLost_;   // failed only for being lost: a report brings it back
+  std::vector<TimePoint> lostAt_;    // when it was lost
+  // How long a send whose other copies are over waits for a lost agent to
+  // report again: an agent that dropped its connection to an hnowd too busy
+  // to answer logs back in within a second or two of it answering again;
+  // a dead one costs the send this much more.
+  static constexpr Duration kBackWithin = std::chrono::seconds(5);
   std::vector<int> pulledFrom_;      // the parent each agent was last told to pull from
   ReplanSettings replanning_;
   bool canReplan_ = false;
@@ -270,7 +287,7 @@ class SendOperation final : public SendRun {
   std::vector<ParentChange> changes_;
   TransferFlows flows_;
   TimePoint started_{};
-  TimePoint ended_{};
+  mutable TimePoint ended_{};  // set when finished() first holds
 };
 
 }  // namespace hnow::daemon

@@ -51,7 +51,7 @@ SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::stri
 SendService::~SendService() { coordinator_.removeTransferObserver(this); }
 
 std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
-  return unreachableWanted(coordinator_.status(), request.to, clock_.now());
+  return absentWanted(coordinator_.status(), request.to, clock_.now());
 }
 
 Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {
@@ -62,9 +62,9 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
     spdlog::warn("refused a send: {}", dest.error().message);
     return dest.error();
   }
-  std::vector<AgentView> reachableAgents;
+  std::vector<AgentView> present;
   for (AgentView& a : coordinator_.status())
-    if (reachable(a)) reachableAgents.push_back(std::move(a));
+    if (canTakePart(a)) present.push_back(std::move(a));
   const std::vector<SkippedAgent> skipped = skippedOf(request);
   std::vector<std::string> to = request.to;
   // --until-all: an agent or site named whose agents cannot receive now is
@@ -75,14 +75,14 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
       bool off = false;
       for (const AgentView& a : known)
         if (wantedBy(a, {t})) {
-          if (reachable(a)) return false;
+          if (canTakePart(a)) return false;
           off = true;
         }
       return off;
     });
   }
   if (request.untilAll && to.empty() && !request.to.empty()) return Error{kNoneCanReceive};
-  auto selected = selectAgents(std::move(reachableAgents), to);
+  auto selected = selectAgents(std::move(present), to);
   if (!selected) {
     // An agent named that hnowd knows but cannot reach: say why.
     for (const SkippedAgent& k : skipped)
@@ -275,9 +275,9 @@ std::vector<AgentView> SendService::otherServers(const SendRequest& request, con
     const double up = capped(a.record.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
     const bool inSend = std::any_of(chosen.begin(), chosen.end(),
                                     [&a](const AgentView& c) { return c.record.name == a.record.name; });
-    // A relay suspect serves nobody (relay_suspects.h): not asked.
-    if (!inSend && reachable(a) && up > (1.0 + kHeldSourceGain) * hnowd &&
-        !coordinator_.relaySuspects().suspect(a.record.name))
+    // A relay suspect, or an agent others cannot connect to, serves nobody
+    // (relay_suspects.h, reachability.h): not asked.
+    if (!inSend && canTakePart(a) && up > (1.0 + kHeldSourceGain) * hnowd && coordinator_.mayRelay(a.record.name))
       out.push_back(std::move(a));
   }
   std::sort(out.begin(), out.end(), [](const AgentView& a, const AgentView& b) {
@@ -419,6 +419,15 @@ void SendService::transferReport(const std::string& agent, const std::string& to
     spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
   if (running.operation->report(agent, token, report))
     spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
+  if (report.state == TransferReport::State::kParentUnreachable) {
+    for (const std::string& parent : running.operation->takeUnreachable()) {
+      if (coordinator_.reachability().refusedBy(parent, agent, report.message))
+        spdlog::warn("agent {}: {}", parent, coordinator_.reachability().view(parent).note);
+      spdlog::warn("send {}: {} cannot connect to {} ({}); {} feeds nobody in this send", id, agent, parent,
+                   report.message, parent);
+    }
+    logReplan(id, *running.operation);
+  }
   if (report.state == TransferReport::State::kParentCorrupt) {
     const std::vector<RelayFault> faults = running.operation->takeRelayFaults();
     // None: the source's own bytes (its file changed), or a parent already barred.
@@ -429,6 +438,11 @@ void SendService::transferReport(const std::string& agent, const std::string& to
     logReplan(id, *running.operation);
   }
   endIfFinished(running);
+}
+
+void SendService::tick() {
+  for (auto& [id, running] : operations_)
+    if (!running->released && running->operation) endIfFinished(*running);
 }
 
 void SendService::agentGone(const std::string& agent) {

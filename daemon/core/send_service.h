@@ -88,6 +88,9 @@ class SendService final : public TransferObserver {
   // under way pace hnowd's uplink at the new cap from now on, within the
   // lowest --max-rate among them. Nothing when none runs.
   void sourceCapsChanged();
+  // Ends the sends that waited in vain for a lost agent to report again
+  // (SendOperation::kBackWithin); hnowd calls it every tick.
+  void tick();
   // Whether the directory at `path` here has the listing digest
   // `listingHex` (a client's, treeListingDigest); `done` once, later.
   void seesTree(const std::string& path, const std::string& listingHex, std::function<void(bool same)> done);

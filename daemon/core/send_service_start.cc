@@ -68,16 +68,17 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
     node.rates.uplinkBytesPerSecond = capped(node.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);
     node.rates.downlinkBytesPerSecond = capped(node.rates.downlinkBytesPerSecond, request.maxRateBytesPerSecond);
   }
-  // A relay suspect receives its copy but feeds nobody (relay_suspects.h,
-  // docs/security.md): in this plan, its replans and its stripes.
-  coordinator_.relaySuspects().planLeaves(nodes);
+  // A relay suspect, or an agent others cannot connect to, receives its
+  // copy but feeds nobody (relay_suspects.h, docs/security.md,
+  // reachability.h): in this plan, its replans and its stripes.
+  coordinator_.planLeaves(nodes);
   return nodes;
 }
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                                Started started, HeldAtDest atDest, std::vector<AgentView> holders) {
-  // A relay suspect serves nobody, its own held copy neither.
-  std::erase_if(holders, [this](const AgentView& a) { return coordinator_.relaySuspects().suspect(a.record.name); });
+  // A relay suspect serves nobody, its own held copy neither; nor does an agent others cannot connect to.
+  std::erase_if(holders, [this](const AgentView& a) { return !coordinator_.mayRelay(a.record.name); });
   auto p = std::make_shared<Prepared>();
   p->atDest = std::move(atDest);
   p->tree = bundle && bundle->tree;

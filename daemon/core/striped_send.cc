@@ -38,6 +38,7 @@ bool StripedSend::report(const std::string& node, const std::string& token, cons
     const bool back = stripes_[k]->report(node, report);
     if (report.state == TransferReport::State::kProgress) endGame(stripes_[k]->nodeIndex(node));
     if (report.state == TransferReport::State::kParentCorrupt) barEverywhere(k);
+    if (report.state == TransferReport::State::kParentUnreachable) unreachableEverywhere(k);
     if (report.state == TransferReport::State::kProgress || report.state == TransferReport::State::kParentLost)
       return back;
     // One stripe failed at the node fails its file: its other stripes stop
@@ -64,6 +65,19 @@ void StripedSend::barEverywhere(std::size_t caughtIn) {
     note_ = fault.relay + " relays nothing more: in each stripe its children moved";
     reshare("replan: " + cause);
     faults_.push_back(fault);
+  }
+}
+
+// Its children in every stripe would wait out the same connect timeout.
+void StripedSend::unreachableEverywhere(std::size_t foundIn) {
+  for (const std::string& agent : stripes_[foundIn]->takeUnreachable()) {
+    const std::string cause = "unreachable: a child cannot connect to " + agent + " in stripe " +
+                              std::to_string(foundIn + 1);
+    for (std::size_t k = 0; k < stripes_.size(); ++k)
+      if (k != foundIn) stripes_[k]->barRelay(agent, cause);
+    note_ = agent + " accepts no connection: in each stripe its children moved";
+    reshare("replan: " + cause);
+    unreachable_.push_back(agent);
   }
 }
 

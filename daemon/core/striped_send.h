@@ -70,11 +70,14 @@ class StripedSend final : public SendRun {
   int replans() const override { return replans_; }
   std::size_t parentChangeCount() const override;
   std::vector<RelayFault> takeRelayFaults() override;
+  std::vector<std::string> takeUnreachable() override { return std::exchange(unreachable_, {}); }
 
  private:
   bool reshare(const std::string& reason);
   // The relays stripe `caughtIn` caught altering bytes, barred in every stripe.
   void barEverywhere(std::size_t caughtIn);
+  // A parent a child could not connect to in stripe `foundIn` serves in no stripe.
+  void unreachableEverywhere(std::size_t foundIn);
   void endGame(int node);
   // Children node j still feeds bytes of a stripe, over every stripe.
   int feeding(int j) const;
@@ -92,6 +95,7 @@ class StripedSend final : public SendRun {
   std::string note_;
   std::vector<std::vector<bool>> endGameMoved_;  // [stripe][node]
   std::vector<RelayFault> faults_;  // taken from the stripes, until takeRelayFaults()
+  std::vector<std::string> unreachable_;  // taken from the stripes, until takeUnreachable()
 };
 
 }  // namespace hnow::daemon

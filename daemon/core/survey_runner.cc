@@ -30,7 +30,8 @@ std::vector<SurveyNode> SurveyRunner::surveyNodes() const {
   std::vector<SurveyNode> nodes{{kCoordinatorNode, rooms.coordinatorRoom}};
   for (const AgentView& a : agents)
     if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
-      nodes.push_back({a.record.name, rooms.foundBy.empty() ? a.record.site : rooms.roomOf.at(a.record.name)});
+      nodes.push_back({a.record.name, rooms.foundBy.empty() ? a.record.site : rooms.roomOf.at(a.record.name),
+                       a.reachability.reachable});
   return nodes;
 }
 

@@ -66,6 +66,10 @@ std::vector<ProbeRound> planTrunkSurvey(const std::vector<SurveyNode>& nodes, co
                                                : membersOf(nodes, *room);
     std::vector<std::string> receivers = inwards ? membersOf(nodes, *room)
                                                  : farSide(nodes, *room, known, LinkDirection::kDown);
+    // A receiver connects to its sender: one others cannot reach sends in no flow.
+    std::erase_if(senders, [&](const std::string& name) {
+      return std::any_of(nodes.begin(), nodes.end(), [&](const SurveyNode& n) { return n.name == name && !n.serves; });
+    });
     if (senders.empty() || receivers.empty()) continue;
     if (!inwards) byKnown(senders, known, LinkDirection::kUp);
     if (inwards) byKnown(receivers, known, LinkDirection::kDown);

@@ -191,13 +191,21 @@ void DataSourcePlane::receiveFile(const std::string& token, std::uint64_t size, 
 
 void DataSourcePlane::onTransfer(const transport::data::TransferEvent& e) {
   using Kind = transport::data::TransferEvent::Kind;
-  if (e.kind != Kind::kDone && e.kind != Kind::kFailed) return;
+  // hnowd pulls from the one agent that holds it: a parent it cannot
+  // connect to has no stand-in, so that receive fails (the job gives the
+  // share to another agent) instead of waiting for ever.
+  if (e.kind != Kind::kDone && e.kind != Kind::kFailed && e.kind != Kind::kParentUnreachable) return;
   auto it = receiving_.find(e.token);
   if (it == receiving_.end()) return;
   Receive receive = std::move(it->second);
   receiving_.erase(it);
   if (e.kind == Kind::kDone) receive.done(receive.path);
-  else receive.done(Error{e.message});
+  else if (e.kind == Kind::kParentUnreachable) {
+    plane_.release(e.token);
+    receive.done(Error{"cannot connect to the agent's data plane at " + e.parent + " (" + e.message + ")"});
+  } else {
+    receive.done(Error{e.message});
+  }
 }
 
 void DataSourcePlane::release(const std::string& token) {

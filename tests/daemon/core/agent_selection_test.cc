@@ -44,11 +44,11 @@ TEST_CASE("a --to name that matches no candidate is refused with the name and wh
 }
 
 TEST_CASE("only a connected, alive agent with a data plane can take part") {
-  CHECK(reachable(agent("a1", "")));
-  CHECK_FALSE(reachable(agent("a1", "", false)));
+  CHECK(canTakePart(agent("a1", "")));
+  CHECK_FALSE(canTakePart(agent("a1", "", false)));
   AgentView silent = agent("a2", "");
   silent.registration.dataAddress.clear();
-  CHECK_FALSE(reachable(silent));
+  CHECK_FALSE(canTakePart(silent));
 }
 
 TEST_CASE("a destination that is empty or climbs out with '..' is refused before anything is opened") {
