@@ -36,6 +36,9 @@ constexpr hnow::Duration kFirstBackoff = 100ms;
 constexpr hnow::Duration kMaxBackoff = 5s;
 // A heartbeat unanswered this long means hnowd is gone even if TCP says not.
 constexpr hnow::Duration kHeartbeatTimeout = 5s;
+// Transfers are kept this long after the connection to hnowd ends, for the
+// same hnowd to resume them (docs/reachability.md, "Lost while flowing").
+constexpr hnow::Duration kKeepTransfers = 30s;
 
 kj::Duration toKj(hnow::Duration d) { return d.count() * kj::NANOSECONDS; }
 
@@ -119,6 +122,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> release(ReleaseContext context) override {
     const std::string token = tokenOf(context.getParams().getToken());
     runtime_.receiver().release(token);
+    runtime_.forgetReport(token);
     runtime_.paceReceive(token, 0.0, 0.0);
     return kj::READY_NOW;
   }
@@ -285,7 +289,7 @@ AgentRuntime::AgentRuntime(const conf::AgentConfig& config, AgentCredentials& cr
                  config.emulate.computeFactor},
       backoff_(kFirstBackoff) {}
 
-AgentRuntime::~AgentRuntime() = default;
+AgentRuntime::~AgentRuntime() { *alive_ = false; }
 
 void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   if (receiver_) return;
@@ -323,8 +327,13 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
                    });
 }
 
-void AgentRuntime::forgetOperations() {
+void AgentRuntime::forgetJobs() {
   if (jobs_) jobs_->dropAll();
+}
+
+void AgentRuntime::forgetOperations() {
+  forgetJobs();
+  lastReports_.clear();
   if (receiver_) receiver_->releaseAll();
   paces_.clear();
   downPaces_.clear();
@@ -452,7 +461,16 @@ kj::Promise<void> AgentRuntime::run() {
             })
       .then([this]() {
         wakeProbe_.reset();
-        forgetOperations();
+        forgetJobs();
+        // A while for the same hnowd to come back (an overloaded one that let
+        // heartbeats go unanswered): not for ever, a dead one holds disk here.
+        keepingTransfers_ = timer_.afterDelay(toKj(kKeepTransfers)).then([this]() {
+                                                  if (session_) return;
+                                                  spdlog::warn("hnowd is not back after {:.0f} s: dropping {} transfer(s)",
+                                                               hnow::seconds(kKeepTransfers), lastReports_.size());
+                                                  forgetOperations();
+                                                  coordinatorInstance_ = 0;
+                                                }).eagerlyEvaluate(nullptr);
         // Jitter keeps a lab's agents from reconnecting in lockstep after a restart.
         static std::minstd_rand random(std::random_device{}());
         double jitter = 0.8 + 0.4 * (random() % 1000) / 1000.0;
@@ -511,6 +529,16 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
           .then([this](auto response) {
             wire::AgentSession::Client session = response.getSession();
             session_ = session;
+            keepingTransfers_ = nullptr;
+            const std::uint64_t instance = response.getInstance();
+            if (instance == 0 || instance != coordinatorInstance_) {
+              if (!lastReports_.empty())
+                spdlog::info("dropping {} transfer(s) an earlier hnowd started here", lastReports_.size());
+              forgetOperations();
+            } else {
+              reportAgain();
+            }
+            coordinatorInstance_ = instance;
             credentials_.loggedIn(coordinatorKey_);
             backoff_ = kFirstBackoff;
             spdlog::info("registered with hnowd at {} as {} (site {})", config_.coordinator,

@@ -65,6 +65,8 @@ class AgentRuntime {
   Receiver& receiver() { return *receiver_; }
   // `hnow run`'s shares; exists with the data plane.
   JobRunner* jobs() { return jobs_.get(); }  // null without a data root
+  // A transfer hnowd released: its last event goes too.
+  void forgetReport(const std::string& token) { lastReports_.erase(token); }
   // Reads of the destinations that take seconds (AgentControl treeHeld, fileHeld).
   transport::OffThread& offThread() { return offThread_; }
 
@@ -81,11 +83,20 @@ class AgentRuntime {
   void evaluateCaps();
   // Starts the data plane on the address this agent reaches hnowd from.
   void startDataPlane(kj::AsyncIoStream& controlStream);
-  // The connection to hnowd ended, and with it every operation
-  // hnowd had here (it fails a lost agent's part, and a restarted hnowd knows
-  // none): temp files, served files, job files and running commands go.
+  // Logged in to another hnowd than before (a restarted one knows none of
+  // them): every transfer goes, temp files and served files with it.
   void forgetOperations();
+  // The connection to hnowd ended: job files and running commands go (hnowd
+  // gives a lost agent's shares to others). Transfers go on: data moves
+  // between agents without hnowd, and the same hnowd, reached again, resumes
+  // a lost agent's copy from what it holds (docs/reachability.md).
+  void forgetJobs();
   void reportTransfer(const transport::data::TransferEvent& event, const transport::data::UnpackedTree* unpacked);
+  // Sends a transfer's last event to hnowd; `forget` in the answer releases it.
+  void sendReport(const std::string& token);
+  // Back at the same hnowd: each held transfer's last event again, so that
+  // a copy counted lost meanwhile resumes and one whose send ended is released.
+  void reportAgain();
   void applyRates();
 
   const conf::AgentConfig& config_;
@@ -108,6 +119,18 @@ class AgentRuntime {
   std::string dataAddress_;
   std::string dataHost_;  // the address it listens on: the control connection's own
   std::optional<wire::AgentSession::Client> session_;  // while logged in
+  // The hnowd instance of the last login (0: none yet), and the last event
+  // of each transfer it has not released.
+  std::uint64_t coordinatorInstance_ = 0;
+  struct LastReport {
+    transport::data::TransferEvent event;
+    std::optional<transport::data::UnpackedTree> unpacked;
+  };
+  std::map<std::string, LastReport> lastReports_;
+  // While logged out: forgets the transfers if hnowd is not back in time.
+  kj::Promise<void> keepingTransfers_ = nullptr;
+  // False once destroyed: an answer to a report may come after that.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   transport::PublicKey coordinatorKey_{};  // the key hnowd proved on this connection
   kj::Promise<void> reporting_ = nullptr;
 };

@@ -2,10 +2,14 @@
 // receive (progress, done with what a tree's unpack published, failed, a
 // lost parent, a parent whose bytes the source's digests refute), over the
 // session; a job file's events go to the job runner instead.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <vector>
 
 #include "agent/agent_runtime.h"
 #include "agent/job_runner.h"
+#include "agent/receiver.h"
 #include "base/printable.h"
 
 namespace hnow::agent {
@@ -33,8 +37,24 @@ void treeToWire(const transport::data::UnpackedTree& t, wire::TreeOutcome::Build
 
 void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const transport::data::UnpackedTree* unpacked) {
   if (jobs_ && jobs_->onTransfer(e)) return;  // a job file's: answered by fetchJobFile
-  // Without a session the report is dropped: hnowd counts this agent lost anyway.
-  if (!session_) return;
+  LastReport& last = lastReports_[e.token];
+  last.event = e;
+  if (unpacked && e.kind == transport::data::TransferEvent::Kind::kDone) last.unpacked = *unpacked;
+  // Without a session it waits: sent again once logged back in to the same hnowd.
+  if (session_) sendReport(e.token);
+}
+
+void AgentRuntime::reportAgain() {
+  std::vector<std::string> tokens;
+  for (const auto& [token, last] : lastReports_) tokens.push_back(token);
+  if (!tokens.empty()) spdlog::info("back at hnowd: reporting {} transfer(s) again", tokens.size());
+  for (const std::string& token : tokens) sendReport(token);
+}
+
+void AgentRuntime::sendReport(const std::string& token) {
+  auto it = lastReports_.find(token);
+  if (it == lastReports_.end() || !session_) return;
+  const transport::data::TransferEvent& e = it->second.event;
   auto request = session_->reportTransferRequest();
   auto out = request.initReport();
   out.setToken(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(e.token.data()), e.token.size()));
@@ -45,6 +65,7 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
     case Kind::kFailed: out.setState(wire::TransferState::FAILED); break;
     case Kind::kParentLost: out.setState(wire::TransferState::PARENT_LOST); break;
     case Kind::kParentCorrupt: out.setState(wire::TransferState::PARENT_CORRUPT); break;
+    case Kind::kParentUnreachable: out.setState(wire::TransferState::PARENT_UNREACHABLE); break;
   }
   out.setBytes(e.bytes);
   out.setCorruptChunks(e.corruptChunks);
@@ -52,8 +73,17 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
   out.setPath(e.path);
   out.setSha256(e.sha256Hex);
   out.setParentAddress(e.parent);
-  if (unpacked && e.kind == Kind::kDone) treeToWire(*unpacked, out.initTree());
-  request.send().ignoreResult().detach([](kj::Exception&&) {});
+  if (it->second.unpacked && e.kind == Kind::kDone) treeToWire(*it->second.unpacked, out.initTree());
+  // No operation of hnowd's holds it any more: it ended while this agent was away.
+  request.send()
+      .then([this, alive = alive_, token](auto answer) {
+        if (!*alive || !answer.getForget() || !lastReports_.count(token)) return;
+        spdlog::info("hnowd no longer runs a transfer held here: released");
+        lastReports_.erase(token);
+        if (receiver_) receiver_->release(token);
+        paceReceive(token, 0.0, 0.0);
+      })
+      .detach([](kj::Exception&&) {});
 }
 
 }  // namespace hnow::agent

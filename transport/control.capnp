@@ -130,7 +130,10 @@ interface Gate {
   # An operator listed in hnowd's config ([[operators]]) signs the nonce as
   # role "operator" under its name.
   loginAgentKey @4 (credential :AgentCredential, registration :Registration, control :AgentControl)
-                -> (session :AgentSession);
+                -> (session :AgentSession, instance :UInt64);
+  # instance: drawn at random when hnowd starts. An agent logging back in
+  # to the same instance keeps its transfers (hnowd still runs them), to
+  # another one it drops them.
   # The signature's name is the registration's name, which must be bound to
   # the key; the credential may enroll the key under that name first.
 }
@@ -160,8 +163,10 @@ interface AgentSession {
   # Overheads and compute; links only when emulated.
   ping @2 ();
   # Small-message round trip for the overhead probe.
-  reportTransfer @3 (report :TransferReport);
+  reportTransfer @3 (report :TransferReport) -> (forget :Bool);
   # Progress of a receive: throttled progress, then done or failed.
+  # forget: no operation of hnowd's holds this token any more (it ended
+  # while the agent was away): the agent releases it.
   reportCaps @4 (caps :LinkCaps);
   # The bandwidth caps in force on the agent's links: after every login and
   # whenever its schedule changes them.
@@ -233,6 +238,7 @@ enum TransferState {
   failed @2;
   parentLost @3;     # the parent's connection ended; the agent retries until re-parented
   parentCorrupt @4;  # the parent sent a chunk the source's digests refute; dropped, waiting to be re-parented
+  parentUnreachable @5;  # the connection to the parent could not be opened (refused or timed out); waiting to be re-parented
 }
 
 struct TransferReport {
@@ -244,7 +250,7 @@ struct TransferReport {
   path @5 :Text;             # done: the absolute path on the agent
   sha256 @6 :Text;           # done: hex
   tree @7 :TreeOutcome;      # done, a tree's: what the unpack published
-  parentAddress @8 :Text;    # parentCorrupt: the parent (as hnowd named it) whose bytes differed
+  parentAddress @8 :Text;    # parentCorrupt, parentUnreachable: the parent (as hnowd named it) in question
 }
 
 # A path of a tree (relative to its top, bytes that are not printable
@@ -369,6 +375,7 @@ struct AgentStatus {
   relayFaults @13 :UInt32;      # sends in which a child caught it relaying altered bytes (2: planned as a leaf)
   networks @14 :List(Text);     # as it registered them (Registration)
   gateway @15 :Text;
+  unreachable @16 :Text;        # why others cannot connect to its data plane ("" they can): planned as a leaf
 }
 
 struct CoordinatorStatus {

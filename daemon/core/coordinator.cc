@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <random>
 
 #include "core/rooms.h"
 #include "core/trunk_verdict.h"
@@ -30,7 +31,11 @@ std::optional<RateMethod> storedMethod(const std::string& name) {
 Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStore& store,
                          std::optional<LinkOptions> links)
     : clock_(clock), table_(clock, options), linkOptions_(links ? *links : linkOptionsFrom(options)),
-      links_(clock, linkOptions_.book), store_(store), operations_(clock, store) {}
+      links_(clock, linkOptions_.book), store_(store), operations_(clock, store), instance_([] {
+        std::random_device random;
+        // Never 0: an agent takes 0 as "no instance" (an hnowd that does not say).
+        return ((std::uint64_t{random()} << 32) | random()) | 1;
+      }()) {}
 
 WallTime Coordinator::wallOf(TimePoint t) const { return clock_.wallNow() - (clock_.now() - t); }
 TimePoint Coordinator::steadyOf(WallTime t) const { return clock_.now() - (clock_.wallNow() - t); }
@@ -108,6 +113,15 @@ SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<Ag
   agent.session = session;
   agent.link = std::move(link);
   changed_.insert(agent.registration.name);
+  const std::string& name = agent.registration.name;
+  const std::string& address = agent.registration.dataAddress;
+  if (reachProbe_ && !address.empty() && reach_.needsCheck(name, address))
+    reachProbe_->check(address, [this, name, address](Result<void> outcome) {
+      const bool was = reach_.reachable(name);
+      reach_.checked(name, address, outcome);
+      if (was && !reach_.reachable(name)) spdlog::warn("agent {}: {}", name, reach_.view(name).note);
+      if (!was && reach_.reachable(name)) spdlog::info("agent {} accepts connections at {} again", name, address);
+    });
   return session;
 }
 
@@ -150,6 +164,7 @@ bool Coordinator::reportCaps(SessionId session, const CapsInForce& caps) {
   Agent* agent = current(session);
   if (!agent) return false;
   caps_[agent->registration.name] = caps;
+  table_.heartbeat(agent->registration.name);
   return true;
 }
 
@@ -345,6 +360,8 @@ bool Coordinator::reportTransfer(SessionId session, const std::string& token,
                                  const TransferReport& report) {
   Agent* agent = current(session);
   if (!agent) return false;
+  // Any sign of life counts, not heartbeats alone: they may queue behind data.
+  table_.heartbeat(agent->registration.name);
   if (auto owner = owners_.find(token); owner != owners_.end())
     owner->second->transferReport(agent->registration.name, token, report);
   return true;
@@ -375,6 +392,7 @@ std::vector<AgentView> Coordinator::status() const {
     }
     if (record.hasRates) view.ratesAgeSeconds = seconds(now - record.ratesAt);
     view.relayFaults = suspects_.faults(record.name);
+    view.reachability = reach_.view(record.name);
     out.push_back(std::move(view));
   }
   return out;
@@ -415,6 +433,7 @@ Result<void> Coordinator::forget(const std::string& name) {
   caps_.erase(name);
   loads_.forget(name);
   suspects_.forget(name);
+  reach_.forget(name);
   changed_.erase(name);
   lastSeenSaved_.erase(name);
   for (LinkDirection d : {LinkDirection::kUp, LinkDirection::kDown}) linksSaved_.erase({name, d});

@@ -20,6 +20,7 @@
 #include "core/node_loads.h"
 #include "core/operation_log.h"
 #include "core/rate_table.h"
+#include "core/reachability.h"
 #include "core/relay_suspects.h"
 #include "core/room_map.h"
 #include "core/transfer_observer.h"
@@ -66,6 +67,7 @@ struct AgentView {
   // Sends in which it relayed bytes that differ from the source's
   // (relay_suspects.h); kSuspectFaults or more: planned as a leaf.
   int relayFaults = 0;
+  ReachabilityView reachability;  // can others connect to it (reachability.h)
 };
 
 // Rates an agent paces its data plane at (0: not paced, a real link).
@@ -154,6 +156,9 @@ class Coordinator {
   // The session's connection ended; a stale session is ignored.
   void detach(SessionId session);
 
+  // hnowd's loop ran `lag` late (an overloaded machine): agents are not
+  // counted silent for it (RateTable::excuse).
+  void loopLagged(Duration lag) { table_.excuse(lag); }
   // Call periodically: marks agents lost or back, detects drift (the link
   // book's capacity changes and the agents' compute).
   std::vector<RateEvent> tick();
@@ -224,6 +229,19 @@ class Coordinator {
   // and manifests count what they catch here, in memory.
   RelaySuspects& relaySuspects() { return suspects_; }
   const RelaySuspects& relaySuspects() const { return suspects_; }
+  // Which agents others can connect to (reachability.h). With a probe set,
+  // every agent that registers with a data address not checked yet is
+  // checked from hnowd; the probe must outlive the coordinator's use of it.
+  Reachability& reachability() { return reach_; }
+  const Reachability& reachability() const { return reach_; }
+  void setReachabilityProbe(ReachabilityProbe* probe) { reachProbe_ = probe; }
+  // May `agent` feed others: reachable, and not a relay suspect.
+  bool mayRelay(const std::string& agent) const { return reach_.reachable(agent) && !suspects_.suspect(agent); }
+  // Every node past [0] that may not relay planned as a leaf (TreeNode::relays).
+  void planLeaves(std::vector<TreeNode>& nodes) const {
+    suspects_.planLeaves(nodes);
+    reach_.planLeaves(nodes);
+  }
 
   // The sends in progress hear of reports and losses; main() sets it.
   // Every observer hears every report, loss and drift, and ignores what is
@@ -236,6 +254,10 @@ class Coordinator {
   // or a guess) is dropped.
   void claimToken(const std::string& token, TransferObserver* owner) { owners_[token] = owner; }
   void releaseToken(const std::string& token) { owners_.erase(token); }
+  bool tokenOwned(const std::string& token) const { return owners_.count(token) > 0; }
+  // Drawn at random at construction: an agent that logs back in to the
+  // same instance keeps its transfers, which this hnowd still runs.
+  std::uint64_t instance() const { return instance_; }
   // False when `session` is not the agent's current session.
   bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
   // The command link of a connected agent, or null.
@@ -284,6 +306,9 @@ class Coordinator {
   std::map<std::string, std::string> measuredRooms_;
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
   RelaySuspects suspects_;
+  Reachability reach_;
+  std::uint64_t instance_;
+  ReachabilityProbe* reachProbe_ = nullptr;
   int interruptedAtStart_ = 0;
 };
 

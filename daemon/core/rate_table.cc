@@ -1,5 +1,6 @@
 #include "core/rate_table.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hnow::daemon {
@@ -62,6 +63,11 @@ void RateTable::watch(Entry& entry, double value, std::vector<RateEvent>& events
   events.push_back({RateEvent::Kind::kDrift, entry.record.name, "compute", w.baseline, value});
   w.baseline = value;  // plans made from now on use the new value
   w.outsideSince.reset();
+}
+
+void RateTable::excuse(Duration lag) {
+  const TimePoint now = clock_.now();
+  for (auto& [name, entry] : agents_) entry.record.lastHeard = std::min(now, entry.record.lastHeard + lag);
 }
 
 std::vector<RateEvent> RateTable::tick() {

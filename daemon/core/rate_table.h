@@ -65,6 +65,10 @@ class RateTable {
   // The agent's record dropped (hnow agent forget).
   void forget(const std::string& name) { agents_.erase(name); }
 
+  // hnowd's own loop ran `lag` late: no message was read meanwhile, so
+  // that much silence is hnowd's, not the agents' (each is heard `lag`
+  // later than it was, at most now).
+  void excuse(Duration lag);
   // Marks agents lost or back and detects compute drift; call it periodically.
   std::vector<RateEvent> tick();
 

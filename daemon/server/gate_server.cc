@@ -194,6 +194,7 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   SessionId session = coordinator_.attach(
       std::move(registration), makeRpcAgentLink(params.getControl(), tasks_, name));
   context.getResults().setSession(kj::heap<AgentSessionServer>(coordinator_, session, name));
+  context.getResults().setInstance(coordinator_.instance());
   return kj::READY_NOW;
 }
 

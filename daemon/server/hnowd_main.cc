@@ -21,6 +21,7 @@
 #include "server/control_server.h"
 #include "server/data_source_plane.h"
 #include "server/link_probes.h"
+#include "server/reachability_check.h"
 #include "server/link_values.h"
 #include "state/sqlite_state_store.h"
 #include "core/owed_sends.h"
@@ -92,6 +93,7 @@ struct Ticked {
   daemon::JobService& jobs;
   daemon::OwedSends& owed;
   daemon::SendService& sends;
+  daemon::ManifestService& manifests;
   transport::data::DataPlane& plane;
   double configuredUplink;  // bytes/s, 0: not set
   const BandwidthLimits& limits;  // [limits] in hnowd.toml
@@ -99,7 +101,33 @@ struct Ticked {
   // What hnowd's data plane is paced at while idle: the configured uplink
   // within the caps in force (shared by the ticks, which copy Ticked).
   std::shared_ptr<std::pair<double, double>> idleRates = std::make_shared<std::pair<double, double>>(-1, -1);
+  // When the last tick ran, and when hnowd last said its loop was late.
+  std::shared_ptr<std::pair<hnow::TimePoint, hnow::TimePoint>> lastTick =
+      std::make_shared<std::pair<hnow::TimePoint, hnow::TimePoint>>();
 };
+
+// A tick that comes late means hnowd's loop read nothing meanwhile (an
+// overloaded machine: 256 agents beside a CPU hog on 2 cores): the agents'
+// heartbeats waited in its sockets, and that silence is not theirs.
+constexpr auto kLateTick = std::chrono::milliseconds(500);
+
+void measureLag(const Ticked& t) {
+  const hnow::TimePoint now = t.clock.now();
+  auto& [last, warned] = *t.lastTick;
+  if (last != hnow::TimePoint{}) {
+    const hnow::Duration late = now - last - std::chrono::milliseconds(kTick / kj::MILLISECONDS);
+    if (late > kLateTick) {
+      t.coordinator.loopLagged(late);
+      if (now - warned > std::chrono::seconds(10)) {
+        spdlog::warn("hnowd's loop ran {:.1f} s late (this machine is overloaded?): that silence is not counted "
+                     "against the agents",
+                     hnow::seconds(late));
+        warned = now;
+      }
+    }
+  }
+  last = now;
+}
 
 // hnowd's own caps at its local time (every tick: a schedule's boundary is
 // then at most a tick late); sends and jobs that start take them, and the
@@ -112,6 +140,7 @@ void evaluateCaps(const Ticked& t) {
 
 kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
   return timer.afterDelay(kTick).then([&timer, t, tick]() {
+    measureLag(t);
     t.coordinator.localCounters(daemon::countersOf(t.plane.counters()));
     if ((tick + 1) % kTicksPerObservation == 0) t.coordinator.observeTransfers();
     evaluateCaps(t);
@@ -128,6 +157,8 @@ kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
     for (const auto& event : t.coordinator.tick()) logEvent(event);
     t.surveys.tick();
     t.jobs.tick();
+    t.sends.tick();
+    t.manifests.tick();
     if ((tick + 1) % kTicksPerObservation == 0) t.owed.tick();
     if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);
     return tickEvery(timer, t, tick + 1);
@@ -359,6 +390,11 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   coordinator.setOwnNetworks(withHostNetworkFirst(std::move(own.networks), hostOf(dataAddress)), own.gateway,
                              dataAddress);
   const double configuredUplink = config.uplinkMbps * 1e6 / 8;
+  // Agents that accept no connection (NAT, a firewall) are planned as leaves (docs/reachability.md).
+  daemon::ReachabilityCheck reachability(
+      io.provider->getNetwork(), io.provider->getTimer(),
+      std::chrono::duration_cast<std::chrono::milliseconds>(dataOptions.connectTimeout).count() * kj::MILLISECONDS);
+  coordinator.setReachabilityProbe(&reachability);
   daemon::NodeProber prober(coordinator, dataPlane);
   daemon::SurveyRunner surveys(
       coordinator, prober, clock, dataAddress,
@@ -414,7 +450,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
                                                 config.sendRoots});
 
-  Ticked ticked{coordinator, surveys, jobs, owed, sends, dataPlane, configuredUplink, config.limits, clock,
+  Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock,
                 std::make_shared<std::pair<double, double>>(-1, -1)};
   evaluateCaps(ticked);
   return serveUntilStopped(io, server, config, ticked, addressFile);

@@ -93,6 +93,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
     case wire::TransferState::FAILED: report.state = TransferReport::State::kFailed; break;
     case wire::TransferState::PARENT_LOST: report.state = TransferReport::State::kParentLost; break;
     case wire::TransferState::PARENT_CORRUPT: report.state = TransferReport::State::kParentCorrupt; break;
+    case wire::TransferState::PARENT_UNREACHABLE: report.state = TransferReport::State::kParentUnreachable; break;
   }
   report.bytes = in.getBytes();
   report.corruptChunks = in.getCorruptChunks();
@@ -102,9 +103,9 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
   report.parentAddress = in.getParentAddress();
   if (in.hasTree()) report.tree = treeOutcomeFromWire(in.getTree());
   auto token = in.getToken();
-  if (!coordinator_.reportTransfer(session_, std::string(reinterpret_cast<const char*>(token.begin()), token.size()),
-                                   report))
-    transport::refuse("this session was replaced by a newer one");
+  const std::string key(reinterpret_cast<const char*>(token.begin()), token.size());
+  if (!coordinator_.reportTransfer(session_, key, report)) transport::refuse("this session was replaced by a newer one");
+  context.getResults().setForget(!coordinator_.tokenOwned(key));
   return kj::READY_NOW;
 }
 
@@ -206,6 +207,7 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     auto networks = out.initNetworks(a.registration.networks.size());
     for (size_t n = 0; n < a.registration.networks.size(); ++n) networks.set(n, a.registration.networks[n]);
     out.setGateway(a.registration.gateway);
+    if (!a.reachability.reachable) out.setUnreachable(a.reachability.note);
   }
   const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
   auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));

@@ -48,6 +48,26 @@ TEST_CASE("an agent that misses heartbeats for longer than lostAfter is marked l
   CHECK(table.find("a")->state == AgentState::kAlive);
 }
 
+TEST_CASE("hnowd's loop lag is excused: silence while hnowd read nothing is not the agents'") {
+  ManualClock clock;
+  RateTable table(clock, RateTableOptions{});
+  table.registerAgent("a", "lab1");
+  table.registerAgent("b", "lab1");
+  clock.advance(1000ms);
+  table.heartbeat("b");
+  // hnowd's loop stalls 4 s: no heartbeat is read meanwhile.
+  clock.advance(4000ms);
+  table.excuse(4000ms);
+  CHECK(count(table.tick(), RateEvent::Kind::kLost) == 0);
+  CHECK(table.find("a")->lastHeard == clock.now() - 1000ms);
+  CHECK(table.find("b")->lastHeard == clock.now());  // never later than now
+  // Silent past lostAfter of hnowd's own running time: lost after all.
+  clock.advance(1600ms);
+  auto events = table.tick();
+  REQUIRE(count(events, RateEvent::Kind::kLost) == 1);
+  CHECK(events[0].agent == "a");
+}
+
 TEST_CASE("heartbeats and reports from an unregistered agent are refused") {
   ManualClock clock;
   RateTable table(clock, RateTableOptions{});
