@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
   libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
   nlohmann-json3-dev libsqlite3-dev libsystemd-dev libzstd-dev
-  jq iproute2 iperf3  # the namespace tests (tests/netns/: other traffic) and bench scripts
+  jq iproute2 iperf3 nftables  # the namespace tests (tests/netns/: other traffic, firewalls) and bench scripts
   clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}  # ./dev.sh fuzz

@@ -23,6 +23,14 @@
 #   lab.sh shape --dir DIR NODE up|down MBPS   change one link live
 #   lab.sh shape --dir DIR trunk:ROOM in|out MBPS   change a trunk live (0: unshaped)
 #   lab.sh trunks --dir DIR   each trunk's rates and bytes in and out so far
+#   lab.sh restart --dir DIR agent-K    stop that agent and start it again
+#   lab.sh firewall --dir DIR NODE on|off   NODE drops (or again accepts)
+#                                       every inbound TCP connection (nft),
+#                                       as a volunteer behind NAT or a host
+#                                       firewall: it still connects out
+#   lab.sh nat --dir DIR ROOM on|off    a routed lab's router masquerades
+#                                       ROOM's subnet and lets no connection
+#                                       into it (a room behind NAT)
 #
 # Lists of one apply to every agent; longer lists go round-robin. Exit 77
 # (ctest's skip) when not root or namespaces cannot be made here.
@@ -252,6 +260,10 @@ drift_dwell_s = $DWELL
 # What hnow send may read on hnowd's host: the lab and where it was brought up.
 [send]
 roots = ["$DIR", "$PWD"]
+
+# Where hnow run may read --input and write --output: the lab's directory.
+[run]
+roots = ["$DIR"]
 EOF
   if [ -n "$SURVEY" ]; then
     printf '\n[survey]\nwarm_s = %s\nwindow_s = %s\n' "${SURVEY%,*}" "${SURVEY#*,}" >>"$DIR/hnowd.toml"
@@ -367,5 +379,43 @@ case "$cmd" in
     # shellcheck disable=SC1091
     . "$DIR/lab.env"
     trunk_counters ;;
-  *) die "unknown command '$cmd' (up|down|exec|hnow|shape|trunks)" ;;
+  restart)
+    [ $# = 1 ] && [[ "$1" == agent-* ]] || die "usage: lab.sh restart --dir DIR agent-K"
+    pid=$(cat "$DIR/pids/$1.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    start "$1" "$(ns_of "$1")" "$BUILD_DIR/agent/hnow-agent" --config "$DIR/agents/$1.toml" ;;
+  firewall)
+    [ $# = 2 ] || die "usage: lab.sh firewall --dir DIR NODE on|off"
+    command -v nft >/dev/null || skip "nft (nftables) is not installed"
+    ns=$(ns_of "$1")
+    ip netns exec "$ns" nft delete table inet hnowlab 2>/dev/null || true
+    case "$2" in
+      on) echo 'table inet hnowlab { chain inbound { type filter hook input priority 0; policy accept; tcp flags & (syn | ack) == syn drop; }; }' |
+            ip netns exec "$ns" nft -f - ;;
+      off) ;;
+      *) die "firewall: on or off, not '$2'" ;;
+    esac ;;
+  nat)
+    [ $# = 2 ] || die "usage: lab.sh nat --dir DIR ROOM on|off"
+    command -v nft >/dev/null || skip "nft (nftables) is not installed"
+    # shellcheck disable=SC1091
+    . "$DIR/lab.env"
+    [ "${TRUNK:-}" = routed ] || die "nat: a routed lab only (--rooms ... --trunk routed)"
+    read -r -a names <<<"$ROOMS"
+    r=""
+    for i in "${!names[@]}"; do [ "${names[i]}" = "$1" ] && r=$i; done
+    [ -n "$r" ] || die "nat: no room '$1' (rooms: $ROOMS)"
+    x=${NET##*.}
+    subnet="10.$((231 + r)).$x.0/24"
+    ip netns exec "${PREFIX}rt" nft delete table ip hnowlab 2>/dev/null || true
+    case "$2" in
+      on) echo "table ip hnowlab {
+  chain forward { type filter hook forward priority 0; policy accept; oifname \"r$r\" ct state new drop; }
+  chain postrouting { type nat hook postrouting priority 100; policy accept; ip saddr $subnet oifname != \"r$r\" masquerade; }
+}" | ip netns exec "${PREFIX}rt" nft -f - ;;
+      off) ;;
+      *) die "nat: on or off, not '$2'" ;;
+    esac ;;
+  *) die "unknown command '$cmd' (up|down|exec|hnow|shape|trunks|restart|firewall|nat)" ;;
 esac

@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# Volunteers' machines as they are (docs/bench-volunteers.md,
+# docs/reachability.md): labs where agents accept no inbound connection, sit
+# behind NAT, or share an overloaded machine. Medians of REPS; each time
+# against its bound and, on the namespace labs, a BitTorrent swarm (aria2c +
+# opentracker, bench/swarm.sh) on the same links in the same run.
+#   firewalled  tests/netns/lab.sh, 4 agents 400,100,100,100 Mbit/s up, 400
+#               down, hnowd 200 up; agent-1 (the fastest uplink) drops every
+#               inbound SYN (nft) and is restarted so, before the sends: hnow
+#               must plan it nowhere as a relay. Bound: Kumar-Ross without
+#               agent-1's uplink. Also the first send after the firewall goes
+#               up unannounced (links measured before): what finding out costs.
+#   nat         rooms A (hnowd, 2 agents) and B (3 agents) routed, B behind
+#               the router's masquerade (no connection into B; B's agents
+#               connect out), every link 200 Mbit/s; sends and a run must work.
+#   local256    `hnow local up --agents 256` on this machine beside two busy
+#               loops (a CPU hog); every copy must land. Bound: the one the
+#               send reports (Kumar-Ross over the planned rates).
+#   bench/volunteers.sh [--size BYTES] [--reps R] [--labs firewalled,nat,local256]
+# Root for the namespace labs. Markdown to stdout, progress to stderr; every
+# namespace and process it starts is gone on the way out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
+SIZE=$((64 << 20)) REPS=3 LABS=firewalled,nat,local256
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) SIZE=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --labs) LABS=$2; shift 2 ;;
+    *) echo "usage: bench/volunteers.sh [--size BYTES] [--reps R] [--labs L,..]" >&2; exit 2 ;;
+  esac
+done
+command -v jq >/dev/null || { echo "bench/volunteers.sh needs jq" >&2; exit 2; }
+LAB=tests/netns/lab.sh
+HNOW="$HNOW_BUILD_DIR/daemon/hnow"
+DIR="" LINKS=netns AGENTS=4 HOG=""
+# shellcheck source=bench/labs.sh
+. bench/labs.sh
+cleanup() {
+  [ -z "$HOG" ] || kill $HOG 2>/dev/null || true
+  [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+med() { tr ' ' '\n' <<<"$1" | awk 'NF' | median; }
+
+# One send of $DIR/file.bin to every agent, timed as the user waits:
+# "WALL ACTUAL PREDICTED COPIES FAILED" or "failed: WHY".
+timed_send() { # DEST [ARGS...]
+  local dest=$1 start report w
+  shift
+  empty_agent_roots
+  start=$(now)
+  if report=$(hnow_send "$DIR/file.bin" --dest "$dest" --json "$@" 2>"$DIR/send.err"); then
+    w=$(since "$start")
+    echo "$w $(jq -r '[.actual_s, .predicted_s, (.copies | length), (.failed | length)] | map(tostring) | join(" ")' <<<"$report")"
+  else
+    echo "failed: $( (jq -r '.error // empty' <<<"${report:-}" 2>/dev/null; tail -n 1 "$DIR/send.err") | head -n 1)"
+  fi
+}
+
+# A row: method, plan, times (space lists), bound, swarm median.
+row() { # METHOD NOTE WALLS ACTUALS PREDICTEDS BOUND SWARM
+  local a w p
+  a=$(med "$4") w=$(med "$3") p=$(med "$5")
+  awk -v m="$1" -v n="$2" -v p="$p" -v w="$w" -v a="$a" -v b="$6" -v s="$7" 'BEGIN {
+    pred = p == "nan" ? "-" : sprintf("%.2f", p); wl = w == "nan" ? "-" : sprintf("%.2f", w)
+    sw = (s == "" || s == "nan") ? "-" : sprintf("%.2f", s / a)
+    printf "| %s | %s | %s | %s | %.2f | %.2f | %s |\n", m, n, pred, wl, a, a / b, sw }'
+}
+
+swarm_reps() { # REPS: median of the swarm's times
+  local r out t times=""
+  for ((r = 0; r < REPS; r++)); do
+    if out=$(bench/swarm.sh run --dir "$DIR" --file "$DIR/file.bin" --timeout 600 2>&1); then
+      t=$(sed -n 's/^swarm: .* \([0-9.]*\) seconds$/\1/p' <<<"$out")
+      times+=" $t"
+      echo "bench/volunteers.sh: swarm rep $r: $t s" >&2
+    else
+      echo "bench/volunteers.sh: swarm rep $r failed: $(tail -n 1 <<<"$out")" >&2
+    fi
+  done
+  med "$times"
+}
+
+header() {
+  echo "| method | plan | predicted s | wall s | actual s | actual / bound | swarm / actual |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
+}
+
+firewalled() {
+  local options="--uplink-mbps 400,100,100,100 --downlink-mbps 400 --source-uplink-mbps 200"
+  AGENTS=4 LINKS=netns
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-volunteers-XXXXXX")
+  echo "bench/volunteers.sh: lab firewalled: $options" >&2
+  lab_up "$options --survey-s 0.2,0.4"
+  head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
+  local bound first walls="" actuals="" preds="" out r
+  bound=$(kumar_ross "0,100,100,100" 400 200)
+  # Unannounced: links measured with agent-1 reachable, then its firewall.
+  "$LAB" firewall --dir "$DIR" agent-1 on
+  first=$(timed_send in/first.bin)
+  echo "bench/volunteers.sh: first send after the firewall went up: $first" >&2
+  # Restarted behind it: hnowd's check at registration finds it.
+  "$LAB" restart --dir "$DIR" agent-1
+  for _ in $(seq 100); do
+    [ "$("$LAB" hnow --dir "$DIR" status --json | jq -r '.agents[] | select(.name == "agent-1") | .reachable')" = false ] &&
+      [ "$("$LAB" hnow --dir "$DIR" status --json | jq -r '.agents[] | select(.name == "agent-1") | .state')" = alive ] && break
+    sleep 0.2
+  done
+  local swarm
+  for ((r = 0; r < REPS; r++)); do
+    out=$(timed_send "in/auto-$r.bin")
+    echo "bench/volunteers.sh: firewalled auto rep $r: $out" >&2
+    case "$out" in failed*) continue ;; esac
+    read -r w a p c f <<<"$out"
+    walls+=" $w" actuals+=" $a" preds+=" $p"
+    [ "$f" = 0 ] || echo "bench/volunteers.sh: $f copies failed" >&2
+  done
+  swarm=$(swarm_reps)
+  echo
+  echo "## Lab: firewalled"
+  echo
+  echo "\`$options\`; agent-1 drops every inbound SYN (nft), restarted so before the sends."
+  echo
+  printf 'Bound %.2f s: Kumar-Ross without agent-1'"'"'s uplink (4 copies fed by 200 + 3 x 100 Mbit/s).\n\n' "$bound"
+  header
+  row "hnow auto" "agent-1 a leaf" "$walls" "$actuals" "$preds" "$bound" "$swarm"
+  [ "$swarm" = nan ] || awk -v s="$swarm" -v b="$bound" 'BEGIN { printf "| swarm | aria2c | - | - | %.2f | %.2f | - |\n", s, s / b }'
+  echo
+  case "$first" in
+    failed*) echo "First send after the firewall went up unannounced: $first" ;;
+    *) read -r w a p c f <<<"$first"
+       echo "First send after the firewall went up unannounced (links measured before, agent-1 planned as a relay): wall $w s, actual $a s ($(awk -v a="$a" -v b="$bound" 'BEGIN { printf "%.2f", a / b }') of the bound), $c copies, $f failed." ;;
+  esac
+  lab_down
+  rm -rf "$DIR"
+  DIR=""
+}
+
+nat() {
+  local options="--rooms A,A,B,B,B --trunk routed --uplink-mbps 200 --downlink-mbps 200 --source-uplink-mbps 200"
+  AGENTS=5 LINKS=netns
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-volunteers-XXXXXX")
+  echo "bench/volunteers.sh: lab nat: $options" >&2
+  lab_up "$options --survey-s 0.2,0.4"
+  "$LAB" nat --dir "$DIR" B on
+  # B's agents log in again from behind the NAT: hnowd checks them anew.
+  local k
+  for k in 3 4 5; do "$LAB" restart --dir "$DIR" "agent-$k"; done
+  for _ in $(seq 100); do
+    [ "$("$LAB" hnow --dir "$DIR" status --json | jq '[.agents[] | select(.state == "alive" and .reachable == false)] | length')" = 3 ] && break
+    sleep 0.2
+  done
+  head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
+  local bound walls="" actuals="" preds="" out r swarm run
+  # Every copy crosses hnowd's uplink or room A's agents' (B's serve nobody): 5 copies over 200 + 2 x 200.
+  bound=$(awk -v f="$SIZE" 'BEGIN { b = f * 8 / 1e6; t = b / 200; if (5 * b / 600 > t) t = 5 * b / 600; print t }')
+  for ((r = 0; r < REPS; r++)); do
+    out=$(timed_send "in/auto-$r.bin")
+    echo "bench/volunteers.sh: nat auto rep $r: $out" >&2
+    case "$out" in failed*) continue ;; esac
+    read -r w a p c f <<<"$out"
+    walls+=" $w" actuals+=" $a" preds+=" $p"
+  done
+  swarm=$(swarm_reps)
+  seq 1 200000 >"$DIR/numbers.txt"
+  if run=$("$LAB" hnow --dir "$DIR" run --input "$DIR/numbers.txt" --cmd 'grep -c 7' --output "$DIR/counts.txt" 2>&1); then
+    run="worked: $(awk '{ s += $1 } END { print s }' "$DIR/counts.txt") lines with a 7 counted over the shares (grep -c 7 on the whole: $(grep -c 7 "$DIR/numbers.txt"))"
+  else
+    run="failed: $(tail -n 1 <<<"$run")"
+  fi
+  echo
+  echo "## Lab: nat"
+  echo
+  echo "\`$options\`; room B behind the router's masquerade: no connection into B, B's agents connect out."
+  echo
+  printf 'Bound %.2f s: B'"'"'s agents feed nobody, so 5 copies over hnowd'"'"'s 200 and room A'"'"'s 2 x 200 Mbit/s.\n\n' "$bound"
+  header
+  row "hnow auto" "B's agents leaves" "$walls" "$actuals" "$preds" "$bound" "$swarm"
+  [ "$swarm" = nan ] || awk -v s="$swarm" -v b="$bound" 'BEGIN { printf "| swarm | aria2c | - | - | %.2f | %.2f | - |\n", s, s / b }'
+  echo
+  echo "\`hnow run --cmd 'grep -c 7'\` over the same lab: $run."
+  lab_down
+  rm -rf "$DIR"
+  DIR=""
+}
+
+local256() {
+  AGENTS=256 LINKS=local
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-volunteers-XXXXXX")
+  echo "bench/volunteers.sh: lab local256 with a CPU hog" >&2
+  sh -c 'while :; do :; done' &
+  HOG="$!"
+  sh -c 'while :; do :; done' &
+  HOG="$HOG $!"
+  local start up_s
+  start=$(now)
+  "$HNOW" local up --dir "$DIR" --agents 256 >&2
+  up_s=$(since "$start")
+  head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
+  local walls="" actuals="" preds="" bounds="" out r report lost=0
+  for ((r = 0; r < REPS; r++)); do
+    empty_agent_roots
+    start=$(now)
+    if report=$("$HNOW" --config "$DIR/client.toml" send "$DIR/file.bin" --dest "in/auto-$r.bin" --json 2>"$DIR/send.err"); then
+      w=$(since "$start")
+      walls+=" $w" actuals+=" $(jq .actual_s <<<"$report")" preds+=" $(jq .predicted_s <<<"$report")"
+      bounds+=" $(jq '.kumar_ross_bound_s // .fluid_bound_s' <<<"$report")"
+      echo "bench/volunteers.sh: local256 rep $r: wall $w s, actual $(jq .actual_s <<<"$report") s, $(jq '.copies | length' <<<"$report") copies, $(jq '.failed | length' <<<"$report") failed" >&2
+      lost=$((lost + $(jq '.failed | length' <<<"$report")))
+    else
+      echo "bench/volunteers.sh: local256 rep $r failed: $(tail -n 1 "$DIR/send.err")" >&2
+      lost=$((lost + 256))
+    fi
+  done
+  kill $HOG 2>/dev/null || true
+  HOG=""
+  echo
+  echo "## Lab: local256"
+  echo
+  echo "\`hnow local up --agents 256\` (came up in $up_s s) beside two busy loops; loads while sending about $(cut -d' ' -f1 /proc/loadavg)."
+  echo
+  printf 'Bound %.2f s (the median of what the sends reported); copies failed over all reps: %d.\n\n' "$(med "$bounds")" "$lost"
+  header
+  row "hnow auto" "256 agents, CPU hog" "$walls" "$actuals" "$preds" "$(med "$bounds")" ""
+  grep -c "late (this machine is overloaded?)" "$DIR/logs/hnowd.log" 2>/dev/null |
+    awk '{ printf "\nhnowd said its loop ran late %d time(s) (at most once per 10 s).\n", $1 }'
+  lab_down
+  rm -rf "$DIR"
+  DIR=""
+}
+
+echo "# Volunteers' machines: $SIZE bytes"
+echo
+echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
+echo "- Commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (work tree with changes)'), run $(date -u '+%Y-%m-%d %H:%M UTC'); medians of $REPS"
+echo "- wall s: \`hnow send\` as the user waits for it; actual s: the report's \`actual_s\` (plan to last copy);"
+echo "  the swarm's: its leechers started to the last complete copy (bench/swarm.sh)"
+echo "- Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+IFS=, read -r -a labs <<<"$LABS"
+for lab in "${labs[@]}"; do
+  case "$lab" in
+    firewalled|nat) [ "$(id -u)" = 0 ] || { echo "bench/volunteers.sh: lab $lab needs root" >&2; continue; }; "$lab" ;;
+    local256) local256 ;;
+    *) echo "bench/volunteers.sh: unknown lab '$lab' (firewalled, nat, local256)" >&2; exit 2 ;;
+  esac
+done

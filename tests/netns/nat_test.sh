@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A room behind NAT (docs/reachability.md): rooms A (hnowd, 2 agents) and B
+# (2 agents) behind a router that masquerades B and lets no connection into
+# it, as a home router or a campus NAT does. B's agents log in from behind
+# it; hnowd's own check finds them unreachable and plans them as leaves that
+# pull from A; a send lands on all four and a run counts over all four.
+# Skips (77) without root or nft.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+LAB="$HERE/lab.sh"
+command -v nft >/dev/null || { echo "SKIP: nft (nftables) is not installed" >&2; exit 77; }
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-netns-nat-XXXXXX")
+cleanup() {
+  "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; tail -n 30 "$DIR"/logs/hnowd.log >&2 || true; exit 1; }
+
+status=0
+"$LAB" up --dir "$DIR" --survey-s 0.2,0.4 --agents 4 --rooms A,A,B,B --trunk routed --uplink-mbps 200 \
+  --downlink-mbps 200 --source-uplink-mbps 200 || status=$?
+[ $status = 77 ] && exit 77
+[ $status = 0 ] || fail "the lab did not come up"
+
+"$LAB" nat --dir "$DIR" B on
+"$LAB" restart --dir "$DIR" agent-3
+"$LAB" restart --dir "$DIR" agent-4
+behind() { "$LAB" hnow --dir "$DIR" status --json | jq '[.agents[] | select(.state == "alive" and .reachable == false)] | length'; }
+for _ in $(seq 150); do
+  [ "$(behind)" = 2 ] && break
+  sleep 0.2
+done
+[ "$(behind)" = 2 ] || fail "B's two agents are not alive and unreachable behind the NAT: $("$LAB" hnow --dir "$DIR" status --json | jq -c '[.agents[] | {name, state, reachable}]')"
+"$LAB" hnow --dir "$DIR" status | grep "unreachable" || true
+
+size=$((16 << 20))
+head -c $size /dev/urandom >"$DIR/file.bin"
+"$LAB" hnow --dir "$DIR" send "$DIR/file.bin" --dest in/nat.bin --json >"$DIR/send.json" 2>"$DIR/send.err" ||
+  fail "the send failed: $(cat "$DIR/send.err")"
+want=$(sha256sum <"$DIR/file.bin" | cut -d' ' -f1)
+for k in 1 2 3 4; do
+  [ "$(sha256sum <"$DIR/agents/agent-$k/files/in/nat.bin" | cut -d' ' -f1)" = "$want" ] || fail "agent-$k's copy differs"
+done
+echo "send through the NAT: $(jq -r .algo "$DIR/send.json"), $(jq .actual_s "$DIR/send.json") s"
+if grep -q "cannot connect to agent-[34]" "$DIR/logs/hnowd.log"; then fail "a child was sent to an agent behind the NAT"; fi
+
+seq 1 100000 >"$DIR/numbers.txt"
+"$LAB" hnow --dir "$DIR" run --input "$DIR/numbers.txt" --cmd 'tr 0-9 a-j' --concat --output "$DIR/letters.txt" \
+  >"$DIR/run.out" 2>"$DIR/run.err" || fail "the run failed: $(tail -n 3 "$DIR/run.err")"
+[ "$(tr 0-9 a-j <"$DIR/numbers.txt" | sha256sum)" = "$(sha256sum <"$DIR/letters.txt")" ] || fail "the run's output differs"
+echo "PASS: a room behind NAT: its agents are leaves, a send lands on all four, a run works"
