@@ -42,6 +42,15 @@ void CalibrationCache::store(const std::string& agent, const std::string& key, c
   byAgent_[{agent, key}] = calibration;
 }
 
+std::string emptyRunName() { return "the run on empty input"; }
+
+std::string sampleRunName(const CalibrationRuns& runs) {
+  std::string name = "the run on a sample of " + std::to_string(runs.sample.size) + " bytes";
+  if (runs.sampleUnits > 0)
+    name += " (the input's first " + std::to_string(runs.sampleUnits) + (runs.sampleUnits == 1 ? " unit)" : " units)");
+  return name;
+}
+
 void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRuns& runs,
                     const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done) {
   auto finish = std::make_shared<std::function<void(const CalibrationOutcome&)>>(std::move(done));
@@ -49,27 +58,34 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
     (*finish)(CalibrationOutcome{Error{error}, commandFailed && !agentRefused, agentRefused});
   };
   // An answer means the agent ran the command: a failure then is the
-  // command's, unless the agent's own [jobs] refused or limited it.
-  auto ranWell = [failed](const Result<AgentLink::JobTaskResult>& r) {
-    if (!r) failed(r.error().message, false);
-    else if (!r->succeeded()) failed(r->commandError, true, r->refused || r->limited);
-    return r && r->succeeded();
+  // command's, unless the agent's own [jobs] refused or limited it (a
+  // refusal names no run: nothing ran, and every run would be refused).
+  auto agentsAnswer = [failed](const std::string& run, const Result<AgentLink::JobTaskResult>& r) {
+    if (!r) failed(run + ": " + r.error().message, false);
+    else if (r->refused) failed(r->commandError, false, true);
+    else if (r->limited) failed(run + ": " + r->commandError, false, true);
+    return r && (r->succeeded() || (!r->refused && !r->limited));
   };
+  const std::string sampleRun = sampleRunName(runs);
   AgentLink* first = link();
-  if (!first) return failed("not connected", false);
+  if (!first) return failed("fetching the calibration sample: not connected", false);
   first->fetchJobFile(runs.sample, [=](const Result<void>& fetched) {
     if (!wanted()) return;
-    if (!fetched) return failed(fetched.error().message, false);
+    if (!fetched) return failed("fetching the calibration sample of " + std::to_string(runs.sample.size) +
+                                    " bytes: " + fetched.error().message, false);
     AgentLink* second = link();
-    if (!second) return failed("not connected", false);
+    if (!second) return failed(emptyRunName() + ": not connected", false);
     second->runJobTask({{}, runs.argv, runs.emptyResultToken, runs.shell, runs.run}, [=](const Result<AgentLink::JobTaskResult>& empty) {
-      if (!wanted() || !ranWell(empty)) return;
+      if (!wanted() || !agentsAnswer(emptyRunName(), empty)) return;
+      // Failing on no input is noted and passed over: that run measures start-up only.
+      const std::string emptyFailed = empty->succeeded() ? "" : empty->commandError;
       AgentLink* third = link();
-      if (!third) return failed("not connected", false);
+      if (!third) return failed(sampleRun + ": not connected", false);
       third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken, runs.shell, runs.run},
                         [=](const Result<AgentLink::JobTaskResult>& sample) {
-                          if (!wanted() || !ranWell(sample)) return;
-                          (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample}, false});
+                          if (!wanted() || !agentsAnswer(sampleRun, sample)) return;
+                          if (!sample->succeeded()) return failed(sampleRun + " failed: " + sample->commandError, true);
+                          (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample, emptyFailed}, false});
                         });
     });
   });

@@ -14,6 +14,22 @@ namespace hnow::daemon {
 namespace {
 constexpr double kDefaultSlack = 2.0;
 constexpr double kUnknownRate = 1e9;
+
+// 'text' for sh, whatever it holds.
+std::string singleQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What to do when the command failed on the sample: it is the input's first
+// `bytes`, and every share is such a part, so the run cannot go on; the
+// same bytes through the same command show why.
+std::string sampleFailureHint(const RunRequest& request, std::uint64_t bytes) {
+  return ". Every share runs the command on a part of the input like this one, so the run stops: to see why, run "
+         "it on those bytes: head -c " + std::to_string(bytes) + " " + singleQuoted(request.input) + " | sh -c " +
+         singleQuoted(request.command);
+}
 }  // namespace
 
 void JobService::calibrate(Job& job) {
@@ -40,7 +56,7 @@ void JobService::calibrate(Job& job) {
   spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
   for (const auto& agent : needed) {
     const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, newToken_(),
-                               newToken_(), job.request.shell, job.id};
+                               newToken_(), job.request.shell, job.id, k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
     auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
@@ -48,8 +64,17 @@ void JobService::calibrate(Job& job) {
       if (job.finished || job.excluded.count(agent)) return;
       if (!outcome.ran && outcome.agentRefused)
         return excludeFromCalibration(job, agent, outcome.ran.error().message);
-      if (!outcome.ran && !outcome.commandFailed) return excludeFromCalibration(job, agent);
-      if (!outcome.ran) return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message);
+      if (!outcome.ran && !outcome.commandFailed) {
+        spdlog::warn("run {}: calibrating on {}: {}", job.id, agent, outcome.ran.error().message);
+        return excludeFromCalibration(job, agent);
+      }
+      if (!outcome.ran)
+        return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message +
+                               sampleFailureHint(job.request, sample.size()));
+      if (!outcome.ran->emptyFailed.empty())
+        spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
+                     "that and the rate comes from the sample",
+                     job.id, agent, emptyRunName(), outcome.ran->emptyFailed);
       JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sample.size());
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())

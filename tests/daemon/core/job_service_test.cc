@@ -35,7 +35,7 @@ struct CountingAgent final : AgentLink {
     for (const auto& t : task.inputs) input += files[t];
     const long lines = std::count(input.begin(), input.end(), '\n');
     ++runs;
-    if (failing) return turns.push_back([done] {
+    if (failing || (failsOnEmpty && input.empty())) return turns.push_back([done] {
       AgentLink::JobTaskResult r;
       r.exitCode = 1;
       r.commandError = "'count' exited with status 1";
@@ -58,6 +58,7 @@ struct CountingAgent final : AgentLink {
   std::map<std::string, std::string> files;
   int runs = 0;
   bool failing = false;
+  bool failsOnEmpty = false;  // as `grep -c`: exits 1 when it finds nothing
 };
 
 struct MapPlane final : SourcePlane {
@@ -222,7 +223,13 @@ TEST_CASE("a command that fails on the sample fails the job, naming the agent, a
   auto status = lab.jobs.status(*started);
   REQUIRE(status);
   CHECK(status->finished);
-  CHECK(status->error == "calibrating on a2: 'count' exited with status 1");
+  // Which run, on which agent, and what to do.
+  CHECK(status->error.find("calibrating on a2: the run on a sample of ") == 0);
+  CHECK(status->error.find(" bytes (the input's first ") != std::string::npos);
+  CHECK(status->error.find(" units) failed: 'count' exited with status 1. Every share runs the command on a part of "
+                           "the input like this one, so the run stops: to see why, run it on those bytes: head -c ") !=
+        std::string::npos);
+  CHECK(status->error.find(" '/data/lines.txt' | sh -c 'count'") != std::string::npos);
   CHECK_FALSE(lab.jobs.output(*started, 0, 10).ok());
 
   RunRequest missing = lab.count();
@@ -263,4 +270,24 @@ TEST_CASE("a run under --max-rate paces hnowd's uplink and downlink at most at i
   }
   // The plan knows: serving the shares at 20 kB/s takes a second longer than at hnowd's 12.5 MB/s.
   CHECK(status->predictedS > freeStatus->predictedS + 0.5);
+}
+
+TEST_CASE("a command that exits non-zero on empty input (grep -c finding nothing) is calibrated on the sample and the job lands") {
+  Lab lab;
+  for (auto& [name, agent] : lab.agents) agent->failsOnEmpty = true;
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE(started.ok());
+  lab.settle();
+  auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK_MESSAGE(status->error.empty(), status->error);
+  for (const auto& a : status->agents) {
+    CHECK(a.secondsPerUnit > 0);
+    CHECK(a.failures.empty());
+  }
+  std::istringstream lines(lab.files.outputs.files.at("run-1.out"));
+  long total = 0;
+  for (long n; lines >> n;) total += n;
+  CHECK(total == 3000);
 }
