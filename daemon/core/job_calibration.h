@@ -92,7 +92,23 @@ struct CalibrationOutcome {
 // `done` once, unless `wanted` says the answer no longer matters. `link`
 // gives the agent's link at each step (null: it is gone). The command
 // failing on no input is noted in CalibrationRan::emptyFailed, not a failure.
+// `step` (if set) hears each step as it starts, named for messages.
 void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRuns& runs,
-                    const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done);
+                    const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done,
+                    std::function<void(const std::string& step)> step = {});
+
+// How long, from its start, an agent's calibration may take before the
+// agent is left out of the run (a command that hangs on one agent must not
+// hold the run for good): `maxS` ([run] calibration_max_s) until another
+// agent has calibrated, then 10 x the longest of `finishedS` (their times:
+// agents differ in speed, by the compute factors seen in labs up to about
+// 8x), at least 10 s (process start-up and the sample's fetch on a loaded
+// or slow machine), at most `maxS`.
+double calibrationDeadlineS(const std::vector<double>& finishedS, double maxS);
+// Why an agent was left out at it, for the log and the run's report, and
+// what to do about it.
+std::string calibrationLateReason(const std::string& step, double deadlineS, const std::vector<double>& finishedS,
+                                  double maxS);
+std::string calibrationLateHint();
 
 }  // namespace hnow::daemon

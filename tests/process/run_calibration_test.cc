@@ -1,22 +1,34 @@
 // `hnow run`'s calibration on a local cluster of real processes: ordinary
 // filters that fail on no input (grep exits 1 when it finds nothing) are
 // calibrated on the sample; a command failing on the sample fails the run
-// saying which run, where, and what to do.
+// saying which run, where, and what to do; an agent whose command hangs is
+// left out at the calibration deadline, its command killed.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "process/child_process.h"
 #include "process/test_cluster.h"
 
+using hnow::testing::eventually;
+using hnow::testing::processAlive;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using hnow::testing::TestCluster;
+using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
+
+// The pid written in `file`, once it is there.
+pid_t pidIn(const fs::path& file) {
+  eventually([&] { return fs::exists(file) && !readWhole(file).empty(); }, 20s);
+  return static_cast<pid_t>(std::stol("0" + readWhole(file)));
+}
 
 // 1..n, one a line; and how many lines hold a 7 (what grep -c 7 counts).
 std::string numbers(int n, long& sevens) {
@@ -71,4 +83,43 @@ TEST_CASE("hnow run: grep -c 7, which exits 1 on empty input, is calibrated on t
   auto tried = runCommand(command);
   CHECK(tried.status == 1);
   CHECK(tried.out == "0\n");
+}
+
+TEST_CASE("hnow run: a command that hangs in calibration on one agent only leaves that agent out at the deadline, its processes killed") {
+  TestCluster cluster("--agents 3");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path input = cluster.dir.path / "numbers.txt";
+  long sevens = 0;
+  std::ofstream(input) << numbers(60000, sevens);
+  const fs::path marks = cluster.dir.path / "marks";
+  fs::create_directories(marks);
+  // Only on agent-3 (its job files, stdin here, lie under its own root) the
+  // command hangs: it starts a sleep and waits for it, its pids noted.
+  const std::string hang = "case $(readlink /proc/$$/fd/0) in */agent-3/*) echo $$ > " + marks.string() +
+                           "/shell; sleep 1000 & echo $! > " + marks.string() + "/sleep; wait;; esac; grep -c 7";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = runCommand(cluster.hnow("run --input " + input.string() + " --shell --cmd '" + hang + "' --concat --json --output " +
+                                   (cluster.dir.path / "out.txt").string()));
+  const auto took = std::chrono::steady_clock::now() - start;
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(sumOfLines(readWhole(cluster.dir.path / "out.txt")) == sevens);
+  // The others calibrate in well under a second: the deadline is the 10 s floor.
+  CHECK(took >= 9s);
+  CHECK(took < 40s);
+  const auto report = nlohmann::json::parse(r.out);
+  for (const auto& a : report["agents"]) {
+    if (a["name"] != "agent-3") continue;
+    CHECK(a["units"] == 0);
+    REQUIRE(a["failures"].size() == 1);
+    const std::string why = a["failures"][0];
+    CHECK_MESSAGE(why.rfind("left out: the run on empty input did not finish within 10 s, the calibration deadline", 0) == 0, why);
+    CHECK_MESSAGE(why.find("its command killed. Check that the command ends on its own there") != std::string::npos, why);
+  }
+  CHECK(cluster.logHas("hnowd", "run 1: agent-3 left out: the run on empty input did not finish within 10 s"));
+  // Its command and what it started are gone.
+  const pid_t shell = pidIn(marks / "shell"), sleeper = pidIn(marks / "sleep");
+  REQUIRE(shell > 0);
+  REQUIRE(sleeper > 0);
+  CHECK(eventually([&] { return !processAlive(shell) && !processAlive(sleeper); }, 5s));
+  for (const char* name : {"hnowd", "agent-1", "agent-2", "agent-3"}) CHECK(processAlive(cluster.pid(name)));
 }

@@ -10,6 +10,7 @@ using hnow::daemon::CalibrationCache;
 using hnow::daemon::CalibrationOutcome;
 using hnow::daemon::CalibrationRuns;
 using hnow::daemon::calibrateAgent;
+using hnow::daemon::calibrationDeadlineS;
 using hnow::daemon::calibrationFrom;
 using hnow::daemon::calibrationSampleUnits;
 using hnow::daemon::JobCalibration;
@@ -218,4 +219,12 @@ TEST_CASE("an answer that no longer matters (the job ended, the agent was left o
   agent.runs.front()(ran(0.05, 0));
   CHECK(agent.runs.size() == 1);  // no run on the sample either
   CHECK(outcomes == 0);
+}
+
+TEST_CASE("a calibration's deadline is calibration_max_s until an agent finished, then 10 x the longest, within 10 s and the maximum") {
+  CHECK(calibrationDeadlineS({}, 120) == 120);
+  CHECK(calibrationDeadlineS({0.05, 0.4}, 120) == 10);  // the floor: start-up on a loaded machine
+  CHECK(calibrationDeadlineS({0.5, 3.0}, 120) == doctest::Approx(30));
+  CHECK(calibrationDeadlineS({20}, 120) == 120);
+  CHECK(calibrationDeadlineS({0.5}, 5) == 5);  // never past the configured maximum
 }
