@@ -15,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "agent/command_run.h"
 #include "agent/job_runner.h"
 #include "agent/receiver.h"
 #include "cli/run_process.h"
@@ -22,48 +23,14 @@
 using hnow::agent::CommandOutcome;
 using hnow::agent::CommandSpec;
 using hnow::agent::runCommand;
+using hnow::testing::pidIn;
 using hnow::testing::readWhole;
+using hnow::testing::running;
+using hnow::testing::Run;
 using hnow::testing::TempDir;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-namespace {
-
-// One command with stdin from /dev/null, stdout and stderr to files in `dir`.
-struct Run {
-  TempDir dir;
-  CommandSpec spec;
-  explicit Run(std::vector<std::string> argv) {
-    spec.argv = std::move(argv);
-    spec.program = spec.argv[0];
-  }
-  CommandOutcome go() {
-    spec.stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    spec.stdoutFd = ::open((dir.path / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    spec.stderrFd = ::open((dir.path / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    CommandOutcome outcome = runCommand(spec);
-    for (int fd : {spec.stdinFd, spec.stdoutFd, spec.stderrFd}) ::close(fd);
-    return outcome;
-  }
-  std::string out() const { return readWhole(dir.path / "out"); }
-  std::string err() const { return readWhole(dir.path / "err"); }
-};
-
-// Gone, or a zombie nobody reaped yet: not running.
-bool running(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
-}
-
-int pidIn(const fs::path& file) {
-  for (int i = 0; i < 200 && fs::file_size(file) == 0; ++i) std::this_thread::sleep_for(10ms);
-  return std::stoi(readWhole(file));
-}
-
-}  // namespace
 
 TEST_CASE("a command without limits runs with its output and no error") {
   Run run({"/bin/sh", "-c", "echo hello; echo oops >&2"});
