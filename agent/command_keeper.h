@@ -38,7 +38,7 @@ struct ChildLimits {
     int resource;
     rlimit value;
   };
-  One items[3]{};
+  One items[4]{};
   int count = 0;
   void add(int resource, rlim_t soft, rlim_t hard) {
     rlimit current{};

@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <thread>
@@ -34,6 +36,28 @@ std::string words(const std::vector<std::string>& argv) {
   return out;
 }
 
+// The tasks (processes and their threads) whose real user is `uid`, as
+// RLIMIT_NPROC counts them, from /proc/PID/status.
+std::uint64_t tasksOf(uid_t uid) {
+  std::uint64_t tasks = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
+    const int fd = ::open((entry.path() / "status").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;  // gone meanwhile
+    char text[4096];
+    const ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (n <= 0) continue;
+    text[n] = '\0';
+    const char* real = std::strstr(text, "\nUid:\t");
+    const char* threads = std::strstr(text, "\nThreads:\t");
+    if (real && std::strtoul(real + 6, nullptr, 10) == uid) tasks += threads ? std::strtoull(threads + 10, nullptr, 10) : 1;
+  }
+  return tasks;
+}
+
 ChildLimits childLimits(const conf::JobLimits& limits) {
   ChildLimits out;
   constexpr rlim_t kMiB = 1 << 20;
@@ -41,6 +65,19 @@ ChildLimits childLimits(const conf::JobLimits& limits) {
   if (limits.cpuSeconds > 0) out.add(RLIMIT_CPU, limits.cpuSeconds, limits.cpuSeconds + 1);
   if (limits.memoryMb > 0) out.add(RLIMIT_AS, limits.memoryMb * kMiB, limits.memoryMb * kMiB);
   if (limits.outputMb > 0) out.add(RLIMIT_FSIZE, limits.outputMb * kMiB, limits.outputMb * kMiB);
+  // RLIMIT_NPROC is the kernel's one bound on forking without privileges,
+  // but it counts every task of the real user, not the command's: as an
+  // absolute number it would fail ordinary commands of a volunteer's own
+  // login (a browser alone runs hundreds of threads) and let another share
+  // of the same user eat the budget. So it is the user's tasks now plus the
+  // keeper plus `processes`: the command and all it starts get about that
+  // many, whatever else the user runs (an agent under a user of its own, as
+  // dist/hnow-agent.service's DynamicUser, counts only its own). Root is not
+  // held to it by the kernel: not counted then.
+  if (limits.processes > 0 && ::getuid() != 0) {
+    const rlim_t most = tasksOf(::getuid()) + 1 + limits.processes;
+    out.add(RLIMIT_NPROC, most, most);
+  }
   return out;
 }
 
