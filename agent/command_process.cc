@@ -3,9 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
+#include <pthread.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,13 +14,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "agent/command_keeper.h"
 
 namespace hnow::agent {
 
@@ -35,23 +36,27 @@ std::string words(const std::vector<std::string>& argv) {
   return out;
 }
 
-// The limits as the child sets them: computed before fork (after it, only
-// async-signal-safe calls), never above the hard limits the agent itself has
-// (an unprivileged process cannot raise them).
-struct ChildLimits {
-  struct One {
-    int resource;
-    rlimit value;
-  };
-  One items[3]{};
-  int count = 0;
-  void add(int resource, rlim_t soft, rlim_t hard) {
-    rlimit current{};
-    ::getrlimit(resource, &current);
-    if (current.rlim_max != RLIM_INFINITY) hard = std::min(hard, current.rlim_max), soft = std::min(soft, hard);
-    items[count++] = {resource, {soft, hard}};
+// The tasks (processes and their threads) whose real user is `uid`, as
+// RLIMIT_NPROC counts them, from /proc/PID/status.
+std::uint64_t tasksOf(uid_t uid) {
+  std::uint64_t tasks = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
+    const int fd = ::open((entry.path() / "status").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;  // gone meanwhile
+    char text[4096];
+    const ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (n <= 0) continue;
+    text[n] = '\0';
+    const char* real = std::strstr(text, "\nUid:\t");
+    const char* threads = std::strstr(text, "\nThreads:\t");
+    if (real && std::strtoul(real + 6, nullptr, 10) == uid) tasks += threads ? std::strtoull(threads + 10, nullptr, 10) : 1;
   }
-};
+  return tasks;
+}
 
 ChildLimits childLimits(const conf::JobLimits& limits) {
   ChildLimits out;
@@ -60,38 +65,20 @@ ChildLimits childLimits(const conf::JobLimits& limits) {
   if (limits.cpuSeconds > 0) out.add(RLIMIT_CPU, limits.cpuSeconds, limits.cpuSeconds + 1);
   if (limits.memoryMb > 0) out.add(RLIMIT_AS, limits.memoryMb * kMiB, limits.memoryMb * kMiB);
   if (limits.outputMb > 0) out.add(RLIMIT_FSIZE, limits.outputMb * kMiB, limits.outputMb * kMiB);
-  return out;
-}
-
-// In the child between fork and exec: async-signal-safe calls only (the
-// agent has other threads, whose locks the child inherits held). Limits are
-// set here rather than with prlimit() on the running child, which would let
-// the command run its first instructions unlimited.
-[[noreturn]] void execChild(const CommandSpec& spec, const ChildLimits& limits, char* const* argv, int reportFd) {
-  ::setsid();  // its own session and process group: killed as one
-  struct sigaction standard {};
-  standard.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; ++s) ::sigaction(s, &standard, nullptr);  // the agent ignores SIGPIPE; a command must not
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int i = 0; i < limits.count; ++i) ::setrlimit(limits.items[i].resource, &limits.items[i].value);
-  ::setpriority(PRIO_PROCESS, 0, spec.nice);  // below the agent's own level fails unprivileged: kept then
-  if (spec.idle) {
-    sched_param param{};
-    ::sched_setscheduler(0, SCHED_IDLE, &param);
+  // RLIMIT_NPROC is the kernel's one bound on forking without privileges,
+  // but it counts every task of the real user, not the command's: as an
+  // absolute number it would fail ordinary commands of a volunteer's own
+  // login (a browser alone runs hundreds of threads) and let another share
+  // of the same user eat the budget. So it is the user's tasks now plus the
+  // keeper plus `processes`: the command and all it starts get about that
+  // many, whatever else the user runs (an agent under a user of its own, as
+  // dist/hnow-agent.service's DynamicUser, counts only its own). Root is not
+  // held to it by the kernel: not counted then.
+  if (limits.processes > 0 && ::getuid() != 0) {
+    const rlim_t most = tasksOf(::getuid()) + 1 + limits.processes;
+    out.add(RLIMIT_NPROC, most, most);
   }
-  // No setuid program (sudo, su) gains privileges from a job: it runs as the agent's user.
-  ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  int fds[3] = {spec.stdinFd, spec.stdoutFd, spec.stderrFd};
-  for (int& fd : fds)
-    if (fd < 3) fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);  // out of the way of the dup2s below
-  for (int i = 0; i < 3; ++i) ::dup2(fds[i], i);  // clears close-on-exec on 0, 1, 2
-  ::execve(spec.program.c_str(), argv, environ);
-  int error = errno;
-  ssize_t ignored = ::write(reportFd, &error, sizeof error);
-  (void)ignored;
-  ::_exit(127);
+  return out;
 }
 
 // Waits until `pid` has exited (not reaped) or `deadline` passed: true when it exited.
@@ -158,10 +145,28 @@ void explain(const CommandSpec& spec, bool wallKilled, CommandOutcome& outcome) 
 }  // namespace
 
 void killCommand(int pid) {
-  if (pid <= 0) return;
-  ::kill(-pid, SIGKILL);
-  ::kill(pid, SIGKILL);
+  if (pid > 0) ::kill(pid, SIGTERM);  // the keeper's: it kills the command and all it started
 }
+
+namespace {
+
+// How long a keeper asked to end its command may take before it is killed
+// itself (a descendant stuck in uninterruptible sleep, say).
+constexpr auto kKeeperGrace = std::chrono::seconds(5);
+
+// Forks the command's keeper (agent/command_keeper.h) with every signal
+// blocked, so that none reaches a handler of the agent's in the child.
+pid_t forkKeeper(const KeeperSetup& setup) {
+  sigset_t all, old;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t pid = ::fork();
+  if (pid == 0) runKeeper(setup);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+}  // namespace
 
 CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   CommandOutcome outcome;
@@ -172,19 +177,26 @@ CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const ChildLimits limits = childLimits(spec.limits);
-  int report[2];
+  int report[2], statusPipe[2];
   if (::pipe2(report, O_CLOEXEC) != 0) {
     outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(errno);
     return outcome;
   }
+  if (::pipe2(statusPipe, O_CLOEXEC) != 0) {
+    outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(errno);
+    for (int fd : report) ::close(fd);
+    return outcome;
+  }
+  const KeeperSetup setup{spec.program.c_str(), argv.data(), spec.stdinFd, spec.stdoutFd, spec.stderrFd,
+                          childLimits(spec.limits), spec.nice, spec.idle, report[1], statusPipe[1], ::getpid()};
   const auto start = Clock::now();
-  const pid_t pid = ::fork();
-  if (pid == 0) execChild(spec, limits, argv.data(), report[1]);
+  const pid_t pid = forkKeeper(setup);
   ::close(report[1]);
+  ::close(statusPipe[1]);
   if (pid < 0) {
     outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(errno);
     ::close(report[0]);
+    ::close(statusPipe[0]);
     return outcome;
   }
   if (hooks.started) hooks.started(hooks.context, pid);
@@ -193,36 +205,42 @@ CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   do n = ::read(report[0], &execError, sizeof execError);
   while (n < 0 && errno == EINTR);
   ::close(report[0]);
-  const int pidfd = n > 0 ? -1 : openPidfd(pid);
+  const int pidfd = openPidfd(pid);
   std::optional<Clock::time_point> deadline;
-  if (spec.limits.wallSeconds > 0)
+  if (spec.limits.wallSeconds > 0 && n <= 0)
     deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.limits.wallSeconds));
   bool wallKilled = false;
-  if (n <= 0 && !awaitExit(pid, pidfd, deadline)) {
+  if (!awaitExit(pid, pidfd, deadline)) {
     wallKilled = true;
     killCommand(pid);
-    awaitExit(pid, pidfd, std::nullopt);
+    if (!awaitExit(pid, pidfd, Clock::now() + kKeeperGrace)) {
+      ::kill(pid, SIGKILL);
+      awaitExit(pid, pidfd, std::nullopt);
+    }
   }
   if (pidfd >= 0) ::close(pidfd);
-  if (n > 0) {  // exec failed: the child is exiting on its own
-    siginfo_t info{};
-    ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
-  }
   if (hooks.ended) hooks.ended(hooks.context);
-  // Whatever it left running in its group (`cmd &` in a shell) ends with it;
-  // the group still exists while the exited leader is unreaped.
-  ::kill(-pid, SIGKILL);
-  int status = 0;
-  rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  int keeperStatus = 0;
+  rusage keeperUsage{};
+  while (::wait4(pid, &keeperStatus, 0, &keeperUsage) < 0 && errno == EINTR) {
   }
+  KeeperReport ended{};
+  ssize_t got;
+  do got = ::read(statusPipe[0], &ended, sizeof ended);
+  while (got < 0 && errno == EINTR);
+  ::close(statusPipe[0]);
   outcome.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (n > 0) {
     outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(execError);
     return outcome;
   }
   outcome.started = true;
-  outcome.cpuSeconds = secondsOf(usage.ru_utime) + secondsOf(usage.ru_stime);
+  // No report: the keeper itself was killed (by the command, which runs as
+  // the same user, or past its grace): its own status stands for the command's.
+  const bool reported = got == static_cast<ssize_t>(sizeof ended);
+  const int status = reported ? ended.status : keeperStatus;
+  outcome.cpuSeconds = reported ? secondsOf(ended.userTime) + secondsOf(ended.systemTime)
+                                : secondsOf(keeperUsage.ru_utime) + secondsOf(keeperUsage.ru_stime);
   if (WIFSIGNALED(status)) {
     outcome.signal = WTERMSIG(status);
     outcome.error = "'" + words(spec.argv) + "' was killed by signal " + std::to_string(outcome.signal) + " (" +

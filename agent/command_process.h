@@ -1,9 +1,12 @@
 #pragma once
 // One run of a job's command, as the agent's owner limits it ([jobs],
-// conf/jobs_config.h): forked and exec'd in the calling thread, no shell in
-// between, in a session (and process group) of its own, at the owner's nice
-// level and scheduling class, under the owner's rlimits, its whole group
-// killed at the wall-time limit. Blocks until the command ends; meant for a
+// conf/jobs_config.h): exec'd, no shell in between, by a keeper process the
+// calling thread forks (agent/command_keeper.h), in a process group of its
+// own in the keeper's session, at the owner's nice level and scheduling
+// class, under the owner's rlimits. Everything the command starts ends with
+// it, even what left its group or session (setsid, a daemon's double fork):
+// when it exits, at the wall-time limit, on killCommand, and when the agent
+// dies. Blocks until the command and all it started are gone; meant for a
 // worker thread.
 #include <string>
 #include <vector>
@@ -26,16 +29,17 @@ struct CommandOutcome {
   int exitCode = -1;     // -1 when not started or killed by a signal
   int signal = 0;
   double wallSeconds = 0.0;
-  double cpuSeconds = 0.0;  // user + system, of the command's own process
+  double cpuSeconds = 0.0;  // user + system, of the command's own process and the children it waited for
   // A limit of [jobs] ended it (or it failed while under memory_mb):
   // another agent may well run it.
   bool limited = false;
   std::string error;     // "" when it exited with status 0; else what happened
 };
 
-// Called on the running thread: `started` once the child exists (its pid is
-// its process group's id: it may be killed from then on), `ended` once it
-// has exited and before it is reaped (so its pid is never reused while known).
+// Called on the running thread: `started` once the keeper exists (its pid
+// is the one to give killCommand from then on), `ended` once the keeper has
+// exited, the command and all it started gone, and before the keeper is
+// reaped (so its pid is never reused while known).
 struct CommandHooks {
   void* context = nullptr;
   void (*started)(void* context, int pid) = nullptr;
@@ -44,8 +48,9 @@ struct CommandHooks {
 
 CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks = {});
 
-// SIGKILL to the command's process group and to the command itself (it may
-// not have made its group yet).
+// Asks the keeper `pid` to end its command: SIGKILL to the command, its
+// group and every process it started; returns at once (runCommand returns
+// once they are gone). Before the command has started, it never runs.
 void killCommand(int pid);
 
 }  // namespace hnow::agent

@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
     spdlog::info("this agent runs no jobs: to let hnowd run commands here, list them in [jobs] allow in {} "
                  "(docs/jobs.md)", args->configPath);
   else if (::geteuid() == 0)
-    spdlog::warn("hnow-agent runs as root, and so would the jobs [jobs] allow: run it as an unprivileged user "
-                 "(dist/hnow-agent.service)");
+    spdlog::warn("hnow-agent runs as root, and so would the jobs [jobs] allow, and the kernel does not hold root to "
+                 "[jobs] processes: run it as an unprivileged user (dist/hnow-agent.service)");
 
   // A crash leaves temp files and job files no operation will claim.
   auto swept = agent::sweepLeftovers(config->roots);

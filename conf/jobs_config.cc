@@ -19,7 +19,7 @@ std::uint64_t readCount(TableReader& t, std::string_view key, long long high, st
 }  // namespace
 
 JobsConfig readJobs(TableReader& t) {
-  t.allowOnly({"allow", "shell", "nice", "idle", "cpu_s", "memory_mb", "output_mb", "wall_s"});
+  t.allowOnly({"allow", "shell", "nice", "idle", "cpu_s", "memory_mb", "output_mb", "wall_s", "processes"});
   JobsConfig jobs;
   jobs.allow = t.optionalStringList("allow").value_or(std::vector<std::string>{});
   for (std::size_t i = 0; i < jobs.allow.size(); ++i) {
@@ -39,6 +39,8 @@ JobsConfig readJobs(TableReader& t) {
   jobs.limits.cpuSeconds = readCount(t, "cpu_s", 365LL * 86400, "seconds");
   jobs.limits.memoryMb = readCount(t, "memory_mb", 1LL << 30, "MiB");
   jobs.limits.outputMb = readCount(t, "output_mb", 1LL << 30, "MiB");
+  // Linux's own bound on pids (pid_max at most 2^22).
+  if (t.has("processes")) jobs.limits.processes = readCount(t, "processes", 1LL << 22, "processes");
   jobs.limits.wallSeconds = t.optionalNumber("wall_s").value_or(0.0);
   if (!(jobs.limits.wallSeconds >= 0 && jobs.limits.wallSeconds <= 365.0 * 86400))
     t.failAt("wall_s", "'wall_s' in [jobs] must be from 0 (no limit) to 31536000 seconds");

@@ -16,7 +16,12 @@ struct JobLimits {
   std::uint64_t cpuSeconds = 0;   // RLIMIT_CPU: SIGXCPU, then SIGKILL a second later
   std::uint64_t memoryMb = 0;     // RLIMIT_AS: allocations past it fail
   std::uint64_t outputMb = 0;     // RLIMIT_FSIZE: no file (its stdout result included) grows past it
-  double wallSeconds = 0.0;       // the whole process group is killed after it
+  double wallSeconds = 0.0;       // the command and all it started are killed after it
+  // RLIMIT_NPROC: the command and all it starts (threads count) at most this
+  // many tasks more than the agent's user ran when it started, so a fork bomb
+  // stops there (agent/command_process.cc says why it is counted so). Unlike
+  // the others, on unless set to 0. Not enforced for root (the kernel's rule).
+  std::uint64_t processes = 256;
 };
 
 struct JobsConfig {

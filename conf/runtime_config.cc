@@ -179,8 +179,10 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
     t.failAt("uplink_mbps", "'uplink_mbps' must be from 0 (not known) to 100000 Mbit/s");
   if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, false);
   if (auto run = t.subTable("run")) {
-    run->allowOnly({"roots"});
+    run->allowOnly({"roots", "calibration_max_s"});
     c.runRoots = readRoots(*run);
+    c.calibrationMaxSeconds = readBounded(*run, "calibration_max_s", c.calibrationMaxSeconds, 0, 86400,
+                                          "seconds > 0 and at most 86400");
   }
   if (auto send = t.subTable("send")) {
     send->allowOnly({"roots"});

@@ -61,6 +61,10 @@ struct CoordinatorConfig {
   // [run] roots: where `hnow run` may read --input and write --output on
   // hnowd's host (base/path_confinement.h confines them). Empty: runs refused.
   std::vector<std::string> runRoots;
+  // [run] calibration_max_s: the longest an agent's calibration of a job's
+  // command may take; past it (or sooner, as the other agents' calibrations
+  // bound it: daemon/core/job_calibration.h) the agent is left out of the run.
+  double calibrationMaxSeconds = 120.0;
   // [send] roots: where `hnow send` may read files and trees on hnowd's host
   // (server/send_paths.h). Empty: none; clients upload what they send.
   std::vector<std::string> sendRoots;

@@ -86,10 +86,10 @@ struct JobService::Actions final : JobActions {
 
 JobService::JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
                        const Clock& clock, Defer defer, std::function<std::string()> newToken,
-                       double sourceUplinkBytesPerSecond)
+                       double sourceUplinkBytesPerSecond, double calibrationMaxSeconds)
     : coordinator_(coordinator), plane_(plane), files_(files), sourceAddress_(std::move(sourceAddress)),
       clock_(clock), defer_(std::move(defer)), newToken_(std::move(newToken)),
-      sourceUplink_(sourceUplinkBytesPerSecond), calibrations_(clock) {
+      sourceUplink_(sourceUplinkBytesPerSecond), calibrationMaxS_(calibrationMaxSeconds), calibrations_(clock) {
   coordinator_.addTransferObserver(&driftListener_);  // drift events re-plan the next round
 }
 
@@ -283,6 +283,7 @@ void JobService::tick() {
       }
       if (job.finished) break;
     }
+    if (!job.finished && job.phase == "calibrating") checkCalibrationDeadlines(job);
     if (!job.finished && job.run && job.phase == "running") job.run->tick();
     if (!job.finished && job.reduction && job.phase == "reducing") {
       job.reduction->tick();

@@ -39,10 +39,11 @@ class JobService {
   // Runs `f` on a later turn of the control thread, never inside the caller.
   using Defer = std::function<void(std::function<void()> f)>;
   // hnowd serves at `sourceUplinkBytesPerSecond` (0: as fast as the fastest
-  // agent's uplink); `newToken` makes 32 random bytes.
+  // agent's uplink); `newToken` makes 32 random bytes; an agent's
+  // calibration takes at most `calibrationMaxSeconds` ([run] calibration_max_s).
   JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
              const Clock& clock, Defer defer, std::function<std::string()> newToken,
-             double sourceUplinkBytesPerSecond = 0);
+             double sourceUplinkBytesPerSecond = 0, double calibrationMaxSeconds = 120.0);
   ~JobService();
   JobService(const JobService&) = delete;
   JobService& operator=(const JobService&) = delete;
@@ -71,6 +72,9 @@ class JobService {
   // An agent that cannot finish its calibration (lost) is left out of the job.
   // `why`: the agent answered, but its [jobs] refused or limited the command.
   void excludeFromCalibration(Job& job, const std::string& agent, const std::string& why = "");
+  // Agents whose calibration is past its deadline (core/job_calibration.h)
+  // are left out, their commands killed (their job files dropped).
+  void checkCalibrationDeadlines(Job& job);
   void plan(Job& job);
   // job_rounds.cc: rounds planned on ready times (core/job_rounds.h).
   int roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink);
@@ -117,6 +121,7 @@ class JobService {
   Defer defer_;
   std::function<std::string()> newToken_;
   double sourceUplink_;
+  double calibrationMaxS_;
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   FinishedOperations finished_;  // the newest 32 finished runs stay answerable
   CalibrationCache calibrations_;

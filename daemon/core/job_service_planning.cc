@@ -14,6 +14,22 @@ namespace hnow::daemon {
 namespace {
 constexpr double kDefaultSlack = 2.0;
 constexpr double kUnknownRate = 1e9;
+
+// 'text' for sh, whatever it holds.
+std::string singleQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What to do when the command failed on the sample: it is the input's first
+// `bytes`, and every share is such a part, so the run cannot go on; the
+// same bytes through the same command show why.
+std::string sampleFailureHint(const RunRequest& request, std::uint64_t bytes) {
+  return ". Every share runs the command on a part of the input like this one, so the run stops: to see why, run "
+         "it on those bytes: head -c " + std::to_string(bytes) + " " + singleQuoted(request.input) + " | sh -c " +
+         singleQuoted(request.command);
+}
 }  // namespace
 
 void JobService::calibrate(Job& job) {
@@ -37,30 +53,61 @@ void JobService::calibrate(Job& job) {
   const std::string sha = served->sha256;
   job.planeTokens.push_back(token);
   job.calibrating = static_cast<int>(needed.size());
+  job.calibrationStarted = clock_.now();
   spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
   for (const auto& agent : needed) {
     const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, newToken_(),
-                               newToken_(), job.request.shell, job.id};
+                               newToken_(), job.request.shell, job.id, k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
+    job.calibrationTokens[agent] = {token, runs.emptyResultToken, runs.sampleResultToken};
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
     auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
+    auto step = [&job, agent, keep = job.self()](const std::string& name) { job.calibrationStep[agent] = name; };
     calibrateAgent(linkOf, runs, wanted, [=, this, &job, keep = job.self()](const CalibrationOutcome& outcome) {
       if (job.finished || job.excluded.count(agent)) return;
+      job.calibrationStep.erase(agent);
       if (!outcome.ran && outcome.agentRefused)
         return excludeFromCalibration(job, agent, outcome.ran.error().message);
-      if (!outcome.ran && !outcome.commandFailed) return excludeFromCalibration(job, agent);
-      if (!outcome.ran) return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message);
+      if (!outcome.ran && !outcome.commandFailed) {
+        spdlog::warn("run {}: calibrating on {}: {}", job.id, agent, outcome.ran.error().message);
+        return excludeFromCalibration(job, agent);
+      }
+      if (!outcome.ran)
+        return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message +
+                               sampleFailureHint(job.request, sample.size()));
+      if (!outcome.ran->emptyFailed.empty())
+        spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
+                     "that and the rate comes from the sample",
+                     job.id, agent, emptyRunName(), outcome.ran->emptyFailed);
       JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sample.size());
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())
         if (a.record.name == agent) c.probeSecondsPerUnit = a.record.rates.computeSecondsPerUnit;
       calibrations_.store(agent, key, c);
       job.calibrated[agent] = c;
+      job.calibrationTookS.push_back(seconds(clock_.now() - job.calibrationStarted));
       if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, runs.emptyResultToken, runs.sampleResultToken});
       spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.id, agent,
                    c.secondsPerUnit, c.fixedS, c.resultRatio);
       if (--job.calibrating == 0) plan(job);
-    });
+    }, step);
+  }
+}
+
+void JobService::checkCalibrationDeadlines(Job& job) {
+  if (job.calibrating <= 0 || job.calibrationStep.empty()) return;
+  const double deadlineS = calibrationDeadlineS(job.calibrationTookS, calibrationMaxS_);
+  if (seconds(clock_.now() - job.calibrationStarted) < deadlineS) return;
+  const auto late = job.calibrationStep;  // excluding one may plan and end the job
+  for (const auto& [agent, step] : late) {
+    if (job.finished) return;
+    if (job.excluded.count(agent) || job.calibrated.count(agent)) continue;
+    const std::string why = calibrationLateReason(step, deadlineS, job.calibrationTookS, calibrationMaxS_);
+    job.calibrationLate[agent] = why;
+    job.calibrationStep.erase(agent);
+    // Dropping its files kills the command running on them (agent/job_runner.h).
+    if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles(job.calibrationTokens[agent]);
+    excludeFromCalibration(job, agent, why + ". " + calibrationLateHint());
   }
 }
 
@@ -84,6 +131,10 @@ void JobService::plan(Job& job) {
     if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
   if (active.empty() && !job.leftOutWhy.empty()) {
     std::string why;
+    if (job.calibrationLate.size() == job.leftOutWhy.size()) {  // the hint once, not for each agent
+      for (const auto& [agent, reason] : job.calibrationLate) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
+      return finish(job, "no agent finished its calibration in time: " + why + ". " + calibrationLateHint());
+    }
     for (const auto& [agent, reason] : job.leftOutWhy) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
     return finish(job, "no agent would run the command: " + why);
   }

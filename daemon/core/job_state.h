@@ -61,6 +61,14 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::uint64_t outputSize = 0;
   OperationId record = 0;
   int calibrating = 0;
+  // The calibrations under way (calibrate()): when they began, the step each
+  // agent is at, the tokens to drop on an agent left out at the deadline (so
+  // its command is killed), the finished ones' times, who missed it.
+  TimePoint calibrationStarted{};
+  std::map<std::string, std::string> calibrationStep;
+  std::map<std::string, std::vector<std::string>> calibrationTokens;
+  std::vector<double> calibrationTookS;
+  std::map<std::string, std::string> calibrationLate;  // why, without the hint
   std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)

@@ -433,7 +433,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", config.runRoots);
   // A step a job must not take inside the call that caused it waits for the next turn of the loop.
   auto nextTurn = [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); };
-  daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, freshToken, configuredUplink);
+  daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, freshToken, configuredUplink,
+                          config.calibrationMaxSeconds);
   if (config.sendRoots.empty())
     spdlog::info("hnow send reads no file on this host: no [send] roots in {} (clients upload what they send; "
                  "add the directories hnowd may read and send in place)", configPath);

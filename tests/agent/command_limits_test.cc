@@ -1,13 +1,16 @@
 // A job's command under its owner's limits ([jobs] cpu_s, memory_mb,
-// output_mb, wall_s, nice, idle), with real commands: each limit ends it
-// and is named in the error; its whole process group goes with it.
+// output_mb, wall_s, processes, nice, idle), with real commands: each limit
+// ends it and is named in the error; its whole process group goes with it.
 #include "agent/command_process.h"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <kj/async-io.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +18,7 @@
 #include <fstream>
 #include <thread>
 
+#include "agent/command_run.h"
 #include "agent/job_runner.h"
 #include "agent/receiver.h"
 #include "cli/run_process.h"
@@ -22,48 +26,14 @@
 using hnow::agent::CommandOutcome;
 using hnow::agent::CommandSpec;
 using hnow::agent::runCommand;
+using hnow::testing::pidIn;
 using hnow::testing::readWhole;
+using hnow::testing::running;
+using hnow::testing::Run;
 using hnow::testing::TempDir;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-namespace {
-
-// One command with stdin from /dev/null, stdout and stderr to files in `dir`.
-struct Run {
-  TempDir dir;
-  CommandSpec spec;
-  explicit Run(std::vector<std::string> argv) {
-    spec.argv = std::move(argv);
-    spec.program = spec.argv[0];
-  }
-  CommandOutcome go() {
-    spec.stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    spec.stdoutFd = ::open((dir.path / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    spec.stderrFd = ::open((dir.path / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    CommandOutcome outcome = runCommand(spec);
-    for (int fd : {spec.stdinFd, spec.stdoutFd, spec.stderrFd}) ::close(fd);
-    return outcome;
-  }
-  std::string out() const { return readWhole(dir.path / "out"); }
-  std::string err() const { return readWhole(dir.path / "err"); }
-};
-
-// Gone, or a zombie nobody reaped yet: not running.
-bool running(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
-}
-
-int pidIn(const fs::path& file) {
-  for (int i = 0; i < 200 && fs::file_size(file) == 0; ++i) std::this_thread::sleep_for(10ms);
-  return std::stoi(readWhole(file));
-}
-
-}  // namespace
 
 TEST_CASE("a command without limits runs with its output and no error") {
   Run run({"/bin/sh", "-c", "echo hello; echo oops >&2"});
@@ -172,4 +142,63 @@ TEST_CASE("a share whose command the owner does not allow is refused at once and
   CHECK(limited.limited);
   CHECK(limited.error.find("was killed at its wall-time limit (wall_s = 0.3)") != std::string::npos);
   allowing.drop({std::string(32, 'b')});
+}
+
+namespace {
+
+// The command's exit status and the end of its stderr, run as an
+// unprivileged user: root is not held to RLIMIT_NPROC, so a test as root
+// runs it in a child that became `nobody` (the files opened before).
+struct Forked {
+  int exitCode = -1;
+  std::string err;
+};
+
+Forked runUnprivileged(const std::string& line, std::uint64_t processes, const fs::path& dir) {
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c", line};
+  spec.program = "/bin/sh";
+  spec.limits.processes = processes;
+  spec.stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  spec.stdoutFd = ::open((dir / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  spec.stderrFd = ::open((dir / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  Forked result;
+  if (::geteuid() != 0) {
+    result.exitCode = runCommand(spec).exitCode;
+  } else {
+    const passwd* nobody = ::getpwnam("nobody");
+    REQUIRE_MESSAGE(nobody, "this test needs the user nobody when run as root");
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(nobody->pw_gid) != 0 || ::setuid(nobody->pw_uid) != 0) ::_exit(99);
+      const int code = runCommand(spec).exitCode;
+      ::_exit(code < 0 ? 98 : code);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  for (int fd : {spec.stdinFd, spec.stdoutFd, spec.stderrFd}) ::close(fd);
+  result.err = readWhole(dir / "err");
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("a command that forks past its process limit fails to fork, and without the limit it forks on") {
+  TempDir dir;
+  // 40 background sleeps: the shell itself and 7 more fit in processes = 8.
+  const std::string forks = "i=0; while [ $i -lt 40 ]; do sleep 1 & i=$((i+1)); done; echo \"$i started\" >&2";
+  const Forked bomb = runUnprivileged(forks, 8, dir.path);
+  CHECK(bomb.exitCode == 2);  // dash: "Cannot fork" ends the script
+  CHECK_MESSAGE(bomb.err.find("Cannot fork") != std::string::npos, bomb.err);
+  CHECK(bomb.err.find("40 started") == std::string::npos);
+  const Forked free = runUnprivileged(forks, 0, dir.path);
+  CHECK(free.exitCode == 0);
+  CHECK_MESSAGE(free.err == "40 started\n", free.err);
+  // The default (256) leaves room for ordinary pipelines.
+  CHECK(hnow::conf::JobLimits{}.processes == 256);
+  const Forked pipeline = runUnprivileged("seq 1000 | sort -n | uniq | wc -l >&2", hnow::conf::JobLimits{}.processes, dir.path);
+  CHECK(pipeline.exitCode == 0);
+  CHECK(pipeline.err == "1000\n");
 }

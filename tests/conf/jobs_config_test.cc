@@ -41,9 +41,10 @@ TEST_CASE("the jobs table is read with every key and volunteer-safe defaults") {
   CHECK(d.limits.memoryMb == 0);
   CHECK(d.limits.outputMb == 0);
   CHECK(d.limits.wallSeconds == 0);
+  CHECK(d.limits.processes == 256);  // on unless the owner turns it off: a fork bomb stops
 
   auto full = parse("[jobs]\nallow = [\"/usr/bin/*\", \"/opt/tools/bin/grep\"]\nshell = true\nnice = 5\n"
-                    "idle = false\ncpu_s = 60\nmemory_mb = 512\noutput_mb = 100\nwall_s = 2.5\n");
+                    "idle = false\ncpu_s = 60\nmemory_mb = 512\noutput_mb = 100\nwall_s = 2.5\nprocesses = 32\n");
   REQUIRE(full.ok());
   const JobsConfig& j = full->jobs;
   CHECK(j.allow == std::vector<std::string>{"/usr/bin/*", "/opt/tools/bin/grep"});
@@ -54,6 +55,10 @@ TEST_CASE("the jobs table is read with every key and volunteer-safe defaults") {
   CHECK(j.limits.memoryMb == 512);
   CHECK(j.limits.outputMb == 100);
   CHECK(j.limits.wallSeconds == 2.5);
+  CHECK(j.limits.processes == 32);
+  auto unlimited = parse("[jobs]\nallow = [\"*\"]\nprocesses = 0\n");
+  REQUIRE(unlimited.ok());
+  CHECK(unlimited->jobs.limits.processes == 0);
   auto everything = parse("[jobs]\nallow = [\"*\"]\n");
   REQUIRE(everything.ok());
   CHECK(everything->jobs.allow == std::vector<std::string>{"*"});
@@ -71,6 +76,8 @@ TEST_CASE("a bad key in the jobs table is an error at its place in the file") {
   CHECK(errorOf("[jobs]\ncpu_s = 1.5\n").find("agent.toml:5:9: 'cpu_s' in [jobs] must be an integer") == 0);
   CHECK(errorOf("[jobs]\nmemory_mb = \"64\"\n").find("agent.toml:5:13: 'memory_mb' in [jobs] must be an integer") == 0);
   CHECK(errorOf("[jobs]\noutput_mb = -1\n").find("agent.toml:5:13: 'output_mb' in [jobs] must be from 0") == 0);
+  CHECK(errorOf("[jobs]\nprocesses = -5\n") ==
+        "agent.toml:5:13: 'processes' in [jobs] must be from 0 (no limit) to 4194304 processes, not -5");
   CHECK(errorOf("[jobs]\nwall_s = -1\n").find("agent.toml:5:10: 'wall_s' in [jobs] must be from 0 (no limit)") == 0);
   CHECK(errorOf("[jobs]\nshell = \"yes\"\n").find("agent.toml:5:9: 'shell' in [jobs] must be true or false") == 0);
   CHECK(errorOf("[jobs]\nidle = 1\n").find("agent.toml:5:8: 'idle' in [jobs] must be true or false") == 0);

@@ -90,7 +90,13 @@ TEST_CASE("hnowd's [run] roots are absolute directories, none when unset, and a 
   CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = [\"/srv/jobs\", \"jobs\"]\n") ==
         "hnowd.toml:5:9: every entry of 'roots' must be an absolute path, not 'jobs'");
   CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroot = [\"/srv/jobs\"]\n") ==
-        "hnowd.toml:5:8: unknown key 'root' in [run] (expected one of: roots)");
+        "hnowd.toml:5:8: unknown key 'root' in [run] (expected one of: calibration_max_s, roots)");
+  CHECK(unset->calibrationMaxSeconds == 120.0);
+  auto bounded = parseCoordinatorConfig(kCoordinatorBase + "\n[run]\ncalibration_max_s = 30\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(bounded.ok());
+  CHECK(bounded->calibrationMaxSeconds == 30.0);
+  CHECK(coordinatorError(kCoordinatorBase + "\n[run]\ncalibration_max_s = 0\n") ==
+        "hnowd.toml:5:21: 'calibration_max_s' must be seconds > 0 and at most 86400, not 0.000000");
   CHECK(coordinatorError(kCoordinatorBase + "\n[run]\nroots = \"/srv/jobs\"\n").rfind("hnowd.toml:5:9: ", 0) == 0);
 }
 

@@ -10,6 +10,7 @@ using hnow::daemon::CalibrationCache;
 using hnow::daemon::CalibrationOutcome;
 using hnow::daemon::CalibrationRuns;
 using hnow::daemon::calibrateAgent;
+using hnow::daemon::calibrationDeadlineS;
 using hnow::daemon::calibrationFrom;
 using hnow::daemon::calibrationSampleUnits;
 using hnow::daemon::JobCalibration;
@@ -114,7 +115,7 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
     agent.fetches.front()(hnow::Error{"connection refused"});
     REQUIRE(outcomes.size() == 1);
     CHECK_FALSE(outcomes[0].commandFailed);
-    CHECK(outcomes[0].ran.error().message == "connection refused");
+    CHECK(outcomes[0].ran.error().message == "fetching the calibration sample of 1000 bytes: connection refused");
   }
   SUBCASE("the command exits non-zero on the sample") {
     start();
@@ -126,7 +127,7 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
     agent.runs.back()(failed);
     REQUIRE(outcomes.size() == 1);
     CHECK(outcomes[0].commandFailed);
-    CHECK(outcomes[0].ran.error().message == "the command exited with 2");
+    CHECK(outcomes[0].ran.error().message == "the run on a sample of 1000 bytes failed: the command exited with 2");
   }
   SUBCASE("the agent never answers the empty run") {
     start();
@@ -134,6 +135,7 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
     agent.runs.front()(hnow::Error{"disconnected"});
     REQUIRE(outcomes.size() == 1);
     CHECK_FALSE(outcomes[0].commandFailed);
+    CHECK(outcomes[0].ran.error().message == "the run on empty input: disconnected");
   }
   SUBCASE("the agent is gone after the fetch") {
     start();
@@ -141,13 +143,68 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
     agent.fetches.front()({});
     REQUIRE(outcomes.size() == 1);
     CHECK_FALSE(outcomes[0].commandFailed);
-    CHECK(outcomes[0].ran.error().message == "not connected");
+    CHECK(outcomes[0].ran.error().message == "the run on empty input: not connected");
   }
   SUBCASE("the agent is not connected at all") {
     connected = false;
     start();
     REQUIRE(outcomes.size() == 1);
     CHECK(agent.calls.empty());
+  }
+}
+
+// `grep -c 7` exits 1 on no input (it found nothing): that run measures
+// start-up only, so its failure is noted and its time kept as start-up.
+TEST_CASE("the command failing on empty input (grep finding nothing) is noted and the calibration goes on with the sample") {
+  ScriptedAgent agent;
+  std::vector<CalibrationOutcome> outcomes;
+  CalibrationRuns runs = kRuns;
+  runs.sampleUnits = 40;
+  calibrateAgent([&]() -> AgentLink* { return &agent; }, runs, [] { return true; },
+                 [&](const CalibrationOutcome& o) { outcomes.push_back(o); });
+  agent.fetches.front()({});
+  AgentLink::JobTaskResult nothingFound = ran(0.04, 0);
+  nothingFound.exitCode = 1;
+  nothingFound.commandError = "'grep -c 7' exited with status 1";
+  agent.runs.front()(nothingFound);
+  REQUIRE(agent.runs.size() == 2);  // the sample still runs
+  agent.runs.back()(ran(0.24, 3));
+  REQUIRE(outcomes.size() == 1);
+  REQUIRE(outcomes[0].ran);
+  CHECK(outcomes[0].ran->emptyS == 0.04);
+  CHECK(outcomes[0].ran->emptyFailed == "'grep -c 7' exited with status 1");
+  CHECK(outcomes[0].ran->sample.size == 3);
+  CHECK(calibrationFrom(outcomes[0].ran->emptyS, outcomes[0].ran->sample, 40, 1000).secondsPerUnit ==
+        doctest::Approx(0.005));
+
+  SUBCASE("the same command failing on the sample fails, naming that run") {
+    ScriptedAgent again;
+    std::vector<CalibrationOutcome> failed;
+    calibrateAgent([&]() -> AgentLink* { return &again; }, runs, [] { return true; },
+                   [&](const CalibrationOutcome& o) { failed.push_back(o); });
+    again.fetches.front()({});
+    again.runs.front()(nothingFound);
+    again.runs.back()(nothingFound);
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].commandFailed);
+    CHECK(failed[0].ran.error().message ==
+          "the run on a sample of 1000 bytes (the input's first 40 units) failed: 'grep -c 7' exited with status 1");
+  }
+  SUBCASE("a limit of the agent's ending the empty run leaves the agent out, naming the run") {
+    ScriptedAgent limited;
+    std::vector<CalibrationOutcome> out;
+    calibrateAgent([&]() -> AgentLink* { return &limited; }, runs, [] { return true; },
+                   [&](const CalibrationOutcome& o) { out.push_back(o); });
+    limited.fetches.front()({});
+    AgentLink::JobTaskResult killed = ran(0.3, 0);
+    killed.commandError = "'grep -c 7' was killed at its wall-time limit (wall_s = 0.3)";
+    killed.limited = true;
+    limited.runs.front()(killed);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].agentRefused);
+    CHECK_FALSE(out[0].commandFailed);
+    CHECK(out[0].ran.error().message ==
+          "the run on empty input: 'grep -c 7' was killed at its wall-time limit (wall_s = 0.3)");
   }
 }
 
@@ -162,4 +219,12 @@ TEST_CASE("an answer that no longer matters (the job ended, the agent was left o
   agent.runs.front()(ran(0.05, 0));
   CHECK(agent.runs.size() == 1);  // no run on the sample either
   CHECK(outcomes == 0);
+}
+
+TEST_CASE("a calibration's deadline is calibration_max_s until an agent finished, then 10 x the longest, within 10 s and the maximum") {
+  CHECK(calibrationDeadlineS({}, 120) == 120);
+  CHECK(calibrationDeadlineS({0.05, 0.4}, 120) == 10);  // the floor: start-up on a loaded machine
+  CHECK(calibrationDeadlineS({0.5, 3.0}, 120) == doctest::Approx(30));
+  CHECK(calibrationDeadlineS({20}, 120) == 120);
+  CHECK(calibrationDeadlineS({0.5}, 5) == 5);  // never past the configured maximum
 }

@@ -35,7 +35,8 @@ struct CountingAgent final : AgentLink {
     for (const auto& t : task.inputs) input += files[t];
     const long lines = std::count(input.begin(), input.end(), '\n');
     ++runs;
-    if (failing) return turns.push_back([done] {
+    if (hangs) return hung.push_back(done);  // never answers, as a command that never ends
+    if (failing || (failsOnEmpty && input.empty())) return turns.push_back([done] {
       AgentLink::JobTaskResult r;
       r.exitCode = 1;
       r.commandError = "'count' exited with status 1";
@@ -50,7 +51,7 @@ struct CountingAgent final : AgentLink {
     turns.push_back([done, r] { done(r); });
   }
   void dropJobFiles(const std::vector<std::string>& tokens) override {
-    for (const auto& t : tokens) files.erase(t);
+    for (const auto& t : tokens) files.erase(t), dropped.push_back(t);
   }
   std::string name;
   MapPlane& plane;
@@ -58,6 +59,10 @@ struct CountingAgent final : AgentLink {
   std::map<std::string, std::string> files;
   int runs = 0;
   bool failing = false;
+  bool failsOnEmpty = false;  // as `grep -c`: exits 1 when it finds nothing
+  bool hangs = false;
+  std::vector<TaskDone> hung;
+  std::vector<std::string> dropped;
 };
 
 struct MapPlane final : SourcePlane {
@@ -172,6 +177,19 @@ struct Lab {
       jobs.tick();
     }
   }
+  // The same, the clock moving a tick (250 ms) at a time, for at most `limit`.
+  void settleFor(Duration limit) {
+    const TimePoint end = clock.now() + limit;
+    while (clock.now() < end && (!turns.empty() || jobs.running())) {
+      while (!turns.empty()) {
+        auto f = std::move(turns.front());
+        turns.pop_front();
+        f();
+      }
+      jobs.tick();
+      clock.advance(std::chrono::milliseconds(250));
+    }
+  }
   RunRequest count() const {
     RunRequest r;
     r.input = "/data/lines.txt";
@@ -222,7 +240,13 @@ TEST_CASE("a command that fails on the sample fails the job, naming the agent, a
   auto status = lab.jobs.status(*started);
   REQUIRE(status);
   CHECK(status->finished);
-  CHECK(status->error == "calibrating on a2: 'count' exited with status 1");
+  // Which run, on which agent, and what to do.
+  CHECK(status->error.find("calibrating on a2: the run on a sample of ") == 0);
+  CHECK(status->error.find(" bytes (the input's first ") != std::string::npos);
+  CHECK(status->error.find(" units) failed: 'count' exited with status 1. Every share runs the command on a part of "
+                           "the input like this one, so the run stops: to see why, run it on those bytes: head -c ") !=
+        std::string::npos);
+  CHECK(status->error.find(" '/data/lines.txt' | sh -c 'count'") != std::string::npos);
   CHECK_FALSE(lab.jobs.output(*started, 0, 10).ok());
 
   RunRequest missing = lab.count();
@@ -263,4 +287,80 @@ TEST_CASE("a run under --max-rate paces hnowd's uplink and downlink at most at i
   }
   // The plan knows: serving the shares at 20 kB/s takes a second longer than at hnowd's 12.5 MB/s.
   CHECK(status->predictedS > freeStatus->predictedS + 0.5);
+}
+
+TEST_CASE("a command that exits non-zero on empty input (grep -c finding nothing) is calibrated on the sample and the job lands") {
+  Lab lab;
+  for (auto& [name, agent] : lab.agents) agent->failsOnEmpty = true;
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE(started.ok());
+  lab.settle();
+  auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK_MESSAGE(status->error.empty(), status->error);
+  for (const auto& a : status->agents) {
+    CHECK(a.secondsPerUnit > 0);
+    CHECK(a.failures.empty());
+  }
+  std::istringstream lines(lab.files.outputs.files.at("run-1.out"));
+  long total = 0;
+  for (long n; lines >> n;) total += n;
+  CHECK(total == 3000);
+}
+
+TEST_CASE("an agent whose command hangs in calibration is left out at the deadline, its command killed, and the run lands on the others") {
+  Lab lab;
+  lab.agents["a3"]->hangs = true;
+  const TimePoint start = lab.clock.now();
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE(started.ok());
+  lab.settleFor(std::chrono::seconds(60));
+  auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK_MESSAGE(status->error.empty(), status->error);
+  // The others calibrate at once: the deadline is the 10 s floor, not calibration_max_s.
+  CHECK(seconds(lab.clock.now() - start) < 12);
+  for (const auto& a : status->agents) {
+    if (a.name != "a3") {
+      CHECK(a.units > 0);
+      continue;
+    }
+    CHECK(a.units == 0);
+    REQUIRE(a.failures.size() == 1);
+    CHECK(a.failures[0].rfind("left out: the run on empty input did not finish within 10 s, the calibration deadline "
+                              "(10 x the longest other agent's calibration, ", 0) == 0);
+    CHECK(a.failures[0].find("at most [run] calibration_max_s = 120): left out of the run, its command killed. Check "
+                             "that the command ends on its own there (it must read stdin to its end and exit), or raise "
+                             "[run] calibration_max_s in hnowd's config for a slow agent") != std::string::npos);
+  }
+  // Its job files were dropped at the deadline: that kills the command running on them.
+  CHECK(lab.agents["a3"]->dropped.size() >= 3);
+  // A late answer changes nothing.
+  for (auto& done : lab.agents["a3"]->hung) done(hnow::Error{"the task was dropped"});
+  lab.settle();
+  CHECK(lab.jobs.status(*started)->error.empty());
+}
+
+TEST_CASE("when every agent's calibration hangs the run fails at calibration_max_s with each agent's reason") {
+  Lab lab;
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  const TimePoint start = lab.clock.now();
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE(started.ok());
+  lab.settleFor(std::chrono::seconds(100));
+  REQUIRE_FALSE(lab.jobs.status(*started)->finished);  // 120 s: nobody finished to bound it
+  lab.settleFor(std::chrono::seconds(60));
+  auto status = lab.jobs.status(*started);
+  REQUIRE(status);
+  CHECK(status->finished);
+  CHECK(seconds(lab.clock.now() - start) < 121);
+  CHECK(status->error.rfind("no agent finished its calibration in time: a1: the run on empty input did not finish "
+                            "within 120 s, the calibration deadline ([run] calibration_max_s = 120 in hnowd's config)",
+                            0) == 0);
+  CHECK(status->error.find("; a3: the run on empty input did not finish within 120 s") != std::string::npos);
+  CHECK(status->error.find("its command killed. Check that the command ends on its own there") != std::string::npos);
+  CHECK(status->error.find("Check that") == status->error.rfind("Check that"));  // said once
+  for (const auto& [name, agent] : lab.agents) CHECK(agent->dropped.size() >= 3);
 }
