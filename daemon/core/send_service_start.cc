@@ -81,7 +81,7 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   auto p = std::make_shared<Prepared>();
   p->atDest = std::move(atDest);
   p->tree = bundle && bundle->tree;
-  p->sourcePath = bundle ? bundle->bundle.path : request.path;
+  p->sourcePath = bundle ? bundle->bundle.path : readPathOf(request);
   if (p->tree) p->packed = bundle->bundle.summary;
   auto size = p->tree ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(p->sourcePath);
   if (!size) return started(size.error());

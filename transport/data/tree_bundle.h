@@ -143,11 +143,14 @@ struct ScannedTree {
 };
 
 // Walks `dir` as packTree does and takes each file's SHA-256 from `cache`
-// (keyed by `dir` + "/" + the entry's path) when its stamp is unchanged,
-// else reads it (and tells the cache, when the whole stamp held through
-// the read). A file that changes while it is read, or cannot be read, is
-// refused as packTree refuses it.
-Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache);
+// (keyed by `cacheName` + "/" + the entry's path; `cacheName` "": `dir`)
+// when its stamp is unchanged, else reads it (and tells the cache, when the
+// whole stamp held through the read). A file that changes while it is
+// read, or cannot be read, is refused as packTree refuses it. `cacheName`
+// serves a `dir` that names the tree otherwise (hnowd's descriptor of it,
+// /proc/self/fd/N): a digest is taken only for the same device, inode,
+// size, mtime and ctime, so the name decides only whether it is found.
+Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache, const std::string& cacheName = "");
 
 // The index of `entries` (a scan's, or a part of them) as hnowd asks the
 // agents with it: every file held (kHeldOffset), so it names no bytes (an
