@@ -237,6 +237,10 @@ void DataSourcePlane::unpackUpload(const std::string& bundlePath, UnpackedUpload
         if (!unpacked->failed.empty())
           return Error{"cannot unpack the client's uploaded tree: " + printable(unpacked->failed.front().path) + ": " +
                        printable(unpacked->failed.front().why)};
+        if (unpacked->clearedModes > 0)
+          spdlog::info("{}: {} entries of the client's tree came setuid, setgid or (a file) sticky and were written "
+                       "without those bits (docs/security.md)",
+                       dir, unpacked->clearedModes);
         return dir;
       },
       [done](Result<std::string>& unpacked) { done(unpacked); });

@@ -1,9 +1,11 @@
 // What hnowd reads and what agents write, against an operator who plays
 // with paths, on real hnowd and agents on 127.0.0.1 (docs/security-tests.md
-// lists them): a directory swapped for a symlink while hnowd sends from it.
+// lists them): a directory swapped for a symlink while hnowd sends from it,
+// setuid and setgid bits in what is sent.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -67,5 +69,34 @@ TEST_CASE("a directory inside [send] roots flipped to a symlink while sends run 
   for (int a = 1; a <= 2; ++a) {
     const std::string held = readWhole(cluster.root(a) / "in" / "data.bin");
     CHECK((held.empty() || held == mine));
+  }
+}
+
+TEST_CASE("a setuid copy of /usr/bin/id sent in a tree or alone lands on every agent without the bit, logged by the agent") {
+  TestCluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path tree = cluster.dir.path / "tools";
+  fs::create_directories(tree / "shared");
+  fs::copy_file("/usr/bin/id", tree / "id");
+  fs::copy_file("/usr/bin/id", cluster.dir.path / "id-alone");
+  ::chmod((tree / "id").c_str(), 04755);
+  ::chmod((tree / "shared").c_str(), 02775);
+  ::chmod((cluster.dir.path / "id-alone").c_str(), 06755);
+  auto sent = runCommand(cluster.hnow("send " + tree.string() + " --dest tools"));
+  REQUIRE_MESSAGE(sent.status == 0, sent.err);
+  auto alone = runCommand(cluster.hnow("send " + (cluster.dir.path / "id-alone").string() + " --dest id-alone"));
+  REQUIRE_MESSAGE(alone.status == 0, alone.err);
+  for (int a = 1; a <= 2; ++a) {
+    const std::string agent = "agent-" + std::to_string(a);
+    CAPTURE(agent);
+    struct stat id {}, shared {}, single {};
+    REQUIRE(::stat((cluster.root(a) / "tools" / "id").c_str(), &id) == 0);
+    REQUIRE(::stat((cluster.root(a) / "tools" / "shared").c_str(), &shared) == 0);
+    REQUIRE(::stat((cluster.root(a) / "id-alone").c_str(), &single) == 0);
+    CHECK((id.st_mode & 07777) == 0755);
+    CHECK((shared.st_mode & 07777) == 0775);
+    CHECK((single.st_mode & (S_ISUID | S_ISGID | S_ISVTX)) == 0);
+    CHECK(readWhole(cluster.root(a) / "tools" / "id") == readWhole("/usr/bin/id"));
+    CHECK(cluster.logHas(agent, "2 entries came setuid, setgid or (a file) sticky and were written without those bits"));
   }
 }
