@@ -49,6 +49,11 @@ Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::st
   return target;
 }
 
+int openSearchRoot(const std::vector<std::string>& roots, const std::string& dest) {
+  const std::string root = rootOf(roots, dest);
+  return root.empty() ? -1 : ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 std::string scratchNameFor(const std::string& name) { return "." + name + ".hnow-" + tempSuffix() + ".part"; }
 
 namespace {

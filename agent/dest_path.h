@@ -45,6 +45,10 @@ struct CompressedDestination {
 };
 Result<CompressedDestination> openCompressedDestination(const std::vector<std::string>& roots, const std::string& dest);
 
+// The root `dest` lies in, opened to search it for bytes held under another
+// path (O_PATH; caller closes); -1 when there is none.
+int openSearchRoot(const std::vector<std::string>& roots, const std::string& dest);
+
 // A fresh scratch name beside `name`: `.NAME.hnow-<16 hex>.part`, as a
 // receive's temp file, so the startup sweep removes what a crash leaves.
 std::string scratchNameFor(const std::string& name);
