@@ -108,7 +108,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
                        : order->compressed      ? runtime_.receiver().receiveCompressed(*order)
                        : order->stripes.empty() ? runtime_.receiver().receive(order->token, order->dest, order->size,
                                                                               digestOf(order->sha256),
-                                                                              wholeFileDigests(*order))
+                                                                              wholeFileDigests(*order), order->operation)
                                                 : runtime_.receiver().receiveStriped(*order);
     runtime_.paceReceive(order->token, order->uplinkPaceBytesPerSecond, order->downlinkPaceBytesPerSecond);
     context.getResults().setPath(path);
@@ -230,12 +230,15 @@ class AgentControlServer final : public wire::AgentControl::Server {
     const auto sha256 = digestOf(std::string(reinterpret_cast<const char*>(params.getSha256().begin()), 32));
     std::string dest = params.getDest(), from = params.getFrom();
     const std::uint64_t size = params.getSize();
+    // dest is held while the copy runs, as a receive holds its own.
+    auto claimed = runtime_.receiver().claimCopy(dest);
+    if (!claimed) transport::refuse(claimed.error().message);
     using Copied = Result<std::string>;
     return offThread<Copied>([roots = runtime_.receiver().roots(), dest, from, size, sha256,
                               listings = runtime_.receiver().listings()] {
              return Receiver::copyHeld(roots, dest, from, size, sha256, *listings);
            })
-        .then([context](kj::Own<Copied> copied) mutable {
+        .then([context, claim = std::move(claimed).value()](kj::Own<Copied> copied) mutable {
           if (!*copied) transport::refuse(copied->error().message);
           context.getResults().setPath(**copied);
         });

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -22,6 +24,20 @@ std::string tempSuffix() {
   return text;
 }
 
+// `.NAME.hnow-<16 hex>.part`, NAME cut so the whole fits in NAME_MAX: a
+// final name may take all 255 bytes, and its temp name the 28 more. The
+// cut keeps whole UTF-8 letters, the start still says which file the temp
+// file is for, and the startup sweep knows the name by its ends alone
+// (isReceiveTempName), however much of NAME is left.
+std::string tempNameFor(const std::string& name) {
+  constexpr std::size_t kAdded = 1 + 6 + 16 + 5;  // ".", ".hnow-", the hex, ".part"
+  constexpr std::size_t kRoom = NAME_MAX - kAdded;
+  std::size_t keep = std::min(name.size(), kRoom);
+  while (keep > 0 && keep < name.size() && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+  if (keep == 0) keep = std::min(name.size(), kRoom);  // no letter boundary: not UTF-8, cut where it fits
+  return "." + name.substr(0, keep) + ".hnow-" + tempSuffix() + ".part";
+}
+
 }  // namespace
 
 Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::string>& roots,
@@ -37,7 +53,7 @@ Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::st
   transport::data::ReceiveTarget target;
   target.dirFd = dir;
   target.finalName = name;
-  target.tempName = "." + name + ".hnow-" + tempSuffix() + ".part";
+  target.tempName = tempNameFor(name);
   target.path = path + "/" + name;
   target.fileFd = ::openat(dir, target.tempName.c_str(),
                            O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -49,7 +65,12 @@ Result<transport::data::ReceiveTarget> openDestination(const std::vector<std::st
   return target;
 }
 
-std::string scratchNameFor(const std::string& name) { return "." + name + ".hnow-" + tempSuffix() + ".part"; }
+int openSearchRoot(const std::vector<std::string>& roots, const std::string& dest) {
+  const std::string root = rootOf(roots, dest);
+  return root.empty() ? -1 : ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+std::string scratchNameFor(const std::string& name) { return tempNameFor(name); }
 
 namespace {
 

@@ -45,8 +45,13 @@ struct CompressedDestination {
 };
 Result<CompressedDestination> openCompressedDestination(const std::vector<std::string>& roots, const std::string& dest);
 
+// The root `dest` lies in, opened to search it for bytes held under another
+// path (O_PATH; caller closes); -1 when there is none.
+int openSearchRoot(const std::vector<std::string>& roots, const std::string& dest);
+
 // A fresh scratch name beside `name`: `.NAME.hnow-<16 hex>.part`, as a
-// receive's temp file, so the startup sweep removes what a crash leaves.
+// receive's temp file, so the startup sweep removes what a crash leaves;
+// NAME cut to fit NAME_MAX (a final name of 255 bytes gets one too).
 std::string scratchNameFor(const std::string& name);
 
 }  // namespace hnow::agent

@@ -15,8 +15,7 @@
 #include "agent/dest_path.h"
 #include "agent/receiver_scratch.h"
 #include "base/path_confinement.h"
-#include "transport/data/held_copy.h"
-#include "transport/data/tree_find.h"
+#include "base/printable.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::agent {
@@ -44,13 +43,6 @@ std::string Receiver::listen(const std::string& host) {
 }
 
 namespace {
-
-// The root `dest` lies in, opened to search it for bytes held under another
-// path (O_PATH; caller closes); -1 when there is none.
-int openSearchRoot(const std::vector<std::string>& roots, const std::string& dest) {
-  const std::string root = rootOf(roots, dest);
-  return root.empty() ? -1 : ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
 
 // The destination opened for `dest`, or hnowd's order refused with why (and logged).
 template <class Target>
@@ -81,6 +73,20 @@ std::vector<transport::data::ByteRange> rangesOf(const transport::ReceiveOrder& 
   return ranges;
 }
 
+// A striped order's stripe tokens, which its transfers report under.
+std::vector<std::string> transfersOf(const transport::ReceiveOrder& order) {
+  std::vector<std::string> out;
+  for (const transport::StripeOrder& s : order.stripes) out.push_back(s.token);
+  return out;
+}
+
+// A target opened for a receive that is refused after all: its temp file goes.
+void discardTarget(transport::data::ReceiveTarget& t) {
+  if (t.fileFd >= 0) ::close(t.fileFd);
+  if (t.dirFd >= 0) ::unlinkat(t.dirFd, t.tempName.c_str(), 0), ::close(t.dirFd);
+  t.fileFd = t.dirFd = -1;
+}
+
 }  // namespace
 
 transport::data::ChunkDigests wholeFileDigests(const transport::ReceiveOrder& order) {
@@ -88,9 +94,37 @@ transport::data::ChunkDigests wholeFileDigests(const transport::ReceiveOrder& or
                                : transport::data::ChunkDigests{};
 }
 
+Result<void> Receiver::claim(int dirFd, const std::string& name, const std::string& path, const std::string& token,
+                             const std::string& operation, std::uint64_t size,
+                             const std::vector<std::string>& transfers) {
+  auto claimed = claims_->claim(dirFd, name, {token, operation, path, size}, transfers);
+  if (!claimed)
+    spdlog::warn("refused a receive{} into '{}' that hnowd ordered: {}",
+                 operation.empty() ? "" : " of " + printable(operation), printable(path), claimed.error().message);
+  return claimed;
+}
+
+Result<std::shared_ptr<void>> Receiver::claimCopy(const std::string& dest) {
+  auto opened = openConfinedParent(roots_, dest, {"destination", "destination", "write under"}, true);
+  if (!opened) return std::shared_ptr<void>();
+  auto& [dir, path, name] = opened.value();
+  const std::string token = "copy " + std::to_string(++copies_);
+  auto claimed = claim(dir, name, path + "/" + name, token, "a copy from another path of this agent", 0);
+  ::close(dir);
+  if (!claimed) return claimed.error();
+  return std::shared_ptr<void>(nullptr, [claims = std::weak_ptr<DestClaims>(claims_), token](void*) {
+    if (auto held = claims.lock()) held->release(token);
+  });
+}
+
 std::string Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
-                              const transport::data::Sha256& sha256, transport::data::ChunkDigests digests) {
+                              const transport::data::Sha256& sha256, transport::data::ChunkDigests digests,
+                              const std::string& operation) {
   auto t = openedOrRefused(openDestination(roots_, dest), dest);
+  if (auto held = claim(t.dirFd, t.finalName, t.path, token, operation, size); !held) {
+    discardTarget(t);
+    transport::refuse(held.error().message);
+  }
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
   plane_.receive(token, size, sha256, std::move(t), std::move(digests));
@@ -99,6 +133,11 @@ std::string Receiver::receive(const std::string& token, const std::string& dest,
 
 std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
   auto t = openedOrRefused(openDestination(roots_, order.dest), order.dest);
+  if (auto held = claim(t.dirFd, t.finalName, t.path, order.token, order.operation, order.size, transfersOf(order));
+      !held) {
+    discardTarget(t);
+    transport::refuse(held.error().message);
+  }
   std::string path = t.path;
   std::vector<transport::data::ByteRange> ranges = rangesOf(order);
   spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
@@ -108,6 +147,13 @@ std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
 
 std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   auto t = openedOrRefused(openTreeDestination(roots_, order.dest), order.dest);
+  if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
+                        transfersOf(order));
+      !held) {
+    discardTarget(t.bundle);
+    ::close(t.parentFd);
+    transport::refuse(held.error().message);
+  }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
   scratch->name = t.name;
@@ -130,6 +176,15 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
 
 std::string Receiver::receiveCompressed(const transport::ReceiveOrder& order) {
   auto t = openedOrRefused(openCompressedDestination(roots_, order.dest), order.dest);
+  if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
+                        transfersOf(order));
+      !held) {
+    discardTarget(t.scratch);
+    ::close(t.outputFd);
+    ::unlinkat(t.parentFd, t.outputName.c_str(), 0);
+    ::close(t.parentFd);
+    transport::refuse(held.error().message);
+  }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
   scratch->name = t.name;
@@ -167,99 +222,8 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
   for (const std::string& token : scratch->transfers) scratches_[token] = scratch;
 }
 
-Result<transport::data::HeldFiles> Receiver::treeHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                                      std::string_view index, RootListings& listings) {
-  auto entries = transport::data::decodeTreeIndex(index, 0, 0);  // a query names no bytes
-  if (!entries) return Error{"a bad tree index from hnowd: " + entries.error().message};
-  // The directories on the way are made now: the send that follows needs them anyway.
-  auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
-  if (!opened) {
-    spdlog::warn("refused a tree into '{}' that hnowd asked about: {}", dest, opened.error().message);
-    return opened.error();
-  }
-  auto& [dir, path, name] = opened.value();
-  // A file not at its path is looked for under the whole root dest lies in (docs/tree-send.md).
-  const int rootFd = openSearchRoot(roots, dest);
-  transport::data::HeldFiles held;
-  if (rootFd < 0) {
-    held = transport::data::missingFiles(*entries, dir, name);
-  } else {
-    listings.withFinder(rootFd, [&](transport::data::ContentFinder& elsewhere) {
-      held = transport::data::missingFiles(*entries, dir, name, elsewhere);
-    });
-    ::close(rootFd);
-  }
-  ::close(dir);
-  return held;
-}
-
-Result<Receiver::FileHolding> Receiver::fileHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                                 std::uint64_t size,
-                                                 const std::optional<transport::data::Sha256>& sha256,
-                                                 RootListings& listings) {
-  using transport::data::DestHolding;
-  // As a receive resolves it; the directories on the way are made, as the receive that follows would.
-  auto opened = openConfinedParent(roots, dest, {"destination", "destination", "write under"}, true);
-  if (!opened) {
-    spdlog::warn("refused a file into '{}' that hnowd asked about: {}", dest, opened.error().message);
-    return opened.error();
-  }
-  auto& [dir, path, name] = opened.value();
-  FileHolding out{transport::data::destHolding(dir, name, size, sha256 ? &*sha256 : nullptr), ""};
-  ::close(dir);
-  if (out.holding == DestHolding::kDirectory)
-    return Error{path + "/" + name + " is a directory; a file cannot replace it: name a path inside it (" + dest +
-                 "/NAME) or another --dest"};
-  if (out.holding == DestHolding::kSame || out.holding == DestHolding::kSameSize) return out;
-  // The same bytes under another path of the root (docs/send.md, "Under another path"): sizes first, no read.
-  const std::string root = rootOf(roots, dest);
-  const int rootFd = openSearchRoot(roots, dest);
-  listings.withFinder(rootFd, [&](transport::data::ContentFinder& elsewhere) {
-    if (!sha256 && elsewhere.hasSize(size)) out.holding = DestHolding::kSameSize;
-    if (sha256)
-      if (auto found = elsewhere.find(size, *sha256)) out.heldAt = root + "/" + *found;
-  });
-  if (rootFd >= 0) ::close(rootFd);
-  return out;
-}
-
-Result<std::string> Receiver::copyHeld(const std::vector<std::string>& roots, const std::string& dest,
-                                       const std::string& from, std::uint64_t size,
-                                       const transport::data::Sha256& sha256, RootListings& listings) {
-  auto source = openConfinedParent(roots, from, {"source file", "source", "read from"}, false);
-  if (!source) return source.error();
-  auto& [fromDir, fromPath, fromName] = source.value();
-  const std::string fromFile = fromPath + "/" + fromName;
-  // O_NONBLOCK: should a fifo have taken the file's place, the open must not wait for a writer.
-  const int in = ::openat(fromDir, fromName.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  const int openError = errno;
-  ::close(fromDir);
-  if (in < 0) return Error{"cannot open " + fromFile + ": " + std::strerror(openError)};
-  struct stat info {};
-  if (::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(in);
-    return Error{fromFile + " is not a regular file"};
-  }
-  auto target = openDestination(roots, dest);
-  if (!target) {
-    ::close(in);
-    return target.error();
-  }
-  Result<void> copied = transport::data::copyChecked(in, size, sha256, target->fileFd);
-  ::close(in);
-  if (copied && ::fdatasync(target->fileFd) != 0) copied = Error{std::string("fdatasync failed: ") + std::strerror(errno)};
-  if (copied && ::renameat(target->dirFd, target->tempName.c_str(), target->dirFd, target->finalName.c_str()) != 0)
-    copied = Error{std::string("cannot rename it into place: ") + std::strerror(errno)};
-  if (!copied) ::unlinkat(target->dirFd, target->tempName.c_str(), 0);
-  ::close(target->fileFd);
-  ::close(target->dirFd);
-  if (!copied) return Error{"cannot copy " + fromFile + " to " + target->path + ": " + copied.error().message};
-  listings.published();
-  spdlog::info("wrote {} from {}, which held the same bytes (not sent)", target->path, fromFile);
-  return target->path;
-}
-
 void Receiver::release(const std::string& token) {
+  claims_->release(token);
   if (auto it = scratches_.find(token); it != scratches_.end() && it->second->fileToken == token) {
     const std::shared_ptr<Scratch> scratch = it->second;
     scratches_.erase(scratch->fileToken);
@@ -269,6 +233,7 @@ void Receiver::release(const std::string& token) {
 }
 
 void Receiver::releaseAll() {
+  claims_->clear();
   scratches_.clear();
   plane_.releaseAll();
 }
@@ -281,6 +246,9 @@ void Receiver::route(Event event, const Report& report) {
   if (!event.afterUnpack && it != scratches_.end() && it->second->stagedAsLanded && lands)
     landed(it->second, event.transfer.token, event.transfer.bytes);
   if (event.afterUnpack || it == scratches_.end() || event.transfer.kind != Kind::kDone) {
+    // A receive that ended here (a file renamed into place, a tree
+    // published, or failed) holds its destination no longer.
+    if (event.transfer.kind == Kind::kDone || event.transfer.kind == Kind::kFailed) claims_->release(event.transfer.token);
     report(event.transfer, event.unpacked.get());
     return;
   }

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/dest_claims.h"
 #include "agent/root_listings.h"
 #include "base/clock.h"
 #include "transport/agent_wire.h"
@@ -38,8 +39,12 @@ class Receiver {
   // Checks `dest` against the roots and prepares the temp file; returns the
   // absolute final path or refuses the call with the reason.
   // With the source's chunk digests, every chunk is checked as it lands.
+  // Every receive holds its destination until it ends (DestClaims): one
+  // into a destination another holds is refused, naming that one by its
+  // `operation` (hnowd's name for it, "" none).
   std::string receive(const std::string& token, const std::string& dest, std::uint64_t size,
-                      const transport::data::Sha256& sha256, transport::data::ChunkDigests digests = {});
+                      const transport::data::Sha256& sha256, transport::data::ChunkDigests digests = {},
+                      const std::string& operation = "");
   // The same for a file that comes as byte ranges (its stripes), each
   // pulled under its own token.
   std::string receiveStriped(const transport::ReceiveOrder& order);
@@ -80,6 +85,10 @@ class Receiver {
   static Result<std::string> copyHeld(const std::vector<std::string>& roots, const std::string& dest,
                                       const std::string& from, std::uint64_t size,
                                       const transport::data::Sha256& sha256, RootListings& listings);
+  // A copyHeld into `dest` holds it as a receive does while it runs: the
+  // claim, given up when the returned handle goes (null when `dest` cannot
+  // be opened: copyHeld then says why); or the refusal, as a receive's.
+  Result<std::shared_ptr<void>> claimCopy(const std::string& dest);
   // Shared with the questions above, which run off the kj thread.
   std::shared_ptr<RootListings> listings() const { return listings_; }
   void pull(const std::string& token, const std::string& parentAddress);
@@ -94,7 +103,10 @@ class Receiver {
   void watchInterface(const std::string& host) { plane_.watchInterface(host); }
   void release(const std::string& token);
   void releaseAll();
-  void discard(const std::string& token) { plane_.discard(token); }
+  void discard(const std::string& token) {
+    claims_->release(token);
+    plane_.discard(token);
+  }
   // Serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size, transport::data::ChunkDigests digests = {}) {
     plane_.addSource(token, fd, size, std::move(digests));
@@ -115,6 +127,10 @@ class Receiver {
  private:
   // A data address as this agent reaches it (the coordinator host for 0.0.0.0 or ::).
   std::string reachable(const std::string& address) const;
+  // `name` in `dirFd` claimed for the receive `token` (DestClaims), or the
+  // refusal, logged; `transfers`: a striped file's stripe tokens.
+  Result<void> claim(int dirFd, const std::string& name, const std::string& path, const std::string& token,
+                     const std::string& operation, std::uint64_t size, const std::vector<std::string>& transfers = {});
 
   struct Event {
     transport::data::TransferEvent transfer;
@@ -158,6 +174,9 @@ class Receiver {
   std::thread unpacker_;
   transport::data::DataPlane plane_;
   std::shared_ptr<RootListings> listings_ = std::make_shared<RootListings>();
+  // Shared with copyHeld's claims, which may outlive this receiver.
+  std::shared_ptr<DestClaims> claims_ = std::make_shared<DestClaims>();
+  std::uint64_t copies_ = 0;  // copyHeld claims made, to name each
   std::string coordinatorHost_;
 };
 

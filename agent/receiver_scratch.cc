@@ -143,6 +143,10 @@ void Receiver::unpackOne(Scratch& s) {
                  "{} held already, {} copied from another path here, {} replaced, {} deleted, {} failed",
                  path, seconds, s.filesAsLanded, outcome->files, outcome->bytes, outcome->held, outcome->copied,
                  outcome->replaced, outcome->deleted, outcome->failed.size());
+    if (outcome->clearedModes > 0)
+      spdlog::info("{}: {} entries came setuid, setgid or (a file) sticky and were written without those bits: a "
+                   "tree never grants privileges where it lands (docs/security.md)",
+                   path, outcome->clearedModes);
   } else {
     spdlog::info("expanded {} in {:.3f} s: {} bytes, SHA-256 matched", path, seconds, s.plainSize);
   }

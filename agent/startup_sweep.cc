@@ -14,7 +14,7 @@ constexpr const char* kJobDir = ".hnow-jobs";  // agent/job_runner.cc
 }  // namespace
 
 bool isReceiveTempName(const std::string& name) {
-  // "." + final name + ".hnow-" + 16 hex digits + ".part"
+  // "." + final name (cut to fit NAME_MAX, dest_path.cc) + ".hnow-" + 16 hex digits + ".part"
   const std::string marker = ".hnow-", end = ".part";
   const std::size_t tail = marker.size() + 16 + end.size();
   if (name.size() < tail + 2 || name[0] != '.') return false;

@@ -1,6 +1,7 @@
 #pragma once
 // What an agent that crashed leaves behind: temp files of receives
-// it never finished (`.NAME.hnow-XXXXXXXXXXXXXXXX.part`, agent/dest_path.cc)
+// it never finished (`.NAME.hnow-XXXXXXXXXXXXXXXX.part`, agent/dest_path.cc;
+// NAME cut for a long name, so only its ends mark it)
 // and the shares and results of jobs under `<data root>/.hnow-jobs/`
 // (agent/job_runner.h), and the staging directories of trees it never
 // published (`.NAME.hnow-stage-XXXXXXXXXXXXXXXX`). At start no operation is known to this agent (hnowd

@@ -69,6 +69,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setPlainSha256(bytesOf(order.plainSha256));
   out.setDigestChunkBytes(order.digestChunkBytes);
   out.setPieceDigests(bytesOf(order.pieceDigests));
+  out.setOperation(order.operation);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -126,6 +127,8 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   order.digestChunkBytes = in.getDigestChunkBytes();
   order.pieceDigests = textOf(in.getPieceDigests());
   if (auto ok = checkPieces(order); !ok) return ok.error();
+  // A name for messages only: a longer one is cut, never a reason to refuse.
+  order.operation = std::string(in.getOperation()).substr(0, 200);
   return order;
 }
 

@@ -44,6 +44,7 @@ struct ReceiveOrder {
   // file: each stripe's, in its StripeOrder).
   std::uint32_t digestChunkBytes = 0;
   std::string pieceDigests{};
+  std::string operation{};  // hnowd's name for what it is part of, for an agent's messages
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

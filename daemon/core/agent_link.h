@@ -75,6 +75,9 @@ class AgentLink {
     // and the whole file's pieces' digests (a striped file: its stripes').
     std::uint32_t digestChunkBytes = 0;
     std::string pieceDigests{};
+    // What the agent calls this receive's operation when it refuses
+    // another into the same destination ("send record 12").
+    std::string operation{};
   };
   // The absolute path the file will have, or the refusal.
   using ReceiveDone = std::function<void(const Result<std::string>& path)>;

@@ -56,6 +56,7 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
         AgentLink::ReceiveOrder order{it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0};
         order.digestChunkBytes = it.digestChunkBytes;
         order.pieceDigests = it.pieceDigests;
+        order.operation = "manifest record " + std::to_string(running.record) + ", item at " + it.request.where;
         // Relays a little under its uplink, receives within its downlink's cap; both within --max-rate.
         order.uplinkPaceBytesPerSecond = capped(coordinator_.agentUplinkPace(destinations[k]), running.maxRate);
         order.downlinkPaceBytesPerSecond = capped(coordinator_.agentDownlinkPace(destinations[k]), running.maxRate);

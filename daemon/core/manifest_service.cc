@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
@@ -37,6 +38,19 @@ bool ManifestService::moving() const {
       if (!item.released) return true;
   return false;
 }
+
+namespace {
+
+// `dest` as the path it names on an agent with `roots`, lexically: a
+// relative one under the data root (the first root), `.` and repeated
+// slashes gone.
+std::string destinationOf(const std::string& dest, const std::vector<std::string>& roots) {
+  std::filesystem::path path(dest);
+  if (path.is_relative() && !roots.empty()) path = std::filesystem::path(roots.front()) / path;
+  return path.lexically_normal().string();
+}
+
+}  // namespace
 
 // The items as the request names them, each with its source and
 // destinations among the reachable agents; every refusal names its item.
@@ -79,13 +93,26 @@ Result<std::unique_ptr<ManifestService::Running>> ManifestService::itemsOf(Manif
     it.commands = std::make_unique<AgentCommands>(coordinator_, it.token);
     running->items.push_back(std::move(it));
   }
-  // Two items writing the same path on one agent would race for it.
-  std::map<std::pair<int, std::string>, std::string> writer;
+  // Two items writing the same path on one agent would race for it: the
+  // same path however it is spelled (m/./a, m//a, the absolute path under
+  // the agent's data root), compared lexically ('..' is refused above).
+  std::map<std::pair<int, std::string>, const Item*> writer;
   for (const Item& it : running->items)
-    for (int d : it.nodes.destinations)
-      if (auto [at, fresh] = writer.emplace(std::make_pair(d, it.request.dest), it.request.where); !fresh)
-        return Error{"items at " + at->second + " and " + it.request.where + " both write " + it.request.dest +
-                     " on " + running->agents[static_cast<std::size_t>(d)].record.name};
+    for (int d : it.nodes.destinations) {
+      const AgentView& agent = running->agents[static_cast<std::size_t>(d)];
+      const std::string path = destinationOf(it.request.dest, agent.registration.roots);
+      auto [at, fresh] = writer.emplace(std::make_pair(d, path), &it);
+      if (fresh) continue;
+      const ManifestItemRequest& first = at->second->request;
+      const std::string why =
+          first.dest == it.request.dest
+              ? "items at " + first.where + " and " + it.request.where + " both write " + it.request.dest + " on " +
+                    agent.record.name
+              : "items at " + first.where + " (as " + first.dest + ") and " + it.request.where + " (as " +
+                    it.request.dest + ") both write " + path + " on " + agent.record.name;
+      spdlog::warn("manifest refused: {}", why);
+      return Error{why};
+    }
   for (Item& it : running->items) {
     coordinator_.claimToken(it.token, this);
     const AgentView& source = running->agents[static_cast<std::size_t>(it.nodes.source)];

@@ -172,7 +172,12 @@ void SendService::start(SendRequest request, Started started) {
   auto receivers = receiversOf(request);
   if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));
   if (!receivers) return started(receivers.error());
-  if (!plane_.isDirectory(request.path)) {
+  if (!request.scratch && request.pin.readPath.empty() && pinner_) {
+    auto pinned = pinner_(request.path);
+    if (!pinned) return started(pinned.error());
+    request.pin = std::move(pinned).value();
+  }
+  if (!plane_.isDirectory(readPathOf(request))) {
     for (const auto& [set, flag] : {std::pair{request.atomic, "--atomic"}, std::pair{request.deleteOthers, "--delete"}})
       if (set)
         return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
@@ -187,7 +192,7 @@ void SendService::start(SendRequest request, Started started) {
   if (request.atomic && request.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
   // A directory goes as one bundle of its tree, holding only the files some agent lacks.
-  plane_.scanTree(request.path, [this, request, chosen = std::move(receivers).value(),
+  plane_.scanTree(readPathOf(request), [this, request, chosen = std::move(receivers).value(),
                                  started](const Result<TreeScan>& scanned) mutable {
     if (!scanned) return started(scanned.error());
     askAbout(std::move(request), std::move(chosen), std::make_shared<const TreeScan>(*scanned), std::move(started));
@@ -196,16 +201,15 @@ void SendService::start(SendRequest request, Started started) {
 
 void SendService::askDestinations(SendRequest request, std::vector<AgentView> chosen,
                                   std::unique_ptr<HeldBundle> upload, Started started) {
-  auto size = plane_.sizeOf(request.path);
+  auto size = plane_.sizeOf(readPathOf(request));
   if (!size) return started(size.error());
   std::vector<std::string> agents;
   for (const AgentView& a : chosen) agents.push_back(a.record.name);
   // Held until the answers come (std::function needs what it holds copyable).
   auto kept = std::make_shared<std::unique_ptr<HeldBundle>>(std::move(upload));
-  const std::string path = request.path;
   askHolding(
       agents, [this](const std::string& name) { return coordinator_.link(name); }, request.dest, *size,
-      digestOf(path),
+      digestOf(request),
       [this, request, chosen, kept, size = *size, started](const Result<HeldAtDest>& held) mutable {
         if (!held) {
           spdlog::warn("a send was refused by its destinations: {}", held.error().message);
@@ -290,7 +294,7 @@ std::vector<AgentView> SendService::otherServers(const SendRequest& request, con
 void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
                             std::shared_ptr<std::unique_ptr<HeldBundle>> upload, HeldAtDest held,
                             std::vector<AgentView> holders, std::vector<AgentView> others, Started started) {
-  auto size = plane_.sizeOf(request.path);
+  auto size = plane_.sizeOf(readPathOf(request));
   if (!size) return started(size.error());
   // Each agent is asked on its own, so one that refuses the question (its
   // roots do not hold --dest) silences only itself; hnowd hashes the file
@@ -304,7 +308,7 @@ void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
   auto asking = std::make_shared<Asking>();
   asking->waiting = others.size();
   asking->holds.assign(others.size(), false);
-  FileDigest digest = digestOf(request.path);
+  FileDigest digest = digestOf(request);
   if (!held.sha256.empty())
     digest = [known = held.sha256](std::function<void(const Result<std::string>&)> done) { done(known); };
   auto answered = [this, asking, request, chosen, upload, held, holders, others, started]() mutable {
@@ -330,7 +334,7 @@ void SendService::askOthers(SendRequest request, std::vector<AgentView> chosen,
   }
 }
 
-FileDigest SendService::digestOf(const std::string& path) {
+FileDigest SendService::digestOf(const SendRequest& request) {
   // Every caller shares one hash: the first asks the plane, the others wait for it.
   struct Shared {
     std::optional<Result<std::string>> digest;
@@ -338,7 +342,8 @@ FileDigest SendService::digestOf(const std::string& path) {
     std::vector<std::function<void(const Result<std::string>&)>> waiting;
   };
   auto shared = std::make_shared<Shared>();
-  return [this, shared, path](std::function<void(const Result<std::string>&)> done) {
+  // The pin held until the hash is taken.
+  return [this, shared, path = readPathOf(request), pin = request.pin](std::function<void(const Result<std::string>&)> done) {
     if (shared->digest) return done(*shared->digest);
     shared->waiting.push_back(std::move(done));
     if (std::exchange(shared->hashing, true)) return;
@@ -525,6 +530,7 @@ void SendService::endIfFinished(Running& running) {
   // A client's tree unpacked for this send goes once no send of it (a
   // group's bundle, send_groups.cc) still holds it.
   running.request.scratchSource.reset();
+  running.request.pin = {};  // the descriptor the check opened: the plane holds its own while it serves
   for (const std::string& t : running.transferTokens()) {
     coordinator_.releaseToken(t);
     operationOfToken_.erase(t);

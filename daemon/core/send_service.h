@@ -23,8 +23,18 @@
 
 namespace hnow::daemon {
 
+// A file or directory of hnowd's host held open as it was checked against
+// hnowd's [send] roots (server/send_paths.h): the plane reads it through
+// `readPath` (/proc/self/fd/N), never through the path the client named,
+// which may lead elsewhere by then.
+struct SourcePin {
+  std::string readPath;
+  std::shared_ptr<const void> held;  // keeps the descriptor open while any copy of the request lives
+  bool directory = false;
+};
+
 struct SendRequest {
-  std::string path;  // on this machine
+  std::string path;  // on this machine, as named: what logs and records say
   std::string dest;
   std::vector<std::string> to;
   std::string algo = "auto";
@@ -58,7 +68,15 @@ struct SendRequest {
   // A file: replace a different file already at `dest`; without it such a
   // send is refused before a byte moves (docs/send.md, "A file already there").
   bool force = false;
+  // Where hnowd reads `path` from (server/send_paths.h); empty: `path`
+  // itself, a file hnowd made (an upload, a client's tree unpacked).
+  SourcePin pin{};
 };
+
+// What the plane reads for `request`: its pinned descriptor, else its path.
+inline const std::string& readPathOf(const SendRequest& request) {
+  return request.pin.readPath.empty() ? request.path : request.pin.readPath;
+}
 
 // A send that ended, as its record says: the agents that have a copy now
 // and those that do not (failed, or skipped as not connected).
@@ -98,6 +116,11 @@ class SendService final : public TransferObserver {
   void keptHeld(const std::string& key, const std::string& index, SourcePlane::KeptHeld done) {
     plane_.keptHeld(key, index, std::move(done));
   }
+  // Pins the path of a send that comes without a pin and names no file of
+  // hnowd's own: the [send] roots' check (server/send_paths.h), for the
+  // sends owed to agents, read again when they return. Unset: read by path.
+  using Pinner = std::function<Result<SourcePin>(const std::string& path)>;
+  void pinSourcesWith(Pinner pin) { pinner_ = std::move(pin); }
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
   // Told of every send that ends, after its record is finished.
@@ -164,9 +187,9 @@ class SendService final : public TransferObserver {
   // refusals or other files do not concern the send: they are passed over.
   void askOthers(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<std::unique_ptr<HeldBundle>> upload,
                  HeldAtDest held, std::vector<AgentView> holders, std::vector<AgentView> others, Started started);
-  // The SHA-256 of hnowd's file at `path`, taken off the control thread
+  // The SHA-256 of the request's file (readPathOf), taken off the control thread
   // once however many ask the returned function.
-  FileDigest digestOf(const std::string& path);
+  FileDigest digestOf(const SendRequest& request);
   // A send refused before its plan, recorded as failed with `why`, which the caller is told.
   void refuseRecorded(const SendRequest& request, const std::string& why, Started started);
   // Every agent it was for held it already: a send that moved nothing, recorded and answered finished.
@@ -208,6 +231,7 @@ class SendService final : public TransferObserver {
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
   std::function<void(const SendEnd&)> ended_;
+  Pinner pinner_;
 };
 
 // The file as a send's record names it (JSON, with ,"uploaded":true for an

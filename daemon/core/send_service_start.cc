@@ -82,7 +82,7 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   auto p = std::make_shared<Prepared>();
   p->atDest = std::move(atDest);
   p->tree = bundle && bundle->tree;
-  p->sourcePath = bundle ? bundle->bundle.path : request.path;
+  p->sourcePath = bundle ? bundle->bundle.path : readPathOf(request);
   if (p->tree) p->packed = bundle->bundle.summary;
   auto size = p->tree ? Result<std::uint64_t>(bundle->bundle.size) : plane_.sizeOf(p->sourcePath);
   if (!size) return started(size.error());
@@ -271,6 +271,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     order.plainSha256 = p->plainSha256;
   }
   order.digestChunkBytes = file.digestChunkBytes;
+  order.operation = "send record " + std::to_string(running->record);
   if (running->stripes.empty()) order.pieceDigests = file.pieceDigests;
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
     const StripeSource& s = running->stripes[k];

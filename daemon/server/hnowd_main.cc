@@ -30,6 +30,7 @@
 #include "core/job_service.h"
 #include "server/output_temps.h"
 #include "server/posix_run_files.h"
+#include "server/send_paths.h"
 #include "server/uploads.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
@@ -421,6 +422,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     spdlog::warn("removed {} upload(s) an earlier hnowd left in {}/uploads", n, config.dataDir);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             freshToken);
+  // What a send reads on this host, the sends owed to agents included, is read as [send] roots allowed it.
+  sends.pinSourcesWith([roots = config.sendRoots](const std::string& path) { return daemon::pinSendSource(roots, path); });
   daemon::OwedSends owed(coordinator, *store, clock, [&sends](daemon::SendRequest request, auto started) {
     sends.start(std::move(request), [started](const Result<std::pair<std::uint64_t, daemon::SendStatus>>& s) {
       started(s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error()));

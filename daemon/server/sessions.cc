@@ -140,9 +140,11 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
     if (!request.uploadKey.empty() && !request.uploadIsTree) transport::refuse("uploadKey names no tree upload");
   } else if (in.getUploadIsTree()) {
     transport::refuse("uploadIsTree names no upload");
-  } else if (auto readable = checkSendSource(sendRoots_, request.path); !readable) {
-    spdlog::warn("refused a send from {}: {}", peer_, readable.error().message);
-    transport::refuse(readable.error().message);
+  } else if (auto pinned = pinSendSource(sendRoots_, request.path); !pinned) {
+    spdlog::warn("refused a send from {}: {}", peer_, pinned.error().message);
+    transport::refuse(pinned.error().message);
+  } else {
+    request.pin = std::move(pinned).value();  // read as checked, whatever the path holds later
   }
   using Started = std::pair<std::uint64_t, SendStatus>;
   auto pending = transport::pendingAnswer<Started>();
@@ -263,12 +265,13 @@ kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
   struct stat info {};
   const std::string path = params.getPath();
   // Outside [send] roots hnowd does not look: the client uploads the file.
-  if (auto readable = checkSendSource(sendRoots_, path); !readable) {
+  auto pinned = pinSendSource(sendRoots_, path);
+  if (!pinned) {
     context.getResults().setSame(false);
-    context.getResults().setWhy(refusalOnly(readable.error().message));
+    context.getResults().setWhy(refusalOnly(pinned.error().message));
     return kj::READY_NOW;
   }
-  const bool same = ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+  const bool same = ::stat(pinned->readPath.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
                     static_cast<std::uint64_t>(info.st_size) == params.getSize() &&
                     static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec ==
                         params.getMtimeNs();
@@ -283,13 +286,15 @@ kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
   const auto listing = params.getListing();
   if (listing.size() != 32) transport::refuse("a tree's listing digest is 32 bytes");
   const std::string hex = hexOf(listing.begin(), listing.size());
-  if (auto readable = checkSendSource(sendRoots_, params.getPath()); !readable) {  // the client uploads the tree
+  auto pinned = pinSendSource(sendRoots_, params.getPath());
+  if (!pinned) {  // the client uploads the tree
     context.getResults().setSame(false);
-    context.getResults().setWhy(refusalOnly(readable.error().message));
+    context.getResults().setWhy(refusalOnly(pinned.error().message));
     return kj::READY_NOW;
   }
   auto pending = transport::pendingAnswer<bool>();
-  sends_->seesTree(params.getPath(), hex, [answer = pending.answer](bool same) { answer(same); });
+  // Listed through the pin, held until the listing is taken.
+  sends_->seesTree(pinned->readPath, hex, [answer = pending.answer, pin = *pinned](bool same) { answer(same); });
   return pending.promise.then([context](kj::Own<bool> same) mutable { context.getResults().setSame(*same); });
 }
 
@@ -382,6 +387,7 @@ class RpcAgentLink final : public AgentLink {
     wireOrder.downlinkPaceBytesPerSecond = order.downlinkPaceBytesPerSecond;
     wireOrder.digestChunkBytes = order.digestChunkBytes;
     wireOrder.pieceDigests = order.pieceDigests;
+    wireOrder.operation = order.operation;
     for (const Stripe& s : order.stripes)
       wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256, s.pieceDigests});
     transport::toWire(wireOrder, request.initOrder());

@@ -81,8 +81,21 @@ struct Walked {
   transport::data::ScannedTree tree;
 };
 
+// The name a tree's digests are remembered under: a send's pinned
+// descriptor (/proc/self/fd/N, server/send_paths.h) by the path it was
+// opened at, so the next send of that directory, through another
+// descriptor, finds them. Safe whatever the name: a digest is taken only
+// for a file of the same device, inode, size, mtime and ctime.
+std::string cacheNameOf(const std::string& path) {
+  if (path.rfind("/proc/self/fd/", 0) != 0) return path;
+  std::error_code error;
+  const std::filesystem::path opened = std::filesystem::read_symlink(path, error);
+  return error ? path : opened.string();
+}
+
 Result<Walked> walkTree(const std::string& path, transport::data::TreeDigestCache& cache) {
-  auto scanned = transport::data::scanTree(path, cache);
+  const std::string shown = cacheNameOf(path);
+  auto scanned = transport::data::scanTree(path, cache, shown);
   if (!scanned) return scanned.error();
   Walked out;
   out.scan.entries = scanned->entries.size();
@@ -92,9 +105,9 @@ Result<Walked> walkTree(const std::string& path, transport::data::TreeDigestCach
   s.fileBytes = scanned->fileBytes;
   s.refusedCount = scanned->refused.size();
   s.refused = firstProblems(scanned->refused);
-  for (const PathProblem& r : s.refused) spdlog::warn("left out of {}: {}: {}", path, r.path, r.why);
+  for (const PathProblem& r : s.refused) spdlog::warn("left out of {}: {}: {}", shown, r.path, r.why);
   if (s.refusedCount > s.refused.size())
-    spdlog::warn("left out of {}: {} more entries", path, s.refusedCount - s.refused.size());
+    spdlog::warn("left out of {}: {} more entries", shown, s.refusedCount - s.refused.size());
   std::vector<std::size_t> all(scanned->entries.size());
   for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
   TreeQueries first = splitQueries(*scanned, all, false);
@@ -154,7 +167,8 @@ Result<TreeBundle> packInto(const std::string& dir, const transport::data::Scann
   refused.insert(refused.end(), packed->refused.begin(), packed->refused.end());
   s.refusedCount = refused.size();
   s.refused = firstProblems(refused);
-  for (const auto& p : packed->refused) spdlog::warn("left out of {}: {}: {}", dir, printable(p.path), printable(p.why));
+  for (const auto& p : packed->refused)
+    spdlog::warn("left out of {}: {}: {}", cacheNameOf(dir), printable(p.path), printable(p.why));
   s.files = tree.files - packed->refused.size();
   s.fileBytes = tree.fileBytes;
   std::set<std::string> left;
@@ -223,6 +237,10 @@ void DataSourcePlane::unpackUpload(const std::string& bundlePath, UnpackedUpload
         if (!unpacked->failed.empty())
           return Error{"cannot unpack the client's uploaded tree: " + printable(unpacked->failed.front().path) + ": " +
                        printable(unpacked->failed.front().why)};
+        if (unpacked->clearedModes > 0)
+          spdlog::info("{}: {} entries of the client's tree came setuid, setgid or (a file) sticky and were written "
+                       "without those bits (docs/security.md)",
+                       dir, unpacked->clearedModes);
         return dir;
       },
       [done](Result<std::string>& unpacked) { done(unpacked); });

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "agent/dest_path.h"
+#include "agent/startup_sweep.h"
 #include "cli/run_process.h"
 
 using hnow::agent::openDestination;
@@ -82,4 +83,49 @@ TEST_CASE("a compressed file's destination holds a scratch file and the temp fil
   auto taken = hnow::agent::openCompressedDestination({(dir.path / "root").string()}, "in/taken");
   REQUIRE_FALSE(taken);
   CHECK(taken.error().message.find("is a directory") != std::string::npos);
+}
+
+TEST_CASE("a destination named with 255 bytes gets temp and scratch names that fit NAME_MAX, which the startup sweep recognizes") {
+  TempDir dir;
+  fs::create_directories(dir.path / "root" / "in");
+  const std::vector<std::string> roots{(dir.path / "root").string()};
+  // 227 bytes fitted before (228 with the 28 a temp name adds); 228 to 255 did not. And one cut inside a
+  // two-byte UTF-8 letter: the temp name keeps whole letters.
+  const std::string ascii(255, 'n'), letters = std::string(1, 'x') + [] {
+    std::string s;
+    for (int i = 0; i < 127; ++i) s += "\xc3\xa9";  // é
+    return s;
+  }();
+  for (const std::string& name : {std::string(228, 'n'), ascii, letters}) {
+    CAPTURE(name.size());
+    auto r = openDestination(roots, "in/" + name);
+    REQUIRE_MESSAGE(r, r.error().message);
+    const ReceiveTarget& t = r.value();
+    CHECK(t.finalName == name);
+    CHECK(t.tempName.size() <= 255);
+    CHECK(hnow::agent::isReceiveTempName(t.tempName));
+    CHECK(t.tempName.rfind("." + name.substr(0, 100), 0) == 0);  // still says which file it is for
+    CHECK(fs::exists(dir.path / "root" / "in" / t.tempName));
+    closeTarget(r.value());
+    auto c = hnow::agent::openCompressedDestination(roots, "in/" + name);
+    REQUIRE_MESSAGE(c, c.error().message);
+    for (const std::string& scratch : {c->scratch.tempName, c->scratch.finalName, c->outputName}) {
+      CHECK(scratch.size() <= 255);
+      CHECK(hnow::agent::isReceiveTempName(scratch));
+    }
+    closeTarget(c->scratch);
+    ::close(c->outputFd);
+    ::close(c->parentFd);
+    auto tree = hnow::agent::openTreeDestination(roots, "in/" + name);
+    REQUIRE_MESSAGE(tree, tree.error().message);
+    CHECK(tree->bundle.tempName.size() <= 255);
+    CHECK(hnow::agent::isReceiveTempName(tree->bundle.finalName));
+    closeTarget(tree->bundle);
+    ::close(tree->parentFd);
+  }
+  for (const auto& e : fs::directory_iterator(dir.path / "root" / "in")) {
+    const std::string name = e.path().filename().string();
+    const bool wholeLetters = name.find("\xc3\x2e") == std::string::npos;  // no é cut before the marker
+    CHECK(wholeLetters);
+  }
 }

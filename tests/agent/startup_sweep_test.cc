@@ -115,3 +115,26 @@ TEST_CASE("an agent's start removes the staging directories of trees it never pu
   CHECK(fs::is_symlink(data / ".c2.hnow-stage-00000000000000aa"));
   CHECK(fs::exists(data / "courses" / "c1" / "kept.txt"));
 }
+
+TEST_CASE("the temp file of a 255-byte name is swept at start, and the user's files of long names beside it stay") {
+  TempDir dir;
+  const fs::path data = dir.path / "data";
+  const std::string name(255, 'n');
+  fs::create_directories(data);
+  auto target = hnow::agent::openDestination({data.string()}, "in/" + name);
+  REQUIRE_MESSAGE(target.ok(), target.error().message);
+  ::close(target->fileFd);
+  ::close(target->dirFd);
+  touch(data / "in" / name);  // an earlier copy, finished
+  // A user's names that share the temp name's start, or its marker without the hex.
+  const std::string cut = target->tempName.substr(0, target->tempName.size() - 5);
+  touch(data / "in" / (cut + ".txt"));
+  touch(data / "in" / ("." + std::string(227, 'n') + ".hnow-draft.part"));
+  auto swept = sweepLeftovers({data.string()});
+  CHECK(swept.tempFiles == 1);
+  CHECK(swept.errors.empty());
+  CHECK_FALSE(fs::exists(data / "in" / target->tempName));
+  CHECK(fs::exists(data / "in" / name));
+  CHECK(fs::exists(data / "in" / (cut + ".txt")));
+  CHECK(fs::exists(data / "in" / ("." + std::string(227, 'n') + ".hnow-draft.part")));
+}

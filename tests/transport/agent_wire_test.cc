@@ -33,6 +33,22 @@ TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a 
   }
 }
 
+TEST_CASE("a receive order names its operation for the agent's messages, cut at 200 bytes, never refused for it") {
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::ReceiveOrder>();
+  ReceiveOrder order{std::string(32, 't'), "in/x", 1, std::string(32, 's'), {}, 0};
+  order.operation = "send record 12";
+  toWire(order, out);
+  auto back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->operation == "send record 12");
+  order.operation = "manifest record 4, item at " + std::string(300, 'm');
+  toWire(order, out);
+  back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK(back->operation == order.operation.substr(0, 200));
+}
+
 TEST_CASE("a tree's receive order keeps that it is a tree and whether it is atomic - atomic without a tree is refused") {
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::ReceiveOrder>();

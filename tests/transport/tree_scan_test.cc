@@ -4,6 +4,9 @@
 // entries and deleteOthers: tree_held_test.cc.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <vector>
 
 #include "transport/data/tree_walk.h"
@@ -78,6 +81,27 @@ TEST_CASE("a second scanTree takes a remembered digest without reading the file 
   REQUIRE(remembered != nullptr);
   CHECK(*remembered == right);
   CHECK(cache.find(s / "tree/d/b.bin", first.stamps[k]) == nullptr);
+}
+
+TEST_CASE("a tree scanned through a descriptor of it finds the digests remembered under the name given") {
+  Scratch s;
+  makeSmallTree(s / "tree");
+  TreeDigestCache cache;
+  const ScannedTree first = scanOf(s / "tree", cache);
+  const std::uint32_t k = ordinalOf(first.entries, "d/b.bin");
+  Sha256 wrong = first.entries[k].sha256;
+  wrong[0] ^= 0xff;
+  cache.put(s / "tree/d/b.bin", first.stamps[k], wrong);  // only the cache knows it: proof the file was not read
+  const int fd = ::open((s / "tree").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const std::string pinned = "/proc/self/fd/" + std::to_string(fd);
+  auto named = scanTree(pinned, cache, s / "tree");
+  auto unnamed = scanTree(pinned, cache);
+  ::close(fd);
+  REQUIRE(named);
+  REQUIRE(unnamed);
+  CHECK(named->entries[k].sha256 == wrong);
+  CHECK(unnamed->entries[k].sha256 == first.entries[k].sha256);
 }
 
 TEST_CASE("packTree from a scan writes only the bytes of the files to send and lists the others held at offset 0") {

@@ -173,15 +173,20 @@ std::string encodeTreeIndex(const std::vector<TreeEntry>& entries) {
   return compressTreeIndex(encodePlainTreeIndex(entries));
 }
 
+std::uint32_t receivedMode(TreeEntryKind kind, std::uint32_t mode) {
+  mode &= ~std::uint32_t{S_ISUID | S_ISGID};
+  return kind == TreeEntryKind::kDirectory ? mode : mode & ~std::uint32_t{S_ISVTX};
+}
+
 Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
-                                               std::uint64_t bundleSize) {
+                                               std::uint64_t bundleSize, std::size_t* clearedModes) {
   auto plain = expandTreeIndex(bytes);
   if (!plain) return plain.error();
-  return decodePlainTreeIndex(*plain, dataStart, bundleSize);
+  return decodePlainTreeIndex(*plain, dataStart, bundleSize, clearedModes);
 }
 
 Result<std::vector<TreeEntry>> decodePlainTreeIndex(std::string_view bytes, std::uint64_t dataStart,
-                                                    std::uint64_t bundleSize) {
+                                                    std::uint64_t bundleSize, std::size_t* clearedModes) {
   Reader in(bytes);
   std::uint64_t count = 0;
   if (!in.varint(count)) return Error{"the tree index is shorter than its entry count; the bundle is damaged"};
@@ -228,7 +233,8 @@ Result<std::vector<TreeEntry>> decodePlainTreeIndex(std::string_view bytes, std:
     if (mode > 07777) return entryError(k, path, "its mode " + std::to_string(mode) + " has bits beyond 07777");
     TreeEntry e;
     e.kind = static_cast<TreeEntryKind>(kind);
-    e.mode = static_cast<std::uint32_t>(mode);
+    e.mode = receivedMode(e.kind, static_cast<std::uint32_t>(mode));
+    if (clearedModes && e.mode != mode) ++*clearedModes;
     e.mtimeNs = static_cast<std::int64_t>(static_cast<std::uint64_t>(mtimeBefore) +
                                           static_cast<std::uint64_t>(unzigzag(mtime)));
     mtimeBefore = e.mtimeNs;
@@ -336,9 +342,10 @@ Result<TreeIndex> readTreeIndex(int bundleFd, std::uint64_t size) {
   std::string index(length, '\0');
   if (auto read = readAt(index, kTreeHeaderBytes); !read) return read.error();
   const std::uint64_t dataStart = kTreeHeaderBytes + length;
-  auto entries = decodeTreeIndex(index, dataStart, size);
+  std::size_t cleared = 0;
+  auto entries = decodeTreeIndex(index, dataStart, size, &cleared);
   if (!entries) return entries.error();
-  return TreeIndex{std::move(entries).value(), dataStart};
+  return TreeIndex{std::move(entries).value(), dataStart, cleared};
 }
 
 bool isTreeStagingName(const std::string& name) {

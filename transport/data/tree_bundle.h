@@ -75,13 +75,26 @@ struct TreeProblem {
 // the tree, file bytes outside [dataStart, bundleSize) or overlapping (held
 // files, kHeldOffset below, name no bytes and are not checked for either).
 // `bytes` may end in zeros after the frame (packTree's room).
+// Every decoded mode is receivedMode's (below); `clearedModes`, when
+// given, counts the entries whose mode that changed.
 std::string encodeTreeIndex(const std::vector<TreeEntry>& entries);
 Result<std::vector<TreeEntry>> decodeTreeIndex(std::string_view bytes, std::uint64_t dataStart,
-                                               std::uint64_t bundleSize);
+                                               std::uint64_t bundleSize, std::size_t* clearedModes = nullptr);
 // The two halves of each: the plain index and its zstd frame.
 std::string encodePlainTreeIndex(const std::vector<TreeEntry>& entries);
 Result<std::vector<TreeEntry>> decodePlainTreeIndex(std::string_view plain, std::uint64_t dataStart,
-                                                    std::uint64_t bundleSize);
+                                                    std::uint64_t bundleSize, std::size_t* clearedModes = nullptr);
+
+// The mode an entry of `kind` sent with `mode` gets where a tree lands
+// (an agent, or hnowd unpacking a client's upload): never setuid or
+// setgid, and a file never sticky. Whoever receives a tree writes it as
+// its own user, root for an agent run as root, so a setuid copy of
+// /usr/bin/id sent in a tree would land on every agent as a root-owned
+// setuid program: anyone who may run it there would run it as root. A
+// setgid directory would give what others create in it root's group. A
+// directory keeps its sticky bit, which only keeps others from removing
+// what is not theirs. Decoding applies it, so no receiver can miss it.
+std::uint32_t receivedMode(TreeEntryKind kind, std::uint32_t mode);
 std::string compressTreeIndex(std::string_view plain);
 // The plain index of `bytes` (a frame, then only zeros), or why not.
 Result<std::string> expandTreeIndex(std::string_view bytes);
@@ -91,6 +104,7 @@ Result<std::string> expandTreeIndex(std::string_view bytes);
 struct TreeIndex {
   std::vector<TreeEntry> entries;
   std::uint64_t dataStart = 0;
+  std::size_t clearedModes = 0;  // entries sent setuid, setgid or (a file) sticky: receivedMode
 };
 // Reads the header and the index of the bundle `bundleFd` (its size from
 // fstat) and decodes it; an index longer than the bundle or than
@@ -143,11 +157,14 @@ struct ScannedTree {
 };
 
 // Walks `dir` as packTree does and takes each file's SHA-256 from `cache`
-// (keyed by `dir` + "/" + the entry's path) when its stamp is unchanged,
-// else reads it (and tells the cache, when the whole stamp held through
-// the read). A file that changes while it is read, or cannot be read, is
-// refused as packTree refuses it.
-Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache);
+// (keyed by `cacheName` + "/" + the entry's path; `cacheName` "": `dir`)
+// when its stamp is unchanged, else reads it (and tells the cache, when the
+// whole stamp held through the read). A file that changes while it is
+// read, or cannot be read, is refused as packTree refuses it. `cacheName`
+// serves a `dir` that names the tree otherwise (hnowd's descriptor of it,
+// /proc/self/fd/N): a digest is taken only for the same device, inode,
+// size, mtime and ctime, so the name decides only whether it is found.
+Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache, const std::string& cacheName = "");
 
 // The index of `entries` (a scan's, or a part of them) as hnowd asks the
 // agents with it: every file held (kHeldOffset), so it names no bytes (an
@@ -218,6 +235,7 @@ struct UnpackedTree {
   std::uint64_t copied = 0;    // files this agent held under another path of the tree, copied from there (not sent)
   std::uint64_t deleted = 0;   // entries removed with `deleteOthers`
   std::vector<TreeProblem> failed;  // entries not published, and why
+  std::uint64_t clearedModes = 0;   // entries sent setuid, setgid or (a file) sticky, written without (receivedMode)
 };
 
 // Unpacks the verified bundle `bundleFd` as `name` inside the directory
@@ -228,8 +246,8 @@ struct UnpackedTree {
 //  - otherwise each file is renamed into place on its own, so each appears
 //    whole or not at all; files and directories already there that the
 //    tree does not name are left alone.
-// Modes, mtimes (directories' last), empty directories and symlinks are
-// kept. Nothing is written outside `name`. Fails as a whole (and leaves no
+// Modes (as receivedMode allows), mtimes (directories' last), empty
+// directories and symlinks are kept. Nothing is written outside `name`. Fails as a whole (and leaves no
 // staging behind) when the bundle is malformed, `name` is a file, or the
 // staging cannot be written; a single entry that cannot be published (a
 // directory in a file's place) is listed in `failed`.

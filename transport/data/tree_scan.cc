@@ -19,7 +19,7 @@ void TreeDigestCache::put(const std::string& path, const FileStamp& stamp, const
   entries_[path] = {stamp, sha256};
 }
 
-Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache) {
+Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache, const std::string& cacheName) {
   auto walked = walkTree(dir, -1);
   if (!walked) return walked.error();
   WalkedTree& tree = walked.value();
@@ -27,7 +27,8 @@ Result<ScannedTree> scanTree(const std::string& dir, TreeDigestCache& cache) {
   scan.refused = std::move(tree.refused);
   scan.entries.reserve(tree.entries.size());
   scan.stamps.reserve(tree.entries.size());
-  const std::string top = dir.size() > 1 && dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir;
+  const std::string& named = cacheName.empty() ? dir : cacheName;
+  const std::string top = named.size() > 1 && named.back() == '/' ? named.substr(0, named.size() - 1) : named;
   std::vector<char> buffer(1 << 20);
   DirWalk dirs(tree.topFd);
   for (std::size_t k = 0; k < tree.entries.size(); ++k) {

@@ -96,6 +96,7 @@ Result<UnpackedTree> TreeStaging::publish(bool deleteOthers) {
     if (published) {
       published.value().held -= copied_;
       published.value().copied = copied_;
+      published.value().clearedModes = index_->clearedModes;
     }
     return published;
   }
@@ -106,6 +107,7 @@ Result<UnpackedTree> TreeStaging::publish(bool deleteOthers) {
     return Error{errno == ENOTDIR || errno == ELOOP ? where() + " is not a directory; remove it or send to another --dest"
                                                    : "cannot open " + where() + ": " + std::strerror(errno)};
   UnpackedTree out = publishInPlace(entries, stageFd_, destFd, deleteOthers);
+  out.clearedModes = index_->clearedModes;
   ::close(destFd);
   return out;  // the destructor removes what was not published, and the directories
 }

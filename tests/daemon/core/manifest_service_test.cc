@@ -327,3 +327,32 @@ TEST_CASE("--max-rate plans a manifest as every link paced at it, paces each sou
   REQUIRE(ops.size() == 1);
   CHECK(ops[0].summary.find("\"max_rate_bps\":16000000") != std::string::npos);
 }
+
+TEST_CASE("items whose dest is one path spelled apart (m/same.bin, m/./same.bin, m//same.bin, the absolute path) are refused naming both") {
+  Lab lab;
+  lab.commands.files["a2:x.bin"] = "1000000";
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  const std::vector<std::pair<std::string, std::string>> spellings{
+      {"m/./same.bin", "m.toml:6:1 (as m/./same.bin)"},
+      {"m//same.bin", "m.toml:6:1 (as m//same.bin)"},
+      {"m/sub/../same.bin", ""},  // '..' is refused on its own
+      {"/srv/m/same.bin", "m.toml:6:1 (as /srv/m/same.bin)"},  // the agents' data root is /srv
+      {"./m/same.bin", "m.toml:6:1 (as ./m/same.bin)"}};
+  for (const auto& [other, named] : spellings) {
+    CAPTURE(other);
+    ManifestRequest request{{{"a1", "x.bin", "m/same.bin", {"a3"}, "m.toml:1:1"}, {"a2", "x.bin", other, {"a3"}, "m.toml:6:1"}},
+                            "auto"};
+    auto refused = started(service, request);
+    REQUIRE_FALSE(refused);
+    if (named.empty()) {
+      CHECK(refused.error().message.find("'..' is not allowed in dest") != std::string::npos);
+      continue;
+    }
+    CHECK(refused.error().message ==
+          "items at m.toml:1:1 (as m/same.bin) and " + named + " both write /srv/m/same.bin on a3");
+  }
+  CHECK(lab.commands.receives.empty());
+  // Two paths that only look alike are two destinations.
+  startedOk(service, {{{"a1", "x.bin", "m/same.bin", {"a3"}, "m.toml:1:1"}, {"a2", "x.bin", "m/same.bin2", {"a3"}, "m.toml:6:1"}},
+                      "auto"});
+}
