@@ -30,12 +30,15 @@ std::string networksText(const std::vector<std::string>& networks) {
 
 GateServer::GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
                        kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services,
-                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut)
+                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut, ChallengeBudget budget)
     : coordinator_(coordinator), trust_(trust), tasks_(tasks), peer_(std::move(peer)), services_(services),
-      onLogin_(kj::mv(loggedIn)), cut_(kj::mv(cut)) {}
+      onLogin_(kj::mv(loggedIn)), cut_(kj::mv(cut)), budget_(std::move(budget)) {}
 
 GateServer::~GateServer() {
-  if (!loggedIn_ && !shut_)
+  // A connection that never asked for a challenge is an idle one: closed at
+  // the deadline or to make room, which the control server logs, a flood's
+  // worth at a time.
+  if (challenged_ && !loggedIn_ && !shut_)
     spdlog::warn("connection from {} closed without logging in (a peer that does not trust hnowd's key?)",
                  peer_);
 }
@@ -44,7 +47,11 @@ kj::Promise<void> GateServer::challenge(ChallengeContext context) {
   KJ_REQUIRE(!shut_, "authentication failed earlier on this connection");
   transport::Bytes peerNonce = transport::bytesOf(context.getParams().getPeerNonce());
   KJ_REQUIRE(peerNonce.size() == transport::kNonceBytes, "a nonce must be 32 bytes");
+  // Signing costs hnowd work a peer asks for before proving anything.
+  if (budget_ && !budget_())
+    transport::refuse("hnowd is answering too many login challenges from your address: try again in a second");
   nonce_ = transport::freshNonce();
+  challenged_ = true;
   auto results = context.getResults();
   results.setNonce(transport::dataOf(*nonce_));
   const transport::KeyPair& key = *trust_.hnowdKey;

@@ -344,6 +344,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   transport::data::DataOptions dataOptions;
   if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
     dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
+  dataOptions.maxAwaitingHelloPerHost = static_cast<std::size_t>(config.maxUnauthenticatedPerHost);
   // Results of `hnow run` arrive here; their events go to the source plane's receives.
   transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
   transport::data::DataPlane dataPlane(
@@ -408,7 +409,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
   });
   daemon::ConnectionLimits limits{static_cast<std::size_t>(config.maxUnauthenticated),
-                                  static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
+                                  static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS,
+                                  static_cast<std::size_t>(config.maxUnauthenticatedPerHost)};
   daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",

@@ -48,6 +48,7 @@ TEST_CASE("an agent config is read with every option, relative paths under the f
   CHECK(a.roots == std::vector<std::string>{"/srv/hnow"});
   CHECK(a.probeIntervalSeconds == 30);
   CHECK(a.heartbeatIntervalSeconds == 0.5);
+  CHECK(a.maxUnauthenticatedPerHost == 8);
   CHECK(a.logLevel == "debug");
   CHECK(a.emulate.uplinkMbps == 100);
   CHECK(a.emulate.downlinkMbps == 200.5);
@@ -61,6 +62,7 @@ TEST_CASE("hnowd's config has defaults for everything but its directory and secr
   CHECK(loaded->secretFile == "/etc/hnow/secret");
   CHECK(loaded->lostTimeoutSeconds == 2.5);
   CHECK(loaded->maxUnauthenticated == 64);
+  CHECK(loaded->maxUnauthenticatedPerHost == 8);
   CHECK(loaded->loginTimeoutSeconds == 10.0);
   CHECK_FALSE(loaded->tls.enabled());
   CHECK(loaded->driftThreshold == 0.25);
@@ -119,8 +121,8 @@ TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "agents, data_dir, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, operators, run, secret_file, send, survey, tls, "
-        "uplink_mbps)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
+        "secret_file, send, survey, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);
@@ -198,6 +200,11 @@ TEST_CASE("connection limits are read and bounded") {
   CHECK(coordinatorError(kCoordinatorBase + "max_unauthenticated = 1.5\n").find("must be an integer") !=
         std::string::npos);
   CHECK(coordinatorError(kCoordinatorBase + "login_timeout_s = 0\n").rfind("hnowd.toml:3:19:", 0) == 0);
+  auto perHost = parseCoordinatorConfig(kCoordinatorBase + "max_unauthenticated_per_host = 32\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(perHost.ok());
+  CHECK(perHost->maxUnauthenticatedPerHost == 32);
+  CHECK(coordinatorError(kCoordinatorBase + "max_unauthenticated_per_host = 0\n") ==
+        "hnowd.toml:3:32: 'max_unauthenticated_per_host' must be from 1 to 100000, not 0");
 }
 
 TEST_CASE("[tls] takes certificate, key and CA together, peers also name hnowd's certificate") {
