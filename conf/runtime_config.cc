@@ -227,6 +227,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   a.name = readAgentName(t);
   a.site = t.optionalString("site").value_or(a.site);
   if (a.site.empty()) t.failAt("site", "'site' cannot be empty");
+  if (!plainSite(a.site)) t.failAt("site", "'site' is not plain text: " + std::string(kSiteRule));
   a.coordinator = readAddress(t, "coordinator", "", true, false);
   a.dataDir = readPath(t, "data_dir", "the agent's state directory", baseDir);
   a.keyFile = t.has("key_file") ? readPath(t, "key_file", "the agent's private key", baseDir)

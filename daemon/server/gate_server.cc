@@ -182,8 +182,13 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   if (registration.name == kCoordinatorNode)
     refuseLogin("an agent login as hnowd", "the agent name 'hnowd' is hnowd's own; choose another");
   admitAgent(registration.name, params.getCredential(), nonce);
-  loggedIn();
   registration.site = wireRegistration.getSite();
+  // Sites go into the log, the status table and manifests' `to`: a newline
+  // there would forge a log line or break the table. None at all is taken
+  // as before (agents always send their config's; tools may not).
+  if (!registration.site.empty() && !conf::plainSite(registration.site))
+    refuseLogin("agent login as " + registration.name, conf::kSiteRule);
+  loggedIn();
   registration.dataAddress = wireRegistration.getDataAddress();
   for (auto c : wireRegistration.getCapabilities()) registration.capabilities.emplace_back(c);
   for (auto r : wireRegistration.getRoots()) registration.roots.emplace_back(r);

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
 
 #include "cli/status_command.h"
 
@@ -57,4 +59,37 @@ TEST_CASE("hnow status shows each room and its trunk per direction with how it w
   CHECK(json["rooms"][0]["trunk"]["in"]["method"] == "unknown");
   // One room: no rooms section at all.
   CHECK(cli::statusTable(cli::RemoteStatus{}).find("rooms (") == std::string::npos);
+}
+
+TEST_CASE("hnow status escapes odd names, sites and paths, so each row of its table stays one line") {
+  cli::RemoteStatus status;
+  cli::RemoteAgent a;
+  a.name = "agent-1";
+  a.site = "lab\n<4>forged: agent-2 revoked";
+  a.alive = true;
+  status.agents.push_back(a);
+  a.name = "agent-2";
+  a.site = std::string(300, 'x');  // over-long: cut, the row still ends where it should
+  status.agents.push_back(a);
+  cli::RemoteOwedSend owed;
+  owed.path = "/data/in\r\x1b[2Jput";
+  owed.dest = "out\xff.bin";
+  owed.agents = {"agent-2"};
+  status.owed.push_back(owed);
+  const std::string table = cli::statusTable(status);
+  std::istringstream lines(table);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  for (const std::string& line : all) {
+    CHECK(line.rfind("<4>forged", 0) != 0);
+    CHECK(line.find('\r') == std::string::npos);
+    CHECK(line.find('\x1b') == std::string::npos);
+  }
+  CHECK(all.at(2).rfind("agent-1          lab\\x0a<4>forged: agent-2 revoked alive", 0) == 0);
+  CHECK(all.at(3).rfind("agent-2          " + std::string(64, 'x') + "... alive", 0) == 0);
+  CHECK(table.find("/data/in\\x0d\\x1b[2Jput -> out\\xff.bin to agent-2") != std::string::npos);
+  // --json escapes control bytes itself; bytes that are not UTF-8 do not fail it.
+  const auto json = nlohmann::json::parse(cli::statusJson(status));
+  CHECK(json["agents"][0]["site"] == "lab\n<4>forged: agent-2 revoked");
+  CHECK(json["owed"][0]["dest"] == "out\xef\xbf\xbd.bin");
 }

@@ -151,6 +151,12 @@ TEST_CASE("bad values are refused with their position") {
   CHECK(replaced("compute_factor = 2", "compute_factor = 0.5").find("at least 1") != std::string::npos);
   CHECK(replaced("uplink_mbps = 100", "uplink_mbps = -1").find("from 0") != std::string::npos);
   CHECK(replaced("heartbeat_interval_s = 0.5", "heartbeat_interval_s = 0").rfind("agent.toml:8:", 0) == 0);
+  // A site goes into hnowd's log and status table: no newline, not too long.
+  CHECK(replaced("\"room-b\"", "\"lab\\n<4>forged\"") ==
+        "agent.toml:2:8: 'site' is not plain text: a site must be 1 to 64 bytes of printable UTF-8, without a "
+        "newline or another control character");
+  CHECK(replaced("\"room-b\"", "\"" + std::string(65, 'x') + "\"").find("1 to 64 bytes") != std::string::npos);
+  CHECK(replaced("\"room-b\"", "\"salle \u00e9t\u00e9\"") == "");
 }
 
 TEST_CASE("a client config needs hnowd's address and key and the operator's name and key, nothing else") {
