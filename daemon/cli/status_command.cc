@@ -66,6 +66,16 @@ std::string relayFaultsNote(const RemoteAgent& agent) {
 // Names, sites and paths come from agents and operators: each is escaped
 // (base/printable.h), so a newline or a terminal escape in one cannot break
 // the table or forge a line of it.
+std::string keyHostsNote(const RemoteAgent& agent) {
+  char ago[32];
+  std::snprintf(ago, sizeof ago, "%.0f s", agent.keyHostsAgeSeconds);
+  const std::string name = shown(agent.name);
+  return name + ": its key logs in from " + shown(agent.keyHosts[0]) + " and from " + shown(agent.keyHosts[1]) +
+         " by turns (" + std::to_string(agent.keyHostsChanges) + " changes of host, the latest " + ago +
+         " ago): used on two machines? If one is not " + name + "'s, hnow agent revoke " + name +
+         " (and enroll it anew); if both are, hnow agent ack " + name;
+}
+
 std::string statusTable(const RemoteStatus& status) {
   std::ostringstream out;
   char line[320];
@@ -114,6 +124,9 @@ std::string statusTable(const RemoteStatus& status) {
   // An agent caught relaying bytes that differ from the source's (docs/security.md).
   for (const RemoteAgent& a : status.agents)
     if (a.relayFaults > 0) out << "! " << relayFaultsNote(a) << "\n";
+  // An agent whose key logs in from two hosts by turns: a copied key? (docs/security.md)
+  for (const RemoteAgent& a : status.agents)
+    if (a.keyHosts.size() == 2) out << "! " << keyHostsNote(a) << "\n";
   for (const RemoteOwedSend& o : status.owed) {
     std::string names;
     for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + printable(n);

@@ -59,6 +59,12 @@ std::string statusJson(const RemoteStatus& status) {
     // Sends in which it relayed bytes that differ from the source's; relay_suspect: planned as a leaf.
     agent["relay_faults"] = a.relayFaults;
     agent["relay_suspect"] = a.relayFaults >= daemon::kSuspectFaults;
+    // Two addresses its key logged in from by turns lately (a copied key?); null: none.
+    agent["key_hosts"] = a.keyHosts.size() == 2
+                             ? nlohmann::ordered_json{{"hosts", a.keyHosts},
+                                                      {"changes", a.keyHostsChanges},
+                                                      {"latest_s", a.keyHostsAgeSeconds}}
+                             : nlohmann::ordered_json(nullptr);
     list.push_back(std::move(agent));
   }
   nlohmann::ordered_json root;

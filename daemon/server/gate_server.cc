@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/hex.h"
+#include "base/peer_slots.h"
 #include "base/printable.h"
 #include "conf/trust_config.h"
 #include "server/sessions.h"
@@ -115,7 +116,7 @@ kj::Promise<void> GateServer::loginOperator(LoginOperatorContext context) {
   auto results = context.getResults();
   results.setSession(kj::heap<ClientSessionServer>(coordinator_, services_, peer_,
                                                    Operator{name, entry->readOnly, trust_.agents, trust_.cuts,
-                                                            trust_.hnowdKey, trust_.clock}));
+                                                            trust_.hnowdKey, trust_.clock, trust_.keyHosts}));
   results.setReadOnly(entry->readOnly);
   return kj::READY_NOW;
 }
@@ -169,6 +170,19 @@ void GateServer::admitAgent(const std::string& name, wire::AgentCredential::Read
                how == "token" ? "token " + id : std::string("the shared secret"), peer_);
 }
 
+void GateServer::watchHosts(const std::string& name) {
+  if (!trust_.keyHosts || !trust_.clock) return;
+  const std::string host = addressOf(peer_);
+  auto flag = trust_.keyHosts->loggedIn(name, host, trust_.clock->now());
+  // Raised, then every 10th change: the turns can come every few seconds.
+  if (!flag || (!flag->raised && flag->changes % 10 != 0)) return;
+  const std::string& other = flag->host == host ? flag->otherHost : flag->host;
+  spdlog::warn("agent {} logged in from {} and from {} by turns ({} changes of host within minutes, the latest "
+               "now): its key is used on two machines? If one is not {}'s, revoke it (hnow agent revoke {}) and "
+               "enroll the agent anew; if both are, hnow agent ack {}",
+               name, host, other, flag->changes, name, name, name);
+}
+
 kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   transport::Bytes nonce = takeNonce();
   auto params = context.getParams();
@@ -198,6 +212,7 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   spdlog::info("agent {} (site {}) registered from {}, networks {}, gateway {}", registration.name,
                registration.site, peer_, networksText(registration.networks),
                registration.gateway.empty() ? "none" : printable(registration.gateway));
+  watchHosts(registration.name);
   const std::string name = registration.name;
   KJ_IF_MAYBE(cut, cut_) {
     if (trust_.cuts) trust_.cuts->add(name, kj::mv(*cut));

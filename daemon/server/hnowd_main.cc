@@ -320,12 +320,14 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     return 1;
   }
   daemon::SessionCuts cuts;
+  daemon::KeyHosts keyHosts;
   daemon::Trust trust;
   trust.hnowdKey = &hnowdKey;
   trust.sharedSecret = secret;
   trust.agents = &agentKeys;
   trust.cuts = &cuts;
   trust.clock = &clock;
+  trust.keyHosts = &keyHosts;
   for (const auto& o : config.operators) {
     auto parsed = transport::parseKeyText(o.key);
     if (!parsed) {

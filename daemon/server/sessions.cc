@@ -206,6 +206,7 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     auto networks = out.initNetworks(a.registration.networks.size());
     for (size_t n = 0; n < a.registration.networks.size(); ++n) networks.set(n, a.registration.networks[n]);
     out.setGateway(a.registration.gateway);
+    keyHostsToWire(a.record.name, out);
   }
   const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
   auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));

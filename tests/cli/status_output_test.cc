@@ -93,3 +93,25 @@ TEST_CASE("hnow status escapes odd names, sites and paths, so each row of its ta
   CHECK(json["agents"][0]["site"] == "lab\n<4>forged: agent-2 revoked");
   CHECK(json["owed"][0]["dest"] == "out\xef\xbf\xbd.bin");
 }
+
+TEST_CASE("hnow status flags an agent whose key logs in from two hosts by turns - in the table with a ! line and in --json as key_hosts") {
+  cli::RemoteStatus status;
+  for (const char* name : {"agent-1", "agent-2"}) {
+    cli::RemoteAgent a;
+    a.name = name;
+    a.alive = true;
+    status.agents.push_back(a);
+  }
+  status.agents[0].keyHosts = {"10.0.0.5", "10.0.0.9"};
+  status.agents[0].keyHostsChanges = 3;
+  status.agents[0].keyHostsAgeSeconds = 12.4;
+  const std::string table = cli::statusTable(status);
+  CHECK(table.find("! agent-1: its key logs in from 10.0.0.5 and from 10.0.0.9 by turns (3 changes of host, the "
+                   "latest 12 s ago): used on two machines? If one is not agent-1's, hnow agent revoke agent-1 (and "
+                   "enroll it anew); if both are, hnow agent ack agent-1\n") != std::string::npos);
+  CHECK(table.find("! agent-2") == std::string::npos);
+  const auto json = nlohmann::json::parse(cli::statusJson(status));
+  CHECK(json["agents"][0]["key_hosts"]["hosts"] == nlohmann::json::array({"10.0.0.5", "10.0.0.9"}));
+  CHECK(json["agents"][0]["key_hosts"]["changes"] == 3);
+  CHECK(json["agents"][1]["key_hosts"].is_null());
+}
