@@ -310,6 +310,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
     options.corruptChunkEvery = std::strtoull(every, nullptr, 10);
   if (const char* every = std::getenv("HNOW_TEST_REWRITE_RELAYED_CHUNK_EVERY"))
     options.rewriteRelayedChunkEvery = std::strtoull(every, nullptr, 10);
+  options.maxAwaitingHelloPerHost = static_cast<std::size_t>(config_.maxUnauthenticatedPerHost);
   receiver_ = std::make_unique<Receiver>(config_.roots, clock_, options);
   receiver_->setCoordinatorHost(hostOf(config_.coordinator));
   applyRates();

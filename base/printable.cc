@@ -26,17 +26,16 @@ std::size_t utf8Length(std::string_view s, std::size_t at) {
   return n;
 }
 
-}  // namespace
-
-std::string printable(std::string_view bytes) {
+// printable() and oneLine(): what stays as it is differs.
+std::string escaped(std::string_view bytes, bool keepBackslashAndTab) {
   std::string out;
   out.reserve(bytes.size());
   for (std::size_t i = 0; i < bytes.size();) {
     const unsigned char c = static_cast<unsigned char>(bytes[i]);
-    if (c == '\\') {
+    if (c == '\\' && !keepBackslashAndTab) {
       out += "\\\\";
       ++i;
-    } else if (c >= 0x20 && c < 0x7f) {
+    } else if ((c >= 0x20 && c < 0x7f) || (c == '\t' && keepBackslashAndTab)) {
       out += static_cast<char>(c);
       ++i;
     } else if (std::size_t n = c >= 0x80 ? utf8Length(bytes, i) : 0; n > 0) {
@@ -50,6 +49,26 @@ std::string printable(std::string_view bytes) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string printable(std::string_view bytes) { return escaped(bytes, false); }
+
+std::string oneLine(std::string_view bytes) { return escaped(bytes, true); }
+
+bool plainText(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size();) {
+    const unsigned char c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      ++i;
+    } else if (std::size_t n = c >= 0x80 ? utf8Length(bytes, i) : 0; n > 0) {
+      i += n;
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace hnow

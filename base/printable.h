@@ -12,4 +12,14 @@ namespace hnow {
 // distinct names stay distinct.
 std::string printable(std::string_view bytes);
 
+// `bytes` as part of one log line: every control byte but tab (a newline
+// would forge a line of its own, with its own "<4>" priority for journald),
+// DEL and byte of an invalid UTF-8 sequence written as \xNN; '\' kept, so a
+// path reads as it is.
+std::string oneLine(std::string_view bytes);
+
+// True for text that needs no escaping anywhere it goes: valid UTF-8 without
+// control bytes or DEL (what a peer's site label, say, must be).
+bool plainText(std::string_view bytes);
+
 }  // namespace hnow

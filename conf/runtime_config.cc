@@ -60,6 +60,17 @@ double readBounded(TableReader& t, std::string_view key, double fallback, double
   return *value;
 }
 
+// Connections one address may hold before it has proven anything: behind
+// a NAT, many machines share one address, hence the wide bound.
+int readPerHost(TableReader& t, int fallback) {
+  auto n = t.optionalInteger("max_unauthenticated_per_host");
+  if (!n) return fallback;
+  if (*n < 1 || *n > 100000)
+    t.failAt("max_unauthenticated_per_host",
+             "'max_unauthenticated_per_host' must be from 1 to 100000, not " + std::to_string(*n));
+  return static_cast<int>(*n);
+}
+
 std::string readLogLevel(TableReader& t) {
   return t.optionalChoice("log_level", logLevels()).value_or("info");
 }
@@ -149,7 +160,7 @@ BandwidthLimits readLimits(TableReader& t) {
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
                "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
-               "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
+               "max_unauthenticated_per_host", "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
@@ -172,6 +183,7 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
                                           std::to_string(*n));
     c.maxUnauthenticated = static_cast<int>(*n);
   }
+  c.maxUnauthenticatedPerHost = readPerHost(t, c.maxUnauthenticatedPerHost);
   c.loginTimeoutSeconds = readBounded(t, "login_timeout_s", c.loginTimeoutSeconds, 0, 3600,
                                       "seconds > 0 and at most 3600");
   c.uplinkMbps = t.optionalNumber("uplink_mbps").value_or(0.0);
@@ -212,11 +224,12 @@ EmulateConfig readEmulate(TableReader& t) {
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"name", "site", "coordinator", "data_dir", "key_file", "coordinator_key", "secret_file", "roots",
-               "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits", "jobs"});
+               "max_unauthenticated_per_host", "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits", "jobs"});
   AgentConfig a;
   a.name = readAgentName(t);
   a.site = t.optionalString("site").value_or(a.site);
   if (a.site.empty()) t.failAt("site", "'site' cannot be empty");
+  if (!plainSite(a.site)) t.failAt("site", "'site' is not plain text: " + std::string(kSiteRule));
   a.coordinator = readAddress(t, "coordinator", "", true, false);
   a.dataDir = readPath(t, "data_dir", "the agent's state directory", baseDir);
   a.keyFile = t.has("key_file") ? readPath(t, "key_file", "the agent's private key", baseDir)
@@ -224,6 +237,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   a.coordinatorKey = readPublicKey(t, "coordinator_key", "hnowd's public key");
   if (t.has("secret_file")) a.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
   a.roots = readRoots(t);
+  a.maxUnauthenticatedPerHost = readPerHost(t, a.maxUnauthenticatedPerHost);
   a.probeIntervalSeconds = readBounded(t, "probe_interval_s", a.probeIntervalSeconds, 0, 86400,
                                        "seconds > 0 and at most 86400");
   a.heartbeatIntervalSeconds = readBounded(t, "heartbeat_interval_s", a.heartbeatIntervalSeconds,

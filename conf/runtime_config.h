@@ -52,6 +52,9 @@ struct CoordinatorConfig {
   std::string logLevel = "info";
   int maxUnauthenticated = 64;         // connections waiting to log in
   double loginTimeoutSeconds = 10.0;   // ...each for at most this long
+  // ...one address's share of them once all are taken; also of the data
+  // port's connections waiting to say hello.
+  int maxUnauthenticatedPerHost = 8;
   // hnowd's uplink as a send's source, Mbit/s; it is also paced to it.
   // 0: measured by the link surveys (before the first, taken as fast as the
   // fastest agent's).
@@ -90,6 +93,9 @@ struct AgentConfig {
   std::string coordinatorKey;
   std::string secretFile;  // migration only: enrolls the key through hnowd's shared secret
   std::vector<std::string> roots;  // where received files may be written
+  // One address's share of the data port's connections that have not said
+  // hello, once all 256 are taken.
+  int maxUnauthenticatedPerHost = 8;
   double probeIntervalSeconds = 60.0;
   double heartbeatIntervalSeconds = 0.5;
   std::string logLevel = "info";

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/printable.h"
 #include "conf/toml_reader.h"
 
 namespace hnow::conf {
@@ -11,6 +12,8 @@ bool plainName(const std::string& name) {
          name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
              std::string::npos;
 }
+
+bool plainSite(const std::string& site) { return !site.empty() && site.size() <= 64 && plainText(site); }
 
 namespace {
 

@@ -27,6 +27,13 @@ struct AgentKeyConfig {
 // operators, which appear in logs, paths, the status table and state.db.
 bool plainName(const std::string& name);
 
+// 1 to 64 bytes of printable UTF-8 (no newline or other control byte): an
+// agent's site, from its config or its login, which appears in hnowd's log,
+// the status table and manifests' `to`.
+bool plainSite(const std::string& site);
+inline constexpr const char* kSiteRule =
+    "a site must be 1 to 64 bytes of printable UTF-8, without a newline or another control character";
+
 // A public key as configs write it: "ed25519:" and 43 characters of
 // base64url (transport/identity.h decodes it).
 bool looksLikePublicKey(const std::string& text);

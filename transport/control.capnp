@@ -381,6 +381,9 @@ struct AgentStatus {
   networks @14 :List(Text);     # as it registered them (Registration)
   gateway @15 :Text;
   unreachable @16 :Text;        # why others cannot connect to its data plane ("" they can): planned as a leaf
+  keyHosts @17 :List(Text);     # two addresses its key logged in from by turns lately (a copied key?); empty: none
+  keyHostsChanges @18 :UInt32;  # logins that changed host between them
+  keyHostsAgeS @19 :Float64;    # seconds since the latest
 }
 
 struct CoordinatorStatus {
@@ -605,6 +608,9 @@ interface ClientSession {
   approveAgent @18 (name :Text) -> (key :Text);
   # Binds the key a pending agent asked with to its name.
   agentKeys @19 () -> (keys :List(AgentKeyEntry));
+  acknowledgeAgent @20 (name :Text) -> (hosts :List(Text));
+  # `hnow agent ack`: the flag of the agent's key taking turns between two
+  # hosts (AgentStatus.keyHosts) is known to an operator: no longer shown.
   # Every operation but status, operations and the progress of operations
   # is refused to a read-only operator.
 }

@@ -5,10 +5,10 @@
 
 namespace hnow::transport {
 
-std::optional<std::string> configPathFromArgs(int argc, char** argv, const char* program) {
+std::optional<std::string> configPathFromArgs(int argc, char** argv, const char* program, const char* options) {
   if (argc == 3 && (std::string_view(argv[1]) == "--config" || std::string_view(argv[1]) == "-c"))
     return std::string(argv[2]);
-  std::fprintf(stderr, "usage: %s --config FILE\n", program);
+  std::fprintf(stderr, "usage: %s --config FILE%s\n", program, options);
   return std::nullopt;
 }
 

@@ -7,7 +7,8 @@
 namespace hnow::transport {
 
 // The config path from `PROGRAM --config FILE` (or `-c FILE`); prints usage
-// and returns none for anything else.
-std::optional<std::string> configPathFromArgs(int argc, char** argv, const char* program);
+// (`options`, the program's own, after it) and returns none for anything else.
+std::optional<std::string> configPathFromArgs(int argc, char** argv, const char* program,
+                                              const char* options = "");
 
 }  // namespace hnow::transport

@@ -4,6 +4,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "base/printable.h"
+
 namespace hnow::transport {
 
 namespace {
@@ -29,13 +31,29 @@ class SyslogPriority final : public spdlog::custom_flag_formatter {
   }
 };
 
+// The message, as %v, with control bytes escaped: escaping here, not where
+// each peer string is logged, leaves no log line to forget it in.
+class EscapedMessage final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    const std::string line = oneLine(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(line.data(), line.data() + line.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
+};
+
 }  // namespace
+
+std::unique_ptr<spdlog::formatter> daemonLogFormatter() {
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<SyslogPriority>('*').add_flag<EscapedMessage>('&').set_pattern(
+      "%*%Y-%m-%d %H:%M:%S.%e %n %l: %&");
+  return formatter;
+}
 
 void setupLogging(const std::string& program, const std::string& level) {
   auto logger = spdlog::stderr_logger_mt(program);
-  auto formatter = std::make_unique<spdlog::pattern_formatter>();
-  formatter->add_flag<SyslogPriority>('*').set_pattern("%*%Y-%m-%d %H:%M:%S.%e %n %l: %v");
-  logger->set_formatter(std::move(formatter));
+  logger->set_formatter(daemonLogFormatter());
   logger->set_level(spdlog::level::from_str(level));
   // A daemon's log is read while it runs (and after a crash).
   logger->flush_on(spdlog::level::trace);

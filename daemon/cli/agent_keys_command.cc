@@ -68,6 +68,17 @@ int runAgentApproveCommand(const std::string& configPath, const std::string& nam
   });
 }
 
+int runAgentAckCommand(const std::string& configPath, const std::string& name) {
+  return withClient(configPath, "agent ack", [&](CoordinatorClient& client, auto fail) {
+    auto hosts = client.acknowledgeAgent(name);
+    if (!hosts) return fail(hosts.error());
+    std::printf("agent %s: its logins from %s and from %s by turns are no longer flagged; a change between two other "
+                "hosts flags it again\n",
+                name.c_str(), hosts->first.c_str(), hosts->second.c_str());
+    return 0;
+  });
+}
+
 int runAgentKeysCommand(const std::string& configPath) {
   return withClient(configPath, "agent keys", [&](CoordinatorClient& client, auto fail) {
     auto keys = client.agentKeys();

@@ -1,5 +1,5 @@
 #pragma once
-// `hnow key new`, `hnow agent token | revoke | approve | keys`
+// `hnow key new`, `hnow agent token | revoke | approve | ack | keys`
 // (docs/security.md): making keys, and enrolling and cutting off agents.
 #include <string>
 
@@ -10,6 +10,8 @@ int runKeyNewCommand(const std::string& path);
 int runAgentTokenCommand(const std::string& configPath, const std::string& name, double ttlSeconds);
 int runAgentRevokeCommand(const std::string& configPath, const std::string& name);
 int runAgentApproveCommand(const std::string& configPath, const std::string& name);
+// Clears the flag of an agent's key logging in from two hosts by turns.
+int runAgentAckCommand(const std::string& configPath, const std::string& name);
 int runAgentKeysCommand(const std::string& configPath);
 
 }  // namespace hnow::cli

@@ -159,6 +159,9 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       for (auto n : in.getNetworks()) a.networks.emplace_back(n);
       a.gateway = in.getGateway();
       a.unreachable = in.getUnreachable();
+      for (auto h : in.getKeyHosts()) a.keyHosts.emplace_back(h);
+      a.keyHostsChanges = static_cast<int>(in.getKeyHostsChanges());
+      a.keyHostsAgeSeconds = in.getKeyHostsAgeS();
       agents.push_back(std::move(a));
     }
     for (auto in : response.getOwed()) {
@@ -261,6 +264,17 @@ Reply<std::string> CoordinatorClient::approveAgent(const std::string& name) {
   auto request = s.session->approveAgentRequest();
   request.setName(name);
   return s.wait(request.send().then([](auto response) { return std::string(response.getKey()); }));
+}
+
+Reply<std::pair<std::string, std::string>> CoordinatorClient::acknowledgeAgent(const std::string& name) {
+  auto& s = *state_;
+  auto request = s.session->acknowledgeAgentRequest();
+  request.setName(name);
+  return s.wait(request.send().then([](auto response) {
+    auto hosts = response.getHosts();
+    return hosts.size() == 2 ? std::make_pair(std::string(hosts[0]), std::string(hosts[1]))
+                             : std::make_pair(std::string("?"), std::string("?"));
+  }));
 }
 
 Reply<std::vector<CoordinatorClient::AgentKey>> CoordinatorClient::agentKeys() {

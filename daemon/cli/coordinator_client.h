@@ -50,6 +50,11 @@ struct RemoteAgent {
   std::string unreachable;
   std::vector<std::string> networks;  // as it registered them: "10.1.2.3/26", its data plane's first
   std::string gateway;                // its default IPv4 gateway; "" when none or not told
+  // Two addresses its key logged in from by turns lately (core/key_hosts.h):
+  // a copied key? Empty: none.
+  std::vector<std::string> keyHosts;
+  int keyHostsChanges = 0;
+  double keyHostsAgeSeconds = 0.0;  // since the latest change
 };
 
 // A send hnowd still owes to agents that were off (hnow send --until-all).
@@ -113,6 +118,8 @@ class CoordinatorClient {
   Reply<std::pair<std::string, double>> agentToken(const std::string& name, double ttlSeconds);
   Reply<unsigned> revokeAgent(const std::string& name);
   Reply<std::string> approveAgent(const std::string& name);
+  // The two hosts whose turns were flagged, no longer shown.
+  Reply<std::pair<std::string, std::string>> acknowledgeAgent(const std::string& name);
   struct AgentKey {
     std::string name, key, state, how, peer;
     double ageSeconds = -1;  // -1: since hnowd's config listed it

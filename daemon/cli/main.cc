@@ -42,6 +42,7 @@ struct CommandLine {
   CLI::App* tokenCommand = nullptr;
   CLI::App* revokeCommand = nullptr;
   CLI::App* approveCommand = nullptr;
+  CLI::App* ackCommand = nullptr;
   CLI::App* keysCommand = nullptr;
   std::string keyAgent;
   double tokenTtlSeconds = 24 * 3600.0;
@@ -108,6 +109,9 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.approveCommand =
       agentCommand->add_subcommand("approve", "Enroll the key a pending agent asked with (see agent keys)");
   c.approveCommand->add_option("name", c.keyAgent, "Agent name")->required();
+  c.ackCommand = agentCommand->add_subcommand(
+      "ack", "Clear the flag of an agent whose key logs in from two hosts by turns, once both are known to be its");
+  c.ackCommand->add_option("name", c.keyAgent, "Agent name")->required();
   c.keysCommand = agentCommand->add_subcommand("keys", "List agents' keys: enrolled, pending approval, revoked");
 
   CLI::App* keyCommand = app.add_subcommand("key", "Keys of operators (and agents set up by hand)");
@@ -286,6 +290,7 @@ int dispatch(CommandLine& c) {
   if (c.tokenCommand->parsed()) return hnow::cli::runAgentTokenCommand(c.clientConfig, c.keyAgent, c.tokenTtlSeconds);
   if (c.revokeCommand->parsed()) return hnow::cli::runAgentRevokeCommand(c.clientConfig, c.keyAgent);
   if (c.approveCommand->parsed()) return hnow::cli::runAgentApproveCommand(c.clientConfig, c.keyAgent);
+  if (c.ackCommand->parsed()) return hnow::cli::runAgentAckCommand(c.clientConfig, c.keyAgent);
   if (c.keysCommand->parsed()) return hnow::cli::runAgentKeysCommand(c.clientConfig);
   if (c.opsCommand->parsed()) return hnow::cli::runOpsCommand(c.ops);
   if (c.upCommand->parsed()) return hnow::cli::runLocalUp(c.localUp);

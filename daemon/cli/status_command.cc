@@ -4,6 +4,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "base/printable.h"
 #include "core/relay_suspects.h"
 
 namespace hnow::cli {
@@ -41,14 +42,38 @@ std::string capsCell(const RemoteCap& up, const RemoteCap& down) {
   return "up " + one(up) + ", down " + one(down);
 }
 
+// A name or site for a cell of the table: escaped, and cut at 64 bytes (on
+// a character's boundary) with "..." so a row always fits its line.
+std::string shown(const std::string& text) {
+  constexpr std::size_t kMost = 64;
+  std::string out = printable(text);
+  if (out.size() <= kMost) return out;
+  std::size_t cut = kMost;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) --cut;
+  return out.substr(0, cut) + "...";
+}
+
 }  // namespace
 
 std::string relayFaultsNote(const RemoteAgent& agent) {
   const int n = agent.relayFaults;
   const std::string times = n == 1 ? "once" : std::to_string(n) + " times";
-  return agent.name + ": relayed bytes that differ from the source's " + times +
+  return shown(agent.name) + ": relayed bytes that differ from the source's " + times +
          (n >= daemon::kSuspectFaults ? "; planned as a leaf (relays nothing)"
                                       : "; planned as a leaf from " + std::to_string(daemon::kSuspectFaults) + " times on");
+}
+
+// Names, sites and paths come from agents and operators: each is escaped
+// (base/printable.h), so a newline or a terminal escape in one cannot break
+// the table or forge a line of it.
+std::string keyHostsNote(const RemoteAgent& agent) {
+  char ago[32];
+  std::snprintf(ago, sizeof ago, "%.0f s", agent.keyHostsAgeSeconds);
+  const std::string name = shown(agent.name);
+  return name + ": its key logs in from " + shown(agent.keyHosts[0]) + " and from " + shown(agent.keyHosts[1]) +
+         " by turns (" + std::to_string(agent.keyHostsChanges) + " changes of host, the latest " + ago +
+         " ago): used on two machines? If one is not " + name + "'s, hnow agent revoke " + name +
+         " (and enroll it anew); if both are, hnow agent ack " + name;
 }
 
 std::string statusTable(const RemoteStatus& status) {
@@ -66,8 +91,9 @@ std::string statusTable(const RemoteStatus& status) {
       std::snprintf(line, sizeof line, "%.1f", *a.ratesAgeSeconds);
       age = line;
     }
-    std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s %11.1f %12.3f %6s\n", a.name.c_str(),
-                  a.site.c_str(), a.alive ? "alive" : "lost", linkCell(a.uplink).c_str(), linkCell(a.downlink).c_str(),
+    std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s %11.1f %12.3f %6s\n", shown(a.name).c_str(),
+                  shown(a.site).c_str(), a.alive ? "alive" : "lost", linkCell(a.uplink).c_str(),
+                  linkCell(a.downlink).c_str(),
                   a.rates.sendOverheadSeconds * 1e6, a.rates.computeSecondsPerUnit * 1e3, age.c_str());
     out << line;
   }
@@ -81,7 +107,7 @@ std::string statusTable(const RemoteStatus& status) {
       auto trunkCell = [](const RemoteLink& l) {
         return l.method == "unknown" ? std::string("- (planned at its fastest port)") : linkCell(l);
       };
-      std::snprintf(line, sizeof line, "%-16s %-7d %-34s %-34s\n", r.name.c_str(), r.agents,
+      std::snprintf(line, sizeof line, "%-16s %-7d %-34s %-34s\n", shown(r.name).c_str(), r.agents,
                     trunkCell(r.in).c_str(), trunkCell(r.out).c_str());
       out << line;
     }
@@ -92,7 +118,7 @@ std::string statusTable(const RemoteStatus& status) {
       if (link->told > 0) {
         std::snprintf(line, sizeof line,
                       "! %s: its %s achieves %.1f Mbit/s, not the %.1f it reports; planned with what it achieves\n",
-                      a.name.c_str(), name, link->bytesPerSecond * 8 / 1e6, link->told * 8 / 1e6);
+                      shown(a.name).c_str(), name, link->bytesPerSecond * 8 / 1e6, link->told * 8 / 1e6);
         out << line;
       }
   // An agent caught relaying bytes that differ from the source's (docs/security.md).
@@ -101,13 +127,17 @@ std::string statusTable(const RemoteStatus& status) {
   // An agent behind NAT or a firewall (docs/reachability.md).
   for (const RemoteAgent& a : status.agents)
     if (!a.unreachable.empty()) out << "! " << a.name << ": unreachable: " << a.unreachable << "\n";
+  // An agent whose key logs in from two hosts by turns: a copied key? (docs/security.md)
+  for (const RemoteAgent& a : status.agents)
+    if (a.keyHosts.size() == 2) out << "! " << keyHostsNote(a) << "\n";
   for (const RemoteOwedSend& o : status.owed) {
     std::string names;
-    for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + n;
+    for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + printable(n);
     const std::time_t since = static_cast<std::time_t>(o.sinceUnixMs / 1000);
     char when[32] = "?";
     if (std::tm local{}; localtime_r(&since, &local)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &local);
-    out << "owed since " << when << " (send record " << o.record << ", --until-all): " << o.path << " -> " << o.dest
+    out << "owed since " << when << " (send record " << o.record << ", --until-all): " << printable(o.path) << " -> "
+        << printable(o.dest)
         << " to " << names << (o.sending ? " (sending now)" : " (when connected again)") << "\n";
   }
   // The caps in force (docs/bandwidth-limits.md): what plans and pacing take of each link.
@@ -115,7 +145,8 @@ std::string statusTable(const RemoteStatus& status) {
   std::snprintf(line, sizeof line, "%-16s %s\n", "hnowd", capsCell(status.uplinkCap, status.downlinkCap).c_str());
   out << line;
   for (const RemoteAgent& a : status.agents) {
-    std::snprintf(line, sizeof line, "%-16s %s\n", a.name.c_str(), capsCell(a.uplinkCap, a.downlinkCap).c_str());
+    std::snprintf(line, sizeof line, "%-16s %s\n", shown(a.name).c_str(),
+                  capsCell(a.uplinkCap, a.downlinkCap).c_str());
     out << line;
   }
   return out.str();

@@ -49,7 +49,8 @@ std::string opsTable(const std::vector<RemoteOperation>& records);
 
 // {"coordinator": {"name", "surveying", "links"}, "agents": [{"name", "site",
 // "state", "age_s", "rates": {...}, "links": {"uplink": {...}, "downlink":
-// {...}}, "roots", "relay_faults", "relay_suspect"}]}; docs/link-rates.md
+// {...}}, "roots", "relay_faults", "relay_suspect", "key_hosts": {"hosts",
+// "changes", "latest_s"} or null}]}; docs/link-rates.md
 // describes a link's fields.
 std::string statusJson(const RemoteStatus& status);
 std::string statusTable(const RemoteStatus& status);
@@ -57,5 +58,9 @@ std::string statusTable(const RemoteStatus& status);
 // source's: "agent-1: relayed bytes that differ from the source's 2 times;
 // planned as a leaf (relays nothing)".
 std::string relayFaultsNote(const RemoteAgent& agent);
+// The `!` note of an agent whose key logs in from two hosts by turns:
+// "agent-1: its key logs in from 10.0.0.5 and from 10.0.0.9 by turns (3
+// changes of host, the latest 12 s ago): used on two machines? ...".
+std::string keyHostsNote(const RemoteAgent& agent);
 
 }  // namespace hnow::cli

@@ -61,6 +61,12 @@ std::string statusJson(const RemoteStatus& status) {
     agent["relay_suspect"] = a.relayFaults >= daemon::kSuspectFaults;
     agent["reachable"] = a.unreachable.empty();
     if (!a.unreachable.empty()) agent["unreachable"] = a.unreachable;
+    // Two addresses its key logged in from by turns lately (a copied key?); null: none.
+    agent["key_hosts"] = a.keyHosts.size() == 2
+                             ? nlohmann::ordered_json{{"hosts", a.keyHosts},
+                                                      {"changes", a.keyHostsChanges},
+                                                      {"latest_s", a.keyHostsAgeSeconds}}
+                             : nlohmann::ordered_json(nullptr);
     list.push_back(std::move(agent));
   }
   nlohmann::ordered_json root;
@@ -79,7 +85,9 @@ std::string statusJson(const RemoteStatus& status) {
     owed.push_back({{"record", o.record}, {"path", o.path}, {"dest", o.dest}, {"agents", o.agents},
                     {"since_unix_s", static_cast<double>(o.sinceUnixMs) / 1000}, {"sending", o.sending}});
   root["owed"] = std::move(owed);
-  return root.dump(2) + "\n";
+  // A path that is not UTF-8 (a file name may be any bytes) must not make
+  // the whole status fail: such bytes are replaced.
+  return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string opsJson(const std::vector<RemoteOperation>& records) {
@@ -99,7 +107,7 @@ std::string opsJson(const std::vector<RemoteOperation>& records) {
   }
   nlohmann::ordered_json root;
   root["operations"] = std::move(list);
-  return root.dump(2) + "\n";
+  return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace hnow::cli

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "base/printable.h"
+
 namespace hnow::daemon {
 
 bool canTakePart(const AgentView& agent) {
@@ -43,6 +45,15 @@ Result<std::vector<AgentView>> selectAgents(std::vector<AgentView> candidates, c
 
 Result<void> checkDestination(const std::string& dest, const std::string& option) {
   if (dest.empty()) return Error{option + " is empty"};
+  // A destination goes into logs, reports and the status table: a newline
+  // there would forge a log line of its own, or break the table.
+  if (dest.size() > kMaxDestBytes)
+    return Error{option + " is " + std::to_string(dest.size()) + " bytes long: at most " +
+                 std::to_string(kMaxDestBytes) + " are allowed"};
+  for (char c : dest)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return Error{"a control character (a newline, a tab, an escape) is not allowed in " + option + " (" +
+                   printable(dest) + ")"};
   std::string part;
   for (char c : dest + "/") {
     if (c != '/') {

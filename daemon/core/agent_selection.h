@@ -32,7 +32,9 @@ Result<std::vector<AgentView>> selectAgents(std::vector<AgentView> candidates, c
                                             const std::string& unmatched = "");
 
 // A destination no agent would accept, refused before anything is opened:
-// empty, or with a ".." component. `option` names it in the error ("--dest").
+// empty, longer than kMaxDestBytes, with a control character or a ".."
+// component. `option` names it in the error ("--dest").
+inline constexpr std::size_t kMaxDestBytes = 4096;  // PATH_MAX
 Result<void> checkDestination(const std::string& dest, const std::string& option);
 
 }  // namespace hnow::daemon

@@ -70,10 +70,39 @@ kj::Promise<void> ClientSessionServer::revokeAgent(RevokeAgentContext context) {
   auto key = keys.revoke(name, operator_.clock->wallNow());
   if (!key) transport::refuse(key.error().message);
   unsigned closed = operator_.cuts ? operator_.cuts->cut(name) : 0;
+  if (operator_.keyHosts) operator_.keyHosts->forget(name);  // its logins by host, with the key
   spdlog::warn("operator {} revoked agent {} (key {}): {} session{} closed", operator_.name, name,
                key->substr(8, 12), closed, closed == 1 ? "" : "s");
   context.getResults().setClosed(closed);
   return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::acknowledgeAgent(AcknowledgeAgentContext context) {
+  requireFull("acknowledge an agent's flag");
+  std::string name = context.getParams().getName();
+  auto flag = operator_.keyHosts && operator_.clock ? operator_.keyHosts->shown(name, operator_.clock->now())
+                                                    : std::nullopt;
+  if (!flag || !operator_.keyHosts->acknowledge(name, operator_.clock->now()))
+    transport::refuse("agent " + name.substr(0, 80) + " is not flagged: its key has not logged in from two hosts by "
+                      "turns lately");
+  spdlog::info("operator {} acknowledged that agent {} logs in from {} and from {} by turns", operator_.name, name,
+               flag->host, flag->otherHost);
+  auto hosts = context.getResults().initHosts(2);
+  hosts.set(0, flag->host);
+  hosts.set(1, flag->otherHost);
+  return kj::READY_NOW;
+}
+
+void ClientSessionServer::keyHostsToWire(const std::string& name, wire::AgentStatus::Builder out) const {
+  if (!operator_.keyHosts || !operator_.clock) return;
+  const TimePoint now = operator_.clock->now();
+  auto flag = operator_.keyHosts->shown(name, now);
+  if (!flag) return;
+  auto hosts = out.initKeyHosts(2);
+  hosts.set(0, flag->host);
+  hosts.set(1, flag->otherHost);
+  out.setKeyHostsChanges(static_cast<std::uint32_t>(flag->changes));
+  out.setKeyHostsAgeS(seconds(now - flag->last));
 }
 
 kj::Promise<void> ClientSessionServer::approveAgent(ApproveAgentContext context) {

@@ -6,7 +6,11 @@
 #include <kj/timer.h>
 
 #include <cstddef>
+#include <map>
+#include <optional>
 
+#include "base/peer_rate.h"
+#include "base/peer_slots.h"
 #include "core/coordinator.h"
 #include "server/sessions.h"
 #include "server/trust.h"
@@ -15,10 +19,19 @@
 namespace hnow::daemon {
 
 // What a peer that has not logged in may hold: it costs a socket and a
-// Gate, so a flood of idle connections must not exhaust hnowd.
+// Gate, so a flood of idle connections must not exhaust hnowd, nor one
+// address's flood lock the others out (base/peer_slots.h).
 struct ConnectionLimits {
   std::size_t maxUnauthenticated = 64;  // more are closed as they arrive
   kj::Duration loginTimeout = 10 * kj::SECONDS;  // TLS handshake included
+  // An address's share of them once all are taken (base/peer_slots.h).
+  std::size_t maxUnauthenticatedPerHost = 8;
+  // hnowd signs each challenge's nonce: at most this many a second from one
+  // address (a burst of twice that), so a peer that has proven nothing
+  // cannot keep hnowd busy signing. An Ed25519 signature takes some 25 us:
+  // 100 a second is 0.25% of a core, and 200 agents behind one NAT address
+  // logging in at once still pass.
+  double challengesPerSecondPerHost = 100.0;
 };
 
 class ControlServer final : private kj::TaskSet::ErrorHandler {
@@ -33,21 +46,31 @@ class ControlServer final : private kj::TaskSet::ErrorHandler {
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
   // Runs detached work (commands to agents); failures are logged.
   kj::TaskSet& tasks() { return tasks_; }
-  std::size_t unauthenticatedCount() const { return unauthenticated_; }
+  std::size_t unauthenticatedCount() const { return slots_.held(); }
 
  private:
   void taskFailed(kj::Exception&& exception) override;
   void serve(kj::Own<kj::AsyncIoStream> stream);
   kj::Promise<void> serveSecured(kj::Own<kj::AsyncIoStream> stream, std::string peer,
-                                 kj::TimePoint deadline, kj::Own<void> counted);
+                                 kj::TimePoint deadline, kj::Own<void> counted, kj::Promise<void> evicted);
+  // A slot for a connection from `peer`, closing another's to make room;
+  // none when refused (logged).
+  std::optional<PeerSlots::Ticket> takeSlot(const std::string& peer, kj::Own<kj::PromiseFulfiller<void>> evict);
+  // One more challenge signed for `host` now, within its budget (logged when not).
+  bool mayChallenge(const std::string& host);
 
   Coordinator& coordinator_;
   const Trust& trust_;
   kj::Timer& timer_;
   ConnectionLimits limits_;
   kj::TlsContext* tls_;
-  std::size_t unauthenticated_ = 0;
+  PeerSlots slots_;
+  // Fulfilled to close a connection still waiting to log in, by its slot.
+  std::map<PeerSlots::Ticket, kj::Own<kj::PromiseFulfiller<void>>> evictors_;
   std::size_t refused_ = 0;
+  std::size_t evictions_ = 0;
+  PeerRate challenges_;
+  std::size_t refusedChallenges_ = 0;
   Services services_;
   // Declared after what connections borrow, so connections close first.
   kj::TaskSet tasks_;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/hex.h"
+#include "base/peer_slots.h"
 #include "base/printable.h"
 #include "conf/trust_config.h"
 #include "server/sessions.h"
@@ -30,12 +31,15 @@ std::string networksText(const std::vector<std::string>& networks) {
 
 GateServer::GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
                        kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn, Services services,
-                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut)
+                       kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut, ChallengeBudget budget)
     : coordinator_(coordinator), trust_(trust), tasks_(tasks), peer_(std::move(peer)), services_(services),
-      onLogin_(kj::mv(loggedIn)), cut_(kj::mv(cut)) {}
+      onLogin_(kj::mv(loggedIn)), cut_(kj::mv(cut)), budget_(std::move(budget)) {}
 
 GateServer::~GateServer() {
-  if (!loggedIn_ && !shut_)
+  // A connection that never asked for a challenge is an idle one: closed at
+  // the deadline or to make room, which the control server logs, a flood's
+  // worth at a time.
+  if (challenged_ && !loggedIn_ && !shut_)
     spdlog::warn("connection from {} closed without logging in (a peer that does not trust hnowd's key?)",
                  peer_);
 }
@@ -44,7 +48,11 @@ kj::Promise<void> GateServer::challenge(ChallengeContext context) {
   KJ_REQUIRE(!shut_, "authentication failed earlier on this connection");
   transport::Bytes peerNonce = transport::bytesOf(context.getParams().getPeerNonce());
   KJ_REQUIRE(peerNonce.size() == transport::kNonceBytes, "a nonce must be 32 bytes");
+  // Signing costs hnowd work a peer asks for before proving anything.
+  if (budget_ && !budget_())
+    transport::refuse("hnowd is answering too many login challenges from your address: try again in a second");
   nonce_ = transport::freshNonce();
+  challenged_ = true;
   auto results = context.getResults();
   results.setNonce(transport::dataOf(*nonce_));
   const transport::KeyPair& key = *trust_.hnowdKey;
@@ -108,7 +116,7 @@ kj::Promise<void> GateServer::loginOperator(LoginOperatorContext context) {
   auto results = context.getResults();
   results.setSession(kj::heap<ClientSessionServer>(coordinator_, services_, peer_,
                                                    Operator{name, entry->readOnly, trust_.agents, trust_.cuts,
-                                                            trust_.hnowdKey, trust_.clock}));
+                                                            trust_.hnowdKey, trust_.clock, trust_.keyHosts}));
   results.setReadOnly(entry->readOnly);
   return kj::READY_NOW;
 }
@@ -162,6 +170,19 @@ void GateServer::admitAgent(const std::string& name, wire::AgentCredential::Read
                how == "token" ? "token " + id : std::string("the shared secret"), peer_);
 }
 
+void GateServer::watchHosts(const std::string& name) {
+  if (!trust_.keyHosts || !trust_.clock) return;
+  const std::string host = addressOf(peer_);
+  auto flag = trust_.keyHosts->loggedIn(name, host, trust_.clock->now());
+  // Raised, then every 10th change: the turns can come every few seconds.
+  if (!flag || (!flag->raised && flag->changes % 10 != 0)) return;
+  const std::string& other = flag->host == host ? flag->otherHost : flag->host;
+  spdlog::warn("agent {} logged in from {} and from {} by turns ({} changes of host within minutes, the latest "
+               "now): its key is used on two machines? If one is not {}'s, revoke it (hnow agent revoke {}) and "
+               "enroll the agent anew; if both are, hnow agent ack {}",
+               name, host, other, flag->changes, name, name, name);
+}
+
 kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   transport::Bytes nonce = takeNonce();
   auto params = context.getParams();
@@ -175,8 +196,13 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   if (registration.name == kCoordinatorNode)
     refuseLogin("an agent login as hnowd", "the agent name 'hnowd' is hnowd's own; choose another");
   admitAgent(registration.name, params.getCredential(), nonce);
-  loggedIn();
   registration.site = wireRegistration.getSite();
+  // Sites go into the log, the status table and manifests' `to`: a newline
+  // there would forge a log line or break the table. None at all is taken
+  // as before (agents always send their config's; tools may not).
+  if (!registration.site.empty() && !conf::plainSite(registration.site))
+    refuseLogin("agent login as " + registration.name, conf::kSiteRule);
+  loggedIn();
   registration.dataAddress = wireRegistration.getDataAddress();
   for (auto c : wireRegistration.getCapabilities()) registration.capabilities.emplace_back(c);
   for (auto r : wireRegistration.getRoots()) registration.roots.emplace_back(r);
@@ -186,6 +212,7 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   spdlog::info("agent {} (site {}) registered from {}, networks {}, gateway {}", registration.name,
                registration.site, peer_, networksText(registration.networks),
                registration.gateway.empty() ? "none" : printable(registration.gateway));
+  watchHosts(registration.name);
   const std::string name = registration.name;
   KJ_IF_MAYBE(cut, cut_) {
     if (trust_.cuts) trust_.cuts->add(name, kj::mv(*cut));

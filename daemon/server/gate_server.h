@@ -4,6 +4,7 @@
 // calls the Coordinator; no logic of its own beyond authentication.
 #include <kj/async.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,10 @@
 
 namespace hnow::daemon {
 
+// Whether hnowd signs one more challenge for this connection's peer now
+// (ControlServer's budget per address); none: no limit.
+using ChallengeBudget = std::function<bool()>;
+
 // One per connection, so a nonce is bound to the connection it was issued on.
 class GateServer final : public wire::Gate::Server {
  public:
@@ -23,7 +28,7 @@ class GateServer final : public wire::Gate::Server {
   // `cut`, if given, closes the connection (an agent's, when it is revoked).
   GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet& tasks, std::string peer,
              kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> loggedIn = nullptr, Services services = {},
-             kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut = nullptr);
+             kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut = nullptr, ChallengeBudget budget = {});
   // A connection that ends without a login is logged: a peer whose secret
   // differs stops at the coordinator's proof and never sends its own.
   ~GateServer();
@@ -45,6 +50,9 @@ class GateServer final : public wire::Gate::Server {
   // An agent's key bound to its name, enrolling it first when the
   // credential carries a token or the shared secret's proof.
   void admitAgent(const std::string& name, wire::AgentCredential::Reader credential, const transport::Bytes& nonce);
+  // Notes the agent's login by host, warning when its key takes turns
+  // between two (core/key_hosts.h).
+  void watchHosts(const std::string& name);
 
   Coordinator& coordinator_;
   const Trust& trust_;
@@ -54,8 +62,10 @@ class GateServer final : public wire::Gate::Server {
   std::optional<transport::Bytes> nonce_;
   bool shut_ = false;
   bool loggedIn_ = false;
+  bool challenged_ = false;
   kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> onLogin_;
   kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut_;
+  ChallengeBudget budget_;
 };
 
 }  // namespace hnow::daemon

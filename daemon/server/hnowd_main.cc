@@ -13,6 +13,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "base/host_networks.h"
 #include "conf/runtime_config.h"
@@ -23,7 +25,7 @@
 #include "server/link_probes.h"
 #include "server/reachability_check.h"
 #include "server/link_values.h"
-#include "state/sqlite_state_store.h"
+#include "state/state_mark.h"
 #include "core/owed_sends.h"
 #include "core/manifest_service.h"
 #include "core/send_service.h"
@@ -319,15 +321,17 @@ std::string freshToken() {
 // hnowd from its checked configuration to its stop: state, the data plane,
 // the services, the control server.
 int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret* secret,
-        const std::filesystem::path& addressFile) {
+        const std::filesystem::path& addressFile, bool newState) {
   auto io = kj::setupAsyncIo();
   hnow::SteadyClock clock;
-  auto opened = daemon::SqliteStateStore::open(config.dataDir);
+  auto opened = daemon::openMarkedState(config.dataDir, newState);
   if (!opened) {
     spdlog::error("cannot open hnowd's state: {}", opened.error().message);
     return 1;
   }
-  auto store = std::move(opened).value();
+  if (!opened->warning.empty()) spdlog::warn("{}", opened->warning);
+  if (!opened->note.empty()) spdlog::info("{}", opened->note);
+  auto store = std::move(opened.value().store);
   daemon::Coordinator coordinator(clock, rateOptionsOf(config), *store, linkOptionsOf(config));
   if (auto restored = coordinator.restore(); !restored) {
     spdlog::error("hnowd's state: {}", restored.error().message);
@@ -348,12 +352,14 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     return 1;
   }
   daemon::SessionCuts cuts;
+  daemon::KeyHosts keyHosts;
   daemon::Trust trust;
   trust.hnowdKey = &hnowdKey;
   trust.sharedSecret = secret;
   trust.agents = &agentKeys;
   trust.cuts = &cuts;
   trust.clock = &clock;
+  trust.keyHosts = &keyHosts;
   for (const auto& o : config.operators) {
     auto parsed = transport::parseKeyText(o.key);
     if (!parsed) {
@@ -376,6 +382,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   transport::data::DataOptions dataOptions;
   if (const char* every = std::getenv("HNOW_TEST_CORRUPT_CHUNK_EVERY"))  // test-only fault hook
     dataOptions.corruptChunkEvery = std::strtoull(every, nullptr, 10);
+  dataOptions.maxAwaitingHelloPerHost = static_cast<std::size_t>(config.maxUnauthenticatedPerHost);
   // Results of `hnow run` arrive here; their events go to the source plane's receives.
   transport::data::KjInbox<transport::data::TransferEvent> dataEvents;
   transport::data::DataPlane dataPlane(
@@ -448,7 +455,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     spdlog::error("data plane events stopped: {}", e.getDescription().cStr());
   });
   daemon::ConnectionLimits limits{static_cast<std::size_t>(config.maxUnauthenticated),
-                                  static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS};
+                                  static_cast<int64_t>(config.loginTimeoutSeconds * 1000) * kj::MILLISECONDS,
+                                  static_cast<std::size_t>(config.maxUnauthenticatedPerHost)};
   daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
@@ -463,7 +471,15 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto configPath = transport::configPathFromArgs(argc, argv, "hnowd");
+  // --new-state: start with a state.db other than the one hnowd kept (daemon/state/state_mark.h).
+  bool newState = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::string_view(argv[i]) == "--new-state") newState = true;
+    else args.push_back(argv[i]);
+  }
+  auto configPath = transport::configPathFromArgs(static_cast<int>(args.size()), args.data(), "hnowd",
+                                                  " [--new-state]");
   if (!configPath) return 2;
   auto config = conf::loadCoordinatorConfig(*configPath);
   if (!config) {
@@ -491,7 +507,7 @@ int main(int argc, char** argv) {
   kj::UnixEventPort::captureSignal(SIGTERM);
   kj::UnixEventPort::captureSignal(SIGINT);
   try {
-    return run(*config, *configPath, secret ? &*secret : nullptr, addressFile);
+    return run(*config, *configPath, secret ? &*secret : nullptr, addressFile, newState);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());
     return 1;

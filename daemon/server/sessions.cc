@@ -210,6 +210,7 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     for (size_t n = 0; n < a.registration.networks.size(); ++n) networks.set(n, a.registration.networks[n]);
     out.setGateway(a.registration.gateway);
     if (!a.reachability.reachable) out.setUnreachable(a.reachability.note);
+    keyHostsToWire(a.record.name, out);
   }
   const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
   auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));

@@ -59,6 +59,7 @@ struct Operator {
   SessionCuts* cuts = nullptr;
   const transport::KeyPair* hnowdKey = nullptr;
   const Clock* clock = nullptr;
+  KeyHosts* keyHosts = nullptr;  // status shows its flags, `hnow agent ack` clears one
 };
 
 class ClientSessionServer final : public wire::ClientSession::Server {
@@ -95,6 +96,9 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // server/agent_keys_rpc.cc.
   kj::Promise<void> agentToken(AgentTokenContext context) override;
   kj::Promise<void> revokeAgent(RevokeAgentContext context) override;
+  kj::Promise<void> acknowledgeAgent(AcknowledgeAgentContext context) override;
+  // Status's flag of `name`'s key taking turns between two hosts (agent_keys_rpc.cc).
+  void keyHostsToWire(const std::string& name, wire::AgentStatus::Builder out) const;
   kj::Promise<void> approveAgent(ApproveAgentContext context) override;
   kj::Promise<void> agentKeys(AgentKeysContext context) override;
 

@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "core/agent_keys.h"
+#include "core/key_hosts.h"
 #include "transport/auth.h"
 #include "transport/identity.h"
 
@@ -41,6 +42,7 @@ struct Trust {
   AgentKeys* agents = nullptr;
   SessionCuts* cuts = nullptr;
   const Clock* clock = nullptr;
+  KeyHosts* keyHosts = nullptr;  // agents' logins by host; null: not watched
 
   const OperatorEntry* findOperator(const std::string& name) const;
 };

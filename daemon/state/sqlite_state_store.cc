@@ -31,10 +31,11 @@ auto guarded(F body) -> Result<decltype(body())> {
   }
 }
 
-// Version 5 of the schema: version 1 had no `links`, version 2 no
+// Version 6 of the schema: version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
-// `revoked_keys` and `enroll_tokens`, which CREATE ... IF NOT EXISTS adds
-// to them; version 3's `owed_sends` had no `force`, which open() adds.
+// `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
+// CREATE ... IF NOT EXISTS adds to them; version 3's `owed_sends` had no
+// `force`, which open() adds.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS agents (
   name TEXT PRIMARY KEY,
@@ -102,7 +103,12 @@ CREATE TABLE IF NOT EXISTS enroll_tokens (
   made_ms INTEGER NOT NULL,
   expires_ms INTEGER NOT NULL
 );
-PRAGMA user_version = 5;
+-- One row: the database's identity, which <data_dir>/state.mark repeats
+-- (state_mark.h), so another or an emptied state.db is told from this one.
+CREATE TABLE IF NOT EXISTS state_identity (
+  id TEXT NOT NULL
+);
+PRAGMA user_version = 6;
 )sql";
 
 std::int64_t toMs(WallTime t) {

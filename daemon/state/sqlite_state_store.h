@@ -1,8 +1,9 @@
 #pragma once
 // StateStore in SQLite: `state.db` in hnowd's data directory, WAL mode so
-// readers (a backup, sqlite3 on the command line) never block hnowd. The
-// only file that contains SQL.
+// readers (a backup, sqlite3 on the command line) never block hnowd. Its
+// two .cc files are the only ones that contain SQL.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -36,6 +37,12 @@ class SqliteStateStore final : public StateStore {
   Result<void> saveToken(const StoredToken& token) override;
   Result<void> useToken(const std::string& id, const StoredIdentity& enrolled) override;
   Result<StoredTrust> loadTrust() override;
+
+  // The database's identity (state_mark.h); none in a database that was
+  // never given one (new, emptied, or written by an hnowd before identities).
+  // sqlite_state_identity.cc.
+  Result<std::optional<std::string>> identity();
+  Result<void> setIdentity(const std::string& id);
 
  private:
   explicit SqliteStateStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

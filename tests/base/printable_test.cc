@@ -25,3 +25,20 @@ TEST_CASE("printable escapes the backslash, so an escaped name never equals a re
   CHECK(printable("a\\x0ab") == "a\\\\x0ab");
   CHECK(printable("a\\x0ab") != printable("a\nb"));
 }
+
+TEST_CASE("oneLine escapes what would end a log line or start another, and keeps backslashes and tabs") {
+  CHECK(hnow::oneLine("lab\n<4>forged") == "lab\\x0a<4>forged");
+  CHECK(hnow::oneLine("a\r\nb\x1b[31m\x7f") == "a\\x0d\\x0ab\\x1b[31m\\x7f");
+  CHECK(hnow::oneLine("C:\\dir\tx") == "C:\\dir\tx");
+  CHECK(hnow::oneLine("caf\xc3\xa9 \xff") == "caf\xc3\xa9 \\xff");
+}
+
+TEST_CASE("plainText is valid UTF-8 without control bytes") {
+  CHECK(hnow::plainText("room-b"));
+  CHECK(hnow::plainText("salle 2.\xc3\xa9tage"));
+  CHECK(hnow::plainText(""));
+  CHECK_FALSE(hnow::plainText("lab\n<4>forged"));
+  CHECK_FALSE(hnow::plainText("tab\there"));
+  CHECK_FALSE(hnow::plainText("del\x7f"));
+  CHECK_FALSE(hnow::plainText("bad\xff"));
+}

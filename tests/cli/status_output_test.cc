@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
 
 #include "cli/status_command.h"
 
@@ -57,4 +59,59 @@ TEST_CASE("hnow status shows each room and its trunk per direction with how it w
   CHECK(json["rooms"][0]["trunk"]["in"]["method"] == "unknown");
   // One room: no rooms section at all.
   CHECK(cli::statusTable(cli::RemoteStatus{}).find("rooms (") == std::string::npos);
+}
+
+TEST_CASE("hnow status escapes odd names, sites and paths, so each row of its table stays one line") {
+  cli::RemoteStatus status;
+  cli::RemoteAgent a;
+  a.name = "agent-1";
+  a.site = "lab\n<4>forged: agent-2 revoked";
+  a.alive = true;
+  status.agents.push_back(a);
+  a.name = "agent-2";
+  a.site = std::string(300, 'x');  // over-long: cut, the row still ends where it should
+  status.agents.push_back(a);
+  cli::RemoteOwedSend owed;
+  owed.path = "/data/in\r\x1b[2Jput";
+  owed.dest = "out\xff.bin";
+  owed.agents = {"agent-2"};
+  status.owed.push_back(owed);
+  const std::string table = cli::statusTable(status);
+  std::istringstream lines(table);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  for (const std::string& line : all) {
+    CHECK(line.rfind("<4>forged", 0) != 0);
+    CHECK(line.find('\r') == std::string::npos);
+    CHECK(line.find('\x1b') == std::string::npos);
+  }
+  CHECK(all.at(2).rfind("agent-1          lab\\x0a<4>forged: agent-2 revoked alive", 0) == 0);
+  CHECK(all.at(3).rfind("agent-2          " + std::string(64, 'x') + "... alive", 0) == 0);
+  CHECK(table.find("/data/in\\x0d\\x1b[2Jput -> out\\xff.bin to agent-2") != std::string::npos);
+  // --json escapes control bytes itself; bytes that are not UTF-8 do not fail it.
+  const auto json = nlohmann::json::parse(cli::statusJson(status));
+  CHECK(json["agents"][0]["site"] == "lab\n<4>forged: agent-2 revoked");
+  CHECK(json["owed"][0]["dest"] == "out\xef\xbf\xbd.bin");
+}
+
+TEST_CASE("hnow status flags an agent whose key logs in from two hosts by turns - in the table with a ! line and in --json as key_hosts") {
+  cli::RemoteStatus status;
+  for (const char* name : {"agent-1", "agent-2"}) {
+    cli::RemoteAgent a;
+    a.name = name;
+    a.alive = true;
+    status.agents.push_back(a);
+  }
+  status.agents[0].keyHosts = {"10.0.0.5", "10.0.0.9"};
+  status.agents[0].keyHostsChanges = 3;
+  status.agents[0].keyHostsAgeSeconds = 12.4;
+  const std::string table = cli::statusTable(status);
+  CHECK(table.find("! agent-1: its key logs in from 10.0.0.5 and from 10.0.0.9 by turns (3 changes of host, the "
+                   "latest 12 s ago): used on two machines? If one is not agent-1's, hnow agent revoke agent-1 (and "
+                   "enroll it anew); if both are, hnow agent ack agent-1\n") != std::string::npos);
+  CHECK(table.find("! agent-2") == std::string::npos);
+  const auto json = nlohmann::json::parse(cli::statusJson(status));
+  CHECK(json["agents"][0]["key_hosts"]["hosts"] == nlohmann::json::array({"10.0.0.5", "10.0.0.9"}));
+  CHECK(json["agents"][0]["key_hosts"]["changes"] == 3);
+  CHECK(json["agents"][1]["key_hosts"].is_null());
 }

@@ -48,6 +48,7 @@ TEST_CASE("an agent config is read with every option, relative paths under the f
   CHECK(a.roots == std::vector<std::string>{"/srv/hnow"});
   CHECK(a.probeIntervalSeconds == 30);
   CHECK(a.heartbeatIntervalSeconds == 0.5);
+  CHECK(a.maxUnauthenticatedPerHost == 8);
   CHECK(a.logLevel == "debug");
   CHECK(a.emulate.uplinkMbps == 100);
   CHECK(a.emulate.downlinkMbps == 200.5);
@@ -61,6 +62,7 @@ TEST_CASE("hnowd's config has defaults for everything but its directory and secr
   CHECK(loaded->secretFile == "/etc/hnow/secret");
   CHECK(loaded->lostTimeoutSeconds == 2.5);
   CHECK(loaded->maxUnauthenticated == 64);
+  CHECK(loaded->maxUnauthenticatedPerHost == 8);
   CHECK(loaded->loginTimeoutSeconds == 10.0);
   CHECK_FALSE(loaded->tls.enabled());
   CHECK(loaded->driftThreshold == 0.25);
@@ -125,8 +127,8 @@ TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "agents, data_dir, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, operators, run, secret_file, send, survey, tls, "
-        "uplink_mbps)");
+        "login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
+        "secret_file, send, survey, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);
@@ -155,6 +157,12 @@ TEST_CASE("bad values are refused with their position") {
   CHECK(replaced("compute_factor = 2", "compute_factor = 0.5").find("at least 1") != std::string::npos);
   CHECK(replaced("uplink_mbps = 100", "uplink_mbps = -1").find("from 0") != std::string::npos);
   CHECK(replaced("heartbeat_interval_s = 0.5", "heartbeat_interval_s = 0").rfind("agent.toml:8:", 0) == 0);
+  // A site goes into hnowd's log and status table: no newline, not too long.
+  CHECK(replaced("\"room-b\"", "\"lab\\n<4>forged\"") ==
+        "agent.toml:2:8: 'site' is not plain text: a site must be 1 to 64 bytes of printable UTF-8, without a "
+        "newline or another control character");
+  CHECK(replaced("\"room-b\"", "\"" + std::string(65, 'x') + "\"").find("1 to 64 bytes") != std::string::npos);
+  CHECK(replaced("\"room-b\"", "\"salle \u00e9t\u00e9\"") == "");
 }
 
 TEST_CASE("a client config needs hnowd's address and key and the operator's name and key, nothing else") {
@@ -204,6 +212,11 @@ TEST_CASE("connection limits are read and bounded") {
   CHECK(coordinatorError(kCoordinatorBase + "max_unauthenticated = 1.5\n").find("must be an integer") !=
         std::string::npos);
   CHECK(coordinatorError(kCoordinatorBase + "login_timeout_s = 0\n").rfind("hnowd.toml:3:19:", 0) == 0);
+  auto perHost = parseCoordinatorConfig(kCoordinatorBase + "max_unauthenticated_per_host = 32\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(perHost.ok());
+  CHECK(perHost->maxUnauthenticatedPerHost == 32);
+  CHECK(coordinatorError(kCoordinatorBase + "max_unauthenticated_per_host = 0\n") ==
+        "hnowd.toml:3:32: 'max_unauthenticated_per_host' must be from 1 to 100000, not 0");
 }
 
 TEST_CASE("[tls] takes certificate, key and CA together, peers also name hnowd's certificate") {

@@ -35,16 +35,26 @@ inline bool processAlive(pid_t pid) {
   return close == std::string::npos || stat[close + 2] != 'Z';
 }
 
-// A blocking TCP connection to host:port (numeric IPv4), closed when destroyed.
+// A blocking TCP connection to host:port (numeric IPv4), closed when
+// destroyed; from the local address `source` when given (127.0.0.2 ...: on
+// one machine, another peer to the daemons' per-address limits).
 class RawPeer {
  public:
-  explicit RawPeer(const std::string& hostPort) {
+  explicit RawPeer(const std::string& hostPort, const std::string& source = "") {
     auto colon = hostPort.rfind(':');
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<std::uint16_t>(std::stoi(hostPort.substr(colon + 1))));
     ::inet_pton(AF_INET, hostPort.substr(0, colon).c_str(), &address.sin_addr);
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (!source.empty() && (::inet_pton(AF_INET, source.c_str(), &local.sin_addr) != 1 ||
+                            ::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0)) {
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
     if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
       ::close(fd_);
       fd_ = -1;

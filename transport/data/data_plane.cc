@@ -74,22 +74,52 @@ Result<int> DataPlane::Impl::listen(const std::string& host) {
 }
 
 void DataPlane::Impl::accept(uv_stream_t* server) {
-  std::size_t awaiting = 0;
-  for (const auto& [child, owned] : children_) awaiting += child->operation() == nullptr;
+  // Connections that said hello since hold no slot any more.
+  for (auto it = awaitingHello_.begin(); it != awaitingHello_.end();) {
+    if (!it->first->operation()) {
+      ++it;
+      continue;
+    }
+    helloSlots_.release(it->second);
+    it = awaitingHello_.erase(it);
+  }
   auto connection = std::make_unique<ServeConnection>(*this);
   ServeConnection* raw = connection.get();
   if (!connection->accept(server)) return;
   children_[raw] = std::move(connection);
-  if (awaiting >= options_.maxAwaitingHello) {
+  const std::string host = addressOf(raw->peer());
+  PeerSlots::Admission admission = helloSlots_.admit(host);
+  if (admission.verdict != PeerSlots::Verdict::kAdmitted) {
     // A flood is logged, not every connection of it.
-    if (refusedAwaiting_++ % 100 == 0)
-      spdlog::warn("data connection from {} closed: {} connections are waiting to say hello ({} refused so far)",
-                   raw->peer(), awaiting, refusedAwaiting_);
-    raw->close("too many connections waiting to say hello");
+    if (refusedAwaiting_++ % 100 == 0) {
+      if (admission.verdict == PeerSlots::Verdict::kPeerFull)
+        spdlog::warn("data connection from {} closed: every hello slot is taken and {} connections from {} are "
+                     "waiting to say hello, its share ({} refused so far)",
+                     raw->peer(), helloSlots_.heldBy(host), host, refusedAwaiting_);
+      else
+        spdlog::warn("data connection from {} closed: {} connections are waiting to say hello ({} refused so far)",
+                     raw->peer(), helloSlots_.held(), refusedAwaiting_);
+    }
+    return raw->close("too many connections waiting to say hello");
   }
+  awaitingHello_[raw] = admission.ticket;
+  if (!admission.evicted) return;
+  ServeConnection* evicted = nullptr;
+  for (const auto& [waiting, ticket] : awaitingHello_)
+    if (ticket == *admission.evicted) evicted = waiting;
+  if (!evicted) return;
+  if (evictedAwaiting_++ % 100 == 0)
+    spdlog::warn("data connection from {} closed to make room for {}: every hello slot is taken and {} holds the "
+                 "most ({} closed so far)",
+                 evicted->peer(), raw->peer(), admission.evictedPeer, evictedAwaiting_);
+  evicted->close("closed to make room for another peer's connection");
 }
 
 void DataPlane::Impl::serveClosed(ServeConnection* connection) {
+  if (auto waiting = awaitingHello_.find(connection); waiting != awaitingHello_.end()) {
+    helloSlots_.release(waiting->second);
+    awaitingHello_.erase(waiting);
+  }
   auto it = children_.find(connection);
   if (it == children_.end()) return;
   if (Operation* op = connection->operation()) op->children.erase(connection);

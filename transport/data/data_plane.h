@@ -46,10 +46,14 @@ struct DataOptions {
   // lost SYN (retried after 1 s) on a slow link, and none for a dead end.
   hnow::Duration connectTimeout = std::chrono::seconds(3);
   // A connection must say HELLO within helloTimeout, and at most
-  // maxAwaitingHello may wait to: a peer without a token cannot hold this
-  // process's sockets for long or in bulk (as hnowd's ConnectionLimits).
+  // maxAwaitingHello may wait to; once all wait, an address holds at most
+  // maxAwaitingHelloPerHost of them, and a newcomer takes the oldest slot
+  // of the address holding the most: a peer without a token cannot hold
+  // this process's sockets for long or in bulk, nor lock out the others (as
+  // hnowd's ConnectionLimits; base/peer_slots.h).
   hnow::Duration helloTimeout = std::chrono::seconds(10);
   std::size_t maxAwaitingHello = 256;
+  std::size_t maxAwaitingHelloPerHost = 8;
 };
 
 // Where a received file goes: a directory opened without following links,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/peer_slots.h"
 #include "transport/data/data_loop.h"
 #include "transport/data/plane_state.h"
 #include "transport/data/probe_round.h"
@@ -98,6 +99,10 @@ struct DataPlane::Impl final : PlaneCore {
   std::map<ProbeRound*, std::unique_ptr<ProbeRound>> rounds_;
   std::uint64_t sentFrames_ = 0;
   std::uint64_t refusedAwaiting_ = 0;
+  std::uint64_t evictedAwaiting_ = 0;
+  // The connections that have not said hello yet, each holding a slot.
+  PeerSlots helloSlots_{{options_.maxAwaitingHello, options_.maxAwaitingHelloPerHost}};
+  std::map<ServeConnection*, PeerSlots::Ticket> awaitingHello_;
   UvHandle<uv_tcp_t> listener_;
   std::map<std::string, std::unique_ptr<Operation>> operations_;
   std::map<std::string, std::unique_ptr<Assembly>> assemblies_;  // by the file's token

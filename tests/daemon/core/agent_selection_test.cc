@@ -59,3 +59,15 @@ TEST_CASE("a destination that is empty or climbs out with '..' is refused before
         "'..' is not allowed in dest (a/../../etc/passwd)");
   CHECK_FALSE(checkDestination("..", "--dest").ok());
 }
+
+TEST_CASE("a destination with a control character or past 4096 bytes is refused, escaped in the message") {
+  CHECK(checkDestination("x\n<4>forged", "--dest").error().message ==
+        "a control character (a newline, a tab, an escape) is not allowed in --dest (x\\x0a<4>forged)");
+  CHECK_FALSE(checkDestination("a\tb", "dest").ok());
+  CHECK_FALSE(checkDestination("a\x1b[31m", "dest").ok());
+  CHECK_FALSE(checkDestination("del\x7f", "dest").ok());
+  CHECK(checkDestination("caf\xc3\xa9/notes.txt", "--dest").ok());  // UTF-8 names are names
+  CHECK(checkDestination(std::string(4096, 'a'), "--dest").ok());
+  CHECK(checkDestination(std::string(4097, 'a'), "--dest").error().message ==
+        "--dest is 4097 bytes long: at most 4096 are allowed");
+}

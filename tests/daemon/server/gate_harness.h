@@ -53,16 +53,17 @@ struct Harness {
   Failures failures;
   kj::TaskSet tasks{failures};
 
-  // One connection: the server end inside, the peer's end returned.
+  // One connection: the server end inside, the peer's end returned;
+  // `from` is the address hnowd sees it from.
   struct Link {
     kj::Own<transport::RpcConnection> server;
     kj::Own<transport::RpcConnection> peer;
     wire::Gate::Client gate;
   };
-  Link connect() {
+  Link connect(const std::string& from = "in-memory") {
     auto pipe = kj::newTwoWayPipe();
     auto server = kj::heap<transport::RpcConnection>(
-        kj::mv(pipe.ends[0]), kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, "in-memory"));
+        kj::mv(pipe.ends[0]), kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, from));
     auto peer = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[1]));
     auto gate = peer->peerBootstrap<wire::Gate>();
     return Link{kj::mv(server), kj::mv(peer), kj::mv(gate)};

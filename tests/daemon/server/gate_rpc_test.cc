@@ -1,8 +1,13 @@
 // hnowd's RPC glue over an in-memory pipe: the real Gate, sessions and
 // Coordinator, a manual clock, no sockets (as capnp's rpc-twoparty-test).
 #include <doctest/doctest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
 
 #include "daemon/server/gate_harness.h"
+#include "transport/log_setup.h"
 
 using namespace hnow;
 using namespace hnow::testing;
@@ -162,4 +167,42 @@ TEST_CASE("an oversized message from a peer is refused") {
   auto report = session.reportTransferRequest();
   report.initReport().initMessage(3 * transport::kLargestMessageBytes);
   CHECK_FALSE(h.failureOf([&]() { report.send().wait(h.ws); }).empty());
+}
+
+TEST_CASE("an agent login whose site holds a newline and a journald priority is refused, and no log line starts with it") {
+  // hnowd's own log line, into a string for the test.
+  std::ostringstream out;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  sink->set_formatter(transport::daemonLogFormatter());
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("hnowd", sink));
+  Harness h;
+  Received received;
+  auto hostile = h.connect();
+  const std::string refusal = h.failureOf([&]() {
+    h.loginAgent(hostile, "a1", received, nullptr,
+                 [](wire::Registration::Builder r) { r.setSite("lab\n<4>forged: a2 revoked"); });
+  });
+  auto long_ = h.connect();
+  const std::string tooLong = h.failureOf([&]() {
+    h.loginAgent(long_, "a1", received, nullptr,
+                 [](wire::Registration::Builder r) { r.setSite(std::string(65, 'x')); });
+  });
+  CHECK(h.coordinator.status().empty());
+  auto plain = h.connect();
+  auto session = h.loginAgent(plain, "a1", received);  // site "room-a"
+  spdlog::set_default_logger(previous);
+
+  CHECK(refusal == "login refused: a site must be 1 to 64 bytes of printable UTF-8, without a newline or another "
+                   "control character");
+  CHECK(tooLong == refusal);
+  REQUIRE(h.coordinator.status().size() == 1);
+  CHECK(h.coordinator.status()[0].registration.site == "room-a");
+  std::istringstream lines(out.str());
+  std::size_t refused = 0;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(line.rfind("<4>forged", 0) != 0);
+    refused += line.find("refused agent login as a1 from in-memory: a site must be") != std::string::npos;
+  }
+  CHECK(refused == 2);
 }

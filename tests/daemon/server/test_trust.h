@@ -20,6 +20,7 @@ struct TestTrust {
   daemon::MemoryStateStore keyStore;
   daemon::AgentKeys agentKeys{keyStore};
   daemon::SessionCuts cuts;
+  daemon::KeyHosts keyHosts;
   daemon::Trust trust;
   std::map<std::string, transport::KeyPair> agents;
 
@@ -28,6 +29,7 @@ struct TestTrust {
     trust.agents = &agentKeys;
     trust.cuts = &cuts;
     trust.clock = &clock;
+    trust.keyHosts = &keyHosts;
     trust.operators.push_back({"op", operatorKey.publicKey(), false});
     trust.operators.push_back({"reader", readerKey.publicKey(), true});
   }
