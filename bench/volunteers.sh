@@ -16,13 +16,19 @@
 #   local256    `hnow local up --agents 256` on this machine beside two busy
 #               loops (a CPU hog); every copy must land. Bound: the one the
 #               send reports (Kumar-Ross over the planned rates).
-#   bench/volunteers.sh [--size BYTES] [--reps R] [--labs firewalled,nat,local256]
+#   flood       `hnow local up --agents 4` paced at 200 Mbit/s: sends timed
+#               without, then during, a flood of 500 idle connections from
+#               one address (127.0.0.2, bench/flood.py) to each of hnowd's
+#               control and data ports and agent-1's data port; `hnow status`
+#               timed during it, and agent-2 restarted during it until it is
+#               registered again.
+#   bench/volunteers.sh [--size BYTES] [--reps R] [--labs firewalled,nat,local256,flood]
 # Root for the namespace labs. Markdown to stdout, progress to stderr; every
 # namespace and process it starts is gone on the way out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HNOW_BUILD_DIR=${HNOW_BUILD_DIR:-$PWD/build}
-SIZE=$((64 << 20)) REPS=3 LABS=firewalled,nat,local256
+SIZE=$((64 << 20)) REPS=3 LABS=firewalled,nat,local256,flood
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) SIZE=$2; shift 2 ;;
@@ -34,11 +40,12 @@ done
 command -v jq >/dev/null || { echo "bench/volunteers.sh needs jq" >&2; exit 2; }
 LAB=tests/netns/lab.sh
 HNOW="$HNOW_BUILD_DIR/daemon/hnow"
-DIR="" LINKS=netns AGENTS=4 HOG=""
+DIR="" LINKS=netns AGENTS=4 HOG="" FLOOD=""
 # shellcheck source=bench/labs.sh
 . bench/labs.sh
 cleanup() {
   [ -z "$HOG" ] || kill $HOG 2>/dev/null || true
+  [ -z "$FLOOD" ] || kill "$FLOOD" 2>/dev/null || true
   [ -z "$DIR" ] || { lab_down; rm -rf "$DIR"; }
 }
 trap cleanup EXIT
@@ -233,6 +240,68 @@ local256() {
   DIR=""
 }
 
+flood() {
+  AGENTS=4 LINKS=local
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-volunteers-XXXXXX")
+  echo "bench/volunteers.sh: lab flood" >&2
+  lab_up "--uplink-mbps 200 --downlink-mbps 400 --source-uplink-mbps 200"
+  head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
+  local control data agent quiet="" flooded="" status_s="" out r start registered_s
+  control=$(sed -n 's/^coordinator = "\(.*\)"/\1/p' "$DIR/client.toml")
+  data=$(sed -n 's/.*data plane listening on \([0-9.:]*\).*/\1/p' "$DIR/logs/hnowd.log" | tail -n 1)
+  agent=$(sed -n 's/.*data plane listening on \([0-9.:]*\).*/\1/p' "$DIR/logs/agent-1.log" | tail -n 1)
+  for ((r = 0; r < REPS; r++)); do
+    out=$(timed_send "in/quiet-$r.bin")
+    echo "bench/volunteers.sh: flood: quiet send $r: $out" >&2
+    quiet+=" ${out%% *}"
+  done
+  python3 bench/flood.py --source 127.0.0.2 --count 500 "$control" "$data" "$agent" 2>"$DIR/flood.err" &
+  FLOOD=$!
+  sleep 3
+  for ((r = 0; r < REPS; r++)); do
+    start=$(now)
+    "$HNOW" --config "$DIR/client.toml" status >/dev/null 2>&1 && status_s+=" $(since "$start")"
+    out=$(timed_send "in/flooded-$r.bin")
+    echo "bench/volunteers.sh: flood: send $r during the flood: $out" >&2
+    flooded+=" ${out%% *}"
+  done
+  # agent-2 restarted during the flood: seconds until hnowd has it alive again.
+  kill "$(cat "$DIR/pids/agent-2.pid")"
+  for _ in $(seq 50); do
+    [ "$("$HNOW" --config "$DIR/client.toml" status --json | jq -r '.agents[] | select(.name == "agent-2") | .state')" = lost ] && break
+    sleep 0.1
+  done
+  start=$(now)
+  "$HNOW_BUILD_DIR/agent/hnow-agent" --config "$DIR/agents/agent-2.toml" >>"$DIR/logs/agent-2.log" 2>&1 &
+  echo $! >"$DIR/pids/agent-2.pid"
+  registered_s="never (30 s)"
+  for _ in $(seq 300); do
+    if [ "$("$HNOW" --config "$DIR/client.toml" status --json | jq -r '.agents[] | select(.name == "agent-2") | .state')" = alive ]; then
+      registered_s="$(since "$start") s"
+      break
+    fi
+    sleep 0.1
+  done
+  kill "$FLOOD" 2>/dev/null || true
+  wait "$FLOOD" 2>/dev/null || true
+  FLOOD=""
+  echo
+  echo "## Lab: flood"
+  echo
+  echo "\`hnow local up --agents 4\`, links paced at 200 Mbit/s; 500 idle connections from 127.0.0.2 to each of hnowd's control port, its data port and agent-1's data port, each opened again as it is closed ($(tail -n 1 "$DIR/flood.err" | sed 's/flood: //'))."
+  echo
+  echo "| | wall s (median) | flooded / quiet |"
+  echo "|---|---:|---:|"
+  awk -v q="$(med "$quiet")" -v f="$(med "$flooded")" 'BEGIN {
+    printf "| send without the flood | %.2f | |\n| send during the flood | %.2f | %.2f |\n", q, f, f / q }'
+  echo "| \`hnow status\` during the flood | $(med "$status_s") | |"
+  echo
+  echo "agent-2 restarted during the flood was alive at hnowd again after $registered_s."
+  lab_down
+  rm -rf "$DIR"
+  DIR=""
+}
+
 echo "# Volunteers' machines: $SIZE bytes"
 echo
 echo "- Machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr)"
@@ -245,6 +314,7 @@ for lab in "${labs[@]}"; do
   case "$lab" in
     firewalled|nat) [ "$(id -u)" = 0 ] || { echo "bench/volunteers.sh: lab $lab needs root" >&2; continue; }; "$lab" ;;
     local256) local256 ;;
-    *) echo "bench/volunteers.sh: unknown lab '$lab' (firewalled, nat, local256)" >&2; exit 2 ;;
+    flood) flood ;;
+    *) echo "bench/volunteers.sh: unknown lab '$lab' (firewalled, nat, local256, flood)" >&2; exit 2 ;;
   esac
 done
