@@ -34,8 +34,12 @@ using namespace std::chrono_literals;
 
 constexpr hnow::Duration kFirstBackoff = 100ms;
 constexpr hnow::Duration kMaxBackoff = 5s;
-// A heartbeat unanswered this long means hnowd is gone even if TCP says not.
-constexpr hnow::Duration kHeartbeatTimeout = 5s;
+// A heartbeat unanswered this long means hnowd is gone even if TCP says not
+// (a dead hnowd's sockets are closed by its kernel at once). hnowd beside
+// 256 agents and a CPU hog on two cores answered seconds late: 5 s made
+// every agent drop its connection and log in again at once, which only
+// loaded hnowd more.
+constexpr hnow::Duration kHeartbeatTimeout = 20s;
 // Transfers are kept this long after the connection to hnowd ends, for the
 // same hnowd to resume them (docs/reachability.md, "Lost while flowing").
 constexpr hnow::Duration kKeepTransfers = 30s;
@@ -111,6 +115,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
                                                                               wholeFileDigests(*order), order->operation)
                                                 : runtime_.receiver().receiveStriped(*order);
     runtime_.paceReceive(order->token, order->uplinkPaceBytesPerSecond, order->downlinkPaceBytesPerSecond);
+    runtime_.spaceProgress(*order);
     context.getResults().setPath(path);
     return kj::READY_NOW;
   }

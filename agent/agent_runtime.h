@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "conf/runtime_config.h"
 #include "agent/agent_credentials.h"
+#include "transport/agent_wire.h"
 #include "transport/control.capnp.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
@@ -67,6 +68,9 @@ class AgentRuntime {
   JobRunner* jobs() { return jobs_.get(); }  // null without a data root
   // A transfer hnowd released: its last event goes too.
   void forgetReport(const std::string& token) { lastReports_.erase(token); }
+  // Progress of the order's transfers (its stripes') goes to hnowd at most
+  // every order.progressEveryMs (ReceiveOrder).
+  void spaceProgress(const transport::ReceiveOrder& order);
   // Reads of the destinations that take seconds (AgentControl treeHeld, fileHeld).
   transport::OffThread& offThread() { return offThread_; }
 
@@ -125,6 +129,8 @@ class AgentRuntime {
   struct LastReport {
     transport::data::TransferEvent event;
     std::optional<transport::data::UnpackedTree> unpacked;
+    hnow::TimePoint sentAt{};    // when progress went last
+    hnow::Duration every{};      // progress at most this often; 0: each event
   };
   std::map<std::string, LastReport> lastReports_;
   // While logged out: forgets the transfers if hnowd is not back in time.

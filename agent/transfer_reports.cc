@@ -40,8 +40,18 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
   LastReport& last = lastReports_[e.token];
   last.event = e;
   if (unpacked && e.kind == transport::data::TransferEvent::Kind::kDone) last.unpacked = *unpacked;
+  // Progress spaced as hnowd asked (the latest is kept, and goes with the next).
+  const hnow::TimePoint now = clock_.now();
+  if (e.kind == transport::data::TransferEvent::Kind::kProgress && now - last.sentAt < last.every) return;
+  last.sentAt = now;
   // Without a session it waits: sent again once logged back in to the same hnowd.
   if (session_) sendReport(e.token);
+}
+
+void AgentRuntime::spaceProgress(const transport::ReceiveOrder& order) {
+  const hnow::Duration every = std::chrono::milliseconds(order.progressEveryMs);
+  lastReports_[order.token].every = every;
+  for (const transport::StripeOrder& stripe : order.stripes) lastReports_[stripe.token].every = every;
 }
 
 void AgentRuntime::reportAgain() {
@@ -53,7 +63,8 @@ void AgentRuntime::reportAgain() {
 
 void AgentRuntime::sendReport(const std::string& token) {
   auto it = lastReports_.find(token);
-  if (it == lastReports_.end() || !session_) return;
+  // An entry made by spaceProgress before any event: nothing to say yet.
+  if (it == lastReports_.end() || !session_ || it->second.event.token.empty()) return;
   const transport::data::TransferEvent& e = it->second.event;
   auto request = session_->reportTransferRequest();
   auto out = request.initReport();

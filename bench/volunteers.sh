@@ -174,7 +174,7 @@ nat() {
   done
   swarm=$(swarm_reps)
   seq 1 200000 >"$DIR/numbers.txt"
-  if run=$("$LAB" hnow --dir "$DIR" run --input "$DIR/numbers.txt" --cmd 'grep -c 7' --output "$DIR/counts.txt" 2>&1); then
+  if run=$("$LAB" hnow --dir "$DIR" run --input "$DIR/numbers.txt" --cmd 'grep -c 7' --concat --output "$DIR/counts.txt" 2>&1); then
     run="worked: $(awk '{ s += $1 } END { print s }' "$DIR/counts.txt") lines with a 7 counted over the shares (grep -c 7 on the whole: $(grep -c 7 "$DIR/numbers.txt"))"
   else
     run="failed: $(tail -n 1 <<<"$run")"

@@ -70,6 +70,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setDigestChunkBytes(order.digestChunkBytes);
   out.setPieceDigests(bytesOf(order.pieceDigests));
   out.setOperation(order.operation);
+  out.setProgressEveryMs(order.progressEveryMs);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
@@ -129,6 +130,7 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (auto ok = checkPieces(order); !ok) return ok.error();
   // A name for messages only: a longer one is cut, never a reason to refuse.
   order.operation = std::string(in.getOperation()).substr(0, 200);
+  order.progressEveryMs = in.getProgressEveryMs();
   return order;
 }
 

@@ -45,6 +45,7 @@ struct ReceiveOrder {
   std::uint32_t digestChunkBytes = 0;
   std::string pieceDigests{};
   std::string operation{};  // hnowd's name for what it is part of, for an agent's messages
+  std::uint32_t progressEveryMs = 0;  // progress reports at most this often; 0: the data plane's
 };
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);

@@ -218,13 +218,18 @@ struct ReceiveOrder {
   # chunk it receives against its SHA-256 before it writes or relays it.
   # 0: none, only the whole digests are checked.
   pieceDigests @15 :Data;
+  # The whole file's pieces' digests, 32 bytes each (none when striped:
+  # each stripe carries its own).
   operation @16 :Text;
   # What hnowd calls the operation this receive is part of ("send record
   # 12", "manifest record 4, item at M.toml:3:1"): an agent that refuses
   # another receive into the same destination meanwhile names it (its first
   # 200 bytes); "" none.
-  # The whole file's pieces' digests, 32 bytes each (none when striped:
-  # each stripe carries its own).
+  progressEveryMs @17 :UInt32;
+  # Report progress at most this often (done, failed and parent news at
+  # once); 0: as the data plane measures it (every 100 ms). hnowd spaces
+  # the reports of a send to hundreds of agents, which would otherwise
+  # outrun its control thread.
 }
 
 struct Stripe {

@@ -57,6 +57,7 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
         order.digestChunkBytes = it.digestChunkBytes;
         order.pieceDigests = it.pieceDigests;
         order.operation = "manifest record " + std::to_string(running.record) + ", item at " + it.request.where;
+        order.progressEveryMs = AgentLink::progressEvery(running.agents.size());
         // Relays a little under its uplink, receives within its downlink's cap; both within --max-rate.
         order.uplinkPaceBytesPerSecond = capped(coordinator_.agentUplinkPace(destinations[k]), running.maxRate);
         order.downlinkPaceBytesPerSecond = capped(coordinator_.agentDownlinkPace(destinations[k]), running.maxRate);

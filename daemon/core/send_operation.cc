@@ -93,7 +93,10 @@ void SendOperation::lost(const std::string& node) {
   if (i <= 0) return;
   const bool wasReceiving = copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving;
   fail(i, "agent lost");
-  failedAsLost_[static_cast<std::size_t>(i)] = wasReceiving;
+  // Told twice (its connection ended, then the next tick found it silent):
+  // the first time stands, or a copy lost while receiving could never resume.
+  if (!wasReceiving) return;
+  failedAsLost_[static_cast<std::size_t>(i)] = true;
   lostAt_[static_cast<std::size_t>(i)] = clock_.now();
 }
 

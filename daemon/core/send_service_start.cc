@@ -272,6 +272,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   }
   order.digestChunkBytes = file.digestChunkBytes;
   order.operation = "send record " + std::to_string(running->record);
+  order.progressEveryMs = AgentLink::progressEvery(running->agents.size());
   if (running->stripes.empty()) order.pieceDigests = file.pieceDigests;
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
     const StripeSource& s = running->stripes[k];

@@ -389,6 +389,7 @@ class RpcAgentLink final : public AgentLink {
     wireOrder.digestChunkBytes = order.digestChunkBytes;
     wireOrder.pieceDigests = order.pieceDigests;
     wireOrder.operation = order.operation;
+    wireOrder.progressEveryMs = order.progressEveryMs;
     for (const Stripe& s : order.stripes)
       wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256, s.pieceDigests});
     transport::toWire(wireOrder, request.initOrder());

@@ -71,3 +71,12 @@ TEST_CASE("a destination with a control character or past 4096 bytes is refused,
   CHECK(checkDestination(std::string(4097, 'a'), "--dest").error().message ==
         "--dest is 4097 bytes long: at most 4096 are allowed");
 }
+
+TEST_CASE("progress reports are spaced for sends to many agents: about 250 a second together, at most one a second each") {
+  CHECK(AgentLink::progressEvery(1) == 0);
+  CHECK(AgentLink::progressEvery(25) == 0);
+  CHECK(AgentLink::progressEvery(64) == 256);
+  CHECK(AgentLink::progressEvery(128) == 512);
+  CHECK(AgentLink::progressEvery(256) == 1000);
+  CHECK(AgentLink::progressEvery(1000) == 1000);
+}
