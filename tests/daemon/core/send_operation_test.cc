@@ -323,13 +323,14 @@ TEST_CASE("tree adapter: stripes over slow links go in small chunks, over fast l
   CHECK(fast->stripeChunkBytes >= 25e3);
 }
 
-TEST_CASE("a copy lost while the others finish comes back within 5 s and completes: the send waits for it") {
+TEST_CASE("a copy lost (told twice) while the others finish comes back within 5 s and completes: the send waits for it") {
   ManualClock clock;
   RecordingCommands commands;
   SendOperation op(clock, chain(), {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"},
                    {"", "/a", "/b", "/c", "/d"}, 100, "sha", commands);
   op.start();
   op.lost("d");  // its connection to hnowd dropped: it may be only overloaded
+  op.lost("d");  // and the next tick found it silent: told twice, still resumable
   for (const char* node : {"a", "b", "c"}) op.report(node, done("sha"));
   CHECK_FALSE(op.finished());
   clock.advance(std::chrono::seconds(2));
