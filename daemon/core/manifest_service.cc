@@ -234,7 +234,8 @@ std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) c
   for (const Item& it : r.items) {
     ManifestItemStatus item{it.request.source, it.request.file, it.request.dest, it.operation->status()};
     item.send.skipped = it.skipped;
-    s.finished = s.finished && item.send.finished;
+    // Over once ended (endIfFinished, at a report or a tick): its record is written then.
+    s.finished = s.finished && item.send.finished && it.released;
     s.replans += static_cast<std::uint32_t>(item.send.replans);
     // The items start together: the manifest lasts as long as its longest item.
     s.elapsedS = std::max(s.elapsedS, item.send.elapsedS);

@@ -206,7 +206,8 @@ SendStatus SendService::familyStatus(const Family& family) const {
       out.groups.push_back(std::move(group));
       continue;
     }
-    const SendStatus s = it->second->status();
+    SendStatus s = it->second->status();
+    if (!it->second->released) s.finished = false;  // as status(): over once ended and recorded
     group.size = s.size;
     group.algo = s.algo;
     group.predictedS = s.predictedS;

@@ -407,7 +407,12 @@ std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
   if (auto family = families_.find(operation); family != families_.end()) return familyStatus(*family->second);
   auto it = operations_.find(operation);
   if (it == operations_.end()) return std::nullopt;
-  return it->second->status();
+  SendStatus s = it->second->status();
+  // A send whose last lost copy's wait ran out is over once the next tick
+  // ends it and writes its record: not before, so that a client that sees
+  // it finished finds the record finished too.
+  if (!it->second->released) s.finished = false;
+  return s;
 }
 
 void SendService::transferReport(const std::string& agent, const std::string& token,
