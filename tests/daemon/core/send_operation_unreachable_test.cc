@@ -13,27 +13,10 @@ using namespace hnow::daemon;
 
 namespace {
 
-using testing::RecordingCommands;
+using testing::copyOf;
+using testing::Relayed;
 
 using Pulls = std::vector<std::string>;
-
-// hnowd -> a -> {b, c}, b -> d.
-SendTree relayTree() {
-  SendTree t;
-  t.algo = "test";
-  t.parent = {-1, 0, 1, 1, 2};
-  t.finish = {0, 1, 2, 2, 3};
-  t.predictedSeconds = 3;
-  return t;
-}
-
-struct Relayed {
-  ManualClock clock;
-  RecordingCommands commands;
-  SendOperation op{clock, relayTree(), {"hnowd", "a", "b", "c", "d"}, {"H", "A", "B", "C", "D"},
-                   {"", "/a", "/b", "/c", "/d"}, 1 << 20, "sha", commands};
-  Relayed() { op.start(); }
-};
 
 TransferReport unreachable(const std::string& parentAddress) {
   TransferReport r;
@@ -43,12 +26,6 @@ TransferReport unreachable(const std::string& parentAddress) {
   return r;
 }
 
-const CopyStatus& copyOf(const SendStatus& s, const std::string& node) {
-  for (const CopyStatus& c : s.copies)
-    if (c.node == node) return c;
-  FAIL("no copy of " << node);
-  return s.copies.front();
-}
 
 }  // namespace
 
