@@ -16,6 +16,7 @@
 #include "agent/rate_probe.h"
 #include "agent/receiver.h"
 #include "agent/source_file.h"
+#include "base/host_key.h"
 #include "base/host_networks.h"
 #include "transport/held_lists_wire.h"
 #include "transport/gate_client.h"
@@ -70,6 +71,7 @@ void setNetworks(wire::Registration::Builder registration, const std::string& da
   auto list = registration.initNetworks(static_cast<unsigned>(networks.size()));
   for (unsigned i = 0; i < networks.size(); ++i) list.set(i, networks[i]);
   registration.setGateway(here.gateway);
+  registration.setHost(hostKey());
 }
 
 // A manifest item's file opened and hashed off the kj thread; closed here

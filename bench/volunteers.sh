@@ -14,8 +14,11 @@
 #               the router's masquerade (no connection into B; B's agents
 #               connect out), every link 200 Mbit/s; sends and a run must work.
 #   local256    `hnow local up --agents 256` on this machine beside two busy
-#               loops (a CPU hog); every copy must land. Bound: the one the
-#               send reports (Kumar-Ross over the planned rates).
+#               loops (a CPU hog); every copy must land. A first send teaches
+#               hnowd the machine's intake (docs/host-intake.md); each send
+#               after it against the bound it reports (Kumar-Ross over the
+#               links, and the machine's intake), and against one dd writing
+#               the same bytes beside the same hog.
 #   flood       `hnow local up --agents 4` paced at 200 Mbit/s: sends timed
 #               without, then during, a flood of 500 idle connections from
 #               one address (127.0.0.2, bench/flood.py) to each of hnowd's
@@ -195,6 +198,19 @@ nat() {
   DIR=""
 }
 
+# One local256 send: "WALL ACTUAL PREDICTED BOUND COPIES FAILED" or "failed: WHY".
+local256_send() { # DEST
+  local start report w
+  empty_agent_roots
+  start=$(now)
+  if report=$("$HNOW" --config "$DIR/client.toml" send "$DIR/file.bin" --dest "$1" --json 2>"$DIR/send.err"); then
+    w=$(since "$start")
+    echo "$w $(jq -r '[.actual_s, .predicted_s, (.kumar_ross_bound_s // .fluid_bound_s), (.copies | length), (.failed | length)] | map(tostring) | join(" ")' <<<"$report")"
+  else
+    echo "failed: $(tail -n 1 "$DIR/send.err")"
+  fi
+}
+
 local256() {
   AGENTS=256 LINKS=local
   DIR=$(mktemp -d "${TMPDIR:-/tmp}/hnow-bench-volunteers-XXXXXX")
@@ -203,36 +219,54 @@ local256() {
   HOG="$!"
   sh -c 'while :; do :; done' &
   HOG="$HOG $!"
-  local start up_s
+  local start up_s dd_s first
   start=$(now)
   "$HNOW" local up --dir "$DIR" --agents 256 >&2
   up_s=$(since "$start")
   head -c "$SIZE" /dev/urandom >"$DIR/file.bin"
-  local walls="" actuals="" preds="" bounds="" out r report lost=0
+  # What this machine's disk takes alone: the 256 copies' bytes written
+  # buffered by one dd, beside the same hog (no tool lands them faster).
+  start=$(now)
+  dd if=/dev/zero of="$DIR/dd.bin" bs=4M count=$((SIZE * 256 / (4 << 20))) status=none
+  dd_s=$(since "$start")
+  rm -f "$DIR/dd.bin"
+  echo "bench/volunteers.sh: local256: dd wrote $((SIZE * 256 >> 20)) MiB in $dd_s s" >&2
+  # The first send: nothing known of the machine yet, planned on the links.
+  first=$(local256_send in/first.bin)
+  echo "bench/volunteers.sh: local256 first send: $first" >&2
+  local walls="" actuals="" preds="" ratios="" r out lost=0
+  read -r -a f <<<"$first"
+  [ "${f[0]}" = failed: ] && lost=$((lost + 256)) || lost=$((lost + f[5]))
   for ((r = 0; r < REPS; r++)); do
-    empty_agent_roots
-    start=$(now)
-    if report=$("$HNOW" --config "$DIR/client.toml" send "$DIR/file.bin" --dest "in/auto-$r.bin" --json 2>"$DIR/send.err"); then
-      w=$(since "$start")
-      walls+=" $w" actuals+=" $(jq .actual_s <<<"$report")" preds+=" $(jq .predicted_s <<<"$report")"
-      bounds+=" $(jq '.kumar_ross_bound_s // .fluid_bound_s' <<<"$report")"
-      echo "bench/volunteers.sh: local256 rep $r: wall $w s, actual $(jq .actual_s <<<"$report") s, $(jq '.copies | length' <<<"$report") copies, $(jq '.failed | length' <<<"$report") failed" >&2
-      lost=$((lost + $(jq '.failed | length' <<<"$report")))
-    else
-      echo "bench/volunteers.sh: local256 rep $r failed: $(tail -n 1 "$DIR/send.err")" >&2
-      lost=$((lost + 256))
-    fi
+    out=$(local256_send "in/auto-$r.bin")
+    echo "bench/volunteers.sh: local256 rep $r: $out" >&2
+    read -r -a o <<<"$out"
+    if [ "${o[0]}" = failed: ]; then lost=$((lost + 256)); continue; fi
+    walls+=" ${o[0]}" actuals+=" ${o[1]}" preds+=" ${o[2]}"
+    ratios+=" $(awk -v a="${o[1]}" -v b="${o[3]}" 'BEGIN { printf "%.4f", a / b }')"
+    lost=$((lost + o[5]))
   done
   kill $HOG 2>/dev/null || true
   HOG=""
   echo
   echo "## Lab: local256"
   echo
-  echo "\`hnow local up --agents 256\` (came up in $up_s s) beside two busy loops; loads while sending about $(cut -d' ' -f1 /proc/loadavg)."
+  echo "\`hnow local up --agents 256\` (came up in $up_s s) beside two busy loops; loads while sending about $(cut -d' ' -f1 /proc/loadavg). Copies failed over all sends: $lost."
   echo
-  printf 'Bound %.2f s (the median of what the sends reported); copies failed over all reps: %d.\n\n' "$(med "$bounds")" "$lost"
-  header
-  row "hnow auto" "256 agents, CPU hog" "$walls" "$actuals" "$preds" "$(med "$bounds")" ""
+  echo "The same bytes ($((SIZE * 256 >> 20)) MiB) written by one \`dd\` beside the same hog: $dd_s s."
+  echo
+  [ "${f[0]}" = failed: ] || printf 'First send (the machine not known yet, planned on links): wall %.2f s, actual %.2f s, predicted %.2f s, bound %.2f s (the links alone): %.2f of it, %.2f of dd.\n\n' \
+    "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "$(awk -v a="${f[1]}" -v b="${f[3]}" 'BEGIN { print a / b }')" "$(awk -v a="${f[1]}" -v b="$dd_s" 'BEGIN { print a / b }')"
+  echo "Then, each send against the bound it reported (the machine's intake learnt from the sends before it):"
+  echo
+  echo "| method | plan | predicted s | wall s | actual s | actual / bound (median of each send's) | actual / dd |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
+  awk -v p="$(med "$preds")" -v w="$(med "$walls")" -v a="$(med "$actuals")" -v q="$(med "$ratios")" -v d="$dd_s" 'BEGIN {
+    printf "| hnow auto | 256 agents, CPU hog | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p, w, a, q, a / d }'
+  echo
+  echo "What hnowd learnt of the machine after each send (its log):"
+  echo
+  grep "took in" "$DIR/logs/hnowd.log" 2>/dev/null | sed 's/^.*hnowd info: /- /' | tail -n $((REPS + 1))
   grep -c "late (this machine is overloaded?)" "$DIR/logs/hnowd.log" 2>/dev/null |
     awk '{ printf "\nhnowd said its loop ran late %d time(s) (at most once per 10 s).\n", $1 }'
   lab_down

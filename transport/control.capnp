@@ -98,6 +98,7 @@ struct Registration {
   roots @4 :List(Text);         # directories files may be written under
   networks @5 :List(Text);      # its interface addresses, "10.1.2.3/26"; its data plane's first
   gateway @6 :Text;             # its default IPv4 gateway ("" when none); older agents send neither
+  host @7 :Text;                # its machine and network namespace, hashed (base/host_key.h); "" from older agents
 }
 
 struct EmulatedRates {
@@ -399,6 +400,15 @@ struct CoordinatorStatus {
   uplinkCap @3 :CapInForce;    # the bandwidth caps in force now ([limits] in hnowd.toml)
   downlinkCap @4 :CapInForce;
   rooms @5 :List(RoomStatus);  # none while every agent is in one room
+  hosts @6 :List(HostStatus);  # machines that run two agents or more
+}
+
+struct HostStatus {
+  # Agents on one machine share its CPU, memory and disk: what they take in
+  # together as hnowd learnt it from sends (docs/host-intake.md).
+  key @0 :Text;                # base/host_key.h
+  agents @1 :UInt32;
+  intake @2 :LinkRate;
 }
 
 struct RoomStatus {

@@ -140,6 +140,8 @@ Reply<RemoteStatus> CoordinatorClient::status() {
       status.rooms.push_back({in.getName(), static_cast<int>(in.getAgents()), in.getFoundBy(),
                               transport::linkRateFromWire(in.getTrunkIn()),
                               transport::linkRateFromWire(in.getTrunkOut())});
+    for (auto in : response.getCoordinator().getHosts())
+      status.hosts.push_back({in.getKey(), static_cast<int>(in.getAgents()), transport::linkRateFromWire(in.getIntake())});
     auto& agents = status.agents;
     for (auto in : response.getAgents()) {
       RemoteAgent a;

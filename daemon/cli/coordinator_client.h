@@ -74,9 +74,18 @@ struct RemoteRoom {
   RemoteLink in, out;
 };
 
+// A machine that runs two agents or more, and what they take in together
+// (control.capnp HostStatus, docs/host-intake.md).
+struct RemoteHost {
+  std::string key;
+  int agents = 0;
+  RemoteLink intake;
+};
+
 struct RemoteStatus {
   std::vector<RemoteAgent> agents;
   std::vector<RemoteRoom> rooms;  // none: one room
+  std::vector<RemoteHost> hosts;  // machines with two agents or more
   RemoteLink uplink, downlink;  // hnowd's own
   RemoteCap uplinkCap, downlinkCap;
   bool surveying = false;

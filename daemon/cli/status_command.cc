@@ -112,6 +112,13 @@ std::string statusTable(const RemoteStatus& status) {
       out << line;
     }
   }
+  // Machines that run several agents (docs/host-intake.md).
+  for (const RemoteHost& h : status.hosts) {
+    const std::string intake = h.intake.method == "unknown"
+                                   ? std::string("not known yet (learnt from the first send that fills it)")
+                                   : linkCell(h.intake);
+    out << "machine " << shown(h.key) << ": " << h.agents << " agents; they take in together " << intake << "\n";
+  }
   // An agent whose transfers belie the rate it tells (docs/security.md "Rates that lie").
   for (const RemoteAgent& a : status.agents)
     for (const auto& [link, name] : {std::pair{&a.uplink, "uplink"}, std::pair{&a.downlink, "downlink"}})

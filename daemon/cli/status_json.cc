@@ -80,6 +80,11 @@ std::string statusJson(const RemoteStatus& status) {
     rooms.push_back({{"name", r.name}, {"agents", r.agents}, {"found_by", r.foundBy},
                      {"trunk", {{"in", linkJson(r.in)}, {"out", linkJson(r.out)}}}});
   root["rooms"] = std::move(rooms);
+  // Machines with two agents or more, and what they take in together (docs/host-intake.md).
+  nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+  for (const RemoteHost& h : status.hosts)
+    hosts.push_back({{"key", h.key}, {"agents", h.agents}, {"intake", linkJson(h.intake)}});
+  root["hosts"] = std::move(hosts);
   nlohmann::ordered_json owed = nlohmann::ordered_json::array();
   for (const RemoteOwedSend& o : status.owed)
     owed.push_back({{"record", o.record}, {"path", o.path}, {"dest", o.dest}, {"agents", o.agents},

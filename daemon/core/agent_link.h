@@ -25,6 +25,9 @@ struct AgentRegistration {
   // without them still compile warning-free.)
   std::vector<std::string> networks{};
   std::string gateway{};  // its default IPv4 gateway; "" when none or not told
+  // Its machine (base/host_key.h): agents with one key share a CPU
+  // (core/host_intake.h); "" when not told.
+  std::string host{};
 };
 
 // Rates an agent emulates; 0 in a field leaves that rate as it is.

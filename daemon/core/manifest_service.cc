@@ -10,6 +10,7 @@
 #include "core/agent_selection.h"
 #include "core/manifest_plan.h"
 #include "core/operation_records.h"
+#include "core/hosts.h"
 #include "core/rooms.h"
 #include "core/manifest_running.h"
 
@@ -143,6 +144,7 @@ Result<void> ManifestService::planItems(Running& running) {
     nodes.back().relays = coordinator_.mayRelay(a.record.name);
   }
   placeInRooms(nodes, 0, coordinator_);
+  placeOnHosts(nodes, 0, coordinator_);
   std::vector<ManifestItemNodes> items;
   for (const Item& it : running.items) items.push_back(it.nodes);
   auto planned = planManifest(running.algo, nodes, items, chunkBytes_);

@@ -11,6 +11,7 @@
 #include "core/agent_answers.h"
 #include "core/agent_selection.h"
 #include "core/held_source.h"
+#include "core/hosts.h"
 #include "core/trunk_survey.h"
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
@@ -546,6 +547,11 @@ void SendService::endIfFinished(Running& running) {
   const std::string skipped = s.skipped.empty() ? "" : ", " + std::to_string(s.skipped.size()) + " agents skipped";
   spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies{}", s.elapsedS, s.predictedS, ok,
                s.copies.size(), skipped);
+  for (const LinkReading& r : learnHostIntake(coordinator_, s))
+    spdlog::info("send {}: the agents on machine {} took in {:.1f} Mbit/s together ({})", running.id,
+                 r.link.node, r.bytesPerSecond * 8 / 1e6,
+                 r.saturated ? "slower than planned: the machine held them, its intake"
+                             : "as planned: the machine takes in at least that");
   char numbers[200];
   std::snprintf(numbers, sizeof numbers,
                 ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"skipped\":%zu,\"replans\":%d", s.elapsedS, ok,

@@ -11,6 +11,7 @@
 #include "core/held_source.h"
 #include "core/operation_records.h"
 #include "core/send_service_state.h"
+#include "core/hosts.h"
 #include "core/rooms.h"
 
 namespace hnow::daemon {
@@ -61,6 +62,7 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   placeInRooms(nodes, 1, coordinator_);
+  placeOnHosts(nodes, 1, coordinator_);
   nodes[0].rates.uplinkBytesPerSecond = source.plan * request.sourceShare;
   nodes[0].rates.downlinkBytesPerSecond = source.plan;
   // --max-rate: planned as every link the send uses is paced, at most it.

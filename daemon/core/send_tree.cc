@@ -1,9 +1,13 @@
 #include "core/send_tree.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <set>
 
+#include "core/host_intake.h"
 #include "planner/broadcast/broadcast_choice.h"
 #include "planner/striped/striped_plan.h"
 
@@ -110,11 +114,29 @@ std::vector<int> agentsOf(const planner::BroadcastRequest& request) {
   return destinations;
 }
 
-// The largest over cuts of measured trunks: one taken at its room's
-// fastest port is an assumption, not a limit anything measured.
-double kumarRossOf(const planner::BroadcastRequest& request, const std::vector<TreeNode>& nodes) {
-  return planner::kumarRossBound(request.rates, 0, agentsOf(request), request.fileBytes, false,
+// Each node's own links: the source as given, a node that may not relay
+// with no uplink.
+std::vector<planner::NodeRates> ownRates(const std::vector<TreeNode>& nodes) {
+  std::vector<planner::NodeRates> rates;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    rates.push_back(nodes[i].rates);
+    if (i > 0 && !nodes[i].relays) rates.back().uplinkBytesPerSecond = 0.0;
+  }
+  return rates;
+}
+
+// The largest over cuts of measured trunks (one taken at its room's
+// fastest port is an assumption, not a limit anything measured), over the
+// nodes' own links: a fair share of a machine is what plans expect, not a
+// limit on any one node.
+double linksBoundOf(const planner::BroadcastRequest& request, const std::vector<TreeNode>& nodes) {
+  return planner::kumarRossBound(ownRates(nodes), 0, agentsOf(request), request.fileBytes, false,
                                  siteLinksOf(nodes, true));
+}
+
+// The bound a send reports: its links' and its machines' intakes.
+void setBounds(SendTree& tree, const planner::BroadcastRequest& request, const std::vector<TreeNode>& nodes) {
+  tree.boundSeconds = std::max(linksBoundOf(request, nodes), hostIntakeBound(nodes, request.fileBytes));
 }
 
 // The chunk halved from the data plane's while it stays at or above both
@@ -150,12 +172,40 @@ std::string seconds2(double s) {
 }  // namespace
 
 std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes) {
-  std::vector<planner::NodeRates> rates;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    rates.push_back(nodes[i].rates);
-    if (i > 0 && !nodes[i].relays) rates.back().uplinkBytesPerSecond = 0.0;
+  std::vector<planner::NodeRates> rates = ownRates(nodes);
+  std::map<std::string, std::vector<std::size_t>> onHost;
+  // An unlimited downlink is a copy a re-plan knows is done: it takes nothing in.
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    if (!nodes[i].host.empty() && nodes[i].hostIntakeBytesPerSecond > 0.0 &&
+        std::isfinite(nodes[i].rates.downlinkBytesPerSecond))
+      onHost[nodes[i].host].push_back(i);
+  for (const auto& [host, members] : onHost) {
+    std::vector<double> wants;
+    // A downlink not known (0) wants all it can get.
+    for (std::size_t i : members) {
+      const double d = rates[i].downlinkBytesPerSecond;
+      wants.push_back(d > 0.0 ? d : std::numeric_limits<double>::infinity());
+    }
+    const double level = fairShareLevel(wants, nodes[members.front()].hostIntakeBytesPerSecond);
+    if (!std::isfinite(level)) continue;
+    for (std::size_t i : members)
+      if (!(rates[i].downlinkBytesPerSecond > 0.0) || rates[i].downlinkBytesPerSecond > level)
+        rates[i].downlinkBytesPerSecond = level;
   }
   return rates;
+}
+
+double hostIntakeBound(const std::vector<TreeNode>& nodes, double bytes) {
+  std::map<std::string, std::pair<int, double>> hosts;  // destinations, intake
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    if (!nodes[i].host.empty() && nodes[i].hostIntakeBytesPerSecond > 0.0) {
+      auto& [count, intake] = hosts[nodes[i].host];
+      ++count;
+      intake = nodes[i].hostIntakeBytesPerSecond;
+    }
+  double bound = 0.0;
+  for (const auto& [host, h] : hosts) bound = std::max(bound, h.first * bytes / h.second);
+  return bound;
 }
 
 bool knownSendAlgo(const std::string& algo) {
@@ -180,7 +230,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     if (!striped) return striped.error();
     SendTree tree = stripedOf(*striped, size);
     tree.considered = {optionOf(*striped)};
-    tree.boundSeconds = kumarRossOf(request, nodes);
+    setBounds(tree, request, nodes);
     tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
     return tree;
   }
@@ -192,7 +242,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
     tree.considered = {optionOf(choice->storeAndForward), optionOf(choice->pipelined)};
     tree.fluidBoundSeconds = choice->fluidLowerBound;
     tree.why = "one tree: " + seconds2(tree.predictedSeconds) + " predicted";
-    tree.boundSeconds = kumarRossOf(request, nodes);
+    setBounds(tree, request, nodes);
     if (!weighStriped) return tree;
     auto striped = stripedPlanOf(request);
     if (!striped) return tree;  // one tree still stands
@@ -223,7 +273,7 @@ Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNod
   BroadcastPlan storeAndForward = *plan;
   storeAndForward.mode = TransferMode::kStoreAndForward;
   tree.considered = {optionOf(storeAndForward), optionOf(*plan)};
-  tree.boundSeconds = kumarRossOf(request, nodes);
+  setBounds(tree, request, nodes);
   tree.fluidBoundSeconds = planner::fluidLowerBound(request.rates, 0, {}, request.fileBytes, request.tree);
   return tree;
 }

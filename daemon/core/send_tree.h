@@ -29,11 +29,22 @@ struct TreeNode {
   // measured (siteLinksOf takes the fastest port in the room instead);
   // infinity: nothing limits it (agents that pace their own links).
   planner::Trunk roomTrunk{};
+  // Its machine (base/host_key.h), when it shares one with other agents,
+  // and what that machine takes in together (core/host_intake.h): 0 when
+  // not known. Plans share it among the send's agents there (plannedRates).
+  std::string host{};
+  double hostIntakeBytesPerSecond = 0.0;
 };
 
 // The rates plans take for `nodes`: [0], the source, as given; a node that
-// may not relay with no uplink.
+// may not relay with no uplink; the agents on a machine whose intake is
+// known with their downlinks capped at their max-min fair share of it
+// (fairShareLevel): what each gets while they all take data in at once.
 std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes);
+
+// The least time the machines allow: the most, over machines with a known
+// intake, of |destinations there| x bytes / intake; 0 when none is known.
+double hostIntakeBound(const std::vector<TreeNode>& nodes, double bytes);
 
 // One plan `auto` weighed, for the report.
 struct PlanOption {

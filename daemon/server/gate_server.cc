@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/hex.h"
+#include "base/host_key.h"
 #include "base/peer_slots.h"
 #include "base/printable.h"
 #include "conf/trust_config.h"
@@ -208,6 +209,8 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   for (auto r : wireRegistration.getRoots()) registration.roots.emplace_back(r);
   for (auto n : wireRegistration.getNetworks()) registration.networks.emplace_back(n);
   registration.gateway = wireRegistration.getGateway();
+  // Only grouping depends on it: anything but a plain key is no key.
+  if (plainHostKey(wireRegistration.getHost().cStr())) registration.host = wireRegistration.getHost();
 
   spdlog::info("agent {} (site {}) registered from {}, networks {}, gateway {}", registration.name,
                registration.site, peer_, networksText(registration.networks),

@@ -17,6 +17,7 @@
 #include "transport/link_wire.h"
 #include "transport/pending_answer.h"
 #include "core/owed_sends.h"
+#include "core/hosts.h"
 #include "core/rooms.h"
 #include "core/send_service.h"
 #include "core/survey_runner.h"
@@ -183,6 +184,13 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     roomList[i].setFoundBy(rooms[i].foundBy);
     transport::toWire(linkReportOf(rooms[i].in), roomList[i].initTrunkIn());
     transport::toWire(linkReportOf(rooms[i].out), roomList[i].initTrunkOut());
+  }
+  const std::vector<HostView> hosts = hostViews(coordinator_);
+  auto hostList = coordinator.initHosts(static_cast<unsigned>(hosts.size()));
+  for (unsigned i = 0; i < hosts.size(); ++i) {
+    hostList[i].setKey(hosts[i].host);
+    hostList[i].setAgents(static_cast<std::uint32_t>(hosts[i].agents));
+    transport::toWire(linkReportOf(hosts[i].intake), hostList[i].initIntake());
   }
   auto list = results.initAgents(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/host_key.h"
 #include "base/host_networks.h"
 #include "cli/run_process.h"
 #include "process/transfer_checks.h"
@@ -151,6 +152,15 @@ TEST_CASE("hnowd and 4 agents register, their emulated links taken as told, each
   const std::size_t line = log.find("agent agent-1 (site ");
   REQUIRE(line != std::string::npos);
   CHECK_MESSAGE(log.substr(line, log.find('\n', line) - line).find(told) != std::string::npos, told);
+  // All four run on this machine: one shared host, its intake not known
+  // before a send fills it (docs/host-intake.md).
+  REQUIRE(s["hosts"].size() == 1);
+  CHECK(s["hosts"][0]["key"] == hnow::hostKey());
+  CHECK(s["hosts"][0]["agents"] == 4);
+  CHECK(s["hosts"][0]["intake"]["method"] == "unknown");
+  const auto table = runCommand(kHnow + cluster.client() + " status");
+  CHECK(table.out.find("machine " + hnow::hostKey() + ": 4 agents; they take in together not known yet") !=
+        std::string::npos);
   for (pid_t pid : cluster.allPids()) CHECK(running(pid));
   auto pids = cluster.allPids();
   CHECK(pids.size() == 5);
