@@ -3,7 +3,8 @@
 # (2 agents) behind a router that masquerades B and lets no connection into
 # it, as a home router or a campus NAT does. B's agents log in from behind
 # it; hnowd's own check finds them unreachable and plans them as leaves that
-# pull from A; a send lands on all four and a run counts over all four.
+# pull from A; a send lands on all four; a run gives B's agents shares too,
+# and they hand their results back over connections they open to hnowd.
 # Skips (77) without root or nft.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +48,17 @@ if grep -q "cannot connect to agent-[34]" "$DIR/logs/hnowd.log"; then fail "a ch
 
 seq 1 100000 >"$DIR/numbers.txt"
 "$LAB" hnow --dir "$DIR" run --input "$DIR/numbers.txt" --cmd 'tr 0-9 a-j' --concat --output "$DIR/letters.txt" \
-  >"$DIR/run.out" 2>"$DIR/run.err" || fail "the run failed: $(tail -n 3 "$DIR/run.err")"
+  --json >"$DIR/run.json" 2>"$DIR/run.err" || fail "the run failed: $(tail -n 3 "$DIR/run.err")"
 [ "$(tr 0-9 a-j <"$DIR/numbers.txt" | sha256sum)" = "$(sha256sum <"$DIR/letters.txt")" ] || fail "the run's output differs"
-echo "PASS: a room behind NAT: its agents are leaves, a send lands on all four, a run works"
+# B's agents computed shares, and their results came back over connections
+# they opened to hnowd's data port: none was given to another agent.
+for k in 3 4; do
+  units=$(jq --arg n "agent-$k" '[.agents[] | select(.name == $n) | .units] | add // 0' "$DIR/run.json")
+  [ "$units" -gt 0 ] || fail "agent-$k, behind the NAT, took no share: $(jq -c '[.agents[] | {name, units, failures}]' "$DIR/run.json")"
+  grep -q "handing a job file to .* over a connection this agent opens" "$DIR/logs/agent-$k.log" ||
+    fail "agent-$k did not hand its result back over a connection it opened"
+done
+[ "$(jq .reissued "$DIR/run.json")" = 0 ] || fail "shares were reissued: $(jq -c '[.agents[] | {name, failures}]' "$DIR/run.json")"
+if grep -q "takes no share" "$DIR/logs/hnowd.log"; then fail "hnowd left an agent behind the NAT out of the run"; fi
+echo "run through the NAT: units per agent $(jq -c '[.agents[] | {(.name): .units}] | add' "$DIR/run.json")"
+echo "PASS: a room behind NAT: its agents are leaves, a send lands on all four, a run gives them shares and their results come back"
