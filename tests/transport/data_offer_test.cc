@@ -164,3 +164,27 @@ TEST_CASE("an offer that cannot be made says why: a port that refuses, a file th
   CHECK(agent.offer(kToken, kTicket, "nowhere").find("cannot resolve") != std::string::npos);
   ::close(bound);
 }
+
+TEST_CASE("an offer waits for a hello slot as a hello does: a flood from another address keeps no offer out") {
+  TempDir dir;
+  DataOptions options;
+  options.maxAwaitingHello = 4;
+  options.maxAwaitingHelloPerHost = 2;
+  Node hnowd(options);
+  Unreachable agent;
+  std::vector<std::unique_ptr<RawPeer>> flood;
+  for (int i = 0; i < 10; ++i) flood.push_back(std::make_unique<RawPeer>(hnowd.address, "127.0.0.2"));
+  std::size_t closed = 0;
+  for (auto& peer : flood) closed += peer->readUntilClosed(100ms);
+  CHECK(closed == 6);  // every slot taken: the rest refused at once
+  const std::string bytes = randomBytes(1 << 20);
+  agent.serve(dir, kToken, bytes);
+  hnowd.plane.receive(kToken, bytes.size(), shaOf(bytes), targetIn(dir.path / "hnowd", "result"));
+  hnowd.plane.awaitOffer(kToken, kTicket);
+  // From 127.0.0.1, under its share: it takes the oldest slot of 127.0.0.2.
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(agent.offer(kToken, kTicket, hnowd.address) == "");
+  REQUIRE(hnowd.events.waitFor(TransferEvent::Kind::kDone, 5s));
+  CHECK(std::chrono::steady_clock::now() - start < 2s);
+  CHECK(readWhole(dir.path / "hnowd" / "result") == bytes);
+}
