@@ -180,6 +180,12 @@ class AgentControlServer final : public wire::AgentControl::Server {
                             context.getResults().initResult());
         });
   }
+  kj::Promise<void> offerFile(OfferFileContext context) override {
+    auto params = context.getParams();
+    const std::string token = tokenOf(params.getToken()), ticket = tokenOf(params.getTicket());
+    if (token.size() != 32 || ticket.size() != 32) transport::refuse("offerFile: token and ticket are 32 bytes each");
+    return jobs().offer(token, ticket, params.getAddress());
+  }
   kj::Promise<void> dropJobFiles(DropJobFilesContext context) override {
     std::vector<std::string> tokens;
     for (auto t : context.getParams().getTokens()) tokens.push_back(tokenOf(t));

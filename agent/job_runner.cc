@@ -146,6 +146,16 @@ kj::Promise<void> JobRunner::fetch(const std::string& token, std::uint64_t size,
   return kj::mv(paf.promise);
 }
 
+kj::Promise<void> JobRunner::offer(const std::string& token, const std::string& ticket,
+                                   const std::string& address) {
+  // Only job files: a send's file is hnowd's to route, not a result to return.
+  if (!files_.count(token) || fetching_.count(token))
+    transport::refuse("this agent holds no finished job file under that token");
+  spdlog::info("handing a job file to {} over a connection this agent opens (hnowd cannot connect to it)",
+               address);
+  return receiver_.offer(token, ticket, address);
+}
+
 bool JobRunner::onTransfer(const transport::data::TransferEvent& e) {
   auto it = fetching_.find(e.token);
   if (it == fetching_.end()) return files_.count(e.token) > 0;

@@ -59,6 +59,11 @@ class JobRunner {
   // Resolves once the file is here and its SHA-256 matched.
   kj::Promise<void> fetch(const std::string& token, std::uint64_t size, const transport::data::Sha256& sha256,
                           const std::string& source);
+  // Hands a job file held here (a result, a fetched share or partial) to
+  // the data plane at `address` over a connection this agent opens:
+  // hnowd cannot connect to it (docs/reachability.md). Resolves once that
+  // plane said HELLO; fails with the reason (no such file, no connection).
+  kj::Promise<void> offer(const std::string& token, const std::string& ticket, const std::string& address);
   // True when the event belongs to a job file (then it is not a send's).
   bool onTransfer(const transport::data::TransferEvent& event);
   // A command the policy refuses is answered at once (refused), and logged.

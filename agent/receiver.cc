@@ -320,6 +320,18 @@ kj::Promise<Receiver::ProbeAnswer> Receiver::probe(transport::data::ProbeOrder o
   return kj::mv(paf.promise);
 }
 
+kj::Promise<void> Receiver::offer(const std::string& token, const std::string& ticket,
+                                  const std::string& address) {
+  auto paf = kj::newPromiseAndCrossThreadFulfiller<void>();
+  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<void>>;
+  auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
+  plane_.offer(token, ticket, reachable(address), [fulfiller](const Result<void>& started) {
+    if (started) return (*fulfiller)->fulfill();
+    (*fulfiller)->reject(transport::refusal(started.error().message));
+  });
+  return kj::mv(paf.promise);
+}
+
 kj::Promise<void> Receiver::forwardEvents(Report report) {
   return inbox_.next().then([this, report](std::vector<Event> events) mutable {
     for (Event& e : events) route(std::move(e), report);

@@ -98,6 +98,11 @@ class Receiver {
   // 12 warns falsely about vectors (and shared_ptr) inside kj's ExceptionOr.
   using ProbeAnswer = kj::Own<Result<transport::data::ProbeResult>>;
   kj::Promise<ProbeAnswer> probe(transport::data::ProbeOrder order);
+  // Hands the file served under `token` to the data plane at `address`
+  // over a connection this agent opens (hnowd cannot connect to it,
+  // docs/reachability.md); resolves on the kj thread once that plane said
+  // HELLO, else fails with the reason.
+  kj::Promise<void> offer(const std::string& token, const std::string& ticket, const std::string& address);
   // What the data plane and the interface carrying `host` moved so far.
   transport::data::LinkCounters counters() { return plane_.counters(); }
   void watchInterface(const std::string& host) { plane_.watchInterface(host); }

@@ -337,6 +337,13 @@ interface AgentControl {
   # `from` (as a served file's: inside a root, no symlink), its bytes
   # checked against `sha256` as they are copied; published as a received
   # file is. Returns the absolute final path; fails with the reason.
+  offerFile @13 (token :Data, ticket :Data, address :Text);
+  # hnowd cannot connect to this agent's data plane (docs/reachability.md):
+  # dial the data plane at `address` (host:port; 0.0.0.0 means hnowd's
+  # host), present `ticket` (32 bytes) and serve the job file held under
+  # `token` over that connection, as to a child that connected. Resolves
+  # when the other end said HELLO (it pulls from there); fails with the
+  # reason when the connection could not be opened or the file is not held.
 }
 
 enum DestHolding {

@@ -183,6 +183,14 @@ class AgentLink {
   virtual void fetchJobFile(const JobFile&, Done done) { done(Error{"this agent cannot run jobs"}); }
   virtual void runJobTask(const JobTask&, TaskDone done) { done(Error{"this agent cannot run jobs"}); }
   virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
+  // The agent dials `address` (hnowd's data port) and serves the job file
+  // `token` over that connection, presenting `ticket` (32 bytes): hnowd
+  // cannot connect to it (docs/reachability.md). `done` once the
+  // connection is open and pulled from, or why it could not be.
+  virtual void offerFile(const std::string& /*token*/, const std::string& /*ticket*/, const std::string& /*address*/,
+                         Done done) {
+    done(Error{"this agent cannot hand a file over on a connection it opens"});
+  }
   // Its part of one probe round (link_probe.h); `done` once, later or at once.
   using ProbeDone = LinkProber::ProbeDone;
   virtual void probeLinks(const ProbeOrder&, ProbeDone done) { done(Error{"this agent cannot take part in link probes"}); }

@@ -61,7 +61,7 @@ struct JobService::Actions final : JobActions {
   void collect(int id) override {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     auto& data = job.attempts[id];
-    service.receiveFile(job, data.resultToken, data.result.size, data.result.sha256, service.addressOf(a.agent),
+    service.fetchResult(job, a.agent, data.resultToken, data.result.size, data.result.sha256,
                         "result-" + std::to_string(id), [this, id, keep = job.self()](const Result<std::string>& path) {
                           if (job.finished) return;
                           if (path) job.attempts[id].path = *path;
@@ -146,20 +146,21 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   job->offsets = conf::unitOffsets(job->content, split);
   if (job->offsets.size() < 2) return Error{"--input " + request.input + " is empty: there is no work unit"};
 
-  // Who works: alive agents that run jobs, filtered by --to. hnowd fetches
-  // each result from the agent's data plane: one that accepts no
-  // connection (reachability.h) could compute but not hand its result back.
+  // Who works: alive agents that run jobs, filtered by --to. One hnowd
+  // cannot connect to hands its result back over a connection it opens
+  // (job_service_results.cc). A --reduce run moves partials from agent to
+  // agent by pulling, which nobody can do from such an agent: it takes no
+  // share there.
   std::vector<AgentView> workers;
-  std::vector<std::string> unreachable;
   for (AgentView& a : coordinator_.status()) {
     const auto& caps = a.registration.capabilities;
     if (!canTakePart(a) || std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
-    if (a.reachability.reachable) workers.push_back(std::move(a));
-    else unreachable.push_back(a.record.name);
+    if (a.reachability.reachable || !job->reduce) workers.push_back(std::move(a));
+    else
+      spdlog::warn("run {}: {} takes no share in a --reduce run: other agents cannot connect to its data plane "
+                   "to take its partial result (docs/reachability.md)",
+                   nextJob_, a.record.name);
   }
-  for (const std::string& name : unreachable)
-    spdlog::warn("run {}: {} takes no share: hnowd cannot connect to its data plane to fetch a result "
-                 "(docs/reachability.md)", nextJob_, name);
   auto selected = selectAgents(std::move(workers), request.to, " that runs jobs");
   if (!selected) return selected.error();
   for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);

@@ -112,6 +112,16 @@ class JobService {
                    const std::string& from, const std::string& name,
                    std::function<void(const Result<std::string>& path)> done);
   std::string addressOf(const std::string& agent) const;
+  // job_service_results.cc: a result (or the reduction's last partial)
+  // brought from `agent` to the job's directory as `name`: pulled from an
+  // agent hnowd can connect to, handed over on a connection the agent
+  // opens by one it cannot (docs/reachability.md). `done` once, later.
+  void fetchResult(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,
+                   const std::string& sha, const std::string& name,
+                   std::function<void(const Result<std::string>& path)> done);
+  struct OfferedFetch;
+  void askToOffer(const std::shared_ptr<OfferedFetch>& fetch, const std::string& lostWhy);
+  void failOffer(const std::shared_ptr<OfferedFetch>& fetch, const std::string& why);
 
   Coordinator& coordinator_;
   SourcePlane& plane_;

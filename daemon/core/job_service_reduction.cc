@@ -64,7 +64,7 @@ struct JobService::ReductionLink final : ReductionActions {
   void collect(int step, int partial, const std::string& agent) override {
     const ReductionPartial& p = part(partial);
     const double begun = seconds(service.clock_.now() - job.started);
-    service.receiveFile(job, p.token, p.size, p.digest, service.addressOf(agent), "final-" + std::to_string(step),
+    service.fetchResult(job, agent, p.token, p.size, p.digest, "final-" + std::to_string(step),
                         [this, step, partial, agent, begun, keep = job.self()](const Result<std::string>& path) {
                           if (job.finished) return;
                           if (!path) {  // the sink's partial is found again elsewhere

@@ -149,6 +149,18 @@ class SourcePlane {
   using Received = std::function<void(const Result<std::string>& path)>;
   virtual void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256,
                            const std::string& path, const std::string& from, Received done) = 0;
+  // As receiveFile, from an agent hnowd cannot connect to (behind NAT,
+  // docs/reachability.md): instead of pulling, wait for it to dial hnowd's
+  // data port and present `ticket` (32 bytes, handed to that agent alone by
+  // AgentLink::offerFile), then pull over its connection. `lost`, with why,
+  // each time such a connection ends before the file is whole: the bytes
+  // held wait for the agent's next offer, which resumes after them.
+  using Lost = std::function<void(const std::string& why)>;
+  virtual void receiveOffered(const std::string& /*token*/, const std::string& /*ticket*/, std::uint64_t /*size*/,
+                              const std::string& /*sha256*/, const std::string& /*path*/, Lost /*lost*/,
+                              Received done) {
+    done(Error{"this plane cannot take files offered over connections agents open"});
+  }
   // Stops serving or receiving `token`; a receive still under way never answers.
   virtual void release(const std::string& token) = 0;
   // hnowd's links paced (0: not paced): its uplink as sends and runs

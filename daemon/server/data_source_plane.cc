@@ -162,8 +162,8 @@ Result<SourceFile> DataSourcePlane::serveBytes(const std::string& token, const s
   return file;
 }
 
-void DataSourcePlane::receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256,
-                                  const std::string& path, const std::string& from, Received done) {
+bool DataSourcePlane::startReceive(const std::string& token, std::uint64_t size, const std::string& sha256,
+                                   const std::string& path, Receive receive) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
@@ -178,15 +178,26 @@ void DataSourcePlane::receiveFile(const std::string& token, std::uint64_t size, 
   if (target.fileFd < 0 || sha256.size() != 32) {
     if (target.dirFd >= 0) ::close(target.dirFd);
     // Answered on the next turn, never from inside the caller's own call.
-    kj::evalLater([done, name]() { done(Error{"cannot receive " + name + " at hnowd"}); })
+    kj::evalLater([done = std::move(receive.done), name]() { done(Error{"cannot receive " + name + " at hnowd"}); })
         .detach([](kj::Exception&&) {});
-    return;
+    return false;
   }
   transport::data::Sha256 expected{};
   std::copy(sha256.begin(), sha256.end(), expected.begin());
-  receiving_[token] = {path, std::move(done)};
+  receiving_[token] = std::move(receive);
   plane_.receive(token, size, expected, std::move(target));
-  plane_.pull(token, from);
+  return true;
+}
+
+void DataSourcePlane::receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256,
+                                  const std::string& path, const std::string& from, Received done) {
+  if (startReceive(token, size, sha256, path, {path, std::move(done), {}})) plane_.pull(token, from);
+}
+
+void DataSourcePlane::receiveOffered(const std::string& token, const std::string& ticket, std::uint64_t size,
+                                     const std::string& sha256, const std::string& path, Lost lost, Received done) {
+  if (startReceive(token, size, sha256, path, {path, std::move(done), std::move(lost)}))
+    plane_.awaitOffer(token, ticket);
 }
 
 void DataSourcePlane::onTransfer(const transport::data::TransferEvent& e) {
@@ -194,13 +205,23 @@ void DataSourcePlane::onTransfer(const transport::data::TransferEvent& e) {
   // hnowd pulls from the one agent that holds it: a parent it cannot
   // connect to has no stand-in, so that receive fails (the job gives the
   // share to another agent) instead of waiting for ever.
-  if (e.kind != Kind::kDone && e.kind != Kind::kFailed && e.kind != Kind::kParentUnreachable) return;
   auto it = receiving_.find(e.token);
   if (it == receiving_.end()) return;
+  // An agent that dialed in and lost its connection dials again when asked;
+  // one that served corrupt bytes is the only source there is: that receive fails.
+  if (it->second.lost && e.kind == Kind::kParentLost) {
+    Lost lost = it->second.lost;  // a copy: it may release the receive, and with it the original
+    return lost(e.message);
+  }
+  const bool belied = it->second.lost && e.kind == Kind::kParentCorrupt;
+  if (e.kind != Kind::kDone && e.kind != Kind::kFailed && e.kind != Kind::kParentUnreachable && !belied) return;
   Receive receive = std::move(it->second);
   receiving_.erase(it);
   if (e.kind == Kind::kDone) receive.done(receive.path);
-  else if (e.kind == Kind::kParentUnreachable) {
+  else if (belied) {
+    plane_.release(e.token);
+    receive.done(Error{"the agent served bytes that differ from its result's digests (" + e.message + ")"});
+  } else if (e.kind == Kind::kParentUnreachable) {
     plane_.release(e.token);
     receive.done(Error{"cannot connect to the agent's data plane at " + e.parent + " (" + e.message + ")"});
   } else {

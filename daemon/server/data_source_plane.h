@@ -47,6 +47,8 @@ class DataSourcePlane final : public SourcePlane {
   Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
   void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256, const std::string& path,
                    const std::string& from, Received done) override;
+  void receiveOffered(const std::string& token, const std::string& ticket, std::uint64_t size,
+                      const std::string& sha256, const std::string& path, Lost lost, Received done) override;
   void release(const std::string& token) override;
   void pace(double uplinkBytesPerSecond, double downlinkBytesPerSecond) override {
     plane_.setRates(uplinkBytesPerSecond, downlinkBytesPerSecond);
@@ -72,7 +74,11 @@ class DataSourcePlane final : public SourcePlane {
   struct Receive {
     std::string path;
     Received done;
+    Lost lost;  // an offered receive's (receiveOffered); none for a pull
   };
+  // The receive set up on the data plane, or false (`done` told why, later).
+  bool startReceive(const std::string& token, std::uint64_t size, const std::string& sha256,
+                    const std::string& path, Receive receive);
   std::map<std::string, Receive> receiving_;
   // Kept trees (kept_trees.cc) a send runs from, by path: not asked about
   // nor unpacked over until it ends.

@@ -489,6 +489,15 @@ class RpcAgentLink final : public AgentLink {
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
+  void offerFile(const std::string& token, const std::string& ticket, const std::string& address,
+                 Done done) override {
+    auto request = control_.offerFileRequest();
+    request.setToken(bytes(token));
+    request.setTicket(bytes(ticket));
+    request.setAddress(address);
+    tasks_.add(request.send().then([done](auto) { done({}); },
+                                   [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
   void dropJobFiles(const std::vector<std::string>& tokens) override {
     auto request = control_.dropJobFilesRequest();
     auto list = request.initTokens(static_cast<unsigned>(tokens.size()));

@@ -170,6 +170,21 @@ class DataPlane {
                      std::uint32_t chunkBytes = 0);
   // (Re)connect to the parent at host:port, resuming after the bytes held.
   void pull(std::string token, std::string parentAddress);
+  // hnowd: the receive `token` (receive()) comes from a parent that cannot
+  // be connected to (behind NAT or a firewall, docs/reachability.md).
+  // Instead of pull(), wait for it to dial this plane's port and present
+  // `ticket` (32 bytes, handed to that parent alone), then pull over its
+  // connection as pull() does: HELLO from the bytes held, chunk checks, the
+  // SHA-256 before the rename. One connection at a time; one that ends
+  // before the file is complete reports kParentLost (`parent` the dialer's
+  // address) and the receive waits for the next offer.
+  void awaitOffer(std::string token, std::string ticket);
+  // An agent: dial the data plane at `address` (host:port), present
+  // `ticket`, and serve `token` (a file this plane serves, or holds whole)
+  // over that connection, as to a child that connected. `started` once, on
+  // the data thread: when the peer said HELLO, or why it never will.
+  using OfferStarted = std::function<void(const Result<void>& started)>;
+  void offer(std::string token, std::string ticket, std::string address, OfferStarted started);
   // Forget the operation: close its connections; an unfinished temp file is removed.
   void release(std::string token);
   // Release() every operation (the agent lost hnowd, which forgot them).

@@ -93,6 +93,10 @@ std::optional<Frame> FrameDecoder::next() {
       if (length != kTokenBytes)
         error_ = "a hello of " + std::to_string(length) + " bytes (it must carry a 32-byte token)";
       break;
+    case FrameType::kOffer:
+      if (length != kTokenBytes)
+        error_ = "an offer of " + std::to_string(length) + " bytes (it must carry a 32-byte ticket)";
+      break;
     case FrameType::kAck:
     case FrameType::kResend:
       if (length != 0) error_ = "an ack or resend carries no payload";

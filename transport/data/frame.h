@@ -27,6 +27,11 @@ enum class FrameType : std::uint8_t {
   // parent -> child: the SHA-256 of each chunk of the piece starting at
   // `offset`, sent before that piece's first chunk (chunk_digests.h)
   kDigests = 5,
+  // dialer -> the plane it dialed: payload = the 32-byte ticket hnowd gave
+  // for one receive (DataPlane::offer). The dialer opened the connection,
+  // yet it is the parent: the plane it dialed answers with a HELLO and pulls
+  // (a parent nobody can connect to, docs/reachability.md).
+  kOffer = 6,
 };
 
 struct Frame {

@@ -69,6 +69,10 @@ struct DataPlane::Impl final : PlaneCore {
                      std::uint32_t chunkBytes);
   void pull(const std::string& token, std::string parentAddress);
   void connectUpstream(Operation& op);
+  // plane_offer.cc
+  void awaitOffer(const std::string& token, std::string ticket);
+  void offered(ServeConnection* connection, const std::string& ticket) override;
+  void offer(std::string token, std::string ticket, std::string address, OfferStarted started);
   void upstreamClosed(Operation& op, const std::string& reason) override;
   void parentCorrupt(Operation& op, const std::string& what) override;
   void parentUnreachable(Operation& op, const std::string& why) override;
@@ -106,6 +110,7 @@ struct DataPlane::Impl final : PlaneCore {
   UvHandle<uv_tcp_t> listener_;
   std::map<std::string, std::unique_ptr<Operation>> operations_;
   std::map<std::string, std::unique_ptr<Assembly>> assemblies_;  // by the file's token
+  std::map<std::string, std::string> offerTickets_;               // awaitOffer's ticket -> token
   std::map<ServeConnection*, std::unique_ptr<ServeConnection>> children_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

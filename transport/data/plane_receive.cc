@@ -95,6 +95,11 @@ void DataPlane::Impl::connectUpstream(Operation& op) {
 void DataPlane::Impl::upstreamClosed(Operation& op, const std::string& reason) {
   if (!op.receiving() || op.parentBelied) return;
   retire(std::move(op.upstream));
+  if (!op.offerTicket.empty()) {  // nothing to dial back to: the parent dials again, or hnowd gives up
+    spdlog::warn("the connection {} opened to hand over a transfer ended at byte {}: {}; waiting for it to "
+                 "dial again", op.parentAddress, op.base + op.available, reason);
+    return emit(TransferEvent::Kind::kParentLost, op, reason, op.parentAddress);
+  }
   spdlog::warn("the parent {} of a transfer went away at byte {}: {}; retrying until hnowd "
                "re-parents", op.parentAddress, op.base + op.available, reason);
   emit(TransferEvent::Kind::kParentLost, op, reason);
@@ -292,6 +297,7 @@ void DataPlane::Impl::releaseOperation(const std::string& token, bool removeFile
   Operation& op = *it->second;
   for (ServeConnection* child : std::vector<ServeConnection*>(op.children.begin(), op.children.end()))
     child->close("the operation ended");
+  if (!op.offerTicket.empty()) offerTickets_.erase(op.offerTicket);
   retire(std::move(op.upstream));
   if (!op.assembly) {  // a range's file is its assembly's, released with it
     if (removeFile && op.state == Operation::State::kDone)

@@ -56,6 +56,9 @@ struct Operation {
   // The whole file's SHA-256, updated as chunks are written in order.
   std::unique_ptr<EVP_MD_CTX, ShaDeleter> sha;
   std::string parentAddress;
+  // hnowd: the parent cannot be connected to, so it dials in and presents
+  // this ticket (DataPlane::awaitOffer); "" pulled from parentAddress.
+  std::string offerTicket;
   std::unique_ptr<PullConnection> upstream;
   std::set<ServeConnection*> children;
   std::uint64_t corruptChunks = 0;
@@ -113,6 +116,9 @@ class PlaneCore {
   virtual void fail(Operation& op, const std::string& message) = 0;
   // A child's connection ended; the plane destroys it later.
   virtual void serveClosed(ServeConnection* connection) = 0;
+  // An accepted connection's first frame offered `ticket` (DataPlane::offer):
+  // the plane pulls over it, or closes it when no receive awaits that ticket.
+  virtual void offered(ServeConnection* connection, const std::string& ticket) = 0;
 };
 
 }  // namespace hnow::transport::data

@@ -17,6 +17,12 @@ class PullConnection {
  public:
   PullConnection(PlaneCore& core, Operation& op);
   void connect(const sockaddr* parent);
+  // The parent dialed this plane and offered the operation (DataPlane::offer):
+  // pull over its connection, taken from `accepted`, as over one opened here.
+  void adopt(TcpStream& accepted) {
+    stream_.adopt(accepted);
+    if (stream_.open()) onConnected();
+  }
   // Stops reading and pacing at once; the plane destroys it later.
   void shutdown() {
     stream_.shutdown();

@@ -1,5 +1,6 @@
 #include "transport/data/serve_connection.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -17,9 +18,16 @@ std::uint64_t toMillisCeil(hnow::Duration d) {
 ServeConnection::ServeConnection(PlaneCore& core)
     : core_(core),
       stream_(core.loop(), TcpStream::Callbacks{
-                               {},
+                               [this]() {  // dial() only
+                                 stream_.write(encodeFrame(FrameType::kOffer, 0, ticket_));
+                                 startTimer(core_.options().helloTimeout, [](uv_timer_t* t) {
+                                   auto* self = static_cast<ServeConnection*>(t->data);
+                                   if (!self->op_) self->stream_.close("no hello in time after the offer");
+                                 });
+                               },
                                [this](Frame f) { onFrame(std::move(f)); },
                                [this](const std::string& reason) {
+                                 if (started_) std::exchange(started_, {})(Error{reason});
                                  // A frame that breaks the format is an attack or a bug: worth a warning.
                                  if (reason.rfind("refused: ", 0) == 0)
                                    spdlog::warn("data connection from {} {}; closed", stream_.peer(), reason);
@@ -32,41 +40,43 @@ ServeConnection::ServeConnection(PlaneCore& core)
   if (pacing_) pacing_.get()->data = this;
 }
 
+void ServeConnection::startTimer(hnow::Duration after, uv_timer_cb fire) {
+  if (pacing_) uv_timer_start(pacing_.get(), fire, toMillisCeil(after), 0);
+}
+
 bool ServeConnection::accept(uv_stream_t* server) {
   if (!stream_.accept(server)) return false;
   // Until the hello, the pacing timer is the hello deadline.
-  if (pacing_)
-    uv_timer_start(
-        pacing_.get(),
-        [](uv_timer_t* t) {
-          auto* self = static_cast<ServeConnection*>(t->data);
-          if (self->op_) return;
-          spdlog::warn("data connection from {} closed: no hello within {:.1f} s", self->stream_.peer(),
-                       std::chrono::duration<double>(self->core_.options().helloTimeout).count());
-          self->stream_.close("no hello in time");
-        },
-        toMillisCeil(core_.options().helloTimeout), 0);
+  startTimer(core_.options().helloTimeout, [](uv_timer_t* t) {
+    auto* self = static_cast<ServeConnection*>(t->data);
+    if (self->op_) return;
+    spdlog::warn("data connection from {} closed: no hello within {:.1f} s", self->stream_.peer(),
+                 std::chrono::duration<double>(self->core_.options().helloTimeout).count());
+    self->stream_.close("no hello in time");
+  });
   return true;
+}
+
+void ServeConnection::dial(const sockaddr* child, std::string token, const std::string& ticket, Started started) {
+  dialedToken_ = std::move(token);
+  ticket_ = ticket;
+  started_ = std::move(started);
+  // As a child's connect (DataOptions::connectTimeout): a NAT or firewall in
+  // front of the child drops the SYN, and the kernel would retry for minutes.
+  startTimer(core_.options().connectTimeout, [](uv_timer_t* t) {
+    auto* self = static_cast<ServeConnection*>(t->data);
+    if (self->stream_.open()) return;
+    self->stream_.close(fmt::format("no answer to the connection within {:g} s (a firewall in the way?)",
+                                    std::chrono::duration<double>(self->core_.options().connectTimeout).count()));
+  });
+  stream_.connect(child);
 }
 
 void ServeConnection::onFrame(Frame frame) {
   if (!op_) {
-    Operation* op = frame.type == FrameType::kHello ? core_.find(frame.payload) : nullptr;
-    if (!op) {
-      // Unknown tokens are dropped without an answer (DESIGN.md security defaults).
-      spdlog::warn("data connection from {} dropped: {}", stream_.peer(),
-                   frame.type == FrameType::kHello
-                       ? "unknown operation token (forged, or of an operation that has ended)"
-                       : "it did not start with a hello");
-      return stream_.close("unknown token");
-    }
-    op_ = op;
-    if (pacing_) uv_timer_stop(pacing_.get());
-    op_->children.insert(this);
-    window_.emplace(op->size, core_.options().windowBytes, op->chunkBytes ? op->chunkBytes : core_.options().chunkBytes,
-                    frame.offset);
-    spdlog::debug("child {} pulls from offset {}", stream_.peer(), frame.offset);
-    return pump();
+    // An offer is the dialer's first frame; the plane takes the connection over.
+    if (frame.type == FrameType::kOffer && dialedToken_.empty()) return core_.offered(this, frame.payload);
+    return onHello(frame);
   }
   switch (frame.type) {
     case FrameType::kAck: {
@@ -82,6 +92,29 @@ void ServeConnection::onFrame(Frame frame) {
       break;
     default: return stream_.close("unexpected frame from a child");
   }
+  pump();
+}
+
+void ServeConnection::onHello(const Frame& frame) {
+  // A dialed connection serves the token it offered, nothing else.
+  const bool known = frame.type == FrameType::kHello && (dialedToken_.empty() || frame.payload == dialedToken_);
+  Operation* op = known ? core_.find(frame.payload) : nullptr;
+  if (!op) {
+    // Unknown tokens are dropped without an answer (DESIGN.md security defaults).
+    spdlog::warn("data connection from {} dropped: {}", stream_.peer(),
+                 frame.type == FrameType::kHello
+                     ? "unknown operation token (forged, or of an operation that has ended)"
+                     : frame.type == FrameType::kOffer ? "an offer on a connection this plane opened"
+                                                       : "it did not start with a hello");
+    return stream_.close("unknown token");
+  }
+  op_ = op;
+  if (pacing_) uv_timer_stop(pacing_.get());
+  op_->children.insert(this);
+  window_.emplace(op->size, core_.options().windowBytes, op->chunkBytes ? op->chunkBytes : core_.options().chunkBytes,
+                  frame.offset);
+  spdlog::debug("child {} pulls from offset {}", stream_.peer(), frame.offset);
+  if (started_) std::exchange(started_, {})(Result<void>());
   pump();
 }
 

@@ -75,6 +75,20 @@ void TcpStream::connect(const sockaddr* address) {
   }
 }
 
+void TcpStream::adopt(TcpStream& from) {
+  if (open_ || closed_ || !from.open_) return close("cannot take over the connection");
+  from.countWire();
+  tcp_ = std::move(from.tcp_);
+  tcp_.get()->data = this;
+  std::swap(decoder_, from.decoder_);  // `from` is left a fresh one, so its read loop sees no failure
+  open_ = true;
+  reading_ = from.reading_;
+  peer_ = from.peer_;
+  wireSeen_ = from.wireSeen_;  // the socket's counts so far were tallied by `from`
+  from.open_ = from.reading_ = false;
+  from.closed_ = true;
+}
+
 void TcpStream::write(std::string bytes) {
   if (!open_) return;
   auto* request = new WriteRequest{};

@@ -31,6 +31,11 @@ class TcpStream {
   // The accepting side: takes the pending connection of `server`.
   bool accept(uv_stream_t* server);
   void connect(const sockaddr* address);
+  // Takes over the open connection of `from` (which is then closed, without
+  // its onClosed), with any bytes it read and did not decode yet: a
+  // connection whose roles swap changes owners mid-stream (DataPlane::offer).
+  // Only on a stream that never opened; `from` may be inside its own onFrame.
+  void adopt(TcpStream& from);
 
   void write(std::string bytes);
   void pauseReading();

@@ -1,0 +1,260 @@
+#pragma once
+// JobService in memory (job_service_test.cc, job_unreachable_test.cc):
+// agents that run a line-counting command when told, a source plane and
+// run files kept in maps, a manual clock and a queue of turns; a whole job
+// from calibration to its output, without a socket or a process.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "core/coordinator.h"
+#include "core/job_service.h"
+#include "daemon/core/memory_state_store.h"
+#include "support/memory_env.h"
+
+namespace hnow::daemon::jobtest {
+
+
+using Turns = std::deque<std::function<void()>>;
+
+// hnowd's data plane: what it serves (by token) and where agents' files land.
+struct MapPlane;
+
+// An agent holding files by token; its command counts the lines of its inputs.
+struct CountingAgent final : AgentLink {
+  CountingAgent(std::string n, MapPlane& p, Turns& t) : name(std::move(n)), plane(p), turns(t) {}
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
+  void probeNow() override {}
+  void fetchJobFile(const JobFile& file, Done done) override;
+  void runJobTask(const JobTask& task, TaskDone done) override {
+    std::string input;
+    for (const auto& t : task.inputs) input += files[t];
+    const long lines = std::count(input.begin(), input.end(), '\n');
+    ++runs;
+    if (hangs) return hung.push_back(done);  // never answers, as a command that never ends
+    if (failing || (failsOnEmpty && input.empty())) return turns.push_back([done] {
+      AgentLink::JobTaskResult r;
+      r.exitCode = 1;
+      r.commandError = "'count' exited with status 1";
+      done(r);
+    });
+    files[task.resultToken] = std::to_string(lines) + "\n";
+    AgentLink::JobTaskResult r;
+    r.exitCode = 0;
+    r.size = files[task.resultToken].size();
+    r.sha256 = std::string(32, 's');
+    r.computeS = 0.01 + 0.001 * static_cast<double>(lines);
+    turns.push_back([done, r] { done(r); });
+  }
+  void dropJobFiles(const std::vector<std::string>& tokens) override {
+    for (const auto& t : tokens) files.erase(t), dropped.push_back(t);
+  }
+  // hnowd cannot connect to it: it dials hnowd's data port (`address`) and
+  // hands the file over there (MapPlane::receiveOffered), unless
+  // `dialFails` (hnowd's port is closed to it too) or, while
+  // `dropsConnections` > 0, that connection ends mid-way.
+  void offerFile(const std::string& token, const std::string& ticket, const std::string& address,
+                 Done done) override;
+  std::string name;
+  MapPlane& plane;
+  Turns& turns;
+  std::map<std::string, std::string> files;
+  int runs = 0;
+  bool failing = false;
+  bool failsOnEmpty = false;  // as `grep -c`: exits 1 when it finds nothing
+  bool hangs = false;
+  std::vector<TaskDone> hung;
+  std::vector<std::string> dropped;
+  bool unreachable = false;  // pulls from its data plane fail, as behind NAT
+  bool dialFails = false;
+  int dropsConnections = 0;
+  std::vector<std::string> offeredTo;  // the address of each offerFile
+};
+
+struct MapPlane final : SourcePlane {
+  void serveFile(const std::string&, const std::string&, Served done) override { done(Error{"not in jobs"}); }
+  Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override {
+    served[token] = std::string(bytes);
+    work->files[path] = std::string(bytes);
+    return SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7'), {}, {}};
+  }
+  void receiveFile(const std::string& token, std::uint64_t, const std::string&, const std::string& path,
+                   const std::string& from, Received done) override {
+    CountingAgent* agent = agents.at(from);
+    pulledFrom.push_back(agent->name);
+    if (agent->unreachable)
+      return turns->push_back([done, from] { done(Error{"cannot connect to the agent's data plane at " + from}); });
+    work->files[path] = agent->files.at(token);
+    turns->push_back([done, path] { done(path); });
+  }
+  struct Awaited {
+    std::string token, path;
+    Lost lost;
+    Received done;
+  };
+  void receiveOffered(const std::string& token, const std::string& ticket, std::uint64_t, const std::string&,
+                      const std::string& path, Lost lost, Received done) override {
+    awaited[ticket] = {token, path, std::move(lost), std::move(done)};
+  }
+  // An agent dialed in presenting `ticket` and serves `bytes`; its
+  // connection ends before the end when `drop`.
+  void offered(const std::string& ticket, const std::string& bytes, bool drop) {
+    auto it = awaited.find(ticket);
+    if (it == awaited.end()) return;
+    if (drop) {
+      Lost lost = it->second.lost;  // a copy: it may release the receive
+      return lost("closed by the peer");
+    }
+    Awaited a = std::move(it->second);
+    awaited.erase(it);
+    work->files[a.path] = bytes;
+    a.done(a.path);
+  }
+  void release(const std::string& token) override {
+    served.erase(token);
+    for (auto it = awaited.begin(); it != awaited.end();)
+      it = it->second.token == token ? awaited.erase(it) : std::next(it);
+  }
+  std::map<std::string, Awaited> awaited;  // by ticket
+  std::vector<std::string> pulledFrom;     // each result pulled, by agent
+  void pace(double up, double down) override { paced.emplace_back(up, down); }
+  std::vector<std::pair<double, double>> paced;  // hnowd's uplink and downlink, each time
+  std::map<std::string, std::string> served;
+  std::map<std::string, CountingAgent*> agents;  // by data address
+  testing::MemoryEnv* work = nullptr;
+  Turns* turns = nullptr;
+};
+
+inline void CountingAgent::offerFile(const std::string& token, const std::string& ticket,
+                                     const std::string& address, Done done) {
+  offeredTo.push_back(address);
+  if (dialFails)
+    return turns.push_back([done, address] {
+      done(Error{"cannot hand the file over to " + address + ": no answer to the connection within 3 s"});
+    });
+  const bool drop = dropsConnections > 0 && dropsConnections--;
+  turns.push_back([this, token, ticket, drop, done] {
+    done({});  // the connection opened and hnowd said HELLO
+    plane.offered(ticket, files.at(token), drop);
+  });
+}
+
+inline void CountingAgent::fetchJobFile(const JobFile& file, Done done) {
+  // A share from hnowd, or a partial result of another agent (--reduce).
+  auto from = plane.agents.find(file.source);
+  files[file.token] = from == plane.agents.end() ? plane.served.at(file.token) : from->second->files.at(file.token);
+  turns.push_back([done] { done({}); });
+}
+
+// An Env that stands for one kept elsewhere (RunFiles hands out owned Envs).
+struct EnvRef final : Env {
+  explicit EnvRef(Env& e) : env(e) {}
+  std::string pathOf(const std::string& name) const override { return env.pathOf(name); }
+  Result<std::unique_ptr<SequentialFile>> openSequential(const std::string& n) override { return env.openSequential(n); }
+  Result<std::unique_ptr<WritableFile>> createWritable(const std::string& n) override { return env.createWritable(n); }
+  Result<void> rename(const std::string& a, const std::string& b) override { return env.rename(a, b); }
+  Result<bool> renameFrom(Env& o, const std::string& a, const std::string& b) override { return env.renameFrom(o, a, b); }
+  Result<void> remove(const std::string& n) override { return env.remove(n); }
+  Result<std::uint64_t> fileSize(const std::string& n) override { return env.fileSize(n); }
+  Env& env;
+};
+
+struct MapRunFiles final : RunFiles {
+  Result<std::string> readInput(const std::string& input) override {
+    auto it = inputs.find(input);
+    if (it == inputs.end()) return Error{"cannot open --input " + input + ": No such file or directory"};
+    return it->second;
+  }
+  Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) override {
+    OutputDir out;
+    out.dir = std::make_unique<EnvRef>(outputs);
+    out.name = output.empty() ? "run-" + std::to_string(job) + ".out" : output;
+    out.temp = "." + out.name + ".part";
+    out.path = outputs.pathOf(out.name);
+    return out;
+  }
+  Result<std::string> makeWorkDir(std::uint64_t job) override { return "/jobs/job-" + std::to_string(job); }
+  void removeWorkDir(const std::string& dir) override {
+    for (auto it = work.files.begin(); it != work.files.end();)
+      it = it->first.rfind(dir + "/", 0) == 0 ? work.files.erase(it) : std::next(it);
+  }
+  Env& workFiles() override { return work; }
+  void forgetOutput(const std::string&) override {}
+  Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) override {
+    const std::string name = path.substr(path.rfind('/') + 1);
+    auto bytes = outputs.files.at(name);
+    return bytes.substr(std::min<std::size_t>(offset, bytes.size()), limit);
+  }
+  std::map<std::string, std::string> inputs;
+  testing::MemoryEnv work{""}, outputs{"/var/lib/hnow/jobs"};
+};
+
+struct Lab {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator{clock, RateTableOptions{}, store};
+  Turns turns;
+  MapPlane plane;
+  MapRunFiles files;
+  std::map<std::string, CountingAgent*> agents;
+  int tokens = 0;
+  JobService jobs{coordinator, plane, files, "hnowd:7000", clock,
+                  [this](std::function<void()> f) { turns.push_back(std::move(f)); },
+                  [this] { return std::string(24, 't') + std::to_string(10000000 + tokens++); }, 12.5e6};
+
+  Lab() {
+    plane.work = &files.work;
+    plane.turns = &turns;
+    for (const char* name : {"a1", "a2", "a3"}) {
+      AgentRegistration r{name, "room", {"jobs"}, std::string(name) + ":9000", {"/srv"}};
+      auto link = std::make_unique<CountingAgent>(name, plane, turns);
+      agents[name] = link.get();
+      plane.agents[r.dataAddress] = link.get();
+      SessionId s = coordinator.attach(r, std::move(link));
+      planner::NodeRates rates;
+      rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+      rates.computeSecondsPerUnit = 1e-3;
+      coordinator.reportRates(s, rates, {1e7, 1e7});
+    }
+    std::string input;
+    for (int i = 0; i < 3000; ++i) input += "line " + std::to_string(i) + "\n";
+    files.inputs["/data/lines.txt"] = input;
+  }
+  // Runs every turn queued, and the ticks between, until nothing is left to do.
+  void settle() {
+    for (int rounds = 0; rounds < 1000 && (!turns.empty() || jobs.running()); ++rounds) {
+      while (!turns.empty()) {
+        auto f = std::move(turns.front());
+        turns.pop_front();
+        f();
+      }
+      jobs.tick();
+    }
+  }
+  // The same, the clock moving a tick (250 ms) at a time, for at most `limit`.
+  void settleFor(Duration limit) {
+    const TimePoint end = clock.now() + limit;
+    while (clock.now() < end && (!turns.empty() || jobs.running())) {
+      while (!turns.empty()) {
+        auto f = std::move(turns.front());
+        turns.pop_front();
+        f();
+      }
+      jobs.tick();
+      clock.advance(std::chrono::milliseconds(250));
+    }
+  }
+  RunRequest count() const {
+    RunRequest r;
+    r.input = "/data/lines.txt";
+    r.argv = {"count"};
+    r.command = "count";
+    return r;
+  }
+};
+
+}  // namespace hnow::daemon::jobtest
