@@ -41,7 +41,7 @@ std::vector<LinkReading> learnHostIntake(Coordinator& coordinator, const SendSta
                       c.plannedS > 0.0 ? c.plannedS : send.predictedS});
   }
   std::vector<LinkReading> readings = hostIntakeOfSend(copies);
-  coordinator.links().observe(readings);
+  for (const LinkReading& r : readings) coordinator.links().adopt(r);
   return readings;
 }
 

@@ -216,6 +216,20 @@ void LinkBook::observe(const std::vector<LinkReading>& readings) {
   }
 }
 
+void LinkBook::adopt(const LinkReading& r) {
+  const double v = r.bytesPerSecond;
+  if (!(v > 0)) return;
+  Entry& e = entry(r.link);
+  if (r.saturated) {
+    set(r.link, e, v, RateMethod::kPassive, 0.0);
+    e.recent.assign(1, v);
+    return;
+  }
+  const double c = e.rate.bytesPerSecond;
+  if (!e.rate.known() || (e.rate.bound() && v > c) || v > c * (1.0 + options_.driftThreshold))
+    set(r.link, e, v, RateMethod::kBound, 0.0);
+}
+
 void LinkBook::noteForeign(const std::string& node, double sent, double received) {
   const TimePoint now = clock_.now();
   for (auto [direction, value] : {std::pair{LinkDirection::kUp, sent}, std::pair{LinkDirection::kDown, received}}) {

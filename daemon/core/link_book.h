@@ -81,6 +81,12 @@ class LinkBook {
                    bool otherTraffic);
   // Readings of hnow's transfers over one window (link_verdict.h).
   void observe(const std::vector<LinkReading>& readings);
+  // A reading that stands for a whole operation (what a machine's agents
+  // took in over a send, host_intake.h): readings come minutes apart, so
+  // the dwell that keeps a one-second burst from moving a link would never
+  // pass. Taken at once: a capacity when saturated; a bound (which plans
+  // do not use) when it is well over what is known, which it shows stale.
+  void adopt(const LinkReading& reading);
   // Other traffic on a node's links over the latest window.
   void noteForeign(const std::string& node, double sent, double received);
 

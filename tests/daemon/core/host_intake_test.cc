@@ -6,8 +6,10 @@
 #include <limits>
 #include <vector>
 
+#include "base/clock.h"
 #include "core/host_intake.h"
 #include "core/hosts.h"
+#include "core/link_book.h"
 #include "core/send_tree.h"
 
 using namespace hnow::daemon;
@@ -128,4 +130,28 @@ TEST_CASE("a machine's intake caps no one when its agents fit in it, and a done 
   const auto rates = plannedRates(nodes);
   CHECK(rates[1].downlinkBytesPerSecond == doctest::Approx(10e6));
   CHECK(std::isinf(rates[2].downlinkBytesPerSecond));
+}
+
+TEST_CASE("a machine's intake is taken from each send at once: a slower send lowers it, one well over it makes it a bound, one within it changes nothing") {
+  hnow::ManualClock clock;
+  LinkBook book(clock, {});
+  const LinkId link = hostIntakeLink("m");
+  book.adopt({link, 400e6, true, 0.0});
+  REQUIRE(book.rate(link));
+  CHECK(book.rate(link)->method == RateMethod::kPassive);
+  CHECK(book.knownAtLeast(link) == doctest::Approx(400e6));
+  // Minutes later (no dwell to pass): a send held at 300 lowers it.
+  clock.advance(std::chrono::minutes(3));
+  book.adopt({link, 300e6, true, 0.0});
+  CHECK(book.knownAtLeast(link) == doctest::Approx(300e6));
+  // One as planned, within the threshold: nothing.
+  clock.advance(std::chrono::minutes(3));
+  book.adopt({link, 330e6, false, 0.0});
+  CHECK(book.knownAtLeast(link) == doctest::Approx(300e6));
+  CHECK_FALSE(book.rate(link)->bound());
+  // One that took in well more than known: the intake is stale, a bound now.
+  clock.advance(std::chrono::minutes(3));
+  book.adopt({link, 500e6, false, 0.0});
+  CHECK(book.rate(link)->bound());
+  CHECK(book.knownAtLeast(link) == doctest::Approx(500e6));
 }
