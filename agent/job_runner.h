@@ -4,15 +4,16 @@
 // command on held files in a worker thread, keep its stdout as a result
 // served under a token, drop files when hnowd says so.
 //
-// Compute emulation (`emulate.compute_factor`, DESIGN.md "Testing"): after
-// the command ends, the worker sleeps (factor - 1) x its wall time, so the
-// share takes factor x as long, as on a slower CPU; the command itself runs
-// unchanged, so its output is the real one. Sleeping rather than throttling
-// keeps the real CPU free for the other agents of a local cluster. A
-// factor changed while a command runs (`hnow agent set-rate`, a drift test)
-// counts from the change on: the run's emulated time is its wall time with
-// each part stretched by the factor then in force, as on a machine that
-// slowed down mid-share (changes during the sleep itself are not counted).
+// Compute emulation (`emulate.compute_factor`, docs/jobs.md "Compute
+// emulation"): after the command ends, the worker sleeps (factor - 1) x its
+// wall time, so the share takes factor x as long, as on a slower CPU; the
+// command itself runs unchanged, so its output is the real one. Sleeping
+// rather than throttling keeps the real CPU free for the other agents of a
+// local cluster. A factor changed while a command runs (`hnow agent set-rate`,
+// a drift test) counts from the change on: the run's emulated time is its wall
+// time with each part stretched by the factor then in force, as on a machine
+// that slowed down mid-share (changes during the sleep itself are not
+// counted).
 #include <kj/async.h>
 
 #include <chrono>

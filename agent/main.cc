@@ -1,5 +1,6 @@
 // `hnow-agent --config FILE`: builds the real clock, network and timer and
-// hands them to AgentRuntime (STYLE.md: only main() builds real ones).
+// hands them to AgentRuntime: only main() builds real ones, so logic is
+// tested with fakes (docs/architecture.md "Conventions the code follows").
 #include <kj/async-io.h>
 #include <kj/async-unix.h>
 #include <spdlog/spdlog.h>

@@ -1,10 +1,12 @@
 #pragma once
-// What an agent measures of itself (DESIGN.md "From measured rates to each
-// model"): the fixed overheads of a message, by a small-message ping-pong
-// with hnowd, and a short compute calibration. Its link capacities are
-// hnowd's to measure, with several peers at once (daemon/core/link_survey.h):
-// a probe between the agent and hnowd alone reads the slower end of the two,
-// or what traffic on either leaves over, not the agent's link.
+// What an agent measures of itself (docs/architecture.md "From measured rates
+// to each model"): the fixed overheads of a message, by a small-message
+// ping-pong with hnowd (Banikazemi, Moorthy and Panda, "Efficient collective
+// communication on heterogeneous networks of workstations", 1998), and a short
+// compute calibration. Its link capacities are hnowd's to measure, with
+// several peers at once (daemon/core/link_survey.h): a probe between the agent
+// and hnowd alone reads the slower end of the two, or what traffic on either
+// leaves over, not the agent's link.
 #include <kj/async.h>
 
 #include "base/clock.h"

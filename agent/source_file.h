@@ -1,10 +1,10 @@
 #pragma once
-// Where an item of a manifest is read from: an agent serves a file
-// of its own. The confinement rules are the receive's (agent/dest_path.h,
-// DESIGN.md "Integrity and security defaults"): a relative path is under the
-// data root, an absolute one must lie inside a root, `..` is refused, and
-// every directory and the file itself are opened with O_NOFOLLOW, so no
-// symlink leads outside the root.
+// Where an item of a manifest is read from: an agent serves a file of its own.
+// The confinement rules are the receive's (agent/dest_path.h,
+// docs/architecture.md "Integrity and security defaults"): a relative path is
+// under the data root, an absolute one must lie inside a root, `..` is
+// refused, and every directory and the file itself are opened with O_NOFOLLOW,
+// so no symlink leads outside the root.
 #include <array>
 #include <cstdint>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
 // Time for everything that waits or measures: logic reads it only through this interface: main() passes the
 // real clock, tests a ManualClock they advance by hand (as kj's TimerImpl
-// and Envoy's simulated time do; STYLE.md).
+// and Envoy's simulated time do; docs/architecture.md "Conventions the code
+// follows").
 #include <chrono>
 #include <ctime>
 

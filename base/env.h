@@ -1,11 +1,11 @@
 #pragma once
-// The file system as logic sees it, after LevelDB's Env (STYLE.md): files
-// are opened, written, renamed, sized and removed through this interface, so
-// core/ never calls POSIX itself and its tests run on files kept in memory
-// (tests/support/memory_env.h). An Env resolves names in one place: the
-// working directory (posixEnv) or one directory opened once (posixEnvAt),
-// so a directory confined before the writes (path_confinement.h) cannot be
-// swapped for a symlink under them.
+// The file system as logic sees it, after LevelDB's Env (docs/architecture.md
+// "Conventions the code follows"): files are opened, written, renamed, sized
+// and removed through this interface, so core/ never calls POSIX itself and
+// its tests run on files kept in memory (tests/support/memory_env.h). An Env
+// resolves names in one place: the working directory (posixEnv) or one
+// directory opened once (posixEnvAt), so a directory confined before the
+// writes (path_confinement.h) cannot be swapped for a symlink under them.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -1,8 +1,8 @@
 #pragma once
-// Confining a path to a set of roots (DESIGN.md "Integrity and security
-// defaults"): the files an agent writes and serves, and hnowd's `hnow run
-// --input/--output` under its [run] roots. A relative path is under the data
-// root (the first root), an absolute one must lie inside a root, `..` is
+// Confining a path to a set of roots (docs/architecture.md "Integrity and
+// security defaults"): the files an agent writes and serves, and hnowd's `hnow
+// run --input/--output` under its [run] roots. A relative path is under the
+// data root (the first root), an absolute one must lie inside a root, `..` is
 // refused, and every directory on the way is opened with O_NOFOLLOW, so no
 // symlink leads out.
 #include <string>

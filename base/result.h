@@ -2,8 +2,8 @@
 // The one result type of hnow: a value or an Error saying what went wrong,
 // where and how to fix it. Expected failures (a malformed request, an
 // infeasible plan, a file that cannot be read) are values, never exceptions
-// (STYLE.md, "planner/"); only the RPC glue turns an Error into a kj
-// exception for the peer.
+// (docs/architecture.md "Conventions the code follows"); only the RPC glue
+// turns an Error into a kj exception for the peer.
 #include <optional>
 #include <string>
 #include <utility>

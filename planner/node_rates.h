@@ -1,6 +1,6 @@
 #pragma once
-// What an agent measures about itself (DESIGN.md "From measured rates to
-// each model"); the planner derives each model's times from these values.
+// What is measured of each node (docs/architecture.md "From measured rates
+// to each model"); the planner derives each model's times from these values.
 namespace hnow::planner {
 
 struct NodeRates {

@@ -1,7 +1,7 @@
 #pragma once
-// From measured rates to the seeds' store-and-forward models (DESIGN.md
-// "From measured rates to each model"), so that their schedules can be
-// planned and predicted for a file of m bytes.
+// From measured rates to the seeds' store-and-forward models
+// (docs/pipelined-broadcast.md "From measured rates to the seeds' models"),
+// so that their schedules can be planned and predicted for a file of m bytes.
 #include <span>
 #include <vector>
 

@@ -1,6 +1,6 @@
 @0xc0c118a634b51107;
 # hnow's control plane: agents and the hnow CLI talk to hnowd with these
-# interfaces (DESIGN.md "Pieces"). Bulk data never travels here; the data
+# interfaces (docs/architecture.md). Bulk data never travels here; the data
 # plane (libuv, later issues) has its own sockets.
 #
 # Authentication (docs/security.md): the only capability a fresh connection
@@ -102,7 +102,8 @@ struct Registration {
 }
 
 struct EmulatedRates {
-  # Rates an agent paces its data sockets and probes at (DESIGN.md "Testing").
+  # Rates an agent paces its data sockets and probes at, so that one machine
+  # can stand in for a lab of slower ones (docs/architecture.md "Testing").
   # 0 in a field means "leave it as it is"; the agent decides what unlimited is.
   uplinkMbps @0 :Float64;
   downlinkMbps @1 :Float64;
@@ -174,7 +175,8 @@ interface AgentSession {
 }
 
 # Data plane. The token names one operation; data connections
-# present it and unknown tokens are dropped (DESIGN.md security defaults).
+# present it and unknown tokens are dropped (docs/architecture.md
+# "Integrity and security defaults").
 const tokenBytes :UInt32 = 32;
 
 struct ReceiveOrder {

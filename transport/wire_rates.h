@@ -1,6 +1,7 @@
 #pragma once
 // Rates cross the wire as wire::Rates and are plain NodeRates everywhere
-// else (STYLE.md: nothing deeper than the RPC glue sees capnp types).
+// else: nothing deeper than the RPC glue sees capnp types
+// (docs/architecture.md "Conventions the code follows").
 #include <optional>
 
 #include "planner/node_rates.h"

@@ -1,10 +1,10 @@
 #pragma once
-// `hnow run`: the measured rates of each agent become seed 002's
-// worksharing problem (DESIGN.md "From measured rates to each model":
-// tau_i = unit bytes / link rate, R_i = calibrated seconds per unit, which
-// already include the agent's emulated compute factor), the planner picks
-// the protocol and shares, and the shares are rounded to whole units and
-// laid out over the input in serve order. Pure: values in, a plan out.
+// `hnow run`: the measured rates of each agent become seed 002's worksharing
+// problem (docs/architecture.md "From measured rates to each model": tau_i =
+// unit bytes / link rate, R_i = calibrated seconds per unit, which already
+// include the agent's emulated compute factor), the planner picks the protocol
+// and shares, and the shares are rounded to whole units and laid out over the
+// input in serve order. Pure: values in, a plan out.
 #include <cstdint>
 #include <string>
 #include <vector>

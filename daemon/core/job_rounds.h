@@ -3,11 +3,11 @@
 // each planned when the agents are about to be free, on the rates known
 // then (drift events, measured compute times, agents lost).
 //
-// Seed 002's model (§III) has one worksharing episode: every worker is free
-// at time 0 and receives one package. Rounds need what it lacks: a *ready
-// time* r_i per worker (it is still computing what it holds) and a per-share
-// start-up cost f_i (a share is one run of the command; DESIGN.md "From
-// measured rates"). The extension kept here, stated so it can be checked:
+// Seed 002's model (§III) has one worksharing episode: every worker is free at
+// time 0 and receives one package. Rounds need what it lacks: a *ready time*
+// r_i per worker (it is still computing what it holds) and a per-share
+// start-up cost f_i (a share is one run of the command, so each share pays the
+// command's start once). The extension kept here, stated so it can be checked:
 //   - serve order: by ready time, ties by transit rate tau_i (fastest link
 //     first: seed 002 Theorem 1(c));
 //   - return order = serve order (FIFO: seed 002 §IV-B, "a smooth and

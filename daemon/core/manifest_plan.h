@@ -4,19 +4,19 @@
 // multiple multicast heuristics and run on the data plane as one pipelined
 // tree per item, all at once.
 //
-// Why pipelined and not store-and-forward in the planned order: DESIGN.md
-// says "The seeds' models are store-and-forward ... For large files the
-// runtime pipelines chunks", and the data plane has no store-and-forward
-// mode (send_tree.h). Holding each child back until its parent has the
-// whole item would make every hop cost a whole file's time, while pipelined
-// trees move at their bottleneck rate. So seed 004 decides who sends each
-// item to whom (its model, multicastFromRates, charges a sender's uplink
-// for every send, which keeps fan-out down where uplinks are shared), and
-// the time is predicted for what runs: the trees pipelined together, with
-// uplinks and downlinks shared across items (planner/pipelined/concurrent_pipelines.h).
-// `auto` takes the candidate with the least such prediction; besides seed
-// 004's heuristics it weighs two pipelined candidates (knownManifestAlgo).
-// Logic only.
+// Why pipelined and not store-and-forward in the planned order: the seeds'
+// models are store-and-forward, but for large files the runtime pipelines
+// chunks (docs/pipelined-broadcast.md), and the data plane has no
+// store-and-forward mode (send_tree.h). Holding each child back until its
+// parent has the whole item would make every hop cost a whole file's time,
+// while pipelined trees move at their bottleneck rate. So seed 004 decides who
+// sends each item to whom (its model, multicastFromRates, charges a sender's
+// uplink for every send, which keeps fan-out down where uplinks are shared),
+// and the time is predicted for what runs: the trees pipelined together, with
+// uplinks and downlinks shared across items
+// (planner/pipelined/concurrent_pipelines.h). `auto` takes the candidate with
+// the least such prediction; besides seed 004's heuristics it weighs two
+// pipelined candidates (knownManifestAlgo). Logic only.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // `hnowd --config FILE`: the coordinator. The kj event loop runs on the main
-// thread (the control thread of DESIGN.md "Threads"); the data plane runs
-// its libuv loop in its own thread.
+// thread (the control thread, docs/architecture.md "Threads"); the data
+// plane runs its libuv loop in its own thread.
 #include <kj/async-io.h>
 #include <kj/async-unix.h>
 #include <spdlog/spdlog.h>

@@ -1,10 +1,11 @@
 #pragma once
 // `hnow run --input/--output` name files on hnowd's host, which hnowd reads
-// and writes with its own permissions: they are confined to hnowd's
-// `[run] roots` (conf/runtime_config.h) by the agents' own confinement
-// (base/path_confinement.h, DESIGN.md "Integrity and security defaults"): an
-// absolute path inside a root, no `..`, no symlinked directory on the way
-// (each opened with O_NOFOLLOW), and for --input no symlink as the file.
+// and writes with its own permissions: they are confined to hnowd's `[run]
+// roots` (conf/runtime_config.h) by the agents' own confinement
+// (base/path_confinement.h, docs/architecture.md "Integrity and security
+// defaults"): an absolute path inside a root, no `..`, no symlinked directory
+// on the way (each opened with O_NOFOLLOW), and for --input no symlink as the
+// file.
 #include <string>
 #include <vector>
 

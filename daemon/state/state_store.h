@@ -1,9 +1,9 @@
 #pragma once
-// What hnowd keeps across restarts: the agents it has known (with their
-// last rates) and the records of operations. The coordinator sees only this
-// interface; sqlite_state_store.h is the real one, tests use an in-memory
-// one (STYLE.md: LevelDB's Env). Times are calendar times: steady clocks
-// restart with the process.
+// What hnowd keeps across restarts: the agents it has known (with their last
+// rates) and the records of operations. The coordinator sees only this
+// interface; sqlite_state_store.h is the real one, tests use an in-memory one
+// (as with LevelDB's Env; docs/architecture.md "Conventions the code
+// follows"). Times are calendar times: steady clocks restart with the process.
 #include <cstdint>
 #include <optional>
 #include <string>

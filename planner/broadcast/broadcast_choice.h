@@ -2,8 +2,8 @@
 // `hnow send --algo`: plans a file broadcast from measured rates with any of
 // the algorithms, predicts it in both transfer modes, and for `auto` takes
 // the faster of the store-and-forward schedule (FNF, or LCF when agents carry
-// site labels) and the max-bottleneck pipelined tree (DESIGN.md "Operations
-// and the models behind them").
+// site labels) and the max-bottleneck pipelined tree
+// (docs/pipelined-broadcast.md "`--algo auto` and the baselines").
 #include <optional>
 #include <string_view>
 #include <vector>

@@ -11,8 +11,9 @@
 
 namespace hnow::planner {
 
-// DESIGN.md "From measured rates to each model" gives a transfer i -> j of m
-// bytes S(i,m) + X(i,j)·m + R(j,m) with X(i,j) = 1/min(uplink i, downlink j).
+// From measured rates (docs/architecture.md "From measured rates to each
+// model"), a transfer i -> j of m bytes takes S(i,m) + X(i,j)·m + R(j,m) with
+// X(i,j) = 1/min(uplink i, downlink j).
 // Seed 004 §2 lets a sender go on once S(i,m) is over; on one uplink that
 // would let a node start every send at once, each at the full rate. So the
 // bytes' time on the sender's own uplink is charged to the send (the uplink
@@ -20,7 +21,7 @@ namespace hnow::planner {
 //   S(i,m) = S_c(i) + m / uplink(i),
 //   X(i,j) = 1 / min(uplink i, downlink j) - 1 / uplink(i)  (0 unless j's downlink is slower),
 //   R(j,m) = R_c(j),
-// keeping the end-to-end time S_c + m / min(up, down) + R_c of DESIGN.md.
+// keeping the end-to-end time S_c + m / min(up, down) + R_c of that model.
 // Overheads not measured (0) become 1 µs: §5's preemption needs them positive.
 // Errors: a node that takes part (a source or a destination) without a
 // positive uplink or downlink, and what instanceProblem refuses.

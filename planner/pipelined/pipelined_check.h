@@ -1,6 +1,7 @@
 #pragma once
 // An independent check of pipelined predictions: a chunk-by-chunk replay of
-// a broadcast tree (DESIGN.md "Testing": every plan through a simulator).
+// a broadcast tree (every plan is replayed by a simulator:
+// docs/architecture.md "Testing").
 // Rules: each edge p -> c moves one chunk at a time at its share r(p, c) of
 // p's uplink (uplink(p) / outdeg(p), capped by c's downlink); a chunk reaches
 // c a hop latency (outdeg(p)·S_c(p) + R_c(c), plus the cross-site latency)

@@ -1,6 +1,6 @@
 #pragma once
-// The size-aware pipelined broadcast (DESIGN.md "Operations and the models
-// behind them"). The seeds' models are store-and-forward;
+// The size-aware pipelined broadcast (docs/pipelined-broadcast.md). The
+// seeds' models are store-and-forward;
 // for a large file the runtime relays each chunk as it arrives, so the file
 // moves at the tree's bottleneck rate. A node's uplink is shared by its
 // children: the edge p -> c carries

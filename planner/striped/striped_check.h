@@ -1,11 +1,11 @@
 #pragma once
-// An independent check of a striped plan, chunk by chunk (DESIGN.md
-// "Testing": every plan through a simulator). Each stripe is replayed by
-// replayPipelined with the shares the data plane gives it: a node's uplink
-// split equally among all its children across stripes, a destination's
-// downlink among its S parents. The stripes then move side by side, each at
-// its own shares; the plan takes as long as its slowest stripe. A room's
-// trunk is split equally among every stripe's edges through it.
+// An independent check of a striped plan, chunk by chunk (every plan is
+// replayed by a simulator: docs/architecture.md "Testing"). Each stripe is
+// replayed by replayPipelined with the shares the data plane gives it: a
+// node's uplink split equally among all its children across stripes, a
+// destination's downlink among its S parents. The stripes then move side by
+// side, each at its own shares; the plan takes as long as its slowest stripe.
+// A room's trunk is split equally among every stripe's edges through it.
 #include <span>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real network on one machine (DESIGN.md "Testing"): hnowd and N agents,
+# A real network on one machine (docs/netns-lab.md): hnowd and N agents,
 # each in its own network namespace, joined by veth pairs to a bridge in a
 # hub namespace, with every link shaped by tc tbf:
 #   uplink of node K   = tbf on its own end of the veth (what it sends);

@@ -1,5 +1,5 @@
-// Hostile input against real hnowd and agents on 127.0.0.1 (DESIGN.md "Integrity and security defaults"). Each refusal must leave a
-// log line that says what was refused, from whom and why, and the daemons
+// Hostile input against real hnowd and agents on 127.0.0.1 (docs/architecture.md "Integrity and security defaults",
+// docs/security.md). Each refusal must leave a log line that says what was refused, from whom and why, and the daemons
 // must serve a normal send afterwards. docs/security-tests.md lists them.
 #include <doctest/doctest.h>
 #include <poll.h>

@@ -1,7 +1,6 @@
-// A data port without a token holds nothing for long or in bulk (DESIGN.md
-// "Integrity and security defaults"): a connection that never says hello is closed at the hello
-// deadline, and past maxAwaitingHello new ones are closed at once. Unit
-// level because the real deadline (10 s) is too long for a process test.
+// A data port without a token holds nothing for long or in bulk (docs/architecture.md "Integrity and security
+// defaults"): a connection that never says hello is closed at the hello deadline, and past maxAwaitingHello new ones
+// are closed at once. Unit level because the real deadline (10 s) is too long for a process test.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 

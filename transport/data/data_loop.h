@@ -1,8 +1,8 @@
 #pragma once
-// The data thread (DESIGN.md "Threads"): a libuv loop in its own thread.
-// Other threads hand it work with post(): a mutex-protected queue plus
-// uv_async_send, drained whole in the async callback (sends coalesce). No
-// uv_* call but uv_async_send is made from another thread.
+// The data thread (docs/architecture.md "Threads"): a libuv loop in its own
+// thread. Other threads hand it work with post(): a mutex-protected queue plus
+// uv_async_send, drained whole in the async callback (sends coalesce). No uv_*
+// call but uv_async_send is made from another thread.
 #include <uv.h>
 
 #include <functional>

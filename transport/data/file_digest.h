@@ -1,7 +1,7 @@
 #pragma once
-// The SHA-256 of a whole file (DESIGN.md "Integrity and security defaults":
-// checked before the rename into place), for whoever serves a file: hnowd
-// as a send's source, an agent as a manifest item's.
+// The SHA-256 of a whole file (docs/architecture.md "Integrity and security
+// defaults": checked before the rename into place), for whoever serves a file:
+// hnowd as a send's source, an agent as a manifest item's.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,10 +1,10 @@
 #pragma once
-// The data plane's wire format (DESIGN.md "Integrity and security
+// The data plane's wire format (docs/architecture.md "Integrity and security
 // defaults"): a stream of frames, each a fixed 32-byte little-endian header
 // and a payload. DATA payloads carry an XXH3 checksum seeded with their
 // offset, so a flipped bit or a chunk at the wrong place is caught; the
-// header's length is checked against a limit before any payload is read, so
-// a peer cannot make us buffer an arbitrary amount.
+// header's length is checked against a limit before any payload is read, so a
+// peer cannot make us buffer an arbitrary amount.
 #include <cstdint>
 #include <optional>
 #include <string>

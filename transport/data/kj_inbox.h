@@ -1,8 +1,8 @@
 #pragma once
-// The data thread's way back to the kj thread (DESIGN.md "Threads"): push()
-// from any thread appends under a mutex and fulfills the kj side's waiting
-// cross-thread fulfiller; next() on the kj thread resolves with everything
-// queued so far.
+// The data thread's way back to the kj thread (docs/architecture.md
+// "Threads"): push() from any thread appends under a mutex and fulfills the kj
+// side's waiting cross-thread fulfiller; next() on the kj thread resolves with
+// everything queued so far.
 #include <kj/async.h>
 
 #include <mutex>

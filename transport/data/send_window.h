@@ -1,5 +1,5 @@
 #pragma once
-// What a sender may put on one data connection next (DESIGN.md "Limits"):
+// What a sender may put on one data connection next:
 // at most `windowBytes` sent and not yet acknowledged, so a relay holds a
 // fixed amount of memory per child whatever the file size; only bytes the
 // sender itself already holds (`available`, which grows while a relay is

@@ -100,7 +100,8 @@ void ServeConnection::onHello(const Frame& frame) {
   const bool known = frame.type == FrameType::kHello && (dialedToken_.empty() || frame.payload == dialedToken_);
   Operation* op = known ? core_.find(frame.payload) : nullptr;
   if (!op) {
-    // Unknown tokens are dropped without an answer (DESIGN.md security defaults).
+    // Unknown tokens are dropped without an answer: a peer that guesses
+    // learns nothing (docs/architecture.md "Integrity and security defaults").
     spdlog::warn("data connection from {} dropped: {}", stream_.peer(),
                  frame.type == FrameType::kHello
                      ? "unknown operation token (forged, or of an operation that has ended)"

@@ -1,5 +1,5 @@
 #pragma once
-// RAII for libuv handles (STYLE.md, libuv's design: only handles are closed,
+// RAII for libuv handles (libuv's design overview: only handles are closed,
 // and their memory must outlive uv_close until its callback). The wrapper
 // owns a heap-allocated handle; destroying the wrapper clears `data` (so no
 // later callback reaches a destroyed owner) and hands the memory to
