@@ -12,11 +12,6 @@ constexpr const char* kHostPrefix = "host:";
 
 LinkId hostIntakeLink(const std::string& host) { return {kHostPrefix + host, LinkDirection::kDown}; }
 
-std::optional<std::string> intakeHost(const LinkId& link) {
-  if (link.direction != LinkDirection::kDown || link.node.rfind(kHostPrefix, 0) != 0) return std::nullopt;
-  return link.node.substr(std::string(kHostPrefix).size());
-}
-
 std::vector<LinkReading> hostIntakeOfSend(const std::vector<HostCopy>& copies, double headroom,
                                           double minPlannedS) {
   struct Taken {

@@ -14,7 +14,6 @@
 // keeps it. Plans then share it among the send's agents on that machine
 // (fairShareLevel) and the bound counts it. Pure: values in, values out.
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,8 +24,6 @@ namespace hnow::daemon {
 
 // The link book's name for a machine's intake (its kDown).
 LinkId hostIntakeLink(const std::string& host);
-// The machine of an intake link; none for any other link.
-std::optional<std::string> intakeHost(const LinkId& link);
 
 // One copy of a finished send on a machine shared with other agents.
 struct HostCopy {

@@ -171,15 +171,25 @@ std::string seconds2(double s) {
 
 }  // namespace
 
-std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes) {
-  std::vector<planner::NodeRates> rates = ownRates(nodes);
+namespace {
+
+// The agents of `nodes` on each machine whose intake is known, by machine.
+// An unlimited downlink is a copy a re-plan knows is done: it takes
+// nothing in.
+std::map<std::string, std::vector<std::size_t>> onKnownHosts(const std::vector<TreeNode>& nodes) {
   std::map<std::string, std::vector<std::size_t>> onHost;
-  // An unlimited downlink is a copy a re-plan knows is done: it takes nothing in.
   for (std::size_t i = 1; i < nodes.size(); ++i)
     if (!nodes[i].host.empty() && nodes[i].hostIntakeBytesPerSecond > 0.0 &&
         std::isfinite(nodes[i].rates.downlinkBytesPerSecond))
       onHost[nodes[i].host].push_back(i);
-  for (const auto& [host, members] : onHost) {
+  return onHost;
+}
+
+}  // namespace
+
+std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes) {
+  std::vector<planner::NodeRates> rates = ownRates(nodes);
+  for (const auto& [host, members] : onKnownHosts(nodes)) {
     std::vector<double> wants;
     // A downlink not known (0) wants all it can get.
     for (std::size_t i : members) {
@@ -196,15 +206,9 @@ std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes)
 }
 
 double hostIntakeBound(const std::vector<TreeNode>& nodes, double bytes) {
-  std::map<std::string, std::pair<int, double>> hosts;  // destinations, intake
-  for (std::size_t i = 1; i < nodes.size(); ++i)
-    if (!nodes[i].host.empty() && nodes[i].hostIntakeBytesPerSecond > 0.0) {
-      auto& [count, intake] = hosts[nodes[i].host];
-      ++count;
-      intake = nodes[i].hostIntakeBytesPerSecond;
-    }
   double bound = 0.0;
-  for (const auto& [host, h] : hosts) bound = std::max(bound, h.first * bytes / h.second);
+  for (const auto& [host, members] : onKnownHosts(nodes))
+    bound = std::max(bound, static_cast<double>(members.size()) * bytes / nodes[members.front()].hostIntakeBytesPerSecond);
   return bound;
 }
 

@@ -60,6 +60,13 @@ std::uint64_t heldBytes(Events& events) {
 const std::string kToken(kTokenBytes, 't');
 const std::string kTicket(kTokenBytes, 'o');
 
+// hnowd's side: a receive of `bytes` into dir/hnowd/result under kToken,
+// waiting for an offer of kTicket.
+void awaitResult(Node& hnowd, const TempDir& dir, const std::string& bytes) {
+  hnowd.plane.receive(kToken, bytes.size(), shaOf(bytes), targetIn(dir.path / "hnowd", "result"));
+  hnowd.plane.awaitOffer(kToken, kTicket);
+}
+
 }  // namespace
 
 TEST_CASE("a parent nobody can connect to hands its file over on a connection it dials, checked by SHA-256") {
@@ -68,8 +75,7 @@ TEST_CASE("a parent nobody can connect to hands its file over on a connection it
   Unreachable agent;
   const std::string bytes = randomBytes(3 << 20);
   agent.serve(dir, kToken, bytes);
-  hnowd.plane.receive(kToken, bytes.size(), shaOf(bytes), targetIn(dir.path / "hnowd", "result"));
-  hnowd.plane.awaitOffer(kToken, kTicket);
+  awaitResult(hnowd, dir, bytes);
 
   CHECK(agent.offer(kToken, kTicket, hnowd.address) == "");
   auto done = hnowd.events.waitFor(TransferEvent::Kind::kDone);
@@ -85,8 +91,7 @@ TEST_CASE("an offer opens only the receive whose ticket it presents: forged tick
   Unreachable agent;
   const std::string bytes = randomBytes(1 << 20);
   agent.serve(dir, kToken, bytes);
-  hnowd.plane.receive(kToken, bytes.size(), shaOf(bytes), targetIn(dir.path / "hnowd", "result"));
-  hnowd.plane.awaitOffer(kToken, kTicket);
+  awaitResult(hnowd, dir, bytes);
 
   // A peer that knows the file's token but not the ticket, and one guessing.
   for (const std::string& wrong : {kToken, std::string(kTokenBytes, 'x')}) {
@@ -121,8 +126,7 @@ TEST_CASE("a connection the parent dialed that ends mid-way: its next offer resu
   agent.plane.setRates(4 << 20, 0);  // 8 MiB over 2 s: time to cut it
   const std::string bytes = randomBytes(8 << 20);
   agent.serve(dir, kToken, bytes);
-  hnowd.plane.receive(kToken, bytes.size(), shaOf(bytes), targetIn(dir.path / "hnowd", "result"));
-  hnowd.plane.awaitOffer(kToken, kTicket);
+  awaitResult(hnowd, dir, bytes);
 
   REQUIRE(agent.offer(kToken, kTicket, hnowd.address) == "");
   REQUIRE(eventually([&]() { return heldBytes(hnowd.events) >= (1 << 20); }, 5s));
@@ -179,8 +183,7 @@ TEST_CASE("an offer waits for a hello slot as a hello does: a flood from another
   CHECK(closed == 6);  // every slot taken: the rest refused at once
   const std::string bytes = randomBytes(1 << 20);
   agent.serve(dir, kToken, bytes);
-  hnowd.plane.receive(kToken, bytes.size(), shaOf(bytes), targetIn(dir.path / "hnowd", "result"));
-  hnowd.plane.awaitOffer(kToken, kTicket);
+  awaitResult(hnowd, dir, bytes);
   // From 127.0.0.1, under its share: it takes the oldest slot of 127.0.0.2.
   const auto start = std::chrono::steady_clock::now();
   CHECK(agent.offer(kToken, kTicket, hnowd.address) == "");

@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "core/host_intake.h"
 #include "core/hosts.h"
+#include "conf/trust_config.h"
 #include "core/link_book.h"
 #include "core/send_tree.h"
 
@@ -31,9 +32,10 @@ AgentView agentOn(const std::string& name, const std::string& host) {
 TEST_CASE("a machine's intake lives in the link book under a name no agent can take") {
   const LinkId link = hostIntakeLink("20cbdd6da5f016d7");
   CHECK(link.direction == LinkDirection::kDown);
-  CHECK(intakeHost(link) == std::optional<std::string>("20cbdd6da5f016d7"));
-  CHECK_FALSE(intakeHost({"agent-1", LinkDirection::kDown}));
-  CHECK_FALSE(intakeHost({link.node, LinkDirection::kUp}));
+  CHECK(link.node == "host:20cbdd6da5f016d7");
+  // ':' is in no agent's name (letters, digits, "._-"): no agent's link is it.
+  CHECK_FALSE(hnow::conf::plainName("host:20cbdd6da5f016d7"));
+  CHECK(hostIntakeLink("20cbdd6da5f016d8") != link);
 }
 
 TEST_CASE("a send whose copies on one machine all ran well over their plan reads its intake: the bytes over the time the last took") {

@@ -235,6 +235,16 @@ struct Lab {
       jobs.tick();
     }
   }
+  // Starts `request`, runs it to its end and gives its status.
+  RunStatus runToEnd(const RunRequest& request) {
+    auto started = jobs.start(request);
+    REQUIRE(started.ok());
+    settle();
+    auto status = jobs.status(*started);
+    REQUIRE(status);
+    CHECK(status->finished);
+    return *status;
+  }
   // The same, the clock moving a tick (250 ms) at a time, for at most `limit`.
   void settleFor(Duration limit) {
     const TimePoint end = clock.now() + limit;

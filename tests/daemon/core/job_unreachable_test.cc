@@ -39,15 +39,10 @@ void behindNat(Lab& lab) {
 TEST_CASE("an agent hnowd cannot connect to takes shares and hands each result back over a connection it opens") {
   Lab lab;
   behindNat(lab);
-  auto started = lab.jobs.start(lab.count());
-  REQUIRE(started.ok());
-  lab.settle();
-  auto status = lab.jobs.status(*started);
-  REQUIRE(status);
-  CHECK(status->finished);
-  CHECK(status->error.empty());
-  CHECK(status->reissued == 0);
-  CHECK(agentIn(*status, "a2").units > 0);  // it computed its part
+  const auto status = lab.runToEnd(lab.count());
+  CHECK(status.error.empty());
+  CHECK(status.reissued == 0);
+  CHECK(agentIn(status, "a2").units > 0);  // it computed its part
   CHECK(totalOf(lab.files.outputs.files.at("run-1.out")) == 3000);
   // Its results came over connections it opened, to hnowd's data port; no pull went to it.
   CHECK_FALSE(lab.agents["a2"]->offeredTo.empty());
@@ -62,16 +57,11 @@ TEST_CASE("a result whose reverse dial fails goes to another agent, saying hnowd
   Lab lab;
   behindNat(lab);
   lab.agents["a2"]->dialFails = true;
-  auto started = lab.jobs.start(lab.count());
-  REQUIRE(started.ok());
-  lab.settle();
-  auto status = lab.jobs.status(*started);
-  REQUIRE(status);
-  CHECK(status->finished);
-  CHECK(status->error.empty());
-  CHECK(status->reissued > 0);
+  const auto status = lab.runToEnd(lab.count());
+  CHECK(status.error.empty());
+  CHECK(status.reissued > 0);
   CHECK(totalOf(lab.files.outputs.files.at("run-1.out")) == 3000);
-  const RunAgentStatus& a2 = agentIn(*status, "a2");
+  const RunAgentStatus& a2 = agentIn(status, "a2");
   REQUIRE_FALSE(a2.failures.empty());
   CHECK(a2.failures.front().find("it could not hand its result back over a connection it opens (cannot hand the "
                                  "file over to hnowd:7000: no answer to the connection within 3 s); hnowd's data "
@@ -83,16 +73,11 @@ TEST_CASE("a connection the agent opened that ends mid-way is asked for again, a
   Lab lab;
   behindNat(lab);
   lab.agents["a2"]->dropsConnections = 2;
-  auto started = lab.jobs.start(lab.count());
-  REQUIRE(started.ok());
-  lab.settle();
-  auto status = lab.jobs.status(*started);
-  REQUIRE(status);
-  CHECK(status->finished);
-  CHECK(status->error.empty());
-  CHECK(status->reissued == 0);  // asked again, not given to another agent
-  CHECK(agentIn(*status, "a2").units > 0);
-  CHECK(agentIn(*status, "a2").failures.empty());
+  const auto status = lab.runToEnd(lab.count());
+  CHECK(status.error.empty());
+  CHECK(status.reissued == 0);  // asked again, not given to another agent
+  CHECK(agentIn(status, "a2").units > 0);
+  CHECK(agentIn(status, "a2").failures.empty());
   CHECK(totalOf(lab.files.outputs.files.at("run-1.out")) == 3000);
   CHECK(lab.agents["a2"]->dropsConnections == 0);
 }
@@ -102,12 +87,7 @@ TEST_CASE("a --reduce run leaves out an agent nobody can connect to: its partial
   behindNat(lab);
   RunRequest reduce = lab.count();
   reduce.reduceArgv = {"count"};
-  auto started = lab.jobs.start(reduce);
-  REQUIRE(started.ok());
-  lab.settle();
-  auto status = lab.jobs.status(*started);
-  REQUIRE(status);
-  CHECK(status->finished);
-  for (const RunAgentStatus& a : status->agents) CHECK(a.name != "a2");
+  const auto status = lab.runToEnd(reduce);
+  for (const RunAgentStatus& a : status.agents) CHECK(a.name != "a2");
   CHECK(lab.agents["a2"]->runs == 0);
 }
