@@ -21,6 +21,8 @@
 #include "core/coordinator.h"
 #include "core/survey_runner.h"
 #include "server/control_server.h"
+#include "server/coordinator_options.h"
+#include "server/tick_loop.h"
 #include "server/data_source_plane.h"
 #include "server/link_probes.h"
 #include "server/reachability_check.h"
@@ -49,125 +51,6 @@ namespace {
 
 using namespace hnow;
 
-void logEvent(const daemon::RateEvent& e) {
-  switch (e.kind) {
-    case daemon::RateEvent::Kind::kLost: spdlog::warn("agent {} lost", e.agent); break;
-    case daemon::RateEvent::Kind::kBack: spdlog::info("agent {} back", e.agent); break;
-    case daemon::RateEvent::Kind::kDrift:
-      if (e.rate == "compute")
-        spdlog::info("{} drift: compute {:.4g} -> {:.4g} units/s", e.agent, e.before, e.after);
-      else
-        spdlog::info("{} drift: {} {:.1f} -> {:.1f} Mbit/s", e.agent, e.rate, e.before * 8 / 1e6, e.after * 8 / 1e6);
-      break;
-  }
-}
-
-void logSurvey(const daemon::SurveyReport& r) {
-  if (r.aborted) {
-    spdlog::info("link survey of {} link(s) gave way to an operation after {:.1f} s", r.targets.size(), r.seconds);
-    return;
-  }
-  spdlog::info("link survey ({}) of {} link(s) took {:.1f} s", r.asked ? "asked for" : "automatic", r.targets.size(),
-               r.seconds);
-  for (const auto& f : r.findings)
-    spdlog::info("  {} {} {}{:.1f} Mbit/s{}", f.link.node, daemon::directionName(f.link.direction),
-                 f.saturated ? "" : ">= ", f.bytesPerSecond * 8 / 1e6,
-                 f.foreign > 0 ? fmt::format(" (other traffic {:.1f} Mbit/s)", f.foreign * 8 / 1e6) : "");
-  for (const auto& f : r.retaken)
-    spdlog::info("  {} {} first read {:.1f} Mbit/s, under its capacity: measured again, the higher kept", f.link.node,
-                 daemon::directionName(f.link.direction), f.bytesPerSecond * 8 / 1e6);
-  for (const auto& e : r.errors) spdlog::warn("  {}", e);
-}
-
-// Lost detection happens at a tick: an agent silent for lost_timeout_s is
-// marked within one tick more (2.5 s + 0.25 s < 3 s by default).
-constexpr auto kTick = 250 * kj::MILLISECONDS;
-constexpr int kTicksPerPersist = 4;  // state.db is at most a second behind
-constexpr int kTicksPerObservation = 4;  // hnow's transfers are judged every second
-
-void persist(daemon::Coordinator& coordinator) {
-  if (auto saved = coordinator.persist(); !saved)
-    spdlog::error("saving state: {}", saved.error().message);  // kept pending: retried next time
-}
-
-struct Ticked {
-  daemon::Coordinator& coordinator;
-  daemon::SurveyRunner& surveys;
-  daemon::JobService& jobs;
-  daemon::OwedSends& owed;
-  daemon::SendService& sends;
-  daemon::ManifestService& manifests;
-  transport::data::DataPlane& plane;
-  double configuredUplink;  // bytes/s, 0: not set
-  const BandwidthLimits& limits;  // [limits] in hnowd.toml
-  const hnow::Clock& clock;
-  // What hnowd's data plane is paced at while idle: the configured uplink
-  // within the caps in force (shared by the ticks, which copy Ticked).
-  std::shared_ptr<std::pair<double, double>> idleRates = std::make_shared<std::pair<double, double>>(-1, -1);
-  // When the last tick ran, and when hnowd last said its loop was late.
-  std::shared_ptr<std::pair<hnow::TimePoint, hnow::TimePoint>> lastTick =
-      std::make_shared<std::pair<hnow::TimePoint, hnow::TimePoint>>();
-};
-
-// A tick that comes late means hnowd's loop read nothing meanwhile (an
-// overloaded machine: 256 agents beside a CPU hog on 2 cores): the agents'
-// heartbeats waited in its sockets, and that silence is not theirs.
-constexpr auto kLateTick = std::chrono::milliseconds(500);
-
-void measureLag(const Ticked& t) {
-  const hnow::TimePoint now = t.clock.now();
-  auto& [last, warned] = *t.lastTick;
-  if (last != hnow::TimePoint{}) {
-    const hnow::Duration late = now - last - std::chrono::milliseconds(kTick / kj::MILLISECONDS);
-    if (late > kLateTick) {
-      t.coordinator.loopLagged(late);
-      if (now - warned > std::chrono::seconds(10)) {
-        spdlog::warn("hnowd's loop ran {:.1f} s late (this machine is overloaded?): that silence is not counted "
-                     "against the agents",
-                     hnow::seconds(late));
-        warned = now;
-      }
-    }
-  }
-  last = now;
-}
-
-// hnowd's own caps at its local time (every tick: a schedule's boundary is
-// then at most a tick late); sends and jobs that start take them, and the
-// sends under way are paced anew when they change.
-void evaluateCaps(const Ticked& t) {
-  const double before = t.coordinator.coordinatorCaps().up.bytesPerSecond;
-  t.coordinator.setCoordinatorCaps(capsAt(t.limits, localTimeOf(t.clock.wallNow())), t.configuredUplink);
-  if (t.coordinator.coordinatorCaps().up.bytesPerSecond != before) t.sends.sourceCapsChanged();
-}
-
-kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick = 0) {
-  return timer.afterDelay(kTick).then([&timer, t, tick]() {
-    measureLag(t);
-    t.coordinator.localCounters(daemon::countersOf(t.plane.counters()));
-    if ((tick + 1) % kTicksPerObservation == 0) t.coordinator.observeTransfers();
-    evaluateCaps(t);
-    // Nothing runs: hnowd's uplink is no longer paced by what it measured,
-    // only by uplink_mbps and the caps in force.
-    if (!t.coordinator.moving()) {
-      const daemon::NodeCaps caps = t.coordinator.coordinatorCaps();
-      const std::pair<double, double> idle{capped(t.configuredUplink, caps.up.bytesPerSecond), caps.down.bytesPerSecond};
-      if (t.coordinator.sourceIdle() || idle != *t.idleRates) {
-        t.plane.setRates(idle.first, idle.second);
-        *t.idleRates = idle;
-      }
-    }
-    for (const auto& event : t.coordinator.tick()) logEvent(event);
-    t.surveys.tick();
-    t.jobs.tick();
-    t.sends.tick();
-    t.manifests.tick();
-    if ((tick + 1) % kTicksPerObservation == 0) t.owed.tick();
-    if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);
-    return tickEvery(timer, t, tick + 1);
-  });
-}
-
 // `hnowd.address` tells launchers (hnow local) the port the OS chose; it is
 // renamed into place so a reader never sees half of it.
 bool writeAddressFile(const std::filesystem::path& path, const std::string& address) {
@@ -185,43 +68,12 @@ bool writeAddressFile(const std::filesystem::path& path, const std::string& addr
 
 std::string hostOf(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 
-hnow::Duration secondsToDuration(double s) {
-  return std::chrono::duration_cast<hnow::Duration>(std::chrono::duration<double>(s));
-}
-
 kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::TransferEvent>& inbox,
                                     daemon::DataSourcePlane& source) {
   return inbox.next().then([&inbox, &source](std::vector<transport::data::TransferEvent> events) {
     for (const auto& e : events) source.onTransfer(e);
     return forwardDataEvents(inbox, source);
   });
-}
-
-daemon::RateTableOptions rateOptionsOf(const conf::CoordinatorConfig& config) {
-  daemon::RateTableOptions options;
-  options.lostAfter = secondsToDuration(config.lostTimeoutSeconds);
-  options.driftThreshold = config.driftThreshold;
-  options.driftDwell = secondsToDuration(config.driftDwellSeconds);
-  options.ewmaWeight = config.ewmaWeight;
-  return options;
-}
-
-daemon::LinkOptions linkOptionsOf(const conf::CoordinatorConfig& config) {
-  daemon::LinkOptions links;
-  links.book.driftThreshold = config.driftThreshold;
-  links.book.dwell = secondsToDuration(config.driftDwellSeconds);
-  links.book.ewmaWeight = config.ewmaWeight;
-  links.measureEmulated = config.survey.emulatedLinks;
-  return links;
-}
-
-daemon::SurveyRunnerOptions surveyOptionsOf(const conf::CoordinatorConfig& config) {
-  daemon::SurveyRunnerOptions options;
-  options.warmSeconds = config.survey.warmSeconds;
-  options.windowSeconds = config.survey.windowSeconds;
-  options.survey.maxPeers = config.survey.peers;
-  options.every = secondsToDuration(config.survey.intervalSeconds);
-  return options;
 }
 
 // The shares and results of jobs an earlier hnowd ran (a crash leaves them)
@@ -258,7 +110,7 @@ Result<std::string> startDataPlane(transport::data::DataPlane& plane, const conf
 // Listens for agents and clients until SIGTERM or SIGINT; 0, or the exit
 // code of what failed.
 int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, const conf::CoordinatorConfig& config,
-                      Ticked ticked, const std::filesystem::path& addressFile) {
+                      daemon::Ticked ticked, const std::filesystem::path& addressFile) {
   auto address = io.provider->getNetwork().parseAddress(config.listen).wait(io.waitScope);
   auto receiver = address->listen();
   std::string bound = hostOf(config.listen) + ":" + std::to_string(receiver->getPort());
@@ -273,7 +125,7 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
   auto listening = server.listen(*receiver).eagerlyEvaluate([](kj::Exception&& e) {
     spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
   });
-  auto ticking = tickEvery(io.provider->getTimer(), ticked).eagerlyEvaluate(nullptr);
+  auto ticking = daemon::tickEvery(io.provider->getTimer(), ticked).eagerlyEvaluate(nullptr);
   auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
   siginfo_t signal = stop.wait(io.waitScope);
   transport::notifyStopping();
@@ -288,7 +140,7 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
     spdlog::warn("{} operation(s) under way marked interrupted", *n);
   std::error_code error;
   std::filesystem::remove(addressFile, error);
-  persist(ticked.coordinator);
+  daemon::persist(ticked.coordinator);
   return 0;
 }
 
@@ -332,7 +184,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   if (!opened->warning.empty()) spdlog::warn("{}", opened->warning);
   if (!opened->note.empty()) spdlog::info("{}", opened->note);
   auto store = std::move(opened.value().store);
-  daemon::Coordinator coordinator(clock, rateOptionsOf(config), *store, linkOptionsOf(config));
+  daemon::Coordinator coordinator(clock, daemon::rateOptionsOf(config), *store, daemon::linkOptionsOf(config));
   if (auto restored = coordinator.restore(); !restored) {
     spdlog::error("hnowd's state: {}", restored.error().message);
     return 1;
@@ -407,8 +259,8 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::SurveyRunner surveys(
       coordinator, prober, clock, dataAddress,
       freshToken,
-      surveyOptionsOf(config));
-  surveys.onReport(logSurvey);
+      daemon::surveyOptionsOf(config));
+  surveys.onReport(daemon::logSurvey);
   surveys.onRoomsFound([](const daemon::DiscoveredRooms& found) {
     if (found.roomOf.empty()) {
       spdlog::info("rooms: one switch ({} pairs at full speed, {} held back)", found.fullSpeedPairs, found.heldPairs);
@@ -462,9 +314,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
                                                 config.sendRoots});
 
-  Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock,
+  daemon::Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock,
                 std::make_shared<std::pair<double, double>>(-1, -1)};
-  evaluateCaps(ticked);
+  daemon::evaluateCaps(ticked);
   return serveUntilStopped(io, server, config, ticked, addressFile);
 }
 
