@@ -31,7 +31,7 @@ std::optional<RateMethod> storedMethod(const std::string& name) {
 Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStore& store,
                          std::optional<LinkOptions> links)
     : clock_(clock), table_(clock, options), linkOptions_(links ? *links : linkOptionsFrom(options)),
-      links_(clock, linkOptions_.book), store_(store), operations_(clock, store), instance_([] {
+      links_(clock, linkOptions_.book), pacing_(links_, table_), store_(store), operations_(clock, store), instance_([] {
         std::random_device random;
         // Never 0: an agent takes 0 as "no instance" (an hnowd that does not say).
         return ((std::uint64_t{random()} << 32) | random()) | 1;
@@ -163,31 +163,9 @@ bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates
 bool Coordinator::reportCaps(SessionId session, const CapsInForce& caps) {
   Agent* agent = current(session);
   if (!agent) return false;
-  caps_[agent->registration.name] = caps;
+  pacing_.setCaps(agent->registration.name, caps);
   table_.heartbeat(agent->registration.name);
   return true;
-}
-
-NodeCaps Coordinator::capsOf(const std::string& node, double uplinkCapacity) const {
-  auto it = caps_.find(node);
-  if (it == caps_.end()) return {};
-  auto one = [&](const DirectionCap& cap, LinkDirection direction, double fallback, std::string_view key) {
-    const LinkRate* rate = links_.rate({node, direction});
-    const double capacity = rate && !rate->bound() ? rate->bytesPerSecond : fallback;
-    return CapView{cap.bytesPerSecond(capacity), cap.source(capacity, key)};
-  };
-  return {one(it->second.up, LinkDirection::kUp, uplinkCapacity, "max_uplink_mbps"),
-          one(it->second.down, LinkDirection::kDown, 0.0, "max_downlink_mbps")};
-}
-
-double Coordinator::capPacedByNode(const LinkId& link) const {
-  if (link.node == kCoordinatorNode) {
-    const NodeCaps own = coordinatorCaps();
-    return (link.direction == LinkDirection::kUp ? own.up : own.down).bytesPerSecond;
-  }
-  auto it = caps_.find(link.node);
-  if (it == caps_.end()) return 0.0;
-  return (link.direction == LinkDirection::kUp ? it->second.up : it->second.down).absoluteBytesPerSecond();
 }
 
 void Coordinator::detach(SessionId session) {
@@ -211,7 +189,7 @@ std::vector<RateEvent> Coordinator::tick() {
   for (TransferObserver* o : observers_)
     for (const RateEvent& e : events) {
       if (e.kind == RateEvent::Kind::kLost) o->agentGone(e.agent);
-      if (e.kind == RateEvent::Kind::kDrift) o->ratesDrifted(e, planningRates(e.agent));
+      if (e.kind == RateEvent::Kind::kDrift) o->ratesDrifted(e, pacing_.planningRates(e.agent));
     }
   return events;
 }
@@ -277,85 +255,6 @@ NodeLinks Coordinator::coordinatorLinks() const {
   return {linkView(kCoordinatorNode, LinkDirection::kUp), linkView(kCoordinatorNode, LinkDirection::kDown)};
 }
 
-namespace {
-
-// A capacity hnowd measured: paced a little under while data moves.
-bool measuredCapacity(const LinkBook& links, const LinkId& link) {
-  const LinkRate* rate = links.rate(link);
-  return rate && !rate->bound() && !links.fixed(link);
-}
-
-}  // namespace
-
-// hnowd's uplink as below, within its cap in force.
-SourceUplink Coordinator::sourceUplink(double configured) const {
-  const SourceUplink source = uncappedSourceUplink(configured);
-  const double cap = capsOf(kCoordinatorNode, configured).up.bytesPerSecond;
-  return {capped(source.plan, cap), capped(source.pace, cap)};
-}
-
-SourceUplink Coordinator::uncappedSourceUplink(double configured) const {
-  const LinkId up{kCoordinatorNode, LinkDirection::kUp};
-  if (configured > 0 && !links_.rate(up)) return {configured, configured};
-  if (const LinkRate* rate = links_.rate(up)) {
-    if (configured > 0 || rate->bound()) return {links_.available(up), configured};
-    const double paced = kUplinkPacing * links_.available(up);
-    return {paced, paced};
-  }
-  double fastest = 0.0;
-  for (const AgentRecord& r : table_.snapshot()) fastest = std::max(fastest, links_.available({r.name, LinkDirection::kUp}));
-  return {fastest, fastest};
-}
-
-SourceUplink Coordinator::paceSource(double configured) {
-  const SourceUplink source = sourceUplink(configured);
-  if (configured <= 0 && source.pace > 0 && links_.rate({kCoordinatorNode, LinkDirection::kUp})) {
-    links_.pace({kCoordinatorNode, LinkDirection::kUp}, source.pace);
-    sourcePaced_ = true;
-  }
-  return source;
-}
-
-double Coordinator::agentUplinkPace(const std::string& agent) const {
-  const LinkId up{agent, LinkDirection::kUp};
-  const double pace = measuredCapacity(links_, up) ? kUplinkPacing * links_.available(up) : 0.0;
-  return capped(pace, capsOf(agent).up.bytesPerSecond);
-}
-
-// A capped link carries its cap, not its capacity: while a send runs,
-// readings near the cap are the pacing's, not a slower link.
-void Coordinator::paceAgentUplinks(const std::vector<std::string>& agents) {
-  for (const std::string& agent : agents) {
-    const double pace = agentUplinkPace(agent), down = agentDownlinkPace(agent);
-    if (pace <= 0 && down <= 0) continue;
-    if (pace > 0) links_.pace({agent, LinkDirection::kUp}, pace);
-    if (down > 0) links_.pace({agent, LinkDirection::kDown}, down);
-    pacedAgents_.insert(agent);
-  }
-}
-
-bool Coordinator::sourceIdle() {
-  for (const std::string& agent : pacedAgents_) {
-    links_.pace({agent, LinkDirection::kUp}, 0.0);
-    links_.pace({agent, LinkDirection::kDown}, 0.0);
-  }
-  pacedAgents_.clear();
-  if (!sourcePaced_) return false;
-  links_.pace({kCoordinatorNode, LinkDirection::kUp}, 0.0);
-  sourcePaced_ = false;
-  return true;
-}
-
-planner::NodeRates Coordinator::planningRates(const std::string& node) const {
-  planner::NodeRates rates;
-  if (const AgentRecord* r = table_.find(node)) rates = r->rates;
-  // Planned as a send will pace it, within the node's caps.
-  const double pace = agentUplinkPace(node);
-  rates.uplinkBytesPerSecond = capped(links_.available({node, LinkDirection::kUp}), pace);
-  rates.downlinkBytesPerSecond = capped(links_.available({node, LinkDirection::kDown}), agentDownlinkPace(node));
-  return rates;
-}
-
 bool Coordinator::reportTransfer(SessionId session, const std::string& token,
                                  const TransferReport& report) {
   Agent* agent = current(session);
@@ -383,9 +282,9 @@ std::vector<AgentView> Coordinator::status() const {
   for (const AgentRecord& record : table_.snapshot()) {
     AgentView view;
     view.record = record;
-    view.record.rates = planningRates(record.name);
+    view.record.rates = pacing_.planningRates(record.name);
     view.links = {linkView(record.name, LinkDirection::kUp), linkView(record.name, LinkDirection::kDown)};
-    view.caps = capsOf(record.name);
+    view.caps = pacing_.capsOf(record.name);
     if (auto it = agents_.find(record.name); it != agents_.end()) {
       view.registration = it->second.registration;
       view.connected = it->second.session != 0;
@@ -430,7 +329,7 @@ Result<void> Coordinator::forget(const std::string& name) {
   if (it != agents_.end()) agents_.erase(it);
   table_.forget(name);
   links_.forget(name);
-  caps_.erase(name);
+  pacing_.forget(name);
   loads_.forget(name);
   suspects_.forget(name);
   reach_.forget(name);

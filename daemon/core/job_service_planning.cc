@@ -142,9 +142,9 @@ void JobService::plan(Job& job) {
   // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
   // most it, paced so and planned so.
   const double maxRate = job.request.maxRateBytesPerSecond;
-  const SourceUplink source = coordinator_.paceSource(sourceUplink_);
+  const SourceUplink source = coordinator_.pacing().paceSource(sourceUplink_);
   const double sourceUplink = capped(source.plan, maxRate);
-  plane_.pace(capped(source.pace, maxRate), capped(coordinator_.coordinatorCaps().down.bytesPerSecond, maxRate));
+  plane_.pace(capped(source.pace, maxRate), capped(coordinator_.pacing().coordinatorCaps().down.bytesPerSecond, maxRate));
   if (job.rounds == 0) {
     job.rounds = roundsFor(job, active, sourceUplink);
     job.roundsLeft = job.rounds;

@@ -126,7 +126,7 @@ void JobService::ratesDrifted(const RateEvent& event, const planner::NodeRates& 
 // that would end it soonest (its ready time, start-up, compute, fetch).
 void JobService::moveUnstarted(Job& job, const std::string& slowed) {
   if (!job.run || job.phase != "running" || job.lost.count(slowed)) return;
-  const double sourceUplink = capped(coordinator_.sourceUplink(sourceUplink_).plan, job.request.maxRateBytesPerSecond);
+  const double sourceUplink = capped(coordinator_.pacing().sourceUplink(sourceUplink_).plan, job.request.maxRateBytesPerSecond);
   const TimePoint now = clock_.now();
   const std::uint64_t total = job.offsets.size() - 1;
   const double bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(std::max<std::uint64_t>(total, 1));

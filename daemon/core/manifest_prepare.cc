@@ -18,7 +18,7 @@ void ManifestService::prepareSources(Running& running, Prepared prepared) {
       [this, &running](AgentLink& link, std::size_t k, std::function<void(const Result<Served>&)> answer) {
         const Item& it = running.items[k];
         // Each source relays as a send's agents do: a little under its uplink, within --max-rate.
-        link.serveFile(it.token, it.request.file, capped(coordinator_.agentUplinkPace(it.names[0]), running.maxRate),
+        link.serveFile(it.token, it.request.file, capped(coordinator_.pacing().agentUplinkPace(it.names[0]), running.maxRate),
                        answer);
       },
       [this, &running, prepared](std::vector<Result<Served>> results) {
@@ -59,8 +59,8 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
         order.operation = "manifest record " + std::to_string(running.record) + ", item at " + it.request.where;
         order.progressEveryMs = AgentLink::progressEvery(running.agents.size());
         // Relays a little under its uplink, receives within its downlink's cap; both within --max-rate.
-        order.uplinkPaceBytesPerSecond = capped(coordinator_.agentUplinkPace(destinations[k]), running.maxRate);
-        order.downlinkPaceBytesPerSecond = capped(coordinator_.agentDownlinkPace(destinations[k]), running.maxRate);
+        order.uplinkPaceBytesPerSecond = capped(coordinator_.pacing().agentUplinkPace(destinations[k]), running.maxRate);
+        order.downlinkPaceBytesPerSecond = capped(coordinator_.pacing().agentDownlinkPace(destinations[k]), running.maxRate);
         link.receive(order, answer);
       },
       [this, &running, prepared](std::vector<Result<std::string>> results) {

@@ -132,9 +132,9 @@ void SendService::sourceCapsChanged() {
     maxRate = capped(maxRate, r->maxRate);
   }
   if (!running) return;
-  const double pace = capped(coordinator_.paceSource(configuredUplink_).pace, maxRate);
+  const double pace = capped(coordinator_.pacing().paceSource(configuredUplink_).pace, maxRate);
   spdlog::info("hnowd's caps changed: its uplink is paced at {:.1f} Mbit/s for the sends under way", pace * 8 / 1e6);
-  plane_.pace(pace, coordinator_.coordinatorCaps().down.bytesPerSecond);
+  plane_.pace(pace, coordinator_.pacing().coordinatorCaps().down.bytesPerSecond);
 }
 
 void SendService::seesTree(const std::string& path, const std::string& listingHex,
@@ -274,7 +274,7 @@ void SendService::planHeld(SendRequest request, std::vector<AgentView> chosen,
 
 std::vector<AgentView> SendService::otherServers(const SendRequest& request, const std::vector<AgentView>& chosen) const {
   if (request.compress == "zstd" || request.algo == "striped") return {};  // hnowd serves those
-  const double hnowd = capped(coordinator_.sourceUplink(configuredUplink_).plan, request.maxRateBytesPerSecond);
+  const double hnowd = capped(coordinator_.pacing().sourceUplink(configuredUplink_).plan, request.maxRateBytesPerSecond);
   std::vector<AgentView> out;
   for (AgentView& a : coordinator_.status()) {
     const double up = capped(a.record.rates.uplinkBytesPerSecond, request.maxRateBytesPerSecond);

@@ -91,7 +91,7 @@ class SendService final : public TransferObserver {
   // `sourceAddress` is hnowd's data plane as agents reach it, which moves
   // files in chunks of `chunkBytes`; hnowd paces its uplink at
   // `configuredUplinkBytesPerSecond` (hnowd's uplink_mbps; 0: its measured
-  // uplink, Coordinator::sourceUplink). `newToken` makes 32 random bytes.
+  // uplink, Pacing::sourceUplink). `newToken` makes 32 random bytes.
   SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress, const Clock& clock,
               std::uint32_t chunkBytes, double configuredUplinkBytesPerSecond,
               std::function<std::string()> newToken);

@@ -58,7 +58,7 @@ static std::string namesField(const char* key, const std::vector<std::string>& n
 }
 
 std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const std::vector<AgentView>& chosen) const {
-  const SourceUplink source = coordinator_.sourceUplink(configuredUplink_);
+  const SourceUplink source = coordinator_.pacing().sourceUplink(configuredUplink_);
   std::vector<TreeNode> nodes{{kCoordinatorNode, "", {}}};
   for (const AgentView& a : chosen) nodes.push_back({a.record.name, a.record.site, a.record.rates});
   placeInRooms(nodes, 1, coordinator_);
@@ -197,7 +197,7 @@ void SendService::serveFromHolder(std::shared_ptr<Prepared> p, SendTree plan, St
   spdlog::info("send {}: {}", p->request.path, plan.why);
   // It relays as a send's agents do: a little under its uplink, within --max-rate.
   link->serveFile(
-      token, p->request.dest, capped(coordinator_.agentUplinkPace(p->sourceAgent), p->request.maxRateBytesPerSecond),
+      token, p->request.dest, capped(coordinator_.pacing().agentUplinkPace(p->sourceAgent), p->request.maxRateBytesPerSecond),
       [this, p, token, plan = std::move(plan), started, fallBack](const Result<AgentLink::ServedFile>& served) mutable {
         if (!served) return fallBack(served.error().message);
         if (served->size != p->size || served->sha256 != p->atDest.sha256) {
@@ -291,8 +291,8 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   const double maxRate = request.maxRateBytesPerSecond;
   std::vector<double> paces, downPaces;
   for (const std::string& name : agents) {
-    paces.push_back(capped(coordinator_.agentUplinkPace(name), maxRate));
-    downPaces.push_back(capped(coordinator_.agentDownlinkPace(name), maxRate));
+    paces.push_back(capped(coordinator_.pacing().agentUplinkPace(name), maxRate));
+    downPaces.push_back(capped(coordinator_.pacing().agentDownlinkPace(name), maxRate));
   }
   // Held by the answers' callback until every agent has answered (gone with
   // it if a link drops its callbacks unanswered).
@@ -350,9 +350,9 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
   r.id = id;
   // Paced from the moment it runs: hnowd's idle tick resets the pacing
   // whenever no operation is under way.
-  plane_.pace(capped(coordinator_.paceSource(configuredUplink_).pace, r.maxRate),
-              coordinator_.coordinatorCaps().down.bytesPerSecond);
-  coordinator_.paceAgentUplinks(r.agents);
+  plane_.pace(capped(coordinator_.pacing().paceSource(configuredUplink_).pace, r.maxRate),
+              coordinator_.pacing().coordinatorCaps().down.bytesPerSecond);
+  coordinator_.pacing().paceAgentUplinks(r.agents);
   r.operation->start();
   for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;
   operations_[id] = std::move(running);

@@ -353,7 +353,7 @@ void SurveyRunner::complete(bool aborted) {
     // A link its node paces at a cap carried the cap: the link carries at
     // least that, its capacity is not known (a percentage of it would shrink).
     for (SurveyFinding& f : report.findings) {
-      const double cap = coordinator_.capPacedByNode(f.link);
+      const double cap = coordinator_.pacing().capPacedByNode(f.link);
       if (f.saturated && cap > 0 && f.bytesPerSecond >= kCapReached * cap) f.saturated = false;
     }
     book.applySurvey(report.findings, survey.targets, otherTraffic);

@@ -173,7 +173,7 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
   transport::toWire(linkReportOf(own.up), coordinator.initUplink());
   transport::toWire(linkReportOf(own.down), coordinator.initDownlink());
   coordinator.setSurveying(surveys_ && surveys_->running());
-  const NodeCaps ownCaps = coordinator_.coordinatorCaps();
+  const NodeCaps ownCaps = coordinator_.pacing().coordinatorCaps();
   capToWire(ownCaps.up, coordinator.initUplinkCap());
   capToWire(ownCaps.down, coordinator.initDownlinkCap());
   const std::vector<RoomView> rooms = roomViews(coordinator_);

@@ -79,9 +79,9 @@ void persist(Coordinator& coordinator) {
 // then at most a tick late); sends and jobs that start take them, and the
 // sends under way are paced anew when they change.
 void evaluateCaps(const Ticked& t) {
-  const double before = t.coordinator.coordinatorCaps().up.bytesPerSecond;
-  t.coordinator.setCoordinatorCaps(capsAt(t.limits, localTimeOf(t.clock.wallNow())), t.configuredUplink);
-  if (t.coordinator.coordinatorCaps().up.bytesPerSecond != before) t.sends.sourceCapsChanged();
+  const double before = t.coordinator.pacing().coordinatorCaps().up.bytesPerSecond;
+  t.coordinator.pacing().setCoordinatorCaps(capsAt(t.limits, localTimeOf(t.clock.wallNow())), t.configuredUplink);
+  if (t.coordinator.pacing().coordinatorCaps().up.bytesPerSecond != before) t.sends.sourceCapsChanged();
 }
 
 kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick) {
@@ -93,9 +93,9 @@ kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick) {
     // Nothing runs: hnowd's uplink is no longer paced by what it measured,
     // only by uplink_mbps and the caps in force.
     if (!t.coordinator.moving()) {
-      const NodeCaps caps = t.coordinator.coordinatorCaps();
+      const NodeCaps caps = t.coordinator.pacing().coordinatorCaps();
       const std::pair<double, double> idle{capped(t.configuredUplink, caps.up.bytesPerSecond), caps.down.bytesPerSecond};
-      if (t.coordinator.sourceIdle() || idle != *t.idleRates) {
+      if (t.coordinator.pacing().sourceIdle() || idle != *t.idleRates) {
         t.plane.setRates(idle.first, idle.second);
         *t.idleRates = idle;
       }

@@ -40,14 +40,14 @@ TEST_CASE("an agent's caps bound the rates it is planned with and its pace, a pe
   CHECK(lab.coordinator.reportCaps(lab.sessions["a2"], capsOf(0, 0, {"08:00-18:00 weekdays: 50% up"})));
   CHECK(lab.coordinator.reportCaps(lab.sessions["a3"], capsOf(0, 16)));  // 2 MB/s down
 
-  CHECK(lab.coordinator.planningRates("a1").uplinkBytesPerSecond == doctest::Approx(5e6));
-  CHECK(lab.coordinator.planningRates("a1").downlinkBytesPerSecond == doctest::Approx(1e7));
-  CHECK(lab.coordinator.agentUplinkPace("a1") == doctest::Approx(5e6));  // emulated: paced only by the cap
-  CHECK(lab.coordinator.planningRates("a2").uplinkBytesPerSecond == doctest::Approx(4e6));  // 50% of 8 MB/s
-  CHECK(lab.coordinator.agentUplinkPace("a2") == doctest::Approx(4e6));
-  CHECK(lab.coordinator.planningRates("a3").downlinkBytesPerSecond == doctest::Approx(2e6));
-  CHECK(lab.coordinator.agentDownlinkPace("a3") == doctest::Approx(2e6));
-  CHECK(lab.coordinator.agentUplinkPace("a3") == 0);
+  CHECK(lab.coordinator.pacing().planningRates("a1").uplinkBytesPerSecond == doctest::Approx(5e6));
+  CHECK(lab.coordinator.pacing().planningRates("a1").downlinkBytesPerSecond == doctest::Approx(1e7));
+  CHECK(lab.coordinator.pacing().agentUplinkPace("a1") == doctest::Approx(5e6));  // emulated: paced only by the cap
+  CHECK(lab.coordinator.pacing().planningRates("a2").uplinkBytesPerSecond == doctest::Approx(4e6));  // 50% of 8 MB/s
+  CHECK(lab.coordinator.pacing().agentUplinkPace("a2") == doctest::Approx(4e6));
+  CHECK(lab.coordinator.pacing().planningRates("a3").downlinkBytesPerSecond == doctest::Approx(2e6));
+  CHECK(lab.coordinator.pacing().agentDownlinkPace("a3") == doctest::Approx(2e6));
+  CHECK(lab.coordinator.pacing().agentUplinkPace("a3") == 0);
 
   std::map<std::string, NodeCaps> shown;
   for (const AgentView& v : lab.coordinator.status()) shown[v.record.name] = v.caps;
@@ -64,12 +64,12 @@ TEST_CASE("caps reported on a replaced session are refused, and a forgotten agen
   AgentRegistration again{"a1", "room", {"relay"}, "a1:9000", {"/srv"}};
   const SessionId now = lab.coordinator.attach(again, std::make_unique<FakeAgent>("a1", &lab.agents));
   CHECK_FALSE(lab.coordinator.reportCaps(old, capsOf(40, 0)));
-  CHECK(lab.coordinator.capsOf("a1").up.bytesPerSecond == 0);
+  CHECK(lab.coordinator.pacing().capsOf("a1").up.bytesPerSecond == 0);
   CHECK(lab.coordinator.reportCaps(now, capsOf(40, 0)));
-  CHECK(lab.coordinator.capsOf("a1").up.bytesPerSecond == doctest::Approx(5e6));
+  CHECK(lab.coordinator.pacing().capsOf("a1").up.bytesPerSecond == doctest::Approx(5e6));
   lab.coordinator.detach(now);
   REQUIRE(lab.coordinator.forget("a1"));
-  CHECK(lab.coordinator.capsOf("a1").up.bytesPerSecond == 0);
+  CHECK(lab.coordinator.pacing().capsOf("a1").up.bytesPerSecond == 0);
 }
 
 TEST_CASE("a send's receive orders carry each agent's capped paces, and readings of capped links are the pacing's while it runs") {
@@ -92,19 +92,19 @@ TEST_CASE("a send's receive orders carry each agent's capped paces, and readings
   for (const char* agent : {"a1", "a2", "a3"})
     lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), lab.done());
   CHECK_FALSE(lab.coordinator.moving());
-  lab.coordinator.sourceIdle();
+  lab.coordinator.pacing().sourceIdle();
   CHECK_FALSE(lab.coordinator.links().paced({"a1", LinkDirection::kDown}));
 }
 
 TEST_CASE("hnowd's caps bound its uplink as a send's source in the plan and the pace, a percentage of uplink_mbps when not measured") {
   Lab lab;  // hnowd's uplink_mbps: 12.5 MB/s
-  lab.coordinator.setCoordinatorCaps(capsOf(40, 0), 12.5e6);
-  CHECK(lab.coordinator.sourceUplink(12.5e6).plan == doctest::Approx(5e6));
-  CHECK(lab.coordinator.sourceUplink(12.5e6).pace == doctest::Approx(5e6));
-  CHECK(lab.coordinator.coordinatorCaps().up.by == "max_uplink_mbps");
-  lab.coordinator.setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
-  CHECK(lab.coordinator.sourceUplink(12.5e6).pace == doctest::Approx(2.5e6));
-  CHECK(lab.coordinator.coordinatorCaps().up.by == "00:00-24:00: 20%");
+  lab.coordinator.pacing().setCoordinatorCaps(capsOf(40, 0), 12.5e6);
+  CHECK(lab.coordinator.pacing().sourceUplink(12.5e6).plan == doctest::Approx(5e6));
+  CHECK(lab.coordinator.pacing().sourceUplink(12.5e6).pace == doctest::Approx(5e6));
+  CHECK(lab.coordinator.pacing().coordinatorCaps().up.by == "max_uplink_mbps");
+  lab.coordinator.pacing().setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
+  CHECK(lab.coordinator.pacing().sourceUplink(12.5e6).pace == doctest::Approx(2.5e6));
+  CHECK(lab.coordinator.pacing().coordinatorCaps().up.by == "00:00-24:00: 20%");
   auto answer = started(lab, lab.toAll());
   REQUIRE(answer);
   REQUIRE(lab.plane.paced.size() == 1);
@@ -138,7 +138,7 @@ TEST_CASE("--max-rate bounds every link the send plans with, hnowd's source pace
 
 TEST_CASE("a schedule window that begins while a send runs paces hnowd's uplink at the new cap, within the send's --max-rate") {
   Lab lab;  // hnowd's uplink_mbps: 12.5 MB/s
-  lab.coordinator.setCoordinatorCaps(capsOf(0, 0), 12.5e6);
+  lab.coordinator.pacing().setCoordinatorCaps(capsOf(0, 0), 12.5e6);
   lab.service.sourceCapsChanged();  // nothing runs: nothing paced
   CHECK(lab.plane.paced.empty());
   auto answer = started(lab, lab.toAll());
@@ -146,7 +146,7 @@ TEST_CASE("a schedule window that begins while a send runs paces hnowd's uplink 
   REQUIRE(lab.plane.paced.size() == 1);
   const double before = lab.plane.paced[0];
   // 20% of 12.5 MB/s from now on.
-  lab.coordinator.setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
+  lab.coordinator.pacing().setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
   lab.service.sourceCapsChanged();
   REQUIRE(lab.plane.paced.size() == 2);
   CHECK(lab.plane.paced[1] == doctest::Approx(2.5e6));
@@ -154,11 +154,11 @@ TEST_CASE("a schedule window that begins while a send runs paces hnowd's uplink 
 
   // A send whose --max-rate is below the new cap keeps its own rate.
   Lab slow;
-  slow.coordinator.setCoordinatorCaps(capsOf(0, 0), 12.5e6);
+  slow.coordinator.pacing().setCoordinatorCaps(capsOf(0, 0), 12.5e6);
   SendRequest request = slow.toAll();
   request.maxRateBytesPerSecond = 1e6;
   REQUIRE(started(slow, request));
-  slow.coordinator.setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
+  slow.coordinator.pacing().setCoordinatorCaps(capsOf(0, 0, {"00:00-24:00: 20%"}), 12.5e6);
   slow.service.sourceCapsChanged();
   REQUIRE(slow.plane.paced.size() == 2);
   CHECK(slow.plane.paced[1] == doctest::Approx(1e6));

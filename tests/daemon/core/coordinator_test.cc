@@ -191,19 +191,19 @@ TEST_CASE("an agent's measured uplink is planned and paced a little under its ca
   const LinkId up{"m", LinkDirection::kUp}, boundUp{"b", LinkDirection::kUp};
   coordinator.links().applySurvey({{up, 40e6, true, 0.0, 1, 0.0}, {boundUp, 50e6, false, 0.0, 0, 0.0}}, {up, boundUp},
                                   false);
-  CHECK(coordinator.planningRates("m").uplinkBytesPerSecond == doctest::Approx(kUplinkPacing * 40e6));
-  CHECK(coordinator.planningRates("e").uplinkBytesPerSecond == 30e6);
-  CHECK(coordinator.planningRates("b").uplinkBytesPerSecond == 50e6);
-  CHECK(coordinator.agentUplinkPace("m") == doctest::Approx(kUplinkPacing * 40e6));
-  CHECK(coordinator.agentUplinkPace("e") == 0);
-  CHECK(coordinator.agentUplinkPace("b") == 0);
-  CHECK(coordinator.agentUplinkPace("nobody") == 0);
+  CHECK(coordinator.pacing().planningRates("m").uplinkBytesPerSecond == doctest::Approx(kUplinkPacing * 40e6));
+  CHECK(coordinator.pacing().planningRates("e").uplinkBytesPerSecond == 30e6);
+  CHECK(coordinator.pacing().planningRates("b").uplinkBytesPerSecond == 50e6);
+  CHECK(coordinator.pacing().agentUplinkPace("m") == doctest::Approx(kUplinkPacing * 40e6));
+  CHECK(coordinator.pacing().agentUplinkPace("e") == 0);
+  CHECK(coordinator.pacing().agentUplinkPace("b") == 0);
+  CHECK(coordinator.pacing().agentUplinkPace("nobody") == 0);
   CHECK_FALSE(coordinator.links().paced(up));  // until the send runs
-  coordinator.paceAgentUplinks({"m", "e", "b", "nobody"});
+  coordinator.pacing().paceAgentUplinks({"m", "e", "b", "nobody"});
   CHECK(coordinator.links().paced(up));
   CHECK_FALSE(coordinator.links().paced(boundUp));
   // hnowd's own uplink was not paced: false, but the agents' paces end too.
-  CHECK_FALSE(coordinator.sourceIdle());
+  CHECK_FALSE(coordinator.pacing().sourceIdle());
   CHECK_FALSE(coordinator.links().paced(up));
 }
 
@@ -212,21 +212,21 @@ TEST_CASE("hnowd's uplink as a source: configured, paced a little under a measur
   MemoryStateStore store;
   Coordinator coordinator(clock, RateTableOptions{}, store);
   const LinkId up{kCoordinatorNode, LinkDirection::kUp};
-  CHECK(coordinator.sourceUplink(50e6).plan == 50e6);
-  CHECK(coordinator.sourceUplink(50e6).pace == 50e6);
+  CHECK(coordinator.pacing().sourceUplink(50e6).plan == 50e6);
+  CHECK(coordinator.pacing().sourceUplink(50e6).pace == 50e6);
   coordinator.links().applySurvey({{up, 24e6, true, 0.0, 1, 0.0}}, {up}, false);
-  SourceUplink source = coordinator.paceSource(0);
+  SourceUplink source = coordinator.pacing().paceSource(0);
   CHECK(source.pace == doctest::Approx(kUplinkPacing * 24e6));
   CHECK(source.plan == source.pace);  // planned as it will be paced
   // While paced, what hnowd's uplink carries is its pacing: no reading counts.
   coordinator.links().observe({{up, kUplinkPacing * 24e6 * 0.9, true, 0.0}});
   CHECK(coordinator.links().rate(up)->bytesPerSecond == 24e6);
   CHECK(coordinator.links().samples(up) == 1);
-  CHECK(coordinator.sourceIdle());
-  CHECK_FALSE(coordinator.sourceIdle());
+  CHECK(coordinator.pacing().sourceIdle());
+  CHECK_FALSE(coordinator.pacing().sourceIdle());
   coordinator.links().observe({{up, 23e6, true, 0.0}});
   CHECK(coordinator.links().samples(up) == 2);
   coordinator.links().applySurvey({{up, 30e6, false, 0.0, 0, 0.0}}, {up}, false);  // a bound
-  CHECK(coordinator.paceSource(0).pace == 0);
-  CHECK_FALSE(coordinator.sourceIdle());
+  CHECK(coordinator.pacing().paceSource(0).pace == 0);
+  CHECK_FALSE(coordinator.pacing().sourceIdle());
 }

@@ -62,7 +62,7 @@ TEST_CASE("each agent is told to pace its uplink a little under its measured cap
     lab.coordinator.reportTransfer(lab.sessions[agent], std::string(32, 't'), lab.done());
   CHECK(lab.service.status(answer->first)->finished);
   CHECK_FALSE(lab.coordinator.moving());
-  lab.coordinator.sourceIdle();
+  lab.coordinator.pacing().sourceIdle();
   CHECK_FALSE(lab.coordinator.links().paced(up));
 }
 

@@ -272,7 +272,7 @@ TEST_CASE("a survey that ran while hnowd paced its uplink leaves that uplink as 
   REQUIRE(f.rate(kCoordinatorNode, LinkDirection::kUp));
   const double measured = f.rate(kCoordinatorNode, LinkDirection::kUp)->bytesPerSecond;
   // A send starts: hnowd paces its uplink, which then carries less.
-  f.coordinator.paceSource(0);
+  f.coordinator.pacing().paceSource(0);
   REQUIRE(f.coordinator.links().paced(up));
   f.lab[kCoordinatorNode].up = 0.8 * lab[kCoordinatorNode].up;
   f.runner.request({}, [](const hnow::Result<void>&) {});
@@ -282,7 +282,7 @@ TEST_CASE("a survey that ran while hnowd paced its uplink leaves that uplink as 
     f.prober.answer();
   }
   // The send ends halfway through the survey: the pacing is lifted.
-  CHECK(f.coordinator.sourceIdle());
+  CHECK(f.coordinator.pacing().sourceIdle());
   f.lab[kCoordinatorNode].up = lab[kCoordinatorNode].up;
   while (f.prober.waiting()) f.prober.answer();
   REQUIRE(f.reports.size() == 2);
