@@ -3,12 +3,12 @@
 #include <map>
 
 #include "conf/toml_reader.h"
+#include "planner/algorithms.h"
 
 namespace hnow::conf {
 
 const std::vector<std::string>& multicastAlgorithms() {
-  static const std::vector<std::string> names{"fef",  "ecf",  "wr",  "eaf",  "rr",  "rrs",
-                                              "ecfp", "wrp", "eafp", "rrp", "rrsp"};
+  static const std::vector<std::string> names = planner::algorithmNames(planner::kMulticastUse);
   return names;
 }
 

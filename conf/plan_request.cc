@@ -4,16 +4,17 @@
 #include <map>
 
 #include "conf/toml_reader.h"
+#include "planner/algorithms.h"
 
 namespace hnow::conf {
 
 const std::vector<std::string>& broadcastAlgorithms() {
-  static const std::vector<std::string> names{"fnf", "optimal", "binomial", "flat", "chain"};
+  static const std::vector<std::string> names = planner::algorithmNames(planner::kBroadcastUse);
   return names;
 }
 
 const std::vector<std::string>& reduceAlgorithms() {
-  static const std::vector<std::string> names{"snf", "optimal", "binomial"};
+  static const std::vector<std::string> names = planner::algorithmNames(planner::kReduceUse);
   return names;
 }
 

@@ -3,16 +3,17 @@
 #include <map>
 
 #include "conf/toml_reader.h"
+#include "planner/algorithms.h"
 
 namespace hnow::conf {
 
 const std::vector<std::string>& clusterBroadcastAlgorithms() {
-  static const std::vector<std::string> names{"lcf", "interleaved-lcf"};
+  static const std::vector<std::string> names = planner::algorithmNames(planner::kClusterBroadcastUse);
   return names;
 }
 
 const std::vector<std::string>& clusterMulticastAlgorithms() {
-  static const std::vector<std::string> names{"lcf"};
+  static const std::vector<std::string> names = planner::algorithmNames(planner::kClusterMulticastUse);
   return names;
 }
 

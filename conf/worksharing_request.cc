@@ -3,13 +3,14 @@
 #include <map>
 
 #include "conf/toml_reader.h"
+#include "planner/algorithms.h"
 #include "planner/worksharing/worksharing_plan.h"
 #include "planner/worksharing/worksharing_search.h"
 
 namespace hnow::conf {
 
 const std::vector<std::string>& worksharingAlgorithms() {
-  static const std::vector<std::string> names{"fifo", "lifo", "small-results", "best"};
+  static const std::vector<std::string> names = planner::algorithmNames(planner::kWorksharingUse);
   return names;
 }
 

@@ -13,6 +13,7 @@
 #include "cli/run_command.h"
 #include "cli/send_command.h"
 #include "cli/status_command.h"
+#include "planner/algorithms.h"
 
 namespace {
 
@@ -165,10 +166,9 @@ void addSend(CLI::App& app, CommandLine& c) {
                           "Send the [[item]]s of this TOML file together instead of FILE (see docs/manifest.md)");
   c.sendCommand->add_option("--to", c.send.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
   c.sendCommand->add_option("--algo", c.send.algo,
-                          "Plan: auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat; with --manifest: "
-                          "auto|fef|ecf|wr|eaf|rr|rrs|ecfp|wrp|eafp|rrp|rrsp|independent|residual")
-      ->check(CLI::IsMember({"auto", "tree", "striped", "fnf", "optimal", "lcf", "binomial", "chain", "flat", "fef", "ecf", "wr", "eaf",
-                             "rr", "rrs", "ecfp", "wrp", "eafp", "rrp", "rrsp", "independent", "residual"}));
+                          "Plan: " + hnow::planner::algorithmChoices(hnow::planner::kSendUse) + "; with --manifest: " +
+                              hnow::planner::algorithmChoices(hnow::planner::kManifestUse))
+      ->check(CLI::IsMember(hnow::planner::algorithmNames(hnow::planner::kSendUse | hnow::planner::kManifestUse)));
   c.sendCommand->add_flag("--json", c.send.json, "Print JSON for scripts");
   c.sendCommand->add_flag("--no-replan", c.send.noReplan, "Keep the first tree when rates drift (for comparison)");
   c.sendCommand->add_flag("--atomic", c.send.atomic,

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "planner/algorithms.h"
 #include "planner/multicast/multicast_bound.h"
 #include "planner/multicast/multicast_check.h"
 #include "planner/multicast/multicast_heuristics.h"
@@ -14,31 +15,6 @@ namespace hnow::cli {
 
 namespace {
 
-using planner::MulticastAlgorithm;
-
-struct AlgorithmChoice {
-  MulticastAlgorithm algorithm;
-  bool preemptive;
-};
-
-// The request's algo names: the §4 heuristics and, with a trailing "p", §5's
-// preemptive forms (FEF has none).
-AlgorithmChoice choiceOf(const std::string& algo) {
-  static const std::map<std::string, AlgorithmChoice> names{
-      {"fef", {MulticastAlgorithm::kFastestEdgeFirst, false}},
-      {"ecf", {MulticastAlgorithm::kEarliestCompletionFirst, false}},
-      {"wr", {MulticastAlgorithm::kWorkRacing, false}},
-      {"eaf", {MulticastAlgorithm::kEarliestAvailableFirst, false}},
-      {"rr", {MulticastAlgorithm::kRoundRobin, false}},
-      {"rrs", {MulticastAlgorithm::kReceiverRandomSelection, false}},
-      {"ecfp", {MulticastAlgorithm::kEarliestCompletionFirst, true}},
-      {"wrp", {MulticastAlgorithm::kWorkRacing, true}},
-      {"eafp", {MulticastAlgorithm::kEarliestAvailableFirst, true}},
-      {"rrp", {MulticastAlgorithm::kRoundRobin, true}},
-      {"rrsp", {MulticastAlgorithm::kReceiverRandomSelection, true}},
-  };
-  return names.at(algo);  // conf/ accepts only these names
-}
 
 // Send, wait (a posted receive whose message is still on the way) and
 // receive bars: the non-blocking model's three states of a node.
@@ -61,10 +37,11 @@ GanttChart chartOf(const PlanReport& report, const MulticastDetails& details) {
 }  // namespace
 
 hnow::Result<PlanReport> planMulticastRequest(const conf::MulticastRequest& request) {
-  const AlgorithmChoice choice = choiceOf(request.algo);
+  // conf/ accepts only the table's names (planner/algorithms.h).
+  const planner::Algorithm& choice = *planner::findAlgorithm(planner::kMulticastUse, request.algo);
   const planner::MulticastInstance& instance = request.instance;
   const Stopwatch stopwatch;
-  auto plan = planner::planMulticast(instance, choice.algorithm, {choice.preemptive, request.seed});
+  auto plan = planner::planMulticast(instance, *choice.multicast, {choice.preemptive, request.seed});
   const double planningSeconds = stopwatch.seconds();
   if (!plan) return plan.error();
 

@@ -8,6 +8,7 @@
 #include "cli/plan_two_level.h"
 #include "cli/plan_multicast.h"
 #include "cli/plan_worksharing.h"
+#include "planner/algorithms.h"
 #include "planner/broadcast/broadcast.h"
 #include "planner/broadcast/broadcast_search.h"
 #include "planner/reduction/reduction.h"
@@ -34,20 +35,11 @@ Result<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   Stopwatch clock;
 
   if (broadcast) {
-    if (algo == "fnf") {
-      report.transfers = planner::fastestNodeFirst(t, root);
-    } else if (algo == "optimal") {
-      planner::OptimalBroadcast best = planner::optimalBroadcast(t, root);
-      report.transfers = std::move(best.schedule);
-      report.stats.searchNodes = best.stats.searchNodes;
-      report.provenOptimal = best.provenOptimal;
-    } else if (algo == "binomial") {
-      report.transfers = planner::binomialBroadcast(t, root);
-    } else if (algo == "flat") {
-      report.transfers = planner::flatBroadcast(t, root);
-    } else {
-      report.transfers = planner::chainBroadcast(t, root);
-    }
+    // conf/ accepts only the table's names (planner/algorithms.h).
+    planner::SendTimeBroadcast planned = planner::findAlgorithm(planner::kBroadcastUse, algo)->sendTimes(t, root, {});
+    report.transfers = std::move(planned.schedule);
+    report.stats.searchNodes = planned.searchNodes;
+    report.provenOptimal = planned.provenOptimal;
     report.lowerBound = planner::broadcastLowerBound(t, root);
   } else {
     if (algo == "snf") {

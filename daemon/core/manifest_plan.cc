@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "planner/algorithms.h"
 #include "planner/pipelined/concurrent_pipelines.h"
 #include "planner/multicast/multicast_bound.h"
 #include "planner/multicast/multicast_heuristics.h"
@@ -15,30 +16,6 @@ namespace hnow::daemon {
 
 namespace {
 
-using planner::MulticastAlgorithm;
-
-struct Heuristic {
-  MulticastAlgorithm algorithm;
-  bool preemptive;
-};
-
-// The names of conf/multicast_request.cc's `hnow plan`, in the seed's order.
-const std::vector<std::pair<std::string, Heuristic>>& heuristics() {
-  static const std::vector<std::pair<std::string, Heuristic>> names{
-      {"fef", {MulticastAlgorithm::kFastestEdgeFirst, false}},
-      {"ecf", {MulticastAlgorithm::kEarliestCompletionFirst, false}},
-      {"wr", {MulticastAlgorithm::kWorkRacing, false}},
-      {"eaf", {MulticastAlgorithm::kEarliestAvailableFirst, false}},
-      {"rr", {MulticastAlgorithm::kRoundRobin, false}},
-      {"rrs", {MulticastAlgorithm::kReceiverRandomSelection, false}},
-      {"ecfp", {MulticastAlgorithm::kEarliestCompletionFirst, true}},
-      {"wrp", {MulticastAlgorithm::kWorkRacing, true}},
-      {"eafp", {MulticastAlgorithm::kEarliestAvailableFirst, true}},
-      {"rrp", {MulticastAlgorithm::kRoundRobin, true}},
-      {"rrsp", {MulticastAlgorithm::kReceiverRandomSelection, true}},
-  };
-  return names;
-}
 
 constexpr const char* kTogether = "pipelined, together";
 
@@ -114,10 +91,7 @@ std::vector<planner::BroadcastTree> residualTrees(std::vector<planner::NodeRates
 }  // namespace
 
 bool knownManifestAlgo(const std::string& algo) {
-  if (algo == "auto" || algo == "independent" || algo == "residual") return true;
-  for (const auto& [name, h] : heuristics())
-    if (name == algo) return true;
-  return false;
+  return planner::findAlgorithm(planner::kManifestUse, algo) != nullptr;
 }
 
 // The items run together along `trees`, each pipelined (seed 004's trees
@@ -174,9 +148,11 @@ Result<ManifestPlan> planManifest(const std::string& algo, const std::vector<Tre
   auto instance = planner::multicastFromRates(rates, messages);
   if (!instance) return instance.error();
   plan.lowerBoundSeconds = planner::multicastLowerBound(*instance);
-  for (const auto& [name, h] : heuristics()) {
-    if (algo != "auto" && algo != name) continue;
-    auto planned = planner::planMulticast(*instance, h.algorithm, {h.preemptive, 1});
+  // Seed 004's heuristics, in the table's order (planner/algorithms.h).
+  for (const planner::Algorithm& h : planner::algorithms()) {
+    if (!h.multicast || !(h.uses & planner::kManifestUse) || (algo != "auto" && algo != h.name)) continue;
+    const std::string name(h.name);
+    auto planned = planner::planMulticast(*instance, *h.multicast, {h.preemptive, 1});
     if (!planned) return Error{name + ": " + planned.error().message};
     Candidate c = candidate(name, planner::treesOfMulticastPlan(*instance, *planned));
     plan.considered.push_back({name, "store-and-forward", planned->makespan});

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/host_intake.h"
+#include "planner/algorithms.h"
 #include "planner/broadcast/broadcast_choice.h"
 #include "planner/striped/striped_plan.h"
 
@@ -212,11 +213,7 @@ double hostIntakeBound(const std::vector<TreeNode>& nodes, double bytes) {
   return bound;
 }
 
-bool knownSendAlgo(const std::string& algo) {
-  for (const char* a : {"auto", "tree", "striped", "fnf", "optimal", "lcf", "binomial", "chain", "flat"})
-    if (algo == a) return true;
-  return false;
-}
+bool knownSendAlgo(const std::string& algo) { return planner::findAlgorithm(planner::kSendUse, algo) != nullptr; }
 
 Result<SendTree> planSendTree(const std::string& algo, const std::vector<TreeNode>& nodes, std::uint64_t size,
                               std::uint32_t chunkBytes, bool weighStriped) {

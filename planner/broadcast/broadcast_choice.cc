@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "planner/algorithms.h"
 #include "planner/broadcast/broadcast.h"
 #include "planner/broadcast/broadcast_search.h"
 #include "planner/clusters/two_level_lcf.h"
@@ -14,16 +15,8 @@ namespace hnow::planner {
 
 namespace {
 
-struct NamedAlgorithm {
-  BroadcastAlgorithm algorithm;
-  const char* name;
-};
-constexpr NamedAlgorithm kNames[] = {
-    {BroadcastAlgorithm::kFnf, "fnf"},           {BroadcastAlgorithm::kOptimal, "optimal"},
-    {BroadcastAlgorithm::kLcf, "lcf"},           {BroadcastAlgorithm::kBinomial, "binomial"},
-    {BroadcastAlgorithm::kChain, "chain"},       {BroadcastAlgorithm::kFlat, "flat"},
-    {BroadcastAlgorithm::kMaxBottleneck, "pipelined"},
-};
+// The max-bottleneck tree: a plan's name for it, not an --algo of its own.
+constexpr const char* kPipelinedName = "pipelined";
 
 // The seeds' algorithms take finite times. A node that cannot send (t =
 // infinity) gets a time longer than any whole broadcast by the others, so no
@@ -57,39 +50,35 @@ Result<Schedule> storeAndForwardSchedule(const BroadcastRequest& request, const 
   const std::vector<double> t =
       finiteSendTimes(senderDeterminedSendTimes(ratesOf(participants, request.rates), request.fileBytes));
   const int s = participants.sourceIndex;
-  switch (algorithm) {
-    case BroadcastAlgorithm::kFnf: return toNodeIds(participants, fastestNodeFirst(t, s));
-    case BroadcastAlgorithm::kOptimal:
-      return toNodeIds(participants, optimalBroadcast(t, s, request.limits).schedule);
-    case BroadcastAlgorithm::kBinomial: return toNodeIds(participants, binomialBroadcast(t, s));
-    case BroadcastAlgorithm::kChain: return toNodeIds(participants, chainBroadcast(t, s));
-    case BroadcastAlgorithm::kFlat: return toNodeIds(participants, flatBroadcast(t, s));
-    case BroadcastAlgorithm::kLcf: {
-      auto model = twoLevelFromRates(request.rates, participants, request.sites, request.fileBytes);
-      if (!model) return Result<Schedule>::failure(model.error().message);
-      Schedule s2 = largestClusterFirst(model->instance);
-      for (Transfer& x : s2) {
-        x.from = model->nodeOfLayout[x.from];
-        x.to = model->nodeOfLayout[x.to];
-      }
-      return s2;
+  if (algorithm == BroadcastAlgorithm::kLcf) {
+    auto model = twoLevelFromRates(request.rates, participants, request.sites, request.fileBytes);
+    if (!model) return Result<Schedule>::failure(model.error().message);
+    Schedule s2 = largestClusterFirst(model->instance);
+    for (Transfer& x : s2) {
+      x.from = model->nodeOfLayout[x.from];
+      x.to = model->nodeOfLayout[x.to];
     }
-    case BroadcastAlgorithm::kMaxBottleneck: break;
+    return s2;
   }
+  // The others are schedules over the send times (planner/algorithms.h).
+  for (const Algorithm& a : algorithms())
+    if (a.broadcast == algorithm && a.sendTimes) return toNodeIds(participants, a.sendTimes(t, s, request.limits).schedule);
   return Result<Schedule>::failure("not a store-and-forward algorithm");
 }
 
 }  // namespace
 
 const char* broadcastAlgorithmName(BroadcastAlgorithm algorithm) {
-  for (const NamedAlgorithm& a : kNames)
-    if (a.algorithm == algorithm) return a.name;
+  if (algorithm == BroadcastAlgorithm::kMaxBottleneck) return kPipelinedName;
+  for (const Algorithm& a : algorithms())
+    if (a.broadcast == algorithm) return a.name.data();  // the table's names are literals
   return "?";
 }
 
 std::optional<BroadcastAlgorithm> broadcastAlgorithmFromName(std::string_view name) {
-  for (const NamedAlgorithm& a : kNames)
-    if (name == a.name) return a.algorithm;
+  if (name == kPipelinedName) return BroadcastAlgorithm::kMaxBottleneck;
+  for (const Algorithm& a : algorithms())
+    if (a.broadcast && a.name == name) return a.broadcast;
   return std::nullopt;
 }
 

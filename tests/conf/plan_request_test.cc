@@ -51,7 +51,7 @@ TEST_CASE("bad requests are rejected with file:line:column and the problem") {
         "req.toml:4:10: unknown key 'colour' in the request (expected one of: algo, node, op, root)");
   CHECK(errorOf("op = \"broadcast\"\nalgo = \"fastest\"\nroot = \"a\"\n" + std::string(kNodes)) ==
         "req.toml:2:8: unknown algo 'fastest' in the request (expected one of: fnf, optimal, "
-        "binomial, flat, chain)");
+        "binomial, chain, flat)");
   CHECK(errorOf("op = \"gather\"\n")
             .rfind("req.toml:1:6: unknown op 'gather' in the request (expected one of: broadcast, reduce", 0) == 0);
   CHECK(errorOf("op = \"broadcast\"\nalgo = \"fnf\"\nroot = \"z\"\n" + std::string(kNodes)) ==
