@@ -184,6 +184,7 @@ bool writeAddressFile(const std::filesystem::path& path, const std::string& addr
 }
 
 std::string hostOf(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
+int portOf(const std::string& address) { return std::atoi(address.c_str() + address.rfind(':') + 1); }
 
 hnow::Duration secondsToDuration(double s) {
   return std::chrono::duration_cast<hnow::Duration>(std::chrono::duration<double>(s));
@@ -460,7 +461,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
-                                                config.sendRoots});
+                                                config.sendRoots, &source, portOf(dataAddress)});
 
   Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock,
                 std::make_shared<std::pair<double, double>>(-1, -1)};
