@@ -609,10 +609,15 @@ interface ClientSession {
   # Does hnowd read, at `path`, a regular file of this size and mtime (the
   # client's own machine, or a shared filesystem)? If not, the client
   # uploads its file.
-  upload @13 (size :UInt64) -> (sink :Upload);
-  # A file of the client's (or its standard input: size 0, not known)
-  # streamed into hnowd's data directory, to be sent as SendRequest.upload.
-  # Refused when hnowd's disk would keep less than 1 GiB free.
+  upload @13 (size :UInt64, sha256 :Data) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
+  # A file of the client's (its standard input spooled first) of `size`
+  # bytes and this SHA-256, to be sent as SendRequest.upload. Only the
+  # grant travels here: the bytes go over the data plane (docs/tree-send.md,
+  # "From the client's machine"). The client dials hnowd's data port (at
+  # the host it reached hnowd at), presents `ticket` (an OFFER) and serves
+  # `token` over that connection; hnowd pulls, checks each chunk and the
+  # SHA-256, then renames the file into its data directory. Refused when
+  # hnowd's disk would keep less than 1 GiB free.
   seesTree @14 (path :Text, listing :Data) -> (same :Bool, why :Text);
   # Does hnowd list, at `path`, the directory whose listing digest
   # (transport/data/tree_walk.h: treeListingDigest) the client took? If
@@ -637,13 +642,10 @@ interface ClientSession {
   # hosts (AgentStatus.keyHosts) is known to an operator: no longer shown.
   # Every operation but status, operations and the progress of operations
   # is refused to a read-only operator.
-}
-
-interface Upload {
-  write @0 (bytes :Data) -> stream;  # at most 256 KiB each
-  done @1 () -> (id :UInt64, size :UInt64);
-  # The upload is whole: its id for one send, which removes it when it ends
-  # (an upload no send takes is removed when the session ends).
+  uploaded @21 (id :UInt64) -> (size :UInt64);
+  # Answers once this session's upload `id` (upload) is whole and its
+  # SHA-256 matched; fails with the reason when it cannot be (the
+  # connection carrying it ended, or its bytes differ).
 }
 
 # Several files from several source agents at once.

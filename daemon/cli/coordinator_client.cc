@@ -38,6 +38,7 @@ struct CoordinatorClient::State {
   std::unique_ptr<transport::TlsSetup> tls;  // outlives the connection it wraps
   kj::Own<transport::RpcConnection> connection;
   std::optional<wire::ClientSession::Client> session;
+  std::string host;  // as the client reached hnowd (client.toml's coordinator), for its data plane
 
   // Waits for `promise` under the deadline; a kj failure becomes a message.
   template <class T>
@@ -93,6 +94,7 @@ Reply<std::unique_ptr<CoordinatorClient>> CoordinatorClient::connect(
   auto state = std::make_unique<State>();
   state->key.emplace(std::move(key).value());
   auto& s = *state;
+  s.host = config.coordinator.substr(0, config.coordinator.rfind(':'));
   auto stream = s.wait(s.io.provider->getNetwork().parseAddress(config.coordinator).then(
       [](kj::Own<kj::NetworkAddress> address) { return address->connect().attach(kj::mv(address)); }));
   if (!stream) return Error{"cannot reach hnowd at " + config.coordinator + ": " + stream.error().message};
@@ -215,26 +217,24 @@ Reply<transport::data::HeldFiles> CoordinatorClient::keptHeld(const std::string&
                               "hnow: hnowd is comparing the directory with its copy from the last upload");
 }
 
-Reply<std::uint64_t> CoordinatorClient::uploadFile(int fd, std::uint64_t size) {
+Reply<CoordinatorClient::UploadGrant> CoordinatorClient::grantUpload(std::uint64_t size,
+                                                                   const std::array<unsigned char, 32>& sha256) {
   auto& s = *state_;
-  auto begin = s.session->uploadRequest();
-  begin.setSize(size);
-  auto sink = s.wait(begin.send().then([](auto response) { return response.getSink(); }));
-  if (!sink) return sink.error();
-  wire::Upload::Client upload = std::move(sink).value();
-  // Each write waits only for the stream's flow control, not for hnowd's answer.
-  std::vector<kj::byte> buffer(256 * 1024);
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{std::string("cannot read the file to upload: ") + std::strerror(errno)};
-    if (n == 0) break;
-    auto write = upload.writeRequest();
-    write.setBytes(kj::arrayPtr(buffer.data(), static_cast<std::size_t>(n)));
-    if (auto sent = s.wait(write.send().then([]() { return true; })); !sent) return sent.error();
-  }
-  return s.wait(upload.doneRequest().send().then([](auto response) { return response.getId(); }),
-                10 * 60 * kj::SECONDS);
+  auto request = s.session->uploadRequest();
+  request.setSize(size);
+  request.setSha256(capnp::Data::Reader(sha256.data(), sha256.size()));
+  return s.wait(request.send().then([&s](auto response) {
+    auto text = [](capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); };
+    return UploadGrant{response.getId(), text(response.getToken()), text(response.getTicket()),
+                       s.host + ":" + std::to_string(response.getDataPort())};
+  }));
+}
+
+Reply<std::uint64_t> CoordinatorClient::awaitUpload(std::uint64_t id) {
+  auto& s = *state_;
+  auto request = s.session->uploadedRequest();
+  request.setId(id);
+  return s.waitWhileAnswering(request.send().then([](auto response) { return response.getSize(); }), "");
 }
 
 Reply<bool> CoordinatorClient::forgetAgent(const std::string& agent) {

@@ -146,7 +146,7 @@ class CoordinatorClient {
     bool replan = true;  // false for --no-replan
     bool atomic = false;  // a directory: publish the tree at once
     bool deleteOthers = false;  // a directory: remove what --dest holds that the tree does not name
-    std::uint64_t upload = 0;   // not 0: send this upload (uploadFile), not `path`
+    std::uint64_t upload = 0;   // not 0: send this upload (grantUpload), not `path`
     std::string compress = "auto";  // auto|zstd|none
     bool untilAll = false;  // agents without a copy stay owed it
     double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
@@ -167,9 +167,17 @@ class CoordinatorClient {
   // What hnowd's kept copy of a directory uploaded before (under `key`)
   // lacks of a part of its index (transport/data/tree_query.h).
   Reply<transport::data::HeldFiles> keptHeld(const std::string& key, const std::string& index);
-  // The file open at `fd` streamed to hnowd (`size` 0: read to its end,
-  // standard input); the upload's id for startSend.
-  Reply<std::uint64_t> uploadFile(int fd, std::uint64_t size);
+  // An upload of `size` bytes with this SHA-256 granted (send_upload.h):
+  // its id for startSend, and what the client presents on hnowd's data
+  // plane at `dataAddress` (the host the client reached hnowd at).
+  struct UploadGrant {
+    std::uint64_t id = 0;
+    std::string token, ticket;
+    std::string dataAddress;
+  };
+  Reply<UploadGrant> grantUpload(std::uint64_t size, const std::array<unsigned char, 32>& sha256);
+  // Once hnowd holds upload `id` whole and checked: its size.
+  Reply<std::uint64_t> awaitUpload(std::uint64_t id);
   Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
   Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);
   // `hnow send --manifest`: starts the items together, then polls.

@@ -19,6 +19,7 @@
 #include "base/hex.h"
 #include "base/printable.h"
 #include "cli/number_format.h"
+#include "cli/upload_offer.h"
 #include "transport/data/tree_bundle.h"
 #include "transport/data/tree_digest_file.h"
 #include "transport/data/tree_query.h"
@@ -112,13 +113,9 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
     send.assign(send.size(), true);
     byDigest.assign(byDigest.size(), false);
   }
-  std::error_code error;
-  const std::string scratch = (std::filesystem::temp_directory_path(error) / "hnow-upload-XXXXXX").string();
-  std::vector<char> name(scratch.begin(), scratch.end());
-  name.push_back('\0');
-  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd < 0) return Error{"cannot make a temp file to pack " + dir + " into: " + std::strerror(errno)};
-  ::unlink(name.data());  // gone with its descriptor, whatever happens
+  auto temp = unlinkedTempFile();
+  if (!temp) return Error{"cannot make a temp file to pack " + dir + " into: " + temp.error().message};
+  const int fd = *temp;
   auto packed = transport::data::packTree(dir, *scan, send, byDigest, fd);
   if (!packed) {
     ::close(fd);
@@ -140,8 +137,7 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
   else
     std::fprintf(stderr, "uploading %s (%llu files, %s) to hnowd...\n", dir.c_str(),
                  static_cast<unsigned long long>(packed->files), bytesText(static_cast<double>(packed->size)).c_str());
-  ::lseek(fd, 0, SEEK_SET);
-  auto id = client.uploadFile(fd, packed->size);
+  auto id = offerUpload(client, fd);
   ::close(fd);
   if (!id) return Error{"cannot upload " + dir + " to hnowd: " + id.error().message};
   return id;
@@ -155,7 +151,10 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
   if (file == "-") {
     if (::isatty(STDIN_FILENO)) return Error{"send - reads standard input; pipe a file or a tar into it"};
     std::fputs("uploading standard input to hnowd...\n", stderr);
-    auto id = client.uploadFile(STDIN_FILENO, 0);
+    auto spooled = spoolStandardInput();
+    if (!spooled) return Error{"cannot upload standard input to hnowd: " + spooled.error().message};
+    auto id = offerUpload(client, *spooled);
+    ::close(*spooled);
     if (!id) return Error{"cannot upload standard input to hnowd: " + id.error().message};
     return id;
   }
@@ -176,7 +175,7 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
   if (fd < 0) return Error{"cannot read " + file + ": " + std::strerror(errno)};
   std::fprintf(stderr, "uploading %s (%s) to hnowd, which %s...\n", file.c_str(),
                bytesText(static_cast<double>(info.st_size)).c_str(), unseenWhy(*seen).c_str());
-  auto id = client.uploadFile(fd, static_cast<std::uint64_t>(info.st_size));
+  auto id = offerUpload(client, fd);
   ::close(fd);
   if (!id) return Error{"cannot upload " + file + " to hnowd: " + id.error().message};
   return id;

@@ -67,6 +67,7 @@ bool writeAddressFile(const std::filesystem::path& path, const std::string& addr
 }
 
 std::string hostOf(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
+int portOf(const std::string& address) { return std::atoi(address.c_str() + address.rfind(':') + 1); }
 
 kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::TransferEvent>& inbox,
                                     daemon::DataSourcePlane& source) {
@@ -312,7 +313,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
-                                                config.sendRoots});
+                                                config.sendRoots, &source, portOf(dataAddress)});
 
   daemon::Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock,
                 std::make_shared<std::pair<double, double>>(-1, -1)};

@@ -324,18 +324,6 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
   });
 }
 
-kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
-  requireFull("upload to hnowd");
-  if (!sends_) transport::refuse("this hnowd cannot send files");
-  auto sink = uploads_->begin(context.getParams().getSize());
-  if (!sink) {
-    spdlog::warn("refused an upload from {}: {}", peer_, sink.error().message);
-    transport::refuse(sink.error().message);
-  }
-  context.getResults().setSink(kj::mv(sink.value()));
-  return kj::READY_NOW;
-}
-
 kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
   const std::size_t limit = std::min<std::size_t>(context.getParams().getLimit(), 1000);
   auto newest = coordinator_.operations(limit);

@@ -47,6 +47,8 @@ struct Services {
   OwedSends* owed = nullptr;             // hnow send --until-all, and status's "owed"
   std::string uploadDir;                 // where clients' uploads go; empty: none taken
   std::vector<std::string> sendRoots{};  // where hnow send may read on hnowd's host (server/send_paths.h)
+  SourcePlane* uploadPlane = nullptr;    // receives clients' uploads (server/uploads.h); null: none taken
+  int dataPort = 0;                      // hnowd's data plane, which clients dial to upload
 };
 
 // The operator a client session serves, its rights, and what the agent
@@ -70,7 +72,8 @@ class ClientSessionServer final : public wire::ClientSession::Server {
       : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
         surveys_(services.surveys), owed_(services.owed), sendRoots_(std::move(services.sendRoots)),
         peer_(std::move(peer)), operator_(std::move(op)),
-        uploads_(std::make_shared<UploadShelf>(services.uploadDir)) {}
+        uploads_(std::make_shared<UploadShelf>(services.uploadDir, services.uploadPlane, freshUploadToken)),
+        dataPort_(services.dataPort) {}
 
  protected:
   kj::Promise<void> status(StatusContext context) override;
@@ -80,7 +83,9 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> sees(SeesContext context) override;
   kj::Promise<void> seesTree(SeesTreeContext context) override;
   kj::Promise<void> keptHeld(KeptHeldContext context) override;
+  // server/upload_session.cc.
   kj::Promise<void> upload(UploadContext context) override;
+  kj::Promise<void> uploaded(UploadedContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
   kj::Promise<void> sendProgress(SendProgressContext context) override;
@@ -121,6 +126,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   std::string peer_;
   Operator operator_;
   std::shared_ptr<UploadShelf> uploads_;
+  int dataPort_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

@@ -1,8 +1,6 @@
 #include "server/uploads.h"
 
 #include <fcntl.h>
-#include <kj/debug.h>
-#include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -11,78 +9,22 @@
 #include <cstring>
 #include <filesystem>
 
-#include "transport/rpc_errors.h"
+#include "transport/auth.h"
 
 namespace hnow::daemon {
 
 namespace {
 
+// Unique across the sessions of this hnowd (the pid keeps apart what an
+// earlier one left, which sweepUploads removes at start).
 std::atomic<std::uint64_t> uploadNumber{1};
 
-// One upload under way: bytes appended to a temp file, renamed and shelved
-// once whole; removed if the client goes before done().
-class UploadSink final : public wire::Upload::Server {
- public:
-  UploadSink(std::weak_ptr<UploadShelf> shelf, int fd, std::string temp, std::uint64_t expected)
-      : shelf_(std::move(shelf)), fd_(fd), temp_(std::move(temp)), expected_(expected) {}
-  ~UploadSink() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!done_) ::unlink(temp_.c_str());
-  }
-
- protected:
-  kj::Promise<void> write(WriteContext context) override {
-    auto bytes = context.getParams().getBytes();
-    KJ_REQUIRE(!done_, "the upload is done already");
-    KJ_REQUIRE(bytes.size() <= kUploadWriteBytes, "an upload's write is at most 256 KiB");
-    if (expected_ > 0 && written_ + bytes.size() > expected_)
-      transport::refuse("the upload is longer than the " + std::to_string(expected_) + " bytes announced");
-    // A stream of unknown length: the disk keeps its reserve, checked every 64 MiB.
-    if (expected_ == 0 && (written_ >> 26) != ((written_ + bytes.size()) >> 26)) {
-      auto free = freeBytes(temp_.substr(0, temp_.rfind('/')));
-      if (free && *free < kUploadReserveBytes)
-        transport::refuse("hnowd's disk keeps less than 1 GiB free: the upload stops at " +
-                          std::to_string(written_) + " bytes");
-    }
-    for (std::size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::write(fd_, bytes.begin() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) transport::refuse(std::string("hnowd cannot write the upload: ") + std::strerror(errno));
-      done += static_cast<std::size_t>(n);
-    }
-    written_ += bytes.size();
-    return kj::READY_NOW;
-  }
-
-  kj::Promise<void> done(DoneContext context) override {
-    KJ_REQUIRE(!done_, "the upload is done already");
-    if (expected_ > 0 && written_ != expected_)
-      transport::refuse("the upload ended at " + std::to_string(written_) + " of the " + std::to_string(expected_) +
-                        " bytes announced (the file changed while it was read?)");
-    auto shelf = shelf_.lock();
-    if (!shelf) transport::refuse("the session that began the upload is gone");
-    const std::string path = temp_.substr(0, temp_.size() - std::string(".part").size()) + ".upload";
-    ::close(fd_);
-    fd_ = -1;
-    if (::rename(temp_.c_str(), path.c_str()) != 0)
-      transport::refuse(std::string("hnowd cannot keep the upload: ") + std::strerror(errno));
-    done_ = true;
-    auto results = context.getResults();
-    results.setId(shelf->shelve(path));
-    results.setSize(written_);
-    return kj::READY_NOW;
-  }
-
- private:
-  std::weak_ptr<UploadShelf> shelf_;
-  int fd_;
-  std::string temp_;
-  std::uint64_t expected_;
-  std::uint64_t written_ = 0;
-  bool done_ = false;
-};
-
 }  // namespace
+
+std::string freshUploadToken() {
+  auto nonce = transport::freshNonce();
+  return std::string(nonce.begin(), nonce.end());
+}
 
 Result<std::uint64_t> freeBytes(const std::string& dir) {
   struct statvfs info {};
@@ -91,11 +33,20 @@ Result<std::uint64_t> freeBytes(const std::string& dir) {
 }
 
 UploadShelf::~UploadShelf() {
-  for (const auto& [id, path] : whole_) ::unlink(path.c_str());
+  for (auto& [id, upload] : uploads_) {
+    if (upload.whole) {
+      ::unlink(upload.path.c_str());
+      continue;
+    }
+    // The data plane removes the temp file of a receive it forgets.
+    if (plane_) plane_->release(upload.token);
+    for (const Whole& done : upload.waiting) done(Error{"the session that began the upload ended"});
+  }
 }
 
-Result<kj::Own<wire::Upload::Server>> UploadShelf::begin(std::uint64_t size) {
-  if (dir_.empty()) return Error{"this hnowd takes no uploads"};
+Result<UploadShelf::Grant> UploadShelf::begin(std::uint64_t size, const std::string& sha256) {
+  if (dir_.empty() || !plane_) return Error{"this hnowd takes no uploads"};
+  if (sha256.size() != 32) return Error{"an upload's SHA-256 is 32 bytes"};
   std::error_code error;
   std::filesystem::create_directories(dir_, error);
   if (error) return Error{"hnowd cannot create " + dir_ + " for uploads: " + error.message()};
@@ -104,23 +55,64 @@ Result<kj::Own<wire::Upload::Server>> UploadShelf::begin(std::uint64_t size) {
   if (*free < size + kUploadReserveBytes)
     return Error{"hnowd's disk has " + std::to_string(*free >> 20) + " MiB free; an upload of " +
                  std::to_string(size >> 20) + " MiB would leave less than 1 GiB (free some space in " + dir_ + ")"};
-  const std::string temp = dir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(uploadNumber++) + ".part";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return Error{"hnowd cannot create " + temp + ": " + std::strerror(errno)};
-  return kj::Own<wire::Upload::Server>(kj::heap<UploadSink>(weak_from_this(), fd, temp, size));
+  const std::uint64_t id = next_++;
+  Upload& upload = uploads_[id];
+  upload.path = dir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(uploadNumber++) + ".upload";
+  upload.size = size;
+  upload.token = freshToken_();
+  Grant grant{id, upload.token, freshToken_()};
+  if (size == 0) {  // nothing to carry: the empty file is whole at once
+    const int fd = ::open(upload.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      uploads_.erase(id);
+      return Error{"hnowd cannot create an upload in " + dir_ + ": " + std::strerror(errno)};
+    }
+    ::close(fd);
+    upload.whole = true;
+    return grant;
+  }
+  // The ticket, handed over this authenticated session alone, opens the
+  // receive: a peer that has only the token cannot deliver the bytes.
+  std::weak_ptr<UploadShelf> self = weak_from_this();
+  plane_->receiveOffered(
+      grant.token, grant.ticket, size, sha256, upload.path,
+      [self, id](const std::string& why) {
+        // The client's connection ended before the file was whole: it does
+        // not dial again, so the upload fails (the client uploads anew).
+        if (auto shelf = self.lock()) shelf->ended(id, Error{"the connection carrying the upload ended: " + why});
+      },
+      [self, id](const Result<std::string>& received) {
+        if (auto shelf = self.lock()) shelf->ended(id, received);
+      });
+  return grant;
 }
 
-std::uint64_t UploadShelf::shelve(std::string path) {
-  const std::uint64_t id = next_++;
-  whole_[id] = std::move(path);
-  return id;
+void UploadShelf::ended(std::uint64_t id, const Result<std::string>& received) {
+  auto it = uploads_.find(id);
+  if (it == uploads_.end() || it->second.whole) return;
+  std::vector<Whole> waiting = std::move(it->second.waiting);
+  const std::uint64_t size = it->second.size;
+  if (received) {
+    it->second.whole = true;
+  } else {
+    plane_->release(it->second.token);  // its temp file goes with it
+    uploads_.erase(it);
+  }
+  for (const Whole& done : waiting) received ? done(size) : done(received.error());
+}
+
+void UploadShelf::whenWhole(std::uint64_t id, Whole done) {
+  auto it = uploads_.find(id);
+  if (it == uploads_.end()) return done(Error{"no upload " + std::to_string(id) + " of this session is under way"});
+  if (it->second.whole) return done(it->second.size);
+  it->second.waiting.push_back(std::move(done));
 }
 
 std::optional<std::string> UploadShelf::take(std::uint64_t id) {
-  auto it = whole_.find(id);
-  if (it == whole_.end()) return std::nullopt;
-  std::string path = std::move(it->second);
-  whole_.erase(it);
+  auto it = uploads_.find(id);
+  if (it == uploads_.end() || !it->second.whole) return std::nullopt;
+  std::string path = std::move(it->second.path);
+  uploads_.erase(it);
   return path;
 }
 

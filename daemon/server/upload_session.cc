@@ -1,0 +1,38 @@
+// A client's upload over its session (docs/tree-send.md, "From the
+// client's machine"): the control call grants the transfer and answers
+// when it is whole; the bytes go over the data plane (server/uploads.h).
+#include <spdlog/spdlog.h>
+
+#include "server/sessions.h"
+#include "transport/pending_answer.h"
+#include "transport/rpc_errors.h"
+
+namespace hnow::daemon {
+
+kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
+  requireFull("upload to hnowd");
+  if (!sends_) transport::refuse("this hnowd cannot send files");
+  auto params = context.getParams();
+  const auto sha = params.getSha256();
+  auto grant = uploads_->begin(params.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()));
+  if (!grant) {
+    spdlog::warn("refused an upload from {}: {}", peer_, grant.error().message);
+    transport::refuse(grant.error().message);
+  }
+  auto results = context.getResults();
+  results.setId(grant->id);
+  auto bytes = [](const std::string& s) { return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size()); };
+  results.setToken(bytes(grant->token));
+  results.setTicket(bytes(grant->ticket));
+  results.setDataPort(static_cast<std::uint16_t>(dataPort_));
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> ClientSessionServer::uploaded(UploadedContext context) {
+  auto pending = transport::pendingAnswer<std::uint64_t>();
+  uploads_->whenWhole(context.getParams().getId(), pending.answer);
+  return pending.promise.then(
+      [context](kj::Own<std::uint64_t> size) mutable { context.getResults().setSize(*size); });
+}
+
+}  // namespace hnow::daemon
