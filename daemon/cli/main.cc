@@ -258,10 +258,10 @@ int dispatch(CommandLine& c) {
       return 2;
     }
     c.manifest.configPath = c.clientConfig;
-    c.manifest.algo = c.send.request.algo;
+    c.manifest.request.algo = c.send.request.algo;
     c.manifest.json = c.send.json;
     c.manifest.ganttPath = c.send.ganttPath;
-    c.manifest.noReplan = !c.send.request.replan;
+    c.manifest.request.replan = c.send.request.replan;
     if (c.sendCommand->count("--compress") > 0) {
       std::fprintf(stderr, "hnow: --compress is for one FILE or DIR; a manifest's items go as they are\n");
       return 2;
@@ -280,7 +280,7 @@ int dispatch(CommandLine& c) {
       std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());
       return 2;
     }
-    c.manifest.maxRateBytesPerSecond = *maxRate;
+    c.manifest.request.maxRateBytesPerSecond = *maxRate;
     return hnow::cli::runManifestCommand(c.manifest);
   }
   if (c.sendCommand->parsed()) return hnow::cli::runSendCommand(c.send);

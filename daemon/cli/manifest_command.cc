@@ -110,10 +110,7 @@ int runManifestCommand(const ManifestOptions& options) {
   int exitCode = 0;
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
-  api::ManifestRequest request;
-  request.algo = options.algo;
-  request.replan = !options.noReplan;
-  request.maxRateBytesPerSecond = options.maxRateBytesPerSecond;
+  api::ManifestRequest request = options.request;
   for (const auto& item : manifest->items)
     request.items.push_back({item.source, item.file, item.dest, item.to, item.where});
   auto started = client->startManifest(request);

@@ -11,11 +11,11 @@ namespace hnow::cli {
 struct ManifestOptions {
   std::string configPath;
   std::string manifestPath;
-  std::string algo = "auto";
+  // What hnowd is asked: --algo, --no-replan and --max-rate; the items
+  // from the manifest once it is read.
+  api::ManifestRequest request;
   bool json = false;
   std::string ganttPath;
-  bool noReplan = false;
-  double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
 };
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for a bad manifest or options.
