@@ -10,6 +10,11 @@
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
+#include "api/coordinator_status_wire.h"
+#include "api/manifest_wire.h"
+#include "api/run_wire.h"
+#include "api/send_request_wire.h"
+#include "api/send_status_wire.h"
 #include "transport/held_lists_wire.h"
 #include "transport/auth.h"
 #include "transport/gate_client.h"
@@ -18,8 +23,6 @@
 #include "transport/tls_config.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
-#include "wire/operation_wire.h"
-#include "wire/run_wire.h"
 
 namespace hnow::cli {
 
@@ -123,58 +126,10 @@ Reply<bool> CoordinatorClient::measure(const std::vector<std::string>& nodes, do
                 static_cast<std::int64_t>(seconds * 1000) * kj::MILLISECONDS);
 }
 
-namespace {
-
-RemoteCap capFromWire(wire::CapInForce::Reader in) { return {in.getBytesPerS(), in.getBy()}; }
-
-}  // namespace
-
-Reply<RemoteStatus> CoordinatorClient::status() {
+Reply<api::CoordinatorStatus> CoordinatorClient::status() {
   auto& s = *state_;
-  return s.wait(s.session->statusRequest().send().then([](auto response) {
-    RemoteStatus status;
-    status.uplink = transport::linkRateFromWire(response.getCoordinator().getUplink());
-    status.downlink = transport::linkRateFromWire(response.getCoordinator().getDownlink());
-    status.surveying = response.getCoordinator().getSurveying();
-    status.uplinkCap = capFromWire(response.getCoordinator().getUplinkCap());
-    status.downlinkCap = capFromWire(response.getCoordinator().getDownlinkCap());
-    for (auto in : response.getCoordinator().getRooms())
-      status.rooms.push_back({in.getName(), static_cast<int>(in.getAgents()), in.getFoundBy(),
-                              transport::linkRateFromWire(in.getTrunkIn()),
-                              transport::linkRateFromWire(in.getTrunkOut())});
-    for (auto in : response.getCoordinator().getHosts())
-      status.hosts.push_back({in.getKey(), static_cast<int>(in.getAgents()), transport::linkRateFromWire(in.getIntake())});
-    auto& agents = status.agents;
-    for (auto in : response.getAgents()) {
-      RemoteAgent a;
-      a.name = in.getName();
-      a.site = in.getSite();
-      a.alive = in.getState() == wire::AgentState::ALIVE;
-      if (in.getHasRates()) a.ratesAgeSeconds = in.getAgeS();
-      a.rates = transport::ratesFromWire(in.getRates()).value_or(planner::NodeRates{});
-      for (auto r : in.getRoots()) a.roots.emplace_back(r);
-      for (auto c : in.getCapabilities()) a.capabilities.emplace_back(c);
-      a.dataAddress = in.getDataAddress();
-      a.uplink = transport::linkRateFromWire(in.getUplink());
-      a.downlink = transport::linkRateFromWire(in.getDownlink());
-      a.uplinkCap = capFromWire(in.getUplinkCap());
-      a.downlinkCap = capFromWire(in.getDownlinkCap());
-      a.relayFaults = static_cast<int>(in.getRelayFaults());
-      for (auto n : in.getNetworks()) a.networks.emplace_back(n);
-      a.gateway = in.getGateway();
-      a.unreachable = in.getUnreachable();
-      for (auto h : in.getKeyHosts()) a.keyHosts.emplace_back(h);
-      a.keyHostsChanges = static_cast<int>(in.getKeyHostsChanges());
-      a.keyHostsAgeSeconds = in.getKeyHostsAgeS();
-      agents.push_back(std::move(a));
-    }
-    for (auto in : response.getOwed()) {
-      RemoteOwedSend o{in.getRecord(), in.getPath(), in.getDest(), {}, in.getSinceUnixMs(), in.getSending()};
-      for (auto name : in.getAgents()) o.agents.emplace_back(name);
-      status.owed.push_back(std::move(o));
-    }
-    return status;
-  }));
+  return s.wait(s.session->statusRequest().send().then(
+      [](auto response) { return api::coordinatorStatusFromWire(response); }));
 }
 
 Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const RateChange& change) {
@@ -289,89 +244,51 @@ Reply<std::vector<CoordinatorClient::AgentKey>> CoordinatorClient::agentKeys() {
   }));
 }
 
-Reply<std::vector<RemoteOperation>> CoordinatorClient::operations(std::uint32_t limit) {
+Reply<std::vector<api::OperationSummary>> CoordinatorClient::operations(std::uint32_t limit) {
   auto& s = *state_;
   auto request = s.session->operationsRequest();
   request.setLimit(limit);
-  return s.wait(request.send().then([](auto response) {
-    std::vector<RemoteOperation> records;
-    for (auto in : response.getRecords())
-      records.push_back({in.getId(), in.getKind(), in.getStartedUnixMs(), in.getFinishedUnixMs(),
-                         in.getStatus(), in.getSummary()});
-    return records;
-  }));
+  return s.wait(request.send().then([](auto response) { return api::operationsFromWire(response.getRecords()); }));
 }
 
-}  // namespace hnow::cli
-
-namespace hnow::cli {
-
-Reply<std::pair<std::uint64_t, daemon::SendStatus>> CoordinatorClient::startSend(const SendStart& r) {
+Reply<std::pair<std::uint64_t, api::SendStatus>> CoordinatorClient::startSend(const api::SendRequest& r) {
   auto& s = *state_;
   auto request = s.session->sendRequest();
-  auto out = request.initRequest();
-  out.setPath(r.path);
-  out.setDest(r.dest);
-  auto to = out.initTo(static_cast<unsigned>(r.to.size()));
-  for (std::size_t i = 0; i < r.to.size(); ++i) to.set(static_cast<unsigned>(i), r.to[i]);
-  out.setAlgo(r.algo);
-  out.setNoReplan(!r.replan);
-  out.setAtomic(r.atomic);
-  out.setDeleteOthers(r.deleteOthers);
-  out.setUpload(r.upload);
-  out.setCompress(r.compress);
-  out.setUntilAll(r.untilAll);
-  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
-  out.setUploadIsTree(r.uploadIsTree);
-  out.setForce(r.force);
-  out.setUploadKey(r.uploadKey);
+  api::toWire(r, request.initRequest());
   return s.waitWhileAnswering(request.send().then([](auto response) {
-    return std::make_pair(response.getOperation(), daemon::sendStatusFromWire(response.getReport()));
+    return std::make_pair(response.getOperation(), api::sendStatusFromWire(response.getReport()));
   }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");
 }
 
-Reply<daemon::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operation) {
+Reply<api::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operation) {
   auto& s = *state_;
   auto request = s.session->sendProgressRequest();
   request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return daemon::sendStatusFromWire(response.getReport()); }));
+  return s.wait(request.send().then([](auto response) { return api::sendStatusFromWire(response.getReport()); }));
 }
 
 // `hnow send --manifest`.
-Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> CoordinatorClient::startManifest(
-    const daemon::ManifestRequest& r) {
+Reply<std::pair<std::uint64_t, api::ManifestStatus>> CoordinatorClient::startManifest(
+    const api::ManifestRequest& r) {
   auto& s = *state_;
   auto request = s.session->sendManifestRequest();
-  auto out = request.initRequest();
-  out.setAlgo(r.algo);
-  out.setNoReplan(!r.replan);
-  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
-  auto items = out.initItems(static_cast<unsigned>(r.items.size()));
-  for (std::size_t i = 0; i < r.items.size(); ++i) {
-    auto w = items[static_cast<unsigned>(i)];
-    w.setSource(r.items[i].source);
-    w.setFile(r.items[i].file);
-    w.setDest(r.items[i].dest);
-    auto to = w.initTo(static_cast<unsigned>(r.items[i].to.size()));
-    for (std::size_t t = 0; t < r.items[i].to.size(); ++t) to.set(static_cast<unsigned>(t), r.items[i].to[t]);
-    w.setWhere(r.items[i].where);
-  }
+  api::toWire(r, request.initRequest());
   return s.wait(request.send().then([](auto response) {
-    return std::make_pair(response.getOperation(), daemon::manifestStatusFromWire(response.getReport()));
+    return std::make_pair(response.getOperation(), api::manifestStatusFromWire(response.getReport()));
   }));
 }
 
-Reply<daemon::ManifestStatus> CoordinatorClient::manifestProgress(std::uint64_t operation) {
+Reply<api::ManifestStatus> CoordinatorClient::manifestProgress(std::uint64_t operation) {
   auto& s = *state_;
   auto request = s.session->manifestProgressRequest();
   request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return daemon::manifestStatusFromWire(response.getReport()); }));
+  return s.wait(request.send().then([](auto response) { return api::manifestStatusFromWire(response.getReport()); }));
 }
 
-Reply<std::uint64_t> CoordinatorClient::startRun(const daemon::RunRequest& r) {
+Reply<std::uint64_t> CoordinatorClient::startRun(const api::RunRequest& r) {
   auto& s = *state_;
   auto request = s.session->runRequest();
-  daemon::toWire(r, request.initRequest());
+  api::toWire(r, request.initRequest());
   return s.wait(request.send().then([](auto response) { return response.getOperation(); }));
 }
 
@@ -379,7 +296,7 @@ Reply<RunReportView> CoordinatorClient::runProgress(std::uint64_t operation) {
   auto& s = *state_;
   auto request = s.session->runProgressRequest();
   request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return daemon::runStatusFromWire(response.getReport()); }));
+  return s.wait(request.send().then([](auto response) { return api::runStatusFromWire(response.getReport()); }));
 }
 
 Reply<std::string> CoordinatorClient::runOutput(std::uint64_t operation, std::uint64_t offset) {

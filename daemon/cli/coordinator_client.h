@@ -11,8 +11,10 @@
 #include "base/result.h"
 #include "cli/run_command.h"
 #include "conf/runtime_config.h"
-#include "core/manifest_status.h"
-#include "core/send_operation.h"
+#include "api/coordinator_status.h"
+#include "api/manifest.h"
+#include "api/send_request.h"
+#include "api/send_status.h"
 #include "planner/node_rates.h"
 #include "transport/data/tree_bundle.h"
 #include "transport/link_report.h"
@@ -21,86 +23,6 @@ namespace hnow::cli {
 
 template <class T>
 using Reply = Result<T>;
-
-// One link as hnowd knows it (transport/control.capnp LinkRate).
-using RemoteLink = transport::LinkRateReport;
-
-// One direction's bandwidth cap in force (control.capnp CapInForce).
-struct RemoteCap {
-  double bytesPerSecond = 0.0;  // 0: none
-  std::string by;               // max_uplink_mbps, max_downlink_mbps or the schedule entry
-};
-
-struct RemoteAgent {
-  std::string name;
-  std::string site;
-  bool alive = false;
-  std::optional<double> ratesAgeSeconds;  // none before the first report
-  planner::NodeRates rates;
-  std::vector<std::string> roots;
-  std::vector<std::string> capabilities;
-  std::string dataAddress;
-  RemoteLink uplink, downlink;
-  RemoteCap uplinkCap, downlinkCap;  // in force now
-  // Sends in which it relayed bytes that differ from the source's
-  // (core/relay_suspects.h): from kSuspectFaults on, planned as a leaf.
-  int relayFaults = 0;
-  // Why others cannot connect to its data plane, "" when they can
-  // (docs/reachability.md): planned as a leaf that pulls from others.
-  std::string unreachable;
-  std::vector<std::string> networks;  // as it registered them: "10.1.2.3/26", its data plane's first
-  std::string gateway;                // its default IPv4 gateway; "" when none or not told
-  // Two addresses its key logged in from by turns lately (core/key_hosts.h):
-  // a copied key? Empty: none.
-  std::vector<std::string> keyHosts;
-  int keyHostsChanges = 0;
-  double keyHostsAgeSeconds = 0.0;  // since the latest change
-};
-
-// A send hnowd still owes to agents that were off (hnow send --until-all).
-struct RemoteOwedSend {
-  std::int64_t record = 0;
-  std::string path, dest;
-  std::vector<std::string> agents;
-  std::int64_t sinceUnixMs = 0;
-  bool sending = false;
-};
-
-// A room of agents and its trunk (control.capnp RoomStatus, docs/rooms.md).
-struct RemoteRoom {
-  std::string name;
-  int agents = 0;
-  std::string foundBy;
-  RemoteLink in, out;
-};
-
-// A machine that runs two agents or more, and what they take in together
-// (control.capnp HostStatus, docs/host-intake.md).
-struct RemoteHost {
-  std::string key;
-  int agents = 0;
-  RemoteLink intake;
-};
-
-struct RemoteStatus {
-  std::vector<RemoteAgent> agents;
-  std::vector<RemoteRoom> rooms;  // none: one room
-  std::vector<RemoteHost> hosts;  // machines with two agents or more
-  RemoteLink uplink, downlink;  // hnowd's own
-  RemoteCap uplinkCap, downlinkCap;
-  bool surveying = false;
-  std::vector<RemoteOwedSend> owed;
-};
-
-// One record of `hnow ops` (transport/control.capnp OperationRecord).
-struct RemoteOperation {
-  std::int64_t id = 0;
-  std::string kind;
-  std::int64_t startedUnixMs = 0;
-  std::int64_t finishedUnixMs = 0;  // 0 while it runs
-  std::string status;
-  std::string summary;  // a JSON object
-};
 
 struct RateChange {
   double uplinkMbps = 0.0;  // 0: unchanged
@@ -114,7 +36,7 @@ class CoordinatorClient {
   static Reply<std::unique_ptr<CoordinatorClient>> connect(const conf::ClientConfig& config);
   ~CoordinatorClient();
 
-  Reply<RemoteStatus> status();
+  Reply<api::CoordinatorStatus> status();
   // Surveys the links of `nodes` (every node when empty); returns once they
   // are measured, waiting up to `seconds`.
   Reply<bool> measure(const std::vector<std::string>& nodes, double seconds);
@@ -135,25 +57,8 @@ class CoordinatorClient {
   };
   Reply<std::vector<AgentKey>> agentKeys();
   // The newest `limit` records, newest first.
-  Reply<std::vector<RemoteOperation>> operations(std::uint32_t limit);
+  Reply<std::vector<api::OperationSummary>> operations(std::uint32_t limit);
 
-  // `hnow send`: starts a send, then polls it by its id.
-  struct SendStart {
-    std::string path;  // absolute, on hnowd's machine
-    std::string dest;
-    std::vector<std::string> to;
-    std::string algo;
-    bool replan = true;  // false for --no-replan
-    bool atomic = false;  // a directory: publish the tree at once
-    bool deleteOthers = false;  // a directory: remove what --dest holds that the tree does not name
-    std::uint64_t upload = 0;   // not 0: send this upload (grantUpload), not `path`
-    std::string compress = "auto";  // auto|zstd|none
-    bool untilAll = false;  // agents without a copy stay owed it
-    double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
-    bool uploadIsTree = false;  // the upload is the client's directory packed as a tree's bundle
-    bool force = false;  // a file: replace a different file at --dest
-    std::string uploadKey{};  // with uploadIsTree: the bundle holds what hnowd's kept copy under this key lacked
-  };
   // Does hnowd see the client's file at `path` (same size and mtime)?
   // Whether hnowd sees the client's file or tree at the same path; when it
   // does not read there at all (outside its [send] roots), why.
@@ -178,14 +83,15 @@ class CoordinatorClient {
   Reply<UploadGrant> grantUpload(std::uint64_t size, const std::array<unsigned char, 32>& sha256);
   // Once hnowd holds upload `id` whole and checked: its size.
   Reply<std::uint64_t> awaitUpload(std::uint64_t id);
-  Reply<std::pair<std::uint64_t, daemon::SendStatus>> startSend(const SendStart& request);
-  Reply<daemon::SendStatus> sendProgress(std::uint64_t operation);
+    // `hnow send`: starts a send, then polls it by its id.
+  Reply<std::pair<std::uint64_t, api::SendStatus>> startSend(const api::SendRequest& request);
+  Reply<api::SendStatus> sendProgress(std::uint64_t operation);
   // `hnow send --manifest`: starts the items together, then polls.
-  Reply<std::pair<std::uint64_t, daemon::ManifestStatus>> startManifest(const daemon::ManifestRequest& request);
-  Reply<daemon::ManifestStatus> manifestProgress(std::uint64_t operation);
+  Reply<std::pair<std::uint64_t, api::ManifestStatus>> startManifest(const api::ManifestRequest& request);
+  Reply<api::ManifestStatus> manifestProgress(std::uint64_t operation);
 
   // `hnow run`: starts a job, polls it, reads its result.
-  Reply<std::uint64_t> startRun(const daemon::RunRequest& request);
+  Reply<std::uint64_t> startRun(const api::RunRequest& request);
   Reply<RunReportView> runProgress(std::uint64_t operation);
   // At most 1 MiB from `offset`; empty at the end.
   Reply<std::string> runOutput(std::uint64_t operation, std::uint64_t offset);

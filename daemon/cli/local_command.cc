@@ -125,7 +125,7 @@ bool waitForAgents(const conf::ClientConfig& client, const std::set<std::string>
     auto status = connection.value()->status();
     if (!status) break;
     std::size_t ready = 0;
-    for (const RemoteAgent& a : status->agents)
+    for (const api::AgentStatus& a : status->agents)
       ready += names.count(a.name) && a.alive && a.ratesAgeSeconds && a.uplink.method != "unknown" &&
                a.downlink.method != "unknown";
     if (ready == names.size()) return true;

@@ -161,31 +161,32 @@ void addSend(CLI::App& app, CommandLine& c) {
                             "The file (uploaded to hnowd first if it does not see it at that path; - : standard "
                             "input) or directory (read by hnowd); a directory's tree goes whole: files, empty "
                             "directories, modes, mtimes, symlinks inside it");
-  c.sendCommand->add_option("--dest", c.send.dest, "Destination on each agent; relative: under its data root");
+  c.sendCommand->add_option("--dest", c.send.request.dest, "Destination on each agent; relative: under its data root");
   c.sendCommand->add_option("--manifest", c.manifest.manifestPath,
                           "Send the [[item]]s of this TOML file together instead of FILE (see docs/manifest.md)");
-  c.sendCommand->add_option("--to", c.send.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
-  c.sendCommand->add_option("--algo", c.send.algo,
+  c.sendCommand->add_option("--to", c.send.request.to, "all, a site, or agent names (comma-separated)")->delimiter(',');
+  c.sendCommand->add_option("--algo", c.send.request.algo,
                           "Plan: " + hnow::planner::algorithmChoices(hnow::planner::kSendUse) + "; with --manifest: " +
                               hnow::planner::algorithmChoices(hnow::planner::kManifestUse))
       ->check(CLI::IsMember(hnow::planner::algorithmNames(hnow::planner::kSendUse | hnow::planner::kManifestUse)));
   c.sendCommand->add_flag("--json", c.send.json, "Print JSON for scripts");
-  c.sendCommand->add_flag("--no-replan", c.send.noReplan, "Keep the first tree when rates drift (for comparison)");
-  c.sendCommand->add_flag("--atomic", c.send.atomic,
+  c.sendCommand->add_flag_callback("--no-replan", [&c] { c.send.request.replan = false; },
+                                   "Keep the first tree when rates drift (for comparison)");
+  c.sendCommand->add_flag("--atomic", c.send.request.atomic,
                           "FILE is a directory: publish its whole tree on each agent at once (staged beside "
                           "--dest, then one rename), not file by file");
-  c.sendCommand->add_flag("--delete", c.send.deleteOthers,
+  c.sendCommand->add_flag("--delete", c.send.request.deleteOthers,
                           "FILE is a directory: on each agent, remove what --dest holds that the tree does not "
                           "name (never outside --dest)");
   c.sendCommand->add_option("--gantt", c.send.ganttPath, "Write planned and actual bars to this SVG file");
-  c.sendCommand->add_option("--compress", c.send.compress,
+  c.sendCommand->add_option("--compress", c.send.request.compress,
                             "auto (default): zstd when the prediction says it pays; zstd: always; none: never "
                             "(docs/compression.md)")
       ->check(CLI::IsMember({"auto", "zstd", "none"}));
-  c.sendCommand->add_flag("--until-all", c.send.untilAll,
+  c.sendCommand->add_flag("--until-all", c.send.request.untilAll,
                           "Agents that are off or fail stay owed the send: hnowd sends FILE or DIR (as it is "
                           "then) to each when it is connected again, once, across restarts (docs/until-all.md)");
-  c.sendCommand->add_flag("--force", c.send.force,
+  c.sendCommand->add_flag("--force", c.send.request.force,
                           "FILE: replace a different file already at --dest (without it the send is refused "
                           "and nothing moves; an agent that holds the same bytes there gets nothing either way)");
   c.sendCommand->add_option("--max-rate", c.send.maxRate,
@@ -252,25 +253,25 @@ int dispatch(CommandLine& c) {
   if (c.measureCommand->parsed()) return hnow::cli::runMeasureCommand(c.measure);
   if (c.runCommand->parsed()) return hnow::cli::runRunCommand(c.run);
   if (c.sendCommand->parsed() && !c.manifest.manifestPath.empty()) {
-    if (!c.send.file.empty() || !c.send.dest.empty() || !c.send.to.empty()) {
+    if (!c.send.file.empty() || !c.send.request.dest.empty() || !c.send.request.to.empty()) {
       std::fprintf(stderr, "hnow: --manifest names its files, destinations and targets; drop FILE, --dest and --to\n");
       return 2;
     }
     c.manifest.configPath = c.clientConfig;
-    c.manifest.algo = c.send.algo;
+    c.manifest.request.algo = c.send.request.algo;
     c.manifest.json = c.send.json;
     c.manifest.ganttPath = c.send.ganttPath;
-    c.manifest.noReplan = c.send.noReplan;
+    c.manifest.request.replan = c.send.request.replan;
     if (c.sendCommand->count("--compress") > 0) {
       std::fprintf(stderr, "hnow: --compress is for one FILE or DIR; a manifest's items go as they are\n");
       return 2;
     }
-    if (c.send.untilAll) {
+    if (c.send.request.untilAll) {
       std::fprintf(stderr, "hnow: --until-all is for one FILE or DIR; a manifest's items are sent once, to "
                            "the agents connected now\n");
       return 2;
     }
-    if (c.send.force) {
+    if (c.send.request.force) {
       std::fprintf(stderr, "hnow: --force is for one FILE; a manifest's items replace what their destinations hold\n");
       return 2;
     }
@@ -279,7 +280,7 @@ int dispatch(CommandLine& c) {
       std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());
       return 2;
     }
-    c.manifest.maxRateBytesPerSecond = *maxRate;
+    c.manifest.request.maxRateBytesPerSecond = *maxRate;
     return hnow::cli::runManifestCommand(c.manifest);
   }
   if (c.sendCommand->parsed()) return hnow::cli::runSendCommand(c.send);

@@ -25,14 +25,14 @@ std::string mib(double bytes) {
   return out;
 }
 
-std::uint64_t bytesMoved(const daemon::ManifestStatus& s) {
+std::uint64_t bytesMoved(const api::ManifestStatus& s) {
   std::uint64_t bytes = 0;
   for (const auto& item : s.items)
     for (const auto& c : item.send.copies) bytes += c.bytes;
   return bytes;
 }
 
-std::uint64_t bytesWanted(const daemon::ManifestStatus& s) {
+std::uint64_t bytesWanted(const api::ManifestStatus& s) {
   std::uint64_t bytes = 0;
   for (const auto& item : s.items) bytes += item.send.size * item.send.copies.size();
   return bytes;
@@ -40,7 +40,7 @@ std::uint64_t bytesWanted(const daemon::ManifestStatus& s) {
 
 }  // namespace
 
-std::string manifestTable(const daemon::ManifestStatus& s) {
+std::string manifestTable(const api::ManifestStatus& s) {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line,
@@ -65,7 +65,7 @@ std::string manifestTable(const daemon::ManifestStatus& s) {
                   "path");
     out += line;
     for (const auto& c : item.send.copies) {
-      const bool done = c.state == daemon::CopyStatus::State::kDone;
+      const bool done = c.state == api::CopyStatus::State::kDone;
       char finished[32] = "-";
       if (done) std::snprintf(finished, sizeof finished, "%.2f", c.finishedS);
       std::snprintf(line, sizeof line, "  %-12s %-12s %10.2f %10s  %s\n", c.node.c_str(), c.parent.c_str(),
@@ -82,7 +82,7 @@ std::string manifestTable(const daemon::ManifestStatus& s) {
   return out;
 }
 
-std::string manifestGanttSvg(const daemon::ManifestStatus& s) {
+std::string manifestGanttSvg(const api::ManifestStatus& s) {
   GanttChart chart;
   chart.title = "hnow send --manifest along " + s.algo + ": planned and actual";
   for (std::size_t k = 0; k < s.items.size(); ++k) {
@@ -93,7 +93,7 @@ std::string manifestGanttSvg(const daemon::ManifestStatus& s) {
       chart.rows.push_back(name + " " + c.node + " planned");
       chart.rows.push_back(name + " " + c.node + " actual");
       chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + c.parent});
-      if (c.state == daemon::CopyStatus::State::kDone)
+      if (c.state == api::CopyStatus::State::kDone)
         chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + c.parent});
     }
   }
@@ -110,10 +110,7 @@ int runManifestCommand(const ManifestOptions& options) {
   int exitCode = 0;
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
-  daemon::ManifestRequest request;
-  request.algo = options.algo;
-  request.replan = !options.noReplan;
-  request.maxRateBytesPerSecond = options.maxRateBytesPerSecond;
+  api::ManifestRequest request = options.request;
   for (const auto& item : manifest->items)
     request.items.push_back({item.source, item.file, item.dest, item.to, item.where});
   auto started = client->startManifest(request);
@@ -122,7 +119,7 @@ int runManifestCommand(const ManifestOptions& options) {
     return 1;
   }
   const std::uint64_t id = started.value().first;
-  daemon::ManifestStatus status = started.value().second;
+  api::ManifestStatus status = started.value().second;
   auto lastMove = Clock::now(), lastLine = Clock::now();
   std::uint64_t lastBytes = 0;
   while (!status.finished) {
@@ -153,7 +150,7 @@ int runManifestCommand(const ManifestOptions& options) {
   }
   for (const auto& item : status.items)
     for (const auto& c : item.send.copies)
-      if (c.state != daemon::CopyStatus::State::kDone) return 1;
+      if (c.state != api::CopyStatus::State::kDone) return 1;
   return 0;
 }
 

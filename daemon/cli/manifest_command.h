@@ -4,18 +4,18 @@
 // and sent together; shows progress and the final report.
 #include <string>
 
-#include "core/manifest_status.h"
+#include "api/manifest.h"
 
 namespace hnow::cli {
 
 struct ManifestOptions {
   std::string configPath;
   std::string manifestPath;
-  std::string algo = "auto";
+  // What hnowd is asked: --algo, --no-replan and --max-rate; the items
+  // from the manifest once it is read.
+  api::ManifestRequest request;
   bool json = false;
   std::string ganttPath;
-  bool noReplan = false;
-  double maxRateBytesPerSecond = 0.0;  // --max-rate; 0: none
 };
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for a bad manifest or options.
@@ -24,9 +24,9 @@ int runManifestCommand(const ManifestOptions& options);
 // {"algo", "predicted_s", "actual_s", "replans", "sequential_predicted_s",
 // "lower_bound_s", "considered": [...], "items": [{"source", "file", "dest",
 // "size", "copies": [...], "failed": [...]}]}, copies and failures as in sendJson.
-std::string manifestJson(const daemon::ManifestStatus& status);
-std::string manifestTable(const daemon::ManifestStatus& status);
+std::string manifestJson(const api::ManifestStatus& status);
+std::string manifestTable(const api::ManifestStatus& status);
 // Planned and actual bars, two rows per item and node.
-std::string manifestGanttSvg(const daemon::ManifestStatus& status);
+std::string manifestGanttSvg(const api::ManifestStatus& status);
 
 }  // namespace hnow::cli

@@ -5,13 +5,13 @@
 
 namespace hnow::cli {
 
-std::string manifestJson(const daemon::ManifestStatus& s) {
+std::string manifestJson(const api::ManifestStatus& s) {
   using Json = nlohmann::ordered_json;
   Json items = Json::array();
   for (const auto& item : s.items) {
     Json copies = Json::array(), failed = Json::array();
     for (const auto& c : item.send.copies) {
-      if (c.state == daemon::CopyStatus::State::kDone)
+      if (c.state == api::CopyStatus::State::kDone)
         copies.push_back({{"node", c.node},
                           {"path", c.path},
                           {"sha256", c.sha256},

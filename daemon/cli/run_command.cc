@@ -128,14 +128,14 @@ std::string runGanttSvg(const RunReportView& r) {
 namespace {
 
 // What hnowd is asked for, or why the options cannot make a run.
-Result<daemon::RunRequest> runRequestOf(const RunOptions& options) {
+Result<api::RunRequest> runRequestOf(const RunOptions& options) {
   if (options.input.empty() || options.command.empty()) return Error{"run needs --input FILE and --cmd 'CMD'"};
   if (options.concat == !options.reduce.empty()) return Error{"run needs exactly one of --concat and --reduce 'CMD'"};
   auto split = conf::parseSplitSpec(options.split);
   if (!split) return split.error();
   auto argv = conf::commandArgv(options.command, options.shell);
   if (!argv) return Error{"--cmd: " + argv.error().message};
-  daemon::RunRequest request;
+  api::RunRequest request;
   if (!options.reduce.empty()) {
     auto parsed = conf::commandArgv(options.reduce, options.shell);
     if (!parsed) return Error{"--reduce: " + parsed.error().message};

@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run_status.h"
-#include "core/send_operation.h"
+#include "api/run.h"
 
 namespace hnow::cli {
 
@@ -39,8 +38,8 @@ struct RunOptions {
 // 0 on success, 1 when the job failed or hnowd refused, 2 for bad options.
 int runRunCommand(const RunOptions& options);
 
-// hnowd's report of a run (core/run_status.h).
-using RunReportView = daemon::RunStatus;
+// hnowd's report of a run (api/run.h).
+using RunReportView = api::RunStatus;
 
 // {"predicted_s", "actual_s", "agents": [{"name", "units", "compute_s",
 // "idle_s", "share_units"}], "reissued", "plan", "rounds", "reduction", "units", "output", "output_bytes",

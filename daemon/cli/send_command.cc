@@ -40,14 +40,14 @@ class Progress {
  public:
   explicit Progress(bool tty) : tty_(tty), last_(Clock::now()), lastLine_(last_) {}
 
-  void show(const daemon::SendStatus& s) {
+  void show(const api::SendStatus& s) {
     std::uint64_t done = 0, total = 0;
     std::size_t finished = 0;
     for (const auto& c : s.copies) {
-      if (c.state == daemon::CopyStatus::State::kFailed) continue;
+      if (c.state == api::CopyStatus::State::kFailed) continue;
       done += c.bytes;
       total += s.size;
-      finished += c.state == daemon::CopyStatus::State::kDone;
+      finished += c.state == api::CopyStatus::State::kDone;
     }
     const auto now = Clock::now();
     const double dt = std::chrono::duration<double>(now - last_).count();
@@ -113,7 +113,7 @@ Result<double> sendMaxRate(const SendOptions& options) {
 }
 
 int runSendCommand(const SendOptions& options) {
-  if (options.file.empty() || options.dest.empty()) {
+  if (options.file.empty() || options.request.dest.empty()) {
     std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
     return 2;
   }
@@ -133,27 +133,19 @@ int runSendCommand(const SendOptions& options) {
     std::fprintf(stderr, "hnow: %s\n", upload.error().message.c_str());
     return 1;
   }
-  CoordinatorClient::SendStart request{options.file == "-" ? "-" : std::filesystem::absolute(options.file, error).string(),
-                                       options.dest,
-                                       options.to,
-                                       options.algo,
-                                       !options.noReplan,
-                                       options.atomic,
-                                       options.deleteOthers,
-                                       *upload,
-                                       options.compress,
-                                       options.untilAll,
-                                       *maxRate,
-                                       uploadIsTree,
-                                       options.force,
-                                       uploadKey};
+  api::SendRequest request = options.request;
+  request.path = options.file == "-" ? "-" : std::filesystem::absolute(options.file, error).string();
+  request.maxRateBytesPerSecond = *maxRate;
+  request.upload = *upload;
+  request.uploadIsTree = uploadIsTree;
+  request.uploadKey = uploadKey;
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
     return 1;
   }
   const std::uint64_t id = started.value().first;
-  daemon::SendStatus status = started.value().second;
+  api::SendStatus status = started.value().second;
   Progress progress(::isatty(STDERR_FILENO));
   std::fputs(treeLine(status).c_str(), stderr);
   std::size_t changesShown = 0;
@@ -176,9 +168,9 @@ int runSendCommand(const SendOptions& options) {
     std::uint64_t bytes = 0;
     bool allIn = true;
     for (const auto& c : status.copies) {
-      bytes += c.bytes + (c.state == daemon::CopyStatus::State::kDone ? 1 : 0);
-      allIn = allIn && (c.bytes >= status.size || c.state == daemon::CopyStatus::State::kDone ||
-                        c.state == daemon::CopyStatus::State::kFailed);
+      bytes += c.bytes + (c.state == api::CopyStatus::State::kDone ? 1 : 0);
+      allIn = allIn && (c.bytes >= status.size || c.state == api::CopyStatus::State::kDone ||
+                        c.state == api::CopyStatus::State::kFailed);
     }
     if (bytes != lastBytes) lastMove = Clock::now(), lastBytes = bytes;
     const auto limit = allIn ? std::chrono::duration_cast<std::chrono::seconds>(kFinishingLimit) : kStallLimit;
@@ -191,13 +183,13 @@ int runSendCommand(const SendOptions& options) {
   }
   progress.end();
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
-  if (options.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);
+  if (options.request.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);
   if (!options.ganttPath.empty()) {
     if (auto written = writeFileAtomically(options.ganttPath, sendGanttSvg(status)); !written)
       std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
   }
   for (const auto& c : status.copies)
-    if (c.state != daemon::CopyStatus::State::kDone || (c.tree && c.tree->failedCount > 0)) return 1;
+    if (c.state != api::CopyStatus::State::kDone || (c.tree && c.tree->failedCount > 0)) return 1;
   return 0;
 }
 

@@ -9,23 +9,19 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/send_operation.h"
+#include "api/send_request.h"
+#include "api/send_status.h"
 
 namespace hnow::cli {
 
 struct SendOptions {
   std::string configPath;
-  std::string file;
-  std::string dest;
-  std::vector<std::string> to;  // empty: all
-  std::string algo = "auto";
+  std::string file;  // as typed; `request.path` is its absolute path, set when the send starts
+  // What hnowd is asked: the flags that go to hnowd (--dest, --to, --algo,
+  // --no-replan, --atomic, --delete, --compress, --until-all, --force) are
+  // read straight into it; --max-rate and the upload once the send starts.
+  api::SendRequest request;
   bool json = false;
-  bool noReplan = false;
-  bool atomic = false;  // FILE is a directory: publish its tree at once on each agent
-  bool deleteOthers = false;  // FILE is a directory: remove what --dest holds that the tree does not name
-  std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
-  bool untilAll = false;  // agents that are off get it when they are connected again (docs/until-all.md)
-  bool force = false;  // FILE: replace a different file at --dest (docs/send.md, "A file already there")
   std::string ganttPath;
   // --max-rate, e.g. "100M" (base/bit_rate.h); empty: none.
   std::string maxRate;
@@ -54,12 +50,12 @@ int runSendCommand(const SendOptions& options);
 // "max_rate_bps": the send's --max-rate in bits/s, null when none; "held":
 // the agents that held the file at --dest already (nothing sent to them),
 // "replaced": those whose different file there --force replaced.
-std::string sendJson(const daemon::SendStatus& status);
-std::string sendTable(const daemon::SendStatus& status, const std::string& file);
+std::string sendJson(const api::SendStatus& status);
+std::string sendTable(const api::SendStatus& status, const std::string& file);
 // After an --until-all send: the agents still owed it (failed or skipped), or that none are.
-std::string owedLine(const daemon::SendStatus& status);
+std::string owedLine(const api::SendStatus& status);
 // Planned and actual bars side by side, two rows per node; a replan's parent
 // changes are ticks on the moved node's actual row.
-std::string sendGanttSvg(const daemon::SendStatus& status);
+std::string sendGanttSvg(const api::SendStatus& status);
 
 }  // namespace hnow::cli

@@ -7,7 +7,7 @@ namespace hnow::cli {
 
 namespace {
 
-nlohmann::ordered_json problemsJson(const std::vector<daemon::PathProblem>& problems) {
+nlohmann::ordered_json problemsJson(const std::vector<api::PathProblem>& problems) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& p : problems) out.push_back({{"path", p.path}, {"why", p.why}});
   return out;
@@ -15,10 +15,10 @@ nlohmann::ordered_json problemsJson(const std::vector<daemon::PathProblem>& prob
 
 }  // namespace
 
-std::string sendJson(const daemon::SendStatus& s) {
+std::string sendJson(const api::SendStatus& s) {
   nlohmann::ordered_json copies = nlohmann::ordered_json::array(), failed = nlohmann::ordered_json::array();
   for (const auto& c : s.copies) {
-    if (c.state == daemon::CopyStatus::State::kDone) {
+    if (c.state == api::CopyStatus::State::kDone) {
       copies.push_back({{"node", c.node},
                         {"path", c.path},
                         {"sha256", c.sha256},

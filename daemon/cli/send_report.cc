@@ -24,7 +24,7 @@ constexpr std::size_t kEdgesListedUpTo = 16;
 // enough to read them, else its shape (`--json` lists every edge of any
 // lab). `parentOf(copy)` names a copy's parent in it.
 template <typename ParentOf>
-std::string treeText(const daemon::SendStatus& s, ParentOf parentOf) {
+std::string treeText(const api::SendStatus& s, ParentOf parentOf) {
   std::map<std::string, std::string> up;
   std::map<std::string, int> children;
   for (const auto& c : s.copies)
@@ -55,15 +55,15 @@ std::string treeText(const daemon::SendStatus& s, ParentOf parentOf) {
          std::to_string(depth) + ", at most " + std::to_string(widest) + " children; from hnowd:" + fromSource;
 }
 
-std::string stripeTreeText(const daemon::SendStatus& s, std::size_t k) {
-  return treeText(s, [k](const daemon::CopyStatus& c) {
+std::string stripeTreeText(const api::SendStatus& s, std::size_t k) {
+  return treeText(s, [k](const api::CopyStatus& c) {
     return k < c.stripeParents.size() ? &c.stripeParents[k] : nullptr;
   });
 }
 
 
 // Who fed a copy: its parent, or its parent in each stripe.
-std::string parentsOf(const daemon::CopyStatus& c) {
+std::string parentsOf(const api::CopyStatus& c) {
   if (c.stripeParents.empty()) return c.parent;
   std::string out;
   for (const std::string& p : c.stripeParents) out += (out.empty() ? "" : ",") + p;
@@ -71,7 +71,7 @@ std::string parentsOf(const daemon::CopyStatus& c) {
 }
 
 // "stripe 2: 800.0 KiB from agent-5, held at 30.10 s: 0.22 Mbit/s on average"
-std::string stripeLabel(const daemon::SendStatus& s, const daemon::CopyStatus& c, std::size_t k, double held) {
+std::string stripeLabel(const api::SendStatus& s, const api::CopyStatus& c, std::size_t k, double held) {
   const double bytes = static_cast<double>(s.stripeOffsets[k + 1] - s.stripeOffsets[k]);
   char text[200];
   std::snprintf(text, sizeof text, "stripe %zu: %s from %s, held at %.2f s: %.2f Mbit/s on average", k + 1,
@@ -80,7 +80,7 @@ std::string stripeLabel(const daemon::SendStatus& s, const daemon::CopyStatus& c
 }
 
 // What hnowd packed of a directory, and what it left out.
-std::string treeSummaryText(const daemon::TreeSummary& t) {
+std::string treeSummaryText(const api::TreeSummary& t) {
   char line[400];
   std::snprintf(line, sizeof line, "  tree: %llu files (%s) in %llu entries%s%s\n",
                 static_cast<unsigned long long>(t.files), bytesText(static_cast<double>(t.fileBytes)).c_str(),
@@ -102,10 +102,10 @@ std::string treeSummaryText(const daemon::TreeSummary& t) {
 }
 
 // A bundle per group of agents by what they lack: each group's line.
-std::string groupsText(const std::vector<daemon::BundleGroupStatus>& groups) {
+std::string groupsText(const std::vector<api::BundleGroupStatus>& groups) {
   std::string out;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const daemon::BundleGroupStatus& k = groups[g];
+    const api::BundleGroupStatus& k = groups[g];
     std::string agents;
     for (const std::string& a : k.agents) agents += (agents.empty() ? "" : ", ") + a;
     char line[400];
@@ -130,7 +130,7 @@ std::string groupsText(const std::vector<daemon::BundleGroupStatus>& groups) {
 }
 
 // One agent's unpack: what it published, and every entry it could not.
-std::string treeOutcomeText(const daemon::TreeOutcome& t) {
+std::string treeOutcomeText(const api::TreeOutcome& t) {
   char line[300];
   std::snprintf(line, sizeof line,
                 "             published %llu files (%s), %llu held already, %llu copied from another path here, "
@@ -148,7 +148,7 @@ std::string treeOutcomeText(const daemon::TreeOutcome& t) {
 
 // "compressed with zstd: 1.0 GiB -> 412.0 MiB in 2.10 s (auto: ...)" or
 // "not compressed (auto: random-looking data, ratio 1.00)".
-std::string compressionText(const daemon::SendCompression& c) {
+std::string compressionText(const api::SendCompression& c) {
   const std::size_t colon = c.why.find(": ");
   const std::string reason = colon == std::string::npos ? c.why : c.why.substr(colon + 2);
   const std::string said = reason.rfind("--compress", 0) == 0 ? reason : "auto: " + reason;
@@ -164,16 +164,16 @@ std::string compressionText(const daemon::SendCompression& c) {
 
 // The tree at the start, then every parent change as it happens, on stderr
 // (bench/replan.sh reads the tree from here to pick the busiest relay).
-std::string treeLine(const daemon::SendStatus& s) {
+std::string treeLine(const api::SendStatus& s) {
   if (s.stripeOffsets.size() < 2)
-    return "tree" + treeText(s, [](const daemon::CopyStatus& c) { return &c.parent; }) + "\n";
+    return "tree" + treeText(s, [](const api::CopyStatus& c) { return &c.parent; }) + "\n";
   std::string lines;
   for (std::size_t k = 0; k + 1 < s.stripeOffsets.size(); ++k)
     lines += "stripe " + std::to_string(k + 1) + " tree" + stripeTreeText(s, k) + "\n";
   return lines;
 }
 
-std::string changeLine(const daemon::ParentChange& c) {
+std::string changeLine(const api::ParentChange& c) {
   char line[400];
   std::snprintf(line, sizeof line, "%.1f s: %s now pulls from %s, not %s (%s)\n", c.atS, c.node.c_str(),
                 c.newParent.c_str(), c.oldParent.c_str(), c.reason.c_str());
@@ -181,7 +181,7 @@ std::string changeLine(const daemon::ParentChange& c) {
 }
 
 // A file already at the destination (docs/send.md): who had it, whose file --force replaced.
-static std::string heldText(const daemon::SendStatus& s) {
+static std::string heldText(const api::SendStatus& s) {
   auto joined = [](const std::vector<std::string>& names) {
     std::string out;
     for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -200,7 +200,7 @@ static std::string heldText(const daemon::SendStatus& s) {
   return out;
 }
 
-std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
+std::string sendTable(const api::SendStatus& s, const std::string& file) {
   std::string out;
   char line[512];
   if (s.copies.empty() && !s.held.empty()) {
@@ -266,7 +266,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   out += line;
   std::string ok, failed;
   for (const auto& c : s.copies) {
-    const bool done = c.state == daemon::CopyStatus::State::kDone;
+    const bool done = c.state == api::CopyStatus::State::kDone;
     std::snprintf(line, sizeof line, "%-12s %-12s %10.2f %10s  %s\n", c.node.c_str(),
                   (c.stripeParents.empty() ? c.parent : std::to_string(c.stripeParents.size()) + " parents").c_str(),
                   c.plannedS,
@@ -286,7 +286,7 @@ std::string sendTable(const daemon::SendStatus& s, const std::string& file) {
   return out;
 }
 
-std::string sendGanttSvg(const daemon::SendStatus& s) {
+std::string sendGanttSvg(const api::SendStatus& s) {
   GanttChart chart;
   chart.title = "hnow send along " + s.algo + ": planned and actual";
   for (const auto& c : s.copies) {
@@ -294,7 +294,7 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
     chart.rows.push_back(c.node + " planned");
     chart.rows.push_back(c.node + " actual");
     chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + parentsOf(c)});
-    if (c.state == daemon::CopyStatus::State::kDone)
+    if (c.state == api::CopyStatus::State::kDone)
       chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + parentsOf(c)});
     // A striped copy: a row per stripe, who fed it and at what rate.
     for (std::size_t k = 0; k < c.stripeParents.size() && k + 1 < s.stripeOffsets.size(); ++k) {
@@ -313,10 +313,10 @@ std::string sendGanttSvg(const daemon::SendStatus& s) {
   return renderGanttSvg(chart);
 }
 
-std::string owedLine(const daemon::SendStatus& status) {
+std::string owedLine(const api::SendStatus& status) {
   std::string owed;
   for (const auto& c : status.copies)
-    if (c.state != daemon::CopyStatus::State::kDone) owed += (owed.empty() ? "" : ", ") + c.node;
+    if (c.state != api::CopyStatus::State::kDone) owed += (owed.empty() ? "" : ", ") + c.node;
   for (const auto& k : status.skipped) owed += (owed.empty() ? "" : ", ") + k.node;
   if (owed.empty()) return "  every agent has its copy (--until-all: nothing owed)\n";
   return "  owed (--until-all): " + owed +

@@ -4,8 +4,8 @@
 #include <ctime>
 #include <sstream>
 
+#include "api/relay_faults.h"
 #include "base/printable.h"
-#include "core/relay_suspects.h"
 
 namespace hnow::cli {
 
@@ -13,7 +13,7 @@ namespace {
 
 // "95.6 probe 12s ±2%", ">= 440.0 bound 12s", "-" before it is measured;
 // other traffic on it now: "+ other 150.0".
-std::string linkCell(const RemoteLink& l) {
+std::string linkCell(const api::LinkRate& l) {
   if (l.method == "unknown") return "- (not measured yet)";
   char text[96];
   std::snprintf(text, sizeof text, "%s%.1f %s %.0fs", l.method == "bound" ? ">= " : "", l.bytesPerSecond * 8 / 1e6,
@@ -32,8 +32,8 @@ std::string linkCell(const RemoteLink& l) {
 }
 
 // "up 20.0 (08:00-18:00 weekdays: 20%), down none".
-std::string capsCell(const RemoteCap& up, const RemoteCap& down) {
-  auto one = [](const RemoteCap& c) {
+std::string capsCell(const api::CapInForce& up, const api::CapInForce& down) {
+  auto one = [](const api::CapInForce& c) {
     if (c.bytesPerSecond <= 0) return std::string("none");
     char text[64];
     std::snprintf(text, sizeof text, "%.1f", c.bytesPerSecond * 8 / 1e6);
@@ -55,18 +55,18 @@ std::string shown(const std::string& text) {
 
 }  // namespace
 
-std::string relayFaultsNote(const RemoteAgent& agent) {
+std::string relayFaultsNote(const api::AgentStatus& agent) {
   const int n = agent.relayFaults;
   const std::string times = n == 1 ? "once" : std::to_string(n) + " times";
   return shown(agent.name) + ": relayed bytes that differ from the source's " + times +
-         (n >= daemon::kSuspectFaults ? "; planned as a leaf (relays nothing)"
-                                      : "; planned as a leaf from " + std::to_string(daemon::kSuspectFaults) + " times on");
+         (n >= api::kSuspectFaults ? "; planned as a leaf (relays nothing)"
+                                      : "; planned as a leaf from " + std::to_string(api::kSuspectFaults) + " times on");
 }
 
 // Names, sites and paths come from agents and operators: each is escaped
 // (base/printable.h), so a newline or a terminal escape in one cannot break
 // the table or forge a line of it.
-std::string keyHostsNote(const RemoteAgent& agent) {
+std::string keyHostsNote(const api::AgentStatus& agent) {
   char ago[32];
   std::snprintf(ago, sizeof ago, "%.0f s", agent.keyHostsAgeSeconds);
   const std::string name = shown(agent.name);
@@ -76,7 +76,7 @@ std::string keyHostsNote(const RemoteAgent& agent) {
          " (and enroll it anew); if both are, hnow agent ack " + name;
 }
 
-std::string statusTable(const RemoteStatus& status) {
+std::string statusTable(const api::CoordinatorStatus& status) {
   std::ostringstream out;
   char line[320];
   std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s %11s %12s %6s\n", "node", "site", "state",
@@ -85,7 +85,7 @@ std::string statusTable(const RemoteStatus& status) {
   std::snprintf(line, sizeof line, "%-16s %-10s %-6s %-32s %-32s\n", "hnowd", "-",
                 status.surveying ? "survey" : "-", linkCell(status.uplink).c_str(), linkCell(status.downlink).c_str());
   out << line;
-  for (const RemoteAgent& a : status.agents) {
+  for (const api::AgentStatus& a : status.agents) {
     std::string age = "-";
     if (a.ratesAgeSeconds) {
       std::snprintf(line, sizeof line, "%.1f", *a.ratesAgeSeconds);
@@ -103,8 +103,8 @@ std::string statusTable(const RemoteStatus& status) {
     out << "\nrooms (found by " << status.rooms.front().foundBy << "), trunk Mbit/s (how, age):\n";
     std::snprintf(line, sizeof line, "%-16s %-7s %-34s %-34s\n", "room", "agents", "into the room", "out of it");
     out << line;
-    for (const RemoteRoom& r : status.rooms) {
-      auto trunkCell = [](const RemoteLink& l) {
+    for (const api::RoomStatus& r : status.rooms) {
+      auto trunkCell = [](const api::LinkRate& l) {
         return l.method == "unknown" ? std::string("- (planned at its fastest port)") : linkCell(l);
       };
       std::snprintf(line, sizeof line, "%-16s %-7d %-34s %-34s\n", shown(r.name).c_str(), r.agents,
@@ -113,14 +113,14 @@ std::string statusTable(const RemoteStatus& status) {
     }
   }
   // Machines that run several agents (docs/host-intake.md).
-  for (const RemoteHost& h : status.hosts) {
+  for (const api::HostStatus& h : status.hosts) {
     const std::string intake = h.intake.method == "unknown"
                                    ? std::string("not known yet (learnt from the first send that fills it)")
                                    : linkCell(h.intake);
     out << "machine " << shown(h.key) << ": " << h.agents << " agents; they take in together " << intake << "\n";
   }
   // An agent whose transfers belie the rate it tells (docs/security.md "Rates that lie").
-  for (const RemoteAgent& a : status.agents)
+  for (const api::AgentStatus& a : status.agents)
     for (const auto& [link, name] : {std::pair{&a.uplink, "uplink"}, std::pair{&a.downlink, "downlink"}})
       if (link->told > 0) {
         std::snprintf(line, sizeof line,
@@ -129,15 +129,15 @@ std::string statusTable(const RemoteStatus& status) {
         out << line;
       }
   // An agent caught relaying bytes that differ from the source's (docs/security.md).
-  for (const RemoteAgent& a : status.agents)
+  for (const api::AgentStatus& a : status.agents)
     if (a.relayFaults > 0) out << "! " << relayFaultsNote(a) << "\n";
   // An agent behind NAT or a firewall (docs/reachability.md).
-  for (const RemoteAgent& a : status.agents)
+  for (const api::AgentStatus& a : status.agents)
     if (!a.unreachable.empty()) out << "! " << a.name << ": unreachable: " << a.unreachable << "\n";
   // An agent whose key logs in from two hosts by turns: a copied key? (docs/security.md)
-  for (const RemoteAgent& a : status.agents)
+  for (const api::AgentStatus& a : status.agents)
     if (a.keyHosts.size() == 2) out << "! " << keyHostsNote(a) << "\n";
-  for (const RemoteOwedSend& o : status.owed) {
+  for (const api::OwedSend& o : status.owed) {
     std::string names;
     for (const std::string& n : o.agents) names += (names.empty() ? "" : ", ") + printable(n);
     const std::time_t since = static_cast<std::time_t>(o.sinceUnixMs / 1000);
@@ -151,7 +151,7 @@ std::string statusTable(const RemoteStatus& status) {
   out << "\ncaps in force, Mbit/s (what set them):\n";
   std::snprintf(line, sizeof line, "%-16s %s\n", "hnowd", capsCell(status.uplinkCap, status.downlinkCap).c_str());
   out << line;
-  for (const RemoteAgent& a : status.agents) {
+  for (const api::AgentStatus& a : status.agents) {
     std::snprintf(line, sizeof line, "%-16s %s\n", shown(a.name).c_str(),
                   capsCell(a.uplinkCap, a.downlinkCap).c_str());
     out << line;
@@ -238,13 +238,13 @@ std::string utc(std::int64_t unixMs) {
 
 }  // namespace
 
-std::string opsTable(const std::vector<RemoteOperation>& records) {
+std::string opsTable(const std::vector<api::OperationSummary>& records) {
   std::ostringstream out;
   char line[192];
   std::snprintf(line, sizeof line, "%6s %-10s %-8s %-20s %-20s %s\n", "id", "kind", "status",
                 "started", "finished", "summary");
   out << line;
-  for (const RemoteOperation& r : records) {
+  for (const api::OperationSummary& r : records) {
     std::snprintf(line, sizeof line, "%6lld %-10s %-8s %-20s %-20s ", static_cast<long long>(r.id),
                   r.kind.c_str(), r.status.c_str(), utc(r.startedUnixMs).c_str(),
                   r.finishedUnixMs ? utc(r.finishedUnixMs).c_str() : "-");

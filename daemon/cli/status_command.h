@@ -44,23 +44,23 @@ int runOpsCommand(const OpsOptions& options);
 
 // {"operations": [{"id", "kind", "status", "started_unix_s", "finished_unix_s"
 // (null while running), "summary": {...}}]}, newest first.
-std::string opsJson(const std::vector<RemoteOperation>& records);
-std::string opsTable(const std::vector<RemoteOperation>& records);
+std::string opsJson(const std::vector<api::OperationSummary>& records);
+std::string opsTable(const std::vector<api::OperationSummary>& records);
 
 // {"coordinator": {"name", "surveying", "links"}, "agents": [{"name", "site",
 // "state", "age_s", "rates": {...}, "links": {"uplink": {...}, "downlink":
 // {...}}, "roots", "relay_faults", "relay_suspect", "key_hosts": {"hosts",
 // "changes", "latest_s"} or null}]}; docs/link-rates.md
 // describes a link's fields.
-std::string statusJson(const RemoteStatus& status);
-std::string statusTable(const RemoteStatus& status);
+std::string statusJson(const api::CoordinatorStatus& status);
+std::string statusTable(const api::CoordinatorStatus& status);
 // The `!` note of an agent caught relaying bytes that differ from the
 // source's: "agent-1: relayed bytes that differ from the source's 2 times;
 // planned as a leaf (relays nothing)".
-std::string relayFaultsNote(const RemoteAgent& agent);
+std::string relayFaultsNote(const api::AgentStatus& agent);
 // The `!` note of an agent whose key logs in from two hosts by turns:
 // "agent-1: its key logs in from 10.0.0.5 and from 10.0.0.9 by turns (3
 // changes of host, the latest 12 s ago): used on two machines? ...".
-std::string keyHostsNote(const RemoteAgent& agent);
+std::string keyHostsNote(const api::AgentStatus& agent);
 
 }  // namespace hnow::cli

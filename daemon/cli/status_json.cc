@@ -2,13 +2,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/status_command.h"
-#include "core/relay_suspects.h"
+#include "api/relay_faults.h"
 
 namespace hnow::cli {
 
 namespace {
 
-nlohmann::ordered_json linkJson(const RemoteLink& l) {
+nlohmann::ordered_json linkJson(const api::LinkRate& l) {
   return {
       {"bytes_per_s", l.bytesPerSecond},  // for "bound": the least it is
       {"method", l.method},
@@ -23,23 +23,23 @@ nlohmann::ordered_json linkJson(const RemoteLink& l) {
 }
 
 // {"uplink": {"bytes_per_s", "by"} or null, "downlink": ...}: null when none.
-nlohmann::ordered_json capsJson(const RemoteCap& up, const RemoteCap& down) {
-  auto one = [](const RemoteCap& c) {
+nlohmann::ordered_json capsJson(const api::CapInForce& up, const api::CapInForce& down) {
+  auto one = [](const api::CapInForce& c) {
     return c.bytesPerSecond > 0 ? nlohmann::ordered_json{{"bytes_per_s", c.bytesPerSecond}, {"by", c.by}}
                                 : nlohmann::ordered_json(nullptr);
   };
   return {{"uplink", one(up)}, {"downlink", one(down)}};
 }
 
-nlohmann::ordered_json linksJson(const RemoteLink& up, const RemoteLink& down) {
+nlohmann::ordered_json linksJson(const api::LinkRate& up, const api::LinkRate& down) {
   return {{"uplink", linkJson(up)}, {"downlink", linkJson(down)}};
 }
 
 }  // namespace
 
-std::string statusJson(const RemoteStatus& status) {
+std::string statusJson(const api::CoordinatorStatus& status) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const RemoteAgent& a : status.agents) {
+  for (const api::AgentStatus& a : status.agents) {
     nlohmann::ordered_json agent;
     agent["name"] = a.name;
     agent["site"] = a.site;
@@ -58,7 +58,7 @@ std::string statusJson(const RemoteStatus& status) {
     agent["roots"] = a.roots;
     // Sends in which it relayed bytes that differ from the source's; relay_suspect: planned as a leaf.
     agent["relay_faults"] = a.relayFaults;
-    agent["relay_suspect"] = a.relayFaults >= daemon::kSuspectFaults;
+    agent["relay_suspect"] = a.relayFaults >= api::kSuspectFaults;
     agent["reachable"] = a.unreachable.empty();
     if (!a.unreachable.empty()) agent["unreachable"] = a.unreachable;
     // Two addresses its key logged in from by turns lately (a copied key?); null: none.
@@ -76,17 +76,17 @@ std::string statusJson(const RemoteStatus& status) {
   root["agents"] = std::move(list);
   // Rooms behind trunks (docs/rooms.md); empty while every agent is in one room.
   nlohmann::ordered_json rooms = nlohmann::ordered_json::array();
-  for (const RemoteRoom& r : status.rooms)
+  for (const api::RoomStatus& r : status.rooms)
     rooms.push_back({{"name", r.name}, {"agents", r.agents}, {"found_by", r.foundBy},
                      {"trunk", {{"in", linkJson(r.in)}, {"out", linkJson(r.out)}}}});
   root["rooms"] = std::move(rooms);
   // Machines with two agents or more, and what they take in together (docs/host-intake.md).
   nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
-  for (const RemoteHost& h : status.hosts)
+  for (const api::HostStatus& h : status.hosts)
     hosts.push_back({{"key", h.key}, {"agents", h.agents}, {"intake", linkJson(h.intake)}});
   root["hosts"] = std::move(hosts);
   nlohmann::ordered_json owed = nlohmann::ordered_json::array();
-  for (const RemoteOwedSend& o : status.owed)
+  for (const api::OwedSend& o : status.owed)
     owed.push_back({{"record", o.record}, {"path", o.path}, {"dest", o.dest}, {"agents", o.agents},
                     {"since_unix_s", static_cast<double>(o.sinceUnixMs) / 1000}, {"sending", o.sending}});
   root["owed"] = std::move(owed);
@@ -95,9 +95,9 @@ std::string statusJson(const RemoteStatus& status) {
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string opsJson(const std::vector<RemoteOperation>& records) {
+std::string opsJson(const std::vector<api::OperationSummary>& records) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const RemoteOperation& r : records) {
+  for (const api::OperationSummary& r : records) {
     nlohmann::ordered_json op;
     op["id"] = r.id;
     op["kind"] = r.kind;

@@ -6,14 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "api/send_status.h"
 #include "core/operation_log.h"
 
 namespace hnow::daemon {
 
-struct HeldElsewhere {
-  std::string agent;
-  std::string path;  // absolute, on the agent
-};
+using api::HeldElsewhere;  // the report's (api/send_status.h)
 
 // The send record's field: `,"copied_here":[{"agent":A,"from":PATH},...]`, "" for none.
 inline std::string copiedHereField(const std::vector<HeldElsewhere>& copies) {

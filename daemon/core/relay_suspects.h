@@ -17,11 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "api/relay_faults.h"
 #include "core/send_tree.h"
 
 namespace hnow::daemon {
 
-inline constexpr int kSuspectFaults = 2;
+using api::kSuspectFaults;  // api/relay_faults.h: the CLI says it too
 
 // A relay caught in a running send: `reporter`, one of its children, held
 // `bytes` checked against the source's digests when the next chunk from

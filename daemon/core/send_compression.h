@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "api/send_status.h"
 #include "base/result.h"
 
 namespace hnow::daemon {
@@ -27,14 +28,8 @@ struct CompressedSource {
   double seconds = 0.0;         // what compressing took
 };
 
-// What a send's report says of it.
-struct SendCompression {
-  std::string algo;             // "zstd" or "none"; empty: not said (an older hnowd, a manifest)
-  std::uint64_t plainBytes = 0;
-  std::uint64_t sentBytes = 0;
-  std::string why;
-  double compressS = 0.0;       // hnowd's compression, before the first byte moved
-};
+// What a send's report says of it (api/send_status.h).
+using api::SendCompression;
 
 // Agents expand at about this (one core, zstd level 3, with the SHA-256).
 inline constexpr double kExpandBytesPerSecond = 1e9;

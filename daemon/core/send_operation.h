@@ -51,72 +51,10 @@ struct TransferReport {
   std::optional<TreeOutcome> tree;  // done, a tree's: what the agent published
 };
 
-struct CopyStatus {
-  enum class State { kWaiting, kReceiving, kDone, kFailed };
-  std::string node;
-  std::string parent;
-  State state = State::kWaiting;
-  std::uint64_t bytes = 0;
-  double finishedS = 0.0;
-  double plannedS = 0.0;
-  std::string path;
-  std::string sha256;
-  std::string message;
-  std::uint64_t corruptChunks = 0;
-  std::vector<std::string> stripeParents;  // a striped send: the parent in each stripe
-  // Since the start, when every byte was in (before the digest and the
-  // rename that make it done); 0 until then. A striped send: per stripe,
-  // so each stripe's rate from its parent shows.
-  double heldS = 0.0;
-  std::vector<double> stripeHeldS;
-  std::optional<TreeOutcome> tree;  // a tree's copy, once done
-};
-
-// One node moved to another parent while the send ran.
-struct ParentChange {
-  std::string node;
-  std::string oldParent;
-  std::string newParent;
-  double atS = 0.0;    // since the start
-  std::string reason;  // "drift: ...", "lost: ...", ...
-};
-
-
-struct SendStatus {
-  bool finished = false;
-  std::string algo;
-  std::uint64_t size = 0;
-  double predictedS = 0.0;
-  double elapsedS = 0.0;  // until the last copy finished, once finished
-  std::vector<CopyStatus> copies;
-  std::vector<PlanOption> considered;  // SendTree::considered
-  double fluidBoundS = 0.0;
-  bool replanning = false;          // off: --no-replan (losses still re-parent)
-  int replans = 0;                  // new trees adopted
-  double replannedPredictedS = 0.0; // the latest replan's predicted end, since the start; 0: none
-  std::vector<ParentChange> parentChanges;
-  std::vector<std::string> rateBounds;  // SendTree::rateBounds
-  double boundS = 0.0;                  // Kumar & Ross's minimum distribution time; 0: not computed
-  std::string why;                      // SendTree::why
-  std::vector<std::uint64_t> stripeOffsets;  // a striped send: S + 1 offsets (SendTree::stripeOffsets)
-  std::vector<SkippedAgent> skipped;         // agents --to named (all, a site) that could not receive
-  std::optional<TreeSummary> tree;           // a directory's send
-  SendCompression compression;               // --compress: what went, and why; `size` is what moved
-  double maxRateBytesPerSecond = 0.0;        // --max-rate: every link the send used at most this; 0: none
-  // A file: the agents that held it at --dest already (the same SHA-256),
-  // to which nothing moved; and, with --force, those whose different file
-  // there it replaces (docs/send.md, "A file already there").
-  std::vector<std::string> held;
-  std::vector<std::string> replaced;
-  // The agent that served it in hnowd's place, holding it already
-  // (held_source.h); "" hnowd.
-  std::string source;
-  // A file: agents among `held` that wrote --dest from the same bytes
-  // under another path of theirs (held_elsewhere.h).
-  std::vector<HeldElsewhere> copiedHere;
-  // A tree sent as a bundle per group of agents; empty when one bundle went to all.
-  std::vector<BundleGroupStatus> groups{};
-};
+// The report of a send (api/send_status.h), in core's words.
+using api::CopyStatus;
+using api::ParentChange;
+using api::SendStatus;
 
 // What a status says of the plan itself (algo, predictions, bounds, stripes).
 SendStatus planStatus(const SendTree& tree, std::uint64_t size);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/send_request.h"
 #include "core/coordinator.h"
 #include "core/file_held.h"
 #include "core/finished_operations.h"
@@ -33,29 +34,12 @@ struct SourcePin {
   bool directory = false;
 };
 
-struct SendRequest {
-  std::string path;  // on this machine, as named: what logs and records say
-  std::string dest;
-  std::vector<std::string> to;
-  std::string algo = "auto";
-  bool replan = true;  // re-plan on drift events and losses
-  bool atomic = false;  // a directory: publish the whole tree at once on each agent
-  bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
+// A send as hnowd runs it: the client's request (api/send_request.h, the
+// one type from the CLI's options to here) and what hnowd adds to it.
+struct SendRequest : api::SendRequest {
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
   std::string uploadedFrom{};  // an upload: the client's path ("-": its standard input), what records name
-  std::string compress = "auto";  // auto|zstd|none (send_compression.h)
-  // Agents without a copy when it ends stay owed it (owed_sends.h).
-  bool untilAll = false;
-  OperationId owedBy = 0;  // made for the agents this send's record left owed
-  // --max-rate: every link the send uses at most this, bytes/s; 0: none.
-  double maxRateBytesPerSecond = 0.0;
-  // `path` is a client's directory uploaded as a tree's bundle: unpacked
-  // here first, then sent as a tree (docs/tree-send.md).
-  bool uploadIsTree = false;
-  // With uploadIsTree: the bundle holds only what hnowd's kept copy of the
-  // client's directory under this key lacked (SourcePlane::keptHeld); it is
-  // unpacked over that copy, which is then sent. "": the whole tree.
-  std::string uploadKey{};
+  OperationId owedBy = 0;  // made for the agents this send's record left owed (owed_sends.h)
   // A tree's bundle for one group of its agents (bundle_groups.h): group
   // `group` (from 1) of `groups`, planned with `sourceShare` of hnowd's
   // uplink, since the groups' bundles leave hnowd at once. Only the first
@@ -65,9 +49,6 @@ struct SendRequest {
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
-  // A file: replace a different file already at `dest`; without it such a
-  // send is refused before a byte moves (docs/send.md, "A file already there").
-  bool force = false;
   // Where hnowd reads `path` from (server/send_paths.h); empty: `path`
   // itself, a file hnowd made (an upload, a client's tree unpacked).
   SourcePin pin{};

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/send_status.h"
 #include "base/result.h"
 #include "planner/node_rates.h"
 #include "planner/site_links.h"
@@ -47,11 +48,7 @@ std::vector<planner::NodeRates> plannedRates(const std::vector<TreeNode>& nodes)
 double hostIntakeBound(const std::vector<TreeNode>& nodes, double bytes);
 
 // One plan `auto` weighed, for the report.
-struct PlanOption {
-  std::string algo;  // fnf, lcf, pipelined, ...
-  std::string mode;  // "pipelined" or "store-and-forward"
-  double predictedSeconds = 0.0;
-};
+using api::PlanOption;
 
 struct SendTree {
   std::string algo;            // the algorithm used ("auto" resolved: "pipelined", "fnf", "lcf")

@@ -1,13 +1,10 @@
 #pragma once
-#include <string>
+// An agent a send was for that could not take part: the report's
+// (api/send_status.h), in core's words.
+#include "api/send_status.h"
 
 namespace hnow::daemon {
 
-// An agent a send was for that could not take part (lost, disconnected),
-// and why: it is listed, not passed over in silence.
-struct SkippedAgent {
-  std::string node;
-  std::string why;
-};
+using api::SkippedAgent;
 
 }  // namespace hnow::daemon

@@ -93,16 +93,14 @@ kj::Promise<void> ClientSessionServer::acknowledgeAgent(AcknowledgeAgentContext 
   return kj::READY_NOW;
 }
 
-void ClientSessionServer::keyHostsToWire(const std::string& name, wire::AgentStatus::Builder out) const {
+void ClientSessionServer::keyHostsOf(const std::string& name, api::AgentStatus& out) const {
   if (!operator_.keyHosts || !operator_.clock) return;
   const TimePoint now = operator_.clock->now();
   auto flag = operator_.keyHosts->shown(name, now);
   if (!flag) return;
-  auto hosts = out.initKeyHosts(2);
-  hosts.set(0, flag->host);
-  hosts.set(1, flag->otherHost);
-  out.setKeyHostsChanges(static_cast<std::uint32_t>(flag->changes));
-  out.setKeyHostsAgeS(seconds(now - flag->last));
+  out.keyHosts = {flag->host, flag->otherHost};
+  out.keyHostsChanges = flag->changes;
+  out.keyHostsAgeSeconds = seconds(now - flag->last);
 }
 
 kj::Promise<void> ClientSessionServer::approveAgent(ApproveAgentContext context) {

@@ -1,17 +1,17 @@
 // `hnow run` on the wire: ClientSession's run calls to JobService and back.
 #include <algorithm>
 
+#include "api/run_wire.h"
 #include "core/job_service.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
-#include "wire/run_wire.h"
 
 namespace hnow::daemon {
 
 kj::Promise<void> ClientSessionServer::run(RunContext context) {
   requireFull("start a run");
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
-  RunRequest request = runRequestFromWire(context.getParams().getRequest());
+  RunRequest request = api::runRequestFromWire(context.getParams().getRequest());
   // What the client left empty takes hnowd's default.
   if (request.order.empty()) request.order = "auto";
   request.replicas = std::max<int>(1, request.replicas);
@@ -26,7 +26,7 @@ kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
   auto s = jobs_->status(context.getParams().getOperation());
   if (!s) transport::refuse("no such run");
-  toWire(*s, context.getResults().initReport());
+  api::toWire(*s, context.getResults().initReport());
   return kj::READY_NOW;
 }
 

@@ -1,6 +1,4 @@
 #include "server/sessions.h"
-#include "wire/operation_wire.h"
-#include "wire/tree_wire.h"
 
 #include <kj/debug.h>
 #include <sys/stat.h>
@@ -9,6 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/send_request_wire.h"
+#include "api/send_status_wire.h"
+#include "api/tree_status_wire.h"
 #include "base/hex.h"
 #include "server/link_values.h"
 #include "server/send_paths.h"
@@ -76,15 +77,6 @@ kj::Promise<void> AgentSessionServer::reportCaps(ReportCapsContext context) {
   return kj::READY_NOW;
 }
 
-namespace {
-
-void capToWire(const CapView& cap, wire::CapInForce::Builder out) {
-  out.setBytesPerS(cap.bytesPerSecond);
-  out.setBy(cap.by);
-}
-
-}  // namespace
-
 kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext context) {
   auto in = context.getParams().getReport();
   TransferReport report;
@@ -102,7 +94,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
   report.path = in.getPath();
   report.sha256 = in.getSha256();
   report.parentAddress = in.getParentAddress();
-  if (in.hasTree()) report.tree = treeOutcomeFromWire(in.getTree());
+  if (in.hasTree()) report.tree = api::treeOutcomeFromWire(in.getTree());
   auto token = in.getToken();
   const std::string key(reinterpret_cast<const char*>(token.begin()), token.size());
   if (!coordinator_.reportTransfer(session_, key, report)) transport::refuse("this session was replaced by a newer one");
@@ -114,33 +106,17 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   requireFull("start a send");
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto in = context.getParams().getRequest();
-  SendRequest request;
-  request.path = in.getPath();
-  request.dest = in.getDest();
-  for (auto t : in.getTo()) request.to.emplace_back(t);
-  request.algo = in.getAlgo();
-  if (request.algo.empty()) request.algo = "auto";
-  request.replan = !in.getNoReplan();
-  request.atomic = in.getAtomic();
-  request.deleteOthers = in.getDeleteOthers();
-  request.compress = in.getCompress();
-  request.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
-  KJ_REQUIRE(std::isfinite(request.maxRateBytesPerSecond) && request.maxRateBytesPerSecond >= 0,
-             "a send's max rate must be finite and not negative");
-  if (request.compress.empty()) request.compress = "auto";
-  request.untilAll = in.getUntilAll();
-  request.force = in.getForce();
-  if (in.getUpload() != 0) {
-    auto path = uploads_->take(in.getUpload());
-    if (!path) transport::refuse("no upload " + std::to_string(in.getUpload()) + " of this session is waiting to be sent");
+  SendRequest request{api::sendRequestFromWire(in)};
+  if (request.upload != 0) {
+    auto path = uploads_->take(request.upload);
+    if (!path) transport::refuse("no upload " + std::to_string(request.upload) + " of this session is waiting to be sent");
     request.uploadedFrom = request.path;
     request.path = *path;
     request.scratch = true;
-    request.uploadIsTree = in.getUploadIsTree();
-    request.uploadKey = keptKey(in.getUploadKey());
+    request.uploadKey = keptKey(request.uploadKey);
     if (!request.uploadKey.empty() && !request.uploadIsTree) transport::refuse("uploadKey names no tree upload");
-  } else if (in.getUploadIsTree()) {
-    transport::refuse("uploadIsTree names no upload");
+  } else if (request.uploadIsTree || !request.uploadKey.empty()) {
+    transport::refuse("uploadIsTree and uploadKey name an upload; this send has none");
   } else if (auto pinned = pinSendSource(sendRoots_, request.path); !pinned) {
     spdlog::warn("refused a send from {}: {}", peer_, pinned.error().message);
     transport::refuse(pinned.error().message);
@@ -153,7 +129,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   return pending.promise.then([context](kj::Own<Started> started) mutable {
     auto results = context.getResults();
     results.setOperation(started->first);
-    toWire(started->second, results.initReport());
+    api::toWire(started->second, results.initReport());
   });
 }
 
@@ -161,102 +137,7 @@ kj::Promise<void> ClientSessionServer::sendProgress(SendProgressContext context)
   if (!sends_) transport::refuse("this hnowd cannot send files");
   auto status = sends_->status(context.getParams().getOperation());
   if (!status) transport::refuse("no such send operation");
-  toWire(*status, context.getResults().initReport());
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> ClientSessionServer::status(StatusContext context) {
-  std::vector<AgentView> agents = coordinator_.status();
-  auto results = context.getResults();
-  const NodeLinks own = coordinator_.coordinatorLinks();
-  auto coordinator = results.initCoordinator();
-  transport::toWire(linkReportOf(own.up), coordinator.initUplink());
-  transport::toWire(linkReportOf(own.down), coordinator.initDownlink());
-  coordinator.setSurveying(surveys_ && surveys_->running());
-  const NodeCaps ownCaps = coordinator_.pacing().coordinatorCaps();
-  capToWire(ownCaps.up, coordinator.initUplinkCap());
-  capToWire(ownCaps.down, coordinator.initDownlinkCap());
-  const std::vector<RoomView> rooms = roomViews(coordinator_);
-  auto roomList = coordinator.initRooms(static_cast<unsigned>(rooms.size()));
-  for (unsigned i = 0; i < rooms.size(); ++i) {
-    roomList[i].setName(rooms[i].name);
-    roomList[i].setAgents(static_cast<std::uint32_t>(rooms[i].agents));
-    roomList[i].setFoundBy(rooms[i].foundBy);
-    transport::toWire(linkReportOf(rooms[i].in), roomList[i].initTrunkIn());
-    transport::toWire(linkReportOf(rooms[i].out), roomList[i].initTrunkOut());
-  }
-  const std::vector<HostView> hosts = hostViews(coordinator_);
-  auto hostList = coordinator.initHosts(static_cast<unsigned>(hosts.size()));
-  for (unsigned i = 0; i < hosts.size(); ++i) {
-    hostList[i].setKey(hosts[i].host);
-    hostList[i].setAgents(static_cast<std::uint32_t>(hosts[i].agents));
-    transport::toWire(linkReportOf(hosts[i].intake), hostList[i].initIntake());
-  }
-  auto list = results.initAgents(agents.size());
-  for (size_t i = 0; i < agents.size(); ++i) {
-    const AgentView& a = agents[i];
-    auto out = list[i];
-    out.setName(a.record.name);
-    out.setSite(a.record.site);
-    out.setState(a.record.state == AgentState::kAlive ? wire::AgentState::ALIVE
-                                                      : wire::AgentState::LOST);
-    out.setHasRates(a.ratesAgeSeconds.has_value());
-    out.setAgeS(a.ratesAgeSeconds.value_or(0.0));
-    transport::ratesToWire(a.record.rates, out.initRates());
-    auto roots = out.initRoots(a.registration.roots.size());
-    for (size_t r = 0; r < a.registration.roots.size(); ++r) roots.set(r, a.registration.roots[r]);
-    out.setDataAddress(a.registration.dataAddress);
-    auto caps = out.initCapabilities(a.registration.capabilities.size());
-    for (size_t c = 0; c < a.registration.capabilities.size(); ++c)
-      caps.set(c, a.registration.capabilities[c]);
-    transport::toWire(linkReportOf(a.links.up), out.initUplink());
-    transport::toWire(linkReportOf(a.links.down), out.initDownlink());
-    capToWire(a.caps.up, out.initUplinkCap());
-    capToWire(a.caps.down, out.initDownlinkCap());
-    out.setRelayFaults(static_cast<std::uint32_t>(a.relayFaults));
-    auto networks = out.initNetworks(a.registration.networks.size());
-    for (size_t n = 0; n < a.registration.networks.size(); ++n) networks.set(n, a.registration.networks[n]);
-    out.setGateway(a.registration.gateway);
-    if (!a.reachability.reachable) out.setUnreachable(a.reachability.note);
-    keyHostsToWire(a.record.name, out);
-  }
-  const std::vector<OwedSends::Owed> owed = owed_ ? owed_->owed() : std::vector<OwedSends::Owed>{};
-  auto owedList = results.initOwed(static_cast<unsigned>(owed.size()));
-  for (unsigned i = 0; i < owed.size(); ++i) {
-    const OwedSends::Owed& o = owed[i];
-    auto out = owedList[i];
-    out.setRecord(o.id);
-    out.setPath(o.path);
-    out.setDest(o.dest);
-    auto names = out.initAgents(static_cast<unsigned>(o.agents.size()));
-    for (unsigned k = 0; k < o.agents.size(); ++k) names.set(k, o.agents[k]);
-    out.setSinceUnixMs(std::chrono::duration_cast<std::chrono::milliseconds>(o.since.time_since_epoch()).count());
-    out.setSending(o.sending);
-  }
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> ClientSessionServer::setEmulatedRates(SetEmulatedRatesContext context) {
-  requireFull("set an agent's rates");
-  auto params = context.getParams();
-  auto in = params.getRates();
-  EmulatedRates rates{in.getUplinkMbps(), in.getDownlinkMbps(), in.getComputeFactor()};
-  for (double v : {rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor})
-    KJ_REQUIRE(std::isfinite(v) && v >= 0, "rates must be finite and not negative");
-  std::string name = params.getName();
-  if (auto set = coordinator_.setEmulatedRates(name, rates); !set) transport::refuse(set.error().message);
-  spdlog::info("emulated rates of {} set: uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = unchanged)",
-               name, rates.uplinkMbps, rates.downlinkMbps, rates.computeFactor);
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> ClientSessionServer::forgetAgent(ForgetAgentContext context) {
-  requireFull("forget an agent");
-  const std::string name = context.getParams().getName();
-  if (auto forgotten = coordinator_.forget(name); !forgotten) {
-    spdlog::warn("refused to forget agent '{}' for {}: {}", name, peer_, forgotten.error().message);
-    transport::refuse(forgotten.error().message);
-  }
+  api::toWire(*status, context.getResults().initReport());
   return kj::READY_NOW;
 }
 
@@ -322,28 +203,6 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
     if (!*held) transport::refuse(held->error().message);
     transport::setHeldLists(context.getResults(), transport::data::HeldFiles{(*held)->missing, (*held)->sameSize});
   });
-}
-
-kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
-  const std::size_t limit = std::min<std::size_t>(context.getParams().getLimit(), 1000);
-  auto newest = coordinator_.operations(limit);
-  if (!newest) transport::refuse("cannot read hnowd's operation records: " + newest.error().message);
-  const std::vector<OperationRecord>& records = *newest;
-  auto list = context.getResults().initRecords(records.size());
-  auto ms = [](WallTime t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  };
-  for (size_t i = 0; i < records.size(); ++i) {
-    const OperationRecord& r = records[i];
-    auto out = list[i];
-    out.setId(r.id);
-    out.setKind(r.kind);
-    out.setStartedUnixMs(ms(r.started));
-    out.setFinishedUnixMs(r.finished ? ms(*r.finished) : 0);
-    out.setStatus(r.status);
-    out.setSummary(r.summary);
-  }
-  return kj::READY_NOW;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "api/coordinator_status.h"
 #include "core/coordinator.h"
 #include "server/trust.h"
 #include "server/uploads.h"
@@ -76,6 +77,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
         dataPort_(services.dataPort) {}
 
  protected:
+  // server/coordinator_session.cc, with setEmulatedRates, forgetAgent and operations.
   kj::Promise<void> status(StatusContext context) override;
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
   kj::Promise<void> forgetAgent(ForgetAgentContext context) override;
@@ -103,11 +105,13 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> revokeAgent(RevokeAgentContext context) override;
   kj::Promise<void> acknowledgeAgent(AcknowledgeAgentContext context) override;
   // Status's flag of `name`'s key taking turns between two hosts (agent_keys_rpc.cc).
-  void keyHostsToWire(const std::string& name, wire::AgentStatus::Builder out) const;
+  void keyHostsOf(const std::string& name, api::AgentStatus& out) const;
   kj::Promise<void> approveAgent(ApproveAgentContext context) override;
   kj::Promise<void> agentKeys(AgentKeysContext context) override;
 
  private:
+  // One agent as `hnow status` shows it.
+  api::AgentStatus agentStatusOf(const AgentView& agent) const;
   // A read-only operator is refused `what` ("start a send"), logged.
   void requireFull(const char* what) const;
   // The copies hnowd keeps of clients' directories are each operator's own:

@@ -9,8 +9,8 @@ using namespace hnow;
 
 namespace {
 
-daemon::SendStatus replannedSend() {
-  daemon::SendStatus s;
+api::SendStatus replannedSend() {
+  api::SendStatus s;
   s.finished = true;
   s.algo = "pipelined";
   s.size = 1000;
@@ -21,10 +21,10 @@ daemon::SendStatus replannedSend() {
   s.replannedPredictedS = 4.25;
   s.parentChanges.push_back({"b", "a", "hnowd", 1.5, "drift: a uplink 100.0 -> 10.0 Mbit/s"});
   for (const char* n : {"a", "b"}) {
-    daemon::CopyStatus c;
+    api::CopyStatus c;
     c.node = n;
     c.parent = "hnowd";
-    c.state = daemon::CopyStatus::State::kDone;
+    c.state = api::CopyStatus::State::kDone;
     c.finishedS = 4.0;
     c.plannedS = 2.0;
     s.copies.push_back(c);
@@ -46,7 +46,7 @@ TEST_CASE("send report: --json counts replans and lists parent changes, without 
                                                     {"new_parent", "hnowd"},
                                                     {"at_s", 1.5},
                                                     {"reason", "drift: a uplink 100.0 -> 10.0 Mbit/s"}});
-  daemon::SendStatus plain = replannedSend();
+  api::SendStatus plain = replannedSend();
   plain.replanning = false;
   plain.replans = 0;
   plain.replannedPredictedS = 0;
@@ -76,16 +76,16 @@ namespace {
 // Two stripes of 1000 bytes over `n` agents: in stripe 1 hnowd feeds
 // agent-1 and agent-1 feeds the rest; in stripe 2 hnowd feeds agent-2 and
 // the others hang off agent-2, agent-3 at depth 3 under agent-2's child.
-daemon::SendStatus stripedSend(int n) {
-  daemon::SendStatus s;
+api::SendStatus stripedSend(int n) {
+  api::SendStatus s;
   s.finished = true;
   s.algo = "striped";
   s.size = 2000;
   s.stripeOffsets = {0, 1000, 2000};
   for (int i = 1; i <= n; ++i) {
-    daemon::CopyStatus c;
+    api::CopyStatus c;
     c.node = "agent-" + std::to_string(i);
-    c.state = daemon::CopyStatus::State::kDone;
+    c.state = api::CopyStatus::State::kDone;
     c.finishedS = 2.0;
     c.plannedS = 2.0;
     c.stripeParents = {i == 1 ? "hnowd" : "agent-1", i == 2 ? "hnowd" : i == 4 ? "agent-3" : "agent-2"};
@@ -124,7 +124,7 @@ TEST_CASE("send report: a striped copy's --json has when each stripe was held, i
 }
 
 TEST_CASE("send report: agents the send was for that could not take part are listed as skipped, with why") {
-  daemon::SendStatus s = replannedSend();
+  api::SendStatus s = replannedSend();
   s.skipped = {{"c", "lost, last heard 3 min ago"}, {"d", "not connected"}};
   const std::string table = cli::sendTable(s, "image.iso");
   CHECK(table.find("ok: a, b\n") != std::string::npos);
@@ -136,13 +136,13 @@ TEST_CASE("send report: agents the send was for that could not take part are lis
   CHECK(json["skipped"][0]["why"] == "lost, last heard 3 min ago");
   CHECK(json["skipped"][1]["node"] == "d");
   // None skipped: no line in the table, an empty list in --json.
-  const daemon::SendStatus all = replannedSend();
+  const api::SendStatus all = replannedSend();
   CHECK(cli::sendTable(all, "image.iso").find("skipped") == std::string::npos);
   CHECK(nlohmann::json::parse(cli::sendJson(all))["skipped"].empty());
 }
 
 TEST_CASE("send report: what --compress decided is a line of the table and an object of --json, absent when hnowd said nothing") {
-  daemon::SendStatus s = replannedSend();
+  api::SendStatus s = replannedSend();
   CHECK(cli::sendTable(s, "f").find("compress") == std::string::npos);
   CHECK_FALSE(nlohmann::json::parse(cli::sendJson(s)).contains("compression"));
   s.compression = {"zstd", 1u << 30, 412u << 20, "zstd: 12.1 s predicted against 25.3 s plain (ratio 0.40)", 2.5};
@@ -174,7 +174,7 @@ TEST_CASE("send --max-rate is read as bits per second with a unit, none when abs
 }
 
 TEST_CASE("a send's report states its --max-rate in text and JSON, and JSON says null without one") {
-  hnow::daemon::SendStatus status;
+  hnow::api::SendStatus status;
   status.algo = "tree";
   status.finished = true;
   CHECK(hnow::cli::sendJson(status).find("\"max_rate_bps\": null") != std::string::npos);

@@ -11,9 +11,9 @@
 using namespace hnow;
 
 TEST_CASE("hnow status flags a relay caught altering bytes - in the table with a ! line and in --json as relay_faults") {
-  cli::RemoteStatus status;
+  api::CoordinatorStatus status;
   for (const char* name : {"agent-1", "agent-2", "agent-3"}) {
-    cli::RemoteAgent a;
+    api::AgentStatus a;
     a.name = name;
     a.alive = true;
     status.agents.push_back(a);
@@ -35,9 +35,9 @@ TEST_CASE("hnow status flags a relay caught altering bytes - in the table with a
 }
 
 TEST_CASE("hnow status shows each room and its trunk per direction with how it was measured - in the table and in --json") {
-  cli::RemoteStatus status;
-  cli::RemoteRoom a{"A", 4, "site labels", {}, {}};
-  cli::RemoteRoom b{"B", 4, "site labels", {}, {}};
+  api::CoordinatorStatus status;
+  api::RoomStatus a{"A", 4, "site labels", {}, {}};
+  api::RoomStatus b{"B", 4, "site labels", {}, {}};
   b.in.method = "probe";
   b.in.bytesPerSecond = 100e6 / 8;
   b.in.ageSeconds = 12;
@@ -58,12 +58,12 @@ TEST_CASE("hnow status shows each room and its trunk per direction with how it w
   CHECK(json["rooms"][1]["trunk"]["out"]["method"] == "bound");
   CHECK(json["rooms"][0]["trunk"]["in"]["method"] == "unknown");
   // One room: no rooms section at all.
-  CHECK(cli::statusTable(cli::RemoteStatus{}).find("rooms (") == std::string::npos);
+  CHECK(cli::statusTable(api::CoordinatorStatus{}).find("rooms (") == std::string::npos);
 }
 
 TEST_CASE("hnow status escapes odd names, sites and paths, so each row of its table stays one line") {
-  cli::RemoteStatus status;
-  cli::RemoteAgent a;
+  api::CoordinatorStatus status;
+  api::AgentStatus a;
   a.name = "agent-1";
   a.site = "lab\n<4>forged: agent-2 revoked";
   a.alive = true;
@@ -71,7 +71,7 @@ TEST_CASE("hnow status escapes odd names, sites and paths, so each row of its ta
   a.name = "agent-2";
   a.site = std::string(300, 'x');  // over-long: cut, the row still ends where it should
   status.agents.push_back(a);
-  cli::RemoteOwedSend owed;
+  api::OwedSend owed;
   owed.path = "/data/in\r\x1b[2Jput";
   owed.dest = "out\xff.bin";
   owed.agents = {"agent-2"};
@@ -95,9 +95,9 @@ TEST_CASE("hnow status escapes odd names, sites and paths, so each row of its ta
 }
 
 TEST_CASE("hnow status flags an agent whose key logs in from two hosts by turns - in the table with a ! line and in --json as key_hosts") {
-  cli::RemoteStatus status;
+  api::CoordinatorStatus status;
   for (const char* name : {"agent-1", "agent-2"}) {
-    cli::RemoteAgent a;
+    api::AgentStatus a;
     a.name = name;
     a.alive = true;
     status.agents.push_back(a);

@@ -2,10 +2,10 @@
 // The one codec of `hnow run` (transport/control.capnp RunRequest,
 // RunReport): the CLI writes requests and reads reports, hnowd's sessions
 // the other way round, both through these pairs.
-#include "core/run_status.h"
+#include "api/run.h"
 #include "transport/control.capnp.h"
 
-namespace hnow::daemon {
+namespace hnow::api {
 
 void toWire(const RunRequest& request, wire::RunRequest::Builder out);
 // As sent: the defaults of fields left empty are hnowd's to apply.
@@ -14,4 +14,4 @@ RunRequest runRequestFromWire(wire::RunRequest::Reader in);
 void toWire(const RunStatus& status, wire::RunReport::Builder out);
 RunStatus runStatusFromWire(wire::RunReport::Reader in);
 
-}  // namespace hnow::daemon
+}  // namespace hnow::api

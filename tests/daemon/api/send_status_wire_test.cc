@@ -5,9 +5,10 @@
 
 #include <capnp/message.h>
 
-#include "wire/operation_wire.h"
+#include "api/manifest_wire.h"
+#include "api/send_status_wire.h"
 
-using namespace hnow::daemon;
+using namespace hnow::api;
 
 namespace {
 

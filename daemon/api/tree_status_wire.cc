@@ -1,9 +1,9 @@
-#include "wire/tree_wire.h"
+#include "api/tree_status_wire.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace hnow::daemon {
+namespace hnow::api {
 
 namespace {
 
@@ -81,4 +81,4 @@ TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in) {
   return s;
 }
 
-}  // namespace hnow::daemon
+}  // namespace hnow::api

@@ -1,10 +1,10 @@
 #pragma once
 // The codec of a tree send's parts of the reports (transport/control.capnp
 // TreeOutcome, TreeSummary): what an agent published, what hnowd packed.
-#include "core/tree_send.h"
+#include "api/tree_status.h"
 #include "transport/control.capnp.h"
 
-namespace hnow::daemon {
+namespace hnow::api {
 
 void toWire(const TreeOutcome& outcome, wire::TreeOutcome::Builder out);
 // At most kMaxPathProblems problems are kept, whatever a peer sent.
@@ -12,4 +12,4 @@ TreeOutcome treeOutcomeFromWire(wire::TreeOutcome::Reader in);
 void toWire(const TreeSummary& summary, wire::TreeSummary::Builder out);
 TreeSummary treeSummaryFromWire(wire::TreeSummary::Reader in);
 
-}  // namespace hnow::daemon
+}  // namespace hnow::api

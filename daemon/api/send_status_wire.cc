@@ -1,8 +1,8 @@
-#include "wire/operation_wire.h"
+#include "api/send_status_wire.h"
 
-#include "wire/tree_wire.h"
+#include "api/tree_status_wire.h"
 
-namespace hnow::daemon {
+namespace hnow::api {
 
 namespace {
 
@@ -200,38 +200,4 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   return s;
 }
 
-void toWire(const ManifestStatus& s, wire::ManifestReport::Builder out) {
-  out.setFinished(s.finished);
-  out.setAlgo(s.algo);
-  out.setPredictedS(s.predictedS);
-  out.setElapsedS(s.elapsedS);
-  out.setReplans(s.replans);
-  out.setSequentialS(s.sequentialS);
-  out.setLowerBoundS(s.lowerBoundS);
-  auto items = out.initItems(static_cast<unsigned>(s.items.size()));
-  for (std::size_t i = 0; i < s.items.size(); ++i) {
-    auto w = items[static_cast<unsigned>(i)];
-    w.setSource(s.items[i].source);
-    w.setFile(s.items[i].file);
-    w.setDest(s.items[i].dest);
-    toWire(s.items[i].send, w.initReport());
-  }
-  toWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
-}
-
-ManifestStatus manifestStatusFromWire(wire::ManifestReport::Reader in) {
-  ManifestStatus s;
-  s.finished = in.getFinished();
-  s.algo = in.getAlgo();
-  s.predictedS = in.getPredictedS();
-  s.elapsedS = in.getElapsedS();
-  s.replans = in.getReplans();
-  s.sequentialS = in.getSequentialS();
-  s.lowerBoundS = in.getLowerBoundS();
-  for (auto item : in.getItems())
-    s.items.push_back({item.getSource(), item.getFile(), item.getDest(), sendStatusFromWire(item.getReport())});
-  s.considered = planOptionsFromWire(in.getConsidered());
-  return s;
-}
-
-}  // namespace hnow::daemon
+}  // namespace hnow::api

@@ -5,9 +5,9 @@
 
 #include <capnp/message.h>
 
-#include "wire/run_wire.h"
+#include "api/run_wire.h"
 
-using namespace hnow::daemon;
+using namespace hnow::api;
 
 TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field by field") {
   RunRequest r;

@@ -1,8 +1,8 @@
-#include "wire/run_wire.h"
+#include "api/run_wire.h"
 
 #include <algorithm>
 
-namespace hnow::daemon {
+namespace hnow::api {
 
 namespace {
 
@@ -130,4 +130,4 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   return s;
 }
 
-}  // namespace hnow::daemon
+}  // namespace hnow::api

@@ -1,0 +1,40 @@
+#pragma once
+// What `hnow send` asks of hnowd (transport/control.capnp SendRequest), as
+// one plain value: the CLI fills it from its options, the codec
+// (send_request_wire.h) carries it, and hnowd's SendService takes it as its
+// own request's part (core/send_service.h). A new flag of `hnow send` is a
+// field here (docs/architecture.md, "Adding a flag to hnow send").
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hnow::api {
+
+struct SendRequest {
+  std::string path;  // absolute, on hnowd's machine, as named: what logs and records say
+  std::string dest;
+  std::vector<std::string> to;  // empty or ["all"]: every agent; else sites or agent names
+  std::string algo = "auto";
+  bool replan = true;  // re-plan on drift events and losses; off: --no-replan (losses still re-parent)
+  bool atomic = false;  // a directory: publish the whole tree at once on each agent
+  bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
+  std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
+  // Agents without a copy when it ends stay owed it (docs/until-all.md).
+  bool untilAll = false;
+  // --max-rate: every link the send uses at most this, bytes/s; 0: none.
+  double maxRateBytesPerSecond = 0.0;
+  // A file: replace a different file already at `dest`; without it such a
+  // send is refused before a byte moves (docs/send.md, "A file already there").
+  bool force = false;
+  // Not 0: the client's upload of this id is sent, not `path` (which then
+  // names the client's file, "-" its standard input).
+  std::uint64_t upload = 0;
+  // The upload is the client's directory packed as a tree's bundle: unpacked
+  // at hnowd first, then sent as a tree (docs/tree-send.md).
+  bool uploadIsTree = false;
+  // With uploadIsTree: the bundle holds only what hnowd's kept copy of the
+  // client's directory under this key lacked; "": the whole tree.
+  std::string uploadKey{};
+};
+
+}  // namespace hnow::api

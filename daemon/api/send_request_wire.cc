@@ -1,0 +1,50 @@
+#include "api/send_request_wire.h"
+
+#include <kj/debug.h>
+
+#include <cmath>
+
+namespace hnow::api {
+
+void toWire(const SendRequest& r, wire::SendRequest::Builder out) {
+  out.setPath(r.path);
+  out.setDest(r.dest);
+  auto to = out.initTo(static_cast<unsigned>(r.to.size()));
+  for (std::size_t i = 0; i < r.to.size(); ++i) to.set(static_cast<unsigned>(i), r.to[i]);
+  out.setAlgo(r.algo);
+  out.setNoReplan(!r.replan);
+  out.setAtomic(r.atomic);
+  out.setDeleteOthers(r.deleteOthers);
+  out.setCompress(r.compress);
+  out.setUntilAll(r.untilAll);
+  out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
+  out.setForce(r.force);
+  out.setUpload(r.upload);
+  out.setUploadIsTree(r.uploadIsTree);
+  out.setUploadKey(r.uploadKey);
+}
+
+SendRequest sendRequestFromWire(wire::SendRequest::Reader in) {
+  SendRequest r;
+  r.path = in.getPath();
+  r.dest = in.getDest();
+  for (auto t : in.getTo()) r.to.emplace_back(t);
+  r.algo = in.getAlgo();
+  if (r.algo.empty()) r.algo = "auto";
+  r.replan = !in.getNoReplan();
+  r.atomic = in.getAtomic();
+  r.deleteOthers = in.getDeleteOthers();
+  r.compress = in.getCompress();
+  if (r.compress.empty()) r.compress = "auto";
+  r.untilAll = in.getUntilAll();
+  r.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
+  KJ_REQUIRE(std::isfinite(r.maxRateBytesPerSecond) && r.maxRateBytesPerSecond >= 0,
+             "a send's max rate must be finite and not negative");
+  r.force = in.getForce();
+  r.upload = in.getUpload();
+  r.uploadIsTree = in.getUploadIsTree();
+  r.uploadKey = in.getUploadKey();
+  return r;
+}
+
+}  // namespace hnow::api
