@@ -1,26 +1,22 @@
 #include "agent/agent_runtime.h"
 
-#include <kj/debug.h>
 #include <spdlog/spdlog.h>
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <utility>
 
+#include "agent/agent_control.h"
 #include "agent/job_runner.h"
 #include "agent/rate_probe.h"
 #include "agent/receiver.h"
-#include "agent/source_file.h"
 #include "base/host_key.h"
 #include "base/host_networks.h"
-#include "transport/held_lists_wire.h"
 #include "transport/gate_client.h"
-#include "transport/agent_wire.h"
 #include "transport/link_wire.h"
 #include "transport/rpc_connection.h"
 #include "transport/wire_caps.h"
@@ -47,19 +43,6 @@ constexpr hnow::Duration kKeepTransfers = 30s;
 
 kj::Duration toKj(hnow::Duration d) { return d.count() * kj::NANOSECONDS; }
 
-double bytesPerSecond(double mbps) { return mbps * 1e6 / 8; }
-
-std::string tokenOf(capnp::Data::Reader data) {
-  return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
-}
-
-// A 32-byte digest (checked by the codec) as the data plane holds it.
-transport::data::Sha256 digestOf(const std::string& sha256) {
-  transport::data::Sha256 sha{};
-  std::copy(sha256.begin(), sha256.end(), sha.begin());
-  return sha;
-}
-
 std::string hostOf(const std::string& hostPort) { return hostPort.substr(0, hostPort.rfind(':')); }
 
 // Where this agent sits, asked again at every login (an address may have
@@ -73,216 +56,6 @@ void setNetworks(wire::Registration::Builder registration, const std::string& da
   registration.setGateway(here.gateway);
   registration.setHost(hostKey());
 }
-
-// A manifest item's file opened and hashed off the kj thread; closed here
-// unless it was handed to the data plane (a call cancelled meanwhile).
-struct OpenedSource {
-  Result<SourceFile> source;
-  explicit OpenedSource(Result<SourceFile> opened) : source(std::move(opened)) {}
-  OpenedSource(OpenedSource&& other) noexcept : source(std::move(other.source)) {
-    if (other.source) other.source.value().fd = -1;
-  }
-  OpenedSource& operator=(OpenedSource&&) = delete;
-  ~OpenedSource() {
-    if (source && source.value().fd >= 0) ::close(source.value().fd);
-  }
-};
-
-// hnowd's commands to this agent.
-class AgentControlServer final : public wire::AgentControl::Server {
- public:
-  explicit AgentControlServer(AgentRuntime& runtime) : runtime_(runtime) {}
-
- protected:
-  kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override {
-    auto in = context.getParams().getRates();
-    double up = in.getUplinkMbps(), down = in.getDownlinkMbps(), factor = in.getComputeFactor();
-    for (double v : {up, down, factor})
-      KJ_REQUIRE(std::isfinite(v) && v >= 0, "rates must be finite and not negative");
-    KJ_REQUIRE(factor == 0 || factor >= 1, "a compute factor can only slow work down");
-    runtime_.setEmulation(up, down, factor);
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> probeNow(ProbeNowContext) override {
-    runtime_.requestProbe();
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> receive(ReceiveContext context) override {
-    auto order = transport::receiveOrderFromWire(context.getParams().getOrder());
-    if (!order) transport::refuse(order.error().message);
-    std::string path = order->tree              ? runtime_.receiver().receiveTree(*order)
-                       : order->compressed      ? runtime_.receiver().receiveCompressed(*order)
-                       : order->stripes.empty() ? runtime_.receiver().receive(order->token, order->dest, order->size,
-                                                                              digestOf(order->sha256),
-                                                                              wholeFileDigests(*order), order->operation)
-                                                : runtime_.receiver().receiveStriped(*order);
-    runtime_.paceReceive(order->token, order->uplinkPaceBytesPerSecond, order->downlinkPaceBytesPerSecond);
-    runtime_.spaceProgress(*order);
-    context.getResults().setPath(path);
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> pull(PullContext context) override {
-    auto params = context.getParams();
-    runtime_.receiver().pull(tokenOf(params.getToken()), params.getParentAddress());
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> release(ReleaseContext context) override {
-    const std::string token = tokenOf(context.getParams().getToken());
-    runtime_.receiver().release(token);
-    runtime_.forgetReport(token);
-    runtime_.paceReceive(token, 0.0, 0.0);
-    return kj::READY_NOW;
-  }
-  // This agent is the source of a manifest item.
-  kj::Promise<void> serveFile(ServeFileContext context) override {
-    auto params = context.getParams();
-    KJ_REQUIRE(params.getToken().size() == wire::TOKEN_BYTES, "an operation token is 32 bytes");
-    const double pace = params.getUplinkPaceBytesPerS();
-    KJ_REQUIRE(std::isfinite(pace) && pace >= 0, "an uplink pace must be finite and not negative");
-    std::string file = params.getFile();
-    // Hashing the file takes seconds for a large one: off the kj thread, which keeps heartbeats going.
-    return offThread<OpenedSource>([roots = runtime_.receiver().roots(), file] {
-             return OpenedSource(openSourceFile(roots, file));
-           })
-        .then([this, context, file, pace](kj::Own<OpenedSource> opened) mutable {
-          if (!opened->source) {
-            spdlog::warn("refused to serve a file: {}", opened->source.error().message);
-            transport::refuse(opened->source.error().message);
-          }
-          SourceFile& source = opened->source.value();
-          spdlog::info("serving {} ({} bytes)", file, source.size);
-          const std::string token = tokenOf(context.getParams().getToken());
-          const std::string pieces = source.digests.pieceBytes();
-          auto results = context.getResults();
-          results.setSize(source.size);
-          results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
-          results.setDigestChunkBytes(source.digests.chunkBytes);
-          results.setPieceDigests(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(pieces.data()), pieces.size()));
-          runtime_.receiver().serve(token, std::exchange(source.fd, -1), source.size, std::move(source.digests));
-          runtime_.paceReceive(token, pace, 0.0);
-        });
-  }
-  // `hnow run`'s shares and results (agent/job_runner.h).
-  kj::Promise<void> fetchJobFile(FetchJobFileContext context) override {
-    auto file = transport::jobFileFromWire(context.getParams().getInput());
-    if (!file) transport::refuse(file.error().message);
-    return jobs().fetch(file->token, file->size, digestOf(file->sha256), file->source);
-  }
-  kj::Promise<void> runJobTask(RunJobTaskContext context) override {
-    auto task = transport::jobTaskFromWire(context.getParams().getTask());
-    if (!task) transport::refuse(task.error().message);
-    auto& t = task.value();
-    return jobs()
-        .run(std::move(t.inputs), std::move(t.argv), t.resultToken, runtime_.emulation().computeFactor, t.shell, t.run)
-        .then([context](TaskOutcome outcome) mutable {
-          transport::toWire(transport::JobTaskAnswer{outcome.exitCode, outcome.error, outcome.size, outcome.sha256,
-                                                     outcome.computeS, outcome.runS, outcome.refused, outcome.limited},
-                            context.getResults().initResult());
-        });
-  }
-  kj::Promise<void> offerFile(OfferFileContext context) override {
-    auto params = context.getParams();
-    const std::string token = tokenOf(params.getToken()), ticket = tokenOf(params.getTicket());
-    if (token.size() != 32 || ticket.size() != 32) transport::refuse("offerFile: token and ticket are 32 bytes each");
-    return jobs().offer(token, ticket, params.getAddress());
-  }
-  kj::Promise<void> dropJobFiles(DropJobFilesContext context) override {
-    std::vector<std::string> tokens;
-    for (auto t : context.getParams().getTokens()) tokens.push_back(tokenOf(t));
-    jobs().drop(tokens);
-    return kj::READY_NOW;
-  }
-  // Only what changed: which files of a tree's index this agent lacks.
-  kj::Promise<void> treeHeld(TreeHeldContext context) override {
-    auto params = context.getParams();
-    auto index = params.getIndex();
-    std::string dest = params.getDest();
-    std::string query(reinterpret_cast<const char*>(index.begin()), index.size());
-    return offThread<Result<transport::data::HeldFiles>>(
-               [roots = runtime_.receiver().roots(), dest, query, listings = runtime_.receiver().listings()] {
-                 return Receiver::treeHeld(roots, dest, query, *listings);
-               })
-        .then([context](kj::Own<Result<transport::data::HeldFiles>> held) mutable {
-          if (!*held) transport::refuse(held->error().message);
-          transport::setHeldLists(context.getResults(), **held);
-        });
-  }
-  // A single file's send: what its destination already holds.
-  kj::Promise<void> fileHeld(FileHeldContext context) override {
-    auto params = context.getParams();
-    std::optional<transport::data::Sha256> sha256;
-    if (params.getSha256().size() == 32)
-      sha256 = digestOf(std::string(reinterpret_cast<const char*>(params.getSha256().begin()), 32));
-    else if (params.getSha256().size() != 0)
-      transport::refuse("a file's SHA-256 from hnowd must be 32 bytes");
-    std::string dest = params.getDest();
-    const std::uint64_t size = params.getSize();
-    using Holding = Result<Receiver::FileHolding>;
-    return offThread<Holding>([roots = runtime_.receiver().roots(), dest, size, sha256,
-                               listings = runtime_.receiver().listings()] {
-             return Receiver::fileHeld(roots, dest, size, sha256, *listings);
-           })
-        .then([context](kj::Own<Holding> held) mutable {
-          if (!*held) transport::refuse(held->error().message);
-          using H = transport::data::DestHolding;
-          wire::DestHolding out = wire::DestHolding::OTHER;
-          switch ((*held)->holding) {
-            case H::kAbsent: out = wire::DestHolding::ABSENT; break;
-            case H::kSameSize: out = wire::DestHolding::SAME_SIZE; break;
-            case H::kSame: out = wire::DestHolding::SAME; break;
-            case H::kOther: case H::kDirectory: break;
-          }
-          context.getResults().setHolding(out);
-          context.getResults().setHeldAt((*held)->heldAt);
-        });
-  }
-  // A single file's send: write dest from the same bytes under another path here.
-  kj::Promise<void> copyHeld(CopyHeldContext context) override {
-    auto params = context.getParams();
-    if (params.getSha256().size() != 32) transport::refuse("a file's SHA-256 from hnowd must be 32 bytes");
-    const auto sha256 = digestOf(std::string(reinterpret_cast<const char*>(params.getSha256().begin()), 32));
-    std::string dest = params.getDest(), from = params.getFrom();
-    const std::uint64_t size = params.getSize();
-    // dest is held while the copy runs, as a receive holds its own.
-    auto claimed = runtime_.receiver().claimCopy(dest);
-    if (!claimed) transport::refuse(claimed.error().message);
-    using Copied = Result<std::string>;
-    return offThread<Copied>([roots = runtime_.receiver().roots(), dest, from, size, sha256,
-                              listings = runtime_.receiver().listings()] {
-             return Receiver::copyHeld(roots, dest, from, size, sha256, *listings);
-           })
-        .then([context, claim = std::move(claimed).value()](kj::Own<Copied> copied) mutable {
-          if (!*copied) transport::refuse(copied->error().message);
-          context.getResults().setPath(**copied);
-        });
-  }
-  kj::Promise<void> probeLinks(ProbeLinksContext context) override {
-    auto order = transport::probeOrderFromWire(context.getParams().getOrder());
-    if (!order) transport::refuse(order.error().message);
-    return runtime_.receiver().probe(std::move(order).value()).then([context](Receiver::ProbeAnswer r) mutable {
-      if (!*r) transport::refuse(r->error().message);
-      transport::toWire(r->value(), context.getResults().initResult());
-    });
-  }
-
- private:
-  // `work` on a thread of its own (it reads files: seconds for large ones),
-  // its answer back on the kj thread, which keeps heartbeats and relays going.
-  template <typename T>
-  kj::Promise<kj::Own<T>> offThread(std::function<T()> work) {
-    auto paf = kj::newPromiseAndFulfiller<kj::Own<T>>();
-    auto fulfiller = std::make_shared<kj::Own<kj::PromiseFulfiller<kj::Own<T>>>>(kj::mv(paf.fulfiller));
-    runtime_.offThread().run<T>(std::move(work),
-                                [fulfiller](T& answer) { (*fulfiller)->fulfill(kj::heap<T>(std::move(answer))); });
-    return kj::mv(paf.promise);
-  }
-  JobRunner& jobs() {
-    JobRunner* jobs = runtime_.jobs();
-    if (!jobs) transport::refuse("this agent has no data root, so it cannot run jobs");
-    return *jobs;
-  }
-  AgentRuntime& runtime_;
-};
 
 class SessionProbePeer final : public ProbePeer {
  public:
@@ -328,7 +101,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   receiver_->setCoordinatorHost(hostOf(config_.coordinator));
   applyRates();
   // Peers reach this agent where hnowd does: the address of this connection.
-  dataAddress_ = receiver_->listen(host);
+  dataAddress_ = transport::valueOrRefuse(receiver_->listen(host));
   dataHost_ = host;
   // Its interface's counters tell hnowd what other traffic shares this node's links.
   receiver_->watchInterface(host);
@@ -355,100 +128,6 @@ void AgentRuntime::forgetOperations() {
   paces_.clear();
   downPaces_.clear();
   applyRates();
-}
-
-void AgentRuntime::paceReceive(const std::string& token, double up, double down) {
-  bool changed = false;
-  for (auto [paces, pace] : {std::pair{&paces_, up}, std::pair{&downPaces_, down}}) {
-    if (pace > 0) {
-      (*paces)[token] = pace;
-      changed = true;
-    } else if (paces->erase(token) > 0) {
-      changed = true;
-    }
-  }
-  if (changed) applyRates();
-}
-
-namespace {
-
-// The lowest of the rates that are set (0: none is).
-double lowest(std::initializer_list<double> rates, const std::map<std::string, double>& paces) {
-  double low = 0.0;
-  for (double r : rates) low = capped(low, r);
-  for (const auto& [token, pace] : paces) low = capped(low, pace);
-  return low;
-}
-
-// The caps this agent paces at by itself: a percentage needs the link's
-// capacity, which only an emulated link knows here; of a real link hnowd
-// resolves it against what it measured and sends it as a receive's pace
-// (applied here, a percentage of a link paced at it would be measured as
-// the link, and shrink at every survey).
-double ownCap(const DirectionCap& cap, double emulated) {
-  return emulated > 0 ? cap.bytesPerSecond(emulated) : cap.absoluteBytesPerSecond();
-}
-
-}  // namespace
-
-// The slowest of: the emulated link, the caps this agent knows how to
-// apply, and every live receive's pace (hnowd's share of a measured
-// uplink, the caps resolved by hnowd, a send's --max-rate); unpaced when
-// none is set.
-void AgentRuntime::applyRates() {
-  if (!receiver_) return;
-  const double emulatedUp = bytesPerSecond(emulation_.uplinkMbps);
-  const double emulatedDown = bytesPerSecond(emulation_.downlinkMbps);
-  receiver_->setRates(lowest({emulatedUp, ownCap(caps_.up, emulatedUp)}, paces_),
-                      lowest({emulatedDown, ownCap(caps_.down, emulatedDown)}, downPaces_));
-}
-
-void AgentRuntime::evaluateCaps() {
-  caps_ = capsAt(config_.limits, localTimeOf(clock_.wallNow()));
-  applyRates();
-  const double up = bytesPerSecond(emulation_.uplinkMbps), down = bytesPerSecond(emulation_.downlinkMbps);
-  if (!config_.limits.empty())
-    spdlog::info("caps in force: uplink {}, downlink {}",
-                 caps_.up.bytesPerSecond(up) > 0
-                     ? fmt::format("{:.1f} Mbit/s ({})", caps_.up.bytesPerSecond(up) * 8 / 1e6,
-                                   caps_.up.source(up, "max_uplink_mbps"))
-                     : std::string("none"),
-                 caps_.down.bytesPerSecond(down) > 0
-                     ? fmt::format("{:.1f} Mbit/s ({})", caps_.down.bytesPerSecond(down) * 8 / 1e6,
-                                   caps_.down.source(down, "max_downlink_mbps"))
-                     : std::string("none"));
-}
-
-kj::Promise<void> AgentRuntime::capsSchedule(wire::AgentSession::Client session) {
-  evaluateCaps();
-  auto request = session.reportCapsRequest();
-  transport::capsToWire(caps_, request.initCaps());
-  // An hnowd that cannot take caps (an older one) plans without them; the
-  // agent still paces by them, and its session goes on.
-  auto reported = request.send().ignoreResult().catch_([](kj::Exception&& e) {
-    if (e.getType() == kj::Exception::Type::DISCONNECTED) kj::throwFatalException(kj::mv(e));
-    spdlog::warn("hnowd did not take this agent's bandwidth caps ({}); it plans without them",
-                 e.getDescription().cStr());
-  });
-  auto next = secondsUntilNextChange(config_.limits, localTimeOf(clock_.wallNow()));
-  if (!next) return reported.then([]() { return kj::Promise<void>(kj::NEVER_DONE); });
-  // Half a second past the boundary: the new minute is surely the one read.
-  return reported.then([this, session, wait = *next]() mutable {
-    return timer_.afterDelay(wait * kj::SECONDS + 500 * kj::MILLISECONDS).then([this, session]() mutable {
-      return capsSchedule(session);
-    });
-  });
-}
-
-void AgentRuntime::setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor) {
-  if (uplinkMbps > 0) emulation_.uplinkMbps = uplinkMbps;
-  if (downlinkMbps > 0) emulation_.downlinkMbps = downlinkMbps;
-  if (computeFactor > 0) emulation_.computeFactor = computeFactor;
-  if (jobs_ && computeFactor > 0) jobs_->setComputeFactor(computeFactor);  // runs under way too
-  applyRates();
-  spdlog::info("emulating uplink {} Mbit/s, downlink {} Mbit/s, compute x{} (0 = not limited)",
-               emulation_.uplinkMbps, emulation_.downlinkMbps, emulation_.computeFactor);
-  requestProbe();
 }
 
 void AgentRuntime::requestProbe() {
@@ -586,7 +265,7 @@ kj::Promise<void> AgentRuntime::probes(wire::AgentSession::Client session) {
   auto measured = probeRates(*peer, clock_, settings).attach(kj::mv(peer));
   return measured
       .then([this, session](planner::NodeRates rates) mutable {
-        const double up = bytesPerSecond(emulation_.uplinkMbps), down = bytesPerSecond(emulation_.downlinkMbps);
+        const double up = mbpsToBytesPerSecond(emulation_.uplinkMbps), down = mbpsToBytesPerSecond(emulation_.downlinkMbps);
         spdlog::info("measured overhead {:.1f} us, compute {:.3f} ms/unit; links {}", rates.sendOverheadSeconds * 1e6,
                      rates.computeSecondsPerUnit * 1e3,
                      up > 0 || down > 0 ? fmt::format("emulated at {} / {} Mbit/s up / down (0: not paced)",

@@ -70,7 +70,7 @@ class AgentRuntime {
   void forgetReport(const std::string& token) { lastReports_.erase(token); }
   // Progress of the order's transfers (its stripes') goes to hnowd at most
   // every order.progressEveryMs (ReceiveOrder).
-  void spaceProgress(const transport::ReceiveOrder& order);
+  void spaceProgress(const transport::orders::ReceiveOrder& order);
   // Reads of the destinations that take seconds (AgentControl treeHeld, fileHeld).
   transport::OffThread& offThread() { return offThread_; }
 

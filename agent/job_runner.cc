@@ -1,7 +1,6 @@
 #include "agent/job_runner.h"
 
 #include <fcntl.h>
-#include <kj/debug.h>
 #include <openssl/evp.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -14,7 +13,6 @@
 #include "agent/command_process.h"
 #include "agent/receiver.h"
 #include "base/hex.h"
-#include "transport/rpc_errors.h"
 
 namespace hnow::agent {
 
@@ -27,8 +25,8 @@ std::string hexToken(const std::string& token) {
   return hnow::hexOf(reinterpret_cast<const unsigned char*>(token.data()), token.size());
 }
 
-// SHA-256 of a whole file, or "" when it cannot be read.
-std::string sha256Of(int fd) {
+// SHA-256 of a whole file, or why not.
+Result<std::string> sha256Of(int fd) {
   EVP_MD_CTX* context = EVP_MD_CTX_new();
   EVP_DigestInit_ex(context, EVP_sha256(), nullptr);
   std::vector<char> buffer(1 << 20);
@@ -38,7 +36,7 @@ std::string sha256Of(int fd) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       EVP_MD_CTX_free(context);
-      return "";
+      return Error{"cannot read the result back"};
     }
     if (n == 0) break;
     EVP_DigestUpdate(context, buffer.data(), static_cast<std::size_t>(n));
@@ -134,23 +132,24 @@ JobRunner::~JobRunner() {
 
 std::string JobRunner::pathFor(const std::string& token) const { return dir_ + "/" + hexToken(token); }
 
-kj::Promise<void> JobRunner::fetch(const std::string& token, std::uint64_t size,
+LaterResult<void> JobRunner::fetch(const std::string& token, std::uint64_t size,
                                    const transport::data::Sha256& sha256, const std::string& source) {
-  if (!policy_.jobs().runsJobs()) transport::refuse(policy_.program({}, false).error().message);
-  if (files_.count(token) || fetching_.count(token)) transport::refuse("this job file is already here");
-  std::string path = receiver_.receive(token, std::string(kJobDir) + "/" + hexToken(token), size, sha256);
-  files_[token] = path;
-  auto paf = kj::newPromiseAndFulfiller<void>();
+  if (!policy_.jobs().runsJobs()) return held(Result<void>(policy_.program({}, false).error()));
+  if (files_.count(token) || fetching_.count(token)) return held(Result<void>::failure("this job file is already here"));
+  auto path = receiver_.receive(token, std::string(kJobDir) + "/" + hexToken(token), size, sha256);
+  if (!path) return held(Result<void>(path.error()));
+  files_[token] = path.value();
+  auto paf = kj::newPromiseAndFulfiller<kj::Own<Result<void>>>();
   fetching_[token] = kj::mv(paf.fulfiller);
   receiver_.pull(token, source);
   return kj::mv(paf.promise);
 }
 
-kj::Promise<void> JobRunner::offer(const std::string& token, const std::string& ticket,
+LaterResult<void> JobRunner::offer(const std::string& token, const std::string& ticket,
                                    const std::string& address) {
   // Only job files: a send's file is hnowd's to route, not a result to return.
   if (!files_.count(token) || fetching_.count(token))
-    transport::refuse("this agent holds no finished job file under that token");
+    return held(Result<void>::failure("this agent holds no finished job file under that token"));
   spdlog::info("handing a job file to {} over a connection this agent opens (hnowd cannot connect to it)",
                address);
   return receiver_.offer(token, ticket, address);
@@ -162,11 +161,11 @@ bool JobRunner::onTransfer(const transport::data::TransferEvent& e) {
   using Kind = transport::data::TransferEvent::Kind;
   if (e.kind == Kind::kDone) {
     files_[e.token] = e.path;
-    it->second->fulfill();
+    it->second->fulfill(held(Result<void>()));
     fetching_.erase(it);
   } else if (e.kind == Kind::kFailed || e.kind == Kind::kParentUnreachable) {
     // A job file comes from hnowd's data plane alone: none other to try.
-    it->second->reject(KJ_EXCEPTION(FAILED, "fetching a job file failed: " + e.message));
+    it->second->fulfill(held(Result<void>::failure("fetching a job file failed: " + e.message)));
     fetching_.erase(it);
     files_.erase(e.token);
   }
@@ -229,8 +228,8 @@ void JobRunner::runCommandOf(const Task& task, int in, int out, const std::strin
     struct stat info {};
     ::fstat(out, &info);
     outcome.size = static_cast<std::uint64_t>(info.st_size);
-    outcome.sha256 = sha256Of(out);
-    if (outcome.sha256.empty()) outcome.error = "cannot read the result back";
+    if (auto digest = sha256Of(out)) outcome.sha256 = std::move(digest).value();
+    else outcome.error = digest.error().message;
   }
 }
 
@@ -271,7 +270,7 @@ TaskOutcome JobRunner::execute(const Task& task) {
   return outcome;
 }
 
-kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
+LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::vector<std::string> argv,
                                         std::string resultToken, double computeFactor, bool shell,
                                         std::uint64_t runId) {
   // The owner's word first: a refused command runs nothing and holds nothing here.
@@ -281,15 +280,16 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     TaskOutcome refused;
     refused.refused = true;
     refused.error = program.error().message;
-    return refused;
+    return held(Result<TaskOutcome>(refused));
   }
   Task task{{}, std::move(argv), *program, resultToken, pathFor(resultToken), computeFactor};
   for (const auto& token : inputs) {
     auto it = files_.find(token);
-    if (it == files_.end() || fetching_.count(token)) transport::refuse("an input of this task is not here");
+    if (it == files_.end() || fetching_.count(token))
+      return held(Result<TaskOutcome>::failure("an input of this task is not here"));
     task.inputs.push_back(it->second);
   }
-  if (files_.count(resultToken)) transport::refuse("this result token is taken");
+  if (files_.count(resultToken)) return held(Result<TaskOutcome>::failure("this result token is taken"));
   ::mkdir(dir_.c_str(), 0755);
   const std::string resultPath = task.resultPath;
   files_[resultToken] = resultPath;  // reserved; removed by drop()
@@ -317,7 +317,7 @@ kj::Promise<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
       }
     }
     if (!outcome.error.empty()) spdlog::warn("a share of run {} from {} failed: {}", runId, peer_, outcome.error);
-    return outcome;
+    return held(Result<TaskOutcome>(outcome));
   });
 }
 
@@ -348,7 +348,7 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
     receiver_.discard(token);
     ::unlink(it->second.c_str());
     if (auto f = fetching_.find(token); f != fetching_.end()) {
-      f->second->reject(KJ_EXCEPTION(DISCONNECTED, "the job file was dropped"));
+      f->second->fulfill(held(Result<void>::failure("the job file was dropped")));
       fetching_.erase(f);
     }
     files_.erase(it);

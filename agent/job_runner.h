@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "agent/job_policy.h"
+#include "agent/later_result.h"
 #include "base/clock.h"
 #include "transport/data/data_plane.h"
 
@@ -57,19 +58,22 @@ class JobRunner {
   JobRunner(const JobRunner&) = delete;
   JobRunner& operator=(const JobRunner&) = delete;
 
-  // Resolves once the file is here and its SHA-256 matched.
-  kj::Promise<void> fetch(const std::string& token, std::uint64_t size, const transport::data::Sha256& sha256,
+  // Done once the file is here and its SHA-256 matched; or why not (refused
+  // at once, the fetch failed, hnowd dropped it meanwhile).
+  LaterResult<void> fetch(const std::string& token, std::uint64_t size, const transport::data::Sha256& sha256,
                           const std::string& source);
   // Hands a job file held here (a result, a fetched share or partial) to
   // the data plane at `address` over a connection this agent opens:
   // hnowd cannot connect to it (docs/reachability.md). Resolves once that
-  // plane said HELLO; fails with the reason (no such file, no connection).
-  kj::Promise<void> offer(const std::string& token, const std::string& ticket, const std::string& address);
+  // plane said HELLO; or why not (no such file, no connection).
+  LaterResult<void> offer(const std::string& token, const std::string& ticket, const std::string& address);
   // True when the event belongs to a job file (then it is not a send's).
   bool onTransfer(const transport::data::TransferEvent& event);
-  // A command the policy refuses is answered at once (refused), and logged.
-  // `shell`: hnowd says argv is /bin/sh -c COMMAND; `runId` names the run in the log.
-  kj::Promise<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
+  // A command the policy refuses is answered at once (refused), and logged;
+  // a task whose inputs are not here, or whose result token is taken, is an
+  // Error. `shell`: hnowd says argv is /bin/sh -c COMMAND; `runId` names
+  // the run in the log.
+  LaterResult<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
                                std::string resultToken, double computeFactor, bool shell = false,
                                std::uint64_t runId = 0);
   void drop(const std::vector<std::string>& tokens);
@@ -106,7 +110,7 @@ class JobRunner {
   JobPolicy policy_;
   std::string peer_;
   std::map<std::string, std::string> files_;  // token -> path
-  std::map<std::string, kj::Own<kj::PromiseFulfiller<void>>> fetching_;
+  std::map<std::string, kj::Own<kj::PromiseFulfiller<kj::Own<Result<void>>>>> fetching_;
   std::mutex mutex_;                          // guards pids_, running_, dropped_
   std::set<int> pids_;
   // The result token of every task whose worker still runs -> its

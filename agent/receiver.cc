@@ -16,7 +16,6 @@
 #include "agent/receiver_scratch.h"
 #include "base/path_confinement.h"
 #include "base/printable.h"
-#include "transport/rpc_errors.h"
 
 namespace hnow::agent {
 
@@ -35,23 +34,19 @@ Receiver::~Receiver() {
   if (unpacker_.joinable()) unpacker_.join();
 }
 
-std::string Receiver::listen(const std::string& host) {
+Result<std::string> Receiver::listen(const std::string& host) {
   auto port = plane_.listen(host);
-  if (!port) transport::refuse(port.error().message);
+  if (!port) return port.error();
   const bool v6 = host.find(':') != std::string::npos;
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port.value());
 }
 
 namespace {
 
-// The destination opened for `dest`, or hnowd's order refused with why (and logged).
-template <class Target>
-Target openedOrRefused(Result<Target> opened, const std::string& dest) {
-  if (!opened) {
-    spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, opened.error().message);
-    transport::refuse(opened.error().message);
-  }
-  return std::move(opened).value();
+// hnowd's order into `dest` refused with why, logged.
+Error refused(const Error& why, const std::string& dest) {
+  spdlog::warn("refused a receive into '{}' that hnowd ordered: {}", dest, why.message);
+  return why;
 }
 
 // What hnowd sent of the source's chunk digests for `size` bytes (the
@@ -63,9 +58,9 @@ transport::data::ChunkDigests expected(std::uint32_t chunkBytes, std::uint64_t s
 }
 
 // A striped order's stripes as the data plane's byte ranges.
-std::vector<transport::data::ByteRange> rangesOf(const transport::ReceiveOrder& order) {
+std::vector<transport::data::ByteRange> rangesOf(const transport::orders::ReceiveOrder& order) {
   std::vector<transport::data::ByteRange> ranges;
-  for (const transport::StripeOrder& s : order.stripes) {
+  for (const transport::orders::StripeOrder& s : order.stripes) {
     transport::data::ByteRange r{s.token, s.offset, s.length, {}, expected(order.digestChunkBytes, s.length, s.pieceDigests)};
     std::copy(s.sha256.begin(), s.sha256.end(), r.sha256.begin());
     ranges.push_back(std::move(r));
@@ -74,9 +69,9 @@ std::vector<transport::data::ByteRange> rangesOf(const transport::ReceiveOrder& 
 }
 
 // A striped order's stripe tokens, which its transfers report under.
-std::vector<std::string> transfersOf(const transport::ReceiveOrder& order) {
+std::vector<std::string> transfersOf(const transport::orders::ReceiveOrder& order) {
   std::vector<std::string> out;
-  for (const transport::StripeOrder& s : order.stripes) out.push_back(s.token);
+  for (const transport::orders::StripeOrder& s : order.stripes) out.push_back(s.token);
   return out;
 }
 
@@ -89,7 +84,7 @@ void discardTarget(transport::data::ReceiveTarget& t) {
 
 }  // namespace
 
-transport::data::ChunkDigests wholeFileDigests(const transport::ReceiveOrder& order) {
+transport::data::ChunkDigests wholeFileDigests(const transport::orders::ReceiveOrder& order) {
   return order.stripes.empty() ? expected(order.digestChunkBytes, order.size, order.pieceDigests)
                                : transport::data::ChunkDigests{};
 }
@@ -117,13 +112,15 @@ Result<std::shared_ptr<void>> Receiver::claimCopy(const std::string& dest) {
   });
 }
 
-std::string Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
-                              const transport::data::Sha256& sha256, transport::data::ChunkDigests digests,
-                              const std::string& operation) {
-  auto t = openedOrRefused(openDestination(roots_, dest), dest);
+Result<std::string> Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
+                                      const transport::data::Sha256& sha256, transport::data::ChunkDigests digests,
+                                      const std::string& operation) {
+  auto opened = openDestination(roots_, dest);
+  if (!opened) return refused(opened.error(), dest);
+  auto& t = opened.value();
   if (auto held = claim(t.dirFd, t.finalName, t.path, token, operation, size); !held) {
     discardTarget(t);
-    transport::refuse(held.error().message);
+    return held.error();
   }
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
@@ -131,12 +128,14 @@ std::string Receiver::receive(const std::string& token, const std::string& dest,
   return path;
 }
 
-std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
-  auto t = openedOrRefused(openDestination(roots_, order.dest), order.dest);
+Result<std::string> Receiver::receiveStriped(const transport::orders::ReceiveOrder& order) {
+  auto opened = openDestination(roots_, order.dest);
+  if (!opened) return refused(opened.error(), order.dest);
+  auto& t = opened.value();
   if (auto held = claim(t.dirFd, t.finalName, t.path, order.token, order.operation, order.size, transfersOf(order));
       !held) {
     discardTarget(t);
-    transport::refuse(held.error().message);
+    return held.error();
   }
   std::string path = t.path;
   std::vector<transport::data::ByteRange> ranges = rangesOf(order);
@@ -145,14 +144,16 @@ std::string Receiver::receiveStriped(const transport::ReceiveOrder& order) {
   return path;
 }
 
-std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
-  auto t = openedOrRefused(openTreeDestination(roots_, order.dest), order.dest);
+Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder& order) {
+  auto opened = openTreeDestination(roots_, order.dest);
+  if (!opened) return refused(opened.error(), order.dest);
+  auto& t = opened.value();
   if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
                         transfersOf(order));
       !held) {
     discardTarget(t.bundle);
     ::close(t.parentFd);
-    transport::refuse(held.error().message);
+    return held.error();
   }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
@@ -165,7 +166,7 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   if (auto staged = stageTree(*scratch, order, t.bundle.fileFd); !staged) {
     ::close(t.bundle.fileFd);
     ::unlinkat(t.parentFd, t.bundle.tempName.c_str(), 0);
-    openedOrRefused(Result<int>(staged.error()), order.dest);
+    return refused(staged.error(), order.dest);
   }
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.bundle));
@@ -174,8 +175,10 @@ std::string Receiver::receiveTree(const transport::ReceiveOrder& order) {
   return path;
 }
 
-std::string Receiver::receiveCompressed(const transport::ReceiveOrder& order) {
-  auto t = openedOrRefused(openCompressedDestination(roots_, order.dest), order.dest);
+Result<std::string> Receiver::receiveCompressed(const transport::orders::ReceiveOrder& order) {
+  auto opened = openCompressedDestination(roots_, order.dest);
+  if (!opened) return refused(opened.error(), order.dest);
+  auto& t = opened.value();
   if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
                         transfersOf(order));
       !held) {
@@ -183,7 +186,7 @@ std::string Receiver::receiveCompressed(const transport::ReceiveOrder& order) {
     ::close(t.outputFd);
     ::unlinkat(t.parentFd, t.outputName.c_str(), 0);
     ::close(t.parentFd);
-    transport::refuse(held.error().message);
+    return held.error();
   }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
@@ -197,7 +200,7 @@ std::string Receiver::receiveCompressed(const transport::ReceiveOrder& order) {
   return path;
 }
 
-void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,
+void Receiver::receiveScratch(const transport::orders::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,
                               transport::data::ReceiveTarget target) {
   scratch->fileToken = order.token;
   scratch->receivedName = target.finalName;
@@ -211,7 +214,7 @@ void Receiver::receiveScratch(const transport::ReceiveOrder& order, std::shared_
     std::copy(order.sha256.begin(), order.sha256.end(), digest.begin());
     plane_.receive(order.token, order.size, digest, std::move(target), wholeFileDigests(order));
   } else {
-    for (const transport::StripeOrder& s : order.stripes) {
+    for (const transport::orders::StripeOrder& s : order.stripes) {
       scratch->transfers.push_back(s.token);
       scratch->firstByte[s.token] = s.offset;
     }
@@ -320,15 +323,13 @@ kj::Promise<Receiver::ProbeAnswer> Receiver::probe(transport::data::ProbeOrder o
   return kj::mv(paf.promise);
 }
 
-kj::Promise<void> Receiver::offer(const std::string& token, const std::string& ticket,
+LaterResult<void> Receiver::offer(const std::string& token, const std::string& ticket,
                                   const std::string& address) {
-  auto paf = kj::newPromiseAndCrossThreadFulfiller<void>();
-  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<void>>;
+  auto paf = kj::newPromiseAndCrossThreadFulfiller<kj::Own<Result<void>>>();
+  using Fulfiller = kj::Own<kj::CrossThreadPromiseFulfiller<kj::Own<Result<void>>>>;
   auto fulfiller = std::make_shared<Fulfiller>(kj::mv(paf.fulfiller));
-  plane_.offer(token, ticket, reachable(address), [fulfiller](const Result<void>& started) {
-    if (started) return (*fulfiller)->fulfill();
-    (*fulfiller)->reject(transport::refusal(started.error().message));
-  });
+  plane_.offer(token, ticket, reachable(address),
+               [fulfiller](const Result<void>& started) { (*fulfiller)->fulfill(held(Result<void>(started))); });
   return kj::mv(paf.promise);
 }
 

@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "agent/dest_claims.h"
+#include "agent/later_result.h"
 #include "agent/root_listings.h"
 #include "base/clock.h"
-#include "transport/agent_wire.h"
+#include "base/result.h"
+#include "transport/orders/receive_order.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/tree_bundle.h"
@@ -34,30 +36,30 @@ class Receiver {
   // Waits for the unpacks still running.
   ~Receiver();
 
-  // Binds the data port on `host`; returns "host:port" or throws kj's FAILED.
-  std::string listen(const std::string& host);
-  // Checks `dest` against the roots and prepares the temp file; returns the
-  // absolute final path or refuses the call with the reason.
+  // Binds the data port on `host`: "host:port", or why not.
+  Result<std::string> listen(const std::string& host);
+  // Checks `dest` against the roots and prepares the temp file: the
+  // absolute final path, or why the order is refused.
   // With the source's chunk digests, every chunk is checked as it lands.
   // Every receive holds its destination until it ends (DestClaims): one
   // into a destination another holds is refused, naming that one by its
   // `operation` (hnowd's name for it, "" none).
-  std::string receive(const std::string& token, const std::string& dest, std::uint64_t size,
-                      const transport::data::Sha256& sha256, transport::data::ChunkDigests digests = {},
-                      const std::string& operation = "");
+  Result<std::string> receive(const std::string& token, const std::string& dest, std::uint64_t size,
+                              const transport::data::Sha256& sha256, transport::data::ChunkDigests digests = {},
+                              const std::string& operation = "");
   // The same for a file that comes as byte ranges (its stripes), each
   // pulled under its own token.
-  std::string receiveStriped(const transport::ReceiveOrder& order);
+  Result<std::string> receiveStriped(const transport::orders::ReceiveOrder& order);
   // A directory tree's bundle (whole or in stripes), unpacked as
   // `order.dest` once it matched; its transfers report done only after
   // the unpack, with what it published (docs/tree-send.md). A compressed
   // bundle is expanded first.
-  std::string receiveTree(const transport::ReceiveOrder& order);
+  Result<std::string> receiveTree(const transport::orders::ReceiveOrder& order);
   // A compressed file (whole or in stripes; docs/compression.md): received
   // and relayed as it is into a scratch file, then expanded beside
   // `order.dest`, checked against the plain size and SHA-256, and renamed
   // into place; its transfers report done only then.
-  std::string receiveCompressed(const transport::ReceiveOrder& order);
+  Result<std::string> receiveCompressed(const transport::orders::ReceiveOrder& order);
   // What `dest` already holds. These read the destination's files (a
   // digest takes seconds for a large one), so they run off the kj thread,
   // on a copy of the roots (`roots()`).
@@ -100,9 +102,9 @@ class Receiver {
   kj::Promise<ProbeAnswer> probe(transport::data::ProbeOrder order);
   // Hands the file served under `token` to the data plane at `address`
   // over a connection this agent opens (hnowd cannot connect to it,
-  // docs/reachability.md); resolves on the kj thread once that plane said
-  // HELLO, else fails with the reason.
-  kj::Promise<void> offer(const std::string& token, const std::string& ticket, const std::string& address);
+  // docs/reachability.md); done on the kj thread once that plane said
+  // HELLO, else why not.
+  LaterResult<void> offer(const std::string& token, const std::string& ticket, const std::string& address);
   // What the data plane and the interface carrying `host` moved so far.
   transport::data::LinkCounters counters() { return plane_.counters(); }
   void watchInterface(const std::string& host) { plane_.watchInterface(host); }
@@ -145,7 +147,7 @@ class Receiver {
   struct Scratch;
   // A scratch file's transfers (a tree's bundle, a compressed file), each
   // pulled under its token.
-  void receiveScratch(const transport::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,
+  void receiveScratch(const transport::orders::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,
                       transport::data::ReceiveTarget target);
   // An event on the kj thread: a scratch file's transfers wait for its unpack or expansion.
   void route(Event event, const Report& report);
@@ -157,7 +159,7 @@ class Receiver {
   void advanceStaging(Scratch& scratch);
   // A tree's staging (and a compressed bundle's expansion), made as its
   // receive is ordered; `receivedFd` is the bundle's scratch file.
-  Result<void> stageTree(Scratch& scratch, const transport::ReceiveOrder& order, int receivedFd);
+  Result<void> stageTree(Scratch& scratch, const transport::orders::ReceiveOrder& order, int receivedFd);
   void unpackOne(Scratch& scratch);
   // unpackOne's parts (receiver_scratch.cc), on the unpack thread.
   Result<void> expandFile(Scratch& scratch, int compressedFd);
@@ -187,6 +189,6 @@ class Receiver {
 
 // A whole file's chunk digests from hnowd's order; none for a striped one
 // (its stripes carry theirs) or an order without them.
-transport::data::ChunkDigests wholeFileDigests(const transport::ReceiveOrder& order);
+transport::data::ChunkDigests wholeFileDigests(const transport::orders::ReceiveOrder& order);
 
 }  // namespace hnow::agent

@@ -33,7 +33,7 @@ Result<void> Receiver::expandFile(Scratch& s, int compressedFd) {
   return {};
 }
 
-Result<void> Receiver::stageTree(Scratch& s, const transport::ReceiveOrder& order, int receivedFd) {
+Result<void> Receiver::stageTree(Scratch& s, const transport::orders::ReceiveOrder& order, int receivedFd) {
   const std::uint64_t bundleSize = order.compressed ? order.plainSize : order.size;
   auto staging = transport::data::TreeStaging::open(s.parentFd, s.name, s.parentPath, bundleSize, order.atomic);
   if (!staging) return staging.error();

@@ -48,10 +48,10 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
   if (session_) sendReport(e.token);
 }
 
-void AgentRuntime::spaceProgress(const transport::ReceiveOrder& order) {
+void AgentRuntime::spaceProgress(const transport::orders::ReceiveOrder& order) {
   const hnow::Duration every = std::chrono::milliseconds(order.progressEveryMs);
   lastReports_[order.token].every = every;
-  for (const transport::StripeOrder& stripe : order.stripes) lastReports_[stripe.token].every = every;
+  for (const transport::orders::StripeOrder& stripe : order.stripes) lastReports_[stripe.token].every = every;
 }
 
 void AgentRuntime::reportAgain() {

@@ -6,6 +6,12 @@
 
 namespace hnow::transport {
 
+using orders::JobFileOrder;
+using orders::JobTaskAnswer;
+using orders::JobTaskOrder;
+using orders::ReceiveOrder;
+using orders::StripeOrder;
+
 namespace {
 
 capnp::Data::Reader bytesOf(const std::string& s) {

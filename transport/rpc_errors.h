@@ -4,6 +4,9 @@
 #include <kj/exception.h>
 
 #include <string>
+#include <utility>
+
+#include "base/result.h"
 
 namespace hnow::transport {
 
@@ -14,6 +17,18 @@ inline kj::Exception refusal(const std::string& message) {
 
 // Fails the current RPC call with `message` as the whole description.
 [[noreturn]] inline void refuse(const std::string& message) { throw refusal(message); }
+
+// The RPC boundary: logic below it answers a Result, and only the server
+// method that answers the peer turns an Error into the failed call (its
+// message the whole description, as refuse() does).
+template <class T>
+T valueOrRefuse(Result<T> result) {
+  if (!result) refuse(result.error().message);
+  return std::move(result).value();
+}
+inline void okOrRefuse(const Result<void>& result) {
+  if (!result) refuse(result.error().message);
+}
 
 // The sentence of an exception, as a client shows it.
 inline std::string describe(const kj::Exception& e) {

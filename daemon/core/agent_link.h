@@ -10,6 +10,8 @@
 
 #include "base/result.h"
 #include "core/link_probe.h"
+#include "transport/orders/job_orders.h"
+#include "transport/orders/receive_order.h"
 
 namespace hnow::daemon {
 
@@ -48,43 +50,10 @@ class AgentLink {
 
   // `hnow send`. Links that cannot receive refuse (the defaults
   // keep older test links compiling).
-  // A byte range of a striped file (transport/agent_wire.h StripeOrder).
-  struct Stripe {
-    std::string token;  // 32 bytes
-    std::uint64_t offset = 0;
-    std::uint64_t length = 0;
-    std::string sha256;  // 32 bytes
-    std::string pieceDigests{};  // with ReceiveOrder::digestChunkBytes: its pieces', 32 bytes each
-  };
-  struct ReceiveOrder {
-    std::string token;   // 32 bytes
-    std::string dest;
-    std::uint64_t size = 0;
-    std::string sha256;  // 32 bytes
-    std::vector<Stripe> stripes;  // none: the file comes whole
-    std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
-    double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
-    bool tree = false;    // the file is a tree's bundle, unpacked as dest
-    bool atomic = false;  // a tree published at once
-    bool deleteOthers = false;  // a tree: then remove what dest holds that it does not name
-    // --compress: the file is one zstd frame of the source's; size and
-    // sha256 above are the frame's, these the file's as the agent expands it.
-    bool compressed = false;
-    std::uint64_t plainSize = 0;
-    std::string plainSha256{};  // 32 bytes when compressed
-    // --max-rate, or a cap of the agent's measured downlink: the data
-    // plane's downlink at most this while the receive lives; 0: as it is.
-    double downlinkPaceBytesPerSecond = 0.0;
-    // The source's chunk digests (SourceFile): the chunk they cut (0: none)
-    // and the whole file's pieces' digests (a striped file: its stripes').
-    std::uint32_t digestChunkBytes = 0;
-    std::string pieceDigests{};
-    // What the agent calls this receive's operation when it refuses
-    // another into the same destination ("send record 12").
-    std::string operation{};
-    // Progress reports at most this often (progressEvery()); 0: the data plane's.
-    std::uint32_t progressEveryMs = 0;
-  };
+  // The order itself is transport/orders/receive_order.h, the one the
+  // agent reads.
+  using ReceiveOrder = transport::orders::ReceiveOrder;
+  using StripeOrder = transport::orders::StripeOrder;
   // How often each of `agents` receiving at once reports progress: every
   // 100 ms (the data plane's) up to 25 agents, then spaced so that together
   // they send about 250 reports a second, at most one a second each. 256
@@ -148,40 +117,15 @@ class AgentLink {
                          double /*uplinkPaceBytesPerSecond*/, ServeDone done) {
     done(Error{"this agent cannot serve files"});
   }
-  // `hnow run` (agent/job_runner.h). Tokens are 32 bytes, sha256 raw.
-  struct JobFile {
-    std::string token;
-    std::uint64_t size = 0;
-    std::string sha256;
-    std::string source;  // host:port of the data plane serving it
-  };
-  struct JobTask {
-    std::vector<std::string> inputs;  // tokens held by the agent, concatenated on stdin
-    std::vector<std::string> argv;
-    std::string resultToken;
-    bool shell = false;     // argv is /bin/sh -c COMMAND: the agent's [jobs] shell decides
-    std::uint64_t run = 0;  // for the agent's log
-  };
-  // What the agent answered: the command ran, and succeeded unless
-  // `commandError` says how it failed (its exit code, a signal, no result).
-  struct JobTaskResult {
-    int exitCode = -1;
-    std::string commandError;
-    std::uint64_t size = 0;
-    std::string sha256;
-    double computeS = 0.0;
-    double runS = 0.0;
-    // Its [jobs] does not allow the command (nothing ran), or one of its
-    // limits ended it: another agent may run it.
-    bool refused = false;
-    bool limited = false;
-    bool succeeded() const { return commandError.empty(); }
-  };
+  // `hnow run` (agent/job_runner.h): transport/orders/job_orders.h.
+  using JobFileOrder = transport::orders::JobFileOrder;
+  using JobTaskOrder = transport::orders::JobTaskOrder;
+  using JobTaskAnswer = transport::orders::JobTaskAnswer;
   // The agent's answer, or the Error of the call itself (the agent never
   // answered: the command's fault or not is unknown).
-  using TaskDone = std::function<void(const Result<JobTaskResult>& result)>;
-  virtual void fetchJobFile(const JobFile&, Done done) { done(Error{"this agent cannot run jobs"}); }
-  virtual void runJobTask(const JobTask&, TaskDone done) { done(Error{"this agent cannot run jobs"}); }
+  using TaskDone = std::function<void(const Result<JobTaskAnswer>& answer)>;
+  virtual void fetchJobFile(const JobFileOrder&, Done done) { done(Error{"this agent cannot run jobs"}); }
+  virtual void runJobTask(const JobTaskOrder&, TaskDone done) { done(Error{"this agent cannot run jobs"}); }
   virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
   // The agent dials `address` (hnowd's data port) and serves the job file
   // `token` over that connection, presenting `ticket` (32 bytes): hnowd

@@ -20,7 +20,7 @@ std::uint64_t calibrationSampleUnits(const std::vector<std::uint64_t>& offsets, 
   return k;
 }
 
-JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskResult& sample, std::uint64_t units,
+JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskAnswer& sample, std::uint64_t units,
                                std::uint64_t sampleBytes) {
   JobCalibration c;
   c.fixedS = emptyS;
@@ -91,7 +91,7 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
   // An answer means the agent ran the command: a failure then is the
   // command's, unless the agent's own [jobs] refused or limited it (a
   // refusal names no run: nothing ran, and every run would be refused).
-  auto agentsAnswer = [failed](const std::string& run, const Result<AgentLink::JobTaskResult>& r) {
+  auto agentsAnswer = [failed](const std::string& run, const Result<AgentLink::JobTaskAnswer>& r) {
     if (!r) failed(run + ": " + r.error().message, false);
     else if (r->refused) failed(r->commandError, false, true);
     else if (r->limited) failed(run + ": " + r->commandError, false, true);
@@ -108,7 +108,7 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
     AgentLink* second = link();
     if (!second) return failed(emptyRunName() + ": not connected", false);
     stepping(emptyRunName());
-    second->runJobTask({{}, runs.argv, runs.emptyResultToken, runs.shell, runs.run}, [=](const Result<AgentLink::JobTaskResult>& empty) {
+    second->runJobTask({{}, runs.argv, runs.emptyResultToken, runs.shell, runs.run}, [=](const Result<AgentLink::JobTaskAnswer>& empty) {
       if (!wanted() || !agentsAnswer(emptyRunName(), empty)) return;
       // Failing on no input is noted and passed over: that run measures start-up only.
       const std::string emptyFailed = empty->succeeded() ? "" : empty->commandError;
@@ -116,7 +116,7 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
       if (!third) return failed(sampleRun + ": not connected", false);
       stepping(sampleRun);
       third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken, runs.shell, runs.run},
-                        [=](const Result<AgentLink::JobTaskResult>& sample) {
+                        [=](const Result<AgentLink::JobTaskAnswer>& sample) {
                           if (!wanted() || !agentsAnswer(sampleRun, sample)) return;
                           if (!sample->succeeded()) return failed(sampleRun + " failed: " + sample->commandError, true);
                           (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample, emptyFailed}, false});

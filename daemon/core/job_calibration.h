@@ -41,7 +41,7 @@ std::uint64_t calibrationSampleUnits(const std::vector<std::uint64_t>& offsets, 
 // The calibration from the two runs: `emptyS` on no input, `sample` on
 // `units` units of `sampleBytes` bytes. A run on the sample no longer than
 // the empty one still counts a tenth of it as work.
-JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskResult& sample, std::uint64_t units,
+JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskAnswer& sample, std::uint64_t units,
                                std::uint64_t sampleBytes);
 
 // What the agents measured, per (agent, command), for `lifetime`.
@@ -62,7 +62,7 @@ class CalibrationCache {
 
 // One agent's two runs, over whatever link the agent has at each step.
 struct CalibrationRuns {
-  AgentLink::JobFile sample;  // served by hnowd
+  AgentLink::JobFileOrder sample;  // served by hnowd
   std::vector<std::string> argv;
   std::string emptyResultToken, sampleResultToken;
   bool shell = false;     // argv is /bin/sh -c COMMAND
@@ -75,7 +75,7 @@ std::string emptyRunName();
 std::string sampleRunName(const CalibrationRuns& runs);
 struct CalibrationRan {
   double emptyS = 0.0;              // the run on no input
-  AgentLink::JobTaskResult sample;  // the run on the sample
+  AgentLink::JobTaskAnswer sample;  // the run on the sample
   // The run on no input failed (a filter such as `grep` exits 1 when it
   // finds nothing): how. It measures start-up only, and its time is that
   // still, so the calibration goes on; only the sample must succeed.

@@ -39,7 +39,7 @@ struct JobService::Actions final : JobActions {
     data.resultToken = service.newToken_();
     job.agentTokens[a.agent].push_back(data.resultToken);
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<AgentLink::JobTaskResult>& result) {
+    auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& result) {
       if (job.finished) return;
       if (!result) {
         job.run->computed(id, 0.0, result.error());
@@ -203,7 +203,7 @@ void JobService::advance(Job& job) {
     if (job.roundsLeft > 0 && !job.run->failure() && job.run->servesIdle()) plan(job);
     return;
   }
-  if (job.run->failure()) return finish(job, *job.run->failure());
+  if (job.run->failure()) return finish(job, Error{*job.run->failure()});
   if (job.reduce) return startReduction(job);
   writeConcat(job);
 }
@@ -221,15 +221,15 @@ void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t s
   plane_.receiveFile(token, size, sha, job.dir + "/" + name, from, std::move(done));
 }
 
-void JobService::finish(Job& job, std::string error) {
+void JobService::finish(Job& job, const Result<void>& ended) {
   if (job.finished) return;
   job.finished = true;
   finished_.add(job.id);
   forgetOldOutputs(job.id);  // any outcome counts: an output goes before its job is forgotten
-  job.error = std::move(error);
-  job.phase = job.error.empty() ? "done" : "failed";
+  job.error = ended ? "" : ended.error().message;
+  job.phase = ended ? "done" : "failed";
   job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
-  if (job.error.empty())
+  if (ended)
     spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.id, job.elapsedS,
                  job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.outputSize,
                  job.outputPath);
@@ -244,8 +244,8 @@ void JobService::finish(Job& job, std::string error) {
     std::string summary = "{\"input\":" + jsonString(job.request.input) + ",\"command\":" +
                           jsonString(job.request.command) + ",\"plan\":" +
                           jsonString(job.plan ? job.plan->algorithm : "") + numbers +
-                          (job.error.empty() ? "" : ",\"error\":" + jsonString(job.error)) + "}";
-    finishRecord(coordinator_, job.record, job.error.empty() ? "done" : "failed", summary);
+                          (ended ? "" : ",\"error\":" + jsonString(job.error)) + "}";
+    finishRecord(coordinator_, job.record, ended ? "done" : "failed", summary);
   }
 }
 

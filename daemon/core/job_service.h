@@ -104,7 +104,8 @@ class JobService {
   Result<std::uint64_t> placeOutput(Job& job, const std::function<Result<std::uint64_t>(OutputPlace&)>& write);
   bool agentUp(const std::string& agent) const;
   void writeConcat(Job& job);
-  void finish(Job& job, std::string error);
+  // The run ended: done, or the Error that ended it.
+  void finish(Job& job, const Result<void>& ended);
   void cleanUp(Job& job);
   void forgetOldOutputs(std::uint64_t newest);
   static constexpr std::uint64_t kKeptOutputs = 8;

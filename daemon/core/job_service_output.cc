@@ -33,16 +33,16 @@ void JobService::writeConcat(Job& job) {
   for (const JobShare& share : job.run->shares())  // input order: shares tile it in serve order
     results.push_back(job.attempts[*share.accepted].path);
   auto written = placeOutput(job, [&](OutputPlace& place) { return writeConcatenation(files_.workFiles(), results, place); });
-  if (!written) return finish(job, written.error().message);
+  if (!written) return finish(job, written.error());
   job.outputSize = *written;
-  finish(job, "");
+  finish(job, {});
 }
 
 void JobService::writeFinal(Job& job, const std::string& path) {
   auto written = placeOutput(job, [&](OutputPlace& place) { return placeFinal(files_.workFiles(), path, place); });
-  if (!written) return finish(job, written.error().message);
+  if (!written) return finish(job, written.error());
   job.outputSize = *written;
-  finish(job, "");
+  finish(job, {});
 }
 
 }  // namespace hnow::daemon

@@ -49,7 +49,7 @@ void JobService::calibrate(Job& job) {
 
   const std::string token = newToken_();
   auto served = plane_.serveBytes(token, job.dir + "/sample", sample);
-  if (!served) return finish(job, "cannot write the calibration sample: " + served.error().message);
+  if (!served) return finish(job, Error{"cannot write the calibration sample: " + served.error().message});
   const std::string sha = served->sha256;
   job.planeTokens.push_back(token);
   job.calibrating = static_cast<int>(needed.size());
@@ -73,8 +73,8 @@ void JobService::calibrate(Job& job) {
         return excludeFromCalibration(job, agent);
       }
       if (!outcome.ran)
-        return finish(job, "calibrating on " + agent + ": " + outcome.ran.error().message +
-                               sampleFailureHint(job.request, sample.size()));
+        return finish(job, Error{"calibrating on " + agent + ": " + outcome.ran.error().message +
+                               sampleFailureHint(job.request, sample.size())});
       if (!outcome.ran->emptyFailed.empty())
         spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
                      "that and the rate comes from the sample",
@@ -133,12 +133,12 @@ void JobService::plan(Job& job) {
     std::string why;
     if (job.calibrationLate.size() == job.leftOutWhy.size()) {  // the hint once, not for each agent
       for (const auto& [agent, reason] : job.calibrationLate) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
-      return finish(job, "no agent finished its calibration in time: " + why + ". " + calibrationLateHint());
+      return finish(job, Error{"no agent finished its calibration in time: " + why + ". " + calibrationLateHint()});
     }
     for (const auto& [agent, reason] : job.leftOutWhy) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
-    return finish(job, "no agent would run the command: " + why);
+    return finish(job, Error{"no agent would run the command: " + why});
   }
-  if (active.empty()) return finish(job, "every agent was lost");
+  if (active.empty()) return finish(job, Error{"every agent was lost"});
   // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
   // most it, paced so and planned so.
   const double maxRate = job.request.maxRateBytesPerSecond;
@@ -167,7 +167,7 @@ void JobService::plan(Job& job) {
   // --reduce returns nothing per share: the partials meet in the reduction.
   input.resultRatio = job.reduce ? 0.0 : ratio;
   auto planned = planJob(input);
-  if (!planned) return finish(job, "cannot plan the job: " + planned.error().message);
+  if (!planned) return finish(job, Error{"cannot plan the job: " + planned.error().message});
   JobPlan round = std::move(planned).value();
   // Shares run side by side, so the prediction pays the slowest fixed cost once.
   round.predictedSeconds += fixedS;
@@ -222,7 +222,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     const std::string token = newToken_();
     auto served = plane_.serveBytes(token, job.dir + "/share-" + std::to_string(k), bytes);
     if (!served) {
-      finish(job, "cannot write share files in " + job.dir + ": " + served.error().message);
+      finish(job, Error{"cannot write share files in " + job.dir + ": " + served.error().message});
       return false;
     }
     job.shareTokens.push_back(token);

@@ -25,7 +25,7 @@ struct JobService::ReductionLink final : ReductionActions {
     const std::string token = service.newToken_(), a = part(into).token, b = part(other).token;
     job.agentTokens[agent].push_back(token);
     const double begun = seconds(service.clock_.now() - job.started);
-    auto answer = [this, step, agent, token, begun, keep = job.self()](const Result<AgentLink::JobTaskResult>& r) {
+    auto answer = [this, step, agent, token, begun, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& r) {
       if (job.finished) return;
       if (!r || (!r->succeeded() && !service.agentUp(agent))) {
         job.reduction->agentLost(agent);
@@ -147,7 +147,7 @@ void JobService::startReduction(Job& job) {
 
 void JobService::reductionChanged(Job& job) {
   if (job.finished || !job.reduction) return;
-  if (job.reduction->failure()) return finish(job, *job.reduction->failure());
+  if (job.reduction->failure()) return finish(job, Error{*job.reduction->failure()});
   if (!job.reduction->waitingForRecompute()) job.reductionName = job.reduction->scheduleName();
 }
 

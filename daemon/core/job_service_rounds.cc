@@ -78,7 +78,7 @@ void JobService::planNextRound(Job& job, const std::vector<std::string>& active,
     in.resultRatio += (job.reduce ? 0.0 : job.calibrated[agent].resultRatio) / static_cast<double>(active.size());
   }
   auto planned = planRounds(in);
-  if (!planned) return finish(job, "cannot plan the next round: " + planned.error().message);
+  if (!planned) return finish(job, Error{"cannot plan the next round: " + planned.error().message});
   const Round& round = planned->rounds.front();
   // Not yet: the agents are busy for a while; later measurements and drift
   // events get into the plan if it waits (tick() asks again).

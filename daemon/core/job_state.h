@@ -43,7 +43,7 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::unique_ptr<JobRun> run;
   struct AttemptData {
     std::string resultToken;
-    AgentLink::JobTaskResult result;
+    AgentLink::JobTaskAnswer result;
     std::string path;  // at hnowd once collected
   };
   std::map<int, AttemptData> attempts;

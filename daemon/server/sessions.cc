@@ -232,22 +232,7 @@ class RpcAgentLink final : public AgentLink {
 
   void receive(const ReceiveOrder& order, ReceiveDone done) override {
     auto request = control_.receiveRequest();
-    transport::ReceiveOrder wireOrder{order.token,  order.dest, order.size,
-                                      order.sha256, {},         order.stripeChunkBytes,
-                                      order.uplinkPaceBytesPerSecond,
-                                      order.tree,   order.atomic,
-                                      order.deleteOthers};
-    wireOrder.compressed = order.compressed;
-    wireOrder.plainSize = order.plainSize;
-    wireOrder.plainSha256 = order.plainSha256;
-    wireOrder.downlinkPaceBytesPerSecond = order.downlinkPaceBytesPerSecond;
-    wireOrder.digestChunkBytes = order.digestChunkBytes;
-    wireOrder.pieceDigests = order.pieceDigests;
-    wireOrder.operation = order.operation;
-    wireOrder.progressEveryMs = order.progressEveryMs;
-    for (const Stripe& s : order.stripes)
-      wireOrder.stripes.push_back({s.token, s.offset, s.length, s.sha256, s.pieceDigests});
-    transport::toWire(wireOrder, request.initOrder());
+    transport::toWire(order, request.initOrder());
     tasks_.add(request.send().then(
         [done](auto response) { done(std::string(response.getPath())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
@@ -319,21 +304,17 @@ class RpcAgentLink final : public AgentLink {
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   // `hnow run`.
-  void fetchJobFile(const JobFile& file, Done done) override {
+  void fetchJobFile(const JobFileOrder& file, Done done) override {
     auto request = control_.fetchJobFileRequest();
-    transport::toWire(transport::JobFileOrder{file.token, file.size, file.sha256, file.source}, request.initInput());
+    transport::toWire(file, request.initInput());
     tasks_.add(request.send().then([done](auto) { done({}); },
                                    [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
-  void runJobTask(const JobTask& task, TaskDone done) override {
+  void runJobTask(const JobTaskOrder& task, TaskDone done) override {
     auto request = control_.runJobTaskRequest();
-    transport::toWire(transport::JobTaskOrder{task.inputs, task.argv, task.resultToken, task.shell, task.run}, request.initTask());
+    transport::toWire(task, request.initTask());
     tasks_.add(request.send().then(
-        [done](auto response) {
-          const transport::JobTaskAnswer in = transport::jobTaskAnswerFromWire(response.getResult());
-          done(JobTaskResult{in.exitCode, in.commandError, in.size, in.sha256, in.computeS, in.runS, in.refused,
-                             in.limited});
-        },
+        [done](auto response) { done(transport::jobTaskAnswerFromWire(response.getResult())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void offerFile(const std::string& token, const std::string& ticket, const std::string& address,

@@ -107,27 +107,27 @@ Result<std::vector<int>> destinationSet(int nodeCount, int source, std::span<con
   return out;
 }
 
-std::string treeProblem(const BroadcastTree& tree, int source, std::span<const int> destinations) {
+Result<void> checkTree(const BroadcastTree& tree, int source, std::span<const int> destinations) {
   const int n = tree.nodeCount();
-  if (tree.source != source) return "the tree is rooted at " + std::to_string(tree.source);
-  if (source < 0 || source >= n || static_cast<int>(tree.children.size()) != n) return "malformed tree";
-  if (tree.parent[source] != -1) return "the source has a parent";
+  if (tree.source != source) return Error{"the tree is rooted at " + std::to_string(tree.source)};
+  if (source < 0 || source >= n || static_cast<int>(tree.children.size()) != n) return Error{"malformed tree"};
+  if (tree.parent[source] != -1) return Error{"the source has a parent"};
   int members = 1;
   for (int v = 0; v < n; ++v) {
-    if (tree.parent[v] < -1 || tree.parent[v] >= n) return "node " + std::to_string(v) + " has an invalid parent";
+    if (tree.parent[v] < -1 || tree.parent[v] >= n) return Error{"node " + std::to_string(v) + " has an invalid parent"};
     if (tree.parent[v] >= 0) {
       ++members;
       const auto& kids = tree.children[tree.parent[v]];
       if (std::count(kids.begin(), kids.end(), v) != 1)
-        return "node " + std::to_string(v) + " is not listed once among its parent's children";
+        return Error{"node " + std::to_string(v) + " is not listed once among its parent's children"};
     }
     for (int c : tree.children[v])
-      if (c < 0 || c >= n || tree.parent[c] != v) return "children of " + std::to_string(v) + " disagree with parents";
+      if (c < 0 || c >= n || tree.parent[c] != v) return Error{"children of " + std::to_string(v) + " disagree with parents"};
   }
-  if (static_cast<int>(tree.topDown().size()) != members) return "not a tree at the source (cycle)";
+  if (static_cast<int>(tree.topDown().size()) != members) return Error{"not a tree at the source (cycle)"};
   for (int d : destinations)
-    if (d < 0 || d >= n || !tree.contains(d)) return "destination " + std::to_string(d) + " is not reached";
-  return "";
+    if (d < 0 || d >= n || !tree.contains(d)) return Error{"destination " + std::to_string(d) + " is not reached"};
+  return {};
 }
 
 }  // namespace hnow::planner

@@ -46,7 +46,7 @@ BroadcastTree hangOffNonRelays(const BroadcastTree& tree, const std::vector<bool
 Result<std::vector<int>> destinationSet(int nodeCount, int source, std::span<const int> destinations);
 
 // Checks a tree against a request: rooted at `source`, acyclic, parent and
-// children agree, every destination in it. Empty when valid, else the reason.
-std::string treeProblem(const BroadcastTree& tree, int source, std::span<const int> destinations);
+// children agree, every destination in it; else the first problem found.
+Result<void> checkTree(const BroadcastTree& tree, int source, std::span<const int> destinations);
 
 }  // namespace hnow::planner

@@ -22,7 +22,7 @@ PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeR
                                 int windowChunks, const SiteLinks& sites) {
   const int n = tree.nodeCount();
   if (static_cast<int>(rates.size()) != n) return invalid("one rate per node");
-  if (std::string problem = treeProblem(tree, tree.source, destinations); !problem.empty()) return invalid(problem);
+  if (auto checked = checkTree(tree, tree.source, destinations); !checked) return invalid(checked.error().message);
   if (!(chunkBytes > 0.0) || !(fileBytes >= 0.0) || windowChunks < 1) return invalid("bad sizes");
 
   // Each edge's share of its parent's uplink, checked against both ends.

@@ -246,7 +246,7 @@ Result<PipelinedPrediction> predictPipelined(const BroadcastTree& tree, std::spa
                                              double fileBytes, double chunkBytes, const SiteLinks& sites) {
   using Result = Result<PipelinedPrediction>;
   if (static_cast<int>(rates.size()) != tree.nodeCount()) return Result::failure("one rate per node of the tree");
-  if (std::string problem = treeProblem(tree, tree.source, {}); !problem.empty()) return Result::failure(problem);
+  if (auto checked = checkTree(tree, tree.source, {}); !checked) return checked.error();
   if (!(fileBytes >= 0.0)) return Result::failure("the file size is negative");
   if (!(chunkBytes > 0.0)) return Result::failure("the chunk size must be positive");
   if (!sites.siteOf.empty() && static_cast<int>(sites.siteOf.size()) != tree.nodeCount())

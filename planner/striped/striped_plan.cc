@@ -185,8 +185,8 @@ Result<StripedPlan> stripedAt(const Lab& lab, double rate, int stripes, long lon
   for (int k = 0; k <= stripes; ++k) plan.firstChunk.push_back(chunks * k / stripes);
   for (int k = 0; k < stripes; ++k) {
     plan.trees.push_back(stripeTree(lab, slots[k]));
-    if (std::string problem = treeProblem(plan.trees.back(), lab.source, lab.dests); !problem.empty())
-      return Error{"striped plan, stripe " + std::to_string(k) + ": " + problem};
+    if (auto checked = checkTree(plan.trees.back(), lab.source, lab.dests); !checked)
+      return Error{"striped plan, stripe " + std::to_string(k) + ": " + checked.error().message};
     const double first = static_cast<double>(plan.firstChunk[k]) * chunkBytes;
     const double end = std::min(fileBytes, static_cast<double>(plan.firstChunk[k + 1]) * chunkBytes);
     items.push_back({plan.trees.back(), end - first});

@@ -131,13 +131,13 @@ TEST_CASE("a share whose command the owner does not allow is refused at once and
   jobs.allow = {"/usr/bin/wc"};
   jobs.limits.wallSeconds = 0.3;
   hnow::agent::JobRunner runner(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(jobs), "hnowd");
-  auto refused = runner.run({}, {"sleep", "5"}, std::string(32, 'a'), 1.0, false, 7).wait(io.waitScope);
+  auto refused = runner.run({}, {"sleep", "5"}, std::string(32, 'a'), 1.0, false, 7).wait(io.waitScope)->value();
   CHECK(refused.refused);
   CHECK(refused.error.find("is not in [jobs] allow (\"/usr/bin/wc\")") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path / ".hnow-jobs"));
   jobs.allow = {"*"};
   hnow::agent::JobRunner allowing(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(jobs), "hnowd");
-  auto limited = allowing.run({}, {"sleep", "5"}, std::string(32, 'b'), 1.0, false, 8).wait(io.waitScope);
+  auto limited = allowing.run({}, {"sleep", "5"}, std::string(32, 'b'), 1.0, false, 8).wait(io.waitScope)->value();
   CHECK_FALSE(limited.refused);
   CHECK(limited.limited);
   CHECK(limited.error.find("was killed at its wall-time limit (wall_s = 0.3)") != std::string::npos);

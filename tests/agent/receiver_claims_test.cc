@@ -16,7 +16,6 @@
 #include "agent/dest_claims.h"
 #include "agent/receiver.h"
 #include "cli/run_process.h"
-#include "transport/rpc_errors.h"
 
 using hnow::testing::TempDir;
 using namespace hnow::transport::data;
@@ -24,11 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Why `call` was refused ("" when it was not).
-std::string refusalOf(const std::function<void()>& call) {
-  KJ_IF_MAYBE(e, kj::runCatchingExceptions(call)) { return hnow::transport::describe(*e); }
-  return "";
-}
+// Why a receive was refused ("" when it was not).
+std::string refusalOf(const hnow::Result<std::string>& received) { return received ? "" : received.error().message; }
 
 Sha256 digestOfBytes(const std::string& bytes) {
   Sha256 out{};
@@ -78,36 +74,36 @@ TEST_CASE("a second receive into a destination another receive holds is refused 
   hnow::SteadyClock clock;
   hnow::agent::Receiver receiver({root.string()}, clock, {});
   const std::string first(32, 'f');
-  const std::string path = receiver.receive(first, "m/same.bin", 5, digestOfBytes("first"), {}, "send record 3");
+  const std::string path = receiver.receive(first, "m/same.bin", 5, digestOfBytes("first"), {}, "send record 3").value();
   for (const std::string& dest : {std::string("m/same.bin"), std::string("m/./same.bin"), std::string("m//same.bin"),
                                   (root / "m" / "same.bin").string()}) {
     CAPTURE(dest);
     const std::string why =
-        refusalOf([&] { receiver.receive(std::string(32, 's'), dest, 6, digestOfBytes("second"), {}, "send record 4"); });
+        refusalOf(receiver.receive(std::string(32, 's'), dest, 6, digestOfBytes("second"), {}, "send record 4"));
     CHECK(why.find(path + " is being received already by send record 3 (token 66666666..., 5 bytes)") !=
           std::string::npos);
-    hnow::transport::ReceiveOrder tree{std::string(32, 't'), dest, 100, std::string(32, 'x'), {}, 0};
+    hnow::transport::orders::ReceiveOrder tree{std::string(32, 't'), dest, 100, std::string(32, 'x'), {}, 0};
     tree.tree = true;
     tree.operation = "send record 5";
-    CHECK(refusalOf([&] { receiver.receiveTree(tree); }).find("send record 3") != std::string::npos);
-    hnow::transport::ReceiveOrder striped{std::string(32, 'r'), dest, 6, std::string(32, 'x'), {}, 0};
+    CHECK(refusalOf(receiver.receiveTree(tree)).find("send record 3") != std::string::npos);
+    hnow::transport::orders::ReceiveOrder striped{std::string(32, 'r'), dest, 6, std::string(32, 'x'), {}, 0};
     striped.stripes = {{std::string(32, '1'), 0, 3, std::string(32, 'y')}, {std::string(32, '2'), 3, 3, std::string(32, 'z')}};
-    CHECK(refusalOf([&] { receiver.receiveStriped(striped); }).find("send record 3") != std::string::npos);
+    CHECK(refusalOf(receiver.receiveStriped(striped)).find("send record 3") != std::string::npos);
   }
   CHECK(leftovers(root / "m") == 1);  // the first receive's temp file only
   CHECK(receiver.claimCopy("m/same.bin").error().message.find("send record 3") != std::string::npos);
   // Once the first is released, the next one may write there.
   receiver.release(first);
-  CHECK(refusalOf([&] { receiver.receive(std::string(32, 's'), "m/same.bin", 6, digestOfBytes("second"), {}, ""); }).empty());
+  CHECK(refusalOf(receiver.receive(std::string(32, 's'), "m/same.bin", 6, digestOfBytes("second"), {}, "")).empty());
   // A copy from another path holds it too, until its handle goes.
   receiver.release(std::string(32, 's'));
   {
     auto copying = receiver.claimCopy("m/same.bin");
     REQUIRE(copying);
-    CHECK(refusalOf([&] { receiver.receive(first, "m/same.bin", 5, digestOfBytes("first"), {}, ""); })
+    CHECK(refusalOf(receiver.receive(first, "m/same.bin", 5, digestOfBytes("first"), {}, ""))
               .find("a copy from another path of this agent") != std::string::npos);
   }
-  CHECK(refusalOf([&] { receiver.receive(first, "m/same.bin", 5, digestOfBytes("first"), {}, ""); }).empty());
+  CHECK(refusalOf(receiver.receive(first, "m/same.bin", 5, digestOfBytes("first"), {}, "")).empty());
   receiver.releaseAll();
 }
 
@@ -121,7 +117,7 @@ TEST_CASE("a receive that ends on its own frees its destination before hnowd rel
   auto port = source.listen("127.0.0.1");
   REQUIRE(port.ok());
   hnow::agent::Receiver receiver({root.string()}, clock, {});
-  receiver.listen("127.0.0.1");
+  REQUIRE(receiver.listen("127.0.0.1"));
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> waiting;
   std::optional<TransferEvent> ended;
   auto forwarding = receiver
@@ -142,14 +138,14 @@ TEST_CASE("a receive that ends on its own frees its destination before hnowd rel
   source.addSource(token, ::open(file.c_str(), O_RDONLY), bytes.size());
   auto paf = kj::newPromiseAndFulfiller<void>();
   waiting = kj::mv(paf.fulfiller);
-  receiver.receive(token, "in/x.bin", bytes.size(), digestOfBytes(bytes), {}, "send record 1");
+  REQUIRE(receiver.receive(token, "in/x.bin", bytes.size(), digestOfBytes(bytes), {}, "send record 1"));
   receiver.pull(token, "127.0.0.1:" + std::to_string(port.value()));
   paf.promise.exclusiveJoin(io.provider->getTimer().afterDelay(20 * kj::SECONDS)).wait(io.waitScope);
   waiting.reset();
   REQUIRE(ended);
   CHECK(ended->kind == TransferEvent::Kind::kDone);
   // Not released by hnowd yet (it still relays the file to others): the destination is free all the same.
-  CHECK(refusalOf([&] { receiver.receive(std::string(32, 'e'), "in/x.bin", 3, digestOfBytes("abc"), {}, ""); }).empty());
+  CHECK(refusalOf(receiver.receive(std::string(32, 'e'), "in/x.bin", 3, digestOfBytes("abc"), {}, "")).empty());
   receiver.releaseAll();
   source.release(token);
 }

@@ -65,7 +65,7 @@ TEST_CASE("a compressed file is expanded and renamed into place when it matches,
   auto port = source.listen("127.0.0.1");
   REQUIRE(port.ok());
   hnow::agent::Receiver receiver({root.string()}, clock, {});
-  receiver.listen("127.0.0.1");
+  REQUIRE(receiver.listen("127.0.0.1"));
   std::optional<kj::Own<kj::PromiseFulfiller<void>>> waiting;
   std::optional<TransferEvent> ended;
   auto forwarding = receiver
@@ -80,7 +80,7 @@ TEST_CASE("a compressed file is expanded and renamed into place when it matches,
     CAPTURE(matches);
     const std::string token(32, matches ? 'm' : 'w');
     source.addSource(token, ::open(packedPath.c_str(), O_RDONLY), compressed->compressedSize);
-    hnow::transport::ReceiveOrder order{token, "in/log.txt", compressed->compressedSize,
+    hnow::transport::orders::ReceiveOrder order{token, "in/log.txt", compressed->compressedSize,
                                         std::string(reinterpret_cast<const char*>(packedSha->data()), 32), {}, 0};
     order.compressed = true;
     order.plainSize = plain.size();
@@ -89,7 +89,7 @@ TEST_CASE("a compressed file is expanded and renamed into place when it matches,
     ended.reset();
     auto paf = kj::newPromiseAndFulfiller<void>();
     waiting = kj::mv(paf.fulfiller);
-    const std::string path = receiver.receiveCompressed(order);
+    const std::string path = receiver.receiveCompressed(order).value();
     CHECK(path == fs::canonical(root / "in").string() + "/log.txt");
     receiver.pull(token, "127.0.0.1:" + std::to_string(port.value()));
     paf.promise.exclusiveJoin(io.provider->getTimer().afterDelay(20 * kj::SECONDS)).wait(io.waitScope);

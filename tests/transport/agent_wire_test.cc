@@ -10,6 +10,7 @@
 #include "transport/agent_wire.h"
 
 using namespace hnow::transport;
+using namespace hnow::transport::orders;
 
 TEST_CASE("a receive order survives hnowd's writing and the agent's reading - a short token or digest is refused") {
   const ReceiveOrder order{std::string(32, 't'), "in/image.iso", 123456789, std::string(32, 's'), {}, 0, 11.5e6};

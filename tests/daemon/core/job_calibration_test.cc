@@ -22,11 +22,11 @@ namespace {
 struct ScriptedAgent final : AgentLink {
   void setEmulatedRates(const hnow::daemon::EmulatedRates&, Done done) override { done({}); }
   void probeNow() override {}
-  void fetchJobFile(const JobFile& file, Done done) override {
+  void fetchJobFile(const JobFileOrder& file, Done done) override {
     calls.push_back("fetch " + file.token);
     fetches.push_back(std::move(done));
   }
-  void runJobTask(const JobTask& task, TaskDone done) override {
+  void runJobTask(const JobTaskOrder& task, TaskDone done) override {
     calls.push_back("run " + (task.inputs.empty() ? std::string("-") : task.inputs[0]) + " > " + task.resultToken);
     runs.push_back(std::move(done));
   }
@@ -35,8 +35,8 @@ struct ScriptedAgent final : AgentLink {
   std::deque<TaskDone> runs;
 };
 
-AgentLink::JobTaskResult ran(double computeS, std::uint64_t size) {
-  AgentLink::JobTaskResult r;
+AgentLink::JobTaskAnswer ran(double computeS, std::uint64_t size) {
+  AgentLink::JobTaskAnswer r;
   r.exitCode = 0;
   r.computeS = computeS;
   r.size = size;
@@ -121,7 +121,7 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
     start();
     agent.fetches.front()({});
     agent.runs.front()(ran(0.05, 0));
-    AgentLink::JobTaskResult failed = ran(0.1, 0);
+    AgentLink::JobTaskAnswer failed = ran(0.1, 0);
     failed.exitCode = 2;
     failed.commandError = "the command exited with 2";
     agent.runs.back()(failed);
@@ -163,7 +163,7 @@ TEST_CASE("the command failing on empty input (grep finding nothing) is noted an
   calibrateAgent([&]() -> AgentLink* { return &agent; }, runs, [] { return true; },
                  [&](const CalibrationOutcome& o) { outcomes.push_back(o); });
   agent.fetches.front()({});
-  AgentLink::JobTaskResult nothingFound = ran(0.04, 0);
+  AgentLink::JobTaskAnswer nothingFound = ran(0.04, 0);
   nothingFound.exitCode = 1;
   nothingFound.commandError = "'grep -c 7' exited with status 1";
   agent.runs.front()(nothingFound);
@@ -196,7 +196,7 @@ TEST_CASE("the command failing on empty input (grep finding nothing) is noted an
     calibrateAgent([&]() -> AgentLink* { return &limited; }, runs, [] { return true; },
                    [&](const CalibrationOutcome& o) { out.push_back(o); });
     limited.fetches.front()({});
-    AgentLink::JobTaskResult killed = ran(0.3, 0);
+    AgentLink::JobTaskAnswer killed = ran(0.3, 0);
     killed.commandError = "'grep -c 7' was killed at its wall-time limit (wall_s = 0.3)";
     killed.limited = true;
     limited.runs.front()(killed);

@@ -29,21 +29,21 @@ struct CountingAgent final : AgentLink {
   CountingAgent(std::string n, MapPlane& p, Turns& t) : name(std::move(n)), plane(p), turns(t) {}
   void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
   void probeNow() override {}
-  void fetchJobFile(const JobFile& file, Done done) override;
-  void runJobTask(const JobTask& task, TaskDone done) override {
+  void fetchJobFile(const JobFileOrder& file, Done done) override;
+  void runJobTask(const JobTaskOrder& task, TaskDone done) override {
     std::string input;
     for (const auto& t : task.inputs) input += files[t];
     const long lines = std::count(input.begin(), input.end(), '\n');
     ++runs;
     if (hangs) return hung.push_back(done);  // never answers, as a command that never ends
     if (failing || (failsOnEmpty && input.empty())) return turns.push_back([done] {
-      AgentLink::JobTaskResult r;
+      AgentLink::JobTaskAnswer r;
       r.exitCode = 1;
       r.commandError = "'count' exited with status 1";
       done(r);
     });
     files[task.resultToken] = std::to_string(lines) + "\n";
-    AgentLink::JobTaskResult r;
+    AgentLink::JobTaskAnswer r;
     r.exitCode = 0;
     r.size = files[task.resultToken].size();
     r.sha256 = std::string(32, 's');
@@ -143,7 +143,7 @@ inline void CountingAgent::offerFile(const std::string& token, const std::string
   });
 }
 
-inline void CountingAgent::fetchJobFile(const JobFile& file, Done done) {
+inline void CountingAgent::fetchJobFile(const JobFileOrder& file, Done done) {
   // A share from hnowd, or a partial result of another agent (--reduce).
   auto from = plane.agents.find(file.source);
   files[file.token] = from == plane.agents.end() ? plane.served.at(file.token) : from->second->files.at(file.token);
