@@ -50,7 +50,7 @@ TEST_CASE("every broadcast of hnow plan has an entry whose schedule is a valid b
   }
 }
 
-TEST_CASE("every multicast heuristic names its algorithm; only FEF has no preemptive form") {
+TEST_CASE("every multicast heuristic names its algorithm, and only FEF has no preemptive form") {
   int preemptive = 0;
   for (const std::string& name : algorithmNames(kMulticastUse)) {
     const Algorithm* a = findAlgorithm(kMulticastUse, name);
