@@ -4,7 +4,7 @@
 // ping-pong with hnowd (Banikazemi, Moorthy and Panda, "Efficient collective
 // communication on heterogeneous networks of workstations", 1998), and a short
 // compute calibration. Its link capacities are hnowd's to measure, with
-// several peers at once (daemon/core/link_survey.h): a probe between the agent
+// several peers at once (daemon/core/links/link_survey.h): a probe between the agent
 // and hnowd alone reads the slower end of the two, or what traffic on either
 // leaves over, not the agent's link.
 #include <kj/async.h>

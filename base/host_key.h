@@ -1,6 +1,6 @@
 #pragma once
 // Which machine an agent runs on, as hnowd groups agents that share one
-// (daemon/core/host_intake.h): agents on one machine share its CPU and
+// (daemon/core/links/host_intake.h): agents on one machine share its CPU and
 // memory, so together they take in no more than the machine can copy,
 // check and write, however fast each one's own links are. Two agents have
 // one key when they run under one kernel (/etc/machine-id, else the boot

@@ -1,7 +1,7 @@
 #pragma once
 // The networks this host sits on, as an agent reports them to hnowd and
 // hnowd knows its own: hosts on different subnets are behind a router, so
-// hnowd puts them in different rooms (daemon/core/room_map.h).
+// hnowd puts them in different rooms (daemon/core/links/room_map.h).
 // hostNetworks() is the only call that asks the kernel; the rest is pure,
 // so it is tested on fixed inputs.
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // An interface address with its prefix length, as agents report their
 // networks ("10.1.2.3/26", "fd00:1::5/64"), and the subnet it lies in.
-// Pure: hnowd groups agents into rooms by these (daemon/core/room_map.h),
+// Pure: hnowd groups agents into rooms by these (daemon/core/links/room_map.h),
 // the host's own list comes from host_networks.h.
 #include <array>
 #include <cstddef>

@@ -1,5 +1,5 @@
 // What planning a manifest costs hnowd before its first byte moves: the
-// joint plan (daemon/core/manifest_plan.h, every seed 004 heuristic with and
+// joint plan (daemon/core/manifest/manifest_plan.h, every seed 004 heuristic with and
 // without preemption, each candidate predicted pipelined) for N nodes of a
 // three-class lab, with N items (all-to-all, the worst case) and with 8.
 // Prints the median wall time of R plans per case.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/manifest_plan.h"
+#include "core/manifest/manifest_plan.h"
 
 using hnow::daemon::ManifestItemNodes;
 using hnow::daemon::TreeNode;

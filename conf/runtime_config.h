@@ -26,7 +26,7 @@ struct TlsConfig {
   bool enabled() const { return !certFile.empty(); }
 };
 
-// [survey]: how hnowd measures link capacities (daemon/core/survey_runner.h).
+// [survey]: how hnowd measures link capacities (daemon/core/links/survey_runner.h).
 struct SurveyConfig {
   double warmSeconds = 0.3;     // each probe round's flows run this long first
   double windowSeconds = 0.6;   // ...then are measured for this long
@@ -66,7 +66,7 @@ struct CoordinatorConfig {
   std::vector<std::string> runRoots;
   // [run] calibration_max_s: the longest an agent's calibration of a job's
   // command may take; past it (or sooner, as the other agents' calibrations
-  // bound it: daemon/core/job_calibration.h) the agent is left out of the run.
+  // bound it: daemon/core/jobs/job_calibration.h) the agent is left out of the run.
   double calibrationMaxSeconds = 120.0;
   // [send] roots: where `hnow send` may read files and trees on hnowd's host
   // (server/send_paths.h). Empty: none; clients upload what they send.

@@ -23,7 +23,7 @@ const proofBytes :UInt32 = 32;
 struct Rates {
   # A node's rates as plans take them (planner/node_rates.h); 0 = unknown.
   # An agent reports its overheads and compute rate; its links are measured
-  # by hnowd's surveys (daemon/core/link_survey.h).
+  # by hnowd's surveys (daemon/core/links/link_survey.h).
   uplinkBytesPerS @0 :Float64;
   downlinkBytesPerS @1 :Float64;
   sendOverheadS @2 :Float64;
@@ -56,7 +56,7 @@ struct LinkCounters {
 }
 
 struct LinkRate {
-  # One link of a node as hnowd knows it (daemon/core/link_rate.h).
+  # One link of a node as hnowd knows it (daemon/core/links/link_rate.h).
   bytesPerS @0 :Float64;           # the capacity; for method "bound", the least it is
   method @1 :Text;                 # probe | passive | bound | emulated | configured | unknown
   ageS @2 :Float64;                # since it was last measured or confirmed

@@ -42,7 +42,7 @@ struct AgentStatus {
   std::vector<std::string> networks;  // as it registered them: "10.1.2.3/26", its data plane's first
   std::string gateway;                // its default IPv4 gateway; "" when none or not told
   // Two addresses its key logged in from by turns lately (hnowd's
-  // core/key_hosts.h): a copied key? Empty: none.
+  // core/trust/key_hosts.h): a copied key? Empty: none.
   std::vector<std::string> keyHosts;
   int keyHostsChanges = 0;
   double keyHostsAgeSeconds = 0.0;  // since the latest change

@@ -40,7 +40,7 @@ struct ManifestStatus {
   double predictedS = 0.0;
   double elapsedS = 0.0;
   // New trees adopted during the run, summed over the items (each item
-  // re-plans on its own: core/send_replan.h).
+  // re-plans on its own: core/send/send_replan.h).
   std::uint32_t replans = 0;
   double sequentialS = 0.0;  // predicted, the items one after another
   double lowerBoundS = 0.0;  // seed 004 §3.2

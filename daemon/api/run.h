@@ -25,10 +25,10 @@ struct RunRequest {
   std::uint64_t blockBytes = 1 << 20;
   int replicas = 1;  // each share on this many agents, results compared
   // --replicas adaptive: a second agent checks a share unless its agent is
-  // trusted (hnowd's core/host_trust.h), and a random tenth of those.
+  // trusted (hnowd's core/trust/host_trust.h), and a random tenth of those.
   bool adaptiveReplicas = false;
   // Shares go out in this many rounds, each planned when the agents are
-  // about to be free, on what was measured and drifted (hnowd's core/job_rounds.h);
+  // about to be free, on what was measured and drifted (hnowd's core/jobs/job_rounds.h);
   // 0: auto (as many as start-up costs allow, 1 for --order fifo|lifo).
   int rounds = 0;
   // --max-rate: hnowd's uplink (the shares) and downlink (the results) at

@@ -2,7 +2,7 @@
 // What `hnow send` asks of hnowd (transport/control.capnp SendRequest), as
 // one plain value: the CLI fills it from its options, the codec
 // (send_request_wire.h) carries it, and hnowd's SendService takes it as its
-// own request's part (core/send_service.h). A new flag of `hnow send` is a
+// own request's part (core/send/send_service.h). A new flag of `hnow send` is a
 // field here (docs/architecture.md, "Adding a flag to hnow send").
 #include <cstdint>
 #include <string>

@@ -100,10 +100,10 @@ struct SendStatus {
   std::vector<std::string> held;
   std::vector<std::string> replaced;
   // The agent that served it in hnowd's place, holding it already
-  // (core/held_source.h); "" hnowd.
+  // (core/send/held_source.h); "" hnowd.
   std::string source;
   // A file: agents among `held` that wrote --dest from the same bytes
-  // under another path of theirs (core/held_elsewhere.h).
+  // under another path of theirs (core/send/held_elsewhere.h).
   std::vector<HeldElsewhere> copiedHere;
   // A tree sent as a bundle per group of agents; empty when one bundle went to all.
   std::vector<BundleGroupStatus> groups{};

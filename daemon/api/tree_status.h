@@ -46,7 +46,7 @@ struct TreeSummary {
 };
 
 // A tree whose agents lack different files goes as a bundle per group of
-// them (core/bundle_groups.h), each its own broadcast: one group's.
+// them (core/send/bundle_groups.h), each its own broadcast: one group's.
 struct BundleGroupStatus {
   std::vector<std::string> agents;
   std::uint64_t sentFiles = 0;  // files its bundle carries, and their bytes

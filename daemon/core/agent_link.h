@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/link_probe.h"
+#include "core/links/link_probe.h"
 #include "transport/orders/job_orders.h"
 #include "transport/orders/receive_order.h"
 
@@ -22,13 +22,13 @@ struct AgentRegistration {
   std::string dataAddress;
   std::vector<std::string> roots;
   // Where it sits on the network (base/host_networks.h), for grouping
-  // agents into rooms (core/room_map.h): "10.1.2.3/26" each, the data
+  // agents into rooms (core/links/room_map.h): "10.1.2.3/26" each, the data
   // plane's first; none from an older agent. ({}: registrations written
   // without them still compile warning-free.)
   std::vector<std::string> networks{};
   std::string gateway{};  // its default IPv4 gateway; "" when none or not told
   // Its machine (base/host_key.h): agents with one key share a CPU
-  // (core/host_intake.h); "" when not told.
+  // (core/links/host_intake.h); "" when not told.
   std::string host{};
 };
 

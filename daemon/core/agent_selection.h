@@ -7,7 +7,7 @@
 
 #include "base/result.h"
 #include "core/coordinator.h"
-#include "core/skipped_agent.h"
+#include "core/send/skipped_agent.h"
 
 namespace hnow::daemon {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <random>
 
-#include "core/rooms.h"
-#include "core/trunk_verdict.h"
+#include "core/links/rooms.h"
+#include "core/links/trunk_verdict.h"
 
 namespace hnow::daemon {
 

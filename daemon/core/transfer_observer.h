@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/link_verdict.h"
-#include "core/rate_table.h"
-#include "core/send_operation.h"
+#include "core/links/link_verdict.h"
+#include "core/links/rate_table.h"
+#include "core/send/send_operation.h"
 
 namespace hnow::daemon {
 

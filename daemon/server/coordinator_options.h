@@ -3,7 +3,7 @@
 // and the survey runner.
 #include "conf/runtime_config.h"
 #include "core/coordinator.h"
-#include "core/survey_runner.h"
+#include "core/links/survey_runner.h"
 
 namespace hnow::daemon {
 

@@ -9,10 +9,10 @@
 #include <cmath>
 
 #include "api/coordinator_status_wire.h"
-#include "core/hosts.h"
-#include "core/owed_sends.h"
-#include "core/rooms.h"
-#include "core/survey_runner.h"
+#include "core/links/hosts.h"
+#include "core/send/owed_sends.h"
+#include "core/links/rooms.h"
+#include "core/links/survey_runner.h"
 #include "server/link_values.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"

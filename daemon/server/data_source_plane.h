@@ -1,5 +1,5 @@
 #pragma once
-// SourcePlane (core/source_plane.h) over hnowd's data plane, on the kj
+// SourcePlane (core/send/source_plane.h) over hnowd's data plane, on the kj
 // thread: the plane's transfer events come back through onTransfer().
 #include <cstddef>
 #include <map>
@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "core/source_plane.h"
+#include "core/send/source_plane.h"
 #include "transport/off_thread.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"

@@ -51,7 +51,7 @@ class GateServer final : public wire::Gate::Server {
   // credential carries a token or the shared secret's proof.
   void admitAgent(const std::string& name, wire::AgentCredential::Reader credential, const transport::Bytes& nonce);
   // Notes the agent's login by host, warning when its key takes turns
-  // between two (core/key_hosts.h).
+  // between two (core/trust/key_hosts.h).
   void watchHosts(const std::string& name);
 
   Coordinator& coordinator_;

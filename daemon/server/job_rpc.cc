@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "api/run_wire.h"
-#include "core/job_service.h"
+#include "core/jobs/job_service.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
 

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "core/coordinator.h"
-#include "core/link_probe.h"
+#include "core/links/link_probe.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::daemon {

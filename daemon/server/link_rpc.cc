@@ -1,9 +1,9 @@
 // `hnow measure`: ClientSession.measure, answered once the survey asked for
-// has measured the links (core/survey_runner.h).
+// has measured the links (core/links/survey_runner.h).
 #include <kj/async.h>
 #include <spdlog/spdlog.h>
 
-#include "core/survey_runner.h"
+#include "core/links/survey_runner.h"
 #include "server/sessions.h"
 #include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"

@@ -1,8 +1,8 @@
 // ClientSession's manifest methods: capnp readers to plain values
 // and back; the work is ManifestService's.
 #include "api/manifest_wire.h"
-#include "core/manifest_service.h"
-#include "core/send_service.h"
+#include "core/manifest/manifest_service.h"
+#include "core/send/send_service.h"
 #include "server/sessions.h"
 #include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"

@@ -1,12 +1,12 @@
 #pragma once
-// RunFiles (core/run_files.h) on hnowd's own file system: --input and
+// RunFiles (core/jobs/run_files.h) on hnowd's own file system: --input and
 // --output confined to `[run] roots` (run_paths.h), work directories and
 // default outputs under hnowd's jobs directory, temp files of --output
 // named in it for the start-up sweep (output_temps.h).
 #include <string>
 #include <vector>
 
-#include "core/run_files.h"
+#include "core/jobs/run_files.h"
 
 namespace hnow::daemon {
 

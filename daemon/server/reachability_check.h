@@ -7,7 +7,7 @@
 #include <kj/async-io.h>
 #include <kj/timer.h>
 
-#include "core/reachability.h"
+#include "core/links/reachability.h"
 
 namespace hnow::daemon {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/send_service.h"
+#include "core/send/send_service.h"
 
 namespace hnow::daemon {
 

@@ -11,11 +11,11 @@
 #include "base/bandwidth_limits.h"
 #include "base/clock.h"
 #include "core/coordinator.h"
-#include "core/job_service.h"
-#include "core/manifest_service.h"
-#include "core/owed_sends.h"
-#include "core/send_service.h"
-#include "core/survey_runner.h"
+#include "core/jobs/job_service.h"
+#include "core/manifest/manifest_service.h"
+#include "core/send/owed_sends.h"
+#include "core/send/send_service.h"
+#include "core/links/survey_runner.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::daemon {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "core/agent_keys.h"
-#include "core/key_hosts.h"
+#include "core/trust/agent_keys.h"
+#include "core/trust/key_hosts.h"
 #include "transport/auth.h"
 #include "transport/identity.h"
 

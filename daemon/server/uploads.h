@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/source_plane.h"
+#include "core/send/source_plane.h"
 
 namespace hnow::daemon {
 

@@ -1,4 +1,4 @@
-// The sends hnowd still owes agents (core/owed_sends.h) in state.db.
+// The sends hnowd still owes agents (core/send/owed_sends.h) in state.db.
 #include "state/sqlite_state_store.h"
 
 #include "state/sqlite_statement.h"

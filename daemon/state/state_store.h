@@ -24,7 +24,7 @@ struct StoredAgent {
   WallTime lastSeen{};  // the last registration, heartbeat or report
 };
 
-// A measured link rate (core/link_book.h); emulated and configured rates
+// A measured link rate (core/links/link_book.h); emulated and configured rates
 // are told again when their node starts, so they are not kept.
 struct StoredLink {
   std::string node;
@@ -35,7 +35,7 @@ struct StoredLink {
   double spread = 0.0;
 };
 
-// Who may log in as an agent (core/agent_keys.h): a name bound to its key.
+// Who may log in as an agent (core/trust/agent_keys.h): a name bound to its key.
 // Keys are kept as their text (ed25519:...); `how` says how it was bound:
 // "token", "approved" or "secret" (enrolled through the shared secret).
 struct StoredIdentity {

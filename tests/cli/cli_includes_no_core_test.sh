@@ -25,7 +25,7 @@ expect_refused() {
   grep -q "^$file:[0-9]*: includes $include" <<<"$out" || fail "the complaint does not name $file: $out"
   mv "$work/$file.kept" "$work/$file"
 }
-expect_refused daemon/cli/send_command.h core/send_operation.h
-expect_refused daemon/cli/status_json.cc core/relay_suspects.h
-expect_refused daemon/core/send_service.h api/send_request_wire.h
+expect_refused daemon/cli/send_command.h core/send/send_operation.h
+expect_refused daemon/cli/status_json.cc core/trust/relay_suspects.h
+expect_refused daemon/core/send/send_service.h api/send_request_wire.h
 echo "ok: .ci/layers refuses core/ in daemon/cli and api's codecs in daemon/core"

@@ -106,7 +106,7 @@ struct TransferEvent {
 };
 
 // One node's part of a probe round of hnowd's link survey
-// (daemon/core/survey_runner.h).
+// (daemon/core/links/survey_runner.h).
 struct ProbeOrder {
   std::string token;                  // 32 bytes; the round's flows present it in their HELLO
   bool serve = false;                 // this node sends in the round: chunks of zeros to whoever pulls

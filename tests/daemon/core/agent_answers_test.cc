@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "core/agent_answers.h"
+#include "core/send/agent_answers.h"
 
 using hnow::Error;
 using hnow::Result;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/agent_keys.h"
+#include "core/trust/agent_keys.h"
 #include "daemon/core/memory_state_store.h"
 
 using namespace hnow;

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "core/bundle_groups.h"
+#include "core/send/bundle_groups.h"
 
 using namespace hnow::daemon;
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/coordinator.h"
-#include "core/survey_runner.h"
+#include "core/links/survey_runner.h"
 #include "daemon/core/fluid_network.h"
 #include "daemon/core/memory_state_store.h"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/held_source.h"
+#include "core/send/held_source.h"
 #include "daemon/core/send_lab.h"
 
 using namespace hnow::daemon;

@@ -1,4 +1,4 @@
-// Agents that share a machine (daemon/core/host_intake.h, hosts.h): what a
+// Agents that share a machine (daemon/core/links/host_intake.h, hosts.h): what a
 // finished send says of the machine, and how plans share what it takes in.
 #include <doctest/doctest.h>
 
@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "core/host_intake.h"
-#include "core/hosts.h"
+#include "core/links/host_intake.h"
+#include "core/links/hosts.h"
 #include "conf/trust_config.h"
-#include "core/link_book.h"
-#include "core/send_tree.h"
+#include "core/links/link_book.h"
+#include "core/send/send_tree.h"
 
 using namespace hnow::daemon;
 

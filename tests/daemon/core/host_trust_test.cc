@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "core/host_trust.h"
-#include "core/job_run.h"
+#include "core/trust/host_trust.h"
+#include "core/jobs/job_run.h"
 #include "daemon/core/job_recorder.h"
 
 using namespace hnow;

@@ -2,7 +2,7 @@
 
 #include <deque>
 
-#include "core/job_calibration.h"
+#include "core/jobs/job_calibration.h"
 
 using hnow::ManualClock;
 using hnow::daemon::AgentLink;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/job_evidence.h"
+#include "core/jobs/job_evidence.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/coordinator.h"
-#include "core/job_service.h"
+#include "core/jobs/job_service.h"
 #include "daemon/core/memory_state_store.h"
 #include "support/memory_env.h"
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/job_output.h"
+#include "core/jobs/job_output.h"
 #include "support/memory_env.h"
 
 using hnow::daemon::OutputPlace;

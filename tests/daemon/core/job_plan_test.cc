@@ -1,10 +1,10 @@
-// `hnow run`'s plan from measured rates (daemon/core/job_plan.h).
+// `hnow run`'s plan from measured rates (daemon/core/jobs/job_plan.h).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <numeric>
 
-#include "core/job_plan.h"
+#include "core/jobs/job_plan.h"
 
 using namespace hnow::daemon;
 

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/job_run.h"
+#include "core/jobs/job_run.h"
 
 namespace hnow::testing {
 

@@ -1,4 +1,4 @@
-// `--reduce`'s pairwise reduction (daemon/core/job_reduction.h), driven by
+// `--reduce`'s pairwise reduction (daemon/core/jobs/job_reduction.h), driven by
 // hand with a manual clock: an agent lost before, during and after its
 // step, a late step; the final result must combine every share's result
 // exactly once (sharesOf the final partial), recomputing only what no live
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/job_reduction.h"
+#include "core/jobs/job_reduction.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

@@ -1,11 +1,11 @@
-// `hnow run` in rounds planned on ready times (daemon/core/job_rounds.h).
+// `hnow run` in rounds planned on ready times (daemon/core/jobs/job_rounds.h).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "core/job_rounds.h"
+#include "core/jobs/job_rounds.h"
 
 using namespace hnow::daemon;
 

@@ -1,5 +1,5 @@
 // A share an agent's owner refuses ([jobs] allow on the agent), in one
-// job's state machine (daemon/core/job_run.h): the refusing agent takes no
+// job's state machine (daemon/core/jobs/job_run.h): the refusing agent takes no
 // share of the run again, the shares waiting for it go elsewhere, and when
 // every agent refuses the failure names each one's reason.
 #include <doctest/doctest.h>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/job_run.h"
+#include "core/jobs/job_run.h"
 #include "daemon/core/job_recorder.h"
 
 using namespace hnow;

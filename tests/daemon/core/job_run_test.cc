@@ -1,4 +1,4 @@
-// One job's state machine (daemon/core/job_run.h), driven by hand with a
+// One job's state machine (daemon/core/jobs/job_run.h), driven by hand with a
 // manual clock: one serve and one return at a time, deadlines, reissue,
 // the first result accepted and duplicates dropped, lost agents.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/job_run.h"
+#include "core/jobs/job_run.h"
 #include "daemon/core/job_recorder.h"
 
 using namespace hnow;
@@ -367,7 +367,7 @@ TEST_CASE("--reduce: handed-over results stay put when their agent is lost, redo
   REQUIRE(run.finished());
   run.handOver();
   actions.take();
-  run.agentLost("a");  // the reduction decides what is lost (core/job_reduction.h)
+  run.agentLost("a");  // the reduction decides what is lost (core/jobs/job_reduction.h)
   CHECK(actions.take().empty());
   CHECK(run.finished());
   CHECK(run.reissued() == 0);

@@ -1,7 +1,7 @@
-// One agent's key logging in from two hosts by turns (core/key_hosts.h).
+// One agent's key logging in from two hosts by turns (core/trust/key_hosts.h).
 #include <doctest/doctest.h>
 
-#include "core/key_hosts.h"
+#include "core/trust/key_hosts.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

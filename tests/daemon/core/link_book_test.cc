@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/link_book.h"
+#include "core/links/link_book.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/link_survey.h"
+#include "core/links/link_survey.h"
 
 using namespace hnow::daemon;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/link_verdict.h"
+#include "core/links/link_verdict.h"
 
 using namespace hnow::daemon;
 

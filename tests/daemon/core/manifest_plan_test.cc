@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/manifest_plan.h"
+#include "core/manifest/manifest_plan.h"
 
 using namespace hnow::daemon;
 

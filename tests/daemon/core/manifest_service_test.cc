@@ -9,7 +9,7 @@
 
 #include "core/coordinator.h"
 #include "daemon/core/memory_state_store.h"
-#include "core/manifest_service.h"
+#include "core/manifest/manifest_service.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

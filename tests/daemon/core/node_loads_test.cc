@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/node_loads.h"
+#include "core/links/node_loads.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

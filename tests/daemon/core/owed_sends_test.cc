@@ -1,6 +1,6 @@
 // OwedSends over SendService in memory: an --until-all send leaves the
 // agents without a copy owed, and they get it once when they are back.
-#include "core/owed_sends.h"
+#include "core/send/owed_sends.h"
 #include "daemon/core/send_lab.h"
 
 using namespace hnow;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/rate_table.h"
+#include "core/links/rate_table.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

@@ -1,9 +1,9 @@
-// Which agents others can connect to (core/reachability.h): checked once
+// Which agents others can connect to (core/links/reachability.h): checked once
 // per data address, learnt from a child that could not connect, and
 // applied to plans as leaves.
 #include <doctest/doctest.h>
 
-#include "core/reachability.h"
+#include "core/links/reachability.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

@@ -3,7 +3,7 @@
 // SendService logs and counts when a child catches its relay.
 #include <cmath>
 
-#include "core/relay_suspects.h"
+#include "core/trust/relay_suspects.h"
 #include "daemon/core/send_lab.h"
 #include "daemon/server/captured_log.h"
 

@@ -1,11 +1,11 @@
-// Rooms on one subnet by measurement (daemon/core/room_discovery.h): rounds
+// Rooms on one subnet by measurement (daemon/core/links/room_discovery.h): rounds
 // of disjoint pairs; pairs at full speed share a switch, pairs held back
 // crossed a shared link.
 #include <doctest/doctest.h>
 
 #include <set>
 
-#include "core/room_discovery.h"
+#include "core/links/room_discovery.h"
 
 using namespace hnow::daemon;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/room_map.h"
+#include "core/links/room_map.h"
 
 using namespace hnow::daemon;
 

@@ -1,12 +1,12 @@
-// The one decider of rooms (daemon/core/rooms.h): subnets when nothing is
+// The one decider of rooms (daemon/core/links/rooms.h): subnets when nothing is
 // labelled, hnowd in the room it shares with agents, labels as they were
 // for one room.
 #include <doctest/doctest.h>
 
 #include <limits>
 
-#include "core/rooms.h"
-#include "core/send_tree.h"
+#include "core/links/rooms.h"
+#include "core/send/send_tree.h"
 
 using namespace hnow::daemon;
 

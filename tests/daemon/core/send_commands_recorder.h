@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "core/send_operation.h"
+#include "core/send/send_operation.h"
 
 namespace hnow::daemon::testing {
 

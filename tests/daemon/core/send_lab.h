@@ -12,7 +12,7 @@
 
 #include "base/hex.h"
 #include "core/coordinator.h"
-#include "core/send_service.h"
+#include "core/send/send_service.h"
 #include "daemon/core/memory_state_store.h"
 
 namespace hnow::daemon::send_lab {

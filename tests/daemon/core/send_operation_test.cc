@@ -3,8 +3,8 @@
 #include <map>
 
 #include "daemon/core/send_commands_recorder.h"
-#include "core/send_operation.h"
-#include "core/send_tree.h"
+#include "core/send/send_operation.h"
+#include "core/send/send_tree.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

@@ -6,9 +6,9 @@
 #include <random>
 #include <set>
 
-#include "core/send_operation.h"
-#include "core/send_replan.h"
-#include "core/send_tree.h"
+#include "core/send/send_operation.h"
+#include "core/send/send_replan.h"
+#include "core/send/send_tree.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

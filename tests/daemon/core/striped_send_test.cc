@@ -6,7 +6,7 @@
 
 #include "base/clock.h"
 #include "daemon/core/send_commands_recorder.h"
-#include "core/striped_send.h"
+#include "core/send/striped_send.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

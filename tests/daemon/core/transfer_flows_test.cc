@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "core/transfer_flows.h"
+#include "core/links/transfer_flows.h"
 
 using namespace hnow;
 using namespace hnow::daemon;

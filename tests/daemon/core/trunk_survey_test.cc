@@ -1,4 +1,4 @@
-// Trunk surveys (daemon/core/trunk_survey.h): rounds of disjoint pairs
+// Trunk surveys (daemon/core/links/trunk_survey.h): rounds of disjoint pairs
 // across a room's trunk, from hnowd's room or the largest; a trunk that
 // held its flows well under what their ends carry is measured, one that
 // did not is a bound.
@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "core/trunk_survey.h"
+#include "core/links/trunk_survey.h"
 
 using namespace hnow::daemon;
 

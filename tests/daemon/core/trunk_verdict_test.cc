@@ -1,10 +1,10 @@
-// What hnow's own flows say of trunks (daemon/core/trunk_verdict.h): flows
+// What hnow's own flows say of trunks (daemon/core/links/trunk_verdict.h): flows
 // between rooms held with room at both ends measured the trunk and blame
 // no end; a flow an end explains leaves the trunk a bound.
 #include <doctest/doctest.h>
 
-#include "core/trunk_survey.h"
-#include "core/trunk_verdict.h"
+#include "core/links/trunk_survey.h"
+#include "core/links/trunk_verdict.h"
 
 using namespace hnow::daemon;
 

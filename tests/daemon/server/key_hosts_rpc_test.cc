@@ -1,5 +1,5 @@
 // One agent's key used from two hosts by turns, through hnowd's real gate
-// and sessions over in-memory pipes (core/key_hosts.h): warned in the log,
+// and sessions over in-memory pipes (core/trust/key_hosts.h): warned in the log,
 // flagged in status until an operator acknowledges it or revokes the key.
 #include <doctest/doctest.h>
 

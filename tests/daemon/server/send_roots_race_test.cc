@@ -13,7 +13,7 @@
 #include <functional>
 
 #include "base/hex.h"
-#include "core/send_service.h"
+#include "core/send/send_service.h"
 #include "daemon/core/memory_state_store.h"
 #include "daemon/core/send_lab.h"
 #include "daemon/server/test_trust.h"

@@ -12,7 +12,7 @@
 #include <future>
 #include <memory>
 
-#include "core/send_service.h"
+#include "core/send/send_service.h"
 #include "daemon/core/memory_state_store.h"
 #include "daemon/server/test_trust.h"
 #include "server/data_source_plane.h"

@@ -1,0 +1,439 @@
+#include "core/jobs/job_run.h"
+
+#include <algorithm>
+
+namespace hnow::daemon {
+
+namespace {
+
+using State = JobAttempt::State;
+
+bool live(const JobAttempt& a) {
+  return a.state == State::kQueued || a.state == State::kServing || a.state == State::kReceived ||
+         a.state == State::kComputing ||
+         a.state == State::kComputed || a.state == State::kCollecting;
+}
+
+Duration toDuration(double s) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s)); }
+
+}  // namespace
+
+JobRun::JobRun(const Clock& clock, JobActions& actions, std::vector<JobShare> shares, std::vector<int> returnOrder,
+               std::vector<std::string> agents, JobRunOptions options)
+    : clock_(clock), actions_(actions), shares_(std::move(shares)), returnOrder_(std::move(returnOrder)),
+      agents_(std::move(agents)), options_(options), remaining_(shares_.size()) {}
+
+void JobRun::start() {
+  started_ = clock_.now();
+  for (std::size_t k = 0; k < shares_.size(); ++k) {
+    const JobShare& s = shares_[k];
+    if (options_.selfScheduling) {
+      unassigned_.push_back(static_cast<int>(k));
+      continue;
+    }
+    serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
+  }
+  queueReplicas(0);
+  pumpServes();
+}
+
+void JobRun::queueReplicas(std::size_t from) {
+  if (options_.adaptive && !options_.selfScheduling)
+    for (std::size_t k = from; k < shares_.size(); ++k) {
+      JobShare& s = shares_[k];
+      s.replicas = agents_.size() > 1 && options_.adaptive->needsCheck(s.agent) ? 2 : 1;
+      checked_ += s.replicas > 1;
+    }
+  // Replicas go out after the plan's shares, each on the next agents of the
+  // pool after the planned one (so a share's replicas are on distinct agents).
+  const int most = options_.adaptive ? 2 : options_.replicas;
+  for (int r = 1; r < most && agents_.size() > 1; ++r)
+    for (std::size_t k = from; k < shares_.size() && !options_.selfScheduling; ++k) {
+      const JobShare& s = shares_[k];
+      if (r >= replicasOf(s)) continue;
+      auto at = std::find(agents_.begin(), agents_.end(), s.agent) - agents_.begin();
+      const std::string& agent = agents_[(static_cast<std::size_t>(at) + static_cast<std::size_t>(r)) % agents_.size()];
+      serveQueue_.push_back(newAttempt(static_cast<int>(k), agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
+    }
+}
+
+void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& returnOrder) {
+  const int base = static_cast<int>(shares_.size());
+  for (auto& s : shares) shares_.push_back(std::move(s));
+  for (int k : returnOrder) returnOrder_.push_back(base + k);
+  remaining_ += shares.size();
+  for (std::size_t k = static_cast<std::size_t>(base); k < shares_.size(); ++k) {
+    const JobShare& s = shares_[k];
+    if (options_.selfScheduling) unassigned_.push_back(static_cast<int>(k));
+    else serveQueue_.push_back(newAttempt(static_cast<int>(k), s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
+  }
+  queueReplicas(static_cast<std::size_t>(base));  // a later round's shares are replicated as the first's
+  pumpServes();
+}
+
+void JobRun::startNextCompute(const std::string& agent) {
+  for (const auto& a : attempts_)
+    if (a.agent == agent && a.state == State::kComputing) return;
+  for (std::size_t id = 0; id < attempts_.size(); ++id)
+    if (attempts_[id].agent == agent && attempts_[id].state == State::kReceived) {
+      attempts_[id].state = State::kComputing;
+      attempts_[id].computeStart = clock_.now();  // rounds: the agent's ready time counts from here
+      // Waiting behind the agent's previous share is not this share's lateness:
+      // its deadline counts from now (the previous one has its own deadline).
+      const TimePoint fromNow =
+          clock_.now() + toDuration(options_.slack * attempts_[id].predictedS) + options_.grace;
+      attempts_[id].deadline = std::max(attempts_[id].deadline, fromNow);
+      actions_.compute(static_cast<int>(id));
+      return;
+    }
+}
+
+int JobRun::newAttempt(int share, const std::string& agent, Duration predicted) {
+  JobAttempt a;
+  a.share = share;
+  a.agent = agent;
+  a.predictedS = seconds(predicted);
+  attempts_.push_back(std::move(a));
+  return static_cast<int>(attempts_.size()) - 1;
+}
+
+void JobRun::pumpServes() {
+  while (!serving_ && !finished()) {
+    if (serveQueue_.empty() && !assignNextBlock()) return;
+    const int id = serveQueue_.front();
+    serveQueue_.erase(serveQueue_.begin());
+    JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+    if (a.state != State::kQueued) continue;  // dropped while waiting
+    a.state = State::kServing;
+    a.serveStart = clock_.now();
+    // The plan's time from serve start to compute end, with slack for noise
+    // on a shared machine, plus a floor for tiny shares (process start-up).
+    a.deadline = *a.serveStart + toDuration(options_.slack * a.predictedS) + options_.grace;
+    serving_ = true;
+    actions_.serve(id);
+  }
+}
+
+bool JobRun::assignNextBlock() {
+  if (unassigned_.empty()) return false;
+  for (const auto& agent : agents_) {
+    if (agentBusy(agent) || unavailable(agent)) continue;
+    const int k = unassigned_.front();
+    unassigned_.erase(unassigned_.begin());
+    const JobShare& s = shares_[static_cast<std::size_t>(k)];
+    serveQueue_.push_back(newAttempt(k, agent, toDuration(s.plannedComputeEnd - s.plannedServeStart)));
+    return true;
+  }
+  return false;
+}
+
+void JobRun::served(int id, const Result<void>& served) {
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  if (a.state != State::kServing) return;  // dropped meanwhile (agent lost)
+  serving_ = false;
+  if (!served) {
+    a.state = State::kFailed;
+    a.error = served.error().message;
+    reissue(a.share, a.agent + ": " + a.error);
+  } else {
+    a.serveEnd = clock_.now();
+    a.state = State::kReceived;
+    if (unavailable(a.agent)) moveWaitingFrom(a.agent);  // it refused this run's command meanwhile
+    startNextCompute(a.agent);
+  }
+  pumpServes();
+}
+
+void JobRun::computed(int id, double computeS, const Result<std::string>& computed, bool agentRefuses) {
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  if (a.state != State::kComputing || finished()) return;
+  JobShare& share = shares_[static_cast<std::size_t>(a.share)];
+  a.computeEnd = clock_.now();
+  a.state = State::kComputed;  // provisional: the agent is free for its next share
+  if (!computed && agentRefuses && std::find(refusing_.begin(), refusing_.end(), a.agent) == refusing_.end()) {
+    refusing_.push_back(a.agent);
+    moveWaitingFrom(a.agent);  // before it would start the next one, to refuse it too
+  }
+  startNextCompute(a.agent);
+  a.computeS = computeS;
+  if (!computed) {
+    a.state = State::kFailed;
+    a.error = computed.error().message;
+    bool another = false;
+    for (const auto& b : attempts_) another |= b.share == a.share && live(b);
+    if (!share.accepted && !another) reissue(a.share, a.agent + ": " + a.error);
+    return;
+  }
+  a.digest = *computed;
+  const std::string& digest = a.digest;
+  if (share.accepted) {  // a duplicate: the first result counts
+    a.state = State::kDropped;
+    actions_.drop(id);
+    return;
+  }
+  if (replicasOf(share) > 1) {
+    int agreeing = 1;
+    for (const auto& b : attempts_) agreeing += b.share == a.share && b.state == State::kHeld && b.digest == digest;
+    if (agreeing < replicasOf(share)) {
+      a.state = State::kHeld;
+      bool another = false;
+      for (const auto& b : attempts_) another |= b.share == a.share && live(b);
+      if (!another) reissue(a.share, "the replicas' results differ");
+      return;
+    }
+  }
+  share.accepted = id;
+  a.state = State::kComputed;
+  if (options_.adaptive && replicasOf(share) > 1) judgeReplicas(a.share, digest);
+  // Others still working on this share are no longer needed. A dropped
+  // attempt frees what it held: the serve port (its served() is ignored
+  // once dropped), or its agent, whose next received share must start —
+  // else that share holds the return order forever (seen: a reissued share
+  // accepted from another agent while the slowed one still computed it).
+  std::vector<std::string> freed;
+  for (std::size_t b = 0; b < attempts_.size(); ++b)
+    if (static_cast<int>(b) != id && attempts_[b].share == a.share &&
+        (live(attempts_[b]) || attempts_[b].state == State::kHeld)) {
+      if (attempts_[b].state == State::kServing) serving_ = false;
+      if (attempts_[b].state == State::kComputing) freed.push_back(attempts_[b].agent);
+      attempts_[b].state = State::kDropped;
+      actions_.drop(static_cast<int>(b));
+    }
+  for (const auto& agent : freed) startNextCompute(agent);
+  if (!options_.collectResults) finishShare(a.share);
+  else pumpReturns();
+  pumpServes();  // self-scheduling: this agent is idle now
+}
+
+void JobRun::judgeReplicas(int share, const std::string& digest) {
+  for (const JobAttempt& b : attempts_) {
+    if (b.share != share || b.digest.empty()) continue;
+    const bool counted = b.state == State::kHeld || b.state == State::kComputed;
+    if (!counted) continue;
+    if (b.digest == digest) options_.adaptive->agreed(b.agent);
+    else options_.adaptive->overruled(b.agent);
+  }
+}
+
+void JobRun::pumpReturns() {
+  if (collecting_ || finished() || !options_.collectResults) return;
+  // Strict return order (the plan's), except that a share already reissued
+  // no longer holds the port for the shares after it.
+  for (int k : returnOrder_) {
+    JobShare& share = shares_[static_cast<std::size_t>(k)];
+    if (share.done) continue;
+    if (options_.selfScheduling && !share.accepted) continue;  // whatever is ready comes back
+    if (share.accepted && attempts_[static_cast<std::size_t>(*share.accepted)].state == State::kComputed) {
+      JobAttempt& a = attempts_[static_cast<std::size_t>(*share.accepted)];
+      a.state = State::kCollecting;
+      a.collectStart = clock_.now();
+      collecting_ = true;
+      actions_.collect(*share.accepted);
+      return;
+    }
+    if (!share.lateOrLost) return;
+  }
+}
+
+void JobRun::collected(int id, const Result<void>& collected) {
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  if (a.state != State::kCollecting) return;
+  collecting_ = false;
+  JobShare& share = shares_[static_cast<std::size_t>(a.share)];
+  if (!collected) {
+    a.state = State::kFailed;
+    a.error = collected.error().message;
+    share.accepted.reset();
+    reissue(a.share, a.agent + ": " + a.error);
+  } else {
+    a.state = State::kDone;
+    a.collectEnd = clock_.now();
+    finishShare(a.share);
+  }
+  pumpReturns();
+}
+
+void JobRun::finishShare(int k) {
+  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  if (share.done) return;
+  share.done = true;
+  --remaining_;
+}
+
+void JobRun::agentLost(const std::string& agent) {
+  if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) return;
+  lost_.push_back(agent);
+  std::vector<int> affected;
+  for (std::size_t id = 0; id < attempts_.size(); ++id) {
+    JobAttempt& a = attempts_[id];
+    if (a.agent != agent || !live(a)) continue;
+    if (a.state == State::kServing) serving_ = false;
+    if (a.state == State::kCollecting) collecting_ = false;
+    a.state = State::kFailed;
+    a.error = "agent " + agent + " lost";
+    JobShare& share = shares_[static_cast<std::size_t>(a.share)];
+    if (share.accepted == static_cast<int>(id)) {
+      share.accepted.reset();
+      if (share.done) share.done = false, ++remaining_;  // its result lived on the agent
+    }
+    affected.push_back(a.share);
+  }
+  for (int k : affected) {
+    if (finished()) break;
+    bool another = false;
+    for (const auto& b : attempts_) another |= b.share == k && live(b);
+    if (!another && !shares_[static_cast<std::size_t>(k)].accepted) reissue(k, "agent " + agent + " lost");
+  }
+  pumpServes();
+  pumpReturns();
+}
+
+bool JobRun::moveTo(int id, const std::string& agent) {
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  if ((a.state != State::kQueued && a.state != State::kReceived) || finished()) return false;
+  if (unavailable(agent)) return false;
+  for (const auto& b : attempts_)
+    if (b.share == a.share && b.agent == agent) return false;
+  const int k = a.share;
+  a.state = State::kDropped;
+  a.error = "moved to " + agent;
+  actions_.drop(id);
+  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  share.lateOrLost = true;  // out of the plan's return order
+  ++reissued_;
+  serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
+  pumpServes();
+  pumpReturns();
+  return true;
+}
+
+void JobRun::tick() {
+  if (finished()) return;
+  const TimePoint now = clock_.now();
+  for (std::size_t id = 0; id < attempts_.size(); ++id) {
+    JobAttempt& a = attempts_[id];
+    if (a.overdue || now < a.deadline || (a.state != State::kServing && a.state != State::kComputing)) continue;
+    a.overdue = true;
+    if (a.state == State::kServing) {
+      // A serve still running at the share's deadline holds hnowd's one
+      // serve port, and with it every share behind it, the reissue
+      // included (an agent alive but not reading would hold it for good):
+      // it is given up and the agent drops what it has of the share.
+      a.state = State::kDropped;
+      a.error = "its share was still being served at the deadline";
+      serving_ = false;
+      actions_.drop(static_cast<int>(id));
+      if (!shares_[static_cast<std::size_t>(a.share)].accepted)
+        reissue(a.share, a.agent + " was still being served its share at the deadline");
+      pumpServes();
+      continue;
+    }
+    // A computing attempt keeps running: whichever result comes first counts.
+    if (!shares_[static_cast<std::size_t>(a.share)].accepted) reissue(a.share, a.agent + " missed its deadline");
+  }
+}
+
+void JobRun::handOver() {
+  for (std::size_t id = 0; id < attempts_.size(); ++id) {
+    JobAttempt& a = attempts_[id];
+    if (a.state == State::kComputed && shares_[static_cast<std::size_t>(a.share)].accepted == static_cast<int>(id))
+      a.state = State::kDone;
+  }
+}
+
+void JobRun::redo(const std::vector<int>& shares, const std::vector<std::string>& lost) {
+  for (const auto& agent : lost)
+    if (std::find(lost_.begin(), lost_.end(), agent) == lost_.end()) lost_.push_back(agent);
+  for (int k : shares) {
+    JobShare& share = shares_[static_cast<std::size_t>(k)];
+    share.accepted.reset();
+    if (share.done) share.done = false, ++remaining_;
+  }
+  for (int k : shares) reissue(k, "its result was lost with its agent during the reduction");
+}
+
+bool JobRun::agentBusy(const std::string& agent) const {
+  for (const auto& a : attempts_)
+    if (a.agent == agent && (a.state == State::kQueued || a.state == State::kServing ||
+                             a.state == State::kReceived || a.state == State::kComputing))
+      return true;
+  return false;
+}
+
+std::string JobRun::pickAgent(int k) const {
+  std::string fallback;
+  for (const auto& agent : agents_) {
+    if (unavailable(agent)) continue;
+    bool tried = false;
+    for (const auto& a : attempts_) tried |= a.share == k && a.agent == agent;
+    if (tried) continue;
+    if (!agentBusy(agent)) return agent;  // an idle agent first: it starts at once
+    if (fallback.empty()) fallback = agent;
+  }
+  return fallback;
+}
+
+void JobRun::reissue(int k, const std::string& why) {
+  if (finished()) return;
+  int tries = 0;
+  for (const auto& a : attempts_) tries += a.share == k;
+  const std::string agent = pickAgent(k);
+  if (tries >= options_.maxAttempts || agent.empty()) {
+    const std::string others = failuresOf(k);
+    fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) + " failed: " + why +
+         (others.empty() || others == why ? "" : " (every attempt: " + others + ")"));
+    return;
+  }
+  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  share.lateOrLost = true;
+  ++reissued_;
+  serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
+  pumpServes();
+  pumpReturns();
+}
+
+bool JobRun::unavailable(const std::string& agent) const {
+  return std::find(lost_.begin(), lost_.end(), agent) != lost_.end() ||
+         std::find(refusing_.begin(), refusing_.end(), agent) != refusing_.end();
+}
+
+void JobRun::moveWaitingFrom(const std::string& agent) {
+  for (std::size_t id = 0; id < attempts_.size() && !finished(); ++id) {
+    JobAttempt& a = attempts_[id];
+    if (a.agent != agent || (a.state != State::kQueued && a.state != State::kReceived)) continue;
+    const int k = a.share;
+    a.state = State::kDropped;
+    a.error = agent + " refuses this run's command";
+    actions_.drop(static_cast<int>(id));
+    bool another = false;
+    for (const auto& b : attempts_) another |= b.share == k && live(b);
+    if (another || shares_[static_cast<std::size_t>(k)].accepted) continue;
+    // Not an attempt that failed: it never ran, so it does not count against maxAttempts.
+    const std::string to = pickAgent(k);
+    if (to.empty()) {
+      fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) +
+           " has no agent left to run it: " + failuresOf(k));
+      return;
+    }
+    JobShare& share = shares_[static_cast<std::size_t>(k)];
+    share.lateOrLost = true;
+    ++reissued_;
+    serveQueue_.push_back(newAttempt(k, to, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
+  }
+  pumpServes();
+  pumpReturns();
+}
+
+std::string JobRun::failuresOf(int k) const {
+  std::string out;
+  for (const auto& a : attempts_)
+    if (a.share == k && a.state == State::kFailed && !a.error.empty())
+      out += (out.empty() ? "" : "; ") + a.agent + ": " + a.error;
+  return out;
+}
+
+void JobRun::fail(std::string reason) {
+  if (!failure_) failure_ = std::move(reason);
+}
+
+}  // namespace hnow::daemon

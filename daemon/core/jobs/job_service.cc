@@ -1,0 +1,297 @@
+#include "core/jobs/job_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "conf/run_request.h"
+#include "core/agent_selection.h"
+#include "core/jobs/job_plan.h"
+#include "core/jobs/job_run.h"
+#include "core/jobs/job_state.h"
+#include "core/operation_records.h"
+#include "planner/reduction/reduction.h"
+
+namespace hnow::daemon {
+
+struct JobService::Actions final : JobActions {
+  Actions(JobService& s, Job& j) : service(s), job(j) {}
+  void serve(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(a.share);
+    AgentLink* link = service.coordinator_.link(a.agent);
+    auto answer = [this, id, keep = job.self()](const Result<void>& served) {
+      if (job.finished) return;
+      job.run->served(id, served);
+      service.advance(job);
+    };
+    job.agentTokens[a.agent].push_back(job.shareTokens[k]);
+    if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    link->fetchJobFile({job.shareTokens[k], job.shareSizes[k], job.shareShas[k], service.sourceAddress_}, answer);
+  }
+  void compute(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    const auto k = static_cast<std::size_t>(a.share);
+    auto& data = job.attempts[id];
+    data.resultToken = service.newToken_();
+    job.agentTokens[a.agent].push_back(data.resultToken);
+    AgentLink* link = service.coordinator_.link(a.agent);
+    auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& result) {
+      if (job.finished) return;
+      if (!result) {
+        job.run->computed(id, 0.0, result.error());
+      } else {
+        job.attempts[id].result = *result;
+        if (result->refused && job.excluded.insert(agent).second) {  // later rounds leave it out
+          job.leftOutWhy[agent] = result->commandError;
+          spdlog::warn("run {}: {} left out: {}", job.id, agent, result->commandError);
+        }
+        job.run->computed(id, result->computeS,
+                          result->succeeded() ? Result<std::string>(result->sha256) : Error{result->commandError},
+                          result->refused);
+      }
+      service.advance(job);
+    };
+    if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell, job.id}, answer);
+  }
+  void collect(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    auto& data = job.attempts[id];
+    service.fetchResult(job, a.agent, data.resultToken, data.result.size, data.result.sha256,
+                        "result-" + std::to_string(id), [this, id, keep = job.self()](const Result<std::string>& path) {
+                          if (job.finished) return;
+                          if (path) job.attempts[id].path = *path;
+                          job.run->collected(id, path ? Result<void>() : path.error());
+                          service.advance(job);
+                        });
+  }
+  void drop(int id) override {
+    const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
+    auto& data = job.attempts[id];
+    if (!data.resultToken.empty()) {
+      service.plane_.release(data.resultToken);
+    }
+    if (AgentLink* link = service.coordinator_.link(a.agent))
+      link->dropJobFiles({job.shareTokens[static_cast<std::size_t>(a.share)], data.resultToken});
+  }
+  // A failure found at once is answered on the next turn, never from inside the run's own call.
+  void later(std::function<void()> f) { service.defer_(std::move(f)); }
+  JobService& service;
+  Job& job;
+};
+
+JobService::JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
+                       const Clock& clock, Defer defer, std::function<std::string()> newToken,
+                       double sourceUplinkBytesPerSecond, double calibrationMaxSeconds)
+    : coordinator_(coordinator), plane_(plane), files_(files), sourceAddress_(std::move(sourceAddress)),
+      clock_(clock), defer_(std::move(defer)), newToken_(std::move(newToken)),
+      sourceUplink_(sourceUplinkBytesPerSecond), calibrationMaxS_(calibrationMaxSeconds), calibrations_(clock) {
+  coordinator_.addTransferObserver(&driftListener_);  // drift events re-plan the next round
+}
+
+JobService::~JobService() {
+  coordinator_.removeTransferObserver(&driftListener_);
+  for (auto& [id, job] : jobs_)
+    if (!job->finished) cleanUp(*job);
+}
+
+bool JobService::running() const {
+  for (const auto& [id, job] : jobs_)
+    if (!job->finished) return true;
+  return false;
+}
+
+namespace {
+
+// The options of a run that need no file and no agent to be refused.
+Result<void> checkRunOptions(const RunRequest& request) {
+  if (request.argv.empty()) return Error{"--cmd is empty"};
+  if (auto split = conf::parseSplitSpec(request.split); !split) return split.error();
+  if (request.order != "fifo" && request.order != "lifo" && request.order != "auto")
+    return Error{"unknown --order '" + request.order + "'; use fifo, lifo or auto"};
+  if (!std::isfinite(request.slack) || request.slack < 0) return Error{"--slack must be a positive number"};
+  if (request.strategy != "plan" && request.strategy != "equal" && request.strategy != "self")
+    return Error{"unknown --strategy '" + request.strategy + "'; use plan, equal or self"};
+  if (request.strategy == "self" && request.blockBytes == 0) return Error{"--block must be positive"};
+  if (request.rounds < 0 || request.rounds > 100) return Error{"--rounds must be auto or from 1 to 100"};
+  return {};
+}
+
+}  // namespace
+
+Result<std::uint64_t> JobService::start(RunRequest request, const std::string& peer) {
+  // hnowd's own files are at stake: --input and --output are checked
+  // against [run] roots before anything else is read (server/run_paths.h).
+  auto pathRefused = [&peer](const Error& why) {
+    spdlog::warn("refused a run from {}: {}", peer.empty() ? "a client" : peer, why.message);
+    return why;
+  };
+  auto content = files_.readInput(request.input);
+  if (!content) return pathRefused(content.error());
+  if (!request.output.empty())
+    if (auto outputDir = files_.outputDir(nextJob_, request.output); !outputDir) return pathRefused(outputDir.error());
+  if (request.strategy.empty()) request.strategy = "plan";
+  if (auto checked = checkRunOptions(request); !checked) return checked.error();
+  const conf::SplitSpec split = conf::parseSplitSpec(request.split).value();
+
+  finished_.forgetOldest(jobs_);
+  auto job = std::make_shared<Job>();
+  job->id = nextJob_;
+  job->reduce = !request.reduceArgv.empty();
+  job->content = std::move(content).value();
+  job->offsets = conf::unitOffsets(job->content, split);
+  if (job->offsets.size() < 2) return Error{"--input " + request.input + " is empty: there is no work unit"};
+
+  // Who works: alive agents that run jobs, filtered by --to. One hnowd
+  // cannot connect to hands its result back over a connection it opens
+  // (job_service_results.cc). A --reduce run moves partials from agent to
+  // agent by pulling, which nobody can do from such an agent: it takes no
+  // share there.
+  std::vector<AgentView> workers;
+  for (AgentView& a : coordinator_.status()) {
+    const auto& caps = a.registration.capabilities;
+    if (!canTakePart(a) || std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
+    if (a.reachability.reachable || !job->reduce) workers.push_back(std::move(a));
+    else
+      spdlog::warn("run {}: {} takes no share in a --reduce run: other agents cannot connect to its data plane "
+                   "to take its partial result (docs/reachability.md)",
+                   nextJob_, a.record.name);
+  }
+  auto selected = selectAgents(std::move(workers), request.to, " that runs jobs");
+  if (!selected) return selected.error();
+  for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);
+  if (job->agents.empty()) return Error{"no alive agent can run jobs"};
+  if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
+    return Error{"--replicas " + (request.adaptiveReplicas ? std::string("adaptive needs 2") : std::to_string(request.replicas) + " needs as many") + " agents; " +
+                 std::to_string(job->agents.size()) + " can run jobs"};
+
+  auto dir = files_.makeWorkDir(job->id);
+  if (!dir) return dir.error();
+  job->dir = *dir;
+
+  ++nextJob_;
+  job->request = std::move(request);
+  job->created = clock_.now();
+  job->record = beginRecord(coordinator_, "run",
+                            "{\"input\":" + jsonString(job->request.input) + ",\"command\":" +
+                                jsonString(job->request.command) + ",\"agents\":" + std::to_string(job->agents.size()) +
+                                "}");
+  spdlog::info("run {}: '{}' on {} ({} units, {} bytes) over {} agents", job->id, job->request.command,
+               job->request.input, job->offsets.size() - 1, job->content.size(), job->agents.size());
+  Job& raw = *job;
+  jobs_[raw.id] = std::move(job);
+  calibrate(raw);
+  return raw.id;
+}
+
+void JobService::startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder,
+                          std::vector<std::string> pool, JobRunOptions options) {
+  job.actions = std::make_unique<Actions>(*this, job);
+  job.run = std::make_unique<JobRun>(clock_, *job.actions, std::move(shares), std::move(returnOrder), std::move(pool),
+                                     options);
+}
+
+void JobService::advance(Job& job) {
+  if (job.finished || !job.run || job.phase != "running") return;
+  if (!job.run->finished()) {
+    // The serve port is free: the next round goes out when an agent is
+    // about to be free, planned on what was measured (job_round_planning.cc).
+    if (job.roundsLeft > 0 && !job.run->failure() && job.run->servesIdle()) plan(job);
+    return;
+  }
+  if (job.run->failure()) return finish(job, Error{*job.run->failure()});
+  if (job.reduce) return startReduction(job);
+  writeConcat(job);
+}
+
+std::string JobService::addressOf(const std::string& agent) const {
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == agent) return a.registration.dataAddress;
+  return "";
+}
+
+void JobService::receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
+                             const std::string& from, const std::string& name,
+                             std::function<void(const Result<std::string>& path)> done) {
+  job.planeTokens.push_back(token);
+  plane_.receiveFile(token, size, sha, job.dir + "/" + name, from, std::move(done));
+}
+
+void JobService::finish(Job& job, const Result<void>& ended) {
+  if (job.finished) return;
+  job.finished = true;
+  finished_.add(job.id);
+  forgetOldOutputs(job.id);  // any outcome counts: an output goes before its job is forgotten
+  job.error = ended ? "" : ended.error().message;
+  job.phase = ended ? "done" : "failed";
+  job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
+  if (ended)
+    spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.id, job.elapsedS,
+                 job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.outputSize,
+                 job.outputPath);
+  else
+    spdlog::warn("run {} failed: {}", job.id, job.error);
+  cleanUp(job);
+  if (job.record != 0) {
+    char numbers[200];
+    std::snprintf(numbers, sizeof numbers, ",\"predicted_s\":%.3f,\"actual_s\":%.3f,\"reissued\":%d,\"units\":%zu",
+                  job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.elapsedS,
+                  job.run ? job.run->reissued() : 0, job.offsets.size() - 1);
+    std::string summary = "{\"input\":" + jsonString(job.request.input) + ",\"command\":" +
+                          jsonString(job.request.command) + ",\"plan\":" +
+                          jsonString(job.plan ? job.plan->algorithm : "") + numbers +
+                          (ended ? "" : ",\"error\":" + jsonString(job.error)) + "}";
+    finishRecord(coordinator_, job.record, ended ? "done" : "failed", summary);
+  }
+}
+
+void JobService::cleanUp(Job& job) {
+  for (const auto& [agent, tokens] : job.agentTokens)
+    if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
+  for (const auto& token : job.planeTokens) {
+    plane_.release(token);
+  }
+  job.planeTokens.clear();
+  files_.removeWorkDir(job.dir);
+  job.content.clear();
+  job.content.shrink_to_fit();
+}
+
+void JobService::tick() {
+  std::map<std::string, bool> up;
+  for (const AgentView& a : coordinator_.status())
+    up[a.record.name] = a.connected && a.record.state == AgentState::kAlive;
+  for (auto& [id, owned] : jobs_) {
+    Job& job = *owned;
+    if (job.finished) continue;
+    for (const auto& agent : job.agents) {
+      if (up[agent] || job.lost.count(agent)) continue;
+      job.lost.insert(agent);
+      spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
+      if (job.phase == "calibrating") {
+        excludeFromCalibration(job, agent);
+      } else {
+        // Running (or computing again what a reduction lost), then the reduction's own view.
+        if (job.phase == "running") job.run->agentLost(agent);
+        if (job.reduction) {
+          job.reduction->agentLost(agent);
+          reductionChanged(job);
+        }
+      }
+      if (job.finished) break;
+    }
+    if (!job.finished && job.phase == "calibrating") checkCalibrationDeadlines(job);
+    if (!job.finished && job.run && job.phase == "running") job.run->tick();
+    if (!job.finished && job.reduction && job.phase == "reducing") {
+      job.reduction->tick();
+      reductionChanged(job);
+    }
+    advance(job);
+  }
+}
+
+}  // namespace hnow::daemon

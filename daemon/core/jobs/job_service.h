@@ -1,0 +1,159 @@
+#pragma once
+// hnowd's side of `hnow run`, on the control thread. A job goes
+// through: calibrate (each agent runs the command on a small sample unless
+// a recent calibration exists), plan (core/jobs/job_plan.h, seed 002), run
+// (core/jobs/job_run.h: serve shares one at a time on hnowd's data plane, the
+// agents compute, results come back one at a time), then either --concat
+// (results in input order into the output, temp + rename) or --reduce
+// (partials combined pairwise on the agents along a seed 003 reduction
+// schedule, the last one brought to hnowd). It reaches agents through
+// AgentLink, hnowd's data plane through SourcePlane and files through
+// RunFiles; hnowd's loop calls tick() every 250 ms.
+#include <functional>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/coordinator.h"
+#include "core/finished_operations.h"
+#include "core/jobs/job_calibration.h"
+#include "core/jobs/job_output.h"
+#include "core/jobs/job_plan.h"
+#include "core/trust/host_trust.h"
+#include "core/jobs/job_run.h"
+#include "core/jobs/run_files.h"
+#include "core/jobs/run_status.h"
+#include "core/send/source_plane.h"
+#include "core/transfer_observer.h"
+
+namespace hnow::daemon {
+
+class JobService {
+ public:
+  // Runs `f` on a later turn of the control thread, never inside the caller.
+  using Defer = std::function<void(std::function<void()> f)>;
+  // hnowd serves at `sourceUplinkBytesPerSecond` (0: as fast as the fastest
+  // agent's uplink); `newToken` makes 32 random bytes; an agent's
+  // calibration takes at most `calibrationMaxSeconds` ([run] calibration_max_s).
+  JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
+             const Clock& clock, Defer defer, std::function<std::string()> newToken,
+             double sourceUplinkBytesPerSecond = 0, double calibrationMaxSeconds = 120.0);
+  ~JobService();
+  JobService(const JobService&) = delete;
+  JobService& operator=(const JobService&) = delete;
+
+  // Checks the request and starts the job: its id, or why it was refused
+  // (a refused --input/--output is logged with the client's `peer`).
+  Result<std::uint64_t> start(RunRequest request, const std::string& peer = "");
+  std::optional<RunStatus> status(std::uint64_t id) const;
+  // At most `limit` bytes of a finished job's output from `offset` (empty
+  // at its end); refused for an unknown or unfinished job.
+  Result<std::string> output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
+  // Some job has not finished.
+  bool running() const;
+  // Lost agents, deadlines, the next round: hnowd's loop calls it every 250 ms.
+  void tick();
+
+  // The coordinator's drift events (through DriftListener): a compute drift
+  // of an agent re-plans the work not yet sent (the next round); losses are
+  // noticed by tick() from the coordinator's status.
+  void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates);
+
+ private:
+  struct Job;
+  struct Actions;
+  void calibrate(Job& job);
+  // An agent that cannot finish its calibration (lost) is left out of the job.
+  // `why`: the agent answered, but its [jobs] refused or limited the command.
+  void excludeFromCalibration(Job& job, const std::string& agent, const std::string& why = "");
+  // Agents whose calibration is past its deadline (core/jobs/job_calibration.h)
+  // are left out, their commands killed (their job files dropped).
+  void checkCalibrationDeadlines(Job& job);
+  void plan(Job& job);
+  // job_rounds.cc: rounds planned on ready times (core/jobs/job_rounds.h).
+  int roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink);
+  void planNextRound(Job& job, const std::vector<std::string>& active, double sourceUplink);
+  double secondsPerUnitNow(const Job& job, const std::string& agent) const;
+  // A compute drift slowed `agent`: its shares not yet started may move.
+  void moveUnstarted(Job& job, const std::string& agent);
+  double linkOf(const std::string& agent, double sourceUplink) const;
+  // Shares (worker = index into `active`, units, times from now) become files
+  // on the data plane and the JobRun's shares.
+  bool commitShares(Job& job, const std::vector<std::string>& active, std::vector<PlannedShare> shares,
+                    const std::vector<int>& returnOrder, const std::string& algorithm, double predictedEnd,
+                    bool keepPrediction);
+  void advance(Job& job);
+  // Creates the job's JobRun over the transport (JobService::Actions).
+  void startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder, std::vector<std::string> pool,
+                JobRunOptions options);
+  struct ReductionLink;
+  // --reduce (job_reduction.cc): hands the results to core/jobs/job_reduction.h,
+  // again after lost shares were computed again.
+  void startReduction(Job& job);
+  void reductionChanged(Job& job);
+  void writeFinal(Job& job, const std::string& path);
+  // The output written by `write` at its place (RunFiles::outputDir: --output
+  // confined again, it may have changed since the start), named in
+  // `job.outputPath`; its size, or why it could not be written.
+  Result<std::uint64_t> placeOutput(Job& job, const std::function<Result<std::uint64_t>(OutputPlace&)>& write);
+  bool agentUp(const std::string& agent) const;
+  void writeConcat(Job& job);
+  // The run ended: done, or the Error that ended it.
+  void finish(Job& job, const Result<void>& ended);
+  void cleanUp(Job& job);
+  void forgetOldOutputs(std::uint64_t newest);
+  static constexpr std::uint64_t kKeptOutputs = 8;
+  void receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
+                   const std::string& from, const std::string& name,
+                   std::function<void(const Result<std::string>& path)> done);
+  std::string addressOf(const std::string& agent) const;
+  // job_service_results.cc: a result (or the reduction's last partial)
+  // brought from `agent` to the job's directory as `name`: pulled from an
+  // agent hnowd can connect to, handed over on a connection the agent
+  // opens by one it cannot (docs/reachability.md). `done` once, later.
+  void fetchResult(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,
+                   const std::string& sha, const std::string& name,
+                   std::function<void(const Result<std::string>& path)> done);
+  struct OfferedFetch;
+  void askToOffer(const std::shared_ptr<OfferedFetch>& fetch, const std::string& lostWhy);
+  void failOffer(const std::shared_ptr<OfferedFetch>& fetch, const std::string& why);
+
+  Coordinator& coordinator_;
+  SourcePlane& plane_;
+  RunFiles& files_;
+  std::string sourceAddress_;
+  const Clock& clock_;
+  Defer defer_;
+  std::function<std::string()> newToken_;
+  double sourceUplink_;
+  double calibrationMaxS_;
+  std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
+  FinishedOperations finished_;  // the newest 32 finished runs stay answerable
+  CalibrationCache calibrations_;
+  // --replicas adaptive: who has agreed with other agents so far, across runs.
+  std::mt19937_64 random_{std::random_device{}()};
+  HostTrust hostTrust_{HostTrustOptions{}, [this] { return std::uniform_real_distribution<double>(0.0, 1.0)(random_); }};
+  std::uint64_t nextJob_ = 1;
+  // A TransferObserver of its own, so that JobService's own interface stays
+  // what a job needs.
+  struct DriftListener final : TransferObserver {
+    explicit DriftListener(JobService& s) : service(s) {}
+    void transferReport(const std::string&, const std::string&, const TransferReport&) override {}
+    void agentGone(const std::string&) override {}
+    void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override {
+      service.ratesDrifted(event, rates);
+    }
+    // A job moves shares and results between its phases of computing.
+    bool moving() const override { return service.running(); }
+    JobService& service;
+  };
+  DriftListener driftListener_{*this};
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,48 @@
+// A job's output: where it goes (--output under [run] roots, or hnowd's own
+// jobs directory: RunFiles), written beside it and renamed into place
+// (core/jobs/job_output.h), and the default outputs of old jobs forgotten.
+#include "core/jobs/job_output.h"
+#include "core/jobs/job_service.h"
+#include "core/jobs/job_state.h"
+
+namespace hnow::daemon {
+
+// Results kept for `hnow run` without --output live until eight newer jobs have run.
+void JobService::forgetOldOutputs(std::uint64_t newest) {
+  for (auto& [id, job] : jobs_) {
+    if (id + kKeptOutputs > newest || job->outputPath.empty() || job->request.output == job->outputPath) continue;
+    files_.forgetOutput(job->outputPath);
+    job->outputPath.clear();
+  }
+}
+
+Result<std::uint64_t> JobService::placeOutput(Job& job, const std::function<Result<std::uint64_t>(OutputPlace&)>& write) {
+  auto target = files_.outputDir(job.id, job.request.output);
+  if (!target) return target.error();
+  OutputDir& out = target.value();
+  OutputPlace place{*out.dir, out.name, out.temp, out.markTemp};
+  auto written = write(place);
+  // --output as the user named it: forgetOldOutputs() leaves exactly that alone.
+  if (written) job.outputPath = out.path;
+  return written;
+}
+
+void JobService::writeConcat(Job& job) {
+  job.phase = "writing";
+  std::vector<std::string> results;
+  for (const JobShare& share : job.run->shares())  // input order: shares tile it in serve order
+    results.push_back(job.attempts[*share.accepted].path);
+  auto written = placeOutput(job, [&](OutputPlace& place) { return writeConcatenation(files_.workFiles(), results, place); });
+  if (!written) return finish(job, written.error());
+  job.outputSize = *written;
+  finish(job, {});
+}
+
+void JobService::writeFinal(Job& job, const std::string& path) {
+  auto written = placeOutput(job, [&](OutputPlace& place) { return placeFinal(files_.workFiles(), path, place); });
+  if (!written) return finish(job, written.error());
+  job.outputSize = *written;
+  finish(job, {});
+}
+
+}  // namespace hnow::daemon

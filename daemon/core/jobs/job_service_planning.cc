@@ -1,0 +1,281 @@
+// `hnow run`'s calibration and planning, part of JobService:
+// each agent runs the command on a sample, then the shares are planned by
+// seed 002's worksharing model on the measured rates (one round), or in
+// rounds on the agents' ready times (job_rounds.cc, core/jobs/job_rounds.h).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "base/bandwidth_limits.h"
+#include "core/jobs/job_state.h"
+
+namespace hnow::daemon {
+
+namespace {
+constexpr double kDefaultSlack = 2.0;
+constexpr double kUnknownRate = 1e9;
+
+// 'text' for sh, whatever it holds.
+std::string singleQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What to do when the command failed on the sample: it is the input's first
+// `bytes`, and every share is such a part, so the run cannot go on; the
+// same bytes through the same command show why.
+std::string sampleFailureHint(const RunRequest& request, std::uint64_t bytes) {
+  return ". Every share runs the command on a part of the input like this one, so the run stops: to see why, run "
+         "it on those bytes: head -c " + std::to_string(bytes) + " " + singleQuoted(request.input) + " | sh -c " +
+         singleQuoted(request.command);
+}
+}  // namespace
+
+void JobService::calibrate(Job& job) {
+  const std::string key = CalibrationCache::keyOf(job.request.command, job.request.split, job.reduce);
+  const std::uint64_t k = calibrationSampleUnits(job.offsets, job.agents.size());
+  const std::string_view sample(job.content.data(), job.offsets[k]);
+
+  std::vector<std::string> needed;
+  for (const auto& agent : job.agents) {
+    if (auto known = calibrations_.find(agent, key)) {
+      job.calibrated[agent] = *known;
+    } else {
+      needed.push_back(agent);
+    }
+  }
+  if (needed.empty()) return plan(job);
+
+  const std::string token = newToken_();
+  auto served = plane_.serveBytes(token, job.dir + "/sample", sample);
+  if (!served) return finish(job, Error{"cannot write the calibration sample: " + served.error().message});
+  const std::string sha = served->sha256;
+  job.planeTokens.push_back(token);
+  job.calibrating = static_cast<int>(needed.size());
+  job.calibrationStarted = clock_.now();
+  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
+  for (const auto& agent : needed) {
+    const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, newToken_(),
+                               newToken_(), job.request.shell, job.id, k};
+    job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
+    job.calibrationTokens[agent] = {token, runs.emptyResultToken, runs.sampleResultToken};
+    auto linkOf = [this, agent]() { return coordinator_.link(agent); };
+    auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
+    auto step = [&job, agent, keep = job.self()](const std::string& name) { job.calibrationStep[agent] = name; };
+    calibrateAgent(linkOf, runs, wanted, [=, this, &job, keep = job.self()](const CalibrationOutcome& outcome) {
+      if (job.finished || job.excluded.count(agent)) return;
+      job.calibrationStep.erase(agent);
+      if (!outcome.ran && outcome.agentRefused)
+        return excludeFromCalibration(job, agent, outcome.ran.error().message);
+      if (!outcome.ran && !outcome.commandFailed) {
+        spdlog::warn("run {}: calibrating on {}: {}", job.id, agent, outcome.ran.error().message);
+        return excludeFromCalibration(job, agent);
+      }
+      if (!outcome.ran)
+        return finish(job, Error{"calibrating on " + agent + ": " + outcome.ran.error().message +
+                               sampleFailureHint(job.request, sample.size())});
+      if (!outcome.ran->emptyFailed.empty())
+        spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
+                     "that and the rate comes from the sample",
+                     job.id, agent, emptyRunName(), outcome.ran->emptyFailed);
+      JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sample.size());
+      c.at = clock_.now();
+      for (const AgentView& a : coordinator_.status())
+        if (a.record.name == agent) c.probeSecondsPerUnit = a.record.rates.computeSecondsPerUnit;
+      calibrations_.store(agent, key, c);
+      job.calibrated[agent] = c;
+      job.calibrationTookS.push_back(seconds(clock_.now() - job.calibrationStarted));
+      if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, runs.emptyResultToken, runs.sampleResultToken});
+      spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.id, agent,
+                   c.secondsPerUnit, c.fixedS, c.resultRatio);
+      if (--job.calibrating == 0) plan(job);
+    }, step);
+  }
+}
+
+void JobService::checkCalibrationDeadlines(Job& job) {
+  if (job.calibrating <= 0 || job.calibrationStep.empty()) return;
+  const double deadlineS = calibrationDeadlineS(job.calibrationTookS, calibrationMaxS_);
+  if (seconds(clock_.now() - job.calibrationStarted) < deadlineS) return;
+  const auto late = job.calibrationStep;  // excluding one may plan and end the job
+  for (const auto& [agent, step] : late) {
+    if (job.finished) return;
+    if (job.excluded.count(agent) || job.calibrated.count(agent)) continue;
+    const std::string why = calibrationLateReason(step, deadlineS, job.calibrationTookS, calibrationMaxS_);
+    job.calibrationLate[agent] = why;
+    job.calibrationStep.erase(agent);
+    // Dropping its files kills the command running on them (agent/job_runner.h).
+    if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles(job.calibrationTokens[agent]);
+    excludeFromCalibration(job, agent, why + ". " + calibrationLateHint());
+  }
+}
+
+void JobService::excludeFromCalibration(Job& job, const std::string& agent, const std::string& why) {
+  if (job.finished || !job.excluded.insert(agent).second) return;
+  if (why.empty()) {
+    spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
+  } else {
+    job.leftOutWhy[agent] = why;
+    spdlog::warn("run {}: {} left out: {}", job.id, agent, why);
+  }
+  if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
+}
+
+// The first plan: in rounds (job_rounds.cc) or, for one round, seed 002's
+// protocols as they are (core/jobs/job_plan.h) over the agents alive.
+void JobService::plan(Job& job) {
+  if (job.finished) return;
+  std::vector<std::string> active;
+  for (const auto& agent : job.agents)
+    if (!job.excluded.count(agent) && !job.lost.count(agent)) active.push_back(agent);
+  if (active.empty() && !job.leftOutWhy.empty()) {
+    std::string why;
+    if (job.calibrationLate.size() == job.leftOutWhy.size()) {  // the hint once, not for each agent
+      for (const auto& [agent, reason] : job.calibrationLate) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
+      return finish(job, Error{"no agent finished its calibration in time: " + why + ". " + calibrationLateHint()});
+    }
+    for (const auto& [agent, reason] : job.leftOutWhy) why += (why.empty() ? "" : "; ") + agent + ": " + reason;
+    return finish(job, Error{"no agent would run the command: " + why});
+  }
+  if (active.empty()) return finish(job, Error{"every agent was lost"});
+  // --max-rate: hnowd's uplink (the shares) and downlink (the results) at
+  // most it, paced so and planned so.
+  const double maxRate = job.request.maxRateBytesPerSecond;
+  const SourceUplink source = coordinator_.pacing().paceSource(sourceUplink_);
+  const double sourceUplink = capped(source.plan, maxRate);
+  plane_.pace(capped(source.pace, maxRate), capped(coordinator_.pacing().coordinatorCaps().down.bytesPerSecond, maxRate));
+  if (job.rounds == 0) {
+    job.rounds = roundsFor(job, active, sourceUplink);
+    job.roundsLeft = job.rounds;
+    if (job.rounds > 1) spdlog::info("run {}: {} rounds", job.id, job.rounds);
+  }
+  if (job.rounds > 1) return planNextRound(job, active, sourceUplink);
+
+  const std::uint64_t units = job.offsets.size() - 1 - job.nextUnit;
+  JobPlanInput input;
+  input.units = units;
+  input.bytesPerUnit = static_cast<double>(job.offsets[job.nextUnit + units] - job.offsets[job.nextUnit]) /
+                       static_cast<double>(units);
+  input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
+  double ratio = 0, fixedS = 0;
+  for (const auto& agent : active) {
+    input.workers.push_back({agent, linkOf(agent, sourceUplink), secondsPerUnitNow(job, agent)});
+    ratio += job.calibrated[agent].resultRatio / static_cast<double>(active.size());
+    fixedS = std::max(fixedS, job.calibrated[agent].fixedS);
+  }
+  // --reduce returns nothing per share: the partials meet in the reduction.
+  input.resultRatio = job.reduce ? 0.0 : ratio;
+  auto planned = planJob(input);
+  if (!planned) return finish(job, Error{"cannot plan the job: " + planned.error().message});
+  JobPlan round = std::move(planned).value();
+  // Shares run side by side, so the prediction pays the slowest fixed cost once.
+  round.predictedSeconds += fixedS;
+
+  if (job.request.strategy == "self") {
+    // Blocks of about blockBytes each, in input order, for whoever is idle.
+    double slowest = 0, slowestLink = kUnknownRate;
+    for (const auto& w : input.workers) slowest = std::max(slowest, w.secondsPerUnit), slowestLink = std::min(slowestLink, w.linkBytesPerSecond);
+    const auto perBlock = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(job.request.blockBytes) / input.bytesPerUnit));
+    JobPlan blocks;
+    blocks.algorithm = "self-scheduling";
+    blocks.predictedSeconds = round.predictedSeconds;
+    for (std::uint64_t first = 0; first < input.units; first += perBlock) {
+      PlannedShare p;
+      p.worker = -1;
+      p.firstUnit = first;
+      p.units = std::min(perBlock, input.units - first);
+      p.computeEnd = static_cast<double>(p.units) * (input.bytesPerUnit / slowestLink + slowest);
+      blocks.returnOrder.push_back(static_cast<int>(blocks.shares.size()));
+      blocks.shares.push_back(p);
+    }
+    round = std::move(blocks);
+  }
+  commitShares(job, active, std::move(round.shares), round.returnOrder, round.algorithm, round.predictedSeconds, false);
+}
+
+double JobService::linkOf(const std::string& agent, double sourceUplink) const {
+  double down = kUnknownRate;
+  for (const AgentView& a : coordinator_.status())
+    if (a.record.name == agent && a.record.rates.downlinkBytesPerSecond > 0) down = a.record.rates.downlinkBytesPerSecond;
+  return std::min(sourceUplink > 0 ? sourceUplink : kUnknownRate, down);
+}
+
+bool JobService::commitShares(Job& job, const std::vector<std::string>& active, std::vector<PlannedShare> planned,
+                              const std::vector<int>& returnOrder, const std::string& algorithm, double predictedEnd,
+                              bool keepPrediction) {
+  if (job.started == TimePoint{}) job.started = clock_.now();
+  const double offset = seconds(clock_.now() - job.started);
+  std::vector<JobShare> shares;
+  std::uint64_t units = 0;
+  const int round = std::max(0, job.rounds - job.roundsLeft);
+  for (PlannedShare& p : planned) {
+    p.round = round;
+    p.firstUnit += job.nextUnit;
+    units += p.units;
+    const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];
+    p.worker = p.worker < 0 ? -1 : static_cast<int>(std::find(job.agents.begin(), job.agents.end(), agent) - job.agents.begin());
+    for (double* t : {&p.serveStart, &p.serveEnd, &p.computeEnd, &p.returnStart, &p.returnEnd}) *t += offset;
+    const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
+    std::string_view bytes(job.content.data() + from, to - from);
+    const std::size_t k = job.shareTokens.size();
+    const std::string token = newToken_();
+    auto served = plane_.serveBytes(token, job.dir + "/share-" + std::to_string(k), bytes);
+    if (!served) {
+      finish(job, Error{"cannot write share files in " + job.dir + ": " + served.error().message});
+      return false;
+    }
+    job.shareTokens.push_back(token);
+    job.shareShas.push_back(served->sha256);
+    job.shareSizes.push_back(bytes.size());
+    job.planeTokens.push_back(token);
+    JobShare share;
+    share.firstUnit = p.firstUnit;
+    share.units = p.units;
+    share.agent = agent;
+    share.plannedServeStart = p.serveStart;
+    share.plannedComputeEnd = p.computeEnd;
+    shares.push_back(share);
+  }
+  job.nextUnit += units;
+  job.roundsLeft = std::max(0, job.roundsLeft - 1);
+  spdlog::info("run {}: {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units, planned.size(),
+               algorithm, offset + predictedEnd);
+  if (!job.run) {
+    std::vector<std::string> pool = active;  // reissues go to the fastest idle agent first
+    std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
+      return job.calibrated[a].secondsPerUnit < job.calibrated[b].secondsPerUnit;
+    });
+    JobRunOptions options;
+    options.slack = job.request.slack > 0 ? job.request.slack : kDefaultSlack;
+    options.collectResults = !job.reduce;
+    options.selfScheduling = job.request.strategy == "self";
+    options.replicas = job.request.strategy == "self" ? 1 : job.request.replicas;
+    if (job.request.adaptiveReplicas && job.request.strategy != "self") {
+      options.adaptive = &hostTrust_;
+      options.replicas = 2;  // at most: a share of a trusted agent runs once
+    }
+    options.maxAttempts = options.replicas + 2;
+    startRun(job, std::move(shares), returnOrder, std::move(pool), options);
+    job.run->setMoreComing(job.roundsLeft > 0);
+    job.plan = JobPlan{};
+    job.plan->algorithm = algorithm;
+    job.plan->shares = planned;
+    job.plan->returnOrder = returnOrder;
+    job.plan->predictedSeconds = offset + predictedEnd;
+    job.phase = "running";
+    job.run->start();
+  } else {
+    const int base = static_cast<int>(job.plan->shares.size());
+    for (int k : returnOrder) job.plan->returnOrder.push_back(base + k);
+    job.plan->shares.insert(job.plan->shares.end(), planned.begin(), planned.end());
+    // Rounds keep the whole job's first prediction: that is what the run is judged by.
+    if (!keepPrediction) job.plan->predictedSeconds = offset + predictedEnd;
+    job.run->setMoreComing(job.roundsLeft > 0);
+    job.run->addShares(std::move(shares), returnOrder);
+  }
+  advance(job);
+  return true;
+}
+
+}  // namespace hnow::daemon

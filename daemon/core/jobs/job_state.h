@@ -1,0 +1,79 @@
+#pragma once
+// The state of one `hnow run` job inside JobService (job_service*.cc; the
+// wire in server/job_rpc.cc). Not an interface.
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/jobs/job_evidence.h"
+#include "core/jobs/job_plan.h"
+#include "core/jobs/job_reduction.h"
+#include "core/jobs/job_run.h"
+#include "core/jobs/job_service.h"
+
+namespace hnow::daemon {
+
+// Shared: the agents' answers hold their job (Job::self), so a finished job
+// forgotten (FinishedOperations) before a late answer arrives is not freed under it.
+struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
+  std::shared_ptr<Job> self() { return shared_from_this(); }
+  std::uint64_t id = 0;
+  RunRequest request;
+  bool reduce = false;
+  std::string content;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::string> agents;  // chosen at start
+  std::set<std::string> excluded;   // lost while calibrating, or its [jobs] refused the command
+  std::map<std::string, std::string> leftOutWhy;  // excluded for a reason of the agent's: the reason
+  std::set<std::string> lost;       // reported to the run
+  std::string dir;
+  std::string phase = "calibrating";
+  bool finished = false;
+  std::string error;
+  TimePoint created{}, started{};
+  double elapsedS = 0.0;
+  std::map<std::string, JobCalibration> calibrated;
+  std::optional<JobPlan> plan;
+  std::vector<std::string> shareTokens, shareShas;
+  std::vector<std::uint64_t> shareSizes;
+  std::unique_ptr<Actions> actions;
+  std::unique_ptr<JobRun> run;
+  struct AttemptData {
+    std::string resultToken;
+    AgentLink::JobTaskAnswer result;
+    std::string path;  // at hnowd once collected
+  };
+  std::map<int, AttemptData> attempts;
+  std::map<std::string, std::vector<std::string>> agentTokens;  // to drop at the end
+  std::vector<std::string> planeTokens;                         // served or received by hnowd
+  // --reduce: the reduction (core/jobs/job_reduction.h) and, per share, the attempt it holds.
+  std::unique_ptr<ReductionActions> reductionLink;  // a JobService::ReductionLink
+  std::unique_ptr<JobReduction> reduction;
+  std::map<int, int> leafAttempt;
+  double reductionPredictedS = 0.0;
+  std::string reductionName;
+  TimePoint reductionStarted{};
+  std::vector<RunBar> bars;  // reduction steps
+  std::string outputPath;
+  std::uint64_t outputSize = 0;
+  OperationId record = 0;
+  int calibrating = 0;
+  // The calibrations under way (calibrate()): when they began, the step each
+  // agent is at, the tokens to drop on an agent left out at the deadline (so
+  // its command is killed), the finished ones' times, who missed it.
+  TimePoint calibrationStarted{};
+  std::map<std::string, std::string> calibrationStep;
+  std::map<std::string, std::vector<std::string>> calibrationTokens;
+  std::vector<double> calibrationTookS;
+  std::map<std::string, std::string> calibrationLate;  // why, without the hint
+  std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
+  int roundsLeft = 1;
+  int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
+  // Compute drift events (coordinator) since the job started, per agent.
+  std::map<std::string, ComputeDrift> drifted;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,251 @@
+// SendService's trees whose agents lack different files (bundle_groups.h):
+// one bundle for all, or one per group of agents, sent at once, answered
+// under one id.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/send/bundle_groups.h"
+#include "core/send/send_service_state.h"
+
+namespace hnow::daemon {
+
+// Per-group bundles are taken while predicted no slower than one bundle
+// for all by more than this: they move fewer bytes (each agent receives
+// only what its group lacks), but every byte hnowd sends twice leaves its
+// uplink twice.
+inline constexpr double kGroupsSlower = 0.10;
+
+struct SendService::Family {
+  std::uint64_t id = 0;
+  std::vector<std::uint64_t> children;    // per group: its send's operation (0: not started, or could not)
+  std::vector<BundleGroupStatus> groups;  // per group: its agents and bundle; why it could not start
+  TreeSummary whole;                      // the tree, and the files some agent lacked
+  double boundS = 0.0;                    // lackedBound's
+  std::vector<SkippedAgent> skipped;      // as the send started (the first group's record lists them too)
+  std::size_t waiting = 0;                // groups not answered yet
+  Started started;
+};
+
+namespace {
+
+std::uint64_t bytesOf(const std::vector<bool>& files, const std::vector<std::uint64_t>& sizes) {
+  std::uint64_t sum = 0;
+  for (std::size_t k = 0; k < files.size() && k < sizes.size(); ++k) sum += files[k] ? sizes[k] : 0;
+  return sum;
+}
+
+// A group's share of hnowd's uplink: its bundle's share of the bytes the
+// groups' bundles take from hnowd together (a group that needs only the
+// listing still gets a little).
+double shareOf(std::uint64_t bytes, std::uint64_t total, std::size_t groups) {
+  if (total == 0) return 1.0 / static_cast<double>(groups);
+  return std::max(1e-3, static_cast<double>(bytes) / static_cast<double>(total));
+}
+
+// Kumar & Ross's bound where each agent lacks its own files: hnowd sends
+// every byte some agent lacks at least once, each agent receives all it
+// lacks, and every byte received is sent by hnowd or an agent:
+// max(U/u_s, max L_a/d_a, Sum L_a/(u_s + Sum u_a)), L_a what agent a
+// lacks, U their union. `nodes`: hnowd, then the agents as `agentMissing`.
+double lackedBound(const std::vector<TreeNode>& nodes, const std::vector<std::vector<bool>>& agentMissing,
+                   const std::vector<bool>& missing, const std::vector<std::uint64_t>& sizes) {
+  const double up = nodes[0].rates.uplinkBytesPerSecond;
+  double bound = up > 0 ? static_cast<double>(bytesOf(missing, sizes)) / up : 0.0;
+  double lacked = 0.0, uploads = up;
+  for (std::size_t a = 0; a < agentMissing.size() && a + 1 < nodes.size(); ++a) {
+    const double l = static_cast<double>(bytesOf(agentMissing[a], sizes));
+    const planner::NodeRates& r = nodes[a + 1].rates;
+    if (r.downlinkBytesPerSecond > 0) bound = std::max(bound, l / r.downlinkBytesPerSecond);
+    lacked += l;
+    if (nodes[a + 1].relays) uploads += r.uplinkBytesPerSecond;  // a relay suspect uploads nothing
+  }
+  return uploads > 0 ? std::max(bound, lacked / uploads) : bound;
+}
+
+}  // namespace
+
+void SendService::packFor(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
+                          const HeldTree& held, Started started) {
+  std::vector<BundleGroup> groups;
+  if (scan->sizes.size() == scan->entries && held.agentMissing.size() == chosen.size())
+    groups = groupByMissing(held.agentMissing, scan->sizes);
+  std::vector<std::vector<AgentView>> agents;
+  if (groups.size() > 1) {
+    // Weighed as they would run: each group's broadcast at once, on its share of hnowd's uplink.
+    auto predicted = [this](const SendRequest& r, const std::vector<AgentView>& to, std::uint64_t bytes) {
+      auto plan = planSendTree(r.algo, planNodes(r, to), std::max<std::uint64_t>(bytes, 1), chunkBytes_, true);
+      return plan ? plan->predictedSeconds : INFINITY;
+    };
+    std::uint64_t total = 0;
+    for (const BundleGroup& g : groups) total += g.bytes;
+    double apart = 0.0;
+    for (const BundleGroup& g : groups) {
+      agents.emplace_back();
+      for (std::size_t a : g.agents) agents.back().push_back(chosen[a]);
+      SendRequest r = request;
+      r.sourceShare = shareOf(g.bytes, total, groups.size());
+      apart = std::max(apart, predicted(r, agents.back(), g.bytes));
+    }
+    const std::uint64_t unionBytes = bytesOf(held.missing, scan->sizes);
+    const double together = predicted(request, chosen, unionBytes);
+    spdlog::info("send {}: {} groups of agents by the files they lack: {:.2f} s predicted with a bundle each "
+                 "({} bytes from hnowd), {:.2f} s with one bundle for all ({} bytes each)",
+                 request.path, groups.size(), apart, total, together, unionBytes);
+    if (apart > together * (1 + kGroupsSlower)) groups.clear(), agents.clear();
+  }
+  std::vector<std::vector<bool>> sends;
+  for (const BundleGroup& g : groups) sends.push_back(g.missing);
+  if (sends.empty()) sends.push_back(held.missing);
+  const std::uint64_t queryBytes = held.queryBytes;
+  TreeSummary lacked;  // what some agent lacked, whichever bundles carry it
+  for (std::size_t k = 0; k < held.missing.size(); ++k) lacked.sentFiles += held.missing[k];
+  lacked.sentBytes = bytesOf(held.missing, scan->sizes);
+  const double boundS =
+      sends.size() > 1 ? lackedBound(planNodes(request, chosen), held.agentMissing, held.missing, scan->sizes) : 0.0;
+  plane_.packScanned(scan->id, sends, held.byDigest,
+                     [this, request, chosen, agents, started, queryBytes, lacked,
+                      boundS](const Result<std::vector<TreeBundle>>& packed) mutable {
+    if (!packed) return started(packed.error());
+    std::vector<TreeBundle> bundles = *packed;
+    for (TreeBundle& b : bundles) {
+      b.summary.atomic = request.atomic;
+      b.summary.deleteOthers = request.deleteOthers;
+      b.summary.queryBytes = queryBytes;
+    }
+    const TreeSummary& s = bundles.front().summary;
+    if (bundles.size() == 1) {
+      spdlog::info("packed {}: {} of its {} files ({} of {} bytes) some agent lacks, {} entries, {} left out, "
+                   "{} bytes of queries",
+                   request.path, s.sentFiles, s.files, s.sentBytes, s.fileBytes, s.entries, s.refusedCount,
+                   s.queryBytes);
+      return startPlanned(request, chosen, std::unique_ptr<HeldBundle>(new HeldBundle{plane_, bundles.front()}),
+                          started);
+    }
+    TreeSummary whole = s;
+    whole.sentFiles = lacked.sentFiles;
+    whole.sentBytes = lacked.sentBytes;
+    for (std::size_t g = 0; g < bundles.size(); ++g)
+      spdlog::info("packed {} for group {} of {} ({} agents): {} of its {} files ({} bytes)", request.path, g + 1,
+                   bundles.size(), agents[g].size(), bundles[g].summary.sentFiles, whole.files,
+                   bundles[g].summary.sentBytes);
+    startGroups(request, std::move(agents), std::move(bundles), whole, boundS, started);
+  });
+}
+
+void SendService::startGroups(SendRequest request, std::vector<std::vector<AgentView>> agents,
+                              std::vector<TreeBundle> bundles, TreeSummary whole, double boundS,
+                              Started started) {
+  auto family = std::make_shared<Family>();
+  family->id = nextOperation_++;
+  family->whole = whole;
+  family->boundS = boundS;
+  family->skipped = skippedOf(request);
+  family->waiting = bundles.size();
+  family->started = std::move(started);
+  family->children.assign(bundles.size(), 0);
+  std::uint64_t total = 0;
+  for (const TreeBundle& b : bundles) total += b.size;
+  for (std::size_t g = 0; g < bundles.size(); ++g) {
+    BundleGroupStatus group;
+    for (const AgentView& a : agents[g]) group.agents.push_back(a.record.name);
+    group.sentFiles = bundles[g].summary.sentFiles;
+    group.sentBytes = bundles[g].summary.sentBytes;
+    group.size = bundles[g].size;
+    family->groups.push_back(std::move(group));
+  }
+  families_[family->id] = family;
+  for (std::size_t g = 0; g < bundles.size(); ++g) {
+    SendRequest r = request;
+    r.group = g + 1;
+    r.groups = bundles.size();
+    r.sourceShare = shareOf(bundles[g].size, total, bundles.size());
+    auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, bundles[g]});
+    startPlanned(r, agents[g], std::move(bundle),
+                 [this, family, g, path = request.path](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
+                   if (s) {
+                     family->children[g] = s->first;
+                   } else {
+                     family->groups[g].error = s.error().message;
+                     spdlog::warn("send {}: group {} of {} did not start: {}", path, g + 1, family->groups.size(),
+                                  s.error().message);
+                   }
+                   if (--family->waiting > 0) return;
+                   if (std::none_of(family->children.begin(), family->children.end(),
+                                    [](std::uint64_t id) { return id != 0; })) {
+                     families_.erase(family->id);
+                     std::string why;
+                     for (const BundleGroupStatus& k : family->groups) why += (why.empty() ? "" : "; ") + k.error;
+                     return family->started(Error{why});
+                   }
+                   family->started(std::make_pair(family->id, familyStatus(*family)));
+                 });
+  }
+}
+
+SendStatus SendService::familyStatus(const Family& family) const {
+  SendStatus out;
+  out.finished = true;
+  out.tree = family.whole;
+  out.boundS = family.boundS;
+  out.skipped = family.skipped;
+  std::vector<std::string> algos;
+  std::uint64_t largest = 0;  // the group whose bundle was largest says why it went (un)compressed
+  for (std::size_t g = 0; g < family.groups.size(); ++g) {
+    BundleGroupStatus group = family.groups[g];
+    auto it = operations_.find(family.children[g]);
+    if (family.children[g] == 0 || it == operations_.end()) {
+      for (const std::string& agent : group.agents) {
+        CopyStatus failed;
+        failed.node = agent;
+        failed.state = CopyStatus::State::kFailed;
+        failed.message = group.error;
+        out.copies.push_back(std::move(failed));
+      }
+      out.groups.push_back(std::move(group));
+      continue;
+    }
+    SendStatus s = it->second->status();
+    if (!it->second->released) s.finished = false;  // as status(): over once ended and recorded
+    group.size = s.size;
+    group.algo = s.algo;
+    group.predictedS = s.predictedS;
+    group.elapsedS = s.elapsedS;
+    group.finished = s.finished;
+    out.groups.push_back(std::move(group));
+    out.finished = out.finished && s.finished;
+    out.size += s.size;
+    out.predictedS = std::max(out.predictedS, s.predictedS);
+    out.elapsedS = std::max(out.elapsedS, s.elapsedS);
+    out.copies.insert(out.copies.end(), s.copies.begin(), s.copies.end());
+    out.replanning = out.replanning || s.replanning;
+    out.replans += s.replans;
+    out.replannedPredictedS = std::max(out.replannedPredictedS, s.replannedPredictedS);
+    out.parentChanges.insert(out.parentChanges.end(), s.parentChanges.begin(), s.parentChanges.end());
+    for (const std::string& b : s.rateBounds)
+      if (std::find(out.rateBounds.begin(), out.rateBounds.end(), b) == out.rateBounds.end()) out.rateBounds.push_back(b);
+    out.maxRateBytesPerSecond = s.maxRateBytesPerSecond;
+    SendCompression& c = out.compression;
+    if (c.algo != "zstd") c.algo = s.compression.algo;
+    c.plainBytes += s.compression.plainBytes;
+    c.sentBytes += s.compression.sentBytes;
+    c.compressS += s.compression.compressS;
+    if (s.compression.plainBytes >= largest) largest = s.compression.plainBytes, c.why = s.compression.why;
+    if (std::find(algos.begin(), algos.end(), s.algo) == algos.end()) algos.push_back(s.algo);
+  }
+  for (const std::string& a : algos) out.algo += (out.algo.empty() ? "" : "+") + a;
+  out.why = std::to_string(family.groups.size()) +
+            " bundles, one per group of agents by the files they lack, sent at once";
+  return out;
+}
+
+void SendService::forgetFamilies() {
+  std::erase_if(families_, [this](const auto& entry) {
+    const Family& f = *entry.second;
+    return f.waiting == 0 && std::none_of(f.children.begin(), f.children.end(),
+                                          [this](std::uint64_t id) { return operations_.count(id) > 0; });
+  });
+}
+
+}  // namespace hnow::daemon
