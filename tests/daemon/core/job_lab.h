@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "core/coordinator.h"
@@ -84,11 +85,15 @@ struct MapPlane final : SourcePlane {
     ranges.push_back({offset, length});
     auto bytes = input->read(offset, static_cast<std::size_t>(length));
     if (!bytes || refuseRanges) return turns->push_back([done] { done(Error{"cannot read the input"}); });
-    served[token] = *bytes;
-    turns->push_back([done, size = bytes->size()] {
-      done(SourceFile{size, std::string(32, 'x'), std::string(64, '7'), {}, {}});
+    // Served from when its digest is taken: an agent fetching it before then finds nothing.
+    hashing.insert(token);
+    turns->push_back([this, token, done, bytes = *bytes] {
+      if (!hashing.erase(token)) return;  // released meanwhile
+      served[token] = bytes;
+      done(SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7'), {}, {}});
     });
   }
+  std::set<std::string> hashing;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // each range served: offset, length
   bool refuseRanges = false;
   void receiveFile(const std::string& token, std::uint64_t, const std::string&, const std::string& path,
@@ -125,6 +130,7 @@ struct MapPlane final : SourcePlane {
   }
   void release(const std::string& token) override {
     served.erase(token);
+    hashing.erase(token);
     for (auto it = awaited.begin(); it != awaited.end();)
       it = it->second.token == token ? awaited.erase(it) : std::next(it);
   }
