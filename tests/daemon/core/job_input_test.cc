@@ -12,14 +12,6 @@ using namespace hnow::daemon::jobtest;
 
 namespace {
 
-// The counts of a finished --concat job's output, added up.
-long totalOf(const std::string& output) {
-  std::istringstream lines(output);
-  long total = 0;
-  for (long n; lines >> n;) total += n;
-  return total;
-}
-
 // The shares' ranges (every range but the calibration sample's, the first)
 // in input order: they must cover the input from its start to its end.
 void checkSharesCover(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ranges, const std::string& input) {

@@ -22,6 +22,14 @@ namespace hnow::daemon::jobtest {
 
 using Turns = std::deque<std::function<void()>>;
 
+// The counts of a finished --concat job's output (one per share), added up.
+inline long totalOf(const std::string& output) {
+  std::istringstream lines(output);
+  long total = 0;
+  for (long n; lines >> n;) total += n;
+  return total;
+}
+
 // hnowd's data plane: what it serves (by token) and where agents' files land.
 struct MapPlane;
 
