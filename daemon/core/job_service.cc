@@ -216,8 +216,9 @@ void JobService::serveShare(Job& job, std::size_t k, std::uint64_t offset, std::
     if (waiting == job.servesWaiting.end()) return;
     const std::vector<int> attempts = std::move(waiting->second);
     job.servesWaiting.erase(waiting);
-    for (int id : attempts)
-      if (!job.finished) job.actions->serve(id);
+    for (int id : attempts)  // each unless the run gave it up meanwhile (its agent lost)
+      if (!job.finished && job.run->attempts()[static_cast<std::size_t>(id)].state == JobAttempt::State::kServing)
+        job.actions->serve(id);
   });
 }
 
