@@ -7,7 +7,7 @@ namespace hnow::conf {
 
 UnitSplitter::UnitSplitter(const SplitSpec& spec, std::uint64_t at) : spec_(spec), at_(at) {
   if (spec_.kind != SplitSpec::Kind::kRecords) return;
-  // Knuth, Morris and Pratt, "Fast pattern matching in strings" (1977): a
+  // Knuth, Morris and Pratt, "Fast pattern matching in strings", 1977: a
   // separator split over two blocks is still found, and the first one from
   // the unit's start (as std::string_view::find) ends the unit.
   const std::string& sep = spec_.separator;
