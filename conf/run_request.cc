@@ -59,30 +59,6 @@ Result<SplitSpec> parseSplitSpec(std::string_view text) {
   return Error{"unknown --split '" + std::string(text) + "'; " + kSplitHelp};
 }
 
-std::vector<std::uint64_t> unitOffsets(std::string_view input, const SplitSpec& spec) {
-  std::vector<std::uint64_t> offsets;
-  const std::uint64_t size = input.size();
-  std::uint64_t at = 0;
-  while (at < size) {
-    offsets.push_back(at);
-    switch (spec.kind) {
-      case SplitSpec::Kind::kBytes: at = std::min(size, at + spec.bytes); break;
-      case SplitSpec::Kind::kLines: {
-        auto end = input.find('\n', at);
-        at = end == std::string_view::npos ? size : end + 1;
-        break;
-      }
-      case SplitSpec::Kind::kRecords: {
-        auto end = input.find(spec.separator, at);
-        at = end == std::string_view::npos ? size : end + spec.separator.size();
-        break;
-      }
-    }
-  }
-  offsets.push_back(size);
-  return offsets;
-}
-
 Result<std::vector<std::string>> splitCommandLine(std::string_view command) {
   std::vector<std::string> words;
   std::string word;

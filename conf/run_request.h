@@ -26,7 +26,8 @@ Result<SplitSpec> parseSplitSpec(std::string_view text);
 // The byte offset where each unit starts, plus the input size at the end:
 // units = offsets.size() - 1. A unit ends after a '\n' (lines), after N
 // bytes (bytes:N) or after the separator (records); a last unit without its
-// terminator is a unit too. An empty input has no units.
+// terminator is a unit too. An empty input has no units. The rules
+// themselves are UnitSplitter's (unit_index.h), which cuts an input fed in blocks.
 std::vector<std::uint64_t> unitOffsets(std::string_view input, const SplitSpec& spec);
 
 // A command line split into words like a POSIX shell would, without running

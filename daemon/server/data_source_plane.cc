@@ -126,42 +126,6 @@ void DataSourcePlane::serveStripes(const std::string& token, const std::string& 
                                   });
 }
 
-namespace {
-
-// `bytes` written to a new `path`, opened for the data plane to serve; -1 on failure.
-int writeServable(const std::string& path, std::string_view bytes) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return -1;
-  for (std::size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      errno = error;
-      return -1;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return fd;
-}
-
-}  // namespace
-
-Result<SourceFile> DataSourcePlane::serveBytes(const std::string& token, const std::string& path,
-                                               std::string_view bytes) {
-  const int fd = writeServable(path, bytes);
-  if (fd < 0) return Error{"cannot write " + path + ": " + std::strerror(errno)};
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  SourceFile file;
-  file.size = bytes.size();
-  file.sha256.assign(reinterpret_cast<const char*>(digest), sizeof digest);
-  file.sha256Hex = hnow::hexOf(digest, sizeof digest);
-  plane_.addSource(token, fd, file.size);
-  return file;
-}
-
 bool DataSourcePlane::startReceive(const std::string& token, std::uint64_t size, const std::string& sha256,
                                    const std::string& path, Receive receive) {
   const auto slash = path.rfind('/');
@@ -231,6 +195,7 @@ void DataSourcePlane::onTransfer(const transport::data::TransferEvent& e) {
 
 void DataSourcePlane::release(const std::string& token) {
   receiving_.erase(token);
+  rangesWanted_.erase(token);  // a range still waiting to be hashed is dropped then
   plane_.release(token);
 }
 

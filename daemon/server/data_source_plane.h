@@ -2,6 +2,7 @@
 // SourcePlane (core/send/source_plane.h) over hnowd's data plane, on the kj
 // thread: the plane's transfer events come back through onTransfer().
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,7 +45,10 @@ class DataSourcePlane final : public SourcePlane {
   void compressFile(const std::string& path, std::uint64_t size, Compressed done) override;
   void serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
                     const std::vector<StripeCut>& stripes, std::uint32_t chunkBytes, Served done) override;
-  Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override;
+  // data_source_ranges.cc: a job's input.
+  void serveRange(const std::string& token, std::shared_ptr<const RunInput> input, std::uint64_t offset,
+                  std::uint64_t length, Served done) override;
+  void indexUnits(std::shared_ptr<const RunInput> input, const conf::SplitSpec& spec, Indexed done) override;
   void receiveFile(const std::string& token, std::uint64_t size, const std::string& sha256, const std::string& path,
                    const std::string& from, Received done) override;
   void receiveOffered(const std::string& token, const std::string& ticket, std::uint64_t size,
@@ -84,6 +88,19 @@ class DataSourcePlane final : public SourcePlane {
   // nor unpacked over until it ends.
   std::set<std::string> keptBusy_;
   std::string keptPath(const std::string& key) const;
+  // A job's ranges waiting to be hashed, one at a time (a job commits
+  // thousands of blocks at once: a thread each would be too many), and the
+  // tokens not released yet of those waiting or being hashed.
+  struct PendingRange {
+    std::string token;
+    std::shared_ptr<const RunInput> input;
+    std::uint64_t offset = 0, length = 0;
+    Served done;
+  };
+  std::deque<PendingRange> ranges_;
+  std::set<std::string> rangesWanted_;
+  bool hashingRange_ = false;
+  void hashNextRange();
   // Hashes, scans, packs and compressions under way, answered on the kj
   // thread; last, so it is gone (its threads waited for) before the rest.
   transport::OffThread work_;

@@ -18,7 +18,41 @@ namespace fs = std::filesystem;
 PosixRunFiles::PosixRunFiles(std::string jobsDir, std::vector<std::string> roots)
     : jobsDir_(std::move(jobsDir)), roots_(std::move(roots)), workFiles_(posixEnv()) {}
 
-Result<std::string> PosixRunFiles::readInput(const std::string& input) {
+namespace {
+
+// The --input's descriptor, opened once where the roots allowed it: every
+// read and every range served is of that file, whatever its path names later.
+class PosixRunInput final : public RunInput {
+ public:
+  PosixRunInput(int fd, std::uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~PosixRunInput() override { ::close(fd_); }
+  PosixRunInput(const PosixRunInput&) = delete;
+  PosixRunInput& operator=(const PosixRunInput&) = delete;
+  std::uint64_t size() const override { return size_; }
+  Result<std::string> read(std::uint64_t offset, std::size_t length) const override {
+    std::string bytes(length, '\0');
+    std::size_t done = 0;
+    while (done < length) {
+      const ssize_t n = ::pread(fd_, bytes.data() + done, length - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Error{"cannot read --input " + path_ + ": " + std::strerror(errno)};
+      if (n == 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    bytes.resize(done);
+    return bytes;
+  }
+  int duplicate() const override { return ::fcntl(fd_, F_DUPFD_CLOEXEC, 0); }
+
+ private:
+  int fd_;
+  std::uint64_t size_;
+  std::string path_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const RunInput>> PosixRunFiles::openInput(const std::string& input) {
   auto opened = openRunInput(roots_, input);
   if (!opened) return opened.error();
   const int fd = opened.value();
@@ -27,17 +61,7 @@ Result<std::string> PosixRunFiles::readInput(const std::string& input) {
     ::close(fd);
     return Error{"--input " + input + " is not a regular file"};
   }
-  std::string content(static_cast<std::size_t>(info.st_size), '\0');
-  std::size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::read(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (done != content.size()) return Error{"cannot read --input " + input};
-  return content;
+  return std::shared_ptr<const RunInput>(std::make_shared<PosixRunInput>(fd, static_cast<std::uint64_t>(info.st_size), input));
 }
 
 Result<OutputDir> PosixRunFiles::outputDir(std::uint64_t job, const std::string& output) {

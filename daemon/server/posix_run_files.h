@@ -13,7 +13,7 @@ namespace hnow::daemon {
 class PosixRunFiles final : public RunFiles {
  public:
   PosixRunFiles(std::string jobsDir, std::vector<std::string> roots);
-  Result<std::string> readInput(const std::string& input) override;
+  Result<std::shared_ptr<const RunInput>> openInput(const std::string& input) override;
   Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) override;
   Result<std::string> makeWorkDir(std::uint64_t job) override;
   void removeWorkDir(const std::string& dir) override;

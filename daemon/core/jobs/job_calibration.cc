@@ -11,13 +11,13 @@ constexpr std::uint64_t kSampleMinBytes = 16 * 1024, kSampleMaxBytes = 256 * 102
 constexpr double kDeadlineFactor = 10.0, kDeadlineFloorS = 10.0;  // calibrationDeadlineS
 }  // namespace
 
-std::uint64_t calibrationSampleUnits(const std::vector<std::uint64_t>& offsets, std::size_t agents) {
-  const std::uint64_t units = offsets.size() - 1, size = offsets.back();
-  const std::uint64_t target =
-      std::clamp<std::uint64_t>(size / (8 * std::max<std::size_t>(agents, 1)), kSampleMinBytes, kSampleMaxBytes);
-  std::uint64_t k = 1;
-  while (k < units && offsets[k] < target) ++k;
-  return k;
+Result<std::uint64_t> calibrationSampleUnits(const conf::UnitIndex& index, const conf::ReadAt& read,
+                                             std::size_t agents) {
+  const std::uint64_t target = std::clamp<std::uint64_t>(index.size() / (8 * std::max<std::size_t>(agents, 1)),
+                                                         kSampleMinBytes, kSampleMaxBytes);
+  auto before = index.unitsBefore(target, read);
+  if (!before) return before.error();
+  return std::clamp<std::uint64_t>(*before, 1, std::max<std::uint64_t>(index.units(), 1));
 }
 
 JobCalibration calibrationFrom(double emptyS, const AgentLink::JobTaskAnswer& sample, std::uint64_t units,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "conf/unit_index.h"
 #include "core/agent_link.h"
 
 namespace hnow::daemon {
@@ -35,8 +36,9 @@ struct JobCalibration {
 // How many units the sample takes: the first units of the input up to about
 // 1/8 of an agent's even share, within [16 KiB, 256 KiB] (enough that
 // start-up is small against the work, few enough that calibrating is
-// quick), and at least one. `offsets` are the units' starts and the end.
-std::uint64_t calibrationSampleUnits(const std::vector<std::uint64_t>& offsets, std::size_t agents);
+// quick), and at least one. `read` reads the input `index` cut.
+Result<std::uint64_t> calibrationSampleUnits(const conf::UnitIndex& index, const conf::ReadAt& read,
+                                             std::size_t agents);
 
 // The calibration from the two runs: `emptyS` on no input, `sample` on
 // `units` units of `sampleBytes` bytes. A run on the sample no longer than

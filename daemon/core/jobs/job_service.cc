@@ -22,6 +22,7 @@ struct JobService::Actions final : JobActions {
   void serve(int id) override {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     const auto k = static_cast<std::size_t>(a.share);
+    if (!job.shareHashed[k]) return job.servesWaiting[k].push_back(id);  // served once its digest is taken
     AgentLink* link = service.coordinator_.link(a.agent);
     auto answer = [this, id, keep = job.self()](const Result<void>& served) {
       if (job.finished) return;
@@ -130,8 +131,8 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
     spdlog::warn("refused a run from {}: {}", peer.empty() ? "a client" : peer, why.message);
     return why;
   };
-  auto content = files_.readInput(request.input);
-  if (!content) return pathRefused(content.error());
+  auto input = files_.openInput(request.input);
+  if (!input) return pathRefused(input.error());
   if (!request.output.empty())
     if (auto outputDir = files_.outputDir(nextJob_, request.output); !outputDir) return pathRefused(outputDir.error());
   if (request.strategy.empty()) request.strategy = "plan";
@@ -142,9 +143,8 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   auto job = std::make_shared<Job>();
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
-  job->content = std::move(content).value();
-  job->offsets = conf::unitOffsets(job->content, split);
-  if (job->offsets.size() < 2) return Error{"--input " + request.input + " is empty: there is no work unit"};
+  job->input = std::move(input).value();
+  if (job->input->size() == 0) return Error{"--input " + request.input + " is empty: there is no work unit"};
 
   // Who works: alive agents that run jobs, filtered by --to. One hnowd
   // cannot connect to hands its result back over a connection it opens
@@ -180,12 +180,46 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
                             "{\"input\":" + jsonString(job->request.input) + ",\"command\":" +
                                 jsonString(job->request.command) + ",\"agents\":" + std::to_string(job->agents.size()) +
                                 "}");
-  spdlog::info("run {}: '{}' on {} ({} units, {} bytes) over {} agents", job->id, job->request.command,
-               job->request.input, job->offsets.size() - 1, job->content.size(), job->agents.size());
+  spdlog::info("run {}: '{}' on {} ({} bytes) over {} agents", job->id, job->request.command,
+               job->request.input, job->input->size(), job->agents.size());
   Job& raw = *job;
   jobs_[raw.id] = std::move(job);
-  calibrate(raw);
+  indexInput(raw, split);
   return raw.id;
+}
+
+void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
+  plane_.indexUnits(job.input, split, [this, &job, keep = job.self()](const Result<conf::UnitIndex>& index) {
+    if (job.finished) return;
+    if (!index) return finish(job, Error{"cannot read --input " + job.request.input + ": " + index.error().message});
+    job.units = *index;
+    job.indexed = true;
+    spdlog::info("run {}: {} units in {} bytes", job.id, job.units.units(), job.units.size());
+    calibrate(job);
+  });
+}
+
+void JobService::serveShare(Job& job, std::size_t k, std::uint64_t offset, std::uint64_t length) {
+  const std::string token = newToken_();
+  job.shareTokens.push_back(token);
+  job.shareShas.emplace_back();
+  job.shareSizes.push_back(length);
+  job.shareHashed.push_back(false);
+  job.planeTokens.push_back(token);
+  plane_.serveRange(token, job.input, offset, length, [this, &job, k, keep = job.self()](const Result<SourceFile>& served) {
+    if (job.finished) return;
+    if (!served) return finish(job, Error{"cannot serve share " + std::to_string(k) + " of --input " + job.request.input +
+                                        ": " + served.error().message});
+    job.shareShas[k] = served->sha256;
+    job.shareHashed[k] = true;
+    auto waiting = job.servesWaiting.find(k);
+    if (waiting == job.servesWaiting.end()) return;
+    const std::vector<int> attempts = std::move(waiting->second);
+    job.servesWaiting.erase(waiting);
+    for (int id : attempts)  // each unless the run gave it up meanwhile (its agent lost)
+      if (!job.finished && job.run->attempts()[static_cast<std::size_t>(id)].state == JobAttempt::State::kServing)
+        job.actions->serve(id);
+  });
 }
 
 void JobService::startRun(Job& job, std::vector<JobShare> shares, std::vector<int> returnOrder,
@@ -240,7 +274,7 @@ void JobService::finish(Job& job, const Result<void>& ended) {
     char numbers[200];
     std::snprintf(numbers, sizeof numbers, ",\"predicted_s\":%.3f,\"actual_s\":%.3f,\"reissued\":%d,\"units\":%zu",
                   job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.elapsedS,
-                  job.run ? job.run->reissued() : 0, job.offsets.size() - 1);
+                  job.run ? job.run->reissued() : 0, job.units.units());
     std::string summary = "{\"input\":" + jsonString(job.request.input) + ",\"command\":" +
                           jsonString(job.request.command) + ",\"plan\":" +
                           jsonString(job.plan ? job.plan->algorithm : "") + numbers +
@@ -257,8 +291,7 @@ void JobService::cleanUp(Job& job) {
   }
   job.planeTokens.clear();
   files_.removeWorkDir(job.dir);
-  job.content.clear();
-  job.content.shrink_to_fit();
+  job.input.reset();  // a share still being hashed holds it until that ends
 }
 
 void JobService::tick() {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "conf/run_request.h"
 #include "core/coordinator.h"
 #include "core/finished_operations.h"
 #include "core/jobs/job_calibration.h"
@@ -68,7 +69,13 @@ class JobService {
  private:
   struct Job;
   struct Actions;
+  // The input read through once, cut into units (SourcePlane::indexUnits),
+  // then calibrate().
+  void indexInput(Job& job, const conf::SplitSpec& split);
   void calibrate(Job& job);
+  // The sample served (its digest `sha`): each agent in `needed` runs the command on it.
+  void calibrateOn(Job& job, const std::vector<std::string>& needed, const std::string& token, const std::string& sha,
+                   std::uint64_t k, std::uint64_t sampleBytes, const std::string& key);
   // An agent that cannot finish its calibration (lost) is left out of the job.
   // `why`: the agent answered, but its [jobs] refused or limited the command.
   void excludeFromCalibration(Job& job, const std::string& agent, const std::string& why = "");
@@ -85,6 +92,9 @@ class JobService {
   double linkOf(const std::string& agent, double sourceUplink) const;
   // Shares (worker = index into `active`, units, times from now) become files
   // on the data plane and the JobRun's shares.
+  // The share `k` served as its range of the input: its digest taken off the
+  // control thread, the attempts waiting for it served then.
+  void serveShare(Job& job, std::size_t k, std::uint64_t offset, std::uint64_t length);
   bool commitShares(Job& job, const std::vector<std::string>& active, std::vector<PlannedShare> shares,
                     const std::vector<int>& returnOrder, const std::string& algorithm, double predictedEnd,
                     bool keepPrediction);

@@ -34,11 +34,14 @@ std::string sampleFailureHint(const RunRequest& request, std::uint64_t bytes) {
 
 void JobService::calibrate(Job& job) {
   const std::string key = CalibrationCache::keyOf(job.request.command, job.request.split, job.reduce);
-  const std::uint64_t k = calibrationSampleUnits(job.offsets, job.agents.size());
-  const std::string_view sample(job.content.data(), job.offsets[k]);
+  auto sampleUnits = calibrationSampleUnits(job.units, job.reader(), job.agents.size());
+  auto sampleEnd = sampleUnits ? job.unitStart(*sampleUnits) : Result<std::uint64_t>(sampleUnits.error());
+  if (!sampleEnd) return finish(job, Error{"cannot read --input " + job.request.input + ": " + sampleEnd.error().message});
+  const std::uint64_t k = *sampleUnits, sampleBytes = *sampleEnd;
 
   std::vector<std::string> needed;
   for (const auto& agent : job.agents) {
+    if (job.excluded.count(agent)) continue;  // lost while the input was read
     if (auto known = calibrations_.find(agent, key)) {
       job.calibrated[agent] = *known;
     } else {
@@ -48,15 +51,27 @@ void JobService::calibrate(Job& job) {
   if (needed.empty()) return plan(job);
 
   const std::string token = newToken_();
-  auto served = plane_.serveBytes(token, job.dir + "/sample", sample);
-  if (!served) return finish(job, Error{"cannot write the calibration sample: " + served.error().message});
-  const std::string sha = served->sha256;
   job.planeTokens.push_back(token);
   job.calibrating = static_cast<int>(needed.size());
   job.calibrationStarted = clock_.now();
-  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sample.size());
+  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sampleBytes);
+  // The sample is the input's first bytes, served as a range of its file.
+  plane_.serveRange(token, job.input, 0, sampleBytes,
+                    [this, &job, needed, token, k, sampleBytes, key, keep = job.self()](const Result<SourceFile>& served) {
+                      // Agents lost meanwhile may have left the rest planned already.
+                      if (job.finished || job.run) return;
+                      if (!served) return finish(job, Error{"cannot serve the calibration sample: " + served.error().message});
+                      calibrateOn(job, needed, token, served->sha256, k, sampleBytes, key);
+                    });
+}
+
+void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, const std::string& token,
+                             const std::string& sha, std::uint64_t k, std::uint64_t sampleBytes,
+                             const std::string& key) {
   for (const auto& agent : needed) {
-    const CalibrationRuns runs{{token, sample.size(), sha, sourceAddress_}, job.request.argv, newToken_(),
+    if (job.finished) return;
+    if (job.excluded.count(agent)) continue;
+    const CalibrationRuns runs{{token, sampleBytes, sha, sourceAddress_}, job.request.argv, newToken_(),
                                newToken_(), job.request.shell, job.id, k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     job.calibrationTokens[agent] = {token, runs.emptyResultToken, runs.sampleResultToken};
@@ -74,12 +89,12 @@ void JobService::calibrate(Job& job) {
       }
       if (!outcome.ran)
         return finish(job, Error{"calibrating on " + agent + ": " + outcome.ran.error().message +
-                               sampleFailureHint(job.request, sample.size())});
+                               sampleFailureHint(job.request, sampleBytes)});
       if (!outcome.ran->emptyFailed.empty())
         spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
                      "that and the rate comes from the sample",
                      job.id, agent, emptyRunName(), outcome.ran->emptyFailed);
-      JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sample.size());
+      JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sampleBytes);
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())
         if (a.record.name == agent) c.probeSecondsPerUnit = a.record.rates.computeSecondsPerUnit;
@@ -152,11 +167,12 @@ void JobService::plan(Job& job) {
   }
   if (job.rounds > 1) return planNextRound(job, active, sourceUplink);
 
-  const std::uint64_t units = job.offsets.size() - 1 - job.nextUnit;
+  const std::uint64_t units = job.units.units() - job.nextUnit;
+  auto from = job.unitStart(job.nextUnit);
+  if (!from) return finish(job, Error{"cannot read --input " + job.request.input + ": " + from.error().message});
   JobPlanInput input;
   input.units = units;
-  input.bytesPerUnit = static_cast<double>(job.offsets[job.nextUnit + units] - job.offsets[job.nextUnit]) /
-                       static_cast<double>(units);
+  input.bytesPerUnit = static_cast<double>(job.units.size() - *from) / static_cast<double>(units);
   input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
   double ratio = 0, fixedS = 0;
   for (const auto& agent : active) {
@@ -216,19 +232,13 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];
     p.worker = p.worker < 0 ? -1 : static_cast<int>(std::find(job.agents.begin(), job.agents.end(), agent) - job.agents.begin());
     for (double* t : {&p.serveStart, &p.serveEnd, &p.computeEnd, &p.returnStart, &p.returnEnd}) *t += offset;
-    const std::uint64_t from = job.offsets[p.firstUnit], to = job.offsets[p.firstUnit + p.units];
-    std::string_view bytes(job.content.data() + from, to - from);
-    const std::size_t k = job.shareTokens.size();
-    const std::string token = newToken_();
-    auto served = plane_.serveBytes(token, job.dir + "/share-" + std::to_string(k), bytes);
-    if (!served) {
-      finish(job, Error{"cannot write share files in " + job.dir + ": " + served.error().message});
+    auto from = job.unitStart(p.firstUnit);
+    auto to = from ? job.unitStart(p.firstUnit + p.units) : from;
+    if (!to) {
+      finish(job, Error{"cannot read --input " + job.request.input + ": " + to.error().message});
       return false;
     }
-    job.shareTokens.push_back(token);
-    job.shareShas.push_back(served->sha256);
-    job.shareSizes.push_back(bytes.size());
-    job.planeTokens.push_back(token);
+    serveShare(job, job.shareTokens.size(), *from, *to - *from);
     JobShare share;
     share.firstUnit = p.firstUnit;
     share.units = p.units;

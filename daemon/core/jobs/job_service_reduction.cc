@@ -104,8 +104,7 @@ void JobService::startReduction(Job& job) {
   if (!job.reduction) {
     job.reductionLink = std::make_unique<ReductionLink>(*this, job);
     const double bytesPerUnit =
-        job.offsets.size() > 1 ? static_cast<double>(job.content.size()) / static_cast<double>(job.offsets.size() - 1)
-                               : 1.0;
+        job.units.units() > 0 ? static_cast<double>(job.units.size()) / static_cast<double>(job.units.units()) : 1.0;
     // Send times from the rate table (seed 003 model); a combine is predicted
     // like the job's command on as many bytes (CMD itself is not calibrated).
     auto costs = [this, &job, bytesPerUnit](const std::string& agent) {

@@ -29,11 +29,11 @@ int JobService::roundsFor(Job& job, const std::vector<std::string>& active, doub
   if (job.request.strategy != "plan") return 1;  // the baselines are one-shot
   if (job.request.rounds > 0) return job.request.rounds;
   if (job.request.order != "auto") return 1;  // a protocol asked for by name is seed 002's, one round
-  const std::uint64_t units = job.offsets.size() - 1;
+  const std::uint64_t units = job.units.units();
   RoundsInput in;
   in.units = units;
   in.resultRatio = 0;
-  const double bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(units);
+  const double bytesPerUnit = static_cast<double>(job.units.size()) / static_cast<double>(units);
   for (const auto& agent : active) {
     in.workers.push_back({bytesPerUnit / linkOf(agent, sourceUplink), std::max(secondsPerUnitNow(job, agent), 1e-9),
                           job.calibrated[agent].fixedS, 0.0});
@@ -52,14 +52,15 @@ double JobService::secondsPerUnitNow(const Job& job, const std::string& agent) c
 }
 
 void JobService::planNextRound(Job& job, const std::vector<std::string>& active, double sourceUplink) {
-  const std::uint64_t total = job.offsets.size() - 1, remaining = total - job.nextUnit;
+  const std::uint64_t total = job.units.units(), remaining = total - job.nextUnit;
   if (remaining == 0) {  // more rounds than units: the last ones are empty
     job.roundsLeft = 0;
     if (job.run) job.run->setMoreComing(false);
     return advance(job);
   }
-  const double bytesPerUnit =
-      static_cast<double>(job.offsets[total] - job.offsets[job.nextUnit]) / static_cast<double>(remaining);
+  auto from = job.unitStart(job.nextUnit);
+  if (!from) return finish(job, Error{"cannot read --input " + job.request.input + ": " + from.error().message});
+  const double bytesPerUnit = static_cast<double>(job.units.size() - *from) / static_cast<double>(remaining);
   RoundsInput in;
   in.units = remaining;
   in.rounds = std::max(1, job.roundsLeft);
@@ -128,8 +129,8 @@ void JobService::moveUnstarted(Job& job, const std::string& slowed) {
   if (!job.run || job.phase != "running" || job.lost.count(slowed)) return;
   const double sourceUplink = capped(coordinator_.pacing().sourceUplink(sourceUplink_).plan, job.request.maxRateBytesPerSecond);
   const TimePoint now = clock_.now();
-  const std::uint64_t total = job.offsets.size() - 1;
-  const double bytesPerUnit = static_cast<double>(job.content.size()) / static_cast<double>(std::max<std::uint64_t>(total, 1));
+  const std::uint64_t total = job.units.units();
+  const double bytesPerUnit = static_cast<double>(job.units.size()) / static_cast<double>(std::max<std::uint64_t>(total, 1));
   std::vector<std::string> names;
   std::vector<RoundWorker> workers;
   std::vector<int> unstarted;  // attempt ids on `slowed`

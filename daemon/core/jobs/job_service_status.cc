@@ -20,7 +20,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   s.error = job.error;
   s.phase = job.phase;
   s.reduction = job.reductionName;
-  s.units = job.offsets.empty() ? 0 : job.offsets.size() - 1;
+  s.units = job.units.units();
   s.output = job.outputPath;
   s.outputSize = job.outputSize;
   if (job.plan) {

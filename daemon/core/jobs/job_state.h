@@ -12,6 +12,7 @@
 #include "core/jobs/job_plan.h"
 #include "core/jobs/job_reduction.h"
 #include "core/jobs/job_run.h"
+#include "conf/unit_index.h"
 #include "core/jobs/job_service.h"
 
 namespace hnow::daemon {
@@ -23,8 +24,14 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::uint64_t id = 0;
   RunRequest request;
   bool reduce = false;
-  std::string content;
-  std::vector<std::uint64_t> offsets;
+  // The --input, opened, and its units once read through (core/send/source_plane.h indexUnits).
+  std::shared_ptr<const RunInput> input;
+  conf::UnitIndex units;
+  bool indexed = false;
+  conf::ReadAt reader() const {
+    return [input = input](std::uint64_t offset, std::size_t length) { return input->read(offset, length); };
+  }
+  Result<std::uint64_t> unitStart(std::uint64_t unit) const { return units.start(unit, reader()); }
   std::vector<std::string> agents;  // chosen at start
   std::set<std::string> excluded;   // lost while calibrating, or its [jobs] refused the command
   std::map<std::string, std::string> leftOutWhy;  // excluded for a reason of the agent's: the reason
@@ -39,6 +46,10 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::optional<JobPlan> plan;
   std::vector<std::string> shareTokens, shareShas;
   std::vector<std::uint64_t> shareSizes;
+  // Each share's digest is taken off the control thread (SourcePlane::serveRange):
+  // the attempts to serve it wait for it.
+  std::vector<bool> shareHashed;
+  std::map<std::size_t, std::vector<int>> servesWaiting;
   std::unique_ptr<Actions> actions;
   std::unique_ptr<JobRun> run;
   struct AttemptData {

@@ -23,11 +23,24 @@ struct OutputDir {
   std::function<std::shared_ptr<void>()> markTemp;
 };
 
+// A job's --input, opened once where the roots allow: read by range and
+// served from, never held whole (a 4 GiB input must not cost hnowd 4 GiB).
+class RunInput {
+ public:
+  virtual ~RunInput() = default;
+  virtual std::uint64_t size() const = 0;
+  // `length` bytes from `offset` (fewer only at its end), from any thread.
+  virtual Result<std::string> read(std::uint64_t offset, std::size_t length) const = 0;
+  // A descriptor of the file of its own, for the data plane to serve
+  // ranges from (-1: there is none, as in memory).
+  virtual int duplicate() const { return -1; }
+};
+
 class RunFiles {
  public:
   virtual ~RunFiles() = default;
-  // The whole --input, read where the roots allow; or why not.
-  virtual Result<std::string> readInput(const std::string& input) = 0;
+  // The --input opened where the roots allow (a regular file); or why not.
+  virtual Result<std::shared_ptr<const RunInput>> openInput(const std::string& input) = 0;
   // --output's directory (`output` empty: hnowd's own jobs directory, the
   // output named after job `job`); checked at the start and again before
   // the write, since the directory may have changed meanwhile.

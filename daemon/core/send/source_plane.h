@@ -7,10 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/result.h"
+#include "conf/unit_index.h"
+#include "core/jobs/run_files.h"
 #include "core/send/send_compression.h"
 #include "core/send/tree_send.h"
 
@@ -139,9 +140,24 @@ class SourcePlane {
                             const std::vector<StripeCut>& /*stripes*/, std::uint32_t /*chunkBytes*/, Served done) {
     done(Error{"this plane cannot send in stripes"});
   }
-  // `bytes` written to `path` (a file of hnowd's own) and served under
-  // `token`: a job's share.
-  virtual Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) = 0;
+  // A job's: `length` bytes of its input from `offset` served under
+  // `token` (a share, the calibration sample), as a range of the input's
+  // file: nothing is copied. Hashed off the caller's thread, one range after
+  // another (a job commits thousands of blocks at once); `done` as serveFile's.
+  virtual void serveRange(const std::string& /*token*/, std::shared_ptr<const RunInput> /*input*/,
+                          std::uint64_t /*offset*/, std::uint64_t /*length*/, Served done) {
+    done(Error{"this plane cannot serve a job's input"});
+  }
+  // A job's input cut into units by `spec` (conf/unit_index.h): read
+  // through once, which for gigabytes takes seconds, off the caller's
+  // thread; `done` once, later or at once, on the caller's thread. Here:
+  // on the caller's thread, for planes of small inputs (tests).
+  using Indexed = std::function<void(const Result<conf::UnitIndex>& index)>;
+  virtual void indexUnits(std::shared_ptr<const RunInput> input, const conf::SplitSpec& spec, Indexed done) {
+    done(conf::UnitIndex::scan(spec, input->size(), [input](std::uint64_t offset, std::size_t length) {
+      return input->read(offset, length);
+    }));
+  }
   // `size` bytes under `token` pulled from the data plane at `from` into
   // `path` (written beside it, renamed once whole and matching `sha256`,
   // 32 bytes); `done` once, later, on the caller's thread, with the path or

@@ -47,14 +47,25 @@ const CalibrationRuns kRuns{{"sample", 1000, "sha", "hnowd:7000"}, {"wc", "-l"},
 
 }  // namespace
 
+namespace {
+// The sample's units over `size` bytes cut by `split`.
+std::uint64_t sampleUnits(std::size_t size, const char* split, std::size_t agents) {
+  const std::string input(size, 'x');
+  auto read = [&input](std::uint64_t offset, std::size_t length) -> hnow::Result<std::string> {
+    return input.substr(std::min<std::uint64_t>(offset, input.size()), length);
+  };
+  auto index = hnow::conf::UnitIndex::scan(hnow::conf::parseSplitSpec(split).value(), size, read);
+  REQUIRE(index);
+  return calibrationSampleUnits(*index, read, agents).value();
+}
+}  // namespace
+
 TEST_CASE("the calibration sample takes units up to an eighth of an even share, within 16-256 KiB, at least one") {
-  std::vector<std::uint64_t> offsets;
-  for (std::uint64_t at = 0; at <= 8 << 20; at += 1024) offsets.push_back(at);  // 8 MiB in 1 KiB units
-  CHECK(calibrationSampleUnits(offsets, 4) == 256);   // 8 MiB / 32 = 256 KiB, the most
-  CHECK(calibrationSampleUnits(offsets, 16) == 64);   // 8 MiB / 128 = 64 KiB
-  CHECK(calibrationSampleUnits(offsets, 1024) == 16); // 8 KiB would be too little: 16 KiB
-  CHECK(calibrationSampleUnits({0, 1 << 20, 2 << 20}, 2) == 1);  // big units: one
-  CHECK(calibrationSampleUnits({0, 10, 20}, 2) == 2);            // a small input: all of it
+  CHECK(sampleUnits(8 << 20, "bytes:1024", 4) == 256);    // 8 MiB / 32 = 256 KiB, the most
+  CHECK(sampleUnits(8 << 20, "bytes:1024", 16) == 64);    // 8 MiB / 128 = 64 KiB
+  CHECK(sampleUnits(8 << 20, "bytes:1024", 1024) == 16);  // 8 KiB would be too little: 16 KiB
+  CHECK(sampleUnits(2 << 20, "bytes:1048576", 2) == 1);   // big units: one
+  CHECK(sampleUnits(20, "bytes:10", 2) == 2);             // a small input: all of it
 }
 
 TEST_CASE("a calibration is the sample run less the empty run, per unit, and the result bytes per input byte") {

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "core/coordinator.h"
@@ -20,6 +21,14 @@ namespace hnow::daemon::jobtest {
 
 
 using Turns = std::deque<std::function<void()>>;
+
+// The counts of a finished --concat job's output (one per share), added up.
+inline long totalOf(const std::string& output) {
+  std::istringstream lines(output);
+  long total = 0;
+  for (long n; lines >> n;) total += n;
+  return total;
+}
 
 // hnowd's data plane: what it serves (by token) and where agents' files land.
 struct MapPlane;
@@ -77,11 +86,24 @@ struct CountingAgent final : AgentLink {
 
 struct MapPlane final : SourcePlane {
   void serveFile(const std::string&, const std::string&, Served done) override { done(Error{"not in jobs"}); }
-  Result<SourceFile> serveBytes(const std::string& token, const std::string& path, std::string_view bytes) override {
-    served[token] = std::string(bytes);
-    work->files[path] = std::string(bytes);
-    return SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7'), {}, {}};
+  // A range of the input served as hnowd's data plane would: its digest
+  // comes on a later turn (off the control thread there).
+  void serveRange(const std::string& token, std::shared_ptr<const RunInput> input, std::uint64_t offset,
+                  std::uint64_t length, Served done) override {
+    ranges.push_back({offset, length});
+    auto bytes = input->read(offset, static_cast<std::size_t>(length));
+    if (!bytes || refuseRanges) return turns->push_back([done] { done(Error{"cannot read the input"}); });
+    // Served from when its digest is taken: an agent fetching it before then finds nothing.
+    hashing.insert(token);
+    turns->push_back([this, token, done, bytes = *bytes] {
+      if (!hashing.erase(token)) return;  // released meanwhile
+      served[token] = bytes;
+      done(SourceFile{bytes.size(), std::string(32, 'x'), std::string(64, '7'), {}, {}});
+    });
   }
+  std::set<std::string> hashing;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // each range served: offset, length
+  bool refuseRanges = false;
   void receiveFile(const std::string& token, std::uint64_t, const std::string&, const std::string& path,
                    const std::string& from, Received done) override {
     CountingAgent* agent = agents.at(from);
@@ -116,6 +138,7 @@ struct MapPlane final : SourcePlane {
   }
   void release(const std::string& token) override {
     served.erase(token);
+    hashing.erase(token);
     for (auto it = awaited.begin(); it != awaited.end();)
       it = it->second.token == token ? awaited.erase(it) : std::next(it);
   }
@@ -164,10 +187,19 @@ struct EnvRef final : Env {
 };
 
 struct MapRunFiles final : RunFiles {
-  Result<std::string> readInput(const std::string& input) override {
+  // An input in memory, read by range as hnowd reads a file.
+  struct MapInput final : RunInput {
+    explicit MapInput(std::string b) : bytes(std::move(b)) {}
+    std::uint64_t size() const override { return bytes.size(); }
+    Result<std::string> read(std::uint64_t offset, std::size_t length) const override {
+      return bytes.substr(std::min<std::uint64_t>(offset, bytes.size()), length);
+    }
+    std::string bytes;
+  };
+  Result<std::shared_ptr<const RunInput>> openInput(const std::string& input) override {
     auto it = inputs.find(input);
     if (it == inputs.end()) return Error{"cannot open --input " + input + ": No such file or directory"};
-    return it->second;
+    return std::shared_ptr<const RunInput>(std::make_shared<MapInput>(it->second));
   }
   Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) override {
     OutputDir out;

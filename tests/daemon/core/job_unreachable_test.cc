@@ -13,13 +13,6 @@ using namespace hnow::daemon::jobtest;
 
 namespace {
 
-long totalOf(const std::string& output) {
-  std::istringstream lines(output);
-  long total = 0;
-  for (long n; lines >> n;) total += n;
-  return total;
-}
-
 const RunAgentStatus& agentIn(const RunStatus& status, const std::string& name) {
   for (const RunAgentStatus& a : status.agents)
     if (a.name == name) return a;

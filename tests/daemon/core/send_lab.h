@@ -159,9 +159,6 @@ struct RecordingPlane final : SourcePlane {
     stripedFile = token;
     return file;
   }
-  Result<SourceFile> serveBytes(const std::string&, const std::string&, std::string_view) override {
-    return Error{"a send serves no bytes of its own"};
-  }
   void receiveFile(const std::string&, std::uint64_t, const std::string&, const std::string&, const std::string&,
                    Received done) override {
     done(Error{"a send receives nothing at hnowd"});

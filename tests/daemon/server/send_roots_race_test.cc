@@ -68,9 +68,6 @@ struct RacedPlane final : daemon::SourcePlane {
                     std::uint32_t c, Served d) override {
     race(), real.serveStripes(t, p, n, s, c, d);
   }
-  Result<daemon::SourceFile> serveBytes(const std::string& t, const std::string& p, std::string_view b) override {
-    return real.serveBytes(t, p, b);
-  }
   void receiveFile(const std::string& t, std::uint64_t n, const std::string& s, const std::string& p,
                    const std::string& f, Received d) override {
     real.receiveFile(t, n, s, p, f, d);
