@@ -138,7 +138,7 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
                               std::vector<TreeBundle> bundles, TreeSummary whole, double boundS,
                               Started started) {
   auto family = std::make_shared<Family>();
-  family->id = nextOperation_++;
+  family->id = runs_.nextId();
   family->whole = whole;
   family->boundS = boundS;
   family->skipped = skippedOf(request);
@@ -194,8 +194,8 @@ SendStatus SendService::familyStatus(const Family& family) const {
   std::uint64_t largest = 0;  // the group whose bundle was largest says why it went (un)compressed
   for (std::size_t g = 0; g < family.groups.size(); ++g) {
     BundleGroupStatus group = family.groups[g];
-    auto it = operations_.find(family.children[g]);
-    if (family.children[g] == 0 || it == operations_.end()) {
+    const std::optional<SendStatus> child = family.children[g] == 0 ? std::nullopt : runs_.status(family.children[g]);
+    if (!child) {
       for (const std::string& agent : group.agents) {
         CopyStatus failed;
         failed.node = agent;
@@ -206,8 +206,7 @@ SendStatus SendService::familyStatus(const Family& family) const {
       out.groups.push_back(std::move(group));
       continue;
     }
-    SendStatus s = it->second->status();
-    if (!it->second->released) s.finished = false;  // as status(): over once ended and recorded
+    const SendStatus& s = *child;  // over once ended and recorded (SendRuns::status)
     group.size = s.size;
     group.algo = s.algo;
     group.predictedS = s.predictedS;
@@ -244,7 +243,7 @@ void SendService::forgetFamilies() {
   std::erase_if(families_, [this](const auto& entry) {
     const Family& f = *entry.second;
     return f.waiting == 0 && std::none_of(f.children.begin(), f.children.end(),
-                                          [this](std::uint64_t id) { return operations_.count(id) > 0; });
+                                          [this](std::uint64_t id) { return runs_.knows(id); });
   });
 }
 

@@ -45,11 +45,13 @@ SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::stri
                          const Clock& clock, std::uint32_t chunkBytes, double configuredUplinkBytesPerSecond,
                          std::function<std::string()> newToken)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
-      chunkBytes_(chunkBytes), configuredUplink_(configuredUplinkBytesPerSecond), newToken_(std::move(newToken)) {
-  coordinator_.addTransferObserver(this);
-}
+      chunkBytes_(chunkBytes), configuredUplink_(configuredUplinkBytesPerSecond), newToken_(std::move(newToken)),
+      runs_(coordinator, plane, configuredUplinkBytesPerSecond) {}
 
-SendService::~SendService() { coordinator_.removeTransferObserver(this); }
+std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
+  if (auto family = families_.find(operation); family != families_.end()) return familyStatus(*family->second);
+  return runs_.status(operation);
+}
 
 std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
   return absentWanted(coordinator_.status(), request.to, clock_.now());
@@ -104,46 +106,13 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
   return chosen;
 }
 
-void SendService::oweAll(const SendRequest& request, Started started) {
-  const std::vector<SkippedAgent> skipped = skippedOf(request);
-  std::string owed, why;
-  for (const SkippedAgent& k : skipped) {
-    owed += std::string(owed.empty() ? "" : ",") + jsonString(k.node);
-    why += (why.empty() ? "" : ", ") + k.node + " (" + k.why + ")";
-  }
-  const std::string summary = "{\"file\":" + jsonString(request.path) + ",\"dest\":" + jsonString(request.dest) +
-                              ",\"agents\":0,\"skipped\":" + std::to_string(skipped.size()) +
-                              ",\"until_all\":true,\"owed\":[" + owed + "]}";
-  const OperationId record = beginRecord(coordinator_, "send", summary);
-  finishRecord(coordinator_, record, "owed", summary);
-  SendEnd end{request, record, {}, {}};
-  for (const SkippedAgent& k : skipped) end.missed.push_back(k.node);
-  if (ended_) ended_(end);
-  started(Error{"no agent this send is for can receive now: " + why + "; it is owed to them (--until-all, send record " +
-                std::to_string(record) + "): each gets it when it is connected again (hnow status lists it)"});
-}
-
-void SendService::sourceCapsChanged() {
-  bool running = false;
-  double maxRate = 0.0;
-  for (const auto& [id, r] : operations_) {
-    if (r->released || !r->operation) continue;
-    running = true;
-    maxRate = capped(maxRate, r->maxRate);
-  }
-  if (!running) return;
-  const double pace = capped(coordinator_.pacing().paceSource(configuredUplink_).pace, maxRate);
-  spdlog::info("hnowd's caps changed: its uplink is paced at {:.1f} Mbit/s for the sends under way", pace * 8 / 1e6);
-  plane_.pace(pace, coordinator_.pacing().coordinatorCaps().down.bytesPerSecond);
-}
-
 void SendService::seesTree(const std::string& path, const std::string& listingHex,
                            std::function<void(bool same)> done) {
   plane_.listTree(path, [listingHex, done](const Result<std::string>& listed) { done(listed && *listed == listingHex); });
 }
 
 void SendService::start(SendRequest request, Started started) {
-  finished_.forgetOldest(operations_);
+  runs_.forgetOldest();
   forgetFamilies();
   if (request.untilAll && request.scratch) {
     plane_.dropScratch(request.path);
@@ -165,11 +134,15 @@ void SendService::start(SendRequest request, Started started) {
       request.scratchSource = std::shared_ptr<const void>(nullptr, [plane = &plane_, path = *dir, kept](const void*) {
         kept ? plane->releaseKept(path) : plane->dropScratch(path);
       });
-      start(std::move(request), std::move(started));
+      begin(std::move(request), std::move(started));
     };
     if (kept) return plane_.unpackKept(request.uploadKey, bundle, unpacked);
     return plane_.unpackUpload(bundle, unpacked);
   }
+  begin(std::move(request), std::move(started));
+}
+
+void SendService::begin(SendRequest request, Started started) {
   auto receivers = receiversOf(request);
   if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));
   if (!receivers) return started(receivers.error());
@@ -355,38 +328,6 @@ FileDigest SendService::digestOf(const SendRequest& request) {
   };
 }
 
-void SendService::refuseRecorded(const SendRequest& request, const std::string& why, Started started) {
-  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
-                              ",\"error\":" + jsonString(why) + "}";
-  finishRecord(coordinator_, beginRecord(coordinator_, "send", summary), "failed", summary);
-  started(Error{why});
-}
-
-void SendService::finishHeld(const SendRequest& request, std::uint64_t size, const HeldAtDest& held, Started started) {
-  SendStatus s;
-  s.finished = true;
-  s.algo = "none";
-  s.size = size;
-  s.held = held.same;
-  s.copiedHere = held.copied;
-  s.skipped = skippedOf(request);
-  s.maxRateBytesPerSecond = request.maxRateBytesPerSecond;
-  SendEnd end{request, 0, held.same, {}};
-  for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
-  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
-                              ",\"size\":" + std::to_string(size) + ",\"agents\":0,\"held\":" +
-                              jsonStrings(held.same) + copiedHereField(held.copied) + ",\"actual_s\":0,\"ok\":0,\"failed\":0,\"skipped\":" +
-                              std::to_string(s.skipped.size()) +
-                              (request.untilAll ? ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed)
-                                                : std::string()) +
-                              (request.owedBy ? ",\"owed_by\":" + std::to_string(request.owedBy) : std::string()) + "}";
-  end.record = beginRecord(coordinator_, "send", summary);
-  finishRecord(coordinator_, end.record, "done", summary);
-  spdlog::info("send {}: every agent it is for holds it at {} already: nothing moved", request.path, request.dest);
-  if (ended_) ended_(end);
-  started(std::make_pair(nextOperation_++, s));
-}
-
 void SendService::askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
                            Started started) {
   std::vector<std::string> agents;
@@ -402,184 +343,6 @@ void SendService::askAbout(SendRequest request, std::vector<AgentView> chosen, s
         }
         packFor(request, chosen, scan, *held, started);
       });
-}
-
-std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
-  if (auto family = families_.find(operation); family != families_.end()) return familyStatus(*family->second);
-  auto it = operations_.find(operation);
-  if (it == operations_.end()) return std::nullopt;
-  SendStatus s = it->second->status();
-  // A send whose last lost copy's wait ran out is over once the next tick
-  // ends it and writes its record: not before, so that a client that sees
-  // it finished finds the record finished too.
-  if (!it->second->released) s.finished = false;
-  return s;
-}
-
-void SendService::transferReport(const std::string& agent, const std::string& token,
-                                 const TransferReport& report) {
-  auto owner = operationOfToken_.find(token);
-  if (owner == operationOfToken_.end()) return;  // still preparing
-  const std::uint64_t id = owner->second;
-  Running& running = *operations_.at(id);
-  if (report.state == TransferReport::State::kFailed)
-    spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
-  if (report.state == TransferReport::State::kDone && report.tree && running.packed)
-    running.unpacked[agent] = *report.tree;
-  if (report.state == TransferReport::State::kParentLost)
-    spdlog::info("send {}: {} lost its parent at byte {}", id, agent, report.bytes);
-  if (running.operation->report(agent, token, report))
-    spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
-  if (report.state == TransferReport::State::kParentUnreachable) {
-    for (const std::string& parent : running.operation->takeUnreachable()) {
-      if (coordinator_.reachability().refusedBy(parent, agent, report.message))
-        spdlog::warn("agent {}: {}", parent, coordinator_.reachability().view(parent).note);
-      spdlog::warn("send {}: {} cannot connect to {} ({}); {} feeds nobody in this send", id, agent, parent,
-                   report.message, parent);
-    }
-    logReplan(id, *running.operation);
-  }
-  if (report.state == TransferReport::State::kParentCorrupt) {
-    const std::vector<RelayFault> faults = running.operation->takeRelayFaults();
-    // None: the source's own bytes (its file changed), or a parent already barred.
-    if (faults.empty())
-      spdlog::warn("send {}: {} got bytes that differ from the source's at byte {} ({})", id, agent, report.bytes,
-                   report.message);
-    for (const std::string& line : coordinator_.relaySuspects().caught("send", id, faults)) spdlog::warn("{}", line);
-    logReplan(id, *running.operation);
-  }
-  endIfFinished(running);
-}
-
-void SendService::tick() {
-  for (auto& [id, running] : operations_)
-    if (!running->released && running->operation) endIfFinished(*running);
-}
-
-void SendService::agentGone(const std::string& agent) {
-  for (auto& [id, running] : operations_) {
-    if (running->released) continue;
-    if (running->sourceAgent == agent) {
-      // No other node holds the whole file to take its place.
-      spdlog::warn("send {}: {}, which served the file, lost", id, agent);
-      TransferReport failed;
-      failed.state = TransferReport::State::kFailed;
-      failed.message = "the agent serving the file, " + agent + ", was lost; send it again";
-      for (const std::string& a : running->agents) running->operation->report(a, running->token, failed);
-      endIfFinished(*running);
-      continue;
-    }
-    if (!running->operation->involves(agent)) continue;
-    spdlog::warn("send {}: agent {} lost; its children move", id, agent);
-    running->operation->lost(agent);
-    logReplan(id, *running->operation);
-    endIfFinished(*running);
-  }
-}
-
-void SendService::ratesDrifted(const RateEvent& e, const planner::NodeRates& rates) {
-  if (e.rate != "uplink" && e.rate != "downlink") return;  // compute does not move bytes
-  char reason[160];
-  if (auto room = trunkRoom({e.agent, LinkDirection::kUp})) {
-    std::snprintf(reason, sizeof reason, "trunk %s room %s: %.1f -> %.1f Mbit/s",
-                  e.rate == "downlink" ? "into" : "out of", room->c_str(), e.before * 8 / 1e6, e.after * 8 / 1e6);
-    const planner::Trunk trunk = knownTrunk(coordinator_.links(), *room);
-    for (auto& [id, running] : operations_) {
-      if (running->released || !running->operation) continue;
-      running->operation->trunkChanged(*room, trunk, reason);
-      logReplan(id, *running->operation);
-    }
-    return;
-  }
-  std::snprintf(reason, sizeof reason, "drift: %s %s %.1f -> %.1f Mbit/s", e.agent.c_str(), e.rate.c_str(),
-                e.before * 8 / 1e6, e.after * 8 / 1e6);
-  for (auto& [id, running] : operations_) {
-    if (running->released || !running->operation->involves(e.agent)) continue;
-    planner::NodeRates within = rates;  // --max-rate holds for the new plan too
-    within.uplinkBytesPerSecond = capped(within.uplinkBytesPerSecond, running->maxRate);
-    within.downlinkBytesPerSecond = capped(within.downlinkBytesPerSecond, running->maxRate);
-    running->operation->ratesChanged(e.agent, within, reason);
-    logReplan(id, *running->operation);
-  }
-}
-
-void SendService::collectFlows(Duration window, std::vector<Flow>& out) const {
-  for (const auto& [id, running] : operations_)
-    if (!running->released && running->operation) {
-      auto flows = running->operation->flows(window);
-      out.insert(out.end(), flows.begin(), flows.end());
-    }
-}
-
-bool SendService::moving() const {
-  for (const auto& [id, running] : operations_)
-    if (!running->released) return true;
-  return false;
-}
-
-void SendService::logReplan(std::uint64_t id, const SendRun& operation) {
-  if (operation.replanNote().empty()) return;
-  spdlog::info("send {}: {} ({} replans, {} parent changes)", id, operation.replanNote(), operation.replans(),
-               operation.parentChangeCount());
-}
-
-void SendService::endIfFinished(Running& running) {
-  if (running.released || !running.operation->finished()) return;
-  running.released = true;
-  finished_.add(running.id);
-  for (const auto& agent : running.agents)
-    if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);
-  if (AgentLink* link = running.sourceAgent.empty() ? nullptr : coordinator_.link(running.sourceAgent))
-    link->release(running.token);
-  plane_.release(running.token);
-  running.bundle.reset();
-  // A client's tree unpacked for this send goes once no send of it (a
-  // group's bundle, send_groups.cc) still holds it.
-  running.request.scratchSource.reset();
-  running.request.pin = {};  // the descriptor the check opened: the plane holds its own while it serves
-  for (const std::string& t : running.transferTokens()) {
-    coordinator_.releaseToken(t);
-    operationOfToken_.erase(t);
-  }
-  SendStatus s = running.status();
-  std::size_t ok = 0;
-  for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
-  const std::string skipped = s.skipped.empty() ? "" : ", " + std::to_string(s.skipped.size()) + " agents skipped";
-  spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies{}", s.elapsedS, s.predictedS, ok,
-               s.copies.size(), skipped);
-  for (const LinkReading& r : learnHostIntake(coordinator_, s))
-    spdlog::info("send {}: the agents on machine {} took in {:.1f} Mbit/s together ({})", running.id,
-                 r.link.node, r.bytesPerSecond * 8 / 1e6,
-                 r.saturated ? "slower than planned: the machine held them, its intake"
-                             : "as planned: the machine takes in at least that");
-  char numbers[200];
-  std::snprintf(numbers, sizeof numbers,
-                ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"skipped\":%zu,\"replans\":%d", s.elapsedS, ok,
-                s.copies.size() - ok, s.skipped.size(), s.replans);
-  std::string changes = ",\"parent_changes\":[";
-  for (std::size_t i = 0; i < s.parentChanges.size(); ++i) {
-    const ParentChange& c = s.parentChanges[i];
-    changes += std::string(i ? "," : "") + "{\"node\":" + jsonString(c.node) + ",\"old_parent\":" +
-               jsonString(c.oldParent) + ",\"new_parent\":" + jsonString(c.newParent) +
-               ",\"at_s\":" + jsonNumber(c.atS) + ",\"reason\":" + jsonString(c.reason) + "}";
-  }
-  changes += "]";
-  if (s.replannedPredictedS > 0) changes += ",\"replanned_predicted_s\":" + jsonNumber(s.replannedPredictedS);
-  if (running.packed) {
-    std::uint64_t published = 0, failedEntries = 0;
-    for (const auto& [agent, outcome] : running.unpacked) published += outcome.files, failedEntries += outcome.failedCount;
-    changes += ",\"tree_files_published\":" + std::to_string(published) +
-               ",\"tree_entries_failed\":" + std::to_string(failedEntries);
-  }
-  SendEnd end{running.request, running.record, running.heldAtDest, {}};
-  for (const auto& c : s.copies) (c.state == CopyStatus::State::kDone ? end.delivered : end.missed).push_back(c.node);
-  for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
-  if (running.request.untilAll) {
-    changes += ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed);
-  }
-  if (running.request.owedBy) changes += ",\"owed_by\":" + std::to_string(running.request.owedBy);
-  finishRecord(coordinator_, running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
-  if (ended_) ended_(end);
 }
 
 }  // namespace hnow::daemon

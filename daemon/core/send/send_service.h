@@ -15,8 +15,8 @@
 #include "api/send_request.h"
 #include "core/coordinator.h"
 #include "core/send/file_held.h"
-#include "core/finished_operations.h"
 #include "core/send/send_operation.h"
+#include "core/send/send_runs.h"
 #include "core/send/source_plane.h"
 #include "core/send/striped_send.h"
 #include "core/transfer_observer.h"
@@ -67,7 +67,9 @@ struct SendEnd {
   std::vector<std::string> delivered, missed;
 };
 
-class SendService final : public TransferObserver {
+struct HeldBundle;  // send_service_state.h
+
+class SendService final {
  public:
   // `sourceAddress` is hnowd's data plane as agents reach it, which moves
   // files in chunks of `chunkBytes`; hnowd paces its uplink at
@@ -76,7 +78,6 @@ class SendService final : public TransferObserver {
   SendService(Coordinator& coordinator, SourcePlane& plane, std::string sourceAddress, const Clock& clock,
               std::uint32_t chunkBytes, double configuredUplinkBytesPerSecond,
               std::function<std::string()> newToken);
-  ~SendService() override;
 
   // The operation's id and first status, once every agent has prepared;
   // else why the send was refused (at once for the request itself, after
@@ -86,10 +87,10 @@ class SendService final : public TransferObserver {
   // hnowd's caps changed (a schedule window began or ended): the sends
   // under way pace hnowd's uplink at the new cap from now on, within the
   // lowest --max-rate among them. Nothing when none runs.
-  void sourceCapsChanged();
+  void sourceCapsChanged() { runs_.sourceCapsChanged(); }
   // Ends the sends that waited in vain for a lost agent to report again
   // (SendOperation::kBackWithin); hnowd calls it every tick.
-  void tick();
+  void tick() { runs_.tick(); }
   // Whether the directory at `path` here has the listing digest
   // `listingHex` (a client's, treeListingDigest); `done` once, later.
   void seesTree(const std::string& path, const std::string& listingHex, std::function<void(bool same)> done);
@@ -105,17 +106,13 @@ class SendService final : public TransferObserver {
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
   // Told of every send that ends, after its record is finished.
-  void onEnded(std::function<void(const SendEnd&)> ended) { ended_ = std::move(ended); }
+  void onEnded(std::function<void(const SendEnd&)> ended) { runs_.onEnded(std::move(ended)); }
 
-  void transferReport(const std::string& agent, const std::string& token,
-                      const TransferReport& report) override;
-  void agentGone(const std::string& agent) override;
-  void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
-  void collectFlows(Duration window, std::vector<Flow>& out) const override;
-  bool moving() const override;
 
  private:
-  struct Running;
+  // A request whose file is here (a client's tree unpacked first): its
+  // agents chosen, then a file's destinations asked or a tree scanned.
+  void begin(SendRequest request, Started started);
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
   // --until-all when no agent it is for can receive now: every one of
@@ -126,7 +123,6 @@ class SendService final : public TransferObserver {
   std::vector<SkippedAgent> skippedOf(const SendRequest& request) const;
   // The agents' answers (the path each will write, or its refusal) to the
   // receive order: the send runs, or is refused and everything released.
-  struct HeldBundle;
   // A tree's scan: every agent asked what it lacks, then the bundle
   // packed with those files and sent (startPlanned).
   void askAbout(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
@@ -195,9 +191,7 @@ class SendService final : public TransferObserver {
   void serveFromHolder(std::shared_ptr<Prepared> prepared, SendTree plan, Started started);
   void orderAgents(std::shared_ptr<Prepared> prepared, SendTree plan, std::vector<StripeSource> stripes,
                    const std::string& token, const SourceFile& file, Started started);
-  void prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers, Started started);
-  void endIfFinished(Running& running);
-  void logReplan(std::uint64_t id, const SendRun& operation);
+  void prepared(std::unique_ptr<RunningSend> running, std::vector<Result<std::string>> answers, Started started);
 
   Coordinator& coordinator_;
   SourcePlane& plane_;
@@ -206,13 +200,9 @@ class SendService final : public TransferObserver {
   std::uint32_t chunkBytes_;
   double configuredUplink_;
   std::function<std::string()> newToken_;  // 32 random bytes per send
-  std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
-  std::map<std::string, std::uint64_t> operationOfToken_;  // while its token is claimed
   std::map<std::uint64_t, std::shared_ptr<Family>> families_;  // until their operations are forgotten
-  FinishedOperations finished_;  // the newest 32 finished sends stay answerable
-  std::uint64_t nextOperation_ = 1;
-  std::function<void(const SendEnd&)> ended_;
   Pinner pinner_;
+  SendRuns runs_;  // the sends once their agents have prepared
 };
 
 // The file as a send's record names it (JSON, with ,"uploaded":true for an

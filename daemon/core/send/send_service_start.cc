@@ -218,7 +218,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
                         const std::string& token, const SourceFile& file, Started started) {
   const SendRequest& request = p->request;
   const std::vector<AgentView>& chosen = p->chosen;
-  auto running = std::make_unique<Running>();
+  auto running = std::make_unique<RunningSend>();
   running->request = request;
   running->token = token;
   running->tree = std::move(plan);
@@ -282,7 +282,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
                              k < file.stripePieceDigests.size() ? file.stripePieceDigests[k] : std::string()});
   }
   for (const std::string& t : running->transferTokens()) {
-    coordinator_.claimToken(t, this);
+    coordinator_.claimToken(t, &runs_);
     running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));
   }
   const std::vector<std::string> agents = running->agents;
@@ -296,7 +296,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
   }
   // Held by the answers' callback until every agent has answered (gone with
   // it if a link drops its callbacks unanswered).
-  auto held = std::make_shared<std::unique_ptr<Running>>(std::move(running));
+  auto held = std::make_shared<std::unique_ptr<RunningSend>>(std::move(running));
   askAgents<std::string>(
       agents, [this](const std::string& name) { return coordinator_.link(name); },
       [&order, &paces, &downPaces](AgentLink& link, std::size_t i,
@@ -311,7 +311,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
       });
 }
 
-void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<std::string>> answers,
+void SendService::prepared(std::unique_ptr<RunningSend> running, std::vector<Result<std::string>> answers,
                            Started started) {
   std::string refusals;
   std::vector<std::string> paths{""};
@@ -333,7 +333,7 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
                  running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
     return started(Error{"refused: " + refusals});
   }
-  Running& r = *running;
+  RunningSend& r = *running;
   if (r.tree.striped()) {
     std::vector<SendCommands*> commands;
     for (auto& c : r.commands) commands.push_back(c.get());
@@ -346,17 +346,7 @@ void SendService::prepared(std::unique_ptr<Running> running, std::vector<Result<
     operation->setReplanning(std::move(r.settings));
     r.operation = std::move(operation);
   }
-  const std::uint64_t id = nextOperation_++;
-  r.id = id;
-  // Paced from the moment it runs: hnowd's idle tick resets the pacing
-  // whenever no operation is under way.
-  plane_.pace(capped(coordinator_.pacing().paceSource(configuredUplink_).pace, r.maxRate),
-              coordinator_.pacing().coordinatorCaps().down.bytesPerSecond);
-  coordinator_.pacing().paceAgentUplinks(r.agents);
-  r.operation->start();
-  for (const std::string& t : r.transferTokens()) operationOfToken_[t] = id;
-  operations_[id] = std::move(running);
-  started(std::make_pair(id, r.status()));
+  started(runs_.run(std::move(running)));
 }
 
 }  // namespace hnow::daemon

@@ -1,6 +1,6 @@
 #pragma once
-// SendService's own state (send_service.cc answers and ends sends,
-// send_service_start.cc plans, compresses and starts them).
+// The state of a send while SendService prepares it (send_service_start.cc
+// plans, compresses and orders it) and while SendRuns runs it.
 #include <map>
 #include <memory>
 #include <optional>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/send/agent_commands.h"
+#include "core/send/send_runs.h"
 #include "core/send/send_service.h"
 #include "core/send/striped_send.h"
 
@@ -15,14 +16,14 @@ namespace hnow::daemon {
 
 // A file hnowd made to be sent (a tree's bundle, a client's upload, a
 // compressed file), removed once nothing sends it any more.
-struct SendService::HeldBundle {
+struct HeldBundle {
   SourcePlane& plane;
   TreeBundle bundle;
   bool tree = true;  // false: an upload, sent as the file it is
   ~HeldBundle() { plane.dropScratch(bundle.path); }
 };
 
-struct SendService::Running {
+struct RunningSend {
   std::uint64_t id = 0;
   SendRequest request;
   std::string token;                      // the file's: agents release it at the end
