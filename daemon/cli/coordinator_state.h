@@ -12,7 +12,6 @@
 
 #include "cli/coordinator_client.h"
 #include "transport/auth.h"
-#include "transport/control.capnp.h"
 #include "transport/gate_client.h"
 #include "transport/identity.h"
 #include "transport/rpc_connection.h"

@@ -2,10 +2,8 @@
 // reports pushed to the client's ProgressListener until it ends, then the
 // final one as the answer. The call may be cancelled: a client that
 // disconnects takes its follower, and with it the listener, along.
-#include <capnp/message.h>
-#include <capnp/serialize.h>
-
 #include "api/manifest_wire.h"
+#include "api/report_print_wire.h"
 #include "api/run_wire.h"
 #include "api/send_status_wire.h"
 #include "core/jobs/job_service.h"
@@ -17,34 +15,6 @@
 namespace hnow::daemon {
 
 namespace {
-
-// The report as it would travel, its clock stopped: two reads that differ
-// only in elapsed time push nothing new.
-template <class Report, class Status>
-std::string wireBytes(const Status& status) {
-  capnp::MallocMessageBuilder message;
-  api::toWire(status, message.initRoot<Report>());
-  auto words = capnp::messageToFlatArray(message);
-  auto bytes = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
-}
-
-std::string sendPrint(SendStatus s) {
-  s.elapsedS = 0;
-  for (auto& group : s.groups) group.elapsedS = 0;
-  return wireBytes<wire::SendReport>(s);
-}
-
-std::string manifestPrint(ManifestStatus s) {
-  s.elapsedS = 0;
-  for (auto& item : s.items) item.send.elapsedS = 0;
-  return wireBytes<wire::ManifestReport>(s);
-}
-
-std::string runPrint(RunStatus s) {
-  s.elapsedS = 0;
-  return wireBytes<wire::RunReport>(s);
-}
 
 // The follow of the operation `id` of `service` (whose status(id) reads it),
 // each report pushed by `push` on the listener, the last one the answer.
@@ -67,7 +37,7 @@ kj::Promise<void> followOn(kj::Timer* timer, std::shared_ptr<FollowGauge> gauge,
 
 kj::Promise<void> ClientSessionServer::followSend(FollowSendContext context) {
   if (!sends_) transport::refuse("this hnowd cannot send files");
-  return followOn<SendStatus>(timer_, following_, sends_, context, sendPrint,
+  return followOn<SendStatus>(timer_, following_, sends_, context, api::reportPrint,
                               [](wire::ProgressListener::Client& listener, const SendStatus& s) {
                                 auto push = listener.sendRequest();
                                 api::toWire(s, push.initReport());
@@ -77,7 +47,7 @@ kj::Promise<void> ClientSessionServer::followSend(FollowSendContext context) {
 
 kj::Promise<void> ClientSessionServer::followManifest(FollowManifestContext context) {
   if (!manifests_) transport::refuse("this hnowd cannot send manifests");
-  return followOn<ManifestStatus>(timer_, following_, manifests_, context, manifestPrint,
+  return followOn<ManifestStatus>(timer_, following_, manifests_, context, api::reportPrint,
                                   [](wire::ProgressListener::Client& listener, const ManifestStatus& s) {
                                     auto push = listener.manifestRequest();
                                     api::toWire(s, push.initReport());
@@ -87,7 +57,7 @@ kj::Promise<void> ClientSessionServer::followManifest(FollowManifestContext cont
 
 kj::Promise<void> ClientSessionServer::followRun(FollowRunContext context) {
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
-  return followOn<RunStatus>(timer_, following_, jobs_, context, runPrint,
+  return followOn<RunStatus>(timer_, following_, jobs_, context, api::reportPrint,
                              [](wire::ProgressListener::Client& listener, const RunStatus& s) {
                                auto push = listener.runRequest();
                                api::toWire(s, push.initReport());
