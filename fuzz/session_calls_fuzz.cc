@@ -366,7 +366,7 @@ void clientCall(FuzzedDataProvider& in, Lab& lab, int method) {
       break;
     }
     case 4: {
-      auto request = client.sendProgressRequest();
+      auto request = client.followSendRequest();
       request.setOperation(operation(in, lab));
       lab.settle(request.send().ignoreResult(), true);
       break;
@@ -390,7 +390,7 @@ void clientCall(FuzzedDataProvider& in, Lab& lab, int method) {
       break;
     }
     case 6: {
-      auto request = client.manifestProgressRequest();
+      auto request = client.followManifestRequest();
       request.setOperation(operation(in, lab));
       lab.settle(request.send().ignoreResult(), true);
       break;
@@ -418,15 +418,14 @@ void clientCall(FuzzedDataProvider& in, Lab& lab, int method) {
       break;
     }
     case 8: {
-      auto request = client.runProgressRequest();
+      auto request = client.followRunRequest();
       request.setOperation(operation(in, lab));
       lab.settle(request.send().ignoreResult(), true);
       break;
     }
     default: {
-      auto request = client.runOutputRequest();
+      auto request = client.grantOutputRequest();
       request.setOperation(operation(in, lab));
-      request.setOffset(in.ConsumeIntegral<std::uint64_t>());
       lab.settle(request.send().ignoreResult(), true);
       break;
     }

@@ -588,16 +588,26 @@ interface ClientSession {
   # The newest `limit` (at most 1000) operation records, newest first.
   send @3 (request :SendRequest) -> (operation :UInt64, report :SendReport);
   # Plans and starts a send; fails with the reason when any destination is refused.
-  sendProgress @4 (operation :UInt64) -> (report :SendReport);
+  followSend @4 (operation :UInt64, listener :ProgressListener) -> (report :SendReport);
+  # Pushes the send's reports to `listener` (ProgressListener) until it
+  # ends, then answers its final report. Refused for an unknown operation.
   sendManifest @5 (request :ManifestRequest) -> (operation :UInt64, report :ManifestReport);
   # Plans the items jointly and starts them; fails before any byte
   # moves when a source file or a destination is refused, naming the item.
-  manifestProgress @6 (operation :UInt64) -> (report :ManifestReport);
+  followManifest @6 (operation :UInt64, listener :ProgressListener) -> (report :ManifestReport);
+  # As followSend, for a manifest.
   run @7 (request :RunRequest) -> (operation :UInt64);
   # Checks the request and starts the job; fails with the reason.
-  runProgress @8 (operation :UInt64) -> (report :RunReport);
-  runOutput @9 (operation :UInt64, offset :UInt64) -> (data :Data);
-  # The job's result from `offset`, at most 1 MiB per call; empty at the end.
+  followRun @8 (operation :UInt64, listener :ProgressListener) -> (report :RunReport);
+  # As followSend, for a run.
+  grantOutput @9 (operation :UInt64) -> (token :Data, size :UInt64, sha256 :Data, digestChunkBytes :UInt32,
+                                         pieceDigests :Data, dataPort :UInt16);
+  # A finished run's result kept at hnowd (run without --output), served on
+  # hnowd's data plane: the client dials hnowd's data port (at the host it
+  # reached hnowd at) and pulls `token`, handed over this authenticated
+  # session alone, checking each chunk against `pieceDigests` (as
+  # ReceiveOrder's) and the whole against `sha256`. Served until the
+  # session ends. Only the grant travels here, never the bytes.
   measure @10 (nodes :List(Text));
   # Surveys the links of these nodes ("hnowd" for hnowd's own; every node
   # when empty) and answers once they are measured, even while data moves;
@@ -646,6 +656,19 @@ interface ClientSession {
   # Answers once this session's upload `id` (upload) is whole and its
   # SHA-256 matched; fails with the reason when it cannot be (the
   # connection carrying it ended, or its bytes differ).
+}
+
+interface ProgressListener {
+  # An operation's progress, pushed by hnowd to the client following it
+  # (ClientSession.followSend, followManifest, followRun): when its report
+  # changed, at most every 100 ms, and at least every second while it runs
+  # (the client tells a quiet operation from a lost hnowd). Streaming calls:
+  # hnowd sends the next only once the client's flow window has room, so a
+  # slow client holds no pile of reports at hnowd. A call that fails (the
+  # client is gone) ends the follow and hnowd drops the listener.
+  send @0 (report :SendReport) -> stream;
+  manifest @1 (report :ManifestReport) -> stream;
+  run @2 (report :RunReport) -> stream;
 }
 
 # Several files from several source agents at once.
@@ -721,7 +744,7 @@ struct RunRequest {
   to @4 :List(Text);            # empty or ["all"]: every alive agent; else sites or names
   order @5 :Text;               # fifo | lifo | auto
   reduceArgv @6 :List(Text);    # empty: --concat
-  output @7 :Text;              # on hnowd's machine; "": kept for runOutput
+  output @7 :Text;              # on hnowd's machine; "": kept at hnowd for the client (ClientSession.grantOutput)
   slack @8 :Float64;            # deadline = slack x predicted (+ grace); 0: default
   strategy @9 :Text;            # plan (default) | equal | self: the bench's baselines
   blockBytes @10 :UInt64;       # self: the block size; 0: 1 MiB

@@ -16,7 +16,7 @@ struct RunRequest {
   std::vector<std::string> to;
   std::string order = "auto";
   std::vector<std::string> reduceArgv;  // empty: concat
-  std::string output;                   // "": kept for runOutput
+  std::string output;                   // "": kept at hnowd for the client (cli/run_output_pull.h)
   double slack = 0.0;                   // 0: the default
   // The bench's baselines: "plan" (seed 002, the default), "equal" (the same
   // units for everyone) or "self" (self-scheduling of fixed blocks of

@@ -1,4 +1,5 @@
 #include "cli/coordinator_client.h"
+#include "cli/coordinator_state.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -25,65 +26,6 @@
 #include "transport/rpc_errors.h"
 
 namespace hnow::cli {
-
-namespace {
-// hnowd answers in milliseconds when it has a core to itself; one beside
-// hundreds of agents and a CPU hog on two cores, or one stopped a while
-// (docs/reachability.md), took seconds, and its sends went on meanwhile:
-// only half a minute of silence means it is wedged.
-constexpr auto kDeadline = 30 * kj::SECONDS;
-
-}  // namespace
-
-struct CoordinatorClient::State {
-  kj::AsyncIoContext io = kj::setupAsyncIo();
-  std::optional<transport::KeyPair> key;
-  std::unique_ptr<transport::TlsSetup> tls;  // outlives the connection it wraps
-  kj::Own<transport::RpcConnection> connection;
-  std::optional<wire::ClientSession::Client> session;
-  std::string host;  // as the client reached hnowd (client.toml's coordinator), for its data plane
-
-  // Waits for `promise` under the deadline; a kj failure becomes a message.
-  template <class T>
-  Reply<T> wait(kj::Promise<T> promise, kj::Duration deadline = kDeadline) {
-    std::optional<T> value;
-    KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() {
-      value.emplace(io.provider->getTimer().timeoutAfter(deadline, kj::mv(promise)).wait(io.waitScope));
-    })) {
-      return Error{transport::describe(*e)};
-    }
-    return std::move(*value);
-  }
-
-  // Waits for the answer to a call that first reads whole files at hnowd
-  // (hashing a file, walking and packing a tree, compressing): seconds to
-  // minutes for a large one, so no fixed deadline. hnowd does that work off
-  // its control thread and answers other calls meanwhile: a cheap call
-  // every few seconds tells a busy hnowd from one that stopped answering.
-  // `slow` is said once when the answer is not there after a moment.
-  template <class T>
-  Reply<T> waitWhileAnswering(kj::Promise<T> promise, const std::string& slow) {
-    auto watch = watchAlive(slow, 0).then([]() -> T {
-      kj::throwFatalException(transport::refusal("hnowd's watch ended without an answer"));
-    });
-    return wait(promise.exclusiveJoin(kj::mv(watch)), kMaxPreparing);
-  }
-
- private:
-  static constexpr auto kAliveEvery = 3 * kj::SECONDS;
-  static constexpr auto kMaxPreparing = 60 * 60 * kj::SECONDS;
-  kj::Promise<void> watchAlive(std::string slow, int round) {
-    return io.provider->getTimer().afterDelay(kAliveEvery).then([this, slow, round]() mutable {
-      if (round == 0 && !slow.empty()) std::fprintf(stderr, "%s\n", slow.c_str());
-      auto ping = io.provider->getTimer().timeoutAfter(kDeadline, session->operationsRequest().send());
-      return ping.then([this, slow = kj::mv(slow), round](auto) mutable { return watchAlive(kj::mv(slow), round + 1); },
-                       [](kj::Exception&& e) -> kj::Promise<void> {
-                         return transport::refusal("hnowd stopped answering while it prepared the send (" +
-                                                   transport::describe(e) + ")");
-                       });
-    });
-  }
-};
 
 CoordinatorClient::CoordinatorClient(std::unique_ptr<State> state) : state_(std::move(state)) {}
 CoordinatorClient::~CoordinatorClient() = default;
@@ -260,13 +202,6 @@ Reply<std::pair<std::uint64_t, api::SendStatus>> CoordinatorClient::startSend(co
   }), "hnow: hnowd is reading " + r.path + " (hashing; a directory is walked and packed) before the send starts");
 }
 
-Reply<api::SendStatus> CoordinatorClient::sendProgress(std::uint64_t operation) {
-  auto& s = *state_;
-  auto request = s.session->sendProgressRequest();
-  request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return api::sendStatusFromWire(response.getReport()); }));
-}
-
 // `hnow send --manifest`.
 Reply<std::pair<std::uint64_t, api::ManifestStatus>> CoordinatorClient::startManifest(
     const api::ManifestRequest& r) {
@@ -278,36 +213,11 @@ Reply<std::pair<std::uint64_t, api::ManifestStatus>> CoordinatorClient::startMan
   }));
 }
 
-Reply<api::ManifestStatus> CoordinatorClient::manifestProgress(std::uint64_t operation) {
-  auto& s = *state_;
-  auto request = s.session->manifestProgressRequest();
-  request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return api::manifestStatusFromWire(response.getReport()); }));
-}
-
 Reply<std::uint64_t> CoordinatorClient::startRun(const api::RunRequest& r) {
   auto& s = *state_;
   auto request = s.session->runRequest();
   api::toWire(r, request.initRequest());
   return s.wait(request.send().then([](auto response) { return response.getOperation(); }));
-}
-
-Reply<RunReportView> CoordinatorClient::runProgress(std::uint64_t operation) {
-  auto& s = *state_;
-  auto request = s.session->runProgressRequest();
-  request.setOperation(operation);
-  return s.wait(request.send().then([](auto response) { return api::runStatusFromWire(response.getReport()); }));
-}
-
-Reply<std::string> CoordinatorClient::runOutput(std::uint64_t operation, std::uint64_t offset) {
-  auto& s = *state_;
-  auto request = s.session->runOutputRequest();
-  request.setOperation(operation);
-  request.setOffset(offset);
-  return s.wait(request.send().then([](auto response) {
-    auto data = response.getData();
-    return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
-  }));
 }
 
 std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath, int& exitCode) {

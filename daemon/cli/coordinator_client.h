@@ -2,6 +2,7 @@
 // `hnow`'s connection to hnowd: connect, authenticate, call, all blocking
 // with a deadline. Returns plain values; capnp stays inside the .cc.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <array>
@@ -83,21 +84,41 @@ class CoordinatorClient {
   Reply<UploadGrant> grantUpload(std::uint64_t size, const std::array<unsigned char, 32>& sha256);
   // Once hnowd holds upload `id` whole and checked: its size.
   Reply<std::uint64_t> awaitUpload(std::uint64_t id);
-    // `hnow send`: starts a send, then polls it by its id.
+  // `hnow send`: starts a send (its id and first report), then follows it.
   Reply<std::pair<std::uint64_t, api::SendStatus>> startSend(const api::SendRequest& request);
-  Reply<api::SendStatus> sendProgress(std::uint64_t operation);
-  // `hnow send --manifest`: starts the items together, then polls.
+  // `hnow send --manifest`: starts the items together, then follows them.
   Reply<std::pair<std::uint64_t, api::ManifestStatus>> startManifest(const api::ManifestRequest& request);
-  Reply<api::ManifestStatus> manifestProgress(std::uint64_t operation);
-
-  // `hnow run`: starts a job, polls it, reads its result.
+  // `hnow run`: starts a job, follows it, fetches its result (cli/run_output_pull.h).
   Reply<std::uint64_t> startRun(const api::RunRequest& request);
-  Reply<RunReportView> runProgress(std::uint64_t operation);
-  // At most 1 MiB from `offset`; empty at the end.
-  Reply<std::string> runOutput(std::uint64_t operation, std::uint64_t offset);
+
+  // Follows an operation by the reports hnowd pushes (cli/progress_follow.cc):
+  // `each` with every one, the final one last (false: stop following, the
+  // caller gave up); the final report, or why none came (hnowd lost, no
+  // push for half a minute, or `each` stopped).
+  template <class Status>
+  using Each = std::function<bool(const Status& report)>;
+  Reply<api::SendStatus> followSend(std::uint64_t operation, Each<api::SendStatus> each);
+  Reply<api::ManifestStatus> followManifest(std::uint64_t operation, Each<api::ManifestStatus> each);
+  Reply<RunReportView> followRun(std::uint64_t operation, Each<RunReportView> each);
+
+  // A finished run's result, served to this session on hnowd's data plane
+  // at `dataAddress` (the host the client reached hnowd at) under `token`,
+  // with the digests the client checks it against.
+  struct OutputGrant {
+    std::string token;
+    std::uint64_t size = 0;
+    std::string sha256;  // 32 bytes
+    std::uint32_t digestChunkBytes = 0;
+    std::string pieceDigests;
+    std::string dataAddress;
+  };
+  Reply<OutputGrant> grantOutput(std::uint64_t operation);
+
+  // The connection and its event loop (cli/coordinator_state.h), for the
+  // files that define these calls.
+  struct State;
 
  private:
-  struct State;
   explicit CoordinatorClient(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };

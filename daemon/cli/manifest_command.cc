@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
@@ -122,27 +121,30 @@ int runManifestCommand(const ManifestOptions& options) {
   api::ManifestStatus status = started.value().second;
   auto lastMove = Clock::now(), lastLine = Clock::now();
   std::uint64_t lastBytes = 0;
-  while (!status.finished) {
-    std::this_thread::sleep_for(100ms);
-    auto polled = client->manifestProgress(id);
-    if (!polled) {
-      return reportLostHnowd("sending a manifest", "manifest", "their partial copies", "Send it again", polled.error().message);
-    }
-    status = std::move(polled.value());
-    const std::uint64_t bytes = bytesMoved(status);
+  bool gaveUp = false;
+  // Each report hnowd pushes, and the final one (none when it ended at once).
+  auto follow = [&](const api::ManifestStatus& now) {
+    const std::uint64_t bytes = bytesMoved(now);
     if (bytes != lastBytes) lastMove = Clock::now(), lastBytes = bytes;
     if (Clock::now() - lastLine >= 1s) {  // progress on stderr, so --json on stdout stays clean
       lastLine = Clock::now();
-      const double wanted = static_cast<double>(std::max<std::uint64_t>(bytesWanted(status), 1));
-      std::fprintf(stderr, "%5.1f s  %3.0f%%  (predicted %.1f s)\n", status.elapsedS,
-                   100.0 * static_cast<double>(bytes) / wanted, status.predictedS);
+      const double wanted = static_cast<double>(std::max<std::uint64_t>(bytesWanted(now), 1));
+      std::fprintf(stderr, "%5.1f s  %3.0f%%  (predicted %.1f s)\n", now.elapsedS,
+                   100.0 * static_cast<double>(bytes) / wanted, now.predictedS);
     }
-    if (Clock::now() - lastMove > kStallLimit) {
-      std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
-                   static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kStallLimit).count()));
-      return 1;
-    }
+    gaveUp = !now.finished && Clock::now() - lastMove > kStallLimit;
+    return !gaveUp;
+  };
+  auto followed = status.finished ? Reply<api::ManifestStatus>(status) : client->followManifest(id, follow);
+  if (gaveUp) {
+    std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
+                 static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kStallLimit).count()));
+    return 1;
   }
+  if (!followed)
+    return reportLostHnowd("sending a manifest", "manifest", "their partial copies", "Send it again",
+                           followed.error().message);
+  status = std::move(followed.value());
   std::fputs((options.json ? manifestJson(status) : manifestTable(status)).c_str(), stdout);
   if (!options.ganttPath.empty()) {
     if (auto written = writeFileAtomically(options.ganttPath, manifestGanttSvg(status)); !written)

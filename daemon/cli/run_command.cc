@@ -3,24 +3,21 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <thread>
 
 #include "base/bit_rate.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
+#include "cli/run_output_pull.h"
 #include "cli/text_file.h"
 #include "conf/run_request.h"
 
 namespace hnow::cli {
 
 namespace {
-
-using namespace std::chrono_literals;
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -170,37 +167,19 @@ Result<api::RunRequest> runRequestOf(const RunOptions& options) {
   return request;
 }
 
-// Polls the run until it ends, its phase on a terminal; the last report.
+// Follows the run until it ends, its phase on a terminal; the last report.
 Result<RunReportView> awaitRun(CoordinatorClient& client, std::uint64_t id) {
   const bool tty = ::isatty(STDERR_FILENO);
-  RunReportView report;
   std::string shown;
-  for (;;) {
-    auto polled = client.runProgress(id);
-    if (!polled) return polled.error();
-    report = std::move(polled.value());
-    if (tty && report.phase != shown) {
-      std::fprintf(stderr, "\r%-12s %6.1f s", report.phase.c_str(), report.elapsedS);
-      shown = report.phase;
+  auto report = client.followRun(id, [&](const RunReportView& now) {
+    if (tty && now.phase != shown) {
+      std::fprintf(stderr, "\r%-12s %6.1f s", now.phase.c_str(), now.elapsedS);
+      shown = now.phase;
     }
-    if (report.finished) break;
-    std::this_thread::sleep_for(50ms);
-  }
-  if (tty) std::fputs("\n", stderr);
+    return true;
+  });
+  if (tty && report) std::fputs("\n", stderr);
   return report;
-}
-
-// The result, from hnowd to stdout.
-Result<void> copyOutput(CoordinatorClient& client, std::uint64_t id) {
-  for (std::uint64_t offset = 0;;) {
-    auto chunk = client.runOutput(id, offset);
-    if (!chunk) return Error{"reading the result: " + chunk.error().message};
-    if (chunk.value().empty()) break;
-    std::fwrite(chunk.value().data(), 1, chunk.value().size(), stdout);
-    offset += chunk.value().size();
-  }
-  std::fflush(stdout);
-  return {};
 }
 
 }  // namespace
@@ -226,7 +205,7 @@ int runRunCommand(const RunOptions& options) {
     return 1;
   }
   if (options.output.empty() && !options.json) {
-    if (auto copied = copyOutput(*client, started.value()); !copied) {
+    if (auto copied = pullRunOutput(*client, started.value(), stdout); !copied) {
       std::fprintf(stderr, "hnow: %s\n", copied.error().message.c_str());
       return 1;
     }

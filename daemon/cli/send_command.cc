@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 #include <vector>
 
 #include "base/bit_rate.h"
@@ -151,36 +150,39 @@ int runSendCommand(const SendOptions& options) {
   std::size_t changesShown = 0;
   auto lastMove = Clock::now();
   std::uint64_t lastBytes = 0;
-  while (!status.finished) {
-    std::this_thread::sleep_for(100ms);
-    auto polled = client->sendProgress(id);
-    if (!polled) {
+  std::chrono::seconds gaveUpAfter{0};
+  // Each report hnowd pushes, and the final one (none when it ended at once).
+  auto follow = [&](const api::SendStatus& now) {
+    for (; changesShown < now.parentChanges.size(); ++changesShown) {
       progress.end();
-      return reportLostHnowd("sending", "send", "their partial copies", "Send again", polled.error().message);
+      std::fputs(changeLine(now.parentChanges[changesShown]).c_str(), stderr);
     }
-    status = std::move(polled.value());
-    for (; changesShown < status.parentChanges.size(); ++changesShown) {
-      progress.end();
-      std::fputs(changeLine(status.parentChanges[changesShown]).c_str(), stderr);
-    }
-    progress.show(status);
+    progress.show(now);
     // Progress is bytes moved or copies finished.
     std::uint64_t bytes = 0;
     bool allIn = true;
-    for (const auto& c : status.copies) {
+    for (const auto& c : now.copies) {
       bytes += c.bytes + (c.state == api::CopyStatus::State::kDone ? 1 : 0);
-      allIn = allIn && (c.bytes >= status.size || c.state == api::CopyStatus::State::kDone ||
+      allIn = allIn && (c.bytes >= now.size || c.state == api::CopyStatus::State::kDone ||
                         c.state == api::CopyStatus::State::kFailed);
     }
     if (bytes != lastBytes) lastMove = Clock::now(), lastBytes = bytes;
     const auto limit = allIn ? std::chrono::duration_cast<std::chrono::seconds>(kFinishingLimit) : kStallLimit;
-    if (Clock::now() - lastMove > limit) {
-      progress.end();
-      std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
-                   static_cast<long long>(limit.count()));
-      return 1;
-    }
+    if (!now.finished && Clock::now() - lastMove > limit) gaveUpAfter = limit;
+    return gaveUpAfter.count() == 0;
+  };
+  auto followed = status.finished ? Reply<api::SendStatus>(status) : client->followSend(id, follow);
+  if (gaveUpAfter.count() != 0) {
+    progress.end();
+    std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
+                 static_cast<long long>(gaveUpAfter.count()));
+    return 1;
   }
+  if (!followed) {
+    progress.end();
+    return reportLostHnowd("sending", "send", "their partial copies", "Send again", followed.error().message);
+  }
+  status = std::move(followed.value());
   progress.end();
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
   if (options.request.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);

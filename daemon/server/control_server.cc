@@ -38,7 +38,11 @@ ControlServer::ControlServer(Coordinator& coordinator, const Trust& trust, kj::T
     : coordinator_(coordinator), trust_(trust), timer_(timer), limits_(limits), tls_(tls),
       slots_({limits.maxUnauthenticated, limits.maxUnauthenticatedPerHost}),
       challenges_(limits.challengesPerSecondPerHost, 2 * limits.challengesPerSecondPerHost), services_(services),
-      tasks_(*this), connections_(*this) {}
+      tasks_(*this), connections_(*this) {
+  // Client sessions pace the progress they push on hnowd's loop.
+  if (!services_.timer) services_.timer = &timer_;
+  if (!services_.following) services_.following = std::make_shared<FollowGauge>();
+}
 
 kj::Promise<void> ControlServer::listen(kj::ConnectionReceiver& receiver) {
   return receiver.accept().then([this, &receiver](kj::Own<kj::AsyncIoStream> stream) {

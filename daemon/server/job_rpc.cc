@@ -1,9 +1,11 @@
-// `hnow run` on the wire: ClientSession's run calls to JobService and back.
+// `hnow run` on the wire: ClientSession's run calls to JobService and back,
+// and the run's result served to the client on hnowd's data plane.
 #include <algorithm>
 
 #include "api/run_wire.h"
 #include "core/jobs/job_service.h"
 #include "server/sessions.h"
+#include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
@@ -22,23 +24,25 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   return kj::READY_NOW;
 }
 
-kj::Promise<void> ClientSessionServer::runProgress(RunProgressContext context) {
+kj::Promise<void> ClientSessionServer::grantOutput(GrantOutputContext context) {
+  requireFull("read a run's output");
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
   auto s = jobs_->status(context.getParams().getOperation());
   if (!s) transport::refuse("no such run");
-  api::toWire(*s, context.getResults().initReport());
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> ClientSessionServer::runOutput(RunOutputContext context) {
-  requireFull("read a run's output");
-  if (!jobs_) transport::refuse("this hnowd cannot run jobs");
-  auto params = context.getParams();
-  auto output = jobs_->output(params.getOperation(), params.getOffset(), 1 << 20);
-  if (!output) transport::refuse(output.error().message);
-  const std::string& bytes = *output;
-  context.getResults().setData(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()));
-  return kj::READY_NOW;
+  if (!s->finished || !s->error.empty() || s->output.empty()) transport::refuse("this run has no output (yet)");
+  auto pending = transport::pendingAnswer<ServedOutputs::Grant>();
+  outputs_->serve(s->output, pending.answer);
+  return pending.promise.then([context, port = dataPort_](kj::Own<ServedOutputs::Grant> grant) mutable {
+    const ServedOutputs::Grant& g = *grant;
+    auto bytes = [](const std::string& b) { return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(b.data()), b.size()); };
+    auto results = context.getResults();
+    results.setToken(bytes(g.token));
+    results.setSize(g.file.size);
+    results.setSha256(bytes(g.file.sha256));
+    results.setDigestChunkBytes(g.file.digestChunkBytes);
+    results.setPieceDigests(bytes(g.file.pieceDigests));
+    results.setDataPort(static_cast<std::uint16_t>(port));
+  });
 }
 
 }  // namespace hnow::daemon

@@ -23,12 +23,4 @@ kj::Promise<void> ClientSessionServer::sendManifest(SendManifestContext context)
   });
 }
 
-kj::Promise<void> ClientSessionServer::manifestProgress(ManifestProgressContext context) {
-  if (!manifests_) transport::refuse("this hnowd cannot send manifests");
-  auto status = manifests_->status(context.getParams().getOperation());
-  if (!status) transport::refuse("no such manifest operation");
-  api::toWire(*status, context.getResults().initReport());
-  return kj::READY_NOW;
-}
-
 }  // namespace hnow::daemon

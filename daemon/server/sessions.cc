@@ -133,14 +133,6 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   });
 }
 
-kj::Promise<void> ClientSessionServer::sendProgress(SendProgressContext context) {
-  if (!sends_) transport::refuse("this hnowd cannot send files");
-  auto status = sends_->status(context.getParams().getOperation());
-  if (!status) transport::refuse("no such send operation");
-  api::toWire(*status, context.getResults().initReport());
-  return kj::READY_NOW;
-}
-
 namespace {
 
 // A path hnowd does not have (the client's machine is another) needs no

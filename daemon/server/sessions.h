@@ -7,6 +7,8 @@
 
 #include "api/coordinator_status.h"
 #include "core/coordinator.h"
+#include "server/progress_follow.h"
+#include "server/served_outputs.h"
 #include "server/trust.h"
 #include "server/uploads.h"
 #include "transport/control.capnp.h"
@@ -48,8 +50,11 @@ struct Services {
   OwedSends* owed = nullptr;             // hnow send --until-all, and status's "owed"
   std::string uploadDir;                 // where clients' uploads go; empty: none taken
   std::vector<std::string> sendRoots{};  // where hnow send may read on hnowd's host (server/send_paths.h)
-  SourcePlane* uploadPlane = nullptr;    // receives clients' uploads (server/uploads.h); null: none taken
-  int dataPort = 0;                      // hnowd's data plane, which clients dial to upload
+  SourcePlane* uploadPlane = nullptr;    // receives clients' uploads (server/uploads.h) and serves them
+                                         // runs' results (server/served_outputs.h); null: neither
+  int dataPort = 0;                      // hnowd's data plane, which clients dial to upload or fetch a result
+  kj::Timer* timer = nullptr;            // paces the progress pushed to followers (server/progress_follow.h)
+  std::shared_ptr<FollowGauge> following{};  // counts them; null: the session counts its own
 };
 
 // The operator a client session serves, its rights, and what the agent
@@ -74,7 +79,9 @@ class ClientSessionServer final : public wire::ClientSession::Server {
         surveys_(services.surveys), owed_(services.owed), sendRoots_(std::move(services.sendRoots)),
         peer_(std::move(peer)), operator_(std::move(op)),
         uploads_(std::make_shared<UploadShelf>(services.uploadDir, services.uploadPlane, freshUploadToken)),
-        dataPort_(services.dataPort) {}
+        outputs_(std::make_shared<ServedOutputs>(services.uploadPlane, freshUploadToken)),
+        dataPort_(services.dataPort), timer_(services.timer),
+        following_(services.following ? std::move(services.following) : std::make_shared<FollowGauge>()) {}
 
  protected:
   // server/coordinator_session.cc, with setEmulatedRates, forgetAgent and operations.
@@ -90,14 +97,15 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> uploaded(UploadedContext context) override;
   kj::Promise<void> operations(OperationsContext context) override;
   kj::Promise<void> send(SendContext context) override;
-  kj::Promise<void> sendProgress(SendProgressContext context) override;
-  // Server/manifest_session.cc.
+  // server/manifest_session.cc.
   kj::Promise<void> sendManifest(SendManifestContext context) override;
-  kj::Promise<void> manifestProgress(ManifestProgressContext context) override;
-  // in server/job_service.cc.
+  // server/job_rpc.cc, with the run's result served on the data plane.
   kj::Promise<void> run(RunContext context) override;
-  kj::Promise<void> runProgress(RunProgressContext context) override;
-  kj::Promise<void> runOutput(RunOutputContext context) override;
+  kj::Promise<void> grantOutput(GrantOutputContext context) override;
+  // server/progress_session.cc: progress pushed to the client's listener.
+  kj::Promise<void> followSend(FollowSendContext context) override;
+  kj::Promise<void> followManifest(FollowManifestContext context) override;
+  kj::Promise<void> followRun(FollowRunContext context) override;
   // server/link_rpc.cc.
   kj::Promise<void> measure(MeasureContext context) override;
   // server/agent_keys_rpc.cc.
@@ -130,7 +138,10 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   std::string peer_;
   Operator operator_;
   std::shared_ptr<UploadShelf> uploads_;
+  std::shared_ptr<ServedOutputs> outputs_;
   int dataPort_;
+  kj::Timer* timer_;
+  std::shared_ptr<FollowGauge> following_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.
