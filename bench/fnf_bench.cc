@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       cpuSeconds.push_back(static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC);
       seconds.push_back(s);
     }
-    const Result<double> check = pl::checkBroadcast(w.sendTime, 0, schedule);
+    const hnow::Result<double> check = pl::checkBroadcast(w.sendTime, 0, schedule);
     const double mid = median(seconds);
     std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", w.name, duration(mid).c_str(),
                 duration(median(cpuSeconds)).c_str(),
