@@ -25,7 +25,7 @@ kj::Promise<void> AgentControlServer::runJobTask(RunJobTaskContext context) {
             task.shell, task.run)
       .then([context](kj::Own<Result<TaskOutcome>> ran) mutable {
         const TaskOutcome outcome = transport::valueOrRefuse(std::move(*ran));
-        transport::toWire(transport::orders::JobTaskAnswer{outcome.exitCode, outcome.error, outcome.size,
+        transport::toWire(transport::orders::JobTaskAnswer{outcome.exitCode, outcome.ended, outcome.size,
                                                            outcome.sha256, outcome.computeS, outcome.runS,
                                                            outcome.refused, outcome.limited},
                           context.getResults().initResult());

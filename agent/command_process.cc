@@ -123,7 +123,7 @@ void explain(const CommandSpec& spec, bool wallKilled, CommandOutcome& outcome) 
   const std::string what = "'" + words(spec.argv) + "'";
   auto limitedBy = [&](const std::string& why) {
     outcome.limited = true;
-    outcome.error = what + " " + why;
+    outcome.ended = Error{what + " " + why};
   };
   struct stat out {};
   const bool outputFull = l.outputMb > 0 && ::fstat(spec.stdoutFd, &out) == 0 &&
@@ -135,10 +135,11 @@ void explain(const CommandSpec& spec, bool wallKilled, CommandOutcome& outcome) 
     limitedBy("was killed at its CPU limit (cpu_s = " + std::to_string(l.cpuSeconds) + ")");
   } else if (outcome.signal == SIGXFSZ || outputFull) {
     limitedBy("was stopped: its output passed output_mb = " + std::to_string(l.outputMb));
-  } else if (!outcome.error.empty() && l.memoryMb > 0) {
+  } else if (!outcome.ended && l.memoryMb > 0) {
     outcome.limited = true;
-    outcome.error += " while under memory_mb = " + std::to_string(l.memoryMb) +
-                     " (allocations past it fail: the likely cause if it ran out of memory)";
+    outcome.ended = Error{outcome.ended.error().message + " while under memory_mb = " +
+                          std::to_string(l.memoryMb) +
+                          " (allocations past it fail: the likely cause if it ran out of memory)"};
   }
 }
 
@@ -171,7 +172,7 @@ pid_t forkKeeper(const KeeperSetup& setup) {
 CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   CommandOutcome outcome;
   if (spec.argv.empty() || spec.program.empty()) {
-    outcome.error = "the command is empty";
+    outcome.ended = Error{"the command is empty"};
     return outcome;
   }
   std::vector<char*> argv;
@@ -179,11 +180,11 @@ CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   argv.push_back(nullptr);
   int report[2], statusPipe[2];
   if (::pipe2(report, O_CLOEXEC) != 0) {
-    outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(errno);
+    outcome.ended = Error{"cannot start '" + words(spec.argv) + "': " + std::strerror(errno)};
     return outcome;
   }
   if (::pipe2(statusPipe, O_CLOEXEC) != 0) {
-    outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(errno);
+    outcome.ended = Error{"cannot start '" + words(spec.argv) + "': " + std::strerror(errno)};
     for (int fd : report) ::close(fd);
     return outcome;
   }
@@ -194,7 +195,7 @@ CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   ::close(report[1]);
   ::close(statusPipe[1]);
   if (pid < 0) {
-    outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(errno);
+    outcome.ended = Error{"cannot start '" + words(spec.argv) + "': " + std::strerror(errno)};
     ::close(report[0]);
     ::close(statusPipe[0]);
     return outcome;
@@ -231,7 +232,7 @@ CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
   ::close(statusPipe[0]);
   outcome.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (n > 0) {
-    outcome.error = "cannot start '" + words(spec.argv) + "': " + std::strerror(execError);
+    outcome.ended = Error{"cannot start '" + words(spec.argv) + "': " + std::strerror(execError)};
     return outcome;
   }
   outcome.started = true;
@@ -243,14 +244,14 @@ CommandOutcome runCommand(const CommandSpec& spec, CommandHooks hooks) {
                                 : secondsOf(keeperUsage.ru_utime) + secondsOf(keeperUsage.ru_stime);
   if (WIFSIGNALED(status)) {
     outcome.signal = WTERMSIG(status);
-    outcome.error = "'" + words(spec.argv) + "' was killed by signal " + std::to_string(outcome.signal) + " (" +
-                    ::strsignal(outcome.signal) + ")";
+    outcome.ended = Error{"'" + words(spec.argv) + "' was killed by signal " + std::to_string(outcome.signal) +
+                          " (" + ::strsignal(outcome.signal) + ")"};
   } else {
     outcome.exitCode = WEXITSTATUS(status);
     if (outcome.exitCode != 0)
-      outcome.error = "'" + words(spec.argv) + "' exited with status " + std::to_string(outcome.exitCode);
+      outcome.ended = Error{"'" + words(spec.argv) + "' exited with status " + std::to_string(outcome.exitCode)};
   }
-  if (!outcome.error.empty()) explain(spec, wallKilled, outcome);
+  if (!outcome.ended) explain(spec, wallKilled, outcome);
   return outcome;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "conf/jobs_config.h"
 
 namespace hnow::agent {
@@ -33,7 +34,7 @@ struct CommandOutcome {
   // A limit of [jobs] ended it (or it failed while under memory_mb):
   // another agent may well run it.
   bool limited = false;
-  std::string error;     // "" when it exited with status 0; else what happened
+  Result<void> ended;    // done when it exited with status 0; else the Error saying what happened
 };
 
 // Called on the running thread: `started` once the keeper exists (its pid

@@ -212,11 +212,11 @@ void JobRunner::runCommandOf(const Task& task, int in, int out, const std::strin
   CommandOutcome run = runCommand(spec, {&worker, &Worker::started, &Worker::ended});
   outcome.exitCode = run.exitCode;
   outcome.runS = run.wallSeconds;
-  outcome.error = run.error;
+  outcome.ended = run.ended;
   outcome.limited = run.limited;
-  if (!run.error.empty() && run.started) {
+  if (!run.ended && run.started) {
     std::string tail = tailOf(errPath);
-    if (!tail.empty()) outcome.error += ": " + tail;
+    if (!tail.empty()) outcome.ended = Error{run.ended.error().message + ": " + tail};
   }
   const auto end = std::chrono::steady_clock::now();
   const auto start = end - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -224,12 +224,12 @@ void JobRunner::runCommandOf(const Task& task, int in, int out, const std::strin
   const double emulated = run.started ? emulatedSeconds(start, end, task.computeFactor) : run.wallSeconds;
   if (emulated > run.wallSeconds) std::this_thread::sleep_for(std::chrono::duration<double>(emulated - run.wallSeconds));
   outcome.computeS = std::max(emulated, run.wallSeconds);
-  if (outcome.error.empty()) {
+  if (outcome.ended.ok()) {
     struct stat info {};
     ::fstat(out, &info);
     outcome.size = static_cast<std::uint64_t>(info.st_size);
     if (auto digest = sha256Of(out)) outcome.sha256 = std::move(digest).value();
-    else outcome.error = digest.error().message;
+    else outcome.ended = digest.error();
   }
 }
 
@@ -237,26 +237,26 @@ TaskOutcome JobRunner::execute(const Task& task) {
   TaskOutcome outcome;
   {
     std::lock_guard lock(mutex_);
-    if (dropped_.count(task.resultToken)) outcome.error = "the task was dropped";
+    if (dropped_.count(task.resultToken)) outcome.ended = Error{"the task was dropped"};
   }
   // One input is the command's stdin as is; several are concatenated first.
   const bool joined = task.inputs.size() != 1;
   const std::string stdinPath = joined ? task.resultPath + ".in" : task.inputs[0];
-  if (joined && outcome.error.empty()) {
+  if (joined && outcome.ended.ok()) {
     int in = ::open(stdinPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     bool ok = in >= 0;
     for (const auto& p : task.inputs) ok = ok && appendFile(in, p);
     if (in >= 0) ::close(in);
-    if (!ok) outcome.error = "cannot join the task's inputs: " + std::string(std::strerror(errno));
+    if (!ok) outcome.ended = Error{"cannot join the task's inputs: " + std::string(std::strerror(errno))};
   }
-  const bool proceed = outcome.error.empty();
+  const bool proceed = outcome.ended.ok();
   int in = proceed ? ::open(stdinPath.c_str(), O_RDONLY | O_CLOEXEC) : -1;
   int out = proceed ? ::open(task.resultPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
   const std::string errPath = task.resultPath + ".err";
   int err = proceed ? ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-  if (outcome.error.empty() && (in < 0 || out < 0 || err < 0))
-    outcome.error = "cannot open the task's files: " + std::string(std::strerror(errno));
-  if (outcome.error.empty()) runCommandOf(task, in, out, errPath, err, outcome);
+  if (outcome.ended.ok() && (in < 0 || out < 0 || err < 0))
+    outcome.ended = Error{"cannot open the task's files: " + std::string(std::strerror(errno))};
+  if (outcome.ended.ok()) runCommandOf(task, in, out, errPath, err, outcome);
   for (int fd : {in, out, err})
     if (fd >= 0) ::close(fd);
   ::unlink(errPath.c_str());
@@ -265,7 +265,7 @@ TaskOutcome JobRunner::execute(const Task& task) {
   running_.erase(task.resultToken);
   if (dropped_.erase(task.resultToken)) {  // its result is nobody's: created after the drop, or not
     ::unlink(task.resultPath.c_str());
-    outcome.error = "the task was dropped";
+    outcome.ended = Error{"the task was dropped"};
   }
   return outcome;
 }
@@ -279,7 +279,7 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     spdlog::warn("refused a share of run {} from {}: {}", runId, peer_, program.error().message);
     TaskOutcome refused;
     refused.refused = true;
-    refused.error = program.error().message;
+    refused.ended = program.error();
     return held(Result<TaskOutcome>(refused));
   }
   Task task{{}, std::move(argv), *program, resultToken, pathFor(resultToken), computeFactor};
@@ -308,15 +308,16 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   });
   threads_.emplace_back(std::move(worker), finished);
   return paf.promise.then([this, resultToken, resultPath, runId](TaskOutcome outcome) {
-    if (outcome.error.empty()) {
+    if (outcome.ended.ok()) {
       int fd = ::open(resultPath.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) {
-        outcome.error = "cannot reopen the result: " + std::string(std::strerror(errno));
+        outcome.ended = Error{"cannot reopen the result: " + std::string(std::strerror(errno))};
       } else {
         receiver_.serve(resultToken, fd, outcome.size);
       }
     }
-    if (!outcome.error.empty()) spdlog::warn("a share of run {} from {} failed: {}", runId, peer_, outcome.error);
+    if (!outcome.ended)
+      spdlog::warn("a share of run {} from {} failed: {}", runId, peer_, outcome.ended.error().message);
     return held(Result<TaskOutcome>(outcome));
   });
 }

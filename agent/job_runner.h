@@ -31,6 +31,7 @@
 #include "agent/job_policy.h"
 #include "agent/later_result.h"
 #include "base/clock.h"
+#include "base/result.h"
 #include "transport/data/data_plane.h"
 
 namespace hnow::agent {
@@ -39,7 +40,7 @@ class Receiver;
 
 struct TaskOutcome {
   int exitCode = -1;
-  std::string error;      // "" on success
+  Result<void> ended;     // done, or the Error saying how the task failed
   std::uint64_t size = 0;
   std::string sha256;     // 32 raw bytes
   double computeS = 0.0;  // emulation included

@@ -52,7 +52,7 @@ pl::OptimalBroadcast measure(const SearchFn& search, const std::vector<double>& 
   runs.nodes.push_back(static_cast<double>(result.stats.searchNodes));
   runs.seconds.push_back(seconds);
   runs.proven += result.provenOptimal;
-  if (!pl::checkBroadcast(t, 0, result.schedule).valid) ++runs.invalid;
+  if (!pl::checkBroadcast(t, 0, result.schedule)) ++runs.invalid;
   return result;
 }
 

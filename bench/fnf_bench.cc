@@ -77,14 +77,14 @@ int main(int argc, char** argv) {
       cpuSeconds.push_back(static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC);
       seconds.push_back(s);
     }
-    const pl::ScheduleCheck check = pl::checkBroadcast(w.sendTime, 0, schedule);
+    const hnow::Result<double> check = pl::checkBroadcast(w.sendTime, 0, schedule);
     const double mid = median(seconds);
     std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", w.name, duration(mid).c_str(),
                 duration(median(cpuSeconds)).c_str(),
                 duration(*std::min_element(seconds.begin(), seconds.end())).c_str(),
-                duration(maximum(seconds)).c_str(), fixed(check.makespan, 1).c_str(),
-                check.valid ? "yes" : check.reason.c_str());
-    allMet = allMet && check.valid && mid < 1.0;
+                duration(maximum(seconds)).c_str(), fixed(check ? *check : 0.0, 1).c_str(),
+                check ? "yes" : check.error().message.c_str());
+    allMet = allMet && check && mid < 1.0;
     worstMedian = std::max(worstMedian, mid);
     worstCpu = std::max(worstCpu, median(cpuSeconds));
   }

@@ -159,9 +159,10 @@ Measured run(const MulticastInstance& in, const Algo& algo, int runs, Planner pl
     cpu.push_back(threadSeconds() - cpuStart);
     if (!plan) std::fprintf(stderr, "%s: %s\n", algo.name, plan.error().message.c_str()), std::exit(1);
     if (r > 0) continue;
-    ScheduleCheck check = checkMulticastPlan(in, *plan);
-    if (!check.valid) std::fprintf(stderr, "%s invalid: %s\n", algo.name, check.reason.c_str()), std::exit(1);
-    ratio = check.makespan / multicastLowerBound(in);
+    hnow::Result<double> makespan = checkMulticastPlan(in, *plan);
+    if (!makespan)
+      std::fprintf(stderr, "%s invalid: %s\n", algo.name, makespan.error().message.c_str()), std::exit(1);
+    ratio = *makespan / multicastLowerBound(in);
   }
   return {median(cpu), median(wall), ratio};
 }

@@ -92,12 +92,12 @@ Cell runCell(const Options& o, int n, int classes) {
     const pl::SearchLimits limits = n <= kSeedMaxN ? pl::SearchLimits{} : pl::SearchLimits{o.cap};
     const auto result = timed([&] { return pl::optimalReduction(c.sendTime, c.sink, limits); }, seconds);
     cell.seconds.push_back(seconds);
-    const std::string problem = !result ? result.error().message
-                                        : pl::checkReduction(c.sendTime, c.sink, result->schedule).reason;
-    if (!problem.empty()) {
+    const Result<double> replayed =
+        !result ? Result<double>(result.error()) : pl::checkReduction(c.sendTime, c.sink, result->schedule);
+    if (!replayed) {
       cell.failures.push_back("n = " + std::to_string(n) + ", " + std::to_string(classes) + " classes, cluster " +
                               std::to_string(i) + " (" + (!result ? "error value" : result->provenOptimal ? "proven" : "capped") +
-                              "): " + problem + "; " + describe(c));
+                              "): " + replayed.error().message + "; " + describe(c));
       cell.nodes.push_back(result ? static_cast<double>(result->stats.searchNodes) : 0.0);
       continue;
     }

@@ -91,12 +91,12 @@ int main() {
             Schedule s = a.plan(in, limits);
             micros.push_back(
                 std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-            ScheduleCheck check = checkTwoLevel(in, limits, s);
-            if (!check.valid) {
-              std::printf("INVALID %s: %s\n", a.name.c_str(), check.reason.c_str());
+            hnow::Result<double> makespan = checkTwoLevel(in, limits, s);
+            if (!makespan) {
+              std::printf("INVALID %s: %s\n", a.name.c_str(), makespan.error().message.c_str());
               return 1;
             }
-            ratios.push_back(check.makespan / twoLevelLowerBound(in, limits, a.multicast).value());
+            ratios.push_back(*makespan / twoLevelLowerBound(in, limits, a.multicast).value());
           }
           std::printf("%-20s %6d %4d %5.0f  %12.3f %12.3f %14.0f\n", a.name.c_str(), N, k, C,
                       median(ratios), *std::max_element(ratios.begin(), ratios.end()), median(micros));

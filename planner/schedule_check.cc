@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
 
 namespace hnow::planner {
 
@@ -26,8 +27,6 @@ std::string describe(const Transfer& x) {
   return out.str();
 }
 
-ScheduleCheck fail(std::string reason) { return ScheduleCheck{false, std::move(reason), 0.0}; }
-
 // Builds the event list with times that differ only by rounding snapped
 // together, so that an end at 2.0 and a start at 1.9999999999 count as one instant.
 std::vector<Event> eventsOf(std::span<const Transfer> schedule) {
@@ -49,20 +48,20 @@ std::vector<Event> eventsOf(std::span<const Transfer> schedule) {
   return events;
 }
 
-ScheduleCheck replay(Model model, std::span<const double> sendTime, int root,
-                     std::span<const Transfer> schedule, std::span<const int> targets) {
+Result<double> replay(Model model, std::span<const double> sendTime, int root,
+                      std::span<const Transfer> schedule, std::span<const int> targets) {
   const int n = static_cast<int>(sendTime.size());
-  if (root < 0 || root >= n) return fail("root index out of range");
+  if (root < 0 || root >= n) return Error{"root index out of range"};
   double makespan = 0.0;
   for (const Transfer& x : schedule) {
     if (x.from < 0 || x.from >= n || x.to < 0 || x.to >= n)
-      return fail(describe(x) + ": node index out of range");
-    if (x.from == x.to) return fail(describe(x) + ": a node cannot send to itself");
+      return Error{describe(x) + ": node index out of range"};
+    if (x.from == x.to) return Error{describe(x) + ": a node cannot send to itself"};
     if (!std::isfinite(x.start) || (x.start < 0 && !sameTime(x.start, 0.0)))
-      return fail(describe(x) + ": starts before time 0");
+      return Error{describe(x) + ": starts before time 0"};
     if (!sameTime(x.end - x.start, sendTime[x.from]))
-      return fail(describe(x) + ": lasts " + std::to_string(x.end - x.start) +
-                  " but the sender needs " + std::to_string(sendTime[x.from]));
+      return Error{describe(x) + ": lasts " + std::to_string(x.end - x.start) +
+                   " but the sender needs " + std::to_string(sendTime[x.from])};
     makespan = std::max(makespan, x.end);
   }
 
@@ -78,18 +77,18 @@ ScheduleCheck replay(Model model, std::span<const double> sendTime, int root,
     }
     for (int node : {x.from, x.to}) {
       if (busyWith[node] >= 0)
-        return fail(describe(x) + ": node " + std::to_string(node) + " is still busy with " +
-                    describe(schedule[busyWith[node]]));
+        return Error{describe(x) + ": node " + std::to_string(node) + " is still busy with " +
+                     describe(schedule[busyWith[node]])};
     }
     if (model == Model::kBroadcast) {
-      if (!holds[x.from]) return fail(describe(x) + ": the sender has not received the message yet");
-      if (x.to == root) return fail(describe(x) + ": the source never receives");
-      if (received[x.to]) return fail(describe(x) + ": the receiver already got the message");
+      if (!holds[x.from]) return Error{describe(x) + ": the sender has not received the message yet"};
+      if (x.to == root) return Error{describe(x) + ": the source never receives"};
+      if (received[x.to]) return Error{describe(x) + ": the receiver already got the message"};
       received[x.to] = 1;
     } else {
-      if (x.from == root) return fail(describe(x) + ": the sink never sends");
-      if (sent[x.from]) return fail(describe(x) + ": the sender already sent its value");
-      if (sent[x.to]) return fail(describe(x) + ": the receiver has already sent its value");
+      if (x.from == root) return Error{describe(x) + ": the sink never sends"};
+      if (sent[x.from]) return Error{describe(x) + ": the sender already sent its value"};
+      if (sent[x.to]) return Error{describe(x) + ": the receiver has already sent its value"};
       sent[x.from] = 1;
     }
     busyWith[x.from] = busyWith[x.to] = e.transfer;
@@ -99,29 +98,29 @@ ScheduleCheck replay(Model model, std::span<const double> sendTime, int root,
     auto unreached = [&](int node) { return node != root && !received[node]; };
     if (targets.empty()) {
       for (int v = 0; v < n; ++v)
-        if (unreached(v)) return fail("node " + std::to_string(v) + " never receives the message");
+        if (unreached(v)) return Error{"node " + std::to_string(v) + " never receives the message"};
     } else {
       for (int v : targets) {
-        if (v < 0 || v >= n) return fail("target index out of range");
-        if (unreached(v)) return fail("node " + std::to_string(v) + " never receives the message");
+        if (v < 0 || v >= n) return Error{"target index out of range"};
+        if (unreached(v)) return Error{"node " + std::to_string(v) + " never receives the message"};
       }
     }
   } else {
     for (int v = 0; v < n; ++v)
-      if (v != root && !sent[v]) return fail("node " + std::to_string(v) + " never sends its value");
+      if (v != root && !sent[v]) return Error{"node " + std::to_string(v) + " never sends its value"};
   }
-  return ScheduleCheck{true, "", makespan};
+  return makespan;
 }
 
 }  // namespace
 
-ScheduleCheck checkBroadcast(std::span<const double> sendTime, int source,
-                             std::span<const Transfer> schedule, std::span<const int> targets) {
+Result<double> checkBroadcast(std::span<const double> sendTime, int source,
+                              std::span<const Transfer> schedule, std::span<const int> targets) {
   return replay(Model::kBroadcast, sendTime, source, schedule, targets);
 }
 
-ScheduleCheck checkReduction(std::span<const double> sendTime, int sink,
-                             std::span<const Transfer> schedule) {
+Result<double> checkReduction(std::span<const double> sendTime, int sink,
+                              std::span<const Transfer> schedule) {
   return replay(Model::kReduction, sendTime, sink, schedule, {});
 }
 

@@ -177,7 +177,8 @@ Result<JobTaskOrder> jobTaskFromWire(wire::JobTask::Reader in) {
 
 void toWire(const JobTaskAnswer& answer, wire::JobResult::Builder out) {
   out.setExitCode(answer.exitCode);
-  out.setError(answer.commandError);
+  // The wire's text field: empty when the command succeeded.
+  out.setError(answer.ended ? std::string() : answer.ended.error().message);
   out.setSize(answer.size);
   out.setSha256(bytesOf(answer.sha256));
   out.setComputeS(answer.computeS);
@@ -189,7 +190,7 @@ void toWire(const JobTaskAnswer& answer, wire::JobResult::Builder out) {
 JobTaskAnswer jobTaskAnswerFromWire(wire::JobResult::Reader in) {
   JobTaskAnswer a;
   a.exitCode = in.getExitCode();
-  a.commandError = in.getError();
+  if (in.getError().size() > 0) a.ended = Error{in.getError()};
   a.size = in.getSize();
   a.sha256 = textOf(in.getSha256());
   a.computeS = in.getComputeS();

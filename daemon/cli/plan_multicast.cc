@@ -45,16 +45,16 @@ hnow::Result<PlanReport> planMulticastRequest(const conf::MulticastRequest& requ
   const double planningSeconds = stopwatch.seconds();
   if (!plan) return plan.error();
 
-  planner::ScheduleCheck check = planner::checkMulticastPlan(instance, *plan);
-  if (!check.valid)
-    return hnow::Error{"internal error: the " + request.algo + " schedule is invalid: " + check.reason};
+  const Result<double> makespan = planner::checkMulticastPlan(instance, *plan);
+  if (!makespan)
+    return hnow::Error{"internal error: the " + request.algo + " schedule is invalid: " + makespan.error().message};
 
   PlanReport report;
   report.op = "multicast";
   report.algo = request.algo;
   report.nodeNames = request.nodeNames;
   report.transfers = planner::asTransfers(*plan);
-  report.makespan = check.makespan;
+  report.makespan = *makespan;
   report.lowerBound = planner::multicastLowerBound(instance);
   report.stats.seconds = planningSeconds;
   MulticastDetails details;

@@ -59,11 +59,11 @@ Result<PlanReport> planCollective(const conf::CollectiveRequest& request) {
   }
   report.stats.seconds = clock.seconds();
 
-  planner::ScheduleCheck check = broadcast ? planner::checkBroadcast(t, root, report.transfers)
-                                           : planner::checkReduction(t, root, report.transfers);
-  if (!check.valid)
-    return hnow::Error{"internal error: the " + algo + " schedule is invalid: " + check.reason};
-  report.makespan = check.makespan;
+  const Result<double> makespan = broadcast ? planner::checkBroadcast(t, root, report.transfers)
+                                            : planner::checkReduction(t, root, report.transfers);
+  if (!makespan)
+    return hnow::Error{"internal error: the " + algo + " schedule is invalid: " + makespan.error().message};
+  report.makespan = *makespan;
   return report;
 }
 

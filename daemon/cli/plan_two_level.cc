@@ -109,11 +109,11 @@ hnow::Result<PlanReport> planTwoLevel(const conf::TwoLevelRequest& request) {
   report.stats.seconds =
       stopwatch.seconds();
 
-  const planner::ScheduleCheck check = planner::checkTwoLevel(instance, limits, report.transfers);
-  if (!check.valid)
+  const Result<double> makespan = planner::checkTwoLevel(instance, limits, report.transfers);
+  if (!makespan)
     return hnow::Error{"internal error: the " + details.variant + " schedule is invalid: " +
-                              check.reason};
-  report.makespan = check.makespan;
+                       makespan.error().message};
+  report.makespan = *makespan;
 
   const planner::TwoLevelBounds bounds = planner::twoLevelLowerBound(instance, limits, multicast);
   report.lowerBound = bounds.value();

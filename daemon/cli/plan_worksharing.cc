@@ -73,11 +73,11 @@ hnow::Result<PlanReport> runWorksharingPlan(const conf::WorksharingRequest& requ
 
   auto timeline = planner::replayAllocation(problem, plan->allocation);
   if (!timeline) return hnow::Error{"internal error: the " + request.algo + " allocation cannot be replayed: " + timeline.error().message};
-  planner::ScheduleCheck check = planner::checkWorksharing(problem, *timeline, plan->allocation.lifespan);
-  if (!check.valid)
-    return hnow::Error{"internal error: the " + request.algo + " allocation is invalid: " + check.reason};
+  const Result<double> makespan = planner::checkWorksharing(problem, *timeline, plan->allocation.lifespan);
+  if (!makespan)
+    return hnow::Error{"internal error: the " + request.algo + " allocation is invalid: " + makespan.error().message};
 
-  report.makespan = check.makespan;
+  report.makespan = *makespan;
   report.lowerBound = plan->makespanLowerBound;
   report.provenOptimal = plan->provenOptimal;
   report.stats.searchNodes = plan->stats.searchNodes;

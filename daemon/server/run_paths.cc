@@ -12,9 +12,9 @@ namespace {
 
 // A relative path would land under the first root; the CLI always sends
 // absolute ones, so a relative one is a client's mistake, not a default.
-std::string relativeProblem(const char* option, const std::string& path) {
-  if (path.empty() || path.front() == '/') return "";
-  return std::string(option) + " " + path + " is not an absolute path";
+Result<void> checkAbsolute(const char* option, const std::string& path) {
+  if (path.empty() || path.front() == '/') return {};
+  return Error{std::string(option) + " " + path + " is not an absolute path" + kRunRootsHint};
 }
 
 // A confinement refusal says how to fix it; a missing directory does not need to.
@@ -26,7 +26,7 @@ std::string refusal(const char* option, const std::string& path, const std::stri
 }  // namespace
 
 Result<int> openRunInput(const std::vector<std::string>& roots, const std::string& input) {
-  if (auto problem = relativeProblem("--input", input); !problem.empty()) return Error{problem + kRunRootsHint};
+  if (auto absolute = checkAbsolute("--input", input); !absolute) return absolute.error();
   auto opened = hnow::openConfinedParent(roots, input, {"--input path", "--input", "read --input from", "hnowd"},
                                           false);
   if (!opened) return Error{refusal("--input", input, opened.error().message)};
@@ -42,7 +42,7 @@ Result<int> openRunInput(const std::vector<std::string>& roots, const std::strin
 }
 
 Result<ConfinedParent> openRunOutputDir(const std::vector<std::string>& roots, const std::string& output) {
-  if (auto problem = relativeProblem("--output", output); !problem.empty()) return Error{problem + kRunRootsHint};
+  if (auto absolute = checkAbsolute("--output", output); !absolute) return absolute.error();
   auto opened = hnow::openConfinedParent(
       roots, output, {"--output path", "--output", "write --output under", "hnowd"}, false);
   if (!opened) return Error{refusal("--output", output, opened.error().message)};

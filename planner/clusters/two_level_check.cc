@@ -26,8 +26,6 @@ std::string describe(const Transfer& x) {
   return out.str();
 }
 
-ScheduleCheck fail(std::string reason) { return ScheduleCheck{false, std::move(reason), 0.0}; }
-
 void sortEvents(std::vector<Event>& events) {
   std::sort(events.begin(), events.end(),
             [](const Event& a, const Event& b) { return a.time < b.time; });
@@ -42,8 +40,8 @@ void sortEvents(std::vector<Event>& events) {
 
 // Each transfer's events, in the schedule's order, once every transfer is
 // between valid nodes and lasts what the model says; the makespan.
-ScheduleCheck eventsOf(const TwoLevelInstance& instance, const ClusterLayout& layout,
-                       std::span<const Transfer> schedule, std::vector<Event>& events) {
+Result<double> eventsOf(const TwoLevelInstance& instance, const ClusterLayout& layout,
+                        std::span<const Transfer> schedule, std::vector<Event>& events) {
   const int n = layout.nodes();
   const double local = instance.localTime, global = instance.globalTime;
   const bool postal = instance.model == TwoLevelModel::kPostal;
@@ -51,15 +49,15 @@ ScheduleCheck eventsOf(const TwoLevelInstance& instance, const ClusterLayout& la
   for (int i = 0; i < static_cast<int>(schedule.size()); ++i) {
     const Transfer& x = schedule[i];
     if (x.from < 0 || x.from >= n || x.to < 0 || x.to >= n)
-      return fail(describe(x) + ": node index out of range");
-    if (x.from == x.to) return fail(describe(x) + ": a node cannot send to itself");
+      return Error{describe(x) + ": node index out of range"};
+    if (x.from == x.to) return Error{describe(x) + ": a node cannot send to itself"};
     if (!std::isfinite(x.start) || (x.start < 0 && !sameTime(x.start, 0.0)))
-      return fail(describe(x) + ": starts before time 0");
+      return Error{describe(x) + ": starts before time 0"};
     const bool isGlobal = layout.clusterOf(x.from) != layout.clusterOf(x.to);
     const double length = isGlobal ? global : local;
     if (!sameTime(x.end - x.start, length))
-      return fail(describe(x) + ": lasts " + std::to_string(x.end - x.start) + " but a " +
-                  (isGlobal ? "global" : "local") + " transfer takes " + std::to_string(length));
+      return Error{describe(x) + ": lasts " + std::to_string(x.end - x.start) + " but a " +
+                   (isGlobal ? "global" : "local") + " transfer takes " + std::to_string(length)};
     makespan = std::max(makespan, x.end);
     events.push_back({x.start, false, Event::kTransfer, i, -1});
     events.push_back({x.end, true, Event::kTransfer, i, -1});
@@ -71,21 +69,21 @@ ScheduleCheck eventsOf(const TwoLevelInstance& instance, const ClusterLayout& la
     events.push_back({receiverStart, false, Event::kBusy, i, x.to});
     events.push_back({x.end, true, Event::kBusy, i, x.to});
   }
-  return ScheduleCheck{true, "", makespan};
+  return makespan;
 }
 
 }  // namespace
 
-ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits& limits,
-                            std::span<const Transfer> schedule) {
+Result<double> checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits& limits,
+                             std::span<const Transfer> schedule) {
   const ClusterLayout layout(instance.sizes);
   const int n = layout.nodes();
-  if (n == 0) return fail("the instance has no nodes");
+  if (n == 0) return Error{"the instance has no nodes"};
 
   std::vector<Event> events;
-  const ScheduleCheck timed = eventsOf(instance, layout, schedule, events);
-  if (!timed.valid) return timed;
-  const double makespan = timed.makespan;
+  const Result<double> timed = eventsOf(instance, layout, schedule, events);
+  if (!timed) return timed;
+  const double makespan = *timed;
   sortEvents(events);
 
   std::vector<int> busyWith(n, -1);
@@ -107,14 +105,14 @@ ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits
         continue;
       }
       if (busyWith[e.node] >= 0)
-        return fail(describe(x) + ": node " + std::to_string(e.node) + " is still busy with " +
-                    describe(schedule[busyWith[e.node]]));
+        return Error{describe(x) + ": node " + std::to_string(e.node) + " is still busy with " +
+                     describe(schedule[busyWith[e.node]])};
       busyWith[e.node] = e.transfer;
       if (isGlobal) ++globalBusy[cluster];
       if (isGlobal && degreeOf(cluster) > 0 && globalBusy[cluster] > degreeOf(cluster))
-        return fail(describe(x) + ": more than " + std::to_string(degreeOf(cluster)) +
-                    " nodes of cluster " + std::to_string(cluster) +
-                    " in global transfers at once (its degree)");
+        return Error{describe(x) + ": more than " + std::to_string(degreeOf(cluster)) +
+                     " nodes of cluster " + std::to_string(cluster) +
+                     " in global transfers at once (its degree)"};
       continue;
     }
     if (e.isEnd) {
@@ -122,18 +120,18 @@ ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits
       if (isGlobal) --globalsInProgress;
       continue;
     }
-    if (!holds[x.from]) return fail(describe(x) + ": the sender has not received the message yet");
-    if (x.to == 0) return fail(describe(x) + ": the source never receives");
-    if (received[x.to]) return fail(describe(x) + ": the receiver already got the message");
+    if (!holds[x.from]) return Error{describe(x) + ": the sender has not received the message yet"};
+    if (x.to == 0) return Error{describe(x) + ": the source never receives"};
+    if (received[x.to]) return Error{describe(x) + ": the receiver already got the message"};
     received[x.to] = 1;
     if (isGlobal) ++globalsInProgress;
     if (isGlobal && limits.maxGlobal > 0 && globalsInProgress > limits.maxGlobal)
-      return fail(describe(x) + ": more than " + std::to_string(limits.maxGlobal) +
-                  " global transfers in progress at once (max_global)");
+      return Error{describe(x) + ": more than " + std::to_string(limits.maxGlobal) +
+                   " global transfers in progress at once (max_global)"};
   }
   for (int v : targetNodes(instance))
-    if (!holds[v]) return fail("node " + std::to_string(v) + " never receives the message");
-  return ScheduleCheck{true, "", makespan};
+    if (!holds[v]) return Error{"node " + std::to_string(v) + " never receives the message"};
+  return makespan;
 }
 
 }  // namespace hnow::planner

@@ -12,6 +12,7 @@
 //   transfers at once; bounded-size matching (§5.3): at most B global
 //   transfers in progress at once;
 // - every target (instance.needed, and the source) ends with the message.
+// The makespan, or an Error naming the first violation found.
 #include <span>
 
 #include "planner/schedule_check.h"
@@ -19,7 +20,7 @@
 
 namespace hnow::planner {
 
-ScheduleCheck checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits& limits,
-                            std::span<const Transfer> schedule);
+Result<double> checkTwoLevel(const TwoLevelInstance& instance, const GlobalLimits& limits,
+                             std::span<const Transfer> schedule);
 
 }  // namespace hnow::planner

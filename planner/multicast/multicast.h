@@ -6,10 +6,10 @@
 // busy for R(j,m) = R_c + R_m·m. Several messages, each from its own source
 // to its own destinations, are scheduled together; a destination that holds
 // a message may relay it to other destinations of the same message (§3.1).
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/transfer.h"
 
 namespace hnow::planner {
@@ -49,11 +49,12 @@ struct MulticastInstance {
 // The same X on every link.
 std::vector<double> uniformLinks(int nodeCount, double secondsPerByte);
 
-// Why `instance` cannot be planned (indices out of range, a destination
-// listed twice or equal to the source, overheads not positive, ...), or
-// nothing. Positive overheads keep each node's task completions strictly
-// increasing, which the preemption rule of §5 relies on to order tasks.
-std::optional<std::string> instanceProblem(const MulticastInstance& instance);
+// Done when `instance` can be planned; else the Error saying why not
+// (indices out of range, a destination listed twice or equal to the source,
+// overheads not positive, ...). Positive overheads keep each node's task
+// completions strictly increasing, which the preemption rule of §5 relies
+// on to order tasks.
+Result<void> checkInstance(const MulticastInstance& instance);
 
 // One point-to-point transfer of message k: the send occupies the sender
 // over [sendStart, sendEnd]; the receiver posts its receive at `posted`

@@ -53,7 +53,7 @@ inline bool operator<(const MulticastTaskKey& a, const MulticastTaskKey& b) {
 
 class MulticastCandidates {
  public:
-  // `instance` must be valid (instanceProblem) and outlive this object.
+  // `instance` must be valid (checkInstance) and outlive this object.
   // `trackReceivers` keeps the per-receiver keys bestTask() needs (ECF).
   MulticastCandidates(const MulticastInstance& instance, bool preemptive, bool trackReceivers);
 

@@ -9,8 +9,6 @@ namespace hnow::planner {
 
 namespace {
 
-ScheduleCheck fail(std::string reason) { return ScheduleCheck{false, std::move(reason), 0.0}; }
-
 std::string describe(const MulticastTransfer& x) {
   std::ostringstream out;
   out << "message " << x.message << " " << x.from << "->" << x.to << " (send [" << x.sendStart
@@ -35,8 +33,8 @@ struct Busy {
 
 }  // namespace
 
-ScheduleCheck checkMulticast(const MulticastInstance& instance,
-                             std::span<const MulticastTransfer> transfers) {
+Result<double> checkMulticast(const MulticastInstance& instance,
+                              std::span<const MulticastTransfer> transfers) {
   const int n = instance.nodeCount();
   const int messages = instance.messageCount();
   std::vector<char> isDestination(static_cast<size_t>(messages) * n, 0);
@@ -49,26 +47,26 @@ ScheduleCheck checkMulticast(const MulticastInstance& instance,
 
   for (int t = 0; t < static_cast<int>(transfers.size()); ++t) {
     const MulticastTransfer& x = transfers[t];
-    if (x.message < 0 || x.message >= messages) return fail(describe(x) + ": no such message");
+    if (x.message < 0 || x.message >= messages) return Error{describe(x) + ": no such message"};
     if (x.from < 0 || x.from >= n || x.to < 0 || x.to >= n)
-      return fail(describe(x) + ": node index out of range");
-    if (x.from == x.to) return fail(describe(x) + ": a node cannot send to itself");
+      return Error{describe(x) + ": node index out of range"};
+    if (x.from == x.to) return Error{describe(x) + ": a node cannot send to itself"};
     const int k = x.message;
     if (!isDestination[k * n + x.to])
-      return fail(describe(x) + ": the receiver is not a destination of the message");
-    if (receivedAt[k * n + x.to] >= 0) return fail(describe(x) + ": the receiver already got the message");
+      return Error{describe(x) + ": the receiver is not a destination of the message"};
+    if (receivedAt[k * n + x.to] >= 0) return Error{describe(x) + ": the receiver already got the message"};
     for (double time : {x.sendStart, x.sendEnd, x.posted, x.recvStart, x.recvEnd})
-      if (!std::isfinite(time)) return fail(describe(x) + ": a time is not finite");
-    if (!notBefore(x.sendStart, 0.0)) return fail(describe(x) + ": starts before time 0");
+      if (!std::isfinite(time)) return Error{describe(x) + ": a time is not finite"};
+    if (!notBefore(x.sendStart, 0.0)) return Error{describe(x) + ": starts before time 0"};
     if (!sameTime(x.sendEnd - x.sendStart, instance.sendTime(x.from, k)))
-      return fail(describe(x) + ": the send must last S = " + std::to_string(instance.sendTime(x.from, k)));
+      return Error{describe(x) + ": the send must last S = " + std::to_string(instance.sendTime(x.from, k))};
     if (!sameTime(x.recvEnd - x.recvStart, instance.recvTime(x.to, k)))
-      return fail(describe(x) + ": the receive must last R = " + std::to_string(instance.recvTime(x.to, k)));
+      return Error{describe(x) + ": the receive must last R = " + std::to_string(instance.recvTime(x.to, k))};
     const double arrival = x.sendEnd + instance.wireTime(x.from, x.to, k);
-    if (!notBefore(x.posted, 0.0)) return fail(describe(x) + ": posted before time 0");
+    if (!notBefore(x.posted, 0.0)) return Error{describe(x) + ": posted before time 0"};
     if (!sameTime(x.recvStart, std::max(arrival, x.posted)))
-      return fail(describe(x) + ": a blocking receive processes the message when it is both posted and arrived (at " +
-                  std::to_string(std::max(arrival, x.posted)) + ")");
+      return Error{describe(x) + ": a blocking receive processes the message when it is both posted and arrived (at " +
+                   std::to_string(std::max(arrival, x.posted)) + ")"};
     receivedAt[k * n + x.to] = x.recvEnd;
     busy[x.from].push_back({x.sendStart, x.sendEnd, t});
     busy[x.to].push_back({x.posted, x.recvEnd, t});
@@ -80,9 +78,9 @@ ScheduleCheck checkMulticast(const MulticastInstance& instance,
     if (x.from == instance.messages[x.message].source) continue;
     double held = receivedAt[x.message * n + x.from];
     if (held < 0)
-      return fail(describe(x) + ": the sender never receives the message (only the source and its destinations relay)");
+      return Error{describe(x) + ": the sender never receives the message (only the source and its destinations relay)"};
     if (!notBefore(x.sendStart, held))
-      return fail(describe(x) + ": the sender relays before its receive ends at " + std::to_string(held));
+      return Error{describe(x) + ": the sender relays before its receive ends at " + std::to_string(held)};
   }
 
   for (int v = 0; v < n; ++v) {
@@ -91,15 +89,15 @@ ScheduleCheck checkMulticast(const MulticastInstance& instance,
               [](const Busy& a, const Busy& b) { return a.start < b.start || (a.start == b.start && a.end < b.end); });
     for (size_t i = 1; i < tasks.size(); ++i)
       if (!notBefore(tasks[i].start, tasks[i - 1].end))
-        return fail("node " + std::to_string(v) + " runs two tasks at once: " +
-                    describe(transfers[tasks[i - 1].transfer]) + " and " + describe(transfers[tasks[i].transfer]));
+        return Error{"node " + std::to_string(v) + " runs two tasks at once: " +
+                     describe(transfers[tasks[i - 1].transfer]) + " and " + describe(transfers[tasks[i].transfer])};
   }
 
   for (int k = 0; k < messages; ++k)
     for (int d : instance.messages[k].destinations)
       if (receivedAt[k * n + d] < 0)
-        return fail("node " + std::to_string(d) + " never receives message " + std::to_string(k));
-  return ScheduleCheck{true, "", makespan};
+        return Error{"node " + std::to_string(d) + " never receives message " + std::to_string(k)};
+  return makespan;
 }
 
 Result<std::vector<MulticastTransfer>> simulateTaskLists(
@@ -177,43 +175,43 @@ Result<std::vector<MulticastTransfer>> simulateTaskLists(
   return out;
 }
 
-ScheduleCheck checkMulticastPlan(const MulticastInstance& instance, const MulticastPlan& plan) {
+Result<double> checkMulticastPlan(const MulticastInstance& instance, const MulticastPlan& plan) {
   auto simulated = simulateTaskLists(instance, plan.taskLists);
-  if (!simulated) return fail("the task lists cannot run: " + simulated.error().message);
+  if (!simulated) return Error{"the task lists cannot run: " + simulated.error().message};
   if (simulated->size() != plan.transfers.size())
-    return fail("the task lists hold " + std::to_string(simulated->size()) + " transfers, the plan " +
-                std::to_string(plan.transfers.size()));
+    return Error{"the task lists hold " + std::to_string(simulated->size()) + " transfers, the plan " +
+                 std::to_string(plan.transfers.size())};
   std::unordered_map<long long, int> planned;
   for (int t = 0; t < static_cast<int>(plan.transfers.size()); ++t) {
     const MulticastTransfer& x = plan.transfers[t];
     if (x.from < 0 || x.from >= instance.nodeCount() || x.to < 0 || x.to >= instance.nodeCount() ||
         x.message < 0 || x.message >= instance.messageCount())
-      return fail(describe(x) + ": index out of range");
+      return Error{describe(x) + ": index out of range"};
     planned[keyOf(instance, x.message, x.from, x.to)] = t;
   }
   for (int v = 0; v < instance.nodeCount(); ++v) {
     for (const MulticastTask& task : plan.taskLists[v]) {
       const int t = task.transfer;
-      if (t < 0 || t >= static_cast<int>(plan.transfers.size())) return fail("a task names no transfer");
+      if (t < 0 || t >= static_cast<int>(plan.transfers.size())) return Error{"a task names no transfer"};
       const MulticastTransfer& x = plan.transfers[t];
       bool matches = x.message == task.message &&
                      (task.send ? (x.from == v && x.to == task.peer) : (x.to == v && x.from == task.peer));
-      if (!matches) return fail("node " + std::to_string(v) + "'s task list names the wrong transfer for " + describe(x));
+      if (!matches) return Error{"node " + std::to_string(v) + "'s task list names the wrong transfer for " + describe(x)};
     }
   }
   for (const MulticastTransfer& s : *simulated) {
     auto it = planned.find(keyOf(instance, s.message, s.from, s.to));
-    if (it == planned.end()) return fail(describe(s) + ": in the task lists but not in the plan");
+    if (it == planned.end()) return Error{describe(s) + ": in the task lists but not in the plan"};
     const MulticastTransfer& x = plan.transfers[it->second];
     if (!sameTime(x.sendStart, s.sendStart) || !sameTime(x.sendEnd, s.sendEnd) ||
         !sameTime(x.posted, s.posted) || !sameTime(x.recvStart, s.recvStart) ||
         !sameTime(x.recvEnd, s.recvEnd))
-      return fail("the plan says " + describe(x) + " but its task lists run it as " + describe(s));
+      return Error{"the plan says " + describe(x) + " but its task lists run it as " + describe(s)};
   }
-  ScheduleCheck check = checkMulticast(instance, plan.transfers);
-  if (check.valid && !sameTime(check.makespan, plan.makespan))
-    return fail("the plan reports makespan " + std::to_string(plan.makespan) + " but its last receive ends at " +
-                std::to_string(check.makespan));
+  Result<double> check = checkMulticast(instance, plan.transfers);
+  if (check && !sameTime(*check, plan.makespan))
+    return Error{"the plan reports makespan " + std::to_string(plan.makespan) + " but its last receive ends at " +
+                 std::to_string(*check)};
   return check;
 }
 

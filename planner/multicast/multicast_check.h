@@ -21,8 +21,8 @@ namespace hnow::planner {
 // - a node runs one task at a time: its sends and its receives (from posting
 //   to completion) do not overlap.
 // The makespan is the last receive's completion.
-ScheduleCheck checkMulticast(const MulticastInstance& instance,
-                             std::span<const MulticastTransfer> transfers);
+Result<double> checkMulticast(const MulticastInstance& instance,
+                              std::span<const MulticastTransfer> transfers);
 
 // The simulator: executes every node's task list in order under §2 (a send
 // starts when the previous task completes; a receive is posted then and
@@ -36,6 +36,6 @@ Result<std::vector<MulticastTransfer>> simulateTaskLists(
 // Both: the plan's task lists, simulated, give exactly the plan's times (so
 // the algorithm's bookkeeping agrees with the model), the lists name the
 // plan's transfers, the times are feasible and the makespan is right.
-ScheduleCheck checkMulticastPlan(const MulticastInstance& instance, const MulticastPlan& plan);
+Result<double> checkMulticastPlan(const MulticastInstance& instance, const MulticastPlan& plan);
 
 }  // namespace hnow::planner

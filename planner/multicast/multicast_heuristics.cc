@@ -271,7 +271,7 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 
 Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                     const MulticastOptions& options) {
-  if (auto problem = instanceProblem(instance)) return Error{*problem};
+  if (auto valid = checkInstance(instance); !valid) return valid.error();
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
       if (options.preemptive) return Error{"FEF has no preemptive form (seed 004 §5)"};
@@ -285,7 +285,7 @@ Result<MulticastPlan> planMulticast(const MulticastInstance& instance, Multicast
 
 Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
                                       std::span<const MulticastChoice> choices, bool preemptive) {
-  if (auto problem = instanceProblem(instance)) return Error{*problem};
+  if (auto valid = checkInstance(instance); !valid) return valid.error();
   MulticastTimeline timeline(instance, preemptive);
   const int n = instance.nodeCount();
   for (const MulticastChoice& c : choices) {
@@ -303,7 +303,7 @@ Result<MulticastPlan> scheduleChoices(const MulticastInstance& instance,
 
 Result<MulticastPlan> scheduleReceiverOrder(const MulticastInstance& instance,
                                             std::span<const int> receivers, bool preemptive) {
-  if (auto problem = instanceProblem(instance)) return Error{*problem};
+  if (auto valid = checkInstance(instance); !valid) return valid.error();
   ReceiverFirst state(instance, preemptive);
   for (int j : receivers) {
     if (j < 0 || j >= instance.nodeCount() || !state.needs(j))

@@ -33,7 +33,7 @@ struct MulticastOptions {
   std::uint64_t seed = 1;   // RRS's receiver draws
 };
 
-// Plans `instance` (which must pass instanceProblem) or says why not.
+// Plans `instance` (which must pass checkInstance) or says why not.
 Result<MulticastPlan> planMulticast(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                     const MulticastOptions& options = {});
 

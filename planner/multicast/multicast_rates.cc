@@ -50,7 +50,7 @@ Result<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
       instance.linkPerByte[static_cast<std::size_t>(i) * n + j] = std::max(0.0, 1.0 / slowest - 1.0 / up);
     }
   }
-  if (auto problem = instanceProblem(instance)) return Result::failure(*problem);
+  if (auto valid = checkInstance(instance); !valid) return valid.error();
   return instance;
 }
 

@@ -24,7 +24,7 @@ namespace hnow::planner {
 // keeping the end-to-end time S_c + m / min(up, down) + R_c of that model.
 // Overheads not measured (0) become 1 µs: §5's preemption needs them positive.
 // Errors: a node that takes part (a source or a destination) without a
-// positive uplink or downlink, and what instanceProblem refuses.
+// positive uplink or downlink, and what checkInstance refuses.
 Result<MulticastInstance> multicastFromRates(std::span<const NodeRates> rates,
                                              std::vector<MulticastMessage> messages);
 

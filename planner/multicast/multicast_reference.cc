@@ -254,7 +254,7 @@ MulticastPlan receiverFirst(const MulticastInstance& instance, MulticastAlgorith
 
 Result<MulticastPlan> planMulticastReference(const MulticastInstance& instance, MulticastAlgorithm algorithm,
                                      const MulticastOptions& options) {
-  if (auto problem = instanceProblem(instance)) return Error{*problem};
+  if (auto valid = checkInstance(instance); !valid) return valid.error();
   switch (algorithm) {
     case MulticastAlgorithm::kFastestEdgeFirst:
       if (options.preemptive) return Error{"FEF has no preemptive form (seed 004 §5)"};
@@ -268,7 +268,7 @@ Result<MulticastPlan> planMulticastReference(const MulticastInstance& instance, 
 
 Result<MulticastPlan> scheduleReceiverOrderReference(const MulticastInstance& instance,
                                              std::span<const int> receivers, bool preemptive) {
-  if (auto problem = instanceProblem(instance)) return Error{*problem};
+  if (auto valid = checkInstance(instance); !valid) return valid.error();
   ReceiverFirst state(instance, preemptive);
   for (int j : receivers) {
     if (j < 0 || j >= instance.nodeCount() || !state.needs(j))

@@ -17,7 +17,7 @@ namespace hnow::planner {
 
 class MulticastTimeline {
  public:
-  // `instance` must be valid (instanceProblem) and outlive the timeline.
+  // `instance` must be valid (checkInstance) and outlive the timeline.
   MulticastTimeline(const MulticastInstance& instance, bool preemptive);
 
   // Node v holds message k: it is the source or a receive of k is scheduled.

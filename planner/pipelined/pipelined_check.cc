@@ -7,23 +7,13 @@
 
 namespace hnow::planner {
 
-namespace {
-
-PipelinedReplay invalid(std::string reason) {
-  PipelinedReplay r;
-  r.reason = std::move(reason);
-  return r;
-}
-
-}  // namespace
-
-PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
-                                std::span<const int> destinations, double fileBytes, double chunkBytes,
-                                int windowChunks, const SiteLinks& sites) {
+Result<PipelinedReplay> replayPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
+                                        std::span<const int> destinations, double fileBytes,
+                                        double chunkBytes, int windowChunks, const SiteLinks& sites) {
   const int n = tree.nodeCount();
-  if (static_cast<int>(rates.size()) != n) return invalid("one rate per node");
-  if (auto checked = checkTree(tree, tree.source, destinations); !checked) return invalid(checked.error().message);
-  if (!(chunkBytes > 0.0) || !(fileBytes >= 0.0) || windowChunks < 1) return invalid("bad sizes");
+  if (static_cast<int>(rates.size()) != n) return Error{"one rate per node"};
+  if (auto checked = checkTree(tree, tree.source, destinations); !checked) return Error{checked.error().message};
+  if (!(chunkBytes > 0.0) || !(fileBytes >= 0.0) || windowChunks < 1) return Error{"bad sizes"};
 
   // Each edge's share of its parent's uplink, checked against both ends.
   std::vector<double> share(n, 0.0), latency(n, 0.0);
@@ -51,22 +41,22 @@ PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeR
         trunkIn[sites.siteOf[c]] += r;
       }
       if (!(r > 0.0))
-        return invalid("edge " + std::to_string(p) + " -> " + std::to_string(c) + " has no bandwidth");
+        return Error{"edge " + std::to_string(p) + " -> " + std::to_string(c) + " has no bandwidth"};
       if (r > rates[c].downlinkBytesPerSecond * (1 + 1e-12))
-        return invalid("edge into " + std::to_string(c) + " exceeds its downlink");
+        return Error{"edge into " + std::to_string(c) + " exceeds its downlink"};
       share[c] = r;
       used += r;
       out.slowestEdgeShare = std::min(out.slowestEdgeShare, r);
     }
     if (used > rates[p].uplinkBytesPerSecond * (1 + 1e-9))
-      return invalid("children of " + std::to_string(p) + " exceed its uplink");
+      return Error{"children of " + std::to_string(p) + " exceed its uplink"};
   }
   for (int site = 0; site < siteCount; ++site) {
     const Trunk trunk = sites.trunkOf(site);
     if (trunk.outBytesPerSecond > 0.0 && trunkOut[site] > trunk.outBytesPerSecond * (1 + 1e-9))
-      return invalid("edges out of site " + std::to_string(site) + " exceed its trunk");
+      return Error{"edges out of site " + std::to_string(site) + " exceed its trunk"};
     if (trunk.inBytesPerSecond > 0.0 && trunkIn[site] > trunk.inBytesPerSecond * (1 + 1e-9))
-      return invalid("edges into site " + std::to_string(site) + " exceed its trunk");
+      return Error{"edges into site " + std::to_string(site) + " exceed its trunk"};
   }
   if (out.slowestEdgeShare == std::numeric_limits<double>::infinity()) out.slowestEdgeShare = 0.0;
 
@@ -101,7 +91,6 @@ PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeR
       out.finish[v] = holds[v];
       out.makespan = std::max(out.makespan, holds[v]);
     }
-  out.valid = true;
   return out;
 }
 

@@ -9,9 +9,9 @@
 // relay buffers at most `windowChunks` chunks it has not yet passed to all
 // its children (backpressure), the source reads the file and never waits.
 #include <span>
-#include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/broadcast/broadcast_tree.h"
 #include "planner/node_rates.h"
 #include "planner/site_links.h"
@@ -19,17 +19,17 @@
 namespace hnow::planner {
 
 struct PipelinedReplay {
-  bool valid = false;
-  std::string reason;           // why not valid; empty when valid
   double makespan = 0.0;        // when the last node holds the whole file
   std::vector<double> finish;   // per node; 0 for the source, -1 out of the tree
   double slowestEdgeShare = 0;  // the smallest r(p, c) seen
 };
 
 // Rejects a tree that does not reach every destination, has an edge whose
-// rate is not positive, or whose children's shares exceed a parent's uplink.
-PipelinedReplay replayPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
-                                std::span<const int> destinations, double fileBytes, double chunkBytes,
-                                int windowChunks = 4, const SiteLinks& sites = {});
+// rate is not positive, or whose children's shares exceed a parent's uplink,
+// with an Error saying which.
+Result<PipelinedReplay> replayPipelined(const BroadcastTree& tree, std::span<const NodeRates> rates,
+                                        std::span<const int> destinations, double fileBytes,
+                                        double chunkBytes, int windowChunks = 4,
+                                        const SiteLinks& sites = {});
 
 }  // namespace hnow::planner

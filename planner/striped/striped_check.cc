@@ -3,34 +3,25 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "planner/pipelined/pipelined_check.h"
 
 namespace hnow::planner {
 
-namespace {
-
-StripedReplay invalid(std::string reason) {
-  StripedReplay r;
-  r.reason = std::move(reason);
-  return r;
-}
-
-}  // namespace
-
-StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
-                            std::span<const int> destinations, double fileBytes, double chunkBytes,
-                            const SiteLinks& sites) {
+Result<StripedReplay> replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
+                                    std::span<const int> destinations, double fileBytes,
+                                    double chunkBytes, const SiteLinks& sites) {
   const int n = static_cast<int>(rates.size());
   const int stripes = plan.stripes();
-  if (stripes < 1) return invalid("a striped plan has at least one stripe");
-  if (!(chunkBytes > 0.0) || !(fileBytes > 0.0)) return invalid("bad sizes");
+  if (stripes < 1) return Error{"a striped plan has at least one stripe"};
+  if (!(chunkBytes > 0.0) || !(fileBytes > 0.0)) return Error{"bad sizes"};
   const long long chunks = static_cast<long long>(std::ceil(fileBytes / chunkBytes));
   if (static_cast<int>(plan.firstChunk.size()) != stripes + 1 || plan.firstChunk.front() != 0 ||
       plan.firstChunk.back() != chunks)
-    return invalid("the stripes do not cover the file's chunks");
+    return Error{"the stripes do not cover the file's chunks"};
   for (int k = 0; k < stripes; ++k)
-    if (plan.firstChunk[k + 1] <= plan.firstChunk[k]) return invalid("stripe " + std::to_string(k) + " is empty");
+    if (plan.firstChunk[k + 1] <= plan.firstChunk[k]) return Error{"stripe " + std::to_string(k) + " is empty"};
 
   // Children across stripes, and parents, per node.
   std::vector<int> children(n, 0);
@@ -42,7 +33,7 @@ StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> 
     for (int v = 0; v < static_cast<int>(tree.parent.size()); ++v)
       if (tree.parent[v] >= 0) trunks.add(tree.parent[v], v);
   for (const BroadcastTree& tree : plan.trees) {
-    if (tree.nodeCount() != n) return invalid("a stripe tree over a different number of nodes");
+    if (tree.nodeCount() != n) return Error{"a stripe tree over a different number of nodes"};
     for (int v = 0; v < n; ++v) {
       children[v] += static_cast<int>(tree.children[v].size());
       if (tree.parent[v] >= 0) {
@@ -52,7 +43,6 @@ StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> 
     }
   }
   StripedReplay out;
-  out.valid = true;
   out.finish.assign(n, -1.0);
   for (int v = 0; v < n; ++v) {
     if (v == plan.trees.front().source) out.sourceChildren = children[v];
@@ -86,12 +76,12 @@ StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> 
         t.inBytesPerSecond = trunks.into(s) > 0 ? t.inBytesPerSecond / trunks.into(s) * mine.into(s) : 0.0;
       }
     }
-    const PipelinedReplay replay =
+    const Result<PipelinedReplay> replay =
         replayPipelined(tree, shares, destinations, end - first, chunkBytes, /*windowChunks=*/4, view);
-    if (!replay.valid) return invalid("stripe " + std::to_string(k) + ": " + replay.reason);
+    if (!replay) return Error{"stripe " + std::to_string(k) + ": " + replay.error().message};
     for (int v = 0; v < n; ++v)
-      if (replay.finish[v] >= 0) out.finish[v] = std::max(out.finish[v], replay.finish[v]);
-    out.makespan = std::max(out.makespan, replay.makespan);
+      if (replay->finish[v] >= 0) out.finish[v] = std::max(out.finish[v], replay->finish[v]);
+    out.makespan = std::max(out.makespan, replay->makespan);
   }
   return out;
 }

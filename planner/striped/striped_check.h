@@ -7,9 +7,9 @@
 // side, each at its own shares; the plan takes as long as its slowest stripe.
 // A room's trunk is split equally among every stripe's edges through it.
 #include <span>
-#include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "planner/node_rates.h"
 #include "planner/site_links.h"
 #include "planner/striped/striped_plan.h"
@@ -17,8 +17,6 @@
 namespace hnow::planner {
 
 struct StripedReplay {
-  bool valid = false;
-  std::string reason;          // why not valid; empty when valid
   double makespan = 0.0;       // when the last destination holds every stripe
   std::vector<double> finish;  // per node; 0 for the source, -1 out of the plan
   int mostChildren = 0;        // the most children any agent feeds, across stripes
@@ -27,9 +25,10 @@ struct StripedReplay {
 };
 
 // Rejects a plan whose stripes do not cover the file's chunks in order, a
-// stripe tree that misses a destination, or shares that exceed a link.
-StripedReplay replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
-                            std::span<const int> destinations, double fileBytes, double chunkBytes,
-                            const SiteLinks& sites = {});
+// stripe tree that misses a destination, or shares that exceed a link, with
+// an Error saying which.
+Result<StripedReplay> replayStriped(const StripedPlan& plan, std::span<const NodeRates> rates,
+                                    std::span<const int> destinations, double fileBytes,
+                                    double chunkBytes, const SiteLinks& sites = {});
 
 }  // namespace hnow::planner

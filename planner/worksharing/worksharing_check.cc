@@ -8,8 +8,6 @@ namespace hnow::planner {
 
 namespace {
 
-ScheduleCheck fail(std::string reason) { return ScheduleCheck{false, std::move(reason), 0.0}; }
-
 std::string name(int worker) { return "worker " + std::to_string(worker); }
 
 std::string span(double a, double b) {
@@ -22,16 +20,16 @@ bool atLeast(double a, double b) { return a >= b || sameTime(a, b); }
 
 // One port per direction: the master's messages in one direction must not
 // overlap. `intervals` are (start, end, worker).
-std::string overlap(std::vector<std::tuple<double, double, int>> intervals, const char* what) {
+Result<void> checkOnePort(std::vector<std::tuple<double, double, int>> intervals, const char* what) {
   std::sort(intervals.begin(), intervals.end());
   for (size_t i = 1; i < intervals.size(); ++i) {
     const auto& [s0, e0, w0] = intervals[i - 1];
     const auto& [s1, e1, w1] = intervals[i];
     if (!atLeast(s1, e0))
-      return std::string("the master's ") + what + " to " + name(w0) + " " + span(s0, e0) +
-             " overlaps the one to " + name(w1) + " " + span(s1, e1) + " (one port per direction)";
+      return Error{std::string("the master's ") + what + " to " + name(w0) + " " + span(s0, e0) +
+              " overlaps the one to " + name(w1) + " " + span(s1, e1) + " (one port per direction)"};
   }
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -77,39 +75,39 @@ Result<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
   return out;
 }
 
-ScheduleCheck checkWorksharing(const WorksharingProblem& problem, const WorksharingTimeline& timeline,
-                               double lifespan) {
+Result<double> checkWorksharing(const WorksharingProblem& problem, const WorksharingTimeline& timeline,
+                                double lifespan) {
   const int n = static_cast<int>(problem.workers.size());
   std::vector<char> seen(n, 0);
   std::vector<std::tuple<double, double, int>> serves, returns;
   double makespan = 0.0;
   for (const WorkerTimeline& t : timeline.workers) {
-    if (t.worker < 0 || t.worker >= n) return fail("worker index out of range");
-    if (seen[t.worker]) return fail(name(t.worker) + " is served twice");
+    if (t.worker < 0 || t.worker >= n) return Error{"worker index out of range"};
+    if (seen[t.worker]) return Error{name(t.worker) + " is served twice"};
     seen[t.worker] = 1;
     const Worker& spec = problem.workers[t.worker];
     const std::string who = name(t.worker);
-    if (!atLeast(t.units, 0.0)) return fail(who + " has a negative share");
-    if (!atLeast(t.sendStart, 0.0)) return fail(who + " is served before time 0");
+    if (!atLeast(t.units, 0.0)) return Error{who + " has a negative share"};
+    if (!atLeast(t.sendStart, 0.0)) return Error{who + " is served before time 0"};
     if (!sameTime(t.sendEnd - t.sendStart, spec.linkTime * t.units))
-      return fail(who + ": its share takes " + span(t.sendStart, t.sendEnd) +
-                  " to serve but needs tau * units");
+      return Error{who + ": its share takes " + span(t.sendStart, t.sendEnd) +
+                   " to serve but needs tau * units"};
     if (!atLeast(t.computeEnd, t.sendEnd + spec.computeTime * t.units))
-      return fail(who + " finishes computing before it could have (receipt + R * units)");
-    if (!atLeast(t.returnStart, t.computeEnd)) return fail(who + " returns results before computing them");
+      return Error{who + " finishes computing before it could have (receipt + R * units)"};
+    if (!atLeast(t.returnStart, t.computeEnd)) return Error{who + " returns results before computing them"};
     if (!sameTime(t.returnEnd - t.returnStart, problem.resultRatio * spec.linkTime * t.units))
-      return fail(who + ": its return " + span(t.returnStart, t.returnEnd) +
-                  " does not last delta * tau * units");
+      return Error{who + ": its return " + span(t.returnStart, t.returnEnd) +
+                   " does not last delta * tau * units"};
     if (!atLeast(lifespan, t.returnEnd))
-      return fail(who + "'s results arrive at " + std::to_string(t.returnEnd) +
-                  ", after the lifespan " + std::to_string(lifespan));
+      return Error{who + "'s results arrive at " + std::to_string(t.returnEnd) +
+                   ", after the lifespan " + std::to_string(lifespan)};
     serves.emplace_back(t.sendStart, t.sendEnd, t.worker);
     returns.emplace_back(t.returnStart, t.returnEnd, t.worker);
     makespan = std::max(makespan, t.returnEnd);
   }
-  if (std::string why = overlap(serves, "serve"); !why.empty()) return fail(why);
-  if (std::string why = overlap(returns, "return"); !why.empty()) return fail(why);
-  return ScheduleCheck{true, "", makespan};
+  if (auto serve = checkOnePort(serves, "serve"); !serve) return serve.error();
+  if (auto back = checkOnePort(returns, "return"); !back) return back.error();
+  return makespan;
 }
 
 }  // namespace hnow::planner

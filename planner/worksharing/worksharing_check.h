@@ -36,9 +36,9 @@ struct WorksharingTimeline {
 Result<WorksharingTimeline> replayAllocation(const WorksharingProblem& problem,
                                              const Allocation& allocation);
 
-// Checks a timeline against the model and the lifespan; the first violation
-// found is the reason. `makespan` is the last return's end when valid.
-ScheduleCheck checkWorksharing(const WorksharingProblem& problem, const WorksharingTimeline& timeline,
-                               double lifespan);
+// Checks a timeline against the model and the lifespan: the last return's
+// end, or an Error naming the first violation found.
+Result<double> checkWorksharing(const WorksharingProblem& problem, const WorksharingTimeline& timeline,
+                                double lifespan);
 
 }  // namespace hnow::planner

@@ -11,11 +11,13 @@
 
 #include "agent/command_process.h"
 #include "agent/command_run.h"
+#include "support/why.h"
 
 using hnow::agent::CommandOutcome;
 using hnow::testing::pidIn;
 using hnow::testing::running;
 using hnow::testing::Run;
+using hnow::testing::why;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -44,7 +46,7 @@ TEST_CASE("a setsid child of a command is gone once the command has exited and r
   run.spec.argv[2] = escapee(file) + "; echo started";
   CommandOutcome outcome = run.go();
   Reap escaped{pidIn(file)};
-  CHECK(outcome.error.empty());
+  CHECK(outcome.ended.ok());
   CHECK(outcome.exitCode == 0);
   CHECK(run.out() == "started\n");
   REQUIRE(escaped.pid > 0);
@@ -61,7 +63,7 @@ TEST_CASE("a daemon's double fork out of its session is gone with the command, a
   CommandOutcome outcome = run.go();
   Reap escaped{pidIn(file)};
   CHECK(outcome.exitCode == 4);
-  CHECK(outcome.error.find("exited with status 4") != std::string::npos);
+  CHECK(why(outcome.ended).find("exited with status 4") != std::string::npos);
   REQUIRE(escaped.pid > 0);
   CHECK_FALSE(running(escaped.pid));
 }
@@ -76,7 +78,7 @@ TEST_CASE("a setsid child of a command killed at its wall-time limit is gone too
   Reap escaped{pidIn(file)};
   CHECK(std::chrono::steady_clock::now() - begin < 5s);
   CHECK(outcome.limited);
-  CHECK(outcome.error.find("was killed at its wall-time limit (wall_s = 0.5)") != std::string::npos);
+  CHECK(why(outcome.ended).find("was killed at its wall-time limit (wall_s = 0.5)") != std::string::npos);
   REQUIRE(escaped.pid > 0);
   CHECK_FALSE(running(escaped.pid));
 }

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "agent/command_run.h"
+#include "support/why.h"
 #include "agent/job_runner.h"
 #include "agent/receiver.h"
 #include "cli/run_process.h"
@@ -30,6 +31,7 @@ using hnow::testing::pidIn;
 using hnow::testing::readWhole;
 using hnow::testing::running;
 using hnow::testing::Run;
+using hnow::testing::why;
 using hnow::testing::TempDir;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -40,16 +42,16 @@ TEST_CASE("a command without limits runs with its output and no error") {
   CommandOutcome outcome = run.go();
   CHECK(outcome.started);
   CHECK(outcome.exitCode == 0);
-  CHECK(outcome.error.empty());
+  CHECK(outcome.ended.ok());
   CHECK_FALSE(outcome.limited);
   CHECK(run.out() == "hello\n");
   CHECK(run.err() == "oops\n");
   Run failing({"/bin/sh", "-c", "exit 3"});
-  CHECK(failing.go().error == "'/bin/sh -c exit 3' exited with status 3");
+  CHECK(why(failing.go().ended) == "'/bin/sh -c exit 3' exited with status 3");
   Run missing({"/nonexistent/tool"});
   CommandOutcome notStarted = missing.go();
   CHECK_FALSE(notStarted.started);
-  CHECK(notStarted.error == "cannot start '/nonexistent/tool': No such file or directory");
+  CHECK(why(notStarted.ended) == "cannot start '/nonexistent/tool': No such file or directory");
 }
 
 TEST_CASE("a command past its CPU limit is killed and reported as such") {
@@ -58,7 +60,7 @@ TEST_CASE("a command past its CPU limit is killed and reported as such") {
   const auto begin = std::chrono::steady_clock::now();
   CommandOutcome outcome = run.go();
   CHECK(outcome.limited);
-  CHECK(outcome.error == "'/bin/sh -c while :; do :; done' was killed at its CPU limit (cpu_s = 1)");
+  CHECK(why(outcome.ended) == "'/bin/sh -c while :; do :; done' was killed at its CPU limit (cpu_s = 1)");
   CHECK(outcome.cpuSeconds >= 0.9);
   CHECK(std::chrono::steady_clock::now() - begin < 10s);
 }
@@ -72,7 +74,7 @@ TEST_CASE("a command past its wall-time limit is killed with its whole process g
   CommandOutcome outcome = run.go();
   CHECK(std::chrono::steady_clock::now() - begin < 5s);
   CHECK(outcome.limited);
-  CHECK(outcome.error.find("was killed at its wall-time limit (wall_s = 0.5)") != std::string::npos);
+  CHECK(why(outcome.ended).find("was killed at its wall-time limit (wall_s = 0.5)") != std::string::npos);
   const int child = pidIn(run.dir.path / "child");
   for (int i = 0; i < 100 && running(child); ++i) std::this_thread::sleep_for(10ms);
   CHECK_FALSE(running(child));
@@ -83,7 +85,7 @@ TEST_CASE("what a command leaves running in its group is killed when it exits") 
   run.spec.argv[2] = "sleep 30 & echo $! > " + (run.dir.path / "child").string();
   std::ofstream(run.dir.path / "child").close();
   CommandOutcome outcome = run.go();
-  CHECK(outcome.error.empty());
+  CHECK(outcome.ended.ok());
   const int child = pidIn(run.dir.path / "child");
   for (int i = 0; i < 100 && running(child); ++i) std::this_thread::sleep_for(10ms);
   CHECK_FALSE(running(child));
@@ -94,7 +96,7 @@ TEST_CASE("a command whose output passes its limit is stopped there and reported
   run.spec.limits.outputMb = 1;
   CommandOutcome outcome = run.go();
   CHECK(outcome.limited);
-  CHECK(outcome.error == "'/usr/bin/head -c 10M /dev/zero' was stopped: its output passed output_mb = 1");
+  CHECK(why(outcome.ended) == "'/usr/bin/head -c 10M /dev/zero' was stopped: its output passed output_mb = 1");
   CHECK(fs::file_size(run.dir.path / "out") == 1 << 20);
 }
 
@@ -105,20 +107,20 @@ TEST_CASE("a command that allocates past its memory limit fails and the report s
   CommandOutcome outcome = run.go();
   CHECK(outcome.limited);
   CHECK(outcome.exitCode != 0);
-  CHECK(outcome.error.find("under memory_mb = 64") != std::string::npos);
+  CHECK(why(outcome.ended).find("under memory_mb = 64") != std::string::npos);
   CHECK(run.err().find("memory exhausted") != std::string::npos);
   Run unlimited({"/usr/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=256M", "count=1"});
-  CHECK(unlimited.go().error.empty());
+  CHECK(unlimited.go().ended.ok());
 }
 
 TEST_CASE("a command runs at the owner's nice level, idle class, without gaining privileges") {
   Run run({"/bin/sh", "-c", "cut -d' ' -f19,41 /proc/self/stat; grep NoNewPrivs /proc/self/status"});
   run.spec.nice = 7;
   run.spec.idle = true;
-  CHECK(run.go().error.empty());
+  CHECK(run.go().ended.ok());
   CHECK(run.out() == "7 5\nNoNewPrivs:\t1\n");  // 5: SCHED_IDLE
   Run normal({"/bin/sh", "-c", "cut -d' ' -f41 /proc/self/stat"});
-  CHECK(normal.go().error.empty());
+  CHECK(normal.go().ended.ok());
   CHECK(normal.out() == "0\n");  // SCHED_OTHER
 }
 
@@ -133,14 +135,14 @@ TEST_CASE("a share whose command the owner does not allow is refused at once and
   hnow::agent::JobRunner runner(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(jobs), "hnowd");
   auto refused = runner.run({}, {"sleep", "5"}, std::string(32, 'a'), 1.0, false, 7).wait(io.waitScope)->value();
   CHECK(refused.refused);
-  CHECK(refused.error.find("is not in [jobs] allow (\"/usr/bin/wc\")") != std::string::npos);
+  CHECK(why(refused.ended).find("is not in [jobs] allow (\"/usr/bin/wc\")") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path / ".hnow-jobs"));
   jobs.allow = {"*"};
   hnow::agent::JobRunner allowing(receiver, dir.path.string(), hnow::agent::JobPolicy::ofThisHost(jobs), "hnowd");
   auto limited = allowing.run({}, {"sleep", "5"}, std::string(32, 'b'), 1.0, false, 8).wait(io.waitScope)->value();
   CHECK_FALSE(limited.refused);
   CHECK(limited.limited);
-  CHECK(limited.error.find("was killed at its wall-time limit (wall_s = 0.3)") != std::string::npos);
+  CHECK(why(limited.ended).find("was killed at its wall-time limit (wall_s = 0.3)") != std::string::npos);
   allowing.drop({std::string(32, 'b')});
 }
 

@@ -15,8 +15,10 @@
 
 #include "agent/receiver.h"
 #include "cli/run_process.h"
+#include "support/why.h"
 
 using hnow::testing::TempDir;
+using hnow::testing::why;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -44,7 +46,7 @@ TEST_CASE("a job task dropped before or while its command runs is killed and lea
     jobs.drop({token});
     auto outcome = task.wait(io.waitScope);
     REQUIRE(*outcome);
-    CHECK((*outcome)->error == "the task was dropped");
+    CHECK(why((*outcome)->ended) == "the task was dropped");
     CHECK(std::chrono::steady_clock::now() - begin < 3s);  // not the 5 s of sleep
     CHECK(fs::is_empty(jobDir));
   }

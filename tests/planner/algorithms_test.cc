@@ -45,7 +45,7 @@ TEST_CASE("every broadcast of hnow plan has an entry whose schedule is a valid b
     REQUIRE(static_cast<bool>(a->sendTimes));
     const SendTimeBroadcast planned = a->sendTimes(t, 0, {});
     CHECK(planned.schedule.size() == t.size() - 1);
-    CHECK(checkBroadcast(t, 0, planned.schedule).valid);
+    CHECK(checkBroadcast(t, 0, planned.schedule).ok());
     CHECK(planned.provenOptimal.has_value() == (name == "optimal"));
   }
 }

@@ -9,6 +9,7 @@
 
 #include "transport/agent_wire.h"
 
+using hnow::Error;
 using namespace hnow::transport;
 using namespace hnow::transport::orders;
 
@@ -180,14 +181,26 @@ TEST_CASE("a job task and its answer survive the wire - a task without a command
   toWire(JobTaskOrder{{}, {}, std::string(32, 'r')}, out);
   CHECK(jobTaskFromWire(out.asReader()).error().message == "the command is empty");
 
-  const JobTaskAnswer answer{2, "'sort' exited with status 2: sort: invalid option", 77, std::string(32, 'd'), 1.25, 0.5};
+  const JobTaskAnswer answer{2, Error{"'sort' exited with status 2: sort: invalid option"}, 77, std::string(32, 'd'),
+                             1.25, 0.5};
   auto result = message.initRoot<hnow::wire::JobResult>();
   toWire(answer, result);
   const JobTaskAnswer read = jobTaskAnswerFromWire(result.asReader());
   CHECK(read.exitCode == answer.exitCode);
-  CHECK(read.commandError == answer.commandError);
+  REQUIRE_FALSE(read.ended.ok());
+  CHECK(read.ended.error().message == answer.ended.error().message);
   CHECK(read.size == answer.size);
   CHECK(read.sha256 == answer.sha256);
   CHECK(read.computeS == answer.computeS);
   CHECK(read.runS == answer.runS);
+}
+
+TEST_CASE("a job task's success survives the wire as no error") {
+  capnp::MallocMessageBuilder message;
+  auto result = message.initRoot<hnow::wire::JobResult>();
+  toWire(JobTaskAnswer{0, {}, 5, std::string(32, 'd'), 0.5, 0.5}, result);
+  CHECK(result.asReader().getError().size() == 0);
+  const JobTaskAnswer read = jobTaskAnswerFromWire(result.asReader());
+  CHECK(read.succeeded());
+  CHECK(read.size == 5);
 }

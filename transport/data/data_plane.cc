@@ -166,7 +166,7 @@ LinkCounters DataPlane::Impl::counters() {
 }
 
 void DataPlane::Impl::probe(ProbeOrder order, ProbeDone done) {
-  if (std::string problem = ProbeRound::problem(order); !problem.empty()) return done(Error{problem});
+  if (auto runnable = ProbeRound::checkOrder(order); !runnable) return done(runnable.error());
   if (order.serve && find(order.token)) return done(Error{"the probe token is in use"});
   ProbeRound::Hooks hooks{
       [this](const std::string& token) {

@@ -12,16 +12,16 @@ constexpr std::size_t kMaxFlows = 64;
 constexpr double kMaxSeconds = 10.0;
 }  // namespace
 
-std::string ProbeRound::problem(const ProbeOrder& order) {
-  if (order.token.size() != kTokenBytes) return "a probe token is 32 bytes";
+Result<void> ProbeRound::checkOrder(const ProbeOrder& order) {
+  if (order.token.size() != kTokenBytes) return Error{"a probe token is 32 bytes"};
   if (!(order.warmSeconds >= 0) || !(order.windowSeconds > 0) || order.warmSeconds + order.windowSeconds > kMaxSeconds)
-    return "a probe's warm-up and window must be at most 10 s together, the window more than 0";
-  if (order.pullFrom.size() > kMaxFlows) return "a probe pulls from at most 64 peers";
+    return Error{"a probe's warm-up and window must be at most 10 s together, the window more than 0"};
+  if (order.pullFrom.size() > kMaxFlows) return Error{"a probe pulls from at most 64 peers"};
   for (const std::string& address : order.pullFrom) {
     sockaddr_storage parsed{};
-    if (!parseAddress(address, parsed)) return "cannot resolve the probe peer " + address;
+    if (!parseAddress(address, parsed)) return Error{"cannot resolve the probe peer " + address};
   }
-  return "";
+  return {};
 }
 
 ProbeRound::ProbeRound(PlaneCore& core, ProbeOrder order, ProbeDone done, Hooks hooks)
@@ -39,7 +39,7 @@ void ProbeRound::start() {
   if (order_.serve) hooks_.serve(order_.token);
   for (const std::string& address : order_.pullFrom) {
     sockaddr_storage peer{};
-    parseAddress(address, peer);  // problem() checked it
+    parseAddress(address, peer);  // checkOrder() checked it
     flows_.push_back(std::make_unique<ProbeConnection>(core_, order_.token, peer));
   }
   timers_.push_back(timer(

@@ -23,8 +23,8 @@ class ProbeRound {
     std::function<LinkCounters()> counters;
     std::function<void(ProbeRound*)> ended;  // the plane destroys it later
   };
-  // Why `order` cannot be run, or "".
-  static std::string problem(const ProbeOrder& order);
+  // Done when `order` can be run; else the Error saying why not.
+  static Result<void> checkOrder(const ProbeOrder& order);
 
   ProbeRound(PlaneCore& core, ProbeOrder order, ProbeDone done, Hooks hooks);
   void start();

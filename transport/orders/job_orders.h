@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
+
 namespace hnow::transport::orders {
 
 // A file the agent fetches into its job area (a share, a partial result).
@@ -25,11 +27,11 @@ struct JobTaskOrder {
   std::uint64_t run = 0;    // for the agent's log
 };
 
-// What the agent answered: the command ran, and succeeded unless
-// `commandError` says how it failed (its exit code, a signal, no result).
+// What the agent answered: the command ran, and succeeded unless `ended`
+// holds the Error saying how it failed (its exit code, a signal, no result).
 struct JobTaskAnswer {
   int exitCode = -1;
-  std::string commandError;
+  Result<void> ended;
   std::uint64_t size = 0;
   std::string sha256;
   double computeS = 0.0;  // including the emulated slow-down (compute factor)
@@ -38,7 +40,7 @@ struct JobTaskAnswer {
   // limits ended it: another agent may run it.
   bool refused = false;
   bool limited = false;
-  bool succeeded() const { return commandError.empty(); }
+  bool succeeded() const { return ended.ok(); }
 };
 
 }  // namespace hnow::transport::orders

@@ -93,8 +93,8 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
   // refusal names no run: nothing ran, and every run would be refused).
   auto agentsAnswer = [failed](const std::string& run, const Result<AgentLink::JobTaskAnswer>& r) {
     if (!r) failed(run + ": " + r.error().message, false);
-    else if (r->refused) failed(r->commandError, false, true);
-    else if (r->limited) failed(run + ": " + r->commandError, false, true);
+    else if (r->refused) failed(r->ended.error().message, false, true);
+    else if (r->limited) failed(run + ": " + r->ended.error().message, false, true);
     return r && (r->succeeded() || (!r->refused && !r->limited));
   };
   const std::string sampleRun = sampleRunName(runs);
@@ -111,15 +111,14 @@ void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRu
     second->runJobTask({{}, runs.argv, runs.emptyResultToken, runs.shell, runs.run}, [=](const Result<AgentLink::JobTaskAnswer>& empty) {
       if (!wanted() || !agentsAnswer(emptyRunName(), empty)) return;
       // Failing on no input is noted and passed over: that run measures start-up only.
-      const std::string emptyFailed = empty->succeeded() ? "" : empty->commandError;
       AgentLink* third = link();
       if (!third) return failed(sampleRun + ": not connected", false);
       stepping(sampleRun);
       third->runJobTask({{runs.sample.token}, runs.argv, runs.sampleResultToken, runs.shell, runs.run},
                         [=](const Result<AgentLink::JobTaskAnswer>& sample) {
                           if (!wanted() || !agentsAnswer(sampleRun, sample)) return;
-                          if (!sample->succeeded()) return failed(sampleRun + " failed: " + sample->commandError, true);
-                          (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample, emptyFailed}, false});
+                          if (!sample->succeeded()) return failed(sampleRun + " failed: " + sample->ended.error().message, true);
+                          (*finish)(CalibrationOutcome{CalibrationRan{empty->computeS, *sample, empty->ended}, false});
                         });
     });
   });

@@ -81,7 +81,7 @@ struct CalibrationRan {
   // The run on no input failed (a filter such as `grep` exits 1 when it
   // finds nothing): how. It measures start-up only, and its time is that
   // still, so the calibration goes on; only the sample must succeed.
-  std::string emptyFailed{};
+  Result<void> emptyRun{};
 };
 struct CalibrationOutcome {
   // Not ran: the error says at which step (fetching the sample, which run)
@@ -93,7 +93,7 @@ struct CalibrationOutcome {
 // Fetches the sample, runs the command on nothing, then on the sample;
 // `done` once, unless `wanted` says the answer no longer matters. `link`
 // gives the agent's link at each step (null: it is gone). The command
-// failing on no input is noted in CalibrationRan::emptyFailed, not a failure.
+// failing on no input is noted in CalibrationRan::emptyRun, not a failure.
 // `step` (if set) hears each step as it starts, named for messages.
 void calibrateAgent(const std::function<AgentLink*()>& link, const CalibrationRuns& runs,
                     const std::function<bool()>& wanted, std::function<void(const CalibrationOutcome&)> done,

@@ -232,7 +232,7 @@ std::vector<int> JobReduction::sharesOf(int p) const {
 }
 
 void JobReduction::fail(std::string reason) {
-  if (!failure_) failure_ = std::move(reason);
+  if (!failure_) failure_ = Error{std::move(reason)};
   running_ = false;
 }
 

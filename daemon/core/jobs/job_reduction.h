@@ -95,7 +95,8 @@ class JobReduction {
   void tick();
 
   bool finished() const { return failure_.has_value() || final_.has_value(); }
-  const std::optional<std::string>& failure() const { return failure_; }
+  // Why the reduction failed; none while it has not.
+  const std::optional<Error>& failure() const { return failure_; }
   std::optional<int> finalPartial() const { return final_; }
   const std::vector<ReductionPartial>& partials() const { return partials_; }
   // The shares whose results partial `p` combines (with repeats, if any).
@@ -140,7 +141,7 @@ class JobReduction {
   int nextStep_ = 0;
   bool running_ = false, waiting_ = false;
   std::optional<int> final_;
-  std::optional<std::string> failure_;
+  std::optional<Error> failure_;
   std::string scheduleName_, sink_;
   double predictedS_ = 0.0;
   int replans_ = -1;

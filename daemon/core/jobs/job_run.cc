@@ -8,12 +8,6 @@ namespace {
 
 using State = JobAttempt::State;
 
-bool live(const JobAttempt& a) {
-  return a.state == State::kQueued || a.state == State::kServing || a.state == State::kReceived ||
-         a.state == State::kComputing ||
-         a.state == State::kComputed || a.state == State::kCollecting;
-}
-
 Duration toDuration(double s) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s)); }
 
 }  // namespace
@@ -160,7 +154,7 @@ void JobRun::computed(int id, double computeS, const Result<std::string>& comput
     a.state = State::kFailed;
     a.error = computed.error().message;
     bool another = false;
-    for (const auto& b : attempts_) another |= b.share == a.share && live(b);
+    for (const auto& b : attempts_) another |= b.share == a.share && b.live();
     if (!share.accepted && !another) reissue(a.share, a.agent + ": " + a.error);
     return;
   }
@@ -177,7 +171,7 @@ void JobRun::computed(int id, double computeS, const Result<std::string>& comput
     if (agreeing < replicasOf(share)) {
       a.state = State::kHeld;
       bool another = false;
-      for (const auto& b : attempts_) another |= b.share == a.share && live(b);
+      for (const auto& b : attempts_) another |= b.share == a.share && b.live();
       if (!another) reissue(a.share, "the replicas' results differ");
       return;
     }
@@ -193,7 +187,7 @@ void JobRun::computed(int id, double computeS, const Result<std::string>& comput
   std::vector<std::string> freed;
   for (std::size_t b = 0; b < attempts_.size(); ++b)
     if (static_cast<int>(b) != id && attempts_[b].share == a.share &&
-        (live(attempts_[b]) || attempts_[b].state == State::kHeld)) {
+        (attempts_[b].live() || attempts_[b].state == State::kHeld)) {
       if (attempts_[b].state == State::kServing) serving_ = false;
       if (attempts_[b].state == State::kComputing) freed.push_back(attempts_[b].agent);
       attempts_[b].state = State::kDropped;
@@ -260,180 +254,11 @@ void JobRun::finishShare(int k) {
   --remaining_;
 }
 
-void JobRun::agentLost(const std::string& agent) {
-  if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) return;
-  lost_.push_back(agent);
-  std::vector<int> affected;
-  for (std::size_t id = 0; id < attempts_.size(); ++id) {
-    JobAttempt& a = attempts_[id];
-    if (a.agent != agent || !live(a)) continue;
-    if (a.state == State::kServing) serving_ = false;
-    if (a.state == State::kCollecting) collecting_ = false;
-    a.state = State::kFailed;
-    a.error = "agent " + agent + " lost";
-    JobShare& share = shares_[static_cast<std::size_t>(a.share)];
-    if (share.accepted == static_cast<int>(id)) {
-      share.accepted.reset();
-      if (share.done) share.done = false, ++remaining_;  // its result lived on the agent
-    }
-    affected.push_back(a.share);
-  }
-  for (int k : affected) {
-    if (finished()) break;
-    bool another = false;
-    for (const auto& b : attempts_) another |= b.share == k && live(b);
-    if (!another && !shares_[static_cast<std::size_t>(k)].accepted) reissue(k, "agent " + agent + " lost");
-  }
-  pumpServes();
-  pumpReturns();
-}
-
-bool JobRun::moveTo(int id, const std::string& agent) {
-  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
-  if ((a.state != State::kQueued && a.state != State::kReceived) || finished()) return false;
-  if (unavailable(agent)) return false;
-  for (const auto& b : attempts_)
-    if (b.share == a.share && b.agent == agent) return false;
-  const int k = a.share;
-  a.state = State::kDropped;
-  a.error = "moved to " + agent;
-  actions_.drop(id);
+void JobRun::queueReissue(int k, const std::string& agent) {
   JobShare& share = shares_[static_cast<std::size_t>(k)];
   share.lateOrLost = true;  // out of the plan's return order
   ++reissued_;
   serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
-  pumpServes();
-  pumpReturns();
-  return true;
-}
-
-void JobRun::tick() {
-  if (finished()) return;
-  const TimePoint now = clock_.now();
-  for (std::size_t id = 0; id < attempts_.size(); ++id) {
-    JobAttempt& a = attempts_[id];
-    if (a.overdue || now < a.deadline || (a.state != State::kServing && a.state != State::kComputing)) continue;
-    a.overdue = true;
-    if (a.state == State::kServing) {
-      // A serve still running at the share's deadline holds hnowd's one
-      // serve port, and with it every share behind it, the reissue
-      // included (an agent alive but not reading would hold it for good):
-      // it is given up and the agent drops what it has of the share.
-      a.state = State::kDropped;
-      a.error = "its share was still being served at the deadline";
-      serving_ = false;
-      actions_.drop(static_cast<int>(id));
-      if (!shares_[static_cast<std::size_t>(a.share)].accepted)
-        reissue(a.share, a.agent + " was still being served its share at the deadline");
-      pumpServes();
-      continue;
-    }
-    // A computing attempt keeps running: whichever result comes first counts.
-    if (!shares_[static_cast<std::size_t>(a.share)].accepted) reissue(a.share, a.agent + " missed its deadline");
-  }
-}
-
-void JobRun::handOver() {
-  for (std::size_t id = 0; id < attempts_.size(); ++id) {
-    JobAttempt& a = attempts_[id];
-    if (a.state == State::kComputed && shares_[static_cast<std::size_t>(a.share)].accepted == static_cast<int>(id))
-      a.state = State::kDone;
-  }
-}
-
-void JobRun::redo(const std::vector<int>& shares, const std::vector<std::string>& lost) {
-  for (const auto& agent : lost)
-    if (std::find(lost_.begin(), lost_.end(), agent) == lost_.end()) lost_.push_back(agent);
-  for (int k : shares) {
-    JobShare& share = shares_[static_cast<std::size_t>(k)];
-    share.accepted.reset();
-    if (share.done) share.done = false, ++remaining_;
-  }
-  for (int k : shares) reissue(k, "its result was lost with its agent during the reduction");
-}
-
-bool JobRun::agentBusy(const std::string& agent) const {
-  for (const auto& a : attempts_)
-    if (a.agent == agent && (a.state == State::kQueued || a.state == State::kServing ||
-                             a.state == State::kReceived || a.state == State::kComputing))
-      return true;
-  return false;
-}
-
-std::string JobRun::pickAgent(int k) const {
-  std::string fallback;
-  for (const auto& agent : agents_) {
-    if (unavailable(agent)) continue;
-    bool tried = false;
-    for (const auto& a : attempts_) tried |= a.share == k && a.agent == agent;
-    if (tried) continue;
-    if (!agentBusy(agent)) return agent;  // an idle agent first: it starts at once
-    if (fallback.empty()) fallback = agent;
-  }
-  return fallback;
-}
-
-void JobRun::reissue(int k, const std::string& why) {
-  if (finished()) return;
-  int tries = 0;
-  for (const auto& a : attempts_) tries += a.share == k;
-  const std::string agent = pickAgent(k);
-  if (tries >= options_.maxAttempts || agent.empty()) {
-    const std::string others = failuresOf(k);
-    fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) + " failed: " + why +
-         (others.empty() || others == why ? "" : " (every attempt: " + others + ")"));
-    return;
-  }
-  JobShare& share = shares_[static_cast<std::size_t>(k)];
-  share.lateOrLost = true;
-  ++reissued_;
-  serveQueue_.push_back(newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
-  pumpServes();
-  pumpReturns();
-}
-
-bool JobRun::unavailable(const std::string& agent) const {
-  return std::find(lost_.begin(), lost_.end(), agent) != lost_.end() ||
-         std::find(refusing_.begin(), refusing_.end(), agent) != refusing_.end();
-}
-
-void JobRun::moveWaitingFrom(const std::string& agent) {
-  for (std::size_t id = 0; id < attempts_.size() && !finished(); ++id) {
-    JobAttempt& a = attempts_[id];
-    if (a.agent != agent || (a.state != State::kQueued && a.state != State::kReceived)) continue;
-    const int k = a.share;
-    a.state = State::kDropped;
-    a.error = agent + " refuses this run's command";
-    actions_.drop(static_cast<int>(id));
-    bool another = false;
-    for (const auto& b : attempts_) another |= b.share == k && live(b);
-    if (another || shares_[static_cast<std::size_t>(k)].accepted) continue;
-    // Not an attempt that failed: it never ran, so it does not count against maxAttempts.
-    const std::string to = pickAgent(k);
-    if (to.empty()) {
-      fail("share " + std::to_string(k + 1) + " of " + std::to_string(shares_.size()) +
-           " has no agent left to run it: " + failuresOf(k));
-      return;
-    }
-    JobShare& share = shares_[static_cast<std::size_t>(k)];
-    share.lateOrLost = true;
-    ++reissued_;
-    serveQueue_.push_back(newAttempt(k, to, toDuration(share.plannedComputeEnd - share.plannedServeStart)));
-  }
-  pumpServes();
-  pumpReturns();
-}
-
-std::string JobRun::failuresOf(int k) const {
-  std::string out;
-  for (const auto& a : attempts_)
-    if (a.share == k && a.state == State::kFailed && !a.error.empty())
-      out += (out.empty() ? "" : "; ") + a.agent + ": " + a.error;
-  return out;
-}
-
-void JobRun::fail(std::string reason) {
-  if (!failure_) failure_ = std::move(reason);
 }
 
 }  // namespace hnow::daemon

@@ -33,6 +33,11 @@ struct JobAttempt {
   std::string error;       // kFailed: why (the command's stderr, or the transport's reason)
   double predictedS = 0.0; // serve start to compute end, from the plan
   bool overdue = false;    // its deadline passed and the share was reissued
+  // Still under way or holding a result that may count.
+  bool live() const {
+    return state == State::kQueued || state == State::kServing || state == State::kReceived ||
+           state == State::kComputing || state == State::kComputed || state == State::kCollecting;
+  }
 };
 
 struct JobShare {
@@ -116,7 +121,8 @@ class JobRun {
   void redo(const std::vector<int>& shares, const std::vector<std::string>& lost);
 
   bool finished() const { return failure_.has_value() || (remaining_ == 0 && !moreComing_); }
-  const std::optional<std::string>& failure() const { return failure_; }
+  // Why the run failed; none while it has not.
+  const std::optional<Error>& failure() const { return failure_; }
   const std::vector<JobShare>& shares() const { return shares_; }
   const std::vector<JobAttempt>& attempts() const { return attempts_; }
   int reissued() const { return reissued_; }
@@ -134,6 +140,8 @@ class JobRun {
   bool assignNextBlock();  // self-scheduling: queues the next share for an idle agent
   void pumpReturns();
   void reissue(int share, const std::string& why);
+  // A new attempt of the share on `agent`, queued for the serve port.
+  void queueReissue(int share, const std::string& agent);
   void finishShare(int share);
   void fail(std::string reason);
   bool agentBusy(const std::string& agent) const;
@@ -163,7 +171,7 @@ class JobRun {
   int reissued_ = 0;
   int checked_ = 0;
   TimePoint started_{};
-  std::optional<std::string> failure_;
+  std::optional<Error> failure_;
   bool moreComing_ = false;
 };
 

@@ -47,11 +47,11 @@ struct JobService::Actions final : JobActions {
       } else {
         job.attempts[id].result = *result;
         if (result->refused && job.excluded.insert(agent).second) {  // later rounds leave it out
-          job.leftOutWhy[agent] = result->commandError;
-          spdlog::warn("run {}: {} left out: {}", job.id, agent, result->commandError);
+          job.leftOutWhy[agent] = result->ended.error().message;
+          spdlog::warn("run {}: {} left out: {}", job.id, agent, result->ended.error().message);
         }
         job.run->computed(id, result->computeS,
-                          result->succeeded() ? Result<std::string>(result->sha256) : Error{result->commandError},
+                          result->succeeded() ? Result<std::string>(result->sha256) : result->ended.error(),
                           result->refused);
       }
       service.advance(job);
@@ -237,7 +237,7 @@ void JobService::advance(Job& job) {
     if (job.roundsLeft > 0 && !job.run->failure() && job.run->servesIdle()) plan(job);
     return;
   }
-  if (job.run->failure()) return finish(job, Error{*job.run->failure()});
+  if (job.run->failure()) return finish(job, *job.run->failure());
   if (job.reduce) return startReduction(job);
   writeConcat(job);
 }

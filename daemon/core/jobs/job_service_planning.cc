@@ -90,10 +90,10 @@ void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, c
       if (!outcome.ran)
         return finish(job, Error{"calibrating on " + agent + ": " + outcome.ran.error().message +
                                sampleFailureHint(job.request, sampleBytes)});
-      if (!outcome.ran->emptyFailed.empty())
+      if (!outcome.ran->emptyRun)
         spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
                      "that and the rate comes from the sample",
-                     job.id, agent, emptyRunName(), outcome.ran->emptyFailed);
+                     job.id, agent, emptyRunName(), outcome.ran->emptyRun.error().message);
       JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sampleBytes);
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())

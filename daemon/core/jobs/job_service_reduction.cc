@@ -30,7 +30,7 @@ struct JobService::ReductionLink final : ReductionActions {
       if (!r || (!r->succeeded() && !service.agentUp(agent))) {
         job.reduction->agentLost(agent);
       } else if (!r->succeeded()) {  // the command's own failure fails the job: it would fail anywhere
-        job.reduction->combined(step, Error{r->commandError});
+        job.reduction->combined(step, r->ended.error());
       } else {
         job.bars.push_back({agent, "reduce", begun, seconds(service.clock_.now() - job.started)});
         job.reduction->combined(step, CombinedFile{r->size, token, r->sha256});
@@ -146,7 +146,7 @@ void JobService::startReduction(Job& job) {
 
 void JobService::reductionChanged(Job& job) {
   if (job.finished || !job.reduction) return;
-  if (job.reduction->failure()) return finish(job, Error{*job.reduction->failure()});
+  if (job.reduction->failure()) return finish(job, *job.reduction->failure());
   if (!job.reduction->waitingForRecompute()) job.reductionName = job.reduction->scheduleName();
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/jobs/job_calibration.h"
 
+using hnow::Error;
 using hnow::ManualClock;
 using hnow::daemon::AgentLink;
 using hnow::daemon::CalibrationCache;
@@ -134,7 +135,7 @@ TEST_CASE("the command failing is the command's fault, the agent not answering o
     agent.runs.front()(ran(0.05, 0));
     AgentLink::JobTaskAnswer failed = ran(0.1, 0);
     failed.exitCode = 2;
-    failed.commandError = "the command exited with 2";
+    failed.ended = Error{"the command exited with 2"};
     agent.runs.back()(failed);
     REQUIRE(outcomes.size() == 1);
     CHECK(outcomes[0].commandFailed);
@@ -176,14 +177,15 @@ TEST_CASE("the command failing on empty input (grep finding nothing) is noted an
   agent.fetches.front()({});
   AgentLink::JobTaskAnswer nothingFound = ran(0.04, 0);
   nothingFound.exitCode = 1;
-  nothingFound.commandError = "'grep -c 7' exited with status 1";
+  nothingFound.ended = Error{"'grep -c 7' exited with status 1"};
   agent.runs.front()(nothingFound);
   REQUIRE(agent.runs.size() == 2);  // the sample still runs
   agent.runs.back()(ran(0.24, 3));
   REQUIRE(outcomes.size() == 1);
   REQUIRE(outcomes[0].ran);
   CHECK(outcomes[0].ran->emptyS == 0.04);
-  CHECK(outcomes[0].ran->emptyFailed == "'grep -c 7' exited with status 1");
+  REQUIRE_FALSE(outcomes[0].ran->emptyRun.ok());
+  CHECK(outcomes[0].ran->emptyRun.error().message == "'grep -c 7' exited with status 1");
   CHECK(outcomes[0].ran->sample.size == 3);
   CHECK(calibrationFrom(outcomes[0].ran->emptyS, outcomes[0].ran->sample, 40, 1000).secondsPerUnit ==
         doctest::Approx(0.005));
@@ -208,7 +210,7 @@ TEST_CASE("the command failing on empty input (grep finding nothing) is noted an
                    [&](const CalibrationOutcome& o) { out.push_back(o); });
     limited.fetches.front()({});
     AgentLink::JobTaskAnswer killed = ran(0.3, 0);
-    killed.commandError = "'grep -c 7' was killed at its wall-time limit (wall_s = 0.3)";
+    killed.ended = Error{"'grep -c 7' was killed at its wall-time limit (wall_s = 0.3)"};
     killed.limited = true;
     limited.runs.front()(killed);
     REQUIRE(out.size() == 1);

@@ -48,7 +48,7 @@ struct CountingAgent final : AgentLink {
     if (failing || (failsOnEmpty && input.empty())) return turns.push_back([done] {
       AgentLink::JobTaskAnswer r;
       r.exitCode = 1;
-      r.commandError = "'count' exited with status 1";
+      r.ended = Error{"'count' exited with status 1"};
       done(r);
     });
     files[task.resultToken] = std::to_string(lines) + "\n";

@@ -242,7 +242,7 @@ TEST_CASE("reduction: a reduce command that fails fails the reduction with its r
   REQUIRE(f.pending.size() == 1);
   r.combined(f.pending[0].step, Error{"exit status 2: awk: syntax error"});
   REQUIRE(r.failure());
-  CHECK(r.failure()->find("awk: syntax error") != std::string::npos);
+  CHECK(r.failure()->message.find("awk: syntax error") != std::string::npos);
   CHECK(r.finished());
 }
 

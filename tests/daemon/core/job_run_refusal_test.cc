@@ -79,7 +79,7 @@ TEST_CASE("when every agent refuses the command the run fails with each agent's 
   run.computed(1, 0, Error{"it runs through a shell (hnow run --shell) and [jobs] shell = false here"}, true);
   REQUIRE(run.finished());
   REQUIRE(run.failure());
-  const std::string& why = *run.failure();
+  const std::string& why = run.failure()->message;
   CHECK(why.find("share 1 of 1 failed") == 0);
   CHECK(why.find("a: /usr/bin/curl is not in [jobs] allow") != std::string::npos);
   CHECK(why.find("b: it runs through a shell") != std::string::npos);

@@ -150,8 +150,8 @@ TEST_CASE("a failing command is reissued elsewhere, and fails the job with its s
   run.computed(1, 0, Error{"'x' exited with status 1: boom again"});
   REQUIRE(run.finished());
   REQUIRE(run.failure());
-  CHECK(run.failure()->find("boom again") != std::string::npos);
-  CHECK(run.failure()->find("share 1 of 1") != std::string::npos);
+  CHECK(run.failure()->message.find("boom again") != std::string::npos);
+  CHECK(run.failure()->message.find("share 1 of 1") != std::string::npos);
 }
 
 TEST_CASE("a command that fails once but succeeds elsewhere does not fail the job") {
@@ -223,7 +223,7 @@ TEST_CASE("with every agent lost the job fails with a reason") {
   run.start();
   for (const char* agent : {"a", "b", "c"}) run.agentLost(agent);
   REQUIRE(run.failure());
-  CHECK(run.failure()->find("lost") != std::string::npos);
+  CHECK(run.failure()->message.find("lost") != std::string::npos);
 }
 
 TEST_CASE("self-scheduling (the GNU parallel --pipe baseline): each block goes to the next idle agent, results as ready") {

@@ -48,10 +48,9 @@ inline TinyTwoLevel tinyOf(const planner::TwoLevelInstance& in) {
 // The validated makespan of `s`; fails the test if `s` is invalid.
 inline double validMakespan(const planner::TwoLevelInstance& in, const planner::Schedule& s,
                             const planner::GlobalLimits& limits = {}) {
-  planner::ScheduleCheck check = planner::checkTwoLevel(in, limits, s);
-  INFO(check.reason);
-  REQUIRE(check.valid);
-  return check.makespan;
+  Result<double> check = planner::checkTwoLevel(in, limits, s);
+  REQUIRE_MESSAGE(check.ok(), check.error().message);
+  return *check;
 }
 
 // Runs `plan` on `trials` random tiny instances drawn by `draw(rng)`:

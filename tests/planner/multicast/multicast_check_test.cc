@@ -6,6 +6,7 @@
 #include "multicast_instances.h"
 #include "planner/multicast/multicast_check.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 
 namespace {
@@ -27,17 +28,16 @@ std::vector<MulticastTransfer> validTransfers() {
 
 bool rejects(const MulticastInstance& in, const std::vector<MulticastTransfer>& transfers,
              const std::string& reasonPart) {
-  ScheduleCheck check = checkMulticast(in, transfers);
-  INFO(check.reason);
-  return !check.valid && check.reason.find(reasonPart) != std::string::npos;
+  Result<double> check = checkMulticast(in, transfers);
+  return !check && check.error().message.find(reasonPart) != std::string::npos;
 }
 
 }  // namespace
 
 TEST_CASE("the multicast validator accepts back-to-back non-blocking sends and reports the last receive") {
-  ScheduleCheck check = checkMulticast(twoDestinations(), validTransfers());
-  CHECK_MESSAGE(check.valid, check.reason);
-  CHECK(check.makespan == 9);
+  Result<double> makespan = checkMulticast(twoDestinations(), validTransfers());
+  REQUIRE_MESSAGE(makespan.ok(), makespan.error().message);
+  CHECK(*makespan == 9);
 }
 
 TEST_CASE("the multicast validator rejects each broken rule with its reason") {
@@ -95,21 +95,21 @@ TEST_CASE("the simulator runs task lists under the model and the plan check comp
   REQUIRE(simulated.ok());
   REQUIRE(simulated->size() == 2);
   CHECK((*simulated)[1].recvEnd == 9);
-  ScheduleCheck check = checkMulticastPlan(in, plan);
-  CHECK_MESSAGE(check.valid, check.reason);
+  Result<double> makespan = checkMulticastPlan(in, plan);
+  CHECK_MESSAGE(makespan.ok(), makespan.error().message);
 
   MulticastPlan wrongTimes = plan;
   wrongTimes.transfers[1].recvEnd = 10, wrongTimes.transfers[1].recvStart = 4;
-  CHECK_FALSE(checkMulticastPlan(in, wrongTimes).valid);
+  CHECK_FALSE(checkMulticastPlan(in, wrongTimes).ok());
 
   MulticastPlan wrongMakespan = plan;
   wrongMakespan.makespan = 8;
-  CHECK_FALSE(checkMulticastPlan(in, wrongMakespan).valid);
+  CHECK_FALSE(checkMulticastPlan(in, wrongMakespan).ok());
 
   // Swapping node 0's sends changes who receives first: the times no longer match.
   MulticastPlan swapped = plan;
   std::swap(swapped.taskLists[0][0], swapped.taskLists[0][1]);
-  CHECK_FALSE(checkMulticastPlan(in, swapped).valid);
+  CHECK_FALSE(checkMulticastPlan(in, swapped).ok());
 }
 
 TEST_CASE("the simulator rejects relaying before holding, unmatched tasks and lists that wait forever") {

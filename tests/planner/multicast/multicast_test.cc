@@ -11,6 +11,7 @@
 #include "planner/multicast/multicast_heuristics.h"
 #include "planner/multicast/multicast_timeline.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 using hnow::testing::randomInstance;
 using hnow::testing::seedExample;
@@ -26,8 +27,8 @@ const MulticastAlgorithm kAll[] = {
 
 MulticastPlan validPlan(const MulticastInstance& in, const hnow::Result<MulticastPlan>& plan) {
   REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
-  ScheduleCheck check = checkMulticastPlan(in, *plan);
-  REQUIRE_MESSAGE(check.valid, check.reason);
+  Result<double> makespan = checkMulticastPlan(in, *plan);
+  REQUIRE_MESSAGE(makespan.ok(), makespan.error().message);
   return *plan;
 }
 

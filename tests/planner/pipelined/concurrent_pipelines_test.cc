@@ -102,7 +102,7 @@ TEST_CASE("the trees of a multicast plan give each destination the sender of its
   for (bool preemptive : {false, true}) {
     auto plan = planMulticast(*instance, MulticastAlgorithm::kEarliestCompletionFirst, {preemptive, 1});
     REQUIRE(plan.ok());
-    CHECK(checkMulticastPlan(*instance, *plan).valid);
+    CHECK(checkMulticastPlan(*instance, *plan).ok());
     auto trees = treesOfMulticastPlan(*instance, *plan);
     REQUIRE(trees.size() == 2);
     for (const MulticastTransfer& x : plan->transfers) CHECK(trees[x.message].parent[x.to] == x.from);

@@ -13,14 +13,9 @@
 
 #include "base/result.h"
 #include "planner/node_rates.h"
+#include "support/why.h"
 
 namespace hnow::testing {
-
-// The reason an outcome failed, for REQUIRE_MESSAGE (safe on success too).
-template <class T>
-std::string why(const hnow::Result<T>& outcome) {
-  return outcome.ok() ? std::string() : outcome.error().message;
-}
 
 struct BruteTree {
   std::vector<int> parent;

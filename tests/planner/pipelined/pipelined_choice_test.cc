@@ -11,6 +11,7 @@
 #include "planner/schedule_check.h"
 #include "planner/clusters/two_level_lcf.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 using hnow::testing::randomRates;
 using hnow::testing::rates;
@@ -82,11 +83,11 @@ TEST_CASE("the store-and-forward prediction replays seed 000's times for its sch
                  {BroadcastAlgorithm::kFlat, flatBroadcast(t, request.source)}};
     for (const Case& c : cases) {
       INFO("round " << round << " " << broadcastAlgorithmName(c.algorithm));
-      ScheduleCheck check = checkBroadcast(t, request.source, c.schedule);
-      REQUIRE_MESSAGE(check.valid, check.reason);
+      Result<double> makespan = checkBroadcast(t, request.source, c.schedule);
+      REQUIRE_MESSAGE(makespan.ok(), why(makespan));
       auto plan = planBroadcast(request, c.algorithm, TransferMode::kStoreAndForward);
       REQUIRE_MESSAGE(plan.ok(), why(plan));
-      CHECK(plan->predictedSeconds() == doctest::Approx(check.makespan));
+      CHECK(plan->predictedSeconds() == doctest::Approx(*makespan));
       for (const Transfer& x : c.schedule) CHECK(plan->tree.parent[x.to] == x.from);
     }
   }

@@ -12,6 +12,7 @@
 #include "planner/rate_models.h"
 #include "planner/schedule_check.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 using hnow::testing::randomRates;
 using hnow::testing::rates;
@@ -35,9 +36,9 @@ TEST_CASE("a chain of equal links takes (depth + chunks - 1) chunk times, predic
   REQUIRE(p.ok());
   CHECK(p->seconds == doctest::Approx((3 + 20 - 1) * 0.2));
   CHECK(p->depth == 3);
-  PipelinedReplay replay = replayPipelined(chain, r, {}, size, chunk);
-  REQUIRE_MESSAGE(replay.valid, replay.reason);
-  CHECK(replay.makespan == doctest::Approx(p->seconds));
+  Result<PipelinedReplay> replay = replayPipelined(chain, r, {}, size, chunk);
+  REQUIRE_MESSAGE(replay.ok(), why(replay));
+  CHECK(replay->makespan == doctest::Approx(p->seconds));
 }
 
 TEST_CASE("children share their parent's uplink, a slow downlink caps its own edge") {
@@ -73,10 +74,10 @@ TEST_CASE("pipelined predictions agree with the chunk-by-chunk replay on random 
       REQUIRE_MESSAGE(plan.ok(), why(plan));
       if (!std::isfinite(plan->pipelined.seconds)) continue;  // relays through a node that cannot send
       const int window = 4;
-      PipelinedReplay replay = replayPipelined(plan->tree, request.rates, {}, request.fileBytes,
+      Result<PipelinedReplay> replay = replayPipelined(plan->tree, request.rates, {}, request.fileBytes,
                                                request.chunkBytes, window);
-      REQUIRE_MESSAGE(replay.valid, replay.reason);
-      CHECK(replay.slowestEdgeShare == doctest::Approx(plan->pipelined.bottleneckBytesPerSecond));
+      REQUIRE_MESSAGE(replay.ok(), why(replay));
+      CHECK(replay->slowestEdgeShare == doctest::Approx(plan->pipelined.bottleneckBytesPerSecond));
       // The model paces a relay by its slowest descendant from the first
       // chunk; the replay lets each relay run up to window + 1 chunks ahead
       // of its children. So every node finishes no later than predicted, and
@@ -85,11 +86,11 @@ TEST_CASE("pipelined predictions agree with the chunk-by-chunk replay on random 
       INFO("round " << round << " " << broadcastAlgorithmName(algorithm));
       const double slack = (window + 1) * request.chunkBytes / plan->pipelined.bottleneckBytesPerSecond *
                            plan->pipelined.depth;
-      CHECK(replay.makespan <= plan->pipelined.seconds * (1 + 1e-9));
-      CHECK(replay.makespan >= plan->pipelined.seconds * 0.99);
+      CHECK(replay->makespan <= plan->pipelined.seconds * (1 + 1e-9));
+      CHECK(replay->makespan >= plan->pipelined.seconds * 0.99);
       for (int v = 0; v < n; ++v) {
-        CHECK(replay.finish[v] <= plan->pipelined.finishSeconds[v] * (1 + 1e-9) + 1e-12);
-        CHECK(replay.finish[v] >= plan->pipelined.finishSeconds[v] - slack);
+        CHECK(replay->finish[v] <= plan->pipelined.finishSeconds[v] * (1 + 1e-9) + 1e-12);
+        CHECK(replay->finish[v] >= plan->pipelined.finishSeconds[v] - slack);
       }
       ++compared;
     }
@@ -100,17 +101,17 @@ TEST_CASE("pipelined predictions agree with the chunk-by-chunk replay on random 
 TEST_CASE("the replay rejects a tree that misses a destination or has an edge without bandwidth") {
   std::vector<NodeRates> r{rates(10, 10), rates(0, 10), rates(10, 10)};
   const std::vector<int> everyone{1, 2};
-  PipelinedReplay missing = replayPipelined(tree(0, {-1, 0, -1}), r, everyone, 10, 1);
-  CHECK_FALSE(missing.valid);
-  CHECK(missing.reason == "destination 2 is not reached");
-  PipelinedReplay stuck = replayPipelined(tree(0, {-1, 0, 1}), r, everyone, 10, 1);
-  CHECK_FALSE(stuck.valid);
-  CHECK(stuck.reason == "edge 1 -> 2 has no bandwidth");
-  CHECK(replayPipelined(tree(0, {-1, 0, 0}), r, everyone, 10, 1).valid);
+  Result<PipelinedReplay> missing = replayPipelined(tree(0, {-1, 0, -1}), r, everyone, 10, 1);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "destination 2 is not reached");
+  Result<PipelinedReplay> stuck = replayPipelined(tree(0, {-1, 0, 1}), r, everyone, 10, 1);
+  REQUIRE_FALSE(stuck.ok());
+  CHECK(stuck.error().message == "edge 1 -> 2 has no bandwidth");
+  CHECK(replayPipelined(tree(0, {-1, 0, 0}), r, everyone, 10, 1).ok());
   // A cycle hand-made in the children lists is caught before any replay.
   BroadcastTree cyclic = tree(0, {-1, 0, 0});
   cyclic.children[2].push_back(1);
-  CHECK_FALSE(replayPipelined(cyclic, r, everyone, 10, 1).valid);
+  CHECK_FALSE(replayPipelined(cyclic, r, everyone, 10, 1).ok());
 }
 
 TEST_CASE("a cross-site cap and latency apply to edges between sites only") {
@@ -128,7 +129,7 @@ TEST_CASE("a cross-site cap and latency apply to edges between sites only") {
   REQUIRE(p.ok());
   CHECK(p->finishSeconds[1] == doctest::Approx(2));
   CHECK(p->finishSeconds[2] == doctest::Approx(0.5 + 5));
-  PipelinedReplay replay = replayPipelined(star, r, {}, 100, 10, 4, sites);
-  REQUIRE(replay.valid);
-  CHECK(replay.finish[2] == doctest::Approx(p->finishSeconds[2]));
+  Result<PipelinedReplay> replay = replayPipelined(star, r, {}, 100, 10, 4, sites);
+  REQUIRE(replay.ok());
+  CHECK(replay->finish[2] == doctest::Approx(p->finishSeconds[2]));
 }

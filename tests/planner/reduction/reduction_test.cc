@@ -15,8 +15,8 @@ namespace {
 
 double validMakespan(const std::vector<double>& t, int sink, const Schedule& s) {
   auto check = checkReduction(t, sink, s);
-  REQUIRE_MESSAGE(check.valid, check.reason);
-  return check.makespan;
+  REQUIRE_MESSAGE(check.ok(), check.error().message);
+  return *check;
 }
 
 // Seed 003 Figure 6: four nodes of x, eight of 1; the sink is one of the x.

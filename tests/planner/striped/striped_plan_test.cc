@@ -10,6 +10,7 @@
 #include "planner/striped/striped_check.h"
 #include "planner/striped/striped_plan.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 
 namespace {
@@ -41,14 +42,14 @@ double oneTreeSeconds(const std::vector<NodeRates>& rates, double bytes) {
 StripedPlan checkedPlan(const std::vector<NodeRates>& rates, double bytes, const StripedOptions& options = {}) {
   auto plan = planStriped(rates, 0, {}, bytes, kMiB, options);
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
-  const StripedReplay replay = replayStriped(plan.value(), rates, {}, bytes, plan.value().chunkBytes);
+  const Result<StripedReplay> replay = replayStriped(plan.value(), rates, {}, bytes, plan.value().chunkBytes);
   CHECK(plan.value().chunkBytes <= kMiB);
   CHECK(plan.value().chunkBytes >= options.minChunkBytes);
-  REQUIRE_MESSAGE(replay.valid, replay.reason);
-  CHECK(replay.makespan == doctest::Approx(plan.value().predictedSeconds).epsilon(0.03));
-  CHECK(replay.mostChildren <= options.maxChildren);
-  CHECK(replay.sourceChildren <= options.maxSourceChildren);
-  CHECK(replay.mostParents <= plan.value().stripes());
+  REQUIRE_MESSAGE(replay.ok(), replay.error().message);
+  CHECK(replay->makespan == doctest::Approx(plan.value().predictedSeconds).epsilon(0.03));
+  CHECK(replay->mostChildren <= options.maxChildren);
+  CHECK(replay->sourceChildren <= options.maxSourceChildren);
+  CHECK(replay->mostParents <= plan.value().stripes());
   CHECK(plan.value().predictedSeconds >= plan.value().boundSeconds * (1 - 1e-9));
   return plan.value();
 }
@@ -133,9 +134,9 @@ TEST_CASE("a file of fewer chunks than stripes has one stripe per chunk at most 
   const StripedPlan single = checkedPlan(one, 64 * kMiB);
   CHECK(single.stripes() == 1);
   CHECK(single.predictedSeconds == doctest::Approx(64 * kMiB / mbps(400)).epsilon(0.02));
-  const StripedReplay replay = replayStriped(single, one, {}, 64 * kMiB, single.chunkBytes / 2);
-  CHECK_FALSE(replay.valid);  // the stripes then miss the file's last chunks
-  CHECK(replay.reason.find("cover") != std::string::npos);
+  const Result<StripedReplay> replay = replayStriped(single, one, {}, 64 * kMiB, single.chunkBytes / 2);
+  REQUIRE_FALSE(replay.ok());  // the stripes then miss the file's last chunks
+  CHECK(replay.error().message.find("cover") != std::string::npos);
 }
 
 TEST_CASE("striped plans refuse what cannot be planned, with the reason - no destination is an empty plan") {

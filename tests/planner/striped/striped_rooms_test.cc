@@ -13,6 +13,7 @@
 #include "planner/striped/striped_plan.h"
 #include "planner/striped/striped_rooms.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 
 namespace {
@@ -56,9 +57,10 @@ int entries(const BroadcastTree& tree, const SiteLinks& sites, int site) {
 StripedPlan checkedRoomPlan(const RoomLab& lab, double bytes) {
   auto plan = planStriped(lab.rates, 0, {}, bytes, kMiB, {}, lab.sites);
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
-  const StripedReplay replay = replayStriped(plan.value(), lab.rates, {}, bytes, plan.value().chunkBytes, lab.sites);
-  REQUIRE_MESSAGE(replay.valid, replay.reason);
-  CHECK(replay.makespan == doctest::Approx(plan.value().predictedSeconds).epsilon(0.05));
+  const Result<StripedReplay> replay =
+      replayStriped(plan.value(), lab.rates, {}, bytes, plan.value().chunkBytes, lab.sites);
+  REQUIRE_MESSAGE(replay.ok(), replay.error().message);
+  CHECK(replay->makespan == doctest::Approx(plan.value().predictedSeconds).epsilon(0.05));
   CHECK(plan.value().predictedSeconds >= plan.value().boundSeconds * (1 - 1e-9));
   std::set<int> rooms(lab.sites.siteOf.begin() + 1, lab.sites.siteOf.end());
   rooms.erase(lab.sites.siteOf[0]);

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include "planner/worksharing/worksharing_check.h"
+#include "support/why.h"
 
+using hnow::testing::why;
 using namespace hnow::planner;
 
 namespace {
@@ -30,10 +32,10 @@ TEST_CASE("the replay serves back to back, computes on receipt and returns in or
   CHECK(t->workers[0].returnStart == 5.0);
   CHECK(t->workers[0].returnPosition == 2);
   CHECK(t->makespan == 5.5);
-  CHECK(checkWorksharing(kTwo, *t, 5.5).valid);
+  CHECK(checkWorksharing(kTwo, *t, 5.5).ok());
   auto late = checkWorksharing(kTwo, *t, 5.0);
-  CHECK_FALSE(late.valid);
-  CHECK(late.reason.find("after the lifespan") != std::string::npos);
+  CHECK_FALSE(late.ok());
+  CHECK(why(late).find("after the lifespan") != std::string::npos);
 }
 
 TEST_CASE("the replay refuses negative shares and malformed orders") {
@@ -44,8 +46,9 @@ TEST_CASE("the replay refuses negative shares and malformed orders") {
 
 TEST_CASE("the validator accepts a valid timeline and reports its makespan") {
   auto check = checkWorksharing(kTwo, valid(), 5.0);
-  CHECK(check.valid);
-  CHECK(check.makespan == 5.0);
+  CHECK(check.ok());
+  REQUIRE(check.ok());
+  CHECK(*check == 5.0);
 }
 
 TEST_CASE("the validator enforces one serve message at a time") {
@@ -53,36 +56,36 @@ TEST_CASE("the validator enforces one serve message at a time") {
   t.workers[1].sendStart = 0.5, t.workers[1].sendEnd = 2.5, t.workers[1].computeEnd = 3.5;
   t.workers[1].returnStart = 3.5, t.workers[1].returnEnd = 4.5;
   auto check = checkWorksharing(kTwo, t, 5.0);
-  CHECK_FALSE(check.valid);
-  CHECK(check.reason.find("serve") != std::string::npos);
-  CHECK(check.reason.find("one port") != std::string::npos);
+  CHECK_FALSE(check.ok());
+  CHECK(why(check).find("serve") != std::string::npos);
+  CHECK(why(check).find("one port") != std::string::npos);
 }
 
 TEST_CASE("the validator enforces one return message at a time") {
   WorksharingTimeline t = valid();
   t.workers[0].computeEnd = 4.2, t.workers[0].returnStart = 4.2, t.workers[0].returnEnd = 4.7;
   auto check = checkWorksharing(kTwo, t, 5.0);
-  CHECK_FALSE(check.valid);
-  CHECK(check.reason.find("return") != std::string::npos);
+  CHECK_FALSE(check.ok());
+  CHECK(why(check).find("return") != std::string::npos);
 }
 
 TEST_CASE("the validator rejects early compute, early return, wrong message lengths, negative shares") {
   WorksharingTimeline t = valid();
   t.workers[0].computeEnd = 1.5;
-  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).valid);
+  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).ok());
   t = valid();
   t.workers[1].returnStart = 3.5, t.workers[1].returnEnd = 4.5;
-  CHECK(checkWorksharing(kTwo, t, 5.0).reason.find("before computing") != std::string::npos);
+  CHECK(why(checkWorksharing(kTwo, t, 5.0)).find("before computing") != std::string::npos);
   t = valid();
   t.workers[0].sendEnd = 0.5;
-  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).valid);
+  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).ok());
   t = valid();
   t.workers[1].returnEnd = 4.9;
-  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).valid);
+  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).ok());
   t = valid();
   t.workers[0].units = -1;
-  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).valid);
+  CHECK_FALSE(checkWorksharing(kTwo, t, 5.0).ok());
   t = valid();
   t.workers[1].worker = 0;
-  CHECK(checkWorksharing(kTwo, t, 5.0).reason.find("twice") != std::string::npos);
+  CHECK(why(checkWorksharing(kTwo, t, 5.0)).find("twice") != std::string::npos);
 }

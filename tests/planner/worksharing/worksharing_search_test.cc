@@ -29,7 +29,7 @@ TEST_CASE("best equals the brute force over subsets, serve orders and return ord
       auto timeline = replayAllocation(p, best->allocation);
       REQUIRE(timeline.ok());
       auto check = checkWorksharing(p, *timeline, 1.0);
-      CHECK_MESSAGE(check.valid, check.reason);
+      CHECK_MESSAGE(check.ok(), check.error().message);
     }
   }
 }

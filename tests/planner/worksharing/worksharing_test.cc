@@ -11,6 +11,7 @@
 #include "planner/worksharing/worksharing_small_results.h"
 #include "worksharing_brute_force.h"
 
+using hnow::Result;
 using namespace hnow::planner;
 using hnow::testing::randomWorksharing;
 
@@ -24,9 +25,9 @@ WorksharingProblem twoWorkers(double tau1, double tau2, double r, double delta) 
 void checkReplay(const WorksharingProblem& p, const Allocation& a) {
   auto timeline = replayAllocation(p, a);
   REQUIRE(timeline.ok());
-  ScheduleCheck check = checkWorksharing(p, *timeline, a.lifespan);
-  CHECK_MESSAGE(check.valid, check.reason);
-  CHECK(check.makespan == doctest::Approx(a.lifespan).epsilon(1e-9));
+  Result<double> makespan = checkWorksharing(p, *timeline, a.lifespan);
+  REQUIRE_MESSAGE(makespan.ok(), makespan.error().message);
+  CHECK(*makespan == doctest::Approx(a.lifespan).epsilon(1e-9));
 }
 
 }  // namespace
