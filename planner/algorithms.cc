@@ -38,9 +38,9 @@ const std::vector<Algorithm>& algorithms() {
        "largest cluster first over the sites (seed 001 §3)", B::kLcf},
       {"interleaved-lcf", kClusterBroadcastUse, "LCF interleaving clusters, postal model (seed 001 §6.2)"},
       {"binomial", kSendAndPlan | kReduceUse, "MPICH's binomial tree in node order", B::kBinomial,
-       &heuristic<binomialBroadcast>},
-      {"chain", kSendAndPlan, "host order, as Kascade does", B::kChain, &heuristic<chainBroadcast>},
-      {"flat", kSendAndPlan, "the source sends to everyone", B::kFlat, &heuristic<flatBroadcast>},
+       &heuristic<binomialBroadcast>, {}, false, true},
+      {"chain", kSendAndPlan, "host order, as Kascade does", B::kChain, &heuristic<chainBroadcast>, {}, false, true},
+      {"flat", kSendAndPlan, "the source sends to everyone", B::kFlat, &heuristic<flatBroadcast>, {}, false, true},
       // Several files at once (hnow send --manifest; hnow plan's multicast): seed 004.
       {"fef", kHeuristicUses, "fastest edge first (§4.1)", {}, nullptr, M::kFastestEdgeFirst},
       {"ecf", kHeuristicUses, "earliest completion first (§4.2)", {}, nullptr, M::kEarliestCompletionFirst},

@@ -50,6 +50,9 @@ struct Algorithm {
   // A multicast heuristic of seed 004 and whether in its preemptive form (§5).
   std::optional<MulticastAlgorithm> multicast{};
   bool preemptive = false;
+  // A baseline: a tree as another tool builds it, planned beside hnow's
+  // own for comparison and run as that tool would (no trunk rearranged).
+  bool baseline = false;
 };
 
 // The table, in the order help lines list it.

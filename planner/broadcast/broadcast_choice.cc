@@ -32,8 +32,9 @@ std::vector<double> finiteSendTimes(std::vector<double> t) {
 }
 
 bool isBaseline(BroadcastAlgorithm algorithm) {
-  return algorithm == BroadcastAlgorithm::kBinomial || algorithm == BroadcastAlgorithm::kChain ||
-         algorithm == BroadcastAlgorithm::kFlat;
+  for (const Algorithm& a : algorithms())
+    if (a.broadcast == algorithm) return a.baseline;
+  return false;
 }
 
 // Participants in more than one site: only then is LCF's model different
@@ -147,9 +148,9 @@ Result<BroadcastChoice> chooseBroadcastPlan(const BroadcastRequest& request) {
   choice.chosen = choice.pipelined.predictedSeconds() <= choice.storeAndForward.predictedSeconds()
                       ? choice.pipelined
                       : choice.storeAndForward;
-  for (BroadcastAlgorithm baseline :
-       {BroadcastAlgorithm::kBinomial, BroadcastAlgorithm::kChain, BroadcastAlgorithm::kFlat}) {
-    auto plan = planBroadcast(request, baseline, TransferMode::kPipelined);
+  for (const Algorithm& baseline : algorithms()) {
+    if (!baseline.baseline || !baseline.broadcast) continue;
+    auto plan = planBroadcast(request, *baseline.broadcast, TransferMode::kPipelined);
     if (!plan) return Result::failure(plan.error().message);
     choice.baselines.push_back(std::move(plan.value()));
   }

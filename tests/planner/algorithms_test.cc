@@ -61,3 +61,10 @@ TEST_CASE("every multicast heuristic names its algorithm, and only FEF has no pr
   }
   CHECK(preemptive == 5);
 }
+
+TEST_CASE("the baselines are the trees other tools build: binomial, chain and flat") {
+  std::vector<std::string> baselines;
+  for (const Algorithm& a : algorithms())
+    if (a.baseline) baselines.emplace_back(a.name);
+  CHECK(baselines == std::vector<std::string>{"binomial", "chain", "flat"});
+}
