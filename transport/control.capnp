@@ -609,15 +609,15 @@ interface ClientSession {
   # Does hnowd read, at `path`, a regular file of this size and mtime (the
   # client's own machine, or a shared filesystem)? If not, the client
   # uploads its file.
-  upload @13 (size :UInt64, sha256 :Data) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
+  upload @13 (size :UInt64) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
   # A file of the client's (its standard input spooled first) of `size`
-  # bytes and this SHA-256, to be sent as SendRequest.upload. Only the
-  # grant travels here: the bytes go over the data plane (docs/tree-send.md,
-  # "From the client's machine"). The client dials hnowd's data port (at
-  # the host it reached hnowd at), presents `ticket` (an OFFER) and serves
-  # `token` over that connection; hnowd pulls, checks each chunk and the
-  # SHA-256, then renames the file into its data directory. Refused when
-  # hnowd's disk would keep less than 1 GiB free.
+  # bytes, to be sent as SendRequest.upload. Only the grant travels here:
+  # the bytes go over the data plane (docs/tree-send.md, "From the
+  # client's machine"). The client dials hnowd's data port (at the host it
+  # reached hnowd at), presents `ticket` (an OFFER) and serves `token` over
+  # that connection; hnowd pulls, checks each chunk, hashes the file as it
+  # lands and renames it into its data directory. Refused when hnowd's disk
+  # would keep less than 1 GiB free.
   seesTree @14 (path :Text, listing :Data) -> (same :Bool, why :Text);
   # Does hnowd list, at `path`, the directory whose listing digest
   # (transport/data/tree_walk.h: treeListingDigest) the client took? If
@@ -642,10 +642,11 @@ interface ClientSession {
   # hosts (AgentStatus.keyHosts) is known to an operator: no longer shown.
   # Every operation but status, operations and the progress of operations
   # is refused to a read-only operator.
-  uploaded @21 (id :UInt64) -> (size :UInt64);
-  # Answers once this session's upload `id` (upload) is whole and its
-  # SHA-256 matched; fails with the reason when it cannot be (the
-  # connection carrying it ended, or its bytes differ).
+  uploaded @21 (id :UInt64, sha256 :Data) -> (size :UInt64);
+  # Answers once this session's upload `id` (upload) is whole and the
+  # SHA-256 hnowd took as it landed is `sha256`, the client's of its file
+  # (hashed while it served it); fails with the reason when it cannot be
+  # (the connection carrying it ended, or its bytes differ).
 }
 
 # Several files from several source agents at once.
