@@ -141,9 +141,13 @@ bool DataSourcePlane::startReceive(const std::string& token, std::uint64_t size,
                                               O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
   // A client's upload (sha256 empty): the shelf compares the digest taken
   // as it landed with the client's; its chunk digests are those hnowd
-  // serves it to agents under, so the send starts without reading it.
+  // serves it to agents under, so the send starts without reading it. It
+  // is scratch, served from the page cache and removed when its send ends
+  // (and swept if hnowd stops first): not synced to the disk before it is
+  // served, which on a busy disk took seconds a GiB.
   const bool upload = sha256.empty();
   target.digestKnown = !upload;
+  target.durable = !upload;
   target.cutChunkBytes = upload ? transport::data::kChunkBytes : 0;
   if (target.fileFd < 0 || (!upload && sha256.size() != 32)) {
     if (target.dirFd >= 0) ::close(target.dirFd);
