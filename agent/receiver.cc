@@ -160,8 +160,8 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   scratch->name = t.name;
   scratch->parentPath = t.parentPath;
   scratch->tree = true;
-  scratch->atomic = order.atomic;
-  scratch->deleteOthers = order.deleteOthers;
+  scratch->atomic = order.copy.atomic;
+  scratch->deleteOthers = order.copy.deleteOthers;
   scratch->searchFd = openSearchRoot(roots_, order.dest);
   if (auto staged = stageTree(*scratch, order, t.bundle.fileFd); !staged) {
     ::close(t.bundle.fileFd);
@@ -170,7 +170,7 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   }
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.bundle));
-  spdlog::info("receiving a tree of {} bytes into {}{}{}", order.size, path, order.atomic ? " (atomic)" : "",
+  spdlog::info("receiving a tree of {} bytes into {}{}{}", order.size, path, order.copy.atomic ? " (atomic)" : "",
                order.compressed ? ", compressed from " + std::to_string(order.plainSize) : std::string());
   return path;
 }

@@ -35,7 +35,7 @@ Result<void> Receiver::expandFile(Scratch& s, int compressedFd) {
 
 Result<void> Receiver::stageTree(Scratch& s, const transport::orders::ReceiveOrder& order, int receivedFd) {
   const std::uint64_t bundleSize = order.compressed ? order.plainSize : order.size;
-  auto staging = transport::data::TreeStaging::open(s.parentFd, s.name, s.parentPath, bundleSize, order.atomic);
+  auto staging = transport::data::TreeStaging::open(s.parentFd, s.name, s.parentPath, bundleSize, order.copy.atomic);
   if (!staging) return staging.error();
   s.staging = std::move(staging).value();
   s.staging->searchUnder(s.searchFd);

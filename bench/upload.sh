@@ -11,6 +11,10 @@
 #   SIZE=268435456 JOB_SIZE=536870912 bench/upload.sh
 #   HNOW_BUILD_DIR=dir bench/upload.sh
 #   JOB_ONLY=1 bench/upload.sh                the job's measurement alone
+#   SEND_ONLY=1 bench/upload.sh               the sends' measurement alone
+#   FRESH=1 bench/upload.sh                   new bytes for each pair of sends (else
+#                                             the agents hold the file after the first
+#                                             pair and copy it locally: no bytes move)
 # Every agent and hnowd are paced at RATE_MBPS (default 2000) up and down on
 # 127.0.0.1, so the lab, not the pacing, is what is measured; the machine's
 # CPUs are shared by hnowd, the client and the agents: run it on a quiet
@@ -22,6 +26,8 @@ SIZE=${SIZE:-$((1 << 30))}
 JOB_SIZE=${JOB_SIZE:-$((4 << 30))}
 AGENTS=${AGENTS:-8}
 JOB_ONLY=${JOB_ONLY:-0}
+SEND_ONLY=${SEND_ONLY:-0}
+FRESH=${FRESH:-0}
 REPS=${REPS:-3}
 RATE_MBPS=${RATE_MBPS:-2000}
 HNOW=$(realpath "$BUILD_DIR/daemon/hnow")
@@ -65,6 +71,10 @@ if [ "$JOB_ONLY" != 1 ]; then
   median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
   inside=() outside=()
   for rep in $(seq 1 "$REPS"); do
+    if [ "$FRESH" = 1 ] && [ "$rep" -gt 1 ]; then
+      head -c "$SIZE" /dev/urandom >"$DIR/roots/file"
+      cp "$DIR/roots/file" "$DIR/outside/file"
+    fi
     inside+=("$(timed "$DIR/roots/file" "in-$rep.bin")")
     outside+=("$(timed "$DIR/outside/file" "up-$rep.bin")")
   done
@@ -80,6 +90,10 @@ if [ "$JOB_ONLY" != 1 ]; then
   rm -f "$DIR/roots/file" "$DIR/outside/file"
 fi
 
+if [ "$SEND_ONLY" = 1 ]; then
+  echo "- Load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 echo
 echo "# hnowd's peak resident memory over a job on a $JOB_SIZE-byte input"
 echo

@@ -59,6 +59,18 @@ Result<void> checkPieces(const ReceiveOrder& order) {
 
 }  // namespace
 
+void toWire(const orders::CopyOptions& copy, wire::CopyOptions::Builder out) {
+  out.setAtomic(copy.atomic);
+  out.setDeleteOthers(copy.deleteOthers);
+}
+
+orders::CopyOptions copyOptionsFromWire(wire::CopyOptions::Reader in) {
+  orders::CopyOptions copy;
+  copy.atomic = in.getAtomic();
+  copy.deleteOthers = in.getDeleteOthers();
+  return copy;
+}
+
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setToken(bytesOf(order.token));
   out.setDest(order.dest);
@@ -68,8 +80,7 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   out.setUplinkPaceBytesPerSecond(order.uplinkPaceBytesPerSecond);
   out.setDownlinkPaceBytesPerSecond(order.downlinkPaceBytesPerSecond);
   out.setTree(order.tree);
-  out.setAtomic(order.atomic);
-  out.setDeleteOthers(order.deleteOthers);
+  toWire(order.copy, out.initCopy());
   out.setCompressed(order.compressed);
   out.setPlainSize(order.plainSize);
   out.setPlainSha256(bytesOf(order.plainSha256));
@@ -102,10 +113,9 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (!std::isfinite(order.downlinkPaceBytesPerSecond) || order.downlinkPaceBytesPerSecond < 0)
     return Error{"a downlink pace is a finite rate, 0 or more"};
   order.tree = in.getTree();
-  order.atomic = in.getAtomic();
-  order.deleteOthers = in.getDeleteOthers();
-  if (order.atomic && !order.tree) return Error{"only a tree is published atomically"};
-  if (order.deleteOthers && (!order.tree || order.atomic))
+  order.copy = copyOptionsFromWire(in.getCopy());
+  if (order.copy.atomic && !order.tree) return Error{"only a tree is published atomically"};
+  if (order.copy.deleteOthers && (!order.tree || order.copy.atomic))
     return Error{"only a tree published file by file removes what it does not name"};
   order.compressed = in.getCompressed();
   if (order.compressed) {

@@ -12,6 +12,11 @@
 
 namespace hnow::transport {
 
+// Held by both SendRequest (daemon/api/send_request_wire.cc) and ReceiveOrder:
+// what a ReceiveOrder's copy may hold is checked with the order (a tree's).
+void toWire(const orders::CopyOptions& copy, wire::CopyOptions::Builder out);
+orders::CopyOptions copyOptionsFromWire(wire::CopyOptions::Reader in);
+
 void toWire(const orders::ReceiveOrder& order, wire::ReceiveOrder::Builder out);
 Result<orders::ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in);
 

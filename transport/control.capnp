@@ -201,34 +201,33 @@ struct ReceiveOrder {
   # The file is a directory tree's bundle (docs/tree-send.md): once it
   # matched, the agent unpacks it as `dest` (a directory) and reports done
   # only then, with what it published.
-  atomic @8 :Bool;
-  # A tree: publish it at once (staged beside dest, then one rename), not file by file.
-  deleteOthers @9 :Bool;
-  # A tree, not atomic: then remove what dest holds that the tree does not name.
-  compressed @10 :Bool;
+  copy @8 :CopyOptions;
+  # How the agent lays down its copy: the options of `hnow send` it acts
+  # on, copied whole from SendRequest.copy.
+  compressed @9 :Bool;
   # The file is one zstd frame of the source's (docs/compression.md): it is
   # received, checked and relayed as it is, then expanded beside dest (a
   # tree: into its bundle) and checked against plainSize and plainSha256
   # before the rename (a tree: before the unpack); done only then.
-  plainSize @11 :UInt64;
-  plainSha256 @12 :Data;   # 32 bytes when compressed
-  downlinkPaceBytesPerSecond @13 :Float64;
+  plainSize @10 :UInt64;
+  plainSha256 @11 :Data;   # 32 bytes when compressed
+  downlinkPaceBytesPerSecond @12 :Float64;
   # While this receive lives, pace the data plane's downlink at most at this
   # (a send's --max-rate, a cap of the agent's measured downlink); 0: as it is.
-  digestChunkBytes @14 :UInt32;
+  digestChunkBytes @13 :UInt32;
   # The source's chunk digests (transport/data/chunk_digests.h): every node
   # serves the file (each stripe) in chunks of exactly this, and checks each
   # chunk it receives against its SHA-256 before it writes or relays it.
   # 0: none, only the whole digests are checked.
-  pieceDigests @15 :Data;
+  pieceDigests @14 :Data;
   # The whole file's pieces' digests, 32 bytes each (none when striped:
   # each stripe carries its own).
-  operation @16 :Text;
+  operation @15 :Text;
   # What hnowd calls the operation this receive is part of ("send record
   # 12", "manifest record 4, item at M.toml:3:1"): an agent that refuses
   # another receive into the same destination meanwhile names it (its first
   # 200 bytes); "" none.
-  progressEveryMs @17 :UInt32;
+  progressEveryMs @16 :UInt32;
   # Report progress at most this often (done, failed and parent news at
   # once); 0: as the data plane measures it (every 100 ms). hnowd spaces
   # the reports of a send to hundreds of agents, which would otherwise
@@ -446,15 +445,22 @@ struct SendRequest {
   to @2 :List(Text);      # empty or ["all"]: every alive agent; else site or agent names
   algo @3 :Text;          # auto|tree|striped|fnf|optimal|lcf|binomial|chain|flat
   noReplan @4 :Bool;      # keep the first tree on drift (losses still re-parent)
-  atomic @5 :Bool;        # a directory: publish the whole tree at once on each agent
-  deleteOthers @6 :Bool;  # a directory: remove what --dest holds that the tree does not name
-  upload @7 :UInt64;      # not 0: send this session's upload (ClientSession.upload), not `path`
-  compress @8 :Text;      # auto|zstd|none; empty: auto (docs/compression.md)
-  untilAll @9 :Bool;      # agents without a copy at the end stay owed it (docs/until-all.md)
-  maxRateBytesPerS @10 :Float64;  # --max-rate: every link the send uses at most this; 0: none
-  uploadIsTree @11 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
-  force @12 :Bool;        # a file: replace a different file already at --dest (else the send is refused)
-  uploadKey @13 :Text;    # with uploadIsTree: the bundle holds only what hnowd's kept copy of this tree lacked (keptHeld); "" the whole tree
+  copy @5 :CopyOptions;   # how each agent lays down its copy (--atomic, --delete), given to it whole
+  upload @6 :UInt64;      # not 0: send this session's upload (ClientSession.upload), not `path`
+  compress @7 :Text;      # auto|zstd|none; empty: auto (docs/compression.md)
+  untilAll @8 :Bool;      # agents without a copy at the end stay owed it (docs/until-all.md)
+  maxRateBytesPerS @9 :Float64;  # --max-rate: every link the send uses at most this; 0: none
+  uploadIsTree @10 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
+  force @11 :Bool;        # a file: replace a different file already at --dest (else the send is refused)
+  uploadKey @12 :Text;    # with uploadIsTree: the bundle holds only what hnowd's kept copy of this tree lacked (keptHeld); "" the whole tree
+}
+
+struct CopyOptions {
+  # How each agent lays down its copy of a send: the options of `hnow send`
+  # the agent itself acts on (transport/orders/copy_options.h), held whole
+  # by SendRequest and ReceiveOrder so hnowd copies it without naming them.
+  atomic @0 :Bool;        # a tree: publish it at once (staged beside dest, then one rename), not file by file
+  deleteOthers @1 :Bool;  # a tree, not atomic: then remove what dest holds that it does not name
 }
 
 enum CopyState {
@@ -619,15 +625,15 @@ interface ClientSession {
   # Does hnowd read, at `path`, a regular file of this size and mtime (the
   # client's own machine, or a shared filesystem)? If not, the client
   # uploads its file.
-  upload @13 (size :UInt64, sha256 :Data) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
+  upload @13 (size :UInt64) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
   # A file of the client's (its standard input spooled first) of `size`
-  # bytes and this SHA-256, to be sent as SendRequest.upload. Only the
-  # grant travels here: the bytes go over the data plane (docs/tree-send.md,
-  # "From the client's machine"). The client dials hnowd's data port (at
-  # the host it reached hnowd at), presents `ticket` (an OFFER) and serves
-  # `token` over that connection; hnowd pulls, checks each chunk and the
-  # SHA-256, then renames the file into its data directory. Refused when
-  # hnowd's disk would keep less than 1 GiB free.
+  # bytes, to be sent as SendRequest.upload. Only the grant travels here:
+  # the bytes go over the data plane (docs/tree-send.md, "From the
+  # client's machine"). The client dials hnowd's data port (at the host it
+  # reached hnowd at), presents `ticket` (an OFFER) and serves `token` over
+  # that connection; hnowd pulls, checks each chunk, hashes the file as it
+  # lands and renames it into its data directory. Refused when hnowd's disk
+  # would keep less than 1 GiB free.
   seesTree @14 (path :Text, listing :Data) -> (same :Bool, why :Text);
   # Does hnowd list, at `path`, the directory whose listing digest
   # (transport/data/tree_walk.h: treeListingDigest) the client took? If
@@ -652,10 +658,11 @@ interface ClientSession {
   # hosts (AgentStatus.keyHosts) is known to an operator: no longer shown.
   # Every operation but status, operations and the progress of operations
   # is refused to a read-only operator.
-  uploaded @21 (id :UInt64) -> (size :UInt64);
-  # Answers once this session's upload `id` (upload) is whole and its
-  # SHA-256 matched; fails with the reason when it cannot be (the
-  # connection carrying it ended, or its bytes differ).
+  uploaded @21 (id :UInt64, sha256 :Data) -> (size :UInt64);
+  # Answers once this session's upload `id` (upload) is whole and the
+  # SHA-256 hnowd took as it landed is `sha256`, the client's of its file
+  # (hashed while it served it); fails with the reason when it cannot be
+  # (the connection carrying it ended, or its bytes differ).
 }
 
 interface ProgressListener {

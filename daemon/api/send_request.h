@@ -3,10 +3,13 @@
 // one plain value: the CLI fills it from its options, the codec
 // (send_request_wire.h) carries it, and hnowd's SendService takes it as its
 // own request's part (core/send/send_service.h). A new flag of `hnow send` is a
-// field here (docs/architecture.md, "Adding a flag to hnow send").
+// field here, or, when the agents act on it, of `copy` (docs/architecture.md,
+// "Adding a flag to hnow send").
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "transport/orders/copy_options.h"
 
 namespace hnow::api {
 
@@ -16,8 +19,8 @@ struct SendRequest {
   std::vector<std::string> to;  // empty or ["all"]: every agent; else sites or agent names
   std::string algo = "auto";
   bool replan = true;  // re-plan on drift events and losses; off: --no-replan (losses still re-parent)
-  bool atomic = false;  // a directory: publish the whole tree at once on each agent
-  bool deleteOthers = false;  // a directory: remove what dest holds that the tree does not name
+  // What each agent acts on (--atomic, --delete): given to it whole in its receive order.
+  transport::orders::CopyOptions copy{};
   std::string compress = "auto";  // auto|zstd|none (docs/compression.md)
   // Agents without a copy when it ends stay owed it (docs/until-all.md).
   bool untilAll = false;

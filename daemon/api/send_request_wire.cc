@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "transport/agent_wire.h"
+
 namespace hnow::api {
 
 void toWire(const SendRequest& r, wire::SendRequest::Builder out) {
@@ -13,8 +15,7 @@ void toWire(const SendRequest& r, wire::SendRequest::Builder out) {
   for (std::size_t i = 0; i < r.to.size(); ++i) to.set(static_cast<unsigned>(i), r.to[i]);
   out.setAlgo(r.algo);
   out.setNoReplan(!r.replan);
-  out.setAtomic(r.atomic);
-  out.setDeleteOthers(r.deleteOthers);
+  transport::toWire(r.copy, out.initCopy());
   out.setCompress(r.compress);
   out.setUntilAll(r.untilAll);
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
@@ -32,8 +33,7 @@ SendRequest sendRequestFromWire(wire::SendRequest::Reader in) {
   r.algo = in.getAlgo();
   if (r.algo.empty()) r.algo = "auto";
   r.replan = !in.getNoReplan();
-  r.atomic = in.getAtomic();
-  r.deleteOthers = in.getDeleteOthers();
+  r.copy = transport::copyOptionsFromWire(in.getCopy());
   r.compress = in.getCompress();
   if (r.compress.empty()) r.compress = "auto";
   r.untilAll = in.getUntilAll();

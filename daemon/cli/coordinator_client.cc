@@ -114,12 +114,10 @@ Reply<transport::data::HeldFiles> CoordinatorClient::keptHeld(const std::string&
                               "hnow: hnowd is comparing the directory with its copy from the last upload");
 }
 
-Reply<CoordinatorClient::UploadGrant> CoordinatorClient::grantUpload(std::uint64_t size,
-                                                                   const std::array<unsigned char, 32>& sha256) {
+Reply<CoordinatorClient::UploadGrant> CoordinatorClient::grantUpload(std::uint64_t size) {
   auto& s = *state_;
   auto request = s.session->uploadRequest();
   request.setSize(size);
-  request.setSha256(capnp::Data::Reader(sha256.data(), sha256.size()));
   return s.wait(request.send().then([&s](auto response) {
     auto text = [](capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); };
     return UploadGrant{response.getId(), text(response.getToken()), text(response.getTicket()),
@@ -127,10 +125,11 @@ Reply<CoordinatorClient::UploadGrant> CoordinatorClient::grantUpload(std::uint64
   }));
 }
 
-Reply<std::uint64_t> CoordinatorClient::awaitUpload(std::uint64_t id) {
+Reply<std::uint64_t> CoordinatorClient::awaitUpload(std::uint64_t id, const std::array<unsigned char, 32>& sha256) {
   auto& s = *state_;
   auto request = s.session->uploadedRequest();
   request.setId(id);
+  request.setSha256(capnp::Data::Reader(sha256.data(), sha256.size()));
   return s.waitWhileAnswering(request.send().then([](auto response) { return response.getSize(); }), "");
 }
 

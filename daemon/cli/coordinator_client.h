@@ -73,7 +73,7 @@ class CoordinatorClient {
   // What hnowd's kept copy of a directory uploaded before (under `key`)
   // lacks of a part of its index (transport/data/tree_query.h).
   Reply<transport::data::HeldFiles> keptHeld(const std::string& key, const std::string& index);
-  // An upload of `size` bytes with this SHA-256 granted (send_upload.h):
+  // An upload of `size` bytes granted (send_upload.h):
   // its id for startSend, and what the client presents on hnowd's data
   // plane at `dataAddress` (the host the client reached hnowd at).
   struct UploadGrant {
@@ -81,9 +81,10 @@ class CoordinatorClient {
     std::string token, ticket;
     std::string dataAddress;
   };
-  Reply<UploadGrant> grantUpload(std::uint64_t size, const std::array<unsigned char, 32>& sha256);
-  // Once hnowd holds upload `id` whole and checked: its size.
-  Reply<std::uint64_t> awaitUpload(std::uint64_t id);
+  Reply<UploadGrant> grantUpload(std::uint64_t size);
+  // Once hnowd holds upload `id` whole and its SHA-256 is `sha256` (the
+  // client's of its file): its size.
+  Reply<std::uint64_t> awaitUpload(std::uint64_t id, const std::array<unsigned char, 32>& sha256);
   // `hnow send`: starts a send (its id and first report), then follows it.
   Reply<std::pair<std::uint64_t, api::SendStatus>> startSend(const api::SendRequest& request);
   // `hnow send --manifest`: starts the items together, then follows them.

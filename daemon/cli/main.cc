@@ -172,10 +172,10 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand->add_flag("--json", c.send.json, "Print JSON for scripts");
   c.sendCommand->add_flag_callback("--no-replan", [&c] { c.send.request.replan = false; },
                                    "Keep the first tree when rates drift (for comparison)");
-  c.sendCommand->add_flag("--atomic", c.send.request.atomic,
+  c.sendCommand->add_flag("--atomic", c.send.request.copy.atomic,
                           "FILE is a directory: publish its whole tree on each agent at once (staged beside "
                           "--dest, then one rename), not file by file");
-  c.sendCommand->add_flag("--delete", c.send.request.deleteOthers,
+  c.sendCommand->add_flag("--delete", c.send.request.copy.deleteOthers,
                           "FILE is a directory: on each agent, remove what --dest holds that the tree does not "
                           "name (never outside --dest)");
   c.sendCommand->add_option("--gantt", c.send.ganttPath, "Write planned and actual bars to this SVG file");

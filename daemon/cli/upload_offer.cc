@@ -4,7 +4,7 @@
 // hnowd's data port, presents the ticket hnowd granted over the
 // authenticated control session, and serves the file over that
 // connection; hnowd pulls it with its usual checks (each chunk's XXH3,
-// the SHA-256 before the rename).
+// the SHA-256 of what landed against the client's).
 #include "cli/upload_offer.h"
 
 #include <fcntl.h>
@@ -72,15 +72,21 @@ Result<std::uint64_t> offerUpload(CoordinatorClient& client, int fd) {
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return Error{"only a regular file can be uploaded"};
   const auto size = static_cast<std::uint64_t>(info.st_size);
-  auto sha = transport::data::sha256OfFile(fd);
-  if (!sha) return sha.error();
-  auto grant = client.grantUpload(size, *sha);
+  auto grant = client.grantUpload(size);
   if (!grant) return grant.error();
-  if (size == 0) {  // nothing to carry: hnowd holds the empty file already
-    auto whole = client.awaitUpload(grant->id);
-    if (!whole) return whole.error();
+  // The file's SHA-256 taken while hnowd pulls it, not before: each is a
+  // pass over the file's page cache (about a second a GiB on a busy CPU),
+  // and hnowd hashes what lands at the same time, so the two are compared
+  // once both are done. Joined on every return (the future's destructor).
+  auto hashing = std::async(std::launch::async, [fd] { return transport::data::sha256OfFile(fd); });
+  auto whole = [&]() -> Result<std::uint64_t> {
+    auto sha = hashing.get();
+    if (!sha) return sha.error();
+    auto held = client.awaitUpload(grant->id, *sha);
+    if (!held) return held.error();
     return grant->id;
-  }
+  };
+  if (size == 0) return whole();  // nothing to carry: hnowd holds the empty file already
   const int served = ::dup(fd);  // the plane's from now
   if (served < 0) return Error{std::string("cannot serve the file to hnowd: ") + std::strerror(errno)};
   SteadyClock clock;
@@ -95,9 +101,7 @@ Result<std::uint64_t> offerUpload(CoordinatorClient& client, int fd) {
     return Error{"hnowd's data plane at " + grant->dataAddress + " did not answer within 30 s: the client must "
                  "reach hnowd's data port as well as its control port (docs/reachability.md)"};
   if (auto started = saying.get(); !started) return started.error();
-  auto whole = client.awaitUpload(grant->id);
-  if (!whole) return whole.error();
-  return grant->id;
+  return whole();
 }
 
 }  // namespace hnow::cli

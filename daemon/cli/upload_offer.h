@@ -9,9 +9,10 @@
 namespace hnow::cli {
 
 // The regular file open at `fd` (read with pread from offset 0; the
-// descriptor stays the caller's) hashed, granted an upload over the
-// control session, then offered on hnowd's data port under the grant's
-// ticket; answers the upload's id once hnowd holds it whole and checked.
+// descriptor stays the caller's) granted an upload over the control
+// session, then offered on hnowd's data port under the grant's ticket and
+// hashed meanwhile; answers the upload's id once hnowd holds it whole and
+// its digest is the client's.
 Result<std::uint64_t> offerUpload(CoordinatorClient& client, int fd);
 
 // An empty temp file, already unlinked (gone with its descriptor, whatever

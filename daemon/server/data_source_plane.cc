@@ -139,7 +139,17 @@ bool DataSourcePlane::startReceive(const std::string& token, std::uint64_t size,
   target.fileFd = target.dirFd < 0 ? -1
                                    : ::openat(target.dirFd, target.tempName.c_str(),
                                               O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (target.fileFd < 0 || sha256.size() != 32) {
+  // A client's upload (sha256 empty): the shelf compares the digest taken
+  // as it landed with the client's; its chunk digests are those hnowd
+  // serves it to agents under, so the send starts without reading it. It
+  // is scratch, served from the page cache and removed when its send ends
+  // (and swept if hnowd stops first): not synced to the disk before it is
+  // served, which on a busy disk took seconds a GiB.
+  const bool upload = sha256.empty();
+  target.digestKnown = !upload;
+  target.durable = !upload;
+  target.cutChunkBytes = upload ? transport::data::kChunkBytes : 0;
+  if (target.fileFd < 0 || (!upload && sha256.size() != 32)) {
     if (target.dirFd >= 0) ::close(target.dirFd);
     // Answered on the next turn, never from inside the caller's own call.
     kj::evalLater([done = std::move(receive.done), name]() { done(Error{"cannot receive " + name + " at hnowd"}); })
@@ -147,7 +157,7 @@ bool DataSourcePlane::startReceive(const std::string& token, std::uint64_t size,
     return false;
   }
   transport::data::Sha256 expected{};
-  std::copy(sha256.begin(), sha256.end(), expected.begin());
+  if (!upload) std::copy(sha256.begin(), sha256.end(), expected.begin());
   receiving_[token] = std::move(receive);
   plane_.receive(token, size, expected, std::move(target));
   return true;

@@ -1,6 +1,7 @@
 // A client's upload over its session (docs/tree-send.md, "From the
-// client's machine"): the control call grants the transfer and answers
-// when it is whole; the bytes go over the data plane (server/uploads.h).
+// client's machine"): the control call grants the transfer, and another
+// answers when it is whole and matches the client's SHA-256; the bytes go
+// over the data plane (server/uploads.h).
 #include <spdlog/spdlog.h>
 
 #include "server/sessions.h"
@@ -12,9 +13,7 @@ namespace hnow::daemon {
 kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
   requireFull("upload to hnowd");
   if (!sends_) transport::refuse("this hnowd cannot send files");
-  auto params = context.getParams();
-  const auto sha = params.getSha256();
-  auto grant = uploads_->begin(params.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()));
+  auto grant = uploads_->begin(context.getParams().getSize());
   if (!grant) {
     spdlog::warn("refused an upload from {}: {}", peer_, grant.error().message);
     transport::refuse(grant.error().message);
@@ -30,7 +29,9 @@ kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
 
 kj::Promise<void> ClientSessionServer::uploaded(UploadedContext context) {
   auto pending = transport::pendingAnswer<std::uint64_t>();
-  uploads_->whenWhole(context.getParams().getId(), pending.answer);
+  auto params = context.getParams();
+  const auto sha = params.getSha256();
+  uploads_->whenWhole(params.getId(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()), pending.answer);
   return pending.promise.then(
       [context](kj::Own<std::uint64_t> size) mutable { context.getResults().setSize(*size); });
 }

@@ -8,8 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "transport/auth.h"
+#include "transport/data/chunk_digests.h"
 
 namespace hnow::daemon {
 
@@ -34,19 +36,14 @@ Result<std::uint64_t> freeBytes(const std::string& dir) {
 
 UploadShelf::~UploadShelf() {
   for (auto& [id, upload] : uploads_) {
-    if (upload.whole) {
-      ::unlink(upload.path.c_str());
-      continue;
-    }
-    // The data plane removes the temp file of a receive it forgets.
-    if (plane_) plane_->release(upload.token);
+    if (upload.landed) ::unlink(upload.path.c_str());
+    else if (plane_) plane_->release(upload.token);  // the data plane removes the temp file of a receive it forgets
     for (const Whole& done : upload.waiting) done(Error{"the session that began the upload ended"});
   }
 }
 
-Result<UploadShelf::Grant> UploadShelf::begin(std::uint64_t size, const std::string& sha256) {
+Result<UploadShelf::Grant> UploadShelf::begin(std::uint64_t size) {
   if (dir_.empty() || !plane_) return Error{"this hnowd takes no uploads"};
-  if (sha256.size() != 32) return Error{"an upload's SHA-256 is 32 bytes"};
   std::error_code error;
   std::filesystem::create_directories(dir_, error);
   if (error) return Error{"hnowd cannot create " + dir_ + " for uploads: " + error.message()};
@@ -61,21 +58,24 @@ Result<UploadShelf::Grant> UploadShelf::begin(std::uint64_t size, const std::str
   upload.size = size;
   upload.token = freshToken_();
   Grant grant{id, upload.token, freshToken_()};
-  if (size == 0) {  // nothing to carry: the empty file is whole at once
+  if (size == 0) {  // nothing to carry: the empty file is in place at once
     const int fd = ::open(upload.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
       uploads_.erase(id);
       return Error{"hnowd cannot create an upload in " + dir_ + ": " + std::strerror(errno)};
     }
     ::close(fd);
-    upload.whole = true;
+    upload.landed = true;
+    const auto empty = transport::data::sha256Of("");
+    upload.landedSha256.assign(reinterpret_cast<const char*>(empty.data()), empty.size());
     return grant;
   }
   // The ticket, handed over this authenticated session alone, opens the
-  // receive: a peer that has only the token cannot deliver the bytes.
+  // receive: a peer that has only the token cannot deliver the bytes. No
+  // digest: the client's comes with whenWhole.
   std::weak_ptr<UploadShelf> self = weak_from_this();
   plane_->receiveOffered(
-      grant.token, grant.ticket, size, sha256, upload.path,
+      grant.token, grant.ticket, size, "", upload.path,
       [self, id](const std::string& why) {
         // The client's connection ended before the file was whole: it does
         // not dial again, so the upload fails (the client uploads anew).
@@ -89,23 +89,58 @@ Result<UploadShelf::Grant> UploadShelf::begin(std::uint64_t size, const std::str
 
 void UploadShelf::ended(std::uint64_t id, const Result<std::string>& received) {
   auto it = uploads_.find(id);
-  if (it == uploads_.end() || it->second.whole) return;
-  std::vector<Whole> waiting = std::move(it->second.waiting);
-  const std::uint64_t size = it->second.size;
-  if (received) {
-    it->second.whole = true;
-  } else {
+  if (it == uploads_.end() || it->second.landed) return;
+  if (!received) {
     plane_->release(it->second.token);  // its temp file goes with it
-    uploads_.erase(it);
+    return drop(id, received.error());
   }
-  for (const Whole& done : waiting) received ? done(size) : done(received.error());
+  it->second.landed = true;
+  // The digest taken as the bytes landed, remembered with the file's stamp
+  // (transport/data/digest_cache.h): answered without reading the file.
+  std::weak_ptr<UploadShelf> self = weak_from_this();
+  plane_->hashFile(it->second.path, [self, id](const Result<SourceFile>& file) {
+    auto shelf = self.lock();
+    if (!shelf) return;
+    auto at = shelf->uploads_.find(id);
+    if (at == shelf->uploads_.end()) return;
+    if (!file) return shelf->drop(id, Error{"hnowd cannot read the upload it received: " + file.error().message});
+    at->second.landedSha256 = file->sha256;
+    shelf->settle(id);
+  });
 }
 
-void UploadShelf::whenWhole(std::uint64_t id, Whole done) {
+void UploadShelf::settle(std::uint64_t id) {
+  auto it = uploads_.find(id);
+  if (it == uploads_.end() || it->second.whole) return;
+  Upload& upload = it->second;
+  if (upload.landedSha256.empty() || upload.claimedSha256.empty()) return;
+  if (upload.landedSha256 != upload.claimedSha256)
+    return drop(id, Error{"the bytes hnowd received differ from the client's file (SHA-256): did it change while "
+                          "it was uploaded? Send it again"});
+  upload.whole = true;
+  for (const Whole& done : std::exchange(upload.waiting, {})) done(upload.size);
+}
+
+void UploadShelf::drop(std::uint64_t id, const Error& why) {
+  auto it = uploads_.find(id);
+  if (it == uploads_.end()) return;
+  if (it->second.landed) ::unlink(it->second.path.c_str());
+  std::vector<Whole> waiting = std::move(it->second.waiting);
+  uploads_.erase(it);
+  for (const Whole& done : waiting) done(why);
+}
+
+void UploadShelf::whenWhole(std::uint64_t id, const std::string& sha256, Whole done) {
   auto it = uploads_.find(id);
   if (it == uploads_.end()) return done(Error{"no upload " + std::to_string(id) + " of this session is under way"});
-  if (it->second.whole) return done(it->second.size);
-  it->second.waiting.push_back(std::move(done));
+  if (sha256.size() != 32) return done(Error{"an upload's SHA-256 is 32 bytes"});
+  Upload& upload = it->second;
+  if (!upload.claimedSha256.empty() && upload.claimedSha256 != sha256)
+    return done(Error{"upload " + std::to_string(id) + " was told another SHA-256 before"});
+  if (upload.whole) return done(upload.size);
+  upload.claimedSha256 = sha256;
+  upload.waiting.push_back(std::move(done));
+  settle(id);
 }
 
 std::optional<std::string> UploadShelf::take(std::uint64_t id) {

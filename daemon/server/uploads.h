@@ -40,15 +40,20 @@ class UploadShelf : public std::enable_shared_from_this<UploadShelf> {
     std::string token;
     std::string ticket;
   };
-  // An upload of `size` bytes whose SHA-256 is `sha256` (32 bytes), its
-  // receive set up on the data plane; or why not (no room, no directory).
-  // Held by a shared_ptr (the receive's answers hold it weakly).
-  Result<Grant> begin(std::uint64_t size, const std::string& sha256);
-  // `done` once: with the upload's size when it is whole and matched its
-  // SHA-256 (at once if it is already), else with why it never will be
-  // (the connection carrying it ended, an id not this session's).
+  // An upload of `size` bytes, its receive set up on the data plane; or
+  // why not (no room, no directory). Its SHA-256 comes with whenWhole: the
+  // client hashes the file while it serves it, not before, and hnowd hashes
+  // it as it lands (with the chunk digests it serves agents), so neither
+  // pass adds to the upload's time. Held by a shared_ptr (the receive's
+  // answers hold it weakly).
+  Result<Grant> begin(std::uint64_t size);
+  // `done` once: with the upload's size when it is whole and the digest
+  // hnowd took of it as it landed is `sha256` (32 bytes, the client's of
+  // its file), at once if it is already; else with why it never will be
+  // (the connection carrying it ended, its bytes differ, an id not this
+  // session's). The upload is dropped when they differ.
   using Whole = std::function<void(const Result<std::uint64_t>& size)>;
-  void whenWhole(std::uint64_t id, Whole done);
+  void whenWhole(std::uint64_t id, const std::string& sha256, Whole done);
   // The upload's path, now the caller's (the send removes it); none for an
   // id this session did not upload, not whole yet, or already sent.
   std::optional<std::string> take(std::uint64_t id);
@@ -58,10 +63,16 @@ class UploadShelf : public std::enable_shared_from_this<UploadShelf> {
     std::string token;
     std::string path;
     std::uint64_t size = 0;
-    bool whole = false;
+    bool landed = false;   // renamed into place; its digest being read back
+    std::string landedSha256;  // hnowd's, once known
+    std::string claimedSha256; // the client's, once told
+    bool whole = false;    // the two matched
     std::vector<Whole> waiting;
   };
   void ended(std::uint64_t id, const Result<std::string>& received);
+  // Both digests known: whole, or dropped with every waiter told why.
+  void settle(std::uint64_t id);
+  void drop(std::uint64_t id, const Error& why);
 
   std::string dir_;
   SourcePlane* plane_;

@@ -54,13 +54,30 @@ TEST_CASE("a receive order names its operation for the agent's messages, cut at 
 TEST_CASE("a tree's receive order keeps that it is a tree and whether it is atomic - atomic without a tree is refused") {
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::ReceiveOrder>();
-  toWire(ReceiveOrder{std::string(32, 't'), "courses/c1", 4096, std::string(32, 's'), {}, 0, 0.0, true, true}, out);
+  toWire(ReceiveOrder{std::string(32, 't'), "courses/c1", 4096, std::string(32, 's'), {}, 0, 0.0, true, {true}}, out);
   auto back = receiveOrderFromWire(out.asReader());
   REQUIRE(back);
   CHECK(back->tree);
-  CHECK(back->atomic);
-  toWire(ReceiveOrder{std::string(32, 't'), "in/f", 4096, std::string(32, 's'), {}, 0, 0.0, false, true}, out);
+  CHECK(back->copy.atomic);
+  CHECK_FALSE(back->copy.deleteOthers);
+  toWire(ReceiveOrder{std::string(32, 't'), "in/f", 4096, std::string(32, 's'), {}, 0, 0.0, false, {true}}, out);
   CHECK(receiveOrderFromWire(out.asReader()).error().message == "only a tree is published atomically");
+}
+
+TEST_CASE("a receive order's copy options come back whole - --delete of a tree published at once is refused") {
+  capnp::MallocMessageBuilder message;
+  auto out = message.initRoot<hnow::wire::ReceiveOrder>();
+  ReceiveOrder order{std::string(32, 't'), "courses/c1", 4096, std::string(32, 's'), {}, 0, 0.0, true};
+  order.copy.deleteOthers = true;
+  toWire(order, out);
+  auto back = receiveOrderFromWire(out.asReader());
+  REQUIRE(back);
+  CHECK_FALSE(back->copy.atomic);
+  CHECK(back->copy.deleteOthers);
+  order.copy.atomic = true;
+  toWire(order, out);
+  CHECK(receiveOrderFromWire(out.asReader()).error().message ==
+        "only a tree published file by file removes what it does not name");
 }
 
 TEST_CASE("a compressed receive order keeps the plain size and SHA-256 - a plain digest that is not 32 bytes is refused") {

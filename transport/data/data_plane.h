@@ -70,6 +70,16 @@ struct ReceiveTarget {
   // before the rename, since what is unpacked from it is synced instead;
   // its bytes may then never reach the disk at all.
   bool durable = true;
+  // False: the bytes' SHA-256 is not known before they land (a client's
+  // upload, which its client hashes as it serves it), so it is not checked
+  // here; the kDone event carries the digest taken as they landed, for the
+  // caller to compare with the one the sender gives at the end.
+  bool digestKnown = true;
+  // Not 0: the landing bytes are also cut into chunk digests of this
+  // (chunk_digests.h), remembered with the file's SHA-256 once it is in
+  // place (digest_cache.h: rememberWritten), so serving the file on (hnowd
+  // relaying an upload to agents) reads it no more.
+  std::uint32_t cutChunkBytes = 0;
 };
 
 // One byte range of a file moved as several (a striped broadcast,

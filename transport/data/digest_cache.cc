@@ -68,6 +68,23 @@ void remember(Cache& c, const Inode& inode, const Stamp& stamp, const Sha256& di
   }
 }
 
+// With c.mutex held.
+void rememberChunked(Cache& c, const Inode& inode, const Stamp& stamp, const FileDigests& digests) {
+  remember(c, inode, stamp, digests.whole);
+  auto& slot = c.chunked[inode];
+  if (slot.digests) c.chunkedBytes -= bytesOf(*slot.digests);
+  else c.chunkedOrder.push_back(inode);
+  slot = {stamp, std::make_shared<const FileDigests>(digests)};
+  c.chunkedBytes += bytesOf(digests);
+  while (c.chunkedBytes > kMaxChunkDigestBytes && !c.chunkedOrder.empty()) {
+    auto old = c.chunked.find(c.chunkedOrder.front());
+    c.chunkedOrder.pop_front();
+    if (old == c.chunked.end()) continue;
+    c.chunkedBytes -= bytesOf(*old->second.digests);
+    c.chunked.erase(old);
+  }
+}
+
 }  // namespace
 
 Result<Sha256> rememberedSha256(int fd) {
@@ -96,6 +113,14 @@ Result<Sha256> rememberedSha256(int fd) {
   return digest;
 }
 
+void rememberWritten(int fd, const FileDigests& digests) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || bytesOf(digests) > kMaxChunkDigestBytes) return;
+  Cache& c = cache();
+  std::lock_guard lock(c.mutex);
+  rememberChunked(c, {info.st_dev, info.st_ino}, stampOf(info), digests);
+}
+
 Result<FileDigests> rememberedDigests(int fd, std::uint32_t chunkBytes) {
   struct stat before {};
   if (::fstat(fd, &before) != 0 || !S_ISREG(before.st_mode)) return digestsOfFile(fd, chunkBytes);
@@ -118,19 +143,7 @@ Result<FileDigests> rememberedDigests(int fd, std::uint32_t chunkBytes) {
   if (settled && bytesOf(*digests) <= kMaxChunkDigestBytes) {
     Cache& c = cache();
     std::lock_guard lock(c.mutex);
-    remember(c, inode, stampOf(before), digests->whole);
-    auto& slot = c.chunked[inode];
-    if (slot.digests) c.chunkedBytes -= bytesOf(*slot.digests);
-    else c.chunkedOrder.push_back(inode);
-    slot = {stampOf(before), std::make_shared<const FileDigests>(*digests)};
-    c.chunkedBytes += bytesOf(*digests);
-    while (c.chunkedBytes > kMaxChunkDigestBytes && !c.chunkedOrder.empty()) {
-      auto old = c.chunked.find(c.chunkedOrder.front());
-      c.chunkedOrder.pop_front();
-      if (old == c.chunked.end()) continue;
-      c.chunkedBytes -= bytesOf(*old->second.digests);
-      c.chunked.erase(old);
-    }
+    rememberChunked(c, inode, stampOf(before), *digests);
   }
   return digests;
 }

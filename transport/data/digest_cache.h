@@ -26,6 +26,13 @@ Result<Sha256> rememberedSha256(int fd);
 // reads it no more than a send without digests did.
 Result<FileDigests> rememberedDigests(int fd, std::uint32_t chunkBytes);
 
+// The digests of the file open on `fd` taken from its bytes as this
+// process wrote them (a receive's landing bytes, ReceiveTarget::
+// cutChunkBytes), remembered at its stamp now: no byte of it was written
+// after it was hashed, so the wait for the stamp to settle is not needed.
+// Within rememberedDigests' budget.
+void rememberWritten(int fd, const FileDigests& digests);
+
 // Files this process has read whole to hash them here.
 std::uint64_t digestReads();
 // Forgets every digest (tests).

@@ -64,6 +64,8 @@ struct Operation {
   std::uint64_t corruptChunks = 0;
   // The source's chunk digests (chunk_digests.h); empty: none came.
   ChunkDigests digests;
+  // ReceiveTarget::cutChunkBytes: the chunk digests taken as bytes land.
+  std::unique_ptr<ChunkHasher> cutter;
   // The parent served bytes that differ from the source's, or could not be
   // connected to: no retry until hnowd names a parent (pull()).
   bool parentBelied = false;

@@ -117,6 +117,7 @@ bool PullConnection::writeChunk(const Frame& frame) {
   // file's SHA-256 (hnowd took both in one pass): hashing it twice would
   // only cost each receiver's CPU.
   if (op_.digests.empty()) EVP_DigestUpdate(op_.sha.get(), frame.payload.data(), frame.payload.size());
+  if (op_.cutter) op_.cutter->update(frame.payload.data(), frame.payload.size());
   return true;
 }
 

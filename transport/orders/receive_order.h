@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "transport/orders/copy_options.h"
+
 namespace hnow::transport::orders {
 
 // One byte range of a file received as several (control.capnp Stripe).
@@ -27,8 +29,7 @@ struct ReceiveOrder {
   std::uint32_t stripeChunkBytes = 0;  // 0: the data plane's
   double uplinkPaceBytesPerSecond = 0.0;  // 0: not paced for this receive
   bool tree = false;    // a tree's bundle, unpacked as dest
-  bool atomic = false;  // a tree published at once
-  bool deleteOthers = false;  // a tree: then remove what dest holds that it does not name
+  CopyOptions copy{};   // the send's, whole: how the agent lays down its copy
   // --compress: one zstd frame of the source's file; `size` and `sha256`
   // are the frame's, these the file's as the agent expands and checks it.
   bool compressed = false;

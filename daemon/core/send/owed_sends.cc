@@ -67,8 +67,8 @@ void OwedSends::ended(const SendEnd& end) {
   o.algo = r.algo;
   o.compress = r.compress;
   o.replan = r.replan;
-  o.atomic = r.atomic;
-  o.deleteOthers = r.deleteOthers;
+  o.atomic = r.copy.atomic;
+  o.deleteOthers = r.copy.deleteOthers;
   o.maxRateBytesPerSecond = r.maxRateBytesPerSecond;
   o.force = r.force;
   o.agents = end.missed;
@@ -113,8 +113,8 @@ void OwedSends::tick() {
     request.algo = item.stored.algo;
     request.compress = item.stored.compress;
     request.replan = item.stored.replan;
-    request.atomic = item.stored.atomic;
-    request.deleteOthers = item.stored.deleteOthers;
+    request.copy.atomic = item.stored.atomic;
+    request.copy.deleteOthers = item.stored.deleteOthers;
     request.maxRateBytesPerSecond = item.stored.maxRateBytesPerSecond;
     request.force = item.stored.force;
     request.owedBy = item.stored.id;

@@ -110,8 +110,8 @@ void SendService::packFor(SendRequest request, std::vector<AgentView> chosen, st
     if (!packed) return started(packed.error());
     std::vector<TreeBundle> bundles = *packed;
     for (TreeBundle& b : bundles) {
-      b.summary.atomic = request.atomic;
-      b.summary.deleteOthers = request.deleteOthers;
+      b.summary.atomic = request.copy.atomic;
+      b.summary.deleteOthers = request.copy.deleteOthers;
       b.summary.queryBytes = queryBytes;
     }
     const TreeSummary& s = bundles.front().summary;

@@ -152,7 +152,7 @@ void SendService::begin(SendRequest request, Started started) {
     request.pin = std::move(pinned).value();
   }
   if (!plane_.isDirectory(readPathOf(request))) {
-    for (const auto& [set, flag] : {std::pair{request.atomic, "--atomic"}, std::pair{request.deleteOthers, "--delete"}})
+    for (const auto& [set, flag] : {std::pair{request.copy.atomic, "--atomic"}, std::pair{request.copy.deleteOthers, "--delete"}})
       if (set)
         return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
                              " is not a directory (a file is always renamed into place whole)"});
@@ -163,7 +163,7 @@ void SendService::begin(SendRequest request, Started started) {
   if (request.force)
     return started(Error{"--force is for a file; a directory's tree replaces the files it names (and --delete "
                          "removes the others)"});
-  if (request.atomic && request.deleteOthers)
+  if (request.copy.atomic && request.copy.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
   // A directory goes as one bundle of its tree, holding only the files some agent lacks.
   plane_.scanTree(readPathOf(request), [this, request, chosen = std::move(receivers).value(),

@@ -265,8 +265,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
                                 running->tree.stripeChunkBytes,
                                 0.0,
                                 p->tree,
-                                request.atomic,
-                                request.deleteOthers};
+                                request.copy};
   if (p->compression.algo == "zstd") {
     order.compressed = true;
     order.plainSize = p->compression.plainBytes;

@@ -171,6 +171,9 @@ class SourcePlane {
   // AgentLink::offerFile), then pull over its connection. `lost`, with why,
   // each time such a connection ends before the file is whole: the bytes
   // held wait for the agent's next offer, which resumes after them.
+  // `sha256` empty: a client's upload (server/uploads.h), whose client
+  // hashes it as it serves it: not checked here, but hashed as it lands,
+  // chunk digests too, so hashFile and serveFile of `path` read nothing.
   using Lost = std::function<void(const std::string& why)>;
   virtual void receiveOffered(const std::string& /*token*/, const std::string& /*ticket*/, std::uint64_t /*size*/,
                               const std::string& /*sha256*/, const std::string& /*path*/, Lost /*lost*/,

@@ -20,8 +20,8 @@ TEST_CASE("a send request survives the CLI's writing and hnowd's reading, field 
   sent.to = {"rack-a", "agent-7"};
   sent.algo = "striped";
   sent.replan = false;
-  sent.atomic = true;
-  sent.deleteOthers = true;
+  sent.copy.atomic = true;
+  sent.copy.deleteOthers = true;
   sent.compress = "zstd";
   sent.untilAll = true;
   sent.maxRateBytesPerSecond = 12.5e6;
@@ -38,8 +38,8 @@ TEST_CASE("a send request survives the CLI's writing and hnowd's reading, field 
   CHECK(back.to == sent.to);
   CHECK(back.algo == sent.algo);
   CHECK(back.replan == sent.replan);
-  CHECK(back.atomic == sent.atomic);
-  CHECK(back.deleteOthers == sent.deleteOthers);
+  CHECK(back.copy.atomic == sent.copy.atomic);
+  CHECK(back.copy.deleteOthers == sent.copy.deleteOthers);
   CHECK(back.compress == sent.compress);
   CHECK(back.untilAll == sent.untilAll);
   CHECK(back.maxRateBytesPerSecond == sent.maxRateBytesPerSecond);

@@ -116,7 +116,7 @@ TEST_CASE("what is owed survives a restart of hnowd, and an agent forgotten is o
   SendRequest request = lab.toAll();
   request.untilAll = true;
   request.path = "/data/course";
-  request.atomic = true;
+  request.copy.atomic = true;
   REQUIRE(started(lab, request));
   lab.finish(std::string(32, 't'));
   REQUIRE(lab.owed.owed().size() == 1);

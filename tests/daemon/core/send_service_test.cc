@@ -120,7 +120,7 @@ TEST_CASE("a directory is packed into one bundle, sent as its tree to every agen
   Lab lab;
   SendRequest request = lab.toAll();
   request.path = "/data/course";
-  request.atomic = true;
+  request.copy.atomic = true;
   // a1 lacks the first file, a3 the second; a2 holds both.
   lab.agents.lacking["a1"]["part one"] = {1};
   lab.agents.lacking["a3"]["part two"] = {1};
@@ -134,7 +134,7 @@ TEST_CASE("a directory is packed into one bundle, sent as its tree to every agen
   REQUIRE(lab.agents.orders.size() == 3);
   for (const auto& order : lab.agents.orders) {
     CHECK(order.tree);
-    CHECK(order.atomic);
+    CHECK(order.copy.atomic);
     CHECK(order.size == (64u << 20));
   }
   REQUIRE(first.tree);
@@ -251,11 +251,11 @@ TEST_CASE("a tree refused by a destination drops its scan before packing, and --
   lab.agents.asked.clear();
 
   SendRequest file = lab.toAll();
-  file.atomic = true;
+  file.copy.atomic = true;
   lab.agents.orders.clear();
   CHECK(refusalOf(lab, file).find("--atomic is for a directory's tree") == 0);
-  file.atomic = false;
-  file.deleteOthers = true;
+  file.copy.atomic = false;
+  file.copy.deleteOthers = true;
   CHECK(refusalOf(lab, file).find("--delete is for a directory's tree") == 0);
   CHECK(lab.agents.orders.empty());
   CHECK(lab.agents.asked.empty());

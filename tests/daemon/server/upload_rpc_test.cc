@@ -2,8 +2,9 @@
 // operator's session on an in-memory pipe (the real Gate and sessions),
 // carried by hnowd's real data plane on 127.0.0.1, offered by a client's
 // plane as `hnow send` does (cli/upload_offer.cc). Only the ticket granted
-// opens the upload, once; bytes that differ from the SHA-256 granted are
-// never kept; nothing is left once the session ends.
+// opens the upload, once; bytes that differ from the client's SHA-256 are
+// never kept; what landed is served on without being read again; nothing
+// is left once the session ends.
 #include <doctest/doctest.h>
 #include <kj/async-io.h>
 
@@ -18,6 +19,9 @@
 #include "server/data_source_plane.h"
 #include "server/gate_server.h"
 #include "cli/run_process.h"
+#include "transport/data/chunk_digests.h"
+#include "transport/data/digest_cache.h"
+#include "transport/data/frame.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data_plane_nodes.h"
 #include "transport/gate_client.h"
@@ -101,10 +105,9 @@ struct Lab {
     for (int turn = 0; turn < 20; ++turn) io.provider->getTimer().afterDelay(5 * kj::MILLISECONDS).wait(io.waitScope);
   }
 
-  Grant grant(std::uint64_t size, const transport::data::Sha256& sha) {
+  Grant grant(std::uint64_t size) {
     auto request = client.uploadRequest();
     request.setSize(size);
-    request.setSha256(capnp::Data::Reader(sha.data(), sha.size()));
     auto answer = request.send().wait(io.waitScope);
     auto text = [](capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); };
     return {answer.getId(), text(answer.getToken()), text(answer.getTicket()),
@@ -125,10 +128,11 @@ struct Lab {
     if (saying.wait_for(std::chrono::seconds(10)) != std::future_status::ready) return "no answer within 10 s";
     return saying.get();
   }
-  // `uploaded`'s answer: the size, or why not.
-  Result<std::uint64_t> uploaded(std::uint64_t id) {
+  // `uploaded`'s answer to the client's digest `sha`: the size, or why not.
+  Result<std::uint64_t> uploaded(std::uint64_t id, const transport::data::Sha256& sha) {
     auto request = client.uploadedRequest();
     request.setId(id);
+    request.setSha256(capnp::Data::Reader(sha.data(), sha.size()));
     std::uint64_t size = 0;
     KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() {
       size = io.provider->getTimer().timeoutAfter(10 * kj::SECONDS, request.send()).wait(io.waitScope).getSize();
@@ -150,13 +154,13 @@ struct Lab {
 TEST_CASE("an upload granted over the session comes over the data plane, checked, and is kept until the session ends") {
   Lab lab;
   const std::string bytes = randomBytes(3 << 20);
-  Grant g = lab.grant(bytes.size(), shaOf(bytes));
+  Grant g = lab.grant(bytes.size());
   CHECK(g.token.size() == 32);
   CHECK(g.ticket.size() == 32);
   CHECK(g.ticket != g.token);
   lab.serve(g, bytes);
   CHECK(lab.offer(g, g.ticket) == "");
-  auto whole = lab.uploaded(g.id);
+  auto whole = lab.uploaded(g.id, shaOf(bytes));
   REQUIRE_MESSAGE(whole.ok(), whole.error().message);
   CHECK(*whole == bytes.size());
   auto files = lab.uploadFiles();
@@ -170,12 +174,12 @@ TEST_CASE("an upload granted over the session comes over the data plane, checked
 TEST_CASE("an upload opens only to the ticket granted for it, and only once: a forged ticket, the token, a used ticket are refused") {
   Lab lab;
   const std::string bytes = randomBytes(1 << 20);
-  Grant g = lab.grant(bytes.size(), shaOf(bytes));
+  Grant g = lab.grant(bytes.size());
   lab.serve(g, bytes);
   CHECK(lab.offer(g, std::string(32, 'x')) != "");
   CHECK(lab.offer(g, g.token) != "");
   CHECK(lab.offer(g, g.ticket) == "");
-  REQUIRE(lab.uploaded(g.id).ok());
+  REQUIRE(lab.uploaded(g.id, shaOf(bytes)).ok());
   // The same ticket again, for a receive that is over: refused, the file kept as it was.
   CHECK(lab.offer(g, g.ticket) != "");
   auto files = lab.uploadFiles();
@@ -184,31 +188,57 @@ TEST_CASE("an upload opens only to the ticket granted for it, and only once: a f
   // Another session's upload id is not this one's.
   lab.logout();
   lab.login();
-  CHECK_FALSE(lab.uploaded(g.id).ok());
+  CHECK_FALSE(lab.uploaded(g.id, shaOf(bytes)).ok());
 }
 
-TEST_CASE("an upload whose bytes differ from the SHA-256 granted fails and leaves no file") {
+TEST_CASE("an upload whose bytes differ from the SHA-256 the client gives at the end fails and leaves no file") {
   Lab lab;
   const std::string bytes = randomBytes(1 << 20);
-  Grant g = lab.grant(bytes.size(), shaOf("something else"));
+  Grant g = lab.grant(bytes.size());
   lab.serve(g, bytes);
   CHECK(lab.offer(g, g.ticket) == "");
-  auto whole = lab.uploaded(g.id);
+  auto whole = lab.uploaded(g.id, shaOf("something else"));
   REQUIRE_FALSE(whole.ok());
+  CHECK_MESSAGE(whole.error().message.find("differ from the client's file") != std::string::npos, whole.error().message);
   CHECK(lab.uploadFiles().empty());
 }
 
 TEST_CASE("an upload the client never hands over is removed with its session, and one too large for the disk is refused") {
   Lab lab;
   const std::string bytes = randomBytes(1 << 20);
-  Grant g = lab.grant(bytes.size(), shaOf(bytes));
+  Grant g = lab.grant(bytes.size());
   CHECK(lab.uploadFiles().size() == 1);  // the temp file the receive writes into
   lab.logout();
   CHECK(lab.uploadFiles().empty());
   lab.login();
   std::string why;
-  KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() { lab.grant(1ull << 60, shaOf(bytes)); })) {
+  KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() { lab.grant(1ull << 60); })) {
     why = transport::describe(*e);
   }
   CHECK_MESSAGE(why.find("would leave less than 1 GiB") != std::string::npos, why);
+}
+
+TEST_CASE("an upload is hashed as it lands: hnowd serves it on with its chunk digests without reading it again") {
+  Lab lab;
+  const std::string bytes = randomBytes((5 << 20) + 123);
+  Grant g = lab.grant(bytes.size());
+  lab.serve(g, bytes);
+  CHECK(lab.offer(g, g.ticket) == "");
+  REQUIRE(lab.uploaded(g.id, shaOf(bytes)).ok());
+  auto files = lab.uploadFiles();
+  REQUIRE(files.size() == 1);
+  const std::string path = (lab.top / "uploads" / files[0]).string();
+  const std::uint64_t reads = transport::data::digestReads();
+  auto served = std::make_shared<std::promise<Result<daemon::SourceFile>>>();
+  lab.source->serveFile(std::string(32, 's'), path, [served](const Result<daemon::SourceFile>& f) { served->set_value(f); });
+  auto answer = served->get_future();
+  while (answer.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
+    lab.io.provider->getTimer().afterDelay(5 * kj::MILLISECONDS).wait(lab.io.waitScope);
+  auto file = answer.get();
+  REQUIRE_MESSAGE(file.ok(), file.error().message);
+  CHECK(transport::data::digestReads() == reads);
+  const auto sha = shaOf(bytes);
+  CHECK(file->sha256 == std::string(reinterpret_cast<const char*>(sha.data()), sha.size()));
+  CHECK(file->digestChunkBytes == transport::data::kChunkBytes);
+  CHECK(file->pieceDigests == transport::data::chunkDigestsOf(bytes, transport::data::kChunkBytes).pieceBytes());
 }
