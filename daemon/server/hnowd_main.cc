@@ -315,8 +315,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
                                                 config.sendRoots, &source, portOf(dataAddress)});
 
-  daemon::Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock,
-                std::make_shared<std::pair<double, double>>(-1, -1)};
+  daemon::Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
   daemon::evaluateCaps(ticked);
   return serveUntilStopped(io, server, config, ticked, addressFile);
 }

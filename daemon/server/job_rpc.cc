@@ -27,11 +27,10 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
 kj::Promise<void> ClientSessionServer::grantOutput(GrantOutputContext context) {
   requireFull("read a run's output");
   if (!jobs_) transport::refuse("this hnowd cannot run jobs");
-  auto s = jobs_->status(context.getParams().getOperation());
-  if (!s) transport::refuse("no such run");
-  if (!s->finished || !s->error.empty() || s->output.empty()) transport::refuse("this run has no output (yet)");
+  auto path = jobs_->outputPath(context.getParams().getOperation());
+  if (!path) transport::refuse(path.error().message);
   auto pending = transport::pendingAnswer<ServedOutputs::Grant>();
-  outputs_->serve(s->output, pending.answer);
+  outputs_->serve(*path, pending.answer);
   return pending.promise.then([context, port = dataPort_](kj::Own<ServedOutputs::Grant> grant) mutable {
     const ServedOutputs::Grant& g = *grant;
     auto bytes = [](const std::string& b) { return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(b.data()), b.size()); };

@@ -107,14 +107,4 @@ void PosixRunFiles::forgetOutput(const std::string& path) {
   fs::remove(path, error);
 }
 
-Result<std::string> PosixRunFiles::readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{"the output " + path + " is gone"};
-  std::string bytes(limit, '\0');
-  const ssize_t n = ::pread(fd, bytes.data(), limit, static_cast<off_t>(offset));
-  ::close(fd);
-  bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  return bytes;
-}
-
 }  // namespace hnow::daemon

@@ -19,7 +19,6 @@ class PosixRunFiles final : public RunFiles {
   void removeWorkDir(const std::string& dir) override;
   Env& workFiles() override { return *workFiles_; }
   void forgetOutput(const std::string& path) override;
-  Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) override;
 
  private:
   std::string jobsDir_;

@@ -53,9 +53,9 @@ class JobService {
   // (a refused --input/--output is logged with the client's `peer`).
   Result<std::uint64_t> start(RunRequest request, const std::string& peer = "");
   std::optional<RunStatus> status(std::uint64_t id) const;
-  // At most `limit` bytes of a finished job's output from `offset` (empty
-  // at its end); refused for an unknown or unfinished job.
-  Result<std::string> output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const;
+  // Where a finished run's output is (the RPC glue serves it to the
+  // client); or why there is none: no such run, not finished, or failed.
+  Result<std::string> outputPath(std::uint64_t id) const;
   // Some job has not finished.
   bool running() const;
   // Lost agents, deadlines, the next round: hnowd's loop calls it every 250 ms.

@@ -81,12 +81,12 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   return s;
 }
 
-Result<std::string> JobService::output(std::uint64_t id, std::uint64_t offset, std::size_t limit) const {
+Result<std::string> JobService::outputPath(std::uint64_t id) const {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return Error{"no such run"};
   const Job& job = *it->second;
   if (!job.finished || !job.error.empty() || job.outputPath.empty()) return Error{"this run has no output (yet)"};
-  return files_.readOutput(job.outputPath, offset, limit);
+  return job.outputPath;
 }
 
 }  // namespace hnow::daemon

@@ -52,8 +52,6 @@ class RunFiles {
   virtual Env& workFiles() = 0;
   // An output kept for `hnow run` without --output, forgotten.
   virtual void forgetOutput(const std::string& path) = 0;
-  // At most `limit` bytes of an output from `offset` (empty at its end).
-  virtual Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) = 0;
 };
 
 }  // namespace hnow::daemon

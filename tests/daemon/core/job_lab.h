@@ -216,11 +216,6 @@ struct MapRunFiles final : RunFiles {
   }
   Env& workFiles() override { return work; }
   void forgetOutput(const std::string&) override {}
-  Result<std::string> readOutput(const std::string& path, std::uint64_t offset, std::size_t limit) override {
-    const std::string name = path.substr(path.rfind('/') + 1);
-    auto bytes = outputs.files.at(name);
-    return bytes.substr(std::min<std::size_t>(offset, bytes.size()), limit);
-  }
   std::map<std::string, std::string> inputs;
   testing::MemoryEnv work{""}, outputs{"/var/lib/hnow/jobs"};
 };

@@ -31,9 +31,9 @@ TEST_CASE("a job calibrates on every agent, runs its shares and concatenates the
   for (long n; lines >> n;) total += n;
   CHECK(total == 3000);
   CHECK(status->outputSize == output.size());
-  auto read = lab.jobs.output(*started, 0, 1 << 20);
-  REQUIRE(read);
-  CHECK(*read == output);
+  auto kept = lab.jobs.outputPath(*started);  // what hnowd serves the client
+  REQUIRE(kept);
+  CHECK(*kept == "/var/lib/hnow/jobs/run-1.out");
   CHECK(lab.plane.served.empty());                           // hnowd serves nothing once it ended
   CHECK(lab.files.work.files.empty());                       // its work directory is gone
   for (const auto& [name, agent] : lab.agents) CHECK(agent->files.empty());  // agents dropped every file
@@ -59,7 +59,7 @@ TEST_CASE("a command that fails on the sample fails the job, naming the agent, a
                            "the input like this one, so the run stops: to see why, run it on those bytes: head -c ") !=
         std::string::npos);
   CHECK(status->error.find(" '/data/lines.txt' | sh -c 'count'") != std::string::npos);
-  CHECK_FALSE(lab.jobs.output(*started, 0, 10).ok());
+  CHECK_FALSE(lab.jobs.outputPath(*started).ok());
 
   RunRequest missing = lab.count();
   missing.input = "/data/none.txt";
