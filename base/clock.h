@@ -40,6 +40,11 @@ class ManualClock final : public Clock {
 
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
+// A steady time point as calendar time and back, by the clock's offset now:
+// what is stored across restarts is written as calendar time.
+inline WallTime wallOf(const Clock& clock, TimePoint t) { return clock.wallNow() - (clock.now() - t); }
+inline TimePoint steadyOf(const Clock& clock, WallTime t) { return clock.now() - (clock.wallNow() - t); }
+
 // Calendar fields of the local time, as std::tm gives them: what a
 // time-of-day schedule is read at (base/bandwidth_limits.h).
 struct LocalTime {

@@ -1,6 +1,9 @@
 #pragma once
 // hnowd's registry: which agents are connected through which session, their
-// registrations, and the rate table. Sessions are numbered so that a late
+// registrations and the rate table; and the routing of what they report:
+// rates and counters to what hnowd knows of the links (link_knowledge.h),
+// transfer reports to the operation that owns their token, losses and
+// drift to every operation (TransferObserver). Sessions are numbered so that a late
 // message or disconnect from an agent's previous connection cannot touch
 // its current one (an agent that reconnects before its old TCP connection
 // times out would otherwise be marked lost by the old one's end).
@@ -16,33 +19,17 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "core/agent_link.h"
-#include "core/links/link_book.h"
-#include "core/links/node_loads.h"
-#include "core/operation_log.h"
+#include "core/links/link_knowledge.h"
 #include "core/links/pacing.h"
 #include "core/links/rate_table.h"
-#include "core/links/reachability.h"
-#include "core/trust/relay_suspects.h"
-#include "core/links/room_map.h"
+#include "core/operation_log.h"
 #include "core/transfer_observer.h"
+#include "core/trust/relay_policy.h"
 #include "state/state_store.h"
 
 namespace hnow::daemon {
 
 using SessionId = std::uint64_t;
-
-// One link as `hnow status` shows it.
-struct LinkView {
-  LinkRate rate;             // method kUnknown: not measured yet
-  double ageSeconds = 0.0;   // since it was last measured or confirmed
-  double foreign = 0.0;      // other traffic on it now, bytes/s
-  double available = 0.0;    // what a plan made now takes
-  int samples = 0;
-};
-
-struct NodeLinks {
-  LinkView up, down;
-};
 
 struct AgentView {
   AgentRecord record;  // rates: the links' available rates, what plans take
@@ -55,22 +42,6 @@ struct AgentView {
   // (relay_suspects.h); kSuspectFaults or more: planned as a leaf.
   int relayFaults = 0;
   ReachabilityView reachability;  // can others connect to it (reachability.h)
-};
-
-// Rates an agent paces its data plane at (0: not paced, a real link).
-struct EmulatedLinks {
-  double uplinkBytesPerSecond = 0.0;
-  double downlinkBytesPerSecond = 0.0;
-};
-
-struct LinkOptions {
-  LinkBookOptions book;
-  VerdictOptions verdict;
-  // Passive readings are judged over this window (link_verdict.h).
-  Duration window = std::chrono::seconds(2);
-  // Emulated links are measured like real ones instead of taken as told
-  // (checking the surveys on one machine).
-  bool measureEmulated = false;
 };
 
 class Coordinator {
@@ -123,21 +94,12 @@ class Coordinator {
 
   std::vector<AgentView> status() const;
   // hnowd's own links (its uplink sources every send).
-  NodeLinks coordinatorLinks() const;
-  LinkView linkView(const std::string& node, LinkDirection direction) const;
-  // hnowd's own networks (base/host_networks.h), as rooms see it
-  // (room_map.h); main sets them at start.
-  void setOwnNetworks(std::vector<std::string> networks, std::string gateway, std::string dataAddress) {
-    own_ = {kCoordinatorNode, "", std::move(networks), std::move(gateway), std::move(dataAddress)};
-  }
-  const RoomMember& ownNetworks() const { return own_; }
-  // Rooms found by measurement on one subnet (room_discovery.h): node
-  // (hnowd's name too) -> room; empty when none were found.
-  void setMeasuredRooms(std::map<std::string, std::string> rooms) { measuredRooms_ = std::move(rooms); }
-  const std::map<std::string, std::string>& measuredRooms() const { return measuredRooms_; }
-  LinkBook& links() { return links_; }
-  const LinkBook& links() const { return links_; }
-  const LinkOptions& linkOptions() const { return linkOptions_; }
+  NodeLinks coordinatorLinks() const { return links_.of(kCoordinatorNode); }
+  // What hnowd knows of the network (link_knowledge.h), and its link book.
+  LinkKnowledge& linkKnowledge() { return links_; }
+  const LinkKnowledge& linkKnowledge() const { return links_; }
+  LinkBook& links() { return links_.book(); }
+  const LinkBook& links() const { return links_.book(); }
   // Caps in force, pacing while data moves, and the rates plans take (pacing.h).
   Pacing& pacing() { return pacing_; }
   const Pacing& pacing() const { return pacing_; }
@@ -154,23 +116,9 @@ class Coordinator {
   Result<std::vector<OperationRecord>> operations(std::size_t limit) { return operations_.newest(limit); }
   // Where other services (sends) record their operations.
   OperationLog& operationLog() { return operations_; }
-  // The relays caught altering bytes, which every plan makes leaves; sends
-  // and manifests count what they catch here, in memory.
-  RelaySuspects& relaySuspects() { return suspects_; }
-  const RelaySuspects& relaySuspects() const { return suspects_; }
-  // Which agents others can connect to (reachability.h). With a probe set,
-  // every agent that registers with a data address not checked yet is
-  // checked from hnowd; the probe must outlive the coordinator's use of it.
-  Reachability& reachability() { return reach_; }
-  const Reachability& reachability() const { return reach_; }
-  void setReachabilityProbe(ReachabilityProbe* probe) { reachProbe_ = probe; }
-  // May `agent` feed others: reachable, and not a relay suspect.
-  bool mayRelay(const std::string& agent) const { return reach_.reachable(agent) && !suspects_.suspect(agent); }
-  // Every node past [0] that may not relay planned as a leaf (TreeNode::relays).
-  void planLeaves(std::vector<TreeNode>& nodes) const {
-    suspects_.planLeaves(nodes);
-    reach_.planLeaves(nodes);
-  }
+  // Who may feed others in a plan (relay_policy.h).
+  RelayPolicy& relays() { return relays_; }
+  const RelayPolicy& relays() const { return relays_; }
 
   // The sends in progress hear of reports and losses; main() sets it.
   // Every observer hears every report, loss and drift, and ignores what is
@@ -201,21 +149,9 @@ class Coordinator {
   // The agent whose current session is `session`, or null.
   Agent* current(SessionId session);
 
-  WallTime wallOf(TimePoint t) const;
-  TimePoint steadyOf(WallTime t) const;
-  void addCounters(const std::string& node, const CounterSample& counters);
-  Result<void> persistLinks();
-  // Judges the flows between rooms against their trunks (trunk_verdict.h):
-  // the flows no trunk explains, for the end links.
-  std::vector<Flow> judgeTrunkFlows(std::vector<Flow> flows, const std::map<std::string, NodeLoad>& loads,
-                                    const KnownRate& known);
-
   const Clock& clock_;
   RateTable table_;
-  LinkOptions linkOptions_;
-  LinkBook links_;
-  NodeLoads loads_;
-  std::map<LinkId, TimePoint> linksSaved_;  // each link's `at` as last written
+  LinkKnowledge links_;
   Pacing pacing_;
   StateStore& store_;
   OperationLog operations_;
@@ -225,15 +161,9 @@ class Coordinator {
   std::set<std::string> changed_;                // to write at the next persist()
   std::map<std::string, TimePoint> lastSeenSaved_;  // lastHeard as last written
   std::vector<TransferObserver*> observers_;
-  // Trunks first measured by hnow's own flows, reported as drift at the next tick.
-  std::vector<LinkChange> trunkNews_;
-  RoomMember own_{kCoordinatorNode, "", {}, "", ""};
-  std::map<std::string, std::string> measuredRooms_;
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
-  RelaySuspects suspects_;
-  Reachability reach_;
+  RelayPolicy relays_;
   std::uint64_t instance_;
-  ReachabilityProbe* reachProbe_ = nullptr;
   int interruptedAtStart_ = 0;
 };
 

@@ -248,14 +248,14 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   const std::string dataAddress = listening.value();
   // Its own networks place hnowd in a room of agents (docs/rooms.md).
   HostNetworks own = hostNetworks();
-  coordinator.setOwnNetworks(withHostNetworkFirst(std::move(own.networks), hostOf(dataAddress)), own.gateway,
+  coordinator.linkKnowledge().setOwnNetworks(withHostNetworkFirst(std::move(own.networks), hostOf(dataAddress)), own.gateway,
                              dataAddress);
   const double configuredUplink = config.uplinkMbps * 1e6 / 8;
   // Agents that accept no connection (NAT, a firewall) are planned as leaves (docs/reachability.md).
   daemon::ReachabilityCheck reachability(
       io.provider->getNetwork(), io.provider->getTimer(),
       std::chrono::duration_cast<std::chrono::milliseconds>(dataOptions.connectTimeout).count() * kj::MILLISECONDS);
-  coordinator.setReachabilityProbe(&reachability);
+  coordinator.relays().setProbe(&reachability);
   daemon::NodeProber prober(coordinator, dataPlane);
   daemon::SurveyRunner surveys(
       coordinator, prober, clock, dataAddress,

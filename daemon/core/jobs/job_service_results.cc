@@ -33,7 +33,7 @@ struct JobService::OfferedFetch {
 void JobService::fetchResult(Job& job, const std::string& agent, const std::string& token, std::uint64_t size,
                              const std::string& sha, const std::string& name,
                              std::function<void(const Result<std::string>& path)> done) {
-  if (coordinator_.reachability().reachable(agent))
+  if (coordinator_.relays().reachability().reachable(agent))
     return receiveFile(job, token, size, sha, addressOf(agent), name, std::move(done));
   // A ticket of its own, told to this agent alone: another agent that
   // learnt the result's token cannot hand over bytes in its place.

@@ -50,7 +50,7 @@ std::vector<HostView> hostViews(const Coordinator& coordinator) {
   for (const auto& [agent, host] : sharedHosts(coordinator.status())) ++count[host];
   std::vector<HostView> out;
   for (const auto& [host, n] : count)
-    out.push_back({host, n, coordinator.linkView(hostIntakeLink(host).node, LinkDirection::kDown)});
+    out.push_back({host, n, coordinator.linkKnowledge().view(hostIntakeLink(host).node, LinkDirection::kDown)});
   return out;
 }
 

@@ -34,20 +34,20 @@ AgentRooms agentRooms(const std::vector<AgentView>& agents, const RoomMember& co
 }
 
 AgentRooms agentRooms(const Coordinator& coordinator) {
-  return agentRooms(coordinator.status(), coordinator.ownNetworks(), coordinator.measuredRooms());
+  return agentRooms(coordinator.status(), coordinator.linkKnowledge().ownNetworks(), coordinator.linkKnowledge().measuredRooms());
 }
 
 std::vector<RoomView> roomViews(const Coordinator& coordinator) {
   const std::vector<AgentView> agents = coordinator.status();
-  const AgentRooms rooms = agentRooms(agents, coordinator.ownNetworks(), coordinator.measuredRooms());
+  const AgentRooms rooms = agentRooms(agents, coordinator.linkKnowledge().ownNetworks(), coordinator.linkKnowledge().measuredRooms());
   if (rooms.foundBy.empty()) return {};
   std::map<std::string, int> count;
   for (const AgentView& a : agents) ++count[rooms.roomOf.at(a.record.name)];
   std::vector<RoomView> out;
   for (const auto& [room, n] : count) {
     RoomView view{room, n, rooms.foundBy, {}, {}};
-    view.in = coordinator.linkView(trunkLink(room, LinkDirection::kDown).node, LinkDirection::kDown);
-    view.out = coordinator.linkView(trunkLink(room, LinkDirection::kUp).node, LinkDirection::kUp);
+    view.in = coordinator.linkKnowledge().view(trunkLink(room, LinkDirection::kDown).node, LinkDirection::kDown);
+    view.out = coordinator.linkKnowledge().view(trunkLink(room, LinkDirection::kUp).node, LinkDirection::kUp);
     out.push_back(std::move(view));
   }
   return out;

@@ -26,7 +26,7 @@ SurveyRunner::SurveyRunner(Coordinator& coordinator, LinkProber& prober, const C
 
 std::vector<SurveyNode> SurveyRunner::surveyNodes() const {
   const std::vector<AgentView> agents = coordinator_.status();
-  const AgentRooms rooms = agentRooms(agents, coordinator_.ownNetworks(), coordinator_.measuredRooms());
+  const AgentRooms rooms = agentRooms(agents, coordinator_.linkKnowledge().ownNetworks(), coordinator_.linkKnowledge().measuredRooms());
   std::vector<SurveyNode> nodes{{kCoordinatorNode, rooms.coordinatorRoom}};
   for (const AgentView& a : agents)
     if (a.connected && a.record.state == AgentState::kAlive && !a.registration.dataAddress.empty())
@@ -347,7 +347,7 @@ void SurveyRunner::complete(bool aborted) {
   LinkBook& book = coordinator_.links();
   if (!aborted && !survey.outcomes.empty()) {
     report.findings = survey.retakeFrom ? retaken(survey, report.retaken) : findingsOf(survey, 0);
-    const double noise = coordinator_.linkOptions().book.foreignNoise;
+    const double noise = coordinator_.linkKnowledge().options().book.foreignNoise;
     bool otherTraffic = false;
     for (const SurveyFinding& f : report.findings) otherTraffic |= f.foreign > noise * f.bytesPerSecond;
     // A link its node paces at a cap carried the cap: the link carries at

@@ -36,7 +36,7 @@ std::vector<SurveyFinding> SurveyRunner::trunkFindings(const Survey& survey) con
 std::vector<std::string> SurveyRunner::roomDiscoveryNodes() const {
   const LinkBook& book = coordinator_.links();
   const std::vector<AgentView> agents = coordinator_.status();
-  if (!agentRooms(agents, coordinator_.ownNetworks()).foundBy.empty()) return {};
+  if (!agentRooms(agents, coordinator_.linkKnowledge().ownNetworks()).foundBy.empty()) return {};
   auto measured = [&book](const std::string& node) {
     return book.knownAtLeast({node, LinkDirection::kUp}) > 0 && book.knownAtLeast({node, LinkDirection::kDown}) > 0;
   };
@@ -49,7 +49,7 @@ std::vector<std::string> SurveyRunner::roomDiscoveryNodes() const {
     nodes.push_back(n.name);
   }
   if (nodes.size() < 3) return {};
-  const auto& found = coordinator_.measuredRooms();
+  const auto& found = coordinator_.linkKnowledge().measuredRooms();
   if (std::all_of(nodes.begin(), nodes.end(), [&](const std::string& n) { return found.count(n) > 0; })) return {};
   if (measured(kCoordinatorNode)) nodes.push_back(kCoordinatorNode);
   return nodes;
@@ -72,7 +72,7 @@ void SurveyRunner::finishDiscovery(const Survey& survey, bool aborted) {
     const DiscoveredRooms found = judgeRoomDiscovery(
         survey.rounds, survey.outcomes, [&book](const LinkId& l) { return book.knownAtLeast(l); },
         options_.discovery);
-    coordinator_.setMeasuredRooms(found.roomOf);
+    coordinator_.linkKnowledge().setMeasuredRooms(found.roomOf);
     // Decided, one room or several: asked again only when the agents change.
     discoveryRetryAt_ = TimePoint::max();
     if (discovered_) discovered_(found);

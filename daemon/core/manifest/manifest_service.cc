@@ -141,7 +141,7 @@ Result<void> ManifestService::planItems(Running& running) {
   for (const AgentView& a : running.agents) {
     nodes.push_back({a.record.name, a.record.site, within(a.record.rates, running.maxRate)});
     // A relay suspect relays nothing (relay_suspects.h); it still serves an item it is the source of.
-    nodes.back().relays = coordinator_.mayRelay(a.record.name);
+    nodes.back().relays = coordinator_.relays().mayRelay(a.record.name);
   }
   placeInRooms(nodes, 0, coordinator_);
   placeOnHosts(nodes, 0, coordinator_);
@@ -179,7 +179,7 @@ std::pair<std::uint64_t, ManifestStatus> ManifestService::begin(std::unique_ptr<
     auto node = [&](int a) {
       const AgentView& v = raw->agents[static_cast<std::size_t>(a)];
       return TreeNode{v.record.name, v.record.site, within(v.record.rates, raw->maxRate),
-                      coordinator_.mayRelay(v.record.name)};
+                      coordinator_.relays().mayRelay(v.record.name)};
     };
     settings.nodes.push_back(node(it.nodes.source));
     for (int d : it.nodes.destinations) settings.nodes.push_back(node(d));
@@ -263,8 +263,8 @@ void ManifestService::transferReport(const std::string& agent, const std::string
 void ManifestService::unreachableInOtherItems(std::uint64_t id, const std::string& reporter, Item& foundIn,
                                               const TransferReport& report) {
   for (const std::string& parent : foundIn.operation->takeUnreachable()) {
-    if (coordinator_.reachability().refusedBy(parent, reporter, report.message))
-      spdlog::warn("agent {}: {}", parent, coordinator_.reachability().view(parent).note);
+    if (coordinator_.relays().reachability().refusedBy(parent, reporter, report.message))
+      spdlog::warn("agent {}: {}", parent, coordinator_.relays().reachability().view(parent).note);
     spdlog::warn("manifest {}: {} cannot connect to {} ({}); {} feeds nobody in this manifest", id, reporter, parent,
                  report.message, parent);
     for (Item& other : operations_.at(id)->items)
@@ -278,7 +278,7 @@ void ManifestService::unreachableInOtherItems(std::uint64_t id, const std::strin
 // its receivers check its bytes against the digests taken of them).
 void ManifestService::barInOtherItems(std::uint64_t id, Item& caughtIn) {
   const std::vector<RelayFault> faults = caughtIn.operation->takeRelayFaults();
-  for (const std::string& line : coordinator_.relaySuspects().caught("manifest", id, faults)) spdlog::warn("{}", line);
+  for (const std::string& line : coordinator_.relays().suspects().caught("manifest", id, faults)) spdlog::warn("{}", line);
   for (const RelayFault& fault : faults)
     for (Item& other : operations_.at(id)->items)
       if (&other != &caughtIn && !other.released && other.operation->involves(fault.relay))

@@ -61,8 +61,8 @@ void SendRuns::transferReport(const std::string& agent, const std::string& token
     spdlog::warn("send {}: {}, lost earlier, reports again: its copy resumes", id, agent);
   if (report.state == TransferReport::State::kParentUnreachable) {
     for (const std::string& parent : running.operation->takeUnreachable()) {
-      if (coordinator_.reachability().refusedBy(parent, agent, report.message))
-        spdlog::warn("agent {}: {}", parent, coordinator_.reachability().view(parent).note);
+      if (coordinator_.relays().reachability().refusedBy(parent, agent, report.message))
+        spdlog::warn("agent {}: {}", parent, coordinator_.relays().reachability().view(parent).note);
       spdlog::warn("send {}: {} cannot connect to {} ({}); {} feeds nobody in this send", id, agent, parent,
                    report.message, parent);
     }
@@ -74,7 +74,7 @@ void SendRuns::transferReport(const std::string& agent, const std::string& token
     if (faults.empty())
       spdlog::warn("send {}: {} got bytes that differ from the source's at byte {} ({})", id, agent, report.bytes,
                    report.message);
-    for (const std::string& line : coordinator_.relaySuspects().caught("send", id, faults)) spdlog::warn("{}", line);
+    for (const std::string& line : coordinator_.relays().suspects().caught("send", id, faults)) spdlog::warn("{}", line);
     logReplan(id, *running.operation);
   }
   endIfFinished(running);

@@ -255,7 +255,7 @@ std::vector<AgentView> SendService::otherServers(const SendRequest& request, con
                                     [&a](const AgentView& c) { return c.record.name == a.record.name; });
     // A relay suspect, or an agent others cannot connect to, serves nobody
     // (relay_suspects.h, reachability.h): not asked.
-    if (!inSend && canTakePart(a) && up > (1.0 + kHeldSourceGain) * hnowd && coordinator_.mayRelay(a.record.name))
+    if (!inSend && canTakePart(a) && up > (1.0 + kHeldSourceGain) * hnowd && coordinator_.relays().mayRelay(a.record.name))
       out.push_back(std::move(a));
   }
   std::sort(out.begin(), out.end(), [](const AgentView& a, const AgentView& b) {

@@ -73,14 +73,14 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
   // A relay suspect, or an agent others cannot connect to, receives its
   // copy but feeds nobody (relay_suspects.h, docs/security.md,
   // reachability.h): in this plan, its replans and its stripes.
-  coordinator_.planLeaves(nodes);
+  coordinator_.relays().planLeaves(nodes);
   return nodes;
 }
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                                Started started, HeldAtDest atDest, std::vector<AgentView> holders) {
   // A relay suspect serves nobody, its own held copy neither; nor does an agent others cannot connect to.
-  std::erase_if(holders, [this](const AgentView& a) { return !coordinator_.mayRelay(a.record.name); });
+  std::erase_if(holders, [this](const AgentView& a) { return !coordinator_.relays().mayRelay(a.record.name); });
   auto p = std::make_shared<Prepared>();
   p->atDest = std::move(atDest);
   p->tree = bundle && bundle->tree;

@@ -23,8 +23,8 @@ const RunAgentStatus& agentIn(const RunStatus& status, const std::string& name) 
 // a2 accepts no connection, as hnowd's own check at its registration found.
 void behindNat(Lab& lab) {
   lab.agents["a2"]->unreachable = true;
-  lab.coordinator.reachability().refusedBy("a2", "hnowd", "no answer within 3 s");
-  REQUIRE_FALSE(lab.coordinator.reachability().reachable("a2"));
+  lab.coordinator.relays().reachability().refusedBy("a2", "hnowd", "no answer within 3 s");
+  REQUIRE_FALSE(lab.coordinator.relays().reachability().reachable("a2"));
 }
 
 }  // namespace

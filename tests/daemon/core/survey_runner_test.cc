@@ -440,7 +440,7 @@ TEST_CASE("two switches on one subnet, no labels: rounds between disjoint pairs 
   FluidLab f(lab, false);
   f.prober.trunks["B"] = {mbps(100), mbps(100)};
   f.run(8.0);
-  const auto& rooms = f.coordinator.measuredRooms();
+  const auto& rooms = f.coordinator.linkKnowledge().measuredRooms();
   REQUIRE(rooms.size() == 9);
   CHECK(rooms.at("agent-1") == rooms.at(kCoordinatorNode));
   CHECK(rooms.at("agent-5") != rooms.at("agent-1"));
@@ -459,7 +459,7 @@ TEST_CASE("two switches on one subnet, no labels: rounds between disjoint pairs 
 TEST_CASE("one switch, no labels: the rounds find one room and are not run again") {
   FluidLab f(volunteerLab(4));
   f.run(4.0);
-  CHECK(f.coordinator.measuredRooms().empty());
+  CHECK(f.coordinator.linkKnowledge().measuredRooms().empty());
   const int rounds = f.prober.rounds;
   f.run(120.0);
   CHECK(f.prober.rounds == rounds);
