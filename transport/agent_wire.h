@@ -6,7 +6,8 @@
 // checked (32-byte tokens and digests, stripes that cover the file in
 // order, a command to run).
 #include "base/result.h"
-#include "transport/control.capnp.h"
+#include "transport/agent_control.capnp.h"
+#include "transport/copies.capnp.h"
 #include "transport/orders/job_orders.h"
 #include "transport/orders/receive_order.h"
 

@@ -10,10 +10,11 @@
 #include <string>
 
 #include "base/result.h"
-#include "transport/control.capnp.h"
+#include "transport/agent_control.capnp.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/link_counters.h"
 #include "transport/link_report.h"
+#include "transport/rates.capnp.h"
 
 namespace hnow::transport {
 

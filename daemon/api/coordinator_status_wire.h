@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "api/coordinator_status.h"
-#include "transport/control.capnp.h"
+#include "transport/client_session.capnp.h"
+#include "transport/status.capnp.h"
 
 namespace hnow::api {
 

@@ -3,7 +3,7 @@
 // ManifestRequest, ManifestReport): the CLI writes requests and reads
 // reports, hnowd's sessions the other way round, both through these pairs.
 #include "api/manifest.h"
-#include "transport/control.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 

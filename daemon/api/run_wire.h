@@ -3,7 +3,7 @@
 // RunReport): the CLI writes requests and reads reports, hnowd's sessions
 // the other way round, both through these pairs.
 #include "api/run.h"
-#include "transport/control.capnp.h"
+#include "transport/run.capnp.h"
 
 namespace hnow::api {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/send_status.h"
-#include "transport/control.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 

@@ -2,7 +2,8 @@
 // The codec of a tree send's parts of the reports (transport/control.capnp
 // TreeOutcome, TreeSummary): what an agent published, what hnowd packed.
 #include "api/tree_status.h"
-#include "transport/control.capnp.h"
+#include "transport/copies.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 
