@@ -1,5 +1,5 @@
 #pragma once
-// The one codec of hnowd's orders to an agent that carry data (control.capnp
+// The one codec of hnowd's orders to an agent that carry data (agent_control.capnp
 // ReceiveOrder, JobInput, JobTask, JobResult; their plain values are
 // transport/orders/): hnowd's RPC glue writes the orders and reads the
 // results, the agent the other way round, both through these pairs. Tokens and digests are raw bytes; what the agent reads is

@@ -1,5 +1,5 @@
 #pragma once
-// The one codec of `hnow send --manifest` (transport/control.capnp
+// The one codec of `hnow send --manifest` (transport/send.capnp
 // ManifestRequest, ManifestReport): the CLI writes requests and reads
 // reports, hnowd's sessions the other way round, both through these pairs.
 #include "api/manifest.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The one codec of `hnow run` (transport/control.capnp RunRequest,
+// The one codec of `hnow run` (transport/run.capnp RunRequest,
 // RunReport): the CLI writes requests and reads reports, hnowd's sessions
 // the other way round, both through these pairs.
 #include "api/run.h"

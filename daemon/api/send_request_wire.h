@@ -1,5 +1,5 @@
 #pragma once
-// The one codec of `hnow send`'s request (transport/control.capnp
+// The one codec of `hnow send`'s request (transport/send.capnp
 // SendRequest): the CLI writes it, hnowd's session reads it.
 #include "api/send_request.h"
 #include "transport/send.capnp.h"
