@@ -1,5 +1,5 @@
 #pragma once
-// hnowd's commands to this agent (control.capnp AgentControl): the RPC
+// hnowd's commands to this agent (agent_control.capnp AgentControl): the RPC
 // boundary of the agent. The methods read the call, ask the agent's logic
 // (Receiver, JobRunner, AgentRuntime), which answers a Result, and only
 // here an Error becomes the failed call (transport/rpc_errors.h). By

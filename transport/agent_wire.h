@@ -1,12 +1,13 @@
 #pragma once
-// The one codec of hnowd's orders to an agent that carry data (control.capnp
+// The one codec of hnowd's orders to an agent that carry data (agent_control.capnp
 // ReceiveOrder, JobInput, JobTask, JobResult; their plain values are
 // transport/orders/): hnowd's RPC glue writes the orders and reads the
 // results, the agent the other way round, both through these pairs. Tokens and digests are raw bytes; what the agent reads is
 // checked (32-byte tokens and digests, stripes that cover the file in
 // order, a command to run).
 #include "base/result.h"
-#include "transport/control.capnp.h"
+#include "transport/agent_control.capnp.h"
+#include "transport/copies.capnp.h"
 #include "transport/orders/job_orders.h"
 #include "transport/orders/receive_order.h"
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "transport/auth.h"
+#include "transport/client_session.capnp.h"
 #include "transport/control.capnp.h"
 #include "transport/identity.h"
 

@@ -1,6 +1,6 @@
 #pragma once
-// The one codec of link measurements (control.capnp LinkCounters,
-// LinkProbeOrder, LinkProbeResult, LinkRate): the agent, hnowd and the CLI
+// The one codec of link measurements (rates.capnp LinkCounters,
+// LinkRate; agent_control.capnp LinkProbeOrder, LinkProbeResult): the agent, hnowd and the CLI
 // all use these pairs, so a field cannot be added on one side only. The
 // plain values are the data plane's own (transport/data/) and, for a
 // link's rate as reported, LinkRateReport.
@@ -10,10 +10,11 @@
 #include <string>
 
 #include "base/result.h"
-#include "transport/control.capnp.h"
+#include "transport/agent_control.capnp.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/link_counters.h"
 #include "transport/link_report.h"
+#include "transport/rates.capnp.h"
 
 namespace hnow::transport {
 

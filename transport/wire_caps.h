@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "base/bandwidth_limits.h"
-#include "transport/control.capnp.h"
+#include "transport/rates.capnp.h"
 
 namespace hnow::transport {
 

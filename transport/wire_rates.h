@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "planner/node_rates.h"
-#include "transport/control.capnp.h"
+#include "transport/rates.capnp.h"
 
 namespace hnow::transport {
 

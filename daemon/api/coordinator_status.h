@@ -1,8 +1,9 @@
 #pragma once
-// What `hnow status` and `hnow ops` show (transport/control.capnp
-// StatusResponse, OperationRecord): hnowd, its agents, rooms, machines and
-// owed sends, as plain values. hnowd's session fills them in from its core,
-// coordinator_status_wire.h carries them, the CLI prints them.
+// What `hnow status` and `hnow ops` show (transport/status.capnp
+// AgentStatus, CoordinatorStatus, OperationRecord): hnowd, its agents,
+// rooms, machines and owed sends, as plain values. hnowd's session fills
+// them in from its core, coordinator_status_wire.h carries them, the CLI
+// prints them.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,10 +14,10 @@
 
 namespace hnow::api {
 
-// One link as hnowd knows it (transport/control.capnp LinkRate).
+// One link as hnowd knows it (transport/rates.capnp LinkRate).
 using LinkRate = transport::LinkRateReport;
 
-// One direction's bandwidth cap in force (control.capnp CapInForce).
+// One direction's bandwidth cap in force (rates.capnp CapInForce).
 struct CapInForce {
   double bytesPerSecond = 0.0;  // 0: none
   std::string by;               // max_uplink_mbps, max_downlink_mbps or the schedule entry
@@ -57,7 +58,7 @@ struct OwedSend {
   bool sending = false;
 };
 
-// A room of agents and its trunk (control.capnp RoomStatus, docs/rooms.md).
+// A room of agents and its trunk (status.capnp RoomStatus, docs/rooms.md).
 struct RoomStatus {
   std::string name;
   int agents = 0;
@@ -66,7 +67,7 @@ struct RoomStatus {
 };
 
 // A machine that runs two agents or more, and what they take in together
-// (control.capnp HostStatus, docs/host-intake.md).
+// (status.capnp HostStatus, docs/host-intake.md).
 struct HostStatus {
   std::string key;
   int agents = 0;
@@ -83,7 +84,7 @@ struct CoordinatorStatus {
   std::vector<OwedSend> owed;
 };
 
-// One record of `hnow ops` (transport/control.capnp OperationRecord).
+// One record of `hnow ops` (transport/status.capnp OperationRecord).
 struct OperationSummary {
   std::int64_t id = 0;
   std::string kind;

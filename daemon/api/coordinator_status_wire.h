@@ -1,5 +1,5 @@
 #pragma once
-// The one codec of `hnow status` and `hnow ops` (transport/control.capnp
+// The one codec of `hnow status` and `hnow ops` (transport/status.capnp:
 // ClientSession.status's results, OperationRecord): hnowd's session writes
 // them, the CLI reads them, both through these pairs.
 #include <capnp/list.h>
@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "api/coordinator_status.h"
-#include "transport/control.capnp.h"
+#include "transport/client_session.capnp.h"
+#include "transport/status.capnp.h"
 
 namespace hnow::api {
 

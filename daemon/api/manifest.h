@@ -1,5 +1,5 @@
 #pragma once
-// What `hnow send --manifest` asks for and reports (transport/control.capnp
+// What `hnow send --manifest` asks for and reports (transport/send.capnp
 // ManifestRequest, ManifestReport), as plain values: the CLI fills the
 // request from the manifest file, hnowd's ManifestService takes it and
 // fills the status in; manifest_wire.h carries both.

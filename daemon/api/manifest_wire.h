@@ -1,9 +1,9 @@
 #pragma once
-// The one codec of `hnow send --manifest` (transport/control.capnp
+// The one codec of `hnow send --manifest` (transport/send.capnp
 // ManifestRequest, ManifestReport): the CLI writes requests and reads
 // reports, hnowd's sessions the other way round, both through these pairs.
 #include "api/manifest.h"
-#include "transport/control.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 

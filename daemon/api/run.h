@@ -1,6 +1,6 @@
 #pragma once
 // `hnow run` as the CLI asks for it and as hnowd reports it
-// (transport/control.capnp RunRequest, RunReport): plain values, put on the
+// (transport/run.capnp RunRequest, RunReport): plain values, put on the
 // wire by run_wire.h on both sides; hnowd's JobService takes the request.
 #include <cstdint>
 #include <string>

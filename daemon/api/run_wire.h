@@ -1,9 +1,9 @@
 #pragma once
-// The one codec of `hnow run` (transport/control.capnp RunRequest,
+// The one codec of `hnow run` (transport/run.capnp RunRequest,
 // RunReport): the CLI writes requests and reads reports, hnowd's sessions
 // the other way round, both through these pairs.
 #include "api/run.h"
-#include "transport/control.capnp.h"
+#include "transport/run.capnp.h"
 
 namespace hnow::api {
 

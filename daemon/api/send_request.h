@@ -1,5 +1,5 @@
 #pragma once
-// What `hnow send` asks of hnowd (transport/control.capnp SendRequest), as
+// What `hnow send` asks of hnowd (transport/send.capnp SendRequest), as
 // one plain value: the CLI fills it from its options, the codec
 // (send_request_wire.h) carries it, and hnowd's SendService takes it as its
 // own request's part (core/send/send_service.h). A new flag of `hnow send` is a

@@ -1,8 +1,8 @@
 #pragma once
-// The one codec of `hnow send`'s request (transport/control.capnp
+// The one codec of `hnow send`'s request (transport/send.capnp
 // SendRequest): the CLI writes it, hnowd's session reads it.
 #include "api/send_request.h"
-#include "transport/control.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 

@@ -1,5 +1,5 @@
 #pragma once
-// What hnowd reports of one `hnow send` (transport/control.capnp
+// What hnowd reports of one `hnow send` (transport/send.capnp
 // SendReport): the plan, each copy, the replans, what was held or skipped.
 // Plain values: hnowd's SendOperation fills them in, the codec
 // (send_status_wire.h) carries them, the CLI prints them.

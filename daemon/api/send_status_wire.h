@@ -1,5 +1,5 @@
 #pragma once
-// The one codec of a send's report (transport/control.capnp SendReport):
+// The one codec of a send's report (transport/send.capnp SendReport):
 // hnowd's sessions write it, the CLI reads it, both through these pairs, so
 // a field cannot be added on one side only. A manifest's report holds one
 // per item (manifest_wire.h).
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/send_status.h"
-#include "transport/control.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 

@@ -1,8 +1,9 @@
 #pragma once
-// The codec of a tree send's parts of the reports (transport/control.capnp
-// TreeOutcome, TreeSummary): what an agent published, what hnowd packed.
+// The codec of a tree send's parts of the reports (transport/copies.capnp
+// TreeOutcome, send.capnp TreeSummary): what an agent published, what hnowd packed.
 #include "api/tree_status.h"
-#include "transport/control.capnp.h"
+#include "transport/copies.capnp.h"
+#include "transport/send.capnp.h"
 
 namespace hnow::api {
 

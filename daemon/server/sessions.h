@@ -11,7 +11,9 @@
 #include "server/served_outputs.h"
 #include "server/trust.h"
 #include "server/uploads.h"
-#include "transport/control.capnp.h"
+#include "transport/agent_control.capnp.h"
+#include "transport/agent_session.capnp.h"
+#include "transport/client_session.capnp.h"
 
 namespace hnow::daemon {
 

@@ -10,6 +10,7 @@
 
 #include "process/test_cluster.h"
 #include "process/transfer_checks.h"
+#include "transport/agent_control.capnp.h"
 #include "transport/control.capnp.h"
 #include "transport/gate_client.h"
 #include "transport/identity.h"

@@ -12,6 +12,8 @@
 #include "process/raw_peer.h"
 #include "process/test_cluster.h"
 #include "process/transfer_checks.h"
+#include "transport/agent_control.capnp.h"
+#include "transport/agent_session.capnp.h"
 #include "transport/auth.h"
 #include "transport/control.capnp.h"
 #include "transport/data/frame.h"

@@ -6,8 +6,8 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
-#include "transport/control.capnp.h"
 #include "transport/message_limit_stream.h"
+#include "transport/rates.capnp.h"
 
 using hnow::transport::MessageFraming;
 

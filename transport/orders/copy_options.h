@@ -1,5 +1,5 @@
 #pragma once
-// How each agent lays down its copy of a send (control.capnp CopyOptions):
+// How each agent lays down its copy of a send (copies.capnp CopyOptions):
 // the options of `hnow send` the agent itself acts on. One value, held
 // whole by what the client asks (api::SendRequest) and by what hnowd
 // orders each agent (ReceiveOrder), so hnowd copies it from one to the

@@ -1,7 +1,7 @@
 #pragma once
 // hnowd's orders to an agent for `hnow run` (agent/job_runner.h) and the
 // agent's answer: the one definition daemon/core writes and reads,
-// transport/agent_wire.h carries (control.capnp JobInput, JobTask,
+// transport/agent_wire.h carries (agent_control.capnp JobInput, JobTask,
 // JobResult) and agent/ carries out. Tokens are 32 bytes, digests raw.
 #include <cstdint>
 #include <string>

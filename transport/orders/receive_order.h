@@ -1,7 +1,7 @@
 #pragma once
 // hnowd's order to an agent to receive a file of `hnow send`: the one
 // definition daemon/core writes, transport/agent_wire.h carries
-// (control.capnp ReceiveOrder) and agent/receiver.h carries out.
+// (agent_control.capnp ReceiveOrder) and agent/receiver.h carries out.
 // Tokens and digests are raw bytes.
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 
 namespace hnow::transport::orders {
 
-// One byte range of a file received as several (control.capnp Stripe).
+// One byte range of a file received as several (agent_control.capnp Stripe).
 struct StripeOrder {
   std::string token;  // 32 bytes
   std::uint64_t offset = 0;
