@@ -453,6 +453,18 @@ struct SendRequest {
   uploadIsTree @10 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
   force @11 :Bool;        # a file: replace a different file already at --dest (else the send is refused)
   uploadKey @12 :Text;    # with uploadIsTree: the bundle holds only what hnowd's kept copy of this tree lacked (keptHeld); "" the whole tree
+                          # a file's: the upload becomes hnowd's kept copy under this key; with no upload, send that copy (sees said kept)
+  uploadStamp @13 :FileStamp;  # with a file's uploadKey: the client's stamp of the file
+}
+
+struct FileStamp {
+  # A client's file as its machine stamps it: what hnowd's kept copy of
+  # its upload is matched against (docs/tree-send.md, "Kept files"). The
+  # ctime and inode catch a file rewritten with its mtime set back.
+  size @0 :UInt64;
+  mtimeNs @1 :Int64;
+  ctimeNs @2 :Int64;
+  inode @3 :UInt64;
 }
 
 struct CopyOptions {
@@ -621,10 +633,12 @@ interface ClientSession {
   forgetAgent @11 (name :Text);
   # A machine gone for good: its record, rates and links removed. Fails
   # for an unknown agent and for one that is connected.
-  sees @12 (path :Text, size :UInt64, mtimeNs :Int64) -> (same :Bool, why :Text);
+  sees @12 (path :Text, size :UInt64, mtimeNs :Int64, key :Text, stamp :FileStamp) -> (same :Bool, why :Text, kept :Bool);
   # Does hnowd read, at `path`, a regular file of this size and mtime (the
-  # client's own machine, or a shared filesystem)? If not, the client
-  # uploads its file.
+  # client's own machine, or a shared filesystem)? If not, `kept`: hnowd
+  # holds the client's last upload under `key` (the client's host and the
+  # file's path) with this `stamp`, and the client sends it as
+  # SendRequest.uploadKey with no upload; else the client uploads its file.
   upload @13 (size :UInt64) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
   # A file of the client's (its standard input spooled first) of `size`
   # bytes, to be sent as SendRequest.upload. Only the grant travels here:
