@@ -150,7 +150,8 @@ void SendService::startKeptFile(SendRequest request, Started started) {
     if (!file) return started(file.error());
     request.path = file->path;
     request.scratch = true;  // hnowd's own file: neither pinned nor checked against [send] roots
-    if (file->kept)  // else the upload itself, dropped when the send ends
+    request.keptCopy = file->kept;  // else the upload itself, dropped when the send ends
+    if (file->kept)
       request.scratchSource = std::shared_ptr<const void>(
           nullptr, [plane = &plane_, path = file->path](const void*) { plane->releaseKeptFile(path); });
     begin(std::move(request), std::move(started));
@@ -179,7 +180,7 @@ void SendService::begin(SendRequest request, Started started) {
                              " is not a directory (a file is always renamed into place whole)"});
     std::unique_ptr<HeldBundle> upload;
     // An upload goes with its send; a kept copy stays (released through scratchSource).
-    if (request.scratch && !request.scratchSource) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
+    if (request.scratch && !request.keptCopy) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
     return askDestinations(std::move(request), std::move(receivers).value(), std::move(upload), std::move(started));
   }
   if (request.force)

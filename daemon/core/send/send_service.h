@@ -49,6 +49,9 @@ struct SendRequest : api::SendRequest {
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
+  // `path` is hnowd's kept copy of a client's file (SourcePlane::keepFile):
+  // released through scratchSource when the send ends, not removed.
+  bool keptCopy = false;
   // Where hnowd reads `path` from (server/send_paths.h); empty: `path`
   // itself, a file hnowd made (an upload, a client's tree unpacked).
   SourcePin pin{};
