@@ -114,7 +114,8 @@ void SendService::seesTree(const std::string& path, const std::string& listingHe
 void SendService::start(SendRequest request, Started started) {
   runs_.forgetOldest();
   forgetFamilies();
-  if (request.untilAll && !request.uploadedFrom.empty()) {
+  // An upload, or hnowd's kept copy of one (which it may evict before the agents come back).
+  if (request.untilAll && (request.scratch || !request.uploadedFrom.empty())) {
     if (request.scratch) plane_.dropScratch(request.path);
     return started(Error{"--until-all keeps a send owed to agents that are off, so its path must stay on "
                          "hnowd's machine; an upload or standard input is gone once its send ends (copy it "
