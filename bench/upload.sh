@@ -14,7 +14,10 @@
 #   SEND_ONLY=1 bench/upload.sh               the sends' measurement alone
 #   FRESH=1 bench/upload.sh                   new bytes for each pair of sends (else
 #                                             the agents hold the file after the first
-#                                             pair and copy it locally: no bytes move)
+#                                             pair and copy it locally: no bytes move,
+#                                             and hnowd kept the first upload, so the
+#                                             outside sends after it upload nothing:
+#                                             docs/tree-send.md, "Kept files")
 # Every agent and hnowd are paced at RATE_MBPS (default 2000) up and down on
 # 127.0.0.1, so the lab, not the pacing, is what is measured; the machine's
 # CPUs are shared by hnowd, the client and the agents: run it on a quiet

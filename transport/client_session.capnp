@@ -15,6 +15,7 @@ $Cxx.namespace("hnow::wire");
 using import "rates.capnp".EmulatedRates;
 using import "run.capnp".RunReport;
 using import "run.capnp".RunRequest;
+using import "send.capnp".FileStamp;
 using import "send.capnp".ManifestReport;
 using import "send.capnp".ManifestRequest;
 using import "send.capnp".SendReport;
@@ -61,10 +62,12 @@ interface ClientSession @0x86761ec34b694686 {
   forgetAgent @11 (name :Text);
   # A machine gone for good: its record, rates and links removed. Fails
   # for an unknown agent and for one that is connected.
-  sees @12 (path :Text, size :UInt64, mtimeNs :Int64) -> (same :Bool, why :Text);
+  sees @12 (path :Text, size :UInt64, mtimeNs :Int64, key :Text, stamp :FileStamp) -> (same :Bool, why :Text, kept :Bool);
   # Does hnowd read, at `path`, a regular file of this size and mtime (the
-  # client's own machine, or a shared filesystem)? If not, the client
-  # uploads its file.
+  # client's own machine, or a shared filesystem)? If not, `kept`: hnowd
+  # holds the client's last upload under `key` (the client's host and the
+  # file's path) with this `stamp`, and the client sends it as
+  # SendRequest.uploadKey with no upload; else the client uploads its file.
   upload @13 (size :UInt64) -> (id :UInt64, token :Data, ticket :Data, dataPort :UInt16);
   # A file of the client's (its standard input spooled first) of `size`
   # bytes, to be sent as SendRequest.upload. Only the grant travels here:

@@ -29,6 +29,18 @@ struct SendRequest @0x8a49082671942998 {
   uploadIsTree @10 :Bool; # the upload is a tree's bundle (the client's directory): hnowd unpacks it and sends that tree
   force @11 :Bool;        # a file: replace a different file already at --dest (else the send is refused)
   uploadKey @12 :Text;    # with uploadIsTree: the bundle holds only what hnowd's kept copy of this tree lacked (keptHeld); "" the whole tree
+                          # a file's: the upload becomes hnowd's kept copy under this key; with no upload, send that copy (sees said kept)
+  uploadStamp @13 :FileStamp;  # with a file's uploadKey: the client's stamp of the file
+}
+
+struct FileStamp @0xf4883f4a72a50032 {
+  # A client's file as its machine stamps it: what hnowd's kept copy of
+  # its upload is matched against (docs/tree-send.md, "Kept files"). The
+  # ctime and inode catch a file rewritten with its mtime set back.
+  size @0 :UInt64;
+  mtimeNs @1 :Int64;
+  ctimeNs @2 :Int64;
+  inode @3 :UInt64;
 }
 
 enum CopyState @0xa98c0f9b44817a1d {

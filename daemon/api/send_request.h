@@ -13,6 +13,20 @@
 
 namespace hnow::api {
 
+// A client's file as its machine stamps it (transport/control.capnp
+// FileStamp): hnowd's kept copy of its last upload is sent again only
+// while the file still carries the stamp it had then. A user can set an
+// mtime back, not a ctime, and a file written anew has another inode.
+struct FileStamp {
+  std::uint64_t size = 0;
+  std::int64_t mtimeNs = 0;
+  std::int64_t ctimeNs = 0;
+  std::uint64_t inode = 0;
+  bool operator==(const FileStamp& o) const {
+    return size == o.size && mtimeNs == o.mtimeNs && ctimeNs == o.ctimeNs && inode == o.inode;
+  }
+};
+
 struct SendRequest {
   std::string path;  // absolute, on hnowd's machine, as named: what logs and records say
   std::string dest;
@@ -36,8 +50,12 @@ struct SendRequest {
   // at hnowd first, then sent as a tree (docs/tree-send.md).
   bool uploadIsTree = false;
   // With uploadIsTree: the bundle holds only what hnowd's kept copy of the
-  // client's directory under this key lacked; "": the whole tree.
+  // client's directory under this key lacked; "": the whole tree. A file's:
+  // its upload becomes hnowd's kept copy under this key, or, with no
+  // upload, that copy is sent (docs/tree-send.md, "Kept files").
   std::string uploadKey{};
+  // With a file's uploadKey: the client's stamp of the file.
+  FileStamp uploadStamp{};
 };
 
 }  // namespace hnow::api

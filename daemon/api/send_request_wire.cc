@@ -23,6 +23,11 @@ void toWire(const SendRequest& r, wire::SendRequest::Builder out) {
   out.setUpload(r.upload);
   out.setUploadIsTree(r.uploadIsTree);
   out.setUploadKey(r.uploadKey);
+  auto stamp = out.initUploadStamp();
+  stamp.setSize(r.uploadStamp.size);
+  stamp.setMtimeNs(r.uploadStamp.mtimeNs);
+  stamp.setCtimeNs(r.uploadStamp.ctimeNs);
+  stamp.setInode(r.uploadStamp.inode);
 }
 
 SendRequest sendRequestFromWire(wire::SendRequest::Reader in) {
@@ -44,6 +49,8 @@ SendRequest sendRequestFromWire(wire::SendRequest::Reader in) {
   r.upload = in.getUpload();
   r.uploadIsTree = in.getUploadIsTree();
   r.uploadKey = in.getUploadKey();
+  const auto stamp = in.getUploadStamp();
+  r.uploadStamp = {stamp.getSize(), stamp.getMtimeNs(), stamp.getCtimeNs(), stamp.getInode()};
   return r;
 }
 

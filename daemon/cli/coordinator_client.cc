@@ -85,14 +85,21 @@ Reply<bool> CoordinatorClient::setEmulatedRates(const std::string& agent, const 
   return s.wait(request.send().then([](auto) { return true; }));
 }
 
-Reply<CoordinatorClient::Sight> CoordinatorClient::sees(const std::string& path, std::uint64_t size,
-                                                        std::int64_t mtimeNs) {
+Reply<CoordinatorClient::Sight> CoordinatorClient::sees(const std::string& path, const api::FileStamp& stamp,
+                                                        const std::string& key) {
   auto& s = *state_;
   auto request = s.session->seesRequest();
   request.setPath(path);
-  request.setSize(size);
-  request.setMtimeNs(mtimeNs);
-  return s.wait(request.send().then([](auto response) { return Sight{response.getSame(), response.getWhy()}; }));
+  request.setSize(stamp.size);
+  request.setMtimeNs(stamp.mtimeNs);
+  request.setKey(key);
+  auto out = request.initStamp();
+  out.setSize(stamp.size);
+  out.setMtimeNs(stamp.mtimeNs);
+  out.setCtimeNs(stamp.ctimeNs);
+  out.setInode(stamp.inode);
+  return s.wait(request.send().then(
+      [](auto response) { return Sight{response.getSame(), response.getWhy(), response.getKept()}; }));
 }
 
 Reply<CoordinatorClient::Sight> CoordinatorClient::seesTree(const std::string& path, const std::array<unsigned char, 32>& listing) {
@@ -101,7 +108,7 @@ Reply<CoordinatorClient::Sight> CoordinatorClient::seesTree(const std::string& p
   request.setPath(path);
   request.setListing(capnp::Data::Reader(listing.data(), listing.size()));
   return s.waitWhileAnswering(
-      request.send().then([](auto response) { return Sight{response.getSame(), response.getWhy()}; }),
+      request.send().then([](auto response) { return Sight{response.getSame(), response.getWhy(), false}; }),
                               "hnow: hnowd is listing " + path + " to see whether it holds the same tree");
 }
 

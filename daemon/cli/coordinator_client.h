@@ -63,11 +63,14 @@ class CoordinatorClient {
   // Does hnowd see the client's file at `path` (same size and mtime)?
   // Whether hnowd sees the client's file or tree at the same path; when it
   // does not read there at all (outside its [send] roots), why.
+  // A file's: `kept`, hnowd holds it from the client's last upload under
+  // `key` (its host and path) with the same stamp.
   struct Sight {
     bool same = false;
     std::string why;
+    bool kept = false;
   };
-  Reply<Sight> sees(const std::string& path, std::uint64_t size, std::int64_t mtimeNs);
+  Reply<Sight> sees(const std::string& path, const api::FileStamp& stamp, const std::string& key);
   // Does hnowd list, at `path`, the client's directory (its listing digest)?
   Reply<Sight> seesTree(const std::string& path, const std::array<unsigned char, 32>& listing);
   // What hnowd's kept copy of a directory uploaded before (under `key`)

@@ -125,19 +125,13 @@ int runSendCommand(const SendOptions& options) {
   auto client = connectOrReport(options.configPath, exitCode);
   if (!client) return exitCode;
   std::error_code error;
-  bool uploadIsTree = false;
-  std::string uploadKey;
-  auto upload = uploadIfUnseen(*client, options.file, uploadIsTree, uploadKey);
-  if (!upload) {
-    std::fprintf(stderr, "hnow: %s\n", upload.error().message.c_str());
+  api::SendRequest request = options.request;
+  if (auto uploaded = uploadIfUnseen(*client, options.file, request); !uploaded) {
+    std::fprintf(stderr, "hnow: %s\n", uploaded.error().message.c_str());
     return 1;
   }
-  api::SendRequest request = options.request;
   request.path = options.file == "-" ? "-" : std::filesystem::absolute(options.file, error).string();
   request.maxRateBytesPerSecond = *maxRate;
-  request.upload = *upload;
-  request.uploadIsTree = uploadIsTree;
-  request.uploadKey = uploadKey;
   auto started = client->startSend(request);
   if (!started) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());

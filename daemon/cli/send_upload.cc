@@ -143,12 +143,54 @@ Result<std::uint64_t> uploadTreeIfUnseen(CoordinatorClient& client, const std::s
   return id;
 }
 
+// The client's stamp of the regular file described by `info`.
+api::FileStamp stampOf(const struct stat& info) {
+  auto ns = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+  return {static_cast<std::uint64_t>(info.st_size), ns(info.st_mtim), ns(info.st_ctim),
+          static_cast<std::uint64_t>(info.st_ino)};
+}
+
+// A file hnowd does not see at that path: sent from hnowd's kept copy of
+// its last upload from here (under this host and path) while the file
+// still has that upload's stamp, else uploaded, to be kept in turn.
+Result<void> uploadFileIfUnseen(CoordinatorClient& client, const std::string& file, const std::string& path,
+                                const struct stat& info, api::SendRequest& request) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string key = std::string(host) + ":" + path;
+  const api::FileStamp stamp = stampOf(info);
+  auto seen = client.sees(path, stamp, key);
+  if (!seen) return Error{"cannot ask hnowd about " + file + ": " + seen.error().message};
+  if (seen->same) return {};
+  if (seen->kept) {
+    std::fprintf(stderr, "hnowd holds %s from the last upload (same size, mtime); not uploading it again\n",
+                 file.c_str());
+    request.uploadKey = key;
+    request.uploadStamp = stamp;
+    return {};
+  }
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot read " + file + ": " + std::strerror(errno)};
+  std::fprintf(stderr, "uploading %s (%s) to hnowd, which %s...\n", file.c_str(),
+               bytesText(static_cast<double>(info.st_size)).c_str(), unseenWhy(*seen).c_str());
+  auto id = offerUpload(client, fd);
+  struct stat after {};
+  const bool unchanged = ::fstat(fd, &after) == 0 && stampOf(after) == stamp;
+  ::close(fd);
+  if (!id) return Error{"cannot upload " + file + " to hnowd: " + id.error().message};
+  request.upload = *id;
+  // hnowd keeps it under this stamp only if no write came while it was read.
+  if (unchanged) {
+    request.uploadKey = key;
+    request.uploadStamp = stamp;
+  }
+  return {};
+}
+
 }  // namespace
 
-Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file, bool& tree,
-                                     std::string& treeKey) {
-  tree = false;
-  if (file == "-") {
+Result<void> uploadIfUnseen(CoordinatorClient& client, const std::string& file, api::SendRequest& request) {
+  if (file == "-") {  // never kept: standard input has no stamp to find it by again
     if (::isatty(STDIN_FILENO)) return Error{"send - reads standard input; pipe a file or a tar into it"};
     std::fputs("uploading standard input to hnowd...\n", stderr);
     auto spooled = spoolStandardInput();
@@ -156,30 +198,23 @@ Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::strin
     auto id = offerUpload(client, *spooled);
     ::close(*spooled);
     if (!id) return Error{"cannot upload standard input to hnowd: " + id.error().message};
-    return id;
+    request.upload = *id;
+    return {};
   }
   struct stat info {};
   std::error_code error;
   const std::string path = std::filesystem::absolute(file, error).string();
   if (::stat(file.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    auto id = uploadTreeIfUnseen(client, file, path, treeKey);
-    tree = id && *id != 0;
-    return id;
+    std::string key;
+    auto id = uploadTreeIfUnseen(client, file, path, key);
+    if (!id) return id.error();
+    request.upload = *id;
+    request.uploadIsTree = *id != 0;
+    request.uploadKey = key;
+    return {};
   }
-  if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::uint64_t{0};
-  const std::int64_t mtime = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
-  auto seen = client.sees(path, static_cast<std::uint64_t>(info.st_size), mtime);
-  if (!seen) return Error{"cannot ask hnowd about " + file + ": " + seen.error().message};
-  if (seen->same) return std::uint64_t{0};
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{"cannot read " + file + ": " + std::strerror(errno)};
-  std::fprintf(stderr, "uploading %s (%s) to hnowd, which %s...\n", file.c_str(),
-               bytesText(static_cast<double>(info.st_size)).c_str(), unseenWhy(*seen).c_str());
-  auto id = offerUpload(client, fd);
-  ::close(fd);
-  if (!id) return Error{"cannot upload " + file + " to hnowd: " + id.error().message};
-  return id;
+  if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
+  return uploadFileIfUnseen(client, file, path, info, request);
 }
-
 
 }  // namespace hnow::cli

@@ -10,12 +10,11 @@
 namespace hnow::cli {
 
 // `-` (standard input) and a file or directory hnowd does not see at the
-// same path (another machine) are streamed to hnowd first; the upload's id,
-// or 0 when hnowd reads FILE itself (its own machine, a shared
-// filesystem). `tree`: the upload is a directory's bundle; `treeKey` then
-// names hnowd's kept copy it holds only the missing files of ("": the
-// whole tree).
-Result<std::uint64_t> uploadIfUnseen(CoordinatorClient& client, const std::string& file, bool& tree,
-                                     std::string& treeKey);
+// same path (another machine) are streamed to hnowd first; `request`'s
+// upload is then set (api::SendRequest::upload, uploadIsTree, uploadKey,
+// uploadStamp), left 0 when hnowd reads FILE itself (its own machine, a
+// shared filesystem) or holds the same file from its last upload (then
+// uploadKey names that copy).
+Result<void> uploadIfUnseen(CoordinatorClient& client, const std::string& file, api::SendRequest& request);
 
 }  // namespace hnow::cli

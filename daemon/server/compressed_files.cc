@@ -48,7 +48,8 @@ Result<CompressedSource> compressInto(const std::string& path, std::uint64_t siz
 }  // namespace
 
 DataSourcePlane::DataSourcePlane(transport::data::DataPlane& plane, std::string bundleDir)
-    : plane_(plane), bundleDir_(std::move(bundleDir)), digests_(std::make_shared<Digests>()) {}
+    : plane_(plane), bundleDir_(std::move(bundleDir)), digests_(std::make_shared<Digests>()),
+      keptFiles_(bundleDir_ + "/kept-files") {}
 
 DataSourcePlane::~DataSourcePlane() = default;
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/send/source_plane.h"
+#include "server/kept_files.h"
 #include "transport/off_thread.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/tree_bundle.h"
@@ -41,6 +42,16 @@ class DataSourcePlane final : public SourcePlane {
   void keptHeld(const std::string& key, const std::string& index, KeptHeld done) override;
   void unpackKept(const std::string& key, const std::string& bundlePath, UnpackedUpload done) override;
   void releaseKept(const std::string& dir) override { keptBusy_.erase(dir); }
+  // Kept files (kept_files.cc), under bundleDir/kept-files.
+  bool holdsKeptFile(const std::string& key, const api::FileStamp& stamp) override {
+    return keptFiles_.holds(key, stamp);
+  }
+  Result<std::string> useKeptFile(const std::string& key, const api::FileStamp& stamp) override {
+    return keptFiles_.use(key, stamp);
+  }
+  void keepFile(const std::string& key, const api::FileStamp& stamp, const std::string& uploadPath,
+                KeptFileDone done) override;
+  void releaseKeptFile(const std::string& path) override { keptFiles_.release(path); }
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t size) override;
   void compressFile(const std::string& path, std::uint64_t size, Compressed done) override;
   void serveStripes(const std::string& token, const std::string& path, std::uint64_t size,
@@ -88,6 +99,7 @@ class DataSourcePlane final : public SourcePlane {
   // nor unpacked over until it ends.
   std::set<std::string> keptBusy_;
   std::string keptPath(const std::string& key) const;
+  KeptFiles keptFiles_;
   // A job's ranges waiting to be hashed, one at a time (a job commits
   // thousands of blocks at once: a thread each would be too many), and the
   // tokens not released yet of those waiting or being hashed.

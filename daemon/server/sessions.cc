@@ -114,9 +114,11 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
     request.path = *path;
     request.scratch = true;
     request.uploadKey = keptKey(request.uploadKey);
-    if (!request.uploadKey.empty() && !request.uploadIsTree) transport::refuse("uploadKey names no tree upload");
-  } else if (request.uploadIsTree || !request.uploadKey.empty()) {
-    transport::refuse("uploadIsTree and uploadKey name an upload; this send has none");
+  } else if (request.uploadIsTree) {
+    transport::refuse("uploadIsTree names an upload; this send has none");
+  } else if (!request.uploadKey.empty()) {  // hnowd's kept copy of the client's file: sees answered kept
+    request.uploadedFrom = request.path;
+    request.uploadKey = keptKey(request.uploadKey);
   } else if (auto pinned = pinSendSource(sendRoots_, request.path); !pinned) {
     spdlog::warn("refused a send from {}: {}", peer_, pinned.error().message);
     transport::refuse(pinned.error().message);
@@ -151,6 +153,7 @@ kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
   if (!pinned) {
     context.getResults().setSame(false);
     context.getResults().setWhy(refusalOnly(pinned.error().message));
+    context.getResults().setKept(keptFileHeld(params));
     return kj::READY_NOW;
   }
   const bool same = ::stat(pinned->readPath.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
@@ -158,6 +161,7 @@ kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
                     static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec ==
                         params.getMtimeNs();
   context.getResults().setSame(same);
+  if (!same) context.getResults().setKept(keptFileHeld(params));
   return kj::READY_NOW;
 }
 

@@ -124,11 +124,13 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   api::AgentStatus agentStatusOf(const AgentView& agent) const;
   // A read-only operator is refused `what` ("start a send"), logged.
   void requireFull(const char* what) const;
-  // The copies hnowd keeps of clients' directories are each operator's own:
+  // The copies hnowd keeps of clients' directories and files are each operator's own:
   // one operator can neither ask what another's copy holds nor send from it.
   std::string keptKey(const std::string& clientKey) const {
     return clientKey.empty() ? clientKey : operator_.name + '\n' + clientKey;
   }
+  // Does hnowd keep the client's file from its last upload, as `sees` asks (upload_session.cc)?
+  bool keptFileHeld(wire::ClientSession::SeesParams::Reader params) const;
 
   Coordinator& coordinator_;
   SendService* sends_;

@@ -4,6 +4,7 @@
 // over the data plane (server/uploads.h).
 #include <spdlog/spdlog.h>
 
+#include "core/send/send_service.h"
 #include "server/sessions.h"
 #include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"
@@ -34,6 +35,13 @@ kj::Promise<void> ClientSessionServer::uploaded(UploadedContext context) {
   uploads_->whenWhole(params.getId(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()), pending.answer);
   return pending.promise.then(
       [context](kj::Own<std::uint64_t> size) mutable { context.getResults().setSize(*size); });
+}
+
+bool ClientSessionServer::keptFileHeld(wire::ClientSession::SeesParams::Reader params) const {
+  if (!sends_ || params.getKey().size() == 0 || !params.hasStamp()) return false;
+  const auto stamp = params.getStamp();
+  return sends_->holdsKeptFile(keptKey(params.getKey()),
+                               {stamp.getSize(), stamp.getMtimeNs(), stamp.getCtimeNs(), stamp.getInode()});
 }
 
 }  // namespace hnow::daemon

@@ -4,8 +4,8 @@
 // authenticated control session, carried by the data plane (the client
 // dials in and offers the bytes under a one-time ticket), written under
 // hnowd's data directory, kept for one send of the session that uploaded
-// them, removed when that send ends, or with the session if no send took
-// them.
+// them, removed when that send ends (or kept for the next send of the same
+// file: kept_files.h), or with the session if no send took them.
 #include <cstdint>
 #include <functional>
 #include <map>

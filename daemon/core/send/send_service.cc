@@ -114,8 +114,9 @@ void SendService::seesTree(const std::string& path, const std::string& listingHe
 void SendService::start(SendRequest request, Started started) {
   runs_.forgetOldest();
   forgetFamilies();
-  if (request.untilAll && request.scratch) {
-    plane_.dropScratch(request.path);
+  // An upload, or hnowd's kept copy of one (which it may evict before the agents come back).
+  if (request.untilAll && (request.scratch || !request.uploadedFrom.empty())) {
+    if (request.scratch) plane_.dropScratch(request.path);
     return started(Error{"--until-all keeps a send owed to agents that are off, so its path must stay on "
                          "hnowd's machine; an upload or standard input is gone once its send ends (copy it "
                          "to hnowd's machine first, then send that path)"});
@@ -139,7 +140,29 @@ void SendService::start(SendRequest request, Started started) {
     if (kept) return plane_.unpackKept(request.uploadKey, bundle, unpacked);
     return plane_.unpackUpload(bundle, unpacked);
   }
+  if (!request.uploadKey.empty()) return startKeptFile(std::move(request), std::move(started));
   begin(std::move(request), std::move(started));
+}
+
+void SendService::startKeptFile(SendRequest request, Started started) {
+  // The client's file, sent from hnowd's kept copy of its last upload:
+  // this upload, kept first, or, with none, the copy as it was kept.
+  auto from = [this, request, started](const Result<SourcePlane::KeptFile>& file) mutable {
+    if (!file) return started(file.error());
+    request.path = file->path;
+    request.scratch = true;  // hnowd's own file: neither pinned nor checked against [send] roots
+    request.keptCopy = file->kept;  // else the upload itself, dropped when the send ends
+    if (file->kept)
+      request.scratchSource = std::shared_ptr<const void>(
+          nullptr, [plane = &plane_, path = file->path](const void*) { plane->releaseKeptFile(path); });
+    begin(std::move(request), std::move(started));
+  };
+  if (request.upload == 0) {
+    auto kept = plane_.useKeptFile(request.uploadKey, request.uploadStamp);
+    if (!kept) return started(kept.error());
+    return from(SourcePlane::KeptFile{*kept, true});
+  }
+  plane_.keepFile(request.uploadKey, request.uploadStamp, request.path, from);
 }
 
 void SendService::begin(SendRequest request, Started started) {
@@ -157,7 +180,8 @@ void SendService::begin(SendRequest request, Started started) {
         return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
                              " is not a directory (a file is always renamed into place whole)"});
     std::unique_ptr<HeldBundle> upload;
-    if (request.scratch) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
+    // An upload goes with its send; a kept copy stays (released through scratchSource).
+    if (request.scratch && !request.keptCopy) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
     return askDestinations(std::move(request), std::move(receivers).value(), std::move(upload), std::move(started));
   }
   if (request.force)

@@ -49,6 +49,9 @@ struct SendRequest : api::SendRequest {
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
+  // `path` is hnowd's kept copy of a client's file (SourcePlane::keepFile):
+  // released through scratchSource when the send ends, not removed.
+  bool keptCopy = false;
   // Where hnowd reads `path` from (server/send_paths.h); empty: `path`
   // itself, a file hnowd made (an upload, a client's tree unpacked).
   SourcePin pin{};
@@ -94,6 +97,8 @@ class SendService final {
   // Whether the directory at `path` here has the listing digest
   // `listingHex` (a client's, treeListingDigest); `done` once, later.
   void seesTree(const std::string& path, const std::string& listingHex, std::function<void(bool same)> done);
+  // Does hnowd hold the client's file from its last upload (SourcePlane::holdsKeptFile)?
+  bool holdsKeptFile(const std::string& key, const api::FileStamp& stamp) { return plane_.holdsKeptFile(key, stamp); }
   // What hnowd's kept copy of a client's directory lacks (SourcePlane::keptHeld).
   void keptHeld(const std::string& key, const std::string& index, SourcePlane::KeptHeld done) {
     plane_.keptHeld(key, index, std::move(done));
@@ -113,6 +118,9 @@ class SendService final {
   // A request whose file is here (a client's tree unpacked first): its
   // agents chosen, then a file's destinations asked or a tree scanned.
   void begin(SendRequest request, Started started);
+  // A client's file with a key (api::SendRequest::uploadKey): its upload
+  // kept, or the copy kept before, then begun from there.
+  void startKeptFile(SendRequest request, Started started);
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
   // --until-all when no agent it is for can receive now: every one of

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/send_request.h"
 #include "base/result.h"
 #include "conf/unit_index.h"
 #include "core/jobs/run_files.h"
@@ -118,6 +119,28 @@ class SourcePlane {
     done(Error{"this plane keeps no uploaded trees"});
   }
   virtual void releaseKept(const std::string& /*dir*/) {}
+  // A client's file kept from its last upload under `key` (its host and
+  // path; docs/tree-send.md, "Kept files") with the client's `stamp` of it,
+  // so the same file sent again is not uploaded again. holdsKeptFile: is
+  // that copy here with that stamp. useKeptFile: its path, read by a send
+  // until releaseKeptFile(path). keepFile: a whole, checked upload at
+  // `uploadPath` made that copy (one a running send reads stays until it
+  // ends), `done` with its path as useKeptFile's; or, when it is not kept
+  // (no room to spare), with the upload's own, scratch (`kept` false).
+  struct KeptFile {
+    std::string path;
+    bool kept = false;
+  };
+  using KeptFileDone = std::function<void(const Result<KeptFile>& file)>;
+  virtual bool holdsKeptFile(const std::string& /*key*/, const api::FileStamp& /*stamp*/) { return false; }
+  virtual Result<std::string> useKeptFile(const std::string& /*key*/, const api::FileStamp& /*stamp*/) {
+    return Error{"this plane keeps no uploaded files"};
+  }
+  virtual void keepFile(const std::string& /*key*/, const api::FileStamp& /*stamp*/, const std::string& uploadPath,
+                        KeptFileDone done) {
+    done(KeptFile{uploadPath, false});
+  }
+  virtual void releaseKeptFile(const std::string& /*path*/) {}
   // --compress (send_compression.h): what compressing the `size` bytes at
   // `path` would give, from samples of it (milliseconds: on the caller's thread).
   virtual Result<CompressionSample> sampleCompression(const std::string& /*path*/, std::uint64_t /*size*/) {

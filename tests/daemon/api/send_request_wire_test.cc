@@ -29,6 +29,7 @@ TEST_CASE("a send request survives the CLI's writing and hnowd's reading, field 
   sent.upload = 42;
   sent.uploadIsTree = true;
   sent.uploadKey = "tree-key";
+  sent.uploadStamp = {3 << 20, 1'700'000'000'123'456'789, 1'700'000'001'000'000'007, 424242};
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::SendRequest>();
   toWire(sent, out);
@@ -47,6 +48,7 @@ TEST_CASE("a send request survives the CLI's writing and hnowd's reading, field 
   CHECK(back.upload == sent.upload);
   CHECK(back.uploadIsTree == sent.uploadIsTree);
   CHECK(back.uploadKey == sent.uploadKey);
+  CHECK(back.uploadStamp == sent.uploadStamp);
 }
 
 TEST_CASE("a send request without algo or compress reads as auto, and replans unless told not to") {

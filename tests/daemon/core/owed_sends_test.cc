@@ -165,6 +165,12 @@ TEST_CASE("--until-all of a client's upload is refused: the upload is gone once 
   request.untilAll = true;
   request.scratch = true;
   CHECK(refusalOf(lab, request).find("--until-all keeps a send owed") == 0);
+  // hnowd's kept copy of the client's last upload of it: refused too.
+  SendRequest kept = lab.toAll();
+  kept.untilAll = true;
+  kept.uploadedFrom = "/home/ana/image.bin";
+  kept.uploadKey = "ana\nlaptop:/home/ana/image.bin";
+  CHECK(refusalOf(lab, kept).find("--until-all keeps a send owed") == 0);
 }
 
 TEST_CASE("--until-all naming an agent that is off sends to the others and owes it, where a plain send is refused") {
