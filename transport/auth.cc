@@ -70,6 +70,11 @@ Bytes freshNonce() {
   return nonce;
 }
 
+std::string freshToken() {
+  const Bytes nonce = freshNonce();
+  return std::string(nonce.begin(), nonce.end());
+}
+
 Bytes makeProof(const Secret& secret, Role role, std::string_view name, const Bytes& nonce) {
   ensureSodium();
   crypto_auth_hmacsha256_state state;

@@ -47,6 +47,9 @@ SecretLoad loadSecretFile(const std::string& path);
 std::string freshSecretText();
 
 Bytes freshNonce();
+// 32 random bytes as a string: an operation's data-plane token, an upload's
+// ticket (docs/security.md, "Threats, and what stops each").
+std::string freshToken();
 Bytes makeProof(const Secret& secret, Role role, std::string_view name, const Bytes& nonce);
 // Constant-time; false also for a proof or nonce of the wrong size.
 bool checkProof(const Secret& secret, Role role, std::string_view name, const Bytes& nonce,

@@ -166,11 +166,6 @@ void logTrust(const conf::CoordinatorConfig& config, const std::string& configPa
                  "secret\")", configPath);
 }
 
-std::string freshToken() {
-  auto nonce = transport::freshNonce();
-  return std::string(nonce.begin(), nonce.end());
-}
-
 // hnowd from its checked configuration to its stop: state, the data plane,
 // the services, the control server.
 int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret* secret,
@@ -259,7 +254,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::NodeProber prober(coordinator, dataPlane);
   daemon::SurveyRunner surveys(
       coordinator, prober, clock, dataAddress,
-      freshToken,
+      transport::freshToken,
       daemon::surveyOptionsOf(config));
   surveys.onReport(daemon::logSurvey);
   surveys.onRoomsFound([](const daemon::DiscoveredRooms& found) {
@@ -281,7 +276,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   if (std::size_t n = daemon::sweepUploads(config.dataDir + "/uploads"))
     spdlog::warn("removed {} upload(s) an earlier hnowd left in {}/uploads", n, config.dataDir);
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
-                            freshToken);
+                            transport::freshToken);
   // What a send reads on this host, the sends owed to agents included, is read as [send] roots allowed it.
   sends.pinSourcesWith([roots = config.sendRoots](const std::string& path) { return daemon::pinSendSource(roots, path); });
   daemon::OwedSends owed(coordinator, *store, clock, [&sends](daemon::SendRequest request, auto started) {
@@ -292,11 +287,11 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   if (auto restored = owed.restore(); !restored)
     spdlog::error("reading the sends still owed from state.db: {}", restored.error().message);
   sends.onEnded([&owed](const daemon::SendEnd& end) { owed.ended(end); });
-  daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, freshToken);
+  daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, transport::freshToken);
   daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", config.runRoots);
   // A step a job must not take inside the call that caused it waits for the next turn of the loop.
   auto nextTurn = [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); };
-  daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, freshToken, configuredUplink,
+  daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, transport::freshToken, configuredUplink,
                           config.calibrationMaxSeconds);
   if (config.sendRoots.empty())
     spdlog::info("hnow send reads no file on this host: no [send] roots in {} (clients upload what they send; "

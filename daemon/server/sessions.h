@@ -12,6 +12,7 @@
 #include "server/trust.h"
 #include "server/uploads.h"
 #include "transport/agent_control.capnp.h"
+#include "transport/auth.h"
 #include "transport/agent_session.capnp.h"
 #include "transport/client_session.capnp.h"
 
@@ -80,8 +81,8 @@ class ClientSessionServer final : public wire::ClientSession::Server {
       : coordinator_(coordinator), sends_(services.sends), manifests_(services.manifests), jobs_(services.jobs),
         surveys_(services.surveys), owed_(services.owed), sendRoots_(std::move(services.sendRoots)),
         peer_(std::move(peer)), operator_(std::move(op)),
-        uploads_(std::make_shared<UploadShelf>(services.uploadDir, services.uploadPlane, freshUploadToken)),
-        outputs_(std::make_shared<ServedOutputs>(services.uploadPlane, freshUploadToken)),
+        uploads_(std::make_shared<UploadShelf>(services.uploadDir, services.uploadPlane, transport::freshToken)),
+        outputs_(std::make_shared<ServedOutputs>(services.uploadPlane, transport::freshToken)),
         dataPort_(services.dataPort), timer_(services.timer),
         following_(services.following ? std::move(services.following) : std::make_shared<FollowGauge>()) {}
 

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <utility>
 
-#include "transport/auth.h"
 #include "transport/data/chunk_digests.h"
 
 namespace hnow::daemon {
@@ -23,10 +22,6 @@ std::atomic<std::uint64_t> uploadNumber{1};
 
 }  // namespace
 
-std::string freshUploadToken() {
-  auto nonce = transport::freshNonce();
-  return std::string(nonce.begin(), nonce.end());
-}
 
 Result<std::uint64_t> freeBytes(const std::string& dir) {
   struct statvfs info {};

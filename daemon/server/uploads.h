@@ -81,8 +81,6 @@ class UploadShelf : public std::enable_shared_from_this<UploadShelf> {
   std::uint64_t next_ = 1;
 };
 
-// 32 random bytes: an upload's token or ticket.
-std::string freshUploadToken();
 
 // Free bytes on the filesystem of `dir`, or why not known.
 Result<std::uint64_t> freeBytes(const std::string& dir);

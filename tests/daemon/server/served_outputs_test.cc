@@ -14,6 +14,7 @@
 #include "server/data_source_plane.h"
 #include "server/served_outputs.h"
 #include "server/uploads.h"
+#include "transport/auth.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data_plane_nodes.h"
 
@@ -51,7 +52,7 @@ struct Lab {
     address = "127.0.0.1:" + std::to_string(plane.listen("127.0.0.1").value());
     source = std::make_unique<daemon::DataSourcePlane>(plane, (top / "trees").string());
     forwarding = forward(events, *source).eagerlyEvaluate(nullptr);
-    outputs = std::make_shared<daemon::ServedOutputs>(source.get(), daemon::freshUploadToken);
+    outputs = std::make_shared<daemon::ServedOutputs>(source.get(), transport::freshToken);
     std::ofstream(top / "result", std::ios::binary) << bytes;
   }
   ~Lab() { fs::remove_all(top); }
@@ -107,7 +108,7 @@ TEST_CASE("a run's result served to a session comes whole and checked to the cli
 TEST_CASE("a forged token gets none of a served result, and the granted one nothing once the session ended") {
   Lab lab;
   auto grant = lab.grant();
-  auto forged = pull(lab, daemon::freshUploadToken(), grant.file, lab.top / "forger");
+  auto forged = pull(lab, transport::freshToken(), grant.file, lab.top / "forger");
   CHECK(forged.kind == TransferEvent::Kind::kParentLost);
   CHECK(!fs::exists(lab.top / "forger" / "result"));
 
