@@ -44,6 +44,8 @@ class CoordinatorClient {
   // An empty-struct reply: std::monostate-like success.
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
   Reply<bool> forgetAgent(const std::string& agent);
+  // Cancels operation record `record` (`hnow ops`) as this client's operator.
+  Reply<bool> cancel(std::uint64_t record);
   // Agent identities (docs/security.md): a single-use enrollment token
   // and how long it holds; revoke (how many sessions were closed); approve
   // a pending agent (its key); every known key.

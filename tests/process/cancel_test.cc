@@ -1,0 +1,94 @@
+// `hnow cancel` on a real hnowd and agents on 127.0.0.1 (docs/send.md,
+// "Cancelling"): a send paced by --max-rate so that it lasts well past the
+// cancel, then the agents' directories listed.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli/run_process.h"
+#include "process/child_process.h"
+#include "process/test_cluster.h"
+#include "process/transfer_checks.h"
+
+using hnow::testing::ChildProcess;
+using hnow::testing::eventually;
+using hnow::testing::readWhole;
+using hnow::testing::runCommand;
+using hnow::testing::writeRandomFile;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Cluster = hnow::testing::TestCluster;
+const std::string kHnow = HNOW_BINARY;
+
+// Every file under an agent's root, as paths relative to it.
+std::vector<std::string> filesUnder(const fs::path& root) {
+  std::vector<std::string> out;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(root, error); !error && it != fs::recursive_directory_iterator();
+       it.increment(error))
+    if (!it->is_directory()) out.push_back(fs::relative(it->path(), root).string());
+  return out;
+}
+
+// The newest operation record, as `hnow ops --json` lists it.
+nlohmann::json newestOperation(const Cluster& cluster) {
+  auto r = runCommand(cluster.hnow("ops --json"));
+  if (r.status != 0) return {};
+  auto ops = nlohmann::json::parse(r.out)["operations"];
+  return ops.empty() ? nlohmann::json{} : ops[0];
+}
+
+// `hnow send FILE --dest in/copy.bin` paced at 8 Mbit/s (16 MiB: 16 s), its stderr in the cluster's dir.
+std::unique_ptr<ChildProcess> slowSend(const Cluster& cluster) {
+  const fs::path file = cluster.dir.path / "source.bin";
+  writeRandomFile(file, 16 << 20);
+  return std::make_unique<ChildProcess>(
+      std::vector<std::string>{kHnow, "--config", (cluster.dir.path / "client.toml").string(), "send", file.string(),
+                               "--dest", "in/copy.bin", "--compress", "none", "--max-rate", "8M"},
+      std::vector<std::string>{}, (cluster.dir.path / "send.err").string());
+}
+
+}  // namespace
+
+TEST_CASE("hnow cancel of a running send stops it on every agent: no temp or partial file left, the record says cancelled and by whom") {
+  Cluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  auto send = slowSend(cluster);
+  // Under way, with a partial copy on an agent.
+  std::int64_t id = 0;
+  REQUIRE(eventually(
+      [&] {
+        auto op = newestOperation(cluster);
+        if (op.is_null() || op["kind"] != "send" || op["status"] != "running") return false;
+        id = op["id"].get<std::int64_t>();
+        for (int agent : {1, 2})
+          for (const std::string& f : filesUnder(cluster.root(agent)))
+            if (f.find(".part") != std::string::npos) return true;
+        return false;
+      },
+      std::chrono::seconds(15)));
+
+  auto cancelled = runCommand(cluster.hnow("cancel " + std::to_string(id)));
+  REQUIRE_MESSAGE(cancelled.status == 0, cancelled.err);
+  // The client following the send says so and exits 3.
+  CHECK(send->waitExit(std::chrono::seconds(10)) == std::optional<int>(3));
+  CHECK(readWhole(cluster.dir.path / "send.err").find("send " + std::to_string(id) + " cancelled by local") !=
+        std::string::npos);
+  auto op = newestOperation(cluster);
+  CHECK(op["id"].get<std::int64_t>() == id);
+  CHECK(op["status"] == "cancelled");
+  CHECK(op["summary"]["cancelled_by"] == "local");
+  // Nothing on either agent: no temp file, no partial file at --dest.
+  for (int agent : {1, 2}) {
+    CHECK_MESSAGE(eventually([&] { return filesUnder(cluster.root(agent)).empty(); }, std::chrono::seconds(5)),
+                  "agent-" << agent << " holds " << nlohmann::json(filesUnder(cluster.root(agent))).dump());
+  }
+  CHECK(cluster.logHas("hnowd", "cancelled by local"));
+
+  auto again = runCommand(cluster.hnow("cancel " + std::to_string(id)));
+  CHECK(again.status == 1);
+  CHECK(again.err.find("operation " + std::to_string(id) + " is cancelled; nothing to cancel") != std::string::npos);
+}
