@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/jobs/job_service.h"
 #include "core/send/send_service.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
@@ -24,7 +25,7 @@ std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
     for (const OperationRecord& r : *records) {
       if (r.id != id) continue;
       if (r.status != "running") return name + " is " + r.status + "; nothing to cancel";
-      return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send that has started can";
+      return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send that has started, or a run, can";
     }
   return "no " + name + " (`hnow ops` lists them)";
 }
@@ -34,7 +35,7 @@ std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
 kj::Promise<void> ClientSessionServer::cancel(CancelContext context) {
   requireFull("cancel an operation");
   const auto id = static_cast<OperationId>(context.getParams().getOperation());
-  if (sends_ && sends_->cancel(id, operator_.name)) {
+  if ((sends_ && sends_->cancel(id, operator_.name)) || (jobs_ && jobs_->cancel(id, operator_.name))) {
     spdlog::info("operator {} from {} cancelled operation {}", operator_.name, peer_, id);
     return kj::READY_NOW;
   }

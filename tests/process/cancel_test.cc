@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/run_process.h"
@@ -91,4 +93,47 @@ TEST_CASE("hnow cancel of a running send stops it on every agent: no temp or par
   auto again = runCommand(cluster.hnow("cancel " + std::to_string(id)));
   CHECK(again.status == 1);
   CHECK(again.err.find("operation " + std::to_string(id) + " is cancelled; nothing to cancel") != std::string::npos);
+}
+
+TEST_CASE("hnow cancel of a running job kills its commands and all they started on every agent, drops its files and writes no output") {
+  Cluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path input = cluster.dir.path / "input.txt", output = cluster.dir.path / "out.txt",
+                 pids = cluster.dir.path / "pids.txt";
+  std::string lines;
+  for (int i = 0; i < 2000; ++i) lines += "line " + std::to_string(i) + "\n";
+  std::ofstream(input) << lines;
+  // The shell and the sleep it started, each pid written first.
+  const std::string command = "sleep 300 & echo $! >> " + pids.string() + "; echo $$ >> " + pids.string() + "; wait";
+  ChildProcess run({kHnow, "--config", (cluster.dir.path / "client.toml").string(), "run", "--input", input.string(),
+                    "--shell", "--cmd", command, "--concat", "--output", output.string()},
+                   {}, (cluster.dir.path / "run.err").string());
+  std::vector<pid_t> started;
+  auto readPids = [&] {
+    started.clear();
+    std::istringstream in(readWhole(pids));
+    for (long pid; in >> pid;) started.push_back(static_cast<pid_t>(pid));
+    return started.size() >= 4;  // a shell and a sleep on each agent
+  };
+  REQUIRE(eventually(readPids, std::chrono::seconds(20)));
+  for (pid_t pid : started) CHECK(hnow::testing::processAlive(pid));
+  auto op = newestOperation(cluster);
+  REQUIRE(op["kind"] == "run");
+  const std::int64_t id = op["id"].get<std::int64_t>();
+
+  auto cancelled = runCommand(cluster.hnow("cancel " + std::to_string(id)));
+  REQUIRE_MESSAGE(cancelled.status == 0, cancelled.err);
+  CHECK(run.waitExit(std::chrono::seconds(10)) == std::optional<int>(3));
+  CHECK(readWhole(cluster.dir.path / "run.err").find("run " + std::to_string(id) + " cancelled by local") !=
+        std::string::npos);
+  for (pid_t pid : started)
+    CHECK_MESSAGE(eventually([&] { return !hnow::testing::processAlive(pid); }, std::chrono::seconds(5)),
+                  "pid " << pid << " still runs");
+  for (int agent : {1, 2})
+    CHECK_MESSAGE(eventually([&] { return filesUnder(cluster.root(agent)).empty(); }, std::chrono::seconds(5)),
+                  "agent-" << agent << " holds " << nlohmann::json(filesUnder(cluster.root(agent))).dump());
+  CHECK_FALSE(fs::exists(output));
+  op = newestOperation(cluster);
+  CHECK(op["status"] == "cancelled");
+  CHECK(op["summary"]["cancelled_by"] == "local");
 }
