@@ -204,7 +204,7 @@ int runRunCommand(const RunOptions& options) {
   if (!report->cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(report->record),
                  report->cancelledBy.c_str());
-    return kCancelledExit;
+    return client->interrupted() ? kInterruptedExit : kCancelledExit;
   }
   if (!report->error.empty()) {
     std::fprintf(stderr, "hnow: run failed: %s\n", report->error.c_str());

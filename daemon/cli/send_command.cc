@@ -166,7 +166,7 @@ int runSendCommand(const SendOptions& options) {
     if (!now.finished && Clock::now() - lastMove > limit) gaveUpAfter = limit;
     return gaveUpAfter.count() == 0;
   };
-  auto followed = status.finished ? Reply<api::SendStatus>(status) : client->followSend(id, follow);
+  auto followed = status.finished ? Reply<api::SendStatus>(status) : client->followSend(id, follow, status.record);
   if (gaveUpAfter.count() != 0) {
     progress.end();
     std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
@@ -182,7 +182,7 @@ int runSendCommand(const SendOptions& options) {
   if (!status.cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: send %llu cancelled by %s\n", static_cast<unsigned long long>(status.record),
                  status.cancelledBy.c_str());
-    return kCancelledExit;
+    return client->interrupted() ? kInterruptedExit : kCancelledExit;
   }
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
   if (options.request.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);

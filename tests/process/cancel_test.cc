@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_process.h"
+#include "process/cancel_checks.h"
 #include "process/child_process.h"
 #include "process/test_cluster.h"
 #include "process/transfer_checks.h"
@@ -17,61 +18,20 @@ using hnow::testing::ChildProcess;
 using hnow::testing::eventually;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
-using hnow::testing::writeRandomFile;
-namespace fs = std::filesystem;
-
-namespace {
-
+using hnow::testing::filesUnder;
+using hnow::testing::newestOperation;
+using hnow::testing::sendUnderWay;
+using hnow::testing::slowSend;
+using hnow::testing::kHnowBinary;
 using Cluster = hnow::testing::TestCluster;
-const std::string kHnow = HNOW_BINARY;
-
-// Every file under an agent's root, as paths relative to it.
-std::vector<std::string> filesUnder(const fs::path& root) {
-  std::vector<std::string> out;
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(root, error); !error && it != fs::recursive_directory_iterator();
-       it.increment(error))
-    if (!it->is_directory()) out.push_back(fs::relative(it->path(), root).string());
-  return out;
-}
-
-// The newest operation record, as `hnow ops --json` lists it.
-nlohmann::json newestOperation(const Cluster& cluster) {
-  auto r = runCommand(cluster.hnow("ops --json"));
-  if (r.status != 0) return {};
-  auto ops = nlohmann::json::parse(r.out)["operations"];
-  return ops.empty() ? nlohmann::json{} : ops[0];
-}
-
-// `hnow send FILE --dest in/copy.bin` paced at 8 Mbit/s (16 MiB: 16 s), its stderr in the cluster's dir.
-std::unique_ptr<ChildProcess> slowSend(const Cluster& cluster) {
-  const fs::path file = cluster.dir.path / "source.bin";
-  writeRandomFile(file, 16 << 20);
-  return std::make_unique<ChildProcess>(
-      std::vector<std::string>{kHnow, "--config", (cluster.dir.path / "client.toml").string(), "send", file.string(),
-                               "--dest", "in/copy.bin", "--compress", "none", "--max-rate", "8M"},
-      std::vector<std::string>{}, (cluster.dir.path / "send.err").string());
-}
-
-}  // namespace
+namespace fs = std::filesystem;
 
 TEST_CASE("hnow cancel of a running send stops it on every agent: no temp or partial file left, the record says cancelled and by whom") {
   Cluster cluster("--agents 2 --uplink-mbps 400");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   auto send = slowSend(cluster);
-  // Under way, with a partial copy on an agent.
-  std::int64_t id = 0;
-  REQUIRE(eventually(
-      [&] {
-        auto op = newestOperation(cluster);
-        if (op.is_null() || op["kind"] != "send" || op["status"] != "running") return false;
-        id = op["id"].get<std::int64_t>();
-        for (int agent : {1, 2})
-          for (const std::string& f : filesUnder(cluster.root(agent)))
-            if (f.find(".part") != std::string::npos) return true;
-        return false;
-      },
-      std::chrono::seconds(15)));
+  const std::int64_t id = sendUnderWay(cluster, {1, 2});
+  REQUIRE(id != 0);
 
   auto cancelled = runCommand(cluster.hnow("cancel " + std::to_string(id)));
   REQUIRE_MESSAGE(cancelled.status == 0, cancelled.err);
@@ -105,7 +65,7 @@ TEST_CASE("hnow cancel of a running job kills its commands and all they started 
   std::ofstream(input) << lines;
   // The shell and the sleep it started, each pid written first.
   const std::string command = "sleep 300 & echo $! >> " + pids.string() + "; echo $$ >> " + pids.string() + "; wait";
-  ChildProcess run({kHnow, "--config", (cluster.dir.path / "client.toml").string(), "run", "--input", input.string(),
+  ChildProcess run({kHnowBinary, "--config", (cluster.dir.path / "client.toml").string(), "run", "--input", input.string(),
                     "--shell", "--cmd", command, "--concat", "--output", output.string()},
                    {}, (cluster.dir.path / "run.err").string());
   std::vector<pid_t> started;
