@@ -100,7 +100,7 @@ TEST_CASE("Ctrl-C on hnow send cancels the send in hnowd: the client says so, wa
                   "agent-" << agent << " holds " << nlohmann::json(filesUnder(cluster.root(agent))).dump());
 }
 
-TEST_CASE("Ctrl-C on hnow run cancels the run in hnowd, its commands killed; a second Ctrl-C leaves at once") {
+TEST_CASE("Ctrl-C on hnow run cancels the run in hnowd, its commands killed, and a second Ctrl-C leaves at once") {
   Cluster cluster("--agents 2 --uplink-mbps 400");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const fs::path input = cluster.dir.path / "input.txt", pids = cluster.dir.path / "pids.txt";
