@@ -15,13 +15,15 @@ namespace hnow::testing {
 
 namespace fs = std::filesystem;
 
-// Every file under an agent's root, as paths relative to it.
+// Every file under an agent's root, and every directory of hnow's own
+// (a tree's staging, `.NAME.hnow-stage-...`), as paths relative to it.
 inline std::vector<std::string> filesUnder(const fs::path& root) {
   std::vector<std::string> out;
   std::error_code error;
   for (auto it = fs::recursive_directory_iterator(root, error); !error && it != fs::recursive_directory_iterator();
        it.increment(error))
-    if (!it->is_directory()) out.push_back(fs::relative(it->path(), root).string());
+    if (!it->is_directory() || it->path().filename().string().find(".hnow-stage-") != std::string::npos)
+      out.push_back(fs::relative(it->path(), root).string());
   return out;
 }
 

@@ -97,3 +97,24 @@ TEST_CASE("hnow cancel of a running job kills its commands and all they started 
   CHECK(op["status"] == "cancelled");
   CHECK(op["summary"]["cancelled_by"] == "local");
 }
+
+TEST_CASE("hnow cancel of a directory's send leaves neither its bundle's temp file nor any staging on the agents") {
+  Cluster cluster("--agents 2 --uplink-mbps 400");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const fs::path tree = cluster.dir.path / "course";
+  fs::create_directories(tree / "week1");
+  for (int i = 0; i < 4; ++i)
+    hnow::testing::writeRandomFile(tree / "week1" / ("part" + std::to_string(i) + ".bin"), 4 << 20, i);
+  ChildProcess send({kHnowBinary, "--config", (cluster.dir.path / "client.toml").string(), "send", tree.string(),
+                     "--dest", "in/course", "--compress", "none", "--max-rate", "8M"},
+                    {}, (cluster.dir.path / "tree.err").string());
+  const std::int64_t id = sendUnderWay(cluster, {1, 2});
+  REQUIRE_MESSAGE(id != 0, readWhole(cluster.dir.path / "tree.err"));
+  auto cancelled = runCommand(cluster.hnow("cancel " + std::to_string(id)));
+  REQUIRE_MESSAGE(cancelled.status == 0, cancelled.err);
+  CHECK(send.waitExit(std::chrono::seconds(10)) == std::optional<int>(3));
+  CHECK(newestOperation(cluster)["status"] == "cancelled");
+  for (int agent : {1, 2})
+    CHECK_MESSAGE(eventually([&] { return filesUnder(cluster.root(agent)).empty(); }, std::chrono::seconds(5)),
+                  "agent-" << agent << " holds " << nlohmann::json(filesUnder(cluster.root(agent))).dump());
+}
