@@ -106,6 +106,11 @@ interface ClientSession @0x86761ec34b694686 {
   # SHA-256 hnowd took as it landed is `sha256`, the client's of its file
   # (hashed while it served it); fails with the reason when it cannot be
   # (the connection carrying it ended, or its bytes differ).
+  cancel @22 (operation :UInt64);
+  # `hnow cancel ID`, and Ctrl-C on a client that follows what it started:
+  # ends operation record `operation` (`hnow ops`) now, its record
+  # "cancelled" with this session's operator as who cancelled it. Refused
+  # to a read-only operator, and for an operation not under way.
 }
 
 interface ProgressListener @0xf377927a6b80395e {

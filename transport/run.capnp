@@ -66,4 +66,6 @@ struct RunReport @0xae415a442c8cbfdd {
   rounds @13 :UInt32;       # how many rounds the work went out in (1: one-shot)
   maxRateBytesPerS @14 :Float64;  # the run's --max-rate; 0: none
   checked @15 :UInt32;      # --replicas adaptive: shares a second agent checked
+  record @16 :UInt64;      # its operation record's id (`hnow ops`, `hnow cancel`); 0: none
+  cancelledBy @17 :Text;    # the operator who cancelled it; "" not cancelled
 }

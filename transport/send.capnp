@@ -96,6 +96,8 @@ struct SendReport @0x8b9bf58344fc2a17 {
   source @22 :Text;                # the agent that served the file, holding it already; "" hnowd
   copiedHere @23 :List(HeldCopy);  # a file: agents among `held` that wrote --dest from the same bytes under another path
   groups @24 :List(BundleGroup);   # a tree sent as a bundle per group of agents by what they lack; empty: one bundle
+  record @25 :UInt64;              # its operation record's id (`hnow ops`, `hnow cancel`); 0: none yet
+  cancelledBy @26 :Text;           # the operator who cancelled it; "" not cancelled
 }
 
 struct BundleGroup @0xe10eca52e3f14afa {

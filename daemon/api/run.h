@@ -75,6 +75,8 @@ struct RunStatus {
   int rounds = 0;  // planned (1: one-shot)
   double maxRateBytesPerSecond = 0.0;  // the run's --max-rate; 0: none
   int checked = 0;  // --replicas adaptive: shares a second agent checked
+  std::uint64_t record = 0;  // its operation record (`hnow ops`, `hnow cancel`); 0: none
+  std::string cancelledBy{};  // the operator who cancelled it; "" not cancelled
 };
 
 }  // namespace hnow::api

@@ -76,6 +76,8 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setRounds(static_cast<std::uint32_t>(s.rounds));
   out.setMaxRateBytesPerS(s.maxRateBytesPerSecond);
   out.setChecked(static_cast<std::uint32_t>(s.checked));
+  out.setRecord(s.record);
+  out.setCancelledBy(s.cancelledBy);
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const RunAgentStatus& a = s.agents[i];
@@ -114,6 +116,8 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.rounds = static_cast<int>(in.getRounds());
   s.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   s.checked = static_cast<int>(in.getChecked());
+  s.record = in.getRecord();
+  s.cancelledBy = in.getCancelledBy();
   for (auto a : in.getAgents()) {
     RunAgentStatus agent;
     agent.name = a.getName();

@@ -107,6 +107,10 @@ struct SendStatus {
   std::vector<HeldElsewhere> copiedHere;
   // A tree sent as a bundle per group of agents; empty when one bundle went to all.
   std::vector<BundleGroupStatus> groups{};
+  // Its operation record (`hnow ops`), the id `hnow cancel` takes; 0: none.
+  std::uint64_t record = 0;
+  // The operator who cancelled it (`hnow cancel`, Ctrl-C); "" not cancelled.
+  std::string cancelledBy{};
 };
 
 }  // namespace hnow::api

@@ -116,6 +116,8 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
                              std::pair{&s.replaced, out.initReplaced(static_cast<unsigned>(s.replaced.size()))}})
     for (unsigned i = 0; i < list.size(); ++i) list.set(i, (*names)[i]);
   out.setSource(s.source);
+  out.setRecord(s.record);
+  out.setCancelledBy(s.cancelledBy);
   auto copied = out.initCopiedHere(static_cast<unsigned>(s.copiedHere.size()));
   for (unsigned i = 0; i < copied.size(); ++i) {
     copied[i].setAgent(s.copiedHere[i].agent);
@@ -183,6 +185,8 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   for (auto n : in.getHeld()) s.held.emplace_back(n);
   for (auto n : in.getReplaced()) s.replaced.emplace_back(n);
   s.source = in.getSource();
+  s.record = in.getRecord();
+  s.cancelledBy = in.getCancelledBy();
   for (auto c : in.getCopiedHere()) s.copiedHere.push_back({c.getAgent(), c.getFrom()});
   for (auto g : in.getGroups()) {
     BundleGroupStatus group;

@@ -147,6 +147,13 @@ Reply<bool> CoordinatorClient::forgetAgent(const std::string& agent) {
   return s.wait(request.send().then([](auto) { return true; }));
 }
 
+Reply<bool> CoordinatorClient::cancel(std::uint64_t record) {
+  auto& s = *state_;
+  auto request = s.session->cancelRequest();
+  request.setOperation(record);
+  return s.wait(request.send().then([](auto) { return true; }));
+}
+
 Reply<std::pair<std::string, double>> CoordinatorClient::agentToken(const std::string& name, double ttlSeconds) {
   auto& s = *state_;
   auto request = s.session->agentTokenRequest();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/agent_keys_command.h"
+#include "cli/cancel_command.h"
 #include "cli/demo_command.h"
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
@@ -48,6 +49,8 @@ struct CommandLine {
   std::string keyAgent;
   double tokenTtlSeconds = 24 * 3600.0;
   CLI::App* opsCommand = nullptr;
+  CLI::App* cancelCommand = nullptr;
+  std::uint64_t cancelRecord = 0;
   CLI::App* upCommand = nullptr;
   CLI::App* downCommand = nullptr;
   CLI::App* sendCommand = nullptr;
@@ -81,6 +84,10 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.measureCommand->add_flag("--json", c.measure.json, "Print the status JSON afterwards");
   c.measureCommand->add_option("--timeout-s", c.measure.timeoutSeconds, "Give up after this many seconds (default 600)")
       ->check(CLI::Range(1.0, 86400.0));
+
+  c.cancelCommand = app.add_subcommand(
+      "cancel", "Stop a send under way: every agent stops and removes its partial copy (docs/send.md, \"Cancelling\")");
+  c.cancelCommand->add_option("id", c.cancelRecord, "The operation's id, as `hnow ops` lists it")->required();
 
   CLI::App* agentCommand = app.add_subcommand("agent", "Commands to one agent through hnowd");
   agentCommand->require_subcommand(1);
@@ -294,6 +301,7 @@ int dispatch(CommandLine& c) {
   if (c.ackCommand->parsed()) return hnow::cli::runAgentAckCommand(c.clientConfig, c.keyAgent);
   if (c.keysCommand->parsed()) return hnow::cli::runAgentKeysCommand(c.clientConfig);
   if (c.opsCommand->parsed()) return hnow::cli::runOpsCommand(c.ops);
+  if (c.cancelCommand->parsed()) return hnow::cli::runCancelCommand(c.clientConfig, c.cancelRecord);
   if (c.upCommand->parsed()) return hnow::cli::runLocalUp(c.localUp);
   if (c.downCommand->parsed()) return hnow::cli::runLocalDown(c.localDown);
   return 2;

@@ -4,13 +4,22 @@
 // answers the follow with the final report. No polling round trips: the
 // client only answers hnowd's calls, which Cap'n Proto's streaming flow
 // control paces to what the client takes.
+#include <pthread.h>
+#include <signal.h>
+
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <type_traits>
+
+#include <kj/async-unix.h>
 
 #include "api/manifest_wire.h"
 #include "api/run_wire.h"
 #include "api/send_status_wire.h"
+#include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
 #include "cli/coordinator_state.h"
 
@@ -83,18 +92,82 @@ kj::Promise<void> watchQuiet(kj::Timer& timer, const Heard& heard) {
   });
 }
 
+// SIGINT handled by the follow's event loop while it lasts (kj's
+// captureSignal blocks it in this thread, which is the client's only one
+// then), back to the default afterwards.
+struct CapturedInterrupt {
+  CapturedInterrupt() { kj::UnixEventPort::captureSignal(SIGINT); }
+  ~CapturedInterrupt() {
+    ::signal(SIGINT, SIG_DFL);
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    ::pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
+  }
+  CapturedInterrupt(const CapturedInterrupt&) = delete;
+  CapturedInterrupt& operator=(const CapturedInterrupt&) = delete;
+};
+
+// What is followed: its kind ("send") and record, once known.
+struct Followed {
+  const char* kind;
+  std::uint64_t record = 0;
+};
+
+[[noreturn]] void leaveAtOnce(const Followed& f) {
+  std::fprintf(stderr, "\nhnow: left; hnowd ends the %s on its own (`hnow ops` shows how)\n", f.kind);
+  std::_Exit(kInterruptedExit);
+}
+
+// The first Ctrl-C asks hnowd to cancel the record (without one yet, the
+// client leaves at once); the follow then ends with the cancelled report.
+// The second leaves at once. Never resolves otherwise.
+kj::Promise<void> cancelOnInterrupt(CoordinatorClient::State& s, std::shared_ptr<Followed> followed) {
+  kj::UnixEventPort& port = s.io.unixEventPort;
+  return port.onSignal(SIGINT).then([&s, &port, followed](siginfo_t) -> kj::Promise<void> {
+    if (followed->record == 0) leaveAtOnce(*followed);
+    std::fprintf(stderr, "\nhnow: cancelling %s %llu (Ctrl-C again to leave at once)\n", followed->kind,
+                 static_cast<unsigned long long>(followed->record));
+    s.interrupted = true;
+    auto request = s.session->cancelRequest();
+    request.setOperation(followed->record);
+    auto sent = request.send().then([](auto) -> kj::Promise<void> { return kj::NEVER_DONE; },
+                                    [](kj::Exception&& e) -> kj::Promise<void> {
+                                      std::fprintf(stderr, "hnow: cancel: %s\n", transport::describe(e).c_str());
+                                      return kj::NEVER_DONE;
+                                    });
+    return sent.exclusiveJoin(port.onSignal(SIGINT).then([followed](siginfo_t) { leaveAtOnce(*followed); }));
+  });
+}
+
 // The follow call `request` (its listener set here), waited for with the
-// caller's `each` on every push and on the final report.
+// caller's `each` on every push and on the final report. `kind` "send" or
+// "run" is cancelled by Ctrl-C (cancelOnInterrupt); others are not.
 template <class Status, class Request, class Read>
-Reply<Status> follow(CoordinatorClient::State& s, Request request, CoordinatorClient::Each<Status> each, Read read) {
+Reply<Status> follow(CoordinatorClient::State& s, Request request, CoordinatorClient::Each<Status> each, Read read,
+                     const char* kind = nullptr, std::uint64_t record = 0) {
   auto heard = std::make_shared<Heard>();
   auto stopping = kj::newPromiseAndFulfiller<void>();
   heard->stop = kj::mv(stopping.fulfiller);
+  auto followed = std::make_shared<Followed>(Followed{kind, record});
+  if constexpr (requires(const Status& r) { r.record; }) {
+    each = [followed, each = std::move(each)](const Status& report) {
+      if (report.record != 0) followed->record = report.record;
+      return each(report);
+    };
+  }
   request.setListener(kj::heap<Listener<Status>>(heard, each));
   auto answered = request.send().then([read](auto response) { return read(response.getReport()); });
   auto ended = kj::mv(stopping.promise).exclusiveJoin(watchQuiet(s.io.provider->getTimer(), *heard)).then([]() -> Status {
     kj::throwFatalException(transport::refusal("the follow ended without a report"));
   });
+  std::optional<CapturedInterrupt> captured;
+  if (kind) {
+    captured.emplace();
+    ended = ended.exclusiveJoin(cancelOnInterrupt(s, followed).then([]() -> Status {
+      kj::throwFatalException(transport::refusal("the interrupt's watch ended"));
+    }));
+  }
   auto last = s.wait(answered.exclusiveJoin(kj::mv(ended)), kNoDeadline);
   heard->over = true;
   if (!last) return last;
@@ -104,12 +177,15 @@ Reply<Status> follow(CoordinatorClient::State& s, Request request, CoordinatorCl
 
 }  // namespace
 
-Reply<api::SendStatus> CoordinatorClient::followSend(std::uint64_t operation, Each<api::SendStatus> each) {
+Reply<api::SendStatus> CoordinatorClient::followSend(std::uint64_t operation, Each<api::SendStatus> each,
+                                                     std::uint64_t record) {
   auto request = state_->session->followSendRequest();
   request.setOperation(operation);
   return follow<api::SendStatus>(*state_, kj::mv(request), std::move(each),
-                                 [](wire::SendReport::Reader r) { return api::sendStatusFromWire(r); });
+                                 [](wire::SendReport::Reader r) { return api::sendStatusFromWire(r); }, "send", record);
 }
+
+bool CoordinatorClient::interrupted() const { return state_->interrupted; }
 
 Reply<api::ManifestStatus> CoordinatorClient::followManifest(std::uint64_t operation, Each<api::ManifestStatus> each) {
   auto request = state_->session->followManifestRequest();
@@ -122,7 +198,7 @@ Reply<RunReportView> CoordinatorClient::followRun(std::uint64_t operation, Each<
   auto request = state_->session->followRunRequest();
   request.setOperation(operation);
   return follow<RunReportView>(*state_, kj::mv(request), std::move(each),
-                               [](wire::RunReport::Reader r) { return api::runStatusFromWire(r); });
+                               [](wire::RunReport::Reader r) { return api::runStatusFromWire(r); }, "run");
 }
 
 Reply<CoordinatorClient::OutputGrant> CoordinatorClient::grantOutput(std::uint64_t operation) {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "base/bit_rate.h"
+#include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
 #include "cli/run_output_pull.h"
@@ -200,6 +201,11 @@ int runRunCommand(const RunOptions& options) {
   }
   auto report = awaitRun(*client, started.value());
   if (!report) return reportLostHnowd("running", "job", "its shares", "Run it again", report.error().message);
+  if (!report->cancelledBy.empty()) {
+    std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(report->record),
+                 report->cancelledBy.c_str());
+    return client->interrupted() ? kInterruptedExit : kCancelledExit;
+  }
   if (!report->error.empty()) {
     std::fprintf(stderr, "hnow: run failed: %s\n", report->error.c_str());
     return 1;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/bit_rate.h"
+#include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
 #include "cli/number_format.h"
 #include "cli/send_report.h"
@@ -165,7 +166,7 @@ int runSendCommand(const SendOptions& options) {
     if (!now.finished && Clock::now() - lastMove > limit) gaveUpAfter = limit;
     return gaveUpAfter.count() == 0;
   };
-  auto followed = status.finished ? Reply<api::SendStatus>(status) : client->followSend(id, follow);
+  auto followed = status.finished ? Reply<api::SendStatus>(status) : client->followSend(id, follow, status.record);
   if (gaveUpAfter.count() != 0) {
     progress.end();
     std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
@@ -178,6 +179,11 @@ int runSendCommand(const SendOptions& options) {
   }
   status = std::move(followed.value());
   progress.end();
+  if (!status.cancelledBy.empty()) {
+    std::fprintf(stderr, "hnow: send %llu cancelled by %s\n", static_cast<unsigned long long>(status.record),
+                 status.cancelledBy.c_str());
+    return client->interrupted() ? kInterruptedExit : kCancelledExit;
+  }
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
   if (options.request.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);
   if (!options.ganttPath.empty()) {

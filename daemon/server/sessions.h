@@ -119,6 +119,8 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   void keyHostsOf(const std::string& name, api::AgentStatus& out) const;
   kj::Promise<void> approveAgent(ApproveAgentContext context) override;
   kj::Promise<void> agentKeys(AgentKeysContext context) override;
+  // server/cancel_rpc.cc.
+  kj::Promise<void> cancel(CancelContext context) override;
 
  private:
   // One agent as `hnow status` shows it.

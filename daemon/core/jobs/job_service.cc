@@ -261,13 +261,14 @@ void JobService::finish(Job& job, const Result<void>& ended) {
   finished_.add(job.id);
   forgetOldOutputs(job.id);  // any outcome counts: an output goes before its job is forgotten
   job.error = ended ? "" : ended.error().message;
-  job.phase = ended ? "done" : "failed";
+  const bool cancelled = !job.cancelledBy.empty();
+  job.phase = cancelled ? "cancelled" : ended ? "done" : "failed";
   job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
   if (ended)
     spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.id, job.elapsedS,
                  job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.outputSize,
                  job.outputPath);
-  else
+  else if (!cancelled)
     spdlog::warn("run {} failed: {}", job.id, job.error);
   cleanUp(job);
   if (job.record != 0) {
@@ -278,9 +279,21 @@ void JobService::finish(Job& job, const Result<void>& ended) {
     std::string summary = "{\"input\":" + jsonString(job.request.input) + ",\"command\":" +
                           jsonString(job.request.command) + ",\"plan\":" +
                           jsonString(job.plan ? job.plan->algorithm : "") + numbers +
-                          (ended ? "" : ",\"error\":" + jsonString(job.error)) + "}";
-    finishRecord(coordinator_, job.record, ended ? "done" : "failed", summary);
+                          (ended ? "" : ",\"error\":" + jsonString(job.error)) +
+                          (cancelled ? ",\"cancelled_by\":" + jsonString(job.cancelledBy) : "") + "}";
+    finishRecord(coordinator_, job.record, job.phase, summary);
   }
+}
+
+bool JobService::cancel(OperationId record, const std::string& who) {
+  for (auto& [id, job] : jobs_) {
+    if (job->finished || record == 0 || job->record != record) continue;
+    spdlog::info("run {} (record {}): cancelled by {}", id, record, who);
+    job->cancelledBy = who;
+    finish(*job, Error{"cancelled by " + who});
+    return true;
+  }
+  return false;
 }
 
 void JobService::cleanUp(Job& job) {

@@ -56,6 +56,12 @@ class JobService {
   // Where a finished run's output is (the RPC glue serves it to the
   // client); or why there is none: no such run, not finished, or failed.
   Result<std::string> outputPath(std::uint64_t id) const;
+  // Ends the job under way whose operation record is `record` now, as
+  // operator `who` asked: every agent drops its files, which kills the
+  // commands running on them and all they started (agent/command_keeper.h);
+  // no output is written; its record says "cancelled" and by whom. False:
+  // no job under way has that record.
+  bool cancel(OperationId record, const std::string& who);
   // Some job has not finished.
   bool running() const;
   // Lost agents, deadlines, the next round: hnowd's loop calls it every 250 ms.

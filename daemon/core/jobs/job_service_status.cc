@@ -32,6 +32,8 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   s.elapsedS = job.finished ? job.elapsedS : job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
   if (job.run) s.reissued = job.run->reissued();
   if (job.run) s.checked = job.run->checked();
+  s.record = static_cast<std::uint64_t>(job.record);
+  s.cancelledBy = job.cancelledBy;
   for (const auto& agent : job.agents) {
     RunAgentStatus a;
     a.name = agent;

@@ -71,6 +71,7 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::string outputPath;
   std::uint64_t outputSize = 0;
   OperationId record = 0;
+  std::string cancelledBy;  // the operator who cancelled it (JobService::cancel); "" not cancelled
   int calibrating = 0;
   // The calibrations under way (calibrate()): when they began, the step each
   // agent is at, the tokens to drop on an agent left out at the deadline (so

@@ -213,6 +213,8 @@ SendStatus SendService::familyStatus(const Family& family) const {
     group.elapsedS = s.elapsedS;
     group.finished = s.finished;
     out.groups.push_back(std::move(group));
+    if (out.record == 0) out.record = s.record;
+    if (out.cancelledBy.empty()) out.cancelledBy = s.cancelledBy;
     out.finished = out.finished && s.finished;
     out.size += s.size;
     out.predictedS = std::max(out.predictedS, s.predictedS);
@@ -237,6 +239,19 @@ SendStatus SendService::familyStatus(const Family& family) const {
   out.why = std::to_string(family.groups.size()) +
             " bundles, one per group of agents by the files they lack, sent at once";
   return out;
+}
+
+bool SendService::cancel(OperationId record, const std::string& who) {
+  const std::uint64_t send = runs_.runningWithRecord(record);
+  if (send == 0) return false;
+  for (const auto& [id, family] : families_) {
+    const std::vector<std::uint64_t>& children = family->children;
+    if (std::find(children.begin(), children.end(), send) == children.end()) continue;
+    for (std::uint64_t child : children)
+      if (child != 0) runs_.cancel(child, who);
+    return true;
+  }
+  return runs_.cancel(send, who);
 }
 
 void SendService::forgetFamilies() {

@@ -152,8 +152,29 @@ void SendRuns::logReplan(std::uint64_t id, const SendRun& operation) {
                operation.parentChangeCount());
 }
 
+std::uint64_t SendRuns::runningWithRecord(OperationId record) const {
+  for (const auto& [id, running] : operations_)
+    if (!running->released && record != 0 && running->record == record) return id;
+  return 0;
+}
+
+bool SendRuns::cancel(std::uint64_t id, const std::string& who) {
+  auto it = operations_.find(id);
+  if (it == operations_.end() || it->second->released) return false;
+  RunningSend& running = *it->second;
+  spdlog::info("send {} (record {}): cancelled by {}", id, running.record, who);
+  running.cancelledBy = who;
+  running.request.untilAll = false;  // a cancelled send leaves nothing owed
+  end(running);
+  return true;
+}
+
 void SendRuns::endIfFinished(RunningSend& running) {
   if (running.released || !running.operation->finished()) return;
+  end(running);
+}
+
+void SendRuns::end(RunningSend& running) {
   running.released = true;
   finished_.add(running.id);
   for (const auto& agent : running.agents)
@@ -174,8 +195,9 @@ void SendRuns::endIfFinished(RunningSend& running) {
   std::size_t ok = 0;
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
   const std::string skipped = s.skipped.empty() ? "" : ", " + std::to_string(s.skipped.size()) + " agents skipped";
-  spdlog::info("send finished in {:.2f} s (predicted {:.2f} s): {} of {} copies{}", s.elapsedS, s.predictedS, ok,
-               s.copies.size(), skipped);
+  spdlog::info("send {} in {:.2f} s (predicted {:.2f} s): {} of {} copies{}",
+               running.cancelledBy.empty() ? "finished" : "cancelled", s.elapsedS, s.predictedS, ok, s.copies.size(),
+               skipped);
   for (const LinkReading& r : learnHostIntake(coordinator_, s))
     spdlog::info("send {}: the agents on machine {} took in {:.1f} Mbit/s together ({})", running.id,
                  r.link.node, r.bytesPerSecond * 8 / 1e6,
@@ -207,7 +229,10 @@ void SendRuns::endIfFinished(RunningSend& running) {
     changes += ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed);
   }
   if (running.request.owedBy) changes += ",\"owed_by\":" + std::to_string(running.request.owedBy);
-  finishRecord(coordinator_, running.record, ok == s.copies.size() ? "done" : "failed", running.summary + numbers + changes + "}");
+  const bool cancelled = !running.cancelledBy.empty();
+  if (cancelled) changes += ",\"cancelled_by\":" + jsonString(running.cancelledBy);
+  const char* outcome = cancelled ? "cancelled" : ok == s.copies.size() ? "done" : "failed";
+  finishRecord(coordinator_, running.record, outcome, running.summary + numbers + changes + "}");
   if (ended_) ended_(end);
 }
 

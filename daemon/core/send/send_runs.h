@@ -40,6 +40,13 @@ class SendRuns final : public TransferObserver {
   // None for an unknown or forgotten send.
   std::optional<SendStatus> status(std::uint64_t id) const;
   bool knows(std::uint64_t id) const { return operations_.count(id) > 0; }
+  // The send under way whose operation record is `record`; 0: none.
+  std::uint64_t runningWithRecord(OperationId record) const;
+  // Ends send `id` now, as operator `who` asked: every agent releases its
+  // tokens (stops pulling and serving, removes its temp file: DataPlane::
+  // release), the plane stops serving it, and its record says "cancelled"
+  // and by whom; nothing is owed to anyone. False: it is not under way.
+  bool cancel(std::uint64_t id, const std::string& who);
   // The oldest finished sends past the newest 32 forgotten.
   void forgetOldest();
   // hnowd's caps changed: the sends under way pace its uplink anew.
@@ -60,6 +67,8 @@ class SendRuns final : public TransferObserver {
 
  private:
   void endIfFinished(RunningSend& running);
+  // Releases everything `running` holds and writes its record.
+  void end(RunningSend& running);
   void logReplan(std::uint64_t id, const SendRun& operation);
 
   Coordinator& coordinator_;

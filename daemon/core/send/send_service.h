@@ -110,6 +110,10 @@ class SendService final {
   void pinSourcesWith(Pinner pin) { pinner_ = std::move(pin); }
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
+  // Cancels the send under way whose operation record is `record`, as
+  // operator `who` asked (SendRuns::cancel), with every group of a tree
+  // sent as a bundle per group. False: no send under way has that record.
+  bool cancel(OperationId record, const std::string& who);
   // Told of every send that ends, after its record is finished.
   void onEnded(std::function<void(const SendEnd&)> ended) { runs_.onEnded(std::move(ended)); }
 

@@ -40,6 +40,7 @@ struct RunningSend {
   }
   bool released = false;
   OperationId record = 0;
+  std::string cancelledBy;  // the operator who cancelled it (SendRuns::cancel); "" not cancelled
   std::string summary;  // the record's JSON object, without its closing brace
   // What the operation starts with once every agent has prepared.
   SendTree tree;
@@ -71,6 +72,9 @@ struct RunningSend {
     s.replaced = replaced;
     s.copiedHere = copiedHere;
     s.source = sourceAgent;
+    s.record = record;
+    s.cancelledBy = cancelledBy;
+    s.finished = s.finished || !cancelledBy.empty();
     for (CopyStatus& c : s.copies)
       if (auto it = unpacked.find(c.node); it != unpacked.end()) c.tree = it->second;
     return s;

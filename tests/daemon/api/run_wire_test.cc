@@ -68,6 +68,8 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.rounds = 3;
   s.maxRateBytesPerSecond = 1.25e6;
   s.checked = 7;
+  s.record = 12;
+  s.cancelledBy = "alice";
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunReport>();
   toWire(s, out);
@@ -104,4 +106,6 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   CHECK(back.rounds == s.rounds);
   CHECK(back.maxRateBytesPerSecond == s.maxRateBytesPerSecond);
   CHECK(back.checked == 7);
+  CHECK(back.record == 12);
+  CHECK(back.cancelledBy == "alice");
 }

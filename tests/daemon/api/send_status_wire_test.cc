@@ -57,6 +57,8 @@ SendStatus everyField(int seed) {
   s.held = {"agent-2", "agent-5"};
   s.replaced = {"agent-7"};
   s.source = "agent-4";
+  s.record = 12;
+  s.cancelledBy = "alice";
   s.copiedHere = {{"agent-5", "/srv/hnow/v1/image.iso"}};
   s.groups = {{{"agent-1", "agent-2"}, 200, 7 << 20, (7 << 20) + 4096, "fnf", 1.5, 1.75, true, ""},
               {{"agent-8"}, 400 + static_cast<unsigned>(seed), 21 << 20, 22 << 20, "flat", 2.5, 0.0, false,
@@ -135,6 +137,8 @@ void checkSame(const SendStatus& a, const SendStatus& b) {
   CHECK(a.held == b.held);
   CHECK(a.replaced == b.replaced);
   CHECK(a.source == b.source);
+  CHECK(a.record == b.record);
+  CHECK(a.cancelledBy == b.cancelledBy);
   REQUIRE(a.copiedHere.size() == b.copiedHere.size());
   for (std::size_t i = 0; i < a.copiedHere.size(); ++i) {
     CHECK(a.copiedHere[i].agent == b.copiedHere[i].agent);

@@ -138,3 +138,24 @@ TEST_CASE("when every group's send is refused the send is refused, and no bundle
   CHECK(answer.error().message.find("; refused: a3") != std::string::npos);
   CHECK(lab.plane.bundles.empty());
 }
+
+TEST_CASE("cancelling a tree sent as a bundle per group cancels every group, whichever group's record is named") {
+  Lab lab;
+  missedLastWeek(lab, 10 * kMiB, 200 * kMiB);
+  auto answer = started(lab, courseToAll(lab));
+  REQUIRE(answer);
+  const auto& [id, first] = *answer;
+  REQUIRE(first.groups.size() == 2);
+  auto ops = lab.coordinator.operations(10).value();
+  REQUIRE(ops.size() == 2);
+  CHECK(lab.service.cancel(ops[0].id, "alice"));  // the newest: the second group's
+  for (const auto& op : lab.coordinator.operations(10).value()) {
+    CHECK(op.status == "cancelled");
+    CHECK(op.summary.find("\"cancelled_by\":\"alice\"") != std::string::npos);
+  }
+  CHECK(lab.agents.releases.size() == 3);
+  const SendStatus status = *lab.service.status(id);
+  CHECK(status.finished);
+  CHECK(status.cancelledBy == "alice");
+  CHECK(status.record != 0);
+}

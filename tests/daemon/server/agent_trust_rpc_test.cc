@@ -182,10 +182,29 @@ TEST_CASE("a read-only operator sees status and operations, and is refused every
     auto rates = reader.setEmulatedRatesRequest();
     rates.setName("a1");
     CHECK(h.failureOf([&]() { rates.send().wait(h.ws); }).find("read-only rights") != std::string::npos);
+    auto cancel = reader.cancelRequest();
+    cancel.setOperation(1);
+    CHECK(h.failureOf([&]() { cancel.send().wait(h.ws); }).find("read-only rights") != std::string::npos);
   });
+  CHECK(log.find("may not cancel an operation") != std::string::npos);
   CHECK(log.find("refused operator reader (read-only) from in-memory: may not start a send") != std::string::npos);
   CHECK(log.find("may not start a run") != std::string::npos);
   CHECK(log.find("may not make an enrollment token") != std::string::npos);
+}
+
+TEST_CASE("a full operator's cancel of an operation not under way is refused with what its record says") {
+  Harness h;
+  auto link = h.connect();
+  auto op = h.keys.loginOperator(link.gate).wait(h.ws);
+  const daemon::OperationId done = h.coordinator.operationLog().begin("send", "{}").value();
+  REQUIRE(h.coordinator.operationLog().finish(done, "done", "{}"));
+  auto cancel = op.cancelRequest();
+  cancel.setOperation(static_cast<std::uint64_t>(done));
+  CHECK(h.failureOf([&]() { cancel.send().wait(h.ws); }).find("operation " + std::to_string(done) +
+                                                              " is done; nothing to cancel") != std::string::npos);
+  auto unknown = op.cancelRequest();
+  unknown.setOperation(static_cast<std::uint64_t>(done) + 40);
+  CHECK(h.failureOf([&]() { unknown.send().wait(h.ws); }).find("no operation " + std::to_string(done + 40)) != std::string::npos);
 }
 
 TEST_CASE("while hnowd keeps the shared secret, an agent proving it enrolls its key under a free name only") {
