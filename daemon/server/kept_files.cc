@@ -1,7 +1,6 @@
 #include "server/kept_files.h"
 
 #include <fcntl.h>
-#include <openssl/sha.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,8 +17,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "base/hex.h"
 #include "server/data_source_plane.h"
+#include "server/kept_copies.h"
 #include "server/uploads.h"
 #include "transport/data/digest_cache.h"
 #include "transport/data/frame.h"
@@ -70,9 +69,7 @@ void removeFile(const std::string& path, const char* what) {
 }  // namespace
 
 std::string KeptFiles::recordPath(const std::string& key) const {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
-  return dir_ + "/" + hexOf(digest, sizeof digest) + kRecordSuffix;
+  return dir_ + "/" + keptName(key) + kRecordSuffix;
 }
 
 bool KeptFiles::holds(const std::string& key, const api::FileStamp& stamp) const {
@@ -140,18 +137,12 @@ void KeptFiles::release(const std::string& path) {
 }
 
 void KeptFiles::evict() {
-  std::vector<std::pair<fs::file_time_type, std::string>> records;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dir_, error))
-    if (entry.path().extension() == kRecordSuffix) records.emplace_back(entry.last_write_time(error), entry.path());
-  if (records.size() <= maxFiles_) return;
-  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t k = maxFiles_; k < records.size(); ++k) {
-    const auto record = readRecord(records[k].second);
+  for (const fs::path& past : usedPast(dir_, kRecordSuffix, maxFiles_)) {
+    const auto record = readRecord(past);
     const std::string generation = record ? dir_ + "/" + record->generation : "";
     if (readers_.count(generation)) continue;  // a send reads it: kept past the bound until a later upload
     if (!generation.empty()) removeFile(generation, "kept file");
-    removeFile(records[k].second, "kept file's record");
+    removeFile(past, "kept file's record");
     spdlog::info("removed the kept file {}: {} are kept at most", generation, maxFiles_);
   }
 }

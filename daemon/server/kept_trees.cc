@@ -7,7 +7,6 @@
 // file, with the files the tree no longer names removed: what rsync does
 // to a mirror. The copy is hnowd's alone, so no reader sees it half-done.
 #include <fcntl.h>
-#include <openssl/sha.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,9 +18,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "base/hex.h"
 #include "base/printable.h"
 #include "server/data_source_plane.h"
+#include "server/kept_copies.h"
 #include "transport/data/tree_bundle.h"
 #include "transport/data/tree_fs.h"
 
@@ -37,12 +36,6 @@ constexpr std::size_t kMaxKeptTrees = 8;
 
 constexpr const char* kUsedSuffix = ".used";  // beside each tree: its mtime is when it was last unpacked
 
-std::string keyName(const std::string& key) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
-  return hexOf(digest, sizeof digest);
-}
-
 Result<void> removeKept(const fs::path& dir) {
   const int parentFd = ::open(dir.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (parentFd < 0) return Error{std::strerror(errno)};
@@ -55,14 +48,7 @@ Result<void> removeKept(const fs::path& dir) {
 
 // Past kMaxKeptTrees, the trees unpacked least recently are removed (never one in `busy`).
 void evictKept(const fs::path& keptDir, const std::set<std::string>& busy) {
-  std::vector<std::pair<fs::file_time_type, fs::path>> used;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(keptDir, error))
-    if (entry.path().extension() == kUsedSuffix) used.emplace_back(entry.last_write_time(error), entry.path());
-  if (used.size() <= kMaxKeptTrees) return;
-  std::sort(used.begin(), used.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t k = kMaxKeptTrees; k < used.size(); ++k) {
-    fs::path tree = used[k].second;
+  for (fs::path tree : usedPast(keptDir, kUsedSuffix, kMaxKeptTrees)) {
     tree.replace_extension();
     if (busy.count(tree.string())) continue;
     if (auto removed = removeKept(tree); !removed)
@@ -74,7 +60,7 @@ void evictKept(const fs::path& keptDir, const std::set<std::string>& busy) {
 
 }  // namespace
 
-std::string DataSourcePlane::keptPath(const std::string& key) const { return bundleDir_ + "/kept/" + keyName(key); }
+std::string DataSourcePlane::keptPath(const std::string& key) const { return bundleDir_ + "/kept/" + keptName(key); }
 
 void DataSourcePlane::keptHeld(const std::string& key, const std::string& index, KeptHeld done) {
   const std::string dir = keptPath(key);
