@@ -13,6 +13,7 @@
 #include "transport/agent_wire.h"
 #include "transport/held_lists_wire.h"
 #include "transport/rpc_errors.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::agent {
 
@@ -89,7 +90,7 @@ kj::Promise<void> AgentControlServer::serveFile(ServeFileContext context) {
         results.setSize(source.size);
         results.setSha256(capnp::Data::Reader(source.sha256.data(), source.sha256.size()));
         results.setDigestChunkBytes(source.digests.chunkBytes);
-        results.setPieceDigests(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(pieces.data()), pieces.size()));
+        results.setPieceDigests(transport::dataOf(pieces));
         runtime_.receiver().serve(token, std::exchange(source.fd, -1), source.size, std::move(source.digests));
         runtime_.paceReceive(token, pace, 0.0);
       });
@@ -99,7 +100,7 @@ kj::Promise<void> AgentControlServer::treeHeld(TreeHeldContext context) {
   auto params = context.getParams();
   auto index = params.getIndex();
   std::string dest = params.getDest();
-  std::string query(reinterpret_cast<const char*>(index.begin()), index.size());
+  std::string query = transport::stringOf(index);
   return offThread<Result<transport::data::HeldFiles>>(
              [roots = runtime_.receiver().roots(), dest, query, listings = runtime_.receiver().listings()] {
                return Receiver::treeHeld(roots, dest, query, *listings);

@@ -11,6 +11,7 @@
 #include "agent/job_runner.h"
 #include "agent/receiver.h"
 #include "base/printable.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::agent {
 
@@ -68,7 +69,7 @@ void AgentRuntime::sendReport(const std::string& token) {
   const transport::data::TransferEvent& e = it->second.event;
   auto request = session_->reportTransferRequest();
   auto out = request.initReport();
-  out.setToken(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(e.token.data()), e.token.size()));
+  out.setToken(transport::dataOf(e.token));
   using Kind = transport::data::TransferEvent::Kind;
   switch (e.kind) {
     case Kind::kProgress: out.setState(wire::TransferState::PROGRESS); break;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "transport/data/chunk_digests.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::transport {
 
@@ -14,10 +15,6 @@ using orders::StripeOrder;
 
 namespace {
 
-capnp::Data::Reader bytesOf(const std::string& s) {
-  return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size());
-}
-std::string textOf(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
 
 Result<void> checkToken(capnp::Data::Reader token) {
   if (token.size() != wire::TOKEN_BYTES) return Error{"an operation token is 32 bytes"};
@@ -72,10 +69,10 @@ orders::CopyOptions copyOptionsFromWire(wire::CopyOptions::Reader in) {
 }
 
 void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
-  out.setToken(bytesOf(order.token));
+  out.setToken(dataOf(order.token));
   out.setDest(order.dest);
   out.setSize(order.size);
-  out.setSha256(bytesOf(order.sha256));
+  out.setSha256(dataOf(order.sha256));
   out.setStripeChunkBytes(order.stripeChunkBytes);
   out.setUplinkPaceBytesPerSecond(order.uplinkPaceBytesPerSecond);
   out.setDownlinkPaceBytesPerSecond(order.downlinkPaceBytesPerSecond);
@@ -83,26 +80,26 @@ void toWire(const ReceiveOrder& order, wire::ReceiveOrder::Builder out) {
   toWire(order.copy, out.initCopy());
   out.setCompressed(order.compressed);
   out.setPlainSize(order.plainSize);
-  out.setPlainSha256(bytesOf(order.plainSha256));
+  out.setPlainSha256(dataOf(order.plainSha256));
   out.setDigestChunkBytes(order.digestChunkBytes);
-  out.setPieceDigests(bytesOf(order.pieceDigests));
+  out.setPieceDigests(dataOf(order.pieceDigests));
   out.setOperation(order.operation);
   out.setProgressEveryMs(order.progressEveryMs);
   auto stripes = out.initStripes(static_cast<unsigned>(order.stripes.size()));
   for (unsigned i = 0; i < stripes.size(); ++i) {
     const StripeOrder& s = order.stripes[i];
-    stripes[i].setToken(bytesOf(s.token));
+    stripes[i].setToken(dataOf(s.token));
     stripes[i].setOffset(s.offset);
     stripes[i].setLength(s.length);
-    stripes[i].setSha256(bytesOf(s.sha256));
-    stripes[i].setPieceDigests(bytesOf(s.pieceDigests));
+    stripes[i].setSha256(dataOf(s.sha256));
+    stripes[i].setPieceDigests(dataOf(s.pieceDigests));
   }
 }
 
 Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (auto ok = checkToken(in.getToken()); !ok) return ok.error();
   if (auto ok = checkDigest(in.getSha256()); !ok) return ok.error();
-  ReceiveOrder order{textOf(in.getToken()), in.getDest(), in.getSize(), textOf(in.getSha256()), {},
+  ReceiveOrder order{stringOf(in.getToken()), in.getDest(), in.getSize(), stringOf(in.getSha256()), {},
                      in.getStripeChunkBytes()};
   if (order.stripeChunkBytes != 0 && (order.stripeChunkBytes < 4096 || order.stripeChunkBytes > 128 * 1024))
     return Error{"a stripe's chunk is 4 KiB to 128 KiB"};
@@ -121,7 +118,7 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   if (order.compressed) {
     if (in.getPlainSha256().size() != 32) return Error{"a compressed file's plain SHA-256 is 32 bytes"};
     order.plainSize = in.getPlainSize();
-    order.plainSha256 = textOf(in.getPlainSha256());
+    order.plainSha256 = stringOf(in.getPlainSha256());
   }
   if (in.getStripes().size() > wire::MAX_STRIPES)
     return Error{"a file comes in at most " + std::to_string(wire::MAX_STRIPES) + " stripes"};
@@ -129,20 +126,20 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
   for (auto s : in.getStripes()) {
     if (auto ok = checkToken(s.getToken()); !ok) return ok.error();
     if (auto ok = checkDigest(s.getSha256()); !ok) return ok.error();
-    if (textOf(s.getToken()) == order.token) return Error{"a stripe's token is the file's"};
+    if (stringOf(s.getToken()) == order.token) return Error{"a stripe's token is the file's"};
     for (const StripeOrder& earlier : order.stripes)
-      if (earlier.token == textOf(s.getToken())) return Error{"two stripes share a token"};
+      if (earlier.token == stringOf(s.getToken())) return Error{"two stripes share a token"};
     // In order, end to end: every byte of the file is in exactly one stripe.
     if (s.getOffset() != next || s.getLength() == 0 || s.getLength() > order.size - next)
       return Error{"the stripes must cover the file in order, end to end (stripe at byte " +
                    std::to_string(s.getOffset()) + ")"};
     next += s.getLength();
     order.stripes.push_back(
-        {textOf(s.getToken()), s.getOffset(), s.getLength(), textOf(s.getSha256()), textOf(s.getPieceDigests())});
+        {stringOf(s.getToken()), s.getOffset(), s.getLength(), stringOf(s.getSha256()), stringOf(s.getPieceDigests())});
   }
   if (!order.stripes.empty() && next != order.size) return Error{"the stripes end before the file does"};
   order.digestChunkBytes = in.getDigestChunkBytes();
-  order.pieceDigests = textOf(in.getPieceDigests());
+  order.pieceDigests = stringOf(in.getPieceDigests());
   if (auto ok = checkPieces(order); !ok) return ok.error();
   // A name for messages only: a longer one is cut, never a reason to refuse.
   order.operation = std::string(in.getOperation()).substr(0, 200);
@@ -151,24 +148,24 @@ Result<ReceiveOrder> receiveOrderFromWire(wire::ReceiveOrder::Reader in) {
 }
 
 void toWire(const JobFileOrder& order, wire::JobInput::Builder out) {
-  out.setToken(bytesOf(order.token));
+  out.setToken(dataOf(order.token));
   out.setSize(order.size);
-  out.setSha256(bytesOf(order.sha256));
+  out.setSha256(dataOf(order.sha256));
   out.setSource(order.source);
 }
 
 Result<JobFileOrder> jobFileFromWire(wire::JobInput::Reader in) {
   if (auto ok = checkToken(in.getToken()); !ok) return ok.error();
   if (auto ok = checkDigest(in.getSha256()); !ok) return ok.error();
-  return JobFileOrder{textOf(in.getToken()), in.getSize(), textOf(in.getSha256()), in.getSource()};
+  return JobFileOrder{stringOf(in.getToken()), in.getSize(), stringOf(in.getSha256()), in.getSource()};
 }
 
 void toWire(const JobTaskOrder& order, wire::JobTask::Builder out) {
   auto inputs = out.initInputs(static_cast<unsigned>(order.inputs.size()));
-  for (unsigned i = 0; i < inputs.size(); ++i) inputs.set(i, bytesOf(order.inputs[i]));
+  for (unsigned i = 0; i < inputs.size(); ++i) inputs.set(i, dataOf(order.inputs[i]));
   auto argv = out.initArgv(static_cast<unsigned>(order.argv.size()));
   for (unsigned i = 0; i < argv.size(); ++i) argv.set(i, order.argv[i]);
-  out.setResultToken(bytesOf(order.resultToken));
+  out.setResultToken(dataOf(order.resultToken));
   out.setShell(order.shell);
   out.setRun(order.run);
 }
@@ -176,10 +173,10 @@ void toWire(const JobTaskOrder& order, wire::JobTask::Builder out) {
 Result<JobTaskOrder> jobTaskFromWire(wire::JobTask::Reader in) {
   if (auto ok = checkToken(in.getResultToken()); !ok) return ok.error();
   JobTaskOrder order;
-  for (auto t : in.getInputs()) order.inputs.push_back(textOf(t));
+  for (auto t : in.getInputs()) order.inputs.push_back(stringOf(t));
   for (auto a : in.getArgv()) order.argv.emplace_back(a);
   if (order.argv.empty()) return Error{"the command is empty"};
-  order.resultToken = textOf(in.getResultToken());
+  order.resultToken = stringOf(in.getResultToken());
   order.shell = in.getShell();
   order.run = in.getRun();
   return order;
@@ -190,7 +187,7 @@ void toWire(const JobTaskAnswer& answer, wire::JobResult::Builder out) {
   // The wire's text field: empty when the command succeeded.
   out.setError(answer.ended ? std::string() : answer.ended.error().message);
   out.setSize(answer.size);
-  out.setSha256(bytesOf(answer.sha256));
+  out.setSha256(dataOf(answer.sha256));
   out.setComputeS(answer.computeS);
   out.setRunS(answer.runS);
   out.setRefused(answer.refused);
@@ -202,7 +199,7 @@ JobTaskAnswer jobTaskAnswerFromWire(wire::JobResult::Reader in) {
   a.exitCode = in.getExitCode();
   if (in.getError().size() > 0) a.ended = Error{in.getError()};
   a.size = in.getSize();
-  a.sha256 = textOf(in.getSha256());
+  a.sha256 = stringOf(in.getSha256());
   a.computeS = in.getComputeS();
   a.runS = in.getRunS();
   a.refused = in.getRefused();

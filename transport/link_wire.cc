@@ -1,4 +1,5 @@
 #include "transport/link_wire.h"
+#include "transport/wire_bytes.h"
 
 #include <cmath>
 
@@ -34,7 +35,7 @@ std::optional<data::LinkCounters> countersFromWire(wire::LinkCounters::Reader in
 }
 
 void toWire(const data::ProbeOrder& order, wire::LinkProbeOrder::Builder out) {
-  out.setToken(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(order.token.data()), order.token.size()));
+  out.setToken(dataOf(order.token));
   out.setServe(order.serve);
   auto pulls = out.initPullFrom(static_cast<unsigned>(order.pullFrom.size()));
   for (unsigned i = 0; i < pulls.size(); ++i) pulls.set(i, order.pullFrom[i]);
@@ -45,7 +46,7 @@ void toWire(const data::ProbeOrder& order, wire::LinkProbeOrder::Builder out) {
 Result<data::ProbeOrder> probeOrderFromWire(wire::LinkProbeOrder::Reader in) {
   if (in.getToken().size() != wire::TOKEN_BYTES) return Error{"a probe token is 32 bytes"};
   data::ProbeOrder order;
-  order.token = std::string(reinterpret_cast<const char*>(in.getToken().begin()), in.getToken().size());
+  order.token = stringOf(in.getToken());
   order.serve = in.getServe();
   for (auto a : in.getPullFrom()) order.pullFrom.emplace_back(a);
   order.warmSeconds = in.getWarmS();

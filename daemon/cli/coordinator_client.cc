@@ -24,6 +24,7 @@
 #include "transport/tls_config.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::cli {
 
@@ -116,7 +117,7 @@ Reply<transport::data::HeldFiles> CoordinatorClient::keptHeld(const std::string&
   auto& s = *state_;
   auto request = s.session->keptHeldRequest();
   request.setKey(key);
-  request.setIndex(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(index.data()), index.size()));
+  request.setIndex(transport::dataOf(index));
   return s.waitWhileAnswering(request.send().then([](auto response) { return transport::heldListsOf(response); }),
                               "hnow: hnowd is comparing the directory with its copy from the last upload");
 }
@@ -126,8 +127,7 @@ Reply<CoordinatorClient::UploadGrant> CoordinatorClient::grantUpload(std::uint64
   auto request = s.session->uploadRequest();
   request.setSize(size);
   return s.wait(request.send().then([&s](auto response) {
-    auto text = [](capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); };
-    return UploadGrant{response.getId(), text(response.getToken()), text(response.getTicket()),
+    return UploadGrant{response.getId(), transport::stringOf(response.getToken()), transport::stringOf(response.getTicket()),
                        s.host + ":" + std::to_string(response.getDataPort())};
   }));
 }

@@ -22,6 +22,7 @@
 #include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
 #include "cli/coordinator_state.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::cli {
 
@@ -207,9 +208,8 @@ Reply<CoordinatorClient::OutputGrant> CoordinatorClient::grantOutput(std::uint64
   request.setOperation(operation);
   // hnowd hashes the output before it answers: seconds for a large one.
   return s.waitWhileAnswering(request.send().then([&s](auto response) {
-    auto text = [](capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); };
-    return OutputGrant{text(response.getToken()), response.getSize(), text(response.getSha256()),
-                       response.getDigestChunkBytes(), text(response.getPieceDigests()),
+    return OutputGrant{transport::stringOf(response.getToken()), response.getSize(), transport::stringOf(response.getSha256()),
+                       response.getDigestChunkBytes(), transport::stringOf(response.getPieceDigests()),
                        s.host + ":" + std::to_string(response.getDataPort())};
   }), "");
 }

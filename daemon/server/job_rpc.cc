@@ -7,6 +7,7 @@
 #include "server/sessions.h"
 #include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::daemon {
 
@@ -33,13 +34,12 @@ kj::Promise<void> ClientSessionServer::grantOutput(GrantOutputContext context) {
   outputs_->serve(*path, pending.answer);
   return pending.promise.then([context, port = dataPort_](kj::Own<ServedOutputs::Grant> grant) mutable {
     const ServedOutputs::Grant& g = *grant;
-    auto bytes = [](const std::string& b) { return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(b.data()), b.size()); };
     auto results = context.getResults();
-    results.setToken(bytes(g.token));
+    results.setToken(transport::dataOf(g.token));
     results.setSize(g.file.size);
-    results.setSha256(bytes(g.file.sha256));
+    results.setSha256(transport::dataOf(g.file.sha256));
     results.setDigestChunkBytes(g.file.digestChunkBytes);
-    results.setPieceDigests(bytes(g.file.pieceDigests));
+    results.setPieceDigests(transport::dataOf(g.file.pieceDigests));
     results.setDataPort(static_cast<std::uint16_t>(port));
   });
 }

@@ -26,6 +26,7 @@
 #include "transport/wire_caps.h"
 #include "transport/wire_rates.h"
 #include "transport/rpc_errors.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::daemon {
 
@@ -96,7 +97,7 @@ kj::Promise<void> AgentSessionServer::reportTransfer(ReportTransferContext conte
   report.parentAddress = in.getParentAddress();
   if (in.hasTree()) report.tree = api::treeOutcomeFromWire(in.getTree());
   auto token = in.getToken();
-  const std::string key(reinterpret_cast<const char*>(token.begin()), token.size());
+  const std::string key = transport::stringOf(token);
   if (!coordinator_.reportTransfer(session_, key, report)) transport::refuse("this session was replaced by a newer one");
   context.getResults().setForget(!coordinator_.tokenOwned(key));
   return kj::READY_NOW;
@@ -193,7 +194,7 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
   const auto index = params.getIndex();
   using Answer = Result<SourcePlane::KeptAnswer>;
   auto pending = transport::pendingAnswer<Answer>();
-  sends_->keptHeld(key, std::string(reinterpret_cast<const char*>(index.begin()), index.size()),
+  sends_->keptHeld(key, transport::stringOf(index),
                    [answer = pending.answer](const Answer& held) { answer(held); });
   return pending.promise.then([context](kj::Own<Answer> held) mutable {
     if (!*held) transport::refuse(held->error().message);
@@ -202,10 +203,6 @@ kj::Promise<void> ClientSessionServer::keptHeld(KeptHeldContext context) {
 }
 
 namespace {
-
-capnp::Data::Reader bytes(const std::string& s) {
-  return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size());
-}
 
 class RpcAgentLink final : public AgentLink {
  public:
@@ -236,7 +233,7 @@ class RpcAgentLink final : public AgentLink {
   void treeHeld(const std::string& dest, const std::string& index, HeldDone done) override {
     auto request = control_.treeHeldRequest();
     request.setDest(dest);
-    request.setIndex(bytes(index));
+    request.setIndex(transport::dataOf(index));
     tasks_.add(request.send().then(
         [done](auto response) {
           auto held = transport::heldListsOf(response);
@@ -248,7 +245,7 @@ class RpcAgentLink final : public AgentLink {
     auto request = control_.fileHeldRequest();
     request.setDest(dest);
     request.setSize(size);
-    request.setSha256(bytes(sha256));
+    request.setSha256(transport::dataOf(sha256));
     tasks_.add(request.send().then(
         [done](auto response) {
           FileHolding out{DestHolding::kOther, response.getHeldAt()};
@@ -268,34 +265,34 @@ class RpcAgentLink final : public AgentLink {
     request.setDest(dest);
     request.setFrom(from);
     request.setSize(size);
-    request.setSha256(bytes(sha256));
+    request.setSha256(transport::dataOf(sha256));
     tasks_.add(request.send().then([done](auto response) { done(std::string(response.getPath())); },
                                    [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void pull(const std::string& token, const std::string& parentAddress) override {
     auto request = control_.pullRequest();
-    request.setToken(bytes(token));
+    request.setToken(transport::dataOf(token));
     request.setParentAddress(parentAddress);
     tasks_.add(request.send().ignoreResult());
   }
   void release(const std::string& token) override {
     auto request = control_.releaseRequest();
-    request.setToken(bytes(token));
+    request.setToken(transport::dataOf(token));
     tasks_.add(request.send().ignoreResult());
   }
   void serveFile(const std::string& token, const std::string& file, double uplinkPaceBytesPerSecond,
                  ServeDone done) override {
     auto request = control_.serveFileRequest();
-    request.setToken(bytes(token));
+    request.setToken(transport::dataOf(token));
     request.setFile(file);
     request.setUplinkPaceBytesPerS(uplinkPaceBytesPerSecond);
     tasks_.add(request.send().then(
         [done](auto response) {
           auto sha = response.getSha256();
           auto pieces = response.getPieceDigests();
-          done(ServedFile{response.getSize(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()),
+          done(ServedFile{response.getSize(), transport::stringOf(sha),
                           response.getDigestChunkBytes(),
-                          std::string(reinterpret_cast<const char*>(pieces.begin()), pieces.size())});
+                          transport::stringOf(pieces)});
         },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
@@ -316,8 +313,8 @@ class RpcAgentLink final : public AgentLink {
   void offerFile(const std::string& token, const std::string& ticket, const std::string& address,
                  Done done) override {
     auto request = control_.offerFileRequest();
-    request.setToken(bytes(token));
-    request.setTicket(bytes(ticket));
+    request.setToken(transport::dataOf(token));
+    request.setTicket(transport::dataOf(ticket));
     request.setAddress(address);
     tasks_.add(request.send().then([done](auto) { done({}); },
                                    [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
@@ -325,7 +322,7 @@ class RpcAgentLink final : public AgentLink {
   void dropJobFiles(const std::vector<std::string>& tokens) override {
     auto request = control_.dropJobFilesRequest();
     auto list = request.initTokens(static_cast<unsigned>(tokens.size()));
-    for (unsigned i = 0; i < list.size(); ++i) list.set(i, bytes(tokens[i]));
+    for (unsigned i = 0; i < list.size(); ++i) list.set(i, transport::dataOf(tokens[i]));
     tasks_.add(request.send().ignoreResult().catch_([](kj::Exception&&) {}));
   }
   void probeLinks(const ProbeOrder& order, ProbeDone done) override {

@@ -8,6 +8,7 @@
 #include "server/sessions.h"
 #include "transport/pending_answer.h"
 #include "transport/rpc_errors.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::daemon {
 
@@ -21,9 +22,8 @@ kj::Promise<void> ClientSessionServer::upload(UploadContext context) {
   }
   auto results = context.getResults();
   results.setId(grant->id);
-  auto bytes = [](const std::string& s) { return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size()); };
-  results.setToken(bytes(grant->token));
-  results.setTicket(bytes(grant->ticket));
+  results.setToken(transport::dataOf(grant->token));
+  results.setTicket(transport::dataOf(grant->ticket));
   results.setDataPort(static_cast<std::uint16_t>(dataPort_));
   return kj::READY_NOW;
 }
@@ -32,7 +32,7 @@ kj::Promise<void> ClientSessionServer::uploaded(UploadedContext context) {
   auto pending = transport::pendingAnswer<std::uint64_t>();
   auto params = context.getParams();
   const auto sha = params.getSha256();
-  uploads_->whenWhole(params.getId(), std::string(reinterpret_cast<const char*>(sha.begin()), sha.size()), pending.answer);
+  uploads_->whenWhole(params.getId(), transport::stringOf(sha), pending.answer);
   return pending.promise.then(
       [context](kj::Own<std::uint64_t> size) mutable { context.getResults().setSize(*size); });
 }
