@@ -19,6 +19,8 @@ class OperationLog {
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
   Result<std::vector<OperationRecord>> newest(std::size_t limit) { return store_.operations(limit); }
+  // The record `id`, none when there is none.
+  Result<std::optional<OperationRecord>> find(OperationId id) { return store_.operation(id); }
   // hnowd stops with operations under way: they end "interrupted"
   // now (later finish() calls leave them so). Returns how many.
   Result<int> interruptRunning() { return store_.interruptRunning(clock_.wallNow()); }

@@ -14,20 +14,15 @@ namespace hnow::daemon {
 
 namespace {
 
-// Records looked through to say why an operation cannot be cancelled.
-constexpr std::size_t kRecordsLooked = 10000;
-
 // Why record `id` cannot be cancelled, as the operation log tells it.
 std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
   const std::string name = "operation " + std::to_string(id);
-  auto records = coordinator.operations(kRecordsLooked);
-  if (records)
-    for (const OperationRecord& r : *records) {
-      if (r.id != id) continue;
-      if (r.status != "running") return name + " is " + r.status + "; nothing to cancel";
-      return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send that has started, or a run, can";
-    }
-  return "no " + name + " (`hnow ops` lists them)";
+  auto record = coordinator.operationLog().find(id);
+  if (!record) return "cannot read " + name + ": " + record.error().message;
+  if (!*record) return "no " + name + " (`hnow ops` lists them)";
+  const OperationRecord& r = **record;
+  if (r.status != "running") return name + " is " + r.status + "; nothing to cancel";
+  return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send that has started, or a run, can";
 }
 
 }  // namespace

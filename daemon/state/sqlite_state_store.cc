@@ -248,6 +248,21 @@ Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   });
 }
 
+namespace {
+
+OperationRecord operationOf(sqlite3_stmt* s) {
+  OperationRecord r;
+  r.id = sqlite3_column_int64(s, 0);
+  r.kind = text(s, 1);
+  r.started = fromMs(sqlite3_column_int64(s, 2));
+  if (sqlite3_column_type(s, 3) != SQLITE_NULL) r.finished = fromMs(sqlite3_column_int64(s, 3));
+  r.status = text(s, 4);
+  r.summary = text(s, 5);
+  return r;
+}
+
+}  // namespace
+
 Result<std::vector<OperationRecord>> SqliteStateStore::operations(std::size_t limit) {
   return guarded([&] {
     Statement select(db_, path_,
@@ -255,18 +270,18 @@ Result<std::vector<OperationRecord>> SqliteStateStore::operations(std::size_t li
                      "ORDER BY id DESC LIMIT ?1");
     select.bind(1, static_cast<std::int64_t>(limit));
     std::vector<OperationRecord> out;
-    while (select.step()) {
-      sqlite3_stmt* s = select.get();
-      OperationRecord r;
-      r.id = sqlite3_column_int64(s, 0);
-      r.kind = text(s, 1);
-      r.started = fromMs(sqlite3_column_int64(s, 2));
-      if (sqlite3_column_type(s, 3) != SQLITE_NULL) r.finished = fromMs(sqlite3_column_int64(s, 3));
-      r.status = text(s, 4);
-      r.summary = text(s, 5);
-      out.push_back(std::move(r));
-    }
+    while (select.step()) out.push_back(operationOf(select.get()));
     return out;
+  });
+}
+
+Result<std::optional<OperationRecord>> SqliteStateStore::operation(OperationId id) {
+  return guarded([&]() -> std::optional<OperationRecord> {
+    Statement select(db_, path_,
+                     "SELECT id, kind, started_ms, finished_ms, status, summary FROM operations WHERE id = ?1");
+    select.bind(1, static_cast<std::int64_t>(id));
+    if (!select.step()) return std::nullopt;
+    return operationOf(select.get());
   });
 }
 

@@ -129,6 +129,8 @@ class StateStore {
 
   // The newest `limit` records, newest first.
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;
+  // The record `id`; none when there is no such record.
+  virtual Result<std::optional<OperationRecord>> operation(OperationId id) = 0;
   // Records still "running" belong to an hnowd that stopped before they
   // ended: marks them "interrupted", finished at `at`. Returns how many.
   virtual Result<int> interruptRunning(WallTime at) = 0;

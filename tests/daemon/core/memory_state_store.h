@@ -66,6 +66,11 @@ class MemoryStateStore final : public StateStore {
     r.summary = summary;
     return {};
   }
+  Result<std::optional<OperationRecord>> operation(OperationId id) override {
+    for (const auto& r : records_)
+      if (r.id == id) return std::optional<OperationRecord>{r};
+    return std::optional<OperationRecord>{};
+  }
   Result<std::vector<OperationRecord>> operations(std::size_t limit) override {
     std::vector<OperationRecord> out(records_.rbegin(), records_.rend());
     out.resize(std::min(limit, out.size()));

@@ -83,6 +83,12 @@ TEST_CASE("agents and operation records written to state.db are read back after 
   CHECK(*records[1].finished == WallTime(1'700'000'011'500ms));
   CHECK(records[1].summary == R"({"agent":"a","ok":true})");
   CHECK(store->operations(1)->size() == 1);
+  // One record by its id, as `hnow cancel` reads it; none for an id never given.
+  auto one = store->operation(records[1].id).value();
+  REQUIRE(one.has_value());
+  CHECK(one->status == "done");
+  CHECK(one->summary == R"({"agent":"a","ok":true})");
+  CHECK_FALSE(store->operation(records[0].id + 1).value().has_value());
 }
 
 TEST_CASE("saving an agent again replaces its row") {
