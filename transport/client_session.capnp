@@ -43,8 +43,10 @@ interface ClientSession @0x86761ec34b694686 {
   # moves when a source file or a destination is refused, naming the item.
   followManifest @6 (operation :UInt64, listener :ProgressListener) -> (report :ManifestReport);
   # As followSend, for a manifest.
-  run @7 (request :RunRequest) -> (operation :UInt64);
-  # Checks the request and starts the job; fails with the reason.
+  run @7 (request :RunRequest) -> (operation :UInt64, record :UInt64);
+  # Checks the request and queues the job (it starts at once when its
+  # agents are free); fails with the reason. `record`: its operation
+  # record (`hnow ops`, `hnow cancel`); 0 when state.db could not keep it.
   followRun @8 (operation :UInt64, listener :ProgressListener) -> (report :RunReport);
   # As followSend, for a run.
   grantOutput @9 (operation :UInt64) -> (token :Data, size :UInt64, sha256 :Data, digestChunkBytes :UInt32,
@@ -111,6 +113,13 @@ interface ClientSession @0x86761ec34b694686 {
   # ends operation record `operation` (`hnow ops`) now, its record
   # "cancelled" with this session's operator as who cancelled it. Refused
   # to a read-only operator, and for an operation not under way.
+  locate @23 (record :UInt64) -> (kind :Text, operation :UInt64, entry :OperationRecord);
+  # The operation record `record` (`hnow ops`) names, as followSend,
+  # followManifest, followRun and grantOutput take it: `kind` "send",
+  # "manifest" or "run". `operation` 0: hnowd holds no such operation now
+  # (it ended long ago, or before hnowd last started): `entry`, the record
+  # itself, tells how it ended (its id 0: there is no such record). Allowed
+  # to a read-only operator.
 }
 
 interface ProgressListener @0xf377927a6b80395e {

@@ -29,6 +29,7 @@ struct RunRequest @0xeaf55fcfb1d1a517 {
   maxRateBytesPerS @13 :Float64; # --max-rate: hnowd's uplink (shares) and downlink (results) at most this; 0: none
   shell @14 :Bool;              # argv and reduceArgv are /bin/sh -c COMMAND (--shell)
   adaptiveReplicas @15 :Bool;   # --replicas adaptive: a second agent checks shares of agents not yet trusted
+  priority @16 :Int32;          # --priority: among jobs that want a same agent, higher first (core/jobs/job_queue.h)
 }
 
 struct RunAgentReport @0xdcf4eb4306b94610 {
@@ -60,7 +61,7 @@ struct RunReport @0xae415a442c8cbfdd {
   units @7 :UInt64;
   outputSize @8 :UInt64;
   output @9 :Text;          # where the result is on hnowd's machine
-  phase @10 :Text;          # calibrating | running | reducing | done | failed
+  phase @10 :Text;          # queued | calibrating | running | reducing | done | failed | cancelled
   bars @11 :List(RunBar);
   reduction @12 :Text;      # the reduction schedule's name, "" for --concat
   rounds @13 :UInt32;       # how many rounds the work went out in (1: one-shot)
@@ -68,4 +69,6 @@ struct RunReport @0xae415a442c8cbfdd {
   checked @15 :UInt32;      # --replicas adaptive: shares a second agent checked
   record @16 :UInt64;      # its operation record's id (`hnow ops`, `hnow cancel`); 0: none
   cancelledBy @17 :Text;    # the operator who cancelled it; "" not cancelled
+  waiting @18 :Text;        # phase "queued": why it waits for agents
+  priority @19 :Int32;      # its --priority
 }

@@ -79,8 +79,9 @@ struct OperationRecord @0xfc553a66fabdbca3 {
   kind @1 :Text;               # "set-rate"; "send", "run" later
   startedUnixMs @2 :Int64;
   finishedUnixMs @3 :Int64;    # 0 while it runs
-  status @4 :Text;             # "running", "done", "failed", "interrupted" (hnowd stopped first)
+  status @4 :Text;             # "queued", "running", "done", "failed", "cancelled", "interrupted" (hnowd stopped first)
   summary @5 :Text;            # a JSON object
+  progress @6 :Text;           # under way: how far it is, or why a queued job waits; "" else
 }
 
 struct OwedSend @0xcb1f145905a3c868 {

@@ -92,6 +92,7 @@ struct OperationSummary {
   std::int64_t finishedUnixMs = 0;  // 0 while it runs
   std::string status;
   std::string summary;  // a JSON object
+  std::string progress{};  // under way: how far it is, or why a queued job waits
 };
 
 }  // namespace hnow::api

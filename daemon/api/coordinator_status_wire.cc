@@ -130,22 +130,29 @@ CoordinatorStatus coordinatorStatusFromWire(wire::ClientSession::StatusResults::
   return s;
 }
 
+void toWire(const OperationSummary& r, wire::OperationRecord::Builder out) {
+  out.setId(r.id);
+  out.setKind(r.kind);
+  out.setStartedUnixMs(r.startedUnixMs);
+  out.setFinishedUnixMs(r.finishedUnixMs);
+  out.setStatus(r.status);
+  out.setSummary(r.summary);
+  out.setProgress(r.progress);
+}
+
 void toWire(const std::vector<OperationSummary>& records, capnp::List<wire::OperationRecord>::Builder out) {
-  for (unsigned i = 0; i < out.size(); ++i) {
-    const OperationSummary& r = records[i];
-    out[i].setId(r.id);
-    out[i].setKind(r.kind);
-    out[i].setStartedUnixMs(r.startedUnixMs);
-    out[i].setFinishedUnixMs(r.finishedUnixMs);
-    out[i].setStatus(r.status);
-    out[i].setSummary(r.summary);
-  }
+  for (unsigned i = 0; i < out.size(); ++i) toWire(records[i], out[i]);
+}
+
+OperationSummary operationFromWire(wire::OperationRecord::Reader r) {
+  return {r.getId(), r.getKind(), r.getStartedUnixMs(), r.getFinishedUnixMs(), r.getStatus(), r.getSummary(),
+          r.getProgress()};
 }
 
 std::vector<OperationSummary> operationsFromWire(capnp::List<wire::OperationRecord>::Reader in) {
   std::vector<OperationSummary> out;
   for (auto r : in)
-    out.push_back({r.getId(), r.getKind(), r.getStartedUnixMs(), r.getFinishedUnixMs(), r.getStatus(), r.getSummary()});
+    out.push_back(operationFromWire(r));
   return out;
 }
 

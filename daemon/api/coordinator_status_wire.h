@@ -16,6 +16,8 @@ void toWire(const CoordinatorStatus& status, wire::ClientSession::StatusResults:
 // Rates that are not finite or negative read as none (0).
 CoordinatorStatus coordinatorStatusFromWire(wire::ClientSession::StatusResults::Reader in);
 
+void toWire(const OperationSummary& record, wire::OperationRecord::Builder out);
+OperationSummary operationFromWire(wire::OperationRecord::Reader in);
 void toWire(const std::vector<OperationSummary>& records, capnp::List<wire::OperationRecord>::Builder out);
 std::vector<OperationSummary> operationsFromWire(capnp::List<wire::OperationRecord>::Reader in);
 

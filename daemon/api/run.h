@@ -37,6 +37,9 @@ struct RunRequest {
   // argv and reduceArgv are /bin/sh -c COMMAND (--shell): an agent's
   // [jobs] shell decides whether it runs them.
   bool shell = false;
+  // --priority: among queued jobs that want a same agent, the higher one
+  // starts first, then the earlier (hnowd's core/jobs/job_queue.h).
+  int priority = 0;
 };
 
 struct RunAgentStatus {
@@ -77,6 +80,8 @@ struct RunStatus {
   int checked = 0;  // --replicas adaptive: shares a second agent checked
   std::uint64_t record = 0;  // its operation record (`hnow ops`, `hnow cancel`); 0: none
   std::string cancelledBy{};  // the operator who cancelled it; "" not cancelled
+  std::string waiting{};      // phase "queued": why it waits for agents
+  int priority = 0;           // its --priority
 };
 
 }  // namespace hnow::api

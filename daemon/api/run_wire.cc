@@ -37,6 +37,7 @@ void toWire(const RunRequest& r, wire::RunRequest::Builder out) {
   out.setRounds(byteOf(r.rounds));
   out.setMaxRateBytesPerS(r.maxRateBytesPerSecond);
   out.setShell(r.shell);
+  out.setPriority(r.priority);
   out.setAdaptiveReplicas(r.adaptiveReplicas);
 }
 
@@ -57,6 +58,7 @@ RunRequest runRequestFromWire(wire::RunRequest::Reader in) {
   r.rounds = in.getRounds();
   r.maxRateBytesPerSecond = in.getMaxRateBytesPerS();
   r.shell = in.getShell();
+  r.priority = in.getPriority();
   r.adaptiveReplicas = in.getAdaptiveReplicas();
   return r;
 }
@@ -78,6 +80,8 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setChecked(static_cast<std::uint32_t>(s.checked));
   out.setRecord(s.record);
   out.setCancelledBy(s.cancelledBy);
+  out.setWaiting(s.waiting);
+  out.setPriority(s.priority);
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const RunAgentStatus& a = s.agents[i];
@@ -118,6 +122,8 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.checked = static_cast<int>(in.getChecked());
   s.record = in.getRecord();
   s.cancelledBy = in.getCancelledBy();
+  s.waiting = in.getWaiting();
+  s.priority = in.getPriority();
   for (auto a : in.getAgents()) {
     RunAgentStatus agent;
     agent.name = a.getName();

@@ -226,11 +226,21 @@ Reply<std::pair<std::uint64_t, api::ManifestStatus>> CoordinatorClient::startMan
   }));
 }
 
-Reply<std::uint64_t> CoordinatorClient::startRun(const api::RunRequest& r) {
+Reply<CoordinatorClient::RunStarted> CoordinatorClient::startRun(const api::RunRequest& r) {
   auto& s = *state_;
   auto request = s.session->runRequest();
   api::toWire(r, request.initRequest());
-  return s.wait(request.send().then([](auto response) { return response.getOperation(); }));
+  return s.wait(request.send().then([](auto response) { return RunStarted{response.getOperation(), response.getRecord()}; }));
+}
+
+Reply<CoordinatorClient::Located> CoordinatorClient::locate(std::uint64_t record) {
+  auto& s = *state_;
+  auto request = s.session->locateRequest();
+  request.setRecord(record);
+  return s.wait(request.send().then([](auto response) {
+    return Located{std::string(response.getKind().cStr()), response.getOperation(),
+                   response.hasEntry() ? api::operationFromWire(response.getEntry()) : api::OperationSummary{}};
+  }));
 }
 
 std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath, int& exitCode) {

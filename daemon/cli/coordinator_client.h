@@ -94,8 +94,22 @@ class CoordinatorClient {
   Reply<std::pair<std::uint64_t, api::SendStatus>> startSend(const api::SendRequest& request);
   // `hnow send --manifest`: starts the items together, then follows them.
   Reply<std::pair<std::uint64_t, api::ManifestStatus>> startManifest(const api::ManifestRequest& request);
-  // `hnow run`: starts a job, follows it, fetches its result (cli/run_output_pull.h).
-  Reply<std::uint64_t> startRun(const api::RunRequest& request);
+  // `hnow run`: queues a job (its id and operation record), follows it,
+  // fetches its result (cli/run_output_pull.h).
+  struct RunStarted {
+    std::uint64_t operation = 0;
+    std::uint64_t record = 0;  // 0: state.db could not keep it
+  };
+  Reply<RunStarted> startRun(const api::RunRequest& request);
+  // The operation record `record` names (`hnow ops wait|show|output`): its
+  // kind ("send", "manifest", "run") and id for the follow calls; operation
+  // 0 when hnowd holds it no more (its record tells how it ended).
+  struct Located {
+    std::string kind;
+    std::uint64_t operation = 0;
+    api::OperationSummary entry;  // the record; id 0: there is none
+  };
+  Reply<Located> locate(std::uint64_t record);
 
   // Follows an operation by the reports hnowd pushes (cli/progress_follow.cc):
   // `each` with every one, the final one last (false: stop following, the
@@ -109,8 +123,11 @@ class CoordinatorClient {
   // leaves at once, exit 130. interrupted(): the first came.
   Reply<api::SendStatus> followSend(std::uint64_t operation, Each<api::SendStatus> each, std::uint64_t record = 0);
   Reply<api::ManifestStatus> followManifest(std::uint64_t operation, Each<api::ManifestStatus> each);
-  Reply<RunReportView> followRun(std::uint64_t operation, Each<RunReportView> each);
+  Reply<RunReportView> followRun(std::uint64_t operation, Each<RunReportView> each, std::uint64_t record = 0);
   bool interrupted() const;
+  // Follows from now on only watch: Ctrl-C leaves at once and cancels
+  // nothing (`hnow ops wait` did not start what it follows).
+  void watchOnly();
 
   // A finished run's result, served to this session on hnowd's data plane
   // at `dataAddress` (the host the client reached hnowd at) under `token`,

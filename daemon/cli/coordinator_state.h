@@ -33,6 +33,7 @@ struct CoordinatorClient::State {
   kj::Own<transport::RpcConnection> connection;
   std::optional<wire::ClientSession::Client> session;
   std::string host;  // as the client reached hnowd (client.toml's coordinator), for its data plane
+  bool watching = false;     // `hnow ops wait`: Ctrl-C leaves, cancelling nothing
   bool interrupted = false;  // Ctrl-C while following: hnowd was asked to cancel (progress_follow.cc)
 
   // Waits for `promise` under the deadline; a kj failure becomes a message.

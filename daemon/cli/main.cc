@@ -11,6 +11,7 @@
 #include "cli/local_command.h"
 #include "cli/plan_command.h"
 #include "cli/manifest_command.h"
+#include "cli/ops_command.h"
 #include "cli/run_command.h"
 #include "cli/send_command.h"
 #include "cli/status_command.h"
@@ -49,6 +50,10 @@ struct CommandLine {
   std::string keyAgent;
   double tokenTtlSeconds = 24 * 3600.0;
   CLI::App* opsCommand = nullptr;
+  hnow::cli::OpsRecordOptions opsRecord;  // ops wait | show | output ID
+  CLI::App* opsWaitCommand = nullptr;
+  CLI::App* opsShowCommand = nullptr;
+  CLI::App* opsOutputCommand = nullptr;
   CLI::App* cancelCommand = nullptr;
   std::uint64_t cancelRecord = 0;
   CLI::App* upCommand = nullptr;
@@ -132,6 +137,16 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.opsCommand->add_flag("--json", c.ops.json, "Print JSON for scripts");
   c.opsCommand->add_option("--limit", c.ops.limit, "How many records (default 20)")
       ->check(CLI::Range(1, 1000));
+  c.opsCommand->require_subcommand(0, 1);
+  c.opsWaitCommand = c.opsCommand->add_subcommand(
+      "wait", "Follow operation ID to its end with its progress line; exit as it did (0 done, 1 failed, 3 cancelled)");
+  c.opsShowCommand = c.opsCommand->add_subcommand(
+      "show", "One operation: per-agent shares or copies, reissues, replans, predicted and actual");
+  c.opsOutputCommand = c.opsCommand->add_subcommand("output", "Fetch a finished run's result kept at hnowd");
+  for (CLI::App* sub : {c.opsWaitCommand, c.opsShowCommand, c.opsOutputCommand})
+    sub->add_option("id", c.opsRecord.record, "The operation's id, as `hnow ops` lists it")->required();
+  c.opsShowCommand->add_flag("--json", c.opsRecord.json, "Print JSON for scripts");
+  c.opsOutputCommand->add_option("--output", c.opsRecord.output, "Write the result to this file (default: stdout)");
 }
 
 void addLocal(CLI::App& app, CommandLine& c) {
@@ -196,6 +211,8 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand->add_flag("--force", c.send.request.force,
                           "FILE: replace a different file already at --dest (without it the send is refused "
                           "and nothing moves; an agent that holds the same bytes there gets nothing either way)");
+  c.sendCommand->add_flag("--detach", c.send.detach,
+                          "Print the operation's id once started and leave; `hnow ops wait|show ID` later");
   c.sendCommand->add_option("--max-rate", c.send.maxRate,
                             "Use at most RATE of every link the send (or manifest) uses, in bits/s with k, M or "
                             "G: 100M = 100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
@@ -248,6 +265,12 @@ void addRun(CLI::App& app, CommandLine& c) {
   c.runCommand->add_option("--max-rate", c.run.maxRate,
                            "Use at most RATE of hnowd's uplink (the shares) and downlink (the results), in bits/s "
                            "with k, M or G: 100M = 100 Mbit/s (planned and paced so; docs/bandwidth-limits.md)");
+  c.runCommand->add_flag("--detach", c.run.detach,
+                         "Print the operation's id once queued and leave; `hnow ops wait|show|output ID` later");
+  c.runCommand->add_option("--priority", c.run.priority,
+                           "Among queued jobs that want a same agent, a higher priority starts first (default 0; "
+                           "docs/jobs.md, \"Queue\")")
+      ->check(CLI::Range(-1000, 1000));
   c.runCommand->add_option("--block", c.run.blockBytes, "Block size in bytes for --strategy self (default 1 MiB)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 34));
 }
@@ -282,6 +305,11 @@ int dispatch(CommandLine& c) {
       std::fprintf(stderr, "hnow: --force is for one FILE; a manifest's items replace what their destinations hold\n");
       return 2;
     }
+    if (c.send.detach) {
+      std::fprintf(stderr, "hnow: --detach is for one FILE or DIR; a manifest is followed to its end "
+                           "(`hnow ops wait ID` from another terminal follows it too)\n");
+      return 2;
+    }
     auto maxRate = hnow::cli::sendMaxRate(c.send);
     if (!maxRate) {
       std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());
@@ -300,6 +328,10 @@ int dispatch(CommandLine& c) {
   if (c.approveCommand->parsed()) return hnow::cli::runAgentApproveCommand(c.clientConfig, c.keyAgent);
   if (c.ackCommand->parsed()) return hnow::cli::runAgentAckCommand(c.clientConfig, c.keyAgent);
   if (c.keysCommand->parsed()) return hnow::cli::runAgentKeysCommand(c.clientConfig);
+  c.opsRecord.configPath = c.clientConfig;
+  if (c.opsWaitCommand->parsed()) return hnow::cli::runOpsWait(c.opsRecord);
+  if (c.opsShowCommand->parsed()) return hnow::cli::runOpsShow(c.opsRecord);
+  if (c.opsOutputCommand->parsed()) return hnow::cli::runOpsOutput(c.opsRecord);
   if (c.opsCommand->parsed()) return hnow::cli::runOpsCommand(c.ops);
   if (c.cancelCommand->parsed()) return hnow::cli::runCancelCommand(c.clientConfig, c.cancelRecord);
   if (c.upCommand->parsed()) return hnow::cli::runLocalUp(c.localUp);

@@ -163,7 +163,7 @@ Reply<Status> follow(CoordinatorClient::State& s, Request request, CoordinatorCl
     kj::throwFatalException(transport::refusal("the follow ended without a report"));
   });
   std::optional<CapturedInterrupt> captured;
-  if (kind) {
+  if (kind && !s.watching) {
     captured.emplace();
     ended = ended.exclusiveJoin(cancelOnInterrupt(s, followed).then([]() -> Status {
       kj::throwFatalException(transport::refusal("the interrupt's watch ended"));
@@ -188,6 +188,8 @@ Reply<api::SendStatus> CoordinatorClient::followSend(std::uint64_t operation, Ea
 
 bool CoordinatorClient::interrupted() const { return state_->interrupted; }
 
+void CoordinatorClient::watchOnly() { state_->watching = true; }
+
 Reply<api::ManifestStatus> CoordinatorClient::followManifest(std::uint64_t operation, Each<api::ManifestStatus> each) {
   auto request = state_->session->followManifestRequest();
   request.setOperation(operation);
@@ -195,11 +197,12 @@ Reply<api::ManifestStatus> CoordinatorClient::followManifest(std::uint64_t opera
                                      [](wire::ManifestReport::Reader r) { return api::manifestStatusFromWire(r); });
 }
 
-Reply<RunReportView> CoordinatorClient::followRun(std::uint64_t operation, Each<RunReportView> each) {
+Reply<RunReportView> CoordinatorClient::followRun(std::uint64_t operation, Each<RunReportView> each,
+                                                  std::uint64_t record) {
   auto request = state_->session->followRunRequest();
   request.setOperation(operation);
   return follow<RunReportView>(*state_, kj::mv(request), std::move(each),
-                               [](wire::RunReport::Reader r) { return api::runStatusFromWire(r); }, "run");
+                               [](wire::RunReport::Reader r) { return api::runStatusFromWire(r); }, "run", record);
 }
 
 Reply<CoordinatorClient::OutputGrant> CoordinatorClient::grantOutput(std::uint64_t operation) {

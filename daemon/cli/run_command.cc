@@ -165,11 +165,12 @@ Result<api::RunRequest> runRequestOf(const RunOptions& options) {
   request.replicas = options.adaptiveReplicas ? 2 : options.replicas;
   request.adaptiveReplicas = options.adaptiveReplicas;
   request.shell = options.shell;
+  request.priority = options.priority;
   return request;
 }
 
 // Follows the run until it ends, its phase on a terminal; the last report.
-Result<RunReportView> awaitRun(CoordinatorClient& client, std::uint64_t id) {
+Result<RunReportView> awaitRun(CoordinatorClient& client, std::uint64_t id, std::uint64_t record) {
   const bool tty = ::isatty(STDERR_FILENO);
   std::string shown;
   auto report = client.followRun(id, [&](const RunReportView& now) {
@@ -178,7 +179,7 @@ Result<RunReportView> awaitRun(CoordinatorClient& client, std::uint64_t id) {
       shown = now.phase;
     }
     return true;
-  });
+  }, record);
   if (tty && report) std::fputs("\n", stderr);
   return report;
 }
@@ -199,7 +200,16 @@ int runRunCommand(const RunOptions& options) {
     std::fprintf(stderr, "hnow: %s\n", started.error().message.c_str());
     return 1;
   }
-  auto report = awaitRun(*client, started.value());
+  const std::uint64_t record = started->record;
+  if (options.detach) {
+    // The id on stdout alone, for scripts; what to do with it on stderr.
+    std::printf("%llu\n", static_cast<unsigned long long>(record));
+    std::fprintf(stderr, "hnow: run %llu queued; `hnow ops wait %llu` follows it%s\n",
+                 static_cast<unsigned long long>(record), static_cast<unsigned long long>(record),
+                 options.output.empty() ? ", `hnow ops output ID --output FILE` fetches its result" : "");
+    return 0;
+  }
+  auto report = awaitRun(*client, started->operation, record);
   if (!report) return reportLostHnowd("running", "job", "its shares", "Run it again", report.error().message);
   if (!report->cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(report->record),
@@ -211,7 +221,7 @@ int runRunCommand(const RunOptions& options) {
     return 1;
   }
   if (options.output.empty() && !options.json) {
-    if (auto copied = pullRunOutput(*client, started.value(), stdout); !copied) {
+    if (auto copied = pullRunOutput(*client, started->operation, stdout); !copied) {
       std::fprintf(stderr, "hnow: %s\n", copied.error().message.c_str());
       return 1;
     }

@@ -33,6 +33,8 @@ struct RunOptions {
   bool adaptiveReplicas = false;  // --replicas adaptive
   std::string rounds = "auto";  // auto or 1-100
   std::string maxRate;  // --max-rate, e.g. 20mbit; "": none
+  bool detach = false;  // print the record's id once queued, and leave
+  int priority = 0;     // --priority
 };
 
 // 0 on success, 1 when the job failed or hnowd refused, 2 for bad options.

@@ -25,6 +25,7 @@ struct SendOptions {
   std::string ganttPath;
   // --max-rate, e.g. "100M" (base/bit_rate.h); empty: none.
   std::string maxRate;
+  bool detach = false;  // print the record's id once started, and leave
 };
 
 // --max-rate in bytes/s (0 when not given), or why it cannot be read.

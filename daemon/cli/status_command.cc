@@ -248,7 +248,7 @@ std::string opsTable(const std::vector<api::OperationSummary>& records) {
     std::snprintf(line, sizeof line, "%6lld %-10s %-8s %-20s %-20s ", static_cast<long long>(r.id),
                   r.kind.c_str(), r.status.c_str(), utc(r.startedUnixMs).c_str(),
                   r.finishedUnixMs ? utc(r.finishedUnixMs).c_str() : "-");
-    out << line << r.summary << "\n";
+    out << line << (r.progress.empty() ? "" : "[" + r.progress + "] ") << r.summary << "\n";
   }
   if (records.empty()) out << "(no operation recorded)\n";
   return out.str();

@@ -108,6 +108,8 @@ std::string opsJson(const std::vector<api::OperationSummary>& records) {
     // hnowd's database only holds valid JSON; a damaged one is shown as text.
     op["summary"] = nlohmann::ordered_json::parse(r.summary, nullptr, false);
     if (op["summary"].is_discarded()) op["summary"] = r.summary;
+    // Under way: how far it is, or why a queued job waits.
+    if (!r.progress.empty()) op["progress"] = r.progress;
     list.push_back(std::move(op));
   }
   nlohmann::ordered_json root;

@@ -5,13 +5,26 @@
 
 namespace hnow::daemon {
 
-Result<OperationId> OperationLog::begin(const std::string& kind, const std::string& summary) {
+namespace {
+
+OperationRecord recordOf(const Clock& clock, const std::string& kind, const std::string& summary,
+                         const std::string& status) {
   OperationRecord record;
   record.kind = kind;
-  record.started = clock_.wallNow();
-  record.status = "running";
+  record.started = clock.wallNow();
+  record.status = status;
   record.summary = summary;
-  return store_.beginOperation(record);
+  return record;
+}
+
+}  // namespace
+
+Result<OperationId> OperationLog::begin(const std::string& kind, const std::string& summary) {
+  return store_.beginOperation(recordOf(clock_, kind, summary, "running"));
+}
+
+Result<OperationId> OperationLog::queue(const std::string& kind, const std::string& summary) {
+  return store_.beginOperation(recordOf(clock_, kind, summary, "queued"));
 }
 
 Result<void> OperationLog::finish(OperationId id, const std::string& status, const std::string& summary) {

@@ -16,6 +16,10 @@ class OperationLog {
   // A record with status "running"; `summary` is a JSON object. Its id, or
   // why the store could not keep it (the operation goes ahead unrecorded).
   Result<OperationId> begin(const std::string& kind, const std::string& summary);
+  // The same, "queued": a job waiting for its agents (core/jobs/job_queue.h).
+  Result<OperationId> queue(const std::string& kind, const std::string& summary);
+  // A queued record becomes "running".
+  Result<void> launch(OperationId id) { return store_.launchOperation(id); }
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
   Result<std::vector<OperationRecord>> newest(std::size_t limit) { return store_.operations(limit); }

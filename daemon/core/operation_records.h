@@ -10,6 +10,9 @@ namespace hnow::daemon {
 
 // The record's id, or 0 when it could not be kept.
 OperationId beginRecord(Coordinator& coordinator, const std::string& kind, const std::string& summary);
+// The same, "queued" (a job waiting for its agents); launchRecord makes it "running".
+OperationId queueRecord(Coordinator& coordinator, const std::string& kind, const std::string& summary);
+void launchRecord(Coordinator& coordinator, OperationId id);
 // Ends the record (nothing for id 0).
 void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary);
 

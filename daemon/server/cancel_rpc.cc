@@ -21,7 +21,7 @@ std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
   if (!record) return "cannot read " + name + ": " + record.error().message;
   if (!*record) return "no " + name + " (`hnow ops` lists them)";
   const OperationRecord& r = **record;
-  if (r.status != "running") return name + " is " + r.status + "; nothing to cancel";
+  if (r.status != "running" && r.status != "queued") return name + " is " + r.status + "; nothing to cancel";
   return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send that has started, or a run, can";
 }
 

@@ -1,4 +1,4 @@
-// ClientSession's calls about hnowd and its agents: `hnow status`, `hnow ops`,
+// ClientSession's calls about hnowd and its agents: `hnow status`,
 // `hnow agent set-rate` and `hnow agent forget`. The core's views become
 // api/coordinator_status.h's values, which the codec puts on the wire.
 #include <kj/debug.h>
@@ -69,17 +69,6 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
     for (const OwedSends::Owed& o : owed_->owed())
       status.owed.push_back({static_cast<std::int64_t>(o.id), o.path, o.dest, o.agents, unixMs(o.since), o.sending});
   api::toWire(status, context.getResults());
-  return kj::READY_NOW;
-}
-
-kj::Promise<void> ClientSessionServer::operations(OperationsContext context) {
-  const std::size_t limit = std::min<std::size_t>(context.getParams().getLimit(), 1000);
-  auto newest = coordinator_.operations(limit);
-  if (!newest) transport::refuse("cannot read hnowd's operation records: " + newest.error().message);
-  std::vector<api::OperationSummary> records;
-  for (const OperationRecord& r : *newest)
-    records.push_back({static_cast<std::int64_t>(r.id), r.kind, unixMs(r.started), r.finished ? unixMs(*r.finished) : 0, r.status, r.summary});
-  api::toWire(records, context.getResults().initRecords(static_cast<unsigned>(records.size())));
   return kj::READY_NOW;
 }
 

@@ -22,6 +22,7 @@ kj::Promise<void> ClientSessionServer::run(RunContext context) {
   auto started = jobs_->start(std::move(request), peer_);
   if (!started) transport::refuse(started.error().message);
   context.getResults().setOperation(*started);
+  if (auto status = jobs_->status(*started)) context.getResults().setRecord(status->record);
   return kj::READY_NOW;
 }
 

@@ -98,7 +98,9 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   // server/upload_session.cc.
   kj::Promise<void> upload(UploadContext context) override;
   kj::Promise<void> uploaded(UploadedContext context) override;
+  // server/operations_rpc.cc.
   kj::Promise<void> operations(OperationsContext context) override;
+  kj::Promise<void> locate(LocateContext context) override;
   kj::Promise<void> send(SendContext context) override;
   // server/manifest_session.cc.
   kj::Promise<void> sendManifest(SendManifestContext context) override;
@@ -123,6 +125,14 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> cancel(CancelContext context) override;
 
  private:
+  // The operation a record names, and its kind; {"", 0}: none held now.
+  struct Located {
+    std::string kind;
+    std::uint64_t operation = 0;
+  };
+  Located located(OperationId record) const;
+  // How far the operation of `record` under way is ("" when none holds it).
+  std::string progressOf(OperationId record) const;
   // One agent as `hnow status` shows it.
   api::AgentStatus agentStatusOf(const AgentView& agent) const;
   // A read-only operator is refused `what` ("start a send"), logged.

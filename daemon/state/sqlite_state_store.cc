@@ -232,8 +232,16 @@ Result<void> SqliteStateStore::finishOperation(OperationId id, WallTime finished
   return guarded([&] {
     Statement update(db_, path_,
                      "UPDATE operations SET finished_ms = ?1, status = ?2, summary = ?3 WHERE id = ?4 "
-                     "AND status = 'running'");
+                     "AND status IN ('queued', 'running')");
     update.bind(1, toMs(finished)).bind(2, status).bind(3, summary).bind(4, std::int64_t{id});
+    update.step();
+  });
+}
+
+Result<void> SqliteStateStore::launchOperation(OperationId id) {
+  return guarded([&] {
+    Statement update(db_, path_, "UPDATE operations SET status = 'running' WHERE id = ?1 AND status = 'queued'");
+    update.bind(1, std::int64_t{id});
     update.step();
   });
 }
@@ -241,7 +249,8 @@ Result<void> SqliteStateStore::finishOperation(OperationId id, WallTime finished
 Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   return guarded([&] {
     Statement update(db_, path_,
-                     "UPDATE operations SET finished_ms = ?1, status = 'interrupted' WHERE status = 'running'");
+                     "UPDATE operations SET finished_ms = ?1, status = 'interrupted' "
+                     "WHERE status IN ('queued', 'running')");
     update.bind(1, toMs(at));
     update.step();
     return sqlite3_changes(db_);

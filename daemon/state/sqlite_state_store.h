@@ -32,6 +32,7 @@ class SqliteStateStore final : public StateStore {
                                const std::string& summary) override;
   Result<std::vector<OperationRecord>> operations(std::size_t limit) override;
   Result<std::optional<OperationRecord>> operation(OperationId id) override;
+  Result<void> launchOperation(OperationId id) override;
   Result<int> interruptRunning(WallTime at) override;
   Result<void> saveIdentity(const StoredIdentity& identity) override;
   Result<void> saveRevocation(const StoredRevocation& revocation) override;

@@ -72,7 +72,9 @@ struct OperationRecord {
   std::string kind;  // "set-rate" now; "send", "run" in later issues
   WallTime started{};
   std::optional<WallTime> finished;  // none while it runs
-  std::string status;                // "running", "done", "failed", "interrupted"
+  // "queued" (a job waiting for agents), "running", "done", "failed",
+  // "cancelled", "interrupted"; the first two are under way.
+  std::string status;
   std::string summary = "{}";
 };
 
@@ -107,8 +109,11 @@ class StateStore {
 
   // Assigns the record's id (the given one is ignored) and returns it.
   virtual Result<OperationId> beginOperation(const OperationRecord& record) = 0;
+  // A record "queued" becomes "running" (a job that got its agents); one
+  // in any other state is left as it is.
+  virtual Result<void> launchOperation(OperationId id) = 0;
   // Sets finished, status and summary of a record begun earlier and still
-  // "running": a record ends once (one marked "interrupted" when
+  // under way ("queued" or "running"): a record ends once (one marked "interrupted" when
   // hnowd stops is not turned into "failed" by the agents it disconnects).
   virtual Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                        const std::string& summary) = 0;
@@ -131,8 +136,9 @@ class StateStore {
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;
   // The record `id`; none when there is no such record.
   virtual Result<std::optional<OperationRecord>> operation(OperationId id) = 0;
-  // Records still "running" belong to an hnowd that stopped before they
-  // ended: marks them "interrupted", finished at `at`. Returns how many.
+  // Records still under way ("queued" or "running") belong to an hnowd that
+  // stopped before they ended: marks them "interrupted", finished at `at`.
+  // Returns how many.
   virtual Result<int> interruptRunning(WallTime at) = 0;
 };
 

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "conf/run_request.h"
-#include "core/agent_selection.h"
 #include "core/jobs/job_plan.h"
 #include "core/jobs/job_run.h"
 #include "core/jobs/job_state.h"
@@ -137,8 +136,6 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
     if (auto outputDir = files_.outputDir(nextJob_, request.output); !outputDir) return pathRefused(outputDir.error());
   if (request.strategy.empty()) request.strategy = "plan";
   if (auto checked = checkRunOptions(request); !checked) return checked.error();
-  const conf::SplitSpec split = conf::parseSplitSpec(request.split).value();
-
   finished_.forgetOldest(jobs_);
   auto job = std::make_shared<Job>();
   job->id = nextJob_;
@@ -146,46 +143,23 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   job->input = std::move(input).value();
   if (job->input->size() == 0) return Error{"--input " + request.input + " is empty: there is no work unit"};
 
-  // Who works: alive agents that run jobs, filtered by --to. One hnowd
-  // cannot connect to hands its result back over a connection it opens
-  // (job_service_results.cc). A --reduce run moves partials from agent to
-  // agent by pulling, which nobody can do from such an agent: it takes no
-  // share there.
-  std::vector<AgentView> workers;
-  for (AgentView& a : coordinator_.status()) {
-    const auto& caps = a.registration.capabilities;
-    if (!canTakePart(a) || std::find(caps.begin(), caps.end(), "jobs") == caps.end()) continue;
-    if (a.reachability.reachable || !job->reduce) workers.push_back(std::move(a));
-    else
-      spdlog::warn("run {}: {} takes no share in a --reduce run: other agents cannot connect to its data plane "
-                   "to take its partial result (docs/reachability.md)",
-                   nextJob_, a.record.name);
-  }
-  auto selected = selectAgents(std::move(workers), request.to, " that runs jobs");
-  if (!selected) return selected.error();
-  for (const AgentView& a : selected.value()) job->agents.push_back(a.record.name);
-  if (job->agents.empty()) return Error{"no alive agent can run jobs"};
-  if (request.replicas < 1 || static_cast<std::size_t>(request.replicas) > job->agents.size())
-    return Error{"--replicas " + (request.adaptiveReplicas ? std::string("adaptive needs 2") : std::to_string(request.replicas) + " needs as many") + " agents; " +
-                 std::to_string(job->agents.size()) + " can run jobs"};
-
-  auto dir = files_.makeWorkDir(job->id);
-  if (!dir) return dir.error();
-  job->dir = *dir;
+  if (auto named = checkTargets(request); !named) return named.error();
+  if (request.replicas < 1) return Error{"--replicas must be at least 1"};
 
   ++nextJob_;
   job->request = std::move(request);
   job->created = clock_.now();
-  job->record = beginRecord(coordinator_, "run",
+  job->phase = "queued";
+  job->record = queueRecord(coordinator_, "run",
                             "{\"input\":" + jsonString(job->request.input) + ",\"command\":" +
-                                jsonString(job->request.command) + ",\"agents\":" + std::to_string(job->agents.size()) +
-                                "}");
-  spdlog::info("run {}: '{}' on {} ({} bytes) over {} agents", job->id, job->request.command,
-               job->request.input, job->input->size(), job->agents.size());
-  Job& raw = *job;
-  jobs_[raw.id] = std::move(job);
-  indexInput(raw, split);
-  return raw.id;
+                                jsonString(job->request.command) + ",\"priority\":" +
+                                std::to_string(job->request.priority) + "}");
+  spdlog::info("run {}: '{}' on {} ({} bytes) queued (priority {})", job->id, job->request.command,
+               job->request.input, job->input->size(), job->request.priority);
+  const std::uint64_t id = job->id;
+  jobs_[id] = std::move(job);
+  admit();
+  return id;
 }
 
 void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
@@ -271,6 +245,7 @@ void JobService::finish(Job& job, const Result<void>& ended) {
   else if (!cancelled)
     spdlog::warn("run {} failed: {}", job.id, job.error);
   cleanUp(job);
+  defer_([this] { admit(); });  // its agents are free for the jobs queued
   if (job.record != 0) {
     char numbers[200];
     std::snprintf(numbers, sizeof numbers, ",\"predicted_s\":%.3f,\"actual_s\":%.3f,\"reissued\":%d,\"units\":%zu",
@@ -283,6 +258,12 @@ void JobService::finish(Job& job, const Result<void>& ended) {
                           (cancelled ? ",\"cancelled_by\":" + jsonString(job.cancelledBy) : "") + "}";
     finishRecord(coordinator_, job.record, job.phase, summary);
   }
+}
+
+std::uint64_t JobService::operationOf(OperationId record) const {
+  for (const auto& [id, job] : jobs_)
+    if (record != 0 && job->record == record) return id;
+  return 0;
 }
 
 bool JobService::cancel(OperationId record, const std::string& who) {
@@ -303,7 +284,7 @@ void JobService::cleanUp(Job& job) {
     plane_.release(token);
   }
   job.planeTokens.clear();
-  files_.removeWorkDir(job.dir);
+  if (!job.dir.empty()) files_.removeWorkDir(job.dir);  // none while queued
   job.input.reset();  // a share still being hashed holds it until that ends
 }
 
@@ -338,6 +319,7 @@ void JobService::tick() {
     }
     advance(job);
   }
+  admit();  // agents that came back, or were freed
 }
 
 }  // namespace hnow::daemon

@@ -49,13 +49,17 @@ class JobService {
   JobService(const JobService&) = delete;
   JobService& operator=(const JobService&) = delete;
 
-  // Checks the request and starts the job: its id, or why it was refused
-  // (a refused --input/--output is logged with the client's `peer`).
+  // Checks the request and queues the job: its id, or why it was refused
+  // (a refused --input/--output is logged with the client's `peer`). It
+  // starts at once when its agents are free (core/jobs/job_queue.h).
   Result<std::uint64_t> start(RunRequest request, const std::string& peer = "");
   std::optional<RunStatus> status(std::uint64_t id) const;
+  // The job whose operation record is `record`; 0: none known.
+  std::uint64_t operationOf(OperationId record) const;
   // Where a finished run's output is (the RPC glue serves it to the
   // client); or why there is none: no such run, not finished, or failed.
-  Result<std::string> outputPath(std::uint64_t id) const;
+  // The output counts as fetched from then on (forgetOldOutputs).
+  Result<std::string> outputPath(std::uint64_t id);
   // Ends the job under way whose operation record is `record` now, as
   // operator `who` asked: every agent drops its files, which kills the
   // commands running on them and all they started (agent/command_keeper.h);
@@ -75,6 +79,16 @@ class JobService {
  private:
   struct Job;
   struct Actions;
+  // job_service_queue.cc: --to names only agents or sites hnowd knows, and
+  // --replicas no more agents than those that run jobs.
+  Result<void> checkTargets(const RunRequest& request) const;
+  // The alive agents the job may run on now (its --to, agents that run jobs).
+  std::vector<std::string> mayUse(const Job& job) const;
+  // Starts the queued jobs whose agents are free (core/jobs/job_queue.h);
+  // the others are told why they wait.
+  void admit();
+  // A queued job got its agents: it calibrates, plans and runs.
+  void launch(Job& job);
   // The input read through once, cut into units (SourcePlane::indexUnits),
   // then calibrate().
   void indexInput(Job& job, const conf::SplitSpec& split);
@@ -124,7 +138,11 @@ class JobService {
   void finish(Job& job, const Result<void>& ended);
   void cleanUp(Job& job);
   void forgetOldOutputs(std::uint64_t newest);
+  // A result kept at hnowd (no --output) goes once this many newer runs
+  // exist after a client fetched it, or this many more before: a client
+  // that left (`--detach`) fetches it later, maybe after a queue of jobs.
   static constexpr std::uint64_t kKeptOutputs = 8;
+  static constexpr std::uint64_t kKeptUnfetched = 64;
   void receiveFile(Job& job, const std::string& token, std::uint64_t size, const std::string& sha,
                    const std::string& from, const std::string& name,
                    std::function<void(const Result<std::string>& path)> done);
@@ -150,7 +168,7 @@ class JobService {
   double sourceUplink_;
   double calibrationMaxS_;
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
-  FinishedOperations finished_;  // the newest 32 finished runs stay answerable
+  FinishedOperations finished_{kKeptUnfetched};  // the newest finished runs stay answerable
   CalibrationCache calibrations_;
   // --replicas adaptive: who has agreed with other agents so far, across runs.
   std::mt19937_64 random_{std::random_device{}()};

@@ -10,7 +10,8 @@ namespace hnow::daemon {
 // Results kept for `hnow run` without --output live until eight newer jobs have run.
 void JobService::forgetOldOutputs(std::uint64_t newest) {
   for (auto& [id, job] : jobs_) {
-    if (id + kKeptOutputs > newest || job->outputPath.empty() || job->request.output == job->outputPath) continue;
+    const bool old = id + (job->outputFetched ? kKeptOutputs : kKeptUnfetched) <= newest;
+    if (!old || job->outputPath.empty() || job->request.output == job->outputPath) continue;
     files_.forgetOutput(job->outputPath);
     job->outputPath.clear();
   }

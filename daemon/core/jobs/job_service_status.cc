@@ -34,6 +34,8 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   if (job.run) s.checked = job.run->checked();
   s.record = static_cast<std::uint64_t>(job.record);
   s.cancelledBy = job.cancelledBy;
+  s.waiting = job.waiting;
+  s.priority = job.request.priority;
   for (const auto& agent : job.agents) {
     RunAgentStatus a;
     a.name = agent;
@@ -83,11 +85,16 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   return s;
 }
 
-Result<std::string> JobService::outputPath(std::uint64_t id) const {
+Result<std::string> JobService::outputPath(std::uint64_t id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return Error{"no such run"};
-  const Job& job = *it->second;
-  if (!job.finished || !job.error.empty() || job.outputPath.empty()) return Error{"this run has no output (yet)"};
+  Job& job = *it->second;
+  if (!job.finished) return Error{"the run has not finished: `hnow ops wait` it first"};
+  if (!job.error.empty()) return Error{"the run " + job.phase + " and wrote no output"};
+  if (job.outputPath.empty())
+    return Error{"its result is no longer kept: hnowd keeps the results of the newest " + std::to_string(kKeptUnfetched) +
+                 " runs, and of the newest " + std::to_string(kKeptOutputs) + " once fetched; run it again"};
+  job.outputFetched = true;
   return job.outputPath;
 }
 

@@ -37,7 +37,8 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::map<std::string, std::string> leftOutWhy;  // excluded for a reason of the agent's: the reason
   std::set<std::string> lost;       // reported to the run
   std::string dir;
-  std::string phase = "calibrating";
+  std::string phase = "queued";
+  std::string waiting;  // queued: why (core/jobs/job_queue.h)
   bool finished = false;
   std::string error;
   TimePoint created{}, started{};
@@ -69,6 +70,7 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   TimePoint reductionStarted{};
   std::vector<RunBar> bars;  // reduction steps
   std::string outputPath;
+  bool outputFetched = false;  // a client asked for it (JobService::outputPath)
   std::uint64_t outputSize = 0;
   OperationId record = 0;
   std::string cancelledBy;  // the operator who cancelled it (JobService::cancel); "" not cancelled

@@ -222,6 +222,12 @@ Error ManifestService::refused(Running& running, const std::string& why) {
   return Error{"refused: " + why};
 }
 
+std::uint64_t ManifestService::operationOf(OperationId record) const {
+  for (const auto& [id, running] : operations_)
+    if (record != 0 && running->record == record) return id;
+  return 0;
+}
+
 std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) const {
   auto found = operations_.find(operation);
   if (found == operations_.end()) return std::nullopt;

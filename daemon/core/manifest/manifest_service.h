@@ -37,6 +37,8 @@ class ManifestService final : public TransferObserver {
   void start(ManifestRequest request, Started started);
   // None for an unknown operation.
   std::optional<ManifestStatus> status(std::uint64_t operation) const;
+  // The operation whose record is `record`; 0: none known.
+  std::uint64_t operationOf(OperationId record) const;
 
   void transferReport(const std::string& agent, const std::string& token,
                       const TransferReport& report) override;

@@ -184,6 +184,14 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
   }
 }
 
+std::uint64_t SendService::operationOf(OperationId record) const {
+  if (record == 0) return 0;
+  for (const auto& [id, family] : families_)
+    for (std::uint64_t child : family->children)
+      if (auto s = runs_.status(child); child != 0 && s && s->record == static_cast<std::uint64_t>(record)) return id;
+  return runs_.withRecord(record);
+}
+
 SendStatus SendService::familyStatus(const Family& family) const {
   SendStatus out;
   out.finished = true;

@@ -158,6 +158,12 @@ std::uint64_t SendRuns::runningWithRecord(OperationId record) const {
   return 0;
 }
 
+std::uint64_t SendRuns::withRecord(OperationId record) const {
+  for (const auto& [id, running] : operations_)
+    if (record != 0 && running->record == record) return id;
+  return 0;
+}
+
 bool SendRuns::cancel(std::uint64_t id, const std::string& who) {
   auto it = operations_.find(id);
   if (it == operations_.end() || it->second->released) return false;

@@ -42,6 +42,8 @@ class SendRuns final : public TransferObserver {
   bool knows(std::uint64_t id) const { return operations_.count(id) > 0; }
   // The send under way whose operation record is `record`; 0: none.
   std::uint64_t runningWithRecord(OperationId record) const;
+  // The same, under way or ended (while still known); 0: none.
+  std::uint64_t withRecord(OperationId record) const;
   // Ends send `id` now, as operator `who` asked: every agent releases its
   // tokens (stops pulling and serving, removes its temp file: DataPlane::
   // release), the plane stops serving it, and its record says "cancelled"

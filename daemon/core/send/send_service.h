@@ -110,6 +110,9 @@ class SendService final {
   void pinSourcesWith(Pinner pin) { pinner_ = std::move(pin); }
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
+  // The operation (as status() takes it) whose record is `record`: a tree
+  // sent in groups answers for any group's record; 0: none known.
+  std::uint64_t operationOf(OperationId record) const;
   // Cancels the send under way whose operation record is `record`, as
   // operator `who` asked (SendRuns::cancel), with every group of a tree
   // sent as a bundle per group. False: no send under way has that record.

@@ -228,6 +228,7 @@ struct Lab {
   MapPlane plane;
   MapRunFiles files;
   std::map<std::string, CountingAgent*> agents;
+  std::map<std::string, SessionId> sessions;
   int tokens = 0;
   JobService jobs{coordinator, plane, files, "hnowd:7000", clock,
                   [this](std::function<void()> f) { turns.push_back(std::move(f)); },
@@ -236,20 +237,29 @@ struct Lab {
   Lab() {
     plane.work = &files.work;
     plane.turns = &turns;
-    for (const char* name : {"a1", "a2", "a3"}) {
-      AgentRegistration r{name, "room", {"jobs"}, std::string(name) + ":9000", {"/srv"}};
-      auto link = std::make_unique<CountingAgent>(name, plane, turns);
-      agents[name] = link.get();
-      plane.agents[r.dataAddress] = link.get();
-      SessionId s = coordinator.attach(r, std::move(link));
-      planner::NodeRates rates;
-      rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
-      rates.computeSecondsPerUnit = 1e-3;
-      coordinator.reportRates(s, rates, {1e7, 1e7});
-    }
+    for (const char* name : {"a1", "a2", "a3"}) attachAgent(name);
     std::string input;
     for (int i = 0; i < 3000; ++i) input += "line " + std::to_string(i) + "\n";
     files.inputs["/data/lines.txt"] = input;
+  }
+  // The agent `name` logs in (again: a new link), with its rates.
+  void attachAgent(const std::string& name) {
+    AgentRegistration r{name, "room", {"jobs"}, name + ":9000", {"/srv"}};
+    auto link = std::make_unique<CountingAgent>(name, plane, turns);
+    agents[name] = link.get();
+    plane.agents[r.dataAddress] = link.get();
+    SessionId s = coordinator.attach(r, std::move(link));
+    sessions[name] = s;
+    planner::NodeRates rates;
+    rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+    rates.computeSecondsPerUnit = 1e-3;
+    coordinator.reportRates(s, rates, {1e7, 1e7});
+  }
+  // Its session ends (its link, and the CountingAgent, go with it).
+  void detachAgent(const std::string& name) {
+    coordinator.detach(sessions.at(name));
+    plane.agents.erase(name + ":9000");
+    agents.erase(name);
   }
   // Runs every turn queued, and the ticks between, until nothing is left to do.
   void settle() {

@@ -60,10 +60,16 @@ class MemoryStateStore final : public StateStore {
                                const std::string& summary) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     OperationRecord& r = records_.at(static_cast<std::size_t>(id - 1));
-    if (r.status != "running") return {};  // a record ends once, as in SqliteStateStore
+    if (r.status != "running" && r.status != "queued") return {};  // a record ends once, as in SqliteStateStore
     r.finished = finished;
     r.status = status;
     r.summary = summary;
+    return {};
+  }
+  Result<void> launchOperation(OperationId id) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    OperationRecord& r = records_.at(static_cast<std::size_t>(id - 1));
+    if (r.status == "queued") r.status = "running";
     return {};
   }
   Result<std::optional<OperationRecord>> operation(OperationId id) override {
@@ -110,7 +116,7 @@ class MemoryStateStore final : public StateStore {
   Result<int> interruptRunning(WallTime at) override {
     int n = 0;
     for (OperationRecord& r : records_)
-      if (r.status == "running") r.status = "interrupted", r.finished = at, ++n;
+      if (r.status == "running" || r.status == "queued") r.status = "interrupted", r.finished = at, ++n;
     return n;
   }
 

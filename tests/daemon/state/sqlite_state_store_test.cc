@@ -153,6 +153,26 @@ TEST_CASE("records left running by a stopped hnowd are marked interrupted, finis
   CHECK(records[2].status == "done");
 }
 
+TEST_CASE("a queued record becomes running when launched, ends once, and is interrupted like a running one") {
+  TempDir dir;
+  auto store = openIn(dir.path);
+  OperationRecord record;
+  record.kind = "run";
+  record.started = WallTime(1'700'000'010'000ms);
+  record.status = "queued";
+  OperationId launched = store->beginOperation(record).value();
+  OperationId cancelled = store->beginOperation(record).value();
+  OperationId waiting = store->beginOperation(record).value();
+  REQUIRE(store->launchOperation(launched).ok());
+  CHECK(store->operation(launched).value()->status == "running");
+  REQUIRE(store->finishOperation(cancelled, WallTime(1'700'000'011'000ms), "cancelled", "{}").ok());
+  store->launchOperation(cancelled);  // ended: launching it again changes nothing
+  CHECK(store->operation(cancelled).value()->status == "cancelled");
+  CHECK(*store->interruptRunning(WallTime(1'700'000'020'000ms)) == 2);
+  CHECK(store->operation(launched).value()->status == "interrupted");
+  CHECK(store->operation(waiting).value()->status == "interrupted");
+}
+
 TEST_CASE("forgetting an agent removes its row and its links from state.db, and only its") {
   TempDir dir;
   {

@@ -1,0 +1,236 @@
+#include "cli/ops_command.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "cli/cancel_command.h"
+#include "cli/manifest_command.h"
+#include "cli/run_command.h"
+#include "cli/run_output_pull.h"
+#include "cli/send_command.h"
+#include "cli/status_command.h"
+
+namespace hnow::cli {
+
+int exitOfRecord(const std::string& status) {
+  if (status == "done") return 0;
+  if (status == "cancelled") return kCancelledExit;
+  return 1;
+}
+
+namespace {
+
+// The record `options.record` located, or a message and the exit status.
+std::optional<CoordinatorClient::Located> locateOrReport(CoordinatorClient& client, std::uint64_t record, int& exitCode) {
+  auto where = client.locate(record);
+  if (!where) {
+    std::fprintf(stderr, "hnow: %s\n", where.error().message.c_str());
+    exitCode = 1;
+    return std::nullopt;
+  }
+  if (where->entry.id == 0) {
+    std::fprintf(stderr, "hnow: no operation %llu (`hnow ops` lists them)\n", static_cast<unsigned long long>(record));
+    exitCode = 1;
+    return std::nullopt;
+  }
+  return *where;
+}
+
+// A record hnowd holds no operation for: how it ended, as state.db keeps it.
+int reportRecord(const api::OperationSummary& r, bool json) {
+  std::string text = json ? opsJson({r}) : opsTable({r});
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (r.status == "queued" || r.status == "running") {
+    std::fprintf(stderr, "hnow: operation %lld (%s) is %s, but hnowd holds nothing to follow for it\n",
+                 static_cast<long long>(r.id), r.kind.c_str(), r.status.c_str());
+    return 1;
+  }
+  return exitOfRecord(r.status);
+}
+
+// The line a run's follower draws on a terminal.
+void drawRun(const RunReportView& r) {
+  std::uint64_t done = 0;
+  for (const auto& a : r.agents) done += a.units;
+  if (r.phase == "queued")
+    std::fprintf(stderr, "\r\033[Kqueued: %s", r.waiting.c_str());
+  else
+    std::fprintf(stderr, "\r\033[K%-12s %llu of %llu units  %6.1f s", r.phase.c_str(),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(r.units), r.elapsedS);
+}
+
+int waitRun(CoordinatorClient& client, std::uint64_t operation, std::uint64_t record) {
+  const bool tty = ::isatty(STDERR_FILENO);
+  auto report = client.followRun(operation, [&](const RunReportView& now) {
+    if (tty) drawRun(now);
+    return true;
+  }, record);
+  if (tty) std::fputs("\n", stderr);
+  if (!report) return reportLostHnowd("following", "run", "nothing", "`hnow ops wait` it again", report.error().message);
+  if (!report->cancelledBy.empty()) {
+    std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(record),
+                 report->cancelledBy.c_str());
+    return kCancelledExit;
+  }
+  if (!report->error.empty()) {
+    std::fprintf(stderr, "hnow: run %llu failed: %s\n", static_cast<unsigned long long>(record), report->error.c_str());
+    return 1;
+  }
+  std::fputs(runTable(*report).c_str(), stdout);
+  return 0;
+}
+
+int sendExit(const api::SendStatus& status) {
+  if (!status.cancelledBy.empty()) return kCancelledExit;
+  for (const auto& c : status.copies)
+    if (c.state != api::CopyStatus::State::kDone || (c.tree && c.tree->failedCount > 0)) return 1;
+  return 0;
+}
+
+int waitSend(CoordinatorClient& client, std::uint64_t operation, std::uint64_t record) {
+  const bool tty = ::isatty(STDERR_FILENO);
+  auto report = client.followSend(operation, [&](const api::SendStatus& now) {
+    if (!tty) return true;
+    std::uint64_t bytes = 0, done = 0;
+    for (const auto& c : now.copies) bytes += c.bytes, done += c.state == api::CopyStatus::State::kDone;
+    std::fprintf(stderr, "\r\033[K%llu of %zu copies, %.1f of %.1f MiB  %6.1f s", static_cast<unsigned long long>(done),
+                 now.copies.size(), static_cast<double>(bytes) / (1 << 20),
+                 static_cast<double>(now.size * now.copies.size()) / (1 << 20), now.elapsedS);
+    return true;
+  }, record);
+  if (tty) std::fputs("\n", stderr);
+  if (!report) return reportLostHnowd("following", "send", "nothing", "`hnow ops wait` it again", report.error().message);
+  if (!report->cancelledBy.empty())
+    std::fprintf(stderr, "hnow: send %llu cancelled by %s\n", static_cast<unsigned long long>(record),
+                 report->cancelledBy.c_str());
+  else
+    std::fputs(sendTable(*report, "").c_str(), stdout);
+  return sendExit(*report);
+}
+
+int manifestExit(const api::ManifestStatus& status) {
+  for (const auto& item : status.items)
+    for (const auto& c : item.send.copies)
+      if (c.state != api::CopyStatus::State::kDone) return 1;
+  return 0;
+}
+
+int waitManifest(CoordinatorClient& client, std::uint64_t operation) {
+  auto report = client.followManifest(operation, [](const api::ManifestStatus&) { return true; });
+  if (!report) return reportLostHnowd("following", "manifest", "nothing", "`hnow ops wait` it again", report.error().message);
+  std::fputs(manifestTable(*report).c_str(), stdout);
+  return manifestExit(*report);
+}
+
+}  // namespace
+
+int runOpsWait(const OpsRecordOptions& options) {
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
+  auto where = locateOrReport(*client, options.record, exitCode);
+  if (!where) return exitCode;
+  if (where->operation == 0) return reportRecord(where->entry, false);
+  client->watchOnly();  // Ctrl-C leaves: it did not start the operation
+  if (where->kind == "run") return waitRun(*client, where->operation, options.record);
+  if (where->kind == "send") return waitSend(*client, where->operation, options.record);
+  return waitManifest(*client, where->operation);
+}
+
+int runOpsShow(const OpsRecordOptions& options) {
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
+  auto where = locateOrReport(*client, options.record, exitCode);
+  if (!where) return exitCode;
+  if (where->operation == 0) {
+    reportRecord(where->entry, options.json);
+    return 0;
+  }
+  // Its report now: the first one a follow is pushed (at once), and then it stops.
+  std::string text;
+  auto first = [&](const auto& report, auto print) {
+    text = print(report);
+    return false;
+  };
+  if (where->kind == "run") {
+    client->followRun(where->operation, [&](const RunReportView& r) {
+      return first(r, [&](const RunReportView& x) { return options.json ? runJson(x) : runTable(x); });
+    });
+  } else if (where->kind == "send") {
+    client->followSend(where->operation, [&](const api::SendStatus& s) {
+      return first(s, [&](const api::SendStatus& x) { return options.json ? sendJson(x) : sendTable(x, ""); });
+    });
+  } else {
+    client->followManifest(where->operation, [&](const api::ManifestStatus& m) {
+      return first(m, [&](const api::ManifestStatus& x) { return options.json ? manifestJson(x) : manifestTable(x); });
+    });
+  }
+  if (text.empty()) {
+    std::fprintf(stderr, "hnow: operation %llu: hnowd sent no report\n", static_cast<unsigned long long>(options.record));
+    return 1;
+  }
+  if (!options.json) {
+    const auto& e = where->entry;
+    std::printf("operation %lld: %s, %s%s%s\n", static_cast<long long>(e.id), e.kind.c_str(), e.status.c_str(),
+                e.progress.empty() ? "" : ", ", e.progress.c_str());
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+int runOpsOutput(const OpsRecordOptions& options) {
+  int exitCode = 0;
+  auto client = connectOrReport(options.configPath, exitCode);
+  if (!client) return exitCode;
+  auto where = locateOrReport(*client, options.record, exitCode);
+  if (!where) return exitCode;
+  const auto id = static_cast<unsigned long long>(options.record);
+  if (where->entry.kind != "run") {
+    std::fprintf(stderr, "hnow: operation %llu is a %s: only a run has an output\n", id, where->entry.kind.c_str());
+    return 1;
+  }
+  if (where->operation == 0) {
+    std::fprintf(stderr, "hnow: run %llu is %s and hnowd no longer keeps its result (it keeps those of the newest 64 runs, 8 once fetched, until it "
+                 "restarts); run it again, or give --output to write it on hnowd's machine\n",
+                 id, where->entry.status.c_str());
+    return 1;
+  }
+  if (options.output.empty() || options.output == "-") {
+    if (auto copied = pullRunOutput(*client, where->operation, stdout); !copied) {
+      std::fprintf(stderr, "hnow: run %llu: %s\n", id, copied.error().message.c_str());
+      return 1;
+    }
+    return 0;
+  }
+  // Written whole or not at all: a temp file beside it, renamed once checked.
+  const std::string temp = options.output + ".hnow-part";
+  std::FILE* out = std::fopen(temp.c_str(), "wb");
+  if (!out) {
+    std::fprintf(stderr, "hnow: cannot write %s: %s\n", temp.c_str(), std::strerror(errno));
+    return 1;
+  }
+  auto copied = pullRunOutput(*client, where->operation, out);
+  const bool closed = std::fclose(out) == 0;
+  std::error_code error;
+  if (!copied || !closed) {
+    std::filesystem::remove(temp, error);
+    std::fprintf(stderr, "hnow: run %llu: %s\n", id,
+                 copied ? ("cannot write " + options.output).c_str() : copied.error().message.c_str());
+    return 1;
+  }
+  std::filesystem::rename(temp, options.output, error);
+  if (error) {
+    std::filesystem::remove(temp, error);
+    std::fprintf(stderr, "hnow: cannot write %s: %s\n", options.output.c_str(), error.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace hnow::cli

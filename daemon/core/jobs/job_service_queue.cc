@@ -1,0 +1,103 @@
+// Queued jobs and the agents they get (core/jobs/job_queue.h says the rule):
+// a job is queued when asked for, and starts (calibrates, plans, runs) once
+// its agents are its own.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/agent_selection.h"
+#include "core/jobs/job_queue.h"
+#include "core/jobs/job_service.h"
+#include "core/jobs/job_state.h"
+#include "core/operation_records.h"
+
+namespace hnow::daemon {
+
+namespace {
+
+bool runsJobs(const AgentView& a) {
+  const auto& caps = a.registration.capabilities;
+  return std::find(caps.begin(), caps.end(), "jobs") != caps.end();
+}
+
+std::string fromText(const RunRequest& request) {
+  if (request.to.empty() || (request.to.size() == 1 && request.to[0] == "all")) return "the agents that run jobs";
+  std::string out = "--to ";
+  for (std::size_t i = 0; i < request.to.size(); ++i) out += (i ? "," : "") + request.to[i];
+  return out;
+}
+
+}  // namespace
+
+Result<void> JobService::checkTargets(const RunRequest& request) const {
+  // A job waits for agents that are away, but a name no agent has ever
+  // had is a typo: it would wait for ever.
+  const std::vector<AgentView> known = coordinator_.status();
+  std::size_t runners = 0;
+  for (const AgentView& a : known)
+    if (runsJobs(a) && wantedBy(a, request.to)) ++runners;
+  if (!(request.to.empty() || (request.to.size() == 1 && request.to[0] == "all")))
+    for (const std::string& entry : request.to)
+      if (std::none_of(known.begin(), known.end(), [&](const AgentView& a) { return wantedBy(a, {entry}); }))
+        return Error{"--to: no agent or site named '" + entry + "' is known to hnowd (`hnow status` lists them)"};
+  if (runners > 0 && static_cast<std::size_t>(request.replicas) > runners)
+    return Error{"--replicas " + (request.adaptiveReplicas ? std::string("adaptive needs 2") : std::to_string(request.replicas) + " needs as many") +
+                 " agents; " + std::to_string(runners) + " known to hnowd run jobs (" + fromText(request) + ")"};
+  return {};
+}
+
+std::vector<std::string> JobService::mayUse(const Job& job) const {
+  // One hnowd cannot connect to hands its result back over a connection it
+  // opens (job_service_results.cc). A --reduce run moves partials from
+  // agent to agent by pulling, which nobody can do from such an agent: it
+  // takes no share there.
+  std::vector<std::string> out;
+  for (const AgentView& a : coordinator_.status())
+    if (canTakePart(a) && runsJobs(a) && wantedBy(a, job.request.to) && (a.reachability.reachable || !job.reduce))
+      out.push_back(a.record.name);
+  return out;
+}
+
+void JobService::admit() {
+  std::map<std::string, std::uint64_t> held;
+  std::vector<QueuedJob> queued;
+  for (const auto& [id, job] : jobs_) {
+    if (job->finished) continue;
+    if (job->phase != "queued") {
+      for (const auto& agent : job->agents)
+        if (!job->lost.count(agent)) held[agent] = id;
+      continue;
+    }
+    queued.push_back({id, job->request.priority, mayUse(*job), static_cast<std::size_t>(job->request.replicas),
+                      fromText(job->request)});
+  }
+  if (queued.empty()) return;
+  Admission admission = admitJobs(std::move(queued), held);
+  for (auto& [id, why] : admission.waiting) {
+    Job& job = *jobs_.at(id);
+    if (job.waiting != why) spdlog::info("run {} waits: {}", id, why);
+    job.waiting = std::move(why);
+  }
+  for (std::uint64_t id : admission.start) launch(*jobs_.at(id));
+}
+
+void JobService::launch(Job& job) {
+  job.agents = mayUse(job);
+  job.waiting.clear();
+  job.phase = "calibrating";
+  if (job.reduce)
+    for (const AgentView& a : coordinator_.status())
+      if (canTakePart(a) && runsJobs(a) && wantedBy(a, job.request.to) && !a.reachability.reachable)
+        spdlog::warn("run {}: {} takes no share in a --reduce run: other agents cannot connect to its data plane "
+                     "to take its partial result (docs/reachability.md)",
+                     job.id, a.record.name);
+  launchRecord(coordinator_, job.record);
+  spdlog::info("run {}: '{}' on {} ({} bytes) over {} agents, after {:.1f} s queued", job.id, job.request.command,
+               job.request.input, job.input->size(), job.agents.size(), seconds(clock_.now() - job.created));
+  auto dir = files_.makeWorkDir(job.id);
+  if (!dir) return finish(job, dir.error());
+  job.dir = *dir;
+  indexInput(job, conf::parseSplitSpec(job.request.split).value());
+}
+
+}  // namespace hnow::daemon

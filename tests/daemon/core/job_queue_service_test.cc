@@ -1,0 +1,146 @@
+// Queued jobs in JobService, in memory (job_lab.h): a job waits, with its
+// reason, until its agents are free, and then runs as if alone.
+#include <doctest/doctest.h>
+
+#include "daemon/core/job_lab.h"
+
+using namespace hnow;
+using namespace hnow::daemon;
+using namespace hnow::daemon::jobtest;
+
+namespace {
+
+std::string recordStatus(Lab& lab, std::uint64_t job) {
+  auto status = lab.jobs.status(job);
+  REQUIRE(status);
+  auto record = lab.coordinator.operationLog().find(static_cast<OperationId>(status->record)).value();
+  REQUIRE(record);
+  return record->status;
+}
+
+// One turn at a time (a tick when none is left) until `until` holds.
+template <class Until>
+void stepUntil(Lab& lab, Until until) {
+  for (int i = 0; i < 100000 && !until(); ++i) {
+    if (lab.turns.empty()) {
+      lab.jobs.tick();
+      continue;
+    }
+    auto f = std::move(lab.turns.front());
+    lab.turns.pop_front();
+    f();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a second job on the same agents is queued, says which run it waits for, and runs only once the first has ended") {
+  Lab lab;
+  auto first = lab.jobs.start(lab.count());
+  auto second = lab.jobs.start(lab.count());
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(lab.jobs.status(*first)->phase == "calibrating");
+  auto waiting = lab.jobs.status(*second);
+  CHECK(waiting->phase == "queued");
+  CHECK(waiting->waiting == "its agents run run " + std::to_string(*first));
+  CHECK(recordStatus(lab, *first) == "running");
+  CHECK(recordStatus(lab, *second) == "queued");
+
+  // Until the first ends, the second stays queued: no agent runs a command of it.
+  stepUntil(lab, [&] { return lab.jobs.status(*first)->finished || lab.jobs.status(*second)->phase != "queued"; });
+  REQUIRE(lab.jobs.status(*first)->finished);
+  CHECK(lab.jobs.status(*second)->phase == "queued");
+  lab.settle();
+  auto a = lab.jobs.status(*first), b = lab.jobs.status(*second);
+  CHECK(a->phase == "done");
+  CHECK(b->phase == "done");
+  CHECK(b->waiting.empty());
+  CHECK(b->agents.size() == 3);
+  CHECK(recordStatus(lab, *second) == "done");
+  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*first) + ".out")) == 3000);
+  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*second) + ".out")) == 3000);
+}
+
+TEST_CASE("jobs on disjoint agents run at once, and a higher --priority starts before an earlier job") {
+  Lab lab;
+  RunRequest one = lab.count(), two = lab.count();
+  one.to = {"a1"};
+  two.to = {"a2", "a3"};
+  auto a = lab.jobs.start(one), b = lab.jobs.start(two);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(lab.jobs.status(*a)->phase != "queued");
+  CHECK(lab.jobs.status(*b)->phase != "queued");
+  RunRequest later = lab.count(), urgent = lab.count();
+  urgent.priority = 3;
+  auto c = lab.jobs.start(later), d = lab.jobs.start(urgent);
+  REQUIRE((c.ok() && d.ok()));
+  CHECK(lab.jobs.status(*c)->phase == "queued");
+  CHECK(lab.jobs.status(*d)->phase == "queued");
+  CHECK(lab.jobs.status(*d)->priority == 3);
+  // a and b end; the urgent one gets the agents, the earlier one waits behind it.
+  stepUntil(lab, [&] { return lab.jobs.status(*d)->phase != "queued" || lab.jobs.status(*c)->phase != "queued"; });
+  CHECK(lab.jobs.status(*a)->finished);
+  CHECK(lab.jobs.status(*b)->finished);
+  CHECK(lab.jobs.status(*d)->phase != "queued");
+  CHECK(lab.jobs.status(*c)->phase == "queued");
+  CHECK(lab.jobs.status(*c)->waiting == "its agents run run " + std::to_string(*d));
+  lab.settle();
+  for (auto id : {*a, *b, *c, *d}) CHECK(lab.jobs.status(id)->phase == "done");
+}
+
+TEST_CASE("a job waits while no agent that runs jobs is alive, and starts when one logs in") {
+  Lab lab;
+  for (const char* name : {"a1", "a2", "a3"}) lab.detachAgent(name);
+  auto started = lab.jobs.start(lab.count());
+  REQUIRE(started.ok());
+  lab.settleFor(std::chrono::seconds(2));
+  auto waiting = lab.jobs.status(*started);
+  CHECK(waiting->phase == "queued");
+  CHECK(waiting->waiting == "no alive agent among the agents that run jobs");
+  CHECK_FALSE(waiting->finished);
+
+  lab.attachAgent("a2");
+  lab.settle();
+  auto done = lab.jobs.status(*started);
+  CHECK(done->phase == "done");
+  REQUIRE(done->agents.size() == 1);
+  CHECK(done->agents[0].name == "a2");
+  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
+}
+
+TEST_CASE("a queued job cancelled ends without touching an agent, and the job behind it runs") {
+  Lab lab;
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  auto running = lab.jobs.start(lab.count());
+  auto queued = lab.jobs.start(lab.count());
+  auto behind = lab.jobs.start(lab.count());
+  REQUIRE((running.ok() && queued.ok() && behind.ok()));
+  lab.settleFor(std::chrono::seconds(1));
+  CHECK(lab.jobs.status(*queued)->phase == "queued");
+  const auto record = static_cast<OperationId>(lab.jobs.status(*queued)->record);
+  CHECK(lab.jobs.cancel(record, "alice"));
+  CHECK(lab.jobs.status(*queued)->phase == "cancelled");
+  CHECK(recordStatus(lab, *queued) == "cancelled");
+
+  // The running one cancelled too: the agents are free for the one behind.
+  for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  CHECK(lab.jobs.cancel(static_cast<OperationId>(lab.jobs.status(*running)->record), "alice"));
+  lab.settle();
+  CHECK(lab.jobs.status(*behind)->phase == "done");
+}
+
+TEST_CASE("--to a name no agent has ever had is refused at once rather than queued for ever") {
+  Lab lab;
+  RunRequest request = lab.count();
+  request.to = {"a9"};
+  auto refused = lab.jobs.start(request);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == "--to: no agent or site named 'a9' is known to hnowd (`hnow status` lists them)");
+  request.to = {"a1"};
+  request.replicas = 2;
+  auto replicas = lab.jobs.start(request);
+  REQUIRE_FALSE(replicas.ok());
+  CHECK(replicas.error().message == "--replicas 2 needs as many agents; 1 known to hnowd run jobs (--to a1)");
+  CHECK(lab.coordinator.operations(10).value().empty());
+}
