@@ -16,11 +16,13 @@
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
+#include "transport/malloc_bounds.h"
 #include "transport/service_notify.h"
 #include "transport/tls_config.h"
 
 int main(int argc, char** argv) {
   using namespace hnow;
+  transport::boundMallocArenas();  // before any thread
   auto args = agent::parseAgentArgs(argc, argv);
   if (!args) return 2;
   auto config = conf::loadAgentConfig(args->configPath);

@@ -42,6 +42,7 @@
 #include "transport/auth.h"
 #include "transport/daemon_main.h"
 #include "transport/log_setup.h"
+#include "transport/malloc_bounds.h"
 #include "transport/service_notify.h"
 #include "server/trust.h"
 #include "transport/identity.h"
@@ -318,6 +319,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
 }  // namespace
 
 int main(int argc, char** argv) {
+  transport::boundMallocArenas();  // before any thread
   // --new-state: start with a state.db other than the one hnowd kept (daemon/state/state_mark.h).
   bool newState = false;
   std::vector<char*> args;
