@@ -18,6 +18,8 @@ class OperationLog {
   Result<OperationId> begin(const std::string& kind, const std::string& summary);
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
+  // A running record's summary replaced (StateStore::describeOperation).
+  Result<void> describe(OperationId id, const std::string& summary) { return store_.describeOperation(id, summary); }
   Result<std::vector<OperationRecord>> newest(std::size_t limit) { return store_.operations(limit); }
   // The record `id`, none when there is none.
   Result<std::optional<OperationRecord>> find(OperationId id) { return store_.operation(id); }

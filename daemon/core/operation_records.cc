@@ -11,6 +11,12 @@ OperationId beginRecord(Coordinator& coordinator, const std::string& kind, const
   return 0;
 }
 
+void describeRecord(Coordinator& coordinator, OperationId id, const std::string& summary) {
+  if (id == 0) return;
+  if (auto done = coordinator.operationLog().describe(id, summary); !done)
+    spdlog::error("recording the plan of operation {}: {}", id, done.error().message);
+}
+
 void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary) {
   if (id == 0) return;
   if (auto done = coordinator.operationLog().finish(id, status, summary); !done)

@@ -10,6 +10,8 @@ namespace hnow::daemon {
 
 // The record's id, or 0 when it could not be kept.
 OperationId beginRecord(Coordinator& coordinator, const std::string& kind, const std::string& summary);
+// Replaces a running record's summary (nothing for id 0).
+void describeRecord(Coordinator& coordinator, OperationId id, const std::string& summary);
 // Ends the record (nothing for id 0).
 void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary);
 

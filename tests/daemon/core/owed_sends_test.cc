@@ -266,3 +266,28 @@ TEST_CASE("an owed agent that comes back holding the file already is settled by 
   CHECK(ops[0].summary.find("\"held\":[\"a3\"]") != std::string::npos);
   CHECK(ops[0].summary.find("\"owed_by\":") != std::string::npos);
 }
+
+TEST_CASE("cancel of the record that owes copies drops what is owed, in state too, and an agent that comes back gets nothing") {
+  OwedLab lab;
+  lab.loseA3();
+  SendRequest request = lab.toAll();
+  request.untilAll = true;
+  auto answer = started(lab, request);
+  REQUIRE(answer);
+  lab.finish(std::string(32, 't'));
+  REQUIRE(lab.owed.owed().size() == 1);
+  const OperationId record = lab.owed.owed()[0].id;
+  REQUIRE(lab.store.loadOwedSends()->size() == 1);
+
+  CHECK_FALSE(lab.owed.cancel(record + 1, "alice"));
+  auto dropped = lab.owed.cancel(record, "alice");
+  REQUIRE(dropped);
+  CHECK(*dropped == std::vector<std::string>{"a3"});
+  CHECK(lab.owed.owed().empty());
+  CHECK(lab.store.loadOwedSends()->empty());
+  CHECK_FALSE(lab.owed.cancel(record, "alice"));
+
+  lab.backA3();
+  lab.owed.tick();
+  CHECK(lab.started.empty());
+}
