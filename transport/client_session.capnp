@@ -108,11 +108,13 @@ interface ClientSession @0x86761ec34b694686 {
   # SHA-256 hnowd took as it landed is `sha256`, the client's of its file
   # (hashed while it served it); fails with the reason when it cannot be
   # (the connection carrying it ended, or its bytes differ).
-  cancel @22 (operation :UInt64);
+  cancel @22 (operation :UInt64) -> (note :Text);
   # `hnow cancel ID`, and Ctrl-C on a client that follows what it started:
   # ends operation record `operation` (`hnow ops`) now, its record
-  # "cancelled" with this session's operator as who cancelled it. Refused
-  # to a read-only operator, and for an operation not under way.
+  # "cancelled" with this session's operator as who cancelled it; for the
+  # record of an --until-all send, drops what it still owes. `note` says
+  # what was stopped or dropped. Refused to a read-only operator, and for
+  # an operation neither under way nor owing copies.
   locate @23 (record :UInt64) -> (kind :Text, operation :UInt64, entry :OperationRecord);
   # The operation record `record` (`hnow ops`) names, as followSend,
   # followManifest, followRun and grantOutput take it: `kind` "send",

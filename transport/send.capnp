@@ -190,4 +190,6 @@ struct ManifestReport @0xab46488be6e3cf15 {
   lowerBoundS @6 :Float64;   # seed 004 §3.2 on the store-and-forward instance
   items @7 :List(ManifestItemReport);
   considered @8 :List(PlanOption);
+  record @9 :UInt64;         # its operation record's id (`hnow ops`, `hnow cancel`); 0: none yet
+  cancelledBy @10 :Text;     # the operator who cancelled it; "" not cancelled
 }

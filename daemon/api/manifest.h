@@ -46,6 +46,8 @@ struct ManifestStatus {
   double lowerBoundS = 0.0;  // seed 004 §3.2
   std::vector<ManifestItemStatus> items;
   std::vector<PlanOption> considered;
+  std::uint64_t record = 0;  // its operation record's id (`hnow ops`, `hnow cancel`); 0: none yet
+  std::string cancelledBy;   // the operator who cancelled it; "" not cancelled
 };
 
 }  // namespace hnow::api

@@ -62,6 +62,8 @@ void toWire(const ManifestStatus& s, wire::ManifestReport::Builder out) {
     toWire(s.items[i].send, w.initReport());
   }
   toWire(s.considered, out.initConsidered(static_cast<unsigned>(s.considered.size())));
+  out.setRecord(s.record);
+  out.setCancelledBy(s.cancelledBy);
 }
 
 ManifestStatus manifestStatusFromWire(wire::ManifestReport::Reader in) {
@@ -76,6 +78,8 @@ ManifestStatus manifestStatusFromWire(wire::ManifestReport::Reader in) {
   for (auto item : in.getItems())
     s.items.push_back({item.getSource(), item.getFile(), item.getDest(), sendStatusFromWire(item.getReport())});
   s.considered = planOptionsFromWire(in.getConsidered());
+  s.record = in.getRecord();
+  s.cancelledBy = in.getCancelledBy();
   return s;
 }
 

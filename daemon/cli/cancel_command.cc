@@ -10,12 +10,12 @@ int runCancelCommand(const std::string& configPath, std::uint64_t record) {
   int exitCode = 0;
   auto client = connectOrReport(configPath, exitCode);
   if (!client) return exitCode;
-  if (auto done = client->cancel(record); !done) {
+  auto done = client->cancel(record);
+  if (!done) {
     std::fprintf(stderr, "hnow: cancel: %s\n", done.error().message.c_str());
     return 1;
   }
-  std::printf("operation %llu cancelled: its agents stopped and removed their partial copies\n",
-              static_cast<unsigned long long>(record));
+  std::printf("%s\n", done->c_str());
   return 0;
 }
 

@@ -147,11 +147,11 @@ Reply<bool> CoordinatorClient::forgetAgent(const std::string& agent) {
   return s.wait(request.send().then([](auto) { return true; }));
 }
 
-Reply<bool> CoordinatorClient::cancel(std::uint64_t record) {
+Reply<std::string> CoordinatorClient::cancel(std::uint64_t record) {
   auto& s = *state_;
   auto request = s.session->cancelRequest();
   request.setOperation(record);
-  return s.wait(request.send().then([](auto) { return true; }));
+  return s.wait(request.send().then([](auto response) { return std::string(response.getNote()); }));
 }
 
 Reply<std::pair<std::string, double>> CoordinatorClient::agentToken(const std::string& name, double ttlSeconds) {

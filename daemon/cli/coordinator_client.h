@@ -44,8 +44,9 @@ class CoordinatorClient {
   // An empty-struct reply: std::monostate-like success.
   Reply<bool> setEmulatedRates(const std::string& agent, const RateChange& change);
   Reply<bool> forgetAgent(const std::string& agent);
-  // Cancels operation record `record` (`hnow ops`) as this client's operator.
-  Reply<bool> cancel(std::uint64_t record);
+  // Cancels operation record `record` (`hnow ops`) as this client's
+  // operator: hnowd's note of what it stopped or dropped.
+  Reply<std::string> cancel(std::uint64_t record);
   // Agent identities (docs/security.md): a single-use enrollment token
   // and how long it holds; revoke (how many sessions were closed); approve
   // a pending agent (its key); every known key.
@@ -117,12 +118,13 @@ class CoordinatorClient {
   // push for half a minute, or `each` stopped).
   template <class Status>
   using Each = std::function<bool(const Status& report)>;
-  // While a send or a run is followed, Ctrl-C cancels it (docs/send.md,
+  // While a send, a manifest or a run is followed, Ctrl-C cancels it (docs/send.md,
   // "Cancelling"): the first asks hnowd to cancel its record (`record`, or
   // the one the reports name) and the follow waits for its end; the second
   // leaves at once, exit 130. interrupted(): the first came.
   Reply<api::SendStatus> followSend(std::uint64_t operation, Each<api::SendStatus> each, std::uint64_t record = 0);
-  Reply<api::ManifestStatus> followManifest(std::uint64_t operation, Each<api::ManifestStatus> each);
+  Reply<api::ManifestStatus> followManifest(std::uint64_t operation, Each<api::ManifestStatus> each,
+                                            std::uint64_t record = 0);
   Reply<RunReportView> followRun(std::uint64_t operation, Each<RunReportView> each, std::uint64_t record = 0);
   bool interrupted() const;
   // Follows from now on only watch: Ctrl-C leaves at once and cancels

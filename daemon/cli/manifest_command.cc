@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
 #include "cli/text_file.h"
@@ -135,7 +136,8 @@ int runManifestCommand(const ManifestOptions& options) {
     gaveUp = !now.finished && Clock::now() - lastMove > kStallLimit;
     return !gaveUp;
   };
-  auto followed = status.finished ? Reply<api::ManifestStatus>(status) : client->followManifest(id, follow);
+  auto followed =
+      status.finished ? Reply<api::ManifestStatus>(status) : client->followManifest(id, follow, status.record);
   if (gaveUp) {
     std::fprintf(stderr, "hnow: no progress for %lld s; giving up (hnowd keeps the operation)\n",
                  static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kStallLimit).count()));
@@ -145,6 +147,11 @@ int runManifestCommand(const ManifestOptions& options) {
     return reportLostHnowd("sending a manifest", "manifest", "their partial copies", "Send it again",
                            followed.error().message);
   status = std::move(followed.value());
+  if (!status.cancelledBy.empty()) {
+    std::fprintf(stderr, "hnow: manifest %llu cancelled by %s\n", static_cast<unsigned long long>(status.record),
+                 status.cancelledBy.c_str());
+    return client->interrupted() ? kInterruptedExit : kCancelledExit;
+  }
   std::fputs((options.json ? manifestJson(status) : manifestTable(status)).c_str(), stdout);
   if (!options.ganttPath.empty()) {
     if (auto written = writeFileAtomically(options.ganttPath, manifestGanttSvg(status)); !written)

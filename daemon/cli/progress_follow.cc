@@ -142,8 +142,8 @@ kj::Promise<void> cancelOnInterrupt(CoordinatorClient::State& s, std::shared_ptr
 }
 
 // The follow call `request` (its listener set here), waited for with the
-// caller's `each` on every push and on the final report. `kind` "send" or
-// "run" is cancelled by Ctrl-C (cancelOnInterrupt); others are not.
+// caller's `each` on every push and on the final report. `kind` ("send",
+// "manifest", "run") is cancelled by Ctrl-C (cancelOnInterrupt); none is not.
 template <class Status, class Request, class Read>
 Reply<Status> follow(CoordinatorClient::State& s, Request request, CoordinatorClient::Each<Status> each, Read read,
                      const char* kind = nullptr, std::uint64_t record = 0) {
@@ -190,11 +190,13 @@ bool CoordinatorClient::interrupted() const { return state_->interrupted; }
 
 void CoordinatorClient::watchOnly() { state_->watching = true; }
 
-Reply<api::ManifestStatus> CoordinatorClient::followManifest(std::uint64_t operation, Each<api::ManifestStatus> each) {
+Reply<api::ManifestStatus> CoordinatorClient::followManifest(std::uint64_t operation, Each<api::ManifestStatus> each,
+                                                             std::uint64_t record) {
   auto request = state_->session->followManifestRequest();
   request.setOperation(operation);
   return follow<api::ManifestStatus>(*state_, kj::mv(request), std::move(each),
-                                     [](wire::ManifestReport::Reader r) { return api::manifestStatusFromWire(r); });
+                                     [](wire::ManifestReport::Reader r) { return api::manifestStatusFromWire(r); },
+                                     "manifest", record);
 }
 
 Reply<RunReportView> CoordinatorClient::followRun(std::uint64_t operation, Each<RunReportView> each,

@@ -22,6 +22,8 @@ class OperationLog {
   Result<void> launch(OperationId id) { return store_.launchOperation(id); }
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
+  // A running record's summary replaced (StateStore::describeOperation).
+  Result<void> describe(OperationId id, const std::string& summary) { return store_.describeOperation(id, summary); }
   Result<std::vector<OperationRecord>> newest(std::size_t limit) { return store_.operations(limit); }
   // The record `id`, none when there is none.
   Result<std::optional<OperationRecord>> find(OperationId id) { return store_.operation(id); }

@@ -24,6 +24,12 @@ void launchRecord(Coordinator& coordinator, OperationId id) {
     spdlog::error("recording the start of operation {}: {}", id, done.error().message);
 }
 
+void describeRecord(Coordinator& coordinator, OperationId id, const std::string& summary) {
+  if (id == 0) return;
+  if (auto done = coordinator.operationLog().describe(id, summary); !done)
+    spdlog::error("recording the plan of operation {}: {}", id, done.error().message);
+}
+
 void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary) {
   if (id == 0) return;
   if (auto done = coordinator.operationLog().finish(id, status, summary); !done)

@@ -13,6 +13,8 @@ OperationId beginRecord(Coordinator& coordinator, const std::string& kind, const
 // The same, "queued" (a job waiting for its agents); launchRecord makes it "running".
 OperationId queueRecord(Coordinator& coordinator, const std::string& kind, const std::string& summary);
 void launchRecord(Coordinator& coordinator, OperationId id);
+// Replaces a running record's summary (nothing for id 0).
+void describeRecord(Coordinator& coordinator, OperationId id, const std::string& summary);
 // Ends the record (nothing for id 0).
 void finishRecord(Coordinator& coordinator, OperationId id, const std::string& status, const std::string& summary);
 

@@ -1,11 +1,15 @@
 // `hnow cancel ID` (ClientSession.cancel): the operation under way with
-// that record ends now, cancelled by the session's operator; anything else
-// is refused with what the record says of it.
+// that record (a send, also while it is prepared; a manifest; a run) ends
+// now, cancelled by the session's operator; the record of an --until-all
+// send drops what it still owes; anything else is refused with what the
+// record says of it.
 #include <spdlog/spdlog.h>
 
 #include <string>
 
 #include "core/jobs/job_service.h"
+#include "core/manifest/manifest_service.h"
+#include "core/send/owed_sends.h"
 #include "core/send/send_service.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
@@ -22,7 +26,13 @@ std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
   if (!*record) return "no " + name + " (`hnow ops` lists them)";
   const OperationRecord& r = **record;
   if (r.status != "running" && r.status != "queued") return name + " is " + r.status + "; nothing to cancel";
-  return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send that has started, or a run, can";
+  return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send, a manifest or a run can";
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 }  // namespace
@@ -30,8 +40,19 @@ std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
 kj::Promise<void> ClientSessionServer::cancel(CancelContext context) {
   requireFull("cancel an operation");
   const auto id = static_cast<OperationId>(context.getParams().getOperation());
-  if ((sends_ && sends_->cancel(id, operator_.name)) || (jobs_ && jobs_->cancel(id, operator_.name))) {
-    spdlog::info("operator {} from {} cancelled operation {}", operator_.name, peer_, id);
+  const std::string who = operator_.name;
+  if ((sends_ && sends_->cancel(id, who)) || (manifests_ && manifests_->cancel(id, who)) ||
+      (jobs_ && jobs_->cancel(id, who))) {
+    spdlog::info("operator {} from {} cancelled operation {}", who, peer_, id);
+    context.getResults().setNote("operation " + std::to_string(id) +
+                                 " cancelled: its agents stopped and removed their partial copies");
+    return kj::READY_NOW;
+  }
+  if (auto owed = owed_ ? owed_->cancel(id, who) : std::nullopt) {
+    spdlog::info("operator {} from {} dropped what send {} owed", who, peer_, id);
+    context.getResults().setNote("send " + std::to_string(id) + " is no longer owed to " + joined(*owed) +
+                                 " (--until-all): they get nothing when they are connected again; a send "
+                                 "already under way to them has its own record to cancel");
     return kj::READY_NOW;
   }
   transport::refuse(whyNotCancelled(coordinator_, id));

@@ -246,6 +246,14 @@ Result<void> SqliteStateStore::launchOperation(OperationId id) {
   });
 }
 
+Result<void> SqliteStateStore::describeOperation(OperationId id, const std::string& summary) {
+  return guarded([&] {
+    Statement update(db_, path_, "UPDATE operations SET summary = ?1 WHERE id = ?2 AND status = 'running'");
+    update.bind(1, summary).bind(2, std::int64_t{id});
+    update.step();
+  });
+}
+
 Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   return guarded([&] {
     Statement update(db_, path_,

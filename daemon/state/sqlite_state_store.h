@@ -30,6 +30,7 @@ class SqliteStateStore final : public StateStore {
   Result<OperationId> beginOperation(const OperationRecord& record) override;
   Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                const std::string& summary) override;
+  Result<void> describeOperation(OperationId id, const std::string& summary) override;
   Result<std::vector<OperationRecord>> operations(std::size_t limit) override;
   Result<std::optional<OperationRecord>> operation(OperationId id) override;
   Result<void> launchOperation(OperationId id) override;

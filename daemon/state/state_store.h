@@ -117,6 +117,10 @@ class StateStore {
   // hnowd stops is not turned into "failed" by the agents it disconnects).
   virtual Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                        const std::string& summary) = 0;
+  // Replaces the summary of a record still "running": an operation begun
+  // before it knew its plan (so that it can be named and cancelled while
+  // it is prepared) says what it runs once it knows.
+  virtual Result<void> describeOperation(OperationId id, const std::string& summary) = 0;
   // Inserts or replaces the owed send by id, its agents with it; one with
   // no agents left is removed. In one transaction.
   virtual Result<void> saveOwedSend(const StoredOwedSend& owed) = 0;

@@ -38,7 +38,8 @@ struct ManifestService::Running {
   bool replan = true;
   double maxRate = 0.0;  // --max-rate, bytes/s; 0: none
   OperationId record = 0;
-  std::string summary;
+  std::string summary;  // its record's JSON object, without its closing brace
+  std::string cancelledBy;  // the operator who cancelled it (ManifestService::cancel); "" not cancelled
   bool recorded = false;
   std::uint64_t id = 0;  // set once every item has started
 };

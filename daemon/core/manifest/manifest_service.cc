@@ -158,7 +158,7 @@ Result<void> ManifestService::planItems(Running& running) {
                     ",\"predicted_s\":" + jsonNumber(running.plan.predictedSeconds) +
                     ",\"sequential_s\":" + jsonNumber(running.plan.sequentialSeconds) +
                     (running.maxRate > 0 ? ",\"max_rate_bps\":" + jsonNumber(running.maxRate * 8) : std::string());
-  running.record = beginRecord(coordinator_, "manifest", running.summary + "}");
+  describeRecord(coordinator_, running.record, running.summary + "}");
   return {};
 }
 
@@ -203,11 +203,21 @@ void ManifestService::start(ManifestRequest request, Started started) {
   // Held by the agents' answers until every one has come (gone with them if
   // a link drops its callbacks unanswered).
   auto held = std::make_shared<std::unique_ptr<Running>>(std::move(items).value());
+  // Begun before its sources hash their files, so that `hnow cancel` can
+  // name it while it is prepared; planItems adds the plan to its summary.
+  Running& r = **held;
+  r.summary = "{\"items\":" + std::to_string(r.items.size()) + ",\"algo\":" + jsonString(r.algo);
+  r.record = beginRecord(coordinator_, "manifest", r.summary + "}");
+  if (r.record != 0) preparing_[r.record] = held;
   prepareSources(**held, [this, held, started](const Result<void>& sources) {
     Running& running = **held;
-    if (!sources) return started(sources.error());
-    if (auto planned = planItems(running); !planned) return started(planned.error());
+    if (!running.cancelledBy.empty()) return started(std::make_pair(nextOperation_++, cancelledWhilePrepared(running)));
+    if (!sources) return preparing_.erase(running.record), started(sources.error());
+    if (auto planned = planItems(running); !planned) return preparing_.erase(running.record), started(planned.error());
     prepareReceives(running, [this, held, started](const Result<void>& receives) {
+      Running& running = **held;
+      if (!running.cancelledBy.empty()) return started(std::make_pair(nextOperation_++, cancelledWhilePrepared(running)));
+      preparing_.erase(running.record);
       if (!receives) return started(receives.error());
       started(begin(std::move(*held)));
     });
@@ -239,11 +249,14 @@ std::optional<ManifestStatus> ManifestService::status(std::uint64_t operation) c
   s.sequentialS = r.plan.sequentialSeconds;
   s.lowerBoundS = r.plan.lowerBoundSeconds;
   s.considered = r.plan.considered;
+  s.record = r.record;
+  s.cancelledBy = r.cancelledBy;
   for (const Item& it : r.items) {
     ManifestItemStatus item{it.request.source, it.request.file, it.request.dest, it.operation->status()};
     item.send.skipped = it.skipped;
     // Over once ended (endIfFinished, at a report or a tick): its record is written then.
-    s.finished = s.finished && item.send.finished && it.released;
+    s.finished = s.finished && (item.send.finished || !r.cancelledBy.empty()) && it.released;
+    item.send.cancelledBy = r.cancelledBy;
     s.replans += static_cast<std::uint32_t>(item.send.replans);
     // The items start together: the manifest lasts as long as its longest item.
     s.elapsedS = std::max(s.elapsedS, item.send.elapsedS);
@@ -363,13 +376,16 @@ void ManifestService::endIfFinished(Running& running) {
       ++copies;
     }
   }
-  spdlog::info("manifest finished in {:.2f} s (predicted {:.2f} s): {} of {} copies", elapsed,
-               running.plan.predictedSeconds, ok, copies);
+  const bool cancelled = !running.cancelledBy.empty();
+  spdlog::info("manifest {} in {:.2f} s (predicted {:.2f} s): {} of {} copies", cancelled ? "cancelled" : "finished",
+               elapsed, running.plan.predictedSeconds, ok, copies);
   if (running.record == 0) return;
   char numbers[160];
-  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"replans\":%d}", elapsed, ok,
+  std::snprintf(numbers, sizeof numbers, ",\"actual_s\":%.3f,\"ok\":%zu,\"failed\":%zu,\"replans\":%d", elapsed, ok,
                 copies - ok, replans);
-  finishRecord(coordinator_, running.record, ok == copies ? "done" : "failed", running.summary + numbers);
+  const std::string by = cancelled ? ",\"cancelled_by\":" + jsonString(running.cancelledBy) : "";
+  finishRecord(coordinator_, running.record, cancelled ? "cancelled" : ok == copies ? "done" : "failed",
+               running.summary + numbers + by + "}");
 }
 
 }  // namespace hnow::daemon

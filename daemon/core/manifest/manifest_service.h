@@ -39,6 +39,13 @@ class ManifestService final : public TransferObserver {
   std::optional<ManifestStatus> status(std::uint64_t operation) const;
   // The operation whose record is `record`; 0: none known.
   std::uint64_t operationOf(OperationId record) const;
+  // Ends the manifest whose record is `record` now, as operator `who`
+  // asked: every item's agents release its token (stop pulling and
+  // serving, remove their temp files), and its record says "cancelled" and
+  // by whom. One still prepared (its sources hashing, its destinations
+  // opening their receives) is released at its next step, and no item of
+  // it starts. False: no manifest under way or prepared has that record.
+  bool cancel(OperationId record, const std::string& who);
 
   void transferReport(const std::string& agent, const std::string& token,
                       const TransferReport& report) override;
@@ -58,6 +65,8 @@ class ManifestService final : public TransferObserver {
   Result<std::unique_ptr<Running>> itemsOf(ManifestRequest& request);
   Result<void> planItems(Running& running);
   std::pair<std::uint64_t, ManifestStatus> begin(std::unique_ptr<Running> running);
+  // A manifest cancelled while it was prepared: released, its status for the client.
+  ManifestStatus cancelledWhilePrepared(Running& running);
   // Each source serves its item's file, then each destination opens its
   // receive: `prepared` once, with every refusal named.
   void prepareSources(Running& running, Prepared prepared);
@@ -77,6 +86,8 @@ class ManifestService final : public TransferObserver {
   std::uint32_t chunkBytes_;
   std::function<std::string()> newToken_;
   std::map<std::uint64_t, std::unique_ptr<Running>> operations_;
+  // Manifests prepared, by record: held by their agents' answers until they start.
+  std::map<OperationId, std::weak_ptr<std::unique_ptr<Running>>> preparing_;
   std::map<std::string, std::pair<std::uint64_t, Item*>> itemOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished manifests stay answerable
   std::uint64_t nextOperation_ = 1;

@@ -133,6 +133,18 @@ void OwedSends::tick() {
   }
 }
 
+std::optional<std::vector<std::string>> OwedSends::cancel(OperationId send, const std::string& who) {
+  auto it = items_.find(send);
+  if (it == items_.end()) return std::nullopt;
+  Item& item = it->second;
+  const std::vector<std::string> owed = item.stored.agents;
+  spdlog::info("send {}: no longer owed to {}, as {} cancelled it (--until-all)", send, joined(owed), who);
+  item.stored.agents.clear();
+  save(item);  // an item owing nobody is removed from state.db
+  items_.erase(it);
+  return owed;
+}
+
 std::vector<OwedSends::Owed> OwedSends::owed() const {
   std::vector<Owed> out;
   for (const auto& [id, item] : items_)

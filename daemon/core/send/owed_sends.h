@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ class OwedSends {
   // Owed agents connected now get their send, one send per owed item at a
   // time; agents hnowd no longer knows (hnow agent forget) are owed nothing.
   void tick();
+  // `hnow cancel` of the send that left agents owed: they are owed nothing
+  // any more (state.db too), so one that comes back gets nothing. The
+  // agents it owed; none when it owes nothing. A send already under way
+  // for them has a record of its own, cancelled on its own.
+  std::optional<std::vector<std::string>> cancel(OperationId send, const std::string& who);
 
   struct Owed {
     OperationId id = 0;  // the send that left them owed

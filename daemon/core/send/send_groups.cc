@@ -26,6 +26,7 @@ struct SendService::Family {
   std::vector<SkippedAgent> skipped;      // as the send started (the first group's record lists them too)
   std::size_t waiting = 0;                // groups not answered yet
   Started started;
+  std::shared_ptr<SendCancel> cancel;     // shared by every group's request
 };
 
 namespace {
@@ -68,6 +69,10 @@ double lackedBound(const std::vector<TreeNode>& nodes, const std::vector<std::ve
 
 void SendService::packFor(SendRequest request, std::vector<AgentView> chosen, std::shared_ptr<const TreeScan> scan,
                           const HeldTree& held, Started started) {
+  if (request.cancelled()) {
+    plane_.dropScan(scan->id);
+    return endCancelled(request, started);
+  }
   std::vector<BundleGroup> groups;
   if (scan->sizes.size() == scan->entries && held.agentMissing.size() == chosen.size())
     groups = groupByMissing(held.agentMissing, scan->sizes);
@@ -108,6 +113,10 @@ void SendService::packFor(SendRequest request, std::vector<AgentView> chosen, st
                      [this, request, chosen, agents, started, queryBytes, lacked,
                       boundS](const Result<std::vector<TreeBundle>>& packed) mutable {
     if (!packed) return started(packed.error());
+    if (request.cancelled()) {
+      for (const TreeBundle& b : *packed) plane_.dropScratch(b.path);
+      return endCancelled(request, started);
+    }
     std::vector<TreeBundle> bundles = *packed;
     for (TreeBundle& b : bundles) {
       b.summary.atomic = request.copy.atomic;
@@ -144,6 +153,7 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
   family->skipped = skippedOf(request);
   family->waiting = bundles.size();
   family->started = std::move(started);
+  family->cancel = request.cancel;
   family->children.assign(bundles.size(), 0);
   std::uint64_t total = 0;
   for (const TreeBundle& b : bundles) total += b.size;
@@ -160,11 +170,15 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
     SendRequest r = request;
     r.group = g + 1;
     r.groups = bundles.size();
+    if (g > 0) r.record = 0;  // the first group's send keeps the record begun as it was prepared
     r.sourceShare = shareOf(bundles[g].size, total, bundles.size());
     auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, bundles[g]});
     startPlanned(r, agents[g], std::move(bundle),
-                 [this, family, g, path = request.path](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
-                   if (s) {
+                 [this, family, g, request](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
+                   const std::string& path = request.path;
+                   if (s && !runs_.knows(s->first)) {  // cancelled before it started (endCancelled)
+                     family->groups[g].error = "cancelled by " + s->second.cancelledBy + " before it started";
+                   } else if (s) {
                      family->children[g] = s->first;
                    } else {
                      family->groups[g].error = s.error().message;
@@ -175,6 +189,7 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
                    if (std::none_of(family->children.begin(), family->children.end(),
                                     [](std::uint64_t id) { return id != 0; })) {
                      families_.erase(family->id);
+                     if (request.cancelled()) return endCancelled(request, family->started);
                      std::string why;
                      for (const BundleGroupStatus& k : family->groups) why += (why.empty() ? "" : "; ") + k.error;
                      return family->started(Error{why});
@@ -223,6 +238,7 @@ SendStatus SendService::familyStatus(const Family& family) const {
     out.groups.push_back(std::move(group));
     if (out.record == 0) out.record = s.record;
     if (out.cancelledBy.empty()) out.cancelledBy = s.cancelledBy;
+    if (out.cancelledBy.empty() && family.cancel) out.cancelledBy = family.cancel->by;
     out.finished = out.finished && s.finished;
     out.size += s.size;
     out.predictedS = std::max(out.predictedS, s.predictedS);
@@ -250,6 +266,16 @@ SendStatus SendService::familyStatus(const Family& family) const {
 }
 
 bool SendService::cancel(OperationId record, const std::string& who) {
+  if (auto p = preparing_.find(record); p != preparing_.end()) {
+    const std::shared_ptr<SendCancel> flag = p->second.cancel;
+    cancelPreparing(flag, who);
+    // A tree's groups that run already stop too.
+    for (const auto& [id, family] : families_)
+      if (family->cancel == flag)
+        for (std::uint64_t child : family->children)
+          if (child != 0) runs_.cancel(child, who);
+    return true;
+  }
   const std::uint64_t send = runs_.runningWithRecord(record);
   if (send == 0) return false;
   for (const auto& [id, family] : families_) {
@@ -257,6 +283,8 @@ bool SendService::cancel(OperationId record, const std::string& who) {
     if (std::find(children.begin(), children.end(), send) == children.end()) continue;
     for (std::uint64_t child : children)
       if (child != 0) runs_.cancel(child, who);
+    // Its groups still prepared never start.
+    cancelPreparing(family->cancel, who);
     return true;
   }
   return runs_.cancel(send, who);

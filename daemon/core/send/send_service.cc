@@ -179,6 +179,7 @@ void SendService::begin(SendRequest request, Started started) {
       if (set)
         return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
                              " is not a directory (a file is always renamed into place whole)"});
+    beginPreparing(request, started);
     std::unique_ptr<HeldBundle> upload;
     // An upload goes with its send; a kept copy stays (released through scratchSource).
     if (request.scratch && !request.keptCopy) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
@@ -189,6 +190,7 @@ void SendService::begin(SendRequest request, Started started) {
                          "removes the others)"});
   if (request.copy.atomic && request.copy.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
+  beginPreparing(request, started);
   // A directory goes as one bundle of its tree, holding only the files some agent lacks.
   plane_.scanTree(readPathOf(request), [this, request, chosen = std::move(receivers).value(),
                                  started](const Result<TreeScan>& scanned) mutable {
@@ -255,6 +257,7 @@ void SendService::copyHeldElsewhere(const SendRequest& request, std::uint64_t si
 void SendService::planHeld(SendRequest request, std::vector<AgentView> chosen,
                            std::shared_ptr<std::unique_ptr<HeldBundle>> kept, std::uint64_t size, HeldAtDest held,
                            Started started) {
+  if (request.cancelled()) return endCancelled(request, started);
   std::vector<AgentView> holders;
   std::erase_if(chosen, [&held, &holders](const AgentView& a) {
     const bool holds = std::find(held.same.begin(), held.same.end(), a.record.name) != held.same.end();

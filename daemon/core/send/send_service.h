@@ -34,6 +34,13 @@ struct SourcePin {
   bool directory = false;
 };
 
+// Who cancelled a send while it was prepared (hashed, compressed, bundled,
+// its agents asked): "" none. Shared by every copy of its request, so a
+// tree's groups not started yet never start once one of them is cancelled.
+struct SendCancel {
+  std::string by;
+};
+
 // A send as hnowd runs it: the client's request (api/send_request.h, the
 // one type from the CLI's options to here) and what hnowd adds to it.
 struct SendRequest : api::SendRequest {
@@ -55,6 +62,12 @@ struct SendRequest : api::SendRequest {
   // Where hnowd reads `path` from (server/send_paths.h); empty: `path`
   // itself, a file hnowd made (an upload, a client's tree unpacked).
   SourcePin pin{};
+  // The record begun as hnowd started preparing it, so that `hnow cancel`
+  // can name it before any agent is asked to receive (0: none yet; the
+  // send begins its own when it orders its agents), and its cancel.
+  OperationId record = 0;
+  std::shared_ptr<SendCancel> cancel{};
+  bool cancelled() const { return cancel && !cancel->by.empty(); }
 };
 
 // What the plane reads for `request`: its pinned descriptor, else its path.
@@ -115,7 +128,10 @@ class SendService final {
   std::uint64_t operationOf(OperationId record) const;
   // Cancels the send under way whose operation record is `record`, as
   // operator `who` asked (SendRuns::cancel), with every group of a tree
-  // sent as a bundle per group. False: no send under way has that record.
+  // sent as a bundle per group. A send still prepared ends too: its record
+  // says "cancelled" now, and it stops at its next step, before any agent
+  // pulls a byte (its client is answered with the cancelled status).
+  // False: no send under way or prepared has that record.
   bool cancel(OperationId record, const std::string& who);
   // Told of every send that ends, after its record is finished.
   void onEnded(std::function<void(const SendEnd&)> ended) { runs_.onEnded(std::move(ended)); }
@@ -182,6 +198,14 @@ class SendService final {
   // The SHA-256 of the request's file (readPathOf), taken off the control thread
   // once however many ask the returned function.
   FileDigest digestOf(const SendRequest& request);
+  // The request's record begun as its preparing starts (SendRequest::record),
+  // and `started` wrapped to end that record "failed" when it is refused.
+  void beginPreparing(SendRequest& request, Started& started);
+  // A cancelled send that was still prepared (SendRequest::cancelled):
+  // `started` answered with its cancelled status; nothing of it starts.
+  void endCancelled(const SendRequest& request, const Started& started);
+  // The preparing records that share `cancel` end "cancelled" by `who`.
+  void cancelPreparing(const std::shared_ptr<SendCancel>& cancel, const std::string& who);
   // A send refused before its plan, recorded as failed with `why`, which the caller is told.
   void refuseRecorded(const SendRequest& request, const std::string& why, Started started);
   // Every agent it was for held it already: a send that moved nothing, recorded and answered finished.
@@ -216,6 +240,12 @@ class SendService final {
   double configuredUplink_;
   std::function<std::string()> newToken_;  // 32 random bytes per send
   std::map<std::uint64_t, std::shared_ptr<Family>> families_;  // until their operations are forgotten
+  // The records of sends prepared, not yet run: their cancel and summary so far.
+  struct Preparing {
+    std::shared_ptr<SendCancel> cancel;
+    std::string summary;  // its record's JSON object, closed
+  };
+  std::map<OperationId, Preparing> preparing_;
   Pinner pinner_;
   SendRuns runs_;  // the sends once their agents have prepared
 };

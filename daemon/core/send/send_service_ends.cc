@@ -1,5 +1,6 @@
 // The sends that end before they run: refused with a record, owed to
-// every agent they were for (--until-all), or held by every agent already.
+// every agent they were for (--until-all), held by every agent already, or
+// cancelled while they were prepared.
 #include <spdlog/spdlog.h>
 
 #include "core/operation_records.h"
@@ -27,10 +28,53 @@ void SendService::oweAll(const SendRequest& request, Started started) {
                 std::to_string(record) + "): each gets it when it is connected again (hnow status lists it)"});
 }
 
+void SendService::beginPreparing(SendRequest& request, Started& started) {
+  const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
+                              ",\"algo\":" + jsonString(request.algo);
+  request.record = beginRecord(coordinator_, "send", summary + "}");
+  request.cancel = std::make_shared<SendCancel>();
+  if (request.record == 0) return;
+  preparing_[request.record] = {request.cancel, summary + "}"};
+  started = [this, record = request.record, summary, started = std::move(started)](
+                const Result<std::pair<std::uint64_t, SendStatus>>& answer) {
+    preparing_.erase(record);
+    // Ended already when it ran, was refused with its record, or was cancelled.
+    if (!answer) finishRecord(coordinator_, record, "failed", summary + ",\"error\":" + jsonString(answer.error().message) + "}");
+    started(answer);
+  };
+}
+
+void SendService::cancelPreparing(const std::shared_ptr<SendCancel>& cancel, const std::string& who) {
+  if (!cancel) return;
+  cancel->by = who;
+  for (auto it = preparing_.begin(); it != preparing_.end();) {
+    if (it->second.cancel != cancel) {
+      ++it;
+      continue;
+    }
+    spdlog::info("send record {}: cancelled by {} while it was prepared", it->first, who);
+    std::string summary = it->second.summary;
+    summary.pop_back();  // its closing brace
+    finishRecord(coordinator_, it->first, "cancelled", summary + ",\"cancelled_by\":" + jsonString(who) + "}");
+    it = preparing_.erase(it);
+  }
+}
+
+void SendService::endCancelled(const SendRequest& request, const Started& started) {
+  SendStatus s;
+  s.finished = true;
+  s.algo = "none";
+  s.record = request.record;
+  s.cancelledBy = request.cancel->by;
+  s.maxRateBytesPerSecond = request.maxRateBytesPerSecond;
+  started(std::make_pair(runs_.nextId(), s));
+}
+
 void SendService::refuseRecorded(const SendRequest& request, const std::string& why, Started started) {
   const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
                               ",\"error\":" + jsonString(why) + "}";
-  finishRecord(coordinator_, beginRecord(coordinator_, "send", summary), "failed", summary);
+  finishRecord(coordinator_, request.record ? request.record : beginRecord(coordinator_, "send", summary), "failed",
+               summary);
   started(Error{why});
 }
 
@@ -52,7 +96,7 @@ void SendService::finishHeld(const SendRequest& request, std::uint64_t size, con
                               (request.untilAll ? ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed)
                                                 : std::string()) +
                               (request.owedBy ? ",\"owed_by\":" + std::to_string(request.owedBy) : std::string()) + "}";
-  end.record = beginRecord(coordinator_, "send", summary);
+  end.record = request.record ? request.record : beginRecord(coordinator_, "send", summary);
   finishRecord(coordinator_, end.record, "done", summary);
   spdlog::info("send {}: every agent it is for holds it at {} already: nothing moved", request.path, request.dest);
   runs_.ended(end);

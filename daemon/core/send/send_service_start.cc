@@ -79,6 +79,7 @@ std::vector<TreeNode> SendService::planNodes(const SendRequest& request, const s
 
 void SendService::startPlanned(SendRequest request, std::vector<AgentView> chosen, std::unique_ptr<HeldBundle> bundle,
                                Started started, HeldAtDest atDest, std::vector<AgentView> holders) {
+  if (request.cancelled()) return endCancelled(request, started);
   // A relay suspect serves nobody, its own held copy neither; nor does an agent others cannot connect to.
   std::erase_if(holders, [this](const AgentView& a) { return !coordinator_.relays().mayRelay(a.record.name); });
   auto p = std::make_shared<Prepared>();
@@ -136,6 +137,8 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   p->sourceAgent.clear();
   if (!choice.compress) return serve(p, std::move(planned).value(), std::move(started));
   plane_.compressFile(p->sourcePath, p->size, [this, p, planFor, started](const Result<CompressedSource>& compressed) {
+    if (compressed && p->request.cancelled()) plane_.dropScratch(compressed->path);
+    if (p->request.cancelled()) return endCancelled(p->request, started);
     if (!compressed) {
       spdlog::warn("send {}: cannot compress: {}", p->request.path, compressed.error().message);
       return started(Error{"cannot compress " + p->request.path + ": " + compressed.error().message});
@@ -169,6 +172,10 @@ void SendService::serve(std::shared_ptr<Prepared> p, SendTree plan, Started star
   const std::uint32_t stripeChunkBytes = plan.stripeChunkBytes;
   auto answered = [this, p, plan = std::move(plan), stripes = std::move(stripes), token,
                    started](const Result<SourceFile>& served) mutable {
+    if (p->request.cancelled()) {
+      plane_.release(token);
+      return endCancelled(p->request, started);
+    }
     if (!served) return started(served.error());
     if (served->size != p->size) {
       plane_.release(token);
@@ -199,6 +206,10 @@ void SendService::serveFromHolder(std::shared_ptr<Prepared> p, SendTree plan, St
   link->serveFile(
       token, p->request.dest, capped(coordinator_.pacing().agentUplinkPace(p->sourceAgent), p->request.maxRateBytesPerSecond),
       [this, p, token, plan = std::move(plan), started, fallBack](const Result<AgentLink::ServedFile>& served) mutable {
+        if (p->request.cancelled()) {
+          if (AgentLink* again = coordinator_.link(p->sourceAgent)) again->release(token);
+          return endCancelled(p->request, started);
+        }
         if (!served) return fallBack(served.error().message);
         if (served->size != p->size || served->sha256 != p->atDest.sha256) {
           if (AgentLink* again = coordinator_.link(p->sourceAgent)) again->release(token);
@@ -249,7 +260,11 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
                      namesField("held", running->heldAtDest) + namesField("replaced", running->replaced) +
                      copiedHereField(running->copiedHere) +
                      (p->sourceAgent.empty() ? "" : ",\"source\":" + jsonString(p->sourceAgent));
-  running->record = beginRecord(coordinator_, "send", running->summary + "}");
+  // Begun as it started preparing, or, for a tree's later groups, now; a
+  // cancel while the agents answer finds it here and records this summary.
+  running->record = request.record ? request.record : beginRecord(coordinator_, "send", running->summary + "}");
+  if (request.record) describeRecord(coordinator_, request.record, running->summary + "}");
+  if (running->record != 0 && request.cancel) preparing_[running->record] = {request.cancel, running->summary + "}"};
   running->size = file.size;
   running->shaHex = file.sha256Hex;
   running->settings.enabled = request.replan;
@@ -312,6 +327,8 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
 
 void SendService::prepared(std::unique_ptr<RunningSend> running, std::vector<Result<std::string>> answers,
                            Started started) {
+  preparing_.erase(running->record);
+  const bool cancelled = running->request.cancelled();
   std::string refusals;
   std::vector<std::string> paths{""};
   for (std::size_t i = 0; i < answers.size(); ++i) {
@@ -319,8 +336,8 @@ void SendService::prepared(std::unique_ptr<RunningSend> running, std::vector<Res
     if (!path) refusals += (refusals.empty() ? "" : "; ") + running->agents[i] + ": " + path.error().message;
     paths.push_back(path ? *path : "");
   }
-  if (!refusals.empty()) {
-    spdlog::warn("a send was refused by its destinations: {}", refusals);
+  if (!refusals.empty() || cancelled) {
+    if (!refusals.empty()) spdlog::warn("a send was refused by its destinations: {}", refusals);
     for (const auto& agent : running->agents)
       if (AgentLink* link = coordinator_.link(agent)) link->release(running->token);
     if (AgentLink* link = running->sourceAgent.empty() ? nullptr : coordinator_.link(running->sourceAgent))
@@ -328,6 +345,8 @@ void SendService::prepared(std::unique_ptr<RunningSend> running, std::vector<Res
     plane_.release(running->token);
     running->bundle.reset();
     for (const std::string& t : running->transferTokens()) coordinator_.releaseToken(t);
+    // Cancelled while its agents answered: its record says so already, and none of them pulls.
+    if (cancelled) return endCancelled(running->request, started);
     finishRecord(coordinator_, running->record, "failed",
                  running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
     return started(Error{"refused: " + refusals});

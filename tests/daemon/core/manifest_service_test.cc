@@ -356,3 +356,88 @@ TEST_CASE("items whose dest is one path spelled apart (m/same.bin, m/./same.bin,
   startedOk(service, {{{"a1", "x.bin", "m/same.bin", {"a3"}, "m.toml:1:1"}, {"a2", "x.bin", "m/same.bin2", {"a3"}, "m.toml:6:1"}},
                       "auto"});
 }
+
+TEST_CASE("a cancelled manifest releases every item on every agent, ends finished, and its record says cancelled and by whom") {
+  Lab lab;
+  ManifestService service(lab.coordinator, lab.clock, 128 << 10, lab.tokens());
+  auto [id, first] = startedOk(service, lab.twoItems());
+  REQUIRE(first.record != 0);
+  CHECK_FALSE(first.finished);
+  CHECK(service.cancel(first.record, "alice"));
+  std::vector<std::string> released = lab.commands.releases;
+  std::sort(released.begin(), released.end());
+  // Item x: a1 serves, a2-a4 receive; item y: a2 serves, a3 and a4 receive.
+  CHECK(released == std::vector<std::string>{"a1", "a2", "a2", "a3", "a3", "a4", "a4"});
+  const ManifestStatus status = *service.status(id);
+  CHECK(status.finished);
+  CHECK(status.cancelledBy == "alice");
+  const OperationRecord record = lab.coordinator.operations(1).value()[0];
+  CHECK(record.id == first.record);
+  CHECK(record.status == "cancelled");
+  CHECK(record.summary.find("\"cancelled_by\":\"alice\"") != std::string::npos);
+  CHECK_FALSE(service.cancel(first.record, "bob"));
+  CHECK_FALSE(service.cancel(first.record + 1, "bob"));
+}
+
+namespace {
+
+// Holds its receive answers until `answerAll`: a manifest still prepared.
+struct SlowAgent final : AgentLink {
+  SlowAgent(std::string n, Commands* c, std::vector<std::function<void()>>* w) : name(std::move(n)), commands(c), waiting(w) {}
+  void setEmulatedRates(const EmulatedRates&, Done done) override { done({}); }
+  void probeNow() override {}
+  void serveFile(const std::string&, const std::string& file, double, ServeDone done) override {
+    auto it = commands->files.find(name + ":" + file);
+    if (it == commands->files.end()) return done(Error{"cannot open " + file});
+    done(ServedFile{std::stoull(it->second), std::string(32, 'h')});
+  }
+  void receive(const ReceiveOrder& order, ReceiveDone done) override {
+    commands->receives.emplace_back(name, order.token);
+    waiting->push_back([done, path = "/srv/" + name + "/" + order.dest] { done(path); });
+  }
+  void pull(const std::string&, const std::string& parent) override { commands->pulls.push_back(name + "<-" + parent); }
+  void release(const std::string&) override { commands->releases.push_back(name); }
+  std::string name;
+  Commands* commands;
+  std::vector<std::function<void()>>* waiting;
+};
+
+}  // namespace
+
+TEST_CASE("a manifest cancelled while its destinations open their receives never starts an item and releases them") {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator{clock, RateTableOptions{}, store};
+  Commands commands;
+  std::vector<std::function<void()>> waiting;
+  for (const char* name : {"a1", "a2", "a3"}) {
+    AgentRegistration r{name, "room", {"relay"}, std::string(name) + ":9000", {"/srv"}};
+    SessionId s = coordinator.attach(r, std::make_unique<SlowAgent>(name, &commands, &waiting));
+    hnow::planner::NodeRates rates;
+    rates.sendOverheadSeconds = rates.receiveOverheadSeconds = 1e-4;
+    coordinator.reportRates(s, rates, {1e7, 1e7});
+  }
+  commands.files["a1:x.bin"] = "1000000";
+  ManifestService service(coordinator, clock, 128 << 10, [n = 0]() mutable { return std::string(31, 't') + static_cast<char>('a' + n++); });
+  std::optional<Result<std::pair<std::uint64_t, ManifestStatus>>> answer;
+  service.start({{{"a1", "x.bin", "in/x.bin", {"all"}, "m.toml:1:1"}}, "auto"},
+                [&](const Result<std::pair<std::uint64_t, ManifestStatus>>& a) { answer = a; });
+  CHECK_FALSE(answer);
+  REQUIRE(waiting.size() == 2);  // a2 and a3 asked to receive
+  const OperationRecord preparing = coordinator.operations(1).value()[0];
+  CHECK(preparing.kind == "manifest");
+  CHECK(preparing.status == "running");
+
+  CHECK(service.cancel(preparing.id, "alice"));
+  CHECK(coordinator.operations(1).value()[0].status == "cancelled");
+  for (auto& w : std::exchange(waiting, {})) w();
+  REQUIRE(answer);
+  REQUIRE(*answer);
+  CHECK((*answer)->second.finished);
+  CHECK((*answer)->second.cancelledBy == "alice");
+  CHECK(commands.pulls.empty());
+  std::vector<std::string> released = commands.releases;
+  std::sort(released.begin(), released.end());
+  CHECK(released == std::vector<std::string>{"a1", "a2", "a3"});
+  CHECK_FALSE(service.cancel(preparing.id, "bob"));
+}

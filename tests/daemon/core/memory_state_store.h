@@ -72,6 +72,12 @@ class MemoryStateStore final : public StateStore {
     if (r.status == "queued") r.status = "running";
     return {};
   }
+  Result<void> describeOperation(OperationId id, const std::string& summary) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    OperationRecord& r = records_.at(static_cast<std::size_t>(id - 1));
+    if (r.status == "running") r.summary = summary;
+    return {};
+  }
   Result<std::optional<OperationRecord>> operation(OperationId id) override {
     for (const auto& r : records_)
       if (r.id == id) return std::optional<OperationRecord>{r};

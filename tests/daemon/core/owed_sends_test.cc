@@ -42,6 +42,16 @@ struct OwedLab : Lab {
     for (const char* agent : {"a1", "a2", "a3"}) coordinator.heartbeat(sessions[agent]);
     coordinator.tick();
   }
+  // An --until-all send to all while a3 is lost, done on a1 and a2: its id.
+  std::uint64_t sendWithoutA3() {
+    loseA3();
+    SendRequest request = toAll();
+    request.untilAll = true;
+    auto answer = send_lab::started(*this, request);
+    REQUIRE(answer);
+    finish(std::string(32, 't'));
+    return answer->first;
+  }
   // Every receive order so far with `token` answered done by its agent.
   void finish(const std::string& token) {
     for (const auto& [agent, t] : agents.receives)
@@ -53,13 +63,8 @@ struct OwedLab : Lab {
 
 TEST_CASE("an --until-all send leaves a lost agent owed, kept in state, and sends it once when it is connected again") {
   OwedLab lab;
-  lab.loseA3();
-  SendRequest request = lab.toAll();
-  request.untilAll = true;
-  auto answer = started(lab, request);
-  REQUIRE(answer);
-  lab.finish(std::string(32, 't'));
-  REQUIRE(lab.service.status(answer->first)->finished);
+  const std::uint64_t id = lab.sendWithoutA3();
+  REQUIRE(lab.service.status(id)->finished);
   auto owed = lab.owed.owed();
   REQUIRE(owed.size() == 1);
   CHECK(owed[0].agents == std::vector<std::string>{"a3"});
@@ -265,4 +270,24 @@ TEST_CASE("an owed agent that comes back holding the file already is settled by 
   CHECK(ops[0].status == "done");
   CHECK(ops[0].summary.find("\"held\":[\"a3\"]") != std::string::npos);
   CHECK(ops[0].summary.find("\"owed_by\":") != std::string::npos);
+}
+
+TEST_CASE("cancel of the record that owes copies drops what is owed, in state too, and an agent that comes back gets nothing") {
+  OwedLab lab;
+  lab.sendWithoutA3();
+  REQUIRE(lab.owed.owed().size() == 1);
+  const OperationId record = lab.owed.owed()[0].id;
+  REQUIRE(lab.store.loadOwedSends()->size() == 1);
+
+  CHECK_FALSE(lab.owed.cancel(record + 1, "alice"));
+  auto dropped = lab.owed.cancel(record, "alice");
+  REQUIRE(dropped);
+  CHECK(*dropped == std::vector<std::string>{"a3"});
+  CHECK(lab.owed.owed().empty());
+  CHECK(lab.store.loadOwedSends()->empty());
+  CHECK_FALSE(lab.owed.cancel(record, "alice"));
+
+  lab.backA3();
+  lab.owed.tick();
+  CHECK(lab.started.empty());
 }

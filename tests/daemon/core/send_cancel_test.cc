@@ -84,3 +84,48 @@ TEST_CASE("cancel of a record no send runs under finds nothing") {
   CHECK_FALSE(lab.service.cancel(0, "alice"));
   CHECK_FALSE(lab.service.cancel(41, "alice"));
 }
+
+TEST_CASE("a send cancelled while hnowd hashes its file never starts: no agent is asked to receive, the plane serves nothing, its record says cancelled") {
+  Lab lab;
+  lab.plane.deferred = true;  // serveFile (its hash) answers later
+  std::optional<Result<std::pair<std::uint64_t, SendStatus>>> answer;
+  lab.service.start(lab.toAll(), [&](const Result<std::pair<std::uint64_t, SendStatus>>& a) { answer = a; });
+  CHECK_FALSE(answer);
+  const OperationRecord preparing = onlyRecord(lab);
+  CHECK(preparing.status == "running");
+
+  CHECK(lab.service.cancel(preparing.id, "alice"));
+  OperationRecord record = onlyRecord(lab);
+  CHECK(record.status == "cancelled");
+  CHECK(record.summary.find("\"cancelled_by\":\"alice\"") != std::string::npos);
+
+  lab.plane.answerDue();
+  REQUIRE(answer);
+  REQUIRE(*answer);
+  CHECK((*answer)->second.finished);
+  CHECK((*answer)->second.cancelledBy == "alice");
+  CHECK((*answer)->second.record == preparing.id);
+  CHECK(lab.agents.receives.empty());
+  CHECK(lab.agents.pulls.empty());
+  CHECK(lab.plane.served.empty());
+  CHECK(onlyRecord(lab).status == "cancelled");
+  CHECK_FALSE(lab.service.cancel(preparing.id, "bob"));
+}
+
+TEST_CASE("a send cancelled once compressed, while hnowd hashes what it will serve, never starts and drops the compressed file") {
+  Lab lab;
+  lab.plane.ratio = 0.25;
+  SendRequest request = lab.toAll();
+  request.compress = "zstd";
+  lab.plane.deferred = true;
+  std::optional<Result<std::pair<std::uint64_t, SendStatus>>> answer;
+  lab.service.start(request, [&](const Result<std::pair<std::uint64_t, SendStatus>>& a) { answer = a; });
+  CHECK(lab.service.cancel(onlyRecord(lab).id, "alice"));
+  lab.plane.answerDue();
+  REQUIRE(answer);
+  REQUIRE(*answer);
+  CHECK((*answer)->second.cancelledBy == "alice");
+  CHECK(lab.agents.receives.empty());
+  CHECK(lab.plane.served.empty());
+  CHECK(lab.plane.bundles.empty());
+}
