@@ -68,4 +68,5 @@ struct RunReport @0xae415a442c8cbfdd {
   checked @15 :UInt32;      # --replicas adaptive: shares a second agent checked
   record @16 :UInt64;      # its operation record's id (`hnow ops`, `hnow cancel`); 0: none
   cancelledBy @17 :Text;    # the operator who cancelled it; "" not cancelled
+  agentsWorking @18 :UInt32;  # calibrating, or a share being served, computed or returned
 }

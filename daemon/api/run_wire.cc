@@ -78,6 +78,7 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setChecked(static_cast<std::uint32_t>(s.checked));
   out.setRecord(s.record);
   out.setCancelledBy(s.cancelledBy);
+  out.setAgentsWorking(static_cast<std::uint32_t>(s.agentsWorking));
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const RunAgentStatus& a = s.agents[i];
@@ -118,6 +119,7 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.checked = static_cast<int>(in.getChecked());
   s.record = in.getRecord();
   s.cancelledBy = in.getCancelledBy();
+  s.agentsWorking = static_cast<int>(in.getAgentsWorking());
   for (auto a : in.getAgents()) {
     RunAgentStatus agent;
     agent.name = a.getName();
