@@ -69,6 +69,7 @@ struct RunReport @0xae415a442c8cbfdd {
   checked @15 :UInt32;      # --replicas adaptive: shares a second agent checked
   record @16 :UInt64;      # its operation record's id (`hnow ops`, `hnow cancel`); 0: none
   cancelledBy @17 :Text;    # the operator who cancelled it; "" not cancelled
-  waiting @18 :Text;        # phase "queued": why it waits for agents
-  priority @19 :Int32;      # its --priority
+  agentsWorking @18 :UInt32;  # calibrating, or a share being served, computed or returned
+  waiting @19 :Text;        # phase "queued": why it waits for agents
+  priority @20 :Int32;      # its --priority
 }

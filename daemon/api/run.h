@@ -80,6 +80,9 @@ struct RunStatus {
   int checked = 0;  // --replicas adaptive: shares a second agent checked
   std::uint64_t record = 0;  // its operation record (`hnow ops`, `hnow cancel`); 0: none
   std::string cancelledBy{};  // the operator who cancelled it; "" not cancelled
+  // Agents at work on it now: calibrating, or with a share being served to
+  // them, computed or returned (the progress line's "agents working").
+  int agentsWorking = 0;
   std::string waiting{};      // phase "queued": why it waits for agents
   int priority = 0;           // its --priority
 };

@@ -80,6 +80,7 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setChecked(static_cast<std::uint32_t>(s.checked));
   out.setRecord(s.record);
   out.setCancelledBy(s.cancelledBy);
+  out.setAgentsWorking(static_cast<std::uint32_t>(s.agentsWorking));
   out.setWaiting(s.waiting);
   out.setPriority(s.priority);
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
@@ -122,6 +123,7 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.checked = static_cast<int>(in.getChecked());
   s.record = in.getRecord();
   s.cancelledBy = in.getCancelledBy();
+  s.agentsWorking = static_cast<int>(in.getAgentsWorking());
   s.waiting = in.getWaiting();
   s.priority = in.getPriority();
   for (auto a : in.getAgents()) {

@@ -10,6 +10,7 @@
 
 #include "cli/cancel_command.h"
 #include "cli/manifest_command.h"
+#include "cli/progress_line.h"
 #include "cli/run_command.h"
 #include "cli/run_output_pull.h"
 #include "cli/send_command.h"
@@ -53,24 +54,8 @@ int reportRecord(const api::OperationSummary& r, bool json) {
   return exitOfRecord(r.status);
 }
 
-// The line a run's follower draws on a terminal.
-void drawRun(const RunReportView& r) {
-  std::uint64_t done = 0;
-  for (const auto& a : r.agents) done += a.units;
-  if (r.phase == "queued")
-    std::fprintf(stderr, "\r\033[Kqueued: %s", r.waiting.c_str());
-  else
-    std::fprintf(stderr, "\r\033[K%-12s %llu of %llu units  %6.1f s", r.phase.c_str(),
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(r.units), r.elapsedS);
-}
-
 int waitRun(CoordinatorClient& client, std::uint64_t operation, std::uint64_t record) {
-  const bool tty = ::isatty(STDERR_FILENO);
-  auto report = client.followRun(operation, [&](const RunReportView& now) {
-    if (tty) drawRun(now);
-    return true;
-  }, record);
-  if (tty) std::fputs("\n", stderr);
+  auto report = followRunOnTerminal(client, operation, record);
   if (!report) return reportLostHnowd("following", "run", "nothing", "`hnow ops wait` it again", report.error().message);
   if (!report->cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(record),
@@ -93,17 +78,12 @@ int sendExit(const api::SendStatus& status) {
 }
 
 int waitSend(CoordinatorClient& client, std::uint64_t operation, std::uint64_t record) {
-  const bool tty = ::isatty(STDERR_FILENO);
+  SendProgress progress(::isatty(STDERR_FILENO));
   auto report = client.followSend(operation, [&](const api::SendStatus& now) {
-    if (!tty) return true;
-    std::uint64_t bytes = 0, done = 0;
-    for (const auto& c : now.copies) bytes += c.bytes, done += c.state == api::CopyStatus::State::kDone;
-    std::fprintf(stderr, "\r\033[K%llu of %zu copies, %.1f of %.1f MiB  %6.1f s", static_cast<unsigned long long>(done),
-                 now.copies.size(), static_cast<double>(bytes) / (1 << 20),
-                 static_cast<double>(now.size * now.copies.size()) / (1 << 20), now.elapsedS);
+    progress.show(now);
     return true;
   }, record);
-  if (tty) std::fputs("\n", stderr);
+  progress.end();
   if (!report) return reportLostHnowd("following", "send", "nothing", "`hnow ops wait` it again", report.error().message);
   if (!report->cancelledBy.empty())
     std::fprintf(stderr, "hnow: send %llu cancelled by %s\n", static_cast<unsigned long long>(record),

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
 #include "cli/gantt_svg.h"
+#include "cli/progress_line.h"
 #include "cli/run_output_pull.h"
 #include "cli/text_file.h"
 #include "conf/run_request.h"
@@ -169,22 +171,28 @@ Result<api::RunRequest> runRequestOf(const RunOptions& options) {
   return request;
 }
 
-// Follows the run until it ends, its phase on a terminal; the last report.
-Result<RunReportView> awaitRun(CoordinatorClient& client, std::uint64_t id, std::uint64_t record) {
-  const bool tty = ::isatty(STDERR_FILENO);
-  std::string shown;
+}  // namespace
+
+// The span of the run's units/s: units are accepted a share at a time, so
+// a rate over a few seconds would swing between 0 and a share's burst.
+static constexpr double kRunRateWindowS = 10.0;
+
+// Follows the run until it ends, its progress line on a terminal (cleared
+// at the end: the table says how it went); the last report.
+Result<RunReportView> followRunOnTerminal(CoordinatorClient& client, std::uint64_t id, std::uint64_t record) {
+  ProgressLine line = ProgressLine::onStderr();
+  RateWindow rate(kRunRateWindowS);
+  const auto start = std::chrono::steady_clock::now();
   auto report = client.followRun(id, [&](const RunReportView& now) {
-    if (tty && now.phase != shown) {
-      std::fprintf(stderr, "\r%-12s %6.1f s", now.phase.c_str(), now.elapsedS);
-      shown = now.phase;
-    }
+    const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rate.add(at, static_cast<double>(runUnitsDone(now)));
+    line.draw(runProgressText(now, rate.perSecond()));
     return true;
   }, record);
-  if (tty && report) std::fputs("\n", stderr);
+  line.clear();
   return report;
 }
 
-}  // namespace
 
 int runRunCommand(const RunOptions& options) {
   auto request = runRequestOf(options);
@@ -209,7 +217,7 @@ int runRunCommand(const RunOptions& options) {
                  options.output.empty() ? ", `hnow ops output ID --output FILE` fetches its result" : "");
     return 0;
   }
-  auto report = awaitRun(*client, started->operation, record);
+  auto report = followRunOnTerminal(*client, started->operation, record);
   if (!report) return reportLostHnowd("running", "job", "its shares", "Run it again", report.error().message);
   if (!report->cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(report->record),

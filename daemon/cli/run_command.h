@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/run.h"
+#include "base/result.h"
 
 namespace hnow::cli {
 
@@ -46,6 +47,12 @@ using RunReportView = api::RunStatus;
 // {"predicted_s", "actual_s", "agents": [{"name", "units", "compute_s",
 // "idle_s", "share_units"}], "reissued", "plan", "rounds", "reduction", "units", "output", "output_bytes",
 // "max_rate_bps"}
+class CoordinatorClient;
+
+// Follows run `id` (record `record`: Ctrl-C cancels it) to its end, its
+// progress line on a terminal; the last report.
+Result<RunReportView> followRunOnTerminal(CoordinatorClient& client, std::uint64_t id, std::uint64_t record);
+
 std::string runJson(const RunReportView& report);
 std::string runTable(const RunReportView& report);
 std::string runGanttSvg(const RunReportView& report);

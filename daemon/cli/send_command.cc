@@ -16,7 +16,7 @@
 #include "base/bit_rate.h"
 #include "cli/cancel_command.h"
 #include "cli/coordinator_client.h"
-#include "cli/number_format.h"
+#include "cli/progress_line.h"
 #include "cli/send_report.h"
 #include "cli/send_upload.h"
 #include "cli/text_file.h"
@@ -34,74 +34,6 @@ constexpr auto kStallLimit = 30s;
 // Every byte in and copies still to finish: the agents verify, sync and
 // (a tree) unpack, which on a slow disk takes long for a large tree.
 constexpr auto kFinishingLimit = 10min;
-
-// Progress on stderr, so `--json` output on stdout stays clean.
-class Progress {
- public:
-  explicit Progress(bool tty) : tty_(tty), last_(Clock::now()), lastLine_(last_) {}
-
-  void show(const api::SendStatus& s) {
-    std::uint64_t done = 0, total = 0;
-    std::size_t finished = 0;
-    for (const auto& c : s.copies) {
-      if (c.state == api::CopyStatus::State::kFailed) continue;
-      done += c.bytes;
-      total += s.size;
-      finished += c.state == api::CopyStatus::State::kDone;
-    }
-    const auto now = Clock::now();
-    const double dt = std::chrono::duration<double>(now - last_).count();
-    if (dt > 0 && done >= lastBytes_) rate_ = 0.6 * rate_ + 0.4 * static_cast<double>(done - lastBytes_) / dt;
-    last_ = now;
-    lastBytes_ = done;
-    const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
-    peak_ = std::max(peak_, rate_);
-    // Bytes barely moving (agents busy writing what landed, or a relay
-    // lost and its children moving): an ETA from the falling rate would
-    // grow without bound, so none is shown until bytes move again.
-    const bool moving = rate_ > kMovingShare * peak_;
-    const double eta = rate_ > 0 ? static_cast<double>(total - done) / rate_ : 0.0;
-    char etaText[32];
-    if (moving) std::snprintf(etaText, sizeof etaText, "%5.1f s", eta);
-    else std::snprintf(etaText, sizeof etaText, "    ? s");
-    char line[160];
-    if (done == total && finished < s.copies.size()) {
-      // Nothing left to move: an ETA from the falling rate would be noise.
-      if (tty_ || now - lastLine_ >= 1s) {
-        lastLine_ = now;
-        const char* after = s.tree ? (s.compression.algo == "zstd" ? " expanded and unpacked" : " and unpacked")
-                                   : (s.compression.algo == "zstd" ? " and expanded" : "");
-        std::snprintf(line, sizeof line, "%s%5.1f s  every byte in; %zu/%zu copies verified%s%s", tty_ ? "\r" : "",
-                      s.elapsedS, finished, s.copies.size(), after, tty_ ? "    " : "\n");
-        std::fputs(line, stderr);
-      }
-    } else if (tty_) {
-      std::string bar(30, ' ');
-      for (int i = 0; i < static_cast<int>(fraction * 30); ++i) bar[static_cast<std::size_t>(i)] = '#';
-      std::snprintf(line, sizeof line, "\r[%s] %3.0f%% %10s/s  ETA %s  %zu/%zu copies ", bar.c_str(),
-                    fraction * 100, bytesText(rate_).c_str(), etaText, finished, s.copies.size());
-      std::fputs(line, stderr);
-    } else if (now - lastLine_ >= 1s || s.finished) {
-      lastLine_ = now;
-      std::snprintf(line, sizeof line, "%5.1f s  %3.0f%%  %s/s  ETA %s  %zu/%zu copies\n", s.elapsedS,
-                    fraction * 100, bytesText(rate_).c_str(), moving ? etaText + std::strspn(etaText, " ") : "?",
-                    finished, s.copies.size());
-      std::fputs(line, stderr);
-    }
-  }
-  void end() {
-    if (tty_) std::fputs("\n", stderr);
-  }
-
- private:
-  bool tty_;
-  Clock::time_point last_, lastLine_;
-  std::uint64_t lastBytes_ = 0;
-  double rate_ = 0.0;
-  double peak_ = 0.0;  // the highest rate_ so far
-  // Below this share of the peak, bytes count as not moving.
-  static constexpr double kMovingShare = 0.01;
-};
 
 }  // namespace
 
@@ -147,7 +79,8 @@ int runSendCommand(const SendOptions& options) {
                  static_cast<unsigned long long>(status.record));
     return 0;
   }
-  Progress progress(::isatty(STDERR_FILENO));
+  // On stderr, so `--json` output on stdout stays clean.
+  SendProgress progress(::isatty(STDERR_FILENO));
   std::fputs(treeLine(status).c_str(), stderr);
   std::size_t changesShown = 0;
   auto lastMove = Clock::now();

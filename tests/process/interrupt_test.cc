@@ -2,83 +2,24 @@
 // first cancels the operation in hnowd and the client waits for its end,
 // exit 130 (docs/send.md, "Cancelling").
 #include <doctest/doctest.h>
-#include <pty.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "process/cancel_checks.h"
+#include "process/on_terminal.h"
 
 using hnow::testing::eventually;
 using hnow::testing::filesUnder;
 using hnow::testing::kHnowBinary;
 using hnow::testing::newestOperation;
+using hnow::testing::OnTerminal;
 using hnow::testing::readWhole;
 using hnow::testing::sendUnderWay;
 using hnow::testing::slowSendArgs;
 using Cluster = hnow::testing::TestCluster;
 namespace fs = std::filesystem;
-
-namespace {
-
-// A program on a pty of its own, as on a terminal: what it writes is read
-// all along (so it never blocks on a full pty), Ctrl-C typed as the byte
-// a terminal sends for it.
-class OnTerminal {
- public:
-  explicit OnTerminal(const std::vector<std::string>& argv) {
-    pid_ = ::forkpty(&master_, nullptr, nullptr, nullptr);
-    if (pid_ == 0) {
-      std::vector<char*> args;
-      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
-    reader_ = std::thread([this] {
-      char buffer[4096];
-      for (ssize_t n; (n = ::read(master_, buffer, sizeof buffer)) > 0;) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        shown_.append(buffer, static_cast<std::size_t>(n));
-      }
-    });
-  }
-  ~OnTerminal() {
-    if (!status_) ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
-    ::close(master_);
-    reader_.join();
-  }
-  OnTerminal(const OnTerminal&) = delete;
-  OnTerminal& operator=(const OnTerminal&) = delete;
-
-  void typeCtrlC() { (void)!::write(master_, "\x03", 1); }
-  std::string shown() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return shown_;
-  }
-  std::optional<int> waitExit(std::chrono::seconds limit) {
-    eventually([&] {
-      int raw = 0;
-      if (::waitpid(pid_, &raw, WNOHANG) == pid_) status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-      return status_.has_value();
-    }, limit);
-    return status_;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int master_ = -1;
-  std::thread reader_;
-  std::mutex mutex_;
-  std::string shown_;
-  std::optional<int> status_;
-};
-
-}  // namespace
 
 TEST_CASE("Ctrl-C on hnow send cancels the send in hnowd: the client says so, waits for its end and exits 130, no partial copy left") {
   Cluster cluster("--agents 2 --uplink-mbps 400");

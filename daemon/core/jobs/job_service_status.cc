@@ -1,6 +1,8 @@
 // What a job reports while it runs and after (`hnow run`'s progress: per
 // agent units, compute and idle time; bars for the Gantt chart), and its output.
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "core/jobs/job_service.h"
 #include "core/jobs/job_state.h"
@@ -9,6 +11,18 @@ namespace hnow::daemon {
 
 namespace {
 double since(TimePoint start, std::optional<TimePoint> t) { return t ? seconds(*t - start) : 0.0; }
+
+// Agents at work on the run now: those with a share being served to them,
+// computed, or returned. One whose result waits to be collected, or is
+// held for a replica to agree, does nothing.
+int agentsWorking(const JobRun& run) {
+  std::set<std::string> working;
+  for (const JobAttempt& t : run.attempts())
+    if (t.state == JobAttempt::State::kServing || t.state == JobAttempt::State::kReceived ||
+        t.state == JobAttempt::State::kComputing || t.state == JobAttempt::State::kCollecting)
+      working.insert(t.agent);
+  return static_cast<int>(working.size());
+}
 }  // namespace
 
 std::optional<RunStatus> JobService::status(std::uint64_t id) const {
@@ -34,6 +48,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   if (job.run) s.checked = job.run->checked();
   s.record = static_cast<std::uint64_t>(job.record);
   s.cancelledBy = job.cancelledBy;
+  if (!job.finished) s.agentsWorking = job.run ? agentsWorking(*job.run) : std::max(0, job.calibrating);
   s.waiting = job.waiting;
   s.priority = job.request.priority;
   for (const auto& agent : job.agents) {

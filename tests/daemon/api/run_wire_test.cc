@@ -70,6 +70,7 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.checked = 7;
   s.record = 12;
   s.cancelledBy = "alice";
+  s.agentsWorking = 5;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunReport>();
   toWire(s, out);
@@ -108,4 +109,5 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   CHECK(back.checked == 7);
   CHECK(back.record == 12);
   CHECK(back.cancelledBy == "alice");
+  CHECK(back.agentsWorking == 5);
 }
