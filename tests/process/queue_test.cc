@@ -111,7 +111,7 @@ TEST_CASE("a queued job cancelled ends cancelled, `hnow ops wait` on it exits 3,
   CHECK(missing.err.find("no operation 999999") != std::string::npos);
 }
 
-TEST_CASE("hnow send --detach prints the record's id and leaves; the send lands, and ops wait reports it done") {
+TEST_CASE("hnow send --detach prints the record's id and leaves: the send lands, and ops wait reports it done") {
   Cluster cluster("--agents 2");
   REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
   const fs::path file = cluster.dir.path / "file.bin";
