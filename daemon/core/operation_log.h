@@ -20,6 +20,11 @@ class OperationLog {
   Result<OperationId> queue(const std::string& kind, const std::string& summary);
   // A queued record becomes "running".
   Result<void> launch(OperationId id) { return store_.launchOperation(id); }
+  // A queued job's request kept with its record until it starts or ends
+  // (StateStore::saveQueuedJob): the queue survives a restart.
+  Result<void> keepQueued(OperationId id, const std::string& request) { return store_.saveQueuedJob({id, request}); }
+  Result<void> dropQueued(OperationId id) { return store_.removeQueuedJob(id); }
+  Result<std::vector<StoredQueuedJob>> queued() { return store_.loadQueuedJobs(); }
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
   // A running record's summary replaced (StateStore::describeOperation).

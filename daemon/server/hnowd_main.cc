@@ -294,6 +294,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   auto nextTurn = [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); };
   daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, transport::freshToken, configuredUplink,
                           config.calibrationMaxSeconds);
+  // Jobs the last hnowd left queued wait for their agents to log in again
+  // (an agent retries within seconds of losing hnowd) before one may start.
+  jobs.restoreQueue(daemon::kRestoredQueueGrace);
   if (config.sendRoots.empty())
     spdlog::info("hnow send reads no file on this host: no [send] roots in {} (clients upload what they send; "
                  "add the directories hnowd may read and send in place)", configPath);

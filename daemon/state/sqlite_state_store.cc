@@ -12,7 +12,7 @@ using namespace sql;
 
 namespace {
 
-// Version 6 of the schema: version 1 had no `links`, version 2 no
+// Version 7 of the schema: version 6 had no `queued_jobs`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
 // CREATE ... IF NOT EXISTS adds to them; version 3's `owed_sends` had no
@@ -89,7 +89,12 @@ CREATE TABLE IF NOT EXISTS enroll_tokens (
 CREATE TABLE IF NOT EXISTS state_identity (
   id TEXT NOT NULL
 );
-PRAGMA user_version = 6;
+-- Jobs waiting in hnowd's queue, their request's bytes (state_store.h).
+CREATE TABLE IF NOT EXISTS queued_jobs (
+  id INTEGER PRIMARY KEY,
+  request BLOB NOT NULL
+);
+PRAGMA user_version = 7;
 )sql";
 
 }  // namespace
@@ -258,7 +263,7 @@ Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   return guarded([&] {
     Statement update(db_, path_,
                      "UPDATE operations SET finished_ms = ?1, status = 'interrupted' "
-                     "WHERE status IN ('queued', 'running')");
+                     "WHERE status = 'running' OR (status = 'queued' AND id NOT IN (SELECT id FROM queued_jobs))");
     update.bind(1, toMs(at));
     update.step();
     return sqlite3_changes(db_);

@@ -34,6 +34,9 @@ class SqliteStateStore final : public StateStore {
   Result<std::vector<OperationRecord>> operations(std::size_t limit) override;
   Result<std::optional<OperationRecord>> operation(OperationId id) override;
   Result<void> launchOperation(OperationId id) override;
+  Result<void> saveQueuedJob(const StoredQueuedJob& job) override;
+  Result<void> removeQueuedJob(OperationId id) override;
+  Result<std::vector<StoredQueuedJob>> loadQueuedJobs() override;
   Result<int> interruptRunning(WallTime at) override;
   Result<void> saveIdentity(const StoredIdentity& identity) override;
   Result<void> saveRevocation(const StoredRevocation& revocation) override;

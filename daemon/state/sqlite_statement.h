@@ -43,6 +43,11 @@ inline std::int64_t toMs(WallTime t) {
 }
 inline WallTime fromMs(std::int64_t ms) { return WallTime(std::chrono::milliseconds(ms)); }
 
+inline std::string blob(sqlite3_stmt* s, int column) {
+  auto p = static_cast<const char*>(sqlite3_column_blob(s, column));
+  return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s, column))) : std::string();
+}
+
 inline std::string text(sqlite3_stmt* s, int column) {
   auto p = sqlite3_column_text(s, column);
   return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
@@ -64,6 +69,10 @@ class Statement {
   }
   Statement& bind(int i, double v) { check(sqlite3_bind_double(s_, i, v)); return *this; }
   Statement& bind(int i, std::int64_t v) { check(sqlite3_bind_int64(s_, i, v)); return *this; }
+  Statement& bindBlob(int i, const std::string& v) {
+    check(sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
   Statement& bindNull(int i) { check(sqlite3_bind_null(s_, i)); return *this; }
   // True while there is a row to read.
   bool step() {

@@ -91,6 +91,14 @@ struct StoredOwedSend {
   WallTime since{};
 };
 
+// A job waiting in hnowd's queue (core/jobs/job_queue.h), its record
+// "queued": kept until it starts or ends, so the queue survives a restart.
+// `request` is its request's bytes (api/run_request_bytes.h), opaque here.
+struct StoredQueuedJob {
+  OperationId id = 0;
+  std::string request;
+};
+
 // Every call can fail (a full disk, a damaged file): the Error names
 // state.db and what went wrong. hnowd logs it and carries on; what was not
 // written stays pending for the next try.
@@ -136,13 +144,22 @@ class StateStore {
   virtual Result<void> useToken(const std::string& id, const StoredIdentity& enrolled) = 0;
   virtual Result<StoredTrust> loadTrust() = 0;
 
+  // A queued job kept (inserted or replaced by id), written before the
+  // client is told it is queued.
+  virtual Result<void> saveQueuedJob(const StoredQueuedJob& job) = 0;
+  // Gone from the queue: it started, or ended while queued.
+  virtual Result<void> removeQueuedJob(OperationId id) = 0;
+  // Oldest first.
+  virtual Result<std::vector<StoredQueuedJob>> loadQueuedJobs() = 0;
+
   // The newest `limit` records, newest first.
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;
   // The record `id`; none when there is no such record.
   virtual Result<std::optional<OperationRecord>> operation(OperationId id) = 0;
-  // Records still under way ("queued" or "running") belong to an hnowd that
-  // stopped before they ended: marks them "interrupted", finished at `at`.
-  // Returns how many.
+  // Records still under way belong to an hnowd that stopped before they
+  // ended: marks them "interrupted", finished at `at` - every "running"
+  // one, and every "queued" one not kept by saveQueuedJob (the kept ones
+  // wait for the next hnowd). Returns how many.
   virtual Result<int> interruptRunning(WallTime at) = 0;
 };
 

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <sstream>
 
 #include "process/fault_lab.h"
 
@@ -198,4 +199,38 @@ TEST_CASE("fault matrix: an agent killed mid-job leaves .hnow-jobs files, swept 
       2s));
   REQUIRE(lab.allReady());
   CHECK(lab.followUpSend("after.bin", 3));
+}
+
+TEST_CASE("fault matrix: hnowd killed with a job queued - the next hnowd queues it again under its record and runs it once its agents are back") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  SlowJob job(lab, 1.0);
+  auto first = runCommand(lab.hnow() + " " + job.args + " --detach");
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  auto second = runCommand(lab.hnow() + " run --input " + job.input.string() + " --cmd 'wc -w' --shell --concat --detach");
+  REQUIRE_MESSAGE(second.status == 0, second.err);
+  const std::int64_t running = std::stoll(first.out), queued = std::stoll(second.out);
+  REQUIRE(eventually([&] { return job.runs() >= 1; }, 20s));
+  auto statusOf = [&](std::int64_t id) {
+    for (const auto& op : lab.ops())
+      if (op["id"].get<std::int64_t>() == id) return op["status"].get<std::string>();
+    return std::string();
+  };
+  CHECK(statusOf(queued) == "queued");
+
+  REQUIRE(lab.kill("hnowd"));
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(15s));
+  CHECK(statusOf(running) == "interrupted");
+  auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(queued));
+  CHECK_MESSAGE(waited.status == 0, waited.err);
+  CHECK(statusOf(queued) == "done");
+  auto output = runCommand(lab.hnow() + " ops output " + std::to_string(queued));
+  REQUIRE_MESSAGE(output.status == 0, output.err);
+  long words = 0;
+  std::istringstream counts(output.out);
+  for (long n; counts >> n;) words += n;
+  CHECK(words == 18000);  // 3000 lines of 6 words
+  CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("queued again (record " + std::to_string(queued)) !=
+        std::string::npos);
 }

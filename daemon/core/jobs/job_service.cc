@@ -84,6 +84,8 @@ struct JobService::Actions final : JobActions {
   Job& job;
 };
 
+std::shared_ptr<JobService::Job> JobService::makeJob() { return std::make_shared<Job>(); }
+
 JobService::JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& files, std::string sourceAddress,
                        const Clock& clock, Defer defer, std::function<std::string()> newToken,
                        double sourceUplinkBytesPerSecond, double calibrationMaxSeconds)
@@ -137,7 +139,7 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
   if (request.strategy.empty()) request.strategy = "plan";
   if (auto checked = checkRunOptions(request); !checked) return checked.error();
   finished_.forgetOldest(jobs_);
-  auto job = std::make_shared<Job>();
+  auto job = makeJob();
   job->id = nextJob_;
   job->reduce = !request.reduceArgv.empty();
   job->input = std::move(input).value();
@@ -156,6 +158,7 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
                                 std::to_string(job->request.priority) + "}");
   spdlog::info("run {}: '{}' on {} ({} bytes) queued (priority {})", job->id, job->request.command,
                job->request.input, job->input->size(), job->request.priority);
+  keepQueued(*job);  // before the client hears it is queued
   const std::uint64_t id = job->id;
   jobs_[id] = std::move(job);
   admit();
@@ -245,6 +248,7 @@ void JobService::finish(Job& job, const Result<void>& ended) {
   else if (!cancelled)
     spdlog::warn("run {} failed: {}", job.id, job.error);
   cleanUp(job);
+  dropQueued(job);  // one cancelled while queued
   defer_([this] { admit(); });  // its agents are free for the jobs queued
   if (job.record != 0) {
     char numbers[200];

@@ -35,6 +35,12 @@
 
 namespace hnow::daemon {
 
+// How long jobs left queued by the last hnowd wait after a restart before
+// they may start: agents log in again within seconds (their first retry
+// comes after 100 ms, doubling to at most 5 s), and a job started on the first one back
+// would keep only it.
+inline constexpr Duration kRestoredQueueGrace = std::chrono::seconds(10);
+
 class JobService {
  public:
   // Runs `f` on a later turn of the control thread, never inside the caller.
@@ -66,6 +72,11 @@ class JobService {
   // no output is written; its record says "cancelled" and by whom. False:
   // no job under way has that record.
   bool cancel(OperationId record, const std::string& who);
+  // The jobs a previous hnowd left queued (state.db), queued again under
+  // their records; each waits `grace` for its agents to log in again before
+  // it may start, so it does not start on the first one back. Those whose
+  // request or --input cannot be read end "failed", saying why.
+  void restoreQueue(Duration grace);
   // Some job has not finished.
   bool running() const;
   // Lost agents, deadlines, the next round: hnowd's loop calls it every 250 ms.
@@ -79,6 +90,8 @@ class JobService {
  private:
   struct Job;
   struct Actions;
+  // A new Job (where Actions is whole, job_service.cc).
+  static std::shared_ptr<Job> makeJob();
   // job_service_queue.cc: --to names only agents or sites hnowd knows, and
   // --replicas no more agents than those that run jobs.
   Result<void> checkTargets(const RunRequest& request) const;
@@ -89,6 +102,9 @@ class JobService {
   void admit();
   // A queued job got its agents: it calibrates, plans and runs.
   void launch(Job& job);
+  // A queued job's request kept in state.db (or no longer).
+  void keepQueued(Job& job);
+  void dropQueued(Job& job);
   // The input read through once, cut into units (SourcePlane::indexUnits),
   // then calibrate().
   void indexInput(Job& job, const conf::SplitSpec& split);

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 
+#include "api/run_request_bytes.h"
 #include "core/agent_selection.h"
 #include "core/jobs/job_queue.h"
 #include "core/jobs/job_service.h"
 #include "core/jobs/job_state.h"
+#include "core/operation_log.h"
 #include "core/operation_records.h"
 
 namespace hnow::daemon {
@@ -68,6 +70,10 @@ void JobService::admit() {
         if (!job->lost.count(agent)) held[agent] = id;
       continue;
     }
+    if (clock_.now() < job->notBefore) {
+      job->waiting = "hnowd restarted: waiting for its agents to log in again";
+      continue;
+    }
     queued.push_back({id, job->request.priority, mayUse(*job), static_cast<std::size_t>(job->request.replicas),
                       fromText(job->request)});
   }
@@ -82,6 +88,7 @@ void JobService::admit() {
 }
 
 void JobService::launch(Job& job) {
+  dropQueued(job);
   job.agents = mayUse(job);
   job.waiting.clear();
   job.phase = "calibrating";
@@ -98,6 +105,51 @@ void JobService::launch(Job& job) {
   if (!dir) return finish(job, dir.error());
   job.dir = *dir;
   indexInput(job, conf::parseSplitSpec(job.request.split).value());
+}
+
+void JobService::keepQueued(Job& job) {
+  if (job.record == 0) return;
+  if (auto kept = coordinator_.operationLog().keepQueued(job.record, api::encodeRunRequest(job.request)); !kept)
+    spdlog::error("run {}: keeping it queued in state.db (it is lost if hnowd stops before it starts): {}", job.id,
+                  kept.error().message);
+  else
+    job.keptQueued = true;
+}
+
+void JobService::dropQueued(Job& job) {
+  if (!job.keptQueued) return;
+  job.keptQueued = false;
+  if (auto dropped = coordinator_.operationLog().dropQueued(job.record); !dropped)
+    spdlog::error("run {}: removing it from state.db's queue: {}", job.id, dropped.error().message);
+}
+
+void JobService::restoreQueue(Duration grace) {
+  auto stored = coordinator_.operationLog().queued();
+  if (!stored) return spdlog::error("reading the queued jobs from state.db: {}", stored.error().message);
+  for (const StoredQueuedJob& kept : *stored) {
+    auto request = api::decodeRunRequest(kept.request);
+    Result<std::shared_ptr<const RunInput>> input =
+        request ? files_.openInput(request->input) : Result<std::shared_ptr<const RunInput>>(request.error());
+    if (!input) {
+      spdlog::error("run (record {}) left queued by the last hnowd cannot start: {}", kept.id, input.error().message);
+      coordinator_.operationLog().dropQueued(kept.id);
+      finishRecord(coordinator_, kept.id, "failed", "{\"error\":" + jsonString(input.error().message) + "}");
+      continue;
+    }
+    auto job = makeJob();
+    job->id = nextJob_++;
+    job->request = std::move(request).value();
+    job->reduce = !job->request.reduceArgv.empty();
+    job->input = std::move(input).value();
+    job->record = kept.id;
+    job->keptQueued = true;
+    job->created = clock_.now();
+    job->notBefore = clock_.now() + grace;
+    job->waiting = "hnowd restarted: waiting for its agents to log in again";
+    spdlog::info("run {}: '{}' on {} queued again (record {}, left queued by the last hnowd)", job->id,
+                 job->request.command, job->request.input, kept.id);
+    jobs_[job->id] = std::move(job);
+  }
 }
 
 }  // namespace hnow::daemon

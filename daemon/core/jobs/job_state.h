@@ -39,6 +39,8 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::string dir;
   std::string phase = "queued";
   std::string waiting;  // queued: why (core/jobs/job_queue.h)
+  bool keptQueued = false;  // its request is in state.db's queue
+  TimePoint notBefore{};    // restored after a restart: not started before (agents logging in again)
   bool finished = false;
   std::string error;
   TimePoint created{}, started{};

@@ -5,6 +5,7 @@
 
 #include <capnp/message.h>
 
+#include "api/run_request_bytes.h"
 #include "api/run_wire.h"
 
 using namespace hnow::api;
@@ -27,10 +28,20 @@ TEST_CASE("a run request survives the CLI's writing and hnowd's reading, field b
   r.maxRateBytesPerSecond = 2.5e6;
   r.shell = true;
   r.adaptiveReplicas = true;
+  r.priority = -12;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunRequest>();
   toWire(r, out);
   const RunRequest back = runRequestFromWire(out.asReader());
+  CHECK(back.priority == -12);
+  // As state.db keeps a queued job's: the same request back from its bytes.
+  auto decoded = decodeRunRequest(encodeRunRequest(r));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->argv == r.argv);
+  CHECK(decoded->to == r.to);
+  CHECK(decoded->priority == -12);
+  CHECK(decoded->reduceArgv == r.reduceArgv);
+  CHECK_FALSE(decodeRunRequest(std::string("\xff\xff\xff", 3)).ok());
   CHECK(back.input == r.input);
   CHECK(back.split == r.split);
   CHECK(back.argv == r.argv);
@@ -71,6 +82,8 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.record = 12;
   s.cancelledBy = "alice";
   s.agentsWorking = 5;
+  s.waiting = "its agents run run 4";
+  s.priority = 9;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunReport>();
   toWire(s, out);
@@ -110,4 +123,6 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   CHECK(back.record == 12);
   CHECK(back.cancelledBy == "alice");
   CHECK(back.agentsWorking == 5);
+  CHECK(back.waiting == "its agents run run 4");
+  CHECK(back.priority == 9);
 }

@@ -2,6 +2,7 @@
 // reason, until its agents are free, and then runs as if alone.
 #include <doctest/doctest.h>
 
+#include "api/run_request_bytes.h"
 #include "daemon/core/job_lab.h"
 
 using namespace hnow;
@@ -143,4 +144,76 @@ TEST_CASE("--to a name no agent has ever had is refused at once rather than queu
   REQUIRE_FALSE(replicas.ok());
   CHECK(replicas.error().message == "--replicas 2 needs as many agents; 1 known to hnowd run jobs (--to a1)");
   CHECK(lab.coordinator.operations(10).value().empty());
+}
+
+TEST_CASE("a job queued when hnowd stops is queued again under its record by the next hnowd, waits for its agents to log in again, then runs") {
+  Lab lab;
+  auto service = [&lab] {
+    return std::make_unique<JobService>(lab.coordinator, lab.plane, lab.files, "hnowd:7000", lab.clock,
+                                        [&lab](std::function<void()> f) { lab.turns.push_back(std::move(f)); },
+                                        [&lab] { return std::string(24, 'u') + std::to_string(10000000 + lab.tokens++); },
+                                        12.5e6);
+  };
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  auto before = service();
+  auto running = before->start(lab.count());
+  RunRequest waiting = lab.count();
+  waiting.priority = 7;
+  auto queued = before->start(waiting);
+  REQUIRE((running.ok() && queued.ok()));
+  const auto record = static_cast<OperationId>(before->status(*queued)->record);
+  const auto runningRecord = static_cast<OperationId>(before->status(*running)->record);
+  CHECK(lab.store.loadQueuedJobs().value().size() == 1);
+
+  // hnowd stops: what was running is interrupted, what was queued stays queued.
+  before.reset();
+  CHECK(lab.store.interruptRunning(lab.clock.wallNow()).value() == 1);
+  CHECK(lab.coordinator.operationLog().find(runningRecord).value()->status == "interrupted");
+  CHECK(lab.coordinator.operationLog().find(record).value()->status == "queued");
+
+  for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  auto after = service();
+  after->restoreQueue(std::chrono::seconds(10));
+  const std::uint64_t again = after->operationOf(record);
+  REQUIRE(again != 0);
+  after->tick();
+  auto held = after->status(again);
+  CHECK(held->phase == "queued");
+  CHECK(held->priority == 7);
+  CHECK(held->waiting == "hnowd restarted: waiting for its agents to log in again");
+  lab.clock.advance(std::chrono::seconds(10));
+  after->tick();
+  CHECK(after->status(again)->phase != "queued");
+  for (int i = 0; i < 1000 && !after->status(again)->finished; ++i) {
+    while (!lab.turns.empty()) {
+      auto f = std::move(lab.turns.front());
+      lab.turns.pop_front();
+      f();
+    }
+    after->tick();
+  }
+  CHECK(after->status(again)->phase == "done");
+  CHECK(lab.coordinator.operationLog().find(record).value()->status == "done");
+  CHECK(lab.store.loadQueuedJobs().value().empty());
+  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(again) + ".out")) == 3000);
+}
+
+TEST_CASE("a queued job whose request or --input cannot be read after a restart ends failed, saying why, and leaves the queue") {
+  Lab lab;
+  const OperationId bad = lab.coordinator.operationLog().queue("run", "{}").value();
+  REQUIRE(lab.coordinator.operationLog().keepQueued(bad, "not a request").ok());
+  RunRequest gone = lab.count();
+  gone.input = "/data/removed.txt";
+  const OperationId missing = lab.coordinator.operationLog().queue("run", "{}").value();
+  REQUIRE(lab.coordinator.operationLog().keepQueued(missing, api::encodeRunRequest(gone)).ok());
+
+  lab.jobs.restoreQueue(std::chrono::seconds(0));
+  auto badRecord = lab.coordinator.operationLog().find(bad).value();
+  CHECK(badRecord->status == "failed");
+  CHECK(badRecord->summary.find("cannot be read") != std::string::npos);
+  auto missingRecord = lab.coordinator.operationLog().find(missing).value();
+  CHECK(missingRecord->status == "failed");
+  CHECK(missingRecord->summary.find("/data/removed.txt") != std::string::npos);
+  CHECK(lab.store.loadQueuedJobs().value().empty());
+  CHECK(lab.jobs.operationOf(bad) == 0);
 }

@@ -122,8 +122,24 @@ class MemoryStateStore final : public StateStore {
   Result<int> interruptRunning(WallTime at) override {
     int n = 0;
     for (OperationRecord& r : records_)
-      if (r.status == "running" || r.status == "queued") r.status = "interrupted", r.finished = at, ++n;
+      if (r.status == "running" || (r.status == "queued" && !queued_.count(r.id)))
+        r.status = "interrupted", r.finished = at, ++n;
     return n;
+  }
+  Result<void> saveQueuedJob(const StoredQueuedJob& job) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    queued_[job.id] = job;
+    return {};
+  }
+  Result<void> removeQueuedJob(OperationId id) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    queued_.erase(id);
+    return {};
+  }
+  Result<std::vector<StoredQueuedJob>> loadQueuedJobs() override {
+    std::vector<StoredQueuedJob> out;
+    for (const auto& [_, j] : queued_) out.push_back(j);
+    return out;
   }
 
   const std::map<std::string, StoredAgent>& agents() const { return agents_; }
@@ -134,6 +150,7 @@ class MemoryStateStore final : public StateStore {
   std::map<std::string, StoredAgent> agents_;
   std::map<std::string, StoredLink> links_;
   std::vector<OperationRecord> records_;
+  std::map<OperationId, StoredQueuedJob> queued_;
   std::map<OperationId, StoredOwedSend> owed_;
   std::map<std::string, StoredIdentity> identities_;
   std::map<std::string, StoredRevocation> revocations_;

@@ -173,6 +173,32 @@ TEST_CASE("a queued record becomes running when launched, ends once, and is inte
   CHECK(store->operation(waiting).value()->status == "interrupted");
 }
 
+TEST_CASE("a queued job's request is kept across reopening, survives the interrupting of records under way, and goes when removed") {
+  TempDir dir;
+  OperationId kept = 0, unkept = 0;
+  const std::string bytes("\x00\x01request\xff\x00", 11);  // a blob: zero bytes inside
+  {
+    auto store = openIn(dir.path);
+    OperationRecord record;
+    record.kind = "run";
+    record.started = WallTime(1'700'000'010'000ms);
+    record.status = "queued";
+    kept = store->beginOperation(record).value();
+    unkept = store->beginOperation(record).value();
+    REQUIRE(store->saveQueuedJob({kept, bytes}).ok());
+  }
+  auto store = openIn(dir.path);
+  CHECK(*store->interruptRunning(WallTime(1'700'000'020'000ms)) == 1);
+  CHECK(store->operation(kept).value()->status == "queued");
+  CHECK(store->operation(unkept).value()->status == "interrupted");
+  auto queued = store->loadQueuedJobs().value();
+  REQUIRE(queued.size() == 1);
+  CHECK(queued[0].id == kept);
+  CHECK(queued[0].request == bytes);
+  REQUIRE(store->removeQueuedJob(kept).ok());
+  CHECK(store->loadQueuedJobs().value().empty());
+}
+
 TEST_CASE("forgetting an agent removes its row and its links from state.db, and only its") {
   TempDir dir;
   {
