@@ -30,6 +30,10 @@ Coordinator::Coordinator(const Clock& clock, RateTableOptions options, StateStor
         return ((std::uint64_t{random()} << 32) | random()) | 1;
       }()) {}
 
+namespace {
+constexpr const char* kRelayFaultsLedger = "relay-faults";
+}  // namespace
+
 Result<void> Coordinator::restore() {
   auto agents = store_.loadAgents();
   if (!agents) return agents.error();
@@ -45,12 +49,31 @@ Result<void> Coordinator::restore() {
     table_.restore(std::move(record));
   }
   if (auto links = links_.restore(store_); !links) return links;
+  auto faults = store_.loadLedger(kRelayFaultsLedger);
+  if (!faults) return faults.error();
+  std::map<std::string, int> counts;
+  for (const StoredLedgerEntry& e : *faults) counts[e.agent] = static_cast<int>(e.first);
+  relays_.suspects().restore(std::move(counts));
   // What the previous hnowd was doing when it stopped did not finish here:
   // say so rather than show it running forever (`hnow ops`).
   auto interrupted = store_.interruptRunning(clock_.wallNow());
   if (!interrupted) return interrupted.error();
   interruptedAtStart_ = *interrupted;
   return {};
+}
+
+std::vector<std::string> Coordinator::relayFaultsCaught(const std::string& kind, std::uint64_t id,
+                                                        const std::vector<RelayFault>& faults) {
+  auto lines = relays_.suspects().caught(kind, id, faults);
+  std::vector<StoredLedgerEntry> entries;
+  for (const auto& [agent, count] : relays_.suspects().ledger()) entries.push_back({agent, count, 0});
+  saveLedger(kRelayFaultsLedger, entries);
+  return lines;
+}
+
+void Coordinator::saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries) {
+  if (auto saved = store_.saveLedger(ledger, entries); !saved)
+    spdlog::error("keeping the {} ledger in state.db: {}", ledger, saved.error().message);
 }
 
 Result<void> Coordinator::persist() {

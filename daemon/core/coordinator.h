@@ -118,6 +118,15 @@ class Coordinator {
   OperationLog& operationLog() { return operations_; }
   // Who may feed others in a plan (relay_policy.h).
   RelayPolicy& relays() { return relays_; }
+  // Relay faults caught in operation `id` of `kind` counted
+  // (RelaySuspects::caught) and the ledger written to state.db at once, so
+  // a suspect stays one after a restart; the lines to log.
+  std::vector<std::string> relayFaultsCaught(const std::string& kind, std::uint64_t id,
+                                             const std::vector<RelayFault>& faults);
+  // A per-agent ledger in state.db (StoredLedgerEntry); a write that fails
+  // is logged, and the ledger stays as it was there.
+  Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) { return store_.loadLedger(ledger); }
+  void saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries);
   const RelayPolicy& relays() const { return relays_; }
 
   // The sends in progress hear of reports and losses; main() sets it.

@@ -12,7 +12,7 @@ using namespace sql;
 
 namespace {
 
-// Version 7 of the schema: version 6 had no `queued_jobs`; version 1 had no `links`, version 2 no
+// Version 7 of the schema: version 6 had no `queued_jobs` and `ledgers`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
 // CREATE ... IF NOT EXISTS adds to them; version 3's `owed_sends` had no
@@ -93,6 +93,14 @@ CREATE TABLE IF NOT EXISTS state_identity (
 CREATE TABLE IF NOT EXISTS queued_jobs (
   id INTEGER PRIMARY KEY,
   request BLOB NOT NULL
+);
+-- Counts hnowd keeps per agent across runs (state_store.h, StoredLedgerEntry).
+CREATE TABLE IF NOT EXISTS ledgers (
+  ledger TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  first INTEGER NOT NULL,
+  second INTEGER NOT NULL,
+  PRIMARY KEY (ledger, agent)
 );
 PRAGMA user_version = 7;
 )sql";
@@ -192,7 +200,8 @@ Result<void> SqliteStateStore::forgetAgent(const std::string& name) {
   return guarded([&] {
     exec("BEGIN");
     try {
-      for (const char* sql : {"DELETE FROM agents WHERE name = ?1", "DELETE FROM links WHERE node = ?1"}) {
+      for (const char* sql : {"DELETE FROM agents WHERE name = ?1", "DELETE FROM links WHERE node = ?1",
+                              "DELETE FROM ledgers WHERE agent = ?1"}) {
         Statement remove(db_, path_, sql);
         remove.bind(1, name);
         remove.step();

@@ -35,6 +35,8 @@ class SqliteStateStore final : public StateStore {
   Result<std::optional<OperationRecord>> operation(OperationId id) override;
   Result<void> launchOperation(OperationId id) override;
   Result<void> saveQueuedJob(const StoredQueuedJob& job) override;
+  Result<void> saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries) override;
+  Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) override;
   Result<void> removeQueuedJob(OperationId id) override;
   Result<std::vector<StoredQueuedJob>> loadQueuedJobs() override;
   Result<int> interruptRunning(WallTime at) override;

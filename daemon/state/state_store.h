@@ -99,6 +99,15 @@ struct StoredQueuedJob {
   std::string request;
 };
 
+// One agent's line in a ledger hnowd keeps across runs: the relay faults
+// caught ("relay-faults": `first` the count, core/trust/relay_suspects.h),
+// the agreement of its job results ("host-trust": `first` its agreeing
+// streak, `second` its overrulings, core/trust/host_trust.h).
+struct StoredLedgerEntry {
+  std::string agent;
+  std::int64_t first = 0, second = 0;
+};
+
 // Every call can fail (a full disk, a damaged file): the Error names
 // state.db and what went wrong. hnowd logs it and carries on; what was not
 // written stays pending for the next try.
@@ -111,7 +120,8 @@ class StateStore {
   virtual Result<std::vector<StoredAgent>> loadAgents() = 0;
   // Inserts or replaces links by (node, direction), in one transaction.
   virtual Result<void> saveLinks(const std::vector<StoredLink>& links) = 0;
-  // The agent and its links removed (`hnow agent forget`), in one transaction.
+  // The agent, its links and its ledgers' lines removed (`hnow agent
+  // forget`), in one transaction.
   virtual Result<void> forgetAgent(const std::string& name) = 0;
   virtual Result<std::vector<StoredLink>> loadLinks() = 0;
 
@@ -151,6 +161,10 @@ class StateStore {
   virtual Result<void> removeQueuedJob(OperationId id) = 0;
   // Oldest first.
   virtual Result<std::vector<StoredQueuedJob>> loadQueuedJobs() = 0;
+
+  // Replaces the ledger named `ledger` whole, in one transaction.
+  virtual Result<void> saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries) = 0;
+  virtual Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) = 0;
 
   // The newest `limit` records, newest first.
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;

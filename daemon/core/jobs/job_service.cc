@@ -93,6 +93,15 @@ JobService::JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& f
       clock_(clock), defer_(std::move(defer)), newToken_(std::move(newToken)),
       sourceUplink_(sourceUplinkBytesPerSecond), calibrationMaxS_(calibrationMaxSeconds), calibrations_(clock) {
   coordinator_.addTransferObserver(&driftListener_);  // drift events re-plan the next round
+  // Who has agreed with others so far outlives hnowd, as it outlives a run.
+  if (auto lines = coordinator_.loadLedger(kHostTrustLedger); !lines) {
+    spdlog::error("reading the host-trust ledger from state.db: {}", lines.error().message);
+  } else {
+    std::vector<HostTrust::Line> ledger;
+    for (const StoredLedgerEntry& e : *lines)
+      ledger.push_back({e.agent, static_cast<int>(e.first), static_cast<int>(e.second)});
+    hostTrust_.restore(ledger);
+  }
 }
 
 JobService::~JobService() {
@@ -249,6 +258,11 @@ void JobService::finish(Job& job, const Result<void>& ended) {
     spdlog::warn("run {} failed: {}", job.id, job.error);
   cleanUp(job);
   dropQueued(job);  // one cancelled while queued
+  if (job.request.adaptiveReplicas) {  // the only runs that change the ledger
+    std::vector<StoredLedgerEntry> ledger;
+    for (const HostTrust::Line& l : hostTrust_.ledger()) ledger.push_back({l.agent, l.streak, l.overruled});
+    coordinator_.saveLedger(kHostTrustLedger, ledger);
+  }
   defer_([this] { admit(); });  // its agents are free for the jobs queued
   if (job.record != 0) {
     char numbers[200];

@@ -40,6 +40,8 @@ namespace hnow::daemon {
 // comes after 100 ms, doubling to at most 5 s), and a job started on the first one back
 // would keep only it.
 inline constexpr Duration kRestoredQueueGrace = std::chrono::seconds(10);
+// The ledger of agreeing job results (core/trust/host_trust.h) in state.db.
+inline constexpr const char* kHostTrustLedger = "host-trust";
 
 class JobService {
  public:

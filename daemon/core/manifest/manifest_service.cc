@@ -297,7 +297,7 @@ void ManifestService::unreachableInOtherItems(std::uint64_t id, const std::strin
 // its receivers check its bytes against the digests taken of them).
 void ManifestService::barInOtherItems(std::uint64_t id, Item& caughtIn) {
   const std::vector<RelayFault> faults = caughtIn.operation->takeRelayFaults();
-  for (const std::string& line : coordinator_.relays().suspects().caught("manifest", id, faults)) spdlog::warn("{}", line);
+  for (const std::string& line : coordinator_.relayFaultsCaught("manifest", id, faults)) spdlog::warn("{}", line);
   for (const RelayFault& fault : faults)
     for (Item& other : operations_.at(id)->items)
       if (&other != &caughtIn && !other.released && other.operation->involves(fault.relay))

@@ -74,7 +74,7 @@ void SendRuns::transferReport(const std::string& agent, const std::string& token
     if (faults.empty())
       spdlog::warn("send {}: {} got bytes that differ from the source's at byte {} ({})", id, agent, report.bytes,
                    report.message);
-    for (const std::string& line : coordinator_.relays().suspects().caught("send", id, faults)) spdlog::warn("{}", line);
+    for (const std::string& line : coordinator_.relayFaultsCaught("send", id, faults)) spdlog::warn("{}", line);
     logReplan(id, *running.operation);
   }
   endIfFinished(running);

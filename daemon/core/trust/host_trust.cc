@@ -27,4 +27,15 @@ int HostTrust::overrulings(const std::string& agent) const {
   return it == records_.end() ? 0 : it->second.overruled;
 }
 
+std::vector<HostTrust::Line> HostTrust::ledger() const {
+  std::vector<Line> out;
+  for (const auto& [agent, r] : records_) out.push_back({agent, r.streak, r.overruled});
+  return out;
+}
+
+void HostTrust::restore(const std::vector<Line>& lines) {
+  records_.clear();
+  for (const Line& l : lines) records_[l.agent] = {l.streak, l.overruled};
+}
+
 }  // namespace hnow::daemon

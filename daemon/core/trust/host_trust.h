@@ -4,10 +4,12 @@
 // agent's this many times in a row is trusted, and its shares run once;
 // a random fraction of them is still checked by a second agent, and a
 // result that disagrees with the majority takes the agent's trust away.
-// hnowd keeps one ledger across runs. Pure: the random draw is injected.
+// hnowd keeps one ledger across runs, and across restarts (state.db's
+// "host-trust" ledger, JobService). Pure: the random draw is injected.
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace hnow::daemon {
 
@@ -31,6 +33,15 @@ class HostTrust {
 
   int streak(const std::string& agent) const;
   int overrulings(const std::string& agent) const;
+
+  // The whole ledger, as state.db keeps it across restarts, and back.
+  struct Line {
+    std::string agent;
+    int streak = 0;
+    int overruled = 0;
+  };
+  std::vector<Line> ledger() const;
+  void restore(const std::vector<Line>& lines);
 
  private:
   struct Record {

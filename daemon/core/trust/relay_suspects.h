@@ -8,7 +8,8 @@
 // after kSuspectFaults of them plans the agent as a leaf in every later
 // send, striped send, manifest item and replan: it still receives its own
 // copies, checked chunk by chunk like everyone's, but it feeds nobody, so a
-// hostile volunteer costs the others nothing but its own copy. One fault is
+// hostile volunteer costs the others nothing but its own copy. The counts
+// outlive hnowd (state.db's "relay-faults" ledger, Coordinator). One fault is
 // not enough: a relay whose memory or disk flipped a bit once is not hostile,
 // and one bad chunk reaches all its children at once, so a send counts once.
 // Logic only.
@@ -49,6 +50,9 @@ class RelaySuspects {
   std::vector<std::string> caught(const std::string& kind, std::uint64_t id, const std::vector<RelayFault>& faults);
   // A machine gone for good (`hnow agent forget`): its name may serve another.
   void forget(const std::string& agent) { faults_.erase(agent); }
+  // The whole ledger, as state.db keeps it across restarts, and back.
+  const std::map<std::string, int>& ledger() const { return faults_; }
+  void restore(std::map<std::string, int> faults) { faults_ = std::move(faults); }
   // Every suspect among `nodes` past [0], the plan's source (which sends
   // its own file), planned as relaying nothing (TreeNode::relays).
   void planLeaves(std::vector<TreeNode>& nodes) const;

@@ -32,6 +32,8 @@ class MemoryStateStore final : public StateStore {
     agents_.erase(name);
     links_.erase(name + "/uplink");
     links_.erase(name + "/downlink");
+    for (auto& [_, entries] : ledgers_)
+      std::erase_if(entries, [&](const StoredLedgerEntry& e) { return e.agent == name; });
     return {};
   }
   Result<std::vector<StoredLink>> loadLinks() override {
@@ -126,6 +128,15 @@ class MemoryStateStore final : public StateStore {
         r.status = "interrupted", r.finished = at, ++n;
     return n;
   }
+  Result<void> saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    ledgers_[ledger] = entries;
+    return {};
+  }
+  Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) override {
+    auto it = ledgers_.find(ledger);
+    return it == ledgers_.end() ? std::vector<StoredLedgerEntry>{} : it->second;
+  }
   Result<void> saveQueuedJob(const StoredQueuedJob& job) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     queued_[job.id] = job;
@@ -151,6 +162,7 @@ class MemoryStateStore final : public StateStore {
   std::map<std::string, StoredLink> links_;
   std::vector<OperationRecord> records_;
   std::map<OperationId, StoredQueuedJob> queued_;
+  std::map<std::string, std::vector<StoredLedgerEntry>> ledgers_;
   std::map<OperationId, StoredOwedSend> owed_;
   std::map<std::string, StoredIdentity> identities_;
   std::map<std::string, StoredRevocation> revocations_;

@@ -199,6 +199,28 @@ TEST_CASE("a queued job's request is kept across reopening, survives the interru
   CHECK(store->loadQueuedJobs().value().empty());
 }
 
+TEST_CASE("a ledger is kept across reopening, replaced whole when saved again, and an agent forgotten leaves every ledger") {
+  TempDir dir;
+  {
+    auto store = openIn(dir.path);
+    REQUIRE(store->saveLedger("host-trust", {{"a1", 12, 0}, {"a2", 3, 1}}).ok());
+    REQUIRE(store->saveLedger("relay-faults", {{"a2", 2, 0}}).ok());
+  }
+  auto store = openIn(dir.path);
+  auto trust = store->loadLedger("host-trust").value();
+  REQUIRE(trust.size() == 2);
+  CHECK(trust[0].agent == "a1");
+  CHECK(trust[0].first == 12);
+  CHECK(trust[1].second == 1);
+  REQUIRE(store->saveLedger("host-trust", {{"a3", 1, 0}}).ok());
+  trust = store->loadLedger("host-trust").value();
+  REQUIRE(trust.size() == 1);
+  CHECK(trust[0].agent == "a3");
+  REQUIRE(store->forgetAgent("a2").ok());
+  CHECK(store->loadLedger("relay-faults").value().empty());
+  CHECK(store->loadLedger("nothing").value().empty());
+}
+
 TEST_CASE("forgetting an agent removes its row and its links from state.db, and only its") {
   TempDir dir;
   {
