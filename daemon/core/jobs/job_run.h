@@ -106,6 +106,9 @@ class JobRun {
   void computed(int attempt, double computeS, const Result<std::string>& digest, bool agentRefuses = false);
   void collected(int attempt, const Result<void>& collected);
   void agentLost(const std::string& agent);
+  // An agent back after it was lost, or new to the run: it may take
+  // reissued shares again (later rounds give it shares of its own).
+  void agentJoined(const std::string& agent);
   // Rounds and drift: a share served to an agent that has
   // not started it (kQueued or kReceived) goes to `agent` instead, as a
   // reissue. False when the attempt has started, or `agent` is lost or has

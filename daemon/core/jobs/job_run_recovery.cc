@@ -41,6 +41,11 @@ void JobRun::agentLost(const std::string& agent) {
   pumpReturns();
 }
 
+void JobRun::agentJoined(const std::string& agent) {
+  lost_.erase(std::remove(lost_.begin(), lost_.end(), agent), lost_.end());
+  if (std::find(agents_.begin(), agents_.end(), agent) == agents_.end()) agents_.push_back(agent);
+}
+
 bool JobRun::moveTo(int id, const std::string& agent) {
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   if ((a.state != State::kQueued && a.state != State::kReceived) || finished()) return false;

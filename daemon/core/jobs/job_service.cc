@@ -331,6 +331,7 @@ void JobService::tick() {
     }
     if (!job.finished && job.phase == "calibrating") checkCalibrationDeadlines(job);
     if (!job.finished && job.run && job.phase == "running") job.run->tick();
+    joinAgents(job);
     if (!job.finished && job.reduction && job.phase == "reducing") {
       job.reduction->tick();
       reductionChanged(job);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +105,12 @@ class JobService {
   void admit();
   // A queued job got its agents: it calibrates, plans and runs.
   void launch(Job& job);
+  // job_service_joins.cc: agents that log in or come back during a job in
+  // rounds take part from its next round; a new one calibrated first.
+  void joinAgents(Job& job);
+  void joinNew(Job& job, const std::string& agent);
+  // The agents other jobs run on, are joining, or wait for (queued).
+  std::set<std::string> heldByOthers(const Job& job) const;
   // A queued job's request kept in state.db (or no longer).
   void keepQueued(Job& job);
   void dropQueued(Job& job);

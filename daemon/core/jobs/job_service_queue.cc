@@ -68,6 +68,7 @@ void JobService::admit() {
     if (job->phase != "queued") {
       for (const auto& agent : job->agents)
         if (!job->lost.count(agent)) held[agent] = id;
+      for (const auto& agent : job->joining) held[agent] = id;
       continue;
     }
     if (clock_.now() < job->notBefore) {

@@ -36,6 +36,7 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::set<std::string> excluded;   // lost while calibrating, or its [jobs] refused the command
   std::map<std::string, std::string> leftOutWhy;  // excluded for a reason of the agent's: the reason
   std::set<std::string> lost;       // reported to the run
+  std::set<std::string> joining;    // logged in during the job, calibrating to join its next round
   std::string dir;
   std::string phase = "queued";
   std::string waiting;  // queued: why (core/jobs/job_queue.h)
