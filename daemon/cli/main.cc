@@ -305,11 +305,7 @@ int dispatch(CommandLine& c) {
       std::fprintf(stderr, "hnow: --force is for one FILE; a manifest's items replace what their destinations hold\n");
       return 2;
     }
-    if (c.send.detach) {
-      std::fprintf(stderr, "hnow: --detach is for one FILE or DIR; a manifest is followed to its end "
-                           "(`hnow ops wait ID` from another terminal follows it too)\n");
-      return 2;
-    }
+    c.manifest.detach = c.send.detach;
     auto maxRate = hnow::cli::sendMaxRate(c.send);
     if (!maxRate) {
       std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());

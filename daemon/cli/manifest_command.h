@@ -16,6 +16,7 @@ struct ManifestOptions {
   api::ManifestRequest request;
   bool json = false;
   std::string ganttPath;
+  bool detach = false;  // print the record's id once started, and leave
 };
 
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for a bad manifest or options.

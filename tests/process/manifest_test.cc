@@ -88,6 +88,14 @@ TEST_CASE("a manifest of two items from two source agents lands byte-identical c
   CHECK(ops[0]["status"] == "done");
   CHECK(ops[0]["summary"]["ok"] == 6);
 
+  // The same, detached: the record's id at once, `ops wait` follows it to its end.
+  const fs::path again = cluster.manifest(item("agent-1", "data/a.bin", "in/a3.bin", "\"all\""));
+  auto detached = runCommand(cluster.hnow("send --manifest " + again.string() + " --detach"));
+  REQUIRE_MESSAGE(detached.status == 0, detached.err);
+  auto waited = runCommand(cluster.hnow("ops wait " + std::to_string(std::stoll(detached.out))));
+  CHECK_MESSAGE(waited.status == 0, waited.err);
+  for (int agent = 2; agent <= 4; ++agent) CHECK(readWhole(cluster.root(agent) / "in/a3.bin") == a);
+
   // A missing source file refuses the whole manifest, naming the item and the agent.
   const fs::path missing = cluster.manifest(item("agent-1", "data/a.bin", "in/a2.bin", "\"all\"") +
                                             item("agent-2", "nope.bin", "in/b2.bin", "\"all\""));
