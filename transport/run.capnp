@@ -72,4 +72,5 @@ struct RunReport @0xae415a442c8cbfdd {
   agentsWorking @18 :UInt32;  # calibrating, or a share being served, computed or returned
   waiting @19 :Text;        # phase "queued": why it waits for agents
   priority @20 :Int32;      # its --priority
+  unitsKept @21 :UInt64;    # a resumed job: units whose results hnowd accepted before it restarted
 }

@@ -85,6 +85,9 @@ struct RunStatus {
   int agentsWorking = 0;
   std::string waiting{};      // phase "queued": why it waits for agents
   int priority = 0;           // its --priority
+  // A job hnowd resumed after a restart: the units whose results it had
+  // accepted before (not in any agent's `units`).
+  std::uint64_t unitsKept = 0;
 };
 
 }  // namespace hnow::api

@@ -1,5 +1,6 @@
 #pragma once
-// A run's request as bytes (its RunRequest message, packed), for what hnowd
+// A run's request as bytes (its RunRequest message, packed; made in
+// run_wire.cc, where Cap'n Proto is), for what hnowd
 // keeps of a queued job in state.db: the queue survives a restart, and a
 // request written by one build is read by the next (Cap'n Proto's rules for
 // adding fields). The state store keeps them as an opaque blob.

@@ -1,5 +1,11 @@
 #include "api/run_wire.h"
 
+#include <capnp/message.h>
+#include <capnp/serialize-packed.h>
+#include <kj/io.h>
+
+#include "api/run_request_bytes.h"
+
 #include <algorithm>
 
 namespace hnow::api {
@@ -83,6 +89,7 @@ void toWire(const RunStatus& s, wire::RunReport::Builder out) {
   out.setAgentsWorking(static_cast<std::uint32_t>(s.agentsWorking));
   out.setWaiting(s.waiting);
   out.setPriority(s.priority);
+  out.setUnitsKept(s.unitsKept);
   auto agents = out.initAgents(static_cast<unsigned>(s.agents.size()));
   for (unsigned i = 0; i < agents.size(); ++i) {
     const RunAgentStatus& a = s.agents[i];
@@ -126,6 +133,7 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   s.agentsWorking = static_cast<int>(in.getAgentsWorking());
   s.waiting = in.getWaiting();
   s.priority = in.getPriority();
+  s.unitsKept = in.getUnitsKept();
   for (auto a : in.getAgents()) {
     RunAgentStatus agent;
     agent.name = a.getName();
@@ -140,6 +148,27 @@ RunStatus runStatusFromWire(wire::RunReport::Reader in) {
   }
   for (auto b : in.getBars()) s.bars.push_back({b.getRow(), b.getKind(), b.getStart(), b.getEnd()});
   return s;
+}
+
+// A queued or resumed job's request as state.db keeps it (api/run_request_bytes.h).
+std::string encodeRunRequest(const RunRequest& request) {
+  capnp::MallocMessageBuilder message;
+  toWire(request, message.initRoot<wire::RunRequest>());
+  kj::VectorOutputStream out;
+  capnp::writePackedMessage(out, message);
+  auto bytes = out.getArray();
+  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+}
+
+Result<RunRequest> decodeRunRequest(const std::string& bytes) {
+  RunRequest request;
+  auto failure = kj::runCatchingExceptions([&] {
+    kj::ArrayInputStream in(kj::arrayPtr(reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()));
+    capnp::PackedMessageReader message(in);
+    request = runRequestFromWire(message.getRoot<wire::RunRequest>());
+  });
+  if (failure != nullptr) return Error{"a queued run's request in state.db cannot be read (" + std::to_string(bytes.size()) + " bytes)"};
+  return request;
 }
 
 }  // namespace hnow::api

@@ -56,7 +56,7 @@ int reportRecord(const api::OperationSummary& r, bool json) {
 
 int waitRun(CoordinatorClient& client, std::uint64_t operation, std::uint64_t record) {
   auto report = followRunOnTerminal(client, operation, record);
-  if (!report) return reportLostHnowd("following", "run", "nothing", "`hnow ops wait` it again", report.error().message);
+  if (!report) return reportLostHnowdRunning(record, report.error().message);
   if (!report->cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(record),
                  report->cancelledBy.c_str());

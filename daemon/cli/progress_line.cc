@@ -156,7 +156,7 @@ std::string sendProgressText(const api::SendStatus& s, double rateBytesPerS, boo
 }
 
 std::uint64_t runUnitsDone(const api::RunStatus& r) {
-  std::uint64_t done = 0;
+  std::uint64_t done = r.unitsKept;  // accepted before hnowd restarted
   for (const auto& a : r.agents) done += a.units;
   return done;
 }

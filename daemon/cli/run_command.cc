@@ -194,6 +194,16 @@ Result<RunReportView> followRunOnTerminal(CoordinatorClient& client, std::uint64
 }
 
 
+int reportLostHnowdRunning(std::uint64_t record, const std::string& why) {
+  const auto id = static_cast<unsigned long long>(record);
+  std::fprintf(stderr,
+               "hnow: lost hnowd while running: %s\n"
+               "hnow: hnowd keeps run %llu: when it is back it resumes it, keeping every share it accepted "
+               "(`hnow ops wait %llu` follows it); a --reduce run is interrupted instead: run it again then\n",
+               why.c_str(), id, id);
+  return 1;
+}
+
 int runRunCommand(const RunOptions& options) {
   auto request = runRequestOf(options);
   if (!request) {
@@ -218,7 +228,7 @@ int runRunCommand(const RunOptions& options) {
     return 0;
   }
   auto report = followRunOnTerminal(*client, started->operation, record);
-  if (!report) return reportLostHnowd("running", "job", "its shares", "Run it again", report.error().message);
+  if (!report) return reportLostHnowdRunning(record, report.error().message);
   if (!report->cancelledBy.empty()) {
     std::fprintf(stderr, "hnow: run %llu cancelled by %s\n", static_cast<unsigned long long>(report->record),
                  report->cancelledBy.c_str());

@@ -53,6 +53,9 @@ class CoordinatorClient;
 // progress line on a terminal; the last report.
 Result<RunReportView> followRunOnTerminal(CoordinatorClient& client, std::uint64_t id, std::uint64_t record);
 
+// hnowd was lost while following run `record`: what becomes of it. Exit 1.
+int reportLostHnowdRunning(std::uint64_t record, const std::string& why);
+
 std::string runJson(const RunReportView& report);
 std::string runTable(const RunReportView& report);
 std::string runGanttSvg(const RunReportView& report);

@@ -25,6 +25,11 @@ class OperationLog {
   Result<void> keepQueued(OperationId id, const std::string& request) { return store_.saveQueuedJob({id, request}); }
   Result<void> dropQueued(OperationId id) { return store_.removeQueuedJob(id); }
   Result<std::vector<StoredQueuedJob>> queued() { return store_.loadQueuedJobs(); }
+  // A job under way kept for the next hnowd to resume (StateStore::saveRunningJob).
+  Result<void> keepRunning(const StoredRunningJob& job) { return store_.saveRunningJob(job); }
+  Result<void> keepAccepted(OperationId job, const StoredShare& share) { return store_.saveAcceptedShare(job, share); }
+  Result<void> dropRunning(OperationId id) { return store_.removeRunningJob(id); }
+  Result<std::vector<StoredRunningJob>> running() { return store_.loadRunningJobs(); }
   // status: "done" or "failed"; `summary` replaces the one given to begin().
   Result<void> finish(OperationId id, const std::string& status, const std::string& summary);
   // A running record's summary replaced (StateStore::describeOperation).

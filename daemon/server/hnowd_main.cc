@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <optional>
 #include <fstream>
 #include <map>
@@ -79,16 +80,34 @@ kj::Promise<void> forwardDataEvents(transport::data::KjInbox<transport::data::Tr
 }
 
 // The shares and results of jobs an earlier hnowd ran (a crash leaves them)
-// belong to no job now; job ids start over at 1. First the temp files it was
-// writing beside an --output (output_temps.h).
-void sweepEarlierJobs(const conf::CoordinatorConfig& config) {
+// belong to no job now, but for the directories of the jobs it resumes
+// (state.db's jobs under way: their accepted results); job ids start over
+// at 1. First the temp files it was writing beside an --output (output_temps.h).
+void sweepEarlierJobs(const conf::CoordinatorConfig& config, daemon::StateStore& store) {
   const daemon::OutputTempSweep swept = daemon::sweepOutputTemps(config.dataDir + "/jobs", config.runRoots);
   for (const std::string& path : swept.removed)
     spdlog::warn("removed {}, the half-written --output of a run an earlier hnowd did not finish", path);
   for (const std::string& why : swept.skipped) spdlog::warn("left an earlier run's output temp file: {}", why);
+  std::set<std::filesystem::path> resumed;
+  if (auto running = store.loadRunningJobs(); !running) {
+    spdlog::error("reading the jobs under way from state.db: {}", running.error().message);
+  } else {
+    for (const daemon::StoredRunningJob& job : *running) {
+      resumed.insert(std::filesystem::path(job.dir).lexically_normal());
+      for (const daemon::StoredShare& share : job.accepted)
+        resumed.insert(std::filesystem::path(share.path).parent_path().lexically_normal());
+    }
+  }
   std::error_code error;
-  if (auto n = std::filesystem::remove_all(std::filesystem::path(config.dataDir) / "jobs", error); n > 1)
-    spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", n - 1, config.dataDir);
+  std::uintmax_t removed = 0;
+  const std::filesystem::path jobs = std::filesystem::path(config.dataDir) / "jobs";
+  for (std::filesystem::directory_iterator it(jobs, error), end; !error && it != end; it.increment(error))
+    if (!resumed.count(it->path().lexically_normal())) {
+      std::error_code ignored;
+      const auto n = std::filesystem::remove_all(it->path(), ignored);
+      if (n != static_cast<std::uintmax_t>(-1)) removed += n;
+    }
+  if (removed > 0) spdlog::warn("removed {} file(s) of jobs an earlier hnowd left in {}/jobs", removed, config.dataDir);
 }
 
 // hnowd's data plane listening, watching its interface and paced at the
@@ -220,7 +239,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   logTrust(config, configPath, trust);
   if (int n = coordinator.interruptedAtStart())
     spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
-  sweepEarlierJobs(config);
+  sweepEarlierJobs(config, *store);
   auto tls = transport::loadTlsIfConfigured(config.tls, transport::TlsSetup::Side::kServer,
                                             io.provider->getTimer());
   if (!tls) {
@@ -296,6 +315,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                           config.calibrationMaxSeconds);
   // Jobs the last hnowd left queued wait for their agents to log in again
   // (an agent retries within seconds of losing hnowd) before one may start.
+  jobs.resumeRunning(daemon::kRestoredQueueGrace);  // ahead of the queued ones, as before
   jobs.restoreQueue(daemon::kRestoredQueueGrace);
   if (config.sendRoots.empty())
     spdlog::info("hnow send reads no file on this host: no [send] roots in {} (clients upload what they send; "

@@ -27,7 +27,7 @@ std::string percentOf(double done, double whole) {
 
 std::string progressOf(const RunStatus& s) {
   if (s.phase == "queued") return "waiting: " + s.waiting;
-  std::uint64_t done = 0;
+  std::uint64_t done = s.unitsKept;
   for (const auto& a : s.agents) done += a.units;
   if (s.phase == "running" || s.phase == "reducing")
     return s.phase + ", " + std::to_string(done) + " of " + std::to_string(s.units) + " units (" +

@@ -24,11 +24,13 @@ namespace {
 // read and every range served is of that file, whatever its path names later.
 class PosixRunInput final : public RunInput {
  public:
-  PosixRunInput(int fd, std::uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  PosixRunInput(int fd, std::uint64_t size, std::int64_t modifiedNs, std::string path)
+      : fd_(fd), size_(size), modifiedNs_(modifiedNs), path_(std::move(path)) {}
   ~PosixRunInput() override { ::close(fd_); }
   PosixRunInput(const PosixRunInput&) = delete;
   PosixRunInput& operator=(const PosixRunInput&) = delete;
   std::uint64_t size() const override { return size_; }
+  std::int64_t modifiedNs() const override { return modifiedNs_; }
   Result<std::string> read(std::uint64_t offset, std::size_t length) const override {
     std::string bytes(length, '\0');
     std::size_t done = 0;
@@ -47,6 +49,7 @@ class PosixRunInput final : public RunInput {
  private:
   int fd_;
   std::uint64_t size_;
+  std::int64_t modifiedNs_;
   std::string path_;
 };
 
@@ -61,7 +64,9 @@ Result<std::shared_ptr<const RunInput>> PosixRunFiles::openInput(const std::stri
     ::close(fd);
     return Error{"--input " + input + " is not a regular file"};
   }
-  return std::shared_ptr<const RunInput>(std::make_shared<PosixRunInput>(fd, static_cast<std::uint64_t>(info.st_size), input));
+  return std::shared_ptr<const RunInput>(std::make_shared<PosixRunInput>(
+      fd, static_cast<std::uint64_t>(info.st_size),
+      static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec, input));
 }
 
 Result<OutputDir> PosixRunFiles::outputDir(std::uint64_t job, const std::string& output) {

@@ -12,7 +12,8 @@ using namespace sql;
 
 namespace {
 
-// Version 7 of the schema: version 6 had no `queued_jobs` and `ledgers`; version 1 had no `links`, version 2 no
+// Version 7 of the schema: version 6 had no `queued_jobs`, `running_jobs`,
+// `accepted_shares` and `ledgers`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
 // CREATE ... IF NOT EXISTS adds to them; version 3's `owed_sends` had no
@@ -93,6 +94,22 @@ CREATE TABLE IF NOT EXISTS state_identity (
 CREATE TABLE IF NOT EXISTS queued_jobs (
   id INTEGER PRIMARY KEY,
   request BLOB NOT NULL
+);
+-- Jobs under way and their accepted shares, for the next hnowd to resume.
+CREATE TABLE IF NOT EXISTS running_jobs (
+  id INTEGER PRIMARY KEY,
+  request BLOB NOT NULL,
+  input_size INTEGER NOT NULL,
+  input_modified_ns INTEGER NOT NULL,
+  dir TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS accepted_shares (
+  job_id INTEGER NOT NULL,
+  first_unit INTEGER NOT NULL,
+  units INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (job_id, first_unit)
 );
 -- Counts hnowd keeps per agent across runs (state_store.h, StoredLedgerEntry).
 CREATE TABLE IF NOT EXISTS ledgers (
@@ -272,7 +289,8 @@ Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   return guarded([&] {
     Statement update(db_, path_,
                      "UPDATE operations SET finished_ms = ?1, status = 'interrupted' "
-                     "WHERE status = 'running' OR (status = 'queued' AND id NOT IN (SELECT id FROM queued_jobs))");
+                     "WHERE (status = 'running' AND id NOT IN (SELECT id FROM running_jobs)) "
+                     "OR (status = 'queued' AND id NOT IN (SELECT id FROM queued_jobs))");
     update.bind(1, toMs(at));
     update.step();
     return sqlite3_changes(db_);

@@ -35,6 +35,10 @@ class SqliteStateStore final : public StateStore {
   Result<std::optional<OperationRecord>> operation(OperationId id) override;
   Result<void> launchOperation(OperationId id) override;
   Result<void> saveQueuedJob(const StoredQueuedJob& job) override;
+  Result<void> saveRunningJob(const StoredRunningJob& job) override;
+  Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) override;
+  Result<void> removeRunningJob(OperationId id) override;
+  Result<std::vector<StoredRunningJob>> loadRunningJobs() override;
   Result<void> saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries) override;
   Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) override;
   Result<void> removeQueuedJob(OperationId id) override;

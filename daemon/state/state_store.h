@@ -99,6 +99,28 @@ struct StoredQueuedJob {
   std::string request;
 };
 
+// A share of a job under way whose result hnowd accepted: units [firstUnit,
+// firstUnit + units) of the input, its result in the file `path` of `size`
+// bytes.
+struct StoredShare {
+  std::uint64_t firstUnit = 0, units = 0;
+  std::string path;
+  std::uint64_t size = 0;
+};
+
+// A --concat job under way, kept so that the next hnowd resumes it rather
+// than start over: its request's bytes, the input as it was when it began
+// (size and modification time: another file is not resumed), its work
+// directory, and its shares accepted so far (loadRunningJobs fills them).
+struct StoredRunningJob {
+  OperationId id = 0;
+  std::string request;
+  std::uint64_t inputSize = 0;
+  std::int64_t inputModifiedNs = 0;
+  std::string dir;
+  std::vector<StoredShare> accepted;
+};
+
 // One agent's line in a ledger hnowd keeps across runs: the relay faults
 // caught ("relay-faults": `first` the count, core/trust/relay_suspects.h),
 // the agreement of its job results ("host-trust": `first` its agreeing
@@ -154,6 +176,15 @@ class StateStore {
   virtual Result<void> useToken(const std::string& id, const StoredIdentity& enrolled) = 0;
   virtual Result<StoredTrust> loadTrust() = 0;
 
+  // A job under way kept (its row inserted or replaced by id; `accepted`
+  // is not written here), and each share accepted, written as it is.
+  virtual Result<void> saveRunningJob(const StoredRunningJob& job) = 0;
+  virtual Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) = 0;
+  // It ended: the job and its shares gone, in one transaction.
+  virtual Result<void> removeRunningJob(OperationId id) = 0;
+  // Oldest first, each with its accepted shares in input order.
+  virtual Result<std::vector<StoredRunningJob>> loadRunningJobs() = 0;
+
   // A queued job kept (inserted or replaced by id), written before the
   // client is told it is queued.
   virtual Result<void> saveQueuedJob(const StoredQueuedJob& job) = 0;
@@ -172,8 +203,8 @@ class StateStore {
   virtual Result<std::optional<OperationRecord>> operation(OperationId id) = 0;
   // Records still under way belong to an hnowd that stopped before they
   // ended: marks them "interrupted", finished at `at` - every "running"
-  // one, and every "queued" one not kept by saveQueuedJob (the kept ones
-  // wait for the next hnowd). Returns how many.
+  // one not kept by saveRunningJob, and every "queued" one not kept by
+  // saveQueuedJob (the kept ones wait for the next hnowd). Returns how many.
   virtual Result<int> interruptRunning(WallTime at) = 0;
 };
 

@@ -134,7 +134,7 @@ TEST_CASE("fault matrix: hnowd killed mid-send - the client fails clearly, agent
 }
 
 // SIGTERM here (a stop, as systemd does it), SIGKILL mid-send (a crash).
-TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agents drop job files, the op is interrupted, the next run works") {
+TEST_CASE("fault matrix: hnowd stopped mid-job - the client says hnowd keeps it, agents drop job files, the restarted hnowd resumes it, the next run works") {
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   SlowJob job(lab, 1.0);
@@ -146,13 +146,13 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   REQUIRE(lab.kill("hnowd", SIGTERM));
   const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
   CHECK(log.find("stopping on signal 15") != std::string::npos);
-  CHECK(log.find("1 operation(s) under way marked interrupted") != std::string::npos);
+  CHECK(log.find("marked interrupted") == std::string::npos);  // a --concat job is kept to resume
 
   auto status = run->waitExit(10s);
   REQUIRE(status.has_value());
   CHECK(*status == 1);
   CHECK(readWhole(lab.errPath("run")).find("lost hnowd while running") != std::string::npos);
-  CHECK(readWhole(lab.errPath("run")).find("Run it again once hnowd is back") != std::string::npos);
+  CHECK(readWhole(lab.errPath("run")).find("when it is back it resumes it") != std::string::npos);
   CHECK_MESSAGE(eventually([&] { return jobFiles(lab) == 0; }, 5s), jobFileList(lab));
   CHECK_FALSE(fs::exists(job.output));
   MESSAGE("fault matrix: hnowd stopped (SIGTERM) mid-job: client exit " << *status << ", " << held
@@ -166,11 +166,18 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client fails clearly, agent
   fs::create_directories(lab.dir.path / "hnowd" / "jobs");
   std::ofstream(lab.dir.path / "hnowd" / "jobs" / "output-1.temp")
       << job.output.parent_path().string() << "\n" << half.filename().string() << "\n";
-  restartHnowd(lab, "run");
-  CHECK(countIn(lab.dir.path / "hnowd" / "jobs") == 0);  // the crashed hnowd's shares swept at start
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(10s));
+  CHECK_FALSE(fs::exists(lab.dir.path / "hnowd" / "jobs" / "output-1.temp"));  // swept at start
   CHECK_FALSE(fs::exists(half));
   CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("removed " + half.string() + ", the half-written --output") !=
         std::string::npos);
+  // The stopped job resumed, and its output is whole.
+  auto ops = lab.ops();
+  REQUIRE(!ops.empty());
+  auto resumed = runCommand(lab.hnow() + " ops wait " + std::to_string(ops[0]["id"].get<std::int64_t>()));
+  CHECK_MESSAGE(resumed.status == 0, resumed.err);
+  CHECK(readWhole(job.output) == upper(job.text));
   auto again = runCommand(lab.hnow() + " run --input " + job.input.string() + " --cmd 'tr a-z A-Z' --concat");
   REQUIRE_MESSAGE(again.status == 0, again.err);
   CHECK(again.out == upper(job.text));
@@ -221,7 +228,10 @@ TEST_CASE("fault matrix: hnowd killed with a job queued - the next hnowd queues 
   REQUIRE(lab.kill("hnowd"));
   lab.restart("hnowd");
   REQUIRE(lab.allReady(15s));
-  CHECK(statusOf(running) == "interrupted");
+  // The running one is resumed (ahead of the queued one, which waits for the same agents).
+  auto resumed = runCommand(lab.hnow() + " ops wait " + std::to_string(running));
+  CHECK_MESSAGE(resumed.status == 0, resumed.err);
+  CHECK(readWhole(job.output) == upper(job.text));
   auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(queued));
   CHECK_MESSAGE(waited.status == 0, waited.err);
   CHECK(statusOf(queued) == "done");
@@ -233,4 +243,37 @@ TEST_CASE("fault matrix: hnowd killed with a job queued - the next hnowd queues 
   CHECK(words == 18000);  // 3000 lines of 6 words
   CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("queued again (record " + std::to_string(queued)) !=
         std::string::npos);
+}
+
+TEST_CASE("fault matrix: hnowd killed mid-job - the next hnowd resumes it: shares accepted before are kept, the output is the uninterrupted one") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  SlowJob job(lab, 0.5);
+  auto started = runCommand(lab.hnow() + " " + job.args + " --rounds 6 --detach");
+  REQUIRE_MESSAGE(started.status == 0, started.err);
+  const std::int64_t record = std::stoll(started.out);
+  // Until some units are accepted ("running, N of 3000 units").
+  auto unitsDone = [&]() -> long {
+    for (const auto& op : lab.ops())
+      if (op["id"].get<std::int64_t>() == record && op.contains("progress")) {
+        const std::string p = op["progress"];
+        if (p.rfind("running, ", 0) == 0) return std::stol(p.substr(9));
+      }
+    return 0;
+  };
+  REQUIRE(eventually([&] { return unitsDone() >= 500; }, 40s));
+  const long acceptedBefore = unitsDone();
+  REQUIRE(lab.kill("hnowd"));
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(15s));
+  const std::size_t runsAtRestart = job.runs();
+  auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
+  CHECK_MESSAGE(waited.status == 0, waited.err);
+  CHECK(readWhole(job.output) == upper(job.text));
+  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+  CHECK(log.find("units accepted before hnowd restarted") != std::string::npos);
+  MESSAGE("fault matrix: hnowd killed (SIGKILL) with " << acceptedBefore << " of 3000 units accepted: resumed, "
+                                                       << job.runs() - runsAtRestart
+                                                       << " command runs after the restart (calibration included)");
 }

@@ -107,7 +107,7 @@ JobService::JobService(Coordinator& coordinator, SourcePlane& plane, RunFiles& f
 JobService::~JobService() {
   coordinator_.removeTransferObserver(&driftListener_);
   for (auto& [id, job] : jobs_)
-    if (!job->finished) cleanUp(*job);
+    if (!job->finished) cleanUp(*job, job->resumable);
 }
 
 bool JobService::running() const {
@@ -179,8 +179,15 @@ void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
     if (job.finished) return;
     if (!index) return finish(job, Error{"cannot read --input " + job.request.input + ": " + index.error().message});
     job.units = *index;
+    std::vector<UnitRange> done;
+    for (const auto& k : job.kept) done.push_back({k.firstUnit, k.firstUnit + k.units});
+    job.todo = UnitGaps::of(job.units.units(), done);
     job.indexed = true;
     spdlog::info("run {}: {} units in {} bytes", job.id, job.units.units(), job.units.size());
+    if (!job.kept.empty())
+      spdlog::info("run {}: {} units accepted before hnowd restarted, {} left", job.id,
+                   job.units.units() - job.todo.count(), job.todo.count());
+    if (job.todo.count() == 0) return writeConcat(job);  // every share was accepted before
     calibrate(job);
   });
 }
@@ -217,6 +224,7 @@ void JobService::startRun(Job& job, std::vector<JobShare> shares, std::vector<in
 
 void JobService::advance(Job& job) {
   if (job.finished || !job.run || job.phase != "running") return;
+  keepAccepted(job);
   if (!job.run->finished()) {
     // The serve port is free: the next round goes out when an agent is
     // about to be free, planned on what was measured (job_round_planning.cc).
@@ -258,6 +266,7 @@ void JobService::finish(Job& job, const Result<void>& ended) {
     spdlog::warn("run {} failed: {}", job.id, job.error);
   cleanUp(job);
   dropQueued(job);  // one cancelled while queued
+  forgetRunning(job);
   if (job.request.adaptiveReplicas) {  // the only runs that change the ledger
     std::vector<StoredLedgerEntry> ledger;
     for (const HostTrust::Line& l : hostTrust_.ledger()) ledger.push_back({l.agent, l.streak, l.overruled});
@@ -295,14 +304,14 @@ bool JobService::cancel(OperationId record, const std::string& who) {
   return false;
 }
 
-void JobService::cleanUp(Job& job) {
+void JobService::cleanUp(Job& job, bool keepResults) {
   for (const auto& [agent, tokens] : job.agentTokens)
     if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
   for (const auto& token : job.planeTokens) {
     plane_.release(token);
   }
   job.planeTokens.clear();
-  if (!job.dir.empty()) files_.removeWorkDir(job.dir);  // none while queued
+  if (!job.dir.empty() && !keepResults) files_.removeWorkDir(job.dir);  // none while queued
   job.input.reset();  // a share still being hashed holds it until that ends
 }
 

@@ -80,6 +80,11 @@ class JobService {
   // it may start, so it does not start on the first one back. Those whose
   // request or --input cannot be read end "failed", saying why.
   void restoreQueue(Duration grace);
+  // The --concat jobs a previous hnowd left under way (state.db), queued
+  // again under their records as restoreQueue does: each computes only the
+  // units its kept results do not cover. One whose --input changed since
+  // (size or modification time) ends "interrupted", saying why.
+  void resumeRunning(Duration grace);
   // Some job has not finished.
   bool running() const;
   // Lost agents, deadlines, the next round: hnowd's loop calls it every 250 ms.
@@ -111,6 +116,13 @@ class JobService {
   void joinNew(Job& job, const std::string& agent);
   // The agents other jobs run on, are joining, or wait for (queued).
   std::set<std::string> heldByOthers(const Job& job) const;
+  // job_service_resume.cc: the bytes per to-do unit left (UnitGaps); a
+  // --concat job kept in state.db as it runs, each accepted share as it
+  // is accepted, and forgotten there (its old directories removed) once it ends.
+  Result<double> todoBytesPerUnit(const Job& job) const;
+  void keepRunning(Job& job);
+  void keepAccepted(Job& job);
+  void forgetRunning(Job& job);
   // A queued job's request kept in state.db (or no longer).
   void keepQueued(Job& job);
   void dropQueued(Job& job);
@@ -161,7 +173,9 @@ class JobService {
   void writeConcat(Job& job);
   // The run ended: done, or the Error that ended it.
   void finish(Job& job, const Result<void>& ended);
-  void cleanUp(Job& job);
+  // `keepResults`: hnowd is stopping and the job resumes at the next
+  // start: its directory (its accepted results) stays.
+  void cleanUp(Job& job, bool keepResults = false);
   void forgetOldOutputs(std::uint64_t newest);
   // A result kept at hnowd (no --output) goes once this many newer runs
   // exist after a client fetched it, or this many more before: a client

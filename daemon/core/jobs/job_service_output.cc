@@ -1,13 +1,15 @@
 // A job's output: where it goes (--output under [run] roots, or hnowd's own
 // jobs directory: RunFiles), written beside it and renamed into place
 // (core/jobs/job_output.h), and the default outputs of old jobs forgotten.
+#include <algorithm>
+
 #include "core/jobs/job_output.h"
 #include "core/jobs/job_service.h"
 #include "core/jobs/job_state.h"
 
 namespace hnow::daemon {
 
-// Results kept for `hnow run` without --output live until eight newer jobs have run.
+// Results kept for `hnow run` without --output live until newer jobs have run (kKeptOutputs, kKeptUnfetched).
 void JobService::forgetOldOutputs(std::uint64_t newest) {
   for (auto& [id, job] : jobs_) {
     const bool old = id + (job->outputFetched ? kKeptOutputs : kKeptUnfetched) <= newest;
@@ -30,9 +32,15 @@ Result<std::uint64_t> JobService::placeOutput(Job& job, const std::function<Resu
 
 void JobService::writeConcat(Job& job) {
   job.phase = "writing";
+  // Input order: the shares tile the units still to compute, and the
+  // results kept from before a restart fill the rest.
+  std::vector<std::pair<std::uint64_t, std::string>> parts;
+  for (const auto& kept : job.kept) parts.push_back({kept.firstUnit, kept.path});
+  if (job.run)
+    for (const JobShare& share : job.run->shares()) parts.push_back({share.firstUnit, job.attempts[*share.accepted].path});
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> results;
-  for (const JobShare& share : job.run->shares())  // input order: shares tile it in serve order
-    results.push_back(job.attempts[*share.accepted].path);
+  for (auto& [first, path] : parts) results.push_back(std::move(path));
   auto written = placeOutput(job, [&](OutputPlace& place) { return writeConcatenation(files_.workFiles(), results, place); });
   if (!written) return finish(job, written.error());
   job.outputSize = *written;

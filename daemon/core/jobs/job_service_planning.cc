@@ -167,12 +167,12 @@ void JobService::plan(Job& job) {
   }
   if (job.rounds > 1) return planNextRound(job, active, sourceUplink);
 
-  const std::uint64_t units = job.units.units() - job.nextUnit;
-  auto from = job.unitStart(job.nextUnit);
-  if (!from) return finish(job, Error{"cannot read --input " + job.request.input + ": " + from.error().message});
+  const std::uint64_t units = job.todo.count() - job.nextUnit;
+  auto bytesPerUnit = todoBytesPerUnit(job);
+  if (!bytesPerUnit) return finish(job, Error{"cannot read --input " + job.request.input + ": " + bytesPerUnit.error().message});
   JobPlanInput input;
   input.units = units;
-  input.bytesPerUnit = static_cast<double>(job.units.size() - *from) / static_cast<double>(units);
+  input.bytesPerUnit = *bytesPerUnit;
   input.order = job.request.strategy == "equal" ? "equal" : job.request.order;
   double ratio = 0, fixedS = 0;
   for (const auto& agent : active) {
@@ -218,35 +218,47 @@ double JobService::linkOf(const std::string& agent, double sourceUplink) const {
 }
 
 bool JobService::commitShares(Job& job, const std::vector<std::string>& active, std::vector<PlannedShare> planned,
-                              const std::vector<int>& returnOrder, const std::string& algorithm, double predictedEnd,
+                              const std::vector<int>& plannedOrder, const std::string& algorithm, double predictedEnd,
                               bool keepPrediction) {
   if (job.started == TimePoint{}) job.started = clock_.now();
   const double offset = seconds(clock_.now() - job.started);
   std::vector<JobShare> shares;
   std::uint64_t units = 0;
   const int round = std::max(0, job.rounds - job.roundsLeft);
-  for (PlannedShare& p : planned) {
+  // A planned share covers to-do units; it goes out as one share per
+  // range of the input it covers (one, unless a restart left gaps), each
+  // in the planned share's place in the return order.
+  std::vector<std::vector<int>> served(planned.size());
+  for (std::size_t k = 0; k < planned.size(); ++k) {
+    PlannedShare& p = planned[k];
     p.round = round;
-    p.firstUnit += job.nextUnit;
+    const std::vector<UnitRange> pieces = job.todo.pieces(job.nextUnit + p.firstUnit, p.units);
+    p.firstUnit = pieces.empty() ? 0 : pieces.front().first;
     units += p.units;
     const std::string agent = p.worker < 0 ? "" : active[static_cast<std::size_t>(p.worker)];
     p.worker = p.worker < 0 ? -1 : static_cast<int>(std::find(job.agents.begin(), job.agents.end(), agent) - job.agents.begin());
     for (double* t : {&p.serveStart, &p.serveEnd, &p.computeEnd, &p.returnStart, &p.returnEnd}) *t += offset;
-    auto from = job.unitStart(p.firstUnit);
-    auto to = from ? job.unitStart(p.firstUnit + p.units) : from;
-    if (!to) {
-      finish(job, Error{"cannot read --input " + job.request.input + ": " + to.error().message});
-      return false;
+    for (const auto& [first, end] : pieces) {
+      auto from = job.unitStart(first);
+      auto to = from ? job.unitStart(end) : from;
+      if (!to) {
+        finish(job, Error{"cannot read --input " + job.request.input + ": " + to.error().message});
+        return false;
+      }
+      serveShare(job, job.shareTokens.size(), *from, *to - *from);
+      JobShare share;
+      share.firstUnit = first;
+      share.units = end - first;
+      share.agent = agent;
+      share.plannedServeStart = p.serveStart;
+      share.plannedComputeEnd = p.computeEnd;
+      served[k].push_back(static_cast<int>(shares.size()));
+      shares.push_back(share);
     }
-    serveShare(job, job.shareTokens.size(), *from, *to - *from);
-    JobShare share;
-    share.firstUnit = p.firstUnit;
-    share.units = p.units;
-    share.agent = agent;
-    share.plannedServeStart = p.serveStart;
-    share.plannedComputeEnd = p.computeEnd;
-    shares.push_back(share);
   }
+  std::vector<int> order;
+  for (int k : plannedOrder) order.insert(order.end(), served[static_cast<std::size_t>(k)].begin(), served[static_cast<std::size_t>(k)].end());
+  const std::vector<int>& returnOrder = order;
   job.nextUnit += units;
   job.roundsLeft = std::max(0, job.roundsLeft - 1);
   spdlog::info("run {}: {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units, planned.size(),
@@ -271,13 +283,13 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     job.plan = JobPlan{};
     job.plan->algorithm = algorithm;
     job.plan->shares = planned;
-    job.plan->returnOrder = returnOrder;
+    job.plan->returnOrder = plannedOrder;
     job.plan->predictedSeconds = offset + predictedEnd;
     job.phase = "running";
     job.run->start();
   } else {
     const int base = static_cast<int>(job.plan->shares.size());
-    for (int k : returnOrder) job.plan->returnOrder.push_back(base + k);
+    for (int k : plannedOrder) job.plan->returnOrder.push_back(base + k);
     job.plan->shares.insert(job.plan->shares.end(), planned.begin(), planned.end());
     // Rounds keep the whole job's first prediction: that is what the run is judged by.
     if (!keepPrediction) job.plan->predictedSeconds = offset + predictedEnd;

@@ -105,6 +105,7 @@ void JobService::launch(Job& job) {
   auto dir = files_.makeWorkDir(job.id);
   if (!dir) return finish(job, dir.error());
   job.dir = *dir;
+  keepRunning(job);
   indexInput(job, conf::parseSplitSpec(job.request.split).value());
 }
 

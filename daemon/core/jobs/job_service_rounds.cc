@@ -29,7 +29,7 @@ int JobService::roundsFor(Job& job, const std::vector<std::string>& active, doub
   if (job.request.strategy != "plan") return 1;  // the baselines are one-shot
   if (job.request.rounds > 0) return job.request.rounds;
   if (job.request.order != "auto") return 1;  // a protocol asked for by name is seed 002's, one round
-  const std::uint64_t units = job.units.units();
+  const std::uint64_t units = job.todo.count();
   RoundsInput in;
   in.units = units;
   in.resultRatio = 0;
@@ -52,15 +52,15 @@ double JobService::secondsPerUnitNow(const Job& job, const std::string& agent) c
 }
 
 void JobService::planNextRound(Job& job, const std::vector<std::string>& active, double sourceUplink) {
-  const std::uint64_t total = job.units.units(), remaining = total - job.nextUnit;
+  const std::uint64_t total = job.todo.count(), remaining = total - job.nextUnit;
   if (remaining == 0) {  // more rounds than units: the last ones are empty
     job.roundsLeft = 0;
     if (job.run) job.run->setMoreComing(false);
     return advance(job);
   }
-  auto from = job.unitStart(job.nextUnit);
-  if (!from) return finish(job, Error{"cannot read --input " + job.request.input + ": " + from.error().message});
-  const double bytesPerUnit = static_cast<double>(job.units.size() - *from) / static_cast<double>(remaining);
+  auto perUnit = todoBytesPerUnit(job);
+  if (!perUnit) return finish(job, Error{"cannot read --input " + job.request.input + ": " + perUnit.error().message});
+  const double bytesPerUnit = *perUnit;
   RoundsInput in;
   in.units = remaining;
   in.rounds = std::max(1, job.roundsLeft);

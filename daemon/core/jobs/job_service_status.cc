@@ -51,6 +51,7 @@ std::optional<RunStatus> JobService::status(std::uint64_t id) const {
   if (!job.finished) s.agentsWorking = job.run ? agentsWorking(*job.run) : std::max(0, job.calibrating);
   s.waiting = job.waiting;
   s.priority = job.request.priority;
+  for (const auto& kept : job.kept) s.unitsKept += kept.units;
   for (const auto& agent : job.agents) {
     RunAgentStatus a;
     a.name = agent;

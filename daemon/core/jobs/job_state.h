@@ -12,6 +12,7 @@
 #include "core/jobs/job_plan.h"
 #include "core/jobs/job_reduction.h"
 #include "core/jobs/job_run.h"
+#include "core/jobs/unit_gaps.h"
 #include "conf/unit_index.h"
 #include "core/jobs/job_service.h"
 
@@ -86,7 +87,23 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   std::map<std::string, std::vector<std::string>> calibrationTokens;
   std::vector<double> calibrationTookS;
   std::map<std::string, std::string> calibrationLate;  // why, without the hint
-  std::uint64_t nextUnit = 0;  // the first unit no round has taken yet
+  // The units still to compute, set once the input is indexed: all of
+  // them, or what a restart left (core/jobs/unit_gaps.h). Plans count in
+  // its to-do units: nextUnit is the first to-do unit no round has taken yet.
+  UnitGaps todo;
+  std::uint64_t nextUnit = 0;
+  // Shares accepted before hnowd restarted (state.db), in input order: their
+  // results are in `oldDirs`, and go into the output at their place.
+  struct KeptShare {
+    std::uint64_t firstUnit = 0, units = 0;
+    std::string path;
+  };
+  std::vector<KeptShare> kept;
+  std::vector<std::string> oldDirs;
+  // Kept in state.db as it runs, for the next hnowd to resume (--concat
+  // with a record); the shares whose acceptance state.db holds.
+  bool resumable = false;
+  std::set<std::size_t> keptInState;
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
   // Compute drift events (coordinator) since the job started, per agent.

@@ -29,6 +29,9 @@ class RunInput {
  public:
   virtual ~RunInput() = default;
   virtual std::uint64_t size() const = 0;
+  // Its modification time (ns since the epoch; 0 unknown): with its size,
+  // how a resumed job tells its input is the one it began on.
+  virtual std::int64_t modifiedNs() const { return 0; }
   // `length` bytes from `offset` (fewer only at its end), from any thread.
   virtual Result<std::string> read(std::uint64_t offset, std::size_t length) const = 0;
   // A descriptor of the file of its own, for the data plane to serve

@@ -84,6 +84,7 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   s.agentsWorking = 5;
   s.waiting = "its agents run run 4";
   s.priority = 9;
+  s.unitsKept = 1234;
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::RunReport>();
   toWire(s, out);
@@ -125,4 +126,5 @@ TEST_CASE("a run report survives hnowd's writing and the CLI's reading, field by
   CHECK(back.agentsWorking == 5);
   CHECK(back.waiting == "its agents run run 4");
   CHECK(back.priority == 9);
+  CHECK(back.unitsKept == 1234);
 }

@@ -209,7 +209,11 @@ struct MapRunFiles final : RunFiles {
     out.path = outputs.pathOf(out.name);
     return out;
   }
-  Result<std::string> makeWorkDir(std::uint64_t job) override { return "/jobs/job-" + std::to_string(job); }
+  // Unique as hnowd's are (job-ID-PID): a restarted service's job 1 is not the last one's.
+  Result<std::string> makeWorkDir(std::uint64_t job) override {
+    return "/jobs/job-" + std::to_string(job) + "-" + std::to_string(++made);
+  }
+  int made = 0;
   void removeWorkDir(const std::string& dir) override {
     for (auto it = work.files.begin(); it != work.files.end();)
       it = it->first.rfind(dir + "/", 0) == 0 ? work.files.erase(it) : std::next(it);

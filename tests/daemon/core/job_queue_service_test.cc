@@ -165,14 +165,15 @@ TEST_CASE("a job queued when hnowd stops is queued again under its record by the
   const auto runningRecord = static_cast<OperationId>(before->status(*running)->record);
   CHECK(lab.store.loadQueuedJobs().value().size() == 1);
 
-  // hnowd stops: what was running is interrupted, what was queued stays queued.
+  // hnowd stops: what was running stays running (kept to resume), what was queued stays queued.
   before.reset();
-  CHECK(lab.store.interruptRunning(lab.clock.wallNow()).value() == 1);
-  CHECK(lab.coordinator.operationLog().find(runningRecord).value()->status == "interrupted");
+  CHECK(lab.store.interruptRunning(lab.clock.wallNow()).value() == 0);
+  CHECK(lab.coordinator.operationLog().find(runningRecord).value()->status == "running");
   CHECK(lab.coordinator.operationLog().find(record).value()->status == "queued");
 
   for (auto& [name, agent] : lab.agents) agent->hangs = false;
   auto after = service();
+  after->resumeRunning(std::chrono::seconds(10));
   after->restoreQueue(std::chrono::seconds(10));
   const std::uint64_t again = after->operationOf(record);
   REQUIRE(again != 0);
@@ -195,6 +196,20 @@ TEST_CASE("a job queued when hnowd stops is queued again under its record by the
   CHECK(after->status(again)->phase == "done");
   CHECK(lab.coordinator.operationLog().find(record).value()->status == "done");
   CHECK(lab.store.loadQueuedJobs().value().empty());
+  // The one that was running resumed too, behind the queued job of higher priority.
+  const std::uint64_t resumed = after->operationOf(runningRecord);
+  REQUIRE(resumed != 0);
+  for (int i = 0; i < 1000 && !after->status(resumed)->finished; ++i) {
+    while (!lab.turns.empty()) {
+      auto f = std::move(lab.turns.front());
+      lab.turns.pop_front();
+      f();
+    }
+    after->tick();
+  }
+  CHECK(after->status(resumed)->phase == "done");
+  CHECK(lab.coordinator.operationLog().find(runningRecord).value()->status == "done");
+  CHECK(lab.store.loadRunningJobs().value().empty());
   CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(again) + ".out")) == 3000);
 }
 

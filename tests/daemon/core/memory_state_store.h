@@ -124,7 +124,7 @@ class MemoryStateStore final : public StateStore {
   Result<int> interruptRunning(WallTime at) override {
     int n = 0;
     for (OperationRecord& r : records_)
-      if (r.status == "running" || (r.status == "queued" && !queued_.count(r.id)))
+      if ((r.status == "running" && !running_.count(r.id)) || (r.status == "queued" && !queued_.count(r.id)))
         r.status = "interrupted", r.finished = at, ++n;
     return n;
   }
@@ -136,6 +136,31 @@ class MemoryStateStore final : public StateStore {
   Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) override {
     auto it = ledgers_.find(ledger);
     return it == ledgers_.end() ? std::vector<StoredLedgerEntry>{} : it->second;
+  }
+  Result<void> saveRunningJob(const StoredRunningJob& job) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    auto accepted = running_.count(job.id) ? running_[job.id].accepted : std::vector<StoredShare>{};
+    running_[job.id] = job;
+    running_[job.id].accepted = accepted;
+    return {};
+  }
+  Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    auto& shares = running_.at(job).accepted;
+    std::erase_if(shares, [&](const StoredShare& s) { return s.firstUnit == share.firstUnit; });
+    shares.push_back(share);
+    std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.firstUnit < b.firstUnit; });
+    return {};
+  }
+  Result<void> removeRunningJob(OperationId id) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    running_.erase(id);
+    return {};
+  }
+  Result<std::vector<StoredRunningJob>> loadRunningJobs() override {
+    std::vector<StoredRunningJob> out;
+    for (const auto& [_, j] : running_) out.push_back(j);
+    return out;
   }
   Result<void> saveQueuedJob(const StoredQueuedJob& job) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
@@ -162,6 +187,7 @@ class MemoryStateStore final : public StateStore {
   std::map<std::string, StoredLink> links_;
   std::vector<OperationRecord> records_;
   std::map<OperationId, StoredQueuedJob> queued_;
+  std::map<OperationId, StoredRunningJob> running_;
   std::map<std::string, std::vector<StoredLedgerEntry>> ledgers_;
   std::map<OperationId, StoredOwedSend> owed_;
   std::map<std::string, StoredIdentity> identities_;

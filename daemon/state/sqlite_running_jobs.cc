@@ -1,0 +1,74 @@
+// The --concat jobs under way and their accepted shares (state_store.h,
+// StoredRunningJob) in state.db, for the next hnowd to resume.
+#include "state/sqlite_state_store.h"
+
+#include "state/sqlite_statement.h"
+
+namespace hnow::daemon {
+
+using namespace sql;
+
+Result<void> SqliteStateStore::saveRunningJob(const StoredRunningJob& job) {
+  return guarded([&] {
+    Statement insert(db_, path_,
+                     "INSERT OR REPLACE INTO running_jobs (id, request, input_size, input_modified_ns, dir) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5)");
+    insert.bind(1, std::int64_t{job.id}).bindBlob(2, job.request).bind(3, static_cast<std::int64_t>(job.inputSize));
+    insert.bind(4, std::int64_t{job.inputModifiedNs}).bind(5, job.dir);
+    insert.step();
+  });
+}
+
+Result<void> SqliteStateStore::saveAcceptedShare(OperationId job, const StoredShare& share) {
+  return guarded([&] {
+    Statement insert(db_, path_,
+                     "INSERT OR REPLACE INTO accepted_shares (job_id, first_unit, units, path, size) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5)");
+    insert.bind(1, std::int64_t{job}).bind(2, static_cast<std::int64_t>(share.firstUnit));
+    insert.bind(3, static_cast<std::int64_t>(share.units)).bind(4, share.path).bind(5, static_cast<std::int64_t>(share.size));
+    insert.step();
+  });
+}
+
+Result<void> SqliteStateStore::removeRunningJob(OperationId id) {
+  return guarded([&] {
+    exec("BEGIN");
+    try {
+      for (const char* sql : {"DELETE FROM accepted_shares WHERE job_id = ?1", "DELETE FROM running_jobs WHERE id = ?1"}) {
+        Statement remove(db_, path_, sql);
+        remove.bind(1, std::int64_t{id});
+        remove.step();
+      }
+    } catch (const SqlFailure&) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    exec("COMMIT");
+  });
+}
+
+Result<std::vector<StoredRunningJob>> SqliteStateStore::loadRunningJobs() {
+  return guarded([&] {
+    std::vector<StoredRunningJob> out;
+    Statement jobs(db_, path_, "SELECT id, request, input_size, input_modified_ns, dir FROM running_jobs ORDER BY id");
+    while (jobs.step()) {
+      sqlite3_stmt* s = jobs.get();
+      out.push_back({sqlite3_column_int64(s, 0), blob(s, 1), static_cast<std::uint64_t>(sqlite3_column_int64(s, 2)),
+                     sqlite3_column_int64(s, 3), text(s, 4), {}});
+    }
+    for (StoredRunningJob& job : out) {
+      Statement shares(db_, path_,
+                       "SELECT first_unit, units, path, size FROM accepted_shares WHERE job_id = ?1 ORDER BY first_unit");
+      shares.bind(1, std::int64_t{job.id});
+      while (shares.step()) {
+        sqlite3_stmt* s = shares.get();
+        job.accepted.push_back({static_cast<std::uint64_t>(sqlite3_column_int64(s, 0)),
+                                static_cast<std::uint64_t>(sqlite3_column_int64(s, 1)), text(s, 2),
+                                static_cast<std::uint64_t>(sqlite3_column_int64(s, 3))});
+      }
+    }
+    return out;
+  });
+}
+
+}  // namespace hnow::daemon
