@@ -36,8 +36,9 @@
 
 namespace hnow::daemon {
 
-// How long jobs left queued by the last hnowd wait after a restart before
-// they may start: agents log in again within seconds (their first retry
+// How long jobs left queued (or running) by the last hnowd wait after a
+// restart before they may start, unless every agent hnowd knows is back
+// sooner: agents log in again within seconds (their first retry
 // comes after 100 ms, doubling to at most 5 s), and a job started on the first one back
 // would keep only it.
 inline constexpr Duration kRestoredQueueGrace = std::chrono::seconds(10);
@@ -108,6 +109,9 @@ class JobService {
   // Starts the queued jobs whose agents are free (core/jobs/job_queue.h);
   // the others are told why they wait.
   void admit();
+  // Every agent hnowd knows that the job's --to covers is connected: a job
+  // left by the last hnowd need not wait out its grace (kRestoredQueueGrace).
+  bool everyKnownBack(const Job& job) const;
   // A queued job got its agents: it calibrates, plans and runs.
   void launch(Job& job);
   // job_service_joins.cc: agents that log in or come back during a job in

@@ -71,7 +71,7 @@ void JobService::admit() {
       for (const auto& agent : job->joining) held[agent] = id;
       continue;
     }
-    if (clock_.now() < job->notBefore) {
+    if (clock_.now() < job->notBefore && !everyKnownBack(*job)) {
       job->waiting = "hnowd restarted: waiting for its agents to log in again";
       continue;
     }
@@ -86,6 +86,14 @@ void JobService::admit() {
     job.waiting = std::move(why);
   }
   for (std::uint64_t id : admission.start) launch(*jobs_.at(id));
+}
+
+bool JobService::everyKnownBack(const Job& job) const {
+  // Agents hnowd knows from state.db have no registration (and so no
+  // capabilities) until they log in: every one --to covers counts.
+  for (const AgentView& a : coordinator_.status())
+    if (wantedBy(a, job.request.to) && !canTakePart(a)) return false;
+  return true;
 }
 
 void JobService::launch(Job& job) {

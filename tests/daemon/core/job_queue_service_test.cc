@@ -172,6 +172,7 @@ TEST_CASE("a job queued when hnowd stops is queued again under its record by the
   CHECK(lab.coordinator.operationLog().find(record).value()->status == "queued");
 
   for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  lab.detachAgent("a3");  // not back yet
   auto after = service();
   after->resumeRunning(std::chrono::seconds(10));
   after->restoreQueue(std::chrono::seconds(10));
@@ -182,9 +183,11 @@ TEST_CASE("a job queued when hnowd stops is queued again under its record by the
   CHECK(held->phase == "queued");
   CHECK(held->priority == 7);
   CHECK(held->waiting == "hnowd restarted: waiting for its agents to log in again");
-  lab.clock.advance(std::chrono::seconds(10));
+  // Every agent back before the grace is out: no need to wait it out.
+  lab.attachAgent("a3");
   after->tick();
   CHECK(after->status(again)->phase != "queued");
+  CHECK(after->status(again)->agents.size() == 3);
   for (int i = 0; i < 1000 && !after->status(again)->finished; ++i) {
     while (!lab.turns.empty()) {
       auto f = std::move(lab.turns.front());
@@ -231,4 +234,28 @@ TEST_CASE("a queued job whose request or --input cannot be read after a restart 
   CHECK(missingRecord->summary.find("/data/removed.txt") != std::string::npos);
   CHECK(lab.store.loadQueuedJobs().value().empty());
   CHECK(lab.jobs.operationOf(bad) == 0);
+}
+
+TEST_CASE("a job left queued by the last hnowd starts once its grace is out even when an agent hnowd knew never comes back") {
+  Lab lab;
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  auto busy = lab.jobs.start(lab.count());
+  REQUIRE(busy.ok());
+  const OperationId record = lab.coordinator.operationLog().queue("run", "{}").value();
+  REQUIRE(lab.coordinator.operationLog().keepQueued(record, api::encodeRunRequest(lab.count())).ok());
+  JobService after(lab.coordinator, lab.plane, lab.files, "hnowd:7000", lab.clock,
+                   [&lab](std::function<void()> f) { lab.turns.push_back(std::move(f)); },
+                   [&lab] { return std::string(24, 'w') + std::to_string(10000000 + lab.tokens++); }, 12.5e6);
+  lab.jobs.cancel(static_cast<OperationId>(lab.jobs.status(*busy)->record), "test");  // the agents are free
+  for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  lab.detachAgent("a3");  // gone for good
+  after.restoreQueue(std::chrono::seconds(10));
+  const std::uint64_t id = after.operationOf(record);
+  REQUIRE(id != 0);
+  after.tick();
+  CHECK(after.status(id)->phase == "queued");
+  lab.clock.advance(std::chrono::seconds(10));
+  after.tick();
+  CHECK(after.status(id)->phase != "queued");
+  CHECK(after.status(id)->agents.size() == 2);
 }
