@@ -11,10 +11,10 @@ using namespace sql;
 Result<void> SqliteStateStore::saveRunningJob(const StoredRunningJob& job) {
   return guarded([&] {
     Statement insert(db_, path_,
-                     "INSERT OR REPLACE INTO running_jobs (id, request, input_size, input_modified_ns, dir) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5)");
+                     "INSERT OR REPLACE INTO running_jobs (id, request, input_size, input_modified_ns, dir, "
+                     "calibrations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     insert.bind(1, std::int64_t{job.id}).bindBlob(2, job.request).bind(3, static_cast<std::int64_t>(job.inputSize));
-    insert.bind(4, std::int64_t{job.inputModifiedNs}).bind(5, job.dir);
+    insert.bind(4, std::int64_t{job.inputModifiedNs}).bind(5, job.dir).bind(6, job.calibrations);
     insert.step();
   });
 }
@@ -50,11 +50,12 @@ Result<void> SqliteStateStore::removeRunningJob(OperationId id) {
 Result<std::vector<StoredRunningJob>> SqliteStateStore::loadRunningJobs() {
   return guarded([&] {
     std::vector<StoredRunningJob> out;
-    Statement jobs(db_, path_, "SELECT id, request, input_size, input_modified_ns, dir FROM running_jobs ORDER BY id");
+    Statement jobs(db_, path_,
+                   "SELECT id, request, input_size, input_modified_ns, dir, calibrations FROM running_jobs ORDER BY id");
     while (jobs.step()) {
       sqlite3_stmt* s = jobs.get();
       out.push_back({sqlite3_column_int64(s, 0), blob(s, 1), static_cast<std::uint64_t>(sqlite3_column_int64(s, 2)),
-                     sqlite3_column_int64(s, 3), text(s, 4), {}});
+                     sqlite3_column_int64(s, 3), text(s, 4), {}, text(s, 5)});
     }
     for (StoredRunningJob& job : out) {
       Statement shares(db_, path_,

@@ -101,7 +101,8 @@ CREATE TABLE IF NOT EXISTS running_jobs (
   request BLOB NOT NULL,
   input_size INTEGER NOT NULL,
   input_modified_ns INTEGER NOT NULL,
-  dir TEXT NOT NULL
+  dir TEXT NOT NULL,
+  calibrations TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS accepted_shares (
   job_id INTEGER NOT NULL,

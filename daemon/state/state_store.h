@@ -119,6 +119,9 @@ struct StoredRunningJob {
   std::int64_t inputModifiedNs = 0;
   std::string dir;
   std::vector<StoredShare> accepted;
+  // Each agent's calibration of its command, one line each (core/jobs/:
+  // its own text), so the resumed job need not calibrate again.
+  std::string calibrations{};
 };
 
 // One agent's line in a ledger hnowd keeps across runs: the relay faults

@@ -264,6 +264,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
   spdlog::info("run {}: {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units, planned.size(),
                algorithm, offset + predictedEnd);
   if (!job.run) {
+    if (job.resumable) keepRunning(job);  // again, with the calibrations: a resumed job does without
     std::vector<std::string> pool = active;  // reissues go to the fastest idle agent first
     std::sort(pool.begin(), pool.end(), [&](const auto& a, const auto& b) {
       return job.calibrated[a].secondsPerUnit < job.calibrated[b].secondsPerUnit;

@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <sstream>
 
 #include "api/run_request_bytes.h"
 #include "core/jobs/job_service.h"
@@ -29,11 +31,37 @@ Result<double> JobService::todoBytesPerUnit(const Job& job) const {
   return static_cast<double>(bytes) / static_cast<double>(left);
 }
 
+namespace {
+
+// "agent secondsPerUnit fixedS resultRatio probeSecondsPerUnit" a line
+// (agent names hold no space: conf/ checks them).
+std::string calibrationsText(const std::map<std::string, JobCalibration>& calibrated) {
+  std::string out;
+  char numbers[128];
+  for (const auto& [agent, c] : calibrated) {
+    std::snprintf(numbers, sizeof numbers, " %.17g %.17g %.17g %.17g\n", c.secondsPerUnit, c.fixedS, c.resultRatio,
+                  c.probeSecondsPerUnit);
+    out += agent + numbers;
+  }
+  return out;
+}
+
+std::map<std::string, JobCalibration> calibrationsOf(const std::string& text) {
+  std::map<std::string, JobCalibration> out;
+  std::istringstream lines(text);
+  std::string agent;
+  JobCalibration c;
+  while (lines >> agent >> c.secondsPerUnit >> c.fixedS >> c.resultRatio >> c.probeSecondsPerUnit) out[agent] = c;
+  return out;
+}
+
+}  // namespace
+
 void JobService::keepRunning(Job& job) {
   job.resumable = !job.reduce && job.record != 0;
   if (!job.resumable) return;
   StoredRunningJob row{job.record, api::encodeRunRequest(job.request), job.input->size(), job.input->modifiedNs(),
-                       job.dir, {}};
+                       job.dir, {}, calibrationsText(job.calibrated)};
   if (auto kept = coordinator_.operationLog().keepRunning(row); !kept) {
     job.resumable = false;
     spdlog::error("run {}: keeping it in state.db (a restart of hnowd will not resume it): {}", job.id,
@@ -87,6 +115,7 @@ void JobService::resumeRunning(Duration grace) {
     auto job = makeJob();
     job->id = nextJob_++;
     job->request = std::move(request).value();
+    job->reduce = !job->request.reduceArgv.empty();
     job->input = std::move(input).value();
     job->record = row.id;
     job->created = clock_.now();
@@ -101,6 +130,12 @@ void JobService::resumeRunning(Duration grace) {
                         s.firstUnit + s.units, s.path);
       if (std::find(job->oldDirs.begin(), job->oldDirs.end(), s.path.substr(0, s.path.rfind('/'))) == job->oldDirs.end())
         job->oldDirs.push_back(s.path.substr(0, s.path.rfind('/')));
+    }
+    // Its agents' calibrations, as fresh: the job goes on without calibrating again.
+    const std::string key = CalibrationCache::keyOf(job->request.command, job->request.split, job->reduce);
+    for (auto [agent, c] : calibrationsOf(row.calibrations)) {
+      c.at = clock_.now();
+      calibrations_.store(agent, key, c);
     }
     spdlog::info("run {}: '{}' on {} resumed (record {}): {} share(s) accepted before hnowd stopped are kept", job->id,
                  job->request.command, job->request.input, row.id, job->kept.size());

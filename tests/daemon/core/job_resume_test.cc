@@ -68,11 +68,16 @@ TEST_CASE("a job resumed after hnowd stops computes only what was not accepted, 
   CHECK(lab.store.interruptRunning(lab.clock.wallNow()).value() == 0);
 
   for (auto& [name, agent] : lab.agents) agent->hangs = false, agent->hung.clear();
+  const std::size_t servedBefore = lab.plane.ranges.size();
   auto after = serviceOf(lab, 'q');
   after->resumeRunning(std::chrono::seconds(0));
   const std::uint64_t id = after->operationOf(record);
   REQUIRE(id != 0);
   stepUntil(lab, *after, [&] { return after->status(id)->finished; });
+  // No calibration sample (the input's first bytes) served again: the
+  // agents' calibrations came back with the job. The kept shares are the
+  // input's first ones, so no share starts there either.
+  for (std::size_t k = servedBefore; k < lab.plane.ranges.size(); ++k) CHECK(lab.plane.ranges[k].first > 0);
   auto done = after->status(id);
   CHECK(done->phase == "done");
   CHECK(done->unitsKept == accepted);

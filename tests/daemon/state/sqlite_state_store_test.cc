@@ -221,6 +221,38 @@ TEST_CASE("a ledger is kept across reopening, replaced whole when saved again, a
   CHECK(store->loadLedger("nothing").value().empty());
 }
 
+TEST_CASE("a job under way is kept across reopening with its accepted shares and calibrations, is not interrupted, and goes whole") {
+  TempDir dir;
+  OperationId id = 0;
+  {
+    auto store = openIn(dir.path);
+    OperationRecord record;
+    record.kind = "run";
+    record.started = WallTime(1'700'000'010'000ms);
+    record.status = "running";
+    id = store->beginOperation(record).value();
+    REQUIRE(store->saveRunningJob({id, std::string("\x01\x00req", 5), 28890, 1'700'000'000'123'456'789, "/var/lib/hnow/jobs/job-1-7",
+                                   {}, "a1 0.001 0.01 0.5 0.0002\n"}).ok());
+    REQUIRE(store->saveAcceptedShare(id, {2000, 500, "/var/lib/hnow/jobs/job-1-7/result-4", 4}).ok());
+    REQUIRE(store->saveAcceptedShare(id, {0, 1000, "/var/lib/hnow/jobs/job-1-7/result-0", 5}).ok());
+  }
+  auto store = openIn(dir.path);
+  CHECK(*store->interruptRunning(WallTime(1'700'000'020'000ms)) == 0);
+  auto jobs = store->loadRunningJobs().value();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].id == id);
+  CHECK(jobs[0].request == std::string("\x01\x00req", 5));
+  CHECK(jobs[0].inputSize == 28890);
+  CHECK(jobs[0].inputModifiedNs == 1'700'000'000'123'456'789);
+  CHECK(jobs[0].calibrations == "a1 0.001 0.01 0.5 0.0002\n");
+  REQUIRE(jobs[0].accepted.size() == 2);
+  CHECK(jobs[0].accepted[0].firstUnit == 0);  // in input order
+  CHECK(jobs[0].accepted[1].path == "/var/lib/hnow/jobs/job-1-7/result-4");
+  REQUIRE(store->removeRunningJob(id).ok());
+  CHECK(store->loadRunningJobs().value().empty());
+  CHECK(*store->interruptRunning(WallTime(1'700'000'030'000ms)) == 1);  // no longer kept: interrupted
+}
+
 TEST_CASE("forgetting an agent removes its row and its links from state.db, and only its") {
   TempDir dir;
   {
