@@ -259,6 +259,13 @@ std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath
   return std::move(client.value());
 }
 
+int reportDetached(const char* kind, std::uint64_t record, const char* state, const char* more) {
+  const auto id = static_cast<unsigned long long>(record);
+  std::printf("%llu\n", id);  // the id on stdout alone, for scripts; what to do with it on stderr
+  std::fprintf(stderr, "hnow: %s %llu %s; `hnow ops wait %llu` follows it%s\n", kind, id, state, id, more);
+  return 0;
+}
+
 int reportLostHnowd(const char* doing, const char* operation, const char* whatAgentsDrop, const char* retry,
                     const std::string& why) {
   std::fprintf(stderr,

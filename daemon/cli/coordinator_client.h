@@ -160,6 +160,9 @@ std::unique_ptr<CoordinatorClient> connectOrReport(const std::string& configPath
 // A client that lost hnowd while polling its operation says what
 // became of it and what to do, e.g. ("sending", "send", "their partial
 // copies", "Send again"); returns the exit code, 1.
+// `--detach`: the operation's record id on stdout and, on stderr, that it
+// is `state` ("queued", "started") and how to follow it (`more` appended). 0.
+int reportDetached(const char* kind, std::uint64_t record, const char* state, const char* more = "");
 int reportLostHnowd(const char* doing, const char* operation, const char* whatAgentsDrop, const char* retry,
                     const std::string& why);
 

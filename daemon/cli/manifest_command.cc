@@ -120,13 +120,7 @@ int runManifestCommand(const ManifestOptions& options) {
   }
   const std::uint64_t id = started.value().first;
   api::ManifestStatus status = started.value().second;
-  if (options.detach) {
-    std::printf("%llu\n", static_cast<unsigned long long>(status.record));
-    std::fprintf(stderr, "hnow: manifest %llu %s; `hnow ops wait %llu` follows it\n",
-                 static_cast<unsigned long long>(status.record), status.finished ? "ended" : "started",
-                 static_cast<unsigned long long>(status.record));
-    return 0;
-  }
+  if (options.detach) return reportDetached("manifest", status.record, status.finished ? "ended" : "started");
   auto lastMove = Clock::now(), lastLine = Clock::now();
   std::uint64_t lastBytes = 0;
   bool gaveUp = false;

@@ -219,14 +219,9 @@ int runRunCommand(const RunOptions& options) {
     return 1;
   }
   const std::uint64_t record = started->record;
-  if (options.detach) {
-    // The id on stdout alone, for scripts; what to do with it on stderr.
-    std::printf("%llu\n", static_cast<unsigned long long>(record));
-    std::fprintf(stderr, "hnow: run %llu queued; `hnow ops wait %llu` follows it%s\n",
-                 static_cast<unsigned long long>(record), static_cast<unsigned long long>(record),
-                 options.output.empty() ? ", `hnow ops output ID --output FILE` fetches its result" : "");
-    return 0;
-  }
+  if (options.detach)
+    return reportDetached("run", record, "queued",
+                          options.output.empty() ? ", `hnow ops output ID --output FILE` fetches its result" : "");
   auto report = followRunOnTerminal(*client, started->operation, record);
   if (!report) return reportLostHnowdRunning(record, report.error().message);
   if (!report->cancelledBy.empty()) {

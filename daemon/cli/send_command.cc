@@ -72,13 +72,7 @@ int runSendCommand(const SendOptions& options) {
   }
   const std::uint64_t id = started.value().first;
   api::SendStatus status = started.value().second;
-  if (options.detach) {
-    std::printf("%llu\n", static_cast<unsigned long long>(status.record));
-    std::fprintf(stderr, "hnow: send %llu %s; `hnow ops wait %llu` follows it\n",
-                 static_cast<unsigned long long>(status.record), status.finished ? "ended" : "started",
-                 static_cast<unsigned long long>(status.record));
-    return 0;
-  }
+  if (options.detach) return reportDetached("send", status.record, status.finished ? "ended" : "started");
   // On stderr, so `--json` output on stdout stays clean.
   SendProgress progress(::isatty(STDERR_FILENO));
   std::fputs(treeLine(status).c_str(), stderr);

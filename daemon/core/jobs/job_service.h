@@ -101,6 +101,12 @@ class JobService {
   struct Actions;
   // A new Job (where Actions is whole, job_service.cc).
   static std::shared_ptr<Job> makeJob();
+  // A job the last hnowd left (queued or running) as a new Job under
+  // `record`, queued, held for `grace`; or why not: its request's bytes
+  // cannot be read, its --input cannot be opened, or (`inputSize` not 0)
+  // it is not the input of that size and time any more.
+  Result<std::shared_ptr<Job>> requeued(OperationId record, const std::string& requestBytes, Duration grace,
+                                        std::uint64_t inputSize = 0, std::int64_t inputModifiedNs = 0);
   // job_service_queue.cc: --to names only agents or sites hnowd knows, and
   // --replicas no more agents than those that run jobs.
   Result<void> checkTargets(const RunRequest& request) const;

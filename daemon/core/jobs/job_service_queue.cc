@@ -133,32 +133,43 @@ void JobService::dropQueued(Job& job) {
     spdlog::error("run {}: removing it from state.db's queue: {}", job.id, dropped.error().message);
 }
 
+Result<std::shared_ptr<JobService::Job>> JobService::requeued(OperationId record, const std::string& requestBytes,
+                                                              Duration grace, std::uint64_t inputSize,
+                                                              std::int64_t inputModifiedNs) {
+  auto request = api::decodeRunRequest(requestBytes);
+  if (!request) return request.error();
+  auto input = files_.openInput(request->input);
+  if (!input) return input.error();
+  if (inputSize != 0 && ((*input)->size() != inputSize || (*input)->modifiedNs() != inputModifiedNs))
+    return Error{"--input " + request->input + " changed since the run began (size or modification time)"};
+  auto job = makeJob();
+  job->id = nextJob_++;
+  job->request = std::move(request).value();
+  job->reduce = !job->request.reduceArgv.empty();
+  job->input = std::move(input).value();
+  job->record = record;
+  job->created = clock_.now();
+  job->notBefore = clock_.now() + grace;
+  job->waiting = "hnowd restarted: waiting for its agents to log in again";
+  return job;
+}
+
 void JobService::restoreQueue(Duration grace) {
   auto stored = coordinator_.operationLog().queued();
   if (!stored) return spdlog::error("reading the queued jobs from state.db: {}", stored.error().message);
   for (const StoredQueuedJob& kept : *stored) {
-    auto request = api::decodeRunRequest(kept.request);
-    Result<std::shared_ptr<const RunInput>> input =
-        request ? files_.openInput(request->input) : Result<std::shared_ptr<const RunInput>>(request.error());
-    if (!input) {
-      spdlog::error("run (record {}) left queued by the last hnowd cannot start: {}", kept.id, input.error().message);
+    auto job = requeued(kept.id, kept.request, grace);
+    if (!job) {
+      spdlog::error("run (record {}) left queued by the last hnowd cannot start: {}", kept.id, job.error().message);
       coordinator_.operationLog().dropQueued(kept.id);
-      finishRecord(coordinator_, kept.id, "failed", "{\"error\":" + jsonString(input.error().message) + "}");
+      finishRecord(coordinator_, kept.id, "failed", "{\"error\":" + jsonString(job.error().message) + "}");
       continue;
     }
-    auto job = makeJob();
-    job->id = nextJob_++;
-    job->request = std::move(request).value();
-    job->reduce = !job->request.reduceArgv.empty();
-    job->input = std::move(input).value();
-    job->record = kept.id;
-    job->keptQueued = true;
-    job->created = clock_.now();
-    job->notBefore = clock_.now() + grace;
-    job->waiting = "hnowd restarted: waiting for its agents to log in again";
-    spdlog::info("run {}: '{}' on {} queued again (record {}, left queued by the last hnowd)", job->id,
-                 job->request.command, job->request.input, kept.id);
-    jobs_[job->id] = std::move(job);
+    (*job)->keptQueued = true;
+    spdlog::info("run {}: '{}' on {} queued again (record {}, left queued by the last hnowd)", (*job)->id,
+                 (*job)->request.command, (*job)->request.input, kept.id);
+    const std::uint64_t id = (*job)->id;
+    jobs_[id] = std::move(job).value();
   }
 }
 

@@ -99,28 +99,16 @@ void JobService::resumeRunning(Duration grace) {
   auto stored = coordinator_.operationLog().running();
   if (!stored) return spdlog::error("reading the jobs under way from state.db: {}", stored.error().message);
   for (const StoredRunningJob& row : *stored) {
-    auto request = api::decodeRunRequest(row.request);
-    Result<std::shared_ptr<const RunInput>> input =
-        request ? files_.openInput(request->input) : Result<std::shared_ptr<const RunInput>>(request.error());
-    if (input && ((*input)->size() != row.inputSize || (*input)->modifiedNs() != row.inputModifiedNs))
-      input = Error{"--input " + request->input + " changed since the run began (size or modification time)"};
-    if (!input) {
-      spdlog::error("run (record {}) under way when hnowd stopped cannot go on: {}", row.id, input.error().message);
+    auto requeuedJob = requeued(row.id, row.request, grace, row.inputSize, row.inputModifiedNs);
+    if (!requeuedJob) {
+      spdlog::error("run (record {}) under way when hnowd stopped cannot go on: {}", row.id, requeuedJob.error().message);
       coordinator_.operationLog().dropRunning(row.id);
       files_.removeWorkDir(row.dir);
       finishRecord(coordinator_, row.id, "interrupted",
-                   "{\"error\":" + jsonString("hnowd stopped, and the run cannot go on: " + input.error().message) + "}");
+                   "{\"error\":" + jsonString("hnowd stopped, and the run cannot go on: " + requeuedJob.error().message) + "}");
       continue;
     }
-    auto job = makeJob();
-    job->id = nextJob_++;
-    job->request = std::move(request).value();
-    job->reduce = !job->request.reduceArgv.empty();
-    job->input = std::move(input).value();
-    job->record = row.id;
-    job->created = clock_.now();
-    job->notBefore = clock_.now() + grace;
-    job->waiting = "hnowd restarted: waiting for its agents to log in again";
+    std::shared_ptr<Job> job = std::move(requeuedJob).value();
     job->oldDirs.push_back(row.dir);
     // A kept result whose file is gone or cut short is computed again.
     for (const StoredShare& s : row.accepted) {

@@ -11,19 +11,6 @@ using namespace hnow::daemon::jobtest;
 
 namespace {
 
-// One turn at a time (a tick when none is left) until `until` holds.
-template <class Until>
-void stepUntil(Lab& lab, Until until) {
-  for (int i = 0; i < 100000 && !until(); ++i) {
-    if (lab.turns.empty()) {
-      lab.jobs.tick();
-      continue;
-    }
-    auto f = std::move(lab.turns.front());
-    lab.turns.pop_front();
-    f();
-  }
-}
 
 // The agents' commands that never answered end now, failed (their shares
 // go elsewhere), and the agents answer from now on.

@@ -308,4 +308,25 @@ struct Lab {
   }
 };
 
+// One turn at a time (a tick of `jobs` when none is left) until `until`
+// holds, or nothing is left to do.
+template <class Until>
+void stepUntil(Lab& lab, JobService& jobs, Until until) {
+  for (int i = 0; i < 100000 && !until(); ++i) {
+    if (lab.turns.empty()) {
+      jobs.tick();
+      if (lab.turns.empty() && !jobs.running()) return;
+      continue;
+    }
+    auto f = std::move(lab.turns.front());
+    lab.turns.pop_front();
+    f();
+  }
+}
+
+template <class Until>
+void stepUntil(Lab& lab, Until until) {
+  stepUntil(lab, lab.jobs, until);
+}
+
 }  // namespace hnow::daemon::jobtest

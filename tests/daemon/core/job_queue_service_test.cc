@@ -19,19 +19,6 @@ std::string recordStatus(Lab& lab, std::uint64_t job) {
   return record->status;
 }
 
-// One turn at a time (a tick when none is left) until `until` holds.
-template <class Until>
-void stepUntil(Lab& lab, Until until) {
-  for (int i = 0; i < 100000 && !until(); ++i) {
-    if (lab.turns.empty()) {
-      lab.jobs.tick();
-      continue;
-    }
-    auto f = std::move(lab.turns.front());
-    lab.turns.pop_front();
-    f();
-  }
-}
 
 }  // namespace
 

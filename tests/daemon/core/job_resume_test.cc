@@ -27,20 +27,6 @@ std::uint64_t unitsDone(const RunStatus& s) {
   return done;
 }
 
-// Turns, then a tick, until `until` or nothing is left.
-template <class Until>
-void stepUntil(Lab& lab, JobService& jobs, Until until) {
-  for (int i = 0; i < 100000 && !until(); ++i) {
-    if (lab.turns.empty()) {
-      jobs.tick();
-      if (lab.turns.empty() && !jobs.running()) return;
-      continue;
-    }
-    auto f = std::move(lab.turns.front());
-    lab.turns.pop_front();
-    f();
-  }
-}
 
 }  // namespace
 
