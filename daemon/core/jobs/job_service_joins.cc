@@ -50,7 +50,7 @@ void JobService::joinAgents(Job& job) {
 
 void JobService::joinNew(Job& job, const std::string& agent) {
   const std::string key = CalibrationCache::keyOf(job.request.command, job.request.split, job.reduce);
-  auto welcome = [this, &job, agent](const JobCalibration& c) {
+  auto welcome = [&job, agent](const JobCalibration& c) {
     job.calibrated[agent] = c;
     job.agents.push_back(agent);
     job.run->agentJoined(agent);
