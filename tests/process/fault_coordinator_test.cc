@@ -245,35 +245,38 @@ TEST_CASE("fault matrix: hnowd killed with a job queued - the next hnowd queues 
         std::string::npos);
 }
 
-TEST_CASE("fault matrix: hnowd killed mid-job - the next hnowd resumes it: shares accepted before are kept, the output is the uninterrupted one") {
+TEST_CASE("fault matrix: hnowd killed at 10%, 50% and 90% of a job - the next hnowd resumes it: shares accepted before are kept, the output is the uninterrupted one") {
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
-  SlowJob job(lab, 0.5);
-  auto started = runCommand(lab.hnow() + " " + job.args + " --rounds 6 --detach");
-  REQUIRE_MESSAGE(started.status == 0, started.err);
-  const std::int64_t record = std::stoll(started.out);
-  // Until some units are accepted ("running, N of 3000 units").
-  auto unitsDone = [&]() -> long {
-    for (const auto& op : lab.ops())
-      if (op["id"].get<std::int64_t>() == record && op.contains("progress")) {
-        const std::string p = op["progress"];
-        if (p.rfind("running, ", 0) == 0) return std::stol(p.substr(9));
-      }
-    return 0;
-  };
-  REQUIRE(eventually([&] { return unitsDone() >= 500; }, 40s));
-  const long acceptedBefore = unitsDone();
-  REQUIRE(lab.kill("hnowd"));
-  lab.restart("hnowd");
-  REQUIRE(lab.allReady(15s));
-  const std::size_t runsAtRestart = job.runs();
-  auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
-  CHECK_MESSAGE(waited.status == 0, waited.err);
-  CHECK(readWhole(job.output) == upper(job.text));
-  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
-  CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
-  CHECK(log.find("units accepted before hnowd restarted") != std::string::npos);
-  MESSAGE("fault matrix: hnowd killed (SIGKILL) with " << acceptedBefore << " of 3000 units accepted: resumed, "
-                                                       << job.runs() - runsAtRestart
-                                                       << " command runs after the restart (calibration included)");
+  SlowJob job(lab, 0.4);
+  for (const long percent : {10L, 50L, 90L}) {
+    std::error_code ignored;
+    fs::remove(job.output, ignored);
+    auto started = runCommand(lab.hnow() + " " + job.args + " --rounds 20 --detach");  // 90% leaves two rounds
+    REQUIRE_MESSAGE(started.status == 0, started.err);
+    const std::int64_t record = std::stoll(started.out);
+    // Until that share of the units is accepted ("running, N of 3000 units").
+    auto unitsDone = [&]() -> long {
+      for (const auto& op : lab.ops())
+        if (op["id"].get<std::int64_t>() == record && op.contains("progress")) {
+          const std::string p = op["progress"];
+          if (p.rfind("running, ", 0) == 0) return std::stol(p.substr(9));
+        }
+      return 0;
+    };
+    REQUIRE(eventually([&] { return unitsDone() >= 30 * percent; }, 60s));
+    const long acceptedBefore = unitsDone();
+    const std::size_t runsAtKill = job.runs();
+    REQUIRE(lab.kill("hnowd"));
+    lab.restart("hnowd");
+    REQUIRE(lab.allReady(15s));
+    auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
+    CHECK_MESSAGE(waited.status == 0, waited.err);
+    CHECK(readWhole(job.output) == upper(job.text));
+    const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+    CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+    MESSAGE("fault matrix: hnowd killed (SIGKILL) at " << percent << "%: " << acceptedBefore
+                                                       << " of 3000 units accepted, kept; " << job.runs() - runsAtKill
+                                                       << " command runs after the kill");
+  }
 }

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "base/bandwidth_limits.h"
@@ -27,7 +28,12 @@ constexpr int kMaxAutoRounds = 4;
 
 int JobService::roundsFor(Job& job, const std::vector<std::string>& active, double sourceUplink) {
   if (job.request.strategy != "plan") return 1;  // the baselines are one-shot
-  if (job.request.rounds > 0) return job.request.rounds;
+  // --rounds N is N rounds over the whole input: a resumed job has the
+  // part of them its units left still need.
+  if (job.request.rounds > 0)
+    return std::max(1, static_cast<int>(std::ceil(static_cast<double>(job.request.rounds) *
+                                                  static_cast<double>(job.todo.count()) /
+                                                  static_cast<double>(std::max<std::uint64_t>(job.units.units(), 1)))));
   if (job.request.order != "auto") return 1;  // a protocol asked for by name is seed 002's, one round
   const std::uint64_t units = job.todo.count();
   RoundsInput in;
