@@ -124,6 +124,8 @@ class JobService {
   // rounds take part from its next round; a new one calibrated first.
   void joinAgents(Job& job);
   void joinNew(Job& job, const std::string& agent);
+  // The agents a started job holds: its agents not lost, and those joining it.
+  static std::vector<std::string> holding(const Job& job);
   // The agents other jobs run on, are joining, or wait for (queued).
   std::set<std::string> heldByOthers(const Job& job) const;
   // job_service_resume.cc: the bytes per to-do unit left (UnitGaps); a

@@ -22,9 +22,7 @@ std::set<std::string> JobService::heldByOthers(const Job& job) const {
       for (const auto& agent : mayUse(*other)) held.insert(agent);  // the queue goes first
       continue;
     }
-    for (const auto& agent : other->agents)
-      if (!other->lost.count(agent)) held.insert(agent);
-    held.insert(other->joining.begin(), other->joining.end());
+    for (const auto& agent : holding(*other)) held.insert(agent);
   }
   return held;
 }

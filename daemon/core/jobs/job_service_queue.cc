@@ -66,9 +66,7 @@ void JobService::admit() {
   for (const auto& [id, job] : jobs_) {
     if (job->finished) continue;
     if (job->phase != "queued") {
-      for (const auto& agent : job->agents)
-        if (!job->lost.count(agent)) held[agent] = id;
-      for (const auto& agent : job->joining) held[agent] = id;
+      for (const auto& agent : holding(*job)) held[agent] = id;
       continue;
     }
     if (clock_.now() < job->notBefore && !everyKnownBack(*job)) {
@@ -86,6 +84,14 @@ void JobService::admit() {
     job.waiting = std::move(why);
   }
   for (std::uint64_t id : admission.start) launch(*jobs_.at(id));
+}
+
+std::vector<std::string> JobService::holding(const Job& job) {
+  std::vector<std::string> out;
+  for (const auto& agent : job.agents)
+    if (!job.lost.count(agent)) out.push_back(agent);
+  out.insert(out.end(), job.joining.begin(), job.joining.end());
+  return out;
 }
 
 bool JobService::everyKnownBack(const Job& job) const {
