@@ -45,6 +45,9 @@ class AgentControlServer final : public wire::AgentControl::Server {
   kj::Promise<void> runJobTask(RunJobTaskContext context) override;
   kj::Promise<void> offerFile(OfferFileContext context) override;
   kj::Promise<void> dropJobFiles(DropJobFilesContext context) override;
+  // A restarted hnowd: a task its earlier process started, and what it still counts on.
+  kj::Promise<void> awaitJobTask(AwaitJobTaskContext context) override;
+  kj::Promise<void> keepJobFiles(KeepJobFilesContext context) override;
 
  private:
   // `work` on a thread of its own (it reads files: seconds for large ones),

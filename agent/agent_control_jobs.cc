@@ -3,6 +3,7 @@
 #include "agent/job_runner.h"
 #include "transport/agent_wire.h"
 #include "transport/rpc_errors.h"
+#include "transport/wire_bytes.h"
 
 namespace hnow::agent {
 
@@ -18,18 +19,50 @@ kj::Promise<void> AgentControlServer::fetchJobFile(FetchJobFileContext context) 
       .then([](kj::Own<Result<void>> fetched) { transport::okOrRefuse(*fetched); });
 }
 
+namespace {
+
+// The task's outcome as the call's answer; its Error as the failed call.
+template <typename Context>
+kj::Promise<void> answerTask(LaterResult<TaskOutcome> later, Context context) {
+  return later.then([context](kj::Own<Result<TaskOutcome>> ran) mutable {
+    const TaskOutcome outcome = transport::valueOrRefuse(std::move(*ran));
+    transport::toWire(transport::orders::JobTaskAnswer{outcome.exitCode, outcome.ended, outcome.size, outcome.sha256,
+                                                       outcome.computeS, outcome.runS, outcome.refused,
+                                                       outcome.limited},
+                      context.getResults().initResult());
+  });
+}
+
+}  // namespace
+
 kj::Promise<void> AgentControlServer::runJobTask(RunJobTaskContext context) {
   auto task = transport::valueOrRefuse(transport::jobTaskFromWire(context.getParams().getTask()));
-  return transport::valueOrRefuse(jobs())
-      ->run(std::move(task.inputs), std::move(task.argv), task.resultToken, runtime_.emulation().computeFactor,
-            task.shell, task.run)
-      .then([context](kj::Own<Result<TaskOutcome>> ran) mutable {
-        const TaskOutcome outcome = transport::valueOrRefuse(std::move(*ran));
-        transport::toWire(transport::orders::JobTaskAnswer{outcome.exitCode, outcome.ended, outcome.size,
-                                                           outcome.sha256, outcome.computeS, outcome.runS,
-                                                           outcome.refused, outcome.limited},
-                          context.getResults().initResult());
-      });
+  return answerTask(transport::valueOrRefuse(jobs())->run(std::move(task.inputs), std::move(task.argv),
+                                                          task.resultToken, runtime_.emulation().computeFactor,
+                                                          task.shell, task.run),
+                    context);
+}
+
+kj::Promise<void> AgentControlServer::awaitJobTask(AwaitJobTaskContext context) {
+  const std::string token = tokenOf(context.getParams().getResultToken());
+  if (token.size() != 32) transport::refuse("awaitJobTask: the result token is 32 bytes");
+  return answerTask(transport::valueOrRefuse(jobs())->outcome(token), context);
+}
+
+kj::Promise<void> AgentControlServer::keepJobFiles(KeepJobFilesContext context) {
+  std::vector<std::string> tokens;
+  for (auto t : context.getParams().getTokens()) tokens.push_back(tokenOf(t));
+  runtime_.jobsClaimed();
+  JobRunner* runner = runtime_.jobs();
+  if (!runner) return kj::READY_NOW;  // no data root: it holds nothing
+  const auto kept = runner->keepOnly(tokens);
+  auto list = context.getResults().initHeld(static_cast<unsigned>(kept.size()));
+  for (unsigned i = 0; i < list.size(); ++i) {
+    list[i].setToken(transport::dataOf(kept[i].token));
+    list[i].setTask(kept[i].task);
+    list[i].setEnded(kept[i].ended);
+  }
+  return kj::READY_NOW;
 }
 
 kj::Promise<void> AgentControlServer::offerFile(OfferFileContext context) {

@@ -40,6 +40,11 @@ constexpr hnow::Duration kHeartbeatTimeout = 20s;
 // Transfers are kept this long after the connection to hnowd ends, for the
 // same hnowd to resume them (docs/reachability.md, "Lost while flowing").
 constexpr hnow::Duration kKeepTransfers = 30s;
+// Shares go on running this long after the connection ends, their results
+// kept: hnowd restarted (the same key) collects them rather than compute
+// them again, once it says which it still counts on (keepJobFiles). A
+// dead hnowd's are dropped then: they hold CPU and disk here.
+constexpr hnow::Duration kHoldJobs = 10min;
 
 kj::Duration toKj(hnow::Duration d) { return d.count() * kj::NANOSECONDS; }
 
@@ -121,8 +126,7 @@ void AgentRuntime::forgetJobs() {
   if (jobs_) jobs_->dropAll();
 }
 
-void AgentRuntime::forgetOperations() {
-  forgetJobs();
+void AgentRuntime::forgetTransfers() {
   lastReports_.clear();
   if (receiver_) receiver_->releaseAll();
   paces_.clear();
@@ -157,14 +161,21 @@ kj::Promise<void> AgentRuntime::run() {
             })
       .then([this]() {
         wakeProbe_.reset();
-        forgetJobs();
+        if (jobs_ && jobs_->holdsAny()) {
+          spdlog::info("holding job files and running shares for hnowd for {:.0f} s", hnow::seconds(kHoldJobs));
+          holdingJobs_ = timer_.afterDelay(toKj(kHoldJobs)).then([this]() {
+                                             spdlog::warn("hnowd has not claimed its shares after {:.0f} s: dropping them",
+                                                          hnow::seconds(kHoldJobs));
+                                             forgetJobs();
+                                           }).eagerlyEvaluate(nullptr);
+        }
         // A while for the same hnowd to come back (an overloaded one that let
         // heartbeats go unanswered): not for ever, a dead one holds disk here.
         keepingTransfers_ = timer_.afterDelay(toKj(kKeepTransfers)).then([this]() {
                                                   if (session_) return;
                                                   spdlog::warn("hnowd is not back after {:.0f} s: dropping {} transfer(s)",
                                                                hnow::seconds(kKeepTransfers), lastReports_.size());
-                                                  forgetOperations();
+                                                  forgetTransfers();
                                                   coordinatorInstance_ = 0;
                                                 }).eagerlyEvaluate(nullptr);
         // Jitter keeps a lab's agents from reconnecting in lockstep after a restart.
@@ -227,13 +238,25 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             session_ = session;
             keepingTransfers_ = nullptr;
             const std::uint64_t instance = response.getInstance();
-            if (instance == 0 || instance != coordinatorInstance_) {
+            if (instance != 0 && instance == coordinatorInstance_) {
+              reportAgain();
+              // Its calls for the shares running here failed with the
+              // connection: it gave them to other agents.
+              holdingJobs_ = nullptr;
+              forgetJobs();
+            } else {
               if (!lastReports_.empty())
                 spdlog::info("dropping {} transfer(s) an earlier hnowd started here", lastReports_.size());
-              forgetOperations();
-            } else {
-              reportAgain();
+              forgetTransfers();
+              // The same hnowd restarted (its key): its shares stay until it
+              // says which it still counts on. Another one knows none of them.
+              if (!jobsHeldFor_ || *jobsHeldFor_ != coordinatorKey_) {
+                holdingJobs_ = nullptr;
+                forgetJobs();
+              } else if (jobs_ && jobs_->holdsAny())
+                spdlog::info("hnowd restarted: its job files and shares stay until it claims them");
             }
+            jobsHeldFor_ = coordinatorKey_;
             coordinatorInstance_ = instance;
             credentials_.loggedIn(coordinatorKey_);
             backoff_ = kFirstBackoff;

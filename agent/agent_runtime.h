@@ -49,6 +49,8 @@ class AgentRuntime {
   // Never resolves; drop it to stop.
   kj::Promise<void> run();
 
+  // A restarted hnowd said which job files it still counts on (keepJobFiles).
+  void jobsClaimed() { holdingJobs_ = nullptr; }
   // Called by hnowd's commands (AgentControl): a change wakes the probe.
   void setEmulation(double uplinkMbps, double downlinkMbps, double computeFactor);
   void requestProbe();
@@ -87,11 +89,14 @@ class AgentRuntime {
   void evaluateCaps();
   // Starts the data plane on the address this agent reaches hnowd from.
   void startDataPlane(kj::AsyncIoStream& controlStream);
-  // Logged in to another hnowd than before (a restarted one knows none of
-  // them): every transfer goes, temp files and served files with it.
-  void forgetOperations();
-  // The connection to hnowd ended: job files and running commands go (hnowd
-  // gives a lost agent's shares to others). Transfers go on: data moves
+  // Logged in to another hnowd process than before (a restarted one knows
+  // none of them): every transfer goes, temp files and served files with it.
+  void forgetTransfers();
+  // Job files and running commands go: hnowd reached again gave a lost
+  // agent's shares to others, another hnowd knows none of them, and a
+  // restarted one that has not claimed them in time (kHoldJobs) has no use
+  // for them. Until then they stay while hnowd is away, for a restarted
+  // hnowd (the same key) to collect. Transfers go on too: data moves
   // between agents without hnowd, and the same hnowd, reached again, resumes
   // a lost agent's copy from what it holds (docs/reachability.md).
   void forgetJobs();
@@ -126,6 +131,10 @@ class AgentRuntime {
   // The hnowd instance of the last login (0: none yet), and the last event
   // of each transfer it has not released.
   std::uint64_t coordinatorInstance_ = 0;
+  // The hnowd (its key) whose job files this agent holds, and the timer
+  // that drops them while hnowd is away or, restarted, has not claimed them.
+  std::optional<transport::PublicKey> jobsHeldFor_;
+  kj::Promise<void> holdingJobs_ = nullptr;
   struct LastReport {
     transport::data::TransferEvent event;
     std::optional<transport::data::UnpackedTree> unpacked;

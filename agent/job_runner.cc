@@ -307,7 +307,9 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     finished->store(true);
   });
   threads_.emplace_back(std::move(worker), finished);
-  return paf.promise.then([this, resultToken, resultPath, runId](TaskOutcome outcome) {
+  tasks_.insert(resultToken);
+  ends_.add(paf.promise.then([this, resultToken, resultPath, runId](TaskOutcome outcome) {
+    if (!files_.count(resultToken)) return;  // dropped meanwhile: execute() removed its result
     if (outcome.ended.ok()) {
       int fd = ::open(resultPath.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) {
@@ -318,8 +320,43 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     }
     if (!outcome.ended)
       spdlog::warn("a share of run {} from {} failed: {}", runId, peer_, outcome.ended.error().message);
-    return held(Result<TaskOutcome>(outcome));
-  });
+    ended(resultToken, outcome);
+  }));
+  return outcome(resultToken);
+}
+
+void JobRunner::ended(const std::string& resultToken, Result<TaskOutcome> outcome) {
+  if (outcome) outcomes_[resultToken] = *outcome;
+  auto [from, to] = waiting_.equal_range(resultToken);
+  for (auto it = from; it != to; ++it) it->second->fulfill(held(Result<TaskOutcome>(outcome)));
+  waiting_.erase(from, to);
+}
+
+void JobRunner::taskFailed(kj::Exception&& exception) {
+  spdlog::error("following a job task's end: {}", exception.getDescription().cStr());
+}
+
+LaterResult<TaskOutcome> JobRunner::outcome(const std::string& resultToken) {
+  if (auto it = outcomes_.find(resultToken); it != outcomes_.end()) return held(Result<TaskOutcome>(it->second));
+  if (!tasks_.count(resultToken) || !files_.count(resultToken))
+    return held(Result<TaskOutcome>::failure("this agent runs no task under that token (dropped, or never started)"));
+  auto paf = kj::newPromiseAndFulfiller<kj::Own<Result<TaskOutcome>>>();
+  waiting_.emplace(resultToken, kj::mv(paf.fulfiller));
+  return kj::mv(paf.promise);
+}
+
+std::vector<JobRunner::HeldFile> JobRunner::keepOnly(const std::vector<std::string>& tokens) {
+  const std::set<std::string> keep(tokens.begin(), tokens.end());
+  std::vector<std::string> others;
+  std::vector<HeldFile> kept;
+  for (const auto& [token, path] : files_) {
+    if (!keep.count(token)) others.push_back(token);
+    else if (!fetching_.count(token)) kept.push_back({token, tasks_.count(token) > 0, outcomes_.count(token) > 0});
+  }
+  if (!others.empty()) spdlog::info("dropping {} job file(s) hnowd no longer counts on", others.size());
+  if (!kept.empty()) spdlog::info("keeping {} job file(s) for the restarted hnowd", kept.size());
+  drop(others);
+  return kept;
 }
 
 void JobRunner::dropAll() {
@@ -353,6 +390,9 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
       fetching_.erase(f);
     }
     files_.erase(it);
+    tasks_.erase(token);
+    outcomes_.erase(token);
+    ended(token, Error{"the task was dropped"});
   }
 }
 

@@ -49,7 +49,7 @@ struct TaskOutcome {
   bool limited = false;   // a limit of the owner's [jobs] ended it
 };
 
-class JobRunner {
+class JobRunner final : private kj::TaskSet::ErrorHandler {
  public:
   // Job files live in `<dataRoot>/.hnow-jobs`; `policy` says which commands
   // run and how; `peer` names hnowd in the log ("hnowd at host:port").
@@ -77,6 +77,21 @@ class JobRunner {
   LaterResult<TaskOutcome> run(std::vector<std::string> inputs, std::vector<std::string> argv,
                                std::string resultToken, double computeFactor, bool shell = false,
                                std::uint64_t runId = 0);
+  // The outcome of the task under `resultToken`, once it ends (at once if
+  // it has): run() answers through it, and so does a restarted hnowd asking
+  // for a task its earlier process started (the agent kept running it
+  // while hnowd was away). An Error when no task runs or ran here under
+  // that token, or it was dropped meanwhile.
+  LaterResult<TaskOutcome> outcome(const std::string& resultToken);
+  // A restarted hnowd names the job files it still counts on: every other
+  // one is dropped (its command killed); returns those of `tokens` held here.
+  struct HeldFile {
+    std::string token;
+    bool task = false;   // a task's result token, not a fetched file
+    bool ended = false;  // the task has ended
+  };
+  std::vector<HeldFile> keepOnly(const std::vector<std::string>& tokens);
+  bool holdsAny() const { return !files_.empty(); }
   void drop(const std::vector<std::string>& tokens);
   // The emulated compute factor from now on (runs under way included).
   void setComputeFactor(double factor);
@@ -105,6 +120,10 @@ class JobRunner {
   void runCommandOf(const Task& task, int in, int out, const std::string& errPath, int err, TaskOutcome& outcome);
   void joinFinishedWorkers();
   std::string pathFor(const std::string& token) const;
+  // A task ended: its outcome kept under its token (until dropped) and
+  // handed to whoever waits for it.
+  void ended(const std::string& resultToken, Result<TaskOutcome> outcome);
+  void taskFailed(kj::Exception&& exception) override;
 
   Receiver& receiver_;
   std::string dir_;
@@ -123,6 +142,13 @@ class JobRunner {
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads_;
   std::mutex factorMutex_;  // guards factorChanges_ (set on the kj thread, read by workers)
   std::vector<std::pair<std::chrono::steady_clock::time_point, double>> factorChanges_;
+  // Tasks started here: their outcome once ended, and who waits for one
+  // still running. A task's end is followed here, not by the call that
+  // started it: that call dies with hnowd's connection, the task does not.
+  std::set<std::string> tasks_;
+  std::map<std::string, TaskOutcome> outcomes_;
+  std::multimap<std::string, kj::Own<kj::PromiseFulfiller<kj::Own<Result<TaskOutcome>>>>> waiting_;
+  kj::TaskSet ends_{*this};  // last: destroyed first, while the rest is whole
 };
 
 }  // namespace hnow::agent

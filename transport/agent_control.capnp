@@ -147,6 +147,20 @@ interface AgentControl @0xa2b15c648861c029 {
   # `token` over that connection, as to a child that connected. Resolves
   # when the other end said HELLO (it pulls from there); fails with the
   # reason when the connection could not be opened or the file is not held.
+  awaitJobTask @14 (resultToken :Data) -> (result :JobResult);
+  # A task started here by an earlier process of the same hnowd (the same
+  # key): its result once it ends, at once if it has. Fails when no task
+  # runs or ran here under that token (it was dropped, or never started).
+  keepJobFiles @15 (tokens :List(Data)) -> (held :List(HeldJobFile));
+  # A restarted hnowd names the job files and tasks it still counts on:
+  # every other one is dropped (its command killed). Answers which of
+  # `tokens` this agent holds.
+}
+
+struct HeldJobFile @0xe3c2f1a7b5d94e08 {
+  token @0 :Data;
+  task @1 :Bool;   # a task's result token (else a fetched file)
+  ended @2 :Bool;  # the task has ended (awaitJobTask answers at once)
 }
 
 enum DestHolding @0xc8bece5e0a2a4f41 {
