@@ -253,8 +253,10 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
               if (!jobsHeldFor_ || *jobsHeldFor_ != coordinatorKey_) {
                 holdingJobs_ = nullptr;
                 forgetJobs();
-              } else if (jobs_ && jobs_->holdsAny())
+              } else if (jobs_ && jobs_->holdsAny()) {
                 spdlog::info("hnowd restarted: its job files and shares stay until it claims them");
+                jobs_->serveResultsAgain();  // forgetTransfers() released them with the transfers
+              }
             }
             jobsHeldFor_ = coordinatorKey_;
             coordinatorInstance_ = instance;

@@ -309,7 +309,8 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   threads_.emplace_back(std::move(worker), finished);
   tasks_.insert(resultToken);
   ends_.add(paf.promise.then([this, resultToken, resultPath, runId](TaskOutcome outcome) {
-    if (!files_.count(resultToken)) return;  // dropped meanwhile: execute() removed its result
+    // Dropped meanwhile: execute() removed its files, and says so.
+    if (!files_.count(resultToken)) return ended(resultToken, outcome, false);
     if (outcome.ended.ok()) {
       int fd = ::open(resultPath.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) {
@@ -325,8 +326,8 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
   return outcome(resultToken);
 }
 
-void JobRunner::ended(const std::string& resultToken, Result<TaskOutcome> outcome) {
-  if (outcome) outcomes_[resultToken] = *outcome;
+void JobRunner::ended(const std::string& resultToken, Result<TaskOutcome> outcome, bool keep) {
+  if (outcome && keep) outcomes_[resultToken] = *outcome;
   auto [from, to] = waiting_.equal_range(resultToken);
   for (auto it = from; it != to; ++it) it->second->fulfill(held(Result<TaskOutcome>(outcome)));
   waiting_.erase(from, to);
@@ -343,6 +344,19 @@ LaterResult<TaskOutcome> JobRunner::outcome(const std::string& resultToken) {
   auto paf = kj::newPromiseAndFulfiller<kj::Own<Result<TaskOutcome>>>();
   waiting_.emplace(resultToken, kj::mv(paf.fulfiller));
   return kj::mv(paf.promise);
+}
+
+void JobRunner::serveResultsAgain() {
+  for (const auto& [token, outcome] : outcomes_) {
+    auto file = files_.find(token);
+    if (!outcome.ended.ok() || file == files_.end()) continue;
+    int fd = ::open(file->second.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      spdlog::warn("cannot reopen the result {}: {}", file->second, std::strerror(errno));
+      continue;
+    }
+    receiver_.serve(token, fd, outcome.size);
+  }
 }
 
 std::vector<JobRunner::HeldFile> JobRunner::keepOnly(const std::vector<std::string>& tokens) {
@@ -374,11 +388,13 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
   for (const auto& token : tokens) {
     auto it = files_.find(token);
     if (it == files_.end()) continue;
+    bool working = false;  // its worker answers once it has removed its files
     {
       std::lock_guard lock(mutex_);
       if (auto r = running_.find(token); r != running_.end()) {
         dropped_.insert(token);
         if (r->second > 0) killCommand(r->second);
+        working = true;
       }
     }
     // A fetch may be renaming its file into place right now: the data
@@ -392,7 +408,10 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
     files_.erase(it);
     tasks_.erase(token);
     outcomes_.erase(token);
-    ended(token, Error{"the task was dropped"});
+    if (working) continue;
+    TaskOutcome dropped;
+    dropped.ended = Error{"the task was dropped"};
+    ended(token, dropped, false);
   }
 }
 

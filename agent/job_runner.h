@@ -92,6 +92,9 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
   };
   std::vector<HeldFile> keepOnly(const std::vector<std::string>& tokens);
   bool holdsAny() const { return !files_.empty(); }
+  // The data plane forgot every token (a restarted hnowd's login): the
+  // results of tasks that ended are served again, for it to collect.
+  void serveResultsAgain();
   void drop(const std::vector<std::string>& tokens);
   // The emulated compute factor from now on (runs under way included).
   void setComputeFactor(double factor);
@@ -122,7 +125,7 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
   std::string pathFor(const std::string& token) const;
   // A task ended: its outcome kept under its token (until dropped) and
   // handed to whoever waits for it.
-  void ended(const std::string& resultToken, Result<TaskOutcome> outcome);
+  void ended(const std::string& resultToken, Result<TaskOutcome> outcome, bool keep = true);
   void taskFailed(kj::Exception&& exception) override;
 
   Receiver& receiver_;

@@ -127,6 +127,22 @@ class AgentLink {
   virtual void fetchJobFile(const JobFileOrder&, Done done) { done(Error{"this agent cannot run jobs"}); }
   virtual void runJobTask(const JobTaskOrder&, TaskDone done) { done(Error{"this agent cannot run jobs"}); }
   virtual void dropJobFiles(const std::vector<std::string>& /*tokens*/) {}
+  // A task an earlier process of this hnowd started on the agent (it
+  // kept running while hnowd was away): its answer once it ends.
+  virtual void awaitJobTask(const std::string& /*resultToken*/, TaskDone done) {
+    done(Error{"this agent cannot run jobs"});
+  }
+  // A restarted hnowd names the job files it still counts on; the agent
+  // drops the others and answers which of these it holds.
+  struct HeldJobFile {
+    std::string token;
+    bool task = false;   // a task's result token
+    bool ended = false;  // the task has ended
+  };
+  using HeldJobsDone = std::function<void(const Result<std::vector<HeldJobFile>>& held)>;
+  virtual void keepJobFiles(const std::vector<std::string>& /*tokens*/, HeldJobsDone done) {
+    done(std::vector<HeldJobFile>{});
+  }
   // The agent dials `address` (hnowd's data port) and serves the job file
   // `token` over that connection, presenting `ticket` (32 bytes): hnowd
   // cannot connect to it (docs/reachability.md). `done` once the

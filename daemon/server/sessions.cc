@@ -310,6 +310,27 @@ class RpcAgentLink final : public AgentLink {
         [done](auto response) { done(transport::jobTaskAnswerFromWire(response.getResult())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
+  void awaitJobTask(const std::string& resultToken, TaskDone done) override {
+    auto request = control_.awaitJobTaskRequest();
+    request.setResultToken(transport::dataOf(resultToken));
+    tasks_.add(request.send().then(
+        [done](auto response) { done(transport::jobTaskAnswerFromWire(response.getResult())); },
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
+  void keepJobFiles(const std::vector<std::string>& tokens, HeldJobsDone done) override {
+    auto request = control_.keepJobFilesRequest();
+    auto list = request.initTokens(static_cast<unsigned>(tokens.size()));
+    for (unsigned i = 0; i < list.size(); ++i) list.set(i, transport::dataOf(tokens[i]));
+    tasks_.add(request.send().then(
+        [done](auto response) {
+          std::vector<HeldJobFile> held;
+          for (auto h : response.getHeld())
+            held.push_back({std::string(reinterpret_cast<const char*>(h.getToken().begin()), h.getToken().size()),
+                            h.getTask(), h.getEnded()});
+          done(held);
+        },
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
   void offerFile(const std::string& token, const std::string& ticket, const std::string& address,
                  Done done) override {
     auto request = control_.offerFileRequest();

@@ -1,5 +1,5 @@
-// The --concat jobs under way and their accepted shares (state_store.h,
-// StoredRunningJob) in state.db, for the next hnowd to resume.
+// The --concat jobs under way, their accepted shares and the attempts
+// agents compute (state_store.h, StoredRunningJob) in state.db, for the next hnowd to resume.
 #include "state/sqlite_state_store.h"
 
 #include "state/sqlite_statement.h"
@@ -30,11 +30,24 @@ Result<void> SqliteStateStore::saveAcceptedShare(OperationId job, const StoredSh
   });
 }
 
+Result<void> SqliteStateStore::saveJobAttempt(OperationId job, const StoredAttempt& attempt) {
+  return guarded([&] {
+    Statement insert(db_, path_,
+                     "INSERT OR REPLACE INTO job_attempts (job_id, result_token, agent, first_unit, units, share_token) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    insert.bind(1, std::int64_t{job}).bindBlob(2, attempt.resultToken).bind(3, attempt.agent);
+    insert.bind(4, static_cast<std::int64_t>(attempt.firstUnit)).bind(5, static_cast<std::int64_t>(attempt.units));
+    insert.bindBlob(6, attempt.shareToken);
+    insert.step();
+  });
+}
+
 Result<void> SqliteStateStore::removeRunningJob(OperationId id) {
   return guarded([&] {
     exec("BEGIN");
     try {
-      for (const char* sql : {"DELETE FROM accepted_shares WHERE job_id = ?1", "DELETE FROM running_jobs WHERE id = ?1"}) {
+      for (const char* sql : {"DELETE FROM accepted_shares WHERE job_id = ?1", "DELETE FROM job_attempts WHERE job_id = ?1",
+                              "DELETE FROM running_jobs WHERE id = ?1"}) {
         Statement remove(db_, path_, sql);
         remove.bind(1, std::int64_t{id});
         remove.step();
@@ -66,6 +79,15 @@ Result<std::vector<StoredRunningJob>> SqliteStateStore::loadRunningJobs() {
         job.accepted.push_back({static_cast<std::uint64_t>(sqlite3_column_int64(s, 0)),
                                 static_cast<std::uint64_t>(sqlite3_column_int64(s, 1)), text(s, 2),
                                 static_cast<std::uint64_t>(sqlite3_column_int64(s, 3))});
+      }
+      Statement attempts(db_, path_,
+                         "SELECT agent, first_unit, units, result_token, share_token FROM job_attempts WHERE job_id = ?1 "
+                         "ORDER BY rowid");
+      attempts.bind(1, std::int64_t{job.id});
+      while (attempts.step()) {
+        sqlite3_stmt* s = attempts.get();
+        job.attempts.push_back({text(s, 0), static_cast<std::uint64_t>(sqlite3_column_int64(s, 1)),
+                                static_cast<std::uint64_t>(sqlite3_column_int64(s, 2)), blob(s, 3), blob(s, 4)});
       }
     }
     return out;

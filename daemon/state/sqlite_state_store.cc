@@ -12,7 +12,7 @@ using namespace sql;
 
 namespace {
 
-// Version 7 of the schema: version 6 had no `queued_jobs`, `running_jobs`,
+// Version 8 of the schema: version 7 had no `job_attempts`; version 6 had no `queued_jobs`, `running_jobs`,
 // `accepted_shares` and `ledgers`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
@@ -120,7 +120,17 @@ CREATE TABLE IF NOT EXISTS ledgers (
   second INTEGER NOT NULL,
   PRIMARY KEY (ledger, agent)
 );
-PRAGMA user_version = 7;
+-- Attempts of a job under way that agents compute (state_store.h, StoredAttempt).
+CREATE TABLE IF NOT EXISTS job_attempts (
+  job_id INTEGER NOT NULL,
+  result_token BLOB NOT NULL,
+  agent TEXT NOT NULL,
+  first_unit INTEGER NOT NULL,
+  units INTEGER NOT NULL,
+  share_token BLOB NOT NULL,
+  PRIMARY KEY (job_id, result_token)
+);
+PRAGMA user_version = 8;
 )sql";
 
 }  // namespace

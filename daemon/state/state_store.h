@@ -108,6 +108,17 @@ struct StoredShare {
   std::uint64_t size = 0;
 };
 
+// A share's attempt sent to an agent to compute (its command started
+// there): the agent keeps running it while hnowd is away and holds its
+// result under `resultToken`, its input under `shareToken` (32 raw bytes
+// each). A restarted hnowd claims it from the agent rather than compute
+// the units again.
+struct StoredAttempt {
+  std::string agent;
+  std::uint64_t firstUnit = 0, units = 0;
+  std::string resultToken, shareToken;
+};
+
 // A --concat job under way, kept so that the next hnowd resumes it rather
 // than start over: its request's bytes, the input as it was when it began
 // (size and modification time: another file is not resumed), its work
@@ -122,6 +133,8 @@ struct StoredRunningJob {
   // Each agent's calibration of its command, one line each (core/jobs/:
   // its own text), so the resumed job need not calibrate again.
   std::string calibrations{};
+  // Its attempts sent to agents (loadRunningJobs fills them), oldest first.
+  std::vector<StoredAttempt> attempts{};
 };
 
 // One agent's line in a ledger hnowd keeps across runs: the relay faults
@@ -183,7 +196,9 @@ class StateStore {
   // is not written here), and each share accepted, written as it is.
   virtual Result<void> saveRunningJob(const StoredRunningJob& job) = 0;
   virtual Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) = 0;
-  // It ended: the job and its shares gone, in one transaction.
+  // An attempt written before its command is started on the agent.
+  virtual Result<void> saveJobAttempt(OperationId job, const StoredAttempt& attempt) = 0;
+  // It ended: the job, its shares and its attempts gone, in one transaction.
   virtual Result<void> removeRunningJob(OperationId id) = 0;
   // Oldest first, each with its accepted shares in input order.
   virtual Result<std::vector<StoredRunningJob>> loadRunningJobs() = 0;

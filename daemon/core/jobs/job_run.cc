@@ -65,6 +65,22 @@ void JobRun::addShares(std::vector<JobShare> shares, const std::vector<int>& ret
   pumpServes();
 }
 
+int JobRun::adopt(JobShare share) {
+  share.lateOrLost = true;
+  shares_.push_back(std::move(share));
+  const int k = static_cast<int>(shares_.size()) - 1;
+  returnOrder_.insert(returnOrder_.begin(), k);
+  ++remaining_;
+  const JobShare& s = shares_.back();
+  const int id = newAttempt(k, s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart));
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  a.state = State::kReceived;
+  a.serveStart = a.serveEnd = clock_.now();
+  a.deadline = clock_.now() + toDuration(options_.slack * a.predictedS) + options_.grace;
+  startNextCompute(s.agent);
+  return id;
+}
+
 void JobRun::startNextCompute(const std::string& agent) {
   for (const auto& a : attempts_)
     if (a.agent == agent && a.state == State::kComputing) return;

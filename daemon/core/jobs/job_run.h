@@ -114,6 +114,12 @@ class JobRun {
   // reissue. False when the attempt has started, or `agent` is lost or has
   // tried the share already.
   bool moveTo(int attempt, const std::string& agent);
+  // A share an agent has been computing since before this run began (an
+  // earlier hnowd started it, core/jobs/job_service_claims.cc): its
+  // attempt counts as served to `share.agent`, which computes it before
+  // any other share; out of the return order (it holds no result back).
+  // Its id; compute() follows at once unless the agent computes another.
+  int adopt(JobShare share);
   // Reissues shares whose attempts missed their deadline; call periodically.
   void tick();
   // --reduce: the accepted results now belong to the reduction

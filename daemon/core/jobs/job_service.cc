@@ -36,8 +36,15 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     const auto k = static_cast<std::size_t>(a.share);
     auto& data = job.attempts[id];
-    data.resultToken = service.newToken_();
-    job.agentTokens[a.agent].push_back(data.resultToken);
+    const auto claimed = job.claimedResults.find(k);
+    const bool adopted = claimed != job.claimedResults.end();
+    data.resultToken = adopted ? claimed->second : service.newToken_();
+    if (adopted) {
+      job.claimedResults.erase(claimed);  // a reissue runs the command
+    } else {
+      job.agentTokens[a.agent].push_back(data.resultToken);
+      service.keepAttempt(job, id);  // state.db has the adopted one's row
+    }
     AgentLink* link = service.coordinator_.link(a.agent);
     auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& result) {
       if (job.finished) return;
@@ -56,6 +63,7 @@ struct JobService::Actions final : JobActions {
       service.advance(job);
     };
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    if (adopted) return link->awaitJobTask(data.resultToken, answer);
     link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell, job.id}, answer);
   }
   void collect(int id) override {
@@ -182,12 +190,13 @@ void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
     std::vector<UnitRange> done;
     for (const auto& k : job.kept) done.push_back({k.firstUnit, k.firstUnit + k.units});
     job.todo = UnitGaps::of(job.units.units(), done);
+    adoptHeld(job);
     job.indexed = true;
     spdlog::info("run {}: {} units in {} bytes", job.id, job.units.units(), job.units.size());
     if (!job.kept.empty())
       spdlog::info("run {}: {} units accepted before hnowd restarted, {} left", job.id,
                    job.units.units() - job.todo.count(), job.todo.count());
-    if (job.todo.count() == 0) return writeConcat(job);  // every share was accepted before
+    if (job.todo.count() == 0 && job.adopted.empty()) return writeConcat(job);  // every share was accepted before
     calibrate(job);
   });
 }
@@ -305,8 +314,11 @@ bool JobService::cancel(OperationId record, const std::string& who) {
 }
 
 void JobService::cleanUp(Job& job, bool keepResults) {
-  for (const auto& [agent, tokens] : job.agentTokens)
-    if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
+  // A job that resumes keeps its agents' shares running too: the next
+  // hnowd collects them (job_service_claims.cc).
+  if (!keepResults)
+    for (const auto& [agent, tokens] : job.agentTokens)
+      if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(tokens);
   for (const auto& token : job.planeTokens) {
     plane_.release(token);
   }
@@ -316,6 +328,7 @@ void JobService::cleanUp(Job& job, bool keepResults) {
 }
 
 void JobService::tick() {
+  claimHeld();
   std::map<std::string, bool> up;
   for (const AgentView& a : coordinator_.status())
     up[a.record.name] = a.connected && a.record.state == AgentState::kAlive;

@@ -135,6 +135,16 @@ class JobService {
   void keepRunning(Job& job);
   void keepAccepted(Job& job);
   void forgetRunning(Job& job);
+  // job_service_claims.cc: an attempt written before its command starts;
+  // each agent seen for the first time told which job files hnowd still
+  // counts on; a restored job waits for those answers; after indexing, the
+  // held tasks that cover to-do units are adopted, and enter the run once
+  // it starts.
+  void keepAttempt(Job& job, int attempt);
+  void claimHeld();
+  bool claimsAnswered(const Job& job) const;
+  void adoptHeld(Job& job);
+  void adoptIntoRun(Job& job);
   // A queued job's request kept in state.db (or no longer).
   void keepQueued(Job& job);
   void dropQueued(Job& job);
@@ -186,7 +196,8 @@ class JobService {
   // The run ended: done, or the Error that ended it.
   void finish(Job& job, const Result<void>& ended);
   // `keepResults`: hnowd is stopping and the job resumes at the next
-  // start: its directory (its accepted results) stays.
+  // start: its directory (its accepted results) stays, and so do the
+  // files and running shares on its agents.
   void cleanUp(Job& job, bool keepResults = false);
   void forgetOldOutputs(std::uint64_t newest);
   // A result kept at hnowd (no --output) goes once this many newer runs
@@ -225,6 +236,10 @@ class JobService {
   std::mt19937_64 random_{std::random_device{}()};
   HostTrust hostTrust_{HostTrustOptions{}, [this] { return std::uniform_real_distribution<double>(0.0, 1.0)(random_); }};
   std::uint64_t nextJob_ = 1;
+  // Agents told which job files this hnowd counts on (true once they
+  // answered), and the tasks each said it still holds.
+  std::map<std::string, bool> claims_;
+  std::map<std::string, std::set<std::string>> heldTasks_;
   // A TransferObserver of its own, so that JobService's own interface stays
   // what a job needs.
   struct DriftListener final : TransferObserver {

@@ -160,6 +160,13 @@ void JobService::plan(Job& job) {
   const SourceUplink source = coordinator_.pacing().paceSource(sourceUplink_);
   const double sourceUplink = capped(source.plan, maxRate);
   plane_.pace(capped(source.pace, maxRate), capped(coordinator_.pacing().coordinatorCaps().down.bytesPerSecond, maxRate));
+  if (!job.run && job.nextUnit >= job.todo.count()) {
+    // Every unit is kept or held by an agent (job_service_claims.cc): the run only collects.
+    job.rounds = std::max(job.rounds, 1);
+    job.roundsLeft = 1;
+    commitShares(job, active, {}, {}, "none: every unit was kept or is held by an agent", 0.0, false);
+    return;
+  }
   if (job.rounds == 0) {
     job.rounds = roundsFor(job, active, sourceUplink);
     job.roundsLeft = job.rounds;
@@ -288,6 +295,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     job.plan->predictedSeconds = offset + predictedEnd;
     job.phase = "running";
     job.run->start();
+    adoptIntoRun(job);
   } else {
     const int base = static_cast<int>(job.plan->shares.size());
     for (int k : plannedOrder) job.plan->returnOrder.push_back(base + k);

@@ -61,6 +61,7 @@ std::vector<std::string> JobService::mayUse(const Job& job) const {
 }
 
 void JobService::admit() {
+  claimHeld();  // before any job order goes to an agent seen for the first time
   std::map<std::string, std::uint64_t> held;
   std::vector<QueuedJob> queued;
   for (const auto& [id, job] : jobs_) {
@@ -71,6 +72,10 @@ void JobService::admit() {
     }
     if (clock_.now() < job->notBefore && !everyKnownBack(*job)) {
       job->waiting = "hnowd restarted: waiting for its agents to log in again";
+      continue;
+    }
+    if (!claimsAnswered(*job)) {  // an answer, or the call's failure, comes soon
+      job->waiting = "hnowd restarted: asking its agents which shares they still hold";
       continue;
     }
     queued.push_back({id, job->request.priority, mayUse(*job), static_cast<std::size_t>(job->request.replicas),

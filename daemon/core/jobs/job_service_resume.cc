@@ -110,6 +110,7 @@ void JobService::resumeRunning(Duration grace) {
     }
     std::shared_ptr<Job> job = std::move(requeuedJob).value();
     job->oldDirs.push_back(row.dir);
+    job->held = row.attempts;
     // A kept result whose file is gone or cut short is computed again.
     for (const StoredShare& s : row.accepted) {
       auto size = files_.workFiles().fileSize(s.path);

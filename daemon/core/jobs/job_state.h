@@ -104,6 +104,12 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   // with a record); the shares whose acceptance state.db holds.
   bool resumable = false;
   std::set<std::size_t> keptInState;
+  // The attempts the last hnowd sent to agents (state.db); those whose
+  // agent still holds the task, to be adopted by the run
+  // (job_service_claims.cc); and the result token an adopted share's first
+  // attempt asks for (by share) instead of running the command.
+  std::vector<StoredAttempt> held, adopted;
+  std::map<std::size_t, std::string> claimedResults;
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
   // Compute drift events (coordinator) since the job started, per agent.

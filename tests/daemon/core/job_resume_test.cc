@@ -132,3 +132,63 @@ TEST_CASE("a job resumed with gaps between its kept results computes each gap ap
   CHECK(keptAt == std::vector<long>{1000, 2000});
   CHECK(lab.files.work.files.empty());  // the old directory removed with the new one
 }
+
+TEST_CASE("a job resumed after hnowd is killed collects the shares its agents went on computing: no unit is computed twice") {
+  Lab lab;
+  RunRequest request = lab.count();
+  request.rounds = 6;
+  auto before = serviceOf(lab, 'p');
+  auto started = before->start(request);
+  REQUIRE(started.ok());
+  const auto record = static_cast<OperationId>(before->status(*started)->record);
+  stepUntil(lab, *before, [&] { return unitsDone(*before->status(*started)) >= 1000; });
+  // hnowd dies while each agent computes a share: the commands go on.
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  stepUntil(lab, *before, [&] { return lab.turns.empty(); });
+  const std::uint64_t accepted = unitsDone(*before->status(*started));
+  long inFlight = 0, runBefore = 0;
+  int computing = 0;
+  for (auto& [name, agent] : lab.agents) {
+    computing += !agent->running.empty();
+    for (const auto& [token, lines] : agent->running) inFlight += lines;
+    runBefore += agent->unitsRun;
+    agent->hung.clear();  // their answers died with the connection
+  }
+  REQUIRE(inFlight > 0);
+  REQUIRE(lab.store.loadRunningJobs().value().at(0).attempts.size() > 0);
+  before.reset();  // stopping drops nothing on the agents
+  int stillComputing = 0;
+  for (auto& [name, agent] : lab.agents) stillComputing += !agent->running.empty();
+  CHECK(stillComputing == computing);
+
+  for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  auto after = serviceOf(lab, 'q');
+  after->resumeRunning(std::chrono::seconds(0));
+  const std::uint64_t id = after->operationOf(record);
+  REQUIRE(id != 0);
+  stepUntil(lab, *after, [&] { return after->status(id)->finished; });
+  auto done = after->status(id);
+  CHECK(done->phase == "done");
+  long runAfter = 0;
+  int awaited = 0;
+  for (auto& [name, agent] : lab.agents) runAfter += agent->unitsRun, awaited += agent->awaited;
+  CHECK(awaited == computing);  // each held share was asked for, none run again
+  // The new hnowd ran the command on exactly the units neither accepted nor in flight.
+  CHECK(runAfter - runBefore == 3000 - static_cast<long>(accepted) - inFlight);
+  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(id) + ".out")) == 3000);
+  for (auto& [name, agent] : lab.agents) CHECK(agent->running.empty());
+}
+
+TEST_CASE("a restarted hnowd tells each agent which job files it still counts on: those of no resumed job go") {
+  Lab lab;
+  for (auto& [name, agent] : lab.agents) agent->running["stale-task-of-a-job-not-resumed"] = 10;
+  auto after = serviceOf(lab, 'q');
+  after->resumeRunning(std::chrono::seconds(0));
+  after->tick();
+  while (!lab.turns.empty()) {
+    auto f = std::move(lab.turns.front());
+    lab.turns.pop_front();
+    f();
+  }
+  for (auto& [name, agent] : lab.agents) CHECK(agent->running.empty());
+}

@@ -140,8 +140,10 @@ class MemoryStateStore final : public StateStore {
   Result<void> saveRunningJob(const StoredRunningJob& job) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     auto accepted = running_.count(job.id) ? running_[job.id].accepted : std::vector<StoredShare>{};
+    auto attempts = running_.count(job.id) ? running_[job.id].attempts : std::vector<StoredAttempt>{};
     running_[job.id] = job;
     running_[job.id].accepted = accepted;
+    running_[job.id].attempts = attempts;
     return {};
   }
   Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) override {
@@ -150,6 +152,13 @@ class MemoryStateStore final : public StateStore {
     std::erase_if(shares, [&](const StoredShare& s) { return s.firstUnit == share.firstUnit; });
     shares.push_back(share);
     std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.firstUnit < b.firstUnit; });
+    return {};
+  }
+  Result<void> saveJobAttempt(OperationId job, const StoredAttempt& attempt) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    auto& attempts = running_.at(job).attempts;
+    std::erase_if(attempts, [&](const StoredAttempt& a) { return a.resultToken == attempt.resultToken; });
+    attempts.push_back(attempt);
     return {};
   }
   Result<void> removeRunningJob(OperationId id) override {
