@@ -285,3 +285,49 @@ TEST_CASE("fault matrix: hnowd killed at 10%, 50% and 90% of a job - the next hn
                                                        << " command runs after the kill");
   }
 }
+
+TEST_CASE("fault matrix: hnowd killed mid-job, one-shot and --reduce - the next hnowd resumes each and collects the shares its agents went on computing, the output is the uninterrupted one") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  SlowJob job(lab, 1.0);
+  const std::string reduce = "run --input " + job.input.string() + " --shell --cmd 'touch " + job.markers.string() +
+                             "/$$; sleep 1; wc -w' --reduce \"awk '{s+=\\$1} END {print s+0}'\" --output " +
+                             job.output.string();
+  const std::pair<std::string, std::string> cases[] = {{job.args, upper(job.text)}, {reduce, "18000\n"}};
+  const std::string kPlannedNone = "0 units in 0 shares by none: every unit was kept or is held by an agent";
+  std::size_t resumedCases = 0;
+  for (const auto& [args, expected] : cases) {
+    CAPTURE(args);
+    std::error_code ignored;
+    fs::remove(job.output, ignored);
+    auto started = runCommand(lab.hnow() + " " + args + " --rounds 1 --detach");
+    REQUIRE_MESSAGE(started.status == 0, started.err);
+    const std::int64_t record = std::stoll(started.out);
+    auto phase = [&]() -> std::string {
+      for (const auto& op : lab.ops())
+        if (op["id"].get<std::int64_t>() == record && op.contains("progress")) return op["progress"];
+      return "";
+    };
+    // Every agent computing its one share, none finished.
+    REQUIRE(eventually([&] { return phase().rfind("running", 0) == 0; }, 30s));
+    std::this_thread::sleep_for(400ms);
+    const std::size_t runsAtKill = job.runs();
+    REQUIRE(lab.kill("hnowd"));
+    lab.restart("hnowd");
+    REQUIRE(lab.allReady(15s));
+    auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
+    CHECK_MESSAGE(waited.status == 0, waited.err);
+    CHECK(readWhole(job.output) == expected);
+    const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+    CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+    CHECK(log.find("collected, not computed again") != std::string::npos);
+    // Each agent was computing its one share: the new hnowd plans no unit.
+    ++resumedCases;
+    std::size_t plannedNone = 0;
+    for (auto at = log.find(kPlannedNone); at != std::string::npos; at = log.find(kPlannedNone, at + 1)) ++plannedNone;
+    CHECK(plannedNone == resumedCases);
+    MESSAGE("fault matrix: hnowd killed (SIGKILL) mid-job (" << std::string(args == reduce ? "--reduce" : "one-shot --concat")
+                                                              << "): " << job.runs() - runsAtKill
+                                                              << " command runs after the kill");
+  }
+}

@@ -81,7 +81,7 @@ class JobService {
   // it may start, so it does not start on the first one back. Those whose
   // request or --input cannot be read end "failed", saying why.
   void restoreQueue(Duration grace);
-  // The --concat jobs a previous hnowd left under way (state.db), queued
+  // The jobs a previous hnowd left under way (state.db), queued
   // again under their records as restoreQueue does: each computes only the
   // units its kept results do not cover. One whose --input changed since
   // (size or modification time) ends "interrupted", saying why.

@@ -3,7 +3,9 @@
 // (the result stays in the job's directory). The next hnowd queues it
 // again under its record; it computes only the units no kept result
 // covers (core/jobs/unit_gaps.h) and writes the output from both, in input
-// order: no accepted share is computed again.
+// order: no accepted share is computed again. A --reduce job's results
+// stay on its agents: it resumes from the shares they still hold
+// (job_service_claims.cc), then reduces them all again.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -58,7 +60,7 @@ std::map<std::string, JobCalibration> calibrationsOf(const std::string& text) {
 }  // namespace
 
 void JobService::keepRunning(Job& job) {
-  job.resumable = !job.reduce && job.record != 0;
+  job.resumable = job.record != 0;
   if (!job.resumable) return;
   StoredRunningJob row{job.record, api::encodeRunRequest(job.request), job.input->size(), job.input->modifiedNs(),
                        job.dir, {}, calibrationsText(job.calibrated)};

@@ -44,7 +44,7 @@ struct CountingAgent final : AgentLink {
     for (const auto& t : task.inputs) input += files[t];
     const long lines = std::count(input.begin(), input.end(), '\n');
     ++runs;
-    unitsRun += lines;
+    if (task.inputs.size() == 1) unitsRun += lines;  // a share or a calibration, not a combine
     if (hangs) {  // never answers, as a command that never ends; or as one whose hnowd died
       running[task.resultToken] = lines;
       return hung.push_back(done);
@@ -56,6 +56,7 @@ struct CountingAgent final : AgentLink {
       done(r);
     });
     files[task.resultToken] = std::to_string(lines) + "\n";
+    results.insert(task.resultToken);
     AgentLink::JobTaskAnswer r;
     r.exitCode = 0;
     r.size = files[task.resultToken].size();
@@ -64,18 +65,22 @@ struct CountingAgent final : AgentLink {
     turns.push_back([done, r] { done(r); });
   }
   void dropJobFiles(const std::vector<std::string>& tokens) override {
-    for (const auto& t : tokens) files.erase(t), running.erase(t), dropped.push_back(t);
+    for (const auto& t : tokens) files.erase(t), running.erase(t), results.erase(t), dropped.push_back(t);
   }
   // A restarted hnowd asks for a task that ran on while it was away: it
   // ends now (unless the agent still hangs).
   void awaitJobTask(const std::string& token, TaskDone done) override {
     ++awaited;
     auto it = running.find(token);
-    if (it == running.end())
+    const bool ended = results.count(token) && files.count(token);
+    if (it == running.end() && !ended)
       return turns.push_back([done] { done(Error{"this agent runs no task under that token"}); });
-    if (hangs) return hung.push_back(done);
-    files[token] = std::to_string(it->second) + "\n";
-    running.erase(it);
+    if (hangs && !ended) return hung.push_back(done);
+    if (!ended) {
+      files[token] = std::to_string(it->second) + "\n";
+      results.insert(token);
+      running.erase(it);
+    }
     AgentLink::JobTaskAnswer r;
     r.exitCode = 0;
     r.size = files[token].size();
@@ -87,8 +92,9 @@ struct CountingAgent final : AgentLink {
     std::vector<HeldJobFile> held;
     std::erase_if(files, [&](const auto& f) { return !keep.count(f.first); });
     std::erase_if(running, [&](const auto& r) { return !keep.count(r.first); });
+    std::erase_if(results, [&](const auto& r) { return !keep.count(r); });
     for (const auto& [token, lines] : running) held.push_back({token, true, false});
-    for (const auto& [token, file] : files) held.push_back({token, false, true});
+    for (const auto& [token, file] : files) held.push_back({token, results.count(token) > 0, results.count(token) > 0});
     turns.push_back([done, held] { done(held); });
   }
   // hnowd cannot connect to it: it dials hnowd's data port (`address`) and
@@ -105,6 +111,7 @@ struct CountingAgent final : AgentLink {
   long unitsRun = 0;  // lines given to its command, calibration samples included
   int awaited = 0;    // tasks a restarted hnowd asked for
   std::map<std::string, long> running;  // hung tasks: their lines
+  std::set<std::string> results;        // tokens of results its tasks wrote
   bool failing = false;
   bool failsOnEmpty = false;  // as `grep -c`: exits 1 when it finds nothing
   bool hangs = false;

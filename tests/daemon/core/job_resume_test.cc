@@ -192,3 +192,40 @@ TEST_CASE("a restarted hnowd tells each agent which job files it still counts on
   }
   for (auto& [name, agent] : lab.agents) CHECK(agent->running.empty());
 }
+
+TEST_CASE("a --reduce job resumed after hnowd is killed reduces the results its agents hold: no share is computed twice") {
+  Lab lab;
+  RunRequest request = lab.count();
+  request.rounds = 6;
+  request.reduceArgv = {"count"};
+  auto before = serviceOf(lab, 'p');
+  auto started = before->start(request);
+  REQUIRE(started.ok());
+  const auto record = static_cast<OperationId>(before->status(*started)->record);
+  stepUntil(lab, *before, [&] { return unitsDone(*before->status(*started)) >= 1000; });
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  stepUntil(lab, *before, [&] { return lab.turns.empty(); });
+  const long accepted = static_cast<long>(unitsDone(*before->status(*started)));
+  long runBefore = 0, inFlight = 0;
+  for (auto& [name, agent] : lab.agents) {
+    runBefore += agent->unitsRun;
+    for (const auto& [token, lines] : agent->running) inFlight += lines;
+    agent->hung.clear();
+  }
+  before.reset();
+  CHECK(lab.store.loadRunningJobs().value().size() == 1);  // kept to resume, as a --concat job
+
+  for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  auto after = serviceOf(lab, 'q');
+  after->resumeRunning(std::chrono::seconds(0));
+  const std::uint64_t id = after->operationOf(record);
+  REQUIRE(id != 0);
+  stepUntil(lab, *after, [&] { return after->status(id)->finished; });
+  CHECK(after->status(id)->phase == "done");
+  long runAfter = 0;
+  for (auto& [name, agent] : lab.agents) runAfter += agent->unitsRun;
+  // Every unit computed once over both hnowd: the new one only what no agent held.
+  CHECK(runAfter - runBefore == 3000 - accepted - inFlight);
+  CHECK(lab.files.outputs.files.count("run-" + std::to_string(id) + ".out") == 1);
+  CHECK(lab.store.loadRunningJobs().value().empty());
+}
