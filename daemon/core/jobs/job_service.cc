@@ -59,6 +59,8 @@ struct JobService::Actions final : JobActions {
         job.run->computed(id, result->computeS,
                           result->succeeded() ? Result<std::string>(result->sha256) : result->ended.error(),
                           result->refused);
+        // Judged as it is learnt, not at the run's end: a run hnowd dies in still counts.
+        if (job.request.adaptiveReplicas) service.keepHostTrust();
       }
       service.advance(job);
     };
@@ -276,11 +278,6 @@ void JobService::finish(Job& job, const Result<void>& ended) {
   cleanUp(job);
   dropQueued(job);  // one cancelled while queued
   forgetRunning(job);
-  if (job.request.adaptiveReplicas) {  // the only runs that change the ledger
-    std::vector<StoredLedgerEntry> ledger;
-    for (const HostTrust::Line& l : hostTrust_.ledger()) ledger.push_back({l.agent, l.streak, l.overruled});
-    coordinator_.saveLedger(kHostTrustLedger, ledger);
-  }
   defer_([this] { admit(); });  // its agents are free for the jobs queued
   if (job.record != 0) {
     char numbers[200];
@@ -311,6 +308,17 @@ bool JobService::cancel(OperationId record, const std::string& who) {
     return true;
   }
   return false;
+}
+
+void JobService::keepHostTrust() {
+  std::vector<StoredLedgerEntry> ledger;
+  for (const HostTrust::Line& l : hostTrust_.ledger()) ledger.push_back({l.agent, l.streak, l.overruled});
+  const auto same = [](const StoredLedgerEntry& a, const StoredLedgerEntry& b) {
+    return a.agent == b.agent && a.first == b.first && a.second == b.second;
+  };
+  if (std::equal(ledger.begin(), ledger.end(), keptHostTrust_.begin(), keptHostTrust_.end(), same)) return;
+  coordinator_.saveLedger(kHostTrustLedger, ledger);  // logs a failure itself
+  keptHostTrust_ = std::move(ledger);
 }
 
 void JobService::cleanUp(Job& job, bool keepResults) {

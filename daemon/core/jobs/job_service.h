@@ -141,6 +141,8 @@ class JobService {
   // held tasks that cover to-do units are adopted, and enter the run once
   // it starts.
   void keepAttempt(Job& job, int attempt);
+  // --replicas adaptive: the ledger in state.db as it changes.
+  void keepHostTrust();
   void claimHeld();
   bool claimsAnswered(const Job& job) const;
   void adoptHeld(Job& job);
@@ -238,6 +240,7 @@ class JobService {
   std::uint64_t nextJob_ = 1;
   // Agents told which job files this hnowd counts on (true once they
   // answered), and the tasks each said it still holds.
+  std::vector<StoredLedgerEntry> keptHostTrust_;
   std::map<std::string, bool> claims_;
   std::map<std::string, std::set<std::string>> heldTasks_;
   // A TransferObserver of its own, so that JobService's own interface stays

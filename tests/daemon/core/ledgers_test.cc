@@ -80,3 +80,27 @@ TEST_CASE("agents trusted by earlier adaptive runs are trusted by the next hnowd
   CHECK(trusted->checked < untrusted.checked);
   CHECK(totalOf(restarted.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
 }
+
+TEST_CASE("what an adaptive run learns reaches state.db as it learns it, before the run ends") {
+  Lab lab;
+  RunRequest request = lab.count();
+  request.adaptiveReplicas = true;
+  request.replicas = 2;
+  request.rounds = 6;
+  auto started = lab.jobs.start(request);
+  REQUIRE(started.ok());
+  auto done = [&] {
+    const RunStatus status = lab.jobs.status(*started).value();
+    std::uint64_t units = 0;
+    for (const auto& a : status.agents) units += a.units;
+    return units;
+  };
+  stepUntil(lab, [&] { return done() >= 500; });
+  REQUIRE_FALSE(lab.jobs.status(*started)->finished);
+  // hnowd could die now: the agreements so far are kept.
+  auto kept = lab.store.loadLedger(kHostTrustLedger).value();
+  CHECK_FALSE(kept.empty());
+  std::int64_t agreements = 0;
+  for (const auto& line : kept) agreements += line.first;
+  CHECK(agreements > 0);
+}
