@@ -12,7 +12,8 @@ using namespace sql;
 
 namespace {
 
-// Version 8 of the schema: version 7 had no `job_attempts`; version 6 had no `queued_jobs`, `running_jobs`,
+// Version 8 of the schema: version 7 had no `job_attempts` and its `links`
+// no `told_bytes_per_s`, which open() adds; version 6 had no `queued_jobs`, `running_jobs`,
 // `accepted_shares` and `ledgers`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
@@ -46,6 +47,7 @@ CREATE TABLE IF NOT EXISTS links (
   method TEXT NOT NULL,
   measured_ms INTEGER NOT NULL,
   spread REAL NOT NULL,
+  told_bytes_per_s REAL NOT NULL DEFAULT 0,
   PRIMARY KEY (node, direction)
 );
 CREATE TABLE IF NOT EXISTS owed_sends (
@@ -160,6 +162,12 @@ SqliteStateStore::open(const std::string& dataDir) {
       hasForce = !forced.step() || sqlite3_column_int(forced.get(), 0) != 0;
     }
     if (!hasForce) store->exec("ALTER TABLE owed_sends ADD COLUMN force INTEGER NOT NULL DEFAULT 0");
+    bool hasTold = true;
+    {
+      Statement told(db, path, "SELECT count(*) FROM pragma_table_info('links') WHERE name = 'told_bytes_per_s'");
+      hasTold = !told.step() || sqlite3_column_int(told.get(), 0) != 0;
+    }
+    if (!hasTold) store->exec("ALTER TABLE links ADD COLUMN told_bytes_per_s REAL NOT NULL DEFAULT 0");
   } catch (const SqlFailure& e) {
     return Error{e.what()};
   }
@@ -215,11 +223,11 @@ Result<std::vector<StoredAgent>> SqliteStateStore::loadAgents() {
 Result<void> SqliteStateStore::saveLinks(const std::vector<StoredLink>& links) {
   return guarded([&] {
     insertAll(db_, path_,
-              "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread) "
-              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+              "INSERT OR REPLACE INTO links (node, direction, bytes_per_s, method, measured_ms, spread, "
+              "told_bytes_per_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
               links, [](Statement& insert, const StoredLink& l) {
                 insert.bind(1, l.node).bind(2, l.direction).bind(3, l.bytesPerSecond).bind(4, l.method);
-                insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread);
+                insert.bind(5, toMs(l.measuredAt)).bind(6, l.spread).bind(7, l.toldBytesPerSecond);
               });
   });
 }
@@ -245,12 +253,13 @@ Result<void> SqliteStateStore::forgetAgent(const std::string& name) {
 Result<std::vector<StoredLink>> SqliteStateStore::loadLinks() {
   return guarded([&] {
     Statement select(db_, path_,
-                     "SELECT node, direction, bytes_per_s, method, measured_ms, spread FROM links ORDER BY node, direction");
+                     "SELECT node, direction, bytes_per_s, method, measured_ms, spread, told_bytes_per_s FROM links "
+                     "ORDER BY node, direction");
     std::vector<StoredLink> out;
     while (select.step()) {
       sqlite3_stmt* s = select.get();
       out.push_back({text(s, 0), text(s, 1), sqlite3_column_double(s, 2), text(s, 3),
-                     fromMs(sqlite3_column_int64(s, 4)), sqlite3_column_double(s, 5)});
+                     fromMs(sqlite3_column_int64(s, 4)), sqlite3_column_double(s, 5), sqlite3_column_double(s, 6)});
     }
     return out;
   });

@@ -33,6 +33,10 @@ struct StoredLink {
   std::string method;     // "probe" | "passive" | "bound"
   WallTime measuredAt{};
   double spread = 0.0;
+  // What its agent tells (emulates) when its transfers belied it
+  // (core/links/link_book.h): 0 none. Kept so that the next hnowd does not
+  // believe the lie again.
+  double toldBytesPerSecond = 0.0;
 };
 
 // Who may log in as an agent (core/trust/agent_keys.h): a name bound to its key.

@@ -55,6 +55,9 @@ void LinkBook::restore(const LinkId& link, const LinkRate& rate) {
   e.rate = rate;
   e.baseline = rate.bytesPerSecond;
   e.fixed = false;  // an emulated or configured rate is told again at registration
+  // A link its agent's transfers belied stays measured: what it tells is not believed again.
+  e.belied = rate.toldBytesPerSecond > 0;
+  e.told = rate.toldBytesPerSecond;
 }
 
 void LinkBook::set(const LinkId& link, Entry& e, double value, RateMethod method, double spread) {

@@ -27,7 +27,7 @@ Result<void> LinkKnowledge::restore(StateStore& store) {
     if (!method || (stored.direction != "uplink" && stored.direction != "downlink")) continue;
     const LinkId link{stored.node, stored.direction == "uplink" ? LinkDirection::kUp : LinkDirection::kDown};
     const TimePoint at = steadyOf(clock_, stored.measuredAt);
-    book_.restore(link, {stored.bytesPerSecond, *method, at, stored.spread});
+    book_.restore(link, {stored.bytesPerSecond, *method, at, stored.spread, stored.toldBytesPerSecond});
     saved_[link] = at;
   }
   return {};
@@ -40,7 +40,7 @@ Result<void> LinkKnowledge::persist(StateStore& store) {
     auto last = saved_.find(link);
     if (last != saved_.end() && last->second == rate.at) continue;
     rows.push_back({link.node, directionName(link.direction), rate.bytesPerSecond, rateMethodName(rate.method),
-                    wallOf(clock_, rate.at), rate.spread});
+                    wallOf(clock_, rate.at), rate.spread, rate.toldBytesPerSecond});
     saved[link] = rate.at;
   }
   if (auto written = store.saveLinks(rows); !written) return written;

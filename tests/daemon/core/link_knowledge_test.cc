@@ -64,3 +64,22 @@ TEST_CASE("a measured link is written when it changes, restored at its age, and 
   second.forget("a1");
   CHECK(second.book().rate({"a1", LinkDirection::kDown}) == nullptr);
 }
+
+TEST_CASE("a link its agent's transfers belied stays belied across a restart: what the agent tells is not believed again") {
+  ManualClock clock;
+  MemoryStateStore store;
+  // What the last hnowd kept: measured at 11 B/s, told 1000.
+  REQUIRE(store.saveLinks({{"a1", "uplink", 11.0, "passive", clock.wallNow(), 0.0, 1000.0}}));
+  LinkKnowledge restarted(clock, LinkOptions{});
+  REQUIRE(restarted.restore(store));
+  const LinkId up{"a1", LinkDirection::kUp};
+  restarted.book().setFixed(up, 1000.0, RateMethod::kEmulated);  // the agent logs in and tells it again
+  REQUIRE(restarted.book().rate(up));
+  CHECK(restarted.book().rate(up)->bytesPerSecond == doctest::Approx(11.0));
+  CHECK(restarted.book().rate(up)->toldBytesPerSecond == doctest::Approx(1000.0));
+  CHECK_FALSE(restarted.book().fixed(up));
+  // Measured again, it is written with what was told.
+  restarted.book().adopt({up, 12.0, true, 0.0});
+  REQUIRE(restarted.persist(store));
+  CHECK(store.loadLinks()->front().toldBytesPerSecond == doctest::Approx(1000.0));
+}

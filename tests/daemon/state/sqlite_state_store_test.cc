@@ -235,6 +235,8 @@ TEST_CASE("a job under way is kept across reopening with its accepted shares and
                                    {}, "a1 0.001 0.01 0.5 0.0002\n"}).ok());
     REQUIRE(store->saveAcceptedShare(id, {2000, 500, "/var/lib/hnow/jobs/job-1-7/result-4", 4}).ok());
     REQUIRE(store->saveAcceptedShare(id, {0, 1000, "/var/lib/hnow/jobs/job-1-7/result-0", 5}).ok());
+    REQUIRE(store->saveJobAttempt(id, {"a2", 1000, 1000, std::string(32, 'r'), std::string(32, 's')}).ok());
+    REQUIRE(store->saveJobAttempt(id, {"a1", 2500, 500, std::string(32, 'q'), std::string(32, 't')}).ok());
   }
   auto store = openIn(dir.path);
   CHECK(*store->interruptRunning(WallTime(1'700'000'020'000ms)) == 0);
@@ -248,6 +250,11 @@ TEST_CASE("a job under way is kept across reopening with its accepted shares and
   REQUIRE(jobs[0].accepted.size() == 2);
   CHECK(jobs[0].accepted[0].firstUnit == 0);  // in input order
   CHECK(jobs[0].accepted[1].path == "/var/lib/hnow/jobs/job-1-7/result-4");
+  REQUIRE(jobs[0].attempts.size() == 2);  // in the order they were sent
+  CHECK(jobs[0].attempts[0].agent == "a2");
+  CHECK(jobs[0].attempts[0].firstUnit == 1000);
+  CHECK(jobs[0].attempts[0].resultToken == std::string(32, 'r'));
+  CHECK(jobs[0].attempts[1].shareToken == std::string(32, 't'));
   REQUIRE(store->removeRunningJob(id).ok());
   CHECK(store->loadRunningJobs().value().empty());
   CHECK(*store->interruptRunning(WallTime(1'700'000'030'000ms)) == 1);  // no longer kept: interrupted
@@ -385,4 +392,29 @@ TEST_CASE("agent keys, revocations and enrollment tokens are kept in state.db, w
         std::filesystem::perms::none);
   CHECK((std::filesystem::status(dir.path / "state.db").permissions() & std::filesystem::perms::group_read) ==
         std::filesystem::perms::none);
+}
+
+TEST_CASE("a belied link keeps what its agent told across reopening, and a links table without that column gets it") {
+  TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "state.db").string().c_str(), &db) == SQLITE_OK);
+    const char* v7 =
+        "CREATE TABLE links (node TEXT NOT NULL, direction TEXT NOT NULL, bytes_per_s REAL NOT NULL, method TEXT NOT NULL,"
+        " measured_ms INTEGER NOT NULL, spread REAL NOT NULL, PRIMARY KEY (node, direction));"
+        "INSERT INTO links VALUES ('a', 'uplink', 1000000.0, 'probe', 1700000000000, 0.01);"
+        "PRAGMA user_version = 7;";
+    REQUIRE(sqlite3_exec(db, v7, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = openIn(dir.path);
+  auto links = store->loadLinks().value();
+  REQUIRE(links.size() == 1);
+  CHECK(links[0].toldBytesPerSecond == 0.0);
+  REQUIRE(store->saveLinks({{"b", "uplink", 11.0, "passive", WallTime(1'700'000'000'000ms), 0.0, 1000.0}}).ok());
+  auto reopened = openIn(dir.path);
+  links = reopened->loadLinks().value();
+  REQUIRE(links.size() == 2);
+  CHECK(links[1].node == "b");
+  CHECK(links[1].toldBytesPerSecond == 1000.0);
 }
