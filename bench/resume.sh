@@ -54,8 +54,8 @@ sys.exit(0 if s["agents"] and all(a["state"] == "alive" for a in s["agents"]) el
 }
 
 "${RUN[@]}" --output "$DIR/warm.txt" >/dev/null  # calibrations cached for the timed runs
-printf '| rep | uninterrupted s | killed at s | back after s | resumed total s | ratio to uninterrupted + back | units kept | units computed to the end (of %d) |\n' "$LINES"
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '| rep | uninterrupted s | killed at s | back after s | resumed total s | ratio to uninterrupted + back | units kept | units held by agents | units computed to the end (of %d) |\n' "$LINES"
+printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for rep in $(seq 1 "$REPS"); do
   rm -f "$DIR/units"
   t0=$(now)
@@ -81,8 +81,9 @@ for rep in $(seq 1 "$REPS"); do
   total=$(echo "$(now) - $t0" | bc)
   cmp -s "$DIR/out.txt" "$DIR/expected.txt" || { echo "resumed: wrong result" >&2; exit 1; }
   kept=$(grep -o "[0-9]* units accepted before hnowd restarted" "$DIR/cluster/logs/hnowd.log" | tail -1 | cut -d' ' -f1)
+  held=$(grep -o "[0-9]* held by its agents" "$DIR/cluster/logs/hnowd.log" | tail -1 | cut -d' ' -f1)
   ratio=$(echo "$total / ($plain + $back)" | bc -l)
-  printf '| %d | %.1f | %.1f | %.1f | %.1f | %.3f | %s | %s |\n' "$rep" "$plain" "$killedAt" "$back" "$total" "$ratio" \
-    "${kept:-0}" "$(units)"
+  printf '| %d | %.1f | %.1f | %.1f | %.1f | %.3f | %s | %s | %s |\n' "$rep" "$plain" "$killedAt" "$back" "$total" "$ratio" \
+    "${kept:-0}" "${held:-0}" "$(units)"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

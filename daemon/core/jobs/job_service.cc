@@ -192,12 +192,13 @@ void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
     std::vector<UnitRange> done;
     for (const auto& k : job.kept) done.push_back({k.firstUnit, k.firstUnit + k.units});
     job.todo = UnitGaps::of(job.units.units(), done);
+    const std::uint64_t accepted = job.units.units() - job.todo.count();
     adoptHeld(job);
     job.indexed = true;
     spdlog::info("run {}: {} units in {} bytes", job.id, job.units.units(), job.units.size());
-    if (!job.kept.empty())
-      spdlog::info("run {}: {} units accepted before hnowd restarted, {} left", job.id,
-                   job.units.units() - job.todo.count(), job.todo.count());
+    if (!job.kept.empty() || !job.adopted.empty())
+      spdlog::info("run {}: {} units accepted before hnowd restarted, {} held by its agents, {} left", job.id, accepted,
+                   job.units.units() - accepted - job.todo.count(), job.todo.count());
     if (job.todo.count() == 0 && job.adopted.empty()) return writeConcat(job);  // every share was accepted before
     calibrate(job);
   });
