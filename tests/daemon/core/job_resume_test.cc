@@ -27,6 +27,51 @@ std::uint64_t unitsDone(const RunStatus& s) {
   return done;
 }
 
+// What hnowd leaves when it is killed mid-job: some shares accepted, then
+// every command hung (its answer dies with the connection; the agent goes
+// on with it). The first service is gone on return.
+struct Killed {
+  OperationId record = 0;
+  long accepted = 0;   // units
+  long inFlight = 0;   // units of the hung commands
+  long runBefore = 0;  // units given to commands so far
+  int computing = 0;   // agents with a hung command
+};
+
+long unitsRun(Lab& lab) {
+  long run = 0;
+  for (auto& [name, agent] : lab.agents) run += agent->unitsRun;
+  return run;
+}
+
+Killed killMidJob(Lab& lab, const RunRequest& request) {
+  auto before = serviceOf(lab, 'p');
+  auto started = before->start(request);
+  REQUIRE(started.ok());
+  Killed k;
+  k.record = static_cast<OperationId>(before->status(*started)->record);
+  stepUntil(lab, *before, [&] { return unitsDone(*before->status(*started)) >= 1000; });
+  for (auto& [name, agent] : lab.agents) agent->hangs = true;
+  stepUntil(lab, *before, [&] { return lab.turns.empty(); });
+  k.accepted = static_cast<long>(unitsDone(*before->status(*started)));
+  k.runBefore = unitsRun(lab);
+  for (auto& [name, agent] : lab.agents) {
+    k.computing += !agent->running.empty();
+    for (const auto& [token, lines] : agent->running) k.inFlight += lines;
+    agent->hung.clear();
+  }
+  return k;
+}
+
+// The next hnowd resumes the job: its commands no longer hang. Its id there.
+std::uint64_t resumeToEnd(Lab& lab, JobService& after, OperationId record) {
+  for (auto& [name, agent] : lab.agents) agent->hangs = false;
+  after.resumeRunning(std::chrono::seconds(0));
+  const std::uint64_t id = after.operationOf(record);
+  if (id != 0) stepUntil(lab, after, [&] { return after.status(id)->finished; });
+  return id;
+}
+
 
 }  // namespace
 
@@ -137,44 +182,22 @@ TEST_CASE("a job resumed after hnowd is killed collects the shares its agents we
   Lab lab;
   RunRequest request = lab.count();
   request.rounds = 6;
-  auto before = serviceOf(lab, 'p');
-  auto started = before->start(request);
-  REQUIRE(started.ok());
-  const auto record = static_cast<OperationId>(before->status(*started)->record);
-  stepUntil(lab, *before, [&] { return unitsDone(*before->status(*started)) >= 1000; });
-  // hnowd dies while each agent computes a share: the commands go on.
-  for (auto& [name, agent] : lab.agents) agent->hangs = true;
-  stepUntil(lab, *before, [&] { return lab.turns.empty(); });
-  const std::uint64_t accepted = unitsDone(*before->status(*started));
-  long inFlight = 0, runBefore = 0;
-  int computing = 0;
-  for (auto& [name, agent] : lab.agents) {
-    computing += !agent->running.empty();
-    for (const auto& [token, lines] : agent->running) inFlight += lines;
-    runBefore += agent->unitsRun;
-    agent->hung.clear();  // their answers died with the connection
-  }
-  REQUIRE(inFlight > 0);
+  const Killed killed = killMidJob(lab, request);
+  REQUIRE(killed.inFlight > 0);
   REQUIRE(lab.store.loadRunningJobs().value().at(0).attempts.size() > 0);
-  before.reset();  // stopping drops nothing on the agents
-  int stillComputing = 0;
+  int stillComputing = 0;  // stopping dropped nothing on the agents
   for (auto& [name, agent] : lab.agents) stillComputing += !agent->running.empty();
-  CHECK(stillComputing == computing);
+  CHECK(stillComputing == killed.computing);
 
-  for (auto& [name, agent] : lab.agents) agent->hangs = false;
   auto after = serviceOf(lab, 'q');
-  after->resumeRunning(std::chrono::seconds(0));
-  const std::uint64_t id = after->operationOf(record);
+  const std::uint64_t id = resumeToEnd(lab, *after, killed.record);
   REQUIRE(id != 0);
-  stepUntil(lab, *after, [&] { return after->status(id)->finished; });
-  auto done = after->status(id);
-  CHECK(done->phase == "done");
-  long runAfter = 0;
+  CHECK(after->status(id)->phase == "done");
   int awaited = 0;
-  for (auto& [name, agent] : lab.agents) runAfter += agent->unitsRun, awaited += agent->awaited;
-  CHECK(awaited == computing);  // each held share was asked for, none run again
+  for (auto& [name, agent] : lab.agents) awaited += agent->awaited;
+  CHECK(awaited == killed.computing);  // each held share was asked for, none run again
   // The new hnowd ran the command on exactly the units neither accepted nor in flight.
-  CHECK(runAfter - runBefore == 3000 - static_cast<long>(accepted) - inFlight);
+  CHECK(unitsRun(lab) - killed.runBefore == 3000 - killed.accepted - killed.inFlight);
   CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(id) + ".out")) == 3000);
   for (auto& [name, agent] : lab.agents) CHECK(agent->running.empty());
 }
@@ -198,34 +221,15 @@ TEST_CASE("a --reduce job resumed after hnowd is killed reduces the results its 
   RunRequest request = lab.count();
   request.rounds = 6;
   request.reduceArgv = {"count"};
-  auto before = serviceOf(lab, 'p');
-  auto started = before->start(request);
-  REQUIRE(started.ok());
-  const auto record = static_cast<OperationId>(before->status(*started)->record);
-  stepUntil(lab, *before, [&] { return unitsDone(*before->status(*started)) >= 1000; });
-  for (auto& [name, agent] : lab.agents) agent->hangs = true;
-  stepUntil(lab, *before, [&] { return lab.turns.empty(); });
-  const long accepted = static_cast<long>(unitsDone(*before->status(*started)));
-  long runBefore = 0, inFlight = 0;
-  for (auto& [name, agent] : lab.agents) {
-    runBefore += agent->unitsRun;
-    for (const auto& [token, lines] : agent->running) inFlight += lines;
-    agent->hung.clear();
-  }
-  before.reset();
+  const Killed killed = killMidJob(lab, request);
   CHECK(lab.store.loadRunningJobs().value().size() == 1);  // kept to resume, as a --concat job
 
-  for (auto& [name, agent] : lab.agents) agent->hangs = false;
   auto after = serviceOf(lab, 'q');
-  after->resumeRunning(std::chrono::seconds(0));
-  const std::uint64_t id = after->operationOf(record);
+  const std::uint64_t id = resumeToEnd(lab, *after, killed.record);
   REQUIRE(id != 0);
-  stepUntil(lab, *after, [&] { return after->status(id)->finished; });
   CHECK(after->status(id)->phase == "done");
-  long runAfter = 0;
-  for (auto& [name, agent] : lab.agents) runAfter += agent->unitsRun;
   // Every unit computed once over both hnowd: the new one only what no agent held.
-  CHECK(runAfter - runBefore == 3000 - accepted - inFlight);
+  CHECK(unitsRun(lab) - killed.runBefore == 3000 - killed.accepted - killed.inFlight);
   CHECK(lab.files.outputs.files.count("run-" + std::to_string(id) + ".out") == 1);
   CHECK(lab.store.loadRunningJobs().value().empty());
 }
