@@ -102,6 +102,16 @@ struct SlowJob {
   std::size_t runs() const { return countIn(markers); }
 };
 
+// hnowd SIGKILLed and started again; the job `record` it resumes is
+// followed to its end, which must be "done".
+void killAndResume(FaultLab& lab, std::int64_t record) {
+  REQUIRE(lab.kill("hnowd"));
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(15s));
+  auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
+  CHECK_MESSAGE(waited.status == 0, waited.err);
+}
+
 }  // namespace
 
 TEST_CASE("fault matrix: hnowd killed mid-send - the client fails clearly, agents drop temp files at the new hnowd, the op is interrupted, the next send works") {
@@ -272,11 +282,7 @@ TEST_CASE("fault matrix: hnowd killed at 10%, 50% and 90% of a job - the next hn
     REQUIRE(eventually([&] { return unitsDone() >= 30 * percent; }, 60s));
     const long acceptedBefore = unitsDone();
     const std::size_t runsAtKill = job.runs();
-    REQUIRE(lab.kill("hnowd"));
-    lab.restart("hnowd");
-    REQUIRE(lab.allReady(15s));
-    auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
-    CHECK_MESSAGE(waited.status == 0, waited.err);
+    killAndResume(lab, record);
     CHECK(readWhole(job.output) == upper(job.text));
     const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
     CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
@@ -312,11 +318,7 @@ TEST_CASE("fault matrix: hnowd killed mid-job, one-shot and --reduce - the next 
     REQUIRE(eventually([&] { return phase().rfind("running", 0) == 0; }, 30s));
     std::this_thread::sleep_for(400ms);
     const std::size_t runsAtKill = job.runs();
-    REQUIRE(lab.kill("hnowd"));
-    lab.restart("hnowd");
-    REQUIRE(lab.allReady(15s));
-    auto waited = runCommand(lab.hnow() + " ops wait " + std::to_string(record));
-    CHECK_MESSAGE(waited.status == 0, waited.err);
+    killAndResume(lab, record);
     CHECK(readWhole(job.output) == expected);
     const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
     CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
