@@ -12,7 +12,8 @@ using namespace sql;
 
 namespace {
 
-// Version 7 of the schema: version 6 had no `queued_jobs`, `running_jobs`,
+// Version 8 of the schema: version 7 had no `sends_under_way` and
+// `send_agents`, version 6 no `queued_jobs`, `running_jobs`,
 // `accepted_shares` and `ledgers`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
@@ -120,7 +121,27 @@ CREATE TABLE IF NOT EXISTS ledgers (
   second INTEGER NOT NULL,
   PRIMARY KEY (ledger, agent)
 );
-PRAGMA user_version = 7;
+-- Sends under way and the agents each was for, for the next hnowd to run again.
+CREATE TABLE IF NOT EXISTS sends_under_way (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  dest TEXT NOT NULL,
+  algo TEXT NOT NULL,
+  compress TEXT NOT NULL,
+  replan INTEGER NOT NULL,
+  atomic INTEGER NOT NULL,
+  delete_others INTEGER NOT NULL,
+  force INTEGER NOT NULL,
+  until_all INTEGER NOT NULL,
+  max_rate_bytes_per_s REAL NOT NULL,
+  since_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS send_agents (
+  send_id INTEGER NOT NULL,
+  agent TEXT NOT NULL,
+  PRIMARY KEY (send_id, agent)
+);
+PRAGMA user_version = 8;
 )sql";
 
 }  // namespace
@@ -290,7 +311,8 @@ Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   return guarded([&] {
     Statement update(db_, path_,
                      "UPDATE operations SET finished_ms = ?1, status = 'interrupted' "
-                     "WHERE (status = 'running' AND id NOT IN (SELECT id FROM running_jobs)) "
+                     "WHERE (status = 'running' AND id NOT IN (SELECT id FROM running_jobs) "
+                     "AND id NOT IN (SELECT id FROM sends_under_way)) "
                      "OR (status = 'queued' AND id NOT IN (SELECT id FROM queued_jobs))");
     update.bind(1, toMs(at));
     update.step();

@@ -27,6 +27,9 @@ class SqliteStateStore final : public StateStore {
   Result<std::vector<StoredLink>> loadLinks() override;
   Result<void> saveOwedSend(const StoredOwedSend& owed) override;
   Result<std::vector<StoredOwedSend>> loadOwedSends() override;
+  Result<void> saveSendUnderWay(const StoredSendUnderWay& send) override;
+  Result<void> removeSendUnderWay(OperationId id) override;
+  Result<std::vector<StoredSendUnderWay>> loadSendsUnderWay() override;
   Result<OperationId> beginOperation(const OperationRecord& record) override;
   Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                const std::string& summary) override;

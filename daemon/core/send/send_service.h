@@ -135,6 +135,16 @@ class SendService final {
   bool cancel(OperationId record, const std::string& who);
   // Told of every send that ends, after its record is finished.
   void onEnded(std::function<void(const SendEnd&)> ended) { runs_.onEnded(std::move(ended)); }
+  // Told as a send's record begins for the agents it goes to, before its
+  // client hears that it started (`kept`), and when a send prepared is
+  // refused or cancelled before it ran (`dropped`, its record): what
+  // keeps the sends under way for a restarted hnowd (sends_under_way.h).
+  // A send that ran is told through onEnded.
+  struct Keeper {
+    std::function<void(const SendRequest& request, const std::vector<std::string>& agents)> kept;
+    std::function<void(OperationId record)> dropped;
+  };
+  void keepWith(Keeper keeper) { keeper_ = std::move(keeper); }
 
 
  private:
@@ -198,9 +208,11 @@ class SendService final {
   // The SHA-256 of the request's file (readPathOf), taken off the control thread
   // once however many ask the returned function.
   FileDigest digestOf(const SendRequest& request);
-  // The request's record begun as its preparing starts (SendRequest::record),
-  // and `started` wrapped to end that record "failed" when it is refused.
-  void beginPreparing(SendRequest& request, Started& started);
+  // The request's record begun as its preparing starts (SendRequest::record;
+  // one given, a send run again under an earlier hnowd's record, is kept),
+  // told to the keeper with `chosen`, and `started` wrapped to end that
+  // record "failed" when it is refused.
+  void beginPreparing(SendRequest& request, Started& started, const std::vector<AgentView>& chosen);
   // A cancelled send that was still prepared (SendRequest::cancelled):
   // `started` answered with its cancelled status; nothing of it starts.
   void endCancelled(const SendRequest& request, const Started& started);
@@ -247,6 +259,7 @@ class SendService final {
   };
   std::map<OperationId, Preparing> preparing_;
   Pinner pinner_;
+  Keeper keeper_;
   SendRuns runs_;  // the sends once their agents have prepared
 };
 

@@ -1,0 +1,15 @@
+#pragma once
+// A send's request as state.db keeps it (StoredOwedSend: path, dest and
+// flags), for the sends owed to agents (owed_sends.h) and those under way
+// when hnowd stopped (sends_under_way.h): both run it again later.
+#include "core/send/send_service.h"
+#include "state/state_store.h"
+
+namespace hnow::daemon {
+
+// The request's path, dest and flags; its id, agents and since are the caller's.
+StoredOwedSend storedOf(const SendRequest& request);
+// The request those make again, `to` its agents.
+SendRequest requestOf(const StoredOwedSend& stored, std::vector<std::string> to);
+
+}  // namespace hnow::daemon
