@@ -118,12 +118,17 @@ Result<std::string> Receiver::receive(const std::string& token, const std::strin
   auto opened = openDestination(roots_, dest);
   if (!opened) return refused(opened.error(), dest);
   auto& t = opened.value();
+  if (auto adopted = adoptParked(token, t.path, size, sha256, t.dirFd, t.finalName, operation)) {
+    discardTarget(t);  // the parked receive's temp file goes on instead
+    return *adopted;
+  }
   if (auto held = claim(t.dirFd, t.finalName, t.path, token, operation, size); !held) {
     discardTarget(t);
     return held.error();
   }
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
+  wholeReceives_[token] = {path, size, sha256};
   plane_.receive(token, size, sha256, std::move(t), std::move(digests));
   return path;
 }
@@ -227,6 +232,8 @@ void Receiver::receiveScratch(const transport::orders::ReceiveOrder& order, std:
 
 void Receiver::release(const std::string& token) {
   claims_->release(token);
+  wholeReceives_.erase(token);
+  adopted_.erase(token);
   if (auto it = scratches_.find(token); it != scratches_.end() && it->second->fileToken == token) {
     const std::shared_ptr<Scratch> scratch = it->second;
     scratches_.erase(scratch->fileToken);
@@ -237,6 +244,9 @@ void Receiver::release(const std::string& token) {
 
 void Receiver::releaseAll() {
   claims_->clear();
+  wholeReceives_.clear();
+  parked_.clear();
+  adopted_.clear();
   scratches_.clear();
   plane_.releaseAll();
 }

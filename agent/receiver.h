@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,8 +113,25 @@ class Receiver {
   void releaseAll();
   void discard(const std::string& token) {
     claims_->release(token);
+    wholeReceives_.erase(token);
+    adopted_.erase(token);
     plane_.discard(token);
   }
+  // A restarted hnowd (the same key) will send its files again: the
+  // receives of whole files among `unfinished` are parked (they stop
+  // pulling and serving, and keep their temp files and the bytes written
+  // in order, DataPlane::releaseAllBut), everything else is released. The
+  // next receive() of the same size and SHA-256 into the same path adopts
+  // the parked one, which resumes after the bytes it holds. receiver_parked.cc.
+  void park(const std::set<std::string>& unfinished);
+  // The parked receives no send adopted: released, their temp files
+  // removed. How many.
+  std::size_t dropParked();
+  std::size_t parked() const { return parked_.size(); }
+  // Whether `token`'s receive resumed a parked one.
+  bool adopted(const std::string& token) const { return adopted_.count(token) > 0; }
+  // DATA payload this agent's plane took from its parents, every operation together.
+  std::uint64_t bytesReceived() const { return plane_.bytesReceived(); }
   // Serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size, transport::data::ChunkDigests digests = {}) {
     plane_.addSource(token, fd, size, std::move(digests));
@@ -138,6 +156,22 @@ class Receiver {
   // refusal, logged; `transfers`: a striped file's stripe tokens.
   Result<void> claim(int dirFd, const std::string& name, const std::string& path, const std::string& token,
                      const std::string& operation, std::uint64_t size, const std::vector<std::string>& transfers = {});
+
+  // A parked receive of `size` bytes with `sha256` into `path` (absolute)
+  // adopted by `token`, which claims its destination (`dirFd`, `name`)
+  // from now: its path, or the claim's refusal; none when no parked
+  // receive is that file.
+  std::optional<Result<std::string>> adoptParked(const std::string& token, const std::string& path, std::uint64_t size,
+                                                 const transport::data::Sha256& sha256, int dirFd,
+                                                 const std::string& name, const std::string& operation);
+  struct WholeReceive {
+    std::string path;
+    std::uint64_t size = 0;
+    transport::data::Sha256 sha256{};
+  };
+  std::map<std::string, WholeReceive> wholeReceives_;  // receive()'s, by token, until released
+  std::map<std::string, WholeReceive> parked_;         // by the token they came under
+  std::set<std::string> adopted_;                      // receives that resumed a parked one, until released
 
   struct Event {
     transport::data::TransferEvent transfer;

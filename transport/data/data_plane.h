@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -199,6 +200,15 @@ class DataPlane {
   void release(std::string token);
   // Release() every operation (the agent lost hnowd, which forgot them).
   void releaseAll();
+  // Release() every operation but the whole-file receives `parked` (a
+  // restarted hnowd, which will send the same files again): those stop
+  // pulling and serving, and keep their temp file, the bytes written in
+  // order and the digest taken over them, for adopt() or release().
+  void releaseAllBut(std::set<std::string> parked);
+  // The parked receive `parked` goes on as `token` (a new send's receive of
+  // the same file into the same path): pull(token, ...) resumes it after
+  // the bytes it holds, as after a lost parent. Nothing if it is gone.
+  void adopt(std::string parked, std::string token);
   // Runs one node's part of a probe round: `done` once, on the data thread,
   // when the window has closed (at once with an error for a bad order).
   // The round's token is served only until shortly after that.

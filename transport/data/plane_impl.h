@@ -90,6 +90,10 @@ struct DataPlane::Impl final : PlaneCore {
   void release(const std::string& token, bool removeFile = false);
   void releaseOperation(const std::string& token, bool removeFile);
   void releaseAll();
+  // plane_park.cc
+  void releaseAllBut(const std::set<std::string>& parked);
+  void park(Operation& op);
+  void adopt(const std::string& parked, const std::string& token);
 
   DataLoop& dataLoop_;
   const hnow::Clock& clock_;

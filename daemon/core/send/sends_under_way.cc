@@ -59,9 +59,10 @@ void SendsUnderWay::end(const StoredSendUnderWay& stored, const std::string& sta
 
 void SendsUnderWay::tick() {
   if (waiting_.empty()) return;
+  // Back: connected with its links known again (a send is refused before then).
   std::set<std::string> connected;
   for (const AgentView& a : coordinator_.status())
-    if (canTakePart(a)) connected.insert(a.record.name);
+    if (canTakePart(a) && a.links.up.rate.known() && a.links.down.rate.known()) connected.insert(a.record.name);
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     const StoredSendUnderWay& stored = it->second.stored;
     std::vector<std::string> back, away;
