@@ -157,3 +157,30 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree - the restarted hnowd s
                                                                       << moved << " moved after it");
   CHECK(moved <= missing * 11 / 10);
 }
+
+// A striped file's stripes are received as byte ranges of one temp file,
+// which agents do not park: the send runs again, and its copies are sent
+// whole (docs/send.md, "A send outlives hnowd").
+TEST_CASE("fault matrix: hnowd killed mid-send of a striped file - the restarted hnowd sends it again under its record: every copy whole") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  constexpr std::size_t kSize = 16 << 20;
+  const fs::path source = lab.dir.path / "source.bin";
+  const std::string bytes = writeRandomFile(source, kSize);
+  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin --compress none --algo striped", "send");
+  REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= 0.4; }, 20s));
+  auto ops = lab.ops();
+  REQUIRE(!ops.empty());
+  const std::int64_t record = ops[0]["id"].get<std::int64_t>();
+  REQUIRE(lab.kill("hnowd"));
+  REQUIRE(send->waitExit(10s).has_value());
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(15s));
+  REQUIRE_MESSAGE(eventually([&] { return statusOf(lab, record) == "done"; }, 60s), statusOf(lab, record));
+  for (int k = 1; k <= 3; ++k) CHECK(readWhole(lab.root(k) / "in" / "big.bin") == bytes);
+  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
+  for (const auto& op : lab.ops())
+    if (op["id"].get<std::int64_t>() == record)
+      MESSAGE("fault matrix: hnowd killed (SIGKILL) mid-send of a striped file, sent again as " << op["summary"]["plan"]
+                                                                                                 << " to " << op["summary"]["agents"] << " agents");
+}
