@@ -4,82 +4,81 @@
 // send adopted is dropped with its temp file.
 #include <doctest/doctest.h>
 #include <kj/async-io.h>
-#include <openssl/sha.h>
 
+#include <chrono>
 #include <filesystem>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "agent/receiver.h"
+#include "agent/receiver_checks.h"
 #include "cli/run_process.h"
 
+using hnow::testing::digestOfBytes;
+using hnow::testing::leftovers;
 using hnow::testing::TempDir;
-using namespace hnow::transport::data;
 namespace fs = std::filesystem;
 
 namespace {
 
-Sha256 digestOf(const std::string& bytes) {
-  Sha256 out{};
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data());
-  return out;
-}
-
-// The temp files of receives under `dir`.
-int temps(const fs::path& dir) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().find(".hnow-") != std::string::npos;
-  return n;
-}
+// A receiver with one root holding m/; its receives' temp files are counted there.
+struct ParkLab {
+  TempDir dir;
+  fs::path root = dir.path / "root";
+  kj::AsyncIoContext io = kj::setupAsyncIo();
+  hnow::SteadyClock clock;
+  std::unique_ptr<hnow::agent::Receiver> receiver;
+  ParkLab() {
+    fs::create_directories(root / "m");
+    receiver = std::make_unique<hnow::agent::Receiver>(std::vector<std::string>{root.string()}, clock,
+                                                       hnow::transport::data::DataOptions{});
+  }
+  hnow::Result<std::string> receive(char token, const std::string& dest, const std::string& bytes) {
+    return receiver->receive(std::string(32, token), dest, bytes.size(), digestOfBytes(bytes), {}, "send record 3");
+  }
+  // The temp files under m/ once the data plane has caught up (it runs on its own thread).
+  bool settlesAt(int temps) {
+    for (int i = 0; i < 100 && leftovers(root / "m") != temps; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return leftovers(root / "m") == temps;
+  }
+};
 
 }  // namespace
 
 TEST_CASE("a parked receive is adopted by the next receive of the same file into the same path, and by nothing else") {
-  TempDir dir;
-  const fs::path root = dir.path / "root";
-  fs::create_directories(root / "m");
-  auto io = kj::setupAsyncIo();
-  hnow::SteadyClock clock;
-  hnow::agent::Receiver receiver({root.string()}, clock, {});
-  const std::string before(32, 'a'), after(32, 'b'), other(32, 'c'), elsewhere(32, 'd');
-  const std::string path = receiver.receive(before, "m/image.bin", 5, digestOf("image"), {}, "send record 3").value();
-  REQUIRE(receiver.receive(std::string(32, 'z'), "m/notes.txt", 5, digestOf("notes"), {}, "").ok());
-  receiver.park({before, std::string(32, 'z') + "x"});  // notes.txt's is not among the unfinished
-  CHECK(receiver.parked() == 1);
+  ParkLab lab;
+  const std::string path = lab.receive('a', "m/image.bin", "image").value();
+  REQUIRE(lab.receive('z', "m/notes.txt", "notes").ok());
+  lab.receiver->park({std::string(32, 'a'), std::string(32, 'y')});  // notes.txt's is not among the unfinished
+  CHECK(lab.receiver->parked() == 1);
+  CHECK(lab.settlesAt(1));
 
   // Another file into the same path, and the same file into another path: new receives.
-  CHECK(receiver.receive(other, "m/image.bin", 6, digestOf("image2"), {}, "send record 4").ok());
-  CHECK_FALSE(receiver.adopted(other));
-  receiver.release(other);
-  CHECK(receiver.receive(elsewhere, "m/copy.bin", 5, digestOf("image"), {}, "send record 4").ok());
-  CHECK_FALSE(receiver.adopted(elsewhere));
-  CHECK(receiver.parked() == 1);
+  CHECK(lab.receive('c', "m/image.bin", "image2").ok());
+  CHECK_FALSE(lab.receiver->adopted(std::string(32, 'c')));
+  lab.receiver->release(std::string(32, 'c'));
+  CHECK(lab.receive('d', "m/copy.bin", "image").ok());
+  CHECK_FALSE(lab.receiver->adopted(std::string(32, 'd')));
+  lab.receiver->release(std::string(32, 'd'));
+  CHECK(lab.receiver->parked() == 1);
 
-  auto adopted = receiver.receive(after, "m/image.bin", 5, digestOf("image"), {}, "send record 3");
+  auto adopted = lab.receive('b', "m/image.bin", "image");
   REQUIRE(adopted.ok());
   CHECK(*adopted == path);
-  CHECK(receiver.adopted(after));
-  CHECK(receiver.parked() == 0);
-  receiver.release(elsewhere);
-  receiver.dropParked();
-  // The parked temp file went on under `after`: one temp file for image.bin, the one it adopted.
-  for (int i = 0; i < 100 && temps(root / "m") != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(temps(root / "m") == 1);
+  CHECK(lab.receiver->adopted(std::string(32, 'b')));
+  CHECK(lab.receiver->parked() == 0);
+  CHECK(lab.receiver->dropParked() == 0);
+  // The parked temp file went on under the new token: the one temp file left.
+  CHECK(lab.settlesAt(1));
 }
 
 TEST_CASE("parked receives no send adopted are dropped with their temp files") {
-  TempDir dir;
-  const fs::path root = dir.path / "root";
-  fs::create_directories(root / "m");
-  auto io = kj::setupAsyncIo();
-  hnow::SteadyClock clock;
-  hnow::agent::Receiver receiver({root.string()}, clock, {});
-  const std::string token(32, 'a');
-  REQUIRE(receiver.receive(token, "m/image.bin", 5, digestOf("image"), {}, "").ok());
-  receiver.park({token});
-  CHECK(temps(root / "m") == 1);
-  CHECK(receiver.dropParked() == 1);
-  CHECK(receiver.parked() == 0);
-  for (int i = 0; i < 100 && temps(root / "m") != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(temps(root / "m") == 0);
+  ParkLab lab;
+  REQUIRE(lab.receive('a', "m/image.bin", "image").ok());
+  lab.receiver->park({std::string(32, 'a')});
+  CHECK(lab.settlesAt(1));
+  CHECK(lab.receiver->dropParked() == 1);
+  CHECK(lab.receiver->parked() == 0);
+  CHECK(lab.settlesAt(0));
 }

@@ -52,6 +52,34 @@ std::string statusOf(const FaultLab& lab, std::int64_t record) {
   return "";
 }
 
+// hnowd given `signal` while `send`, the client of a send, follows it: that
+// send's record, once the client said hnowd keeps it and exited 1.
+std::int64_t stopHnowd(FaultLab& lab, hnow::testing::ChildProcess& send, int signal) {
+  auto ops = lab.ops();
+  REQUIRE(!ops.empty());
+  const std::int64_t record = ops[0]["id"].get<std::int64_t>();
+  CHECK(ops[0]["kind"] == "send");
+  REQUIRE(lab.kill("hnowd", signal));
+  auto status = send.waitExit(10s);
+  REQUIRE(status.has_value());
+  CHECK(*status == 1);
+  const std::string err = readWhole(lab.errPath("send"));
+  CHECK(err.find("lost hnowd while sending") != std::string::npos);
+  CHECK(err.find("hnowd keeps send " + std::to_string(record)) != std::string::npos);
+  return record;
+}
+
+// hnowd started again: every agent back, and the record `record` done,
+// no temp file left.
+void restartUntilDone(FaultLab& lab, std::int64_t record) {
+  lab.restart("hnowd");
+  REQUIRE(lab.allReady(15s));
+  REQUIRE_MESSAGE(eventually([&] { return statusOf(lab, record) == "done"; }, 60s), statusOf(lab, record));
+  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
+  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK(log.find("send record " + std::to_string(record) + ": runs again") != std::string::npos);
+}
+
 // SIGKILL (a crash) or SIGTERM (a stop, as systemd does it): the same.
 void killMidSend(int signal) {
   FaultLab lab(3, kLabOptions);
@@ -61,26 +89,9 @@ void killMidSend(int signal) {
   const std::string bytes = writeRandomFile(source, kSize);
   auto send = lab.startClient("send " + source.string() + " --dest in/big.bin --compress none", "send");
   REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= 0.4; }, 20s));
-  auto ops = lab.ops();
-  REQUIRE(!ops.empty());
-  const std::int64_t record = ops[0]["id"].get<std::int64_t>();
-  CHECK(ops[0]["kind"] == "send");
-  REQUIRE(lab.kill("hnowd", signal));
-
-  auto status = send->waitExit(10s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 1);
-  const std::string err = readWhole(lab.errPath("send"));
-  CHECK(err.find("lost hnowd while sending") != std::string::npos);
-  CHECK(err.find("hnowd keeps send " + std::to_string(record)) != std::string::npos);
-
-  lab.restart("hnowd");
-  REQUIRE(lab.allReady(15s));
-  REQUIRE_MESSAGE(eventually([&] { return statusOf(lab, record) == "done"; }, 60s), statusOf(lab, record));
+  const std::int64_t record = stopHnowd(lab, *send, signal);
+  restartUntilDone(lab, record);
   for (int k = 1; k <= 3; ++k) CHECK(readWhole(lab.root(k) / "in" / "big.bin") == bytes);
-  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
-  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
-  CHECK(log.find("send record " + std::to_string(record) + ": runs again") != std::string::npos);
 
   long long missing = 0, moved = 0;
   std::string held;
@@ -124,14 +135,7 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree - the restarted hnowd s
   auto send = lab.startClient("send " + tree.string() + " --dest in/tree --compress none", "send");
   REQUIRE(eventually([&] { return lab.leftovers() > 0; }, 20s));  // the bundle is arriving
   std::this_thread::sleep_for(1s);
-  auto ops = lab.ops();
-  REQUIRE(!ops.empty());
-  const std::int64_t record = ops[0]["id"].get<std::int64_t>();
-  REQUIRE(lab.kill("hnowd"));
-  auto status = send->waitExit(10s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 1);
-  CHECK(readWhole(lab.errPath("send")).find("hnowd keeps send " + std::to_string(record)) != std::string::npos);
+  const std::int64_t record = stopHnowd(lab, *send, SIGKILL);
   long long missing = 0;
   for (int k = 1; k <= 3; ++k)
     for (std::size_t i = 0; i < files.size(); ++i)
@@ -139,13 +143,10 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree - the restarted hnowd s
         missing += static_cast<long long>(files[i].size());
   CHECK(missing > 0);
 
-  lab.restart("hnowd");
-  REQUIRE(lab.allReady(15s));
-  REQUIRE_MESSAGE(eventually([&] { return statusOf(lab, record) == "done"; }, 60s), statusOf(lab, record));
+  restartUntilDone(lab, record);
   for (int k = 1; k <= 3; ++k)
     for (std::size_t i = 0; i < files.size(); ++i)
       CHECK(readWhole(lab.root(k) / "in" / "tree" / ("part-" + std::to_string(i))) == files[i]);
-  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
   // What moved after the restart, as hnowd's record of the resumed send says: its bundle to each agent.
   nlohmann::json summary;
   for (const auto& op : lab.ops())
@@ -169,16 +170,9 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a striped file - the restarted
   const std::string bytes = writeRandomFile(source, kSize);
   auto send = lab.startClient("send " + source.string() + " --dest in/big.bin --compress none --algo striped", "send");
   REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= 0.4; }, 20s));
-  auto ops = lab.ops();
-  REQUIRE(!ops.empty());
-  const std::int64_t record = ops[0]["id"].get<std::int64_t>();
-  REQUIRE(lab.kill("hnowd"));
-  REQUIRE(send->waitExit(10s).has_value());
-  lab.restart("hnowd");
-  REQUIRE(lab.allReady(15s));
-  REQUIRE_MESSAGE(eventually([&] { return statusOf(lab, record) == "done"; }, 60s), statusOf(lab, record));
+  const std::int64_t record = stopHnowd(lab, *send, SIGKILL);
+  restartUntilDone(lab, record);
   for (int k = 1; k <= 3; ++k) CHECK(readWhole(lab.root(k) / "in" / "big.bin") == bytes);
-  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
   for (const auto& op : lab.ops())
     if (op["id"].get<std::int64_t>() == record)
       MESSAGE("fault matrix: hnowd killed (SIGKILL) mid-send of a striped file, sent again as " << op["summary"]["plan"]

@@ -37,15 +37,19 @@ struct UnderWayLab : Lab {
       if (t == token) coordinator.reportTransfer(sessions[agent], t, done());
   }
   std::string statusOf(OperationId record) { return store.operation(record).value()->status; }
+  // `request` started (toAll() when none): its record.
+  OperationId startRecorded(std::optional<SendRequest> request = std::nullopt) {
+    auto answer = send_lab::started(*this, request.value_or(toAll()));
+    REQUIRE(answer);
+    return static_cast<OperationId>(answer->second.record);
+  }
 };
 
 }  // namespace
 
 TEST_CASE("a send is kept in state.db with its agents before its client hears it started, and no longer once it ends") {
   UnderWayLab lab;
-  auto answer = started(lab, lab.toAll());
-  REQUIRE(answer);
-  const OperationId record = static_cast<OperationId>(answer->second.record);
+  const OperationId record = lab.startRecorded();
   auto kept = lab.store.loadSendsUnderWay().value();
   REQUIRE(kept.size() == 1);
   CHECK(kept[0].id == record);
@@ -83,9 +87,7 @@ TEST_CASE("a restarted hnowd runs a kept send again under its record once every 
   SendRequest request = lab.toAll();
   request.algo = "chain";
   request.force = true;
-  auto answer = started(lab, request);
-  REQUIRE(answer);
-  const OperationId record = static_cast<OperationId>(answer->second.record);
+  const OperationId record = lab.startRecorded(request);
   const std::size_t receivesBefore = lab.agents.receives.size();
 
   SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
@@ -111,9 +113,7 @@ TEST_CASE("a restarted hnowd runs a kept send again under its record once every 
 
 TEST_CASE("a kept send waits for its agents at most the grace, then runs for those back; none back ends it interrupted") {
   UnderWayLab lab;
-  auto answer = started(lab, lab.toAll());
-  REQUIRE(answer);
-  const OperationId record = static_cast<OperationId>(answer->second.record);
+  const OperationId record = lab.startRecorded();
   lab.detach("a3");
 
   SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
@@ -129,9 +129,7 @@ TEST_CASE("a kept send waits for its agents at most the grace, then runs for tho
   CHECK(lab.started[0].to == std::vector<std::string>{"a1", "a2"});
 
   UnderWayLab none;
-  auto first = started(none, none.toAll());
-  REQUIRE(first);
-  const OperationId kept = static_cast<OperationId>(first->second.record);
+  const OperationId kept = none.startRecorded();
   for (const char* agent : {"a1", "a2", "a3"}) none.detach(agent);
   SendsUnderWay later(none.coordinator, none.store, none.clock, none.start);
   REQUIRE(later.restore(10s));
@@ -144,9 +142,7 @@ TEST_CASE("a kept send waits for its agents at most the grace, then runs for tho
 
 TEST_CASE("a kept send refused when run again ends failed with why, and is no longer kept") {
   UnderWayLab lab;
-  auto answer = started(lab, lab.toAll());
-  REQUIRE(answer);
-  const OperationId record = static_cast<OperationId>(answer->second.record);
+  const OperationId record = lab.startRecorded();
   SendsUnderWay again(lab.coordinator, lab.store, lab.clock,
                       [](SendRequest, auto answered) { answered(Error{"/data/image.iso: No such file or directory"}); });
   REQUIRE(again.restore(10s));
