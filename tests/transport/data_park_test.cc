@@ -30,7 +30,7 @@ std::optional<TransferEvent> lastOf(Events& events, TransferEvent::Kind kind, co
 
 }  // namespace
 
-TEST_CASE("a parked receive keeps its temp file and bytes, the others go; adopted under a new token it resumes after its bytes at another source and verifies") {
+TEST_CASE("a parked receive keeps its temp file and bytes while the others go, and adopted under a new token it resumes after its bytes at another source and verifies") {
   TempDir dir;
   const std::string bytes = randomBytes(2 << 20);
   std::ofstream(dir.path / "source", std::ios::binary) << bytes;

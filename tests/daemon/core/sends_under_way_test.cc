@@ -65,7 +65,7 @@ TEST_CASE("a send is kept in state.db with its agents before its client hears it
   CHECK(lab.store.loadSendsUnderWay()->empty());
 }
 
-TEST_CASE("a send refused by its agents or cancelled while prepared is no longer kept; an upload is never kept") {
+TEST_CASE("a send refused by its agents is no longer kept, and an upload or a send for owed agents is never kept") {
   UnderWayLab lab;
   lab.agents.refusingOrders.insert("a2");
   CHECK_FALSE(started(lab, lab.toAll()));
@@ -111,7 +111,7 @@ TEST_CASE("a restarted hnowd runs a kept send again under its record once every 
   CHECK(lab.store.loadSendsUnderWay()->empty());
 }
 
-TEST_CASE("a kept send waits for its agents at most the grace, then runs for those back; none back ends it interrupted") {
+TEST_CASE("a kept send waits for its agents at most the grace, then runs for those back, and with none back ends interrupted") {
   UnderWayLab lab;
   const OperationId record = lab.startRecorded();
   lab.detach("a3");
