@@ -73,7 +73,10 @@ std::int64_t stopHnowd(FaultLab& lab, hnow::testing::ChildProcess& send, int sig
 // no temp file left.
 void restartUntilDone(FaultLab& lab, std::int64_t record) {
   lab.restart("hnowd");
-  REQUIRE(lab.allReady(15s));
+  // What the client said to run: it follows the send once hnowd runs it again.
+  REQUIRE(eventually([&] { return lab.status().contains("agents"); }, 10s));
+  auto waited = hnow::testing::runCommand(lab.hnow() + " ops wait " + std::to_string(record));
+  CHECK_MESSAGE(waited.status == 0, waited.err);
   REQUIRE_MESSAGE(eventually([&] { return statusOf(lab, record) == "done"; }, 60s), statusOf(lab, record));
   CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
   const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
