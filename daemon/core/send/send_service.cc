@@ -54,7 +54,9 @@ std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
 }
 
 std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
-  return absentWanted(coordinator_.status(), request.to, clock_.now());
+  std::vector<SkippedAgent> out = absentWanted(coordinator_.status(), request.to, clock_.now());
+  out.insert(out.end(), request.leftOut.begin(), request.leftOut.end());
+  return out;
 }
 
 Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {

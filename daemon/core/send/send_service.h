@@ -20,6 +20,7 @@
 #include "core/send/source_plane.h"
 #include "core/send/striped_send.h"
 #include "core/transfer_observer.h"
+#include "core/send/skipped_agent.h"
 #include "core/send/tree_held.h"
 
 namespace hnow::daemon {
@@ -47,6 +48,9 @@ struct SendRequest : api::SendRequest {
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
   std::string uploadedFrom{};  // an upload: the client's path ("-": its standard input), what records name
   OperationId owedBy = 0;  // made for the agents this send's record left owed (owed_sends.h)
+  // Agents it was for that a restarted hnowd runs it again without
+  // (sends_under_way.h): reported skipped, with why.
+  std::vector<SkippedAgent> leftOut{};
   // A tree's bundle for one group of its agents (bundle_groups.h): group
   // `group` (from 1) of `groups`, planned with `sourceShare` of hnowd's
   // uplink, since the groups' bundles leave hnowd at once. Only the first

@@ -84,6 +84,8 @@ void SendsUnderWay::tick() {
                    send.untilAll ? "owed it (--until-all)" : "left out");
     SendRequest request = requestOf(send, send.untilAll ? send.agents : back);
     request.untilAll = send.untilAll;
+    if (!send.untilAll)
+      for (const std::string& a : away) request.leftOut.push_back({a, "not back when hnowd ran the send again after its restart"});
     request.record = send.id;
     spdlog::info("send record {}: runs again for {} agent(s) (only what each lacks moves)", send.id,
                  request.to.size());

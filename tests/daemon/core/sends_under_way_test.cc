@@ -127,6 +127,13 @@ TEST_CASE("a kept send waits for its agents at most the grace, then runs for tho
   REQUIRE(lab.started.size() == 1);
   CHECK(lab.started[0].record == record);
   CHECK(lab.started[0].to == std::vector<std::string>{"a1", "a2"});
+  // a3 is reported skipped, with why.
+  REQUIRE(lab.answer);
+  REQUIRE(*lab.answer);
+  const auto skipped = lab.service.status(**lab.answer)->skipped;
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].node == "a3");
+  CHECK(skipped[0].why == "not back when hnowd ran the send again after its restart");
 
   UnderWayLab none;
   const OperationId kept = none.startRecorded();
