@@ -118,7 +118,8 @@ Result<std::string> Receiver::receive(const std::string& token, const std::strin
   auto opened = openDestination(roots_, dest);
   if (!opened) return refused(opened.error(), dest);
   auto& t = opened.value();
-  if (auto adopted = adoptParked(token, t.path, size, sha256, t.dirFd, t.finalName, operation)) {
+  const HeldReceive held{t.path, size, sha256, {}};
+  if (auto adopted = adoptParked(token, held, t.dirFd, t.finalName, operation)) {
     discardTarget(t);  // the parked receive's temp file goes on instead
     return *adopted;
   }
@@ -128,7 +129,7 @@ Result<std::string> Receiver::receive(const std::string& token, const std::strin
   }
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
-  wholeReceives_[token] = {path, size, sha256};
+  receives_[token] = held;
   plane_.receive(token, size, sha256, std::move(t), std::move(digests));
   return path;
 }
@@ -137,12 +138,19 @@ Result<std::string> Receiver::receiveStriped(const transport::orders::ReceiveOrd
   auto opened = openDestination(roots_, order.dest);
   if (!opened) return refused(opened.error(), order.dest);
   auto& t = opened.value();
+  HeldReceive file{t.path, order.size, {}, order.stripes};
+  std::copy(order.sha256.begin(), order.sha256.end(), file.sha256.begin());
+  if (auto adopted = adoptParked(order.token, file, t.dirFd, t.finalName, order.operation)) {
+    discardTarget(t);  // the parked receive's temp file goes on instead
+    return *adopted;
+  }
   if (auto held = claim(t.dirFd, t.finalName, t.path, order.token, order.operation, order.size, transfersOf(order));
       !held) {
     discardTarget(t);
     return held.error();
   }
   std::string path = t.path;
+  receives_[order.token] = file;
   std::vector<transport::data::ByteRange> ranges = rangesOf(order);
   spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
   plane_.receiveRanges(order.token, std::move(ranges), std::move(t), order.stripeChunkBytes);
@@ -232,7 +240,10 @@ void Receiver::receiveScratch(const transport::orders::ReceiveOrder& order, std:
 
 void Receiver::release(const std::string& token) {
   claims_->release(token);
-  wholeReceives_.erase(token);
+  if (auto it = receives_.find(token); it != receives_.end()) {
+    for (const transport::orders::StripeOrder& s : it->second.stripes) adopted_.erase(s.token);
+    receives_.erase(it);
+  }
   adopted_.erase(token);
   if (auto it = scratches_.find(token); it != scratches_.end() && it->second->fileToken == token) {
     const std::shared_ptr<Scratch> scratch = it->second;
@@ -244,7 +255,7 @@ void Receiver::release(const std::string& token) {
 
 void Receiver::releaseAll() {
   claims_->clear();
-  wholeReceives_.clear();
+  receives_.clear();
   parked_.clear();
   adopted_.clear();
   scratches_.clear();

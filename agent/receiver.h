@@ -113,16 +113,17 @@ class Receiver {
   void releaseAll();
   void discard(const std::string& token) {
     claims_->release(token);
-    wholeReceives_.erase(token);
+    receives_.erase(token);
     adopted_.erase(token);
     plane_.discard(token);
   }
   // A restarted hnowd (the same key) will send its files again: the
-  // receives of whole files among `unfinished` are parked (they stop
-  // pulling and serving, and keep their temp files and the bytes written
-  // in order, DataPlane::releaseAllBut), everything else is released. The
-  // next receive() of the same size and SHA-256 into the same path adopts
-  // the parked one, which resumes after the bytes it holds. receiver_parked.cc.
+  // receives of files (whole or striped) among `unfinished` are parked
+  // (they stop pulling and serving, and keep their temp files and the
+  // bytes written in order, DataPlane::releaseAllBut), everything else is
+  // released. The next receive() (receiveStriped(), cut into the same
+  // stripes) of the same size and SHA-256 into the same path adopts the
+  // parked one, which resumes after the bytes it holds. receiver_parked.cc.
   void park(const std::set<std::string>& unfinished);
   // The parked receives no send adopted: released, their temp files
   // removed. How many.
@@ -157,20 +158,25 @@ class Receiver {
   Result<void> claim(int dirFd, const std::string& name, const std::string& path, const std::string& token,
                      const std::string& operation, std::uint64_t size, const std::vector<std::string>& transfers = {});
 
-  // A parked receive of `size` bytes with `sha256` into `path` (absolute)
-  // adopted by `token`, which claims its destination (`dirFd`, `name`)
-  // from now: its path, or the claim's refusal; none when no parked
-  // receive is that file.
-  std::optional<Result<std::string>> adoptParked(const std::string& token, const std::string& path, std::uint64_t size,
-                                                 const transport::data::Sha256& sha256, int dirFd,
-                                                 const std::string& name, const std::string& operation);
-  struct WholeReceive {
+  // A file's receive as parking matches it: where, how large, its
+  // SHA-256, and for a striped file its stripes (token, offset, length,
+  // SHA-256 each; none: the file comes whole).
+  struct HeldReceive {
     std::string path;
     std::uint64_t size = 0;
     transport::data::Sha256 sha256{};
+    std::vector<transport::orders::StripeOrder> stripes;
+    // The same file, cut into the same stripes.
+    bool sameAs(const HeldReceive& o) const;
   };
-  std::map<std::string, WholeReceive> wholeReceives_;  // receive()'s, by token, until released
-  std::map<std::string, WholeReceive> parked_;         // by the token they came under
+  // A parked receive of the same file into the same path adopted by the
+  // receive `token` (`held`'s stripes under its new tokens), which claims
+  // its destination (`dirFd`, `name`) from now: its path, or the claim's
+  // refusal; none when no parked receive is that file.
+  std::optional<Result<std::string>> adoptParked(const std::string& token, const HeldReceive& held, int dirFd,
+                                                 const std::string& name, const std::string& operation);
+  std::map<std::string, HeldReceive> receives_;  // receive()'s and receiveStriped()'s, by token, until released
+  std::map<std::string, HeldReceive> parked_;    // by the token they came under
   std::set<std::string> adopted_;                      // receives that resumed a parked one, until released
 
   struct Event {

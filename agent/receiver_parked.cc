@@ -6,18 +6,38 @@
 
 namespace hnow::agent {
 
+namespace {
+
+std::vector<std::string> tokensOf(const std::vector<transport::orders::StripeOrder>& stripes) {
+  std::vector<std::string> out;
+  for (const transport::orders::StripeOrder& s : stripes) out.push_back(s.token);
+  return out;
+}
+
+}  // namespace
+
+bool Receiver::HeldReceive::sameAs(const HeldReceive& o) const {
+  if (path != o.path || size != o.size || sha256 != o.sha256 || stripes.size() != o.stripes.size()) return false;
+  for (std::size_t i = 0; i < stripes.size(); ++i)
+    if (stripes[i].offset != o.stripes[i].offset || stripes[i].length != o.stripes[i].length ||
+        stripes[i].sha256 != o.stripes[i].sha256)
+      return false;
+  return true;
+}
+
 void Receiver::park(const std::set<std::string>& unfinished) {
-  std::set<std::string> tokens;
-  for (const std::string& token : unfinished) {
-    auto it = wholeReceives_.find(token);
-    if (it == wholeReceives_.end()) continue;
-    parked_[token] = it->second;
+  for (const auto& [token, receive] : receives_) {
+    // A striped file's transfers report under its stripes' tokens.
+    bool arriving = unfinished.count(token) > 0;
+    for (const transport::orders::StripeOrder& s : receive.stripes) arriving = arriving || unfinished.count(s.token);
+    if (arriving) parked_[token] = receive;
   }
+  std::set<std::string> tokens;
   for (const auto& [token, receive] : parked_) tokens.insert(token);  // parked before: they stay
   // A parked receive writes nothing until adopted: it holds no destination.
   claims_->clear();
   scratches_.clear();
-  wholeReceives_.clear();
+  receives_.clear();
   adopted_.clear();
   plane_.releaseAllBut(std::move(tokens));
 }
@@ -32,20 +52,22 @@ std::size_t Receiver::dropParked() {
   return n;
 }
 
-std::optional<Result<std::string>> Receiver::adoptParked(const std::string& token, const std::string& path,
-                                                         std::uint64_t size, const transport::data::Sha256& sha256,
-                                                         int dirFd, const std::string& name,
-                                                         const std::string& operation) {
+std::optional<Result<std::string>> Receiver::adoptParked(const std::string& token, const HeldReceive& held, int dirFd,
+                                                         const std::string& name, const std::string& operation) {
   for (auto it = parked_.begin(); it != parked_.end(); ++it) {
-    const WholeReceive& receive = it->second;
-    if (receive.path != path || receive.size != size || receive.sha256 != sha256) continue;
-    if (auto held = claim(dirFd, name, path, token, operation, size); !held) return Result<std::string>(held.error());
-    spdlog::info("receiving {} bytes into {}: resumed from the part received before hnowd restarted", size, path);
-    plane_.adopt(it->first, token);
-    wholeReceives_[token] = receive;
+    if (!it->second.sameAs(held)) continue;
+    const std::vector<std::string> stripes = tokensOf(held.stripes);
+    if (auto claimed = claim(dirFd, name, held.path, token, operation, held.size, stripes); !claimed)
+      return Result<std::string>(claimed.error());
+    spdlog::info("receiving {} bytes into {}: resumed from the part received before hnowd restarted", held.size,
+                 held.path);
+    if (stripes.empty()) plane_.adopt(it->first, token);
+    else plane_.adoptRanges(it->first, token, stripes);
+    receives_[token] = held;
     adopted_.insert(token);
+    for (const std::string& s : stripes) adopted_.insert(s);  // a striped file reports under these
     parked_.erase(it);
-    return Result<std::string>(path);
+    return Result<std::string>(held.path);
   }
   return std::nullopt;
 }

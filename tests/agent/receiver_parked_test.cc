@@ -82,3 +82,41 @@ TEST_CASE("parked receives no send adopted are dropped with their temp files") {
   CHECK(lab.receiver->parked() == 0);
   CHECK(lab.settlesAt(0));
 }
+
+TEST_CASE("a parked striped receive is adopted only by a receive of the same file cut into the same stripes") {
+  ParkLab lab;
+  const std::string bytes = "0123456789";
+  auto orderOf = [&](char token, std::vector<std::uint64_t> cuts) {
+    hnow::transport::orders::ReceiveOrder order;
+    order.token = std::string(32, token);
+    order.dest = "m/striped.bin";
+    order.size = bytes.size();
+    const auto sha = digestOfBytes(bytes);
+    order.sha256.assign(sha.begin(), sha.end());
+    cuts.push_back(bytes.size());
+    std::uint64_t start = 0;
+    for (std::size_t k = 0; k < cuts.size(); ++k) {
+      const auto part = digestOfBytes(bytes.substr(start, cuts[k] - start));
+      order.stripes.push_back({std::string(31, token) + static_cast<char>('0' + k), start, cuts[k] - start,
+                               std::string(part.begin(), part.end())});
+      start = cuts[k];
+    }
+    return order;
+  };
+  const std::string path = lab.receiver->receiveStriped(orderOf('a', {5})).value();
+  // Its transfers report under its stripes' tokens.
+  lab.receiver->park({std::string(31, 'a') + "1"});
+  CHECK(lab.receiver->parked() == 1);
+  CHECK(lab.receiver->receiveStriped(orderOf('b', {4})).ok());  // other stripes: a receive of its own
+  CHECK_FALSE(lab.receiver->adopted(std::string(32, 'b')));
+  lab.receiver->release(std::string(32, 'b'));
+  auto adopted = lab.receiver->receiveStriped(orderOf('c', {5}));
+  REQUIRE(adopted.ok());
+  CHECK(*adopted == path);
+  CHECK(lab.receiver->adopted(std::string(31, 'c') + "0"));
+  CHECK(lab.receiver->adopted(std::string(31, 'c') + "1"));
+  CHECK(lab.receiver->parked() == 0);
+  lab.receiver->release(std::string(32, 'c'));
+  CHECK_FALSE(lab.receiver->adopted(std::string(31, 'c') + "1"));
+  CHECK(lab.settlesAt(0));
+}

@@ -93,7 +93,10 @@ struct DataPlane::Impl final : PlaneCore {
   // plane_park.cc
   void releaseAllBut(const std::set<std::string>& parked);
   void park(Operation& op);
+  // The operation `from` goes on under `to`.
+  void rekey(const std::string& from, const std::string& to);
   void adopt(const std::string& parked, const std::string& token);
+  void adoptRanges(const std::string& parked, const std::string& token, const std::vector<std::string>& ranges);
 
   DataLoop& dataLoop_;
   const hnow::Clock& clock_;

@@ -1,7 +1,8 @@
 // Receives parked while their hnowd restarts, and adopted by its next send
 // of the same file: the bytes written in order, and the SHA-256 taken over
 // them, carry over, so the receive resumes where it stopped (as after a
-// lost parent) rather than from byte 0.
+// lost parent) rather than from byte 0. A file moved as byte ranges is
+// parked whole, each range with its own bytes and digest.
 #include <spdlog/spdlog.h>
 
 #include "transport/data/plane_impl.h"
@@ -16,7 +17,14 @@ void DataPlane::Impl::park(Operation& op) {
   retire(std::move(op.upstream));
   uv_timer_stop(op.retryTimer.get());
   op.parentAddress.clear();
-  op.state = Operation::State::kWaiting;
+  if (op.receiving()) op.state = Operation::State::kWaiting;  // a range verified already stays so
+}
+
+void DataPlane::Impl::rekey(const std::string& from, const std::string& to) {
+  auto node = operations_.extract(from);
+  node.key() = to;
+  node.mapped()->token = to;
+  operations_.insert(std::move(node));
 }
 
 void DataPlane::Impl::releaseAllBut(const std::set<std::string>& parked) {
@@ -24,11 +32,24 @@ void DataPlane::Impl::releaseAllBut(const std::set<std::string>& parked) {
   for (const auto& [token, file] : assemblies_) tokens.push_back(token);
   for (const auto& [token, op] : operations_) tokens.push_back(token);
   for (const auto& token : tokens) {
+    if (auto file = assemblies_.find(token); file != assemblies_.end()) {
+      Assembly& a = *file->second;
+      if (!parked.count(token) || a.state != Assembly::State::kReceiving) {
+        release(token);
+        continue;
+      }
+      std::uint64_t held = 0;
+      for (const std::string& range : a.ranges)
+        if (Operation* op = find(range)) park(*op), held += op->available;
+      spdlog::info("parked the receive into {}: {} bytes held in {} ranges", a.target.path, held, a.ranges.size());
+      continue;
+    }
     Operation* op = find(token);
-    // Only a whole file still arriving: a range's file is its assembly's.
-    if (parked.count(token) && op && !op->assembly && op->receiving()) {
+    if (!op || (op->assembly && assemblies_.count(op->assembly->token))) continue;  // its file's, above
+    // A whole file still arriving.
+    if (parked.count(token) && op->receiving()) {
       park(*op);
-      spdlog::info("parked the receive into {} at byte {} of {}", op->target.path, op->available, op->size);
+      spdlog::info("parked the receive into {}: {} bytes held", op->target.path, op->available);
     } else {
       release(token);
     }
@@ -39,11 +60,32 @@ void DataPlane::Impl::adopt(const std::string& parked, const std::string& token)
   Operation* op = find(parked);
   if (!op || op->assembly || !op->receiving() || find(token)) return;
   park(*op);
-  auto node = operations_.extract(parked);
-  node.key() = token;
-  node.mapped()->token = token;
   spdlog::info("the receive into {} resumes after byte {} of {}", op->target.path, op->available, op->size);
-  operations_.insert(std::move(node));
+  rekey(parked, token);
+}
+
+void DataPlane::Impl::adoptRanges(const std::string& parked, const std::string& token,
+                                  const std::vector<std::string>& ranges) {
+  auto file = assemblies_.find(parked);
+  if (file == assemblies_.end() || assemblies_.count(token) || file->second->state != Assembly::State::kReceiving ||
+      file->second->ranges.size() != ranges.size())
+    return;
+  for (std::size_t i = 0; i < ranges.size(); ++i)
+    if (!find(file->second->ranges[i]) || find(ranges[i])) return;
+  auto node = assemblies_.extract(file);
+  Assembly& a = *node.mapped();
+  std::uint64_t held = 0;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    Operation& op = *find(a.ranges[i]);
+    park(op);
+    held += op.available;
+    rekey(a.ranges[i], ranges[i]);
+    a.ranges[i] = ranges[i];
+  }
+  a.token = token;
+  node.key() = token;
+  assemblies_.insert(std::move(node));
+  spdlog::info("the receive into {} resumes its {} ranges from the {} bytes they hold", a.target.path, ranges.size(), held);
 }
 
 void DataPlane::releaseAllBut(std::set<std::string> parked) {
@@ -52,6 +94,12 @@ void DataPlane::releaseAllBut(std::set<std::string> parked) {
 
 void DataPlane::adopt(std::string parked, std::string token) {
   loop_->post([this, parked = std::move(parked), token = std::move(token)]() { impl_->adopt(parked, token); });
+}
+
+void DataPlane::adoptRanges(std::string parked, std::string token, std::vector<std::string> ranges) {
+  loop_->post([this, parked = std::move(parked), token = std::move(token), ranges = std::move(ranges)]() {
+    impl_->adoptRanges(parked, token, ranges);
+  });
 }
 
 }  // namespace hnow::transport::data
