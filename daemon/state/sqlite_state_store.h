@@ -1,7 +1,7 @@
 #pragma once
 // StateStore in SQLite: `state.db` in hnowd's data directory, WAL mode so
 // readers (a backup, sqlite3 on the command line) never block hnowd. Its
-// two .cc files are the only ones that contain SQL.
+// files (state/sqlite_*) are the only ones that contain SQL.
 #include <memory>
 #include <optional>
 #include <string>
