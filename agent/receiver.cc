@@ -192,14 +192,17 @@ Result<std::string> Receiver::receiveCompressed(const transport::orders::Receive
   auto opened = openCompressedDestination(roots_, order.dest);
   if (!opened) return refused(opened.error(), order.dest);
   auto& t = opened.value();
-  if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
-                        transfersOf(order));
-      !held) {
+  HeldReceive file{t.parentPath + "/" + t.name, order.size, {}, order.stripes, true};
+  std::copy(order.sha256.begin(), order.sha256.end(), file.sha256.begin());
+  auto adopted = adoptParked(order.token, file, t.parentFd, t.name, order.operation);
+  std::optional<Result<void>> held;
+  if (!adopted) held = claim(t.parentFd, t.name, file.path, order.token, order.operation, order.size, transfersOf(order));
+  if (adopted || !*held) {  // the parked receive's files go on instead, or it is refused
     discardTarget(t.scratch);
     ::close(t.outputFd);
     ::unlinkat(t.parentFd, t.outputName.c_str(), 0);
     ::close(t.parentFd);
-    return held.error();
+    return adopted ? *adopted : Result<std::string>(held->error());
   }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
@@ -209,6 +212,8 @@ Result<std::string> Receiver::receiveCompressed(const transport::orders::Receive
   scratch->outputName = t.outputName;
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.scratch));
+  file.scratch = scratch;
+  receives_[order.token] = std::move(file);
   spdlog::info("receiving {} compressed bytes into {} ({} once expanded)", order.size, path, order.plainSize);
   return path;
 }

@@ -118,12 +118,14 @@ class Receiver {
     plane_.discard(token);
   }
   // A restarted hnowd (the same key) will send its files again: the
-  // receives of files (whole or striped) among `unfinished` are parked
-  // (they stop pulling and serving, and keep their temp files and the
-  // bytes written in order, DataPlane::releaseAllBut), everything else is
-  // released. The next receive() (receiveStriped(), cut into the same
-  // stripes) of the same size and SHA-256 into the same path adopts the
-  // parked one, which resumes after the bytes it holds. receiver_parked.cc.
+  // receives of files (whole, striped or compressed; not a tree's bundle)
+  // among `unfinished` are parked (they stop pulling and serving, and keep
+  // their temp files and the bytes written in order,
+  // DataPlane::releaseAllBut), everything else is released. The next
+  // receive() (receiveStriped(), cut into the same stripes;
+  // receiveCompressed(), the same frame) of the same size and SHA-256 into
+  // the same path adopts the parked one, which resumes after the bytes it
+  // holds. receiver_parked.cc.
   void park(const std::set<std::string>& unfinished);
   // The parked receives no send adopted: released, their temp files
   // removed. How many.
@@ -158,14 +160,18 @@ class Receiver {
   Result<void> claim(int dirFd, const std::string& name, const std::string& path, const std::string& token,
                      const std::string& operation, std::uint64_t size, const std::vector<std::string>& transfers = {});
 
+  struct Scratch;
   // A file's receive as parking matches it: where, how large, its
   // SHA-256, and for a striped file its stripes (token, offset, length,
-  // SHA-256 each; none: the file comes whole).
+  // SHA-256 each; none: the file comes whole). A compressed file's are its
+  // frame's, received into `scratch` and expanded once whole.
   struct HeldReceive {
     std::string path;
     std::uint64_t size = 0;
     transport::data::Sha256 sha256{};
     std::vector<transport::orders::StripeOrder> stripes;
+    bool compressed = false;
+    std::shared_ptr<Scratch> scratch{};  // a compressed file's, while received
     // The same file, cut into the same stripes.
     bool sameAs(const HeldReceive& o) const;
   };
@@ -184,7 +190,6 @@ class Receiver {
     std::shared_ptr<const transport::data::UnpackedTree> unpacked;  // a tree's done, after its unpack
     bool afterUnpack = false;
   };
-  struct Scratch;
   // A scratch file's transfers (a tree's bundle, a compressed file), each
   // pulled under its token.
   void receiveScratch(const transport::orders::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,

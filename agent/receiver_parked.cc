@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/receiver.h"
+#include "agent/receiver_scratch.h"
 
 namespace hnow::agent {
 
@@ -16,8 +17,26 @@ std::vector<std::string> tokensOf(const std::vector<transport::orders::StripeOrd
 
 }  // namespace
 
+void Receiver::Scratch::rekey(const std::map<std::string, std::string>& renamed) {
+  auto renamedKeys = [&](auto& byToken) {
+    std::remove_reference_t<decltype(byToken)> out;
+    for (auto& [token, value] : byToken) out[renamed.at(token)] = std::move(value);
+    byToken = std::move(out);
+  };
+  fileToken = renamed.at(fileToken);
+  for (std::string& t : transfers) t = renamed.at(t);
+  std::set<std::string> renamedWaiting;
+  for (const std::string& t : waiting) renamedWaiting.insert(renamed.at(t));
+  waiting = std::move(renamedWaiting);
+  for (transport::data::TransferEvent& e : done) e.token = renamed.at(e.token);
+  renamedKeys(firstByte);
+  renamedKeys(landed);
+}
+
 bool Receiver::HeldReceive::sameAs(const HeldReceive& o) const {
-  if (path != o.path || size != o.size || sha256 != o.sha256 || stripes.size() != o.stripes.size()) return false;
+  if (path != o.path || size != o.size || sha256 != o.sha256 || compressed != o.compressed ||
+      stripes.size() != o.stripes.size())
+    return false;
   for (std::size_t i = 0; i < stripes.size(); ++i)
     if (stripes[i].offset != o.stripes[i].offset || stripes[i].length != o.stripes[i].length ||
         stripes[i].sha256 != o.stripes[i].sha256)
@@ -63,7 +82,15 @@ std::optional<Result<std::string>> Receiver::adoptParked(const std::string& toke
                  held.path);
     if (stripes.empty()) plane_.adopt(it->first, token);
     else plane_.adoptRanges(it->first, token, stripes);
-    receives_[token] = held;
+    HeldReceive& adopted = receives_[token] = held;
+    if (const std::shared_ptr<Scratch> scratch = it->second.scratch) {
+      std::map<std::string, std::string> renamed{{it->first, token}};
+      for (std::size_t i = 0; i < stripes.size(); ++i) renamed[it->second.stripes[i].token] = stripes[i];
+      scratch->rekey(renamed);
+      adopted.scratch = scratch;
+      scratches_[token] = scratch;
+      for (const std::string& t : scratch->transfers) scratches_[t] = scratch;
+    }
     adopted_.insert(token);
     for (const std::string& s : stripes) adopted_.insert(s);  // a striped file reports under these
     parked_.erase(it);

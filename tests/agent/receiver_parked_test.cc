@@ -120,3 +120,32 @@ TEST_CASE("a parked striped receive is adopted only by a receive of the same fil
   CHECK_FALSE(lab.receiver->adopted(std::string(31, 'c') + "1"));
   CHECK(lab.settlesAt(0));
 }
+
+TEST_CASE("a parked compressed receive keeps its scratch and output files and is adopted by the same frame into the same path") {
+  ParkLab lab;
+  const std::string frame = "not really zstd, but its digest";
+  auto orderOf = [&](char token) {
+    hnow::transport::orders::ReceiveOrder order;
+    order.token = std::string(32, token);
+    order.dest = "m/log.txt";
+    order.size = frame.size();
+    const auto sha = digestOfBytes(frame);
+    order.sha256.assign(sha.begin(), sha.end());
+    order.compressed = true;
+    order.plainSize = 100;
+    order.plainSha256 = std::string(32, 'p');
+    return order;
+  };
+  const std::string path = lab.receiver->receiveCompressed(orderOf('a')).value();
+  REQUIRE(lab.settlesAt(2));  // the frame's scratch file and the output it is expanded into
+  lab.receiver->park({std::string(32, 'a')});
+  CHECK(lab.receiver->parked() == 1);
+  CHECK(lab.settlesAt(2));
+  auto adopted = lab.receiver->receiveCompressed(orderOf('b'));
+  REQUIRE(adopted.ok());
+  CHECK(*adopted == path);
+  CHECK(lab.receiver->adopted(std::string(32, 'b')));
+  CHECK(lab.settlesAt(2));  // the new order's own files went
+  lab.receiver->release(std::string(32, 'b'));
+  CHECK(lab.settlesAt(0));
+}

@@ -8,6 +8,9 @@
 // restart are at most 1.1x what was missing.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <random>
+
 #include "process/fault_lab.h"
 
 using hnow::testing::eventually;
@@ -39,9 +42,12 @@ struct Resumed {
 Resumed resumedOf(const FaultLab& lab, int k, const std::string& path) {
   const std::string log = readWhole(lab.dir.path / "logs" / (FaultLab::name(k) + ".log"));
   Resumed r;
-  r.parkedAt = numberAfter(log, "parked the receive into " + path + ": ");
-  const auto parked = log.rfind("partial receive(s) for hnowd's next send");
-  if (parked != std::string::npos) r.before = numberAfter(log.substr(0, log.find('\n', parked)), "has received ");
+  // Into `path`, or a compressed file's scratch file beside it.
+  const std::string parked = "parked the receive into " + fs::path(path).parent_path().string() + "/";
+  if (const auto at = log.rfind(parked); at != std::string::npos)
+    r.parkedAt = numberAfter(log.substr(0, log.find('\n', at)), ": ");
+  if (const auto at = log.rfind("partial receive(s) for hnowd's next send"); at != std::string::npos)
+    r.before = numberAfter(log.substr(0, log.find('\n', at)), "has received ");
   r.after = numberAfter(log, path + " is whole, resumed after hnowd restarted; this agent's data plane has received ");
   return r;
 }
@@ -83,32 +89,47 @@ void restartUntilDone(FaultLab& lab, std::int64_t record) {
   CHECK(log.find("send record " + std::to_string(record) + ": runs again") != std::string::npos);
 }
 
+// `size` bytes of random hex digits: zstd halves them.
+std::string writeHexFile(const fs::path& path, std::size_t size) {
+  std::mt19937_64 random(size);
+  std::string text(size, '0');
+  for (char& c : text) c = "0123456789abcdef"[random() % 16];
+  std::ofstream(path, std::ios::binary) << text;
+  return text;
+}
+
 // SIGKILL (a crash) or SIGTERM (a stop, as systemd does it): the same;
-// `options` of hnow send (--algo striped).
-void killMidSend(int signal, const std::string& options = "") {
+// `options` of hnow send (--algo striped, --compress zstd: then the file
+// is text, and what moves its compressed frame).
+void killMidSend(int signal, const std::string& options = "--compress none") {
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   constexpr std::size_t kSize = 16 << 20;
+  const bool compressed = options.find("zstd") != std::string::npos;
   const fs::path source = lab.dir.path / "source.bin";
-  const std::string bytes = writeRandomFile(source, kSize);
-  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin --compress none " + options, "send");
-  REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= 0.4; }, 20s));
+  const std::string bytes = compressed ? writeHexFile(source, kSize) : writeRandomFile(source, kSize);
+  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin " + options, "send");
+  // A compressed frame is about half the file.
+  REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= (compressed ? 0.2 : 0.4); }, 20s));
   const std::int64_t record = stopHnowd(lab, *send, signal);
   restartUntilDone(lab, record);
   for (int k = 1; k <= 3; ++k) CHECK(readWhole(lab.root(k) / "in" / "big.bin") == bytes);
+  long long total = kSize;
+  if (compressed)
+    for (const auto& op : lab.ops())
+      if (op["id"].get<std::int64_t>() == record) total = op["summary"]["sent_size"].get<long long>();
 
   long long missing = 0, moved = 0;
   std::string held;
   for (int k = 1; k <= 3; ++k) {
-    const std::string path = (lab.root(k) / "in" / "big.bin").string();
-    const Resumed r = resumedOf(lab, k, path);
+    const Resumed r = resumedOf(lab, k, (lab.root(k) / "in" / "big.bin").string());
     INFO(FaultLab::name(k) << ": parked at " << r.parkedAt << ", received " << r.before << " then " << r.after);
     // Each held part of the file when hnowd restarted (the kill came at 40%).
     REQUIRE(r.parkedAt > 0);
     REQUIRE(r.before >= 0);
     REQUIRE(r.after >= r.before);
     held += " " + FaultLab::name(k) + ":" + std::to_string(r.parkedAt);
-    missing += static_cast<long long>(kSize) - r.parkedAt;
+    missing += total - r.parkedAt;
     moved += r.after - r.before;
   }
   MESSAGE("fault matrix: hnowd stopped by signal " << signal << " mid-send " << options << ": " << missing << " bytes missing at the restart, " << moved
@@ -163,9 +184,15 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree - the restarted hnowd s
   CHECK(moved <= missing * 11 / 10);
 }
 
+// A compressed file's frame is received into a scratch file beside it and
+// expanded once whole: parked and resumed as a file is.
+TEST_CASE("fault matrix: hnowd killed mid-send of a compressed file - resumed under its record, each agent resuming its compressed frame: every copy whole, at most 1.1x the missing bytes moved") {
+  killMidSend(SIGKILL, "--compress zstd");
+}
+
 // A striped file's stripes are byte ranges of one temp file, each with
 // its bytes in order and its digest: parked and resumed together when the
 // restarted hnowd cuts the same stripes (the same agents and rates).
 TEST_CASE("fault matrix: hnowd killed mid-send of a striped file - resumed under its record, each agent resuming its stripes: every copy whole, at most 1.1x the missing bytes moved") {
-  killMidSend(SIGKILL, "--algo striped");
+  killMidSend(SIGKILL, "--compress none --algo striped");
 }
