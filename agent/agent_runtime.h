@@ -104,10 +104,10 @@ class AgentRuntime {
   // Sends a transfer's last event to hnowd; `forget` in the answer releases it.
   void sendReport(const std::string& token);
   // hnowd restarted (the same key), or is away past kKeepTransfers: its
-  // next send of a file resumes the receives of files (whole, striped or
-  // compressed) still under way here from the bytes they hold
-  // (Receiver::park), for at most kHoldPartials; every other transfer
-  // goes (a tree's bundle). transfer_reports.cc.
+  // next send of a file resumes the receives of files (whole, striped,
+  // compressed, a tree's bundle) still under way here from the bytes they
+  // hold (Receiver::park), for at most kHoldPartials; every other transfer
+  // goes. transfer_reports.cc.
   void parkTransfers();
   static constexpr hnow::Duration kHoldPartials = std::chrono::minutes(10);
   // Back at the same hnowd: each held transfer's last event again, so that

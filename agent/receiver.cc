@@ -161,12 +161,16 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   auto opened = openTreeDestination(roots_, order.dest);
   if (!opened) return refused(opened.error(), order.dest);
   auto& t = opened.value();
-  if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
-                        transfersOf(order));
-      !held) {
+  HeldReceive file{t.parentPath + "/" + t.name, order.size, {}, order.stripes, order.compressed,
+                   true, order.copy.atomic, order.copy.deleteOthers};
+  std::copy(order.sha256.begin(), order.sha256.end(), file.sha256.begin());
+  auto adopted = adoptParked(order.token, file, t.parentFd, t.name, order.operation);
+  std::optional<Result<void>> held;
+  if (!adopted) held = claim(t.parentFd, t.name, file.path, order.token, order.operation, order.size, transfersOf(order));
+  if (adopted || !*held) {  // the parked receive's bundle goes on instead, or it is refused
     discardTarget(t.bundle);
     ::close(t.parentFd);
-    return held.error();
+    return adopted ? *adopted : Result<std::string>(held->error());
   }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
@@ -183,6 +187,8 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   }
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.bundle));
+  file.scratch = scratch;
+  receives_[order.token] = std::move(file);
   spdlog::info("receiving a tree of {} bytes into {}{}{}", order.size, path, order.copy.atomic ? " (atomic)" : "",
                order.compressed ? ", compressed from " + std::to_string(order.plainSize) : std::string());
   return path;

@@ -118,12 +118,13 @@ class Receiver {
     plane_.discard(token);
   }
   // A restarted hnowd (the same key) will send its files again: the
-  // receives of files (whole, striped or compressed; not a tree's bundle)
+  // receives of files (whole, striped, compressed, or a tree's bundle)
   // among `unfinished` are parked (they stop pulling and serving, and keep
   // their temp files and the bytes written in order,
   // DataPlane::releaseAllBut), everything else is released. The next
   // receive() (receiveStriped(), cut into the same stripes;
-  // receiveCompressed(), the same frame) of the same size and SHA-256 into
+  // receiveCompressed() and receiveTree(), the same frame or bundle) of
+  // the same size and SHA-256 into
   // the same path adopts the parked one, which resumes after the bytes it
   // holds. receiver_parked.cc.
   void park(const std::set<std::string>& unfinished);
@@ -164,14 +165,16 @@ class Receiver {
   // A file's receive as parking matches it: where, how large, its
   // SHA-256, and for a striped file its stripes (token, offset, length,
   // SHA-256 each; none: the file comes whole). A compressed file's are its
-  // frame's, received into `scratch` and expanded once whole.
+  // frame's, a tree's its bundle's, received into `scratch` and expanded
+  // or unpacked once whole.
   struct HeldReceive {
     std::string path;
     std::uint64_t size = 0;
     transport::data::Sha256 sha256{};
     std::vector<transport::orders::StripeOrder> stripes;
     bool compressed = false;
-    std::shared_ptr<Scratch> scratch{};  // a compressed file's, while received
+    bool tree = false, atomic = false, deleteOthers = false;  // a tree's bundle, and how it is laid down
+    std::shared_ptr<Scratch> scratch{};  // a compressed file's or a tree's, while received
     // The same file, cut into the same stripes.
     bool sameAs(const HeldReceive& o) const;
   };

@@ -34,8 +34,8 @@ void Receiver::Scratch::rekey(const std::map<std::string, std::string>& renamed)
 }
 
 bool Receiver::HeldReceive::sameAs(const HeldReceive& o) const {
-  if (path != o.path || size != o.size || sha256 != o.sha256 || compressed != o.compressed ||
-      stripes.size() != o.stripes.size())
+  if (path != o.path || size != o.size || sha256 != o.sha256 || compressed != o.compressed || tree != o.tree ||
+      atomic != o.atomic || deleteOthers != o.deleteOthers || stripes.size() != o.stripes.size())
     return false;
   for (std::size_t i = 0; i < stripes.size(); ++i)
     if (stripes[i].offset != o.stripes[i].offset || stripes[i].length != o.stripes[i].length ||
