@@ -33,6 +33,7 @@
 #include "core/manifest/manifest_service.h"
 #include "core/send/send_service.h"
 #include "core/send/sends_under_way.h"
+#include "core/send/stored_send.h"
 #include "core/jobs/job_service.h"
 #include "server/output_temps.h"
 #include "server/posix_run_files.h"
@@ -300,18 +301,13 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                             transport::freshToken);
   // What a send reads on this host, the sends owed to agents included, is read as [send] roots allowed it.
   sends.pinSourcesWith([roots = config.sendRoots](const std::string& path) { return daemon::pinSendSource(roots, path); });
-  auto startSend = [&sends](daemon::SendRequest request, std::function<void(const Result<std::uint64_t>&)> started) {
-    sends.start(std::move(request), [started](const Result<std::pair<std::uint64_t, daemon::SendStatus>>& s) {
-      started(s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error()));
-    });
-  };
+  const daemon::SendStarter startSend = daemon::startOn(sends);
   daemon::OwedSends owed(coordinator, *store, clock, startSend);
   if (auto restored = owed.restore(); !restored)
     spdlog::error("reading the sends still owed from state.db: {}", restored.error().message);
   // Sends under way outlive hnowd: the next one runs them again once their agents are back.
   daemon::SendsUnderWay underWay(coordinator, *store, clock, startSend);
-  sends.keepWith({[&underWay](const daemon::SendRequest& r, const std::vector<std::string>& agents) { underWay.keep(r, agents); },
-                  [&underWay](daemon::OperationId record) { underWay.drop(record); }});
+  sends.keepWith(underWay.keeper());
   if (auto restored = underWay.restore(daemon::kRestoredQueueGrace); !restored)
     spdlog::error("reading the sends under way from state.db: {}", restored.error().message);
   sends.onEnded([&owed, &underWay](const daemon::SendEnd& end) {

@@ -21,14 +21,14 @@
 #include "base/clock.h"
 #include "core/coordinator.h"
 #include "core/send/send_service.h"
+#include "core/send/stored_send.h"
 #include "state/state_store.h"
 
 namespace hnow::daemon {
 
 class SendsUnderWay {
  public:
-  // Starts a send (SendService::start); answers with its operation id or the refusal.
-  using StartSend = std::function<void(SendRequest request, std::function<void(const Result<std::uint64_t>&)> started)>;
+  using StartSend = SendStarter;
 
   SendsUnderWay(Coordinator& coordinator, StateStore& store, const Clock& clock, StartSend start);
 
@@ -38,6 +38,11 @@ class SendsUnderWay {
   void keep(const SendRequest& request, const std::vector<std::string>& agents);
   // Its record ended, or it was refused or cancelled before it ran.
   void drop(OperationId record);
+  // keep() and drop(), as SendService::keepWith takes them.
+  SendService::Keeper keeper() {
+    return {[this](const SendRequest& r, const std::vector<std::string>& agents) { keep(r, agents); },
+            [this](OperationId record) { drop(record); }};
+  }
 
   // What the last hnowd left under way: each waits until all its agents
   // are back, or `grace` has passed, then runs again (tick()).

@@ -2,6 +2,14 @@
 
 namespace hnow::daemon {
 
+SendStarter startOn(SendService& sends) {
+  return [&sends](SendRequest request, std::function<void(const Result<std::uint64_t>&)> started) {
+    sends.start(std::move(request), [started](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
+      started(s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error()));
+    });
+  };
+}
+
 StoredOwedSend storedOf(const SendRequest& r) {
   StoredOwedSend o;
   o.path = r.path;

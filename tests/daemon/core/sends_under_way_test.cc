@@ -23,8 +23,7 @@ struct UnderWayLab : Lab {
   };
   SendsUnderWay underWay{coordinator, store, clock, start};
   UnderWayLab() {
-    service.keepWith({[this](const SendRequest& r, const std::vector<std::string>& agents) { underWay.keep(r, agents); },
-                      [this](OperationId record) { underWay.drop(record); }});
+    service.keepWith(underWay.keeper());
     service.onEnded([this](const SendEnd& end) { underWay.drop(end.record); });
   }
   void detach(const char* agent) {
