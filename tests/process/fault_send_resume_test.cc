@@ -1,11 +1,13 @@
-// The fault matrix, a send's row under the coordinator: hnowd SIGKILLed in
-// the middle of a send of a file on its host and started again with the
+// The fault matrix, a send's row under the coordinator: hnowd SIGKILLed (or
+// SIGTERMed) in the middle of a send of a path on its host - a file, a
+// striped file, a compressed file, a tree - and started again with the
 // same data directory and key. The client fails at once saying hnowd keeps
 // the send; the agents park their partial receives when they log in to the
 // restarted hnowd; it runs the send again under the same record, each
 // agent resuming after the bytes it held, so every copy is whole and
 // byte-identical, the record ends "done", and the bytes moved after the
-// restart are at most 1.1x what was missing.
+// restart (the agents' data plane counters) are at most 1.1x what was
+// missing.
 #include <doctest/doctest.h>
 
 #include <fstream>
