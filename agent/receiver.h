@@ -132,6 +132,9 @@ class Receiver {
   // removed. How many.
   std::size_t dropParked();
   std::size_t parked() const { return parked_.size(); }
+  // Whether `token` is a parked receive's (its file's or a stripe's): its
+  // events concern no hnowd until a send adopts it.
+  bool parks(const std::string& token) const;
   // Whether `token`'s receive resumed a parked one.
   bool adopted(const std::string& token) const { return adopted_.count(token) > 0; }
   // DATA payload this agent's plane took from its parents, every operation together.

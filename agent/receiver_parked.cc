@@ -61,6 +61,15 @@ void Receiver::park(const std::set<std::string>& unfinished) {
   plane_.releaseAllBut(std::move(tokens));
 }
 
+bool Receiver::parks(const std::string& token) const {
+  for (const auto& [file, receive] : parked_) {
+    if (file == token) return true;
+    for (const transport::orders::StripeOrder& s : receive.stripes)
+      if (s.token == token) return true;
+  }
+  return false;
+}
+
 std::size_t Receiver::dropParked() {
   const std::size_t n = parked_.size();
   for (const auto& [token, receive] : parked_) {

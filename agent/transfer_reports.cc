@@ -39,6 +39,8 @@ void treeToWire(const transport::data::UnpackedTree& t, wire::TreeOutcome::Build
 
 void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const transport::data::UnpackedTree* unpacked) {
   if (jobs_ && jobs_->onTransfer(e)) return;  // a job file's: answered by fetchJobFile
+  // A parked receive's (one that landed as it was parked): told under the token of the send that adopts it.
+  if (receiver_ && receiver_->parks(e.token)) return;
   LastReport& last = lastReports_[e.token];
   last.event = e;
   if (unpacked && e.kind == transport::data::TransferEvent::Kind::kDone) last.unpacked = *unpacked;

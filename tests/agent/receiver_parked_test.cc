@@ -52,6 +52,8 @@ TEST_CASE("a parked receive is adopted by the next receive of the same file into
   REQUIRE(lab.receive('z', "m/notes.txt", "notes").ok());
   lab.receiver->park({std::string(32, 'a'), std::string(32, 'y')});  // notes.txt's is not among the unfinished
   CHECK(lab.receiver->parked() == 1);
+  CHECK(lab.receiver->parks(std::string(32, 'a')));
+  CHECK_FALSE(lab.receiver->parks(std::string(32, 'z')));
   CHECK(lab.settlesAt(1));
 
   // Another file into the same path, and the same file into another path: new receives.
@@ -68,6 +70,7 @@ TEST_CASE("a parked receive is adopted by the next receive of the same file into
   CHECK(*adopted == path);
   CHECK(lab.receiver->adopted(std::string(32, 'b')));
   CHECK(lab.receiver->parked() == 0);
+  CHECK_FALSE(lab.receiver->parks(std::string(32, 'a')));
   CHECK(lab.receiver->dropParked() == 0);
   // The parked temp file went on under the new token: the one temp file left.
   CHECK(lab.settlesAt(1));
@@ -107,6 +110,7 @@ TEST_CASE("a parked striped receive is adopted only by a receive of the same fil
   // Its transfers report under its stripes' tokens.
   lab.receiver->park({std::string(31, 'a') + "1"});
   CHECK(lab.receiver->parked() == 1);
+  CHECK(lab.receiver->parks(std::string(31, 'a') + "0"));  // its other stripe's events are held back too
   CHECK(lab.receiver->receiveStriped(orderOf('b', {4})).ok());  // other stripes: a receive of its own
   CHECK_FALSE(lab.receiver->adopted(std::string(32, 'b')));
   lab.receiver->release(std::string(32, 'b'));

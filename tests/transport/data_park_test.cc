@@ -70,7 +70,7 @@ TEST_CASE("a parked receive keeps its temp file and bytes while the others go, a
   CHECK(moved > 0);
 }
 
-TEST_CASE("a parked receive is released with its temp file, and an adoption of a token not parked does nothing") {
+TEST_CASE("a parked receive is released with its temp file, and an adoption of a receive not parked fails the new one") {
   TempDir dir;
   const std::string bytes = randomBytes(1 << 20);
   const std::string parked(kTokenBytes, 'p'), unknown(kTokenBytes, 'u'), next(kTokenBytes, 'n');
@@ -80,6 +80,11 @@ TEST_CASE("a parked receive is released with its temp file, and an adoption of a
   b.plane.adopt(unknown, next);
   settle(b.plane);
   CHECK(fs::exists(dir.path / "b" / ".f.hnow-part"));
+  // hnowd hears that the new receive will not come, rather than wait for it.
+  auto failed = b.events.waitFor(TransferEvent::Kind::kFailed);
+  REQUIRE(failed);
+  CHECK(failed->token == next);
+  CHECK(failed->message.find("received before hnowd restarted is gone") != std::string::npos);
   b.plane.release(next);  // nothing under it
   settle(b.plane);
   CHECK(fs::exists(dir.path / "b" / ".f.hnow-part"));
@@ -134,4 +139,23 @@ TEST_CASE("a file parked while it arrives as two ranges resumes each range after
   // Only what the ranges lacked moved again (within a chunk each in flight
   // as they were parked): from 0, more than `received` again.
   CHECK(b.plane.bytesReceived() <= bytes.size() + 2 * kChunkBytes);
+}
+
+TEST_CASE("a receive that landed whole as it was parked stays in place, and adopted it reports done under the new token") {
+  TempDir dir;
+  const std::string bytes = randomBytes(256 << 10);
+  std::ofstream(dir.path / "source", std::ios::binary) << bytes;
+  const std::string first(kTokenBytes, 'w'), second(kTokenBytes, 'v');
+  Node source, b;
+  source.plane.addSource(first, ::open((dir.path / "source").c_str(), O_RDONLY | O_CLOEXEC), bytes.size());
+  b.plane.receive(first, bytes.size(), shaOf(bytes), targetIn(dir.path / "b", "f"));
+  b.plane.pull(first, source.address);
+  REQUIRE(b.events.waitFor(TransferEvent::Kind::kDone));
+  b.plane.releaseAllBut({first});  // the agent had not heard of its end yet
+  b.plane.adopt(first, second);
+  settle(b.plane);
+  auto done = lastOf(b.events, TransferEvent::Kind::kDone, second);
+  REQUIRE(done);
+  CHECK(done->path == (dir.path / "b" / "f").string());
+  CHECK(readWhole(dir.path / "b" / "f") == bytes);
 }

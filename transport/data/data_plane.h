@@ -209,7 +209,8 @@ class DataPlane {
   void releaseAllBut(std::set<std::string> parked);
   // The parked receive `parked` goes on as `token` (a new send's receive of
   // the same file into the same path): pull(token, ...) resumes it after
-  // the bytes it holds, as after a lost parent. Nothing if it is gone.
+  // the bytes it holds, as after a lost parent. Gone (it ended as it was
+  // parked), `token` reports kFailed, so that hnowd does not wait for it.
   void adopt(std::string parked, std::string token);
   // The same for a file moved as ranges: its ranges, in file order, go on
   // as `ranges` (the same byte ranges, under the new send's tokens).

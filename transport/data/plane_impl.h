@@ -96,6 +96,8 @@ struct DataPlane::Impl final : PlaneCore {
   // The operation `from` goes on under `to`.
   void rekey(const std::string& from, const std::string& to);
   void adopt(const std::string& parked, const std::string& token);
+  // The receives `tokens` adopted a parked one that is gone: each fails.
+  void lostParked(const std::vector<std::string>& tokens);
   void adoptRanges(const std::string& parked, const std::string& token, const std::vector<std::string>& ranges);
 
   DataLoop& dataLoop_;

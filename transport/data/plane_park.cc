@@ -46,19 +46,37 @@ void DataPlane::Impl::releaseAllBut(const std::set<std::string>& parked) {
     }
     Operation* op = find(token);
     if (!op || (op->assembly && assemblies_.count(op->assembly->token))) continue;  // its file's, above
-    // A whole file still arriving.
+    // A whole file still arriving; one being renamed into place as it
+    // was parked goes on to its end (adopt() then reports it done).
     if (parked.count(token) && op->receiving()) {
       park(*op);
       spdlog::info("parked the receive into {}: {} bytes held", op->target.path, op->available);
-    } else {
+    } else if (!parked.count(token) || (op->state != Operation::State::kVerifying && op->state != Operation::State::kDone)) {
       release(token);
     }
   }
 }
 
+void DataPlane::Impl::lostParked(const std::vector<std::string>& tokens) {
+  for (const std::string& token : tokens) {
+    if (find(token)) continue;  // a repeated order: the first stands
+    TransferEvent e;
+    e.kind = TransferEvent::Kind::kFailed;
+    e.token = token;
+    e.message = "the part of this file received before hnowd restarted is gone (it ended meanwhile); send it again";
+    sink_(std::move(e));
+  }
+}
+
 void DataPlane::Impl::adopt(const std::string& parked, const std::string& token) {
+  if (find(token)) return;  // a repeated order
   Operation* op = find(parked);
-  if (!op || op->assembly || !op->receiving() || find(token)) return;
+  if (op && !op->assembly && op->state == Operation::State::kDone) {  // it landed whole as it was parked
+    rekey(parked, token);
+    return emit(TransferEvent::Kind::kDone, *op);
+  }
+  // Failed, or still being renamed into place: nothing under `token` would ever report.
+  if (!op || op->assembly || !op->receiving()) return lostParked({token});
   park(*op);
   spdlog::info("the receive into {} resumes after byte {} of {}", op->target.path, op->available, op->size);
   rekey(parked, token);
@@ -66,12 +84,12 @@ void DataPlane::Impl::adopt(const std::string& parked, const std::string& token)
 
 void DataPlane::Impl::adoptRanges(const std::string& parked, const std::string& token,
                                   const std::vector<std::string>& ranges) {
+  if (assemblies_.count(token)) return;  // a repeated order
   auto file = assemblies_.find(parked);
-  if (file == assemblies_.end() || assemblies_.count(token) || file->second->state != Assembly::State::kReceiving ||
-      file->second->ranges.size() != ranges.size())
-    return;
-  for (std::size_t i = 0; i < ranges.size(); ++i)
-    if (!find(file->second->ranges[i]) || find(ranges[i])) return;
+  bool whole = file != assemblies_.end() && file->second->state == Assembly::State::kReceiving &&
+               file->second->ranges.size() == ranges.size();
+  for (std::size_t i = 0; whole && i < ranges.size(); ++i) whole = find(file->second->ranges[i]) && !find(ranges[i]);
+  if (!whole) return lostParked(ranges);
   auto node = assemblies_.extract(file);
   Assembly& a = *node.mapped();
   std::uint64_t held = 0;
