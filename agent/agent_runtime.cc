@@ -173,9 +173,10 @@ kj::Promise<void> AgentRuntime::run() {
         // heartbeats go unanswered): not for ever, a dead one holds disk here.
         keepingTransfers_ = timer_.afterDelay(toKj(kKeepTransfers)).then([this]() {
                                                   if (session_) return;
-                                                  spdlog::warn("hnowd is not back after {:.0f} s: dropping {} transfer(s)",
+                                                  spdlog::warn("hnowd is not back after {:.0f} s: dropping {} transfer(s) "
+                                                               "but the partial receives a restarted hnowd resumes",
                                                                hnow::seconds(kKeepTransfers), lastReports_.size());
-                                                  forgetTransfers();
+                                                  parkTransfers();
                                                   coordinatorInstance_ = 0;
                                                 }).eagerlyEvaluate(nullptr);
         // Jitter keeps a lab's agents from reconnecting in lockstep after a restart.
@@ -245,17 +246,20 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
               holdingJobs_ = nullptr;
               forgetJobs();
             } else {
-              if (!lastReports_.empty())
-                spdlog::info("dropping {} transfer(s) an earlier hnowd started here", lastReports_.size());
-              forgetTransfers();
               // The same hnowd restarted (its key): its shares stay until it
-              // says which it still counts on. Another one knows none of them.
-              if (!jobsHeldFor_ || *jobsHeldFor_ != coordinatorKey_) {
+              // says which it still counts on, and the receives it runs
+              // again resume from what is here. Another one knows none of them.
+              const bool restarted = jobsHeldFor_ && *jobsHeldFor_ == coordinatorKey_;
+              if (!lastReports_.empty())
+                spdlog::info("{} {} transfer(s) an earlier hnowd started here",
+                             restarted ? "parking" : "dropping", lastReports_.size());
+              restarted ? parkTransfers() : forgetTransfers();
+              if (!restarted) {
                 holdingJobs_ = nullptr;
                 forgetJobs();
               } else if (jobs_ && jobs_->holdsAny()) {
                 spdlog::info("hnowd restarted: its job files and shares stay until it claims them");
-                jobs_->serveResultsAgain();  // forgetTransfers() released them with the transfers
+                jobs_->serveResultsAgain();  // parkTransfers() released them with the transfers
               }
             }
             jobsHeldFor_ = coordinatorKey_;

@@ -103,6 +103,13 @@ class AgentRuntime {
   void reportTransfer(const transport::data::TransferEvent& event, const transport::data::UnpackedTree* unpacked);
   // Sends a transfer's last event to hnowd; `forget` in the answer releases it.
   void sendReport(const std::string& token);
+  // hnowd restarted (the same key), or is away past kKeepTransfers: its
+  // next send of a file resumes the receives of files (whole, striped,
+  // compressed, a tree's bundle) still under way here from the bytes they
+  // hold (Receiver::park), for at most kHoldPartials; every other transfer
+  // goes. transfer_reports.cc.
+  void parkTransfers();
+  static constexpr hnow::Duration kHoldPartials = std::chrono::minutes(10);
   // Back at the same hnowd: each held transfer's last event again, so that
   // a copy counted lost meanwhile resumes and one whose send ended is released.
   void reportAgain();
@@ -135,6 +142,7 @@ class AgentRuntime {
   // that drops them while hnowd is away or, restarted, has not claimed them.
   std::optional<transport::PublicKey> jobsHeldFor_;
   kj::Promise<void> holdingJobs_ = nullptr;
+  kj::Promise<void> holdingPartials_ = nullptr;  // drops the parked receives no send resumed
   struct LastReport {
     transport::data::TransferEvent event;
     std::optional<transport::data::UnpackedTree> unpacked;

@@ -118,12 +118,18 @@ Result<std::string> Receiver::receive(const std::string& token, const std::strin
   auto opened = openDestination(roots_, dest);
   if (!opened) return refused(opened.error(), dest);
   auto& t = opened.value();
+  const HeldReceive held{t.path, size, sha256, {}};
+  if (auto adopted = adoptParked(token, held, t.dirFd, t.finalName, operation)) {
+    discardTarget(t);  // the parked receive's temp file goes on instead
+    return *adopted;
+  }
   if (auto held = claim(t.dirFd, t.finalName, t.path, token, operation, size); !held) {
     discardTarget(t);
     return held.error();
   }
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
+  receives_[token] = held;
   plane_.receive(token, size, sha256, std::move(t), std::move(digests));
   return path;
 }
@@ -132,12 +138,19 @@ Result<std::string> Receiver::receiveStriped(const transport::orders::ReceiveOrd
   auto opened = openDestination(roots_, order.dest);
   if (!opened) return refused(opened.error(), order.dest);
   auto& t = opened.value();
+  HeldReceive file{t.path, order.size, {}, order.stripes};
+  std::copy(order.sha256.begin(), order.sha256.end(), file.sha256.begin());
+  if (auto adopted = adoptParked(order.token, file, t.dirFd, t.finalName, order.operation)) {
+    discardTarget(t);  // the parked receive's temp file goes on instead
+    return *adopted;
+  }
   if (auto held = claim(t.dirFd, t.finalName, t.path, order.token, order.operation, order.size, transfersOf(order));
       !held) {
     discardTarget(t);
     return held.error();
   }
   std::string path = t.path;
+  receives_[order.token] = file;
   std::vector<transport::data::ByteRange> ranges = rangesOf(order);
   spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
   plane_.receiveRanges(order.token, std::move(ranges), std::move(t), order.stripeChunkBytes);
@@ -148,12 +161,16 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   auto opened = openTreeDestination(roots_, order.dest);
   if (!opened) return refused(opened.error(), order.dest);
   auto& t = opened.value();
-  if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
-                        transfersOf(order));
-      !held) {
+  HeldReceive file{t.parentPath + "/" + t.name, order.size, {}, order.stripes, order.compressed,
+                   true, order.copy.atomic, order.copy.deleteOthers};
+  std::copy(order.sha256.begin(), order.sha256.end(), file.sha256.begin());
+  auto adopted = adoptParked(order.token, file, t.parentFd, t.name, order.operation);
+  std::optional<Result<void>> held;
+  if (!adopted) held = claim(t.parentFd, t.name, file.path, order.token, order.operation, order.size, transfersOf(order));
+  if (adopted || !*held) {  // the parked receive's bundle goes on instead, or it is refused
     discardTarget(t.bundle);
     ::close(t.parentFd);
-    return held.error();
+    return adopted ? *adopted : Result<std::string>(held->error());
   }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
@@ -170,6 +187,8 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   }
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.bundle));
+  file.scratch = scratch;
+  receives_[order.token] = std::move(file);
   spdlog::info("receiving a tree of {} bytes into {}{}{}", order.size, path, order.copy.atomic ? " (atomic)" : "",
                order.compressed ? ", compressed from " + std::to_string(order.plainSize) : std::string());
   return path;
@@ -179,14 +198,17 @@ Result<std::string> Receiver::receiveCompressed(const transport::orders::Receive
   auto opened = openCompressedDestination(roots_, order.dest);
   if (!opened) return refused(opened.error(), order.dest);
   auto& t = opened.value();
-  if (auto held = claim(t.parentFd, t.name, t.parentPath + "/" + t.name, order.token, order.operation, order.size,
-                        transfersOf(order));
-      !held) {
+  HeldReceive file{t.parentPath + "/" + t.name, order.size, {}, order.stripes, true};
+  std::copy(order.sha256.begin(), order.sha256.end(), file.sha256.begin());
+  auto adopted = adoptParked(order.token, file, t.parentFd, t.name, order.operation);
+  std::optional<Result<void>> held;
+  if (!adopted) held = claim(t.parentFd, t.name, file.path, order.token, order.operation, order.size, transfersOf(order));
+  if (adopted || !*held) {  // the parked receive's files go on instead, or it is refused
     discardTarget(t.scratch);
     ::close(t.outputFd);
     ::unlinkat(t.parentFd, t.outputName.c_str(), 0);
     ::close(t.parentFd);
-    return held.error();
+    return adopted ? *adopted : Result<std::string>(held->error());
   }
   auto scratch = std::make_shared<Scratch>();
   scratch->parentFd = t.parentFd;
@@ -196,6 +218,8 @@ Result<std::string> Receiver::receiveCompressed(const transport::orders::Receive
   scratch->outputName = t.outputName;
   const std::string path = t.parentPath + "/" + t.name;
   receiveScratch(order, scratch, std::move(t.scratch));
+  file.scratch = scratch;
+  receives_[order.token] = std::move(file);
   spdlog::info("receiving {} compressed bytes into {} ({} once expanded)", order.size, path, order.plainSize);
   return path;
 }
@@ -227,6 +251,11 @@ void Receiver::receiveScratch(const transport::orders::ReceiveOrder& order, std:
 
 void Receiver::release(const std::string& token) {
   claims_->release(token);
+  if (auto it = receives_.find(token); it != receives_.end()) {
+    for (const transport::orders::StripeOrder& s : it->second.stripes) adopted_.erase(s.token);
+    receives_.erase(it);
+  }
+  adopted_.erase(token);
   if (auto it = scratches_.find(token); it != scratches_.end() && it->second->fileToken == token) {
     const std::shared_ptr<Scratch> scratch = it->second;
     scratches_.erase(scratch->fileToken);
@@ -237,6 +266,9 @@ void Receiver::release(const std::string& token) {
 
 void Receiver::releaseAll() {
   claims_->clear();
+  receives_.clear();
+  parked_.clear();
+  adopted_.clear();
   scratches_.clear();
   plane_.releaseAll();
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,8 +113,32 @@ class Receiver {
   void releaseAll();
   void discard(const std::string& token) {
     claims_->release(token);
+    receives_.erase(token);
+    adopted_.erase(token);
     plane_.discard(token);
   }
+  // A restarted hnowd (the same key) will send its files again: the
+  // receives of files (whole, striped, compressed, or a tree's bundle)
+  // among `unfinished` are parked (they stop pulling and serving, and keep
+  // their temp files and the bytes written in order,
+  // DataPlane::releaseAllBut), everything else is released. The next
+  // receive() (receiveStriped(), cut into the same stripes;
+  // receiveCompressed() and receiveTree(), the same frame or bundle) of
+  // the same size and SHA-256 into
+  // the same path adopts the parked one, which resumes after the bytes it
+  // holds. receiver_parked.cc.
+  void park(const std::set<std::string>& unfinished);
+  // The parked receives no send adopted: released, their temp files
+  // removed. How many.
+  std::size_t dropParked();
+  std::size_t parked() const { return parked_.size(); }
+  // Whether `token` is a parked receive's (its file's or a stripe's): its
+  // events concern no hnowd until a send adopts it.
+  bool parks(const std::string& token) const;
+  // Whether `token`'s receive resumed a parked one.
+  bool adopted(const std::string& token) const { return adopted_.count(token) > 0; }
+  // DATA payload this agent's plane took from its parents, every operation together.
+  std::uint64_t bytesReceived() const { return plane_.bytesReceived(); }
   // Serve `fd` (owned from now) to children presenting `token`.
   void serve(const std::string& token, int fd, std::uint64_t size, transport::data::ChunkDigests digests = {}) {
     plane_.addSource(token, fd, size, std::move(digests));
@@ -139,12 +164,38 @@ class Receiver {
   Result<void> claim(int dirFd, const std::string& name, const std::string& path, const std::string& token,
                      const std::string& operation, std::uint64_t size, const std::vector<std::string>& transfers = {});
 
+  struct Scratch;
+  // A file's receive as parking matches it: where, how large, its
+  // SHA-256, and for a striped file its stripes (token, offset, length,
+  // SHA-256 each; none: the file comes whole). A compressed file's are its
+  // frame's, a tree's its bundle's, received into `scratch` and expanded
+  // or unpacked once whole.
+  struct HeldReceive {
+    std::string path;
+    std::uint64_t size = 0;
+    transport::data::Sha256 sha256{};
+    std::vector<transport::orders::StripeOrder> stripes;
+    bool compressed = false;
+    bool tree = false, atomic = false, deleteOthers = false;  // a tree's bundle, and how it is laid down
+    std::shared_ptr<Scratch> scratch{};  // a compressed file's or a tree's, while received
+    // The same file, cut into the same stripes.
+    bool sameAs(const HeldReceive& o) const;
+  };
+  // A parked receive of the same file into the same path adopted by the
+  // receive `token` (`held`'s stripes under its new tokens), which claims
+  // its destination (`dirFd`, `name`) from now: its path, or the claim's
+  // refusal; none when no parked receive is that file.
+  std::optional<Result<std::string>> adoptParked(const std::string& token, const HeldReceive& held, int dirFd,
+                                                 const std::string& name, const std::string& operation);
+  std::map<std::string, HeldReceive> receives_;  // receive()'s and receiveStriped()'s, by token, until released
+  std::map<std::string, HeldReceive> parked_;    // by the token they came under
+  std::set<std::string> adopted_;                      // receives that resumed a parked one, until released
+
   struct Event {
     transport::data::TransferEvent transfer;
     std::shared_ptr<const transport::data::UnpackedTree> unpacked;  // a tree's done, after its unpack
     bool afterUnpack = false;
   };
-  struct Scratch;
   // A scratch file's transfers (a tree's bundle, a compressed file), each
   // pulled under its token.
   void receiveScratch(const transport::orders::ReceiveOrder& order, std::shared_ptr<Scratch> scratch,

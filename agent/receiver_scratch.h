@@ -52,6 +52,10 @@ struct Receiver::Scratch {
   bool advanceQueued = false;
   std::vector<transport::data::LandedSpan> spans;
   std::uint64_t filesAsLanded = 0;  // written before the bundle was whole, for the log
+  // Goes on under a new receive's tokens (a parked one adopted):
+  // `renamed` maps each old token (the file's, each stripe's) to its new
+  // one. receiver_parked.cc.
+  void rekey(const std::map<std::string, std::string>& renamed);
   ~Scratch() {
     staging.reset();  // it borrows parentFd
     expansion.reset();  // it borrows expandedFd

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "agent/agent_runtime.h"
@@ -38,9 +39,15 @@ void treeToWire(const transport::data::UnpackedTree& t, wire::TreeOutcome::Build
 
 void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const transport::data::UnpackedTree* unpacked) {
   if (jobs_ && jobs_->onTransfer(e)) return;  // a job file's: answered by fetchJobFile
+  // A parked receive's (one that landed as it was parked): told under the token of the send that adopts it.
+  if (receiver_ && receiver_->parks(e.token)) return;
   LastReport& last = lastReports_[e.token];
   last.event = e;
   if (unpacked && e.kind == transport::data::TransferEvent::Kind::kDone) last.unpacked = *unpacked;
+  // What a resumed receive cost is what the plane took since it was parked (logged then too).
+  if (e.kind == transport::data::TransferEvent::Kind::kDone && receiver_ && receiver_->adopted(e.token))
+    spdlog::info("{} is whole, resumed after hnowd restarted; this agent's data plane has received {} bytes in all",
+                 e.path, receiver_->bytesReceived());
   // Progress spaced as hnowd asked (the latest is kept, and goes with the next).
   const hnow::TimePoint now = clock_.now();
   if (e.kind == transport::data::TransferEvent::Kind::kProgress && now - last.sentAt < last.every) return;
@@ -60,6 +67,27 @@ void AgentRuntime::reportAgain() {
   for (const auto& [token, last] : lastReports_) tokens.push_back(token);
   if (!tokens.empty()) spdlog::info("back at hnowd: reporting {} transfer(s) again", tokens.size());
   for (const std::string& token : tokens) sendReport(token);
+}
+
+void AgentRuntime::parkTransfers() {
+  using Kind = transport::data::TransferEvent::Kind;
+  std::set<std::string> unfinished;
+  for (const auto& [token, last] : lastReports_)
+    if (last.event.kind != Kind::kDone && last.event.kind != Kind::kFailed) unfinished.insert(token);
+  lastReports_.clear();
+  paces_.clear();
+  downPaces_.clear();
+  applyRates();
+  if (!receiver_) return;
+  receiver_->park(unfinished);
+  if (receiver_->parked() == 0) return;
+  spdlog::info("keeping {} partial receive(s) for hnowd's next send of the same files, for at most {:.0f} s; "
+               "this agent's data plane has received {} bytes in all",
+               receiver_->parked(), hnow::seconds(kHoldPartials), receiver_->bytesReceived());
+  holdingPartials_ = timer_.afterDelay(kHoldPartials.count() * kj::NANOSECONDS).then([this]() {
+    if (std::size_t n = receiver_ ? receiver_->dropParked() : 0)
+      spdlog::warn("no send resumed {} partial receive(s) within {:.0f} s: dropped", n, hnow::seconds(kHoldPartials));
+  }).eagerlyEvaluate(nullptr);
 }
 
 void AgentRuntime::sendReport(const std::string& token) {

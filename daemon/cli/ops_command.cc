@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "cli/cancel_command.h"
 #include "cli/manifest_command.h"
@@ -25,6 +27,10 @@ int exitOfRecord(const std::string& status) {
 }
 
 namespace {
+
+// How long `hnow ops wait` waits for a running send's operation, and how often it asks.
+constexpr std::chrono::steady_clock::duration kAwaitSend = std::chrono::minutes(2);
+constexpr std::chrono::steady_clock::duration kAwaitStep = std::chrono::milliseconds(500);
 
 // The record `options.record` located, or a message and the exit status.
 std::optional<CoordinatorClient::Located> locateOrReport(CoordinatorClient& client, std::uint64_t record, int& exitCode) {
@@ -115,6 +121,16 @@ int runOpsWait(const OpsRecordOptions& options) {
   if (!client) return exitCode;
   auto where = locateOrReport(*client, options.record, exitCode);
   if (!where) return exitCode;
+  // A send's record runs before hnowd holds its operation: while hnowd
+  // prepares it, and while a restarted hnowd waits for its agents to run it
+  // again (docs/send.md, "A send outlives hnowd").
+  for (auto waited = std::chrono::steady_clock::duration{};
+       where->operation == 0 && where->entry.kind == "send" && where->entry.status == "running" && waited < kAwaitSend;
+       waited += kAwaitStep) {
+    std::this_thread::sleep_for(kAwaitStep);
+    where = locateOrReport(*client, options.record, exitCode);
+    if (!where) return exitCode;
+  }
   if (where->operation == 0) return reportRecord(where->entry, false);
   client->watchOnly();  // Ctrl-C leaves: it did not start the operation
   if (where->kind == "run") return waitRun(*client, where->operation, options.record);

@@ -44,6 +44,25 @@ Result<double> sendMaxRate(const SendOptions& options) {
   return rate;
 }
 
+namespace {
+
+// hnowd keeps a send of a path on its own host and runs it again when it
+// is back (docs/send.md, "A send outlives hnowd"); a client's upload goes
+// with the hnowd that held it.
+int reportLostHnowdSending(const api::SendRequest& request, std::uint64_t record, const std::string& why) {
+  if (request.upload != 0 || !request.uploadKey.empty() || request.uploadIsTree)
+    return reportLostHnowd("sending", "send", "their partial copies", "Send again", why);
+  const auto id = static_cast<unsigned long long>(record);
+  std::fprintf(stderr,
+               "hnow: lost hnowd while sending: %s\n"
+               "hnow: hnowd keeps send %llu: when it is back it runs it again, each agent resuming from what it "
+               "holds (`hnow ops wait %llu` follows it)\n",
+               why.c_str(), id, id);
+  return 1;
+}
+
+}  // namespace
+
 int runSendCommand(const SendOptions& options) {
   if (options.file.empty() || options.request.dest.empty()) {
     std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
@@ -109,7 +128,7 @@ int runSendCommand(const SendOptions& options) {
   }
   if (!followed) {
     progress.end();
-    return reportLostHnowd("sending", "send", "their partial copies", "Send again", followed.error().message);
+    return reportLostHnowdSending(request, status.record, followed.error().message);
   }
   status = std::move(followed.value());
   progress.end();

@@ -32,6 +32,8 @@
 #include "core/send/owed_sends.h"
 #include "core/manifest/manifest_service.h"
 #include "core/send/send_service.h"
+#include "core/send/sends_under_way.h"
+#include "core/send/stored_send.h"
 #include "core/jobs/job_service.h"
 #include "server/output_temps.h"
 #include "server/posix_run_files.h"
@@ -299,14 +301,19 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                             transport::freshToken);
   // What a send reads on this host, the sends owed to agents included, is read as [send] roots allowed it.
   sends.pinSourcesWith([roots = config.sendRoots](const std::string& path) { return daemon::pinSendSource(roots, path); });
-  daemon::OwedSends owed(coordinator, *store, clock, [&sends](daemon::SendRequest request, auto started) {
-    sends.start(std::move(request), [started](const Result<std::pair<std::uint64_t, daemon::SendStatus>>& s) {
-      started(s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error()));
-    });
-  });
+  const daemon::SendStarter startSend = daemon::startOn(sends);
+  daemon::OwedSends owed(coordinator, *store, clock, startSend);
   if (auto restored = owed.restore(); !restored)
     spdlog::error("reading the sends still owed from state.db: {}", restored.error().message);
-  sends.onEnded([&owed](const daemon::SendEnd& end) { owed.ended(end); });
+  // Sends under way outlive hnowd: the next one runs them again once their agents are back.
+  daemon::SendsUnderWay underWay(coordinator, *store, clock, startSend);
+  sends.keepWith(underWay.keeper());
+  if (auto restored = underWay.restore(daemon::kRestoredQueueGrace); !restored)
+    spdlog::error("reading the sends under way from state.db: {}", restored.error().message);
+  sends.onEnded([&owed, &underWay](const daemon::SendEnd& end) {
+    underWay.drop(end.record);
+    owed.ended(end);
+  });
   daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, transport::freshToken);
   daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", config.runRoots);
   // A step a job must not take inside the call that caused it waits for the next turn of the loop.
@@ -334,7 +341,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
                                                 config.sendRoots, &source, portOf(dataAddress)});
 
-  daemon::Ticked ticked{coordinator, surveys, jobs, owed, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
+  daemon::Ticked ticked{coordinator, surveys, jobs, owed, underWay, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
   daemon::evaluateCaps(ticked);
   return serveUntilStopped(io, server, config, ticked, addressFile);
 }

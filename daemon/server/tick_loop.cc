@@ -104,6 +104,7 @@ kj::Promise<void> tickEvery(kj::Timer& timer, Ticked t, int tick) {
     t.surveys.tick();
     t.jobs.tick();
     t.sends.tick();
+    t.underWay.tick();
     t.manifests.tick();
     if ((tick + 1) % kTicksPerObservation == 0) t.owed.tick();
     if ((tick + 1) % kTicksPerPersist == 0) persist(t.coordinator);

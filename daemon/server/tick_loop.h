@@ -15,6 +15,7 @@
 #include "core/manifest/manifest_service.h"
 #include "core/send/owed_sends.h"
 #include "core/send/send_service.h"
+#include "core/send/sends_under_way.h"
 #include "core/links/survey_runner.h"
 #include "transport/data/data_plane.h"
 
@@ -26,6 +27,7 @@ struct Ticked {
   SurveyRunner& surveys;
   JobService& jobs;
   OwedSends& owed;
+  SendsUnderWay& underWay;
   SendService& sends;
   ManifestService& manifests;
   transport::data::DataPlane& plane;

@@ -12,8 +12,9 @@ using namespace sql;
 
 namespace {
 
-// Version 8 of the schema: version 7 had no `job_attempts` and its `links`
-// no `told_bytes_per_s`, which open() adds; version 6 had no `queued_jobs`, `running_jobs`,
+// Version 8 of the schema: version 7 had no `job_attempts`,
+// `sends_under_way` and `send_agents`, and its `links` no
+// `told_bytes_per_s`, which open() adds; version 6 had no `queued_jobs`, `running_jobs`,
 // `accepted_shares` and `ledgers`; version 1 had no `links`, version 2 no
 // `owed_sends` and `owed_agents`, version 4 no `agent_keys`,
 // `revoked_keys` and `enroll_tokens`, version 5 no `state_identity`, which
@@ -131,6 +132,26 @@ CREATE TABLE IF NOT EXISTS job_attempts (
   units INTEGER NOT NULL,
   share_token BLOB NOT NULL,
   PRIMARY KEY (job_id, result_token)
+);
+-- Sends under way and the agents each was for, for the next hnowd to run again.
+CREATE TABLE IF NOT EXISTS sends_under_way (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  dest TEXT NOT NULL,
+  algo TEXT NOT NULL,
+  compress TEXT NOT NULL,
+  replan INTEGER NOT NULL,
+  atomic INTEGER NOT NULL,
+  delete_others INTEGER NOT NULL,
+  force INTEGER NOT NULL,
+  until_all INTEGER NOT NULL,
+  max_rate_bytes_per_s REAL NOT NULL,
+  since_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS send_agents (
+  send_id INTEGER NOT NULL,
+  agent TEXT NOT NULL,
+  PRIMARY KEY (send_id, agent)
 );
 PRAGMA user_version = 8;
 )sql";
@@ -309,7 +330,8 @@ Result<int> SqliteStateStore::interruptRunning(WallTime at) {
   return guarded([&] {
     Statement update(db_, path_,
                      "UPDATE operations SET finished_ms = ?1, status = 'interrupted' "
-                     "WHERE (status = 'running' AND id NOT IN (SELECT id FROM running_jobs)) "
+                     "WHERE (status = 'running' AND id NOT IN (SELECT id FROM running_jobs) "
+                     "AND id NOT IN (SELECT id FROM sends_under_way)) "
                      "OR (status = 'queued' AND id NOT IN (SELECT id FROM queued_jobs))");
     update.bind(1, toMs(at));
     update.step();

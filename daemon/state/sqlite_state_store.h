@@ -1,7 +1,7 @@
 #pragma once
 // StateStore in SQLite: `state.db` in hnowd's data directory, WAL mode so
 // readers (a backup, sqlite3 on the command line) never block hnowd. Its
-// two .cc files are the only ones that contain SQL.
+// files (state/sqlite_*) are the only ones that contain SQL.
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +27,9 @@ class SqliteStateStore final : public StateStore {
   Result<std::vector<StoredLink>> loadLinks() override;
   Result<void> saveOwedSend(const StoredOwedSend& owed) override;
   Result<std::vector<StoredOwedSend>> loadOwedSends() override;
+  Result<void> saveSendUnderWay(const StoredSendUnderWay& send) override;
+  Result<void> removeSendUnderWay(OperationId id) override;
+  Result<std::vector<StoredSendUnderWay>> loadSendsUnderWay() override;
   Result<OperationId> beginOperation(const OperationRecord& record) override;
   Result<void> finishOperation(OperationId id, WallTime finished, const std::string& status,
                                const std::string& summary) override;

@@ -95,6 +95,15 @@ struct StoredOwedSend {
   WallTime since{};
 };
 
+// A send under way (`hnow send` of a path on hnowd's host), kept from
+// before its client is told it started until it ends, so that an hnowd
+// that stops (or is killed) meanwhile is followed by one that runs it again
+// under the same record: the request as an owed send keeps it, `agents`
+// the ones it was for, `id` its record.
+struct StoredSendUnderWay : StoredOwedSend {
+  bool untilAll = false;  // those not back are owed it (docs/until-all.md)
+};
+
 // A job waiting in hnowd's queue (core/jobs/job_queue.h), its record
 // "queued": kept until it starts or ends, so the queue survives a restart.
 // `request` is its request's bytes (api/run_request_bytes.h), opaque here.
@@ -185,6 +194,12 @@ class StateStore {
   // no agents left is removed. In one transaction.
   virtual Result<void> saveOwedSend(const StoredOwedSend& owed) = 0;
   virtual Result<std::vector<StoredOwedSend>> loadOwedSends() = 0;
+  // A send under way kept (inserted or replaced by id, its agents with
+  // it), in one transaction; removed once it ends.
+  virtual Result<void> saveSendUnderWay(const StoredSendUnderWay& send) = 0;
+  virtual Result<void> removeSendUnderWay(OperationId id) = 0;
+  // Oldest first.
+  virtual Result<std::vector<StoredSendUnderWay>> loadSendsUnderWay() = 0;
 
   // Inserts or replaces the identity by name.
   virtual Result<void> saveIdentity(const StoredIdentity& identity) = 0;
@@ -225,8 +240,9 @@ class StateStore {
   virtual Result<std::optional<OperationRecord>> operation(OperationId id) = 0;
   // Records still under way belong to an hnowd that stopped before they
   // ended: marks them "interrupted", finished at `at` - every "running"
-  // one not kept by saveRunningJob, and every "queued" one not kept by
-  // saveQueuedJob (the kept ones wait for the next hnowd). Returns how many.
+  // one not kept by saveRunningJob or saveSendUnderWay, and every "queued"
+  // one not kept by saveQueuedJob (the kept ones wait for the next hnowd).
+  // Returns how many.
   virtual Result<int> interruptRunning(WallTime at) = 0;
 };
 

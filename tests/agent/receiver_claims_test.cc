@@ -15,9 +15,12 @@
 
 #include "agent/dest_claims.h"
 #include "agent/receiver.h"
+#include "agent/receiver_checks.h"
 #include "cli/run_process.h"
 
 using hnow::testing::TempDir;
+using hnow::testing::digestOfBytes;
+using hnow::testing::leftovers;
 using namespace hnow::transport::data;
 namespace fs = std::filesystem;
 
@@ -25,19 +28,6 @@ namespace {
 
 // Why a receive was refused ("" when it was not).
 std::string refusalOf(const hnow::Result<std::string>& received) { return received ? "" : received.error().message; }
-
-Sha256 digestOfBytes(const std::string& bytes) {
-  Sha256 out{};
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data());
-  return out;
-}
-
-// Names under `dir` that a receive leaves while it runs (temp and scratch files).
-int leftovers(const fs::path& dir) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().find(".hnow-") != std::string::npos;
-  return n;
-}
 
 }  // namespace
 

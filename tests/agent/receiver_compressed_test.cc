@@ -14,11 +14,13 @@
 #include <string>
 
 #include "agent/receiver.h"
+#include "agent/receiver_checks.h"
 #include "cli/run_process.h"
 #include "transport/data/file_digest.h"
 #include "transport/data/zstd_file.h"
 
 using hnow::testing::TempDir;
+using hnow::testing::leftovers;
 using namespace hnow::transport::data;
 namespace fs = std::filesystem;
 
@@ -29,13 +31,6 @@ std::string textOf(std::size_t n) {
   for (int line = 0; out.size() < n; ++line) out += "line " + std::to_string(line) + " of a log hnow sends\n";
   out.resize(n);
   return out;
-}
-
-// Names under `dir` that a receive leaves while it runs (temp and scratch files).
-int leftovers(const fs::path& dir) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().find(".hnow-") != std::string::npos;
-  return n;
 }
 
 }  // namespace

@@ -1,13 +1,11 @@
-// The fault matrix, the coordinator's row: hnowd SIGKILLed (a crash)
-// in the middle of a send and SIGTERMed (a stop) in the middle of a job, and
-// an agent SIGKILLed mid-job. The client fails at once with a clear message
-// and a non-zero exit; the agents keep their job shares running for the
-// hnowd started again, which resumes the job and collects them, and drop a
-// send's temp files when they log in to it (it forgot the send; the same
-// hnowd process, back, would resume it); hnowd records a send as
-// interrupted (when it stops, or when it starts again after a crash), the
-// agents register again by themselves and the next request succeeds. An agent killed mid-job leaves .hnow-jobs/ files, swept when it
-// starts again.
+// The fault matrix, the coordinator's row: hnowd SIGTERMed (a stop) or
+// SIGKILLed (a crash) in the middle of a job, and an agent SIGKILLed
+// mid-job. The client fails at once with a clear message and a non-zero
+// exit; the agents keep their shares running for the hnowd started again,
+// which resumes the job and collects them; the agents register again by
+// themselves and the next request succeeds. An agent killed mid-job leaves
+// .hnow-jobs/ files, swept when it starts again. A send killed midway:
+// fault_send_resume_test.cc.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -20,7 +18,6 @@ using hnow::testing::eventually;
 using hnow::testing::FaultLab;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
-using hnow::testing::writeRandomFile;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -70,18 +67,6 @@ std::string jobFileList(const FaultLab& lab) {
   return list;
 }
 
-// Restarts hnowd and checks what a restart promises: the agents come back,
-// the interrupted operation of `kind` is recorded as such.
-void restartHnowd(FaultLab& lab, const std::string& kind) {
-  lab.restart("hnowd");
-  REQUIRE(lab.allReady(10s));
-  auto ops = lab.ops();
-  REQUIRE(!ops.empty());
-  CHECK(ops[0]["kind"] == kind);
-  CHECK(ops[0]["status"] == "interrupted");
-  CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("marked interrupted") != std::string::npos);
-}
-
 // A job whose every command run leaves a marker and then sleeps, so a test
 // can act while shares are on the agents.
 struct SlowJob {
@@ -114,37 +99,7 @@ void killAndResume(FaultLab& lab, std::int64_t record) {
 
 }  // namespace
 
-TEST_CASE("fault matrix: hnowd killed mid-send - the client fails clearly, agents drop temp files at the new hnowd, the op is interrupted, the next send works") {
-  FaultLab lab(3, kLabOptions);
-  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
-  const fs::path source = lab.dir.path / "source.bin";
-  writeRandomFile(source, 3 << 20);
-  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin", "send");
-  REQUIRE(eventually([&] { return lab.progress("in/big.bin", 3 << 20) >= 0.4; }, 20s));
-  CHECK(lab.leftovers() > 0);  // temp files are there to be dropped
-  lab.kill("hnowd");
-  const auto killed = std::chrono::steady_clock::now();
-
-  auto status = send->waitExit(10s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 1);
-  CHECK(readWhole(lab.errPath("send")).find("lost hnowd while sending") != std::string::npos);
-  CHECK(readWhole(lab.errPath("send")).find("Send again once hnowd is back") != std::string::npos);
-  // The agents keep the send's temp files for a while, for the same hnowd
-  // to resume; another hnowd knows none of them, and they go at its login.
-  for (int k = 1; k <= 3; ++k) CHECK_FALSE(fs::exists(lab.root(k) / "in" / "big.bin"));
-  restartHnowd(lab, "send");
-  CHECK(eventually([&] { return lab.leftovers() == 0; }, 5s));
-  MESSAGE("fault matrix: hnowd killed at 40% of a send: client exit " << *status << ", temp files gone after "
-                                                                       << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
-                                                                       << " s (at the restarted hnowd)");
-  for (int k = 1; k <= 3; ++k) CHECK_FALSE(fs::exists(lab.root(k) / "in" / "big.bin"));
-
-  CHECK(lab.followUpSend("in/after.bin", 3));
-  CHECK(lab.leftovers() == 0);
-}
-
-// SIGTERM here (a stop, as systemd does it), SIGKILL mid-send (a crash).
+// SIGTERM here (a stop, as systemd does it), SIGKILL in the tests below (a crash).
 TEST_CASE("fault matrix: hnowd stopped mid-job - the client says hnowd keeps it, agents keep their shares, the restarted hnowd resumes it and collects them, the next run works") {
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
@@ -180,7 +135,8 @@ TEST_CASE("fault matrix: hnowd stopped mid-job - the client says hnowd keeps it,
   std::ofstream(lab.dir.path / "hnowd" / "jobs" / "output-1.temp")
       << job.output.parent_path().string() << "\n" << half.filename().string() << "\n";
   lab.restart("hnowd");
-  REQUIRE(lab.allReady(10s));
+  // The agents retried every 5 s at most meanwhile; under load a login takes longer.
+  REQUIRE(lab.allReady(20s));
   CHECK_FALSE(fs::exists(lab.dir.path / "hnowd" / "jobs" / "output-1.temp"));  // swept at start
   CHECK_FALSE(fs::exists(half));
   CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("removed " + half.string() + ", the half-written --output") !=

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -199,6 +200,21 @@ class DataPlane {
   void release(std::string token);
   // Release() every operation (the agent lost hnowd, which forgot them).
   void releaseAll();
+  // Release() every operation but the receives `parked` (whole files, or
+  // files moved as ranges by their file's token) still arriving (a
+  // restarted hnowd, which will send the same files again): those stop
+  // pulling and serving, and keep their temp file, the bytes written in
+  // order and the digest taken over them (each range its own), for adopt()
+  // or release().
+  void releaseAllBut(std::set<std::string> parked);
+  // The parked receive `parked` goes on as `token` (a new send's receive of
+  // the same file into the same path): pull(token, ...) resumes it after
+  // the bytes it holds, as after a lost parent. Gone (it ended as it was
+  // parked), `token` reports kFailed, so that hnowd does not wait for it.
+  void adopt(std::string parked, std::string token);
+  // The same for a file moved as ranges: its ranges, in file order, go on
+  // as `ranges` (the same byte ranges, under the new send's tokens).
+  void adoptRanges(std::string parked, std::string token, std::vector<std::string> ranges);
   // Runs one node's part of a probe round: `done` once, on the data thread,
   // when the window has closed (at once with an error for a bad order).
   // The round's token is served only until shortly after that.

@@ -90,6 +90,15 @@ struct DataPlane::Impl final : PlaneCore {
   void release(const std::string& token, bool removeFile = false);
   void releaseOperation(const std::string& token, bool removeFile);
   void releaseAll();
+  // plane_park.cc
+  void releaseAllBut(const std::set<std::string>& parked);
+  void park(Operation& op);
+  // The operation `from` goes on under `to`.
+  void rekey(const std::string& from, const std::string& to);
+  void adopt(const std::string& parked, const std::string& token);
+  // The receives `tokens` adopted a parked one that is gone: each fails.
+  void lostParked(const std::vector<std::string>& tokens);
+  void adoptRanges(const std::string& parked, const std::string& token, const std::vector<std::string>& ranges);
 
   DataLoop& dataLoop_;
   const hnow::Clock& clock_;

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/agent_selection.h"
+#include "core/send/stored_send.h"
 
 namespace hnow::daemon {
 
@@ -60,17 +61,9 @@ void OwedSends::ended(const SendEnd& end) {
   }
   if (!r.untilAll || end.missed.empty() || end.record == 0) return;
   Item item;
+  item.stored = storedOf(r);
   StoredOwedSend& o = item.stored;
   o.id = end.record;
-  o.path = r.path;
-  o.dest = r.dest;
-  o.algo = r.algo;
-  o.compress = r.compress;
-  o.replan = r.replan;
-  o.atomic = r.copy.atomic;
-  o.deleteOthers = r.copy.deleteOthers;
-  o.maxRateBytesPerSecond = r.maxRateBytesPerSecond;
-  o.force = r.force;
   o.agents = end.missed;
   std::sort(o.agents.begin(), o.agents.end());
   o.agents.erase(std::unique(o.agents.begin(), o.agents.end()), o.agents.end());
@@ -106,17 +99,7 @@ void OwedSends::tick() {
     for (const std::string& agent : owed)
       if (connected.count(agent)) now.push_back(agent);
     if (now.empty()) continue;
-    SendRequest request;
-    request.path = item.stored.path;
-    request.dest = item.stored.dest;
-    request.to = now;
-    request.algo = item.stored.algo;
-    request.compress = item.stored.compress;
-    request.replan = item.stored.replan;
-    request.copy.atomic = item.stored.atomic;
-    request.copy.deleteOthers = item.stored.deleteOthers;
-    request.maxRateBytesPerSecond = item.stored.maxRateBytesPerSecond;
-    request.force = item.stored.force;
+    SendRequest request = requestOf(item.stored, now);
     request.owedBy = item.stored.id;
     item.sending = true;
     const OperationId id = item.stored.id;

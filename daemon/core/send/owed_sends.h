@@ -16,14 +16,14 @@
 #include "base/clock.h"
 #include "core/coordinator.h"
 #include "core/send/send_service.h"
+#include "core/send/stored_send.h"
 #include "state/state_store.h"
 
 namespace hnow::daemon {
 
 class OwedSends {
  public:
-  // Starts a send (SendService::start); answers with its operation id or the refusal.
-  using StartSend = std::function<void(SendRequest request, std::function<void(const Result<std::uint64_t>&)> started)>;
+  using StartSend = SendStarter;
   // A refused or failed owed send is tried again this long after.
   static constexpr Duration kRetryAfter = std::chrono::seconds(30);
 

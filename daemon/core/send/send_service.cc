@@ -54,7 +54,9 @@ std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
 }
 
 std::vector<SkippedAgent> SendService::skippedOf(const SendRequest& request) const {
-  return absentWanted(coordinator_.status(), request.to, clock_.now());
+  std::vector<SkippedAgent> out = absentWanted(coordinator_.status(), request.to, clock_.now());
+  out.insert(out.end(), request.leftOut.begin(), request.leftOut.end());
+  return out;
 }
 
 Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& request) {
@@ -179,7 +181,7 @@ void SendService::begin(SendRequest request, Started started) {
       if (set)
         return started(Error{std::string(flag) + " is for a directory's tree; " + request.path +
                              " is not a directory (a file is always renamed into place whole)"});
-    beginPreparing(request, started);
+    beginPreparing(request, started, *receivers);
     std::unique_ptr<HeldBundle> upload;
     // An upload goes with its send; a kept copy stays (released through scratchSource).
     if (request.scratch && !request.keptCopy) upload.reset(new HeldBundle{plane_, {request.path, 0, {}}, false});
@@ -190,7 +192,7 @@ void SendService::begin(SendRequest request, Started started) {
                          "removes the others)"});
   if (request.copy.atomic && request.copy.deleteOthers)
     return started(Error{"--atomic already replaces the whole tree; leave out --delete"});
-  beginPreparing(request, started);
+  beginPreparing(request, started, *receivers);
   // A directory goes as one bundle of its tree, holding only the files some agent lacks.
   plane_.scanTree(readPathOf(request), [this, request, chosen = std::move(receivers).value(),
                                  started](const Result<TreeScan>& scanned) mutable {

@@ -20,6 +20,7 @@
 #include "core/send/source_plane.h"
 #include "core/send/striped_send.h"
 #include "core/transfer_observer.h"
+#include "core/send/skipped_agent.h"
 #include "core/send/tree_held.h"
 
 namespace hnow::daemon {
@@ -47,6 +48,9 @@ struct SendRequest : api::SendRequest {
   bool scratch = false;  // `path` is a client's upload: removed when the send ends
   std::string uploadedFrom{};  // an upload: the client's path ("-": its standard input), what records name
   OperationId owedBy = 0;  // made for the agents this send's record left owed (owed_sends.h)
+  // Agents it was for that a restarted hnowd runs it again without
+  // (sends_under_way.h): reported skipped, with why.
+  std::vector<SkippedAgent> leftOut{};
   // A tree's bundle for one group of its agents (bundle_groups.h): group
   // `group` (from 1) of `groups`, planned with `sourceShare` of hnowd's
   // uplink, since the groups' bundles leave hnowd at once. Only the first
@@ -135,6 +139,16 @@ class SendService final {
   bool cancel(OperationId record, const std::string& who);
   // Told of every send that ends, after its record is finished.
   void onEnded(std::function<void(const SendEnd&)> ended) { runs_.onEnded(std::move(ended)); }
+  // Told as a send's record begins for the agents it goes to, before its
+  // client hears that it started (`kept`), and when a send prepared is
+  // refused or cancelled before it ran (`dropped`, its record): what
+  // keeps the sends under way for a restarted hnowd (sends_under_way.h).
+  // A send that ran is told through onEnded.
+  struct Keeper {
+    std::function<void(const SendRequest& request, const std::vector<std::string>& agents)> kept;
+    std::function<void(OperationId record)> dropped;
+  };
+  void keepWith(Keeper keeper) { keeper_ = std::move(keeper); }
 
 
  private:
@@ -198,9 +212,11 @@ class SendService final {
   // The SHA-256 of the request's file (readPathOf), taken off the control thread
   // once however many ask the returned function.
   FileDigest digestOf(const SendRequest& request);
-  // The request's record begun as its preparing starts (SendRequest::record),
-  // and `started` wrapped to end that record "failed" when it is refused.
-  void beginPreparing(SendRequest& request, Started& started);
+  // The request's record begun as its preparing starts (SendRequest::record;
+  // one given, a send run again under an earlier hnowd's record, is kept),
+  // told to the keeper with `chosen`, and `started` wrapped to end that
+  // record "failed" when it is refused.
+  void beginPreparing(SendRequest& request, Started& started, const std::vector<AgentView>& chosen);
   // A cancelled send that was still prepared (SendRequest::cancelled):
   // `started` answered with its cancelled status; nothing of it starts.
   void endCancelled(const SendRequest& request, const Started& started);
@@ -247,6 +263,7 @@ class SendService final {
   };
   std::map<OperationId, Preparing> preparing_;
   Pinner pinner_;
+  Keeper keeper_;
   SendRuns runs_;  // the sends once their agents have prepared
 };
 

@@ -28,18 +28,27 @@ void SendService::oweAll(const SendRequest& request, Started started) {
                 std::to_string(record) + "): each gets it when it is connected again (hnow status lists it)"});
 }
 
-void SendService::beginPreparing(SendRequest& request, Started& started) {
+void SendService::beginPreparing(SendRequest& request, Started& started, const std::vector<AgentView>& chosen) {
   const std::string summary = "{\"file\":" + recordedFile(request) + ",\"dest\":" + jsonString(request.dest) +
                               ",\"algo\":" + jsonString(request.algo);
-  request.record = beginRecord(coordinator_, "send", summary + "}");
+  if (request.record == 0) request.record = beginRecord(coordinator_, "send", summary + "}");
+  else describeRecord(coordinator_, request.record, summary + "}");
   request.cancel = std::make_shared<SendCancel>();
   if (request.record == 0) return;
   preparing_[request.record] = {request.cancel, summary + "}"};
+  if (keeper_.kept) {
+    std::vector<std::string> agents;
+    for (const AgentView& a : chosen) agents.push_back(a.record.name);
+    keeper_.kept(request, agents);
+  }
   started = [this, record = request.record, summary, started = std::move(started)](
                 const Result<std::pair<std::uint64_t, SendStatus>>& answer) {
     preparing_.erase(record);
     // Ended already when it ran, was refused with its record, or was cancelled.
-    if (!answer) finishRecord(coordinator_, record, "failed", summary + ",\"error\":" + jsonString(answer.error().message) + "}");
+    if (!answer) {
+      finishRecord(coordinator_, record, "failed", summary + ",\"error\":" + jsonString(answer.error().message) + "}");
+      if (keeper_.dropped) keeper_.dropped(record);
+    }
     started(answer);
   };
 }
@@ -56,6 +65,7 @@ void SendService::cancelPreparing(const std::shared_ptr<SendCancel>& cancel, con
     std::string summary = it->second.summary;
     summary.pop_back();  // its closing brace
     finishRecord(coordinator_, it->first, "cancelled", summary + ",\"cancelled_by\":" + jsonString(who) + "}");
+    if (keeper_.dropped) keeper_.dropped(it->first);
     it = preparing_.erase(it);
   }
 }

@@ -52,6 +52,21 @@ class MemoryStateStore final : public StateStore {
     for (const auto& [_, o] : owed_) out.push_back(o);
     return out;
   }
+  Result<void> saveSendUnderWay(const StoredSendUnderWay& send) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    underWay_[send.id] = send;
+    return {};
+  }
+  Result<void> removeSendUnderWay(OperationId id) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    underWay_.erase(id);
+    return {};
+  }
+  Result<std::vector<StoredSendUnderWay>> loadSendsUnderWay() override {
+    std::vector<StoredSendUnderWay> out;
+    for (const auto& [_, w] : underWay_) out.push_back(w);
+    return out;
+  }
   Result<OperationId> beginOperation(const OperationRecord& record) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     records_.push_back(record);
@@ -124,7 +139,7 @@ class MemoryStateStore final : public StateStore {
   Result<int> interruptRunning(WallTime at) override {
     int n = 0;
     for (OperationRecord& r : records_)
-      if ((r.status == "running" && !running_.count(r.id)) || (r.status == "queued" && !queued_.count(r.id)))
+      if ((r.status == "running" && !running_.count(r.id) && !underWay_.count(r.id)) || (r.status == "queued" && !queued_.count(r.id)))
         r.status = "interrupted", r.finished = at, ++n;
     return n;
   }
@@ -199,6 +214,7 @@ class MemoryStateStore final : public StateStore {
   std::map<OperationId, StoredRunningJob> running_;
   std::map<std::string, std::vector<StoredLedgerEntry>> ledgers_;
   std::map<OperationId, StoredOwedSend> owed_;
+  std::map<OperationId, StoredSendUnderWay> underWay_;
   std::map<std::string, StoredIdentity> identities_;
   std::map<std::string, StoredRevocation> revocations_;
   std::map<std::string, StoredToken> tokens_;

@@ -418,3 +418,57 @@ TEST_CASE("a belied link keeps what its agent told across reopening, and a links
   CHECK(links[1].node == "b");
   CHECK(links[1].toldBytesPerSecond == 1000.0);
 }
+
+TEST_CASE("a send under way is read back after reopening with its agents, its record left running at the next start, and gone once removed") {
+  TempDir dir;
+  OperationRecord record;
+  record.kind = "send";
+  record.started = WallTime(1'700'000'010'000ms);
+  record.status = "running";
+  StoredSendUnderWay send;
+  send.path = "/srv/image.iso";
+  send.dest = "images/image.iso";
+  send.algo = "striped";
+  send.compress = "none";
+  send.replan = false;
+  send.force = true;
+  send.untilAll = true;
+  send.maxRateBytesPerSecond = 5e6;
+  send.agents = {"lab-2", "lab-1"};
+  send.since = WallTime(1'700'000'010'500ms);
+  OperationId other = 0;
+  {
+    auto store = openIn(dir.path);
+    send.id = store->beginOperation(record).value();
+    other = store->beginOperation(record).value();
+    REQUIRE(store->saveSendUnderWay(send).ok());
+  }
+  auto store = openIn(dir.path);
+  CHECK(*store->interruptRunning(WallTime(1'700'000'020'000ms)) == 1);
+  CHECK(store->operation(send.id).value()->status == "running");
+  CHECK(store->operation(other).value()->status == "interrupted");
+  auto loaded = store->loadSendsUnderWay();
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->size() == 1);
+  const StoredSendUnderWay& back = loaded->at(0);
+  CHECK(back.id == send.id);
+  CHECK(back.path == "/srv/image.iso");
+  CHECK(back.dest == "images/image.iso");
+  CHECK(back.algo == "striped");
+  CHECK(back.compress == "none");
+  CHECK_FALSE(back.replan);
+  CHECK_FALSE(back.atomic);
+  CHECK(back.force);
+  CHECK(back.untilAll);
+  CHECK(back.maxRateBytesPerSecond == 5e6);
+  CHECK(back.agents == std::vector<std::string>{"lab-1", "lab-2"});
+  CHECK(back.since == send.since);
+
+  send.agents = {"lab-3"};  // saved again: replaced whole
+  REQUIRE(store->saveSendUnderWay(send).ok());
+  CHECK(store->loadSendsUnderWay()->at(0).agents == std::vector<std::string>{"lab-3"});
+  REQUIRE(store->removeSendUnderWay(send.id).ok());
+  CHECK(store->loadSendsUnderWay()->empty());
+  CHECK(*store->interruptRunning(WallTime(1'700'000'030'000ms)) == 1);
+  CHECK(store->operation(send.id).value()->status == "interrupted");
+}

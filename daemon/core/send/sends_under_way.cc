@@ -1,0 +1,98 @@
+#include "core/send/sends_under_way.h"
+
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "core/agent_selection.h"
+#include "core/operation_records.h"
+#include "core/send/stored_send.h"
+
+namespace hnow::daemon {
+
+SendsUnderWay::SendsUnderWay(Coordinator& coordinator, StateStore& store, const Clock& clock, StartSend start)
+    : coordinator_(coordinator), store_(store), clock_(clock), start_(std::move(start)) {}
+
+bool SendsUnderWay::keeps(const SendRequest& request) {
+  return request.record != 0 && !request.scratch && request.owedBy == 0 && request.group <= 1;
+}
+
+void SendsUnderWay::keep(const SendRequest& request, const std::vector<std::string>& agents) {
+  if (!keeps(request)) return;
+  StoredSendUnderWay send;
+  static_cast<StoredOwedSend&>(send) = storedOf(request);
+  send.id = request.record;
+  send.untilAll = request.untilAll;
+  send.agents = agents;
+  send.since = clock_.wallNow();
+  // Not kept, it ends "interrupted" should hnowd stop: the send itself goes ahead.
+  if (auto saved = store_.saveSendUnderWay(send); !saved)
+    spdlog::error("keeping send record {} for a restarted hnowd: {}", send.id, saved.error().message);
+}
+
+void SendsUnderWay::drop(OperationId record) {
+  if (record == 0) return;
+  if (auto removed = store_.removeSendUnderWay(record); !removed)
+    spdlog::error("send record {} ended, but state.db still keeps it under way: {}", record, removed.error().message);
+}
+
+Result<void> SendsUnderWay::restore(Duration grace) {
+  auto stored = store_.loadSendsUnderWay();
+  if (!stored) return stored.error();
+  for (const StoredSendUnderWay& s : *stored) {
+    spdlog::info("send record {} ({} to {} agent(s)) was under way when the last hnowd stopped: it runs again once "
+                 "its agents are back",
+                 s.id, s.path, s.agents.size());
+    const OperationId id = s.id;
+    waiting_[id] = Waiting{s, clock_.now() + grace};
+  }
+  return {};
+}
+
+void SendsUnderWay::end(const StoredSendUnderWay& stored, const std::string& status, const std::string& why) {
+  spdlog::warn("send record {} ends {}: {}", stored.id, status, why);
+  finishRecord(coordinator_, stored.id, status,
+               "{\"file\":" + jsonString(stored.path) + ",\"dest\":" + jsonString(stored.dest) +
+                   ",\"error\":" + jsonString(why) + "}");
+  drop(stored.id);
+}
+
+void SendsUnderWay::tick() {
+  if (waiting_.empty()) return;
+  // Back: connected with its links known again (a send is refused before then).
+  std::set<std::string> connected;
+  for (const AgentView& a : coordinator_.status())
+    if (canTakePart(a) && a.links.up.rate.known() && a.links.down.rate.known()) connected.insert(a.record.name);
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const StoredSendUnderWay& stored = it->second.stored;
+    std::vector<std::string> back, away;
+    for (const std::string& agent : stored.agents) (connected.count(agent) ? back : away).push_back(agent);
+    if (!away.empty() && clock_.now() < it->second.until) {
+      ++it;
+      continue;
+    }
+    const StoredSendUnderWay send = stored;
+    it = waiting_.erase(it);
+    if (back.empty() && !send.untilAll) {
+      end(send, "interrupted", "none of its agents was back within seconds of hnowd's restart");
+      continue;
+    }
+    std::string missing;
+    for (const std::string& a : away) missing += (missing.empty() ? "" : ", ") + a;
+    if (!away.empty())
+      spdlog::warn("send record {}: {} not back after hnowd's restart: {}", send.id, missing,
+                   send.untilAll ? "owed it (--until-all)" : "left out");
+    SendRequest request = requestOf(send, send.untilAll ? send.agents : back);
+    request.untilAll = send.untilAll;
+    if (!send.untilAll)
+      for (const std::string& a : away) request.leftOut.push_back({a, "not back when hnowd ran the send again after its restart"});
+    request.record = send.id;
+    spdlog::info("send record {}: runs again for {} agent(s) (only what each lacks moves)", send.id,
+                 request.to.size());
+    start_(std::move(request), [this, send](const Result<std::uint64_t>& started) {
+      if (!started) end(send, "failed", started.error().message);
+    });
+  }
+}
+
+}  // namespace hnow::daemon

@@ -1,0 +1,72 @@
+#pragma once
+// Sends that outlive hnowd: each send of a path on hnowd's host is kept in
+// state.db from before its client hears it started until its record ends
+// (StoredSendUnderWay). An hnowd that stops or is killed meanwhile leaves
+// its record "running"; the next one (the same state.db) runs it again
+// under that record once its agents are back - every one of them, or those
+// back within the grace - planned afresh: an agent whose destination holds
+// the file (a tree: the files) already is not sent it again, and one that
+// kept its partial receive resumes from the bytes it holds
+// (docs/send.md, "A send outlives hnowd").
+//
+// Not kept: a client's upload (gone with the hnowd that held it), the
+// sends made for owed agents (owed_sends.h keeps those), and a tree's
+// groups after the first (the first's record is the send's).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/coordinator.h"
+#include "core/send/send_service.h"
+#include "core/send/stored_send.h"
+#include "state/state_store.h"
+
+namespace hnow::daemon {
+
+class SendsUnderWay {
+ public:
+  using StartSend = SendStarter;
+
+  SendsUnderWay(Coordinator& coordinator, StateStore& store, const Clock& clock, StartSend start);
+
+  // Whether `request` is kept while it runs (see above).
+  static bool keeps(const SendRequest& request);
+  // The send's record began for `agents` (SendService::keepWith): kept.
+  void keep(const SendRequest& request, const std::vector<std::string>& agents);
+  // Its record ended, or it was refused or cancelled before it ran.
+  void drop(OperationId record);
+  // keep() and drop(), as SendService::keepWith takes them.
+  SendService::Keeper keeper() {
+    return {[this](const SendRequest& r, const std::vector<std::string>& agents) { keep(r, agents); },
+            [this](OperationId record) { drop(record); }};
+  }
+
+  // What the last hnowd left under way: each waits until all its agents
+  // are back, or `grace` has passed, then runs again (tick()).
+  Result<void> restore(Duration grace);
+  // Starts the restored sends whose agents are back or whose grace ran
+  // out; one whose agents are none of them back ends "interrupted" (an
+  // --until-all one: they are owed it).
+  void tick();
+  // Restored sends still waiting for their agents.
+  std::size_t waiting() const { return waiting_.size(); }
+
+ private:
+  struct Waiting {
+    StoredSendUnderWay stored;
+    TimePoint until{};
+  };
+  // The send will not run again: its record ends `status`, saying `why`.
+  void end(const StoredSendUnderWay& stored, const std::string& status, const std::string& why);
+
+  Coordinator& coordinator_;
+  StateStore& store_;
+  const Clock& clock_;
+  StartSend start_;
+  std::map<OperationId, Waiting> waiting_;
+};
+
+}  // namespace hnow::daemon

@@ -1,0 +1,159 @@
+// SendsUnderWay over SendService in memory: a send is kept in state.db
+// while it runs, and a restarted hnowd runs it again under its record.
+#include "core/send/sends_under_way.h"
+#include "daemon/core/send_lab.h"
+
+using namespace hnow;
+using namespace hnow::daemon;
+using namespace hnow::daemon::send_lab;
+using namespace std::chrono_literals;
+
+namespace {
+
+// SendsUnderWay wired as hnowd wires it; `again` is the next hnowd's, over the same state.db.
+struct UnderWayLab : Lab {
+  std::vector<SendRequest> started;  // the sends a restored one started
+  std::optional<Result<std::uint64_t>> answer;
+  SendsUnderWay::StartSend start = [this](SendRequest request, auto answered) {
+    started.push_back(request);
+    service.start(request, [this, answered](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
+      answer = s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error());
+      answered(*answer);
+    });
+  };
+  SendsUnderWay underWay{coordinator, store, clock, start};
+  UnderWayLab() {
+    service.keepWith(underWay.keeper());
+    service.onEnded([this](const SendEnd& end) { underWay.drop(end.record); });
+  }
+  void detach(const char* agent) {
+    coordinator.detach(sessions[agent]);
+    coordinator.tick();
+  }
+  // Every receive order so far with `token` answered done by its agent.
+  void finish(const std::string& token) {
+    for (const auto& [agent, t] : agents.receives)
+      if (t == token) coordinator.reportTransfer(sessions[agent], t, done());
+  }
+  std::string statusOf(OperationId record) { return store.operation(record).value()->status; }
+  // `request` started (toAll() when none): its record.
+  OperationId startRecorded(std::optional<SendRequest> request = std::nullopt) {
+    auto answer = send_lab::started(*this, request.value_or(toAll()));
+    REQUIRE(answer);
+    return static_cast<OperationId>(answer->second.record);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a send is kept in state.db with its agents before its client hears it started, and no longer once it ends") {
+  UnderWayLab lab;
+  const OperationId record = lab.startRecorded();
+  auto kept = lab.store.loadSendsUnderWay().value();
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].id == record);
+  CHECK(kept[0].path == "/data/image.iso");
+  CHECK(kept[0].dest == "in/image.iso");
+  CHECK(kept[0].agents == std::vector<std::string>{"a1", "a2", "a3"});
+  // hnowd stops now: its record stays under way for the next one.
+  CHECK(*lab.store.interruptRunning(WallTime{}) == 0);
+  CHECK(lab.statusOf(record) == "running");
+
+  lab.finish(std::string(32, 't'));
+  CHECK(lab.statusOf(record) == "done");
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+}
+
+TEST_CASE("a send refused by its agents is no longer kept, and an upload or a send for owed agents is never kept") {
+  UnderWayLab lab;
+  lab.agents.refusingOrders.insert("a2");
+  CHECK_FALSE(started(lab, lab.toAll()));
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+  SendRequest upload = lab.toAll();
+  upload.scratch = true;
+  upload.record = 4;
+  CHECK_FALSE(SendsUnderWay::keeps(upload));
+  SendRequest owed = lab.toAll();
+  owed.record = 4;
+  owed.owedBy = 2;
+  CHECK_FALSE(SendsUnderWay::keeps(owed));
+  owed.owedBy = 0;
+  CHECK(SendsUnderWay::keeps(owed));
+}
+
+TEST_CASE("a restarted hnowd runs a kept send again under its record once every agent is back, and ends it done") {
+  UnderWayLab lab;
+  SendRequest request = lab.toAll();
+  request.algo = "chain";
+  request.force = true;
+  const OperationId record = lab.startRecorded(request);
+  const std::size_t receivesBefore = lab.agents.receives.size();
+
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
+  REQUIRE(again.restore(10s));
+  CHECK(again.waiting() == 1);
+  again.tick();  // every agent is connected: no wait
+  CHECK(again.waiting() == 0);
+  REQUIRE(lab.started.size() == 1);
+  CHECK(lab.started[0].record == record);
+  CHECK(lab.started[0].to == std::vector<std::string>{"a1", "a2", "a3"});
+  CHECK(lab.started[0].algo == "chain");
+  CHECK(lab.started[0].force);
+  REQUIRE(lab.answer);
+  REQUIRE(*lab.answer);
+  CHECK(lab.agents.receives.size() == receivesBefore + 3);  // every agent ordered again
+  CHECK(lab.statusOf(record) == "running");
+  // Its new token: the lab's second one.
+  const std::string token = lab.agents.receives.back().second;
+  lab.finish(token);
+  CHECK(lab.statusOf(record) == "done");
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+}
+
+TEST_CASE("a kept send waits for its agents at most the grace, then runs for those back, and with none back ends interrupted") {
+  UnderWayLab lab;
+  const OperationId record = lab.startRecorded();
+  lab.detach("a3");
+
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
+  REQUIRE(again.restore(10s));
+  again.tick();
+  lab.clock.advance(9s);
+  again.tick();
+  CHECK(lab.started.empty());
+  lab.clock.advance(2s);
+  again.tick();
+  REQUIRE(lab.started.size() == 1);
+  CHECK(lab.started[0].record == record);
+  CHECK(lab.started[0].to == std::vector<std::string>{"a1", "a2"});
+  // a3 is reported skipped, with why.
+  REQUIRE(lab.answer);
+  REQUIRE(*lab.answer);
+  const auto skipped = lab.service.status(**lab.answer)->skipped;
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].node == "a3");
+  CHECK(skipped[0].why == "not back when hnowd ran the send again after its restart");
+
+  UnderWayLab none;
+  const OperationId kept = none.startRecorded();
+  for (const char* agent : {"a1", "a2", "a3"}) none.detach(agent);
+  SendsUnderWay later(none.coordinator, none.store, none.clock, none.start);
+  REQUIRE(later.restore(10s));
+  none.clock.advance(11s);
+  later.tick();
+  CHECK(none.started.empty());
+  CHECK(none.statusOf(kept) == "interrupted");
+  CHECK(none.store.loadSendsUnderWay()->empty());
+}
+
+TEST_CASE("a kept send refused when run again ends failed with why, and is no longer kept") {
+  UnderWayLab lab;
+  const OperationId record = lab.startRecorded();
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock,
+                      [](SendRequest, auto answered) { answered(Error{"/data/image.iso: No such file or directory"}); });
+  REQUIRE(again.restore(10s));
+  again.tick();
+  CHECK(lab.statusOf(record) == "failed");
+  CHECK(lab.store.operation(record).value()->summary.find("No such file") != std::string::npos);
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+}
