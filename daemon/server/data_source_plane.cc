@@ -187,6 +187,17 @@ void DataSourcePlane::onTransfer(const transport::data::TransferEvent& e) {
     Lost lost = it->second.lost;  // a copy: it may release the receive, and with it the original
     return lost(e.message);
   }
+  if (e.kind == Kind::kParentLost) {
+    Receive& r = it->second;
+    r.lostTimes = r.lostTimes > 0 && e.bytes == r.lostAt ? r.lostTimes + 1 : 1;
+    r.lostAt = e.bytes;
+    if (r.lostTimes < kPullTries) return;  // the data plane tries again
+    Receive receive = std::move(r);
+    receiving_.erase(it);
+    plane_.release(e.token);
+    return receive.done(Error{"the agent's data plane closed the pull " + std::to_string(kPullTries) +
+                              " times in a row at byte " + std::to_string(e.bytes) + " (" + e.message + ")"});
+  }
   const bool belied = it->second.lost && e.kind == Kind::kParentCorrupt;
   if (e.kind != Kind::kDone && e.kind != Kind::kFailed && e.kind != Kind::kParentUnreachable && !belied) return;
   Receive receive = std::move(it->second);

@@ -90,7 +90,16 @@ class DataSourcePlane final : public SourcePlane {
     std::string path;
     Received done;
     Lost lost;  // an offered receive's (receiveOffered); none for a pull
+    // A pull's losses in a row at one byte (kPullTries end it).
+    int lostTimes = 0;
+    std::uint64_t lostAt = 0;
   };
+  // The agent holding a job file closed hnowd's pull this many times in a
+  // row without a byte more (it no longer serves the token, say): the
+  // receive fails, and the job gives the share to another agent, rather
+  // than retry for ever. Twenty tries are six seconds at the data plane's
+  // reconnect delay: more than a busy agent's pause.
+  static constexpr int kPullTries = 20;
   // The receive set up on the data plane, or false (`done` told why, later).
   bool startReceive(const std::string& token, std::uint64_t size, const std::string& sha256,
                     const std::string& path, Receive receive);
