@@ -11,6 +11,7 @@
 #include "core/manifest/manifest_service.h"
 #include "core/send/owed_sends.h"
 #include "core/send/send_service.h"
+#include "core/send/sends_under_way.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
 
@@ -42,7 +43,7 @@ kj::Promise<void> ClientSessionServer::cancel(CancelContext context) {
   const auto id = static_cast<OperationId>(context.getParams().getOperation());
   const std::string who = operator_.name;
   if ((sends_ && sends_->cancel(id, who)) || (manifests_ && manifests_->cancel(id, who)) ||
-      (jobs_ && jobs_->cancel(id, who))) {
+      (jobs_ && jobs_->cancel(id, who)) || (underWay_ && underWay_->cancel(id, who))) {
     spdlog::info("operator {} from {} cancelled operation {}", who, peer_, id);
     context.getResults().setNote("operation " + std::to_string(id) +
                                  " cancelled: its agents stopped and removed their partial copies");

@@ -339,7 +339,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
-                                                config.sendRoots, &source, portOf(dataAddress)});
+                                                config.sendRoots, &source, portOf(dataAddress), nullptr, {}, &underWay});
 
   daemon::Ticked ticked{coordinator, surveys, jobs, owed, underWay, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
   daemon::evaluateCaps(ticked);

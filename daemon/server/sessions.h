@@ -43,6 +43,7 @@ class ManifestService;
 class JobService;
 class SurveyRunner;
 class OwedSends;
+class SendsUnderWay;
 
 // What clients may ask of hnowd besides status; a missing one is refused.
 struct Services {
@@ -58,6 +59,7 @@ struct Services {
   int dataPort = 0;                      // hnowd's data plane, which clients dial to upload or fetch a result
   kj::Timer* timer = nullptr;            // paces the progress pushed to followers (server/progress_follow.h)
   std::shared_ptr<FollowGauge> following{};  // counts them; null: the session counts its own
+  SendsUnderWay* underWay = nullptr;     // sends a restart left, waiting for their agents (hnow cancel)
 };
 
 // The operator a client session serves, its rights, and what the agent
@@ -84,7 +86,8 @@ class ClientSessionServer final : public wire::ClientSession::Server {
         uploads_(std::make_shared<UploadShelf>(services.uploadDir, services.uploadPlane, transport::freshToken)),
         outputs_(std::make_shared<ServedOutputs>(services.uploadPlane, transport::freshToken)),
         dataPort_(services.dataPort), timer_(services.timer),
-        following_(services.following ? std::move(services.following) : std::make_shared<FollowGauge>()) {}
+        following_(services.following ? std::move(services.following) : std::make_shared<FollowGauge>()),
+        underWay_(services.underWay) {}
 
  protected:
   // server/coordinator_session.cc, with setEmulatedRates, forgetAgent and operations.
@@ -159,6 +162,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   int dataPort_;
   kj::Timer* timer_;
   std::shared_ptr<FollowGauge> following_;
+  SendsUnderWay* underWay_;
 };
 
 // Commands to an agent over its AgentControl capability; calls run in `tasks`.

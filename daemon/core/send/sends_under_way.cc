@@ -57,6 +57,19 @@ void SendsUnderWay::end(const StoredSendUnderWay& stored, const std::string& sta
   drop(stored.id);
 }
 
+bool SendsUnderWay::cancel(OperationId record, const std::string& who) {
+  auto it = waiting_.find(record);
+  if (it == waiting_.end()) return false;
+  const StoredSendUnderWay stored = it->second.stored;
+  waiting_.erase(it);
+  spdlog::info("send record {}: cancelled by {} while it waited for its agents after a restart", record, who);
+  finishRecord(coordinator_, record, "cancelled",
+               "{\"file\":" + jsonString(stored.path) + ",\"dest\":" + jsonString(stored.dest) +
+                   ",\"cancelled_by\":" + jsonString(who) + "}");
+  drop(record);
+  return true;
+}
+
 void SendsUnderWay::tick() {
   if (waiting_.empty()) return;
   // Back: connected with its links known again (a send is refused before then).

@@ -51,6 +51,11 @@ class SendsUnderWay {
   // out; one whose agents are none of them back ends "interrupted" (an
   // --until-all one: they are owed it).
   void tick();
+  // `hnow cancel` of a restored send still waiting for its agents: it
+  // will not run; its record ends "cancelled" by `who`. False: no such
+  // send waits. (The agents drop the partial receives they parked for it
+  // when no send claims them, agent/receiver_parked.cc.)
+  bool cancel(OperationId record, const std::string& who);
   // Restored sends still waiting for their agents.
   std::size_t waiting() const { return waiting_.size(); }
 

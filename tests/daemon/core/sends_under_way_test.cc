@@ -157,3 +157,22 @@ TEST_CASE("a kept send refused when run again ends failed with why, and is no lo
   CHECK(lab.store.operation(record).value()->summary.find("No such file") != std::string::npos);
   CHECK(lab.store.loadSendsUnderWay()->empty());
 }
+
+TEST_CASE("hnow cancel of a kept send waiting for its agents after a restart ends its record cancelled, and it never runs") {
+  UnderWayLab lab;
+  const OperationId record = lab.startRecorded();
+  lab.detach("a3");
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
+  REQUIRE(again.restore(10s));
+  again.tick();
+  REQUIRE(again.waiting() == 1);
+  CHECK_FALSE(again.cancel(record + 100, "ops"));
+  CHECK(again.cancel(record, "ops"));
+  CHECK(again.waiting() == 0);
+  CHECK(lab.statusOf(record) == "cancelled");
+  CHECK(lab.store.operation(record).value()->summary.find("\"cancelled_by\":\"ops\"") != std::string::npos);
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+  lab.clock.advance(11s);
+  again.tick();
+  CHECK(lab.started.empty());
+}
