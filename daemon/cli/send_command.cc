@@ -46,18 +46,21 @@ Result<double> sendMaxRate(const SendOptions& options) {
 
 namespace {
 
-// hnowd keeps a send of a path on its own host and runs it again when it
-// is back (docs/send.md, "A send outlives hnowd"); a client's upload goes
-// with the hnowd that held it.
+// hnowd keeps a send of a path on its own host, or of a client's file it
+// keeps a copy of, and runs it again when it is back (docs/send.md, "A
+// send outlives hnowd"); an uploaded directory goes with the hnowd that
+// held it.
 int reportLostHnowdSending(const api::SendRequest& request, std::uint64_t record, const std::string& why) {
-  if (request.upload != 0 || !request.uploadKey.empty() || request.uploadIsTree)
+  if (request.uploadIsTree || (request.upload != 0 && request.uploadKey.empty()))
     return reportLostHnowd("sending", "send", "their partial copies", "Send again", why);
   const auto id = static_cast<unsigned long long>(record);
+  // A copy hnowd had no room to keep was sent as a bare upload: the record says which.
+  const char* unless = request.uploadKey.empty() ? "" : " (unless it had no room to keep a copy of your file)";
   std::fprintf(stderr,
                "hnow: lost hnowd while sending: %s\n"
-               "hnow: hnowd keeps send %llu: when it is back it runs it again, each agent resuming from what it "
+               "hnow: hnowd keeps send %llu%s: when it is back it runs it again, each agent resuming from what it "
                "holds (`hnow ops wait %llu` follows it)\n",
-               why.c_str(), id, id);
+               why.c_str(), id, unless, id);
   return 1;
 }
 

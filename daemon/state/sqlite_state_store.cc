@@ -146,7 +146,9 @@ CREATE TABLE IF NOT EXISTS sends_under_way (
   force INTEGER NOT NULL,
   until_all INTEGER NOT NULL,
   max_rate_bytes_per_s REAL NOT NULL,
-  since_ms INTEGER NOT NULL
+  since_ms INTEGER NOT NULL,
+  upload_key TEXT NOT NULL DEFAULT '',
+  upload_stamp TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS send_agents (
   send_id INTEGER NOT NULL,

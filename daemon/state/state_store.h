@@ -102,6 +102,10 @@ struct StoredOwedSend {
 // the ones it was for, `id` its record.
 struct StoredSendUnderWay : StoredOwedSend {
   bool untilAll = false;  // those not back are owed it (docs/until-all.md)
+  // A client's file sent from hnowd's kept copy of its upload (docs/tree-send.md,
+  // "Kept files"): the copy's key and the client's stamp of the file
+  // (core/send/: its own text); "" for a path on hnowd's host.
+  std::string uploadKey{}, uploadStamp{};
 };
 
 // A job waiting in hnowd's queue (core/jobs/job_queue.h), its record

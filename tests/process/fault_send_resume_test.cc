@@ -206,3 +206,23 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a compressed file - resumed un
 TEST_CASE("fault matrix: hnowd killed mid-send of a striped file - resumed under its record, each agent resuming its stripes: every copy whole, at most 1.1x the missing bytes moved") {
   killMidSend(SIGKILL, "--compress none --algo striped");
 }
+
+TEST_CASE("fault matrix: hnowd killed mid-send of a client's uploaded file - sent again from hnowd's kept copy under its record, each agent resuming, every copy whole") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  hnow::testing::TempDir laptop;  // outside hnowd's [send] roots: the client uploads it
+  constexpr std::size_t kSize = 16 << 20;
+  const fs::path source = laptop.path / "image.bin";
+  const std::string bytes = writeRandomFile(source, kSize);
+  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin --compress none", "send");
+  REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= 0.4; }, 30s));
+  const std::int64_t record = stopHnowd(lab, *send, SIGKILL);
+  CHECK(readWhole(lab.errPath("send")).find("uploading " + source.string()) != std::string::npos);
+  restartUntilDone(lab, record);
+  for (int k = 1; k <= 3; ++k) CHECK(readWhole(lab.root(k) / "in" / "big.bin") == bytes);
+  const Accounted a = accountFor(lab, "big.bin", static_cast<long long>(kSize));
+  CHECK(a.moved <= a.missing * 11 / 10);
+  MESSAGE("fault matrix: hnowd killed mid-send of an uploaded file: held" << a.held << "; " << a.missing
+                                                                          << " bytes missing, " << a.moved
+                                                                          << " moved after the restart");
+}

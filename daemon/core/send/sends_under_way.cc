@@ -1,6 +1,7 @@
 #include "core/send/sends_under_way.h"
 
 #include <set>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -13,8 +14,29 @@ namespace hnow::daemon {
 SendsUnderWay::SendsUnderWay(Coordinator& coordinator, StateStore& store, const Clock& clock, StartSend start)
     : coordinator_(coordinator), store_(store), clock_(clock), start_(std::move(start)) {}
 
+namespace {
+
+// A client's stamp of its file as state.db keeps it: "size mtime ctime inode".
+std::string stampText(const api::FileStamp& s) {
+  return std::to_string(s.size) + " " + std::to_string(s.mtimeNs) + " " + std::to_string(s.ctimeNs) + " " +
+         std::to_string(s.inode);
+}
+
+api::FileStamp stampOf(const std::string& text) {
+  api::FileStamp s;
+  std::istringstream in(text);
+  in >> s.size >> s.mtimeNs >> s.ctimeNs >> s.inode;
+  return s;
+}
+
+}  // namespace
+
 bool SendsUnderWay::keeps(const SendRequest& request) {
-  return request.record != 0 && !request.scratch && request.owedBy == 0 && request.group <= 1;
+  // A client's file is kept when it is sent from hnowd's kept copy of its
+  // upload (that copy outlives hnowd); a bare upload or an uploaded tree's
+  // scratch directory does not.
+  const bool keptFile = request.scratch && request.keptCopy && !request.uploadKey.empty();
+  return request.record != 0 && (!request.scratch || keptFile) && request.owedBy == 0 && request.group <= 1;
 }
 
 void SendsUnderWay::keep(const SendRequest& request, const std::vector<std::string>& agents) {
@@ -23,6 +45,7 @@ void SendsUnderWay::keep(const SendRequest& request, const std::vector<std::stri
   static_cast<StoredOwedSend&>(send) = storedOf(request);
   send.id = request.record;
   send.untilAll = request.untilAll;
+  if (request.scratch) send.uploadKey = request.uploadKey, send.uploadStamp = stampText(request.uploadStamp);
   send.agents = agents;
   send.since = clock_.wallNow();
   // Not kept, it ends "interrupted" should hnowd stop: the send itself goes ahead.
@@ -97,6 +120,10 @@ void SendsUnderWay::tick() {
                    send.untilAll ? "owed it (--until-all)" : "left out");
     SendRequest request = requestOf(send, send.untilAll ? send.agents : back);
     request.untilAll = send.untilAll;
+    if (!send.uploadKey.empty()) {  // sent again from hnowd's kept copy (SendService::startKeptFile)
+      request.uploadKey = send.uploadKey;
+      request.uploadStamp = stampOf(send.uploadStamp);
+    }
     if (!send.untilAll)
       for (const std::string& a : away) request.leftOut.push_back({a, "not back when hnowd ran the send again after its restart"});
     request.record = send.id;

@@ -9,7 +9,10 @@
 // kept its partial receive resumes from the bytes it holds
 // (docs/send.md, "A send outlives hnowd").
 //
-// Not kept: a client's upload (gone with the hnowd that held it), the
+// A client's file uploaded is kept when hnowd sends it from its kept copy
+// (docs/tree-send.md, "Kept files": that copy outlives hnowd); run again,
+// it is sent from that copy. Not kept: an upload hnowd could not keep a
+// copy of, an uploaded directory (its scratch tree goes with hnowd), the
 // sends made for owed agents (owed_sends.h keeps those), and a tree's
 // groups after the first (the first's record is the send's).
 #include <cstdint>

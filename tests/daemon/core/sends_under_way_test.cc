@@ -176,3 +176,30 @@ TEST_CASE("hnow cancel of a kept send waiting for its agents after a restart end
   again.tick();
   CHECK(lab.started.empty());
 }
+
+TEST_CASE("a client's file sent from hnowd's kept copy is kept with the copy's key and stamp, and run again from that copy") {
+  UnderWayLab lab;
+  SendRequest fromCopy = lab.toAll();
+  fromCopy.record = lab.coordinator.operationLog().begin("send", "{}").value();
+  fromCopy.path = "/var/lib/hnow/trees/kept-files/3.file";
+  fromCopy.scratch = true;
+  fromCopy.keptCopy = true;
+  fromCopy.uploadKey = "operator laptop /home/ops/image.bin";
+  fromCopy.uploadStamp = {16777216, 1700000000123456789, 1700000000223456789, 4242};
+  CHECK(SendsUnderWay::keeps(fromCopy));
+  SendRequest bare = fromCopy;  // an upload hnowd had no room to keep a copy of
+  bare.keptCopy = false;
+  CHECK_FALSE(SendsUnderWay::keeps(bare));
+  lab.underWay.keep(fromCopy, {"a1", "a2"});
+
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
+  REQUIRE(again.restore(10s));
+  again.tick();
+  REQUIRE(lab.started.size() == 1);
+  const SendRequest& request = lab.started[0];
+  CHECK(request.record == fromCopy.record);
+  CHECK(request.uploadKey == fromCopy.uploadKey);
+  CHECK(request.uploadStamp == fromCopy.uploadStamp);
+  CHECK(request.upload == 0);     // nothing to upload: SendService sends the kept copy
+  CHECK_FALSE(request.scratch);   // set again by SendService once it holds the copy
+}
