@@ -48,6 +48,7 @@ class AgentControlServer final : public wire::AgentControl::Server {
   // A restarted hnowd: a task its earlier process started, and what it still counts on.
   kj::Promise<void> awaitJobTask(AwaitJobTaskContext context) override;
   kj::Promise<void> keepJobFiles(KeepJobFilesContext context) override;
+  kj::Promise<void> heldJobTasks(HeldJobTasksContext context) override;
 
  private:
   // `work` on a thread of its own (it reads files: seconds for large ones),

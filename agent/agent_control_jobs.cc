@@ -49,6 +49,19 @@ kj::Promise<void> AgentControlServer::awaitJobTask(AwaitJobTaskContext context) 
   return answerTask(transport::valueOrRefuse(jobs())->outcome(token), context);
 }
 
+kj::Promise<void> AgentControlServer::heldJobTasks(HeldJobTasksContext context) {
+  runtime_.jobsClaimed();
+  JobRunner* runner = runtime_.jobs();
+  const auto held = runner ? runner->endedTasks() : std::vector<JobRunner::HeldFile>{};
+  auto list = context.getResults().initHeld(static_cast<unsigned>(held.size()));
+  for (unsigned i = 0; i < list.size(); ++i) {
+    list[i].setToken(transport::dataOf(held[i].token));
+    list[i].setTask(true);
+    list[i].setEnded(true);
+  }
+  return kj::READY_NOW;
+}
+
 kj::Promise<void> AgentControlServer::keepJobFiles(KeepJobFilesContext context) {
   std::vector<std::string> tokens;
   for (auto t : context.getParams().getTokens()) tokens.push_back(tokenOf(t));

@@ -113,6 +113,12 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   if (!config_.roots.empty())
     jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front(), JobPolicy::ofThisHost(config_.jobs),
                                         "hnowd at " + config_.coordinator);
+  // Results an earlier process of this agent computed: given back to that hnowd, held as after a lost connection.
+  if (jobs_)
+    if (auto holder = transport::parseKeyText(jobs_->restoreHeld()); holder) {
+      jobsHeldFor_ = *holder;
+      holdJobs();
+    }
   spdlog::info("data plane listening on {}", dataAddress_);
   reporting_ = receiver_
                    ->forwardEvents([this](const transport::data::TransferEvent& e,
@@ -124,6 +130,15 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
 
 void AgentRuntime::forgetJobs() {
   if (jobs_) jobs_->dropAll();
+}
+
+void AgentRuntime::holdJobs() {
+  spdlog::info("holding job files and shares for hnowd for {:.0f} s", hnow::seconds(kHoldJobs));
+  holdingJobs_ = timer_.afterDelay(toKj(kHoldJobs)).then([this]() {
+                                     spdlog::warn("hnowd has not claimed its shares after {:.0f} s: dropping them",
+                                                  hnow::seconds(kHoldJobs));
+                                     forgetJobs();
+                                   }).eagerlyEvaluate(nullptr);
 }
 
 void AgentRuntime::forgetTransfers() {
@@ -161,14 +176,7 @@ kj::Promise<void> AgentRuntime::run() {
             })
       .then([this]() {
         wakeProbe_.reset();
-        if (jobs_ && jobs_->holdsAny()) {
-          spdlog::info("holding job files and running shares for hnowd for {:.0f} s", hnow::seconds(kHoldJobs));
-          holdingJobs_ = timer_.afterDelay(toKj(kHoldJobs)).then([this]() {
-                                             spdlog::warn("hnowd has not claimed its shares after {:.0f} s: dropping them",
-                                                          hnow::seconds(kHoldJobs));
-                                             forgetJobs();
-                                           }).eagerlyEvaluate(nullptr);
-        }
+        if (jobs_ && jobs_->holdsAny()) holdJobs();
         // A while for the same hnowd to come back (an overloaded one that let
         // heartbeats go unanswered): not for ever, a dead one holds disk here.
         keepingTransfers_ = timer_.afterDelay(toKj(kKeepTransfers)).then([this]() {
@@ -263,6 +271,7 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
               }
             }
             jobsHeldFor_ = coordinatorKey_;
+            if (jobs_) jobs_->setHolder(transport::keyText(coordinatorKey_));
             coordinatorInstance_ = instance;
             credentials_.loggedIn(coordinatorKey_);
             backoff_ = kFirstBackoff;

@@ -100,6 +100,8 @@ class AgentRuntime {
   // between agents without hnowd, and the same hnowd, reached again, resumes
   // a lost agent's copy from what it holds (docs/reachability.md).
   void forgetJobs();
+  // Job files kept for hnowd (kHoldJobs at most) until it claims them.
+  void holdJobs();
   void reportTransfer(const transport::data::TransferEvent& event, const transport::data::UnpackedTree* unpacked);
   // Sends a transfer's last event to hnowd; `forget` in the answer releases it.
   void sendReport(const std::string& token);

@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "agent/command_process.h"
 #include "agent/receiver.h"
@@ -19,6 +22,8 @@ namespace hnow::agent {
 namespace {
 
 constexpr const char* kJobDir = ".hnow-jobs";
+// Beside a result: its task's outcome and the hnowd it is for (startup_sweep.cc keeps the pair).
+constexpr const char* kOutcomeSuffix = ".done";
 constexpr std::size_t kStderrTail = 2000;
 
 std::string hexToken(const std::string& token) {
@@ -126,6 +131,10 @@ JobRunner::~JobRunner() {
   for (auto& t : threads_) t.first.join();
   for (const auto& [token, path] : files_) {
     receiver_.discard(token);
+    // A result whose outcome is beside it stays, for this agent started
+    // again to give back (restoreHeld); the start-up sweep keeps the pair.
+    auto done = outcomes_.find(token);
+    if (done != outcomes_.end() && done->second.ended.ok() && !holder_.empty()) continue;
     ::unlink(path.c_str());
   }
 }
@@ -327,10 +336,60 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
 }
 
 void JobRunner::ended(const std::string& resultToken, Result<TaskOutcome> outcome, bool keep) {
-  if (outcome && keep) outcomes_[resultToken] = *outcome;
+  if (outcome && keep) {
+    outcomes_[resultToken] = *outcome;
+    if (outcome->ended.ok()) writeOutcome(resultToken, *outcome);
+  }
   auto [from, to] = waiting_.equal_range(resultToken);
   for (auto it = from; it != to; ++it) it->second->fulfill(held(Result<TaskOutcome>(outcome)));
   waiting_.erase(from, to);
+}
+
+void JobRunner::writeOutcome(const std::string& resultToken, const TaskOutcome& outcome) {
+  if (holder_.empty()) return;
+  const std::string path = pathFor(resultToken) + kOutcomeSuffix, temp = path + ".tmp";
+  const std::string sha = hnow::hexOf(reinterpret_cast<const unsigned char*>(outcome.sha256.data()), outcome.sha256.size());
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, "%llu %s %.6f %.6f\n", static_cast<unsigned long long>(outcome.size),
+                sha.c_str(), outcome.computeS, outcome.runS);
+  const std::string text = holder_ + "\n" + numbers;
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0) ::close(fd);
+  if (!written || ::rename(temp.c_str(), path.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    spdlog::warn("cannot keep a share's outcome beside its result ({}): a restart of this agent computes it again",
+                 std::strerror(errno));
+  }
+}
+
+std::string JobRunner::restoreHeld() {
+  std::string holder;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t suffix = std::strlen(kOutcomeSuffix);
+    if (name.size() != 64 + suffix || name.compare(64, suffix, kOutcomeSuffix) != 0) continue;
+    std::string token(32, '\0'), digest(32, '\0'), line, sha;
+    auto bytes = [](std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); };
+    std::ifstream in(entry.path());
+    TaskOutcome outcome;
+    if (!hnow::bytesOfHex(name.substr(0, 64), bytes(token), 32) || !std::getline(in, line) ||
+        !(in >> outcome.size >> sha >> outcome.computeS >> outcome.runS) || sha.size() != 64 ||
+        !hnow::bytesOfHex(sha, bytes(digest), 32))
+      continue;
+    const std::string result = dir_ + "/" + name.substr(0, 64);
+    std::error_code sizeError;
+    if (std::filesystem::file_size(result, sizeError) != outcome.size || sizeError) continue;
+    outcome.exitCode = 0;
+    outcome.sha256 = digest;
+    files_[token] = result;
+    tasks_.insert(token);
+    outcomes_[token] = outcome;
+    holder = line;
+  }
+  if (!outcomes_.empty()) spdlog::info("holding {} share result(s) this agent computed before it restarted", outcomes_.size());
+  return holder;
 }
 
 void JobRunner::taskFailed(kj::Exception&& exception) {
@@ -357,6 +416,13 @@ void JobRunner::serveResultsAgain() {
     }
     receiver_.serve(token, fd, outcome.size);
   }
+}
+
+std::vector<JobRunner::HeldFile> JobRunner::endedTasks() const {
+  std::vector<HeldFile> out;
+  for (const auto& [token, outcome] : outcomes_)
+    if (outcome.ended.ok() && files_.count(token)) out.push_back({token, true, true});
+  return out;
 }
 
 std::vector<JobRunner::HeldFile> JobRunner::keepOnly(const std::vector<std::string>& tokens) {
@@ -401,6 +467,7 @@ void JobRunner::drop(const std::vector<std::string>& tokens) {
     // thread removes it after the rename, whichever comes first.
     receiver_.discard(token);
     ::unlink(it->second.c_str());
+    ::unlink((it->second + kOutcomeSuffix).c_str());
     if (auto f = fetching_.find(token); f != fetching_.end()) {
       f->second->fulfill(held(Result<void>::failure("the job file was dropped")));
       fetching_.erase(f);

@@ -91,7 +91,17 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
     bool ended = false;  // the task has ended
   };
   std::vector<HeldFile> keepOnly(const std::vector<std::string>& tokens);
+  // The tasks that ended with a result held here.
+  std::vector<HeldFile> endedTasks() const;
   bool holdsAny() const { return !files_.empty(); }
+  // The hnowd (its key's text) the results are for: each ended task's
+  // outcome is written beside its result (`<result>.done`), so that the
+  // agent, started again, gives it back to that hnowd (restoreHeld).
+  void setHolder(std::string holder) { holder_ = std::move(holder); }
+  // The results an earlier process of this agent left with their outcome
+  // (the start-up sweep keeps them), held again as ended tasks; the hnowd
+  // they are for ("" none).
+  std::string restoreHeld();
   // The data plane forgot every token (a restarted hnowd's login): the
   // results of tasks that ended are served again, for it to collect.
   void serveResultsAgain();
@@ -126,6 +136,8 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
   // A task ended: its outcome kept under its token (until dropped) and
   // handed to whoever waits for it.
   void ended(const std::string& resultToken, Result<TaskOutcome> outcome, bool keep = true);
+  // The outcome beside the result, for a later process of this agent.
+  void writeOutcome(const std::string& resultToken, const TaskOutcome& outcome);
   void taskFailed(kj::Exception&& exception) override;
 
   Receiver& receiver_;
@@ -151,6 +163,7 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
   std::set<std::string> tasks_;
   std::map<std::string, TaskOutcome> outcomes_;
   std::multimap<std::string, kj::Own<kj::PromiseFulfiller<kj::Own<Result<TaskOutcome>>>>> waiting_;
+  std::string holder_;
   kj::TaskSet ends_{*this};  // last: destroyed first, while the rest is whole
 };
 

@@ -11,6 +11,7 @@ namespace fs = std::filesystem;
 
 namespace {
 constexpr const char* kJobDir = ".hnow-jobs";  // agent/job_runner.cc
+const std::string kOutcome = ".done";          // ...and the outcome beside a result
 }  // namespace
 
 bool isReceiveTempName(const std::string& name) {
@@ -41,7 +42,17 @@ SweepResult sweepLeftovers(const std::vector<std::string>& roots) {
     std::error_code error;
     for (const auto& e : fs::directory_iterator(jobs, error)) {
       std::error_code typeError;
-      if (e.is_regular_file(typeError) || e.is_symlink(typeError)) remove(e.path(), result.jobFiles);
+      if (!e.is_regular_file(typeError) && !e.is_symlink(typeError)) continue;
+      // A result with its outcome beside it (agent/job_runner.h restoreHeld), and that outcome: kept.
+      const std::string name = e.path().filename().string();
+      const bool outcome = name.size() > kOutcome.size() && name.ends_with(kOutcome);
+      const fs::path pair = outcome ? jobs / name.substr(0, name.size() - kOutcome.size()) : fs::path(e.path().string() + kOutcome);
+      std::error_code pairError;
+      if (!e.is_symlink(typeError) && fs::is_regular_file(pair, pairError) && !fs::is_symlink(pair, pairError)) {
+        ++result.resultsKept;
+        continue;
+      }
+      remove(e.path(), result.jobFiles);
     }
   }
   for (const auto& root : roots) {

@@ -6,7 +6,9 @@
 // (agent/job_runner.h), and the staging directories of trees it never
 // published (`.NAME.hnow-stage-XXXXXXXXXXXXXXXX`). At start no operation is known to this agent (hnowd
 // forgets a lost agent's part, and the tokens died with the old process), so
-// every such file is stale and is removed before the agent registers.
+// every such file is stale and is removed before the agent registers, but
+// a share's result with its outcome beside it (`<result>.done`): the agent
+// gives it back to the hnowd it was for (agent/job_runner.h restoreHeld).
 // Roots belong to one agent: two agents running on a shared root would
 // sweep each other's temp files.
 #include <cstddef>
@@ -21,6 +23,7 @@ bool isReceiveTempName(const std::string& name);
 struct SweepResult {
   std::size_t tempFiles = 0;  // receive temp files removed under the roots
   std::size_t jobFiles = 0;   // entries removed from .hnow-jobs/
+  std::size_t resultsKept = 0;  // results and their outcomes kept there, for hnowd to collect
   std::size_t stagingDirs = 0;  // trees an unpack staged and never published (transport/data/tree_bundle.h)
   std::vector<std::string> errors;  // what could not be removed, and why
 };

@@ -155,6 +155,11 @@ interface AgentControl @0xa2b15c648861c029 {
   # A restarted hnowd names the job files and tasks it still counts on:
   # every other one is dropped (its command killed). Answers which of
   # `tokens` this agent holds.
+  heldJobTasks @16 () -> (held :List(HeldJobFile));
+  # This agent restarted and logged in again to the same hnowd process:
+  # the tasks whose results it gave back (an earlier process of it computed
+  # them, agent/job_runner.h restoreHeld). Nothing is dropped; hnowd drops
+  # those it has no use for.
 }
 
 struct HeldJobFile @0xe3c2f1a7b5d94e08 {

@@ -143,6 +143,9 @@ class AgentLink {
   virtual void keepJobFiles(const std::vector<std::string>& /*tokens*/, HeldJobsDone done) {
     done(std::vector<HeldJobFile>{});
   }
+  // The agent restarted and is back at this hnowd: the tasks whose
+  // results it gave back (an earlier process of it computed them).
+  virtual void heldJobTasks(HeldJobsDone done) { done(std::vector<HeldJobFile>{}); }
   // The agent dials `address` (hnowd's data port) and serves the job file
   // `token` over that connection, presenting `ticket` (32 bytes): hnowd
   // cannot connect to it (docs/reachability.md). `done` once the

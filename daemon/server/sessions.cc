@@ -310,6 +310,13 @@ class RpcAgentLink final : public AgentLink {
         [done](auto response) { done(transport::jobTaskAnswerFromWire(response.getResult())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
+  static std::vector<HeldJobFile> heldOf(capnp::List<wire::HeldJobFile>::Reader list) {
+    std::vector<HeldJobFile> held;
+    for (auto h : list)
+      held.push_back({std::string(reinterpret_cast<const char*>(h.getToken().begin()), h.getToken().size()),
+                      h.getTask(), h.getEnded()});
+    return held;
+  }
   void awaitJobTask(const std::string& resultToken, TaskDone done) override {
     auto request = control_.awaitJobTaskRequest();
     request.setResultToken(transport::dataOf(resultToken));
@@ -322,13 +329,12 @@ class RpcAgentLink final : public AgentLink {
     auto list = request.initTokens(static_cast<unsigned>(tokens.size()));
     for (unsigned i = 0; i < list.size(); ++i) list.set(i, transport::dataOf(tokens[i]));
     tasks_.add(request.send().then(
-        [done](auto response) {
-          std::vector<HeldJobFile> held;
-          for (auto h : response.getHeld())
-            held.push_back({std::string(reinterpret_cast<const char*>(h.getToken().begin()), h.getToken().size()),
-                            h.getTask(), h.getEnded()});
-          done(held);
-        },
+        [done](auto response) { done(heldOf(response.getHeld())); },
+        [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
+  }
+  void heldJobTasks(HeldJobsDone done) override {
+    tasks_.add(control_.heldJobTasksRequest().send().then(
+        [done](auto response) { done(heldOf(response.getHeld())); },
         [done](kj::Exception&& e) { done(Error{transport::describe(e)}); }));
   }
   void offerFile(const std::string& token, const std::string& ticket, const std::string& address,

@@ -9,8 +9,10 @@
 #include <kj/async-io.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "agent/receiver.h"
+#include "agent/startup_sweep.h"
 #include "cli/run_process.h"
 #include "support/why.h"
 
@@ -78,5 +80,33 @@ TEST_CASE("keepJobFiles keeps the tasks a restarted hnowd names and drops the ot
   CHECK_FALSE(*r.jobs.outcome(other).wait(r.io.waitScope));
   CHECK(r.jobs.keepOnly({}).empty());
   CHECK_FALSE(r.jobs.holdsAny());
+  CHECK(fs::is_empty(r.dir.path / ".hnow-jobs"));
+}
+
+TEST_CASE("a result outlives the agent's process: kept beside its outcome, swept around, and given back by the next one") {
+  Runner r;
+  const std::string token(32, 'g');
+  {
+    hnow::agent::JobRunner first{r.receiver, r.dir.path.string(), hnow::agent::JobPolicy::ofThisHost(r.allowAll), "hnowd"};
+    first.setHolder("ed25519:the-hnowd-key");
+    auto ran = first.run({}, {"echo", "given back"}, token, 1.0).wait(r.io.waitScope);
+    REQUIRE(*ran);
+    REQUIRE((*ran)->ended.ok());
+    auto other = first.run({}, {"sleep", "30"}, std::string(32, 'x'), 1.0);  // killed with the agent
+  }
+  // The start-up sweep of the next process keeps the result and its outcome only.
+  std::ofstream(r.dir.path / ".hnow-jobs" / "stale-input") << "left over";
+  const auto swept = hnow::agent::sweepLeftovers({r.dir.path.string()});
+  CHECK(swept.resultsKept == 2);
+  CHECK_FALSE(fs::exists(r.dir.path / ".hnow-jobs" / "stale-input"));
+  hnow::agent::JobRunner next{r.receiver, r.dir.path.string(), hnow::agent::JobPolicy::ofThisHost(r.allowAll), "hnowd"};
+  CHECK(next.restoreHeld() == "ed25519:the-hnowd-key");
+  const auto ended = next.endedTasks();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].token == token);
+  auto back = next.outcome(token).wait(r.io.waitScope);
+  REQUIRE(*back);
+  CHECK((*back)->size == 11);  // "given back\n"
+  next.drop({token});
   CHECK(fs::is_empty(r.dir.path / ".hnow-jobs"));
 }

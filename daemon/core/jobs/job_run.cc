@@ -81,6 +81,18 @@ int JobRun::adopt(JobShare share) {
   return id;
 }
 
+int JobRun::revive(int k, const std::string& agent) {
+  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  if (share.accepted || share.done || finished()) return -1;
+  const int id = newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart));
+  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+  a.state = State::kReceived;
+  a.serveStart = a.serveEnd = clock_.now();
+  a.deadline = clock_.now() + toDuration(options_.slack * a.predictedS) + options_.grace;
+  startNextCompute(agent);
+  return id;
+}
+
 void JobRun::startNextCompute(const std::string& agent) {
   for (const auto& a : attempts_)
     if (a.agent == agent && a.state == State::kComputing) return;

@@ -120,6 +120,11 @@ class JobRun {
   // any other share; out of the return order (it holds no result back).
   // Its id; compute() follows at once unless the agent computes another.
   int adopt(JobShare share);
+  // A result of `share` that `agent` computed in an attempt the run gave
+  // up when it lost the agent (it restarted and gave it back): a new
+  // attempt, counted as served and computed first on that agent; the
+  // first result of the share counts, as ever. -1: the share needs none.
+  int revive(int share, const std::string& agent);
   // Reissues shares whose attempts missed their deadline; call periodically.
   void tick();
   // --reduce: the accepted results now belong to the reduction

@@ -37,8 +37,8 @@ struct JobService::Actions final : JobActions {
     const auto k = static_cast<std::size_t>(a.share);
     auto& data = job.attempts[id];
     const auto claimed = job.claimedResults.find(k);
-    const bool adopted = claimed != job.claimedResults.end();
-    data.resultToken = adopted ? claimed->second : service.newToken_();
+    const bool adopted = claimed != job.claimedResults.end() && claimed->second.first == a.agent;
+    data.resultToken = adopted ? claimed->second.second : service.newToken_();
     if (adopted) {
       job.claimedResults.erase(claimed);  // a reissue runs the command
     } else {
@@ -341,6 +341,7 @@ void JobService::tick() {
   std::map<std::string, bool> up;
   for (const AgentView& a : coordinator_.status())
     up[a.record.name] = a.connected && a.record.state == AgentState::kAlive;
+  askReturning(up);
   for (auto& [id, owned] : jobs_) {
     Job& job = *owned;
     if (job.finished) continue;

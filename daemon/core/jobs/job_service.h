@@ -147,6 +147,11 @@ class JobService {
   bool claimsAnswered(const Job& job) const;
   void adoptHeld(Job& job);
   void adoptIntoRun(Job& job);
+  // An agent this hnowd saw, lost and sees again (it restarted): the
+  // results it gave back revive their shares' attempts (JobRun::revive);
+  // those no job wants are dropped on it.
+  void askReturning(const std::map<std::string, bool>& up);
+  void reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held);
   // A queued job's request kept in state.db (or no longer).
   void keepQueued(Job& job);
   void dropQueued(Job& job);
@@ -243,6 +248,7 @@ class JobService {
   std::vector<StoredLedgerEntry> keptHostTrust_;
   std::map<std::string, bool> claims_;
   std::map<std::string, std::set<std::string>> heldTasks_;
+  std::map<std::string, bool> upBefore_;  // each agent's state at the last tick, once claimed
   // A TransferObserver of its own, so that JobService's own interface stays
   // what a job needs.
   struct DriftListener final : TransferObserver {

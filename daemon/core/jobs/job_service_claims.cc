@@ -93,7 +93,7 @@ void JobService::adoptIntoRun(Job& job) {
     if (!to) return finish(job, Error{"cannot read --input " + job.request.input + ": " + to.error().message});
     const std::size_t k = job.shareTokens.size();
     serveShare(job, k, *from, *to - *from);  // should it be reissued elsewhere
-    job.claimedResults[k] = h.resultToken;
+    job.claimedResults[k] = {h.agent, h.resultToken};
     JobShare share;
     share.firstUnit = h.firstUnit;
     share.units = h.units;
@@ -103,6 +103,54 @@ void JobService::adoptIntoRun(Job& job) {
     job.run->adopt(share);
   }
   job.adopted.clear();
+}
+
+void JobService::askReturning(const std::map<std::string, bool>& up) {
+  for (const auto& [agent, isUp] : up) {
+    // From its first sighting after its claim was answered: an agent that
+    // logs in to this hnowd for the first time was asked by claimHeld.
+    auto claim = claims_.find(agent);
+    if (claim == claims_.end() || !claim->second) continue;
+    auto before = upBefore_.find(agent);
+    const bool returning = isUp && before != upBefore_.end() && !before->second;
+    upBefore_[agent] = isUp;
+    if (!returning) continue;
+    if (AgentLink* link = coordinator_.link(agent))
+      link->heldJobTasks([this, agent](const Result<std::vector<AgentLink::HeldJobFile>>& held) {
+        if (held && !held->empty()) reviveHeld(agent, *held);
+      });
+  }
+}
+
+void JobService::reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held) {
+  std::vector<std::string> unused;
+  for (const AgentLink::HeldJobFile& h : held) {
+    bool used = false, awaited = false;
+    for (auto& [id, owned] : jobs_) {
+      Job& job = *owned;
+      if (job.finished) continue;
+      for (const StoredAttempt& row : job.held) awaited |= row.resultToken == h.token;  // not launched yet
+      if (!job.run || job.phase != "running") continue;
+      for (const auto& [attempt, data] : job.attempts) {
+        const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(attempt)];
+        if (data.resultToken != h.token || a.agent != agent) continue;
+        const auto k = static_cast<std::size_t>(a.share);
+        job.claimedResults[k] = {agent, h.token};
+        used = job.run->revive(a.share, agent) >= 0;
+        if (!used) job.claimedResults.erase(k);
+        else spdlog::info("run {}: {} restarted and gave back the result of share {}: collected, not computed again",
+                          job.id, agent, k + 1);
+        break;
+      }
+      if (used) {
+        advance(job);
+        break;
+      }
+    }
+    if (!used && !awaited) unused.push_back(h.token);
+  }
+  if (!unused.empty())
+    if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(unused);
 }
 
 }  // namespace hnow::daemon

@@ -109,7 +109,8 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   // (job_service_claims.cc); and the result token an adopted share's first
   // attempt asks for (by share) instead of running the command.
   std::vector<StoredAttempt> held, adopted;
-  std::map<std::size_t, std::string> claimedResults;
+  // By share: the agent that holds it and the result token.
+  std::map<std::size_t, std::pair<std::string, std::string>> claimedResults;
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
   // Compute drift events (coordinator) since the job started, per agent.

@@ -87,6 +87,13 @@ struct CountingAgent final : AgentLink {
     r.sha256 = std::string(32, 's');
     turns.push_back([done, r] { done(r); });
   }
+  // Restarted: the results an earlier process of it computed (`results`).
+  void heldJobTasks(HeldJobsDone done) override {
+    std::vector<HeldJobFile> held;
+    for (const auto& token : results)
+      if (files.count(token)) held.push_back({token, true, true});
+    turns.push_back([done, held] { done(held); });
+  }
   void keepJobFiles(const std::vector<std::string>& tokens, HeldJobsDone done) override {
     const std::set<std::string> keep(tokens.begin(), tokens.end());
     std::vector<HeldJobFile> held;
