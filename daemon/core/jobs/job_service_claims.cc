@@ -106,7 +106,9 @@ void JobService::adoptIntoRun(Job& job) {
 }
 
 void JobService::askReturning(const std::map<std::string, bool>& up) {
-  for (const auto& [agent, isUp] : up) {
+  for (const auto& state : up) {
+    const std::string agent = state.first;  // a copy: a structured binding is not captured by every compiler
+    const bool isUp = state.second;
     // From its first sighting after its claim was answered: an agent that
     // logs in to this hnowd for the first time was asked by claimHeld.
     auto claim = claims_.find(agent);
