@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "state/sqlite_statement.h"
 
@@ -179,18 +180,18 @@ SqliteStateStore::open(const std::string& dataDir) {
     // It holds enrollment tokens' secrets: its owner's alone, as a key file.
     std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                  std::filesystem::perm_options::replace);
-    bool hasForce = true;
-    {
-      Statement forced(db, path, "SELECT count(*) FROM pragma_table_info('owed_sends') WHERE name = 'force'");
-      hasForce = !forced.step() || sqlite3_column_int(forced.get(), 0) != 0;
+    // Columns an older schema's tables lack (CREATE ... IF NOT EXISTS leaves those tables as they are).
+    for (const auto& [table, column, declaration] :
+         {std::tuple{"owed_sends", "force", "INTEGER NOT NULL DEFAULT 0"},
+          std::tuple{"links", "told_bytes_per_s", "REAL NOT NULL DEFAULT 0"}}) {
+      bool has = true;
+      {
+        Statement count(db, path, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+        count.bind(1, std::string(table)).bind(2, std::string(column));
+        has = !count.step() || sqlite3_column_int(count.get(), 0) != 0;
+      }
+      if (!has) store->exec((std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " " + declaration).c_str());
     }
-    if (!hasForce) store->exec("ALTER TABLE owed_sends ADD COLUMN force INTEGER NOT NULL DEFAULT 0");
-    bool hasTold = true;
-    {
-      Statement told(db, path, "SELECT count(*) FROM pragma_table_info('links') WHERE name = 'told_bytes_per_s'");
-      hasTold = !told.step() || sqlite3_column_int(told.get(), 0) != 0;
-    }
-    if (!hasTold) store->exec("ALTER TABLE links ADD COLUMN told_bytes_per_s REAL NOT NULL DEFAULT 0");
   } catch (const SqlFailure& e) {
     return Error{e.what()};
   }

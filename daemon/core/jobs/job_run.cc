@@ -71,19 +71,17 @@ int JobRun::adopt(JobShare share) {
   const int k = static_cast<int>(shares_.size()) - 1;
   returnOrder_.insert(returnOrder_.begin(), k);
   ++remaining_;
-  const JobShare& s = shares_.back();
-  const int id = newAttempt(k, s.agent, toDuration(s.plannedComputeEnd - s.plannedServeStart));
-  JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
-  a.state = State::kReceived;
-  a.serveStart = a.serveEnd = clock_.now();
-  a.deadline = clock_.now() + toDuration(options_.slack * a.predictedS) + options_.grace;
-  startNextCompute(s.agent);
-  return id;
+  return heldAttempt(k, shares_.back().agent);
 }
 
 int JobRun::revive(int k, const std::string& agent) {
-  JobShare& share = shares_[static_cast<std::size_t>(k)];
+  const JobShare& share = shares_[static_cast<std::size_t>(k)];
   if (share.accepted || share.done || finished()) return -1;
+  return heldAttempt(k, agent);
+}
+
+int JobRun::heldAttempt(int k, const std::string& agent) {
+  const JobShare& share = shares_[static_cast<std::size_t>(k)];
   const int id = newAttempt(k, agent, toDuration(share.plannedComputeEnd - share.plannedServeStart));
   JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
   a.state = State::kReceived;

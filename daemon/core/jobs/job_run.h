@@ -146,6 +146,9 @@ class JobRun {
 
  private:
   int newAttempt(int share, const std::string& agent, Duration predicted);
+  // adopt() and revive(): an attempt of share `k` whose input (and maybe
+  // result) `agent` holds already: served, computed first on it.
+  int heldAttempt(int k, const std::string& agent);
   void queueReplicas(std::size_t fromShare);  // --replicas: the copies of shares_[fromShare...]
   int replicasOf(const JobShare& share) const { return share.replicas > 0 ? share.replicas : options_.replicas; }
   // --replicas adaptive: the ledger learns who agreed with the accepted result and who did not.
