@@ -3,16 +3,12 @@
 #include <cctype>
 #include <filesystem>
 
+#include "agent/job_files.h"
 #include "transport/data/tree_bundle.h"
 
 namespace hnow::agent {
 
 namespace fs = std::filesystem;
-
-namespace {
-constexpr const char* kJobDir = ".hnow-jobs";  // agent/job_runner.cc
-const std::string kOutcome = ".done";          // ...and the outcome beside a result
-}  // namespace
 
 bool isReceiveTempName(const std::string& name) {
   // "." + final name (cut to fit NAME_MAX, dest_path.cc) + ".hnow-" + 16 hex digits + ".part"
@@ -45,8 +41,8 @@ SweepResult sweepLeftovers(const std::vector<std::string>& roots) {
       if (!e.is_regular_file(typeError) && !e.is_symlink(typeError)) continue;
       // A result with its outcome beside it (agent/job_runner.h restoreHeld), and that outcome: kept.
       const std::string name = e.path().filename().string();
-      const bool outcome = name.size() > kOutcome.size() && name.ends_with(kOutcome);
-      const fs::path pair = outcome ? jobs / name.substr(0, name.size() - kOutcome.size()) : fs::path(e.path().string() + kOutcome);
+      const bool outcome = name.size() > kOutcomeSuffix.size() && name.ends_with(kOutcomeSuffix);
+      const fs::path pair = outcome ? jobs / name.substr(0, name.size() - kOutcomeSuffix.size()) : fs::path(e.path().string() + std::string(kOutcomeSuffix));
       std::error_code pairError;
       if (!e.is_symlink(typeError) && fs::is_regular_file(pair, pairError) && !fs::is_symlink(pair, pairError)) {
         ++result.resultsKept;
