@@ -2,7 +2,9 @@
 // An agent's part of `hnow run`, on the kj thread: fetch a share
 // (or a partial result of another agent) over the data plane, run the job's
 // command on held files in a worker thread, keep its stdout as a result
-// served under a token, drop files when hnowd says so.
+// served under a token, drop files when hnowd says so. A task's end, its
+// outcome kept for whoever asks and given back after a restart of the agent:
+// job_runner_held.cc.
 //
 // Compute emulation (`emulate.compute_factor`, docs/jobs.md "Compute
 // emulation"): after the command ends, the worker sleeps (factor - 1) x its
