@@ -83,7 +83,11 @@ AgentRuntime::AgentRuntime(const conf::AgentConfig& config, AgentCredentials& cr
                  config.emulate.computeFactor},
       backoff_(kFirstBackoff) {}
 
-AgentRuntime::~AgentRuntime() { *alive_ = false; }
+AgentRuntime::~AgentRuntime() {
+  *alive_ = false;
+  // A stop (an upgrade, a reboot) mid-send leaves each receive for the next process to resume (receive_records.h).
+  if (receiver_) receiver_->keepUnfinishedOnStop();
+}
 
 void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   if (receiver_) return;
@@ -113,6 +117,8 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   if (!config_.roots.empty())
     jobs_ = std::make_unique<JobRunner>(*receiver_, config_.roots.front(), JobPolicy::ofThisHost(config_.jobs),
                                         "hnowd at " + config_.coordinator);
+  // Receives an earlier process of this agent left: resumed by the next send of the same files.
+  if (receiver_->restoreLeftovers() > 0) holdPartials();
   // Results an earlier process of this agent computed: given back to that hnowd, held as after a lost connection.
   if (jobs_)
     if (auto holder = transport::parseKeyText(jobs_->restoreHeld()); holder) {

@@ -111,6 +111,8 @@ class AgentRuntime {
   // hold (Receiver::park), for at most kHoldPartials; every other transfer
   // goes. transfer_reports.cc.
   void parkTransfers();
+  // Partial receives parked or left by an earlier process: dropped after kHoldPartials unless a send takes them.
+  void holdPartials();
   static constexpr hnow::Duration kHoldPartials = std::chrono::minutes(10);
   // Back at the same hnowd: each held transfer's last event again, so that
   // a copy counted lost meanwhile resumes and one whose send ended is released.

@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
     spdlog::warn("removed {} temp file(s) of unfinished receives, {} unpublished tree(s) and {} job file(s) left "
                  "by an earlier run",
                  swept.tempFiles, swept.stagingDirs, swept.jobFiles);
+  if (swept.receivesKept)
+    spdlog::info("kept {} unfinished receive(s) an earlier run left, for the next send of the same files to resume",
+                 swept.receivesKept);
   for (const auto& problem : swept.errors) spdlog::warn("cannot sweep a leftover: {}", problem);
 
   // Signals are captured before any thread exists, so only the kj loop sees them.

@@ -75,6 +75,9 @@ std::vector<std::string> transfersOf(const transport::orders::ReceiveOrder& orde
   return out;
 }
 
+// The directory of an absolute path, where a receive's temp file lies beside it.
+std::string dirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
 // A target opened for a receive that is refused after all: its temp file goes.
 void discardTarget(transport::data::ReceiveTarget& t) {
   if (t.fileFd >= 0) ::close(t.fileFd);
@@ -129,7 +132,8 @@ Result<std::string> Receiver::receive(const std::string& token, const std::strin
   }
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
-  receives_[token] = held;
+  HeldReceive& tracked = receives_[token] = held;
+  track(token, tracked, t, dirOf(t.path));
   plane_.receive(token, size, sha256, std::move(t), std::move(digests));
   return path;
 }
@@ -150,6 +154,7 @@ Result<std::string> Receiver::receiveStriped(const transport::orders::ReceiveOrd
     return held.error();
   }
   std::string path = t.path;
+  track(order.token, file, t, dirOf(t.path));
   receives_[order.token] = file;
   std::vector<transport::data::ByteRange> ranges = rangesOf(order);
   spdlog::info("receiving {} bytes into {} in {} stripes", order.size, path, ranges.size());
@@ -180,9 +185,12 @@ Result<std::string> Receiver::receiveTree(const transport::orders::ReceiveOrder&
   scratch->atomic = order.copy.atomic;
   scratch->deleteOthers = order.copy.deleteOthers;
   scratch->searchFd = openSearchRoot(roots_, order.dest);
+  track(order.token, file, t.bundle, t.parentPath);
   if (auto staged = stageTree(*scratch, order, t.bundle.fileFd); !staged) {
     ::close(t.bundle.fileFd);
+    if (t.bundle.listsFd >= 0) ::close(t.bundle.listsFd);
     ::unlinkat(t.parentFd, t.bundle.tempName.c_str(), 0);
+    dropRecord(file);
     return refused(staged.error(), order.dest);
   }
   const std::string path = t.parentPath + "/" + t.name;
@@ -217,6 +225,7 @@ Result<std::string> Receiver::receiveCompressed(const transport::orders::Receive
   scratch->outputFd = t.outputFd;
   scratch->outputName = t.outputName;
   const std::string path = t.parentPath + "/" + t.name;
+  track(order.token, file, t.scratch, t.parentPath);
   receiveScratch(order, scratch, std::move(t.scratch));
   file.scratch = scratch;
   receives_[order.token] = std::move(file);
@@ -253,6 +262,7 @@ void Receiver::release(const std::string& token) {
   claims_->release(token);
   if (auto it = receives_.find(token); it != receives_.end()) {
     for (const transport::orders::StripeOrder& s : it->second.stripes) adopted_.erase(s.token);
+    dropRecord(it->second);
     receives_.erase(it);
   }
   adopted_.erase(token);
@@ -265,6 +275,8 @@ void Receiver::release(const std::string& token) {
 }
 
 void Receiver::releaseAll() {
+  for (const auto& [token, receive] : receives_) dropRecord(receive);
+  for (const auto& [token, receive] : parked_) dropRecord(receive);
   claims_->clear();
   receives_.clear();
   parked_.clear();

@@ -113,6 +113,7 @@ class Receiver {
   void releaseAll();
   void discard(const std::string& token) {
     claims_->release(token);
+    if (auto it = receives_.find(token); it != receives_.end()) dropRecord(it->second);
     receives_.erase(token);
     adopted_.erase(token);
     plane_.discard(token);
@@ -131,7 +132,14 @@ class Receiver {
   // The parked receives no send adopted: released, their temp files
   // removed. How many.
   std::size_t dropParked();
-  std::size_t parked() const { return parked_.size(); }
+  std::size_t parked() const { return parked_.size() + leftovers_.size(); }
+  // The receives an earlier process of this agent left (receive_records.h):
+  // the next receive of the same file into the same path takes each over,
+  // and dropParked() drops those none took. How many. receiver_leftover.cc.
+  std::size_t restoreLeftovers();
+  // The agent stops: receives still arriving keep their temp files and
+  // records for its next process.
+  void keepUnfinishedOnStop() { plane_.keepUnfinishedOnStop(); }
   // Whether `token` is a parked receive's (its file's or a stripe's): its
   // events concern no hnowd until a send adopts it.
   bool parks(const std::string& token) const;
@@ -178,6 +186,9 @@ class Receiver {
     bool compressed = false;
     bool tree = false, atomic = false, deleteOthers = false;  // a tree's bundle, and how it is laid down
     std::shared_ptr<Scratch> scratch{};  // a compressed file's or a tree's, while received
+    std::string recordId{};  // its record for the agent's next process (receive_records.h); "" none
+    // The same file into the same path, laid down alike.
+    bool sameFile(const HeldReceive& o) const;
     // The same file, cut into the same stripes.
     bool sameAs(const HeldReceive& o) const;
   };
@@ -187,6 +198,22 @@ class Receiver {
   // refusal; none when no parked receive is that file.
   std::optional<Result<std::string>> adoptParked(const std::string& token, const HeldReceive& held, int dirFd,
                                                  const std::string& name, const std::string& operation);
+  // The receive `held` into `target` (beside it in `dir`, absolute) takes
+  // over the temp file of the same file an earlier process left, if there
+  // is one (its bytes checked before the pull, transport/data/
+  // leftover_bytes.h), however either was cut into stripes: each range
+  // checks the bytes from its own start. Else a record is kept of it.
+  // held.recordId names it; `token` (and its stripes) count as adopted
+  // when it took one over.
+  void track(const std::string& token, HeldReceive& held, transport::data::ReceiveTarget& target,
+             const std::string& dir);
+  void dropRecord(const HeldReceive& held);
+  std::size_t dropLeftovers();
+  struct Leftover {
+    HeldReceive held;
+    std::string dir, temp, id;
+  };
+  std::vector<Leftover> leftovers_;
   std::map<std::string, HeldReceive> receives_;  // receive()'s and receiveStriped()'s, by token, until released
   std::map<std::string, HeldReceive> parked_;    // by the token they came under
   std::set<std::string> adopted_;                      // receives that resumed a parked one, until released

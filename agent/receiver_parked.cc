@@ -33,10 +33,13 @@ void Receiver::Scratch::rekey(const std::map<std::string, std::string>& renamed)
   renamedKeys(landed);
 }
 
+bool Receiver::HeldReceive::sameFile(const HeldReceive& o) const {
+  return path == o.path && size == o.size && sha256 == o.sha256 && compressed == o.compressed && tree == o.tree &&
+         atomic == o.atomic && deleteOthers == o.deleteOthers;
+}
+
 bool Receiver::HeldReceive::sameAs(const HeldReceive& o) const {
-  if (path != o.path || size != o.size || sha256 != o.sha256 || compressed != o.compressed || tree != o.tree ||
-      atomic != o.atomic || deleteOthers != o.deleteOthers || stripes.size() != o.stripes.size())
-    return false;
+  if (!sameFile(o) || stripes.size() != o.stripes.size()) return false;
   for (std::size_t i = 0; i < stripes.size(); ++i)
     if (stripes[i].offset != o.stripes[i].offset || stripes[i].length != o.stripes[i].length ||
         stripes[i].sha256 != o.stripes[i].sha256)
@@ -53,6 +56,8 @@ void Receiver::park(const std::set<std::string>& unfinished) {
   }
   std::set<std::string> tokens;
   for (const auto& [token, receive] : parked_) tokens.insert(token);  // parked before: they stay
+  for (const auto& [token, receive] : receives_)
+    if (!tokens.count(token)) dropRecord(receive);
   // A parked receive writes nothing until adopted: it holds no destination.
   claims_->clear();
   scratches_.clear();
@@ -75,9 +80,10 @@ std::size_t Receiver::dropParked() {
   for (const auto& [token, receive] : parked_) {
     spdlog::info("dropping the part of {} received before hnowd restarted: no send resumed it", receive.path);
     plane_.release(token);
+    dropRecord(receive);
   }
   parked_.clear();
-  return n;
+  return n + dropLeftovers();
 }
 
 std::optional<Result<std::string>> Receiver::adoptParked(const std::string& token, const HeldReceive& held, int dirFd,
@@ -92,6 +98,7 @@ std::optional<Result<std::string>> Receiver::adoptParked(const std::string& toke
     if (stripes.empty()) plane_.adopt(it->first, token);
     else plane_.adoptRanges(it->first, token, stripes);
     HeldReceive& adopted = receives_[token] = held;
+    adopted.recordId = it->second.recordId;
     if (const std::shared_ptr<Scratch> scratch = it->second.scratch) {
       std::map<std::string, std::string> renamed{{it->first, token}};
       for (std::size_t i = 0; i < stripes.size(); ++i) renamed[it->second.stripes[i].token] = stripes[i];

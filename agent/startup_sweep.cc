@@ -1,9 +1,15 @@
 #include "agent/startup_sweep.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <filesystem>
+#include <set>
+#include <utility>
 
 #include "agent/job_files.h"
+#include "agent/receive_records.h"
+#include "base/path_confinement.h"
 #include "transport/data/tree_bundle.h"
 
 namespace hnow::agent {
@@ -51,13 +57,34 @@ SweepResult sweepLeftovers(const std::vector<std::string>& roots) {
       remove(e.path(), result.jobFiles);
     }
   }
+  // A receive's temp file with its record whole is kept for the next send of the same file; a record without one goes.
+  std::set<std::pair<dev_t, ino_t>> keptTemps;
+  if (!roots.empty()) {
+    std::set<std::string> keptRecords;
+    for (const ReceiveRecord& r : readReceiveRecords(roots.front())) {
+      struct stat st {};
+      const std::string temp = r.dir + "/" + r.temp;
+      if (!isReceiveTempName(r.temp) || rootOf(roots, r.dir).empty() || ::lstat(temp.c_str(), &st) != 0 ||
+          !S_ISREG(st.st_mode))
+        continue;
+      keptTemps.insert({st.st_dev, st.st_ino});
+      keptRecords.insert(r.id() + ".receive");
+      keptRecords.insert(r.id() + ".lists");
+    }
+    std::error_code error;
+    for (const auto& e : fs::directory_iterator(fs::path(roots.front()) / kReceiveRecordDir, error))
+      if (!keptRecords.count(e.path().filename().string())) remove(e.path(), result.receiveRecords);
+    result.receivesKept = keptTemps.size();
+  }
   for (const auto& root : roots) {
     std::error_code error;
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error), end;
     for (; !error && it != end; it.increment(error)) {
       std::error_code typeError;
       const std::string name = it->path().filename().string();
+      struct stat st {};
       if (it->is_regular_file(typeError) && !it->is_symlink(typeError) && isReceiveTempName(name)) {
+        if (::lstat(it->path().c_str(), &st) == 0 && keptTemps.count({st.st_dev, st.st_ino})) continue;
         remove(it->path(), result.tempFiles);
       } else if (it->is_directory(typeError) && !it->is_symlink(typeError) &&
                  transport::data::isTreeStagingName(name)) {

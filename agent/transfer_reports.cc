@@ -46,7 +46,7 @@ void AgentRuntime::reportTransfer(const transport::data::TransferEvent& e, const
   if (unpacked && e.kind == transport::data::TransferEvent::Kind::kDone) last.unpacked = *unpacked;
   // What a resumed receive cost is what the plane took since it was parked (logged then too).
   if (e.kind == transport::data::TransferEvent::Kind::kDone && receiver_ && receiver_->adopted(e.token))
-    spdlog::info("{} is whole, resumed after hnowd restarted; this agent's data plane has received {} bytes in all",
+    spdlog::info("{} is whole, resumed from the part received before; this agent's data plane has received {} bytes in all",
                  e.path, receiver_->bytesReceived());
   // Progress spaced as hnowd asked (the latest is kept, and goes with the next).
   const hnow::TimePoint now = clock_.now();
@@ -80,7 +80,11 @@ void AgentRuntime::parkTransfers() {
   applyRates();
   if (!receiver_) return;
   receiver_->park(unfinished);
-  if (receiver_->parked() == 0) return;
+  holdPartials();
+}
+
+void AgentRuntime::holdPartials() {
+  if (!receiver_ || receiver_->parked() == 0) return;
   spdlog::info("keeping {} partial receive(s) for hnowd's next send of the same files, for at most {:.0f} s; "
                "this agent's data plane has received {} bytes in all",
                receiver_->parked(), hnow::seconds(kHoldPartials), receiver_->bytesReceived());

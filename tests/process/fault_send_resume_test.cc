@@ -50,7 +50,7 @@ Resumed resumedOf(const FaultLab& lab, int k, const std::string& path) {
     r.parkedAt = numberAfter(log.substr(0, log.find('\n', at)), ": ");
   if (const auto at = log.rfind("partial receive(s) for hnowd's next send"); at != std::string::npos)
     r.before = numberAfter(log.substr(0, log.find('\n', at)), "has received ");
-  r.after = numberAfter(log, path + " is whole, resumed after hnowd restarted; this agent's data plane has received ");
+  r.after = numberAfter(log, path + " is whole, resumed from the part received before; this agent's data plane has received ");
   return r;
 }
 

@@ -210,6 +210,10 @@ DataPlane::~DataPlane() {
   loop_->stop();
 }
 
+void DataPlane::keepUnfinishedOnStop() {
+  loop_->runSync([this]() { impl_->keepUnfinished_ = true; });
+}
+
 Result<int> DataPlane::listen(const std::string& host) {
   Result<int> result = Error{"the data plane did not answer"};
   loop_->runSync([&]() { result = impl_->listen(host); });

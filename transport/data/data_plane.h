@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "transport/data/chunk_digests.h"
+#include "transport/data/leftover_bytes.h"
 #include "transport/data/link_counters.h"
 
 namespace hnow::transport::data {
@@ -81,6 +82,16 @@ struct ReceiveTarget {
   // place (digest_cache.h: rememberWritten), so serving the file on (hnowd
   // relaying an upload to agents) reads it no more.
   std::uint32_t cutChunkBytes = 0;
+  // An agent's earlier process left `heldBytes` in the temp file (a whole
+  // file's, or the furthest a striped file's ranges reached), with the
+  // lists of chunk digests it took (`keptLists`, leftover_bytes.h): the
+  // receive checks them against the source's digests off the loop, and
+  // pulls from after the last chunk that matched (each range from its own).
+  std::uint64_t heldBytes = 0;
+  std::vector<KeptList> keptLists;
+  // >= 0 (owned): every list of chunk digests taken is appended here, for
+  // a later process to check what this receive leaves (leftover_bytes.h).
+  int listsFd = -1;
 };
 
 // One byte range of a file moved as several (a striped broadcast,
@@ -196,6 +207,9 @@ class DataPlane {
   // the data thread: when the peer said HELLO, or why it never will.
   using OfferStarted = std::function<void(const Result<void>& started)>;
   void offer(std::string token, std::string ticket, std::string address, OfferStarted started);
+  // The process stops: receives still arriving keep their temp files
+  // (for its next process, agent/receive_records.h) when the plane goes.
+  void keepUnfinishedOnStop();
   // Forget the operation: close its connections; an unfinished temp file is removed.
   void release(std::string token);
   // Release() every operation (the agent lost hnowd, which forgot them).

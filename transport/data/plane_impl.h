@@ -90,6 +90,12 @@ struct DataPlane::Impl final : PlaneCore {
   void release(const std::string& token, bool removeFile = false);
   void releaseOperation(const std::string& token, bool removeFile);
   void releaseAll();
+  // plane_leftover.cc
+  // `op` starts from what an earlier process left (`held` bytes of its
+  // range, `kept` lists): checked off the loop, then leftoverChecked().
+  void checkLeftover(Operation& op, std::uint64_t held, const std::vector<KeptList>& kept);
+  void leftoverChecked(const std::string& token, std::uint64_t good, ChunkDigests digests);
+  void listTaken(Operation& op, std::uint64_t offset, std::string_view list) override;
   // plane_park.cc
   void releaseAllBut(const std::set<std::string>& parked);
   void park(Operation& op);
@@ -122,6 +128,7 @@ struct DataPlane::Impl final : PlaneCore {
   std::map<std::string, std::string> offerTickets_;               // awaitOffer's ticket -> token
   std::map<ServeConnection*, std::unique_ptr<ServeConnection>> children_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  bool keepUnfinished_ = false;  // keepUnfinishedOnStop()
 };
 
 }  // namespace hnow::transport::data

@@ -24,6 +24,7 @@ constexpr std::uint64_t kMinRangeWritebackBytes = 1 << 20;
 
 // Gives up a duplicate order's descriptors: the first order stands.
 void dropTarget(ReceiveTarget& target) {
+  if (target.listsFd >= 0) ::close(target.listsFd);
   ::close(target.fileFd);
   ::unlinkat(target.dirFd, target.tempName.c_str(), 0);
   ::close(target.dirFd);
@@ -54,6 +55,7 @@ void DataPlane::Impl::receive(std::string token, std::uint64_t size, Sha256 expe
   if (target.cutChunkBytes > 0 && digests.empty()) op.cutter = std::make_unique<ChunkHasher>(target.cutChunkBytes);
   op.target = std::move(target);
   op.useDigests(std::move(digests));
+  checkLeftover(op, op.target.heldBytes, std::exchange(op.target.keptLists, {}));
 }
 
 void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange> ranges, ReceiveTarget target,
@@ -65,13 +67,18 @@ void DataPlane::Impl::receiveRanges(std::string fileToken, std::vector<ByteRange
   file->token = fileToken;
   file->fd = target.fileFd;
   file->target = std::move(target);
+  const std::vector<KeptList> kept = std::exchange(file->target.keptLists, {});
   for (const ByteRange& range : ranges) {
     Operation& op = addReceiving(range.token, range.length, range.sha256, file->fd);
     op.base = range.offset;
     op.assembly = file.get();
     op.chunkBytes = std::min(chunkBytes, kChunkBytes);
+    op.rangeIndex = static_cast<std::uint32_t>(file->ranges.size());
     op.useDigests(range.digests);
     file->ranges.push_back(range.token);
+    // Each range was written in order from its start: what an earlier process left reaches the file's end at most.
+    const std::uint64_t held = file->target.heldBytes > range.offset ? file->target.heldBytes - range.offset : 0;
+    checkLeftover(op, std::min(held, range.length), kept);
   }
   assemblies_[fileToken] = std::move(file);
 }
@@ -82,6 +89,7 @@ void DataPlane::Impl::pull(const std::string& token, std::string parentAddress) 
   op->parentAddress = std::move(parentAddress);
   op->parentBelied = false;
   uv_timer_stop(op->retryTimer.get());
+  if (op->checkingLeftover) return;  // leftoverChecked() connects
   connectUpstream(*op);
 }
 
@@ -290,9 +298,11 @@ void DataPlane::Impl::release(const std::string& token, bool removeFile) {
   Assembly& file = *it->second;
   for (const std::string& range : file.ranges) releaseOperation(range, false);
   if (file.state != Assembly::State::kSource) {
-    if (file.state != Assembly::State::kDone) ::unlinkat(file.target.dirFd, file.target.tempName.c_str(), 0);
-    else if (removeFile) ::unlinkat(file.target.dirFd, file.target.finalName.c_str(), 0);
+    const bool kept = file.state == Assembly::State::kReceiving && keepUnfinished_;
+    if (file.state != Assembly::State::kDone && !kept) ::unlinkat(file.target.dirFd, file.target.tempName.c_str(), 0);
+    else if (file.state == Assembly::State::kDone && removeFile) ::unlinkat(file.target.dirFd, file.target.finalName.c_str(), 0);
     if (file.target.dirFd >= 0) ::close(file.target.dirFd);
+    if (file.target.listsFd >= 0) ::close(file.target.listsFd);
   }
   if (file.fd >= 0) ::close(file.fd);
   assemblies_.erase(it);
@@ -310,8 +320,10 @@ void DataPlane::Impl::releaseOperation(const std::string& token, bool removeFile
     if (removeFile && op.state == Operation::State::kDone)
       ::unlinkat(op.target.dirFd, op.target.finalName.c_str(), 0);
     if (op.state != Operation::State::kSource && op.state != Operation::State::kProbe) {
-      if (op.state != Operation::State::kDone) ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
+      if (op.state != Operation::State::kDone && !(keepUnfinished_ && op.receiving()))
+        ::unlinkat(op.target.dirFd, op.target.tempName.c_str(), 0);
       if (op.target.dirFd >= 0) ::close(op.target.dirFd);
+      if (op.target.listsFd >= 0) ::close(op.target.listsFd);
     }
     if (op.fd >= 0) ::close(op.fd);
   }

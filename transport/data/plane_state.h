@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 #include <string>
+#include <string_view>
 
 #include "base/token_bucket.h"
 #include "transport/data/data_plane.h"
@@ -69,6 +70,10 @@ struct Operation {
   // The parent served bytes that differ from the source's, or could not be
   // connected to: no retry until hnowd names a parent (pull()).
   bool parentBelied = false;
+  // The bytes an earlier process left are being checked (plane_leftover.cc):
+  // pull() waits for the check to say where to resume.
+  bool checkingLeftover = false;
+  std::uint32_t rangeIndex = 0;  // its place in its assembly's ranges (the lists file names it)
   hnow::TimePoint lastProgress{};
   UvHandle<uv_timer_t> retryTimer;
   std::function<void()> retry;  // reconnect to parentAddress
@@ -106,6 +111,9 @@ class PlaneCore {
   virtual void countAcked(std::uint64_t bytes) = 0;
   // A chunk was written to `op` in order.
   virtual void chunkWritten(Operation& op) = 0;
+  // `op` took the list of chunk digests of the piece at `offset`, new to
+  // it: kept in its file's lists file, when it has one.
+  virtual void listTaken(Operation& op, std::uint64_t offset, std::string_view list) = 0;
   // The connection to `op`'s parent ended before the file was complete.
   virtual void upstreamClosed(Operation& op, const std::string& reason) = 0;
   // `op`'s parent sent what differs from the source's (`what`): it is

@@ -68,7 +68,9 @@ void PullConnection::onFrame(Frame frame) {
     // XXH3 and not by the piece's digest is the parent's doing.
     if (!checksumOk(frame)) return askAgain();
     std::string why;
+    const bool known = op_.digests.holdsList(op_.digests.pieceOf(frame.offset));
     if (!op_.digests.takeList(frame.offset, frame.payload, why)) return core_.parentCorrupt(op_, why);
+    if (!known) core_.listTaken(op_, frame.offset, frame.payload);
     return;
   }
   if (frame.type != FrameType::kData) return stream_.close("unexpected frame from the parent");
