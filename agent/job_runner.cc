@@ -140,7 +140,8 @@ LaterResult<void> JobRunner::fetch(const std::string& token, std::uint64_t size,
                                    const transport::data::Sha256& sha256, const std::string& source) {
   if (!policy_.jobs().runsJobs()) return held(Result<void>(policy_.program({}, false).error()));
   if (files_.count(token) || fetching_.count(token)) return held(Result<void>::failure("this job file is already here"));
-  auto path = receiver_.receive(token, std::string(kJobDir) + "/" + hexToken(token), size, sha256);
+  // A share is not resumed by a restarted agent: hnowd reissues it.
+  auto path = receiver_.receive(token, std::string(kJobDir) + "/" + hexToken(token), size, sha256, {}, "", false);
   if (!path) return held(Result<void>(path.error()));
   files_[token] = path.value();
   auto paf = kj::newPromiseAndFulfiller<kj::Own<Result<void>>>();

@@ -117,7 +117,7 @@ Result<std::shared_ptr<void>> Receiver::claimCopy(const std::string& dest) {
 
 Result<std::string> Receiver::receive(const std::string& token, const std::string& dest, std::uint64_t size,
                                       const transport::data::Sha256& sha256, transport::data::ChunkDigests digests,
-                                      const std::string& operation) {
+                                      const std::string& operation, bool outlivesProcess) {
   auto opened = openDestination(roots_, dest);
   if (!opened) return refused(opened.error(), dest);
   auto& t = opened.value();
@@ -133,7 +133,7 @@ Result<std::string> Receiver::receive(const std::string& token, const std::strin
   std::string path = t.path;
   spdlog::info("receiving {} bytes into {}", size, path);
   HeldReceive& tracked = receives_[token] = held;
-  track(token, tracked, t, dirOf(t.path));
+  if (outlivesProcess) track(token, tracked, t, dirOf(t.path));
   plane_.receive(token, size, sha256, std::move(t), std::move(digests));
   return path;
 }

@@ -45,9 +45,11 @@ class Receiver {
   // Every receive holds its destination until it ends (DestClaims): one
   // into a destination another holds is refused, naming that one by its
   // `operation` (hnowd's name for it, "" none).
+  // `outlivesProcess` false: no record is kept for a later process (a
+  // job's share, which a restarted agent does not resume).
   Result<std::string> receive(const std::string& token, const std::string& dest, std::uint64_t size,
                               const transport::data::Sha256& sha256, transport::data::ChunkDigests digests = {},
-                              const std::string& operation = "");
+                              const std::string& operation = "", bool outlivesProcess = true);
   // The same for a file that comes as byte ranges (its stripes), each
   // pulled under its own token.
   Result<std::string> receiveStriped(const transport::orders::ReceiveOrder& order);

@@ -133,7 +133,7 @@ class FaultLab {
   }
 
   // Temp files of receives anywhere under an agent's root, and files in its
-  // .hnow-jobs/: what no finished operation may leave behind.
+  // .hnow-jobs/ and .hnow-receives/: what no finished operation may leave behind.
   static int leftoversUnder(const fs::path& root) {
     int n = 0;
     std::error_code error;
@@ -141,7 +141,8 @@ class FaultLab {
       const std::string name = e.path().filename().string();
       const bool temp = name.find(".hnow-") != std::string::npos && name.size() > 5 &&
                         name.compare(name.size() - 5, 5, ".part") == 0;
-      n += temp || (e.is_regular_file(error) && e.path().parent_path().filename() == ".hnow-jobs");
+      const std::string dir = e.path().parent_path().filename().string();
+      n += temp || (e.is_regular_file(error) && (dir == ".hnow-jobs" || dir == ".hnow-receives"));
     }
     return n;
   }

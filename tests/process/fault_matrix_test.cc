@@ -142,10 +142,18 @@ void killCase(FaultLab& lab, Position position, double fraction, int index, cons
   CHECK(ops[0]["status"] == (victimFailed ? "failed" : "done"));
   CHECK(ops[0]["summary"]["ok"] == report["copies"].size());
 
-  // The victim comes back: what SIGKILL left is swept, and all 8 take the next send.
+  // The victim comes back: what SIGKILL left is kept for the next send of
+  // the file (docs/send.md, "An agent that restarts mid-send"), which
+  // completes its copy; then all 8 take the next send.
   lab.restart(victim);
-  CHECK(eventually([&] { return FaultLab::leftoversUnder(lab.rootOf(victim)) == 0; }, 5s));
   REQUIRE(lab.allReady());
+  if (victimFailed) {
+    auto again = hnow::testing::runCommand(lab.hnow() + " send " + source.string() + " --dest " + dest + " --to " +
+                                           victim + " --json");
+    CHECK_MESSAGE(again.status == 0, again.err);
+    CHECK(readWhole(victimCopy) == bytes);
+  }
+  CHECK(eventually([&] { return FaultLab::leftoversUnder(lab.rootOf(victim)) == 0; }, 5s));
   CHECK(lab.followUpSend("m/after-" + label + ".bin", lab.agents()));
   CHECK(lab.leftovers() == 0);
   const double caseS = std::chrono::duration<double>(Clock::now() - started).count();

@@ -50,8 +50,12 @@ inline std::string shaHex(const std::string& bytes) {
 inline int partFiles(const std::filesystem::path& root) {
   int n = 0;
   std::error_code error;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root, error))
-    n += e.path().filename().string().find(".hnow-") != std::string::npos;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root, error)) {
+    // The directory of receives' records stays; a record left in it counts.
+    const bool records = e.path().filename() == ".hnow-receives";
+    n += records ? 0 : e.path().filename().string().find(".hnow-") != std::string::npos ||
+                            e.path().parent_path().filename() == ".hnow-receives";
+  }
   return n;
 }
 
