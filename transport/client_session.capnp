@@ -25,10 +25,12 @@ using import "status.capnp".AgentStatus;
 using import "status.capnp".CoordinatorStatus;
 using import "status.capnp".OperationRecord;
 using import "status.capnp".OwedSend;
+using import "status.capnp".WaitingSend;
 
 interface ClientSession @0x86761ec34b694686 {
   # What the hnow command line may do once authenticated.
-  status @0 () -> (agents :List(AgentStatus), coordinator :CoordinatorStatus, owed :List(OwedSend));
+  status @0 () -> (agents :List(AgentStatus), coordinator :CoordinatorStatus, owed :List(OwedSend),
+             waiting :List(WaitingSend));
   setEmulatedRates @1 (name :Text, rates :EmulatedRates);
   # Fails with a message when the agent is unknown or not connected.
   operations @2 (limit :UInt32) -> (records :List(OperationRecord));

@@ -1,7 +1,8 @@
 @0xd06ad030b5dda13c;
 # hnowd -> hnow CLI: what `hnow status`, `hnow ops` and `hnow agent keys`
 # show (ClientSession.status, operations, agentKeys in client_session.capnp):
-# the agents, hnowd's own node, its rooms and hosts, the sends still owed,
+# the agents, hnowd's own node, its rooms and hosts, the sends still owed
+# and those waiting to run again after a restart,
 # the operation records and the agents' identities.
 #
 # Every declaration's id is written out rather than derived from the file's:
@@ -92,6 +93,17 @@ struct OwedSend @0xcb1f145905a3c868 {
   agents @3 :List(Text);   # still owed
   sinceUnixMs @4 :Int64;
   sending @5 :Bool;        # a send to those connected again is under way
+}
+
+struct WaitingSend @0xa766ff3fad7ac015 {
+  # A send the last hnowd left under way, waiting for its agents before it
+  # runs again under its record (docs/send.md, "A send outlives hnowd").
+  record @0 :Int64;
+  path @1 :Text;
+  dest @2 :Text;
+  agents @3 :List(Text);    # it was for
+  away @4 :List(Text);      # not back yet
+  secondsLeft @5 :Float64;  # it waits for them at most this long more
 }
 
 struct AgentKeyEntry @0x926104cb6ee76d73 {

@@ -1,7 +1,8 @@
 #pragma once
 // What `hnow status` and `hnow ops` show (transport/status.capnp
 // AgentStatus, CoordinatorStatus, OperationRecord): hnowd, its agents,
-// rooms, machines and owed sends, as plain values. hnowd's session fills
+// rooms, machines, owed sends and the sends waiting to run again after a
+// restart, as plain values. hnowd's session fills
 // them in from its core, coordinator_status_wire.h carries them, the CLI
 // prints them.
 #include <cstdint>
@@ -58,6 +59,16 @@ struct OwedSend {
   bool sending = false;
 };
 
+// A send the last hnowd left under way, waiting for its agents before it
+// runs again under its record (docs/send.md, "A send outlives hnowd").
+struct WaitingSend {
+  std::int64_t record = 0;
+  std::string path, dest;
+  std::vector<std::string> agents;   // it was for
+  std::vector<std::string> away;     // not back yet
+  double secondsLeft = 0.0;          // it waits for them at most this long more
+};
+
 // A room of agents and its trunk (status.capnp RoomStatus, docs/rooms.md).
 struct RoomStatus {
   std::string name;
@@ -82,6 +93,7 @@ struct CoordinatorStatus {
   CapInForce uplinkCap, downlinkCap;
   bool surveying = false;
   std::vector<OwedSend> owed;
+  std::vector<WaitingSend> waiting;
 };
 
 // One record of `hnow ops` (transport/status.capnp OperationRecord).

@@ -108,6 +108,16 @@ void toWire(const CoordinatorStatus& s, wire::ClientSession::StatusResults::Buil
     owed[i].setSinceUnixMs(o.sinceUnixMs);
     owed[i].setSending(o.sending);
   }
+  auto waiting = out.initWaiting(static_cast<unsigned>(s.waiting.size()));
+  for (unsigned i = 0; i < waiting.size(); ++i) {
+    const WaitingSend& w = s.waiting[i];
+    waiting[i].setRecord(w.record);
+    waiting[i].setPath(w.path);
+    waiting[i].setDest(w.dest);
+    setTexts(w.agents, waiting[i].initAgents(static_cast<unsigned>(w.agents.size())));
+    setTexts(w.away, waiting[i].initAway(static_cast<unsigned>(w.away.size())));
+    waiting[i].setSecondsLeft(w.secondsLeft);
+  }
 }
 
 CoordinatorStatus coordinatorStatusFromWire(wire::ClientSession::StatusResults::Reader in) {
@@ -127,6 +137,9 @@ CoordinatorStatus coordinatorStatusFromWire(wire::ClientSession::StatusResults::
   for (auto o : in.getOwed())
     s.owed.push_back({o.getRecord(), o.getPath(), o.getDest(), textsOf(o.getAgents()), o.getSinceUnixMs(),
                       o.getSending()});
+  for (auto w : in.getWaiting())
+    s.waiting.push_back({w.getRecord(), w.getPath(), w.getDest(), textsOf(w.getAgents()), textsOf(w.getAway()),
+                         w.getSecondsLeft()});
   return s;
 }
 

@@ -1,5 +1,6 @@
 #include "cli/status_command.h"
 
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -146,6 +147,15 @@ std::string statusTable(const api::CoordinatorStatus& status) {
     out << "owed since " << when << " (send record " << o.record << ", --until-all): " << printable(o.path) << " -> "
         << printable(o.dest)
         << " to " << names << (o.sending ? " (sending now)" : " (when connected again)") << "\n";
+  }
+  // Sends a restart of hnowd left, waiting for their agents before they run again (docs/send.md).
+  for (const api::WaitingSend& w : status.waiting) {
+    std::string away;
+    for (const std::string& n : w.away) away += (away.empty() ? "" : ", ") + printable(n);
+    std::snprintf(line, sizeof line, "%.0f", std::ceil(w.secondsLeft));
+    out << "runs again after hnowd's restart (send record " << w.record << "): " << printable(w.path) << " -> "
+        << printable(w.dest) << " to " << w.agents.size() << " agent(s), "
+        << (away.empty() ? std::string("all back") : "waiting for " + away + " at most " + line + " s more") << "\n";
   }
   // The caps in force (docs/bandwidth-limits.md): what plans and pacing take of each link.
   out << "\ncaps in force, Mbit/s (what set them):\n";

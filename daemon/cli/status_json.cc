@@ -90,6 +90,12 @@ std::string statusJson(const api::CoordinatorStatus& status) {
     owed.push_back({{"record", o.record}, {"path", o.path}, {"dest", o.dest}, {"agents", o.agents},
                     {"since_unix_s", static_cast<double>(o.sinceUnixMs) / 1000}, {"sending", o.sending}});
   root["owed"] = std::move(owed);
+  // Sends a restart of hnowd left, waiting for their agents before they run again.
+  nlohmann::ordered_json waiting = nlohmann::ordered_json::array();
+  for (const api::WaitingSend& w : status.waiting)
+    waiting.push_back({{"record", w.record}, {"path", w.path}, {"dest", w.dest}, {"agents", w.agents},
+                       {"waiting_for", w.away}, {"seconds_left", w.secondsLeft}});
+  root["waiting_sends"] = std::move(waiting);
   // A path that is not UTF-8 (a file name may be any bytes) must not make
   // the whole status fail: such bytes are replaced.
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

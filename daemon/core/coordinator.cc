@@ -100,6 +100,7 @@ SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<Ag
   sessions_[session] = &agent;
   agent.registration = std::move(registration);
   agent.session = session;
+  ++agent.logins;
   agent.link = std::move(link);
   changed_.insert(agent.registration.name);
   relays_.registered(agent.registration.name, agent.registration.dataAddress);
@@ -195,6 +196,11 @@ AgentLink* Coordinator::link(const std::string& name) {
   return it == agents_.end() ? nullptr : it->second.link.get();
 }
 
+std::uint64_t Coordinator::logins(const std::string& name) const {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? 0 : it->second.logins;
+}
+
 std::vector<AgentView> Coordinator::status() const {
   std::vector<AgentView> out;
   const TimePoint now = clock_.now();
@@ -207,6 +213,7 @@ std::vector<AgentView> Coordinator::status() const {
     if (auto it = agents_.find(record.name); it != agents_.end()) {
       view.registration = it->second.registration;
       view.connected = it->second.session != 0;
+      view.logins = it->second.logins;
     }
     if (record.hasRates) view.ratesAgeSeconds = seconds(now - record.ratesAt);
     view.relayFaults = relays_.suspects().faults(record.name);

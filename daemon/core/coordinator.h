@@ -36,6 +36,11 @@ struct AgentView {
   AgentRegistration registration;
   std::optional<double> ratesAgeSeconds;  // none before the first report
   bool connected = false;
+  // Its logins to this hnowd so far. One that grew between two looks means
+  // a new session even when the agent was never seen disconnected (its
+  // process restarted, or it reconnected, within a tick): what it ran for
+  // the earlier session is gone with it (docs/jobs.md).
+  std::uint64_t logins = 0;
   NodeLinks links;
   NodeCaps caps;  // in force now
   // Sends in which it relayed bytes that differ from the source's
@@ -148,11 +153,14 @@ class Coordinator {
   bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
   // The command link of a connected agent, or null.
   AgentLink* link(const std::string& name);
+  // AgentView::logins of `name` (0: it never logged in to this hnowd).
+  std::uint64_t logins(const std::string& name) const;
 
  private:
   struct Agent {
     AgentRegistration registration;
     SessionId session = 0;  // 0: not connected
+    std::uint64_t logins = 0;
     std::unique_ptr<AgentLink> link;
   };
   // The agent whose current session is `session`, or null.

@@ -11,6 +11,7 @@
 #include "api/coordinator_status_wire.h"
 #include "core/links/hosts.h"
 #include "core/send/owed_sends.h"
+#include "core/send/sends_under_way.h"
 #include "core/links/rooms.h"
 #include "core/links/survey_runner.h"
 #include "server/link_values.h"
@@ -68,6 +69,9 @@ kj::Promise<void> ClientSessionServer::status(StatusContext context) {
   if (owed_)
     for (const OwedSends::Owed& o : owed_->owed())
       status.owed.push_back({static_cast<std::int64_t>(o.id), o.path, o.dest, o.agents, unixMs(o.since), o.sending});
+  if (underWay_)
+    for (const SendsUnderWay::WaitingSend& w : underWay_->waitingSends())
+      status.waiting.push_back({static_cast<std::int64_t>(w.record), w.path, w.dest, w.agents, w.away, seconds(w.left)});
   api::toWire(status, context.getResults());
   return kj::READY_NOW;
 }

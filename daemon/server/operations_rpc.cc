@@ -2,12 +2,14 @@
 // state.db, with how far each one under way is as its service tells it now,
 // and the operation a record names for the follow calls and grantOutput.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "api/coordinator_status_wire.h"
 #include "core/jobs/job_service.h"
 #include "core/manifest/manifest_service.h"
 #include "core/send/send_service.h"
+#include "core/send/sends_under_way.h"
 #include "server/sessions.h"
 #include "transport/rpc_errors.h"
 
@@ -52,6 +54,15 @@ std::string progressOf(const ManifestStatus& s) {
   return std::to_string(done) + " of " + std::to_string(s.items.size()) + " items";
 }
 
+std::string progressOf(const SendsUnderWay::WaitingSend& w) {
+  if (w.away.empty()) return "runs again after hnowd's restart";
+  std::string names;
+  for (const std::string& agent : w.away) names += (names.empty() ? "" : ", ") + agent;
+  char left[32];
+  std::snprintf(left, sizeof left, "%.0f s", std::ceil(seconds(w.left)));
+  return "waiting for " + names + " after hnowd's restart (at most " + left + " more)";
+}
+
 }  // namespace
 
 ClientSessionServer::Located ClientSessionServer::located(OperationId record) const {
@@ -65,6 +76,10 @@ ClientSessionServer::Located ClientSessionServer::located(OperationId record) co
 }
 
 std::string ClientSessionServer::progressOf(OperationId record) const {
+  // A send a restart left is "running" under its record before it runs again: what it waits for.
+  if (underWay_)
+    for (const SendsUnderWay::WaitingSend& w : underWay_->waitingSends())
+      if (w.record == record) return daemon::progressOf(w);
   const Located where = located(record);
   if (where.kind == "run") {
     if (auto s = jobs_->status(where.operation); s && !s->finished) return daemon::progressOf(*s);

@@ -115,3 +115,25 @@ TEST_CASE("hnow status flags an agent whose key logs in from two hosts by turns 
   CHECK(json["agents"][0]["key_hosts"]["changes"] == 3);
   CHECK(json["agents"][1]["key_hosts"].is_null());
 }
+
+TEST_CASE("hnow status lists the sends a restart of hnowd left waiting for their agents - in the table and in --json") {
+  api::CoordinatorStatus status;
+  status.waiting.push_back({12, "/srv/image.iso", "in/image.iso", {"agent-1", "agent-2", "agent-3"}, {"agent-3"}, 6.2});
+  status.waiting.push_back({13, "/srv/b.bin", "in/b.bin", {"agent-1"}, {}, 9.0});
+  const std::string table = cli::statusTable(status);
+  CHECK(table.find("runs again after hnowd's restart (send record 12): /srv/image.iso -> in/image.iso to 3 agent(s), "
+                   "waiting for agent-3 at most 7 s more\n") != std::string::npos);
+  CHECK(table.find("runs again after hnowd's restart (send record 13): /srv/b.bin -> in/b.bin to 1 agent(s), all "
+                   "back\n") != std::string::npos);
+  CHECK(cli::statusTable(api::CoordinatorStatus{}).find("runs again after") == std::string::npos);
+  const auto json = nlohmann::json::parse(cli::statusJson(status));
+  REQUIRE(json["waiting_sends"].size() == 2);
+  CHECK(json["waiting_sends"][0]["record"] == 12);
+  CHECK(json["waiting_sends"][0]["path"] == "/srv/image.iso");
+  CHECK(json["waiting_sends"][0]["dest"] == "in/image.iso");
+  CHECK(json["waiting_sends"][0]["agents"].size() == 3);
+  CHECK(json["waiting_sends"][0]["waiting_for"] == nlohmann::json::array({"agent-3"}));
+  CHECK(json["waiting_sends"][0]["seconds_left"] == 6.2);
+  CHECK(json["waiting_sends"][1]["waiting_for"].empty());
+  CHECK(nlohmann::json::parse(cli::statusJson(api::CoordinatorStatus{}))["waiting_sends"].empty());
+}

@@ -226,3 +226,47 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a client's uploaded file - sen
                                                                           << " bytes missing, " << a.moved
                                                                           << " moved after the restart");
 }
+
+TEST_CASE("fault matrix: hnowd killed mid-send with an agent gone too - while the restarted hnowd waits for it, hnow status and hnow ops show the send, whom it waits for and how long more") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  constexpr std::size_t kSize = 16 << 20;
+  const fs::path source = lab.dir.path / "source.bin";
+  writeRandomFile(source, kSize);
+  auto send = lab.startClient("send " + source.string() + " --dest in/big.bin --compress none", "send");
+  REQUIRE(eventually([&] { return lab.progress("in/big.bin", kSize) >= 0.4; }, 20s));
+  const std::int64_t record = stopHnowd(lab, *send, SIGKILL);
+  REQUIRE(lab.kill("agent-3"));
+  lab.restart("hnowd");
+  // agent-1 and agent-2 log in again; agent-3 does not, so the send waits for it (10 s at most).
+  nlohmann::json waiting;
+  REQUIRE(eventually(
+      [&] {
+        auto status = lab.status();
+        if (!status.contains("waiting_sends") || status["waiting_sends"].empty()) return false;
+        waiting = status["waiting_sends"][0];
+        return waiting["waiting_for"] == nlohmann::json::array({"agent-3"});
+      },
+      10s));
+  CHECK(waiting["record"] == record);
+  CHECK(waiting["path"] == source.string());
+  CHECK(waiting["dest"] == "in/big.bin");
+  CHECK(waiting["agents"] == nlohmann::json::array({"agent-1", "agent-2", "agent-3"}));
+  CHECK(waiting["seconds_left"].get<double>() > 0);
+  CHECK(waiting["seconds_left"].get<double>() <= 10);
+  std::string progress;
+  for (const auto& op : lab.ops())
+    if (op["id"].get<std::int64_t>() == record) {
+      CHECK(op["status"] == "running");
+      progress = op.value("progress", "");
+    }
+  CHECK_MESSAGE(progress.rfind("waiting for agent-3 after hnowd's restart (at most ", 0) == 0, progress);
+  const std::string table = hnow::testing::runCommand(lab.hnow() + " status").out;
+  CHECK(table.find("runs again after hnowd's restart (send record " + std::to_string(record) + "): " +
+                   source.string() + " -> in/big.bin to 3 agent(s), waiting for agent-3 at most ") != std::string::npos);
+  // Then it runs for the two back, and is no longer listed.
+  REQUIRE(eventually([&] { return statusOf(lab, record) != "running"; }, 60s));
+  CHECK(lab.status()["waiting_sends"].empty());
+  lab.restart("agent-3");
+  REQUIRE(lab.allReady());
+}

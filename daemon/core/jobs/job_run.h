@@ -106,6 +106,12 @@ class JobRun {
   void computed(int attempt, double computeS, const Result<std::string>& digest, bool agentRefuses = false);
   void collected(int attempt, const Result<void>& collected);
   void agentLost(const std::string& agent);
+  // `agent` logged in again without being seen gone (its process restarted,
+  // or it reconnected, within a tick): it dropped what its earlier session
+  // held (agent/agent_runtime.cc), so these attempts of it, sent to that
+  // session, are lost as agentLost loses them; the agent itself stays in
+  // the run and may take shares.
+  void sessionLost(const std::string& agent, const std::vector<int>& attempts);
   // An agent back after it was lost, or new to the run: it may take
   // reissued shares again (later rounds give it shares of its own).
   void agentJoined(const std::string& agent);
@@ -164,6 +170,9 @@ class JobRun {
   bool agentBusy(const std::string& agent) const;
   void startNextCompute(const std::string& agent);
   std::string pickAgent(int share) const;
+  // agentLost and sessionLost: the live ones of `attempts` fail, and each
+  // share left without a live attempt or a result goes elsewhere.
+  void loseAttempts(const std::vector<int>& attempts, const std::string& why);
   // Lost, or refuses the command: takes no share.
   bool unavailable(const std::string& agent) const;
   // The shares waiting for `agent` (not yet computing) go to other agents.

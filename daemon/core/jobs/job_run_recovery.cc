@@ -16,16 +16,30 @@ using State = JobAttempt::State;
 void JobRun::agentLost(const std::string& agent) {
   if (std::find(lost_.begin(), lost_.end(), agent) != lost_.end()) return;
   lost_.push_back(agent);
+  std::vector<int> all;
+  for (std::size_t id = 0; id < attempts_.size(); ++id)
+    if (attempts_[id].agent == agent) all.push_back(static_cast<int>(id));
+  loseAttempts(all, "agent " + agent + " lost");
+}
+
+void JobRun::sessionLost(const std::string& agent, const std::vector<int>& attempts) {
+  std::vector<int> its;
+  for (int id : attempts)
+    if (attempts_[static_cast<std::size_t>(id)].agent == agent) its.push_back(id);
+  loseAttempts(its, "agent " + agent + " logged in again: its earlier session's work is gone");
+}
+
+void JobRun::loseAttempts(const std::vector<int>& ids, const std::string& why) {
   std::vector<int> affected;
-  for (std::size_t id = 0; id < attempts_.size(); ++id) {
-    JobAttempt& a = attempts_[id];
-    if (a.agent != agent || !a.live()) continue;
+  for (int id : ids) {
+    JobAttempt& a = attempts_[static_cast<std::size_t>(id)];
+    if (!a.live()) continue;
     if (a.state == State::kServing) serving_ = false;
     if (a.state == State::kCollecting) collecting_ = false;
     a.state = State::kFailed;
-    a.error = "agent " + agent + " lost";
+    a.error = why;
     JobShare& share = shares_[static_cast<std::size_t>(a.share)];
-    if (share.accepted == static_cast<int>(id)) {
+    if (share.accepted == id) {
       share.accepted.reset();
       if (share.done) share.done = false, ++remaining_;  // its result lived on the agent
     }
@@ -35,8 +49,11 @@ void JobRun::agentLost(const std::string& agent) {
     if (finished()) break;
     bool another = false;
     for (const auto& b : attempts_) another |= b.share == k && b.live();
-    if (!another && !shares_[static_cast<std::size_t>(k)].accepted) reissue(k, "agent " + agent + " lost");
+    if (!another && !shares_[static_cast<std::size_t>(k)].accepted) reissue(k, why);
   }
+  // A session lost: a share its new session was served meanwhile starts (a lost agent has none left).
+  for (int id : ids)
+    if (!finished()) startNextCompute(attempts_[static_cast<std::size_t>(id)].agent);
   pumpServes();
   pumpReturns();
 }

@@ -30,6 +30,7 @@ struct JobService::Actions final : JobActions {
     };
     job.agentTokens[a.agent].push_back(job.shareTokens[k]);
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    job.attempts[id].login = service.coordinator_.logins(a.agent);
     link->fetchJobFile({job.shareTokens[k], job.shareSizes[k], job.shareShas[k], service.sourceAddress_}, answer);
   }
   void compute(int id) override {
@@ -65,6 +66,8 @@ struct JobService::Actions final : JobActions {
       service.advance(job);
     };
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    // Served to an earlier session, it stays that one's: its share is not on this one.
+    if (data.login == 0) data.login = service.coordinator_.logins(a.agent);
     if (adopted) return link->awaitJobTask(data.resultToken, answer);
     link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell, job.id}, answer);
   }
@@ -339,13 +342,13 @@ void JobService::cleanUp(Job& job, bool keepResults) {
 void JobService::tick() {
   claimHeld();
   std::map<std::string, bool> up;
-  for (const AgentView& a : coordinator_.status())
-    up[a.record.name] = a.connected && a.record.state == AgentState::kAlive;
-  askReturning(up);
+  const std::set<std::string> relogged = loggedInAgain(up);
   for (auto& [id, owned] : jobs_) {
     Job& job = *owned;
     if (job.finished) continue;
     for (const auto& agent : job.agents) {
+      if (relogged.count(agent) && !job.lost.count(agent)) sessionLost(job, agent);
+      if (job.finished) break;
       if (up[agent] || job.lost.count(agent)) continue;
       job.lost.insert(agent);
       spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
@@ -370,6 +373,8 @@ void JobService::tick() {
     }
     advance(job);
   }
+  // After the losses above: what a returning agent gives back revives the attempts they failed.
+  askReturning(up, relogged);
   admit();  // agents that came back, or were freed
 }
 

@@ -147,10 +147,18 @@ class JobService {
   bool claimsAnswered(const Job& job) const;
   void adoptHeld(Job& job);
   void adoptIntoRun(Job& job);
-  // An agent this hnowd saw, lost and sees again (it restarted): the
-  // results it gave back revive their shares' attempts (JobRun::revive);
-  // those no job wants are dropped on it.
-  void askReturning(const std::map<std::string, bool>& up);
+  // job_service_returns.cc: each agent up or not (`up`), and those that
+  // logged in again since the last tick; what such an agent held for a job
+  // in its earlier session is lost. An agent this hnowd saw, lost and sees
+  // again, or that logged in again (it restarted): the results it gave
+  // back revive their shares' attempts (JobRun::revive); those no job
+  // wants are dropped on it.
+  std::set<std::string> loggedInAgain(std::map<std::string, bool>& up);
+  void sessionLost(Job& job, const std::string& agent);
+  // The agent, at its login `login`, still holds `held` (result tokens):
+  // the finished results sent to its earlier logins that it does not are lost.
+  void heldAfterLogin(const std::string& agent, std::uint64_t login, const std::set<std::string>& held);
+  void askReturning(const std::map<std::string, bool>& up, const std::set<std::string>& relogged);
   void reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held);
   // A queued job's request kept in state.db (or no longer).
   void keepQueued(Job& job);
@@ -249,6 +257,7 @@ class JobService {
   std::map<std::string, bool> claims_;
   std::map<std::string, std::set<std::string>> heldTasks_;
   std::map<std::string, bool> upBefore_;  // each agent's state at the last tick, once claimed
+  std::map<std::string, std::uint64_t> loginsSeen_;  // each agent's AgentView::logins at the last tick
   // A TransferObserver of its own, so that JobService's own interface stays
   // what a job needs.
   struct DriftListener final : TransferObserver {

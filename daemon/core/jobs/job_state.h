@@ -61,6 +61,9 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
     std::string resultToken;
     AgentLink::JobTaskAnswer result;
     std::string path;  // at hnowd once collected
+    // The agent's login (Coordinator::logins) its share or its command went
+    // to; 0: nothing sent yet. A later login loses it (JobRun::sessionLost).
+    std::uint64_t login = 0;
   };
   std::map<int, AttemptData> attempts;
   std::map<std::string, std::vector<std::string>> agentTokens;  // to drop at the end

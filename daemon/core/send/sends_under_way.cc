@@ -1,5 +1,6 @@
 #include "core/send/sends_under_way.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -93,12 +94,30 @@ bool SendsUnderWay::cancel(OperationId record, const std::string& who) {
   return true;
 }
 
+std::set<std::string> SendsUnderWay::backAgents() const {
+  std::set<std::string> back;
+  for (const AgentView& a : coordinator_.status())
+    if (canTakePart(a) && a.links.up.rate.known() && a.links.down.rate.known()) back.insert(a.record.name);
+  return back;
+}
+
+std::vector<SendsUnderWay::WaitingSend> SendsUnderWay::waitingSends() const {
+  std::vector<WaitingSend> out;
+  if (waiting_.empty()) return out;
+  const std::set<std::string> back = backAgents();
+  const TimePoint now = clock_.now();
+  for (const auto& [record, w] : waiting_) {
+    WaitingSend send{record, w.stored.path, w.stored.dest, w.stored.agents, {}, std::max(Duration{}, w.until - now)};
+    for (const std::string& agent : w.stored.agents)
+      if (!back.count(agent)) send.away.push_back(agent);
+    out.push_back(std::move(send));
+  }
+  return out;
+}
+
 void SendsUnderWay::tick() {
   if (waiting_.empty()) return;
-  // Back: connected with its links known again (a send is refused before then).
-  std::set<std::string> connected;
-  for (const AgentView& a : coordinator_.status())
-    if (canTakePart(a) && a.links.up.rate.known() && a.links.down.rate.known()) connected.insert(a.record.name);
+  const std::set<std::string> connected = backAgents();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     const StoredSendUnderWay& stored = it->second.stored;
     std::vector<std::string> back, away;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,19 @@ class SendsUnderWay {
   bool cancel(OperationId record, const std::string& who);
   // Restored sends still waiting for their agents.
   std::size_t waiting() const { return waiting_.size(); }
+  // One of them as `hnow status` and `hnow ops` show it: the agents it was
+  // for, those not back yet, and how much longer it waits for them at most.
+  struct WaitingSend {
+    OperationId record = 0;
+    std::string path, dest;
+    std::vector<std::string> agents, away;
+    Duration left{};
+  };
+  std::vector<WaitingSend> waitingSends() const;
 
  private:
+  // Connected with their links known again (a send is refused before then).
+  std::set<std::string> backAgents() const;
   struct Waiting {
     StoredSendUnderWay stored;
     TimePoint until{};

@@ -61,7 +61,7 @@ AgentStatus agent() {
 
 }  // namespace
 
-TEST_CASE("hnowd's status reads back as it was written: hnowd, agents, rooms, machines, owed sends") {
+TEST_CASE("hnowd's status reads back as it was written: hnowd, agents, rooms, machines, owed sends, sends waiting to run again") {
   CoordinatorStatus sent;
   sent.agents = {agent()};
   AgentStatus lost;
@@ -75,6 +75,7 @@ TEST_CASE("hnowd's status reads back as it was written: hnowd, agents, rooms, ma
   sent.downlinkCap = {2e6, "max_downlink_mbps"};
   sent.surveying = true;
   sent.owed = {{17, "/srv/a", "in/a", {"agent-2", "agent-3"}, 1700000000000, true}};
+  sent.waiting = {{21, "/srv/b", "in/b", {"agent-1", "agent-2"}, {"agent-2"}, 6.5}};
   capnp::MallocMessageBuilder message;
   auto out = message.initRoot<hnow::wire::ClientSession::StatusResults>();
   toWire(sent, out);
@@ -103,6 +104,13 @@ TEST_CASE("hnowd's status reads back as it was written: hnowd, agents, rooms, ma
   CHECK(back.owed[0].agents == sent.owed[0].agents);
   CHECK(back.owed[0].sinceUnixMs == 1700000000000);
   CHECK(back.owed[0].sending);
+  REQUIRE(back.waiting.size() == 1);
+  CHECK(back.waiting[0].record == 21);
+  CHECK(back.waiting[0].path == "/srv/b");
+  CHECK(back.waiting[0].dest == "in/b");
+  CHECK(back.waiting[0].agents == sent.waiting[0].agents);
+  CHECK(back.waiting[0].away == sent.waiting[0].away);
+  CHECK(back.waiting[0].secondsLeft == 6.5);
   REQUIRE(back.agents.size() == 2);
   const AgentStatus& a = back.agents[0];
   const AgentStatus& s = sent.agents[0];

@@ -65,6 +65,25 @@ TEST_CASE("the end of an agent's old connection does not touch the session that 
   CHECK(coordinator.connectedCount() == 1);
 }
 
+TEST_CASE("each login of an agent counts, even one that replaces a session never seen to end") {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  std::vector<EmulatedRates> sent;
+  CHECK(coordinator.logins("a") == 0);
+  SessionId first = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  coordinator.attach(agent("b"), std::make_unique<RecordingLink>(&sent));
+  CHECK(viewOf(coordinator.status(), "a")->logins == 1);
+  coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));  // connected all along
+  CHECK(viewOf(coordinator.status(), "a")->logins == 2);
+  CHECK(viewOf(coordinator.status(), "a")->connected);
+  coordinator.detach(first);  // the replaced session's end: no login
+  coordinator.detach(coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent)));
+  CHECK(viewOf(coordinator.status(), "a")->logins == 3);
+  CHECK(coordinator.logins("a") == 3);
+  CHECK(viewOf(coordinator.status(), "b")->logins == 1);
+}
+
 TEST_CASE("an agent that reconnects after being lost is back, with the rates it had") {
   ManualClock clock;
   MemoryStateStore store;

@@ -146,6 +146,28 @@ TEST_CASE("a kept send waits for its agents at most the grace, then runs for tho
   CHECK(none.store.loadSendsUnderWay()->empty());
 }
 
+TEST_CASE("a kept send waiting for its agents after a restart is listed with the agents not back and how long it waits more") {
+  UnderWayLab lab;
+  const OperationId record = lab.startRecorded();
+  lab.detach("a3");
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
+  CHECK(again.waitingSends().empty());
+  REQUIRE(again.restore(10s));
+  lab.clock.advance(4s);
+  again.tick();
+  auto waiting = again.waitingSends();
+  REQUIRE(waiting.size() == 1);
+  CHECK(waiting[0].record == record);
+  CHECK(waiting[0].path == "/data/image.iso");
+  CHECK(waiting[0].dest == "in/image.iso");
+  CHECK(waiting[0].agents == std::vector<std::string>{"a1", "a2", "a3"});
+  CHECK(waiting[0].away == std::vector<std::string>{"a3"});
+  CHECK(waiting[0].left == Duration(6s));
+  lab.clock.advance(7s);
+  again.tick();  // it ran for those back
+  CHECK(again.waitingSends().empty());
+}
+
 TEST_CASE("a kept send refused when run again ends failed with why, and is no longer kept") {
   UnderWayLab lab;
   const OperationId record = lab.startRecorded();
