@@ -17,6 +17,7 @@
 #include "agent/job_files.h"
 #include "agent/job_runner.h"
 #include "agent/receiver.h"
+#include "agent/whole_file.h"
 #include "base/hex.h"
 
 namespace hnow::agent {
@@ -33,20 +34,15 @@ void JobRunner::ended(const std::string& resultToken, Result<TaskOutcome> outcom
 
 void JobRunner::writeOutcome(const std::string& resultToken, const TaskOutcome& outcome) {
   if (holder_.empty()) return;
-  const std::string path = pathFor(resultToken) + std::string(kOutcomeSuffix), temp = path + ".tmp";
+  const std::string path = pathFor(resultToken) + std::string(kOutcomeSuffix);
   const std::string sha = hnow::hexOf(reinterpret_cast<const unsigned char*>(outcome.sha256.data()), outcome.sha256.size());
   char numbers[160];
   std::snprintf(numbers, sizeof numbers, "%llu %s %.6f %.6f\n", static_cast<unsigned long long>(outcome.size),
                 sha.c_str(), outcome.computeS, outcome.runS);
   const std::string text = holder_ + "\n" + numbers;
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) ::close(fd);
-  if (!written || ::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
+  if (!writeWhole(path, text, 0644))
     spdlog::warn("cannot keep a share's outcome beside its result ({}): a restart of this agent computes it again",
                  std::strerror(errno));
-  }
 }
 
 std::string JobRunner::restoreHeld() {

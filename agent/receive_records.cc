@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/startup_sweep.h"
+#include "agent/whole_file.h"
 #include "base/hex.h"
 #include "transport/data/leftover_bytes.h"
 
@@ -50,12 +51,7 @@ int keepReceiveRecord(const std::string& dataRoot, const ReceiveRecord& record) 
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   std::error_code made;
   std::filesystem::create_directories(dir, made);
-  const std::string path = dir + "/" + id + ".receive", temp = path + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) ::close(fd);
-  if (!written || ::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
+  if (!writeWhole(dir + "/" + id + ".receive", text, 0600)) {
     spdlog::warn("cannot keep the record of the receive into {} in {} ({}): a restart of this agent receives it anew",
                  record.path, dir, std::strerror(errno));
     return -1;

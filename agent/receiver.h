@@ -212,8 +212,8 @@ class Receiver {
   void dropRecord(const HeldReceive& held);
   std::size_t dropLeftovers();
   struct Leftover {
-    HeldReceive held;
-    std::string dir, temp, id;
+    HeldReceive held;  // its recordId names the record
+    std::string dir, temp;
   };
   std::vector<Leftover> leftovers_;
   std::map<std::string, HeldReceive> receives_;  // receive()'s and receiveStriped()'s, by token, until released

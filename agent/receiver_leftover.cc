@@ -45,7 +45,7 @@ std::size_t Receiver::restoreLeftovers() {
       held.stripes.push_back(std::move(stripe));
     }
     held.recordId = r.id();
-    leftovers_.push_back({std::move(held), r.dir, r.temp, r.id()});
+    leftovers_.push_back({std::move(held), r.dir, r.temp});
     spdlog::info("holding what an earlier process of this agent received into {} ({}), for the next send of it",
                  printable(r.path), printable(r.dir + "/" + r.temp));
   }
@@ -68,7 +68,7 @@ void Receiver::track(const std::string& token, HeldReceive& held, transport::dat
       break;
     }
     std::string lists;
-    const int listsFd = openReceiveLists(dataRoot, left.id, lists);
+    const int listsFd = openReceiveLists(dataRoot, left.held.recordId, lists);
     ::close(target.fileFd);
     ::unlinkat(target.dirFd, target.tempName.c_str(), 0);
     target.fileFd = fd;
@@ -76,7 +76,7 @@ void Receiver::track(const std::string& token, HeldReceive& held, transport::dat
     target.heldBytes = static_cast<std::uint64_t>(st.st_size);
     target.keptLists = transport::data::decodeKeptLists(lists);
     target.listsFd = listsFd;
-    held.recordId = left.id;
+    held.recordId = left.held.recordId;
     adopted_.insert(token);
     for (const transport::orders::StripeOrder& s : held.stripes) adopted_.insert(s.token);
     spdlog::info("the receive into {} takes over the {} bytes an earlier process of this agent left, checked against "

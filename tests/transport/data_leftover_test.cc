@@ -39,6 +39,34 @@ int leftover(const fs::path& path, const std::string& bytes) {
   return fd;
 }
 
+// A file hnowd serves with its digests (in kChunk chunks) under `token`,
+// and a receiver `b` it is sent to, whose temp file is `target` (in b/).
+struct Served {
+  TempDir dir;
+  std::string bytes;
+  ChunkDigests digests;
+  std::string token;
+  Node source, b;
+  ReceiveTarget target;
+  Served(std::size_t size, char name)
+      : bytes(randomBytes(size)), digests(chunkDigestsOf(bytes, kChunk)), token(kTokenBytes, name) {
+    std::ofstream(dir.path / "source", std::ios::binary) << bytes;
+    source.plane.addSource(token, ::open((dir.path / "source").c_str(), O_RDONLY | O_CLOEXEC), bytes.size(), digests);
+    target = targetIn(dir.path / "b", "f");
+  }
+  // The target holds `left` as an earlier process left it.
+  void leave(const std::string& left) {
+    REQUIRE(::pwrite(target.fileFd, left.data(), left.size(), 0) == static_cast<ssize_t>(left.size()));
+    target.heldBytes = left.size();
+  }
+  // Received into the target: true once the file is in place.
+  bool received() {
+    b.plane.receive(token, bytes.size(), shaOf(bytes), std::move(target), told(digests));
+    b.plane.pull(token, source.address);
+    return b.events.waitFor(TransferEvent::Kind::kDone).has_value();
+  }
+};
+
 }  // namespace
 
 TEST_CASE("kept lists of chunk digests read back whole, and an entry torn at the end is left out") {
@@ -109,33 +137,22 @@ TEST_CASE("a leftover byte that differs from the source's ends what counts at it
 }
 
 TEST_CASE("a receive given an earlier process's leftover pulls only what did not match, keeps the lists it takes, and the file verifies") {
-  TempDir dir;
-  const std::string bytes = randomBytes(3 << 20);
-  std::ofstream(dir.path / "source", std::ios::binary) << bytes;
-  const ChunkDigests digests = chunkDigestsOf(bytes, kChunk);
-  const std::string token(kTokenBytes, 'r');
-  Node source, b;
-  source.plane.addSource(token, ::open((dir.path / "source").c_str(), O_RDONLY | O_CLOEXEC), bytes.size(), digests);
-
-  ReceiveTarget t = targetIn(dir.path / "b", "f");
+  Served sent(3 << 20, 'r');
   // Left: 1.5 pieces and a torn chunk, then a flipped byte the check must catch.
-  std::string left = bytes.substr(0, kPiece + kPiece / 2 + 200);
+  std::string left = sent.bytes.substr(0, kPiece + kPiece / 2 + 200);
   left[kPiece + 20 * kChunk + 9] ^= 0x40;
-  REQUIRE(::pwrite(t.fileFd, left.data(), left.size(), 0) == static_cast<ssize_t>(left.size()));
-  t.heldBytes = left.size();
-  t.keptLists = {{0, kPiece, digests.listOf(1)}};
-  t.listsFd = ::open((dir.path / "lists").c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  b.plane.receive(token, bytes.size(), shaOf(bytes), std::move(t), told(digests));
-  b.plane.pull(token, source.address);
-  auto done = b.events.waitFor(TransferEvent::Kind::kDone);
-  REQUIRE(done);
-  CHECK(readWhole(dir.path / "b" / "f") == bytes);
+  sent.leave(left);
+  sent.target.keptLists = {{0, kPiece, sent.digests.listOf(1)}};
+  const fs::path listsFile = sent.dir.path / "lists";
+  sent.target.listsFd = ::open(listsFile.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  REQUIRE(sent.received());
+  CHECK(readWhole(sent.dir.path / "b" / "f") == sent.bytes);
   const std::uint64_t good = kPiece + 20 * kChunk;
   // The parent serves from the first chunk that differed: nothing before it moves again.
-  CHECK(b.plane.bytesReceived() == bytes.size() - good);
+  CHECK(sent.b.plane.bytesReceived() == sent.bytes.size() - good);
   // The lists it took from the parent were kept for a later process: those
   // of the pieces after the one it resumed in (that one's it held already).
-  std::ifstream in(dir.path / "lists", std::ios::binary);
+  std::ifstream in(listsFile, std::ios::binary);
   const std::string kept((std::istreambuf_iterator<char>(in)), {});
   auto lists = decodeKeptLists(kept);
   REQUIRE(lists.size() == 4);
@@ -144,21 +161,11 @@ TEST_CASE("a receive given an earlier process's leftover pulls only what did not
 }
 
 TEST_CASE("a receive whose leftover holds the whole file renames it into place once checked, pulling nothing") {
-  TempDir dir;
-  const std::string bytes = randomBytes(1 << 20);
-  std::ofstream(dir.path / "source", std::ios::binary) << bytes;
-  const ChunkDigests digests = chunkDigestsOf(bytes, kChunk);
-  const std::string token(kTokenBytes, 'w');
-  Node source, b;
-  source.plane.addSource(token, ::open((dir.path / "source").c_str(), O_RDONLY | O_CLOEXEC), bytes.size(), digests);
-  ReceiveTarget t = targetIn(dir.path / "b", "f");
-  REQUIRE(::pwrite(t.fileFd, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size()));
-  t.heldBytes = bytes.size();
-  b.plane.receive(token, bytes.size(), shaOf(bytes), std::move(t), told(digests));
-  b.plane.pull(token, source.address);
-  REQUIRE(b.events.waitFor(TransferEvent::Kind::kDone));
-  CHECK(readWhole(dir.path / "b" / "f") == bytes);
-  CHECK(b.plane.bytesReceived() == 0);
+  Served sent(1 << 20, 'w');
+  sent.leave(sent.bytes);
+  REQUIRE(sent.received());
+  CHECK(readWhole(sent.dir.path / "b" / "f") == sent.bytes);
+  CHECK(sent.b.plane.bytesReceived() == 0);
 }
 
 TEST_CASE("a file in two ranges resumes each range from its own leftover bytes") {

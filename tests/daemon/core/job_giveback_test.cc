@@ -13,70 +13,80 @@ using namespace hnow;
 using namespace hnow::daemon;
 using namespace hnow::daemon::jobtest;
 
-TEST_CASE("an agent that restarts gives its finished result back to the same hnowd, which collects it") {
-  Lab lab;
-  RunRequest request = lab.count();
+namespace {
+
+// `request` started one-shot and run to its running phase: its id.
+std::uint64_t runningOneShot(Lab& lab, RunRequest request) {
   request.rounds = 1;
   auto started = lab.jobs.start(request);
   REQUIRE(started.ok());
   stepUntil(lab, [&] { return lab.jobs.status(*started)->phase == "running"; });
-  lab.agents["a1"]->hangs = true;  // its share's answer never comes: the agent dies before it
+  return *started;
+}
+
+// a1 computing its share, whose answer never comes (the agent dies
+// before it): that share's result token and lines.
+std::pair<std::string, long> a1Computing(Lab& lab) {
+  lab.agents["a1"]->hangs = true;
   stepUntil(lab, [&] { return !lab.agents["a1"]->running.empty() && lab.turns.empty(); });
   REQUIRE(lab.agents["a1"]->running.size() == 1);
-  const auto [token, lines] = *lab.agents["a1"]->running.begin();
+  return *lab.agents["a1"]->running.begin();
+}
+
+// `agent` logged in again from a new process that holds the result `token`
+// its last one finished (its .done sidecar): that new process.
+CountingAgent& backHolding(Lab& lab, const std::string& agent, const std::string& token, const std::string& result) {
+  lab.attachAgent(agent);
+  CountingAgent& back = *lab.agents[agent];
+  back.files[token] = result;
+  back.results.insert(token);
+  return back;
+}
+
+long outputTotal(Lab& lab, std::uint64_t job) {
+  return totalOf(lab.files.outputs.files.at("run-" + std::to_string(job) + ".out"));
+}
+
+}  // namespace
+
+TEST_CASE("an agent that restarts gives its finished result back to the same hnowd, which collects it") {
+  Lab lab;
+  const std::uint64_t started = runningOneShot(lab, lab.count());
+  const auto [token, lines] = a1Computing(lab);
   // The others hang from now on: the lost share's reissue never ends, only the result given back can.
   for (const char* other : {"a2", "a3"}) lab.agents[other]->hangs = true;
   lab.detachAgent("a1");
   lab.jobs.tick();
-  lab.attachAgent("a1");  // started again: the result its last process finished is on its disk
-  CountingAgent& back = *lab.agents["a1"];
-  back.files[token] = std::to_string(lines) + "\n";
-  back.results.insert(token);
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->finished; });
-  CHECK(lab.jobs.status(*started)->phase == "done");
+  // Started again: the result its last process finished is on its disk.
+  CountingAgent& back = backHolding(lab, "a1", token, std::to_string(lines) + "\n");
+  stepUntil(lab, [&] { return lab.jobs.status(started)->finished; });
+  CHECK(lab.jobs.status(started)->phase == "done");
   CHECK(back.awaited == 1);
   CHECK(back.runs == 0);  // nothing computed on it again
-  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
+  CHECK(outputTotal(lab, started) == 3000);
 }
 
 TEST_CASE("an agent that restarts and logs in again between two ticks gives its finished result back, which is collected") {
   Lab lab;
-  RunRequest request = lab.count();
-  request.rounds = 1;
-  auto started = lab.jobs.start(request);
-  REQUIRE(started.ok());
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->phase == "running"; });
-  lab.agents["a1"]->hangs = true;  // its share's answer never comes: the agent dies before it
-  stepUntil(lab, [&] { return !lab.agents["a1"]->running.empty() && lab.turns.empty(); });
-  REQUIRE(lab.agents["a1"]->running.size() == 1);
-  const auto [token, lines] = *lab.agents["a1"]->running.begin();
+  const std::uint64_t started = runningOneShot(lab, lab.count());
+  const auto [token, lines] = a1Computing(lab);
   for (const char* other : {"a2", "a3"}) lab.agents[other]->hangs = true;
   // Never seen gone: up at this tick, its new process logs in before the
   // next, and the earlier session's call is never answered (its
   // connection not yet seen closed).
   lab.jobs.tick();
-  lab.attachAgent("a1");
-  CountingAgent& back = *lab.agents["a1"];
-  back.files[token] = std::to_string(lines) + "\n";
-  back.results.insert(token);
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->finished; });
-  CHECK(lab.jobs.status(*started)->phase == "done");
+  CountingAgent& back = backHolding(lab, "a1", token, std::to_string(lines) + "\n");
+  stepUntil(lab, [&] { return lab.jobs.status(started)->finished; });
+  CHECK(lab.jobs.status(started)->phase == "done");
   CHECK(back.awaited == 1);
   CHECK(back.runs == 0);  // nothing computed on it again
-  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
+  CHECK(outputTotal(lab, started) == 3000);
 }
 
 TEST_CASE("an agent that reconnects between two ticks dropped its share - it is computed again at once, not at its deadline") {
   Lab lab;
-  RunRequest request = lab.count();
-  request.rounds = 1;
-  auto started = lab.jobs.start(request);
-  REQUIRE(started.ok());
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->phase == "running"; });
-  lab.agents["a1"]->hangs = true;
-  stepUntil(lab, [&] { return !lab.agents["a1"]->running.empty() && lab.turns.empty(); });
-  REQUIRE(lab.agents["a1"]->running.size() == 1);
-  const long lines = lab.agents["a1"]->running.begin()->second;
+  const std::uint64_t started = runningOneShot(lab, lab.count());
+  const long lines = a1Computing(lab).second;
   long unitsBefore = 0;
   for (const char* other : {"a2", "a3"}) unitsBefore += lab.agents[other]->unitsRun;
   // The same process logs in again to the same hnowd: it kills its
@@ -84,21 +94,18 @@ TEST_CASE("an agent that reconnects between two ticks dropped its share - it is 
   // nothing. The clock stands still: no deadline passes.
   lab.jobs.tick();
   lab.attachAgent("a1");
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->finished; });
-  CHECK(lab.jobs.status(*started)->phase == "done");
+  stepUntil(lab, [&] { return lab.jobs.status(started)->finished; });
+  CHECK(lab.jobs.status(started)->phase == "done");
   long unitsAfter = lab.agents["a1"]->unitsRun;
   for (const char* other : {"a2", "a3"}) unitsAfter += lab.agents[other]->unitsRun;
   CHECK(unitsAfter - unitsBefore >= lines);  // its lost share, computed again
-  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
+  CHECK(outputTotal(lab, started) == 3000);
 }
 
 TEST_CASE("an agent that logged in again between two ticks stays in the run - a share that fails elsewhere goes to it") {
   Lab lab;
-  RunRequest request = lab.count();
-  request.rounds = 1;  // one-shot: an agent seen gone takes no share of the run again
-  auto started = lab.jobs.start(request);
-  REQUIRE(started.ok());
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->phase == "running"; });
+  // One-shot: an agent seen gone takes no share of the run again.
+  const std::uint64_t started = runningOneShot(lab, lab.count());
   for (const char* name : {"a1", "a3"}) lab.agents[name]->hangs = true;
   stepUntil(lab, [&] {
     return !lab.agents["a1"]->running.empty() && !lab.agents["a3"]->hung.empty() && lab.turns.empty();
@@ -113,20 +120,17 @@ TEST_CASE("an agent that logged in again between two ticks stays in the run - a 
   // a3's command fails: its share goes to an idle agent that has not tried it, a1.
   auto failed = lab.agents["a3"]->hung.front();
   failed(Error{"'count' was killed by signal 9"});
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->finished; });
-  CHECK(lab.jobs.status(*started)->phase == "done");
+  stepUntil(lab, [&] { return lab.jobs.status(started)->finished; });
+  CHECK(lab.jobs.status(started)->phase == "done");
   CHECK(back.runs == 1);
-  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
+  CHECK(outputTotal(lab, started) == 3000);
 }
 
 TEST_CASE("an agent that restarts between two ticks with a finished result not yet collected still holds it - collected from its new process, not computed again") {
   Lab lab;
   RunRequest request = lab.count();
-  request.rounds = 1;
   request.strategy = "equal";  // results return in agent order: a3's waits behind a1's
-  auto started = lab.jobs.start(request);
-  REQUIRE(started.ok());
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->phase == "running"; });
+  const std::uint64_t started = runningOneShot(lab, request);
   lab.agents["a1"]->hangs = true;
   stepUntil(lab, [&] {
     return !lab.agents["a1"]->running.empty() && !lab.agents["a3"]->results.empty() && lab.turns.empty();
@@ -137,10 +141,7 @@ TEST_CASE("an agent that restarts between two ticks with a finished result not y
   const std::string token = *lab.agents["a3"]->results.begin();
   const std::string result = lab.agents["a3"]->files.at(token);
   lab.jobs.tick();
-  lab.attachAgent("a3");
-  CountingAgent& back = *lab.agents["a3"];
-  back.files[token] = result;
-  back.results.insert(token);
+  CountingAgent& back = backHolding(lab, "a3", token, result);
   lab.jobs.tick();
   stepUntil(lab, [&] { return lab.turns.empty(); });
   CHECK(back.files.count(token) == 1);  // not dropped as unwanted
@@ -157,11 +158,11 @@ TEST_CASE("an agent that restarts between two ticks with a finished result not y
   answer.computeS = 0.01;
   auto ended = a1.hung.front();
   ended(answer);
-  stepUntil(lab, [&] { return lab.jobs.status(*started)->finished; });
-  CHECK(lab.jobs.status(*started)->phase == "done");
-  CHECK(lab.jobs.status(*started)->reissued == 0);
+  stepUntil(lab, [&] { return lab.jobs.status(started)->finished; });
+  CHECK(lab.jobs.status(started)->phase == "done");
+  CHECK(lab.jobs.status(started)->reissued == 0);
   CHECK(back.runs == 0);
   CHECK(back.awaited == 0);
   CHECK(std::count(lab.plane.pulledFrom.begin(), lab.plane.pulledFrom.end(), "a3") == 1);
-  CHECK(totalOf(lab.files.outputs.files.at("run-" + std::to_string(*started) + ".out")) == 3000);
+  CHECK(outputTotal(lab, started) == 3000);
 }
