@@ -143,6 +143,9 @@ TEST_CASE("what an earlier process left that no send takes is dropped with its t
   CHECK(second->parked() == 1);
   second->release(std::string(32, 'c'));
   CHECK(second->dropParked() == 1);
+  // The other receive's temp file goes on the data plane's thread, once it has caught up.
+  for (int i = 0; i < 100 && !tempIn(lab.root / "m").empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(tempIn(lab.root / "m").empty());
   CHECK(records(lab.root) == 0);
 
