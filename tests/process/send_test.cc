@@ -149,7 +149,9 @@ nlohmann::json sendAndCut(const Cluster& cluster, const std::string& file, const
   while (Clock::now() < deadline && !cut) {
     std::error_code error;
     for (const auto& e : fs::directory_iterator(cluster.root(2), error))
-      if (e.path().filename().string().find(".hnow-") != std::string::npos && fs::file_size(e.path(), error) >= cutAt) {
+      // A receive's temp file (not the directory of receives' records beside it).
+      if (e.path().filename().string().find(".hnow-") != std::string::npos && e.is_regular_file(error) &&
+          fs::file_size(e.path(), error) >= cutAt) {
         cut = runCommand(kHnow + " --config " + (cluster.dir.path / "client.toml").string() +
                          " agent set-rate agent-1 --uplink-mbps " + std::to_string(cutMbps))
                   .status == 0;
