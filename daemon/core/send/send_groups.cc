@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/send/bundle_groups.h"
+#include "core/send/send_family.h"
 #include "core/send/send_service_state.h"
 
 namespace hnow::daemon {
@@ -16,18 +17,6 @@ namespace hnow::daemon {
 // only what its group lacks), but every byte hnowd sends twice leaves its
 // uplink twice.
 inline constexpr double kGroupsSlower = 0.10;
-
-struct SendService::Family {
-  std::uint64_t id = 0;
-  std::vector<std::uint64_t> children;    // per group: its send's operation (0: not started, or could not)
-  std::vector<BundleGroupStatus> groups;  // per group: its agents and bundle; why it could not start
-  TreeSummary whole;                      // the tree, and the files some agent lacked
-  double boundS = 0.0;                    // lackedBound's
-  std::vector<SkippedAgent> skipped;      // as the send started (the first group's record lists them too)
-  std::size_t waiting = 0;                // groups not answered yet
-  Started started;
-  std::shared_ptr<SendCancel> cancel;     // shared by every group's request
-};
 
 namespace {
 
@@ -148,6 +137,9 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
                               Started started) {
   auto family = std::make_shared<Family>();
   family->id = runs_.nextId();
+  family->request = request;
+  family->end.request = request;
+  family->end.record = request.record;
   family->whole = whole;
   family->boundS = boundS;
   family->skipped = skippedOf(request);
@@ -170,20 +162,23 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
     SendRequest r = request;
     r.group = g + 1;
     r.groups = bundles.size();
-    if (g > 0) r.record = 0;  // the first group's send keeps the record begun as it was prepared
     r.sourceShare = shareOf(bundles[g].size, total, bundles.size());
     auto bundle = std::unique_ptr<HeldBundle>(new HeldBundle{plane_, bundles[g]});
     startPlanned(r, agents[g], std::move(bundle),
                  [this, family, g, request](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
                    const std::string& path = request.path;
-                   if (s && !runs_.knows(s->first)) {  // cancelled before it started (endCancelled)
-                     family->groups[g].error = "cancelled by " + s->second.cancelledBy + " before it started";
-                   } else if (s) {
+                   if (s && runs_.knows(s->first)) {
                      family->children[g] = s->first;
+                   } else if (s) {  // cancelled before it started (endCancelled)
+                     family->groups[g].error = "cancelled by " + s->second.cancelledBy + " before it started";
                    } else {
                      family->groups[g].error = s.error().message;
                      spdlog::warn("send {}: group {} of {} did not start: {}", path, g + 1, family->groups.size(),
                                   s.error().message);
+                   }
+                   if (family->children[g] == 0) {  // its agents got nothing: missed (owed with --until-all)
+                     const std::vector<std::string>& agents = family->groups[g].agents;
+                     family->end.missed.insert(family->end.missed.end(), agents.begin(), agents.end());
                    }
                    if (--family->waiting > 0) return;
                    if (std::none_of(family->children.begin(), family->children.end(),
@@ -194,7 +189,7 @@ void SendService::startGroups(SendRequest request, std::vector<std::vector<Agent
                      for (const BundleGroupStatus& k : family->groups) why += (why.empty() ? "" : "; ") + k.error;
                      return family->started(Error{why});
                    }
-                   family->started(std::make_pair(family->id, familyStatus(*family)));
+                   familyStarted(*family);
                  });
   }
 }
@@ -205,64 +200,6 @@ std::uint64_t SendService::operationOf(OperationId record) const {
     for (std::uint64_t child : family->children)
       if (auto s = runs_.status(child); child != 0 && s && s->record == static_cast<std::uint64_t>(record)) return id;
   return runs_.withRecord(record);
-}
-
-SendStatus SendService::familyStatus(const Family& family) const {
-  SendStatus out;
-  out.finished = true;
-  out.tree = family.whole;
-  out.boundS = family.boundS;
-  out.skipped = family.skipped;
-  std::vector<std::string> algos;
-  std::uint64_t largest = 0;  // the group whose bundle was largest says why it went (un)compressed
-  for (std::size_t g = 0; g < family.groups.size(); ++g) {
-    BundleGroupStatus group = family.groups[g];
-    const std::optional<SendStatus> child = family.children[g] == 0 ? std::nullopt : runs_.status(family.children[g]);
-    if (!child) {
-      for (const std::string& agent : group.agents) {
-        CopyStatus failed;
-        failed.node = agent;
-        failed.state = CopyStatus::State::kFailed;
-        failed.message = group.error;
-        out.copies.push_back(std::move(failed));
-      }
-      out.groups.push_back(std::move(group));
-      continue;
-    }
-    const SendStatus& s = *child;  // over once ended and recorded (SendRuns::status)
-    group.size = s.size;
-    group.algo = s.algo;
-    group.predictedS = s.predictedS;
-    group.elapsedS = s.elapsedS;
-    group.finished = s.finished;
-    out.groups.push_back(std::move(group));
-    if (out.record == 0) out.record = s.record;
-    if (out.cancelledBy.empty()) out.cancelledBy = s.cancelledBy;
-    if (out.cancelledBy.empty() && family.cancel) out.cancelledBy = family.cancel->by;
-    out.finished = out.finished && s.finished;
-    out.size += s.size;
-    out.predictedS = std::max(out.predictedS, s.predictedS);
-    out.elapsedS = std::max(out.elapsedS, s.elapsedS);
-    out.copies.insert(out.copies.end(), s.copies.begin(), s.copies.end());
-    out.replanning = out.replanning || s.replanning;
-    out.replans += s.replans;
-    out.replannedPredictedS = std::max(out.replannedPredictedS, s.replannedPredictedS);
-    out.parentChanges.insert(out.parentChanges.end(), s.parentChanges.begin(), s.parentChanges.end());
-    for (const std::string& b : s.rateBounds)
-      if (std::find(out.rateBounds.begin(), out.rateBounds.end(), b) == out.rateBounds.end()) out.rateBounds.push_back(b);
-    out.maxRateBytesPerSecond = s.maxRateBytesPerSecond;
-    SendCompression& c = out.compression;
-    if (c.algo != "zstd") c.algo = s.compression.algo;
-    c.plainBytes += s.compression.plainBytes;
-    c.sentBytes += s.compression.sentBytes;
-    c.compressS += s.compression.compressS;
-    if (s.compression.plainBytes >= largest) largest = s.compression.plainBytes, c.why = s.compression.why;
-    if (std::find(algos.begin(), algos.end(), s.algo) == algos.end()) algos.push_back(s.algo);
-  }
-  for (const std::string& a : algos) out.algo += (out.algo.empty() ? "" : "+") + a;
-  out.why = std::to_string(family.groups.size()) +
-            " bundles, one per group of agents by the files they lack, sent at once";
-  return out;
 }
 
 bool SendService::cancel(OperationId record, const std::string& who) {

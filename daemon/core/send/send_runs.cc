@@ -231,6 +231,10 @@ void SendRuns::end(RunningSend& running) {
   SendEnd end{running.request, running.record, running.heldAtDest, {}};
   for (const auto& c : s.copies) (c.state == CopyStatus::State::kDone ? end.delivered : end.missed).push_back(c.node);
   for (const SkippedAgent& k : s.skipped) end.missed.push_back(k.node);
+  if (running.request.groups > 1) {  // the family's record, finished once every group has ended
+    if (groupEnded_) groupEnded_(end);
+    return;
+  }
   if (running.request.untilAll) {
     changes += ",\"until_all\":true,\"owed\":" + jsonStrings(end.missed);
   }

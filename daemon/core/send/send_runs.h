@@ -60,6 +60,12 @@ class SendRuns final : public TransferObserver {
   void ended(const SendEnd& end) const {
     if (ended_) ended_(end);
   }
+  // A tree's bundle for one group of its agents (SendRequest::groups > 1)
+  // shares its record with the other groups: when it ends, it is told
+  // here, with what it delivered and missed, and neither finishes the
+  // record nor tells onEnded: the family does, once every group has ended
+  // (send_groups.cc).
+  void onGroupEnded(std::function<void(const SendEnd&)> ended) { groupEnded_ = std::move(ended); }
 
   void transferReport(const std::string& agent, const std::string& token, const TransferReport& report) override;
   void agentGone(const std::string& agent) override;
@@ -77,10 +83,10 @@ class SendRuns final : public TransferObserver {
   SourcePlane& plane_;
   double configuredUplink_;
   std::map<std::uint64_t, std::unique_ptr<RunningSend>> operations_;
+  std::function<void(const SendEnd&)> ended_, groupEnded_;
   std::map<std::string, std::uint64_t> operationOfToken_;  // while its token is claimed
   FinishedOperations finished_;  // the newest 32 finished sends stay answerable
   std::uint64_t nextOperation_ = 1;
-  std::function<void(const SendEnd&)> ended_;
 };
 
 }  // namespace hnow::daemon

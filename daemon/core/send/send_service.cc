@@ -46,7 +46,9 @@ SendService::SendService(Coordinator& coordinator, SourcePlane& plane, std::stri
                          std::function<std::string()> newToken)
     : coordinator_(coordinator), plane_(plane), sourceAddress_(std::move(sourceAddress)), clock_(clock),
       chunkBytes_(chunkBytes), configuredUplink_(configuredUplinkBytesPerSecond), newToken_(std::move(newToken)),
-      runs_(coordinator, plane, configuredUplinkBytesPerSecond) {}
+      runs_(coordinator, plane, configuredUplinkBytesPerSecond) {
+  runs_.onGroupEnded([this](const SendEnd& end) { groupEnded(end); });
+}
 
 std::optional<SendStatus> SendService::status(std::uint64_t operation) const {
   if (auto family = families_.find(operation); family != families_.end()) return familyStatus(*family->second);

@@ -57,6 +57,9 @@ struct SendRequest : api::SendRequest {
   // lists the agents skipped. 0 of 0: the send is not split.
   std::size_t group = 0, groups = 0;
   double sourceShare = 1.0;
+  // A group's send runs under its family's record, which the family alone
+  // describes and finishes, once every group has ended (send_groups.cc).
+  bool familyRecord() const { return groups > 1; }
   // What the send's source needs until it ends (a client's tree unpacked
   // for it), removed when the last holder lets go.
   std::shared_ptr<const void> scratchSource{};
@@ -184,6 +187,13 @@ class SendService final {
   void startGroups(SendRequest request, std::vector<std::vector<AgentView>> groups, std::vector<TreeBundle> bundles,
                    TreeSummary whole, double boundS, Started started);
   SendStatus familyStatus(const Family& family) const;
+  // A group's send ended (SendRuns::onGroupEnded): its family's record is
+  // finished, and onEnded told, once every group has ended.
+  void groupEnded(const SendEnd& end);
+  void endFamilyIfOver(Family& family);
+  // Every group has started or could not: the client is answered, the
+  // record describes the family.
+  void familyStarted(Family& family);
   // Families whose every send is forgotten (FinishedOperations) go too.
   void forgetFamilies();
   // A file: every agent asked what its destination holds (file_held.h);

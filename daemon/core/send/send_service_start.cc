@@ -260,11 +260,14 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
                      namesField("held", running->heldAtDest) + namesField("replaced", running->replaced) +
                      copiedHereField(running->copiedHere) +
                      (p->sourceAgent.empty() ? "" : ",\"source\":" + jsonString(p->sourceAgent));
-  // Begun as it started preparing, or, for a tree's later groups, now; a
-  // cancel while the agents answer finds it here and records this summary.
+  // Begun as it started preparing (a group's: its family's, which keeps
+  // its own entry here), or now; a cancel while the agents answer finds it
+  // here and records this summary.
   running->record = request.record ? request.record : beginRecord(coordinator_, "send", running->summary + "}");
-  if (request.record) describeRecord(coordinator_, request.record, running->summary + "}");
-  if (running->record != 0 && request.cancel) preparing_[running->record] = {request.cancel, running->summary + "}"};
+  if (!request.familyRecord()) {
+    if (request.record) describeRecord(coordinator_, request.record, running->summary + "}");
+    if (running->record != 0 && request.cancel) preparing_[running->record] = {request.cancel, running->summary + "}"};
+  }
   running->size = file.size;
   running->shaHex = file.sha256Hex;
   running->settings.enabled = request.replan;
@@ -287,7 +290,8 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     order.plainSha256 = p->plainSha256;
   }
   order.digestChunkBytes = file.digestChunkBytes;
-  order.operation = "send record " + std::to_string(running->record);
+  order.operation = "send record " + std::to_string(running->record) +
+                    (request.familyRecord() ? ", group " + std::to_string(request.group) : std::string());
   order.progressEveryMs = AgentLink::progressEvery(running->agents.size());
   if (running->stripes.empty()) order.pieceDigests = file.pieceDigests;
   for (std::size_t k = 0; k < running->stripes.size(); ++k) {
@@ -327,7 +331,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
 
 void SendService::prepared(std::unique_ptr<RunningSend> running, std::vector<Result<std::string>> answers,
                            Started started) {
-  preparing_.erase(running->record);
+  if (!running->request.familyRecord()) preparing_.erase(running->record);
   const bool cancelled = running->request.cancelled();
   std::string refusals;
   std::vector<std::string> paths{""};
@@ -347,8 +351,9 @@ void SendService::prepared(std::unique_ptr<RunningSend> running, std::vector<Res
     for (const std::string& t : running->transferTokens()) coordinator_.releaseToken(t);
     // Cancelled while its agents answered: its record says so already, and none of them pulls.
     if (cancelled) return endCancelled(running->request, started);
-    finishRecord(coordinator_, running->record, "failed",
-                 running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
+    if (!running->request.familyRecord())  // a group's refusal: its family's record says it
+      finishRecord(coordinator_, running->record, "failed",
+                   running->summary + ",\"error\":" + jsonString("refused: " + refusals) + "}");
     return started(Error{"refused: " + refusals});
   }
   RunningSend& r = *running;

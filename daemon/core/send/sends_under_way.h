@@ -12,9 +12,10 @@
 // A client's file uploaded is kept when hnowd sends it from its kept copy
 // (docs/tree-send.md, "Kept files": that copy outlives hnowd); run again,
 // it is sent from that copy. Not kept: an upload hnowd could not keep a
-// copy of, an uploaded directory (its scratch tree goes with hnowd), the
-// sends made for owed agents (owed_sends.h keeps those), and a tree's
-// groups after the first (the first's record is the send's).
+// copy of, an uploaded directory (its scratch tree goes with hnowd), and the
+// sends made for owed agents (owed_sends.h keeps those). A tree sent as a
+// bundle per group is kept as it was asked for, under its one record, which
+// ends with its last group (send_family.h).
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -225,3 +225,80 @@ TEST_CASE("a client's file sent from hnowd's kept copy is kept with the copy's k
   CHECK(request.upload == 0);     // nothing to upload: SendService sends the kept copy
   CHECK_FALSE(request.scratch);   // set again by SendService once it holds the copy
 }
+
+TEST_CASE("a tree sent as a bundle per group stays kept for every agent until its last group ends, and a restarted hnowd sends it again under its one record") {
+  UnderWayLab lab;
+  // This week's file changed on every agent; a3 also lacks last week's, far larger: two groups.
+  lab.plane.scanSizes = {0, 10 << 20, 200 << 20};
+  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
+  lab.agents.lacking["a3"]["part two"] = {1};
+  SendRequest tree = lab.toAll();
+  tree.path = "/data/course";
+  tree.dest = "course";
+  tree.untilAll = true;
+  auto first = started(lab, tree);
+  REQUIRE(first);
+  REQUIRE(first->second.groups.size() == 2);
+  const OperationId record = static_cast<OperationId>(first->second.record);
+  const std::size_t ordered = lab.agents.receives.size();
+  REQUIRE(ordered == 3);
+  // a1 and a2's group lands; a3's still runs.
+  for (const auto& [agent, token] : lab.agents.receives)
+    if (agent != "a3") lab.coordinator.reportTransfer(lab.sessions[agent], token, lab.done());
+  CHECK(lab.statusOf(record) == "running");
+  auto kept = lab.store.loadSendsUnderWay().value();
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].id == record);
+  CHECK(kept[0].agents == std::vector<std::string>{"a1", "a2", "a3"});
+
+  // hnowd is killed now; the next one sends the tree again under its record.
+  SendsUnderWay again(lab.coordinator, lab.store, lab.clock, lab.start);
+  REQUIRE(again.restore(10s));
+  again.tick();
+  REQUIRE(lab.started.size() == 1);
+  CHECK(lab.started[0].record == record);
+  CHECK(lab.started[0].to == std::vector<std::string>{"a1", "a2", "a3"});
+  REQUIRE(lab.answer);
+  REQUIRE(*lab.answer);
+  REQUIRE(lab.agents.receives.size() == ordered + 3);
+  for (std::size_t i = ordered; i < lab.agents.receives.size(); ++i) {
+    const auto& [agent, token] = lab.agents.receives[i];
+    lab.coordinator.reportTransfer(lab.sessions[agent], token, lab.done());
+  }
+  CHECK(lab.statusOf(record) == "done");
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+  // One record for the whole send, before and after the restart.
+  CHECK(lab.coordinator.operations(10).value().size() == 1);
+}
+
+TEST_CASE("a tree's group that could not start leaves its agents owed by the tree's one record (--until-all), once the other group ends") {
+  UnderWayLab lab;
+  std::vector<SendEnd> ends;
+  lab.service.onEnded([&](const SendEnd& end) {
+    ends.push_back(end);
+    lab.underWay.drop(end.record);
+  });
+  lab.plane.scanSizes = {0, 10 << 20, 200 << 20};
+  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
+  lab.agents.lacking["a3"]["part two"] = {1};
+  lab.agents.refusingOrders.insert("a3");
+  SendRequest tree = lab.toAll();
+  tree.path = "/data/course";
+  tree.dest = "course";
+  tree.untilAll = true;
+  auto first = started(lab, tree);
+  REQUIRE(first);
+  const OperationId record = static_cast<OperationId>(first->second.record);
+  CHECK(ends.empty());
+  for (const auto& [agent, token] : lab.agents.receives)
+    if (agent != "a3") lab.coordinator.reportTransfer(lab.sessions[agent], token, lab.done());
+  REQUIRE(ends.size() == 1);
+  CHECK(ends[0].record == record);
+  CHECK(ends[0].request.untilAll);
+  CHECK(ends[0].missed == std::vector<std::string>{"a3"});
+  std::sort(ends[0].delivered.begin(), ends[0].delivered.end());
+  CHECK(ends[0].delivered == std::vector<std::string>{"a1", "a2"});
+  CHECK(lab.statusOf(record) == "failed");
+  CHECK(lab.store.operation(record).value()->summary.find("\"owed\":[\"a3\"]") != std::string::npos);
+  CHECK(lab.store.loadSendsUnderWay()->empty());
+}
