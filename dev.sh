@@ -9,33 +9,58 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
+# What building hnow needs; the tests and the fuzz targets need more.
+BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-dev libssl-dev
   libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
-  nlohmann-json3-dev libsqlite3-dev libsystemd-dev libzstd-dev
-  jq iproute2 iperf3 nftables  # the namespace tests (tests/netns/: other traffic, firewalls) and bench scripts
-  clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
+  nlohmann-json3-dev libsqlite3-dev libsystemd-dev libzstd-dev)
+TEST_PACKAGES=(jq iproute2 iperf3 nftables)  # the namespace tests (tests/netns/: other traffic, firewalls) and bench scripts
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}  # ./dev.sh fuzz
 FUZZ_TEST_BUILD_DIR=${HNOW_FUZZ_TEST_BUILD_DIR:-build-fuzz-test}  # ./dev.sh test
 # Seconds each fuzz target runs in `./dev.sh test` (after its corpus).
 FUZZ_TEST_SECONDS=${HNOW_FUZZ_TEST_SECONDS:-5}
 
+# A -dev package at the version of its library already installed, when
+# the archive still has it: libsystemd-dev's newest would upgrade the
+# host's libsystemd0, and with it systemd itself.
+at_installed_version() {
+  local dev=$1 lib=$2 version
+  version=$(dpkg-query -W -f='${Version}' "$lib" 2>/dev/null) || { echo "$dev"; return; }
+  if apt-cache madison "$dev" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$version"; then
+    echo "$dev=$version"
+  else
+    echo "$dev"
+  fi
+}
+
+# Installs those of the packages named that are missing, saying first
+# which they are and what else apt will install or upgrade for them.
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "dev.sh: installing ${missing[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "dev.sh: ${missing[*]} missing; asking apt for them"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  local wanted=()
+  for p in "${missing[@]}"; do
+    if [ "$p" = libsystemd-dev ]; then wanted+=("$(at_installed_version libsystemd-dev libsystemd0)"); else wanted+=("$p"); fi
+  done
+  local plan
+  plan=$(apt-get -s install -y --no-install-recommends "${wanted[@]}" | awk '/^Inst /{print $2 ($3 ~ /^\[/ ? " (upgraded from " substr($3, 2, length($3) - 2) ")" : "")}') || true
+  echo "dev.sh: installing $(echo "$plan" | grep -c .) packages with apt:"
+  echo "$plan" | sed 's/^/  /'
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${wanted[@]}"
 }
 
+# Every target, or only those named (the demo needs the three binaries).
 build() {
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$BUILD_DIR" -j "$(nproc)"
+  if [ $# -gt 0 ]; then cmake --build "$BUILD_DIR" -j "$(nproc)" --target "$@"; else cmake --build "$BUILD_DIR" -j "$(nproc)"; fi
 }
 
 # The fuzz targets in $FUZZ_BUILD_DIR: clang, only the libraries they need,
@@ -79,15 +104,15 @@ run_fuzz() {
 
 case "${1:-}" in
   demo)
-    install_missing
-    build
+    install_missing "${BUILD_PACKAGES[@]}"
+    build hnow hnowd hnow-agent
     # hnow's main job: a file onto every PC of a local emulated lab, along the
     # planned tree and along the baselines. 64 MiB takes about a minute on 2
     # cores (hnow demo alone sends 256 MiB).
     "$BUILD_DIR"/daemon/hnow demo --size $((64 << 20)) --gantt "$BUILD_DIR"/demo.svg
     ;;
   test)
-    install_missing
+    install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
     FUZZ_BUILD_DIR=$FUZZ_TEST_BUILD_DIR
@@ -95,12 +120,12 @@ case "${1:-}" in
     run_fuzz "$FUZZ_TEST_SECONDS"
     ;;
   fuzz)
-    install_missing
+    install_missing "${BUILD_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"
     build_fuzz "-O1 -gline-tables-only"
     run_fuzz "${2:-300}"
     ;;
   build)
-    install_missing
+    install_missing "${BUILD_PACKAGES[@]}"
     build
     ;;
   *)

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "transport/daemon_main.h"
 
 namespace hnow::agent {
 
@@ -86,32 +87,25 @@ void AgentCredentials::loggedIn(const transport::PublicKey& coordinator) {
   if (pinned_) spdlog::info("keeping hnowd's key {} in {}", transport::keyText(coordinator), pinPath_);
 }
 
-std::optional<AgentArgs> parseAgentArgs(int argc, char** argv) {
+std::variant<AgentArgs, int> parseAgentArgs(int argc, char** argv) {
+  CLI::App app{"hnow-agent: measures this machine's links, receives and relays hnow's sends, runs job shares"};
   AgentArgs args;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    bool hasValue = i + 1 < argc;
-    if ((a == "--config" || a == "-c") && hasValue) {
-      args.configPath = argv[++i];
-    } else if (a == "--enroll" && hasValue) {
-      args.token = argv[++i];
-    } else if (a == "--enroll-file" && hasValue) {
-      std::ifstream in(argv[++i]);
-      if (!in) {
-        std::fprintf(stderr, "hnow-agent: cannot read the token file %s\n", argv[i]);
-        return std::nullopt;
-      }
-      std::ostringstream text;
-      text << in.rdbuf();
-      args.token = text.str();
-    } else {
-      args.configPath.clear();
-      break;
+  transport::describeDaemon(app, "hnow-agent", args.configPath);
+  std::string tokenFile;
+  auto* token = app.add_option("--enroll", args.token, "the enrollment token `hnow agent token` made (docs/security.md)");
+  app.add_option("--enroll-file", tokenFile, "the same token, read from a file (kept out of ps and shell history)")
+      ->check(CLI::ExistingFile)
+      ->excludes(token);
+  if (auto exit = transport::exitInsteadOfRunning(app, argc, argv)) return *exit;
+  if (!tokenFile.empty()) {
+    std::ifstream in(tokenFile);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      std::fprintf(stderr, "hnow-agent: cannot read the token file %s\n", tokenFile.c_str());
+      return 2;
     }
-  }
-  if (args.configPath.empty()) {
-    std::fprintf(stderr, "usage: hnow-agent --config FILE [--enroll TOKEN | --enroll-file FILE]\n");
-    return std::nullopt;
+    args.token = text.str();
   }
   return args;
 }

@@ -6,6 +6,7 @@
 // token; and, only while a lab moves from the shared secret, that secret.
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "base/result.h"
 #include "conf/runtime_config.h"
@@ -50,6 +51,8 @@ struct AgentArgs {
   std::string configPath;
   std::string token;
 };
-std::optional<AgentArgs> parseAgentArgs(int argc, char** argv);
+// The agent's command line, or the status to exit with instead of running
+// (0 after --help or --version, 2 for a bad one: what was wrong printed).
+std::variant<AgentArgs, int> parseAgentArgs(int argc, char** argv);
 
 }  // namespace hnow::agent

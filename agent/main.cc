@@ -14,7 +14,6 @@
 #include "agent/startup_sweep.h"
 #include "conf/runtime_config.h"
 #include "transport/auth.h"
-#include "transport/daemon_main.h"
 #include "transport/log_setup.h"
 #include "transport/malloc_bounds.h"
 #include "transport/service_notify.h"
@@ -23,8 +22,9 @@
 int main(int argc, char** argv) {
   using namespace hnow;
   transport::boundMallocArenas();  // before any thread
-  auto args = agent::parseAgentArgs(argc, argv);
-  if (!args) return 2;
+  auto parsed = agent::parseAgentArgs(argc, argv);
+  if (const int* exit = std::get_if<int>(&parsed)) return *exit;
+  const agent::AgentArgs* args = &std::get<agent::AgentArgs>(parsed);
   auto config = conf::loadAgentConfig(args->configPath);
   if (!config) {
     std::fprintf(stderr, "hnow-agent: %s\n", config.error().text().c_str());

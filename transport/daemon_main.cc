@@ -1,15 +1,24 @@
 #include "transport/daemon_main.h"
 
-#include <cstdio>
-#include <string_view>
-
 namespace hnow::transport {
 
-std::optional<std::string> configPathFromArgs(int argc, char** argv, const char* program, const char* options) {
-  if (argc == 3 && (std::string_view(argv[1]) == "--config" || std::string_view(argv[1]) == "-c"))
-    return std::string(argv[2]);
-  std::fprintf(stderr, "usage: %s --config FILE%s\n", program, options);
-  return std::nullopt;
+const char* hnowVersion() { return HNOW_VERSION; }
+
+void describeDaemon(CLI::App& app, const char* program, std::string& configPath) {
+  app.name(program);
+  app.add_option("-c,--config", configPath, std::string("its settings file (") + program + ".toml)")
+      ->required();
+  app.set_version_flag("--version", std::string(program) + " " + hnowVersion());
+}
+
+std::optional<int> exitInsteadOfRunning(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "successes"; anything else is a usage error.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 }
 
 }  // namespace hnow::transport

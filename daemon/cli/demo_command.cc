@@ -185,6 +185,11 @@ void showTail(const fs::path& log) {
   if (!text.empty()) std::fprintf(stderr, "--- %s\n%s", log.filename().c_str(), text.substr(start).c_str());
 }
 
+// Inside the lab's directory, one of hnowd's send roots (`hnow local up`):
+// hnowd reads it where it lies, as it would a file on its own host, and the
+// client uploads nothing.
+fs::path demoFile(const fs::path& dir) { return dir / "cluster" / "demo.bin"; }
+
 DemoRun sendOnce(const std::string& hnow, const fs::path& dir, const std::string& algo, int agents,
                  const std::string& sourceSha, const std::string& gantt, bool quiet) {
   DemoRun run;
@@ -192,7 +197,7 @@ DemoRun sendOnce(const std::string& hnow, const fs::path& dir, const std::string
   run.plan = algo;
   run.expected = agents;
   std::vector<std::string> argv{hnow, "--config", (dir / "cluster" / "client.toml").string(), "send",
-                                (dir / "demo.bin").string(),
+                                demoFile(dir).string(),
                                 "--dest", "demo-" + algo + ".bin", "--algo", algo, "--json"};
   if (!gantt.empty()) argv.insert(argv.end(), {"--gantt", gantt});
   const fs::path out = dir / ("send-" + algo + ".json");
@@ -258,7 +263,7 @@ int runDemo(const DemoOptions& options) {
     return 1;
   }
   say("generating " + std::to_string(options.size) + " random bytes");
-  const std::string sourceSha = writeDemoFile(dir / "demo.bin", options.size);
+  const std::string sourceSha = writeDemoFile(demoFile(dir), options.size);
   if (interrupted) return 130;
   if (sourceSha.empty()) {
     std::fprintf(stderr, "hnow: cannot write the demo file in %s\n", dir.c_str());

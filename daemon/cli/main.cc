@@ -16,6 +16,7 @@
 #include "cli/send_command.h"
 #include "cli/status_command.h"
 #include "planner/algorithms.h"
+#include "transport/daemon_main.h"
 
 namespace {
 
@@ -340,7 +341,7 @@ int dispatch(CommandLine& c) {
 int main(int argc, char** argv) {
   CLI::App app{"hnow: plans and moves files and jobs across heterogeneous clusters"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "hnow 0.1.0");
+  app.set_version_flag("--version", std::string("hnow ") + hnow::transport::hnowVersion());
   CommandLine c;
   addPlan(app, c);
   addClientCommands(app, c);

@@ -350,17 +350,13 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
 
 int main(int argc, char** argv) {
   transport::boundMallocArenas();  // before any thread
-  // --new-state: start with a state.db other than the one hnowd kept (daemon/state/state_mark.h).
+  CLI::App app{"hnowd: hnow's coordinator - keeps the agents' rates, plans and runs sends and jobs"};
+  std::string configPath;
+  transport::describeDaemon(app, "hnowd", configPath);
   bool newState = false;
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && std::string_view(argv[i]) == "--new-state") newState = true;
-    else args.push_back(argv[i]);
-  }
-  auto configPath = transport::configPathFromArgs(static_cast<int>(args.size()), args.data(), "hnowd",
-                                                  " [--new-state]");
-  if (!configPath) return 2;
-  auto config = conf::loadCoordinatorConfig(*configPath);
+  app.add_flag("--new-state", newState, "start with a state.db other than the one hnowd kept (docs/security.md)");
+  if (auto exit = transport::exitInsteadOfRunning(app, argc, argv)) return *exit;
+  auto config = conf::loadCoordinatorConfig(configPath);
   if (!config) {
     std::fprintf(stderr, "hnowd: %s\n", config.error().text().c_str());
     return 2;
@@ -386,7 +382,7 @@ int main(int argc, char** argv) {
   kj::UnixEventPort::captureSignal(SIGTERM);
   kj::UnixEventPort::captureSignal(SIGINT);
   try {
-    return run(*config, *configPath, secret ? &*secret : nullptr, addressFile, newState);
+    return run(*config, configPath, secret ? &*secret : nullptr, addressFile, newState);
   } catch (const kj::Exception& e) {
     spdlog::error("{}", e.getDescription().cStr());
     return 1;
