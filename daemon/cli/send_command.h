@@ -34,7 +34,8 @@ Result<double> sendMaxRate(const SendOptions& options);
 // 0 when every copy verified, 1 when any failed or hnowd refused, 2 for bad options.
 int runSendCommand(const SendOptions& options);
 
-// {"algo", "size", "predicted_s", "actual_s", "considered": [{"algo", "mode",
+// {"id" (the operation's, as `hnow ops` lists it; null without a record), "algo",
+// "size", "predicted_s", "actual_s", "considered": [{"algo", "mode",
 // "predicted_s"}], "fluid_bound_s", "replanning", "replans", "replanned_predicted_s"
 // (null without a replan), "parent_changes": [{"node", "old_parent", "new_parent",
 // "at_s", "reason"}], "copies": [{"node", "path", "sha256", "finished_s",

@@ -45,6 +45,8 @@ std::string sendJson(const api::SendStatus& s) {
     }
   }
   nlohmann::ordered_json root;
+  // The operation's ID, as `hnow ops` lists it and `hnow ops show`, `wait` and `hnow cancel` take it.
+  root["id"] = s.record != 0 ? nlohmann::ordered_json(s.record) : nlohmann::ordered_json(nullptr);
   root["algo"] = s.algo;
   root["size"] = s.size;
   root["predicted_s"] = s.predictedS;

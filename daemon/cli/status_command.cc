@@ -7,6 +7,7 @@
 
 #include "api/relay_faults.h"
 #include "base/printable.h"
+#include "cli/ops_summary.h"
 
 namespace hnow::cli {
 
@@ -258,7 +259,7 @@ std::string opsTable(const std::vector<api::OperationSummary>& records) {
     std::snprintf(line, sizeof line, "%6lld %-10s %-8s %-20s %-20s ", static_cast<long long>(r.id),
                   r.kind.c_str(), r.status.c_str(), utc(r.startedUnixMs).c_str(),
                   r.finishedUnixMs ? utc(r.finishedUnixMs).c_str() : "-");
-    out << line << (r.progress.empty() ? "" : "[" + r.progress + "] ") << r.summary << "\n";
+    out << line << (r.progress.empty() ? "" : "[" + r.progress + "] ") << readableSummary(r.kind, r.summary) << "\n";
   }
   if (records.empty()) out << "(no operation recorded)\n";
   return out.str();

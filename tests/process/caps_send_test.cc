@@ -48,6 +48,8 @@ TEST_CASE("a send with --max-rate is predicted and takes about the time of the f
   auto ops = nlohmann::json::parse(runCommand(cluster.hnow("ops --json")).out)["operations"];
   REQUIRE(ops.size() >= 1);
   CHECK(ops[0]["summary"]["max_rate_bps"].get<double>() == doctest::Approx(40e6));
+  // The report names the operation as hnow ops lists it.
+  CHECK(report["id"] == ops[0]["id"]);
 }
 
 TEST_CASE("a send with a --max-rate that cannot be read is refused before anything moves, with how to write it") {
