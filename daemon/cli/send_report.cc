@@ -214,8 +214,11 @@ std::string sendTable(const api::SendStatus& s, const std::string& file) {
     return out;
   }
   const std::string from = s.source.empty() ? "" : " from " + s.source + " (it held the file already)";
+  // The file's own size: what moved, when compressed, is the frame (said on the next line).
+  const bool compressed = s.compression.algo == "zstd" && s.compression.plainBytes > 0;
+  const std::uint64_t fileBytes = compressed ? s.compression.plainBytes : s.size;
   std::snprintf(line, sizeof line, "sent %s (%s)%s along %s: predicted %.2f s, actual %.2f s\n", file.c_str(),
-                bytesText(static_cast<double>(s.size)).c_str(), from.c_str(), s.algo.c_str(), s.predictedS,
+                bytesText(static_cast<double>(fileBytes)).c_str(), from.c_str(), s.algo.c_str(), s.predictedS,
                 s.elapsedS);
   out += line;
   if (!s.compression.algo.empty()) out += compressionText(s.compression);

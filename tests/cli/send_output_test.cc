@@ -146,8 +146,11 @@ TEST_CASE("send report: what --compress decided is a line of the table and an ob
   CHECK(cli::sendTable(s, "f").find("compress") == std::string::npos);
   CHECK_FALSE(nlohmann::json::parse(cli::sendJson(s)).contains("compression"));
   s.compression = {"zstd", 1u << 30, 412u << 20, "zstd: 12.1 s predicted against 25.3 s plain (ratio 0.40)", 2.5};
+  s.size = 412u << 20;  // what moved: the frame
   CHECK(cli::sendTable(s, "f").find("  compressed with zstd: 1.0 GiB -> 412.0 MiB in 2.50 s (auto: 12.1 s predicted "
                                     "against 25.3 s plain (ratio 0.40))\n") != std::string::npos);
+  // The first line gives the file's own size, not its frame's.
+  CHECK(cli::sendTable(s, "f").rfind("sent f (1.0 GiB) along ", 0) == 0);
   auto json = nlohmann::json::parse(cli::sendJson(s));
   CHECK(json["compression"] == nlohmann::json{{"algo", "zstd"},
                                               {"plain_bytes", 1u << 30},
