@@ -310,6 +310,8 @@ TEST_CASE("a new machine enrolls with hnow agent token, keeps hnowd's key, and h
            std::string::npos;
   }, 10s));
   CHECK(readWhole(dir / "logs" / "pc-9.log").find("its key was revoked") != std::string::npos);
+  // The revoked machine's log says what its owner must do to come back.
+  CHECK(readWhole(dir / "logs" / "pc-9.log").find("delete its key file") != std::string::npos);
   CHECK(cluster.stateOf("agent-1") == "alive");
   // A normal send still lands.
   writeRandomFile(dir / "after.bin", 1 << 16);

@@ -37,7 +37,11 @@ std::string AgentKeys::why(Verdict verdict, const std::string& name) const {
     case Verdict::kOtherKey:
       return "the name " + name + " is enrolled with another key (if this machine replaced it, "
              "`hnow agent revoke " + name + "` and enroll it again)";
-    case Verdict::kRevoked: return "its key was revoked";
+    // Said to the agent too, whose owner must act: hnowd never takes that key again.
+    case Verdict::kRevoked:
+      return "its key was revoked, and hnowd refuses it for good: to let this machine in again, stop hnow-agent, "
+             "delete its key file (key_file in hnow-agent.toml; it makes a new key at start) and enroll it again "
+             "(`hnow agent token --name " + name + "`, then `hnow-agent --config FILE --enroll-file TOKEN_FILE`)";
   }
   return "refused";
 }
