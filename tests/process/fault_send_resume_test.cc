@@ -125,6 +125,20 @@ std::string writeHexFile(const fs::path& path, std::size_t size) {
   return text;
 }
 
+// A tree of `count` random files part-0, part-1, ... of `size` bytes: their bytes.
+std::vector<std::string> writeParts(const fs::path& tree, int count, std::size_t size) {
+  std::vector<std::string> files;
+  for (int i = 0; i < count; ++i) files.push_back(writeRandomFile(tree / ("part-" + std::to_string(i)), size, i));
+  return files;
+}
+
+// Every agent's in/tree holds `files` as part-0, part-1, ...
+void checkParts(const FaultLab& lab, const std::vector<std::string>& files) {
+  for (int k = 1; k <= 3; ++k)
+    for (std::size_t i = 0; i < files.size(); ++i)
+      CHECK(readWhole(lab.root(k) / "in" / "tree" / ("part-" + std::to_string(i))) == files[i]);
+}
+
 // SIGKILL (a crash) or SIGTERM (a stop, as systemd does it): the same;
 // `options` of hnow send (--algo striped, --compress zstd: then the file
 // is text, and what moves its compressed frame).
@@ -172,16 +186,13 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree - the restarted hnowd s
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   const fs::path tree = lab.dir.path / "tree";
-  std::vector<std::string> files;
-  for (int i = 0; i < 8; ++i) files.push_back(writeRandomFile(tree / ("part-" + std::to_string(i)), 2 << 20, i));
+  std::vector<std::string> files = writeParts(tree, 8, 2 << 20);
   auto send = lab.startClient("send " + tree.string() + " --dest in/tree --compress none", "send");
   REQUIRE(eventually([&] { return lab.leftovers() > 0; }, 20s));  // the bundle is arriving
   std::this_thread::sleep_for(1s);
   const std::int64_t record = stopHnowd(lab, *send, SIGKILL);
   restartUntilDone(lab, record);
-  for (int k = 1; k <= 3; ++k)
-    for (std::size_t i = 0; i < files.size(); ++i)
-      CHECK(readWhole(lab.root(k) / "in" / "tree" / ("part-" + std::to_string(i))) == files[i]);
+  checkParts(lab, files);
   nlohmann::json summary;
   for (const auto& op : lab.ops())
     if (op["id"].get<std::int64_t>() == record) summary = op["summary"];
@@ -202,8 +213,7 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree sent as a bundle per gr
   FaultLab lab(3, kLabOptions);
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   const fs::path tree = lab.dir.path / "tree";
-  std::vector<std::string> files;
-  for (int i = 0; i < 8; ++i) files.push_back(writeRandomFile(tree / ("part-" + std::to_string(i)), 4 << 20, i));
+  std::vector<std::string> files = writeParts(tree, 8, 4 << 20);
   // Last week's tree reached agent-1 and agent-2 only; this week a small file joined it.
   auto before = hnow::testing::runCommand(lab.hnow() + " send " + tree.string() +
                                           " --dest in/tree --compress none --to agent-1,agent-2");
@@ -220,9 +230,7 @@ TEST_CASE("fault matrix: hnowd killed mid-send of a tree sent as a bundle per gr
   std::this_thread::sleep_for(1s);
   const std::int64_t record = stopHnowd(lab, *send, SIGKILL);
   restartUntilDone(lab, record);
-  for (int k = 1; k <= 3; ++k)
-    for (std::size_t i = 0; i < files.size(); ++i)
-      CHECK(readWhole(lab.root(k) / "in" / "tree" / ("part-" + std::to_string(i))) == files[i]);
+  checkParts(lab, files);
   const Resumed r = resumedOf(lab, 3, (lab.root(3) / "in" / "tree").string());
   INFO("agent-3: parked at " << r.parkedAt << ", received " << r.before << " then " << r.after);
   REQUIRE(r.parkedAt > 0);

@@ -36,6 +36,19 @@ struct UnderWayLab : Lab {
       if (t == token) coordinator.reportTransfer(sessions[agent], t, done());
   }
   std::string statusOf(OperationId record) { return store.operation(record).value()->status; }
+  // A tree whose agents lack different files: this week's file changed on
+  // every agent, a3 also lacks last week's, far larger; sent --until-all,
+  // it goes as a bundle per group.
+  SendRequest courseInGroups() {
+    plane.scanSizes = {0, 10 << 20, 200 << 20};
+    for (const char* a : {"a1", "a2", "a3"}) agents.lacking[a]["part one"] = {1};
+    agents.lacking["a3"]["part two"] = {1};
+    SendRequest tree = toAll();
+    tree.path = "/data/course";
+    tree.dest = "course";
+    tree.untilAll = true;
+    return tree;
+  }
   // `request` started (toAll() when none): its record.
   OperationId startRecorded(std::optional<SendRequest> request = std::nullopt) {
     auto answer = send_lab::started(*this, request.value_or(toAll()));
@@ -228,15 +241,7 @@ TEST_CASE("a client's file sent from hnowd's kept copy is kept with the copy's k
 
 TEST_CASE("a tree sent as a bundle per group stays kept for every agent until its last group ends, and a restarted hnowd sends it again under its one record") {
   UnderWayLab lab;
-  // This week's file changed on every agent; a3 also lacks last week's, far larger: two groups.
-  lab.plane.scanSizes = {0, 10 << 20, 200 << 20};
-  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
-  lab.agents.lacking["a3"]["part two"] = {1};
-  SendRequest tree = lab.toAll();
-  tree.path = "/data/course";
-  tree.dest = "course";
-  tree.untilAll = true;
-  auto first = started(lab, tree);
+  auto first = started(lab, lab.courseInGroups());
   REQUIRE(first);
   REQUIRE(first->second.groups.size() == 2);
   const OperationId record = static_cast<OperationId>(first->second.record);
@@ -278,15 +283,8 @@ TEST_CASE("a tree's group that could not start leaves its agents owed by the tre
     ends.push_back(end);
     lab.underWay.drop(end.record);
   });
-  lab.plane.scanSizes = {0, 10 << 20, 200 << 20};
-  for (const char* a : {"a1", "a2", "a3"}) lab.agents.lacking[a]["part one"] = {1};
-  lab.agents.lacking["a3"]["part two"] = {1};
   lab.agents.refusingOrders.insert("a3");
-  SendRequest tree = lab.toAll();
-  tree.path = "/data/course";
-  tree.dest = "course";
-  tree.untilAll = true;
-  auto first = started(lab, tree);
+  auto first = started(lab, lab.courseInGroups());
   REQUIRE(first);
   const OperationId record = static_cast<OperationId>(first->second.record);
   CHECK(ends.empty());
