@@ -110,8 +110,9 @@ struct AgentKeyEntry @0x926104cb6ee76d73 {
   # One agent identity as hnowd keeps it (`hnow agent keys`).
   name @0 :Text;
   key @1 :Text;          # ed25519:...
-  state @2 :Text;        # enrolled | pending | revoked
+  state @2 :Text;        # enrolled | pending | revoked | unused-token (name: what it is for, "" any; key: "token ID")
   how @3 :Text;          # token | approved | secret | config (how it was enrolled)
   ageS @4 :Float64;      # since it was enrolled, asked, or revoked
   peer @5 :Text;         # pending: the address it asked from
+  expiresInS @6 :Float64 = -1;  # unused-token: seconds until it no longer enrolls (-1: not a token)
 }

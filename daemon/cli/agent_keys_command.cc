@@ -1,13 +1,57 @@
 #include "cli/agent_keys_command.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 
 #include "cli/coordinator_client.h"
 #include "transport/identity.h"
 
 namespace hnow::cli {
 
+namespace fs = std::filesystem;
+
+namespace {
+
+// `dir`, made 0700 when missing (it holds secrets); an existing one is left as it is.
+Result<void> secretDirectory(const std::string& dir) {
+  std::error_code error;
+  if (fs::is_directory(dir, error)) return {};
+  if (!fs::create_directories(dir, error) && error) return Error{"cannot create " + dir + ": " + error.message()};
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, error);
+  if (error) return Error{"cannot make " + dir + " private (0700): " + error.message()};
+  return {};
+}
+
+// `text` and a newline into a new file `path`, mode 0600 from its creation; never over another.
+Result<void> writeSecretFile(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return Error{"cannot create " + path + ": " + std::strerror(errno) +
+                 (errno == EEXIST ? " (it exists: a token file is never replaced; choose another --out)" : "")};
+  const std::string line = text + "\n";
+  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  ::close(fd);
+  if (!written) {
+    ::unlink(path.c_str());
+    return Error{"cannot write " + path + ": " + std::strerror(errno)};
+  }
+  return {};
+}
+
+}  // namespace
+
 int runKeyNewCommand(const std::string& path) {
+  // Its directory, made 0700 when missing (~/.config/hnow on a new machine).
+  if (const std::string dir = fs::path(path).parent_path().string(); !dir.empty())
+    if (auto made = secretDirectory(dir); !made) {
+      std::fprintf(stderr, "hnow: %s\n", made.error().message.c_str());
+      return 1;
+    }
   auto key = transport::createKeyFile(path);
   if (!key) {
     std::fprintf(stderr, "hnow: %s\n", key.error().message.c_str());
@@ -36,15 +80,41 @@ int withClient(const std::string& configPath, const char* what, Call call) {
 
 }  // namespace
 
-int runAgentTokenCommand(const std::string& configPath, const std::string& name, double ttlSeconds) {
+int runAgentTokenCommand(const std::string& configPath, const std::string& name, double ttlSeconds,
+                         const TokenBatch& batch) {
+  if (batch.count > 1 && !name.empty()) {
+    std::fprintf(stderr, "hnow: agent token: --name binds a token to one agent, --count makes tokens for a room: "
+                         "give one of them (each of a room's PCs enrolls under the name in its hnow-agent.toml)\n");
+    return 2;
+  }
+  if (!batch.dir.empty())
+    if (auto made = secretDirectory(batch.dir); !made) {
+      std::fprintf(stderr, "hnow: agent token: %s\n", made.error().message.c_str());
+      return 1;
+    }
   return withClient(configPath, "agent token", [&](CoordinatorClient& client, auto fail) {
-    auto token = client.agentToken(name, ttlSeconds);
-    if (!token) return fail(token.error());
-    std::printf("%s\n", token->first.c_str());
+    double ttl = ttlSeconds;
+    for (int k = 1; k <= batch.count; ++k) {
+      auto token = client.agentToken(name, ttlSeconds);
+      if (!token) return fail(token.error());
+      ttl = token->second;
+      if (batch.dir.empty()) {
+        std::printf("%s\n", token->first.c_str());
+        continue;
+      }
+      char file[32];
+      std::snprintf(file, sizeof file, "token-%02d.token", k);
+      const std::string path = (fs::path(batch.dir) / (name.empty() ? std::string(file) : name + ".token")).string();
+      if (auto written = writeSecretFile(path, token->first); !written) return fail(written.error());
+      std::printf("%s\n", path.c_str());
+    }
     std::fprintf(stderr,
-                 "an enrollment token for %s, valid %.0f s and once. On the new machine: hnow-agent --config "
-                 "FILE --enroll-file TOKEN_FILE (or --enroll TOKEN). Keep it as secret as a password until used.\n",
-                 name.empty() ? "an agent of any free name" : ("the agent " + name).c_str(), token->second);
+                 "%s for %s, valid %.0f s and once each. On the new machine: hnow-agent --config FILE "
+                 "--enroll-file TOKEN_FILE. Keep %s as secret as a password until used; `hnow agent keys` lists "
+                 "the tokens not used yet.\n",
+                 batch.count == 1 ? "an enrollment token" : (std::to_string(batch.count) + " enrollment tokens").c_str(),
+                 name.empty() ? "any free agent name" : ("the agent " + name).c_str(), ttl,
+                 batch.count == 1 ? "it" : "them");
     return 0;
   });
 }
@@ -83,12 +153,16 @@ int runAgentKeysCommand(const std::string& configPath) {
   return withClient(configPath, "agent keys", [&](CoordinatorClient& client, auto fail) {
     auto keys = client.agentKeys();
     if (!keys) return fail(keys.error());
-    std::printf("%-20s %-9s %-9s %-10s %s\n", "agent", "state", "how", "age", "key");
+    std::printf("%-20s %-12s %-9s %-10s %s\n", "agent", "state", "how", "age", "key");
     for (const auto& k : *keys) {
       char age[32] = "config";
       if (k.ageSeconds >= 0) std::snprintf(age, sizeof age, "%.0f s", k.ageSeconds);
-      std::printf("%-20s %-9s %-9s %-10s %s%s%s\n", k.name.c_str(), k.state.c_str(), k.how.empty() ? "-" : k.how.c_str(),
-                  age, k.key.c_str(), k.peer.empty() ? "" : "  from ", k.peer.c_str());
+      // An unused token: the name it enrolls ("(any)"), and how long it still does.
+      char left[48] = "";
+      if (k.expiresInSeconds >= 0) std::snprintf(left, sizeof left, "  expires in %.0f s", k.expiresInSeconds);
+      const std::string name = k.name.empty() && k.state == "unused-token" ? "(any)" : k.name;
+      std::printf("%-20s %-12s %-9s %-10s %s%s%s%s\n", name.c_str(), k.state.c_str(), k.how.empty() ? "-" : k.how.c_str(),
+                  age, k.key.c_str(), k.peer.empty() ? "" : "  from ", k.peer.c_str(), left);
     }
     return 0;
   });

@@ -7,7 +7,15 @@ namespace hnow::cli {
 
 // Writes a fresh key pair to `path` (mode 0600) and prints its public key.
 int runKeyNewCommand(const std::string& path);
-int runAgentTokenCommand(const std::string& configPath, const std::string& name, double ttlSeconds);
+// `hnow agent token`: one token on stdout, or `count` of them, each for
+// any free name; with `dir`, each in a file of its own there (mode 0600,
+// the directory made 0700), named NAME.token or token-K.token.
+struct TokenBatch {
+  int count = 1;
+  std::string dir;
+};
+int runAgentTokenCommand(const std::string& configPath, const std::string& name, double ttlSeconds,
+                         const TokenBatch& batch = {});
 int runAgentRevokeCommand(const std::string& configPath, const std::string& name);
 int runAgentApproveCommand(const std::string& configPath, const std::string& name);
 // Clears the flag of an agent's key logging in from two hosts by turns.

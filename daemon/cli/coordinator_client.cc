@@ -194,7 +194,7 @@ Reply<std::vector<CoordinatorClient::AgentKey>> CoordinatorClient::agentKeys() {
   return s.wait(s.session->agentKeysRequest().send().then([](auto response) {
     std::vector<AgentKey> keys;
     for (auto k : response.getKeys())
-      keys.push_back({k.getName(), k.getKey(), k.getState(), k.getHow(), k.getPeer(), k.getAgeS()});
+      keys.push_back({k.getName(), k.getKey(), k.getState(), k.getHow(), k.getPeer(), k.getAgeS(), k.getExpiresInS()});
     return keys;
   }));
 }

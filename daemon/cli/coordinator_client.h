@@ -58,6 +58,7 @@ class CoordinatorClient {
   struct AgentKey {
     std::string name, key, state, how, peer;
     double ageSeconds = -1;  // -1: since hnowd's config listed it
+    double expiresInSeconds = -1;  // an unused token's time left; -1: not a token
   };
   Reply<std::vector<AgentKey>> agentKeys();
   // The newest `limit` records, newest first.

@@ -50,6 +50,7 @@ struct CommandLine {
   CLI::App* keysCommand = nullptr;
   std::string keyAgent;
   double tokenTtlSeconds = 24 * 3600.0;
+  hnow::cli::TokenBatch tokenBatch;
   CLI::App* opsCommand = nullptr;
   hnow::cli::OpsRecordOptions opsRecord;  // ops wait | show | output ID
   CLI::App* opsWaitCommand = nullptr;
@@ -117,6 +118,11 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.tokenCommand->add_option("--name", c.keyAgent, "The agent name it enrolls (default: any free name)");
   c.tokenCommand->add_option("--ttl-s", c.tokenTtlSeconds, "Seconds it holds (default 86400, at most 7 days)")
       ->check(CLI::Range(1.0, 7 * 24 * 3600.0));
+  c.tokenCommand->add_option("--count", c.tokenBatch.count, "How many tokens, each for any free name (a room's PCs)")
+      ->check(CLI::Range(1, 1000));
+  c.tokenCommand->add_option("--out", c.tokenBatch.dir,
+                             "Write each token to a file of its own in DIR (mode 0600; DIR made 0700) "
+                             "for hnow-agent --enroll-file, not to stdout");
   c.revokeCommand = agentCommand->add_subcommand(
       "revoke", "Cut an agent off at once: its sessions closed, its key refused from now on");
   c.revokeCommand->add_option("name", c.keyAgent, "Agent name")->required();
@@ -130,7 +136,7 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
 
   CLI::App* keyCommand = app.add_subcommand("key", "Keys of operators (and agents set up by hand)");
   keyCommand->require_subcommand(1);
-  c.keyNewCommand = keyCommand->add_subcommand("new", "Write a fresh key pair to FILE (mode 0600), print its public key");
+  c.keyNewCommand = keyCommand->add_subcommand("new", "Write a fresh key pair to FILE (mode 0600; its directory made 0700 when missing), print its public key");
   c.keyNewCommand->add_option("file", c.keyPath, "Where to write the private key")->required();
 
   c.opsCommand =
@@ -320,7 +326,8 @@ int dispatch(CommandLine& c) {
   if (c.setRateCommand->parsed()) return hnow::cli::runSetRateCommand(c.setRate);
   if (c.forgetCommand->parsed()) return hnow::cli::runForgetCommand(c.clientConfig, c.forgetAgent);
   if (c.keyNewCommand->parsed()) return hnow::cli::runKeyNewCommand(c.keyPath);
-  if (c.tokenCommand->parsed()) return hnow::cli::runAgentTokenCommand(c.clientConfig, c.keyAgent, c.tokenTtlSeconds);
+  if (c.tokenCommand->parsed())
+    return hnow::cli::runAgentTokenCommand(c.clientConfig, c.keyAgent, c.tokenTtlSeconds, c.tokenBatch);
   if (c.revokeCommand->parsed()) return hnow::cli::runAgentRevokeCommand(c.clientConfig, c.keyAgent);
   if (c.approveCommand->parsed()) return hnow::cli::runAgentApproveCommand(c.clientConfig, c.keyAgent);
   if (c.ackCommand->parsed()) return hnow::cli::runAgentAckCommand(c.clientConfig, c.keyAgent);

@@ -116,8 +116,8 @@ kj::Promise<void> ClientSessionServer::approveAgent(ApproveAgentContext context)
 
 kj::Promise<void> ClientSessionServer::agentKeys(AgentKeysContext context) {
   AgentKeys& keys = keysOf(operator_);
-  auto views = keys.list();
   const WallTime now = operator_.clock->wallNow();
+  auto views = keys.list(now);
   auto out = context.getResults().initKeys(static_cast<unsigned>(views.size()));
   for (unsigned i = 0; i < views.size(); ++i) {
     const AgentKeyView& v = views[i];
@@ -127,6 +127,7 @@ kj::Promise<void> ClientSessionServer::agentKeys(AgentKeysContext context) {
     out[i].setHow(v.how);
     out[i].setAgeS(v.at == WallTime{} ? -1.0 : seconds(now - v.at));
     out[i].setPeer(v.peer);
+    if (v.expires != WallTime{}) out[i].setExpiresInS(seconds(v.expires - now));
   }
   return kj::READY_NOW;
 }

@@ -19,6 +19,7 @@ using hnow::testing::runCommand;
 using hnow::testing::TempDir;
 using hnow::testing::writeRandomFile;
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
@@ -317,6 +318,56 @@ TEST_CASE("a new machine enrolls with hnow agent token, keeps hnowd's key, and h
   writeRandomFile(dir / "after.bin", 1 << 16);
   auto sent = runCommand(kHnow + cluster.client() + " send " + (dir / "after.bin").string() + " --dest after.bin");
   CHECK_MESSAGE(sent.status == 0, sent.err);
+}
+
+TEST_CASE("hnow agent token --count --out writes a room's tokens, each in a file of its own that only its owner reads, and agent keys lists those not used yet") {
+  LocalCluster cluster("--agents 1");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  const fs::path room = dir / "room-b" / "tokens";
+  auto made = runCommand(kHnow + cluster.client() + " agent token --count 3 --ttl-s 600 --out " + room.string());
+  REQUIRE_MESSAGE(made.status == 0, made.err);
+  struct stat st {};
+  REQUIRE(::stat(room.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  for (const char* file : {"token-01.token", "token-02.token", "token-03.token"}) {
+    INFO(file);
+    CHECK(made.out.find((room / file).string()) != std::string::npos);
+    REQUIRE(::stat((room / file).c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+  }
+  auto unused = [&] {
+    const std::string keys = runCommand(kHnow + cluster.client() + " agent keys").out;
+    int n = 0;
+    for (auto at = keys.find("unused-token"); at != std::string::npos; at = keys.find("unused-token", at + 1)) ++n;
+    return n;
+  };
+  CHECK(unused() == 3);
+  // One PC of the room enrolls with its file: two are left.
+  const auto config = dir / "agents" / "pc-b1.toml";
+  std::ofstream(config) << "name = \"pc-b1\"\ncoordinator = \"" << cluster.address() << "\"\ndata_dir = \"pc-b1\"\n";
+  cluster.startDaemon(kAgent, config.string(), "pc-b1", " --enroll-file " + (room / "token-01.token").string());
+  REQUIRE(eventually([&]() { return cluster.stateOf("pc-b1") == "alive"; }, 5s));
+  CHECK(unused() == 2);
+  // The same directory again never overwrites a token; a name and a count together are refused.
+  auto again = runCommand(kHnow + cluster.client() + " agent token --count 2 --out " + room.string());
+  CHECK(again.status == 1);
+  CHECK(again.err.find("never replaced") != std::string::npos);
+  auto both = runCommand(kHnow + cluster.client() + " agent token --count 2 --name pc-b9");
+  CHECK(both.status == 2);
+}
+
+TEST_CASE("hnow key new makes the directory of its key, private, on a new machine") {
+  TempDir home;
+  const fs::path key = home.path / ".config" / "hnow" / "operator.key";
+  auto made = runCommand(kHnow + " key new " + key.string());
+  REQUIRE_MESSAGE(made.status == 0, made.err);
+  CHECK(made.out.rfind("ed25519:", 0) == 0);
+  struct stat st {};
+  REQUIRE(::stat(key.parent_path().c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  REQUIRE(::stat(key.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
 }
 
 TEST_CASE("an agent that reports 100 times the uplink it achieves is planned with what it achieves and flagged in hnow status") {

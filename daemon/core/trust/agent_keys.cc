@@ -114,11 +114,13 @@ Result<void> AgentKeys::addToken(const StoredToken& token) {
   return {};
 }
 
-std::vector<AgentKeyView> AgentKeys::list() const {
+std::vector<AgentKeyView> AgentKeys::list(WallTime now) const {
   std::vector<AgentKeyView> out;
-  for (const auto& [name, b] : bound_) out.push_back({name, b.key, "enrolled", b.how, b.at, ""});
+  for (const auto& [name, b] : bound_) out.push_back({name, b.key, "enrolled", b.how, b.at, "", {}});
   out.insert(out.end(), pending_.begin(), pending_.end());
-  for (const auto& [key, r] : revoked_) out.push_back({r.name, key, "revoked", "", r.at, ""});
+  for (const auto& [key, r] : revoked_) out.push_back({r.name, key, "revoked", "", r.at, "", {}});
+  for (const auto& [id, t] : tokens_)
+    if (now < t.expires) out.push_back({t.name, "token " + id, "unused-token", "", t.made, "", t.expires});
   return out;
 }
 

@@ -29,11 +29,12 @@ inline constexpr std::size_t kMaxPending = 64;
 inline constexpr double kMaxTokenSeconds = 7 * 24 * 3600.0;
 
 struct AgentKeyView {
-  std::string name, key;
-  std::string state;  // enrolled | pending | revoked
+  std::string name, key;  // an unused token: the name it is for ("" any), and "token ID"
+  std::string state;  // enrolled | pending | revoked | unused-token
   std::string how;    // token | approved | secret | config
   WallTime at{};
   std::string peer;   // pending: where it asked from
+  WallTime expires{};  // an unused token: when it stops enrolling
 };
 
 class AgentKeys {
@@ -65,7 +66,10 @@ class AgentKeys {
   // A fresh token (id, secret in hex, made by the caller's random source).
   Result<void> addToken(const StoredToken& token);
 
-  std::vector<AgentKeyView> list() const;
+  // Every identity, and every enrollment token not used yet that `now` has
+  // not seen expire (a room's tokens still lying about, to revoke by
+  // waiting them out or to hand out).
+  std::vector<AgentKeyView> list(WallTime now) const;
   bool revoked(const std::string& key) const { return revoked_.count(key) != 0; }
 
  private:

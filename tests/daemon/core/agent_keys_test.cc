@@ -72,7 +72,7 @@ TEST_CASE("a flood of unknown keys keeps at most 64 pending, the newest") {
   REQUIRE(keys.load({}).ok());
   for (int i = 0; i < 200; ++i) keys.askPending("pc-" + std::to_string(i), kKeyA, "10.0.0.1:1", at(i));
   std::size_t pending = 0;
-  for (const auto& v : keys.list()) pending += v.state == "pending";
+  for (const auto& v : keys.list(at(300))) pending += v.state == "pending";
   CHECK(pending == kMaxPending);
   CHECK(keys.approve("pc-199", at(300)).ok());
   CHECK_FALSE(keys.approve("pc-0", at(300)).ok());
@@ -87,4 +87,30 @@ TEST_CASE("a write that fails changes nothing: the token stays and the name stay
   CHECK_FALSE(keys.enroll("a1", kKeyA, "token", "t1", at(1)).ok());
   CHECK(keys.check("a1", kKeyA) == AgentKeys::Verdict::kUnknownName);
   CHECK(keys.tokenSecret("t1", "a1", at(1)).ok());
+}
+
+TEST_CASE("the enrollment tokens not used yet are listed, with the name each is for and when it expires, until used or expired") {
+  MemoryStateStore store;
+  AgentKeys keys(store);
+  REQUIRE(keys.load({}).ok());
+  REQUIRE(keys.addToken(token("t1", "pc-07", 100)).ok());
+  REQUIRE(keys.addToken(token("t2", "", 200)).ok());
+  auto tokens = [&](WallTime now) {
+    std::vector<AgentKeyView> out;
+    for (const AgentKeyView& v : keys.list(now))
+      if (v.state == "unused-token") out.push_back(v);
+    return out;
+  };
+  auto listed = tokens(at(10));
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].name == "pc-07");
+  CHECK(listed[0].key == "token t1");
+  CHECK(listed[0].expires == at(100));
+  CHECK(listed[1].name == "");  // any free name
+  // t1 enrolls pc-07: no longer listed as unused; t2 expires.
+  REQUIRE(keys.enroll("pc-07", kKeyA, "token", "t1", at(20)).ok());
+  listed = tokens(at(20));
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].key == "token t2");
+  CHECK(tokens(at(200)).empty());
 }

@@ -293,5 +293,5 @@ TEST_CASE("a name that is not plain is refused for a token and for a login, as c
   auto link = h.connect();
   CHECK(h.failureOf([&]() { h.loginAgent(link, "pc 7\n", received, &key); }).find("an agent's name must be") !=
         std::string::npos);
-  CHECK(h.keys.agentKeys.list().empty());  // not even pending
+  CHECK(h.keys.agentKeys.list(WallTime{}).empty());  // not even pending
 }
