@@ -110,7 +110,7 @@ void AgentRuntime::startDataPlane(kj::AsyncIoStream& controlStream) {
   receiver_->setCoordinatorHost(hostOf(config_.coordinator));
   applyRates();
   // Peers reach this agent where hnowd does: the address of this connection.
-  dataAddress_ = transport::valueOrRefuse(receiver_->listen(host));
+  dataAddress_ = transport::valueOrRefuse(receiver_->listen(host, config_.dataPort));
   dataHost_ = host;
   // Its interface's counters tell hnowd what other traffic shares this node's links.
   receiver_->watchInterface(host);

@@ -34,8 +34,8 @@ Receiver::~Receiver() {
   if (unpacker_.joinable()) unpacker_.join();
 }
 
-Result<std::string> Receiver::listen(const std::string& host) {
-  auto port = plane_.listen(host);
+Result<std::string> Receiver::listen(const std::string& host, int fixedPort) {
+  auto port = plane_.listen(host, fixedPort);
   if (!port) return port.error();
   const bool v6 = host.find(':') != std::string::npos;
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port.value());

@@ -38,7 +38,7 @@ class Receiver {
   ~Receiver();
 
   // Binds the data port on `host`: "host:port", or why not.
-  Result<std::string> listen(const std::string& host);
+  Result<std::string> listen(const std::string& host, int port = 0);
   // Checks `dest` against the roots and prepares the temp file: the
   // absolute final path, or why the order is refused.
   // With the source's chunk digests, every chunk is checked as it lands.

@@ -71,6 +71,14 @@ int readPerHost(TableReader& t, int fallback) {
   return static_cast<int>(*n);
 }
 
+// A data plane's port: 0 (the OS chooses) or a fixed one a firewall opens.
+int readDataPort(TableReader& t) {
+  auto n = t.optionalInteger("data_port");
+  if (!n) return 0;
+  if (*n < 0 || *n > 65535) t.failAt("data_port", "'data_port' must be from 0 (the OS chooses) to 65535, not " + std::to_string(*n));
+  return static_cast<int>(*n);
+}
+
 std::string readLogLevel(TableReader& t) {
   return t.optionalChoice("log_level", logLevels()).value_or("info");
 }
@@ -158,11 +166,12 @@ BandwidthLimits readLimits(TableReader& t) {
 }
 
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"listen", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
+  t.allowOnly({"listen", "data_port", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
                "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
                "max_unauthenticated_per_host", "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
+  c.dataPort = readDataPort(t);
   c.dataDir = readPath(t, "data_dir", "hnowd's state directory", baseDir);
   c.keyFile = t.has("key_file") ? readPath(t, "key_file", "hnowd's private key", baseDir)
                                 : (fs::path(c.dataDir) / "hnowd.key").string();
@@ -223,7 +232,7 @@ EmulateConfig readEmulate(TableReader& t) {
 }
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"name", "site", "coordinator", "data_dir", "key_file", "coordinator_key", "secret_file", "roots",
+  t.allowOnly({"name", "site", "coordinator", "data_port", "data_dir", "key_file", "coordinator_key", "secret_file", "roots",
                "max_unauthenticated_per_host", "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits", "jobs"});
   AgentConfig a;
   a.name = readAgentName(t);
@@ -231,6 +240,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   if (a.site.empty()) t.failAt("site", "'site' cannot be empty");
   if (!plainSite(a.site)) t.failAt("site", "'site' is not plain text: " + std::string(kSiteRule));
   a.coordinator = readAddress(t, "coordinator", "", true, false);
+  a.dataPort = readDataPort(t);
   a.dataDir = readPath(t, "data_dir", "the agent's state directory", baseDir);
   a.keyFile = t.has("key_file") ? readPath(t, "key_file", "the agent's private key", baseDir)
                                 : (fs::path(a.dataDir) / "agent.key").string();

@@ -37,6 +37,9 @@ struct SurveyConfig {
 
 struct CoordinatorConfig {
   std::string listen = "0.0.0.0:7411";  // host:port; port 0: the OS chooses
+  // The data plane's port, on listen's host: 0 lets the OS choose (a lab of
+  // many processes on one machine); a firewall wants it fixed.
+  int dataPort = 0;
   std::string dataDir;                 // hnowd writes `hnowd.address` here
   // hnowd's private key; made on the first start (default <data_dir>/hnowd.key).
   std::string keyFile;
@@ -86,6 +89,9 @@ struct AgentConfig {
   std::string site = "default";
   std::string coordinator;  // hnowd's host:port
   std::string dataDir;
+  // The data plane's port (peers pull from it), on the address this agent
+  // reaches hnowd from: 0 lets the OS choose; a firewall wants it fixed.
+  int dataPort = 0;
   // The agent's private key; made on the first start (default <data_dir>/agent.key).
   std::string keyFile;
   // hnowd's public key; "" to take it from the enrollment token (and keep

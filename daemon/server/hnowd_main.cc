@@ -116,7 +116,7 @@ void sweepEarlierJobs(const conf::CoordinatorConfig& config, daemon::StateStore&
 // configured uplink; the address agents reach it at.
 Result<std::string> startDataPlane(transport::data::DataPlane& plane, const conf::CoordinatorConfig& config,
                                    daemon::Coordinator& coordinator) {
-  auto port = plane.listen(hostOf(config.listen));
+  auto port = plane.listen(hostOf(config.listen), config.dataPort);
   if (!port) return port.error();
   const std::string address = hostOf(config.listen) + ":" + std::to_string(port.value());
   spdlog::info("data plane listening on {}", address);

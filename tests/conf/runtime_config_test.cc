@@ -201,6 +201,20 @@ TEST_CASE("the example configs in dist/ load as they are") {
   CHECK_MESSAGE(client.ok(), (client ? "" : client.error().text()));
 }
 
+TEST_CASE("a data port is 0 (the OS chooses) unless set, fixed for firewalls in the examples, and bounded") {
+  auto unset = parseCoordinatorConfig(kCoordinatorBase, "hnowd.toml", "/etc/hnow");
+  REQUIRE(unset.ok());
+  CHECK(unset->dataPort == 0);
+  auto fixed = parseCoordinatorConfig(kCoordinatorBase + "data_port = 7412\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE(fixed.ok());
+  CHECK(fixed->dataPort == 7412);
+  CHECK(coordinatorError(kCoordinatorBase + "data_port = 70000\n") ==
+        "hnowd.toml:3:13: 'data_port' must be from 0 (the OS chooses) to 65535, not 70000");
+  const std::string dist = std::string(HNOW_SOURCE_DIR) + "/dist/";
+  CHECK(loadCoordinatorConfig(dist + "hnowd.toml")->dataPort == 7412);
+  CHECK(loadAgentConfig(dist + "hnow-agent.toml")->dataPort == 7413);
+}
+
 TEST_CASE("connection limits are read and bounded") {
   auto loaded = parseCoordinatorConfig(kCoordinatorBase + "max_unauthenticated = 8\nlogin_timeout_s = 2.5\n",
                                        "hnowd.toml", "/etc/hnow");

@@ -1,6 +1,10 @@
 // Real processes on 127.0.0.1 with ports the OS chose: hnowd and agents
 // started by `hnow local up`, stopped by a guard even when a check fails.
 #include <doctest/doctest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -355,6 +359,34 @@ TEST_CASE("hnow agent token --count --out writes a room's tokens, each in a file
   CHECK(again.err.find("never replaced") != std::string::npos);
   auto both = runCommand(kHnow + cluster.client() + " agent token --count 2 --name pc-b9");
   CHECK(both.status == 2);
+}
+
+TEST_CASE("an agent with a fixed data_port listens there, and another agent asking for that port says it is taken and how to go on") {
+  LocalCluster cluster("--agents 1");
+  REQUIRE_MESSAGE(cluster.up.status == 0, cluster.up.err);
+  const auto& dir = cluster.dir.path;
+  // A port free a moment ago: the OS's choice, let go.
+  int port = 0;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof a;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0);
+    port = ntohs(a.sin_port);
+    ::close(fd);
+  }
+  const std::string fixed = "data_port = " + std::to_string(port) + "\n";
+  REQUIRE(cluster.enroll("pc-5", fixed));
+  REQUIRE(eventually([&]() { return cluster.stateOf("pc-5") == "alive"; }, 5s));
+  CHECK(readWhole(dir / "logs" / "pc-5.log").find("data plane listening on 127.0.0.1:" + std::to_string(port)) !=
+        std::string::npos);
+  REQUIRE(cluster.enroll("pc-6", fixed));
+  CHECK(eventually([&]() {
+    return readWhole(dir / "logs" / "pc-6.log").find("set data_port to a free one") != std::string::npos;
+  }, 5s));
 }
 
 TEST_CASE("hnow key new makes the directory of its key, private, on a new machine") {

@@ -50,14 +50,20 @@ void DataPlane::Impl::emit(TransferEvent::Kind kind, Operation& op, std::string 
   sink_(std::move(e));
 }
 
-Result<int> DataPlane::Impl::listen(const std::string& host) {
+Result<int> DataPlane::Impl::listen(const std::string& host, int port) {
   listener_ = UvHandle<uv_tcp_t>([this](uv_tcp_t* t) { return uv_tcp_init(loop(), t); });
   sockaddr_storage address{};
   if (!parseAddress(host + ":1", address)) return Error{"cannot parse the data listen host " + host};
-  if (address.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&address)->sin_port = 0;
-  else reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = 0;
-  if (int rc = uv_tcp_bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), 0); rc != 0)
-    return Error{std::string("cannot bind the data port: ") + uv_strerror(rc)};
+  const auto netPort = htons(static_cast<std::uint16_t>(port));
+  if (address.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&address)->sin_port = netPort;
+  else reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = netPort;
+  // libuv may report a bind's EADDRINUSE only at uv_listen.
+  auto cannotBind = [&](int rc) {
+    return Error{"cannot bind the data port " + (port ? std::to_string(port) : std::string("(any)")) + " on " + host +
+                 ": " + uv_strerror(rc) +
+                 (rc == UV_EADDRINUSE ? " (another process holds it: set data_port to a free one)" : "")};
+  };
+  if (int rc = uv_tcp_bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), 0); rc != 0) return cannotBind(rc);
   listener_.get()->data = this;
   // The kernel's most (somaxconn caps it): hundreds of agents may connect at
   // once at a send's start, and a SYN dropped on a full queue is retried
@@ -65,7 +71,7 @@ Result<int> DataPlane::Impl::listen(const std::string& host) {
   int rc = uv_listen(listener_.stream(), SOMAXCONN, [](uv_stream_t* server, int status) {
     if (status == 0 && server->data) static_cast<Impl*>(server->data)->accept(server);
   });
-  if (rc != 0) return Error{std::string("cannot listen: ") + uv_strerror(rc)};
+  if (rc != 0) return cannotBind(rc);
   sockaddr_storage bound{};
   int length = sizeof bound;
   uv_tcp_getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&bound), &length);
@@ -214,9 +220,9 @@ void DataPlane::keepUnfinishedOnStop() {
   loop_->runSync([this]() { impl_->keepUnfinished_ = true; });
 }
 
-Result<int> DataPlane::listen(const std::string& host) {
+Result<int> DataPlane::listen(const std::string& host, int port) {
   Result<int> result = Error{"the data plane did not answer"};
-  loop_->runSync([&]() { result = impl_->listen(host); });
+  loop_->runSync([&]() { result = impl_->listen(host, port); });
   return result;
 }
 

@@ -162,8 +162,9 @@ class DataPlane {
   DataPlane(const DataPlane&) = delete;
   DataPlane& operator=(const DataPlane&) = delete;
 
-  // Binds `host`:0 and returns the port, or the error (blocks until bound).
-  Result<int> listen(const std::string& host);
+  // Binds `host`:`port` (0: one the OS chooses) and returns the port, or
+  // the error (blocks until bound).
+  Result<int> listen(const std::string& host, int port = 0);
 
   // Emulated rates, bytes/s; 0: not limited. The uplink is shared by every
   // child this process serves, the downlink by every parent it pulls from.

@@ -53,7 +53,7 @@ struct DataPlane::Impl final : PlaneCore {
   void emit(TransferEvent::Kind kind, Operation& op, std::string message = {}, std::string parent = {});
 
   // data_plane.cc
-  Result<int> listen(const std::string& host);
+  Result<int> listen(const std::string& host, int port);
   void accept(uv_stream_t* server);
   void serveClosed(ServeConnection* connection) override;
   void addSource(std::string token, int fd, std::uint64_t size, ChunkDigests digests);
