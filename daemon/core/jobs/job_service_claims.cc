@@ -4,8 +4,10 @@
 // tells each agent once, when it first sees it, which job files it still
 // counts on (keepJobFiles: the others go), and a resumed job adopts the
 // held tasks into its run (JobRun::adopt): their results are collected,
-// not computed again. Only an agent that died with its results makes any
-// unit run twice.
+// not computed again. A share checked by replicas adopts every held
+// replica, and the digests of those computed before (JobRun::adoptReplicas):
+// its check goes on where it was. Only an agent that died with its results
+// makes any unit run twice.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -100,8 +102,8 @@ void JobService::adoptHeld(Job& job) {
   for (const auto& [units, rows] : byShare(job.held)) {
     const UnitRange range = units;  // a copy: a structured binding is not captured by every compiler
     const auto inside = [&range](const UnitRange& r) { return r.first <= range.first && range.second <= r.second; };
-    // How many results must agree, as the earlier run decided (0: a row
-    // from before that was written, its share computed again).
+    // How many results must agree, as the earlier run decided (0: the rows
+    // do not say, as an older state.db's: its share is computed again).
     int replicas = single ? 1 : 0;
     for (const StoredAttempt& h : rows) replicas = std::max(replicas, h.replicas);
     Job::AdoptedShare share{range.first, range.second - range.first, replicas, {}, {}};
