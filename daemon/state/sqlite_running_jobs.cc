@@ -33,11 +33,12 @@ Result<void> SqliteStateStore::saveAcceptedShare(OperationId job, const StoredSh
 Result<void> SqliteStateStore::saveJobAttempt(OperationId job, const StoredAttempt& attempt) {
   return guarded([&] {
     Statement insert(db_, path_,
-                     "INSERT OR REPLACE INTO job_attempts (job_id, result_token, agent, first_unit, units, share_token) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+                     "INSERT INTO job_attempts (job_id, result_token, agent, first_unit, units, share_token, replicas, "
+                     "digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (job_id, result_token) DO UPDATE SET "
+                     "agent = ?3, first_unit = ?4, units = ?5, share_token = ?6, replicas = ?7, digest = ?8");
     insert.bind(1, std::int64_t{job}).bindBlob(2, attempt.resultToken).bind(3, attempt.agent);
     insert.bind(4, static_cast<std::int64_t>(attempt.firstUnit)).bind(5, static_cast<std::int64_t>(attempt.units));
-    insert.bindBlob(6, attempt.shareToken);
+    insert.bindBlob(6, attempt.shareToken).bind(7, std::int64_t{attempt.replicas}).bindBlob(8, attempt.digest);
     insert.step();
   });
 }
@@ -81,13 +82,14 @@ Result<std::vector<StoredRunningJob>> SqliteStateStore::loadRunningJobs() {
                                 static_cast<std::uint64_t>(sqlite3_column_int64(s, 3))});
       }
       Statement attempts(db_, path_,
-                         "SELECT agent, first_unit, units, result_token, share_token FROM job_attempts WHERE job_id = ?1 "
-                         "ORDER BY rowid");
+                         "SELECT agent, first_unit, units, result_token, share_token, replicas, digest FROM job_attempts "
+                         "WHERE job_id = ?1 ORDER BY rowid");
       attempts.bind(1, std::int64_t{job.id});
       while (attempts.step()) {
         sqlite3_stmt* s = attempts.get();
         job.attempts.push_back({text(s, 0), static_cast<std::uint64_t>(sqlite3_column_int64(s, 1)),
-                                static_cast<std::uint64_t>(sqlite3_column_int64(s, 2)), blob(s, 3), blob(s, 4)});
+                                static_cast<std::uint64_t>(sqlite3_column_int64(s, 2)), blob(s, 3), blob(s, 4),
+                                sqlite3_column_int(s, 5), blob(s, 6)});
       }
     }
     return out;

@@ -13,7 +13,8 @@ using namespace sql;
 
 namespace {
 
-// Version 8 of the schema: version 7 had no `job_attempts`,
+// Version 9 of the schema: version 8's `job_attempts` had no `replicas`
+// and `digest`, which open() adds; version 7 had no `job_attempts`,
 // `sends_under_way` and `send_agents`, and its `links` no
 // `told_bytes_per_s`, which open() adds; version 6 had no `queued_jobs`, `running_jobs`,
 // `accepted_shares` and `ledgers`; version 1 had no `links`, version 2 no
@@ -132,6 +133,8 @@ CREATE TABLE IF NOT EXISTS job_attempts (
   first_unit INTEGER NOT NULL,
   units INTEGER NOT NULL,
   share_token BLOB NOT NULL,
+  replicas INTEGER NOT NULL DEFAULT 0,
+  digest BLOB NOT NULL DEFAULT x'',
   PRIMARY KEY (job_id, result_token)
 );
 -- Sends under way and the agents each was for, for the next hnowd to run again.
@@ -156,7 +159,7 @@ CREATE TABLE IF NOT EXISTS send_agents (
   agent TEXT NOT NULL,
   PRIMARY KEY (send_id, agent)
 );
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 )sql";
 
 }  // namespace
@@ -183,7 +186,9 @@ SqliteStateStore::open(const std::string& dataDir) {
     // Columns an older schema's tables lack (CREATE ... IF NOT EXISTS leaves those tables as they are).
     for (const auto& [table, column, declaration] :
          {std::tuple{"owed_sends", "force", "INTEGER NOT NULL DEFAULT 0"},
-          std::tuple{"links", "told_bytes_per_s", "REAL NOT NULL DEFAULT 0"}}) {
+          std::tuple{"links", "told_bytes_per_s", "REAL NOT NULL DEFAULT 0"},
+          std::tuple{"job_attempts", "replicas", "INTEGER NOT NULL DEFAULT 0"},
+          std::tuple{"job_attempts", "digest", "BLOB NOT NULL DEFAULT x''"}}) {
       bool has = true;
       {
         Statement count(db, path, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");

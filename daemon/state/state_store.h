@@ -134,6 +134,13 @@ struct StoredAttempt {
   std::string agent;
   std::uint64_t firstUnit = 0, units = 0;
   std::string resultToken, shareToken;
+  // The results of its share that must agree (--replicas; 0: not known,
+  // so a replicated share is not adopted), and its result's digest (32 raw
+  // bytes) once computed: a restarted hnowd compares it with the other
+  // replicas' as if it had never stopped, even when the result itself is
+  // no longer held.
+  int replicas = 0;
+  std::string digest{};
 };
 
 // A --concat job under way, kept so that the next hnowd resumes it rather

@@ -90,3 +90,43 @@ TEST_CASE("fault matrix: an agent killed after it finished its share and started
   REQUIRE(lab.allReady());
   CHECK_MESSAGE(eventually([&] { return lab.leftovers() == 0; }, 5s), "job files left on the agents");
 }
+
+TEST_CASE("fault matrix: every agent killed during --reduce's reduction and started again at once - their share results are given back and reduced, no share is computed again") {
+  FaultLab lab(3, "--uplink-mbps 40 --source-uplink-mbps 40");
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  const fs::path input = lab.dir.path / "numbers.txt", output = lab.dir.path / "sum.txt";
+  const fs::path shareMarks = lab.dir.path / "shares", reduceMarks = lab.dir.path / "reduces";
+  fs::create_directories(shareMarks);
+  fs::create_directories(reduceMarks);
+  std::string lines;
+  long long sum = 0;
+  for (int i = 1; i <= 30000; ++i) lines += std::to_string(i * 7 % 1000) + "\n", sum += i * 7 % 1000;
+  std::ofstream(input) << lines;
+  // Each command run leaves a marker: a share's (calibration included) in
+  // one directory, a combine's in the other; a combine takes 0.5 s, and at
+  // the first one every agent is killed: all three hold their share's
+  // result (a combine's inputs are dropped only once it succeeds).
+  const std::string sumCmd = "awk '{s+=\\$1} END {print s+0}'";
+  auto run = lab.startClient("run --input " + input.string() + " --shell --rounds 1 --cmd \"touch " +
+                                 shareMarks.string() + "/\\$\\$; " + sumCmd + "\" --reduce \"touch " +
+                                 reduceMarks.string() + "/\\$\\$; sleep 0.5; " + sumCmd + "\" --output " +
+                                 output.string(),
+                             "run");
+  REQUIRE(eventually([&] { return countIn(reduceMarks) > 0; }, 30s));
+  const std::size_t sharesAtKill = countIn(shareMarks);
+  for (int k = 1; k <= lab.agents(); ++k) REQUIRE(lab.kill(FaultLab::name(k)));
+  for (int k = 1; k <= lab.agents(); ++k) lab.restart(FaultLab::name(k));
+
+  auto status = run->waitExit(60s);
+  REQUIRE(status.has_value());
+  CHECK_MESSAGE(*status == 0, readWhole(lab.errPath("run")));
+  CHECK(readWhole(output) == std::to_string(sum) + "\n");
+  CHECK(countIn(shareMarks) == sharesAtKill);  // no share's command ran after the kill
+  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK(log.find("partial result(s) of the reduction: used, not computed again") != std::string::npos);
+  MESSAGE("fault matrix: every agent killed during the reduction and started again: "
+          << countIn(shareMarks) - sharesAtKill << " share command runs after the kill, " << countIn(reduceMarks)
+          << " combine runs in all");
+  REQUIRE(lab.allReady());
+  CHECK_MESSAGE(eventually([&] { return lab.leftovers() == 0; }, 5s), "job files left on the agents");
+}

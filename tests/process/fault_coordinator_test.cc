@@ -289,3 +289,43 @@ TEST_CASE("fault matrix: hnowd killed mid-job, one-shot and --reduce - the next 
                                                               << " command runs after the kill");
   }
 }
+
+TEST_CASE("fault matrix: hnowd killed mid-job with --replicas 2 - the next hnowd adopts the replicas its agents went on computing: each share runs twice in all, the output is the uninterrupted one") {
+  FaultLab lab(3, kLabOptions);
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  SlowJob job(lab, 1.0);
+  // Each run writes how many lines it got: a share has 1000, a calibration run (sample or empty) far fewer.
+  const std::string in = (lab.dir.path / "in.").string() + "$$";
+  const std::string args = "run --input " + job.input.string() + " --shell --cmd 'cat > " + in + "; wc -l < " + in +
+                           " > " + job.markers.string() + "/$$; sleep 1; tr a-z A-Z < " + in + "; rm -f " + in +
+                           "' --concat --output " + job.output.string() + " --replicas 2 --rounds 1 --detach";
+  auto shareRuns = [&] {
+    std::size_t n = 0;
+    for (const auto& e : fs::directory_iterator(job.markers)) {
+      long lines = 0;
+      std::ifstream(e.path()) >> lines;
+      n += lines >= 500;
+    }
+    return n;
+  };
+  auto started = runCommand(lab.hnow() + " " + args);
+  REQUIRE_MESSAGE(started.status == 0, started.err);
+  const std::int64_t record = std::stoll(started.out);
+  auto phase = [&]() -> std::string {
+    for (const auto& op : lab.ops())
+      if (op["id"].get<std::int64_t>() == record && op.contains("progress")) return op["progress"];
+    return "";
+  };
+  // Every agent computing its share, its peer's replica waiting behind it.
+  REQUIRE(eventually([&] { return phase().rfind("running", 0) == 0 && shareRuns() >= 3; }, 30s));
+  const std::size_t runsAtKill = shareRuns();
+  killAndResume(lab, record);
+  CHECK(readWhole(job.output) == upper(job.text));
+  const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
+  CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+  CHECK(log.find("collected, not computed again") != std::string::npos);
+  CHECK(shareRuns() == 3 * 2);  // no replica ran twice
+  MESSAGE("fault matrix: hnowd killed (SIGKILL) mid-job with --replicas 2: " << runsAtKill << " share runs at the kill, "
+                                                                              << shareRuns() - runsAtKill
+                                                                              << " after (the replicas not started)");
+}

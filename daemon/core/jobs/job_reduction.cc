@@ -53,10 +53,14 @@ void JobReduction::start() {
   running_ = false;
   if (!lost.empty()) {
     waiting_ = true;
+    // An agent lost a moment ago may be restarting with these results: asked for after returnGrace (tick).
+    pendingRecompute_ = awaitingReturn();
+    if (pendingRecompute_) return;
     std::sort(lost.begin(), lost.end());
     return actions_.recompute(lost);
   }
   waiting_ = false;
+  pendingRecompute_ = false;
   if (tops.empty()) return fail("no partial result to reduce");
   ++replans_;
   // Each top partial at one live holder, its producer if possible (it keeps what it sent).
@@ -199,9 +203,13 @@ void JobReduction::collected(int stepId, const Result<void>& collected) {
   running_ = false;
 }
 
-void JobReduction::agentLost(const std::string& agent) {
+void JobReduction::agentLost(const std::string& agent) { lose(agent, true); }
+
+void JobReduction::lose(const std::string& agent, bool returns) {
   if (finished() || !lost_.insert(agent).second) return;
-  for (auto& p : partials_) p.holders.erase(agent);
+  if (returns && options_.returnGrace > Duration::zero()) returnBy_[agent] = clock_.now() + options_.returnGrace;
+  for (std::size_t p = 0; p < partials_.size(); ++p)
+    if (partials_[p].holders.erase(agent)) heldWhenLost_[agent].insert(static_cast<int>(p));
   if (!running_) return;  // not planned yet, or recomputing: start() sees it
   // A node that already handed its partial up is not needed (the parent has a copy).
   auto node = nodes_.find(agent);
@@ -211,13 +219,42 @@ void JobReduction::agentLost(const std::string& agent) {
   start();  // re-plan over the survivors
 }
 
+std::set<std::string> JobReduction::agentBack(const std::string& agent, const std::set<std::string>& tokens) {
+  std::set<std::string> taken;
+  if (finished() || !lost_.erase(agent)) return taken;
+  returnBy_.erase(agent);
+  for (int p : heldWhenLost_[agent]) {
+    ReductionPartial& part = partials_[static_cast<std::size_t>(p)];
+    if (part.token.empty() || !tokens.count(part.token) || part.consumed || (part.share >= 0 && part.replaced)) continue;
+    part.holders.insert(agent);
+    taken.insert(part.token);
+  }
+  heldWhenLost_.erase(agent);
+  // Waiting out the grace: planned again now, over what it gave back. A plan
+  // under way goes on without it; recomputation asked for already goes on too
+  // (its results replace the ones given back).
+  if (pendingRecompute_) start();
+  return taken;
+}
+
+bool JobReduction::awaitingReturn() const {
+  for (const auto& [agent, until] : returnBy_)
+    if (clock_.now() < until) return true;
+  return false;
+}
+
 void JobReduction::tick() {
-  if (!running_ || finished()) return;
+  if (finished()) return;
+  if (pendingRecompute_) {
+    if (!awaitingReturn()) start();
+    return;
+  }
+  if (!running_) return;
   const TimePoint now = clock_.now();
   std::vector<std::string> late;
   for (const auto& [id, s] : steps_)
     if (now >= s.deadline) late.push_back(s.agent);
-  for (const auto& agent : late) agentLost(agent);
+  for (const auto& agent : late) lose(agent, false);
 }
 
 std::vector<int> JobReduction::sharesOf(int p) const {

@@ -73,6 +73,10 @@ struct ReductionOptions {
   double slack = 2.0;  // step deadline = start + slack x predicted + grace
   Duration grace = std::chrono::seconds(2);
   int maxOptimal = 8;  // agents up to which the optimal schedule is searched
+  // How long the share results of an agent lost by agentLost wait before
+  // they are computed again: a restarted agent (systemd's Restart=, 1 s)
+  // logs in again holding the results it finished (agentBack).
+  Duration returnGrace{};
 };
 
 class JobReduction {
@@ -90,8 +94,19 @@ class JobReduction {
   void combined(int step, const Result<CombinedFile>& combined);
   void moved(int step, const Result<void>& moved);
   void collected(int step, const Result<void>& collected);
+  // The agent is gone (its connection, or its process: it may come back
+  // within returnGrace, see agentBack) or failed a move or collect.
   void agentLost(const std::string& agent);
-  // Steps past their deadline: their agent is treated as lost. Call periodically.
+  // `agent`, lost, is back (its process started again) and holds the files
+  // `tokens`: it takes part again, and the partials among them it held
+  // when it was lost are its again (a restarted agent keeps the results it
+  // finished), so only what it truly lost is computed again. A reduction
+  // waiting out returnGrace re-plans at once. The tokens taken back.
+  std::set<std::string> agentBack(const std::string& agent, const std::set<std::string>& tokens);
+  // Step `step` of the current plan is under way (not abandoned by a re-plan).
+  bool underWay(int step) const { return steps_.count(step) > 0; }
+  // Steps past their deadline: their agent is treated as lost (for good).
+  // Lost share results are asked for once returnGrace is over. Call periodically.
   void tick();
 
   bool finished() const { return failure_.has_value() || final_.has_value(); }
@@ -129,6 +144,10 @@ class JobReduction {
   int newStep(Step step, double predictedS);
   void fail(std::string reason);
   bool isLost(const std::string& agent) const { return lost_.count(agent) > 0; }
+  // agentLost and a late step: `returns` the agent may come back (agentBack).
+  void lose(const std::string& agent, bool returns);
+  // Some lost agent may still come back with results start() would ask for again.
+  bool awaitingReturn() const;
 
   const Clock& clock_;
   ReductionActions& actions_;
@@ -136,6 +155,9 @@ class JobReduction {
   ReductionOptions options_;
   std::vector<ReductionPartial> partials_;
   std::set<std::string> lost_;
+  std::map<std::string, std::set<int>> heldWhenLost_;  // the partials each lost agent held
+  std::map<std::string, TimePoint> returnBy_;          // lost agents that may come back, until then
+  bool pendingRecompute_ = false;                      // lost leaves wait for returnBy_
   std::map<std::string, Node> nodes_;
   std::map<int, Step> steps_;  // under way, of the current plan
   int nextStep_ = 0;

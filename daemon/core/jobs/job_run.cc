@@ -74,6 +74,31 @@ int JobRun::adopt(JobShare share) {
   return heldAttempt(k, shares_.back().agent);
 }
 
+int JobRun::adoptReplicas(JobShare share, const std::vector<std::string>& held,
+                          const std::vector<AgreedResult>& agreed) {
+  share.agent = held.empty() ? share.agent : held.front();
+  adopt(std::move(share));
+  const int k = static_cast<int>(shares_.size()) - 1;
+  const JobShare& s = shares_.back();
+  const Duration predicted = toDuration(s.plannedComputeEnd - s.plannedServeStart);
+  for (std::size_t h = 1; h < held.size(); ++h) heldAttempt(k, held[h]);
+  for (const AgreedResult& r : agreed) {
+    JobAttempt& a = attempts_[static_cast<std::size_t>(newAttempt(k, r.agent, predicted))];
+    a.state = State::kHeld;
+    a.digest = r.digest;
+  }
+  checked_ += options_.adaptive && replicasOf(s) > 1;
+  // The replicas that neither ran nor agreed before go out now, each on an
+  // agent that has no attempt of the share (replicas on distinct agents).
+  for (auto have = static_cast<int>(std::max<std::size_t>(held.size(), 1) + agreed.size()); have < replicasOf(s); ++have) {
+    const std::string agent = pickAgent(k);
+    if (agent.empty()) break;  // too few agents: a disagreement's reissue says so
+    serveQueue_.push_back(newAttempt(k, agent, predicted));
+  }
+  pumpServes();
+  return k;
+}
+
 int JobRun::revive(int k, const std::string& agent) {
   const JobShare& share = shares_[static_cast<std::size_t>(k)];
   if (share.accepted || share.done || finished()) return -1;

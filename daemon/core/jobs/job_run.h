@@ -126,6 +126,18 @@ class JobRun {
   // any other share; out of the return order (it holds no result back).
   // Its id; compute() follows at once unless the agent computes another.
   int adopt(JobShare share);
+  // A result of a share computed before this run began whose digest is
+  // known though no agent holds it any more (state.db): it counts towards
+  // the replicas' agreement as it would have in the earlier run.
+  struct AgreedResult {
+    std::string agent, digest;
+  };
+  // adopt() for a share checked by replicas (`share.replicas`): each of
+  // `held` (share.agent first) computes its attempt of it before any other
+  // share, `agreed` stand for the replicas computed before, and the
+  // replicas still missing go out at once to agents that have not tried
+  // it; the digests are compared as if the earlier run went on. The share's index.
+  int adoptReplicas(JobShare share, const std::vector<std::string>& held, const std::vector<AgreedResult>& agreed);
   // A result of `share` that `agent` computed in an attempt the run gave
   // up when it lost the agent (it restarted and gave it back): a new
   // attempt, counted as served and computed first on that agent; the
@@ -146,6 +158,8 @@ class JobRun {
   const std::vector<JobShare>& shares() const { return shares_; }
   const std::vector<JobAttempt>& attempts() const { return attempts_; }
   int reissued() const { return reissued_; }
+  // The results of share `k` that must agree (1: no replicas).
+  int replicas(int k) const { return replicasOf(shares_[static_cast<std::size_t>(k)]); }
   // Shares whose result a second agent checked (--replicas adaptive).
   int checked() const { return checked_; }
   TimePoint started() const { return started_; }

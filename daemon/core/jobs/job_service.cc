@@ -31,6 +31,7 @@ struct JobService::Actions final : JobActions {
     job.agentTokens[a.agent].push_back(job.shareTokens[k]);
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
     job.attempts[id].login = service.coordinator_.logins(a.agent);
+    service.sendingTo(job, a.agent);
     link->fetchJobFile({job.shareTokens[k], job.shareSizes[k], job.shareShas[k], service.sourceAddress_}, answer);
   }
   void compute(int id) override {
@@ -38,21 +39,27 @@ struct JobService::Actions final : JobActions {
     const auto k = static_cast<std::size_t>(a.share);
     auto& data = job.attempts[id];
     const auto claimed = job.claimedResults.find(k);
-    const bool adopted = claimed != job.claimedResults.end() && claimed->second.first == a.agent;
-    data.resultToken = adopted ? claimed->second.second : service.newToken_();
+    const auto held = claimed == job.claimedResults.end() ? nullptr : &claimed->second;
+    const bool adopted = held && held->count(a.agent);
+    data.resultToken = adopted ? held->at(a.agent).resultToken : service.newToken_();
     if (adopted) {
-      job.claimedResults.erase(claimed);  // a reissue runs the command
+      data.shareToken = held->at(a.agent).shareToken;
+      held->erase(a.agent);  // a reissue on it runs the command
+      if (held->empty()) job.claimedResults.erase(claimed);
     } else {
       job.agentTokens[a.agent].push_back(data.resultToken);
       service.keepAttempt(job, id);  // state.db has the adopted one's row
     }
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& result) {
+    auto answer = [this, id, agent = a.agent, share = a.share,
+                   keep = job.self()](const Result<AgentLink::JobTaskAnswer>& result) {
       if (job.finished) return;
       if (!result) {
         job.run->computed(id, 0.0, result.error());
       } else {
         job.attempts[id].result = *result;
+        // Its digest before the replicas' check uses it: a restarted hnowd compares it with the others'.
+        if (result->succeeded() && job.run->replicas(share) > 1) service.keepAttempt(job, id, result->sha256);
         if (result->refused && job.excluded.insert(agent).second) {  // later rounds leave it out
           job.leftOutWhy[agent] = result->ended.error().message;
           spdlog::warn("run {}: {} left out: {}", job.id, agent, result->ended.error().message);
@@ -68,6 +75,7 @@ struct JobService::Actions final : JobActions {
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
     // Served to an earlier session, it stays that one's: its share is not on this one.
     if (data.login == 0) data.login = service.coordinator_.logins(a.agent);
+    service.sendingTo(job, a.agent);
     if (adopted) return link->awaitJobTask(data.resultToken, answer);
     link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell, job.id}, answer);
   }
@@ -342,15 +350,21 @@ void JobService::cleanUp(Job& job, bool keepResults) {
 void JobService::tick() {
   claimHeld();
   std::map<std::string, bool> up;
-  const std::set<std::string> relogged = loggedInAgain(up);
+  std::set<std::string> relogged = loggedInAgain(up);
   for (auto& [id, owned] : jobs_) {
     Job& job = *owned;
     if (job.finished) continue;
     for (const auto& agent : job.agents) {
-      if (relogged.count(agent) && !job.lost.count(agent)) sessionLost(job, agent);
+      // Against the login each order went to, not the last look: a login
+      // between the job's first order and JobService's first look counts.
+      if (up[agent] && !job.lost.count(agent) && sessionEnded(job, agent)) {
+        relogged.insert(agent);
+        sessionLost(job, agent);
+      }
       if (job.finished) break;
       if (up[agent] || job.lost.count(agent)) continue;
       job.lost.insert(agent);
+      job.sessions.erase(agent);  // every session of it is gone: what it is sent when back is its new one's
       spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
       if (job.phase == "calibrating") {
         excludeFromCalibration(job, agent);

@@ -42,6 +42,11 @@ namespace hnow::daemon {
 // comes after 100 ms, doubling to at most 5 s), and a job started on the first one back
 // would keep only it.
 inline constexpr Duration kRestoredQueueGrace = std::chrono::seconds(10);
+// How long a --reduce reduction waits for an agent it lost to log in
+// again before computing its share results again: a process restarted
+// under systemd (Restart=, RestartSec=1s) is back within it, holding the
+// results it finished (JobReduction::agentBack).
+inline constexpr Duration kAgentReturnGrace = std::chrono::seconds(5);
 // The ledger of agreeing job results (core/trust/host_trust.h) in state.db.
 inline constexpr const char* kHostTrustLedger = "host-trust";
 
@@ -140,7 +145,8 @@ class JobService {
   // counts on; a restored job waits for those answers; after indexing, the
   // held tasks that cover to-do units are adopted, and enter the run once
   // it starts.
-  void keepAttempt(Job& job, int attempt);
+  // `digest`: its result's, once computed (replicas compare them).
+  void keepAttempt(Job& job, int attempt, const std::string& digest = "");
   // --replicas adaptive: the ledger in state.db as it changes.
   void keepHostTrust();
   void claimHeld();
@@ -154,12 +160,20 @@ class JobService {
   // back revive their shares' attempts (JobRun::revive); those no job
   // wants are dropped on it.
   std::set<std::string> loggedInAgain(std::map<std::string, bool>& up);
+  // An order of the job goes to `agent` now (Job::sessions).
+  void sendingTo(Job& job, const std::string& agent);
+  // The agent logged in again since the job first sent to it: true once.
+  bool sessionEnded(Job& job, const std::string& agent);
   void sessionLost(Job& job, const std::string& agent);
   // The agent, at its login `login`, still holds `held` (result tokens):
   // the finished results sent to its earlier logins that it does not are lost.
   void heldAfterLogin(const std::string& agent, std::uint64_t login, const std::set<std::string>& held);
   void askReturning(const std::map<std::string, bool>& up, const std::set<std::string>& relogged);
-  void reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held);
+  void reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held,
+                  const std::set<std::string>& taken = {});
+  // A reduction that lost `agent` takes back the partials it still holds
+  // (`held`, tokens) and the agent itself: the tokens taken.
+  std::set<std::string> backToReductions(const std::string& agent, const std::set<std::string>& held);
   // A queued job's request kept in state.db (or no longer).
   void keepQueued(Job& job);
   void dropQueued(Job& job);

@@ -4,11 +4,14 @@
 // tells each agent once, when it first sees it, which job files it still
 // counts on (keepJobFiles: the others go), and a resumed job adopts the
 // held tasks into its run (JobRun::adopt): their results are collected,
-// not computed again. Only an agent that died with its results makes any
-// unit run twice.
+// not computed again. A share checked by replicas adopts every held
+// replica, and the digests of those computed before (JobRun::adoptReplicas):
+// its check goes on where it was. Only an agent that died with its results
+// makes any unit run twice.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/jobs/job_service.h"
 #include "core/jobs/job_state.h"
@@ -16,12 +19,15 @@
 
 namespace hnow::daemon {
 
-void JobService::keepAttempt(Job& job, int id) {
+void JobService::keepAttempt(Job& job, int id, const std::string& digest) {
   if (!job.resumable) return;
   const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
   const JobShare& share = job.run->shares()[static_cast<std::size_t>(a.share)];
-  StoredAttempt row{a.agent, share.firstUnit, share.units, job.attempts[id].resultToken,
-                    job.shareTokens[static_cast<std::size_t>(a.share)]};
+  const auto& data = job.attempts[id];
+  const std::string& shareToken =
+      data.shareToken.empty() ? job.shareTokens[static_cast<std::size_t>(a.share)] : data.shareToken;
+  StoredAttempt row{a.agent, share.firstUnit, share.units, data.resultToken, shareToken, job.run->replicas(a.share),
+                    digest};
   if (auto kept = coordinator_.operationLog().keepAttempt(job.record, row); !kept)
     spdlog::error("run {}: keeping share {}'s attempt on {} in state.db (a restart computes it again): {}", job.id,
                   a.share + 1, a.agent, kept.error().message);
@@ -35,10 +41,14 @@ void JobService::claimHeld() {
     if (!link) continue;
     claims_[agent] = false;
     std::vector<std::string> tokens;
-    for (const auto& [id, job] : jobs_)
-      if (!job->finished)
-        for (const StoredAttempt& h : job->held)
-          if (h.agent == agent) tokens.insert(tokens.end(), {h.resultToken, h.shareToken});
+    for (const auto& [id, job] : jobs_) {
+      if (job->finished) continue;
+      for (const StoredAttempt& h : job->held)
+        if (h.agent == agent) tokens.insert(tokens.end(), {h.resultToken, h.shareToken});
+      // A job this hnowd started before its first look at the agent sent it files already.
+      if (auto sent = job->agentTokens.find(agent); sent != job->agentTokens.end())
+        tokens.insert(tokens.end(), sent->second.begin(), sent->second.end());
+    }
     // Before any other job order to it: the agent handles calls in order.
     link->keepJobFiles(tokens, [this, agent](const Result<std::vector<AgentLink::HeldJobFile>>& held) {
       claims_[agent] = true;
@@ -59,23 +69,69 @@ bool JobService::claimsAnswered(const Job& job) const {
   return true;
 }
 
+namespace {
+
+// The attempts of one share, in the order sent (a share's replicas and
+// reissues cover the same units; different shares never overlap).
+std::map<UnitRange, std::vector<StoredAttempt>> byShare(const std::vector<StoredAttempt>& held) {
+  std::map<UnitRange, std::vector<StoredAttempt>> shares;
+  for (const StoredAttempt& h : held)
+    if (h.units > 0) shares[{h.firstUnit, h.firstUnit + h.units}].push_back(h);
+  return shares;
+}
+
+// A digest at least `replicas` of `rows` agree on: the earlier run's check
+// of the share ended (and judged its agents); "" if none.
+std::string agreedDigest(const std::vector<StoredAttempt>& rows, int replicas) {
+  std::map<std::string, int> votes;
+  for (const StoredAttempt& r : rows)
+    if (!r.digest.empty() && ++votes[r.digest] >= replicas) return r.digest;
+  return "";
+}
+
+}  // namespace
+
 void JobService::adoptHeld(Job& job) {
   std::vector<UnitRange> covered;
   for (const auto& k : job.kept) covered.push_back({k.firstUnit, k.firstUnit + k.units});
-  // A share checked by replicas needs every replica's digest: computed again.
   const bool single = job.request.replicas == 1 && !job.request.adaptiveReplicas;
   std::map<std::string, std::vector<std::string>> unused;
-  for (const StoredAttempt& h : job.held) {
-    const auto inside = [&](const UnitRange& r) { return r.first <= h.firstUnit && h.firstUnit + h.units <= r.second; };
-    const bool adopt = single && h.units > 0 && heldTasks_[h.agent].count(h.resultToken) &&
+  const auto drop = [&unused](const StoredAttempt& h) {
+    unused[h.agent].insert(unused[h.agent].end(), {h.resultToken, h.shareToken});
+  };
+  for (const auto& [units, rows] : byShare(job.held)) {
+    const UnitRange range = units;  // a copy: a structured binding is not captured by every compiler
+    const auto inside = [&range](const UnitRange& r) { return r.first <= range.first && range.second <= r.second; };
+    // How many results must agree, as the earlier run decided (0: the rows
+    // do not say, as an older state.db's: its share is computed again).
+    int replicas = single ? 1 : 0;
+    for (const StoredAttempt& h : rows) replicas = std::max(replicas, h.replicas);
+    Job::AdoptedShare share{range.first, range.second - range.first, replicas, {}, {}};
+    const std::string verified = replicas > 1 ? agreedDigest(rows, replicas) : "";
+    for (const StoredAttempt& h : rows) {
+      const bool holds = heldTasks_[h.agent].count(h.resultToken) > 0;
+      if (!verified.empty()) {
+        // Its replicas agreed before the stop: one agent holding that result is enough.
+        if (holds && h.digest == verified && share.holding.empty()) share.holding.push_back(h);
+        else drop(h);
+      } else if (holds) {
+        share.holding.push_back(h);
+      } else {
+        if (replicas > 1 && !h.digest.empty()) share.agreed.push_back(h);
+        drop(h);
+      }
+    }
+    if (!verified.empty()) share.replicas = 1;
+    const bool adopt = replicas > 0 && !share.holding.empty() &&
                        std::any_of(job.todo.ranges().begin(), job.todo.ranges().end(), inside);
     if (!adopt) {
-      unused[h.agent].insert(unused[h.agent].end(), {h.resultToken, h.shareToken});
+      for (const StoredAttempt& h : share.holding) drop(h);
       continue;
     }
-    job.adopted.push_back(h);
-    job.agentTokens[h.agent].insert(job.agentTokens[h.agent].end(), {h.resultToken, h.shareToken});
-    covered.push_back({h.firstUnit, h.firstUnit + h.units});
+    for (const StoredAttempt& h : share.holding)
+      job.agentTokens[h.agent].insert(job.agentTokens[h.agent].end(), {h.resultToken, h.shareToken});
+    job.adopted.push_back(std::move(share));
+    covered.push_back(range);
     job.todo = UnitGaps::of(job.units.units(), covered);
   }
   for (const auto& [agent, tokens] : unused)
@@ -87,20 +143,37 @@ void JobService::adoptHeld(Job& job) {
 }
 
 void JobService::adoptIntoRun(Job& job) {
-  for (const StoredAttempt& h : job.adopted) {
-    auto from = job.unitStart(h.firstUnit);
-    auto to = from ? job.unitStart(h.firstUnit + h.units) : from;
+  for (const Job::AdoptedShare& adopted : job.adopted) {
+    auto from = job.unitStart(adopted.firstUnit);
+    auto to = from ? job.unitStart(adopted.firstUnit + adopted.units) : from;
     if (!to) return finish(job, Error{"cannot read --input " + job.request.input + ": " + to.error().message});
     const std::size_t k = job.shareTokens.size();
-    serveShare(job, k, *from, *to - *from);  // should it be reissued elsewhere
-    job.claimedResults[k] = {h.agent, h.resultToken};
+    serveShare(job, k, *from, *to - *from);  // for its reissues and missing replicas
+    std::vector<std::string> holders;
+    for (const StoredAttempt& h : adopted.holding) {
+      job.claimedResults[k][h.agent] = h;
+      holders.push_back(h.agent);
+    }
+    std::vector<JobRun::AgreedResult> agreed;
+    for (const StoredAttempt& h : adopted.agreed) agreed.push_back({h.agent, h.digest});
     JobShare share;
-    share.firstUnit = h.firstUnit;
-    share.units = h.units;
-    share.agent = h.agent;
+    share.firstUnit = adopted.firstUnit;
+    share.units = adopted.units;
+    share.agent = holders.front();
+    share.replicas = adopted.replicas;
     share.plannedServeStart = 0;
-    share.plannedComputeEnd = secondsPerUnitNow(job, h.agent) * static_cast<double>(h.units);
-    job.run->adopt(share);
+    share.plannedComputeEnd = secondsPerUnitNow(job, share.agent) * static_cast<double>(adopted.units);
+    const int index = job.run->adoptReplicas(share, holders, agreed);
+    // The results that agreed before: named as the agents held them (a drop names nothing held any more).
+    std::size_t next = 0;
+    for (std::size_t id = 0; id < job.run->attempts().size() && next < adopted.agreed.size(); ++id) {
+      const JobAttempt& a = job.run->attempts()[id];
+      if (a.share != index || a.state != JobAttempt::State::kHeld) continue;
+      auto& data = job.attempts[static_cast<int>(id)];
+      data.resultToken = adopted.agreed[next].resultToken;
+      data.shareToken = adopted.agreed[next].shareToken;
+      data.result.sha256 = adopted.agreed[next++].digest;
+    }
   }
   job.adopted.clear();
 }

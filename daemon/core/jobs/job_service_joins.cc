@@ -72,6 +72,7 @@ void JobService::joinNew(Job& job, const std::string& agent) {
     const CalibrationRuns runs{{token, sampleBytes, served->sha256, sourceAddress_}, job.request.argv, newToken_(),
                                newToken_(), job.request.shell, job.id, k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
+    sendingTo(job, agent);
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
     auto wanted = [&job, keep]() { return !job.finished; };
     calibrateAgent(linkOf, runs, wanted, [=, this, &job, keep = job.self()](const CalibrationOutcome& outcome) {

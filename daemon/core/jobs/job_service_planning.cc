@@ -75,6 +75,7 @@ void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, c
                                newToken_(), job.request.shell, job.id, k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     job.calibrationTokens[agent] = {token, runs.emptyResultToken, runs.sampleResultToken};
+    sendingTo(job, agent);
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
     auto wanted = [&job, agent]() { return !job.finished && !job.excluded.count(agent); };
     auto step = [&job, agent, keep = job.self()](const std::string& name) { job.calibrationStep[agent] = name; };

@@ -26,7 +26,7 @@ struct JobService::ReductionLink final : ReductionActions {
     job.agentTokens[agent].push_back(token);
     const double begun = seconds(service.clock_.now() - job.started);
     auto answer = [this, step, agent, token, begun, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& r) {
-      if (job.finished) return;
+      if (job.finished || !job.reduction->underWay(step)) return;  // abandoned by a re-plan: its answer is stale
       if (!r || (!r->succeeded() && !service.agentUp(agent))) {
         job.reduction->agentLost(agent);
       } else if (!r->succeeded()) {  // the command's own failure fails the job: it would fail anywhere
@@ -39,6 +39,7 @@ struct JobService::ReductionLink final : ReductionActions {
     };
     AgentLink* link = service.coordinator_.link(agent);
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    service.sendingTo(job, agent);
     link->runJobTask({{a, b}, job.request.reduceArgv, token, job.request.shell, job.id}, answer);
   }
   void move(int step, int partial, const std::string& from, const std::string& to) override {
@@ -46,7 +47,7 @@ struct JobService::ReductionLink final : ReductionActions {
     job.agentTokens[to].push_back(p.token);
     const double begun = seconds(service.clock_.now() - job.started);
     auto answer = [this, step, from, to, begun, keep = job.self()](const Result<void>& moved) {
-      if (job.finished) return;
+      if (job.finished || !job.reduction->underWay(step)) return;
       // A failed move drops the receiver if it is gone, else the sender (its
       // partial is found again elsewhere): the job goes on without it.
       if (!moved) {
@@ -59,14 +60,17 @@ struct JobService::ReductionLink final : ReductionActions {
     };
     AgentLink* link = service.coordinator_.link(to);
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
+    service.sendingTo(job, to);
+    service.sendingTo(job, from);
     link->fetchJobFile({p.token, p.size, p.digest, service.addressOf(from)}, answer);
   }
   void collect(int step, int partial, const std::string& agent) override {
     const ReductionPartial& p = part(partial);
     const double begun = seconds(service.clock_.now() - job.started);
+    service.sendingTo(job, agent);
     service.fetchResult(job, agent, p.token, p.size, p.digest, "final-" + std::to_string(step),
                         [this, step, partial, agent, begun, keep = job.self()](const Result<std::string>& path) {
-                          if (job.finished) return;
+                          if (job.finished || !job.reduction->underWay(step)) return;
                           if (!path) {  // the sink's partial is found again elsewhere
                             job.reduction->agentLost(agent);
                             return service.reductionChanged(job);
@@ -122,6 +126,7 @@ void JobService::startReduction(Job& job) {
     };
     ReductionOptions options;
     if (job.request.slack > 0) options.slack = job.request.slack;
+    options.returnGrace = kAgentReturnGrace;
     job.reduction = std::make_unique<JobReduction>(clock_, *job.reductionLink, costs, options);
   }
   // The shares' accepted results (first time: all; after a recomputation: the redone ones).

@@ -10,8 +10,13 @@
 // on that session are lost (JobRun::sessionLost) at once; a finished
 // result waits for the agent to say whether it still holds it
 // (heldJobTasks): collected from it if so, lost if not. The results an
-// agent seen gone gives back revive their attempts (JobRun::revive).
-// Either way such a result is collected, not computed again.
+// agent seen gone gives back revive their attempts (JobRun::revive), and
+// a --reduce reduction takes back the partials it still holds
+// (JobReduction::agentBack). Either way such a result is collected, not
+// computed again. Whether an agent logged in again is judged against the
+// login each order of a job went to (Job::sessions), so a login before
+// JobService's first look at the agent counts too.
+
 #include <spdlog/spdlog.h>
 
 #include "core/jobs/job_service.h"
@@ -32,6 +37,19 @@ std::set<std::string> JobService::loggedInAgain(std::map<std::string, bool>& up)
   return again;
 }
 
+void JobService::sendingTo(Job& job, const std::string& agent) {
+  job.sessions.try_emplace(agent, coordinator_.logins(agent));
+}
+
+bool JobService::sessionEnded(Job& job, const std::string& agent) {
+  auto sent = job.sessions.find(agent);
+  if (sent == job.sessions.end()) return false;
+  const std::uint64_t now = coordinator_.logins(agent);
+  if (sent->second == now) return false;
+  sent->second = now;  // what goes to this login from now on is its own
+  return true;
+}
+
 void JobService::sessionLost(Job& job, const std::string& agent) {
   if (job.phase != "calibrating" && job.phase != "running" && job.phase != "reducing") return;  // nothing on it
   spdlog::warn("run {}: {} logged in again in phase {} without being seen gone: what it held of the run is gone "
@@ -43,7 +61,9 @@ void JobService::sessionLost(Job& job, const std::string& agent) {
     return;
   }
   if (job.reduction) {
-    // The reduction's partial results live on the agents: lost as when it is seen gone.
+    // The reduction's partial results live on the agents: lost as when it is
+    // seen gone, until it says which it still holds (backToReductions: a
+    // restarted process keeps the results it finished).
     job.lost.insert(agent);
     if (job.phase == "running") job.run->agentLost(agent);
     job.reduction->agentLost(agent);
@@ -104,18 +124,35 @@ void JobService::askReturning(const std::map<std::string, bool>& up, const std::
       continue;
     }
     link->heldJobTasks([this, agent, login](const Result<std::vector<AgentLink::HeldJobFile>>& held) {
-      if (login != 0) {
-        std::set<std::string> tokens;
-        if (held)
-          for (const AgentLink::HeldJobFile& h : *held) tokens.insert(h.token);
-        heldAfterLogin(agent, login, tokens);
-      }
-      if (held && !held->empty()) reviveHeld(agent, *held);
+      std::set<std::string> tokens;
+      if (held)
+        for (const AgentLink::HeldJobFile& h : *held) tokens.insert(h.token);
+      if (login != 0) heldAfterLogin(agent, login, tokens);
+      const std::set<std::string> taken = held ? backToReductions(agent, tokens) : std::set<std::string>{};
+      if (held && !held->empty()) reviveHeld(agent, *held, taken);
     });
   }
 }
 
-void JobService::reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held) {
+std::set<std::string> JobService::backToReductions(const std::string& agent, const std::set<std::string>& held) {
+  std::set<std::string> taken;
+  for (auto& [id, owned] : jobs_) {
+    Job& job = *owned;
+    if (job.finished || !job.reduction || !job.reduction->lost().count(agent)) continue;
+    const std::set<std::string> back = job.reduction->agentBack(agent, held);
+    taken.insert(back.begin(), back.end());
+    job.lost.erase(agent);
+    job.run->agentJoined(agent);  // it may compute again what others lost
+    if (!back.empty())
+      spdlog::info("run {}: {} is back and still holds {} partial result(s) of the reduction: used, not computed again",
+                   job.id, agent, back.size());
+    reductionChanged(job);
+  }
+  return taken;
+}
+
+void JobService::reviveHeld(const std::string& agent, const std::vector<AgentLink::HeldJobFile>& held,
+                            const std::set<std::string>& taken) {
   std::vector<std::string> unused;
   for (const AgentLink::HeldJobFile& h : held) {
     bool used = false, awaited = false;
@@ -134,7 +171,7 @@ void JobService::reviveHeld(const std::string& agent, const std::vector<AgentLin
         const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(attempt)];
         if (data.resultToken != h.token || a.agent != agent) continue;
         const auto k = static_cast<std::size_t>(a.share);
-        job.claimedResults[k] = {agent, h.token};
+        job.claimedResults[k][agent] = StoredAttempt{agent, 0, 0, h.token, job.shareTokens[k]};
         used = job.run->revive(a.share, agent) >= 0;
         if (!used) job.claimedResults.erase(k);
         else spdlog::info("run {}: {} restarted and gave back the result of share {}: collected, not computed again",
@@ -146,7 +183,7 @@ void JobService::reviveHeld(const std::string& agent, const std::vector<AgentLin
         break;
       }
     }
-    if (!used && !awaited) unused.push_back(h.token);
+    if (!used && !awaited && !taken.count(h.token)) unused.push_back(h.token);
   }
   if (!unused.empty())
     if (AgentLink* link = coordinator_.link(agent)) link->dropJobFiles(unused);

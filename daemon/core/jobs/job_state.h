@@ -64,8 +64,17 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
     // The agent's login (Coordinator::logins) its share or its command went
     // to; 0: nothing sent yet. A later login loses it (JobRun::sessionLost).
     std::uint64_t login = 0;
+    // The share's input as the agent holds it (an adopted attempt's is the
+    // earlier hnowd's); "": the run's own.
+    std::string shareToken;
   };
   std::map<int, AttemptData> attempts;
+  // Per agent, its login (Coordinator::logins) the job first sent an order
+  // to since it last took the agent's earlier sessions as gone: a later
+  // login means the agent restarted or reconnected with some of the job's
+  // work on an earlier session (JobService::sessionLost), even when no
+  // look of JobService came between (its first tick included).
+  std::map<std::string, std::uint64_t> sessions;
   std::map<std::string, std::vector<std::string>> agentTokens;  // to drop at the end
   std::vector<std::string> planeTokens;                         // served or received by hnowd
   // --reduce: the reduction (core/jobs/job_reduction.h) and, per share, the attempt it holds.
@@ -107,13 +116,20 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   // with a record); the shares whose acceptance state.db holds.
   bool resumable = false;
   std::set<std::size_t> keptInState;
-  // The attempts the last hnowd sent to agents (state.db); those whose
-  // agent still holds the task, to be adopted by the run
-  // (job_service_claims.cc); and the result token an adopted share's first
-  // attempt asks for (by share) instead of running the command.
-  std::vector<StoredAttempt> held, adopted;
-  // By share: the agent that holds it and the result token.
-  std::map<std::size_t, std::pair<std::string, std::string>> claimedResults;
+  // The attempts the last hnowd sent to agents (state.db); the shares
+  // whose agents still hold some of them, to be adopted by the run
+  // (job_service_claims.cc); and, by share and agent, the attempt whose
+  // result an adopted (or revived) attempt asks for instead of running the
+  // command.
+  std::vector<StoredAttempt> held;
+  struct AdoptedShare {
+    std::uint64_t firstUnit = 0, units = 0;
+    int replicas = 1;                   // results that must agree
+    std::vector<StoredAttempt> holding; // their agents hold the task: collected
+    std::vector<StoredAttempt> agreed;  // computed before, held no more: their digests count
+  };
+  std::vector<AdoptedShare> adopted;
+  std::map<std::size_t, std::map<std::string, StoredAttempt>> claimedResults;
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
   // Compute drift events (coordinator) since the job started, per agent.

@@ -265,3 +265,102 @@ TEST_CASE("reduction: an agent lost while lost shares are computed again - its o
   CHECK(finalShares(r) == Shares{0, 1, 2});
   CHECK(r.lost() == std::set<std::string>{"a", "b"});
 }
+
+// As ThreeShares, each leaf named by a token ("t0".."t2"), and lost agents
+// awaited for 5 s (a restarted agent logs in again within it).
+struct ReturningThree {
+  ManualClock clock;
+  Fake f;
+  JobReduction r{clock, f, costsOf, ReductionOptions{2.0, 2s, 8, 5s}};
+  ReturningThree() {
+    r.addLeaf(0, "a", 100, "t0");
+    r.addLeaf(1, "b", 100, "t1");
+    r.addLeaf(2, "c", 100, "t2");
+  }
+};
+
+TEST_CASE("reduction: an agent restarted during its move gives back its share result - re-planned with it, nothing computed again") {
+  ReturningThree lab;
+  auto& [clock, f, r] = lab;
+  r.start();
+  REQUIRE(std::any_of(f.pending.begin(), f.pending.end(), [](const Call& c) { return c.from == "c"; }));
+  r.agentLost("c");
+  CHECK(f.recomputes.empty());  // it may come back with t2
+  CHECK(r.waitingForRecompute());
+  f.pending.clear();  // abandoned
+  clock.advance(1s);
+  r.tick();
+  CHECK(f.recomputes.empty());
+  CHECK(r.agentBack("c", {"t2", "unrelated"}) == std::set<std::string>{"t2"});
+  CHECK(r.lost().empty());
+  CHECK_FALSE(r.waitingForRecompute());
+  drive(r, f);
+  CHECK_FALSE(r.failure());
+  CHECK(f.recomputes.empty());
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+}
+
+TEST_CASE("reduction: an agent restarted after it combined gives back the combined partial - its two shares are not computed again") {
+  ManualClock clock;
+  Fake f;
+  JobReduction r{clock, f, costsOf, ReductionOptions{2.0, 2s, 8, 5s}};
+  r.addLeaf(0, "a", 100, "t0");
+  r.addLeaf(1, "c", 100, "t1");
+  r.addLeaf(2, "c", 100, "t2");
+  r.start();
+  auto combine = std::find_if(f.pending.begin(), f.pending.end(), [](const Call& c) { return c.kind == "combine"; });
+  REQUIRE(combine != f.pending.end());
+  REQUIRE(combine->agent == "c");
+  const Call c = *combine;
+  f.pending.erase(combine);
+  r.combined(c.step, CombinedFile{200, "t12", "d"});  // c drops t1 and t2: its partial alone holds them
+  r.agentLost("c");
+  CHECK(f.recomputes.empty());
+  f.pending.clear();
+  CHECK(r.agentBack("c", {"t12"}) == std::set<std::string>{"t12"});
+  drive(r, f);
+  CHECK_FALSE(r.failure());
+  CHECK(f.recomputes.empty());
+  CHECK(finalShares(r) == Shares{0, 1, 2});
+}
+
+TEST_CASE("reduction: an agent back without its share result, or not back within the grace - its share is computed again then") {
+  SUBCASE("back holding nothing: at once") {
+    ReturningThree lab;
+    auto& [clock, f, r] = lab;
+    r.start();
+    r.agentLost("c");
+    f.pending.clear();
+    CHECK(r.agentBack("c", {}).empty());
+    CHECK(f.recomputes == std::vector<Shares>{{2}});
+  }
+  SUBCASE("not back: once the grace is over") {
+    ReturningThree lab;
+    auto& [clock, f, r] = lab;
+    r.start();
+    r.agentLost("c");
+    f.pending.clear();
+    clock.advance(4s);
+    r.tick();
+    CHECK(f.recomputes.empty());
+    clock.advance(1s);
+    r.tick();
+    CHECK(f.recomputes == std::vector<Shares>{{2}});
+    r.addLeaf(2, "b", 100, "t2b");
+    r.start();
+    drive(r, f);
+    CHECK(finalShares(r) == Shares{0, 1, 2});
+  }
+}
+
+TEST_CASE("reduction: an agent dropped for a late step is not waited for - its share is computed again at once") {
+  ReturningThree lab;
+  auto& [clock, f, r] = lab;
+  r.start();
+  REQUIRE_FALSE(f.pending.empty());
+  clock.advance(60s);
+  r.tick();  // every step late: its agent is dropped for good
+  REQUIRE_FALSE(r.lost().empty());
+  REQUIRE(f.recomputes.size() == 1);  // asked for in this tick, not after the grace
+  CHECK_FALSE(f.recomputes[0].empty());
+}

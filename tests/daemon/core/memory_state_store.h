@@ -172,7 +172,8 @@ class MemoryStateStore final : public StateStore {
   Result<void> saveJobAttempt(OperationId job, const StoredAttempt& attempt) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     auto& attempts = running_.at(job).attempts;
-    std::erase_if(attempts, [&](const StoredAttempt& a) { return a.resultToken == attempt.resultToken; });
+    for (StoredAttempt& a : attempts)  // in the order first written, as state.db's rows
+      if (a.resultToken == attempt.resultToken) return a = attempt, Result<void>();
     attempts.push_back(attempt);
     return {};
   }

@@ -237,6 +237,9 @@ TEST_CASE("a job under way is kept across reopening with its accepted shares and
     REQUIRE(store->saveAcceptedShare(id, {0, 1000, "/var/lib/hnow/jobs/job-1-7/result-0", 5}).ok());
     REQUIRE(store->saveJobAttempt(id, {"a2", 1000, 1000, std::string(32, 'r'), std::string(32, 's')}).ok());
     REQUIRE(store->saveJobAttempt(id, {"a1", 2500, 500, std::string(32, 'q'), std::string(32, 't')}).ok());
+    // a2's result computed: its digest and its share's replicas written over the same row.
+    REQUIRE(store->saveJobAttempt(id, {"a2", 1000, 1000, std::string(32, 'r'), std::string(32, 's'), 2,
+                                       std::string(32, 'd')}).ok());
   }
   auto store = openIn(dir.path);
   CHECK(*store->interruptRunning(WallTime(1'700'000'020'000ms)) == 0);
@@ -254,7 +257,11 @@ TEST_CASE("a job under way is kept across reopening with its accepted shares and
   CHECK(jobs[0].attempts[0].agent == "a2");
   CHECK(jobs[0].attempts[0].firstUnit == 1000);
   CHECK(jobs[0].attempts[0].resultToken == std::string(32, 'r'));
+  CHECK(jobs[0].attempts[0].replicas == 2);
+  CHECK(jobs[0].attempts[0].digest == std::string(32, 'd'));
   CHECK(jobs[0].attempts[1].shareToken == std::string(32, 't'));
+  CHECK(jobs[0].attempts[1].replicas == 0);
+  CHECK(jobs[0].attempts[1].digest.empty());
   REQUIRE(store->removeRunningJob(id).ok());
   CHECK(store->loadRunningJobs().value().empty());
   CHECK(*store->interruptRunning(WallTime(1'700'000'030'000ms)) == 1);  // no longer kept: interrupted
@@ -417,6 +424,35 @@ TEST_CASE("a belied link keeps what its agent told across reopening, and a links
   REQUIRE(links.size() == 2);
   CHECK(links[1].node == "b");
   CHECK(links[1].toldBytesPerSecond == 1000.0);
+}
+
+TEST_CASE("a job_attempts table of schema version 8 gets its replicas and digest: its rows read as of unknown replicas") {
+  TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "state.db").string().c_str(), &db) == SQLITE_OK);
+    const char* v8 =
+        "CREATE TABLE running_jobs (id INTEGER PRIMARY KEY, request BLOB NOT NULL, input_size INTEGER NOT NULL,"
+        " input_modified_ns INTEGER NOT NULL, dir TEXT NOT NULL, calibrations TEXT NOT NULL);"
+        "CREATE TABLE job_attempts (job_id INTEGER NOT NULL, result_token BLOB NOT NULL, agent TEXT NOT NULL,"
+        " first_unit INTEGER NOT NULL, units INTEGER NOT NULL, share_token BLOB NOT NULL,"
+        " PRIMARY KEY (job_id, result_token));"
+        "INSERT INTO running_jobs VALUES (3, x'01', 100, 0, '/jobs/job-3-1', '');"
+        "INSERT INTO job_attempts VALUES (3, x'72', 'a1', 0, 50, x'73');"
+        "PRAGMA user_version = 8;";
+    REQUIRE(sqlite3_exec(db, v8, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = openIn(dir.path);
+  auto jobs = store->loadRunningJobs();
+  REQUIRE_MESSAGE(jobs.ok(), (jobs.ok() ? "" : jobs.error().message));
+  REQUIRE(jobs->size() == 1);
+  REQUIRE(jobs->at(0).attempts.size() == 1);
+  CHECK(jobs->at(0).attempts[0].agent == "a1");
+  CHECK(jobs->at(0).attempts[0].replicas == 0);
+  CHECK(jobs->at(0).attempts[0].digest.empty());
+  REQUIRE(store->saveJobAttempt(3, {"a1", 0, 50, "r", "s", 2, std::string(32, 'd')}).ok());
+  CHECK(store->loadRunningJobs()->at(0).attempts.back().digest == std::string(32, 'd'));
 }
 
 TEST_CASE("a send under way is read back after reopening with its agents, its record left running at the next start, and gone once removed") {
