@@ -57,6 +57,10 @@ int reportRecord(const api::OperationSummary& r, bool json) {
                  static_cast<long long>(r.id), r.kind.c_str(), r.status.c_str());
     return 1;
   }
+  // Why it did not finish, as its record says (a send a restarted hnowd could not run again says what to do).
+  if (const std::string why = recordError(r.summary); !why.empty() && r.status != "done")
+    std::fprintf(stderr, "hnow: %s %lld %s: %s\n", r.kind.c_str(), static_cast<long long>(r.id), r.status.c_str(),
+                 why.c_str());
   return exitOfRecord(r.status);
 }
 

@@ -46,16 +46,29 @@ Result<double> sendMaxRate(const SendOptions& options) {
 
 namespace {
 
-// hnowd keeps a send of a path on its own host, or of a client's file it
-// keeps a copy of, and runs it again when it is back (docs/send.md, "A
-// send outlives hnowd"); an uploaded directory goes with the hnowd that
-// held it.
+// hnowd keeps a send of a path on its own host, or of a client's file or
+// directory it keeps a copy of, and runs it again when it is back
+// (docs/send.md, "A send outlives hnowd"); an upload it keeps no copy of
+// (standard input, a file that changed while it was read, a directory
+// uploaded whole) goes with the hnowd that held it.
 int reportLostHnowdSending(const api::SendRequest& request, std::uint64_t record, const std::string& why) {
-  if (request.uploadIsTree || (request.upload != 0 && request.uploadKey.empty()))
-    return reportLostHnowd("sending", "send", "their partial copies", "Send again", why);
   const auto id = static_cast<unsigned long long>(record);
-  // A copy hnowd had no room to keep was sent as a bare upload: the record says which.
-  const char* unless = request.uploadKey.empty() ? "" : " (unless it had no room to keep a copy of your file)";
+  if ((request.upload != 0 || request.uploadIsTree) && request.uploadKey.empty()) {
+    const char* what = request.uploadIsTree ? "your directory" : request.path == "-" ? "standard input" : "your file";
+    const char* again = request.path == "-" ? "pipe it into `hnow send -` again" : "send it again";
+    std::fprintf(stderr,
+                 "hnow: lost hnowd while sending: %s\n"
+                 "hnow: hnowd keeps no copy of %s to send it again: send %llu ends interrupted when hnowd is back "
+                 "(`hnow ops show %llu` says why); %s then, and each agent resumes from the part it holds\n",
+                 why.c_str(), what, id, id, again);
+    return 1;
+  }
+  // A copy hnowd had no room to keep was sent as a bare upload, a directory's
+  // copy may change before the send runs again: the record says which.
+  const char* unless = request.uploadKey.empty() ? ""
+                       : request.uploadIsTree
+                           ? " (unless its copy of your directory changes first: another upload of it)"
+                           : " (unless it had no room to keep a copy of your file)";
   std::fprintf(stderr,
                "hnow: lost hnowd while sending: %s\n"
                "hnow: hnowd keeps send %llu%s: when it is back it runs it again, each agent resuming from what it "

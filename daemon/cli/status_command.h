@@ -46,6 +46,8 @@ int runOpsCommand(const OpsOptions& options);
 // (null while running), "summary": {...}}]}, newest first.
 std::string opsJson(const std::vector<api::OperationSummary>& records);
 std::string opsTable(const std::vector<api::OperationSummary>& records);
+// The "error" of a record's summary (why it failed or was interrupted); "" none.
+std::string recordError(const std::string& summary);
 
 // {"coordinator": {"name", "surveying", "links"}, "agents": [{"name", "site",
 // "state", "age_s", "rates": {...}, "links": {"uplink": {...}, "downlink":

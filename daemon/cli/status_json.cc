@@ -123,4 +123,11 @@ std::string opsJson(const std::vector<api::OperationSummary>& records) {
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+std::string recordError(const std::string& summary) {
+  const auto parsed = nlohmann::json::parse(summary, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return "";
+  const auto error = parsed.find("error");
+  return error != parsed.end() && error->is_string() ? error->get<std::string>() : "";
+}
+
 }  // namespace hnow::cli

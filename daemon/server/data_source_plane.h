@@ -42,6 +42,7 @@ class DataSourcePlane final : public SourcePlane {
   void keptHeld(const std::string& key, const std::string& index, KeptHeld done) override;
   void unpackKept(const std::string& key, const std::string& bundlePath, UnpackedUpload done) override;
   void releaseKept(const std::string& dir) override { keptBusy_.erase(dir); }
+  void useKeptTree(const std::string& key, const std::string& listingHex, UnpackedUpload done) override;
   // Kept files (kept_files.cc), under bundleDir/kept-files.
   bool holdsKeptFile(const std::string& key, const api::FileStamp& stamp) override {
     return keptFiles_.holds(key, stamp);

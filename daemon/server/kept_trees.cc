@@ -18,11 +18,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/hex.h"
 #include "base/printable.h"
 #include "server/data_source_plane.h"
 #include "server/kept_copies.h"
 #include "transport/data/tree_bundle.h"
 #include "transport/data/tree_fs.h"
+#include "transport/data/tree_walk.h"
 
 namespace hnow::daemon {
 
@@ -117,6 +119,29 @@ void DataSourcePlane::unpackKept(const std::string& key, const std::string& bund
       [this, dir, done](Result<std::string>& unpacked) {
         if (!unpacked) keptBusy_.erase(dir);
         done(unpacked);
+      });
+}
+
+void DataSourcePlane::useKeptTree(const std::string& key, const std::string& listingHex, UnpackedUpload done) {
+  const std::string dir = keptPath(key);
+  if (keptBusy_.count(dir)) return done(Error{"a later send of the directory from that machine runs from it"});
+  // Taken now, so no upload is unpacked over it while its listing is read.
+  keptBusy_.insert(dir);
+  work_.run<Result<std::string>>(
+      [dir, listingHex]() -> Result<std::string> {
+        std::error_code error;
+        if (!fs::is_directory(dir, error))
+          return Error{"hnowd no longer holds it: it keeps the " + std::to_string(kMaxKeptTrees) +
+                       " directories uploaded most recently"};
+        auto listing = transport::data::treeListingDigest(dir);
+        if (!listing) return Error{"hnowd cannot list it: " + listing.error().message};
+        if (hexOf(listing->data(), listing->size()) != listingHex)
+          return Error{"it lists other files now: a later upload of the directory changed it"};
+        return dir;
+      },
+      [this, dir, done](Result<std::string>& used) {
+        if (!used) keptBusy_.erase(dir);
+        done(used);
       });
 }
 

@@ -27,11 +27,12 @@ Result<void> SqliteStateStore::saveSendUnderWay(const StoredSendUnderWay& send) 
       removeRows(db_, path_, send.id);
       Statement insert(db_, path_,
                        (std::string("INSERT INTO sends_under_way (") + kSendColumns +
-                        ", until_all, upload_key, upload_stamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                        "?12, ?13, ?14)")
+                        ", until_all, upload_key, upload_stamp, kept_tree, uploaded_from, not_kept_why) VALUES (?1, "
+                        "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)")
                            .c_str());
       bindSend(insert, send);
       insert.bind(12, std::int64_t{send.untilAll}).bind(13, send.uploadKey).bind(14, send.uploadStamp);
+      insert.bind(15, send.keptTree).bind(16, send.uploadedFrom).bind(17, send.notKeptWhy);
       insert.step();
       Statement add(db_, path_, "INSERT OR IGNORE INTO send_agents (send_id, agent) VALUES (?1, ?2)");
       for (const std::string& agent : send.agents) {
@@ -52,7 +53,8 @@ Result<std::vector<StoredSendUnderWay>> SqliteStateStore::loadSendsUnderWay() {
     std::vector<StoredSendUnderWay> out;
     Statement select(db_, path_,
                      (std::string("SELECT ") + kSendColumns +
-                      ", until_all, upload_key, upload_stamp FROM sends_under_way ORDER BY id")
+                      ", until_all, upload_key, upload_stamp, kept_tree, uploaded_from, not_kept_why FROM "
+                      "sends_under_way ORDER BY id")
                          .c_str());
     while (select.step()) {
       StoredSendUnderWay w;
@@ -60,6 +62,9 @@ Result<std::vector<StoredSendUnderWay>> SqliteStateStore::loadSendsUnderWay() {
       w.untilAll = sqlite3_column_int(select.get(), 11) != 0;
       w.uploadKey = text(select.get(), 12);
       w.uploadStamp = text(select.get(), 13);
+      w.keptTree = text(select.get(), 14);
+      w.uploadedFrom = text(select.get(), 15);
+      w.notKeptWhy = text(select.get(), 16);
       out.push_back(std::move(w));
     }
     for (StoredSendUnderWay& w : out)

@@ -152,7 +152,10 @@ CREATE TABLE IF NOT EXISTS sends_under_way (
   max_rate_bytes_per_s REAL NOT NULL,
   since_ms INTEGER NOT NULL,
   upload_key TEXT NOT NULL DEFAULT '',
-  upload_stamp TEXT NOT NULL DEFAULT ''
+  upload_stamp TEXT NOT NULL DEFAULT '',
+  kept_tree TEXT NOT NULL DEFAULT '',
+  uploaded_from TEXT NOT NULL DEFAULT '',
+  not_kept_why TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS send_agents (
   send_id INTEGER NOT NULL,
@@ -188,7 +191,12 @@ SqliteStateStore::open(const std::string& dataDir) {
          {std::tuple{"owed_sends", "force", "INTEGER NOT NULL DEFAULT 0"},
           std::tuple{"links", "told_bytes_per_s", "REAL NOT NULL DEFAULT 0"},
           std::tuple{"job_attempts", "replicas", "INTEGER NOT NULL DEFAULT 0"},
-          std::tuple{"job_attempts", "digest", "BLOB NOT NULL DEFAULT x''"}}) {
+          std::tuple{"job_attempts", "digest", "BLOB NOT NULL DEFAULT x''"},
+          std::tuple{"sends_under_way", "upload_key", "TEXT NOT NULL DEFAULT ''"},
+          std::tuple{"sends_under_way", "upload_stamp", "TEXT NOT NULL DEFAULT ''"},
+          std::tuple{"sends_under_way", "kept_tree", "TEXT NOT NULL DEFAULT ''"},
+          std::tuple{"sends_under_way", "uploaded_from", "TEXT NOT NULL DEFAULT ''"},
+          std::tuple{"sends_under_way", "not_kept_why", "TEXT NOT NULL DEFAULT ''"}}) {
       bool has = true;
       {
         Statement count(db, path, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");

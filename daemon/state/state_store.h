@@ -95,7 +95,8 @@ struct StoredOwedSend {
   WallTime since{};
 };
 
-// A send under way (`hnow send` of a path on hnowd's host), kept from
+// A send under way (`hnow send` of a path on hnowd's host, or of a
+// client's upload), kept from
 // before its client is told it started until it ends, so that an hnowd
 // that stops (or is killed) meanwhile is followed by one that runs it again
 // under the same record: the request as an owed send keeps it, `agents`
@@ -106,6 +107,15 @@ struct StoredSendUnderWay : StoredOwedSend {
   // "Kept files"): the copy's key and the client's stamp of the file
   // (core/send/: its own text); "" for a path on hnowd's host.
   std::string uploadKey{}, uploadStamp{};
+  // A client's directory sent from hnowd's kept copy of its upload: the
+  // copy's listing digest as the send read it (core/send/: hex); "" none.
+  std::string keptTree{};
+  // An upload: the client's path as the send's record names it ("-": its
+  // standard input); "" for a path on hnowd's host.
+  std::string uploadedFrom{};
+  // Why a restarted hnowd cannot run it again (an upload it kept no copy
+  // of): its record ends "interrupted" saying so; "" it runs again.
+  std::string notKeptWhy{};
 };
 
 // A job waiting in hnowd's queue (core/jobs/job_queue.h), its record

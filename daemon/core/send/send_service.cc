@@ -125,48 +125,10 @@ void SendService::start(SendRequest request, Started started) {
                          "hnowd's machine; an upload or standard input is gone once its send ends (copy it "
                          "to hnowd's machine first, then send that path)"});
   }
-  if (request.uploadIsTree) {
-    // The client's directory, as the bundle it packed: unpacked here, then
-    // sent as any directory (only what each agent lacks moves).
-    request.uploadIsTree = false;
-    const std::string bundle = request.path;
-    // With a key, only what hnowd's kept copy lacked: unpacked over it, kept after the send.
-    const bool kept = !request.uploadKey.empty();
-    auto unpacked = [this, request, started, kept](const Result<std::string>& dir) mutable {
-      if (!dir) return started(dir.error());
-      request.path = *dir;
-      request.scratch = true;
-      request.scratchSource = std::shared_ptr<const void>(nullptr, [plane = &plane_, path = *dir, kept](const void*) {
-        kept ? plane->releaseKept(path) : plane->dropScratch(path);
-      });
-      begin(std::move(request), std::move(started));
-    };
-    if (kept) return plane_.unpackKept(request.uploadKey, bundle, unpacked);
-    return plane_.unpackUpload(bundle, unpacked);
-  }
+  if (request.uploadIsTree) return startUploadedTree(std::move(request), std::move(started));
+  if (!request.keptTree.empty()) return startKeptTree(std::move(request), std::move(started));
   if (!request.uploadKey.empty()) return startKeptFile(std::move(request), std::move(started));
   begin(std::move(request), std::move(started));
-}
-
-void SendService::startKeptFile(SendRequest request, Started started) {
-  // The client's file, sent from hnowd's kept copy of its last upload:
-  // this upload, kept first, or, with none, the copy as it was kept.
-  auto from = [this, request, started](const Result<SourcePlane::KeptFile>& file) mutable {
-    if (!file) return started(file.error());
-    request.path = file->path;
-    request.scratch = true;  // hnowd's own file: neither pinned nor checked against [send] roots
-    request.keptCopy = file->kept;  // else the upload itself, dropped when the send ends
-    if (file->kept)
-      request.scratchSource = std::shared_ptr<const void>(
-          nullptr, [plane = &plane_, path = file->path](const void*) { plane->releaseKeptFile(path); });
-    begin(std::move(request), std::move(started));
-  };
-  if (request.upload == 0) {
-    auto kept = plane_.useKeptFile(request.uploadKey, request.uploadStamp);
-    if (!kept) return started(kept.error());
-    return from(SourcePlane::KeptFile{*kept, true});
-  }
-  plane_.keepFile(request.uploadKey, request.uploadStamp, request.path, from);
 }
 
 void SendService::begin(SendRequest request, Started started) {

@@ -66,6 +66,14 @@ struct SendRequest : api::SendRequest {
   // `path` is hnowd's kept copy of a client's file (SourcePlane::keepFile):
   // released through scratchSource when the send ends, not removed.
   bool keptCopy = false;
+  // `path` is a client's directory uploaded (unpacked here: a scratch
+  // directory, or hnowd's kept copy of it).
+  bool uploadedTree = false;
+  // The listing digest (hex, treeListingDigest) of hnowd's kept copy of a
+  // client's directory as this send reads it: "" for any other source. A
+  // send run again after a restart (sends_under_way.h) runs only while the
+  // copy still lists the same (SourcePlane::useKeptTree).
+  std::string keptTree{};
   // Where hnowd reads `path` from (server/send_paths.h); empty: `path`
   // itself, a file hnowd made (an upload, a client's tree unpacked).
   SourcePin pin{};
@@ -91,6 +99,12 @@ struct SendEnd {
 };
 
 struct HeldBundle;  // send_service_state.h
+
+// How the refusal of a send run again from hnowd's kept copy of a
+// client's file or directory begins when that copy is not the one the send
+// was for any more (another upload replaced it, or it was dropped): the
+// send's record ends "interrupted", not "failed" (sends_under_way.h).
+inline constexpr const char* kKeptCopyChanged = "hnowd's kept copy changed since the send began";
 
 class SendService final {
  public:
@@ -161,6 +175,12 @@ class SendService final {
   // A client's file with a key (api::SendRequest::uploadKey): its upload
   // kept, or the copy kept before, then begun from there.
   void startKeptFile(SendRequest request, Started started);
+  // A client's directory uploaded, `bundle` unpacked over hnowd's kept copy
+  // of it (a key) or into a scratch directory, then begun from there.
+  void startUploadedTree(SendRequest request, Started started);
+  // A send of hnowd's kept copy of a client's directory run again after a
+  // restart (SendRequest::keptTree): begun while that copy lists the same.
+  void startKeptTree(SendRequest request, Started started);
   // The agents a request goes to, or the first check that refused it.
   Result<std::vector<AgentView>> receiversOf(const SendRequest& request);
   // --until-all when no agent it is for can receive now: every one of

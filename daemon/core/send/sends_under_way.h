@@ -9,13 +9,17 @@
 // kept its partial receive resumes from the bytes it holds
 // (docs/send.md, "A send outlives hnowd").
 //
-// A client's file uploaded is kept when hnowd sends it from its kept copy
-// (docs/tree-send.md, "Kept files": that copy outlives hnowd); run again,
-// it is sent from that copy. Not kept: an upload hnowd could not keep a
-// copy of, an uploaded directory (its scratch tree goes with hnowd), and the
-// sends made for owed agents (owed_sends.h keeps those). A tree sent as a
-// bundle per group is kept as it was asked for, under its one record, which
-// ends with its last group (send_family.h).
+// A client's upload is kept when hnowd sends it from its kept copy
+// (docs/tree-send.md, "Kept files", "hnowd keeps its copy": those copies
+// outlive hnowd): run again, it is sent from that copy while the copy is
+// still the one it sent (a file's stamp, a directory's listing digest),
+// else its record ends "interrupted" saying so. An upload hnowd kept no
+// copy of (no room, standard input, a directory unpacked into a scratch
+// directory) is kept only to say why its record ends "interrupted" at the
+// next start, and what to do. Not kept at all: the sends made for owed
+// agents (owed_sends.h keeps those). A tree sent as a bundle per group is
+// kept as it was asked for, under its one record, which ends with its last
+// group (send_family.h).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -37,8 +41,11 @@ class SendsUnderWay {
 
   SendsUnderWay(Coordinator& coordinator, StateStore& store, const Clock& clock, StartSend start);
 
-  // Whether `request` is kept while it runs (see above).
+  // Whether `request` is kept while it runs, to run again (see above).
   static bool keeps(const SendRequest& request);
+  // Why a restarted hnowd cannot run `request` again, a client's upload it
+  // kept no copy of (what its record says then); "" for any other send.
+  static std::string notKeptWhy(const SendRequest& request);
   // The send's record began for `agents` (SendService::keepWith): kept.
   void keep(const SendRequest& request, const std::vector<std::string>& agents);
   // Its record ended, or it was refused or cancelled before it ran.
@@ -82,6 +89,9 @@ class SendsUnderWay {
   };
   // The send will not run again: its record ends `status`, saying `why`.
   void end(const StoredSendUnderWay& stored, const std::string& status, const std::string& why);
+  // The record's summary, `field` added with `value` (its path and dest
+  // with it when state.db gives no summary).
+  std::string endedSummary(const StoredSendUnderWay& stored, const std::string& field, const std::string& value);
 
   Coordinator& coordinator_;
   StateStore& store_;

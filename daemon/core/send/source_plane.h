@@ -119,6 +119,15 @@ class SourcePlane {
     done(Error{"this plane keeps no uploaded trees"});
   }
   virtual void releaseKept(const std::string& /*dir*/) {}
+  // A send of that copy run again after hnowd restarted (sends_under_way.h):
+  // `done` with the copy's path, a send from it running until
+  // releaseKept(path), when the copy still lists `listingHex` (its
+  // treeListingDigest as the send read it first); else why not (it is
+  // gone, another send runs from it, or it lists other files now: a later
+  // upload of the directory changed it).
+  virtual void useKeptTree(const std::string& /*key*/, const std::string& /*listingHex*/, UnpackedUpload done) {
+    done(Error{"this plane keeps no uploaded trees"});
+  }
   // A client's file kept from its last upload under `key` (its host and
   // path; docs/tree-send.md, "Kept files") with the client's `stamp` of it,
   // so the same file sent again is not uploaded again. holdsKeptFile: is

@@ -173,10 +173,10 @@ struct RecordingPlane final : SourcePlane {
   // A directory scans as three entries (a directory and two files) in two
   // parts of the index, one entry refused; it packs into a bundle "file"
   // of 64 MiB.
-  bool isDirectory(const std::string& path) override { return path == "/data/course"; }
+  bool isDirectory(const std::string& path) override { return directories.count(path) > 0; }
   void scanTree(const std::string& path, Scanned done) override {
     answer([this, path, done] {
-      if (path != "/data/course") return done(Error{"cannot open " + path});
+      if (!directories.count(path)) return done(Error{"cannot open " + path});
       scans.insert(7);
       done(TreeScan{7, 3, {3, 2, (64 << 20) - 4096, false, 1, {{"out", "leads outside"}}, 0, 0, false, 0},
                     {"part one", "part two"}, {{-1, 1}, {-1, 2}}, scanSizes});
@@ -229,7 +229,43 @@ struct RecordingPlane final : SourcePlane {
   bool deferred = false;
   std::vector<std::function<void()>> due;
   void dropScan(std::uint64_t scanId) override { scans.erase(scanId); }
-  void dropScratch(const std::string& bundlePath) override { bundles.erase(bundlePath); }
+  void dropScratch(const std::string& bundlePath) override {
+    bundles.erase(bundlePath);
+    if (bundlePath.ends_with(".tree")) directories.erase(bundlePath);
+  }
+  // A client's directory: unpacked into "/state/trees/<n>.tree", or over
+  // its kept copy "/state/trees/kept/<key>" (kept_trees.cc), each
+  // directory listing as `listings` says (none: it cannot be listed).
+  void unpackUpload(const std::string&, UnpackedUpload done) override {
+    const std::string dir = "/state/trees/" + std::to_string(++unpacks) + ".tree";
+    directories.insert(dir);
+    done(dir);
+  }
+  static std::string keptDir(const std::string& key) { return "/state/trees/kept/" + key; }
+  void unpackKept(const std::string& key, const std::string&, UnpackedUpload done) override {
+    const std::string dir = keptDir(key);
+    if (keptBusy.count(dir)) return done(Error{"a send of this directory from this machine is running"});
+    keptBusy.insert(dir);
+    directories.insert(dir);
+    done(dir);
+  }
+  void releaseKept(const std::string& dir) override { keptBusy.erase(dir); }
+  void listTree(const std::string& path, Listed done) override {
+    if (!listings.count(path)) return done(Error{"cannot list " + path});
+    done(listings[path]);
+  }
+  void useKeptTree(const std::string& key, const std::string& listingHex, UnpackedUpload done) override {
+    const std::string dir = keptDir(key);
+    if (keptBusy.count(dir)) return done(Error{"a later send of the directory from that machine runs from it"});
+    if (!directories.count(dir)) return done(Error{"hnowd no longer holds it"});
+    if (listings[dir] != listingHex) return done(Error{"it lists other files now"});
+    keptBusy.insert(dir);
+    done(dir);
+  }
+  std::set<std::string> directories{"/data/course"};
+  std::map<std::string, std::string> listings;
+  std::set<std::string> keptBusy;  // kept trees a send runs from
+  int unpacks = 0;
   // --compress: every file samples at `ratio`, compressed at `compressRate`;
   // compressFile makes the scratch file "/state/trees/<n>.zst" of size x ratio.
   Result<CompressionSample> sampleCompression(const std::string& path, std::uint64_t) override {

@@ -1,63 +1,11 @@
 // SendsUnderWay over SendService in memory: a send is kept in state.db
 // while it runs, and a restarted hnowd runs it again under its record.
-#include "core/send/sends_under_way.h"
-#include "daemon/core/send_lab.h"
+#include "daemon/core/under_way_lab.h"
 
 using namespace hnow;
 using namespace hnow::daemon;
 using namespace hnow::daemon::send_lab;
 using namespace std::chrono_literals;
-
-namespace {
-
-// SendsUnderWay wired as hnowd wires it; `again` is the next hnowd's, over the same state.db.
-struct UnderWayLab : Lab {
-  std::vector<SendRequest> started;  // the sends a restored one started
-  std::optional<Result<std::uint64_t>> answer;
-  SendsUnderWay::StartSend start = [this](SendRequest request, auto answered) {
-    started.push_back(request);
-    service.start(request, [this, answered](const Result<std::pair<std::uint64_t, SendStatus>>& s) {
-      answer = s ? Result<std::uint64_t>(s->first) : Result<std::uint64_t>(s.error());
-      answered(*answer);
-    });
-  };
-  SendsUnderWay underWay{coordinator, store, clock, start};
-  UnderWayLab() {
-    service.keepWith(underWay.keeper());
-    service.onEnded([this](const SendEnd& end) { underWay.drop(end.record); });
-  }
-  void detach(const char* agent) {
-    coordinator.detach(sessions[agent]);
-    coordinator.tick();
-  }
-  // Every receive order so far with `token` answered done by its agent.
-  void finish(const std::string& token) {
-    for (const auto& [agent, t] : agents.receives)
-      if (t == token) coordinator.reportTransfer(sessions[agent], t, done());
-  }
-  std::string statusOf(OperationId record) { return store.operation(record).value()->status; }
-  // A tree whose agents lack different files: this week's file changed on
-  // every agent, a3 also lacks last week's, far larger; sent --until-all,
-  // it goes as a bundle per group.
-  SendRequest courseInGroups() {
-    plane.scanSizes = {0, 10 << 20, 200 << 20};
-    for (const char* a : {"a1", "a2", "a3"}) agents.lacking[a]["part one"] = {1};
-    agents.lacking["a3"]["part two"] = {1};
-    SendRequest tree = toAll();
-    tree.path = "/data/course";
-    tree.dest = "course";
-    tree.untilAll = true;
-    return tree;
-  }
-  // `request` started (toAll() when none): its record.
-  OperationId startRecorded(std::optional<SendRequest> request = std::nullopt) {
-    auto answer = send_lab::started(*this, request.value_or(toAll()));
-    REQUIRE(answer);
-    return static_cast<OperationId>(answer->second.record);
-  }
-};
-
-}  // namespace
 
 TEST_CASE("a send is kept in state.db with its agents before its client hears it started, and no longer once it ends") {
   UnderWayLab lab;
@@ -237,6 +185,12 @@ TEST_CASE("a client's file sent from hnowd's kept copy is kept with the copy's k
   CHECK(request.uploadStamp == fromCopy.uploadStamp);
   CHECK(request.upload == 0);     // nothing to upload: SendService sends the kept copy
   CHECK_FALSE(request.scratch);   // set again by SendService once it holds the copy
+  // This plane holds no copy under that key any more (replaced or dropped):
+  // nothing is sent in its place, and the record says to send the file again.
+  CHECK(lab.statusOf(fromCopy.record) == "interrupted");
+  const std::string summary = lab.store.operation(fromCopy.record).value()->summary;
+  CHECK(summary.find(kKeptCopyChanged) != std::string::npos);
+  CHECK(summary.find("send the file again") != std::string::npos);
 }
 
 TEST_CASE("a tree sent as a bundle per group stays kept for every agent until its last group ends, and a restarted hnowd sends it again under its one record") {

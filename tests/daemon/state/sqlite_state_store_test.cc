@@ -508,3 +508,62 @@ TEST_CASE("a send under way is read back after reopening with its agents, its re
   CHECK(*store->interruptRunning(WallTime(1'700'000'030'000ms)) == 1);
   CHECK(store->operation(send.id).value()->status == "interrupted");
 }
+
+TEST_CASE("an upload's send under way is read back with its kept copy's key, stamp and listing, its client path and why it is not kept") {
+  TempDir dir;
+  StoredSendUnderWay tree;
+  tree.id = 7;
+  tree.path = "/var/lib/hnow/trees/kept/ab12";
+  tree.dest = "in/course";
+  tree.compress = "none";
+  tree.agents = {"lab-1"};
+  tree.uploadKey = "ana laptop:/home/ana/course";
+  tree.keptTree = std::string(64, 'c');
+  tree.uploadedFrom = "/home/ana/course";
+  StoredSendUnderWay piped = tree;
+  piped.id = 8;
+  piped.path = "/var/lib/hnow/uploads/1-1.upload";
+  piped.uploadKey = piped.keptTree = "";
+  piped.uploadStamp = "";
+  piped.uploadedFrom = "-";
+  piped.notKeptWhy = "standard input cannot be read again: send it again";
+  {
+    auto store = openIn(dir.path);
+    REQUIRE(store->saveSendUnderWay(tree).ok());
+    REQUIRE(store->saveSendUnderWay(piped).ok());
+  }
+  auto loaded = openIn(dir.path)->loadSendsUnderWay();
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->size() == 2);
+  CHECK(loaded->at(0).uploadKey == tree.uploadKey);
+  CHECK(loaded->at(0).keptTree == tree.keptTree);
+  CHECK(loaded->at(0).uploadedFrom == "/home/ana/course");
+  CHECK(loaded->at(0).notKeptWhy.empty());
+  CHECK(loaded->at(1).uploadedFrom == "-");
+  CHECK(loaded->at(1).notKeptWhy == piped.notKeptWhy);
+}
+
+TEST_CASE("a sends_under_way table of an older hnowd gets the upload columns, its rows read back with none") {
+  TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "state.db").string().c_str(), &db) == SQLITE_OK);
+    const char* v7 =
+        "CREATE TABLE sends_under_way (id INTEGER PRIMARY KEY, path TEXT NOT NULL, dest TEXT NOT NULL, algo TEXT NOT "
+        "NULL, compress TEXT NOT NULL, replan INTEGER NOT NULL, atomic INTEGER NOT NULL, delete_others INTEGER NOT "
+        "NULL, force INTEGER NOT NULL, until_all INTEGER NOT NULL, max_rate_bytes_per_s REAL NOT NULL, since_ms "
+        "INTEGER NOT NULL);"
+        "INSERT INTO sends_under_way VALUES (3, '/srv/a.iso', 'in/a.iso', 'auto', 'auto', 1, 0, 0, 0, 0, 0.0, "
+        "1700000000000);"
+        "PRAGMA user_version = 7;";
+    REQUIRE(sqlite3_exec(db, v7, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = openIn(dir.path);
+  auto loaded = store->loadSendsUnderWay();
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error().message);
+  REQUIRE(loaded->size() == 1);
+  CHECK(loaded->at(0).path == "/srv/a.iso");
+  CHECK(loaded->at(0).uploadKey.empty());
+  CHECK(loaded->at(0).notKeptWhy.empty());
+}
