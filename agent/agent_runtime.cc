@@ -242,6 +242,9 @@ kj::Promise<void> AgentRuntime::serve(kj::Own<kj::AsyncIoStream> stream) {
             capabilities.set(1, "relay");
             if (runsJobs) capabilities.set(2, "jobs");
             registration.setDataAddress(dataAddress_);
+            // What it still runs for that hnowd (reportAgain below): hnowd
+            // orders again what a process that keeps nothing had under way.
+            registration.setKeptInstance(coordinatorInstance_);
             setNetworks(registration, dataHost_);
             auto roots = registration.initRoots(config_.roots.size());
             for (size_t i = 0; i < config_.roots.size(); ++i) roots.set(i, config_.roots[i]);

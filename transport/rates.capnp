@@ -92,6 +92,8 @@ struct Registration @0xd795ce1035896800 {
   networks @5 :List(Text);      # its interface addresses, "10.1.2.3/26"; its data plane's first
   gateway @6 :Text;             # its default IPv4 gateway ("" when none); older agents send neither
   host @7 :Text;                # its machine and network namespace, hashed (base/host_key.h); "" from older agents
+  keptInstance @8 :UInt64;      # the hnowd instance (Gate.loginAgentKey) whose transfers this process still runs;
+                                # 0: none (a new process, or one that dropped them): hnowd orders them again
 }
 
 struct EmulatedRates @0x9b9dd12c886bddfd {

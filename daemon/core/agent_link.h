@@ -30,6 +30,9 @@ struct AgentRegistration {
   // Its machine (base/host_key.h): agents with one key share a CPU
   // (core/links/host_intake.h); "" when not told.
   std::string host{};
+  // The hnowd instance (Coordinator::instance) whose transfers the agent's
+  // process still runs; 0: none, a new process or one that dropped them.
+  std::uint64_t keptInstance{};
 };
 
 // Rates an agent emulates; 0 in a field leaves that rate as it is.

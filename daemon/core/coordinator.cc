@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 
 #include "core/links/rooms.h"
 
@@ -95,7 +96,11 @@ Result<void> Coordinator::persist() {
 SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<AgentLink> link) {
   const SessionId session = nextSession_++;
   Agent& agent = agents_[registration.name];
-  if (agent.session != 0) sessions_.erase(agent.session);
+  const bool replaced = agent.session != 0;
+  // An agent's process that logs back in to this instance kept its transfers
+  // and reports them again (agent_runtime.cc); any other comes empty-handed.
+  const bool afresh = registration.keptInstance != instance_;
+  if (replaced) sessions_.erase(agent.session);
   table_.registerAgent(registration.name, registration.site);
   sessions_[session] = &agent;
   agent.registration = std::move(registration);
@@ -104,7 +109,27 @@ SessionId Coordinator::attach(AgentRegistration registration, std::unique_ptr<Ag
   agent.link = std::move(link);
   changed_.insert(agent.registration.name);
   relays_.registered(agent.registration.name, agent.registration.dataAddress);
+  agent.backAfresh = afresh;
+  // Without this, a send would learn of an agent that restarted before its
+  // old TCP connection was seen to end (a reboot leaves it half-open) only
+  // when the agent's children time out on it, and would never order its
+  // copy again.
+  if (afresh && replaced) {
+    spdlog::warn("agent {} logged in again, keeping nothing of what it ran under its earlier session, which "
+                 "hnowd still held: that session's transfers are gone",
+                 agent.registration.name);
+    for (TransferObserver* o : observers_) o->agentGone(agent.registration.name);
+  }
   return session;
+}
+
+// Not at attach: the agent drops what it held for an earlier hnowd when it
+// reads its login's answer (agent_runtime.cc), and an order that reached
+// it before that answer would go with it. Its first call on the new
+// session comes after (its caps, at once).
+void Coordinator::heardOn(Agent& agent) {
+  if (!std::exchange(agent.backAfresh, false)) return;
+  for (TransferObserver* o : observers_) o->agentBackAfresh(agent.registration.name);
 }
 
 Coordinator::Agent* Coordinator::current(SessionId session) {
@@ -116,6 +141,7 @@ bool Coordinator::heartbeat(SessionId session, const std::optional<CounterSample
   Agent* agent = current(session);
   if (!agent || !table_.heartbeat(agent->registration.name)) return false;
   if (counters) links_.counters(agent->registration.name, *counters);
+  heardOn(*agent);
   return true;
 }
 
@@ -126,6 +152,7 @@ bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates
   if (!agent || !table_.reportRates(agent->registration.name, rates)) return false;
   links_.emulated(agent->registration.name, emulated);
   changed_.insert(agent->registration.name);
+  heardOn(*agent);
   return true;
 }
 
@@ -134,6 +161,7 @@ bool Coordinator::reportCaps(SessionId session, const CapsInForce& caps) {
   if (!agent) return false;
   pacing_.setCaps(agent->registration.name, caps);
   table_.heartbeat(agent->registration.name);
+  heardOn(*agent);
   return true;
 }
 
@@ -181,6 +209,7 @@ bool Coordinator::reportTransfer(SessionId session, const std::string& token,
   if (!agent) return false;
   // Any sign of life counts, not heartbeats alone: they may queue behind data.
   table_.heartbeat(agent->registration.name);
+  heardOn(*agent);
   if (auto owner = owners_.find(token); owner != owners_.end())
     owner->second->transferReport(agent->registration.name, token, report);
   return true;
@@ -194,6 +223,11 @@ void Coordinator::removeTransferObserver(TransferObserver* observer) {
 AgentLink* Coordinator::link(const std::string& name) {
   auto it = agents_.find(name);
   return it == agents_.end() ? nullptr : it->second.link.get();
+}
+
+const AgentRegistration* Coordinator::registration(const std::string& name) const {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? nullptr : &it->second.registration;
 }
 
 std::uint64_t Coordinator::logins(const std::string& name) const {

@@ -68,7 +68,12 @@ class Coordinator {
   static constexpr Duration kLastSeenEvery = std::chrono::seconds(30);
 
   // A registration under a name that is already connected replaces the
-  // earlier session (the agent restarted or reconnected).
+  // earlier session (the agent restarted or reconnected). One that keeps
+  // nothing it ran for this instance (AgentRegistration::keptInstance) is
+  // back afresh: every observer hears agentGone at once when the earlier
+  // session was still held (what the agent did under it is gone with it),
+  // and agentBackAfresh at the agent's first call on its new session (a
+  // heartbeat, its rates or caps, a transfer report).
   SessionId attach(AgentRegistration registration, std::unique_ptr<AgentLink> link);
   // False when `session` is not the agent's current session. `counters`:
   // what its data plane and interface carried so far (node_loads.h).
@@ -153,6 +158,8 @@ class Coordinator {
   bool reportTransfer(SessionId session, const std::string& token, const TransferReport& report);
   // The command link of a connected agent, or null.
   AgentLink* link(const std::string& name);
+  // Its registration at its last login, or null: never logged in here.
+  const AgentRegistration* registration(const std::string& name) const;
   // AgentView::logins of `name` (0: it never logged in to this hnowd).
   std::uint64_t logins(const std::string& name) const;
 
@@ -162,9 +169,13 @@ class Coordinator {
     SessionId session = 0;  // 0: not connected
     std::uint64_t logins = 0;
     std::unique_ptr<AgentLink> link;
+    bool backAfresh = false;  // logged in keeping nothing, not yet heard on its session
   };
   // The agent whose current session is `session`, or null.
   Agent* current(SessionId session);
+  // The agent called on its current session: observers hear it is back
+  // afresh, the first time since such a login.
+  void heardOn(Agent& agent);
 
   const Clock& clock_;
   RateTable table_;

@@ -211,6 +211,7 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   registration.gateway = wireRegistration.getGateway();
   // Only grouping depends on it: anything but a plain key is no key.
   if (plainHostKey(wireRegistration.getHost().cStr())) registration.host = wireRegistration.getHost();
+  registration.keptInstance = wireRegistration.getKeptInstance();
 
   spdlog::info("agent {} (site {}) registered from {}, networks {}, gateway {}", registration.name,
                registration.site, peer_, networksText(registration.networks),

@@ -88,39 +88,6 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
   return back;
 }
 
-void SendOperation::lost(const std::string& node) {
-  const int i = indexOf(node);
-  if (i <= 0) return;
-  const bool wasReceiving = copies_[static_cast<std::size_t>(i)].state == CopyStatus::State::kReceiving;
-  fail(i, "agent lost");
-  // Told twice (its connection ended, then the next tick found it silent):
-  // the first time stands, or a copy lost while receiving could never resume.
-  if (!wasReceiving) return;
-  failedAsLost_[static_cast<std::size_t>(i)] = true;
-  lostAt_[static_cast<std::size_t>(i)] = clock_.now();
-}
-
-// It reports again (seen in netns.replan_test: heartbeats queued behind
-// data on a link cut with tc made hnowd declare a working agent lost). Its
-// copy resumes where it is and it may serve again (its children, moved
-// when it was lost, stay where they are); if its own parent cannot serve
-// any more it pulls from the nearest one still standing, from its bytes.
-void SendOperation::comeBack(std::size_t node) {
-  failedAsLost_[node] = false;
-  cannotServe_[node] = barred_[node];
-  CopyStatus& copy = copies_[node];
-  copy.state = CopyStatus::State::kReceiving;
-  copy.message.clear();
-  note_ = names_[node] + " reports again after it was lost: its copy resumes";
-  const int parent = standing(tree_.parent[node]);
-  // While it was failed its parent may have changed in the tree without a
-  // pull sent to it: it is told again unless it pulls from that one already.
-  if (parent != pulledFrom_[node]) {
-    tree_.parent[node] = pulledFrom_[node];
-    moveTo(node, parent, "back after being lost");
-  }
-}
-
 void SendOperation::fail(int node, const std::string& message) {
   CopyStatus& copy = copies_[static_cast<std::size_t>(node)];
   // Once: a node failed (or lost) already keeps its first reason. A barred

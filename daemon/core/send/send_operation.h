@@ -69,6 +69,14 @@ class SendRun {
   // True when the report shows a node lost earlier is back.
   virtual bool report(const std::string& node, const std::string& token, const TransferReport& report) = 0;
   virtual void lost(const std::string& node) = 0;
+  // Its copy was lost while receiving and the send still waits for it.
+  virtual bool awaitsReturn(const std::string& node) const = 0;
+  // The agent logged in afresh (a new process) and took this send's
+  // receive order again, its data plane now at `address`: its copy
+  // resumes, told where to pull from. False when it was not awaited.
+  virtual bool rejoin(const std::string& node, const std::string& address) = 0;
+  // It refused the order again: its copy stays failed, saying why.
+  virtual void refusedAgain(const std::string& node, const std::string& why) = 0;
   virtual bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) = 0;
   // The trunk of `room` is now known as `trunk` (docs/rooms.md): its
   // nodes are planned with it, replanning if that gains.
@@ -118,6 +126,11 @@ class SendOperation final : public SendRun {
   // was only silent (heartbeats queued behind data on a saturated link) and
   // reports again while the send runs is back: its copy resumes.
   void lost(const std::string& node) override;
+  bool awaitsReturn(const std::string& node) const override;
+  // An agent that logs in afresh pulls nothing until told: it is told
+  // even when its parent stays; what it holds is what it reports next.
+  bool rejoin(const std::string& node, const std::string& address) override;
+  void refusedAgain(const std::string& node, const std::string& why) override;
   // Another plan's parents for this send's nodes (a striped send re-shared):
   // each receiving node whose parent changes moves, resuming from the bytes
   // it holds; the others only take the new relation; parent -1 keeps a node's.
@@ -181,7 +194,8 @@ class SendOperation final : public SendRun {
   int accusedBy(std::size_t node, const std::string& parentAddress);
   // Told to pull again from its parent (it dropped that connection).
   void pullAgain(std::size_t node, const std::string& reason);
-  void comeBack(std::size_t node);
+  // `pullsNothing`: a new process of the agent, told to pull even from the parent it had.
+  void comeBack(std::size_t node, bool pullsNothing = false);
   bool replan(const std::string& reason);
   void moveTo(std::size_t node, int parent, const std::string& reason);
 

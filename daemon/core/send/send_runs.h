@@ -69,6 +69,9 @@ class SendRuns final : public TransferObserver {
 
   void transferReport(const std::string& agent, const std::string& token, const TransferReport& report) override;
   void agentGone(const std::string& agent) override;
+  // Each send that waits for the agent's copy orders it again on its new
+  // session (send_runs_returns.cc).
+  void agentBackAfresh(const std::string& agent) override;
   void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
   void collectFlows(Duration window, std::vector<Flow>& out) const override;
   bool moving() const override;
@@ -78,6 +81,10 @@ class SendRuns final : public TransferObserver {
   // Releases everything `running` holds and writes its record.
   void end(RunningSend& running);
   void logReplan(std::uint64_t id, const SendRun& operation);
+  // `agent`'s answer to send `id`'s order given at its login number
+  // `login` (agentBackAfresh): the path it writes, or its refusal.
+  void reordered(std::uint64_t id, const std::string& agent, std::uint64_t login, const std::string& token,
+                 const Result<std::string>& path);
 
   Coordinator& coordinator_;
   SourcePlane& plane_;

@@ -299,6 +299,7 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     order.stripes.push_back({s.token, s.offset, s.length, file.stripeSha256[k],
                              k < file.stripePieceDigests.size() ? file.stripePieceDigests[k] : std::string()});
   }
+  running->order = order;
   for (const std::string& t : running->transferTokens()) {
     coordinator_.claimToken(t, &runs_);
     running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));

@@ -30,6 +30,9 @@ struct RunningSend {
   std::vector<StripeSource> stripes;      // a striped send's, each under its own token
   std::vector<std::string> agents;
   std::vector<std::unique_ptr<AgentCommands>> commands;  // one per transfer token
+  // What every agent was told to receive (its paces apart): told again to
+  // one that logs in afresh while the send waits for its copy.
+  AgentLink::ReceiveOrder order;
   std::unique_ptr<SendRun> operation;
   // The tokens reports come under: the file's, or each stripe's.
   std::vector<std::string> transferTokens() const {

@@ -94,6 +94,21 @@ void StripedSend::lost(const std::string& node) {
   reshare("replan: " + node + " lost");
 }
 
+bool StripedSend::awaitsReturn(const std::string& node) const {
+  return std::any_of(stripes_.begin(), stripes_.end(), [&node](const auto& s) { return s->awaitsReturn(node); });
+}
+
+bool StripedSend::rejoin(const std::string& node, const std::string& address) {
+  bool back = false;
+  for (auto& stripe : stripes_) back = stripe->rejoin(node, address) || back;
+  if (back) note_ = node + " logged in afresh after it was lost: ordered again, each stripe resumes from the bytes it kept";
+  return back;
+}
+
+void StripedSend::refusedAgain(const std::string& node, const std::string& why) {
+  for (auto& stripe : stripes_) stripe->refusedAgain(node, why);
+}
+
 bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) {
   // The source too: hnowd's uplink may drift.
   const int i = node == kCoordinatorNode ? 0 : stripes_.front()->nodeIndex(node);

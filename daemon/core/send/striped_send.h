@@ -59,6 +59,11 @@ class StripedSend final : public SendRun {
   void start() override;
   bool report(const std::string& node, const std::string& token, const TransferReport& report) override;
   void lost(const std::string& node) override;
+  bool awaitsReturn(const std::string& node) const override;
+  // Its new process took the order of every stripe again: in each stripe
+  // it lost while receiving, its copy resumes and it is told to pull.
+  bool rejoin(const std::string& node, const std::string& address) override;
+  void refusedAgain(const std::string& node, const std::string& why) override;
   // True when the stripes were re-shared.
   bool ratesChanged(const std::string& node, const planner::NodeRates& rates, const std::string& reason) override;
   bool trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) override;

@@ -249,3 +249,71 @@ TEST_CASE("hnowd's uplink as a source: configured, paced a little under a measur
   CHECK(coordinator.pacing().paceSource(0).pace == 0);
   CHECK_FALSE(coordinator.pacing().sourceIdle());
 }
+
+namespace {
+
+// What the operations hear of agents' losses and fresh logins, in order.
+// The agent's link when it is back afresh: the one to order it again on.
+struct HeardLogins final : TransferObserver {
+  explicit HeardLogins(Coordinator& c) : coordinator(c) {}
+  Coordinator& coordinator;
+  std::vector<std::string> heard;
+  std::vector<AgentLink*> links;
+  void transferReport(const std::string&, const std::string&, const TransferReport&) override {}
+  void agentGone(const std::string& agent) override { heard.push_back("gone " + agent); }
+  void agentBackAfresh(const std::string& agent) override {
+    heard.push_back("afresh " + agent);
+    links.push_back(coordinator.link(agent));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an agent logging in afresh over a session hnowd still holds is gone at once, and back afresh at its first call on the new session, for every observer - one keeping its transfers for this hnowd is neither") {
+  ManualClock clock;
+  MemoryStateStore store;
+  Coordinator coordinator(clock, RateTableOptions{}, store);
+  HeardLogins first(coordinator), second(coordinator);
+  coordinator.addTransferObserver(&first);
+  coordinator.addTransferObserver(&second);
+  std::vector<EmulatedRates> sent;
+  SessionId old = coordinator.attach(agent("a"), std::make_unique<RecordingLink>(&sent));
+  CHECK(first.heard.empty());
+  CHECK(coordinator.heartbeat(old));
+  CHECK(first.heard == std::vector<std::string>{"afresh a"});  // a first login holds nothing either
+  CHECK(coordinator.heartbeat(old));
+  CHECK(first.heard.size() == 1);  // once
+  first.heard.clear();
+  second.heard.clear();
+
+  AgentRegistration keeping = agent("a");
+  keeping.keptInstance = coordinator.instance();
+  const SessionId kept = coordinator.attach(keeping, std::make_unique<RecordingLink>(&sent));
+  CHECK(coordinator.heartbeat(kept));
+  CHECK(first.heard.empty());  // the same process: what it ran goes on
+
+  auto link = std::make_unique<RecordingLink>(&sent);
+  const AgentLink* newLink = link.get();
+  SessionId fresh = coordinator.attach(agent("a"), std::move(link));
+  CHECK(first.heard == std::vector<std::string>{"gone a"});
+  CHECK_FALSE(coordinator.heartbeat(old));  // the replaced session's call counts for nothing
+  CHECK(first.heard.size() == 1);
+  CHECK(coordinator.reportCaps(fresh, {}));
+  CHECK(first.heard == std::vector<std::string>{"gone a", "afresh a"});
+  CHECK(second.heard == first.heard);
+  REQUIRE(first.links.size() == 2);
+  CHECK(first.links.back() == newLink);  // the link to order it on
+  coordinator.detach(old);  // a stale session: nothing more
+  CHECK(first.heard.size() == 2);
+
+  AgentRegistration otherInstance = agent("a");
+  otherInstance.keptInstance = coordinator.instance() + 2;  // what it kept is an earlier hnowd's
+  coordinator.detach(fresh);
+  first.heard.clear();
+  const SessionId back = coordinator.attach(otherInstance, std::make_unique<RecordingLink>(&sent));
+  CHECK(first.heard.empty());  // its loss was heard when its connection ended
+  CHECK(coordinator.reportRates(back, {}, {1e6, 0}));
+  CHECK(first.heard == std::vector<std::string>{"afresh a"});
+  coordinator.removeTransferObserver(&first);
+  coordinator.removeTransferObserver(&second);
+}
