@@ -14,6 +14,7 @@
 
 using hnow::testing::eventually;
 using hnow::testing::FaultLab;
+using hnow::testing::partialOf;
 using hnow::testing::processRunning;
 using hnow::testing::readWhole;
 using hnow::testing::writeRandomFile;
@@ -21,19 +22,6 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The bytes the receive temp file of `name` in `dir` holds on disk; 0 none.
-std::uintmax_t partialOf(const fs::path& dir, const std::string& name) {
-  std::uintmax_t most = 0;
-  std::error_code error;
-  for (const auto& e : fs::directory_iterator(dir, error)) {
-    struct stat info {};
-    if (e.path().filename().string().rfind("." + name + ".hnow-", 0) == 0 && ::stat(e.path().c_str(), &info) == 0)
-      most = std::max(most, std::min<std::uintmax_t>(static_cast<std::uintmax_t>(info.st_blocks) * 512,
-                                                     static_cast<std::uintmax_t>(info.st_size)));
-  }
-  return most;
-}
 
 // The number after the last `marker` in `log`; -1 none.
 long long lastNumberAfter(const std::string& log, const std::string& marker) {

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,20 @@ bool eventually(F done, std::chrono::steady_clock::duration within) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return done();
+}
+
+// The bytes the receive temp file of `name` in `dir` holds on disk (a
+// striped one is written at several offsets, with holes between); 0 none.
+inline std::uintmax_t partialOf(const std::filesystem::path& dir, const std::string& name) {
+  std::uintmax_t most = 0;
+  std::error_code error;
+  for (const auto& e : std::filesystem::directory_iterator(dir, error)) {
+    struct stat info {};
+    if (e.path().filename().string().rfind("." + name + ".hnow-", 0) == 0 && ::stat(e.path().c_str(), &info) == 0)
+      most = std::max(most, std::min<std::uintmax_t>(static_cast<std::uintmax_t>(info.st_blocks) * 512,
+                                                     static_cast<std::uintmax_t>(info.st_size)));
+  }
+  return most;
 }
 
 class FaultLab {
