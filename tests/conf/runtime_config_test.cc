@@ -126,7 +126,7 @@ TEST_CASE("hnowd's [survey] table is read and bounded, each bad value named with
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
-        "agents, data_dir, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_level, "
+        "agents, data_dir, data_port, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_level, "
         "login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
         "secret_file, send, survey, tls, uplink_mbps)");
   std::string text = kAgent;
