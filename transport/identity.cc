@@ -125,20 +125,28 @@ Result<KeyPair> loadKeyFile(const std::string& path) {
   return pair;
 }
 
-Result<KeyPair> createKeyFile(const std::string& path) {
-  KeyPair pair = KeyPair::generate();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+Result<void> writeNewSecretFile(const std::string& path, std::string_view text, const std::string& what,
+                                const std::string& whenExists) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0)
-    return Error{"cannot create the key file " + path + ": " + std::strerror(errno) +
-                 (errno == EEXIST ? " (it exists; hnow never replaces a key)" : "")};
-  std::string text = pair.fileText();
-  bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-  sodium_memzero(text.data(), text.size());
+    return Error{"cannot create " + what + " " + path + ": " + std::strerror(errno) +
+                 (errno == EEXIST ? " (" + whenExists + ")" : "")};
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+  const int error = errno;
   ::close(fd);
   if (!written) {
     ::unlink(path.c_str());
-    return Error{"cannot write the key file " + path + ": " + std::strerror(errno)};
+    return Error{"cannot write " + what + " " + path + ": " + std::strerror(error)};
   }
+  return {};
+}
+
+Result<KeyPair> createKeyFile(const std::string& path) {
+  KeyPair pair = KeyPair::generate();
+  std::string text = pair.fileText();
+  auto written = writeNewSecretFile(path, text, "the key file", "it exists; hnow never replaces a key");
+  sodium_memzero(text.data(), text.size());
+  if (!written) return written.error();
   return pair;
 }
 

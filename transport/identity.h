@@ -53,6 +53,12 @@ Result<KeyPair> loadKeyFile(const std::string& path);
 Result<KeyPair> loadOrCreateKeyFile(const std::string& path);
 // Writes a fresh key pair to `path` (mode 0600); refuses to replace a file.
 Result<KeyPair> createKeyFile(const std::string& path);
+// A secret (a key, an enrollment token) in a new file at `path`: mode 0600
+// from its creation, synced, never over another file, removed if it could
+// not be written whole. Errors name it `what` ("the key file"), and, when a
+// file is there already, add `whenExists`.
+Result<void> writeNewSecretFile(const std::string& path, std::string_view text, const std::string& what,
+                                const std::string& whenExists);
 
 // "ed25519:" ++ base64url of the key: how configs, logs and `hnow` show it.
 std::string keyText(const PublicKey& key);

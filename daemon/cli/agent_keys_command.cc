@@ -1,11 +1,6 @@
 #include "cli/agent_keys_command.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 #include "cli/coordinator_client.h"
@@ -24,22 +19,6 @@ Result<void> secretDirectory(const std::string& dir) {
   if (!fs::create_directories(dir, error) && error) return Error{"cannot create " + dir + ": " + error.message()};
   fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, error);
   if (error) return Error{"cannot make " + dir + " private (0700): " + error.message()};
-  return {};
-}
-
-// `text` and a newline into a new file `path`, mode 0600 from its creation; never over another.
-Result<void> writeSecretFile(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return Error{"cannot create " + path + ": " + std::strerror(errno) +
-                 (errno == EEXIST ? " (it exists: a token file is never replaced; choose another --out)" : "")};
-  const std::string line = text + "\n";
-  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  ::close(fd);
-  if (!written) {
-    ::unlink(path.c_str());
-    return Error{"cannot write " + path + ": " + std::strerror(errno)};
-  }
   return {};
 }
 
@@ -105,7 +84,9 @@ int runAgentTokenCommand(const std::string& configPath, const std::string& name,
       char file[32];
       std::snprintf(file, sizeof file, "token-%02d.token", k);
       const std::string path = (fs::path(batch.dir) / (name.empty() ? std::string(file) : name + ".token")).string();
-      if (auto written = writeSecretFile(path, token->first); !written) return fail(written.error());
+      auto written = transport::writeNewSecretFile(path, token->first + "\n", "the token file",
+                                                   "a token file is never replaced: choose another --out");
+      if (!written) return fail(written.error());
       std::printf("%s\n", path.c_str());
     }
     std::fprintf(stderr,

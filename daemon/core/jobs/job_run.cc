@@ -74,16 +74,18 @@ int JobRun::adopt(JobShare share) {
   return heldAttempt(k, shares_.back().agent);
 }
 
-int JobRun::adoptReplicas(JobShare share, const std::vector<std::string>& held,
-                          const std::vector<AgreedResult>& agreed) {
+std::vector<int> JobRun::adoptReplicas(JobShare share, const std::vector<std::string>& held,
+                                       const std::vector<AgreedResult>& agreed) {
   share.agent = held.empty() ? share.agent : held.front();
   adopt(std::move(share));
   const int k = static_cast<int>(shares_.size()) - 1;
   const JobShare& s = shares_.back();
   const Duration predicted = toDuration(s.plannedComputeEnd - s.plannedServeStart);
   for (std::size_t h = 1; h < held.size(); ++h) heldAttempt(k, held[h]);
+  std::vector<int> standing;
   for (const AgreedResult& r : agreed) {
-    JobAttempt& a = attempts_[static_cast<std::size_t>(newAttempt(k, r.agent, predicted))];
+    standing.push_back(newAttempt(k, r.agent, predicted));
+    JobAttempt& a = attempts_[static_cast<std::size_t>(standing.back())];
     a.state = State::kHeld;
     a.digest = r.digest;
   }
@@ -96,7 +98,7 @@ int JobRun::adoptReplicas(JobShare share, const std::vector<std::string>& held,
     serveQueue_.push_back(newAttempt(k, agent, predicted));
   }
   pumpServes();
-  return k;
+  return standing;
 }
 
 int JobRun::revive(int k, const std::string& agent) {

@@ -136,8 +136,10 @@ class JobRun {
   // `held` (share.agent first) computes its attempt of it before any other
   // share, `agreed` stand for the replicas computed before, and the
   // replicas still missing go out at once to agents that have not tried
-  // it; the digests are compared as if the earlier run went on. The share's index.
-  int adoptReplicas(JobShare share, const std::vector<std::string>& held, const std::vector<AgreedResult>& agreed);
+  // it; the digests are compared as if the earlier run went on. The ids of
+  // the attempts standing for `agreed`, in its order.
+  std::vector<int> adoptReplicas(JobShare share, const std::vector<std::string>& held,
+                                 const std::vector<AgreedResult>& agreed);
   // A result of `share` that `agent` computed in an attempt the run gave
   // up when it lost the agent (it restarted and gave it back): a new
   // attempt, counted as served and computed first on that agent; the

@@ -163,16 +163,13 @@ void JobService::adoptIntoRun(Job& job) {
     share.replicas = adopted.replicas;
     share.plannedServeStart = 0;
     share.plannedComputeEnd = secondsPerUnitNow(job, share.agent) * static_cast<double>(adopted.units);
-    const int index = job.run->adoptReplicas(share, holders, agreed);
+    const std::vector<int> standing = job.run->adoptReplicas(share, holders, agreed);
     // The results that agreed before: named as the agents held them (a drop names nothing held any more).
-    std::size_t next = 0;
-    for (std::size_t id = 0; id < job.run->attempts().size() && next < adopted.agreed.size(); ++id) {
-      const JobAttempt& a = job.run->attempts()[id];
-      if (a.share != index || a.state != JobAttempt::State::kHeld) continue;
-      auto& data = job.attempts[static_cast<int>(id)];
-      data.resultToken = adopted.agreed[next].resultToken;
-      data.shareToken = adopted.agreed[next].shareToken;
-      data.result.sha256 = adopted.agreed[next++].digest;
+    for (std::size_t n = 0; n < standing.size(); ++n) {
+      auto& data = job.attempts[standing[n]];
+      data.resultToken = adopted.agreed[n].resultToken;
+      data.shareToken = adopted.agreed[n].shareToken;
+      data.result.sha256 = adopted.agreed[n].digest;
     }
   }
   job.adopted.clear();

@@ -5,7 +5,6 @@
 // waiting for the next send of the file.
 #include <spdlog/spdlog.h>
 
-#include "base/bandwidth_limits.h"
 #include "core/send/send_runs.h"
 #include "core/send/send_service_state.h"
 
@@ -22,9 +21,7 @@ void SendRuns::agentBackAfresh(const std::string& agent) {
     if (running.released || !running.operation || running.sourceAgent == agent ||
         !running.operation->awaitsReturn(agent))
       continue;
-    AgentLink::ReceiveOrder order = running.order;
-    order.uplinkPaceBytesPerSecond = capped(coordinator_.pacing().agentUplinkPace(agent), running.maxRate);
-    order.downlinkPaceBytesPerSecond = capped(coordinator_.pacing().agentDownlinkPace(agent), running.maxRate);
+    const AgentLink::ReceiveOrder order = pacedFor(running.order, coordinator_.pacing(), agent, running.maxRate);
     spdlog::warn("send {}: {} logged in afresh while the send waits for its copy: ordered again, to resume from "
                  "the bytes it kept",
                  id, agent);

@@ -305,25 +305,14 @@ void SendService::orderAgents(std::shared_ptr<Prepared> p, SendTree plan, std::v
     running->commands.push_back(std::make_unique<AgentCommands>(coordinator_, t));
   }
   const std::vector<std::string> agents = running->agents;
-  // Each agent relays at a pace a little under its uplink, as planned, and
-  // receives within its downlink's cap; both within --max-rate.
-  const double maxRate = request.maxRateBytesPerSecond;
-  std::vector<double> paces, downPaces;
-  for (const std::string& name : agents) {
-    paces.push_back(capped(coordinator_.pacing().agentUplinkPace(name), maxRate));
-    downPaces.push_back(capped(coordinator_.pacing().agentDownlinkPace(name), maxRate));
-  }
   // Held by the answers' callback until every agent has answered (gone with
   // it if a link drops its callbacks unanswered).
   auto held = std::make_shared<std::unique_ptr<RunningSend>>(std::move(running));
   askAgents<std::string>(
       agents, [this](const std::string& name) { return coordinator_.link(name); },
-      [&order, &paces, &downPaces](AgentLink& link, std::size_t i,
-                                   std::function<void(const Result<std::string>&)> answer) {
-        AgentLink::ReceiveOrder paced = order;
-        paced.uplinkPaceBytesPerSecond = paces[i];
-        paced.downlinkPaceBytesPerSecond = downPaces[i];
-        link.receive(paced, answer);
+      [this, &order, &agents, maxRate = request.maxRateBytesPerSecond](
+          AgentLink& link, std::size_t i, std::function<void(const Result<std::string>&)> answer) {
+        link.receive(pacedFor(order, coordinator_.pacing(), agents[i], maxRate), answer);
       },
       [this, held, started = std::move(started)](std::vector<Result<std::string>> answers) {
         prepared(std::move(*held), std::move(answers), started);
