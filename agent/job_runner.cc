@@ -212,7 +212,7 @@ void JobRunner::joinFinishedWorkers() {
 void JobRunner::runCommandOf(const Task& task, int in, int out, const std::string& errPath, int err,
                              TaskOutcome& outcome) {
   Worker worker{this, task.resultToken};
-  const conf::JobsConfig& jobs = policy_.jobs();
+  const conf::JobsConfig& jobs = task.jobs;
   CommandSpec spec{task.program, task.argv, in, out, err, jobs.limits, jobs.nice, jobs.idle};
   CommandOutcome run = runCommand(spec, {&worker, &Worker::started, &Worker::ended});
   outcome.exitCode = run.exitCode;
@@ -287,7 +287,7 @@ LaterResult<TaskOutcome> JobRunner::run(std::vector<std::string> inputs, std::ve
     refused.ended = program.error();
     return held(Result<TaskOutcome>(refused));
   }
-  Task task{{}, std::move(argv), *program, resultToken, pathFor(resultToken), computeFactor};
+  Task task{{}, std::move(argv), *program, resultToken, pathFor(resultToken), computeFactor, policy_.jobs()};
   for (const auto& token : inputs) {
     auto it = files_.find(token);
     if (it == files_.end() || fetching_.count(token))

@@ -56,6 +56,9 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
   // Job files live in `<dataRoot>/.hnow-jobs`; `policy` says which commands
   // run and how; `peer` names hnowd in the log ("hnowd at host:port").
   JobRunner(Receiver& receiver, std::string dataRoot, JobPolicy policy, std::string peer);
+  // The owner's [jobs] read again (SIGHUP): commands asked from now on are
+  // allowed and limited by it; those running keep theirs.
+  void setPolicy(JobPolicy policy) { policy_ = std::move(policy); }
   // Kills running commands and joins their threads.
   ~JobRunner();
   JobRunner(const JobRunner&) = delete;
@@ -128,6 +131,9 @@ class JobRunner final : private kj::TaskSet::ErrorHandler {
     std::string resultToken;
     std::string resultPath;
     double computeFactor = 1.0;
+    // The owner's [jobs] as the task began: a reload (setPolicy) while it
+    // runs changes the next task's, not this one's limits.
+    conf::JobsConfig jobs;
   };
   // On the worker thread: the command over the task's inputs, its result
   // kept at resultPath, stretched by the emulated compute factor.

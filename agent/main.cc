@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "agent/agent_runtime.h"
+#include "agent/config_reload.h"
 #include "agent/startup_sweep.h"
 #include "conf/runtime_config.h"
 #include "transport/auth.h"
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hnow-agent: %s\n", config.error().text().c_str());
     return 2;
   }
-  transport::setupLogging("hnow-agent", config->logLevel);
+  transport::setupLogging("hnow-agent", config->logLevel, config->logFormat);
   std::error_code error;
   std::filesystem::create_directories(config->dataDir, error);
   if (error) {
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   // Signals are captured before any thread exists, so only the kj loop sees them.
   kj::UnixEventPort::captureSignal(SIGTERM);
   kj::UnixEventPort::captureSignal(SIGINT);
+  kj::UnixEventPort::captureSignal(SIGHUP);  // reload [jobs] and log_level (agent/config_reload.h)
   try {
     auto io = kj::setupAsyncIo();
     hnow::SteadyClock clock;
@@ -79,6 +81,9 @@ int main(int argc, char** argv) {
                                 io.provider->getTimer(), clock, tls->get() ? &(*tls)->context() : nullptr);
     runtime.onRegistered([&config]() { transport::notifyReady("registered with " + config->coordinator); });
     auto watchdog = transport::feedWatchdog(io.provider->getTimer()).eagerlyEvaluate(nullptr);
+    auto reloading =
+        agent::reloadAgentOnHangup(io.unixEventPort, config.value(), [&runtime] { return runtime.jobs(); },
+                                   args->configPath).eagerlyEvaluate(nullptr);
     auto running = runtime.run().eagerlyEvaluate([](kj::Exception&& e) {
       spdlog::error("agent loop failed: {}", e.getDescription().cStr());
     });

@@ -83,6 +83,14 @@ std::string readLogLevel(TableReader& t) {
   return t.optionalChoice("log_level", logLevels()).value_or("info");
 }
 
+// "text": a line a person reads (and journald files by its <N> priority);
+// "json": an object per line with the operation, agent and peer as fields,
+// for a log shipper (transport/log_setup.h).
+std::string readLogFormat(TableReader& t) {
+  static const std::vector<std::string> formats{"text", "json"};
+  return t.optionalChoice("log_format", formats).value_or("text");
+}
+
 // Names appear in logs, paths and the status table: keep them plain.
 std::string readAgentName(TableReader& t) {
   auto name = t.optionalString("name");
@@ -167,7 +175,7 @@ BandwidthLimits readLimits(TableReader& t) {
 
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_port", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
-               "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "max_unauthenticated",
+               "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "log_format", "max_unauthenticated",
                "max_unauthenticated_per_host", "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
@@ -186,6 +194,7 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
                                     "seconds > 0 and at most 3600");
   c.ewmaWeight = readBounded(t, "ewma_weight", c.ewmaWeight, 0, 1, "a weight > 0 and at most 1");
   c.logLevel = readLogLevel(t);
+  c.logFormat = readLogFormat(t);
   if (auto n = t.optionalInteger("max_unauthenticated")) {
     if (*n < 1 || *n > 100000)
       t.failAt("max_unauthenticated", "'max_unauthenticated' must be from 1 to 100000, not " +
@@ -233,7 +242,7 @@ EmulateConfig readEmulate(TableReader& t) {
 
 AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"name", "site", "coordinator", "data_port", "data_dir", "key_file", "coordinator_key", "secret_file", "roots",
-               "max_unauthenticated_per_host", "probe_interval_s", "heartbeat_interval_s", "log_level", "emulate", "tls", "limits", "jobs"});
+               "max_unauthenticated_per_host", "probe_interval_s", "heartbeat_interval_s", "log_level", "log_format", "emulate", "tls", "limits", "jobs"});
   AgentConfig a;
   a.name = readAgentName(t);
   a.site = t.optionalString("site").value_or(a.site);
@@ -253,6 +262,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
   a.heartbeatIntervalSeconds = readBounded(t, "heartbeat_interval_s", a.heartbeatIntervalSeconds,
                                            0, 60, "seconds > 0 and at most 60");
   a.logLevel = readLogLevel(t);
+  a.logFormat = readLogFormat(t);
   if (auto emulate = t.subTable("emulate")) a.emulate = readEmulate(*emulate);
   if (auto tls = t.subTable("tls")) a.tls = readTls(*tls, baseDir, true);
   if (auto limits = t.subTable("limits")) a.limits = readLimits(*limits);

@@ -53,6 +53,7 @@ struct CoordinatorConfig {
   double driftDwellSeconds = 2.0;      // ...that lasts this long is drift
   double ewmaWeight = 0.3;             // weight of a real transfer's rate
   std::string logLevel = "info";
+  std::string logFormat = "text";      // text | json (transport/log_setup.h)
   int maxUnauthenticated = 64;         // connections waiting to log in
   double loginTimeoutSeconds = 10.0;   // ...each for at most this long
   // ...one address's share of them once all are taken; also of the data
@@ -105,6 +106,7 @@ struct AgentConfig {
   double probeIntervalSeconds = 60.0;
   double heartbeatIntervalSeconds = 0.5;
   std::string logLevel = "info";
+  std::string logFormat = "text";      // text | json (transport/log_setup.h)
   EmulateConfig emulate;
   TlsConfig tls;
   // [limits]: what hnow may use of this node's links (docs/bandwidth-limits.md).

@@ -97,8 +97,11 @@ interface ClientSession @0x86761ec34b694686 {
   # `name` "" lets it enroll under any free name.
   revokeAgent @17 (name :Text) -> (closed :UInt32);
   # The agent's key refused from now on and its sessions closed.
-  approveAgent @18 (name :Text) -> (key :Text);
-  # Binds the key a pending agent asked with to its name.
+  approveAgent @18 (name :Text, expectedKey :Text) -> (key :Text);
+  # Binds the key a pending agent asked with to its name. `expectedKey`,
+  # when not "", is the key the operator was shown (`hnow agent approve`
+  # shows each fingerprint first): refused if the agent now asks with
+  # another, so a key swapped in between is never the one approved.
   agentKeys @19 () -> (keys :List(AgentKeyEntry));
   acknowledgeAgent @20 (name :Text) -> (hosts :List(Text));
   # `hnow agent ack`: the flag of the agent's key taking turns between two

@@ -110,15 +110,6 @@ int runAgentRevokeCommand(const std::string& configPath, const std::string& name
   });
 }
 
-int runAgentApproveCommand(const std::string& configPath, const std::string& name) {
-  return withClient(configPath, "agent approve", [&](CoordinatorClient& client, auto fail) {
-    auto key = client.approveAgent(name);
-    if (!key) return fail(key.error());
-    std::printf("agent %s approved with key %s; it logs in at its next try\n", name.c_str(), key->c_str());
-    return 0;
-  });
-}
-
 int runAgentAckCommand(const std::string& configPath, const std::string& name) {
   return withClient(configPath, "agent ack", [&](CoordinatorClient& client, auto fail) {
     auto hosts = client.acknowledgeAgent(name);

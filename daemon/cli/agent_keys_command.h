@@ -1,7 +1,9 @@
 #pragma once
 // `hnow key new`, `hnow agent token | revoke | approve | ack | keys`
 // (docs/security.md): making keys, and enrolling and cutting off agents.
+#include <cstdio>
 #include <string>
+#include <vector>
 
 namespace hnow::cli {
 
@@ -17,7 +19,15 @@ struct TokenBatch {
 int runAgentTokenCommand(const std::string& configPath, const std::string& name, double ttlSeconds,
                          const TokenBatch& batch = {});
 int runAgentRevokeCommand(const std::string& configPath, const std::string& name);
-int runAgentApproveCommand(const std::string& configPath, const std::string& name);
+// `hnow agent approve NAME... | --all [--yes]` (cli/agent_approve_command.cc):
+// shows each pending agent's key, then approves it; --all asks first at a
+// terminal (read from `answers`), and needs --yes elsewhere.
+struct ApproveChoice {
+  std::vector<std::string> names;
+  bool all = false;
+  bool yes = false;
+};
+int runAgentApproveCommand(const std::string& configPath, const ApproveChoice& choice, std::FILE* answers = stdin);
 // Clears the flag of an agent's key logging in from two hosts by turns.
 int runAgentAckCommand(const std::string& configPath, const std::string& name);
 int runAgentKeysCommand(const std::string& configPath);

@@ -171,10 +171,11 @@ Reply<unsigned> CoordinatorClient::revokeAgent(const std::string& name) {
   return s.wait(request.send().then([](auto response) { return static_cast<unsigned>(response.getClosed()); }));
 }
 
-Reply<std::string> CoordinatorClient::approveAgent(const std::string& name) {
+Reply<std::string> CoordinatorClient::approveAgent(const std::string& name, const std::string& expectedKey) {
   auto& s = *state_;
   auto request = s.session->approveAgentRequest();
   request.setName(name);
+  request.setExpectedKey(expectedKey);
   return s.wait(request.send().then([](auto response) { return std::string(response.getKey()); }));
 }
 

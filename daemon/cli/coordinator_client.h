@@ -52,7 +52,7 @@ class CoordinatorClient {
   // a pending agent (its key); every known key.
   Reply<std::pair<std::string, double>> agentToken(const std::string& name, double ttlSeconds);
   Reply<unsigned> revokeAgent(const std::string& name);
-  Reply<std::string> approveAgent(const std::string& name);
+  Reply<std::string> approveAgent(const std::string& name, const std::string& expectedKey = "");
   // The two hosts whose turns were flagged, no longer shown.
   Reply<std::pair<std::string, std::string>> acknowledgeAgent(const std::string& name);
   struct AgentKey {

@@ -46,6 +46,7 @@ struct CommandLine {
   CLI::App* tokenCommand = nullptr;
   CLI::App* revokeCommand = nullptr;
   CLI::App* approveCommand = nullptr;
+  hnow::cli::ApproveChoice approve;
   CLI::App* ackCommand = nullptr;
   CLI::App* keysCommand = nullptr;
   std::string keyAgent;
@@ -126,9 +127,11 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.revokeCommand = agentCommand->add_subcommand(
       "revoke", "Cut an agent off at once: its sessions closed, its key refused from now on");
   c.revokeCommand->add_option("name", c.keyAgent, "Agent name")->required();
-  c.approveCommand =
-      agentCommand->add_subcommand("approve", "Enroll the key a pending agent asked with (see agent keys)");
-  c.approveCommand->add_option("name", c.keyAgent, "Agent name")->required();
+  c.approveCommand = agentCommand->add_subcommand(
+      "approve", "Enroll the keys pending agents asked with, each shown first (see agent keys)");
+  c.approveCommand->add_option("names", c.approve.names, "Agent names");
+  c.approveCommand->add_flag("--all", c.approve.all, "Every pending agent (asks first at a terminal)");
+  c.approveCommand->add_flag("--yes,-y", c.approve.yes, "Do not ask (needed with --all when not at a terminal)");
   c.ackCommand = agentCommand->add_subcommand(
       "ack", "Clear the flag of an agent whose key logs in from two hosts by turns, once both are known to be its");
   c.ackCommand->add_option("name", c.keyAgent, "Agent name")->required();
@@ -329,7 +332,7 @@ int dispatch(CommandLine& c) {
   if (c.tokenCommand->parsed())
     return hnow::cli::runAgentTokenCommand(c.clientConfig, c.keyAgent, c.tokenTtlSeconds, c.tokenBatch);
   if (c.revokeCommand->parsed()) return hnow::cli::runAgentRevokeCommand(c.clientConfig, c.keyAgent);
-  if (c.approveCommand->parsed()) return hnow::cli::runAgentApproveCommand(c.clientConfig, c.keyAgent);
+  if (c.approveCommand->parsed()) return hnow::cli::runAgentApproveCommand(c.clientConfig, c.approve);
   if (c.ackCommand->parsed()) return hnow::cli::runAgentAckCommand(c.clientConfig, c.keyAgent);
   if (c.keysCommand->parsed()) return hnow::cli::runAgentKeysCommand(c.clientConfig);
   c.opsRecord.configPath = c.clientConfig;

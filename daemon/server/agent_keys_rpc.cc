@@ -107,7 +107,7 @@ kj::Promise<void> ClientSessionServer::approveAgent(ApproveAgentContext context)
   requireFull("approve an agent");
   AgentKeys& keys = keysOf(operator_);
   std::string name = context.getParams().getName();
-  auto key = keys.approve(name, operator_.clock->wallNow());
+  auto key = keys.approve(name, operator_.clock->wallNow(), context.getParams().getExpectedKey());
   if (!key) transport::refuse(key.error().message);
   spdlog::info("operator {} approved agent {} with key {}", operator_.name, name, key->substr(8, 12));
   context.getResults().setKey(*key);

@@ -142,7 +142,7 @@ kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream,
                                               kj::TimePoint deadline, kj::Own<void> counted,
                                               kj::Promise<void> evicted) {
   auto login = kj::newPromiseAndFulfiller<void>();
-  auto cut = kj::newPromiseAndFulfiller<void>();  // `hnow agent revoke` closes the connection
+  auto cut = kj::newPromiseAndFulfiller<void>();  // `hnow agent revoke`, or a reload withdrawing an operator
   const std::string host = addressOf(peer);
   ChallengeBudget budget = [this, host]() { return mayChallenge(host); };
   auto gate = kj::heap<GateServer>(coordinator_, trust_, tasks_, peer, kj::mv(login.fulfiller), services_,
@@ -171,7 +171,9 @@ kj::Promise<void> ControlServer::serveSecured(kj::Own<kj::AsyncIoStream> stream,
         }
         if (outcome == LoginOutcome::kEnded || outcome == LoginOutcome::kEvicted) return kj::READY_NOW;
         return ended.addBranch().exclusiveJoin(cut.then([peer]() {
-          spdlog::warn("closed the connection from {}: its agent was revoked", peer);
+          spdlog::warn("closed the connection from {}: what it logged in as was withdrawn (an agent revoked, or an "
+                       "operator removed or changed by a reload of hnowd's config)",
+                       peer);
         }));
       })
       .attach(kj::mv(connection));

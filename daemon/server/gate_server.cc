@@ -5,6 +5,7 @@
 
 #include "base/hex.h"
 #include "base/host_key.h"
+#include "base/log_context.h"
 #include "base/peer_slots.h"
 #include "base/printable.h"
 #include "conf/trust_config.h"
@@ -35,6 +36,12 @@ GateServer::GateServer(Coordinator& coordinator, const Trust& trust, kj::TaskSet
                        kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> cut, ChallengeBudget budget)
     : coordinator_(coordinator), trust_(trust), tasks_(tasks), peer_(std::move(peer)), services_(services),
       onLogin_(kj::mv(loggedIn)), cut_(kj::mv(cut)), budget_(std::move(budget)) {}
+
+capnp::Capability::Server::DispatchCallResult GateServer::dispatchCall(
+    uint64_t interfaceId, uint16_t methodId, capnp::CallContext<capnp::AnyPointer, capnp::AnyPointer> context) {
+  LogScope scope(LogFields{0, {}, peer_});
+  return wire::Gate::Server::dispatchCall(interfaceId, methodId, context);
+}
 
 GateServer::~GateServer() {
   // A connection that never asked for a challenge is an idle one: closed at
@@ -114,6 +121,10 @@ kj::Promise<void> GateServer::loginOperator(LoginOperatorContext context) {
                          " (another key, or a signature replayed from another connection)");
   loggedIn();
   spdlog::debug("operator {} ({}) logged in from {}", name, entry->readOnly ? "read-only" : "full rights", peer_);
+  KJ_IF_MAYBE(cut, cut_) {  // a reload that withdraws the operator closes this connection
+    if (trust_.cuts) trust_.cuts->add(SessionCuts::ofOperator(name), kj::mv(*cut));
+    cut_ = nullptr;
+  }
   auto results = context.getResults();
   results.setSession(kj::heap<ClientSessionServer>(coordinator_, services_, peer_,
                                                    Operator{name, entry->readOnly, trust_.agents, trust_.cuts,
@@ -224,7 +235,7 @@ kj::Promise<void> GateServer::loginAgentKey(LoginAgentKeyContext context) {
   }
   SessionId session = coordinator_.attach(
       std::move(registration), makeRpcAgentLink(params.getControl(), tasks_, name));
-  context.getResults().setSession(kj::heap<AgentSessionServer>(coordinator_, session, name));
+  context.getResults().setSession(kj::heap<AgentSessionServer>(coordinator_, session, name, peer_));
   context.getResults().setInstance(coordinator_.instance());
   return kj::READY_NOW;
 }

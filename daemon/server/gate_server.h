@@ -34,6 +34,9 @@ class GateServer final : public wire::Gate::Server {
   ~GateServer();
 
  protected:
+  // Every call runs with the connection's peer as the log's field (base/log_context.h).
+  DispatchCallResult dispatchCall(uint64_t interfaceId, uint16_t methodId,
+                                  capnp::CallContext<capnp::AnyPointer, capnp::AnyPointer> context) override;
   kj::Promise<void> challenge(ChallengeContext context) override;
   kj::Promise<void> loginAgent(LoginAgentContext context) override;
   kj::Promise<void> loginClient(LoginClientContext context) override;

@@ -21,6 +21,7 @@
 #include "conf/runtime_config.h"
 #include "core/coordinator.h"
 #include "core/links/survey_runner.h"
+#include "server/config_reload.h"
 #include "server/control_server.h"
 #include "server/coordinator_options.h"
 #include "server/tick_loop.h"
@@ -133,7 +134,8 @@ Result<std::string> startDataPlane(transport::data::DataPlane& plane, const conf
 // Listens for agents and clients until SIGTERM or SIGINT; 0, or the exit
 // code of what failed.
 int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, const conf::CoordinatorConfig& config,
-                      daemon::Ticked ticked, const std::filesystem::path& addressFile) {
+                      daemon::Ticked ticked, const std::filesystem::path& addressFile, daemon::Reloadable& reloadable,
+                      const std::string& configPath) {
   auto address = io.provider->getNetwork().parseAddress(config.listen).wait(io.waitScope);
   auto receiver = address->listen();
   std::string bound = hostOf(config.listen) + ":" + std::to_string(receiver->getPort());
@@ -149,6 +151,7 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
     spdlog::error("accepting connections failed: {}", e.getDescription().cStr());
   });
   auto ticking = daemon::tickEvery(io.provider->getTimer(), ticked).eagerlyEvaluate(nullptr);
+  auto reloading = daemon::reloadOnHangup(io.unixEventPort, reloadable, configPath).eagerlyEvaluate(nullptr);
   auto stop = io.unixEventPort.onSignal(SIGTERM).exclusiveJoin(io.unixEventPort.onSignal(SIGINT));
   siginfo_t signal = stop.wait(io.waitScope);
   transport::notifyStopping();
@@ -300,7 +303,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::SendService sends(coordinator, source, dataAddress, clock, transport::data::kChunkBytes, configuredUplink,
                             transport::freshToken);
   // What a send reads on this host, the sends owed to agents included, is read as [send] roots allowed it.
-  sends.pinSourcesWith([roots = config.sendRoots](const std::string& path) { return daemon::pinSendSource(roots, path); });
+  // Both root lists are shared with what reads them, so that a reload (SIGHUP) changes them for all.
+  daemon::LiveRoots sendRoots(config.sendRoots), runRoots(config.runRoots);
+  sends.pinSourcesWith([sendRoots](const std::string& path) { return daemon::pinSendSource(sendRoots.get(), path); });
   const daemon::SendStarter startSend = daemon::startOn(sends);
   daemon::OwedSends owed(coordinator, *store, clock, startSend);
   if (auto restored = owed.restore(); !restored)
@@ -315,7 +320,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     owed.ended(end);
   });
   daemon::ManifestService manifests(coordinator, clock, transport::data::kChunkBytes, transport::freshToken);
-  daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", config.runRoots);
+  daemon::PosixRunFiles runFiles(config.dataDir + "/jobs", runRoots);
   // A step a job must not take inside the call that caused it waits for the next turn of the loop.
   auto nextTurn = [](std::function<void()> f) { kj::evalLater(kj::mv(f)).detach([](kj::Exception&&) {}); };
   daemon::JobService jobs(coordinator, source, runFiles, dataAddress, clock, nextTurn, transport::freshToken, configuredUplink,
@@ -339,11 +344,12 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   daemon::ControlServer server(coordinator, trust, io.provider->getTimer(), limits,
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
-                                                config.sendRoots, &source, portOf(dataAddress), nullptr, {}, &underWay});
+                                                sendRoots, &source, portOf(dataAddress), nullptr, {}, &underWay});
 
   daemon::Ticked ticked{coordinator, surveys, jobs, owed, underWay, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
   daemon::evaluateCaps(ticked);
-  return serveUntilStopped(io, server, config, ticked, addressFile);
+  daemon::Reloadable reloadable{trust, sendRoots, runRoots, config};
+  return serveUntilStopped(io, server, config, ticked, addressFile, reloadable, configPath);
 }
 
 }  // namespace
@@ -370,7 +376,7 @@ int main(int argc, char** argv) {
     }
     secret.emplace(std::move(*loaded.secret));
   }
-  transport::setupLogging("hnowd", config->logLevel);
+  transport::setupLogging("hnowd", config->logLevel, config->logFormat);
   std::error_code error;
   std::filesystem::create_directories(config->dataDir, error);
   if (error) {
@@ -381,6 +387,7 @@ int main(int argc, char** argv) {
 
   kj::UnixEventPort::captureSignal(SIGTERM);
   kj::UnixEventPort::captureSignal(SIGINT);
+  kj::UnixEventPort::captureSignal(SIGHUP);  // reload the config (server/config_reload.h)
   try {
     return run(*config, configPath, secret ? &*secret : nullptr, addressFile, newState);
   } catch (const kj::Exception& e) {

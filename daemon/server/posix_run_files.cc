@@ -15,7 +15,7 @@ namespace hnow::daemon {
 
 namespace fs = std::filesystem;
 
-PosixRunFiles::PosixRunFiles(std::string jobsDir, std::vector<std::string> roots)
+PosixRunFiles::PosixRunFiles(std::string jobsDir, LiveRoots roots)
     : jobsDir_(std::move(jobsDir)), roots_(std::move(roots)), workFiles_(posixEnv()) {}
 
 namespace {
@@ -56,7 +56,7 @@ class PosixRunInput final : public RunInput {
 }  // namespace
 
 Result<std::shared_ptr<const RunInput>> PosixRunFiles::openInput(const std::string& input) {
-  auto opened = openRunInput(roots_, input);
+  auto opened = openRunInput(roots_.get(), input);
   if (!opened) return opened.error();
   const int fd = opened.value();
   struct stat info {};
@@ -80,7 +80,7 @@ Result<OutputDir> PosixRunFiles::outputDir(std::uint64_t job, const std::string&
     out.path = out.dir->pathOf(out.name);
     return out;  // inside jobs/ already: the sweep empties it
   }
-  auto confined = openRunOutputDir(roots_, output);
+  auto confined = openRunOutputDir(roots_.get(), output);
   if (!confined) return confined.error();
   const auto& [dir, dirPath, name] = confined.value();
   out.dir = posixEnvAt(dir, dirPath);

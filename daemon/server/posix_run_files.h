@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "core/jobs/run_files.h"
+#include "server/live_roots.h"
 
 namespace hnow::daemon {
 
 class PosixRunFiles final : public RunFiles {
  public:
-  PosixRunFiles(std::string jobsDir, std::vector<std::string> roots);
+  PosixRunFiles(std::string jobsDir, LiveRoots roots);
   Result<std::shared_ptr<const RunInput>> openInput(const std::string& input) override;
   Result<OutputDir> outputDir(std::uint64_t job, const std::string& output) override;
   Result<std::string> makeWorkDir(std::uint64_t job) override;
@@ -22,7 +23,7 @@ class PosixRunFiles final : public RunFiles {
 
  private:
   std::string jobsDir_;
-  std::vector<std::string> roots_;
+  LiveRoots roots_;
   std::unique_ptr<Env> workFiles_;
 };
 

@@ -11,6 +11,7 @@
 #include "api/send_status_wire.h"
 #include "api/tree_status_wire.h"
 #include "base/hex.h"
+#include "base/log_context.h"
 #include "server/link_values.h"
 #include "server/send_paths.h"
 #include "transport/held_lists_wire.h"
@@ -31,8 +32,20 @@
 namespace hnow::daemon {
 
 AgentSessionServer::AgentSessionServer(Coordinator& coordinator, SessionId session,
-                                       std::string name)
-    : coordinator_(coordinator), session_(session), name_(std::move(name)) {}
+                                       std::string name, std::string peer)
+    : coordinator_(coordinator), session_(session), name_(std::move(name)), peer_(std::move(peer)) {}
+
+capnp::Capability::Server::DispatchCallResult AgentSessionServer::dispatchCall(
+    uint64_t interfaceId, uint16_t methodId, capnp::CallContext<capnp::AnyPointer, capnp::AnyPointer> context) {
+  LogScope scope(LogFields{0, name_, peer_});
+  return wire::AgentSession::Server::dispatchCall(interfaceId, methodId, context);
+}
+
+capnp::Capability::Server::DispatchCallResult ClientSessionServer::dispatchCall(
+    uint64_t interfaceId, uint16_t methodId, capnp::CallContext<capnp::AnyPointer, capnp::AnyPointer> context) {
+  LogScope scope(LogFields{0, {}, peer_});
+  return wire::ClientSession::Server::dispatchCall(interfaceId, methodId, context);
+}
 
 AgentSessionServer::~AgentSessionServer() {
   spdlog::info("agent {} disconnected", name_);
@@ -120,7 +133,7 @@ kj::Promise<void> ClientSessionServer::send(SendContext context) {
   } else if (!request.uploadKey.empty()) {  // hnowd's kept copy of the client's file: sees answered kept
     request.uploadedFrom = request.path;
     request.uploadKey = keptKey(request.uploadKey);
-  } else if (auto pinned = pinSendSource(sendRoots_, request.path); !pinned) {
+  } else if (auto pinned = pinSendSource(sendRoots_.get(), request.path); !pinned) {
     spdlog::warn("refused a send from {}: {}", peer_, pinned.error().message);
     transport::refuse(pinned.error().message);
   } else {
@@ -150,7 +163,7 @@ kj::Promise<void> ClientSessionServer::sees(SeesContext context) {
   struct stat info {};
   const std::string path = params.getPath();
   // Outside [send] roots hnowd does not look: the client uploads the file.
-  auto pinned = pinSendSource(sendRoots_, path);
+  auto pinned = pinSendSource(sendRoots_.get(), path);
   if (!pinned) {
     context.getResults().setSame(false);
     context.getResults().setWhy(refusalOnly(pinned.error().message));
@@ -173,7 +186,7 @@ kj::Promise<void> ClientSessionServer::seesTree(SeesTreeContext context) {
   const auto listing = params.getListing();
   if (listing.size() != 32) transport::refuse("a tree's listing digest is 32 bytes");
   const std::string hex = hexOf(listing.begin(), listing.size());
-  auto pinned = pinSendSource(sendRoots_, params.getPath());
+  auto pinned = pinSendSource(sendRoots_.get(), params.getPath());
   if (!pinned) {  // the client uploads the tree
     context.getResults().setSame(false);
     context.getResults().setWhy(refusalOnly(pinned.error().message));

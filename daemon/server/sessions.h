@@ -7,6 +7,7 @@
 
 #include "api/coordinator_status.h"
 #include "core/coordinator.h"
+#include "server/live_roots.h"
 #include "server/progress_follow.h"
 #include "server/served_outputs.h"
 #include "server/trust.h"
@@ -22,10 +23,14 @@ namespace hnow::daemon {
 // the connection ended) detaches the session from the coordinator.
 class AgentSessionServer final : public wire::AgentSession::Server {
  public:
-  AgentSessionServer(Coordinator& coordinator, SessionId session, std::string name);
+  // `peer` (host:port) the connection it came on, for the logs.
+  AgentSessionServer(Coordinator& coordinator, SessionId session, std::string name, std::string peer = "");
   ~AgentSessionServer();
 
  protected:
+  // Every call runs with the agent and its peer as the log's fields (base/log_context.h).
+  DispatchCallResult dispatchCall(uint64_t interfaceId, uint16_t methodId,
+                                  capnp::CallContext<capnp::AnyPointer, capnp::AnyPointer> context) override;
   kj::Promise<void> heartbeat(HeartbeatContext context) override;
   kj::Promise<void> reportRates(ReportRatesContext context) override;
   kj::Promise<void> ping(PingContext context) override;
@@ -36,6 +41,7 @@ class AgentSessionServer final : public wire::AgentSession::Server {
   Coordinator& coordinator_;
   SessionId session_;
   std::string name_;
+  std::string peer_;
 };
 
 class SendService;
@@ -53,7 +59,7 @@ struct Services {
   SurveyRunner* surveys = nullptr;       // hnow measure, and status's "surveying"
   OwedSends* owed = nullptr;             // hnow send --until-all, and status's "owed"
   std::string uploadDir;                 // where clients' uploads go; empty: none taken
-  std::vector<std::string> sendRoots{};  // where hnow send may read on hnowd's host (server/send_paths.h)
+  LiveRoots sendRoots{};                 // where hnow send may read on hnowd's host (server/send_paths.h)
   SourcePlane* uploadPlane = nullptr;    // receives clients' uploads (server/uploads.h) and serves them
                                          // runs' results (server/served_outputs.h); null: neither
   int dataPort = 0;                      // hnowd's data plane, which clients dial to upload or fetch a result
@@ -90,6 +96,9 @@ class ClientSessionServer final : public wire::ClientSession::Server {
         underWay_(services.underWay) {}
 
  protected:
+  // Every call runs with the client's peer as the log's field (base/log_context.h).
+  DispatchCallResult dispatchCall(uint64_t interfaceId, uint16_t methodId,
+                                  capnp::CallContext<capnp::AnyPointer, capnp::AnyPointer> context) override;
   // server/coordinator_session.cc, with setEmulatedRates, forgetAgent and operations.
   kj::Promise<void> status(StatusContext context) override;
   kj::Promise<void> setEmulatedRates(SetEmulatedRatesContext context) override;
@@ -154,7 +163,7 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   JobService* jobs_;
   SurveyRunner* surveys_;
   OwedSends* owed_;
-  std::vector<std::string> sendRoots_;
+  LiveRoots sendRoots_;
   std::string peer_;
   Operator operator_;
   std::shared_ptr<UploadShelf> uploads_;

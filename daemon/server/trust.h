@@ -24,9 +24,13 @@ struct OperatorEntry {
 };
 
 // The connections of logged-in agents by name, so that `hnow agent
-// revoke` closes them at once.
+// revoke` closes them at once, and of operators (ofOperator), so that a
+// reload that removes one or changes its key or rights closes its sessions.
 class SessionCuts {
  public:
+  // The name an operator's connections are kept under: apart from agents'
+  // names, which hold no space.
+  static std::string ofOperator(const std::string& name) { return "operator " + name; }
   void add(const std::string& name, kj::Own<kj::PromiseFulfiller<void>> cut);
   // Closes every connection of `name`; returns how many were open.
   unsigned cut(const std::string& name);

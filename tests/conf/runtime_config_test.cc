@@ -126,8 +126,8 @@ TEST_CASE("hnowd's [survey] table is read and bounded, each bad value named with
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
-        "agents, data_dir, data_port, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_level, "
-        "login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
+        "agents, data_dir, data_port, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_format, "
+        "log_level, login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
         "secret_file, send, survey, tls, uplink_mbps)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
@@ -142,6 +142,8 @@ TEST_CASE("bad values are refused with their position") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_threshold = 0\n").rfind("hnowd.toml:3:19:", 0) == 0);
   CHECK(coordinatorError(kCoordinatorBase + "log_level = \"loud\"\n")
             .find("unknown log_level 'loud'") != std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "log_format = \"xml\"\n").find("log_format 'xml'") != std::string::npos);
+  CHECK(coordinatorError(kCoordinatorBase + "log_format = \"json\"\n") == "");
   CHECK(coordinatorError(kCoordinatorBase + "lost_timeout_s = \"3\"\n")
             .find("must be a number, not a string") != std::string::npos);
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "base/log_context.h"
 #include "conf/run_request.h"
 #include "core/jobs/job_plan.h"
 #include "core/jobs/job_run.h"
@@ -23,8 +24,9 @@ struct JobService::Actions final : JobActions {
     const auto k = static_cast<std::size_t>(a.share);
     if (!job.shareHashed[k]) return job.servesWaiting[k].push_back(id);  // served once its digest is taken
     AgentLink* link = service.coordinator_.link(a.agent);
-    auto answer = [this, id, keep = job.self()](const Result<void>& served) {
+    auto answer = [this, id, agent = a.agent, keep = job.self()](const Result<void>& served) {
       if (job.finished) return;
+      LogScope scope(LogFields{job.record, agent, {}});
       job.run->served(id, served);
       service.advance(job);
     };
@@ -54,6 +56,7 @@ struct JobService::Actions final : JobActions {
     auto answer = [this, id, agent = a.agent, share = a.share,
                    keep = job.self()](const Result<AgentLink::JobTaskAnswer>& result) {
       if (job.finished) return;
+      LogScope scope(LogFields{job.record, agent, {}});
       if (!result) {
         job.run->computed(id, 0.0, result.error());
       } else {
@@ -83,8 +86,10 @@ struct JobService::Actions final : JobActions {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
     auto& data = job.attempts[id];
     service.fetchResult(job, a.agent, data.resultToken, data.result.size, data.result.sha256,
-                        "result-" + std::to_string(id), [this, id, keep = job.self()](const Result<std::string>& path) {
+                        "result-" + std::to_string(id),
+                        [this, id, agent = a.agent, keep = job.self()](const Result<std::string>& path) {
                           if (job.finished) return;
+                          LogScope scope(LogFields{job.record, agent, {}});
                           if (path) job.attempts[id].path = *path;
                           job.run->collected(id, path ? Result<void>() : path.error());
                           service.advance(job);
@@ -354,6 +359,7 @@ void JobService::tick() {
   for (auto& [id, owned] : jobs_) {
     Job& job = *owned;
     if (job.finished) continue;
+    LogScope scope(operationField(job.record));
     for (const auto& agent : job.agents) {
       // Against the login each order went to, not the last look: a login
       // between the job's first order and JobService's first look counts.

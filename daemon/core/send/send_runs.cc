@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "base/log_context.h"
 #include "core/links/hosts.h"
 #include "core/links/trunk_survey.h"
 #include "core/operation_records.h"
@@ -49,8 +50,10 @@ void SendRuns::transferReport(const std::string& agent, const std::string& token
                                  const TransferReport& report) {
   auto owner = operationOfToken_.find(token);
   if (owner == operationOfToken_.end()) return;  // still preparing
-  const std::uint64_t id = owner->second;
-  RunningSend& running = *operations_.at(id);
+  RunningSend& running = *operations_.at(owner->second);
+  // Its lines name the send by the id `hnow ops` shows, and carry it as a field.
+  const OperationId id = running.record;
+  LogScope scope(LogFields{id, agent, {}});
   if (report.state == TransferReport::State::kFailed)
     spdlog::warn("send {}: {} failed: {}", id, agent, report.message);
   if (report.state == TransferReport::State::kDone && report.tree && running.packed)
@@ -66,7 +69,7 @@ void SendRuns::transferReport(const std::string& agent, const std::string& token
       spdlog::warn("send {}: {} cannot connect to {} ({}); {} feeds nobody in this send", id, agent, parent,
                    report.message, parent);
     }
-    logReplan(id, *running.operation);
+    logReplan(running);
   }
   if (report.state == TransferReport::State::kParentCorrupt) {
     const std::vector<RelayFault> faults = running.operation->takeRelayFaults();
@@ -75,7 +78,7 @@ void SendRuns::transferReport(const std::string& agent, const std::string& token
       spdlog::warn("send {}: {} got bytes that differ from the source's at byte {} ({})", id, agent, report.bytes,
                    report.message);
     for (const std::string& line : coordinator_.relayFaultsCaught("send", id, faults)) spdlog::warn("{}", line);
-    logReplan(id, *running.operation);
+    logReplan(running);
   }
   endIfFinished(running);
 }
@@ -88,9 +91,10 @@ void SendRuns::tick() {
 void SendRuns::agentGone(const std::string& agent) {
   for (auto& [id, running] : operations_) {
     if (running->released) continue;
+    LogScope scope(LogFields{running->record, agent, {}});
     if (running->sourceAgent == agent) {
       // No other node holds the whole file to take its place.
-      spdlog::warn("send {}: {}, which served the file, lost", id, agent);
+      spdlog::warn("send {}: {}, which served the file, lost", running->record, agent);
       TransferReport failed;
       failed.state = TransferReport::State::kFailed;
       failed.message = "the agent serving the file, " + agent + ", was lost; send it again";
@@ -99,9 +103,9 @@ void SendRuns::agentGone(const std::string& agent) {
       continue;
     }
     if (!running->operation->involves(agent)) continue;
-    spdlog::warn("send {}: agent {} lost; its children move", id, agent);
+    spdlog::warn("send {}: agent {} lost; its children move", running->record, agent);
     running->operation->lost(agent);
-    logReplan(id, *running->operation);
+    logReplan(*running);
     endIfFinished(*running);
   }
 }
@@ -116,7 +120,7 @@ void SendRuns::ratesDrifted(const RateEvent& e, const planner::NodeRates& rates)
     for (auto& [id, running] : operations_) {
       if (running->released || !running->operation) continue;
       running->operation->trunkChanged(*room, trunk, reason);
-      logReplan(id, *running->operation);
+      logReplan(*running);
     }
     return;
   }
@@ -128,7 +132,7 @@ void SendRuns::ratesDrifted(const RateEvent& e, const planner::NodeRates& rates)
     within.uplinkBytesPerSecond = capped(within.uplinkBytesPerSecond, running->maxRate);
     within.downlinkBytesPerSecond = capped(within.downlinkBytesPerSecond, running->maxRate);
     running->operation->ratesChanged(e.agent, within, reason);
-    logReplan(id, *running->operation);
+    logReplan(*running);
   }
 }
 
@@ -146,10 +150,12 @@ bool SendRuns::moving() const {
   return false;
 }
 
-void SendRuns::logReplan(std::uint64_t id, const SendRun& operation) {
+void SendRuns::logReplan(const RunningSend& running) {
+  const SendRun& operation = *running.operation;
   if (operation.replanNote().empty()) return;
-  spdlog::info("send {}: {} ({} replans, {} parent changes)", id, operation.replanNote(), operation.replans(),
-               operation.parentChangeCount());
+  LogScope scope(operationField(running.record));
+  spdlog::info("send {}: {} ({} replans, {} parent changes)", running.record, operation.replanNote(),
+               operation.replans(), operation.parentChangeCount());
 }
 
 std::uint64_t SendRuns::runningWithRecord(OperationId record) const {
@@ -168,7 +174,8 @@ bool SendRuns::cancel(std::uint64_t id, const std::string& who) {
   auto it = operations_.find(id);
   if (it == operations_.end() || it->second->released) return false;
   RunningSend& running = *it->second;
-  spdlog::info("send {} (record {}): cancelled by {}", id, running.record, who);
+  LogScope scope(operationField(running.record));
+  spdlog::info("send {}: cancelled by {}", running.record, who);
   running.cancelledBy = who;
   running.request.untilAll = false;  // a cancelled send leaves nothing owed
   end(running);
@@ -181,6 +188,7 @@ void SendRuns::endIfFinished(RunningSend& running) {
 }
 
 void SendRuns::end(RunningSend& running) {
+  LogScope scope(operationField(running.record));
   running.released = true;
   finished_.add(running.id);
   for (const auto& agent : running.agents)
@@ -201,11 +209,11 @@ void SendRuns::end(RunningSend& running) {
   std::size_t ok = 0;
   for (const auto& c : s.copies) ok += c.state == CopyStatus::State::kDone;
   const std::string skipped = s.skipped.empty() ? "" : ", " + std::to_string(s.skipped.size()) + " agents skipped";
-  spdlog::info("send {} in {:.2f} s (predicted {:.2f} s): {} of {} copies{}",
+  spdlog::info("send {} {} in {:.2f} s (predicted {:.2f} s): {} of {} copies{}", running.record,
                running.cancelledBy.empty() ? "finished" : "cancelled", s.elapsedS, s.predictedS, ok, s.copies.size(),
                skipped);
   for (const LinkReading& r : learnHostIntake(coordinator_, s))
-    spdlog::info("send {}: the agents on machine {} took in {:.1f} Mbit/s together ({})", running.id,
+    spdlog::info("send {}: the agents on machine {} took in {:.1f} Mbit/s together ({})", running.record,
                  r.link.node, r.bytesPerSecond * 8 / 1e6,
                  r.saturated ? "slower than planned: the machine held them, its intake"
                              : "as planned: the machine takes in at least that");

@@ -80,7 +80,7 @@ class SendRuns final : public TransferObserver {
   void endIfFinished(RunningSend& running);
   // Releases everything `running` holds and writes its record.
   void end(RunningSend& running);
-  void logReplan(std::uint64_t id, const SendRun& operation);
+  void logReplan(const RunningSend& running);
   // `agent`'s answer to send `id`'s order given at its login number
   // `login` (agentBackAfresh): the path it writes, or its refusal.
   void reordered(std::uint64_t id, const std::string& agent, std::uint64_t login, const std::string& token,

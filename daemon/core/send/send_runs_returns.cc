@@ -5,6 +5,7 @@
 // waiting for the next send of the file.
 #include <spdlog/spdlog.h>
 
+#include "base/log_context.h"
 #include "core/send/send_runs.h"
 #include "core/send/send_service_state.h"
 
@@ -22,9 +23,10 @@ void SendRuns::agentBackAfresh(const std::string& agent) {
         !running.operation->awaitsReturn(agent))
       continue;
     const AgentLink::ReceiveOrder order = pacedFor(running.order, coordinator_.pacing(), agent, running.maxRate);
+    LogScope scope(LogFields{running.record, agent, {}});
     spdlog::warn("send {}: {} logged in afresh while the send waits for its copy: ordered again, to resume from "
                  "the bytes it kept",
-                 id, agent);
+                 running.record, agent);
     link->receive(order, [this, id, agent, login, token = running.token](const Result<std::string>& path) {
       reordered(id, agent, login, token, path);
     });
@@ -43,17 +45,19 @@ void SendRuns::reordered(std::uint64_t id, const std::string& agent, std::uint64
       if (AgentLink* link = coordinator_.link(agent)) link->release(token);
     return;
   }
+  LogScope scope(LogFields{running->record, agent, {}});
   if (!path) {
-    spdlog::warn("send {}: {}, back afresh, did not take the send again: {}", id, agent, path.error().message);
+    spdlog::warn("send {}: {}, back afresh, did not take the send again: {}", running->record, agent,
+                 path.error().message);
     running->operation->refusedAgain(agent, path.error().message);
   } else {
     const AgentRegistration* registration = coordinator_.registration(agent);
     if (running->operation->rejoin(agent, registration ? registration->dataAddress : std::string()))
-      spdlog::warn("send {}: {} took it again into {}: its copy resumes", id, agent, *path);
+      spdlog::warn("send {}: {} took it again into {}: its copy resumes", running->record, agent, *path);
     else if (AgentLink* link = coordinator_.link(agent))
       link->release(token);  // its wait ran out meanwhile
   }
-  logReplan(id, *running->operation);
+  logReplan(*running);
   endIfFinished(*running);
 }
 

@@ -85,11 +85,14 @@ void AgentKeys::askPending(const std::string& name, const std::string& key, cons
   pending_.push_back({name, key, "pending", "", now, peer});
 }
 
-Result<std::string> AgentKeys::approve(const std::string& name, WallTime now) {
+Result<std::string> AgentKeys::approve(const std::string& name, WallTime now, const std::string& expectedKey) {
   auto it = std::find_if(pending_.begin(), pending_.end(), [&](const AgentKeyView& p) { return p.name == name; });
   if (it == pending_.end())
     return Error{"no agent named " + name + " is waiting for approval (`hnow agent keys` lists those that are)"};
   std::string key = it->key;
+  if (!expectedKey.empty() && key != expectedKey)
+    return Error{"agent " + name + " asks with another key than the one shown (" + key +
+                 " now): nothing approved; look again with `hnow agent keys`"};
   auto enrolled = enroll(name, key, "approved", "", now);
   if (!enrolled) return enrolled.error();
   return key;

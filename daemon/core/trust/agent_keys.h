@@ -60,7 +60,8 @@ class AgentKeys {
   // Records an agent that asked with a key no name is bound to.
   void askPending(const std::string& name, const std::string& key, const std::string& peer, WallTime now);
   // Binds the key the pending agent asked with; returns the key.
-  Result<std::string> approve(const std::string& name, WallTime now);
+  // `expectedKey` "": whatever key it asks with; else only that one.
+  Result<std::string> approve(const std::string& name, WallTime now, const std::string& expectedKey = "");
   // Cuts the name's key off; returns the key.
   Result<std::string> revoke(const std::string& name, WallTime now);
   // A fresh token (id, secret in hex, made by the caller's random source).

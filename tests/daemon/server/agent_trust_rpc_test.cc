@@ -148,8 +148,15 @@ TEST_CASE("an unknown key waits for approval, and logs in once an operator appro
     pending |= std::string(k.getName()) == "new-pc" && std::string(k.getState()) == "pending" &&
                std::string(k.getKey()) == transport::keyText(key.publicKey()) && std::string(k.getPeer()) == "in-memory";
   CHECK(pending);
+  // The key the operator was shown is the one approved: another is refused, and nothing is enrolled.
+  auto swapped = op.approveAgentRequest();
+  swapped.setName("new-pc");
+  swapped.setExpectedKey(transport::keyText(transport::KeyPair::generate().publicKey()));
+  CHECK(h.failureOf([&]() { swapped.send().wait(h.ws); }).find("asks with another key than the one shown") !=
+        std::string::npos);
   auto approve = op.approveAgentRequest();
   approve.setName("new-pc");
+  approve.setExpectedKey(transport::keyText(key.publicKey()));
   CHECK(std::string(approve.send().wait(h.ws).getKey()) == transport::keyText(key.publicKey()));
   auto second = h.connect();
   h.loginAgent(second, "new-pc", received, &key).pingRequest().send().wait(h.ws);

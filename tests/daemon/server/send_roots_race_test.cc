@@ -131,7 +131,7 @@ struct Lab {
     }
     daemon::Services services;
     services.sends = sends.get();
-    services.sendRoots = {(top / "srv").string()};
+    services.sendRoots = daemon::LiveRoots({(top / "srv").string()});
     auto pipe = kj::newTwoWayPipe();
     server = kj::heap<transport::RpcConnection>(
         kj::mv(pipe.ends[0]), kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, "10.0.0.9:4242", nullptr,
