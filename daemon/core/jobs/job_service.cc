@@ -210,7 +210,8 @@ void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
     if (!job.kept.empty() || !job.adopted.empty())
       spdlog::info("run {}: {} units accepted before hnowd restarted, {} held by its agents, {} left", job.id, accepted,
                    job.units.units() - accepted - job.todo.count(), job.todo.count());
-    if (job.todo.count() == 0 && job.adopted.empty()) return writeConcat(job);  // every share was accepted before
+    // Every share was accepted before (--reduce: a partial held stands for them, to be reduced still).
+    if (job.todo.count() == 0 && job.adopted.empty() && job.restoredTops.empty()) return writeConcat(job);
     calibrate(job);
   });
 }

@@ -297,6 +297,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     job.phase = "running";
     job.run->start();
     adoptIntoRun(job);
+    if (!job.finished) restoreIntoRun(job);
   } else {
     const int base = static_cast<int>(job.plan->shares.size());
     for (int k : plannedOrder) job.plan->returnOrder.push_back(base + k);

@@ -4,8 +4,9 @@
 // again under its record; it computes only the units no kept result
 // covers (core/jobs/unit_gaps.h) and writes the output from both, in input
 // order: no accepted share is computed again. A --reduce job's results
-// stay on its agents: it resumes from the shares they still hold
-// (job_service_claims.cc), then reduces them all again.
+// stay on its agents: it resumes from the shares and the partials they
+// still hold (job_service_claims.cc, job_service_partials.cc), then
+// reduces them.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -113,6 +114,7 @@ void JobService::resumeRunning(Duration grace) {
     std::shared_ptr<Job> job = std::move(requeuedJob).value();
     job->oldDirs.push_back(row.dir);
     job->held = row.attempts;
+    job->partials = row.partials;
     // A kept result whose file is gone or cut short is computed again.
     for (const StoredShare& s : row.accepted) {
       auto size = files_.workFiles().fileSize(s.path);
