@@ -17,7 +17,7 @@ TEST_CASE("a --reduce job's partials are read back with it after reopening, in t
   TempDir dir;
   {
     auto store = SqliteStateStore::open(dir.path.string()).value();
-    REQUIRE(store->saveRunningJob({7, "req", 100, 0, "/jobs/job-7-1"}).ok());
+    REQUIRE(store->saveRunningJob({7, "req", 100, 0, "/jobs/job-7-1", {}}).ok());
     const StoredPartial later{"a1", std::string(32, 'z'), std::string(32, 'd'), 12, std::string(32, 'x'),
                               std::string(32, 'c')};
     const StoredPartial first{"a2", std::string(32, 'x'), std::string(32, 'e'), 11, std::string(32, 'a'),
@@ -38,7 +38,7 @@ TEST_CASE("a --reduce job's partials are read back with it after reopening, in t
   CHECK(p.other == std::string(32, 'b'));
   CHECK(jobs[0].partials[1].input == std::string(32, 'x'));  // made from the first
   REQUIRE(store->removeRunningJob(7).ok());
-  REQUIRE(store->saveRunningJob({7, "req", 100, 0, "/jobs/job-7-2"}).ok());
+  REQUIRE(store->saveRunningJob({7, "req", 100, 0, "/jobs/job-7-2", {}}).ok());
   CHECK(store->loadRunningJobs().value().at(0).partials.empty());
 }
 
