@@ -29,6 +29,9 @@ class OperationLog {
   Result<void> keepRunning(const StoredRunningJob& job) { return store_.saveRunningJob(job); }
   Result<void> keepAccepted(OperationId job, const StoredShare& share) { return store_.saveAcceptedShare(job, share); }
   Result<void> keepAttempt(OperationId job, const StoredAttempt& attempt) { return store_.saveJobAttempt(job, attempt); }
+  Result<void> keepPartial(OperationId job, const StoredPartial& partial) {
+    return store_.saveReductionPartial(job, partial);
+  }
   Result<void> dropRunning(OperationId id) { return store_.removeRunningJob(id); }
   Result<std::vector<StoredRunningJob>> running() { return store_.loadRunningJobs(); }
   // status: "done" or "failed"; `summary` replaces the one given to begin().

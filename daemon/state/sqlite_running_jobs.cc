@@ -1,5 +1,6 @@
-// The --concat jobs under way, their accepted shares and the attempts
-// agents compute (state_store.h, StoredRunningJob) in state.db, for the next hnowd to resume.
+// The jobs under way, their accepted shares, the attempts agents compute
+// and the partials a --reduce job's reduction combined (state_store.h,
+// StoredRunningJob) in state.db, for the next hnowd to resume.
 #include "state/sqlite_state_store.h"
 
 #include "state/sqlite_statement.h"
@@ -43,11 +44,24 @@ Result<void> SqliteStateStore::saveJobAttempt(OperationId job, const StoredAttem
   });
 }
 
+Result<void> SqliteStateStore::saveReductionPartial(OperationId job, const StoredPartial& partial) {
+  return guarded([&] {
+    Statement insert(db_, path_,
+                     "INSERT OR REPLACE INTO reduction_partials (job_id, token, agent, size, digest, input, other) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    insert.bind(1, std::int64_t{job}).bindBlob(2, partial.token).bind(3, partial.agent);
+    insert.bind(4, static_cast<std::int64_t>(partial.size)).bindBlob(5, partial.digest);
+    insert.bindBlob(6, partial.input).bindBlob(7, partial.other);
+    insert.step();
+  });
+}
+
 Result<void> SqliteStateStore::removeRunningJob(OperationId id) {
   return guarded([&] {
     exec("BEGIN");
     try {
       for (const char* sql : {"DELETE FROM accepted_shares WHERE job_id = ?1", "DELETE FROM job_attempts WHERE job_id = ?1",
+                              "DELETE FROM reduction_partials WHERE job_id = ?1",
                               "DELETE FROM running_jobs WHERE id = ?1"}) {
         Statement remove(db_, path_, sql);
         remove.bind(1, std::int64_t{id});
@@ -90,6 +104,15 @@ Result<std::vector<StoredRunningJob>> SqliteStateStore::loadRunningJobs() {
         job.attempts.push_back({text(s, 0), static_cast<std::uint64_t>(sqlite3_column_int64(s, 1)),
                                 static_cast<std::uint64_t>(sqlite3_column_int64(s, 2)), blob(s, 3), blob(s, 4),
                                 sqlite3_column_int(s, 5), blob(s, 6)});
+      }
+      Statement partials(db_, path_,
+                         "SELECT agent, token, digest, size, input, other FROM reduction_partials WHERE job_id = ?1 "
+                         "ORDER BY rowid");
+      partials.bind(1, std::int64_t{job.id});
+      while (partials.step()) {
+        sqlite3_stmt* s = partials.get();
+        job.partials.push_back({text(s, 0), blob(s, 1), blob(s, 2), static_cast<std::uint64_t>(sqlite3_column_int64(s, 3)),
+                                blob(s, 4), blob(s, 5)});
       }
     }
     return out;

@@ -13,7 +13,8 @@ using namespace sql;
 
 namespace {
 
-// Version 9 of the schema: version 8's `job_attempts` had no `replicas`
+// Version 10 of the schema: version 9 had no `reduction_partials`, which
+// CREATE ... IF NOT EXISTS adds; version 8's `job_attempts` had no `replicas`
 // and `digest`, which open() adds; version 7 had no `job_attempts`,
 // `sends_under_way` and `send_agents`, and its `links` no
 // `told_bytes_per_s`, which open() adds; version 6 had no `queued_jobs`, `running_jobs`,
@@ -162,7 +163,18 @@ CREATE TABLE IF NOT EXISTS send_agents (
   agent TEXT NOT NULL,
   PRIMARY KEY (send_id, agent)
 );
-PRAGMA user_version = 9;
+-- Partials a --reduce job's reduction combined (state_store.h, StoredPartial).
+CREATE TABLE IF NOT EXISTS reduction_partials (
+  job_id INTEGER NOT NULL,
+  token BLOB NOT NULL,
+  agent TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  digest BLOB NOT NULL,
+  input BLOB NOT NULL,
+  other BLOB NOT NULL,
+  PRIMARY KEY (job_id, token)
+);
+PRAGMA user_version = 10;
 )sql";
 
 }  // namespace

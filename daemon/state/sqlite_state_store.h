@@ -41,6 +41,7 @@ class SqliteStateStore final : public StateStore {
   Result<void> saveRunningJob(const StoredRunningJob& job) override;
   Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) override;
   Result<void> saveJobAttempt(OperationId job, const StoredAttempt& attempt) override;
+  Result<void> saveReductionPartial(OperationId job, const StoredPartial& partial) override;
   Result<void> removeRunningJob(OperationId id) override;
   Result<std::vector<StoredRunningJob>> loadRunningJobs() override;
   Result<void> saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries) override;

@@ -153,6 +153,19 @@ struct StoredAttempt {
   std::string digest{};
 };
 
+// A partial result a --reduce job's reduction combined on an agent
+// (core/jobs/job_reduction.h), written before the combine is acknowledged
+// (its inputs dropped), so that a restarted hnowd reduces it instead of
+// computing its shares again: the agent that made and holds it, its
+// file's token and SHA-256 (32 raw bytes each) and size, and the tokens
+// of the two partials it combines (a share's result token, or another
+// partial's).
+struct StoredPartial {
+  std::string agent, token, digest;
+  std::uint64_t size = 0;
+  std::string input, other;
+};
+
 // A --concat job under way, kept so that the next hnowd resumes it rather
 // than start over: its request's bytes, the input as it was when it began
 // (size and modification time: another file is not resumed), its work
@@ -169,6 +182,9 @@ struct StoredRunningJob {
   std::string calibrations{};
   // Its attempts sent to agents (loadRunningJobs fills them), oldest first.
   std::vector<StoredAttempt> attempts{};
+  // --reduce: the partials its reduction combined (loadRunningJobs fills
+  // them), in the order they were made.
+  std::vector<StoredPartial> partials{};
 };
 
 // One agent's line in a ledger hnowd keeps across runs: the relay faults
@@ -238,7 +254,9 @@ class StateStore {
   virtual Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) = 0;
   // An attempt written before its command is started on the agent.
   virtual Result<void> saveJobAttempt(OperationId job, const StoredAttempt& attempt) = 0;
-  // It ended: the job, its shares and its attempts gone, in one transaction.
+  // A partial its reduction combined, written before its inputs are dropped.
+  virtual Result<void> saveReductionPartial(OperationId job, const StoredPartial& partial) = 0;
+  // It ended: the job, its shares, attempts and partials gone, in one transaction.
   virtual Result<void> removeRunningJob(OperationId id) = 0;
   // Oldest first, each with its accepted shares in input order.
   virtual Result<std::vector<StoredRunningJob>> loadRunningJobs() = 0;

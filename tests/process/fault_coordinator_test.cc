@@ -16,6 +16,7 @@
 
 using hnow::testing::eventually;
 using hnow::testing::FaultLab;
+using hnow::testing::logLineHas;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using namespace std::chrono_literals;
@@ -212,8 +213,8 @@ TEST_CASE("fault matrix: hnowd killed with a job queued - the next hnowd queues 
   std::istringstream counts(output.out);
   for (long n; counts >> n;) words += n;
   CHECK(words == 18000);  // 3000 lines of 6 words
-  CHECK(readWhole(lab.dir.path / "logs" / "hnowd.log").find("queued again (record " + std::to_string(queued)) !=
-        std::string::npos);
+  CHECK(logLineHas(readWhole(lab.dir.path / "logs" / "hnowd.log"), "run " + std::to_string(queued) + ": ",
+                   "queued again, as the last hnowd left it"));
 }
 
 TEST_CASE("fault matrix: hnowd killed at 10%, 50% and 90% of a job - the next hnowd resumes it: shares accepted before are kept, the output is the uninterrupted one") {
@@ -241,7 +242,7 @@ TEST_CASE("fault matrix: hnowd killed at 10%, 50% and 90% of a job - the next hn
     killAndResume(lab, record);
     CHECK(readWhole(job.output) == upper(job.text));
     const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
-    CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+    CHECK(logLineHas(log, "run " + std::to_string(record) + ": ", "resumed: "));
     MESSAGE("fault matrix: hnowd killed (SIGKILL) at " << percent << "%: " << acceptedBefore
                                                        << " of 3000 units accepted, kept; " << job.runs() - runsAtKill
                                                        << " command runs after the kill");
@@ -277,7 +278,7 @@ TEST_CASE("fault matrix: hnowd killed mid-job, one-shot and --reduce - the next 
     killAndResume(lab, record);
     CHECK(readWhole(job.output) == expected);
     const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
-    CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+    CHECK(logLineHas(log, "run " + std::to_string(record) + ": ", "resumed: "));
     CHECK(log.find("collected, not computed again") != std::string::npos);
     // Each agent was computing its one share: the new hnowd plans no unit.
     ++resumedCases;
@@ -322,7 +323,7 @@ TEST_CASE("fault matrix: hnowd killed mid-job with --replicas 2 - the next hnowd
   killAndResume(lab, record);
   CHECK(readWhole(job.output) == upper(job.text));
   const std::string log = readWhole(lab.dir.path / "logs" / "hnowd.log");
-  CHECK(log.find("resumed (record " + std::to_string(record)) != std::string::npos);
+  CHECK(logLineHas(log, "run " + std::to_string(record) + ": ", "resumed: "));
   CHECK(log.find("collected, not computed again") != std::string::npos);
   CHECK(shareRuns() == 3 * 2);  // no replica ran twice
   MESSAGE("fault matrix: hnowd killed (SIGKILL) mid-job with --replicas 2: " << runsAtKill << " share runs at the kill, "

@@ -47,6 +47,18 @@ bool eventually(F done, std::chrono::steady_clock::duration within) {
 
 // The bytes the receive temp file of `name` in `dir` holds on disk (a
 // striped one is written at several offsets, with holes between); 0 none.
+// Whether one line of `log` starts its message with `head` ("run 3: ") and holds `text`.
+inline bool logLineHas(const std::string& log, const std::string& head, const std::string& text) {
+  for (std::size_t at = 0; at < log.size();) {
+    std::size_t end = log.find('\n', at);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(at, end - at);
+    if (line.find(": " + head) != std::string::npos && line.find(text) != std::string::npos) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 inline std::uintmax_t partialOf(const std::filesystem::path& dir, const std::string& name) {
   std::uintmax_t most = 0;
   std::error_code error;

@@ -68,7 +68,7 @@ struct CalibrationRuns {
   std::vector<std::string> argv;
   std::string emptyResultToken, sampleResultToken;
   bool shell = false;     // argv is /bin/sh -c COMMAND
-  std::uint64_t run = 0;  // the run's id, for the agent's log
+  std::uint64_t run = 0;  // the run's record (its hnow ops id), for the agent's log
   std::uint64_t sampleUnits = 0;  // the sample's units, for messages
 };
 // The runs as messages name them: "the run on empty input", "the run on a

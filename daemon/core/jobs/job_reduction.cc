@@ -29,6 +29,28 @@ int JobReduction::addLeaf(int share, const std::string& agent, std::uint64_t siz
   return static_cast<int>(partials_.size()) - 1;
 }
 
+int JobReduction::addKeptLeaf(int share, const std::string& producer) {
+  ReductionPartial p;
+  p.producer = producer;
+  p.share = share;
+  partials_.push_back(std::move(p));
+  return static_cast<int>(partials_.size()) - 1;
+}
+
+int JobReduction::addKeptCombined(const std::vector<int>& children, const std::string& producer, bool held,
+                                  CombinedFile file) {
+  ReductionPartial p;
+  p.producer = producer;
+  if (held) p.holders.insert(producer);
+  p.children = children;
+  p.size = file.size;
+  p.token = std::move(file.token);
+  p.digest = std::move(file.digest);
+  for (int c : children) partials_[static_cast<std::size_t>(c)].consumed = true;
+  partials_.push_back(std::move(p));
+  return static_cast<int>(partials_.size()) - 1;
+}
+
 // The live partials that stand for `p`: itself if a live agent holds it,
 // else what it was combined from; a share result nobody holds is lost.
 void JobReduction::frontier(int p, std::vector<int>& tops, std::vector<int>& lost) const {

@@ -87,6 +87,14 @@ class JobReduction {
   // A share's accepted result, held by `agent`; returns the partial's id.
   int addLeaf(int share, const std::string& agent, std::uint64_t size, std::string token = "",
               std::string digest = "");
+  // Partials an earlier hnowd's reduction of this job made before it
+  // stopped (state.db), added before start(): a share's result combined
+  // into a later partial (no agent holds its file any more), and a combine
+  // of `children` (ids returned here; they become its inputs), which
+  // `producer` still holds when `held`. A kept partial no agent holds
+  // stands for its children, down to its shares, computed again as lost.
+  int addKeptLeaf(int share, const std::string& producer);
+  int addKeptCombined(const std::vector<int>& children, const std::string& producer, bool held, CombinedFile file);
   // Plans over the live partials and starts moving them (or asks for
   // recomputation first). Call once all leaves are added.
   void start();

@@ -74,6 +74,13 @@ int JobRun::adopt(JobShare share) {
   return heldAttempt(k, shares_.back().agent);
 }
 
+int JobRun::keepDone(JobShare share) {
+  share.done = true;
+  share.lateOrLost = true;  // out of the return order, as an adopted share
+  shares_.push_back(std::move(share));
+  return static_cast<int>(shares_.size()) - 1;
+}
+
 std::vector<int> JobRun::adoptReplicas(JobShare share, const std::vector<std::string>& held,
                                        const std::vector<AgreedResult>& agreed) {
   share.agent = held.empty() ? share.agent : held.front();

@@ -126,6 +126,11 @@ class JobRun {
   // any other share; out of the return order (it holds no result back).
   // Its id; compute() follows at once unless the agent computes another.
   int adopt(JobShare share);
+  // --reduce: a share whose result an earlier hnowd's reduction combined
+  // into a partial an agent still holds (core/jobs/job_service_partials.cc):
+  // done, with no attempt; redo() computes it should that partial be lost.
+  // Its index.
+  int keepDone(JobShare share);
   // A result of a share computed before this run began whose digest is
   // known though no agent holds it any more (state.db): it counts towards
   // the replicas' agreement as it would have in the earlier run.

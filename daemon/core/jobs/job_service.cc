@@ -65,7 +65,7 @@ struct JobService::Actions final : JobActions {
         if (result->succeeded() && job.run->replicas(share) > 1) service.keepAttempt(job, id, result->sha256);
         if (result->refused && job.excluded.insert(agent).second) {  // later rounds leave it out
           job.leftOutWhy[agent] = result->ended.error().message;
-          spdlog::warn("run {}: {} left out: {}", job.id, agent, result->ended.error().message);
+          spdlog::warn("run {}: {} left out: {}", job.record, agent, result->ended.error().message);
         }
         job.run->computed(id, result->computeS,
                           result->succeeded() ? Result<std::string>(result->sha256) : result->ended.error(),
@@ -80,7 +80,8 @@ struct JobService::Actions final : JobActions {
     if (data.login == 0) data.login = service.coordinator_.logins(a.agent);
     service.sendingTo(job, a.agent);
     if (adopted) return link->awaitJobTask(data.resultToken, answer);
-    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell, job.id}, answer);
+    link->runJobTask({{job.shareTokens[k]}, job.request.argv, data.resultToken, job.request.shell,
+                      static_cast<std::uint64_t>(job.record)}, answer);
   }
   void collect(int id) override {
     const JobAttempt& a = job.run->attempts()[static_cast<std::size_t>(id)];
@@ -191,7 +192,7 @@ Result<std::uint64_t> JobService::start(RunRequest request, const std::string& p
                             "{\"input\":" + jsonString(job->request.input) + ",\"command\":" +
                                 jsonString(job->request.command) + ",\"priority\":" +
                                 std::to_string(job->request.priority) + "}");
-  spdlog::info("run {}: '{}' on {} ({} bytes) queued (priority {})", job->id, job->request.command,
+  spdlog::info("run {}: '{}' on {} ({} bytes) queued (priority {})", job->record, job->request.command,
                job->request.input, job->input->size(), job->request.priority);
   keepQueued(*job);  // before the client hears it is queued
   const std::uint64_t id = job->id;
@@ -211,11 +212,12 @@ void JobService::indexInput(Job& job, const conf::SplitSpec& split) {
     const std::uint64_t accepted = job.units.units() - job.todo.count();
     adoptHeld(job);
     job.indexed = true;
-    spdlog::info("run {}: {} units in {} bytes", job.id, job.units.units(), job.units.size());
+    spdlog::info("run {}: {} units in {} bytes", job.record, job.units.units(), job.units.size());
     if (!job.kept.empty() || !job.adopted.empty())
-      spdlog::info("run {}: {} units accepted before hnowd restarted, {} held by its agents, {} left", job.id, accepted,
+      spdlog::info("run {}: {} units accepted before hnowd restarted, {} held by its agents, {} left", job.record, accepted,
                    job.units.units() - accepted - job.todo.count(), job.todo.count());
-    if (job.todo.count() == 0 && job.adopted.empty()) return writeConcat(job);  // every share was accepted before
+    // Every share was accepted before (--reduce: a partial held stands for them, to be reduced still).
+    if (job.todo.count() == 0 && job.adopted.empty() && job.restoredTops.empty()) return writeConcat(job);
     calibrate(job);
   });
 }
@@ -287,11 +289,11 @@ void JobService::finish(Job& job, const Result<void>& ended) {
   job.phase = cancelled ? "cancelled" : ended ? "done" : "failed";
   job.elapsedS = job.started == TimePoint{} ? 0.0 : seconds(clock_.now() - job.started);
   if (ended)
-    spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.id, job.elapsedS,
+    spdlog::info("run {} done in {:.2f} s (predicted {:.2f} s): {} bytes to {}", job.record, job.elapsedS,
                  job.plan ? job.plan->predictedSeconds + job.reductionPredictedS : 0.0, job.outputSize,
                  job.outputPath);
   else if (!cancelled)
-    spdlog::warn("run {} failed: {}", job.id, job.error);
+    spdlog::warn("run {} failed: {}", job.record, job.error);
   cleanUp(job);
   dropQueued(job);  // one cancelled while queued
   forgetRunning(job);
@@ -319,7 +321,7 @@ std::uint64_t JobService::operationOf(OperationId record) const {
 bool JobService::cancel(OperationId record, const std::string& who) {
   for (auto& [id, job] : jobs_) {
     if (job->finished || record == 0 || job->record != record) continue;
-    spdlog::info("run {} (record {}): cancelled by {}", id, record, who);
+    spdlog::info("run {}: cancelled by {}", record, who);
     job->cancelledBy = who;
     finish(*job, Error{"cancelled by " + who});
     return true;
@@ -371,7 +373,7 @@ void JobService::tick() {
       if (up[agent] || job.lost.count(agent)) continue;
       job.lost.insert(agent);
       job.sessions.erase(agent);  // every session of it is gone: what it is sent when back is its new one's
-      spdlog::warn("run {}: agent {} lost in phase {}", job.id, agent, job.phase);
+      spdlog::warn("run {}: agent {} lost in phase {}", job.record, agent, job.phase);
       if (job.phase == "calibrating") {
         excludeFromCalibration(job, agent);
       } else {

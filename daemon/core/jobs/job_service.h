@@ -153,6 +153,15 @@ class JobService {
   bool claimsAnswered(const Job& job) const;
   void adoptHeld(Job& job);
   void adoptIntoRun(Job& job);
+  // job_service_partials.cc (--reduce): each partial the reduction
+  // combines written to state.db before its inputs are dropped; after a
+  // restart, the partials whose tops their agents still hold stand for
+  // their shares: those are neither adopted nor computed, but enter the
+  // run as done and the reduction as kept partials.
+  void keepPartial(Job& job, const StoredPartial& partial);
+  void restorePartials(Job& job);
+  void restoreIntoRun(Job& job);
+  void restoreReduction(Job& job);
   // job_service_returns.cc: each agent up or not (`up`), and those that
   // logged in again since the last tick; what such an agent held for a job
   // in its earlier session is lost. An agent this hnowd saw, lost and sees

@@ -29,7 +29,7 @@ void JobService::keepAttempt(Job& job, int id, const std::string& digest) {
   StoredAttempt row{a.agent, share.firstUnit, share.units, data.resultToken, shareToken, job.run->replicas(a.share),
                     digest};
   if (auto kept = coordinator_.operationLog().keepAttempt(job.record, row); !kept)
-    spdlog::error("run {}: keeping share {}'s attempt on {} in state.db (a restart computes it again): {}", job.id,
+    spdlog::error("run {}: keeping share {}'s attempt on {} in state.db (a restart computes it again): {}", job.record,
                   a.share + 1, a.agent, kept.error().message);
 }
 
@@ -45,6 +45,8 @@ void JobService::claimHeld() {
       if (job->finished) continue;
       for (const StoredAttempt& h : job->held)
         if (h.agent == agent) tokens.insert(tokens.end(), {h.resultToken, h.shareToken});
+      for (const StoredPartial& p : job->partials)
+        if (p.agent == agent) tokens.push_back(p.token);
       // A job this hnowd started before its first look at the agent sent it files already.
       if (auto sent = job->agentTokens.find(agent); sent != job->agentTokens.end())
         tokens.insert(tokens.end(), sent->second.begin(), sent->second.end());
@@ -62,11 +64,12 @@ void JobService::claimHeld() {
 }
 
 bool JobService::claimsAnswered(const Job& job) const {
-  for (const StoredAttempt& h : job.held) {
-    auto it = claims_.find(h.agent);
-    if (it == claims_.end() ? agentUp(h.agent) : !it->second) return false;
-  }
-  return true;
+  auto answered = [this](const std::string& agent) {
+    auto it = claims_.find(agent);
+    return it == claims_.end() ? !agentUp(agent) : it->second;
+  };
+  return std::all_of(job.held.begin(), job.held.end(), [&](const StoredAttempt& h) { return answered(h.agent); }) &&
+         std::all_of(job.partials.begin(), job.partials.end(), [&](const StoredPartial& p) { return answered(p.agent); });
 }
 
 namespace {
@@ -94,6 +97,8 @@ std::string agreedDigest(const std::vector<StoredAttempt>& rows, int replicas) {
 void JobService::adoptHeld(Job& job) {
   std::vector<UnitRange> covered;
   for (const auto& k : job.kept) covered.push_back({k.firstUnit, k.firstUnit + k.units});
+  restorePartials(job);  // --reduce: the shares in the partials its agents hold are covered
+  for (const auto& [token, h] : job.restoredLeaves) covered.push_back({h.firstUnit, h.firstUnit + h.units});
   const bool single = job.request.replicas == 1 && !job.request.adaptiveReplicas;
   std::map<std::string, std::vector<std::string>> unused;
   const auto drop = [&unused](const StoredAttempt& h) {
@@ -139,7 +144,7 @@ void JobService::adoptHeld(Job& job) {
   job.held.clear();
   if (!job.adopted.empty())
     spdlog::info("run {}: {} share(s) its agents kept computing while hnowd was away are collected, not computed again",
-                 job.id, job.adopted.size());
+                 job.record, job.adopted.size());
 }
 
 void JobService::adoptIntoRun(Job& job) {

@@ -39,7 +39,7 @@ void JobService::joinAgents(Job& job) {
       // Back after it was lost: its calibration still holds.
       job.lost.erase(agent);
       job.run->agentJoined(agent);
-      spdlog::info("run {}: {} is back: it takes part from the next round", job.id, agent);
+      spdlog::info("run {}: {} is back: it takes part from the next round", job.record, agent);
       continue;
     }
     joinNew(job, agent);
@@ -52,7 +52,7 @@ void JobService::joinNew(Job& job, const std::string& agent) {
     job.calibrated[agent] = c;
     job.agents.push_back(agent);
     job.run->agentJoined(agent);
-    spdlog::info("run {}: {} joined: it takes part from the next round", job.id, agent);
+    spdlog::info("run {}: {} joined: it takes part from the next round", job.record, agent);
   };
   if (auto known = calibrations_.find(agent, key)) return welcome(*known);
   auto sampleUnits = calibrationSampleUnits(job.units, job.reader(), job.agents.size() + 1);
@@ -62,7 +62,7 @@ void JobService::joinNew(Job& job, const std::string& agent) {
   const std::string token = newToken_();
   job.planeTokens.push_back(token);
   job.joining.insert(agent);
-  spdlog::info("run {}: {} logged in: calibrating it to join the next round", job.id, agent);
+  spdlog::info("run {}: {} logged in: calibrating it to join the next round", job.record, agent);
   plane_.serveRange(token, job.input, 0, sampleBytes, [=, this, &job, keep = job.self()](const Result<SourceFile>& served) {
     if (job.finished) return;
     if (!served) {
@@ -70,7 +70,7 @@ void JobService::joinNew(Job& job, const std::string& agent) {
       return;
     }
     const CalibrationRuns runs{{token, sampleBytes, served->sha256, sourceAddress_}, job.request.argv, newToken_(),
-                               newToken_(), job.request.shell, job.id, k};
+                               newToken_(), job.request.shell, static_cast<std::uint64_t>(job.record), k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     sendingTo(job, agent);
     auto linkOf = [this, agent]() { return coordinator_.link(agent); };
@@ -82,7 +82,7 @@ void JobService::joinNew(Job& job, const std::string& agent) {
       if (!outcome.ran) {
         // Refused, failed or lost: it does not join this job (a refusal is its owner's word).
         if (outcome.agentRefused) job.excluded.insert(agent), job.leftOutWhy[agent] = outcome.ran.error().message;
-        spdlog::warn("run {}: {} does not join: {}", job.id, agent, outcome.ran.error().message);
+        spdlog::warn("run {}: {} does not join: {}", job.record, agent, outcome.ran.error().message);
         return;
       }
       JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sampleBytes);

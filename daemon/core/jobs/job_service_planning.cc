@@ -54,7 +54,7 @@ void JobService::calibrate(Job& job) {
   job.planeTokens.push_back(token);
   job.calibrating = static_cast<int>(needed.size());
   job.calibrationStarted = clock_.now();
-  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.id, needed.size(), k, sampleBytes);
+  spdlog::info("run {}: calibrating on {} agents with {} units ({} bytes)", job.record, needed.size(), k, sampleBytes);
   // The sample is the input's first bytes, served as a range of its file.
   plane_.serveRange(token, job.input, 0, sampleBytes,
                     [this, &job, needed, token, k, sampleBytes, key, keep = job.self()](const Result<SourceFile>& served) {
@@ -72,7 +72,7 @@ void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, c
     if (job.finished) return;
     if (job.excluded.count(agent)) continue;
     const CalibrationRuns runs{{token, sampleBytes, sha, sourceAddress_}, job.request.argv, newToken_(),
-                               newToken_(), job.request.shell, job.id, k};
+                               newToken_(), job.request.shell, static_cast<std::uint64_t>(job.record), k};
     job.agentTokens[agent].insert(job.agentTokens[agent].end(), {token, runs.emptyResultToken, runs.sampleResultToken});
     job.calibrationTokens[agent] = {token, runs.emptyResultToken, runs.sampleResultToken};
     sendingTo(job, agent);
@@ -85,7 +85,7 @@ void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, c
       if (!outcome.ran && outcome.agentRefused)
         return excludeFromCalibration(job, agent, outcome.ran.error().message);
       if (!outcome.ran && !outcome.commandFailed) {
-        spdlog::warn("run {}: calibrating on {}: {}", job.id, agent, outcome.ran.error().message);
+        spdlog::warn("run {}: calibrating on {}: {}", job.record, agent, outcome.ran.error().message);
         return excludeFromCalibration(job, agent);
       }
       if (!outcome.ran)
@@ -94,7 +94,7 @@ void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, c
       if (!outcome.ran->emptyRun)
         spdlog::info("run {}: calibrating on {}: {} failed ({}); it measures start-up only, so its time is kept as "
                      "that and the rate comes from the sample",
-                     job.id, agent, emptyRunName(), outcome.ran->emptyRun.error().message);
+                     job.record, agent, emptyRunName(), outcome.ran->emptyRun.error().message);
       JobCalibration c = calibrationFrom(outcome.ran->emptyS, outcome.ran->sample, k, sampleBytes);
       c.at = clock_.now();
       for (const AgentView& a : coordinator_.status())
@@ -103,7 +103,7 @@ void JobService::calibrateOn(Job& job, const std::vector<std::string>& needed, c
       job.calibrated[agent] = c;
       job.calibrationTookS.push_back(seconds(clock_.now() - job.calibrationStarted));
       if (AgentLink* l = coordinator_.link(agent)) l->dropJobFiles({token, runs.emptyResultToken, runs.sampleResultToken});
-      spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.id, agent,
+      spdlog::info("run {}: {} takes {:.3g} s per unit plus {:.3g} s per run (result ratio {:.3f})", job.record, agent,
                    c.secondsPerUnit, c.fixedS, c.resultRatio);
       if (--job.calibrating == 0) plan(job);
     }, step);
@@ -130,10 +130,10 @@ void JobService::checkCalibrationDeadlines(Job& job) {
 void JobService::excludeFromCalibration(Job& job, const std::string& agent, const std::string& why) {
   if (job.finished || !job.excluded.insert(agent).second) return;
   if (why.empty()) {
-    spdlog::warn("run {}: {} left out: it did not finish its calibration", job.id, agent);
+    spdlog::warn("run {}: {} left out: it did not finish its calibration", job.record, agent);
   } else {
     job.leftOutWhy[agent] = why;
-    spdlog::warn("run {}: {} left out: {}", job.id, agent, why);
+    spdlog::warn("run {}: {} left out: {}", job.record, agent, why);
   }
   if (!job.calibrated.count(agent) && --job.calibrating == 0) plan(job);
 }
@@ -171,7 +171,7 @@ void JobService::plan(Job& job) {
   if (job.rounds == 0) {
     job.rounds = roundsFor(job, active, sourceUplink);
     job.roundsLeft = job.rounds;
-    if (job.rounds > 1) spdlog::info("run {}: {} rounds", job.id, job.rounds);
+    if (job.rounds > 1) spdlog::info("run {}: {} rounds", job.record, job.rounds);
   }
   if (job.rounds > 1) return planNextRound(job, active, sourceUplink);
 
@@ -269,7 +269,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
   const std::vector<int>& returnOrder = order;
   job.nextUnit += units;
   job.roundsLeft = std::max(0, job.roundsLeft - 1);
-  spdlog::info("run {}: {} units in {} shares by {}, predicted to end at {:.2f} s", job.id, units, planned.size(),
+  spdlog::info("run {}: {} units in {} shares by {}, predicted to end at {:.2f} s", job.record, units, planned.size(),
                algorithm, offset + predictedEnd);
   if (!job.run) {
     if (job.resumable) keepRunning(job);  // again, with the calibrations: a resumed job does without
@@ -297,6 +297,7 @@ bool JobService::commitShares(Job& job, const std::vector<std::string>& active, 
     job.phase = "running";
     job.run->start();
     adoptIntoRun(job);
+    if (!job.finished) restoreIntoRun(job);
   } else {
     const int base = static_cast<int>(job.plan->shares.size());
     for (int k : plannedOrder) job.plan->returnOrder.push_back(base + k);

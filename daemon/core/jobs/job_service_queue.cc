@@ -85,7 +85,7 @@ void JobService::admit() {
   Admission admission = admitJobs(std::move(queued), held);
   for (auto& [id, why] : admission.waiting) {
     Job& job = *jobs_.at(id);
-    if (job.waiting != why) spdlog::info("run {} waits: {}", id, why);
+    if (job.waiting != why) spdlog::info("run {} waits: {}", job.record, why);
     job.waiting = std::move(why);
   }
   for (std::uint64_t id : admission.start) launch(*jobs_.at(id));
@@ -117,9 +117,9 @@ void JobService::launch(Job& job) {
       if (canTakePart(a) && runsJobs(a) && wantedBy(a, job.request.to) && !a.reachability.reachable)
         spdlog::warn("run {}: {} takes no share in a --reduce run: other agents cannot connect to its data plane "
                      "to take its partial result (docs/reachability.md)",
-                     job.id, a.record.name);
+                     job.record, a.record.name);
   launchRecord(coordinator_, job.record);
-  spdlog::info("run {}: '{}' on {} ({} bytes) over {} agents, after {:.1f} s queued", job.id, job.request.command,
+  spdlog::info("run {}: '{}' on {} ({} bytes) over {} agents, after {:.1f} s queued", job.record, job.request.command,
                job.request.input, job.input->size(), job.agents.size(), seconds(clock_.now() - job.created));
   auto dir = files_.makeWorkDir(job.id);
   if (!dir) return finish(job, dir.error());
@@ -131,7 +131,7 @@ void JobService::launch(Job& job) {
 void JobService::keepQueued(Job& job) {
   if (job.record == 0) return;
   if (auto kept = coordinator_.operationLog().keepQueued(job.record, api::encodeRunRequest(job.request)); !kept)
-    spdlog::error("run {}: keeping it queued in state.db (it is lost if hnowd stops before it starts): {}", job.id,
+    spdlog::error("run {}: keeping it queued in state.db (it is lost if hnowd stops before it starts): {}", job.record,
                   kept.error().message);
   else
     job.keptQueued = true;
@@ -141,7 +141,7 @@ void JobService::dropQueued(Job& job) {
   if (!job.keptQueued) return;
   job.keptQueued = false;
   if (auto dropped = coordinator_.operationLog().dropQueued(job.record); !dropped)
-    spdlog::error("run {}: removing it from state.db's queue: {}", job.id, dropped.error().message);
+    spdlog::error("run {}: removing it from state.db's queue: {}", job.record, dropped.error().message);
 }
 
 Result<std::shared_ptr<JobService::Job>> JobService::requeued(OperationId record, const std::string& requestBytes,
@@ -171,14 +171,14 @@ void JobService::restoreQueue(Duration grace) {
   for (const StoredQueuedJob& kept : *stored) {
     auto job = requeued(kept.id, kept.request, grace);
     if (!job) {
-      spdlog::error("run (record {}) left queued by the last hnowd cannot start: {}", kept.id, job.error().message);
+      spdlog::error("run {}, left queued by the last hnowd, cannot start: {}", kept.id, job.error().message);
       coordinator_.operationLog().dropQueued(kept.id);
       finishRecord(coordinator_, kept.id, "failed", "{\"error\":" + jsonString(job.error().message) + "}");
       continue;
     }
     (*job)->keptQueued = true;
-    spdlog::info("run {}: '{}' on {} queued again (record {}, left queued by the last hnowd)", (*job)->id,
-                 (*job)->request.command, (*job)->request.input, kept.id);
+    spdlog::info("run {}: '{}' on {} queued again, as the last hnowd left it", (*job)->record, (*job)->request.command,
+                 (*job)->request.input);
     const std::uint64_t id = (*job)->id;
     jobs_[id] = std::move(job).value();
   }

@@ -25,7 +25,7 @@ struct JobService::ReductionLink final : ReductionActions {
     const std::string token = service.newToken_(), a = part(into).token, b = part(other).token;
     job.agentTokens[agent].push_back(token);
     const double begun = seconds(service.clock_.now() - job.started);
-    auto answer = [this, step, agent, token, begun, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& r) {
+    auto answer = [this, step, agent, token, a, b, begun, keep = job.self()](const Result<AgentLink::JobTaskAnswer>& r) {
       if (job.finished || !job.reduction->underWay(step)) return;  // abandoned by a re-plan: its answer is stale
       if (!r || (!r->succeeded() && !service.agentUp(agent))) {
         job.reduction->agentLost(agent);
@@ -33,6 +33,8 @@ struct JobService::ReductionLink final : ReductionActions {
         job.reduction->combined(step, r->ended.error());
       } else {
         job.bars.push_back({agent, "reduce", begun, seconds(service.clock_.now() - job.started)});
+        // In state.db before its inputs are dropped (JobReduction::combined): a restart reduces it.
+        service.keepPartial(job, {agent, token, r->sha256, r->size, a, b});
         job.reduction->combined(step, CombinedFile{r->size, token, r->sha256});
       }
       service.reductionChanged(job);
@@ -40,7 +42,8 @@ struct JobService::ReductionLink final : ReductionActions {
     AgentLink* link = service.coordinator_.link(agent);
     if (!link) return later([answer]() { answer(Error{"not connected"}); });
     service.sendingTo(job, agent);
-    link->runJobTask({{a, b}, job.request.reduceArgv, token, job.request.shell, job.id}, answer);
+    link->runJobTask({{a, b}, job.request.reduceArgv, token, job.request.shell,
+                      static_cast<std::uint64_t>(job.record)}, answer);
   }
   void move(int step, int partial, const std::string& from, const std::string& to) override {
     const ReductionPartial& p = part(partial);
@@ -85,7 +88,7 @@ struct JobService::ReductionLink final : ReductionActions {
     if (AgentLink* link = service.coordinator_.link(agent)) link->dropJobFiles({part(partial).token});
   }
   void recompute(const std::vector<int>& shares) override {
-    spdlog::warn("run {}: {} share(s) lost with their agents during the reduction; computing them again", job.id,
+    spdlog::warn("run {}: {} share(s) lost with their agents during the reduction; computing them again", job.record,
                  shares.size());
     job.phase = "running";
     const auto& lost = job.reduction->lost();
@@ -128,10 +131,12 @@ void JobService::startReduction(Job& job) {
     if (job.request.slack > 0) options.slack = job.request.slack;
     options.returnGrace = kAgentReturnGrace;
     job.reduction = std::make_unique<JobReduction>(clock_, *job.reductionLink, costs, options);
+    restoreReduction(job);  // what an earlier hnowd's reduction combined, after a restart
   }
   // The shares' accepted results (first time: all; after a recomputation: the redone ones).
   job.run->handOver();
   for (std::size_t k = 0; k < job.run->shares().size(); ++k) {
+    if (!job.run->shares()[k].accepted) continue;  // kept in a partial made before a restart
     const int id = *job.run->shares()[k].accepted;
     auto [it, fresh] = job.leafAttempt.try_emplace(static_cast<int>(k), id);
     if (!fresh && it->second == id) continue;
@@ -145,7 +150,7 @@ void JobService::startReduction(Job& job) {
   if (job.reduction->waitingForRecompute() || job.reduction->finished()) return reductionChanged(job);
   if (job.reductionName.empty()) job.reductionPredictedS = job.reduction->predictedS();
   job.reductionName = job.reduction->scheduleName();
-  spdlog::info("run {}: reducing along {} to {} (predicted {:.2f} s)", job.id, job.reductionName,
+  spdlog::info("run {}: reducing along {} to {} (predicted {:.2f} s)", job.record, job.reductionName,
                job.reduction->sink(), job.reduction->predictedS());
 }
 

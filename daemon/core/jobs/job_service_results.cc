@@ -53,7 +53,7 @@ void JobService::askToOffer(const std::shared_ptr<OfferedFetch>& fetch, const st
       return failOffer(fetch, "the connection it opened to hand its result back ended " +
                                   std::to_string(kMaxRedials + 1) + " times, last: " + lostWhy);
     spdlog::info("run {}: {} lost the connection handing its result back ({}); asking it to dial again",
-                 fetch->job->id, fetch->agent, lostWhy);
+                 fetch->job->record, fetch->agent, lostWhy);
   }
   AgentLink* link = coordinator_.link(fetch->agent);
   // Answered on a later turn, never from inside the run's own call.
@@ -68,7 +68,7 @@ void JobService::askToOffer(const std::shared_ptr<OfferedFetch>& fetch, const st
 void JobService::failOffer(const std::shared_ptr<OfferedFetch>& fetch, const std::string& why) {
   if (fetch->answered) return;
   plane_.release(fetch->token);  // its receive never answers now
-  spdlog::warn("run {}: {}: {}", fetch->job->id, fetch->agent, why);
+  spdlog::warn("run {}: {}: {}", fetch->job->record, fetch->agent, why);
   fetch->answer(Error{why});
 }
 

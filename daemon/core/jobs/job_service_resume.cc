@@ -4,8 +4,9 @@
 // again under its record; it computes only the units no kept result
 // covers (core/jobs/unit_gaps.h) and writes the output from both, in input
 // order: no accepted share is computed again. A --reduce job's results
-// stay on its agents: it resumes from the shares they still hold
-// (job_service_claims.cc), then reduces them all again.
+// stay on its agents: it resumes from the shares and the partials they
+// still hold (job_service_claims.cc, job_service_partials.cc), then
+// reduces them.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -66,7 +67,7 @@ void JobService::keepRunning(Job& job) {
                        job.dir, {}, calibrationsText(job.calibrated)};
   if (auto kept = coordinator_.operationLog().keepRunning(row); !kept) {
     job.resumable = false;
-    spdlog::error("run {}: keeping it in state.db (a restart of hnowd will not resume it): {}", job.id,
+    spdlog::error("run {}: keeping it in state.db (a restart of hnowd will not resume it): {}", job.record,
                   kept.error().message);
   }
 }
@@ -81,7 +82,7 @@ void JobService::keepAccepted(Job& job) {
     if (data.path.empty()) continue;
     StoredShare row{share.firstUnit, share.units, data.path, data.result.size};
     if (auto kept = coordinator_.operationLog().keepAccepted(job.record, row); !kept) {
-      spdlog::error("run {}: keeping share {} in state.db: {}", job.id, k + 1, kept.error().message);
+      spdlog::error("run {}: keeping share {} in state.db: {}", job.record, k + 1, kept.error().message);
       continue;  // tried again at the next event
     }
     job.keptInState.insert(k);
@@ -91,7 +92,7 @@ void JobService::keepAccepted(Job& job) {
 void JobService::forgetRunning(Job& job) {
   if (job.resumable)
     if (auto dropped = coordinator_.operationLog().dropRunning(job.record); !dropped)
-      spdlog::error("run {}: removing it from state.db's jobs under way: {}", job.id, dropped.error().message);
+      spdlog::error("run {}: removing it from state.db's jobs under way: {}", job.record, dropped.error().message);
   job.resumable = false;
   for (const auto& dir : job.oldDirs) files_.removeWorkDir(dir);
   job.oldDirs.clear();
@@ -103,7 +104,7 @@ void JobService::resumeRunning(Duration grace) {
   for (const StoredRunningJob& row : *stored) {
     auto requeuedJob = requeued(row.id, row.request, grace, row.inputSize, row.inputModifiedNs);
     if (!requeuedJob) {
-      spdlog::error("run (record {}) under way when hnowd stopped cannot go on: {}", row.id, requeuedJob.error().message);
+      spdlog::error("run {}, under way when hnowd stopped, cannot go on: {}", row.id, requeuedJob.error().message);
       coordinator_.operationLog().dropRunning(row.id);
       files_.removeWorkDir(row.dir);
       finishRecord(coordinator_, row.id, "interrupted",
@@ -113,11 +114,12 @@ void JobService::resumeRunning(Duration grace) {
     std::shared_ptr<Job> job = std::move(requeuedJob).value();
     job->oldDirs.push_back(row.dir);
     job->held = row.attempts;
+    job->partials = row.partials;
     // A kept result whose file is gone or cut short is computed again.
     for (const StoredShare& s : row.accepted) {
       auto size = files_.workFiles().fileSize(s.path);
       if (size && *size == s.size) job->kept.push_back({s.firstUnit, s.units, s.path});
-      else spdlog::warn("run {}: the result of units {}..{} is gone from {}: computed again", job->id, s.firstUnit,
+      else spdlog::warn("run {}: the result of units {}..{} is gone from {}: computed again", job->record, s.firstUnit,
                         s.firstUnit + s.units, s.path);
       if (std::find(job->oldDirs.begin(), job->oldDirs.end(), s.path.substr(0, s.path.rfind('/'))) == job->oldDirs.end())
         job->oldDirs.push_back(s.path.substr(0, s.path.rfind('/')));
@@ -128,8 +130,8 @@ void JobService::resumeRunning(Duration grace) {
       c.at = clock_.now();
       calibrations_.store(agent, key, c);
     }
-    spdlog::info("run {}: '{}' on {} resumed (record {}): {} share(s) accepted before hnowd stopped are kept", job->id,
-                 job->request.command, job->request.input, row.id, job->kept.size());
+    spdlog::info("run {}: '{}' on {} resumed: {} share(s) accepted before hnowd stopped are kept", job->record,
+                 job->request.command, job->request.input, job->kept.size());
     jobs_[job->id] = std::move(job);
   }
 }

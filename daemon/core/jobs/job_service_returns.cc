@@ -54,7 +54,7 @@ void JobService::sessionLost(Job& job, const std::string& agent) {
   if (job.phase != "calibrating" && job.phase != "running" && job.phase != "reducing") return;  // nothing on it
   spdlog::warn("run {}: {} logged in again in phase {} without being seen gone: what it held of the run is gone "
                "with its earlier session, but the results it says it still holds",
-               job.id, agent, job.phase);
+               job.record, agent, job.phase);
   if (job.phase == "calibrating") {
     // Its calibration's calls went to the earlier session; one that ended already measured what it had to.
     if (!job.calibrated.count(agent)) excludeFromCalibration(job, agent);
@@ -95,7 +95,7 @@ void JobService::heldAfterLogin(const std::string& agent, std::uint64_t login, c
         continue;
       }
       spdlog::info("run {}: {} logged in again and still holds the result of share {}: collected, not computed again",
-                   job.id, agent, a.share + 1);
+                   job.record, agent, a.share + 1);
     }
     if (gone.empty()) continue;
     job.run->sessionLost(agent, gone);
@@ -145,7 +145,7 @@ std::set<std::string> JobService::backToReductions(const std::string& agent, con
     job.run->agentJoined(agent);  // it may compute again what others lost
     if (!back.empty())
       spdlog::info("run {}: {} is back and still holds {} partial result(s) of the reduction: used, not computed again",
-                   job.id, agent, back.size());
+                   job.record, agent, back.size());
     reductionChanged(job);
   }
   return taken;
@@ -175,7 +175,7 @@ void JobService::reviveHeld(const std::string& agent, const std::vector<AgentLin
         used = job.run->revive(a.share, agent) >= 0;
         if (!used) job.claimedResults.erase(k);
         else spdlog::info("run {}: {} restarted and gave back the result of share {}: collected, not computed again",
-                          job.id, agent, k + 1);
+                          job.record, agent, k + 1);
         break;
       }
       if (used) {

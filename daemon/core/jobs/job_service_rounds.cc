@@ -109,7 +109,7 @@ void JobService::planNextRound(Job& job, const std::vector<std::string>& active,
   std::string sizes;
   for (const RoundShare& s : round.shares)
     sizes += (sizes.empty() ? "" : ", ") + active[static_cast<std::size_t>(s.worker)] + " " + std::to_string(s.units);
-  spdlog::info("run {}: round {} of {}: {}", job.id, number, job.rounds, sizes);
+  spdlog::info("run {}: round {} of {}: {}", job.record, number, job.rounds, sizes);
   commitShares(job, active, std::move(shares), round.returnOrder, "rounds", planned->makespan, job.run != nullptr);
 }
 
@@ -121,7 +121,7 @@ void JobService::ratesDrifted(const RateEvent& event, const planner::NodeRates& 
     if (event.rate == "compute" && rates.computeSecondsPerUnit > 0)
       job.drifted[event.agent] = {clock_.now(), rates.computeSecondsPerUnit};
     if (job.rounds > 1)
-      spdlog::info("run {}: {} {} drifted {:.4g} -> {:.4g}: the work not yet started is planned on it", job.id,
+      spdlog::info("run {}: {} {} drifted {:.4g} -> {:.4g}: the work not yet started is planned on it", job.record,
                    event.agent, event.rate, event.before, event.after);
     // Slower compute: what the agent holds but has not started may end sooner elsewhere.
     if (event.rate == "compute" && event.after < event.before && job.rounds > 1) moveUnstarted(job, event.agent);
@@ -178,7 +178,7 @@ void JobService::moveUnstarted(Job& job, const std::string& slowed) {
     const std::string& to = names[static_cast<std::size_t>(placed[k])];
     const int share = attempts[static_cast<std::size_t>(unstarted[k])].share;
     if (job.run->moveTo(unstarted[k], to))
-      spdlog::info("run {}: share {} ({} units) moves from {} to {}: it ends sooner there", job.id, share + 1,
+      spdlog::info("run {}: share {} ({} units) moves from {} to {}: it ends sooner there", job.record, share + 1,
                    units[k], slowed, to);
   }
   advance(job);

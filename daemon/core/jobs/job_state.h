@@ -130,6 +130,16 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   };
   std::vector<AdoptedShare> adopted;
   std::map<std::size_t, std::map<std::string, StoredAttempt>> claimedResults;
+  // --reduce after a restart (job_service_partials.cc): the partials the
+  // earlier hnowd's reduction combined (state.db, in the order made); of
+  // them, the tops an agent still holds (tokens), and the ones held at all;
+  // the share results combined into those tops (by token); and the run's
+  // share standing for each such result.
+  std::vector<StoredPartial> partials;
+  std::vector<std::string> restoredTops;
+  std::set<std::string> heldPartials;
+  std::map<std::string, StoredAttempt> restoredLeaves;
+  std::map<std::string, int> restoredShare;
   int roundsLeft = 1;
   int rounds = 0;              // decided at the first plan (1: one-shot, seed 002 as is)
   // Compute drift events (coordinator) since the job started, per agent.

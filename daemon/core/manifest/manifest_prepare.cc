@@ -6,6 +6,7 @@
 #include "base/hex.h"
 #include "core/send/agent_answers.h"
 #include "core/manifest/manifest_running.h"
+#include "core/send/order_again.h"
 
 namespace hnow::daemon {
 
@@ -43,6 +44,16 @@ void ManifestService::prepareSources(Running& running, Prepared prepared) {
       });
 }
 
+AgentLink::ReceiveOrder ManifestService::receiveOrder(const Running& running, const Item& it,
+                                                      const std::string& agent) const {
+  AgentLink::ReceiveOrder order{it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0};
+  order.digestChunkBytes = it.digestChunkBytes;
+  order.pieceDigests = it.pieceDigests;
+  order.operation = "manifest record " + std::to_string(running.record) + ", item at " + it.request.where;
+  order.progressEveryMs = AgentLink::progressEvery(running.agents.size());
+  return pacedFor(order, coordinator_.pacing(), agent, running.maxRate);
+}
+
 void ManifestService::prepareReceives(Running& running, Prepared prepared) {
   std::vector<std::string> destinations;
   std::vector<const Item*> itemOf;  // per destination
@@ -52,16 +63,7 @@ void ManifestService::prepareReceives(Running& running, Prepared prepared) {
       destinations, [this](const std::string& name) { return coordinator_.link(name); },
       [this, &running, &itemOf, &destinations](AgentLink& link, std::size_t k,
                                                 std::function<void(const Result<std::string>&)> answer) {
-        const Item& it = *itemOf[k];
-        AgentLink::ReceiveOrder order{it.token, it.request.dest, it.nodes.size, it.sha256, {}, 0};
-        order.digestChunkBytes = it.digestChunkBytes;
-        order.pieceDigests = it.pieceDigests;
-        order.operation = "manifest record " + std::to_string(running.record) + ", item at " + it.request.where;
-        order.progressEveryMs = AgentLink::progressEvery(running.agents.size());
-        // Relays a little under its uplink, receives within its downlink's cap; both within --max-rate.
-        order.uplinkPaceBytesPerSecond = capped(coordinator_.pacing().agentUplinkPace(destinations[k]), running.maxRate);
-        order.downlinkPaceBytesPerSecond = capped(coordinator_.pacing().agentDownlinkPace(destinations[k]), running.maxRate);
-        link.receive(order, answer);
+        link.receive(receiveOrder(running, *itemOf[k], destinations[k]), answer);
       },
       [this, &running, prepared](std::vector<Result<std::string>> results) {
         std::string refusals;

@@ -53,6 +53,9 @@ class ManifestService final : public TransferObserver {
   // (SendOperation::kBackWithin); hnowd calls it every tick.
   void tick();
   void agentGone(const std::string& agent) override;
+  // Each item that waits for the agent's copy orders it again on its new
+  // session, as a single send does (manifest_returns.cc).
+  void agentBackAfresh(const std::string& agent) override;
   // Each item re-plans on its own, as a single send does (send_replan.h).
   void ratesDrifted(const RateEvent& event, const planner::NodeRates& rates) override;
   void collectFlows(Duration window, std::vector<Flow>& out) const override;
@@ -71,6 +74,8 @@ class ManifestService final : public TransferObserver {
   // receive: `prepared` once, with every refusal named.
   void prepareSources(Running& running, Prepared prepared);
   void prepareReceives(Running& running, Prepared prepared);
+  // What `agent`, a destination of `item`, is told to receive, paced as now.
+  AgentLink::ReceiveOrder receiveOrder(const Running& running, const Item& item, const std::string& agent) const;
   void releaseAll(Running& running);
   void endIfFinished(Running& running);
   // The relays item `caughtIn` of manifest `id` caught altering bytes:

@@ -81,10 +81,6 @@ class SendRuns final : public TransferObserver {
   // Releases everything `running` holds and writes its record.
   void end(RunningSend& running);
   void logReplan(const RunningSend& running);
-  // `agent`'s answer to send `id`'s order given at its login number
-  // `login` (agentBackAfresh): the path it writes, or its refusal.
-  void reordered(std::uint64_t id, const std::string& agent, std::uint64_t login, const std::string& token,
-                 const Result<std::string>& path);
 
   Coordinator& coordinator_;
   SourcePlane& plane_;

@@ -9,6 +9,7 @@
 
 #include "base/bandwidth_limits.h"
 #include "core/send/agent_commands.h"
+#include "core/send/order_again.h"
 #include "core/send/send_runs.h"
 #include "core/send/send_service.h"
 #include "core/send/striped_send.h"
@@ -23,16 +24,6 @@ struct HeldBundle {
   bool tree = true;  // false: an upload, sent as the file it is
   ~HeldBundle() { plane.dropScratch(bundle.path); }
 };
-
-// `order` as `agent` takes it now: it relays at a pace a little under its
-// uplink, as planned, and receives within its downlink's cap; both within
-// --max-rate (`maxRate`, 0: none).
-inline AgentLink::ReceiveOrder pacedFor(AgentLink::ReceiveOrder order, const Pacing& pacing, const std::string& agent,
-                                        double maxRate) {
-  order.uplinkPaceBytesPerSecond = capped(pacing.agentUplinkPace(agent), maxRate);
-  order.downlinkPaceBytesPerSecond = capped(pacing.agentDownlinkPace(agent), maxRate);
-  return order;
-}
 
 struct RunningSend {
   std::uint64_t id = 0;

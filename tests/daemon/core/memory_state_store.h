@@ -156,9 +156,11 @@ class MemoryStateStore final : public StateStore {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
     auto accepted = running_.count(job.id) ? running_[job.id].accepted : std::vector<StoredShare>{};
     auto attempts = running_.count(job.id) ? running_[job.id].attempts : std::vector<StoredAttempt>{};
+    auto partials = running_.count(job.id) ? running_[job.id].partials : std::vector<StoredPartial>{};
     running_[job.id] = job;
     running_[job.id].accepted = accepted;
     running_[job.id].attempts = attempts;
+    running_[job.id].partials = partials;
     return {};
   }
   Result<void> saveAcceptedShare(OperationId job, const StoredShare& share) override {
@@ -175,6 +177,14 @@ class MemoryStateStore final : public StateStore {
     for (StoredAttempt& a : attempts)  // in the order first written, as state.db's rows
       if (a.resultToken == attempt.resultToken) return a = attempt, Result<void>();
     attempts.push_back(attempt);
+    return {};
+  }
+  Result<void> saveReductionPartial(OperationId job, const StoredPartial& partial) override {
+    if (failing) return Error{"/mem/state.db: disk I/O error"};
+    auto& partials = running_.at(job).partials;
+    for (StoredPartial& p : partials)
+      if (p.token == partial.token) return p = partial, Result<void>();
+    partials.push_back(partial);
     return {};
   }
   Result<void> removeRunningJob(OperationId id) override {
