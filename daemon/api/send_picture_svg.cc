@@ -112,6 +112,14 @@ class Drawing {
   std::ostringstream out_;
 };
 
+// About how wide a line of text is drawn in sans-serif: the picture is made
+// wide enough for its longest title.
+double textWidth(const std::string& text, double font) {
+  double chars = 0;
+  for (const char c : text) chars += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return chars * font * 0.6;
+}
+
 std::string heading(const SendPicture& p) {
   std::string agents = std::to_string(p.nodes.empty() ? 0 : p.nodes.size() - 1);
   std::string out = "send of " + sizeText(static_cast<double>(p.size)) + " to " + agents + " agent(s), " + p.algo +
@@ -131,17 +139,20 @@ std::string versionTitle(const SendPicture& p, std::size_t k) {
 
 std::string renderSendPicture(const SendPicture& p) {
   Drawing d(p);
-  double y = 58, width = 640;
+  double y = 58, width = std::max(640.0, 2 * kMargin + textWidth(heading(p), 16));
   d.text(kMargin, 26, heading(p), " font-size=\"16\" font-weight=\"bold\"");
   if (p.versions.empty()) d.text(kMargin, 48, "not started: no tree to draw yet", " fill=\"#555\"");
   for (std::size_t k = 0; k < p.versions.size(); ++k) {
     const PictureVersion& v = p.versions[k];
     d.out() << "<g class=\"version\">\n";
     d.text(kMargin, y, versionTitle(p, k), " font-size=\"14\" font-weight=\"bold\"");
+    width = std::max(width, 2 * kMargin + textWidth(versionTitle(p, k), 14));
     y += 16;
     if (v.bottleneck) {
-      d.text(kMargin, y, std::string("bottleneck") + (v.bottleneck->achieved ? " (achieved)" : " (planned)") + ": " +
-                             v.bottleneck->why, " fill=\"" + std::string(kBottleneck) + "\"");
+      const std::string line = std::string("bottleneck") + (v.bottleneck->achieved ? " (achieved)" : " (planned)") +
+                               ": " + v.bottleneck->why;
+      d.text(kMargin, y, line, " fill=\"" + std::string(kBottleneck) + "\"");
+      width = std::max(width, 2 * kMargin + textWidth(line, 12));
       y += 16;
     }
     y += 10;
