@@ -109,7 +109,7 @@ case "${1:-}" in
     # hnow's main job: a file onto every PC of a local emulated lab, along the
     # planned tree and along the baselines. 64 MiB takes about a minute on 2
     # cores (hnow demo alone sends 256 MiB).
-    "$BUILD_DIR"/daemon/hnow demo --size $((64 << 20)) --gantt "$BUILD_DIR"/demo.svg
+    "$BUILD_DIR"/daemon/hnow demo --size $((64 << 20)) --svg "$BUILD_DIR"/demo.svg
     ;;
   test)
     install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"

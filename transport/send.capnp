@@ -98,6 +98,8 @@ struct SendReport @0x8b9bf58344fc2a17 {
   groups @24 :List(BundleGroup);   # a tree sent as a bundle per group of agents by what they lack; empty: one bundle
   record @25 :UInt64;              # its operation record's id (`hnow ops`, `hnow cancel`); 0: none yet
   cancelledBy @26 :Text;           # the operator who cancelled it; "" not cancelled
+  picture @27 :Text;               # its trees, rates and replans as JSON (daemon/api/send_picture_json.h, the
+                                   # form its record keeps too); absent: not started, or an older hnowd
 }
 
 struct BundleGroup @0xe10eca52e3f14afa {

@@ -20,17 +20,32 @@ std::string wireBytes(const Status& status) {
   return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
 }
 
+// What time alone changes in a send's picture: its elapsed time, and the
+// rates edges still receiving achieved so far (bytes over the time since
+// they began): a report differs when bytes move, not when a second passes.
+void withoutTime(std::optional<SendPicture>& picture) {
+  if (!picture) return;
+  picture->elapsedS = 0;
+  for (auto& version : picture->versions)
+    for (auto& edge : version.edges)
+      if (edge.toS == 0) edge.achievedBytesPerS.reset();
+}
+
 }  // namespace
 
 std::string reportPrint(SendStatus s) {
   s.elapsedS = 0;
   for (auto& group : s.groups) group.elapsedS = 0;
+  withoutTime(s.picture);
   return wireBytes<wire::SendReport>(s);
 }
 
 std::string reportPrint(ManifestStatus s) {
   s.elapsedS = 0;
-  for (auto& item : s.items) item.send.elapsedS = 0;
+  for (auto& item : s.items) {
+    item.send.elapsedS = 0;
+    withoutTime(item.send.picture);
+  }
   return wireBytes<wire::ManifestReport>(s);
 }
 

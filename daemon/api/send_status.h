@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/send_picture.h"
 #include "api/tree_status.h"
 
 namespace hnow::api {
@@ -111,6 +112,9 @@ struct SendStatus {
   std::uint64_t record = 0;
   // The operator who cancelled it (`hnow cancel`, Ctrl-C); "" not cancelled.
   std::string cancelledBy{};
+  // Its trees, rates and replans as drawn (send_picture.h); none: a send
+  // not started yet, or an hnowd that draws none.
+  std::optional<SendPicture> picture{};
 };
 
 }  // namespace hnow::api

@@ -1,5 +1,6 @@
 #include "api/send_status_wire.h"
 
+#include "api/send_picture_json.h"
 #include "api/tree_status_wire.h"
 
 namespace hnow::api {
@@ -118,6 +119,7 @@ void toWire(const SendStatus& s, wire::SendReport::Builder out) {
   out.setSource(s.source);
   out.setRecord(s.record);
   out.setCancelledBy(s.cancelledBy);
+  if (s.picture) out.setPicture(sendPictureJson(*s.picture));
   auto copied = out.initCopiedHere(static_cast<unsigned>(s.copiedHere.size()));
   for (unsigned i = 0; i < copied.size(); ++i) {
     copied[i].setAgent(s.copiedHere[i].agent);
@@ -187,6 +189,9 @@ SendStatus sendStatusFromWire(wire::SendReport::Reader in) {
   s.source = in.getSource();
   s.record = in.getRecord();
   s.cancelledBy = in.getCancelledBy();
+  // A picture that cannot be read is left out: the report stands without it.
+  if (in.hasPicture())
+    if (auto picture = sendPictureFromJson(in.getPicture().cStr())) s.picture = std::move(*picture);
   for (auto c : in.getCopiedHere()) s.copiedHere.push_back({c.getAgent(), c.getFrom()});
   for (auto g : in.getGroups()) {
     BundleGroupStatus group;

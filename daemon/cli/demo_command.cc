@@ -191,7 +191,7 @@ void showTail(const fs::path& log) {
 fs::path demoFile(const fs::path& dir) { return dir / "cluster" / "demo.bin"; }
 
 DemoRun sendOnce(const std::string& hnow, const fs::path& dir, const std::string& algo, int agents,
-                 const std::string& sourceSha, const std::string& gantt, bool quiet) {
+                 const std::string& sourceSha, const std::string& svg, bool quiet) {
   DemoRun run;
   run.algo = algo;
   run.plan = algo;
@@ -199,7 +199,7 @@ DemoRun sendOnce(const std::string& hnow, const fs::path& dir, const std::string
   std::vector<std::string> argv{hnow, "--config", (dir / "cluster" / "client.toml").string(), "send",
                                 demoFile(dir).string(),
                                 "--dest", "demo-" + algo + ".bin", "--algo", algo, "--json"};
-  if (!gantt.empty()) argv.insert(argv.end(), {"--gantt", gantt});
+  if (!svg.empty()) argv.insert(argv.end(), {"--svg", svg});
   const fs::path out = dir / ("send-" + algo + ".json");
   const int status = runChild(argv, out.string(), quiet ? (dir / "send.log").string() : "");
   if (interrupted) {
@@ -275,7 +275,7 @@ int runDemo(const DemoOptions& options) {
   for (const char* algo : kAlgos) {
     say(std::string("sending with --algo ") + algo);
     runs.push_back(sendOnce(hnow, dir, algo, options.agents, sourceSha,
-                            std::string(algo) == "auto" ? fs::absolute(options.ganttPath).string() : "",
+                            std::string(algo) == "auto" ? fs::absolute(options.svgPath).string() : "",
                             options.json));
     if (interrupted) {
       std::fprintf(stderr, "hnow: interrupted; stopping the cluster\n");
@@ -285,7 +285,7 @@ int runDemo(const DemoOptions& options) {
     if (!runs.back().error.empty()) showTail(dir / "cluster" / "logs" / "hnowd.log");
   }
   std::fputs((options.json ? demoJson(runs) : demoTable(runs, options.size, options.agents)).c_str(), stdout);
-  if (!options.json) std::printf("Gantt chart of the auto run: %s\n", fs::absolute(options.ganttPath).c_str());
+  if (!options.json) std::printf("Picture of the auto run's send: %s\n", fs::absolute(options.svgPath).c_str());
   return ok ? 0 : 1;
 }
 

@@ -3,7 +3,8 @@
 // machine. A local cluster (hnowd + 8 agents, the lab below), a generated
 // file sent with `auto` and with the baselines binomial, chain (host order,
 // as Kascade) and flat, every copy's SHA-256 checked against the source's,
-// a comparison table and the auto run's Gantt chart; everything it started
+// a comparison table and the picture of the auto run's send (its tree,
+// planned and achieved rates, the bottleneck); everything it started
 // is stopped and its directory removed, also on failure or Ctrl-C.
 //
 // The lab: two rooms and three classes of PCs, assigned round-robin over the
@@ -26,7 +27,7 @@ struct DemoOptions {
   int agents = 8;
   std::uint64_t size = 256ull << 20;
   bool json = false;
-  std::string ganttPath = "hnow-demo.svg";  // the auto run's planned and actual bars
+  std::string svgPath = "hnow-demo.svg";  // the picture of the auto run's send
 };
 
 // One send of the demo.

@@ -156,6 +156,9 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   for (CLI::App* sub : {c.opsWaitCommand, c.opsShowCommand, c.opsOutputCommand})
     sub->add_option("id", c.opsRecord.record, "The operation's id, as `hnow ops` lists it")->required();
   c.opsShowCommand->add_flag("--json", c.opsRecord.json, "Print JSON for scripts");
+  c.opsShowCommand->add_option("--svg", c.opsRecord.svgPath,
+                               "A send: write its picture to this SVG file (its trees, planned and achieved rates, "
+                               "the bottleneck, the replans), also long after it ended");
   c.opsOutputCommand->add_option("--output", c.opsRecord.output, "Write the result to this file (default: stdout)");
 }
 
@@ -210,7 +213,10 @@ void addSend(CLI::App& app, CommandLine& c) {
   c.sendCommand->add_flag("--delete", c.send.request.copy.deleteOthers,
                           "FILE is a directory: on each agent, remove what --dest holds that the tree does not "
                           "name (never outside --dest)");
-  c.sendCommand->add_option("--gantt", c.send.ganttPath, "Write planned and actual bars to this SVG file");
+  c.sendCommand->add_option("--svg,--gantt", c.send.svgPath,
+                            "Write the send's picture to this SVG file: its tree or stripes, each link's planned "
+                            "and achieved rate, the bottleneck, each replan (with --manifest: planned and actual "
+                            "bars per item)");
   c.sendCommand->add_option("--compress", c.send.request.compress,
                             "auto (default): zstd when the prediction says it pays; zstd: always; none: never "
                             "(docs/compression.md)")
@@ -235,7 +241,8 @@ void addDemo(CLI::App& app, CommandLine& c) {
   c.demoCommand->add_option("--size", c.demo.size, "Bytes to send (default 256 MiB)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   c.demoCommand->add_flag("--json", c.demo.json, "Print {\"runs\": [...]} for scripts");
-  c.demoCommand->add_option("--gantt", c.demo.ganttPath, "Where to write the auto run's Gantt chart (hnow-demo.svg)");
+  c.demoCommand->add_option("--svg,--gantt", c.demo.svgPath,
+                            "Where to write the picture of the auto run's send (hnow-demo.svg)");
 }
 
 void addRun(CLI::App& app, CommandLine& c) {
@@ -300,7 +307,7 @@ int dispatch(CommandLine& c) {
     c.manifest.configPath = c.clientConfig;
     c.manifest.request.algo = c.send.request.algo;
     c.manifest.json = c.send.json;
-    c.manifest.ganttPath = c.send.ganttPath;
+    c.manifest.ganttPath = c.send.svgPath;
     c.manifest.request.replan = c.send.request.replan;
     if (c.sendCommand->count("--compress") > 0) {
       std::fprintf(stderr, "hnow: --compress is for one FILE or DIR; a manifest's items go as they are\n");

@@ -10,12 +10,16 @@
 #include <optional>
 #include <thread>
 
+#include "api/send_picture_json.h"
+#include "api/send_picture_svg.h"
 #include "cli/cancel_command.h"
 #include "cli/manifest_command.h"
+#include "cli/ops_summary.h"
 #include "cli/progress_line.h"
 #include "cli/run_command.h"
 #include "cli/run_output_pull.h"
 #include "cli/send_command.h"
+#include "cli/text_file.h"
 #include "cli/status_command.h"
 
 namespace hnow::cli {
@@ -142,6 +146,28 @@ int runOpsWait(const OpsRecordOptions& options) {
   return waitManifest(*client, where->operation);
 }
 
+namespace {
+
+// The picture of the send `entry` names: from `report` while hnowd holds
+// the send, else from its record. Written to `path`; 0, or 1 saying why not.
+int writePicture(const std::string& path, const api::OperationSummary& entry, const api::SendStatus* report) {
+  Result<std::string> svg = Error{"operation " + std::to_string(entry.id) + " is a " + entry.kind +
+                                  ": only a send has a picture"};
+  if (entry.kind == "send" && report) {
+    svg = sendPictureSvg(*report);
+  } else if (entry.kind == "send") {
+    auto json = recordPictureJson(entry.summary);
+    auto picture = json ? api::sendPictureFromJson(*json) : Result<api::SendPicture>(json.error());
+    svg = picture ? Result<std::string>(api::renderSendPicture(*picture)) : Result<std::string>(picture.error());
+  }
+  auto written = svg ? writeFileAtomically(path, *svg) : Result<void>(svg.error());
+  if (written) return 0;
+  std::fprintf(stderr, "hnow: --svg %s: %s\n", path.c_str(), written.error().message.c_str());
+  return 1;
+}
+
+}  // namespace
+
 int runOpsShow(const OpsRecordOptions& options) {
   int exitCode = 0;
   auto client = connectOrReport(options.configPath, exitCode);
@@ -150,10 +176,11 @@ int runOpsShow(const OpsRecordOptions& options) {
   if (!where) return exitCode;
   if (where->operation == 0) {
     reportRecord(where->entry, options.json);
-    return 0;
+    return options.svgPath.empty() ? 0 : writePicture(options.svgPath, where->entry, nullptr);
   }
   // Its report now: the first one a follow is pushed (at once), and then it stops.
   std::string text;
+  std::optional<api::SendStatus> shownSend;
   auto first = [&](const auto& report, auto print) {
     text = print(report);
     return false;
@@ -164,6 +191,7 @@ int runOpsShow(const OpsRecordOptions& options) {
     });
   } else if (where->kind == "send") {
     client->followSend(where->operation, [&](const api::SendStatus& s) {
+      shownSend = s;
       return first(s, [&](const api::SendStatus& x) { return options.json ? sendJson(x) : sendTable(x, ""); });
     });
   } else {
@@ -181,7 +209,8 @@ int runOpsShow(const OpsRecordOptions& options) {
                 e.progress.empty() ? "" : ", ", e.progress.c_str());
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  if (options.svgPath.empty()) return 0;
+  return writePicture(options.svgPath, where->entry, shownSend ? &*shownSend : nullptr);
 }
 
 int runOpsOutput(const OpsRecordOptions& options) {

@@ -15,6 +15,7 @@ struct OpsRecordOptions {
   std::uint64_t record = 0;
   bool json = false;   // show: JSON
   std::string output;  // output: the file; "" stdout
+  std::string svgPath; // show, a send: where to write its picture
 };
 
 // Follows it to its end with its progress line on a terminal, then prints
@@ -22,7 +23,8 @@ struct OpsRecordOptions {
 // stop), 3 cancelled. Ctrl-C leaves and cancels nothing.
 int runOpsWait(const OpsRecordOptions& options);
 // Its report now (a run: per-agent shares; a send: copies), or its record
-// when hnowd holds it no more.
+// when hnowd holds it no more; a send's picture to `svgPath`, from its
+// report or, once hnowd holds it no more, from its record.
 int runOpsShow(const OpsRecordOptions& options);
 // A finished run's result, kept at hnowd (run without --output).
 int runOpsOutput(const OpsRecordOptions& options);

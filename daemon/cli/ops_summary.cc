@@ -94,4 +94,13 @@ std::string readableSummary(const std::string& kind, const std::string& summary)
   return summary;
 }
 
+Result<std::string> recordPictureJson(const std::string& summary) {
+  const Json s = Json::parse(summary, nullptr, false);
+  if (s.is_discarded() || !s.is_object()) return Error{"its record's summary is not a JSON object"};
+  auto picture = s.find("picture");
+  if (picture == s.end() || !picture->is_object())
+    return Error{"its record keeps no picture (a send that never started, or one an older hnowd ran)"};
+  return picture->dump();
+}
+
 }  // namespace hnow::cli

@@ -84,6 +84,11 @@ int runSendCommand(const SendOptions& options) {
     std::fprintf(stderr, "hnow: send needs FILE and --dest PATH, or --manifest M.toml\n");
     return 2;
   }
+  if (options.detach && !options.svgPath.empty()) {
+    std::fprintf(stderr, "hnow: --svg draws the send once it ends, which --detach does not wait for; drop --svg "
+                         "and draw it later with `hnow ops show ID --svg FILE`\n");
+    return 2;
+  }
   auto maxRate = sendMaxRate(options);
   if (!maxRate) {
     std::fprintf(stderr, "hnow: %s\n", maxRate.error().message.c_str());
@@ -155,9 +160,10 @@ int runSendCommand(const SendOptions& options) {
   }
   std::fputs((options.json ? sendJson(status) : sendTable(status, options.file)).c_str(), stdout);
   if (options.request.untilAll && !options.json) std::fputs(owedLine(status).c_str(), stdout);
-  if (!options.ganttPath.empty()) {
-    if (auto written = writeFileAtomically(options.ganttPath, sendGanttSvg(status)); !written)
-      std::fprintf(stderr, "hnow: %s\n", written.error().message.c_str());
+  if (!options.svgPath.empty()) {
+    auto svg = sendPictureSvg(status);
+    if (auto written = svg ? writeFileAtomically(options.svgPath, *svg) : Result<void>(svg.error()); !written)
+      std::fprintf(stderr, "hnow: --svg %s: %s\n", options.svgPath.c_str(), written.error().message.c_str());
   }
   for (const auto& c : status.copies)
     if (c.state != api::CopyStatus::State::kDone || (c.tree && c.tree->failedCount > 0)) return 1;

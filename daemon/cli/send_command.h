@@ -22,7 +22,7 @@ struct SendOptions {
   // read straight into it; --max-rate and the upload once the send starts.
   api::SendRequest request;
   bool json = false;
-  std::string ganttPath;
+  std::string svgPath;  // --svg: where to write its picture
   // --max-rate, e.g. "100M" (base/bit_rate.h); empty: none.
   std::string maxRate;
   bool detach = false;  // print the record's id once started, and leave
@@ -56,8 +56,9 @@ std::string sendJson(const api::SendStatus& status);
 std::string sendTable(const api::SendStatus& status, const std::string& file);
 // After an --until-all send: the agents still owed it (failed or skipped), or that none are.
 std::string owedLine(const api::SendStatus& status);
-// Planned and actual bars side by side, two rows per node; a replan's parent
-// changes are ticks on the moved node's actual row.
-std::string sendGanttSvg(const api::SendStatus& status);
+// The send's picture as SVG (api/send_picture_svg.h): its trees or stripes,
+// planned and achieved rates, the bottleneck, the replans; or why hnowd
+// sent none.
+Result<std::string> sendPictureSvg(const api::SendStatus& status);
 
 }  // namespace hnow::cli

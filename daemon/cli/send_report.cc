@@ -1,5 +1,5 @@
 // What `hnow send` prints once the send is over: the table of copies and
-// parents, the tree or stripes, what was held or replaced, the Gantt chart,
+// parents, the tree or stripes, what was held or replaced, its picture,
 // and what an --until-all send still owes (send_command.h).
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include "base/bit_rate.h"
 #include "base/printable.h"
-#include "cli/gantt_svg.h"
+#include "api/send_picture_svg.h"
 #include "cli/number_format.h"
 #include "cli/send_command.h"
 #include "cli/send_report.h"
@@ -61,23 +61,6 @@ std::string stripeTreeText(const api::SendStatus& s, std::size_t k) {
   });
 }
 
-
-// Who fed a copy: its parent, or its parent in each stripe.
-std::string parentsOf(const api::CopyStatus& c) {
-  if (c.stripeParents.empty()) return c.parent;
-  std::string out;
-  for (const std::string& p : c.stripeParents) out += (out.empty() ? "" : ",") + p;
-  return out;
-}
-
-// "stripe 2: 800.0 KiB from agent-5, held at 30.10 s: 0.22 Mbit/s on average"
-std::string stripeLabel(const api::SendStatus& s, const api::CopyStatus& c, std::size_t k, double held) {
-  const double bytes = static_cast<double>(s.stripeOffsets[k + 1] - s.stripeOffsets[k]);
-  char text[200];
-  std::snprintf(text, sizeof text, "stripe %zu: %s from %s, held at %.2f s: %.2f Mbit/s on average", k + 1,
-                bytesText(bytes).c_str(), c.stripeParents[k].c_str(), held, bytes * 8 / held / 1e6);
-  return text;
-}
 
 // What hnowd packed of a directory, and what it left out.
 std::string treeSummaryText(const api::TreeSummary& t) {
@@ -289,31 +272,10 @@ std::string sendTable(const api::SendStatus& s, const std::string& file) {
   return out;
 }
 
-std::string sendGanttSvg(const api::SendStatus& s) {
-  GanttChart chart;
-  chart.title = "hnow send along " + s.algo + ": planned and actual";
-  for (const auto& c : s.copies) {
-    const int row = static_cast<int>(chart.rows.size());
-    chart.rows.push_back(c.node + " planned");
-    chart.rows.push_back(c.node + " actual");
-    chart.bars.push_back({row, 0.0, c.plannedS, "planned", "from " + parentsOf(c)});
-    if (c.state == api::CopyStatus::State::kDone)
-      chart.bars.push_back({row + 1, 0.0, c.finishedS, "actual", "from " + parentsOf(c)});
-    // A striped copy: a row per stripe, who fed it and at what rate.
-    for (std::size_t k = 0; k < c.stripeParents.size() && k + 1 < s.stripeOffsets.size(); ++k) {
-      const int stripeRow = static_cast<int>(chart.rows.size());
-      chart.rows.push_back(c.node + " stripe " + std::to_string(k + 1) + " <- " + c.stripeParents[k]);
-      const double held = k < c.stripeHeldS.size() ? c.stripeHeldS[k] : 0.0;
-      if (held > 0) chart.bars.push_back({stripeRow, 0.0, held, "stripe", stripeLabel(s, c, k, held)});
-    }
-    for (const auto& change : s.parentChanges)
-      if (change.node == c.node)
-        chart.marks.push_back({row + 1, change.atS, change.oldParent + " → " + change.newParent,
-                               change.reason});
-  }
-  if (s.replannedPredictedS > 0) chart.title += " (replanned, predicted " + std::to_string(s.replannedPredictedS).substr(0, 5) + " s)";
-  chart.makespan = std::max(s.predictedS, s.elapsedS);
-  return renderGanttSvg(chart);
+Result<std::string> sendPictureSvg(const api::SendStatus& s) {
+  if (!s.picture) return Error{"hnowd sent no picture of this send (an hnowd older than this hnow, or a send that "
+                               "never started): nothing to draw"};
+  return api::renderSendPicture(*s.picture);
 }
 
 std::string owedLine(const api::SendStatus& status) {

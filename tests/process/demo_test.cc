@@ -36,10 +36,10 @@ int processesNaming(const std::string& needle) {
 
 TEST_CASE("hnow demo sends with auto and the three baselines, every copy verified, and leaves nothing behind") {
   TempDir dir;
-  const fs::path gantt = dir.path / "demo.svg";
+  const fs::path picture = dir.path / "demo.svg";
   // TMPDIR: the demo's own directory goes under ours, so we can see it is removed.
-  auto r = runCommand("TMPDIR=" + dir.path.string() + " " + kHnow + " demo --agents 8 --size 3000000 --json --gantt " +
-                      gantt.string());
+  auto r = runCommand("TMPDIR=" + dir.path.string() + " " + kHnow + " demo --agents 8 --size 3000000 --json --svg " +
+                      picture.string());
   REQUIRE_MESSAGE(r.status == 0, r.err);
   auto report = nlohmann::json::parse(r.out);
   REQUIRE(report["runs"].size() == 4);
@@ -54,9 +54,13 @@ TEST_CASE("hnow demo sends with auto and the three baselines, every copy verifie
   }
   // The demo's lab has slow senders that receive well: auto plans a pipelined tree.
   CHECK(report["runs"][0]["plan"] == "pipelined");
-  CHECK(readWhole(gantt).find("<svg") != std::string::npos);
+  // The picture of the auto run's send: its tree over the 8 agents, the bottleneck marked.
+  const std::string svg = readWhole(picture);
+  CHECK(svg.find("pipelined tree") != std::string::npos);
+  CHECK(svg.find(">agent-8<") != std::string::npos);
+  CHECK(svg.find("class=\"edge bottleneck") != std::string::npos);
   int left = 0;
-  for (const auto& e : fs::directory_iterator(dir.path)) left += e.path() != gantt;
+  for (const auto& e : fs::directory_iterator(dir.path)) left += e.path() != picture;
   CHECK(left == 0);  // the cluster's directory, the file and every copy are gone
   CHECK(processesNaming(dir.path.string()) == 0);
 }

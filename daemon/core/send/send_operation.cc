@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/send/send_picture.h"
 #include "core/send/send_replan.h"
 
 namespace hnow::daemon {
@@ -29,6 +30,7 @@ int SendOperation::indexOf(const std::string& node) const {
 void SendOperation::start() {
   started_ = clock_.now();
   running_ = true;
+  history_.start(tree_.parent, replanning_.nodes);
   for (std::size_t i = 1; i < names_.size(); ++i) {
     copies_[i].state = CopyStatus::State::kReceiving;
     pulledFrom_[i] = tree_.parent[i];
@@ -61,7 +63,10 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
   if (back) comeBack(static_cast<std::size_t>(i));
   if (copy.state == CopyStatus::State::kDone || copy.state == CopyStatus::State::kFailed) return back;
   copy.bytes = std::max(copy.bytes, r.bytes);
-  if (copy.bytes >= size_ && copy.heldS == 0.0) copy.heldS = seconds(clock_.now() - started_);
+  if (copy.bytes >= size_ && copy.heldS == 0.0) {
+    copy.heldS = seconds(clock_.now() - started_);
+    history_.ended(copy.heldS, i, copy.bytes);
+  }
   copy.corruptChunks = std::max(copy.corruptChunks, r.corruptChunks);
   flows_.held(clock_.now(), i, copy.bytes);
   switch (r.state) {
@@ -82,6 +87,7 @@ bool SendOperation::report(const std::string& node, const TransferReport& r) {
       receivedFrom_[static_cast<std::size_t>(i)] = tree_.parent[static_cast<std::size_t>(i)];
       copy.finishedS = seconds(clock_.now() - started_);
       if (copy.heldS == 0.0) copy.heldS = copy.finishedS;
+      history_.ended(copy.heldS, i, copy.bytes);
       break;
   }
   if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
@@ -95,6 +101,7 @@ void SendOperation::fail(int node, const std::string& message) {
   if (copy.state == CopyStatus::State::kWaiting || copy.state == CopyStatus::State::kReceiving) {
     copy.state = CopyStatus::State::kFailed;
     copy.message = message;
+    history_.ended(seconds(clock_.now() - started_), node, copy.bytes);
   }
   stopServing(node, names_[static_cast<std::size_t>(node)] + " failed (" + message + ")");
   if (finished() && ended_ == TimePoint{}) ended_ = clock_.now();
@@ -281,8 +288,10 @@ bool SendOperation::adoptParents(const std::vector<int>& parent, const std::stri
 
 void SendOperation::moveTo(std::size_t node, int parent, const std::string& reason) {
   const int old = tree_.parent[node];
+  const double atS = seconds(clock_.now() - started_);
   changes_.push_back({names_[node], names_[static_cast<std::size_t>(old)], names_[static_cast<std::size_t>(parent)],
-                      seconds(clock_.now() - started_), reason});
+                      atS, reason});
+  history_.moved(atS, static_cast<int>(node), parent, copies_[node].bytes, reason, replanning_.nodes);
   tree_.parent[node] = parent;
   movedOff_[node] = pulledFrom_[node];
   if (movedOff_[node] > 0 && barred_[static_cast<std::size_t>(movedOff_[node])]) leftBarred_[node] = movedOff_[node];
@@ -319,6 +328,12 @@ SendStatus planStatus(const SendTree& tree, std::uint64_t size) {
 }
 
 SendStatus SendOperation::status() const {
+  SendStatus s = statusOfCopies();
+  s.picture = sendPicture(s, {this});
+  return s;
+}
+
+SendStatus SendOperation::statusOfCopies() const {
   SendStatus s = planStatus(tree_, size_);
   s.finished = finished();
   s.elapsedS = seconds((s.finished ? ended_ : clock_.now()) - started_);

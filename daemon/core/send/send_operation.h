@@ -17,6 +17,7 @@
 #include "core/links/link_verdict.h"
 #include "core/trust/relay_suspects.h"
 #include "core/send/send_compression.h"
+#include "core/send/send_history.h"
 #include "core/send/send_tree.h"
 #include "core/send/skipped_agent.h"
 #include "core/links/transfer_flows.h"
@@ -166,7 +167,10 @@ class SendOperation final : public SendRun {
   bool trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) override;
 
   bool finished() const override;
+  // Its report with its picture (send_picture.h), and without: what a
+  // striped send combines over its stripes before it draws them together.
   SendStatus status() const override;
+  SendStatus statusOfCopies() const;
   bool involves(const std::string& node) const override { return indexOf(node) > 0; }
   // What each copy received from its parent over [now - window, now], for
   // the copies hnowd can judge (transfer_flows.h), by node name.
@@ -179,6 +183,10 @@ class SendOperation final : public SendRun {
   std::vector<std::string> takeUnreachable() override { return std::exchange(unreachable_, {}); }
   // Reported when the send started, not since: the tree as planned.
   const SendTree& plan() const { return tree_; }
+  // Every tree it ran on and what each copy received from each parent
+  // (its picture, send_picture.h), over `names()`.
+  const SendHistory& history() const { return history_; }
+  const std::vector<std::string>& names() const { return names_; }
 
  private:
   int indexOf(const std::string& node) const;
@@ -238,6 +246,7 @@ class SendOperation final : public SendRun {
   double replannedPredictedS_ = 0.0;
   std::vector<ParentChange> changes_;
   TransferFlows flows_;
+  SendHistory history_;
   TimePoint started_{};
   mutable TimePoint ended_{};  // set when finished() first holds
 };

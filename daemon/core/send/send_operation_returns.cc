@@ -35,7 +35,12 @@ void SendOperation::comeBack(std::size_t node, bool pullsNothing) {
   if (parent != pulledFrom_[node]) {
     tree_.parent[node] = pulledFrom_[node];
     moveTo(node, parent, pullsNothing ? "logged in afresh after being lost" : "back after being lost");
-  } else if (pullsNothing) {
+    return;
+  }
+  // Its stretch from this parent ended when it was lost; a new one begins.
+  history_.moved(seconds(clock_.now() - started_), static_cast<int>(node), parent, copy.bytes,
+                 pullsNothing ? "logged in afresh after being lost" : "back after being lost", replanning_.nodes);
+  if (pullsNothing) {
     tree_.parent[node] = parent;
     flows_.moved(clock_.now(), static_cast<int>(node));
     commands_.pull(names_[node], addresses_[static_cast<std::size_t>(parent)]);

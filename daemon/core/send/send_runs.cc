@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "api/send_picture_json.h"
 #include "base/log_context.h"
 #include "core/links/hosts.h"
 #include "core/links/trunk_survey.h"
@@ -250,6 +251,8 @@ void SendRuns::end(RunningSend& running) {
   const bool cancelled = !running.cancelledBy.empty();
   if (cancelled) changes += ",\"cancelled_by\":" + jsonString(running.cancelledBy);
   const char* outcome = cancelled ? "cancelled" : ok == s.copies.size() ? "done" : "failed";
+  // Kept with the record, so `hnow ops show ID --svg` draws it after the fact.
+  if (s.picture) changes += ",\"picture\":" + api::sendPictureJson(*s.picture);
   finishRecord(coordinator_, running.record, outcome, running.summary + numbers + changes + "}");
   if (ended_) ended_(end);
 }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/send/send_picture.h"
 #include "planner/pipelined/concurrent_pipelines.h"
 #include "planner/striped/striped_plan.h"
 
@@ -25,6 +26,7 @@ StripedSend::StripedSend(const Clock& clock, const SendTree& tree, const std::ve
     stripes_.push_back(std::make_unique<SendOperation>(clock, std::move(stripe), names, addresses, paths,
                                                        sources_[k].length, sources_[k].sha256Hex, *commands[k]));
   }
+  shareNodes();
 }
 
 void StripedSend::start() {
@@ -43,7 +45,7 @@ bool StripedSend::report(const std::string& node, const std::string& token, cons
       return back;
     // One stripe failed at the node fails its file: its other stripes stop
     // there too, and their children move.
-    for (const CopyStatus& copy : stripes_[k]->status().copies) {
+    for (const CopyStatus& copy : stripes_[k]->statusOfCopies().copies) {
       if (copy.node != node || copy.state != CopyStatus::State::kFailed) continue;
       for (std::size_t other = 0; other < stripes_.size(); ++other)
         if (other != k) stripes_[other]->failCopy(node, "stripe " + std::to_string(k + 1) + ": " + copy.message);
@@ -114,15 +116,18 @@ bool StripedSend::ratesChanged(const std::string& node, const planner::NodeRates
   const int i = node == kCoordinatorNode ? 0 : stripes_.front()->nodeIndex(node);
   if (i < 0 || static_cast<std::size_t>(i) >= settings_.nodes.size()) return false;
   settings_.nodes[static_cast<std::size_t>(i)].rates = rates;
+  shareNodes();
   return reshare(reason);
 }
 
 bool StripedSend::trunkChanged(const std::string& room, const planner::Trunk& trunk, const std::string& reason) {
-  return setRoomTrunk(settings_.nodes, room, trunk) && reshare(reason);
+  if (!setRoomTrunk(settings_.nodes, room, trunk)) return false;
+  shareNodes();
+  return reshare(reason);
 }
 
 bool StripedSend::reshare(const std::string& reason) {
-  if (!settings_.enabled || finished() || settings_.nodes.size() != stripes_.front()->status().copies.size() + 1)
+  if (!settings_.enabled || finished() || settings_.nodes.size() != stripes_.front()->statusOfCopies().copies.size() + 1)
     return false;
   // A node that may not serve in some stripe (lost, or barred) is planned as
   // a leaf in all: no uplink.
@@ -266,7 +271,7 @@ std::size_t StripedSend::parentChangeCount() const {
 
 SendStatus StripedSend::status() const {
   std::vector<SendStatus> each;
-  for (const auto& stripe : stripes_) each.push_back(stripe->status());
+  for (const auto& stripe : stripes_) each.push_back(stripe->statusOfCopies());
   SendStatus s = planStatus(tree_, size_);
   s.finished = finished();
   s.replanning = settings_.enabled;
@@ -307,7 +312,17 @@ SendStatus StripedSend::status() const {
     copy.state = allDone ? CopyStatus::State::kDone : CopyStatus::State::kReceiving;
     if (allDone) copy.sha256 = sha256Hex_;
   }
+  std::vector<const SendOperation*> trees;
+  for (const auto& stripe : stripes_) trees.push_back(stripe.get());
+  s.picture = sendPicture(s, trees);
   return s;
+}
+
+// Each stripe's tree keeps the rates hnowd plans with for its picture; the
+// striped send alone re-plans them.
+void StripedSend::shareNodes() {
+  for (auto& stripe : stripes_)
+    stripe->setReplanning({false, settings_.algo, settings_.nodes, settings_.chunkBytes, settings_.minGain});
 }
 
 std::vector<Flow> StripedSend::flows(Duration window) const {

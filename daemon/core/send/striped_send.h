@@ -79,6 +79,7 @@ class StripedSend final : public SendRun {
 
  private:
   bool reshare(const std::string& reason);
+  void shareNodes();
   // The relays stripe `caughtIn` caught altering bytes, barred in every stripe.
   void barEverywhere(std::size_t caughtIn);
   // A parent a child could not connect to in stripe `foundIn` serves in no stripe.
