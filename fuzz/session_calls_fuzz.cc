@@ -115,7 +115,7 @@ struct Lab {
   Ignore ignore;
   transport::data::DataPlane plane{clock, [](transport::data::TransferEvent) {}};
   daemon::DataSourcePlane source{plane, scratch + "/trees"};
-  daemon::PosixRunFiles runFiles{scratch + "/work", {scratch}};  // runs confined to the scratch directory, as [run] roots
+  daemon::PosixRunFiles runFiles{scratch + "/work", daemon::LiveRoots({scratch})};  // runs confined to the scratch directory, as [run] roots
   std::function<std::string()> newToken = [] { return std::string(32, 'k'); };
   daemon::SendService sends{coordinator, source, "hnowd:1", clock, transport::data::kChunkBytes, 0, newToken};
   daemon::ManifestService manifests{coordinator, clock, transport::data::kChunkBytes, newToken};
@@ -134,7 +134,8 @@ struct Lab {
     auto pipe = kj::newTwoWayPipe();
     keys.trust.sharedSecret = &secret;  // agents of any name may enroll, as while a lab migrates
     auto gate = kj::heap<daemon::GateServer>(coordinator, keys.trust, tasks, "fuzz-peer", nullptr,
-                                             daemon::Services{&sends, &manifests, &jobs, nullptr, nullptr, "", {scratch}});
+                                             daemon::Services{&sends, &manifests, &jobs, nullptr, nullptr, "",
+                                                              daemon::LiveRoots({scratch})});
     Link link;
     link.server = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[0]), kj::mv(gate));
     link.peer = kj::heap<transport::RpcConnection>(kj::mv(pipe.ends[1]));
