@@ -23,8 +23,12 @@ Result<std::vector<CoordinatorClient::AgentKey>> chosen(const std::vector<Coordi
   for (const auto& k : keys)
     if (k.state == "pending") pending.push_back(k);
   if (choice.all) return pending;
+  // By name: hnowd lists them in the order they asked, which says nothing to the reader.
+  std::vector<std::string> names;
+  for (const auto& p : pending) names.push_back(p.name);
+  std::sort(names.begin(), names.end());
   std::string waiting;
-  for (const auto& p : pending) waiting += (waiting.empty() ? "" : ", ") + p.name;
+  for (const auto& n : names) waiting += (waiting.empty() ? "" : ", ") + n;
   for (const std::string& name : choice.names) {
     auto it = std::find_if(pending.begin(), pending.end(), [&](const auto& p) { return p.name == name; });
     if (it == pending.end())

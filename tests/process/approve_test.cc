@@ -12,6 +12,7 @@
 
 using hnow::testing::ChildProcess;
 using hnow::testing::eventually;
+using hnow::testing::occurrences;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using hnow::testing::TestCluster;
@@ -19,12 +20,6 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // A new machine that trusts the lab's hnowd but holds no token: it asks
 // with a key of its own and waits for approval.
@@ -47,7 +42,7 @@ TEST_CASE("hnow agent approve shows each pending key and approves several at onc
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
   auto first = newMachine(lab, "pc-1");
   auto second = newMachine(lab, "pc-2");
-  REQUIRE(eventually([&] { return count(runCommand(lab.hnow("agent keys")).out, "pending") == 2; }, 10s));
+  REQUIRE(eventually([&] { return occurrences(runCommand(lab.hnow("agent keys")).out, "pending") == 2; }, 10s));
 
   auto unasked = runCommand(lab.hnow("agent approve --all"));
   CHECK(unasked.status == 2);
@@ -56,7 +51,7 @@ TEST_CASE("hnow agent approve shows each pending key and approves several at onc
   CHECK(unknown.status == 1);
   CHECK(unknown.err.find("no agent named nobody is waiting for approval (waiting: pc-1, pc-2); nothing approved") !=
         std::string::npos);
-  CHECK(count(runCommand(lab.hnow("agent keys")).out, "pending") == 2);
+  CHECK(occurrences(runCommand(lab.hnow("agent keys")).out, "pending") == 2);
 
   auto approved = runCommand(lab.hnow("agent approve --all --yes"));
   REQUIRE_MESSAGE(approved.status == 0, approved.err);

@@ -11,6 +11,7 @@
 #include "process/test_cluster.h"
 
 using hnow::testing::processAlive;
+using hnow::testing::occurrences;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using hnow::testing::TestCluster;
@@ -25,17 +26,12 @@ std::string lineOf(const std::string& text, const std::string& key) {
   return text.substr(at + 1, text.find('\n', at + 1) - at);
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 // Sends SIGHUP to `name` and waits for its `n`th line holding `text`.
 void reload(const TestCluster& lab, const std::string& name, const std::string& text, std::size_t n = 1) {
   ::kill(lab.pid(name), SIGHUP);
-  REQUIRE_MESSAGE(hnow::testing::eventually([&] { return count(lab.log(name), text) >= n; }, std::chrono::seconds(5)),
-                  lab.log(name));
+  REQUIRE_MESSAGE(
+      hnow::testing::eventually([&] { return occurrences(lab.log(name), text) >= n; }, std::chrono::seconds(5)),
+      lab.log(name));
 }
 
 }  // namespace
@@ -104,7 +100,7 @@ TEST_CASE("SIGHUP gives an agent its owner's new [jobs] for the next command, wi
   REQUIRE(from != std::string::npos);
   text.replace(from, 13, "allow = [\"/usr/bin/wc\"]");
   std::ofstream(config) << text;
-  const std::size_t logins = count(lab.log("agent-1"), "registered with hnowd");
+  const std::size_t logins = occurrences(lab.log("agent-1"), "registered with hnowd");
   reload(lab, "agent-1", "[jobs] allow: /usr/bin/wc");
   auto refused = runCommand(lab.hnow(run));
   CHECK(refused.status == 1);
@@ -113,5 +109,5 @@ TEST_CASE("SIGHUP gives an agent its owner's new [jobs] for the next command, wi
   CHECK_MESSAGE(counted.status == 0, counted.err);
   CHECK(counted.out == "3\n");
   // Same process, same session: nothing was restarted to take it.
-  CHECK(count(lab.log("agent-1"), "registered with hnowd") == logins);
+  CHECK(occurrences(lab.log("agent-1"), "registered with hnowd") == logins);
 }

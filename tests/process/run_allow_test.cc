@@ -17,6 +17,7 @@
 using hnow::testing::ChildProcess;
 using hnow::testing::eventually;
 using hnow::testing::processAlive;
+using hnow::testing::occurrences;
 using hnow::testing::readWhole;
 using hnow::testing::runCommand;
 using hnow::testing::TestCluster;
@@ -26,12 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kAgentBinary = HNOW_AGENT_BINARY;
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 bool alive(const TestCluster& cluster, const std::string& name) {
   auto r = runCommand(cluster.hnow("status --json"));
@@ -57,11 +52,11 @@ std::unique_ptr<ChildProcess> restartWithJobs(const TestCluster& cluster, int n,
   text = text.substr(0, from) + (to == std::string::npos ? "" : text.substr(to)) + "\n[jobs]\n" + jobs;
   std::ofstream(config) << text;
   const fs::path log = cluster.dir.path / "logs" / (name + ".log");
-  const std::size_t before = count(readWhole(log), "registered with hnowd");
+  const std::size_t before = occurrences(readWhole(log), "registered with hnowd");
   auto agent = std::make_unique<ChildProcess>(std::vector<std::string>{kAgentBinary, "--config", config.string()},
                                               std::vector<std::string>{}, log.string());
   std::ofstream(cluster.dir.path / "pids" / (name + ".pid")) << agent->pid();  // for `hnow local down`
-  REQUIRE(eventually([&] { return count(readWhole(log), "registered with hnowd") > before; }, 10s));
+  REQUIRE(eventually([&] { return occurrences(readWhole(log), "registered with hnowd") > before; }, 10s));
   // hnowd counts it alive again at its next tick, not at the login.
   REQUIRE(eventually([&] { return alive(cluster, name); }, 10s));
   return agent;

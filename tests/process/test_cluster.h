@@ -12,6 +12,13 @@ namespace hnow::testing {
 
 inline const std::string kHnowBinary = HNOW_BINARY;
 
+// How many times `what` stands in `text` (log lines, `agent keys` rows).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // `hnow local up` in a fresh directory; `hnow local down` when destroyed,
 // then SIGKILL to anything of ours that would not stop.
 struct TestCluster {

@@ -55,7 +55,7 @@ struct JobService::Job : std::enable_shared_from_this<JobService::Job> {
   // the attempts to serve it wait for it.
   std::vector<bool> shareHashed;
   std::map<std::size_t, std::vector<int>> servesWaiting;
-  std::unique_ptr<Actions> actions;
+  std::unique_ptr<JobActions> actions;  // a JobService::Actions (job_service_actions.cc)
   std::unique_ptr<JobRun> run;
   struct AttemptData {
     std::string resultToken;
