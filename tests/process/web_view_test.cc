@@ -148,9 +148,10 @@ TEST_CASE("in headless Chromium the page shows the lab's agents and follows a se
     MESSAGE("skipped: no chromium (apt-get install chromium; ./dev.sh test installs it)");
     return;
   }
-  WebLab lab("--agents 3 --uplink-mbps 40 --source-uplink-mbps 24");
+  // Long enough for two runs of a browser on a busy machine.
+  WebLab lab("--agents 3 --uplink-mbps 40 --source-uplink-mbps 12");
   REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
-  writeRandomFile(lab.dir.path / "big.bin", 20 << 20);  // about 7 s at 24 Mbit/s
+  writeRandomFile(lab.dir.path / "big.bin", 16 << 20);  // about 11 s at 12 Mbit/s
   const std::string url = "http://" + lab.web() + "/#token=" + lab.token();
   const std::filesystem::path profile = lab.dir.path / "chromium";
   ChildProcess send({kHnowBinary, "--config", (lab.dir.path / "client.toml").string(), "send",

@@ -96,10 +96,10 @@ function drawLab(agents) {
     if (!sites.has(a.site)) sites.set(a.site, []);
     sites.get(a.site).push(a);
   }
-  const boxW = 150, boxH = 44, gap = 10, perRow = 4;
+  const boxW = 180, boxH = 44, gap = 10, perRow = 4;
   let y = 10;
   const groups = [];
-  for (const [site, members] of [...sites.entries()].sort()) {
+  for (const [site, members] of [...sites.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
     const rows = Math.ceil(members.length / perRow);
     const cols = Math.min(perRow, members.length);
     groups.push({ site, members, y, w: cols * (boxW + gap) + gap, h: rows * (boxH + gap) + gap + 22 });
