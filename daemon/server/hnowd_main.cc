@@ -339,7 +339,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
       spdlog::error("[web] in {}: {}", configPath, started.error().message);
       return 2;
     }
-    web = std::move(*started);
+    web = std::move(started).value();
   }
 
   daemon::Ticked ticked{coordinator, surveys, jobs, owed, underWay, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
