@@ -12,6 +12,8 @@ let selected = null;
 // then kept for this tab only.
 function loadToken() {
   const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  const op = /(?:^#|&)op=(\d+)/.exec(location.hash);  // an operation to show at once
+  if (op) selected = Number(op[1]);
   if (match) {
     sessionStorage.setItem("hnow-web-token", decodeURIComponent(match[1]));
     history.replaceState(null, "", location.pathname);
@@ -64,10 +66,10 @@ function progressCell(op) {
 function what(op) {
   const s = op.summary || {};
   if (typeof s !== "object") return String(s);
-  if (s.path) return s.path + (s.dest ? " to " + s.dest : "");
-  if (s.command) return s.command;
-  if (s.agent) return s.agent;
-  return "";
+  const source = s.file || s.path || s.input || "";
+  if (s.command) return s.command + (source ? " on " + source : "");
+  if (source) return source + (s.dest ? " to " + s.dest : "");
+  return s.agent || "";
 }
 
 function drawAgents(agents) {
