@@ -14,6 +14,7 @@ BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-d
   libtomlplusplus-dev doctest-dev libsodium-dev libxxhash-dev libcli11-dev libspdlog-dev
   nlohmann-json3-dev libsqlite3-dev libsystemd-dev libzstd-dev)
 TEST_PACKAGES=(jq iproute2 iperf3 nftables)  # the namespace tests (tests/netns/: other traffic, firewalls) and bench scripts
+TEST_PACKAGES+=(chromium)  # the web view's test in a headless browser (tests/process/web_view_test.cc)
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}  # ./dev.sh fuzz

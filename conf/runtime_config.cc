@@ -173,10 +173,26 @@ BandwidthLimits readLimits(TableReader& t) {
   return limits;
 }
 
+// [web]: listen required once the table is there (an empty [web] would
+// look like a web view that is on).
+WebConfig readWeb(TableReader& t, const std::string& baseDir, const std::string& dataDir) {
+  t.allowOnly({"listen", "token_file", "metrics_token_file"});
+  WebConfig w;
+  if (!t.has("listen"))
+    t.failHere("missing key 'listen' in [web] (the web view's address, host:port, e.g. \"127.0.0.1:7480\"; "
+               "remove [web] to leave the web view off)");
+  w.listen = readAddress(t, "listen", "", true, true);
+  w.tokenFile = t.has("token_file") ? readPath(t, "token_file", "the web view's operator token", baseDir)
+                                    : (fs::path(dataDir) / "web.token").string();
+  if (t.has("metrics_token_file"))
+    w.metricsTokenFile = readPath(t, "metrics_token_file", "the bearer token for /metrics off the loopback", baseDir);
+  return w;
+}
+
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   t.allowOnly({"listen", "data_port", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
                "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "log_format", "max_unauthenticated",
-               "max_unauthenticated_per_host", "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits"});
+               "max_unauthenticated_per_host", "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits", "web"});
   CoordinatorConfig c;
   c.listen = readAddress(t, "listen", c.listen, false, true);
   c.dataPort = readDataPort(t);
@@ -220,6 +236,7 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
   }
   if (auto survey = t.subTable("survey")) c.survey = readSurvey(*survey);
   if (auto limits = t.subTable("limits")) c.limits = readLimits(*limits);
+  if (auto web = t.subTable("web")) c.web = readWeb(*web, baseDir, c.dataDir);
   return c;
 }
 

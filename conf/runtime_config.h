@@ -35,6 +35,19 @@ struct SurveyConfig {
   bool emulatedLinks = false;   // measure emulated links (hnow local's pacing) like real ones
 };
 
+// [web]: hnowd's read-only web view and /metrics (docs/web-view.md,
+// docs/metrics.md), on an address of their own; off unless `listen` is set.
+struct WebConfig {
+  std::string listen;  // host:port; port 0: the OS chooses; empty: off
+  // The operators' token for the pages; hnowd makes it (mode 0600) on its
+  // first start with [web] (default <data_dir>/web.token).
+  std::string tokenFile;
+  // The bearer token scrapers off the loopback present for /metrics; empty:
+  // /metrics answers loopback clients only.
+  std::string metricsTokenFile;
+  bool enabled() const { return !listen.empty(); }
+};
+
 struct CoordinatorConfig {
   std::string listen = "0.0.0.0:7411";  // host:port; port 0: the OS chooses
   // The data plane's port, on listen's host: 0 lets the OS choose (a lab of
@@ -77,6 +90,7 @@ struct CoordinatorConfig {
   std::vector<std::string> sendRoots;
   // [limits]: what hnow may use of hnowd's links (docs/bandwidth-limits.md).
   BandwidthLimits limits;
+  WebConfig web;
 };
 
 struct EmulateConfig {

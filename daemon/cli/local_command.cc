@@ -190,7 +190,8 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   std::string roots = "roots = [" + quoted(lab.string());
   if (!cwdError && here != lab) roots += ", " + quoted(here.string());
   roots += "]\n";
-  const std::string runRoots = "\n[run]\n" + roots + "\n[send]\n" + roots;
+  std::string runRoots = "\n[run]\n" + roots + "\n[send]\n" + roots;
+  if (options.web) runRoots += "\n[web]\nlisten = \"127.0.0.1:0\"\n";
   if (!writeConfig(dir / "hnowd.toml", "listen = \"127.0.0.1:0\"\n" + hnowdHead + runRoots + survey + identities))
     return 1;
   if (!launcher.start("hnowd", hnowd, dir / "hnowd.toml")) return 1;
@@ -241,6 +242,9 @@ int up(const LocalUpOptions& options, const fs::path& dir, Launcher& launcher) {
   }
   std::printf("hnowd at %s with %d agents registered\n", address.c_str(), options.agents);
   std::printf("hnow --config %s status\n", (dir / "client.toml").c_str());
+  if (options.web)
+    std::printf("web view at http://%s/ (its token: %s)\n", waitForAddress(dir / "hnowd" / "web.address", launcher).c_str(),
+                (dir / "hnowd" / "web.token").c_str());
   return 0;
 }
 

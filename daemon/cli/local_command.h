@@ -35,6 +35,8 @@ struct LocalUpOptions {
   // Each agent's [limits] max_uplink_mbps (one per agent, or one for all);
   // empty or 0: no cap (docs/bandwidth-limits.md).
   std::vector<double> maxUplinkMbps;
+  // hnowd's [web] on 127.0.0.1, port chosen by the OS (docs/web-view.md).
+  bool web = false;
 };
 
 // Checks the agent count and the per-agent lists.

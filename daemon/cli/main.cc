@@ -185,6 +185,7 @@ void addLocal(CLI::App& app, CommandLine& c) {
       ->delimiter(',');
   c.upCommand->add_flag("--measure-links", c.localUp.measureLinks,
                       "Measure the emulated links with hnowd's surveys instead of taking them as told");
+  c.upCommand->add_flag("--web", c.localUp.web, "Turn on hnowd's web view and /metrics on 127.0.0.1 (docs/web-view.md)");
   c.downCommand = localCommand->add_subcommand("down", "Stop every process of a local cluster");
   c.downCommand->add_option("--dir", c.localDown.dir, "The directory given to local up")->required();
 }

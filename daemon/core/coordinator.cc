@@ -66,6 +66,7 @@ Result<void> Coordinator::restore() {
 std::vector<std::string> Coordinator::relayFaultsCaught(const std::string& kind, std::uint64_t id,
                                                         const std::vector<RelayFault>& faults) {
   auto lines = relays_.suspects().caught(kind, id, faults);
+  counts_.relayFaults += faults.size();
   std::vector<StoredLedgerEntry> entries;
   for (const auto& [agent, count] : relays_.suspects().ledger()) entries.push_back({agent, count, 0});
   saveLedger(kRelayFaultsLedger, entries);
@@ -145,7 +146,10 @@ bool Coordinator::heartbeat(SessionId session, const std::optional<CounterSample
   return true;
 }
 
-void Coordinator::localCounters(const CounterSample& counters) { links_.counters(kCoordinatorNode, counters); }
+void Coordinator::localCounters(const CounterSample& counters) {
+  localSample_ = counters;
+  links_.counters(kCoordinatorNode, counters);
+}
 
 bool Coordinator::reportRates(SessionId session, const planner::NodeRates& rates, const EmulatedLinks& emulated) {
   Agent* agent = current(session);
@@ -210,9 +214,20 @@ bool Coordinator::reportTransfer(SessionId session, const std::string& token,
   // Any sign of life counts, not heartbeats alone: they may queue behind data.
   table_.heartbeat(agent->registration.name);
   heardOn(*agent);
+  if (report.corruptChunks > 0) {
+    // A new agent process reports from 0 again: all of its count is new.
+    std::uint64_t& seen = corruptSeen_[{agent->registration.name, token}];
+    counts_.corruptChunks += report.corruptChunks >= seen ? report.corruptChunks - seen : report.corruptChunks;
+    seen = report.corruptChunks;
+  }
   if (auto owner = owners_.find(token); owner != owners_.end())
     owner->second->transferReport(agent->registration.name, token, report);
   return true;
+}
+
+void Coordinator::releaseToken(const std::string& token) {
+  owners_.erase(token);
+  std::erase_if(corruptSeen_, [&token](const auto& entry) { return entry.first.second == token; });
 }
 
 void Coordinator::removeTransferObserver(TransferObserver* observer) {

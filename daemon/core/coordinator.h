@@ -19,6 +19,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "core/agent_link.h"
+#include "core/event_counts.h"
 #include "core/links/link_knowledge.h"
 #include "core/links/pacing.h"
 #include "core/links/rate_table.h"
@@ -87,6 +88,8 @@ class Coordinator {
   bool reportCaps(SessionId session, const CapsInForce& caps);
   // hnowd's own data plane's counters (it is a node of sends and surveys).
   void localCounters(const CounterSample& counters);
+  // The latest of them: what hnowd's data plane has carried since it started.
+  const CounterSample& localSample() const { return localSample_; }
   // The session's connection ended; a stale session is ignored.
   void detach(SessionId session);
 
@@ -138,6 +141,10 @@ class Coordinator {
   Result<std::vector<StoredLedgerEntry>> loadLedger(const std::string& ledger) { return store_.loadLedger(ledger); }
   void saveLedger(const std::string& ledger, const std::vector<StoredLedgerEntry>& entries);
   const RelayPolicy& relays() const { return relays_; }
+  // What hnowd caught and did since it started (event_counts.h); the
+  // services add theirs here.
+  EventCounts& counts() { return counts_; }
+  const EventCounts& counts() const { return counts_; }
 
   // The sends in progress hear of reports and losses; main() sets it.
   // Every observer hears every report, loss and drift, and ignores what is
@@ -149,7 +156,7 @@ class Coordinator {
   // else; a report on a token nobody owns (an operation already released,
   // or a guess) is dropped.
   void claimToken(const std::string& token, TransferObserver* owner) { owners_[token] = owner; }
-  void releaseToken(const std::string& token) { owners_.erase(token); }
+  void releaseToken(const std::string& token);
   bool tokenOwned(const std::string& token) const { return owners_.count(token) > 0; }
   // Drawn at random at construction: an agent that logs back in to the
   // same instance keeps its transfers, which this hnowd still runs.
@@ -191,6 +198,11 @@ class Coordinator {
   std::vector<TransferObserver*> observers_;
   std::map<std::string, TransferObserver*> owners_;  // token -> the observer whose operation holds it
   RelayPolicy relays_;
+  EventCounts counts_;
+  CounterSample localSample_;
+  // The corrupt chunks each agent's receive under a token has reported so
+  // far: reports carry the running total, counts_ takes what is new.
+  std::map<std::pair<std::string, std::string>, std::uint64_t> corruptSeen_;
   std::uint64_t instance_;
   int interruptedAtStart_ = 0;
 };

@@ -39,6 +39,8 @@ class OperationLog {
   // A running record's summary replaced (StateStore::describeOperation).
   Result<void> describe(OperationId id, const std::string& summary) { return store_.describeOperation(id, summary); }
   Result<std::vector<OperationRecord>> newest(std::size_t limit) { return store_.operations(limit); }
+  // Every record counted by kind and status.
+  Result<std::vector<OperationCount>> counts() { return store_.operationCounts(); }
   // The record `id`, none when there is none.
   Result<std::optional<OperationRecord>> find(OperationId id) { return store_.operation(id); }
   // hnowd stops with operations under way: they end "interrupted"

@@ -93,16 +93,6 @@ kj::Promise<void> ClientSessionServer::acknowledgeAgent(AcknowledgeAgentContext 
   return kj::READY_NOW;
 }
 
-void ClientSessionServer::keyHostsOf(const std::string& name, api::AgentStatus& out) const {
-  if (!operator_.keyHosts || !operator_.clock) return;
-  const TimePoint now = operator_.clock->now();
-  auto flag = operator_.keyHosts->shown(name, now);
-  if (!flag) return;
-  out.keyHosts = {flag->host, flag->otherHost};
-  out.keyHostsChanges = flag->changes;
-  out.keyHostsAgeSeconds = seconds(now - flag->last);
-}
-
 kj::Promise<void> ClientSessionServer::approveAgent(ApproveAgentContext context) {
   requireFull("approve an agent");
   AgentKeys& keys = keysOf(operator_);

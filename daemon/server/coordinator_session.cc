@@ -4,75 +4,17 @@
 #include <kj/debug.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "api/coordinator_status_wire.h"
-#include "core/links/hosts.h"
-#include "core/send/owed_sends.h"
-#include "core/send/sends_under_way.h"
-#include "core/links/rooms.h"
-#include "core/links/survey_runner.h"
-#include "server/link_values.h"
 #include "server/sessions.h"
+#include "server/status_views.h"
 #include "transport/rpc_errors.h"
 
 namespace hnow::daemon {
 
-namespace {
-
-api::CapInForce capOf(const CapView& cap) { return {cap.bytesPerSecond, cap.by}; }
-
-std::int64_t unixMs(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
-}  // namespace
-
-api::AgentStatus ClientSessionServer::agentStatusOf(const AgentView& a) const {
-  api::AgentStatus out;
-  out.name = a.record.name;
-  out.site = a.record.site;
-  out.alive = a.record.state == AgentState::kAlive;
-  out.ratesAgeSeconds = a.ratesAgeSeconds;
-  out.rates = a.record.rates;
-  out.roots = a.registration.roots;
-  out.capabilities = a.registration.capabilities;
-  out.dataAddress = a.registration.dataAddress;
-  out.uplink = linkReportOf(a.links.up);
-  out.downlink = linkReportOf(a.links.down);
-  out.uplinkCap = capOf(a.caps.up);
-  out.downlinkCap = capOf(a.caps.down);
-  out.relayFaults = a.relayFaults;
-  out.networks = a.registration.networks;
-  out.gateway = a.registration.gateway;
-  if (!a.reachability.reachable) out.unreachable = a.reachability.note;
-  keyHostsOf(a.record.name, out);
-  return out;
-}
-
 kj::Promise<void> ClientSessionServer::status(StatusContext context) {
-  api::CoordinatorStatus status;
-  const NodeLinks own = coordinator_.coordinatorLinks();
-  status.uplink = linkReportOf(own.up);
-  status.downlink = linkReportOf(own.down);
-  status.surveying = surveys_ && surveys_->running();
-  const NodeCaps ownCaps = coordinator_.pacing().coordinatorCaps();
-  status.uplinkCap = capOf(ownCaps.up);
-  status.downlinkCap = capOf(ownCaps.down);
-  for (const RoomView& r : roomViews(coordinator_))
-    status.rooms.push_back({r.name, r.agents, r.foundBy, linkReportOf(r.in), linkReportOf(r.out)});
-  for (const HostView& h : hostViews(coordinator_))
-    status.hosts.push_back({h.host, h.agents, linkReportOf(h.intake)});
-  for (const AgentView& a : coordinator_.status()) status.agents.push_back(agentStatusOf(a));
-  if (owed_)
-    for (const OwedSends::Owed& o : owed_->owed())
-      status.owed.push_back({static_cast<std::int64_t>(o.id), o.path, o.dest, o.agents, unixMs(o.since), o.sending});
-  if (underWay_)
-    for (const SendsUnderWay::WaitingSend& w : underWay_->waitingSends())
-      status.waiting.push_back({static_cast<std::int64_t>(w.record), w.path, w.dest, w.agents, w.away, seconds(w.left)});
-  api::toWire(status, context.getResults());
+  api::toWire(coordinatorStatusOf(sources()), context.getResults());
   return kj::READY_NOW;
 }
 

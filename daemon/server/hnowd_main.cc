@@ -22,6 +22,7 @@
 #include "core/coordinator.h"
 #include "core/links/survey_runner.h"
 #include "server/config_reload.h"
+#include "server/address_file.h"
 #include "server/control_server.h"
 #include "server/coordinator_options.h"
 #include "server/tick_loop.h"
@@ -40,6 +41,7 @@
 #include "server/posix_run_files.h"
 #include "server/send_paths.h"
 #include "server/uploads.h"
+#include "server/web_view.h"
 #include "transport/data/kj_inbox.h"
 #include "transport/data/data_plane.h"
 #include "transport/data/frame.h"
@@ -55,21 +57,6 @@
 namespace {
 
 using namespace hnow;
-
-// `hnowd.address` tells launchers (hnow local) the port the OS chose; it is
-// renamed into place so a reader never sees half of it.
-bool writeAddressFile(const std::filesystem::path& path, const std::string& address) {
-  auto temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << address << "\n";
-    if (!out.flush()) return false;
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  return !error;
-}
 
 std::string hostOf(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 int portOf(const std::string& address) { return std::atoi(address.c_str() + address.rfind(':') + 1); }
@@ -139,7 +126,7 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
   auto address = io.provider->getNetwork().parseAddress(config.listen).wait(io.waitScope);
   auto receiver = address->listen();
   std::string bound = hostOf(config.listen) + ":" + std::to_string(receiver->getPort());
-  if (!writeAddressFile(addressFile, bound)) {
+  if (!daemon::writeAddressFile(addressFile, bound)) {
     spdlog::error("cannot write {}", addressFile.string());
     return 1;
   }
@@ -345,6 +332,20 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
                                tls->get() ? &(*tls)->context() : nullptr,
                                daemon::Services{&sends, &manifests, &jobs, &surveys, &owed, config.dataDir + "/uploads",
                                                 sendRoots, &source, portOf(dataAddress), nullptr, {}, &underWay});
+
+  // The web view and /metrics read what `hnow status` and `hnow ops` read.
+  std::unique_ptr<daemon::WebView> web;
+  if (config.web.enabled()) {
+    auto started = daemon::WebView::start(
+        io, config.web, (std::filesystem::path(config.dataDir) / "web.address").string(),
+        daemon::StatusSources{&coordinator, &sends, &manifests, &jobs, &surveys, &owed, &underWay, &keyHosts, &clock},
+        transport::hnowVersion());
+    if (!started) {
+      spdlog::error("[web] in {}: {}", configPath, started.error().message);
+      return 2;
+    }
+    web = std::move(started).value();
+  }
 
   daemon::Ticked ticked{coordinator, surveys, jobs, owed, underWay, sends, manifests, dataPlane, configuredUplink, config.limits, clock};
   daemon::evaluateCaps(ticked);

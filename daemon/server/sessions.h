@@ -10,6 +10,7 @@
 #include "server/live_roots.h"
 #include "server/progress_follow.h"
 #include "server/served_outputs.h"
+#include "server/status_views.h"
 #include "server/trust.h"
 #include "server/uploads.h"
 #include "transport/agent_control.capnp.h"
@@ -129,24 +130,14 @@ class ClientSessionServer final : public wire::ClientSession::Server {
   kj::Promise<void> agentToken(AgentTokenContext context) override;
   kj::Promise<void> revokeAgent(RevokeAgentContext context) override;
   kj::Promise<void> acknowledgeAgent(AcknowledgeAgentContext context) override;
-  // Status's flag of `name`'s key taking turns between two hosts (agent_keys_rpc.cc).
-  void keyHostsOf(const std::string& name, api::AgentStatus& out) const;
   kj::Promise<void> approveAgent(ApproveAgentContext context) override;
   kj::Promise<void> agentKeys(AgentKeysContext context) override;
   // server/cancel_rpc.cc.
   kj::Promise<void> cancel(CancelContext context) override;
 
  private:
-  // The operation a record names, and its kind; {"", 0}: none held now.
-  struct Located {
-    std::string kind;
-    std::uint64_t operation = 0;
-  };
-  Located located(OperationId record) const;
-  // How far the operation of `record` under way is ("" when none holds it).
-  std::string progressOf(OperationId record) const;
-  // One agent as `hnow status` shows it.
-  api::AgentStatus agentStatusOf(const AgentView& agent) const;
+  // Where status and ops read from (server/status_views.h).
+  StatusSources sources() const;
   // A read-only operator is refused `what` ("start a send"), logged.
   void requireFull(const char* what) const;
   // The copies hnowd keeps of clients' directories and files are each operator's own:

@@ -101,4 +101,15 @@ Result<std::optional<OperationRecord>> SqliteStateStore::operation(OperationId i
   });
 }
 
+Result<std::vector<OperationCount>> SqliteStateStore::operationCounts() {
+  return guarded([&] {
+    Statement select(db_, path_, "SELECT kind, status, COUNT(*) FROM operations GROUP BY kind, status");
+    std::vector<OperationCount> out;
+    while (select.step())
+      out.push_back({text(select.get(), 0), text(select.get(), 1),
+                     static_cast<std::uint64_t>(sqlite3_column_int64(select.get(), 2))});
+    return out;
+  });
+}
+
 }  // namespace hnow::daemon

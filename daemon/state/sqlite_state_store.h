@@ -36,6 +36,7 @@ class SqliteStateStore final : public StateStore {
   Result<void> describeOperation(OperationId id, const std::string& summary) override;
   Result<std::vector<OperationRecord>> operations(std::size_t limit) override;
   Result<std::optional<OperationRecord>> operation(OperationId id) override;
+  Result<std::vector<OperationCount>> operationCounts() override;
   Result<void> launchOperation(OperationId id) override;
   Result<void> saveQueuedJob(const StoredQueuedJob& job) override;
   Result<void> saveRunningJob(const StoredRunningJob& job) override;

@@ -82,6 +82,14 @@ struct OperationRecord {
   std::string summary = "{}";
 };
 
+// How many records there are of one kind in one status (the metrics'
+// operations by kind and status).
+struct OperationCount {
+  std::string kind;
+  std::string status;
+  std::uint64_t count = 0;
+};
+
 // A send hnowd still owes to agents that were off when it ran (`hnow send
 // --until-all`): what to send, and who has not had it yet. Kept until
 // every one of them has a copy or is forgotten.
@@ -277,6 +285,8 @@ class StateStore {
   virtual Result<std::vector<OperationRecord>> operations(std::size_t limit) = 0;
   // The record `id`; none when there is no such record.
   virtual Result<std::optional<OperationRecord>> operation(OperationId id) = 0;
+  // Every record counted by kind and status.
+  virtual Result<std::vector<OperationCount>> operationCounts() = 0;
   // Records still under way belong to an hnowd that stopped before they
   // ended: marks them "interrupted", finished at `at` - every "running"
   // one not kept by saveRunningJob or saveSendUnderWay, and every "queued"

@@ -128,7 +128,7 @@ TEST_CASE("a misspelled key is named with its line and column") {
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
         "agents, data_dir, data_port, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_format, "
         "log_level, login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
-        "secret_file, send, survey, tls, uplink_mbps)");
+        "secret_file, send, survey, tls, uplink_mbps, web)");
   std::string text = kAgent;
   text.replace(text.find("uplink_mbps"), 11, "uplink_mpbs");
   CHECK(agentError(text).rfind("agent.toml:12:15: unknown key 'uplink_mpbs' in [emulate]", 0) == 0);

@@ -191,6 +191,7 @@ void JobService::finish(Job& job, const Result<void>& ended) {
                  job.outputPath);
   else if (!cancelled)
     spdlog::warn("run {} failed: {}", job.record, job.error);
+  if (job.run) coordinator_.counts().reissues += static_cast<std::uint64_t>(job.run->reissued());
   cleanUp(job);
   dropQueued(job);  // one cancelled while queued
   forgetRunning(job);

@@ -191,6 +191,7 @@ void SendRuns::endIfFinished(RunningSend& running) {
 void SendRuns::end(RunningSend& running) {
   LogScope scope(operationField(running.record));
   running.released = true;
+  if (running.operation) coordinator_.counts().replans += static_cast<std::uint64_t>(running.operation->replans());
   finished_.add(running.id);
   for (const auto& agent : running.agents)
     if (AgentLink* link = coordinator_.link(agent)) link->release(running.token);

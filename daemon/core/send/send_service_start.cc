@@ -97,7 +97,9 @@ void SendService::startPlanned(SendRequest request, std::vector<AgentView> chose
   auto planFor = [this, p](std::uint64_t bytes) {
     return planSendTree(p->request.algo, p->nodes, bytes, chunkBytes_, true);
   };
+  const TimePoint planning = clock_.now();
   auto planned = planFor(p->size);
+  coordinator_.counts().planned(seconds(clock_.now() - planning));
   if (!planned) return started(Error{"cannot plan the send: " + planned.error().message});
   // An agent holding the file may serve it plain faster than hnowd can.
   std::optional<HeldSource> fromHolder;

@@ -105,6 +105,13 @@ class MemoryStateStore final : public StateStore {
     out.resize(std::min(limit, out.size()));
     return out;
   }
+  Result<std::vector<OperationCount>> operationCounts() override {
+    std::map<std::pair<std::string, std::string>, std::uint64_t> counts;
+    for (const OperationRecord& r : records_) ++counts[{r.kind, r.status}];
+    std::vector<OperationCount> out;
+    for (const auto& [key, n] : counts) out.push_back({key.first, key.second, n});
+    return out;
+  }
 
   Result<void> saveIdentity(const StoredIdentity& identity) override {
     if (failing) return Error{"/mem/state.db: disk I/O error"};
