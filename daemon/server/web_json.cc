@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/send_picture_json.h"
+#include "api/send_picture_svg.h"
 #include "core/jobs/job_service.h"
 #include "core/manifest/manifest_service.h"
 #include "core/send/send_service.h"
@@ -74,13 +76,18 @@ json operationJson(const StatusSources& from, const OperationRecord& r) {
   const api::OperationSummary s = summaryOf(from, r);
   const bool underWay = s.status == "queued" || s.status == "running";
   const std::optional<double> fraction = underWay ? fractionOf(from, r.id) : std::nullopt;
+  json summary = json::parse(s.summary, nullptr, false);
+  if (summary.is_discarded()) summary = s.summary;
+  // A send's picture is drawn from its own address (webSendPictureSvg): a
+  // poll of fifty records need not carry fifty trees.
+  const bool picture = summary.is_object() && summary.erase("picture") > 0;
   return {{"id", s.id},
           {"kind", s.kind},
           {"status", s.status},
           {"started_ms", s.startedUnixMs},
           {"finished_ms", s.finishedUnixMs},
-          {"summary", json::parse(s.summary, nullptr, false).is_discarded() ? json(s.summary)
-                                                                              : json::parse(s.summary)},
+          {"summary", summary},
+          {"has_picture", picture},
           {"progress", s.progress},
           {"fraction", fraction ? json(*fraction) : json(nullptr)}};
 }
@@ -128,6 +135,26 @@ std::optional<std::string> webOperationJson(const StatusSources& from, Operation
   if (where.kind == "run")
     if (auto s = from.jobs->status(where.operation)) out["run"] = runJson(*s);
   return dumped(out);
+}
+
+Result<std::string> webSendPictureSvg(const StatusSources& from, OperationId record) {
+  auto found = from.coordinator->operationLog().find(record);
+  if (!found) return found.error();
+  if (!*found) return Error{"no operation " + std::to_string(record)};
+  if ((*found)->kind != "send") return Error{"operation " + std::to_string(record) + " is a " + (*found)->kind +
+                                             ": only a send has a picture"};
+  // While hnowd holds the send its picture is the live one, achieved rates
+  // so far; afterwards the one kept in its record.
+  const LocatedOperation where = locateOperation(from, record);
+  if (where.kind == "send")
+    if (auto s = from.sends->status(where.operation); s && s->picture) return api::renderSendPicture(*s->picture);
+  const json summary = json::parse((*found)->summary, nullptr, false);
+  auto kept = summary.is_object() ? summary.find("picture") : summary.end();
+  if (kept == summary.end() || !kept->is_object())
+    return Error{"send " + std::to_string(record) + " keeps no picture: it never started, or an older hnowd ran it"};
+  auto picture = api::sendPictureFromJson(kept->dump());
+  if (!picture) return Error{"send " + std::to_string(record) + "'s picture cannot be read: " + picture.error().message};
+  return api::renderSendPicture(*picture);
 }
 
 }  // namespace hnow::daemon

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "base/result.h"
 #include "server/status_views.h"
 
 namespace hnow::daemon {
@@ -17,5 +18,10 @@ std::string webStatusJson(const StatusSources& from, std::size_t recent);
 // Operation `record`: its record and, while hnowd still holds it, a send's
 // copies per agent or a job's shares per agent. None: no such record.
 std::optional<std::string> webOperationJson(const StatusSources& from, OperationId record);
+
+// The picture of send `record` as SVG (api::renderSendPicture): the live
+// one while hnowd holds the send, else the one kept in its record. An error
+// says why there is none (no such record, not a send, none kept).
+Result<std::string> webSendPictureSvg(const StatusSources& from, OperationId record);
 
 }  // namespace hnow::daemon

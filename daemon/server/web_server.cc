@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "server/metrics_text.h"
 #include "server/web_assets.h"
@@ -44,14 +45,27 @@ std::string bearerOf(kj::Maybe<kj::StringPtr> header) {
 
 // What every answer carries: nothing cached, no type guessed, the page's
 // script and style from this server alone, no framing by other sites.
+// Images may be blob: URLs: the page fetches a send's picture with its
+// token and shows it as an image, where an SVG's scripts never run.
 void secure(kj::HttpHeaders& headers) {
   headers.add("Content-Security-Policy",
-              "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+              "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
   headers.add("Cache-Control", "no-store");
   headers.add("X-Content-Type-Options", "nosniff");
   headers.add("X-Frame-Options", "DENY");
   headers.add("Referrer-Policy", "no-referrer");
+}
+
+// The record ID of `/api/ops/ID` followed by `suffix`; none for any other path.
+std::optional<OperationId> operationIn(const std::string& path, const std::string& suffix) {
+  const std::string prefix = "/api/ops/";
+  if (path.size() <= prefix.size() + suffix.size() || path.rfind(prefix, 0) != 0 ||
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  const std::string digits = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::strtoll(digits.c_str(), nullptr, 10);
 }
 
 }  // namespace
@@ -107,11 +121,14 @@ class WebServer::Service final : public kj::HttpService {
                                 "token in [web] token_file (docs/web-view.md)\"}\n");
       if (path == "/api/status")
         return answer(response, 200, "OK", "application/json", webStatusJson(server_.sources_, kRecentOperations));
-      const std::string prefix = "/api/ops/";
-      if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() && path.size() <= prefix.size() + 18 &&
-          path.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
-        if (auto json = webOperationJson(server_.sources_, std::strtoll(path.c_str() + prefix.size(), nullptr, 10)))
+      if (auto record = operationIn(path, "")) {
+        if (auto json = webOperationJson(server_.sources_, *record))
           return answer(response, 200, "OK", "application/json", *json);
+      } else if (auto sent = operationIn(path, "/picture.svg")) {
+        auto svg = webSendPictureSvg(server_.sources_, *sent);
+        if (svg) return answer(response, 200, "OK", "image/svg+xml", std::move(*svg));
+        return answer(response, 404, "Not Found", "text/plain; charset=utf-8", svg.error().message + "\n");
+      }
       return answer(response, 404, "Not Found", "application/json", "{\"error\":\"no such operation\"}\n");
     }
     if (const WebAsset* asset = findWebAsset(path == "/" ? "/index.html" : path))

@@ -140,6 +140,36 @@ TEST_CASE("the web view's JSON needs the operators' token, every answer is marke
     CHECK_MESSAGE(page.head.find(header) != std::string::npos, header);
   CHECK(request(lab.web(), "POST", "/api/status", bearer(lab.token()) + "Content-Length: 0\r\n").status == 405);
   CHECK(request(lab.web(), "GET", "/api/ops/999", bearer(lab.token())).status == 404);
+  CHECK(request(lab.web(), "GET", "/api/ops/999/picture.svg", bearer(lab.token())).status == 404);
+  CHECK(request(lab.web(), "GET", "/api/ops/1x/picture.svg", bearer(lab.token())).status == 404);
+}
+
+TEST_CASE("the web view draws a send's picture behind the token, from the record once the send has ended") {
+  WebLab lab("--agents 2 --uplink-mbps 200");
+  REQUIRE_MESSAGE(lab.up.status == 0, lab.up.err);
+  writeRandomFile(lab.dir.path / "payload.bin", 2 << 20);
+  auto sent = runCommand(lab.hnow("send " + (lab.dir.path / "payload.bin").string() + " --dest in/payload.bin --json"));
+  REQUIRE_MESSAGE(sent.status == 0, sent.err);
+  const auto id = nlohmann::json::parse(sent.out)["id"].get<std::int64_t>();
+  const std::string path = "/api/ops/" + std::to_string(id) + "/picture.svg";
+  CHECK(request(lab.web(), "GET", path).status == 401);
+  HttpAnswer svg = request(lab.web(), "GET", path, bearer(lab.token()));
+  REQUIRE(svg.status == 200);
+  CHECK(svg.head.find("Content-Type: image/svg+xml") != std::string::npos);
+  CHECK(svg.body.find("<svg") != std::string::npos);
+  CHECK(svg.body.find("</svg>") != std::string::npos);
+  for (const char* agent : {"agent-1", "agent-2"}) CHECK_MESSAGE(svg.body.find(agent) != std::string::npos, agent);
+  // The same drawing `hnow ops show ID --svg` writes from the record.
+  const auto file = lab.dir.path / "ops.svg";
+  auto shown = runCommand(lab.hnow("ops show " + std::to_string(id) + " --svg " + file.string()));
+  REQUIRE_MESSAGE(shown.status == 0, shown.err);
+  CHECK(readWhole(file) == svg.body);
+  // The list carries that a picture exists, not the picture itself.
+  auto status = nlohmann::json::parse(request(lab.web(), "GET", "/api/status", bearer(lab.token())).body);
+  REQUIRE(!status["operations"].empty());
+  CHECK(status["operations"][0]["id"] == id);
+  CHECK(status["operations"][0]["has_picture"] == true);
+  CHECK(!status["operations"][0]["summary"].contains("picture"));
 }
 
 TEST_CASE("in headless Chromium the page shows the lab's agents and follows a send as it runs") {
@@ -172,7 +202,12 @@ TEST_CASE("in headless Chromium the page shows the lab's agents and follows a se
   std::smatch was;
   REQUIRE_MESSAGE(std::regex_search(first, was, progress), "no send in progress on the page (did it end before the browser ran?)");
   std::this_thread::sleep_for(1500ms);
-  const std::string second = dumpDom(browser, profile, url);
+  // The send selected (#op=ID): its copies and its live picture.
+  const auto ops = nlohmann::json::parse(request(lab.web(), "GET", "/api/status", bearer(lab.token())).body)["operations"];
+  REQUIRE(!ops.empty());
+  const std::string second = dumpDom(browser, profile, url + "&op=" + std::to_string(ops[0]["id"].get<std::int64_t>()));
+  CHECK(second.find("<figure id=\"detail-picture\">") != std::string::npos);
+  CHECK(second.find("src=\"blob:") != std::string::npos);
   std::smatch now;
   const bool moved = std::regex_search(second, now, progress) ? now.str(1) != was.str(1)
                                                               : second.find("status-done") != std::string::npos;

@@ -172,11 +172,9 @@ function drawDetail(op) {
   document.getElementById("detail-title").textContent = op.kind + " " + op.id + ": " + op.status;
   const links = document.getElementById("detail-links");
   links.replaceChildren();
+  showPicture(op);
   if (op.send) {
-    const a = element("a", "picture of the send (SVG)");
-    a.href = "/ops/" + op.id + "/picture.svg";
-    links.appendChild(a);
-    links.appendChild(element("span", " · " + op.send.algo + ", " + bytes(op.send.size) + ", " + op.send.replans + " replans"));
+    links.appendChild(element("span", op.send.algo + ", " + bytes(op.send.size) + ", " + op.send.replans + " replans"));
     table(["agent", "parent", "state", "received", "planned end"],
       op.send.copies.map(c => [c.agent, c.parent, c.state, bytes(c.bytes), c.planned_s.toFixed(2) + " s"]));
   } else if (op.run) {
@@ -188,11 +186,46 @@ function drawDetail(op) {
   }
 }
 
-async function get(path) {
+async function fetched(path) {
   const response = await fetch(path, { headers: { Authorization: "Bearer " + token }, cache: "no-store" });
   if (response.status === 401) throw new Error("unauthorized");
   if (!response.ok) throw new Error(path + ": " + response.status);
-  return response.json();
+  return response;
+}
+
+async function get(path) {
+  return (await fetched(path)).json();
+}
+
+// The picture of a send: its tree or stripes, each link's planned and
+// achieved rate, the bottleneck, the replans. Fetched with the token (an
+// <img src> could not send it) and shown as an image from a blob: URL, so
+// nothing in it runs. Drawn again each poll while the send runs, once after.
+let picture = { id: null, status: null, url: null };
+
+async function showPicture(op) {
+  const figure = document.getElementById("detail-picture");
+  const wanted = op.kind === "send" && (op.send || op.has_picture);
+  if (!wanted) {
+    figure.hidden = true;
+    return;
+  }
+  const underWay = op.status === "running" || op.status === "queued";
+  if (picture.id === op.id && picture.status === op.status && !underWay) return;
+  let url = null;
+  try {
+    url = URL.createObjectURL(await (await fetched("/api/ops/" + op.id + "/picture.svg")).blob());
+  } catch (e) {
+    figure.hidden = true;
+    return;
+  }
+  if (picture.url) URL.revokeObjectURL(picture.url);
+  picture = { id: op.id, status: op.status, url };
+  document.getElementById("picture").src = url;
+  const save = document.getElementById("picture-save");
+  save.href = url;
+  save.download = "send-" + op.id + ".svg";
+  figure.hidden = false;
 }
 
 function showLogin(message) {
