@@ -40,7 +40,8 @@ std::string enrollTokenPath(const std::string& dataDir) {
   return (std::filesystem::path(dataDir) / "enroll.token").string();
 }
 
-Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config, const std::string& tokenText) {
+Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config, const std::string& tokenText,
+                                                const std::string& givenFrom) {
   auto key = transport::loadOrCreateKeyFile(config.keyFile);
   if (!key) return Error{"the agent's key: " + key.error().message};
   AgentCredentials c(std::move(key).value());
@@ -58,7 +59,7 @@ Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config,
     c.pinned_ = true;
     trustedFrom = c.pinPath_ + ", kept from the enrollment";
   }
-  std::string tokenFrom = "--enroll", placedText;
+  std::string tokenFrom = givenFrom, placedText;
   if (tokenText.empty()) {
     auto placed = placedToken(enrollTokenPath(config.dataDir));
     if (!placed) return placed.error();

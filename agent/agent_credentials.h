@@ -23,8 +23,10 @@ std::string enrollTokenPath(const std::string& dataDir);
 class AgentCredentials {
  public:
   // `tokenText`: what `hnow agent token` printed ("" for none: then the
-  // token at enrollTokenPath, if one is there).
-  static Result<AgentCredentials> load(const conf::AgentConfig& config, const std::string& tokenText);
+  // token at enrollTokenPath, if one is there); errors about it name it
+  // `tokenFrom`.
+  static Result<AgentCredentials> load(const conf::AgentConfig& config, const std::string& tokenText,
+                                       const std::string& tokenFrom = "--enroll");
 
   const transport::PublicKey& key() const { return key_.publicKey(); }
   // The key hnowd must prove it holds; none before a secret-based enrollment.

@@ -147,7 +147,7 @@ int enroll(const EnrollArgs& args) {
   if (auto became = becomeDataOwner(config->dataDir); !became) return fail(became.error().message, 1);
   // The same checks as the agent's start: its key (made here if missing, mode
   // 0600), and a token from the hnowd it already trusts.
-  auto credentials = AgentCredentials::load(*config, *tokenText);
+  auto credentials = AgentCredentials::load(*config, *tokenText, args.tokenFile);
   if (!credentials) return fail(credentials.error().message, 2);
   const std::string placed = enrollTokenPath(config->dataDir);
   if (::unlink(placed.c_str()) != 0 && errno != ENOENT)

@@ -103,7 +103,7 @@ TEST_CASE("hnow-agent enroll places the token 0600 for the next start and writes
   CHECK(*credentials->trusted() == hnowd);
   CHECK(credentials->tokenFile() == placed.string());
   CHECK(!credentials->sign("pc-07", transport::Bytes(32, 1)).tokenProof.empty());
-  credentials->loggedIn(hnowd);
+  credentials.value().loggedIn(hnowd);
   CHECK_FALSE(fs::exists(placed));
   CHECK(credentials->tokenFile().empty());
   CHECK(readAll(pc.data / "hnowd.pub") == transport::keyText(hnowd) + "\n");
