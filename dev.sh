@@ -4,6 +4,9 @@
 #   ./dev.sh demo    install, build, run `hnow demo` (a local lab, a 64 MiB file)
 #   ./dev.sh test    install, build, run the whole test suite
 #   ./dev.sh build   install and build only
+#   ./dev.sh package install, build, make the Debian packages hnow, hnowd,
+#                    hnow-agent (and their -dbgsym) in build/packages
+#                    (docs/packages.md)
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets with clang and run
 #                    each for SECONDS (default 300); docs/fuzzing.md
 set -euo pipefail
@@ -15,6 +18,7 @@ BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libuv1-dev capnproto libcapnp-d
   nlohmann-json3-dev libsqlite3-dev libsystemd-dev libzstd-dev)
 TEST_PACKAGES=(jq iproute2 iperf3 nftables)  # the namespace tests (tests/netns/: other traffic, firewalls) and bench scripts
 TEST_PACKAGES+=(chromium)  # the web view's test in a headless browser (tests/process/web_view_test.cc)
+PACKAGE_PACKAGES=(help2man dpkg-dev)  # ./dev.sh package: man pages from --help; dpkg-shlibdeps for Depends
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)  # the fuzz targets (fuzz/): clang, libFuzzer, ASan, UBSan
 BUILD_DIR=${HNOW_BUILD_DIR:-build}
 FUZZ_BUILD_DIR=${HNOW_FUZZ_BUILD_DIR:-build-fuzz}  # ./dev.sh fuzz
@@ -129,8 +133,13 @@ case "${1:-}" in
     install_missing "${BUILD_PACKAGES[@]}"
     build
     ;;
+  package)
+    install_missing "${BUILD_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
+    build hnow_packages
+    ls -l "$BUILD_DIR"/packages/*.deb "$BUILD_DIR"/packages/*.ddeb
+    ;;
   *)
-    echo "usage: ./dev.sh demo | test | build | fuzz [SECONDS]" >&2
+    echo "usage: ./dev.sh demo | test | build | package | fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -22,9 +22,26 @@ std::optional<std::string> readFirstLine(const std::string& path) {
   return line;
 }
 
+// The token `hnow-agent enroll` placed, if there is one.
+Result<std::optional<std::string>> placedToken(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return std::optional<std::string>();
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return Error{"cannot read the enrollment token " + path + " (hnow-agent enroll places it readable by the "
+                        "agent's user; place it again)"};
+  return std::optional<std::string>(text.str());
+}
+
 }  // namespace
 
-Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config, const std::string& tokenText) {
+std::string enrollTokenPath(const std::string& dataDir) {
+  return (std::filesystem::path(dataDir) / "enroll.token").string();
+}
+
+Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config, const std::string& tokenText,
+                                                const std::string& givenFrom) {
   auto key = transport::loadOrCreateKeyFile(config.keyFile);
   if (!key) return Error{"the agent's key: " + key.error().message};
   AgentCredentials c(std::move(key).value());
@@ -42,11 +59,21 @@ Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config,
     c.pinned_ = true;
     trustedFrom = c.pinPath_ + ", kept from the enrollment";
   }
-  if (!tokenText.empty()) {
-    auto token = transport::parseTokenText(tokenText);
-    if (!token) return Error{"--enroll: " + token.error().message};
+  std::string tokenFrom = givenFrom, placedText;
+  if (tokenText.empty()) {
+    auto placed = placedToken(enrollTokenPath(config.dataDir));
+    if (!placed) return placed.error();
+    if (*placed) {
+      placedText = std::move(**placed);
+      c.tokenFile_ = enrollTokenPath(config.dataDir);
+      tokenFrom = c.tokenFile_;
+    }
+  }
+  if (const std::string& text = tokenText.empty() ? placedText : tokenText; !text.empty()) {
+    auto token = transport::parseTokenText(text);
+    if (!token) return Error{tokenFrom + ": " + token.error().message};
     if (c.trusted_ && *c.trusted_ != token->coordinator)
-      return Error{"--enroll: the token was made by an hnowd with the key " + transport::keyText(token->coordinator) +
+      return Error{tokenFrom + ": the token was made by an hnowd with the key " + transport::keyText(token->coordinator) +
                    ", not the one this agent trusts (" + transport::keyText(*c.trusted_) + ", from " + trustedFrom +
                    ")"};
     c.trusted_ = token->coordinator;
@@ -59,7 +86,7 @@ Result<AgentCredentials> AgentCredentials::load(const conf::AgentConfig& config,
   }
   if (!c.trusted_ && !c.secret_)
     return Error{"this agent does not know hnowd's key: enroll it once with a token from `hnow agent token` "
-                 "(hnow-agent --config FILE --enroll-file TOKEN_FILE), or set coordinator_key in its config "
+                 "(hnow-agent enroll TOKEN_FILE --config FILE, then start it), or set coordinator_key in its config "
                  "(the line in hnowd's <data_dir>/hnowd.pub)"};
   return c;
 }
@@ -79,6 +106,12 @@ AgentCredentials::Proof AgentCredentials::sign(const std::string& name, const tr
 
 void AgentCredentials::loggedIn(const transport::PublicKey& coordinator) {
   if (token_) spdlog::info("enrolled with hnowd: the token is used up and no longer needed");
+  if (token_ && !tokenFile_.empty()) {
+    std::error_code error;
+    std::filesystem::remove(tokenFile_, error);
+    if (error) spdlog::warn("cannot remove the used enrollment token {}: {}", tokenFile_, error.message());
+    tokenFile_.clear();
+  }
   token_.reset();
   trusted_ = coordinator;
   if (pinned_) return;
@@ -91,6 +124,8 @@ std::variant<AgentArgs, int> parseAgentArgs(int argc, char** argv) {
   CLI::App app{"hnow-agent: measures this machine's links, receives and relays hnow's sends, runs job shares"};
   AgentArgs args;
   transport::describeDaemon(app, "hnow-agent", args.configPath);
+  app.footer("Enrolling an installed agent: hnow-agent enroll TOKEN_FILE [--config FILE] [--coordinator HOST:PORT] "
+             "places the token where the agent finds it at its next start (hnow-agent enroll --help).");
   std::string tokenFile;
   auto* token = app.add_option("--enroll", args.token, "the enrollment token `hnow agent token` made (docs/security.md)");
   app.add_option("--enroll-file", tokenFile, "the same token, read from a file (kept out of ps and shell history)")

@@ -15,10 +15,18 @@
 
 namespace hnow::agent {
 
+// Where `hnow-agent enroll` places a token for the agent whose state is in
+// `dataDir`; the agent takes it from there when not given one on its
+// command line, and removes it once hnowd has taken it.
+std::string enrollTokenPath(const std::string& dataDir);
+
 class AgentCredentials {
  public:
-  // `tokenText`: what `hnow agent token` printed ("" for none).
-  static Result<AgentCredentials> load(const conf::AgentConfig& config, const std::string& tokenText);
+  // `tokenText`: what `hnow agent token` printed ("" for none: then the
+  // token at enrollTokenPath, if one is there); errors about it name it
+  // `tokenFrom`.
+  static Result<AgentCredentials> load(const conf::AgentConfig& config, const std::string& tokenText,
+                                       const std::string& tokenFrom = "--enroll");
 
   const transport::PublicKey& key() const { return key_.publicKey(); }
   // The key hnowd must prove it holds; none before a secret-based enrollment.
@@ -35,6 +43,9 @@ class AgentCredentials {
   // After a login: keeps hnowd's key (writes hnowd.pub when it was learned
   // here) and drops the token, which enrolls once.
   void loggedIn(const transport::PublicKey& coordinator);
+  // The file the token being used was read from ("" for none, or one given
+  // on the command line): a refused login names it.
+  const std::string& tokenFile() const { return tokenFile_; }
 
  private:
   AgentCredentials(transport::KeyPair key) : key_(std::move(key)) {}
@@ -43,6 +54,7 @@ class AgentCredentials {
   std::optional<transport::EnrollToken> token_;
   std::optional<transport::Secret> secret_;
   std::string pinPath_;
+  std::string tokenFile_;
   bool pinned_ = false;
 };
 

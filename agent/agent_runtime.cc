@@ -178,7 +178,11 @@ kj::Promise<void> AgentRuntime::run() {
   return connectOnce()
       .then([this]() { spdlog::warn("the connection to hnowd at {} ended", config_.coordinator); },
             [this](kj::Exception&& e) {
-              spdlog::warn("hnowd at {}: {}", config_.coordinator, transport::describe(e));
+              // A token hnowd refuses (expired, used) stays refused: say which file to replace.
+              const std::string& token = credentials_.tokenFile();
+              spdlog::warn("hnowd at {}: {}{}", config_.coordinator, transport::describe(e),
+                           token.empty() ? "" : " (while enrolling with " + token + "; if hnowd refused the token, "
+                                                "place a new one: hnow-agent enroll TOKEN_FILE)");
             })
       .then([this]() {
         wakeProbe_.reset();

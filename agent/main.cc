@@ -9,7 +9,9 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <string_view>
 
+#include "agent/agent_enroll.h"
 #include "agent/agent_runtime.h"
 #include "agent/config_reload.h"
 #include "agent/startup_sweep.h"
@@ -23,6 +25,11 @@
 int main(int argc, char** argv) {
   using namespace hnow;
   transport::boundMallocArenas();  // before any thread
+  if (argc > 1 && std::string_view(argv[1]) == "enroll") {
+    auto enrolling = agent::parseEnrollArgs(argc - 1, argv + 1);
+    if (const int* exit = std::get_if<int>(&enrolling)) return *exit;
+    return agent::enroll(std::get<agent::EnrollArgs>(enrolling));
+  }
   auto parsed = agent::parseAgentArgs(argc, argv);
   if (const int* exit = std::get_if<int>(&parsed)) return *exit;
   const agent::AgentArgs* args = &std::get<agent::AgentArgs>(parsed);

@@ -90,8 +90,8 @@ int runAgentTokenCommand(const std::string& configPath, const std::string& name,
       std::printf("%s\n", path.c_str());
     }
     std::fprintf(stderr,
-                 "%s for %s, valid %.0f s and once each. On the new machine: hnow-agent --config FILE "
-                 "--enroll-file TOKEN_FILE. Keep %s as secret as a password until used; `hnow agent keys` lists "
+                 "%s for %s, valid %.0f s and once each. On the new machine: hnow-agent enroll TOKEN_FILE "
+                 "--coordinator HOST:PORT, then start hnow-agent (docs/packages.md). Keep %s as secret as a password until used; `hnow agent keys` lists "
                  "the tokens not used yet.\n",
                  batch.count == 1 ? "an enrollment token" : (std::to_string(batch.count) + " enrollment tokens").c_str(),
                  name.empty() ? "any free agent name" : ("the agent " + name).c_str(), ttl,

@@ -115,7 +115,7 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
   c.forgetCommand->add_option("name", c.forgetAgent, "Agent name")->required();
 
   c.tokenCommand = agentCommand->add_subcommand(
-      "token", "Make a single-use enrollment token for a new agent (hnow-agent --enroll-file)");
+      "token", "Make a single-use enrollment token for a new agent (hnow-agent enroll TOKEN_FILE)");
   c.tokenCommand->add_option("--name", c.keyAgent, "The agent name it enrolls (default: any free name)");
   c.tokenCommand->add_option("--ttl-s", c.tokenTtlSeconds, "Seconds it holds (default 86400, at most 7 days)")
       ->check(CLI::Range(1.0, 7 * 24 * 3600.0));
@@ -123,7 +123,7 @@ void addClientCommands(CLI::App& app, CommandLine& c) {
       ->check(CLI::Range(1, 1000));
   c.tokenCommand->add_option("--out", c.tokenBatch.dir,
                              "Write each token to a file of its own in DIR (mode 0600; DIR made 0700) "
-                             "for hnow-agent --enroll-file, not to stdout");
+                             "for hnow-agent enroll, not to stdout");
   c.revokeCommand = agentCommand->add_subcommand(
       "revoke", "Cut an agent off at once: its sessions closed, its key refused from now on");
   c.revokeCommand->add_option("name", c.keyAgent, "Agent name")->required();

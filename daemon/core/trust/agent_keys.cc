@@ -32,7 +32,7 @@ std::string AgentKeys::why(Verdict verdict, const std::string& name) const {
     case Verdict::kBound: return "";
     case Verdict::kUnknownName:
       return "no key is enrolled under the name " + name +
-             ": enroll it with a token (`hnow agent token --name " + name + "`, then `hnow-agent --enroll TOKEN`)"
+             ": enroll it with a token (`hnow agent token --name " + name + "`, then `hnow-agent enroll TOKEN_FILE`)"
              " or approve it (`hnow agent approve " + name + "`)";
     case Verdict::kOtherKey:
       return "the name " + name + " is enrolled with another key (if this machine replaced it, "
@@ -41,7 +41,7 @@ std::string AgentKeys::why(Verdict verdict, const std::string& name) const {
     case Verdict::kRevoked:
       return "its key was revoked, and hnowd refuses it for good: to let this machine in again, stop hnow-agent, "
              "delete its key file (key_file in hnow-agent.toml; it makes a new key at start) and enroll it again "
-             "(`hnow agent token --name " + name + "`, then `hnow-agent --config FILE --enroll-file TOKEN_FILE`)";
+             "(`hnow agent token --name " + name + "`, then `hnow-agent enroll TOKEN_FILE` and start it)";
   }
   return "refused";
 }
