@@ -293,6 +293,9 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   // Both root lists are shared with what reads them, so that a reload (SIGHUP) changes them for all.
   daemon::LiveRoots sendRoots(config.sendRoots), runRoots(config.runRoots);
   sends.pinSourcesWith([sendRoots](const std::string& path) { return daemon::pinSendSource(sendRoots.get(), path); });
+  sends.measureLinksWith([&surveys](std::vector<std::string> agents, auto done) {
+    surveys.request(std::move(agents), std::move(done));
+  });
   const daemon::SendStarter startSend = daemon::startOn(sends);
   daemon::OwedSends owed(coordinator, *store, clock, startSend);
   if (auto restored = owed.restore(); !restored)

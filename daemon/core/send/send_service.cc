@@ -101,14 +101,28 @@ Result<std::vector<AgentView>> SendService::receiversOf(const SendRequest& reque
   }
   std::vector<AgentView> chosen = std::move(selected).value();
   if (chosen.empty()) return Error{request.untilAll && !skipped.empty() ? kNoneCanReceive : "no alive agent can receive"};
-  for (const AgentView& a : chosen)
-    for (const LinkView* link : {&a.links.up, &a.links.down})
-      if (!link->rate.known())
-        return Error{"the links of " + a.record.name +
-                     " have not been measured yet: hnowd surveys them once agents have joined and no "
-                     "operation runs (hnow status shows them; hnow measure asks for it now)"};
   return chosen;
 }
+
+namespace {
+
+// The agents among `chosen` whose uplink or downlink hnowd has no rate for:
+// every plan weighs each node's time to send and to receive, so it needs
+// both.
+std::vector<std::string> unmeasuredOf(const std::vector<AgentView>& chosen) {
+  std::vector<std::string> out;
+  for (const AgentView& a : chosen)
+    if (!a.links.up.rate.known() || !a.links.down.rate.known()) out.push_back(a.record.name);
+  return out;
+}
+
+std::string namesOf(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
 
 void SendService::seesTree(const std::string& path, const std::string& listingHex,
                            std::function<void(bool same)> done) {
@@ -135,6 +149,23 @@ void SendService::begin(SendRequest request, Started started) {
   auto receivers = receiversOf(request);
   if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));
   if (!receivers) return started(receivers.error());
+  if (const std::vector<std::string> unmeasured = unmeasuredOf(*receivers); !unmeasured.empty()) {
+    const std::string names = namesOf(unmeasured);
+    if (!measurer_ || request.linksMeasured)
+      return started(Error{"the links of " + names +
+                           " have not been measured yet: hnowd surveys them once agents have joined and no "
+                           "operation runs (hnow status shows them; hnow measure asks for it now)"});
+    spdlog::info("a send of {} waits for hnowd to measure the links of {}, which joined since the last survey",
+                 request.path, names);
+    request.linksMeasured = true;
+    return measurer_(unmeasured, [this, request = std::move(request), started = std::move(started),
+                                  names](const Result<void>& measured) mutable {
+      if (!measured)
+        return started(Error{"the links of " + names + " could not be measured, so no plan can include them: " +
+                             measured.error().message + " (leave them out of --to, or see hnow measure)"});
+      begin(std::move(request), std::move(started));
+    });
+  }
   if (!request.scratch && request.pin.readPath.empty() && pinner_) {
     auto pinned = pinner_(request.path);
     if (!pinned) return started(pinned.error());

@@ -57,6 +57,9 @@ struct SendRequest : api::SendRequest {
   // lists the agents skipped. 0 of 0: the send is not split.
   std::size_t group = 0, groups = 0;
   double sourceShare = 1.0;
+  // hnowd has measured the links of its agents that had none for it
+  // (SendService::measureLinksWith): not asked again when one is still unknown.
+  bool linksMeasured = false;
   // A group's send runs under its family's record, which the family alone
   // describes and finishes, once every group has ended (send_groups.cc).
   bool familyRecord() const { return groups > 1; }
@@ -142,6 +145,12 @@ class SendService final {
   // sends owed to agents, read again when they return. Unset: read by path.
   using Pinner = std::function<Result<SourcePin>(const std::string& path)>;
   void pinSourcesWith(Pinner pin) { pinner_ = std::move(pin); }
+  // Measures the links of the agents named, then says whether it could
+  // (SurveyRunner::request). A send to an agent whose links hnowd has not
+  // measured yet (one just enrolled, before the survey of joiners ran)
+  // waits for that measurement instead of being refused. Unset: refused.
+  using LinkMeasurer = std::function<void(std::vector<std::string> agents, std::function<void(const Result<void>&)>)>;
+  void measureLinksWith(LinkMeasurer measure) { measurer_ = std::move(measure); }
   // None for an unknown operation.
   std::optional<SendStatus> status(std::uint64_t operation) const;
   // The operation (as status() takes it) whose record is `record`: a tree
@@ -293,6 +302,7 @@ class SendService final {
   };
   std::map<OperationId, Preparing> preparing_;
   Pinner pinner_;
+  LinkMeasurer measurer_;
   Keeper keeper_;
   SendRuns runs_;  // the sends once their agents have prepared
 };
