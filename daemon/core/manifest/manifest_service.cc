@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/log_context.h"
 #include "core/agent_selection.h"
 #include "core/manifest/manifest_plan.h"
 #include "core/operation_records.h"
@@ -270,8 +271,11 @@ void ManifestService::transferReport(const std::string& agent, const std::string
   auto owner = itemOfToken_.find(token);
   if (owner == itemOfToken_.end()) return;  // still preparing
   const auto [id, item] = owner->second;
+  // Its lines name the manifest by the id `hnow ops` shows, and carry it as a field.
+  const OperationId record = operations_.at(id)->record;
+  LogScope scope(LogFields{record, agent, {}});
   if (report.state == TransferReport::State::kFailed)
-    spdlog::warn("manifest {}: {} failed {}: {}", id, agent, item->request.file, report.message);
+    spdlog::warn("manifest {}: {} failed {}: {}", record, agent, item->request.file, report.message);
   item->operation->report(agent, report);
   if (report.state == TransferReport::State::kParentCorrupt) barInOtherItems(id, *item);
   if (report.state == TransferReport::State::kParentUnreachable) unreachableInOtherItems(id, agent, *item, report);
@@ -284,7 +288,7 @@ void ManifestService::unreachableInOtherItems(std::uint64_t id, const std::strin
   for (const std::string& parent : foundIn.operation->takeUnreachable()) {
     if (coordinator_.relays().reachability().refusedBy(parent, reporter, report.message))
       spdlog::warn("agent {}: {}", parent, coordinator_.relays().reachability().view(parent).note);
-    spdlog::warn("manifest {}: {} cannot connect to {} ({}); {} feeds nobody in this manifest", id, reporter, parent,
+    spdlog::warn("manifest {}: {} cannot connect to {} ({}); {} feeds nobody in this manifest", operations_.at(id)->record, reporter, parent,
                  report.message, parent);
     for (Item& other : operations_.at(id)->items)
       if (&other != &foundIn && !other.released && other.operation->involves(parent))
@@ -297,7 +301,8 @@ void ManifestService::unreachableInOtherItems(std::uint64_t id, const std::strin
 // its receivers check its bytes against the digests taken of them).
 void ManifestService::barInOtherItems(std::uint64_t id, Item& caughtIn) {
   const std::vector<RelayFault> faults = caughtIn.operation->takeRelayFaults();
-  for (const std::string& line : coordinator_.relayFaultsCaught("manifest", id, faults)) spdlog::warn("{}", line);
+  for (const std::string& line : coordinator_.relayFaultsCaught("manifest", operations_.at(id)->record, faults))
+    spdlog::warn("{}", line);
   for (const RelayFault& fault : faults)
     for (Item& other : operations_.at(id)->items)
       if (&other != &caughtIn && !other.released && other.operation->involves(fault.relay))
@@ -313,7 +318,7 @@ void ManifestService::agentGone(const std::string& agent) {
       if (it.released) continue;
       if (it.names[0] == agent) {
         // SendOperation keeps its source standing; a lost source agent fails what it had not delivered.
-        spdlog::warn("manifest {}: source agent {} of {} lost", id, agent, it.request.file);
+        spdlog::warn("manifest {}: source agent {} of {} lost", running->record, agent, it.request.file);
         TransferReport failed;
         failed.state = TransferReport::State::kFailed;
         failed.message = "the source agent " + agent + " was lost";
@@ -337,7 +342,7 @@ void ManifestService::ratesDrifted(const RateEvent& e, const planner::NodeRates&
     for (Item& it : running->items) {
       if (it.released || (it.names[0] != e.agent && !it.operation->involves(e.agent))) continue;
       if (it.operation->ratesChanged(e.agent, within(rates, running->maxRate), reason))
-        spdlog::info("manifest {}: {} re-planned: {}", id, it.request.file, it.operation->replanNote());
+        spdlog::info("manifest {}: {} re-planned: {}", running->record, it.request.file, it.operation->replanNote());
     }
 }
 
@@ -377,7 +382,8 @@ void ManifestService::endIfFinished(Running& running) {
     }
   }
   const bool cancelled = !running.cancelledBy.empty();
-  spdlog::info("manifest {} in {:.2f} s (predicted {:.2f} s): {} of {} copies", cancelled ? "cancelled" : "finished",
+  spdlog::info("manifest {} {} in {:.2f} s (predicted {:.2f} s): {} of {} copies", running.record,
+               cancelled ? "cancelled" : "finished",
                elapsed, running.plan.predictedSeconds, ok, copies);
   if (running.record == 0) return;
   char numbers[160];
