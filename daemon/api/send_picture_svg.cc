@@ -27,10 +27,11 @@ std::string n(double x) {
   return s.str();
 }
 
-// Green from 90% of the plan, amber from 60%, red below; grey not known.
-const char* edgeColour(const PictureEdge& e) {
-  if (!e.achievedBytesPerS || e.plannedBytesPerS <= 0) return "#8a94a6";
-  const double share = *e.achievedBytesPerS / e.plannedBytesPerS;
+// Against `planned`, what the plan expects the edge to carry: green from
+// 90% of it, amber from 60%, red below; grey not known.
+const char* edgeColour(const PictureEdge& e, double planned) {
+  if (!e.achievedBytesPerS || planned <= 0) return "#8a94a6";
+  const double share = *e.achievedBytesPerS / planned;
   return share >= 0.9 ? "#2e8b57" : share >= 0.6 ? "#d08a00" : "#c03a2b";
 }
 
@@ -58,8 +59,10 @@ class Drawing {
     const auto at = [&](std::size_t i) {
       return std::pair{x + s.slot * (layout.slot[i] + 0.5), y + s.row * layout.depth[i] + s.boxHeight / 2};
     };
+    const std::vector<double> fed = fedRates(parent, into, layout);
     for (std::size_t i = 0; i < into.size(); ++i)
-      if (into[i] && layout.depth[i] > 0) edge(*into[i], at(static_cast<std::size_t>(parent[i])), at(i), version, s);
+      if (into[i] && layout.depth[i] > 0)
+        edge(*into[i], fed[i], at(static_cast<std::size_t>(parent[i])), at(i), version, s);
     for (std::size_t i = 0; i < p_.nodes.size(); ++i)
       if (layout.depth[i] >= 0) node(p_.nodes[i], at(i), version, s);
     return {s.slot * std::max(layout.slots, 1), s.row * std::max(layout.depths - 1, 0) + s.boxHeight + 34};
@@ -71,23 +74,47 @@ class Drawing {
   std::ostringstream& out() { return out_; }
 
  private:
-  void edge(const PictureEdge& e, std::pair<double, double> from, std::pair<double, double> to,
+  // What the plan expects each edge to carry. In a pipelined tree, and in
+  // each stripe, a relay forwards bytes as they arrive, so a child cannot
+  // receive faster than its parent does: an edge carries the least planned
+  // rate on the path from the source to it, and an edge under a slower one
+  // is not drawn as falling short. A store-and-forward tree's edge runs
+  // once its parent holds the whole file: its own planned rate.
+  std::vector<double> fedRates(const std::vector<int>& parent, const std::vector<const PictureEdge*>& into,
+                               const TreeLayout& layout) const {
+    std::vector<double> fed(into.size(), 0.0);
+    for (std::size_t i = 0; i < into.size(); ++i)
+      if (into[i]) fed[i] = into[i]->plannedBytesPerS;
+    if (p_.algo != "pipelined" && p_.stripes == 0) return fed;
+    for (int depth = 2; depth < layout.depths; ++depth)  // parents (one row up) are settled first
+      for (std::size_t i = 0; i < into.size(); ++i)
+        if (into[i] && layout.depth[i] == depth) {
+          const double above = fed[static_cast<std::size_t>(parent[i])];
+          if (above > 0 && (fed[i] <= 0 || above < fed[i])) fed[i] = above;
+        }
+    return fed;
+  }
+
+  void edge(const PictureEdge& e, double fed, std::pair<double, double> from, std::pair<double, double> to,
             const PictureVersion& version, const Scale& s) {
     const bool bottleneck = isBottleneck(version.bottleneck, e);
     const double y1 = from.second + s.boxHeight / 2, y2 = to.second - s.boxHeight / 2;
+    std::string title = e.parent + " → " + e.child + (p_.stripes > 0 ? ", stripe " + std::to_string(e.stripe + 1) : "") +
+                        ": " + sizeText(static_cast<double>(e.bytes)) + " from " + secondsText(e.fromS) +
+                        (e.toS > 0 ? " to " + secondsText(e.toS) : " on");
+    if (fed < e.plannedBytesPerS)
+      title += "; planned " + rateText(e.plannedBytesPerS) + " for this link, fed at " + rateText(fed) + " from above";
     out_ << "<g class=\"edge" << (bottleneck ? " bottleneck" : "") << (e.achievedBytesPerS ? "" : " unknown")
-         << "\"><title>" << xmlText(e.parent + " → " + e.child + (p_.stripes > 0 ? ", stripe " + std::to_string(e.stripe + 1) : "") +
-                                    ": " + sizeText(static_cast<double>(e.bytes)) + " from " + secondsText(e.fromS) +
-                                    (e.toS > 0 ? " to " + secondsText(e.toS) : " on"))
+         << "\"><title>" << xmlText(title)
          << "</title><line x1=\"" << n(from.first) << "\" y1=\"" << n(y1) << "\" x2=\"" << n(to.first) << "\" y2=\""
-         << n(y2) << "\" stroke=\"" << (bottleneck ? kBottleneck : edgeColour(e)) << "\" stroke-width=\""
+         << n(y2) << "\" stroke=\"" << (bottleneck ? kBottleneck : edgeColour(e, fed)) << "\" stroke-width=\""
          << (bottleneck ? 4 : 2) << "\"" << (e.achievedBytesPerS ? "" : " stroke-dasharray=\"4,3\"") << "/>\n";
     const double mx = (from.first + to.first) / 2 + 4, my = (y1 + y2) / 2;
-    const std::string planned = e.plannedBytesPerS > 0 ? rateText(e.plannedBytesPerS) : "?";
+    const std::string planned = fed > 0 ? rateText(fed) : "?";
     const std::string achieved = e.achievedBytesPerS ? rateText(*e.achievedBytesPerS) : "?";
     text(mx, my - 2, "plan " + planned, " font-size=\"" + n(s.font - 2) + "\" fill=\"#555\"");
     text(mx, my + s.font - 2, "got " + achieved,
-         " font-size=\"" + n(s.font - 2) + "\" fill=\"" + (bottleneck ? kBottleneck : edgeColour(e)) + "\"");
+         " font-size=\"" + n(s.font - 2) + "\" fill=\"" + (bottleneck ? kBottleneck : edgeColour(e, fed)) + "\"");
     out_ << "</g>\n";
   }
 
@@ -179,11 +206,13 @@ std::string renderSendPicture(const SendPicture& p) {
     d.out() << "</g>\n";
     y += 10;
   }
-  d.text(kMargin, y + 10, "edges: plan = the planned rate; got = the bytes received from that parent over the time",
+  d.text(kMargin, y + 10, "edges: plan = the rate planned along it (pipelined: no more than its parent receives);",
          " font-size=\"11\" fill=\"#555\"");
-  d.text(kMargin, y + 24, "received from it: green from 90% of the plan, amber from 60%, red below, dashed ? not known",
+  d.text(kMargin, y + 24, "got = the bytes received from that parent over the time received from it:",
          " font-size=\"11\" fill=\"#555\"");
-  y += 14;
+  d.text(kMargin, y + 38, "green from 90% of the plan, amber from 60%, red below, dashed ? not known",
+         " font-size=\"11\" fill=\"#555\"");
+  y += 28;
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << n(width) << "\" height=\"" << n(y + 30)
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n"

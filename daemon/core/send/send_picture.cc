@@ -50,7 +50,8 @@ std::optional<PictureBottleneck> plannedBottleneck(const PictureVersion& version
             ": " + rate;
   } else if (near(least->plannedBytesPerS, up)) {
     b.node = least->parent;
-    b.why = least->parent + "'s uplink shared by " + std::to_string(children) + " children: " + rate;
+    b.why = children == 1 ? least->parent + "'s uplink, to its one child: " + rate
+                          : least->parent + "'s uplink shared by " + std::to_string(children) + " children: " + rate;
   } else {
     b.why = "the link " + least->parent + " -> " + least->child + " (its rooms' trunk): " + rate;
   }

@@ -113,6 +113,33 @@ TEST_CASE("send picture SVG: nodes with measured rates, edges with planned and a
   CHECK(renderSendPicture(planned).find("class=\"node bottleneck\"><title>hnowd</title>") != std::string::npos);
 }
 
+TEST_CASE("send picture SVG: in a pipelined tree an edge under a slower one is planned at what reaches its parent, not drawn as falling short") {
+  // hnowd -> a at 2 MB/s feeds a, whose share to b is 5 MB/s: b can get only 2.
+  SendPicture p;
+  p.algo = "pipelined";
+  p.size = 32000000;
+  p.elapsedS = 10;
+  p.nodes = {{"hnowd", true, 2e6, 0}, {"a", false, 10e6, 10e6}, {"b", false, 10e6, 10e6}};
+  PictureVersion plan{0.0, "plan", {}, std::nullopt};
+  plan.edges = {{"hnowd", "a", 0, 2e6, 2e6, 20000000, 0, 0}, {"a", "b", 0, 5e6, 1.95e6, 19500000, 0, 0}};
+  p.versions = {plan};
+  const auto edgeTo = [](const std::string& svg, const std::string& title) {
+    const auto at = svg.find("<title>" + title);
+    return at == std::string::npos ? std::string() : svg.substr(at, svg.find("</g>", at) - at);
+  };
+  const std::string piped = edgeTo(renderSendPicture(p), "a → b");
+  REQUIRE(!piped.empty());
+  CHECK(piped.find("plan 2.0 MB/s") != std::string::npos);
+  CHECK(piped.find("planned 5.0 MB/s for this link, fed at 2.0 MB/s from above") != std::string::npos);
+  CHECK(piped.find("stroke=\"#2e8b57\"") != std::string::npos);  // 1.95 of 2: green
+  // Store-and-forward: a has the whole file before b starts, so b's edge is judged by its own plan.
+  p.algo = "fnf";
+  const std::string stored = edgeTo(renderSendPicture(p), "a → b");
+  CHECK(stored.find("plan 5.0 MB/s") != std::string::npos);
+  CHECK(stored.find("fed at") == std::string::npos);
+  CHECK(stored.find("stroke=\"#c03a2b\"") != std::string::npos);  // 1.95 of 5: red
+}
+
 TEST_CASE("send picture SVG: an edge whose achieved rate is not known is drawn dashed with ?, never as 0 or the plan") {
   const std::string svg = renderSendPicture(treePicture());
   const auto unknown = svg.find("class=\"edge unknown\"><title>a → b");
