@@ -74,18 +74,17 @@ class Drawing {
   std::ostringstream& out() { return out_; }
 
  private:
-  // What the plan expects each edge to carry. In a pipelined tree, and in
-  // each stripe, a relay forwards bytes as they arrive, so a child cannot
-  // receive faster than its parent does: an edge carries the least planned
-  // rate on the path from the source to it, and an edge under a slower one
-  // is not drawn as falling short. A store-and-forward tree's edge runs
-  // once its parent holds the whole file: its own planned rate.
+  // What the plan expects each edge to carry. hnow's data plane relays
+  // every tree pipelined (a relay forwards bytes as they arrive, whatever
+  // model planned the tree), so a child cannot receive faster than its
+  // parent does: an edge carries the least planned rate on the path from
+  // the source to it, and an edge under a slower one is not drawn as
+  // falling short.
   std::vector<double> fedRates(const std::vector<int>& parent, const std::vector<const PictureEdge*>& into,
                                const TreeLayout& layout) const {
     std::vector<double> fed(into.size(), 0.0);
     for (std::size_t i = 0; i < into.size(); ++i)
       if (into[i]) fed[i] = into[i]->plannedBytesPerS;
-    if (p_.algo != "pipelined" && p_.stripes == 0) return fed;
     for (int depth = 2; depth < layout.depths; ++depth)  // parents (one row up) are settled first
       for (std::size_t i = 0; i < into.size(); ++i)
         if (into[i] && layout.depth[i] == depth) {
@@ -206,7 +205,8 @@ std::string renderSendPicture(const SendPicture& p) {
     d.out() << "</g>\n";
     y += 10;
   }
-  d.text(kMargin, y + 10, "edges: plan = the rate planned along it (pipelined: no more than its parent receives);",
+  d.text(kMargin, y + 10,
+         "edges: plan = the rate planned along it, at most what its parent receives (relays forward bytes as they come);",
          " font-size=\"11\" fill=\"#555\"");
   d.text(kMargin, y + 24, "got = the bytes received from that parent over the time received from it:",
          " font-size=\"11\" fill=\"#555\"");
