@@ -117,19 +117,17 @@ fi
 step "hnowd from its unit"
 # Loopback and ports the OS chooses, so the test never meets another hnowd.
 sed -i 's/^listen = .*/listen = "127.0.0.1:0"/; s/^data_port = .*/data_port = 0/' /etc/hnow/hnowd.toml
-operator=$(/usr/bin/hnow key new "$work/operator.key" 2>/dev/null)
-printf '\n[[operators]]\nname = "admin"\nkey = "%s"\nrights = "full"\n' "$operator" >>/etc/hnow/hnowd.toml
 start_unit hnowd "$work/hnowd.log"
 wait_for '[ -s /var/lib/hnow/hnowd.address ]' 15 || { cat "$work/hnowd.log"; fail "hnowd did not start"; }
 expect_owned /var/lib/hnow/hnowd.key "600 hnow hnow"
+expect_owned /var/lib/hnow/admin.key "600 hnow hnow"
 address=$(cat /var/lib/hnow/hnowd.address)
-cat >"$work/client.toml" <<EOF
-coordinator = "$address"
-operator = "admin"
-key_file = "$work/operator.key"
-coordinator_key = "$(cat /var/lib/hnow/hnowd.pub)"
-EOF
-hnow() { /usr/bin/hnow --config "$work/client.toml" "$@"; }
+# The installed /etc/hnow/client.toml as it is (the local administrator's
+# key and hnowd.pub, both made on hnowd's first start), with only the port
+# this test's hnowd was given.
+sed -i "s/^coordinator = .*/coordinator = \"$address\"/" /etc/hnow/client.toml
+hnow() { /usr/bin/hnow "$@"; }
+hnow status >"$work/status.log" 2>&1 || { cat "$work/status.log"; fail "hnow status as root with the installed client.toml failed"; }
 
 step "hnow-agent enroll refuses a missing, unreadable, damaged token"
 sed -i 's/^data_port = .*/data_port = 0/' /etc/hnow/hnow-agent.toml

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -47,6 +50,26 @@ std::string readPath(TableReader& t, std::string_view key, std::string_view hint
   if (path.empty()) t.failAt(key, "'" + std::string(key) + "' cannot be empty");
   fs::path p(path);
   return p.is_absolute() || baseDir.empty() ? path : (fs::path(baseDir) / p).lexically_normal().string();
+}
+
+// The public key in the file `key` names (hnowd.pub: its first line),
+// checked; the entry fails when the file cannot be read.
+std::string readPublicKeyFile(TableReader& t, std::string_view key, std::string_view what,
+                              const std::string& baseDir) {
+  const std::string path = readPath(t, key, what, baseDir);
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) {
+    const std::string why = in ? "it is empty" : std::strerror(errno);
+    t.failAt(key, "cannot read " + std::string(what) + " from " + path + ": " + why +
+                      " (hnowd writes it as hnowd.pub in its data_dir, readable by root and hnowd's user; or "
+                      "write its line as coordinator_key instead)");
+  }
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  if (!looksLikePublicKey(line))
+    t.failAt(key, path + " (" + std::string(what) + ") must hold one line ed25519:<43 characters>, not '" +
+                      line.substr(0, 60) + "'");
+  return line;
 }
 
 // Seconds or a fraction that must lie in (low, high].
@@ -190,7 +213,8 @@ WebConfig readWeb(TableReader& t, const std::string& baseDir, const std::string&
 }
 
 CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"listen", "data_port", "data_dir", "key_file", "secret_file", "operators", "agents", "lost_timeout_s",
+  t.allowOnly({"listen", "data_port", "data_dir", "key_file", "admin_key_file", "secret_file", "operators", "agents",
+               "lost_timeout_s",
                "drift_threshold", "drift_dwell_s", "ewma_weight", "log_level", "log_format", "max_unauthenticated",
                "max_unauthenticated_per_host", "login_timeout_s", "uplink_mbps", "tls", "run", "send", "survey", "limits", "web"});
   CoordinatorConfig c;
@@ -201,6 +225,14 @@ CoordinatorConfig readCoordinator(TableReader& t, const std::string& baseDir) {
                                 : (fs::path(c.dataDir) / "hnowd.key").string();
   if (t.has("secret_file")) c.secretFile = readPath(t, "secret_file", "the file holding the shared secret", baseDir);
   c.operators = readOperators(t);
+  if (t.has("admin_key_file")) {
+    c.adminKeyFile = readPath(t, "admin_key_file", "the local administrator's private key", baseDir);
+    for (const OperatorConfig& o : c.operators)
+      if (o.name == kLocalAdminOperator)
+        t.failAt("operators", std::string("the operator ") + kLocalAdminOperator +
+                                  " is hnowd's own for admin_key_file: give yours another name, or remove "
+                                  "admin_key_file");
+  }
   c.agentKeys = readAgentKeys(t);
   c.lostTimeoutSeconds = readBounded(t, "lost_timeout_s", c.lostTimeoutSeconds, 0, 3600,
                                      "seconds > 0 and at most 3600");
@@ -288,7 +320,7 @@ AgentConfig readAgent(TableReader& t, const std::string& baseDir) {
 }
 
 ClientConfig readClient(TableReader& t, const std::string& baseDir) {
-  t.allowOnly({"coordinator", "operator", "key_file", "coordinator_key", "secret_file", "tls"});
+  t.allowOnly({"coordinator", "operator", "key_file", "coordinator_key", "coordinator_key_file", "secret_file", "tls"});
   ClientConfig c;
   c.coordinator = readAddress(t, "coordinator", "", true, false);
   if (t.has("secret_file") && !t.has("key_file"))
@@ -300,9 +332,15 @@ ClientConfig readClient(TableReader& t, const std::string& baseDir) {
   c.operatorName = t.requireString("operator", "the operator's name, as hnowd's [[operators]] lists it");
   c.keyFile = readPath(t, "key_file", "the operator's private key (`hnow key new FILE` makes one)", baseDir);
   c.coordinatorKey = readPublicKey(t, "coordinator_key", "hnowd's public key");
+  if (t.has("coordinator_key_file")) {
+    if (!c.coordinatorKey.empty())
+      t.failAt("coordinator_key_file", "give hnowd's public key once: coordinator_key or coordinator_key_file");
+    c.coordinatorKey = readPublicKeyFile(t, "coordinator_key_file", "hnowd's public key", baseDir);
+  }
   if (c.coordinatorKey.empty())
     t.failHere("missing key 'coordinator_key' in " + t.where() +
-               " (hnowd's public key, ed25519:...: the line in hnowd's <data_dir>/hnowd.pub)");
+               " (hnowd's public key, ed25519:...: the line in hnowd's <data_dir>/hnowd.pub; or "
+               "coordinator_key_file naming that file)");
   if (auto tls = t.subTable("tls")) c.tls = readTls(*tls, baseDir, true);
   return c;
 }

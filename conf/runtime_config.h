@@ -60,6 +60,10 @@ struct CoordinatorConfig {
   // proves it may enroll its key under a free name. Opens no client session.
   std::string secretFile;
   std::vector<OperatorConfig> operators;  // [[operators]]: who may use hnow against hnowd
+  // The local administrator's private key, made (mode 0600) on the first
+  // start when missing: hnowd takes its public key as the operator
+  // kLocalAdminOperator, with full rights. Empty: none.
+  std::string adminKeyFile;
   std::vector<AgentKeyConfig> agentKeys;  // [[agents]]: names bound to keys by hnowd's owner
   double lostTimeoutSeconds = 2.5;     // silent this long: lost (at the next 0.25 s tick)
   double driftThreshold = 0.25;        // a relative change in a rate

@@ -38,6 +38,11 @@ inline constexpr const char* kSiteRule =
 // base64url (transport/identity.h decodes it).
 bool looksLikePublicKey(const std::string& text);
 
+// The operator hnowd adds for its `admin_key_file`: whoever can read that
+// file on hnowd's host (root, under the packages' unit) uses hnow at once,
+// with full rights, before any [[operators]] are written (docs/security.md).
+inline constexpr const char* kLocalAdminOperator = "local-admin";
+
 std::vector<OperatorConfig> readOperators(TableReader& t);
 std::vector<AgentKeyConfig> readAgentKeys(TableReader& t);
 // An optional key-valued entry (`coordinator_key`), checked; "" when absent.

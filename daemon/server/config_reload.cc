@@ -36,6 +36,7 @@ std::vector<std::string> restartOnly(const conf::CoordinatorConfig& was, const c
   if (was.dataPort != now.dataPort) changed.push_back("data_port");
   if (was.dataDir != now.dataDir) changed.push_back("data_dir");
   if (was.keyFile != now.keyFile) changed.push_back("key_file");
+  if (was.adminKeyFile != now.adminKeyFile) changed.push_back("admin_key_file");
   if (was.secretFile != now.secretFile) changed.push_back("secret_file");
   if (was.logFormat != now.logFormat) changed.push_back("log_format");
   if (was.uplinkMbps != now.uplinkMbps) changed.push_back("uplink_mbps");
@@ -52,6 +53,17 @@ Result<ReloadOutcome> applyReload(Reloadable& target, const conf::CoordinatorCon
     if (!key) return Error{"operator " + o.name + ": " + key.error().message};
     operators.push_back({o.name, key.value(), o.readOnly});
   }
+  // hnowd's local administrator (admin_key_file) is read at start and
+  // stays until a restart, as the key file it came from.
+  if (!target.running.adminKeyFile.empty())
+    for (const OperatorEntry& o : target.trust.operators)
+      if (o.name == conf::kLocalAdminOperator) {
+        if (std::any_of(fresh.operators.begin(), fresh.operators.end(),
+                        [](const conf::OperatorConfig& f) { return f.name == conf::kLocalAdminOperator; }))
+          return Error{std::string("operator ") + conf::kLocalAdminOperator +
+                       " is hnowd's local administrator (admin_key_file) until it restarts: give yours another name"};
+        operators.push_back(o);
+      }
   ReloadOutcome out;
   std::vector<std::string> withdrawn;
   unsigned closed = 0;

@@ -178,6 +178,25 @@ void logTrust(const conf::CoordinatorConfig& config, const std::string& configPa
                  "secret\")", configPath);
 }
 
+// [[operators]], and the local administrator of admin_key_file: its key
+// made on the first start, so that root on this host (the packages' client
+// config names that file) uses hnow before any operator is written.
+Result<std::vector<daemon::OperatorEntry>> operatorsOf(const conf::CoordinatorConfig& config) {
+  std::vector<daemon::OperatorEntry> out;
+  for (const auto& o : config.operators) {
+    auto parsed = transport::parseKeyText(o.key);
+    if (!parsed) return Error{"operator " + o.name + ": " + parsed.error().message};
+    out.push_back({o.name, parsed.value(), o.readOnly});
+  }
+  if (config.adminKeyFile.empty()) return out;
+  auto admin = transport::loadOrCreateKeyFile(config.adminKeyFile);
+  if (!admin) return Error{"admin_key_file: " + admin.error().message};
+  out.push_back({conf::kLocalAdminOperator, admin->publicKey(), false});
+  spdlog::info("operator {} is whoever can read {}: a client config with operator = \"{}\" and key_file = that file",
+               conf::kLocalAdminOperator, config.adminKeyFile, conf::kLocalAdminOperator);
+  return out;
+}
+
 // hnowd from its checked configuration to its stop: state, the data plane,
 // the services, the control server.
 int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret* secret,
@@ -220,14 +239,12 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   trust.cuts = &cuts;
   trust.clock = &clock;
   trust.keyHosts = &keyHosts;
-  for (const auto& o : config.operators) {
-    auto parsed = transport::parseKeyText(o.key);
-    if (!parsed) {
-      spdlog::error("{}: operator {}: {}", configPath, o.name, parsed.error().message);
-      return 2;
-    }
-    trust.operators.push_back({o.name, parsed.value(), o.readOnly});
+  auto operators = operatorsOf(config);
+  if (!operators) {
+    spdlog::error("{}: {}", configPath, operators.error().message);
+    return 2;
   }
+  trust.operators = std::move(operators).value();
   logTrust(config, configPath, trust);
   if (int n = coordinator.interruptedAtStart())
     spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);

@@ -1,4 +1,8 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "conf/runtime_config.h"
 
@@ -126,7 +130,7 @@ TEST_CASE("hnowd's [survey] table is read and bounded, each bad value named with
 TEST_CASE("a misspelled key is named with its line and column") {
   CHECK(coordinatorError(kCoordinatorBase + "drift_treshold = 0.3\n") ==
         "hnowd.toml:3:18: unknown key 'drift_treshold' in hnowd's config (expected one of: "
-        "agents, data_dir, data_port, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_format, "
+        "admin_key_file, agents, data_dir, data_port, drift_dwell_s, drift_threshold, ewma_weight, key_file, limits, listen, log_format, "
         "log_level, login_timeout_s, lost_timeout_s, max_unauthenticated, max_unauthenticated_per_host, operators, run, "
         "secret_file, send, survey, tls, uplink_mbps, web)");
   std::string text = kAgent;
@@ -199,8 +203,62 @@ TEST_CASE("the example configs in dist/ load as they are") {
   CHECK_MESSAGE(coordinator.ok(), (coordinator ? "" : coordinator.error().text()));
   auto agent = loadAgentConfig(dist + "hnow-agent.toml");
   CHECK_MESSAGE(agent.ok(), (agent ? "" : agent.error().text()));
-  auto client = loadClientConfig(dist + "client.toml");
+  // The client config as installed names hnowd.pub, which hnowd writes on its first start.
+  std::ifstream in(dist + "client.toml");
+  std::string clientText((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string pub = "/var/lib/hnow/hnowd.pub";
+  REQUIRE(clientText.find(pub) != std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path() / ("hnow-dist-client-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "hnowd.pub") << "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
+  clientText.replace(clientText.find(pub), pub.size(), (dir / "hnowd.pub").string());
+  auto client = parseClientConfig(clientText, dist + "client.toml", dist);
   CHECK_MESSAGE(client.ok(), (client ? "" : client.error().text()));
+  if (client) CHECK(client->operatorName == "local-admin");
+  std::filesystem::remove_all(dir);
+  CHECK(coordinator->adminKeyFile == "/var/lib/hnow/admin.key");
+}
+
+TEST_CASE("a client config takes hnowd's public key from the file hnowd writes it to, and says why it cannot") {
+  const auto dir = std::filesystem::temp_directory_path() / ("hnow-client-key-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string key = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  std::ofstream(dir / "hnowd.pub") << key << "\n";
+  const std::string base = "coordinator = \"127.0.0.1:4000\"\noperator = \"local-admin\"\nkey_file = \"admin.key\"\n";
+  auto loaded = parseClientConfig(base + "coordinator_key_file = \"hnowd.pub\"\n", "client.toml", dir.string());
+  REQUIRE_MESSAGE(loaded.ok(), (loaded ? "" : loaded.error().text()));
+  CHECK(loaded->coordinatorKey == key);
+  auto missing = parseClientConfig(base + "coordinator_key_file = \"none.pub\"\n", "client.toml", dir.string());
+  REQUIRE_FALSE(missing.ok());
+  CHECK_MESSAGE(missing.error().text().find("client.toml:4:24: cannot read hnowd's public key from " +
+                                            (dir / "none.pub").string() + ": No such file or directory") == 0,
+                missing.error().text());
+  CHECK(missing.error().message.find("coordinator_key instead") != std::string::npos);
+  std::ofstream(dir / "bad.pub") << "not a key\n";
+  auto bad = parseClientConfig(base + "coordinator_key_file = \"bad.pub\"\n", "client.toml", dir.string());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("must hold one line ed25519:") != std::string::npos);
+  auto both = parseClientConfig(base + "coordinator_key = \"" + key + "\"\ncoordinator_key_file = \"hnowd.pub\"\n",
+                                "client.toml", dir.string());
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().message.find("give hnowd's public key once") == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("hnowd's admin_key_file is a path beside its config, and no [[operators]] may take the local administrator's name") {
+  auto loaded = parseCoordinatorConfig(kCoordinatorBase + "admin_key_file = \"admin.key\"\n", "hnowd.toml", "/etc/hnow");
+  REQUIRE_MESSAGE(loaded.ok(), (loaded ? "" : loaded.error().text()));
+  CHECK(loaded->adminKeyFile == "/etc/hnow/admin.key");
+  auto none = parseCoordinatorConfig(kCoordinatorBase, "hnowd.toml", "/etc/hnow");
+  REQUIRE(none.ok());
+  CHECK(none->adminKeyFile.empty());
+  const std::string key = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  const std::string clash = coordinatorError(kCoordinatorBase + "admin_key_file = \"admin.key\"\n\n[[operators]]\n"
+                                             "name = \"local-admin\"\nkey = \"" + key + "\"\nrights = \"read\"\n");
+  CHECK_MESSAGE(clash.find("the operator local-admin is hnowd's own for admin_key_file") != std::string::npos, clash);
+  // Without admin_key_file the name is anyone's.
+  CHECK(parseCoordinatorConfig(kCoordinatorBase + "\n[[operators]]\nname = \"local-admin\"\nkey = \"" + key +
+                                   "\"\nrights = \"read\"\n", "hnowd.toml", "/etc/hnow").ok());
 }
 
 TEST_CASE("a data port is 0 (the OS chooses) unless set, fixed for firewalls in the examples, and bounded") {
