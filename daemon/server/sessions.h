@@ -45,13 +45,6 @@ class AgentSessionServer final : public wire::AgentSession::Server {
   std::string peer_;
 };
 
-class SendService;
-class ManifestService;
-class JobService;
-class SurveyRunner;
-class OwedSends;
-class SendsUnderWay;
-
 // What clients may ask of hnowd besides status; a missing one is refused.
 struct Services {
   SendService* sends = nullptr;          // hnow send

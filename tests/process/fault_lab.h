@@ -21,6 +21,7 @@
 
 #include "cli/run_process.h"
 #include "process/child_process.h"
+#include "process/raw_peer.h"  // eventually
 #include "process/transfer_checks.h"
 
 namespace hnow::testing {
@@ -32,17 +33,6 @@ inline bool processRunning(pid_t pid) {
   std::string stat = readWhole("/proc/" + std::to_string(pid) + "/stat");
   auto close = stat.rfind(')');
   return close == std::string::npos || stat[close + 2] != 'Z';
-}
-
-// Polls `done` every 10 ms until it holds or `within` passed.
-template <class F>
-bool eventually(F done, std::chrono::steady_clock::duration within) {
-  const auto deadline = std::chrono::steady_clock::now() + within;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 // The bytes the receive temp file of `name` in `dir` holds on disk (a
