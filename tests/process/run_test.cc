@@ -255,10 +255,14 @@ TEST_CASE("hnow run in rounds: an agent slowed mid-job (set-rate --compute-facto
     MESSAGE(a["name"].get<std::string>(), " shares ", a["share_units"].dump());
     if (a["name"] != "agent-1") continue;
     // Units per round. Round 1 was planned on its calibration (x1, the
-    // fastest: about 57% of a round); round 3 on x6: about 18% of a round,
-    // or nothing when it is still busy with round 2's share.
+    // fastest: about 57% of a round); rounds 2 and 3 on x6: about 18% of a
+    // round each; or, under the whole suite's load, nothing in one while it
+    // is still busy with its last share and more in the next (seen:
+    // [4917, 0, 3237]). Together the later rounds give it well under round
+    // 1's share per round; a slowdown ignored would give it about as much.
     REQUIRE(shares.size() == 3);
-    CHECK(static_cast<double>(shares[2]) < 0.6 * static_cast<double>(shares[0]));
+    const double later = (static_cast<double>(shares[1]) + static_cast<double>(shares[2])) / 2;
+    CHECK(later < 0.6 * static_cast<double>(shares[0]));
   }
 }
 
