@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <csignal>
 
-#include "transport/identity.h"
+#include "server/coordinator_trust.h"
 
 namespace hnow::daemon {
 
@@ -47,12 +47,9 @@ std::vector<std::string> restartOnly(const conf::CoordinatorConfig& was, const c
 }  // namespace
 
 Result<ReloadOutcome> applyReload(Reloadable& target, const conf::CoordinatorConfig& fresh) {
-  std::vector<OperatorEntry> operators;
-  for (const conf::OperatorConfig& o : fresh.operators) {
-    auto key = transport::parseKeyText(o.key);
-    if (!key) return Error{"operator " + o.name + ": " + key.error().message};
-    operators.push_back({o.name, key.value(), o.readOnly});
-  }
+  auto configured = configuredOperators(fresh.operators);
+  if (!configured) return configured.error();
+  std::vector<OperatorEntry> operators = std::move(configured).value();
   // hnowd's local administrator (admin_key_file) is read at start and
   // stays until a restart, as the key file it came from.
   if (!target.running.adminKeyFile.empty())

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <set>
 #include <optional>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -24,6 +23,7 @@
 #include "server/config_reload.h"
 #include "server/address_file.h"
 #include "server/control_server.h"
+#include "server/coordinator_trust.h"
 #include "server/coordinator_options.h"
 #include "server/tick_loop.h"
 #include "server/data_source_plane.h"
@@ -157,46 +157,6 @@ int serveUntilStopped(kj::AsyncIoContext& io, daemon::ControlServer& server, con
   return 0;
 }
 
-// <data_dir>/hnowd.pub: hnowd's public key, for operators' client configs
-// (coordinator_key) and agents that are set up without a token.
-void writePublicKey(const conf::CoordinatorConfig& config, const transport::KeyPair& key) {
-  const auto path = std::filesystem::path(config.dataDir) / "hnowd.pub";
-  std::ofstream(path) << transport::keyText(key.publicKey()) << "\n";
-}
-
-void logTrust(const conf::CoordinatorConfig& config, const std::string& configPath, const daemon::Trust& trust) {
-  std::size_t readOnly = 0;
-  for (const auto& o : trust.operators) readOnly += o.readOnly;
-  spdlog::info("hnowd's key is {} ({}); {} operator(s), {} of them read-only; {} agent key(s) in {}",
-               transport::keyText(trust.hnowdKey->publicKey()), config.keyFile, trust.operators.size(), readOnly,
-               config.agentKeys.size(), configPath);
-  if (trust.operators.empty())
-    spdlog::warn("no [[operators]] in {}: no one can use hnow against this hnowd (docs/security.md)", configPath);
-  if (trust.sharedSecret)
-    spdlog::warn("secret_file is set in {}: an agent that proves the shared secret may enroll its key under any free "
-                 "name. Remove it once every agent has enrolled (docs/security.md, \"Moving from the shared "
-                 "secret\")", configPath);
-}
-
-// [[operators]], and the local administrator of admin_key_file: its key
-// made on the first start, so that root on this host (the packages' client
-// config names that file) uses hnow before any operator is written.
-Result<std::vector<daemon::OperatorEntry>> operatorsOf(const conf::CoordinatorConfig& config) {
-  std::vector<daemon::OperatorEntry> out;
-  for (const auto& o : config.operators) {
-    auto parsed = transport::parseKeyText(o.key);
-    if (!parsed) return Error{"operator " + o.name + ": " + parsed.error().message};
-    out.push_back({o.name, parsed.value(), o.readOnly});
-  }
-  if (config.adminKeyFile.empty()) return out;
-  auto admin = transport::loadOrCreateKeyFile(config.adminKeyFile);
-  if (!admin) return Error{"admin_key_file: " + admin.error().message};
-  out.push_back({conf::kLocalAdminOperator, admin->publicKey(), false});
-  spdlog::info("operator {} is whoever can read {}: a client config with operator = \"{}\" and key_file = that file",
-               conf::kLocalAdminOperator, config.adminKeyFile, conf::kLocalAdminOperator);
-  return out;
-}
-
 // hnowd from its checked configuration to its stop: state, the data plane,
 // the services, the control server.
 int run(const conf::CoordinatorConfig& config, const std::string& configPath, const transport::Secret* secret,
@@ -222,7 +182,7 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
     return 2;
   }
   const transport::KeyPair& hnowdKey = key.value();
-  writePublicKey(config, hnowdKey);
+  daemon::writePublicKey(config, hnowdKey);
   daemon::AgentKeys agentKeys(*store);
   std::vector<std::pair<std::string, std::string>> configuredAgents;
   for (const auto& a : config.agentKeys) configuredAgents.emplace_back(a.name, a.key);
@@ -239,13 +199,13 @@ int run(const conf::CoordinatorConfig& config, const std::string& configPath, co
   trust.cuts = &cuts;
   trust.clock = &clock;
   trust.keyHosts = &keyHosts;
-  auto operators = operatorsOf(config);
+  auto operators = daemon::operatorsAtStart(config);
   if (!operators) {
     spdlog::error("{}: {}", configPath, operators.error().message);
     return 2;
   }
   trust.operators = std::move(operators).value();
-  logTrust(config, configPath, trust);
+  daemon::logTrust(config, configPath, trust);
   if (int n = coordinator.interruptedAtStart())
     spdlog::warn("{} operation(s) were still running when hnowd last stopped: marked interrupted", n);
   sweepEarlierJobs(config, *store);
