@@ -4,6 +4,7 @@
 
 #include <csignal>
 
+#include "base/joined.h"
 #include "agent/job_policy.h"
 #include "agent/job_runner.h"
 
@@ -13,9 +14,7 @@ namespace {
 
 std::string allowText(const conf::JobsConfig& jobs) {
   if (jobs.allow.empty()) return "none (this agent runs no jobs)";
-  std::string out;
-  for (const std::string& a : jobs.allow) out += (out.empty() ? "" : ", ") + a;
-  return out + (jobs.shell ? "; --shell commands too" : "");
+  return joined(jobs.allow) + (jobs.shell ? "; --shell commands too" : "");
 }
 
 bool sameJobs(const conf::JobsConfig& a, const conf::JobsConfig& b) {

@@ -5,15 +5,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/joined.h"
+
 namespace hnow::conf {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
 
 std::string typeName(const toml::node& node) {
   switch (node.type()) {

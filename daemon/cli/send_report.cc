@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/bit_rate.h"
+#include "base/joined.h"
 #include "base/printable.h"
 #include "api/send_picture_svg.h"
 #include "cli/number_format.h"
@@ -165,11 +166,6 @@ std::string changeLine(const api::ParentChange& c) {
 
 // A file already at the destination (docs/send.md): who had it, whose file --force replaced.
 static std::string heldText(const api::SendStatus& s) {
-  auto joined = [](const std::vector<std::string>& names) {
-    std::string out;
-    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-  };
   std::string out;
   std::vector<std::string> there;
   std::string copied;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "base/joined.h"
 #include "core/jobs/job_service.h"
 #include "core/manifest/manifest_service.h"
 #include "core/send/owed_sends.h"
@@ -28,12 +29,6 @@ std::string whyNotCancelled(Coordinator& coordinator, OperationId id) {
   const OperationRecord& r = **record;
   if (r.status != "running" && r.status != "queued") return name + " is " + r.status + "; nothing to cancel";
   return name + " (" + r.kind + ") cannot be cancelled while it runs: only a send, a manifest or a run can";
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 }  // namespace

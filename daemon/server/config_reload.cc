@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 
+#include "base/joined.h"
 #include "server/coordinator_trust.h"
 
 namespace hnow::daemon {
@@ -13,12 +14,6 @@ namespace {
 
 bool sameOperator(const OperatorEntry& a, const OperatorEntry& b) {
   return a.name == b.name && a.key == b.key && a.readOnly == b.readOnly;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 bool sameAgentKeys(const std::vector<conf::AgentKeyConfig>& a, const std::vector<conf::AgentKeyConfig>& b) {

@@ -5,18 +5,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/joined.h"
 #include "core/agent_selection.h"
 #include "core/send/stored_send.h"
 
 namespace hnow::daemon {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 }  // namespace
 

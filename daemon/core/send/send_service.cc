@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "base/hex.h"
+#include "base/joined.h"
 #include "core/send/agent_answers.h"
 #include "core/agent_selection.h"
 #include "core/send/held_source.h"
@@ -116,12 +117,6 @@ std::vector<std::string> unmeasuredOf(const std::vector<AgentView>& chosen) {
   return out;
 }
 
-std::string namesOf(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 }  // namespace
 
 void SendService::seesTree(const std::string& path, const std::string& listingHex,
@@ -150,7 +145,7 @@ void SendService::begin(SendRequest request, Started started) {
   if (!receivers && receivers.error().message == kNoneCanReceive) return oweAll(request, std::move(started));
   if (!receivers) return started(receivers.error());
   if (const std::vector<std::string> unmeasured = unmeasuredOf(*receivers); !unmeasured.empty()) {
-    const std::string names = namesOf(unmeasured);
+    const std::string names = joined(unmeasured);
     if (!measurer_ || request.linksMeasured)
       return started(Error{"the links of " + names +
                            " have not been measured yet: hnowd surveys them once agents have joined and no "
